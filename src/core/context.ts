@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { ChatbotClient } from '../service/client';
+import type { StateStore } from '../state/store';
+import type {
+  CommandName,
+  FormResult,
+  Invocation,
+  SurfaceName,
+  SurfacePort,
+} from './surface';
+
+/** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
+export interface HandoffTarget {
+  surface: SurfaceName;
+  workspace: string;
+  channel: string;
+}
+
+/** Core's settings, derived from src/config.ts by main.ts (core never reads the environment). */
+export interface CoreConfig {
+  /** The chatbot (`serialNumber`) the bridge talks to. */
+  chatbotId: string;
+  /** Silence between streamed fragments after which an answer is interrupted. */
+  answerIdleTimeoutMs: number;
+  /** Handoff channel per surface; a surface without one uses the first configured. */
+  handoff: Partial<Record<SurfaceName, HandoffTarget>>;
+  /** An unclaimed ticket older than this tells the user (it stays open). */
+  handoffClaimTimeoutMs: number;
+  /** Hand off automatically when the service answers `noAnswer` (else: offer the button). */
+  handoffOnNoAnswer: boolean;
+  /** This process's id: lease owner, distinct per instance even on one host. */
+  instanceId: string;
+}
+
+/** Surfaces by name, so a ticket can go to another surface's handoff channel. */
+export interface SurfaceRegistry {
+  get(name: SurfaceName): SurfacePort | undefined;
+  all(): SurfacePort[];
+}
+
+/** Everything a core module needs, handed in by main.ts (or by a test). */
+export interface CoreContext {
+  client: ChatbotClient;
+  store: StateStore;
+  config: CoreConfig;
+  surfaces: SurfaceRegistry;
+  log: Logger;
+  /** Time source (tests may fake it); epoch ms. */
+  now(): number;
+}
+
+/**
+ * One slash command: its usage text and how it runs. Buttons and forms a command shows come back
+ * to it through `actions` and `forms`, keyed by action/form ids that start with the command name
+ * (`listings.page`, `listing.create`).
+ */
+export interface CommandHandler {
+  name: CommandName;
+  /** One line: what it does. */
+  summary: string;
+  /** The full usage, shown for `help` and bad arguments. */
+  usage: string;
+  /** Only surfaces' admins may run it (some subcommands may check further). */
+  adminOnly: boolean;
+  run(ctx: CoreContext, inv: Invocation, args: string): Promise<void>;
+  actions?: Record<string, (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>>;
+  forms?: Record<
+    string,
+    (ctx: CoreContext, inv: Invocation, state: string, values: Record<string, string>) => Promise<FormResult>
+  >;
+}

@@ -1,0 +1,208 @@
+/**
+ * The port between core and a surface (Slack, Discord, the terminal shell, the in-memory test
+ * surface). Core speaks only these types; a surface translates them to and from its platform.
+ * Nothing here names a platform SDK.
+ */
+
+export type SurfaceName = 'slack' | 'discord' | 'shell' | 'test';
+
+/**
+ * Where something lives on a surface. A conversation is keyed by (surface, workspace, channel,
+ * thread). `thread` is the platform's thread id (Slack: the root message's ts; Discord: the thread
+ * channel's id; shell: a counter). Absent means the channel itself.
+ */
+export interface Place {
+  surface: SurfaceName;
+  /** Slack team id, Discord guild id, 'local' for the shell. */
+  workspace: string;
+  channel: string;
+  thread?: string;
+}
+
+/** A person (or bot) acting on a surface. */
+export interface Actor {
+  id: string;
+  /** Display name, used when core names authors (handoff relay, tickets). */
+  name: string;
+  /** The surface decides: Slack SLACK_ADMIN_USERS, Discord DISCORD_ADMIN_ROLES, shell: always. */
+  isAdmin: boolean;
+}
+
+/** A message the bridge posted, so it can be edited later. */
+export interface MessageRef {
+  place: Place;
+  /** Slack ts, Discord message id, shell counter. */
+  id: string;
+}
+
+export interface Button {
+  /** Core's action id, handed back unchanged in `BridgeCore.action` (e.g. `answer.retry`). */
+  action: string;
+  label: string;
+  /** Opaque value handed back with the action (core keeps it short: an id). */
+  value: string;
+  style?: 'primary' | 'danger';
+}
+
+/** A rich item (a listing): Slack section+image blocks, a Discord embed, a table row in the shell. */
+export interface Card {
+  title: string;
+  url?: string;
+  imageUrl?: string;
+  fields: Array<{ label: string; value: string }>;
+  footer?: string;
+}
+
+export interface FileUpload {
+  name: string;
+  mime: string;
+  data: Buffer;
+  title?: string;
+}
+
+export interface OutMessage {
+  /**
+   * The message's plain text. For answers this is exactly the service's text (for the part this
+   * message carries): surfaces put it in Slack's `text` / Discord's `content` unchanged and never
+   * append anything to it except while `typing` is set.
+   */
+  text: string;
+  /** The text is Markdown (answers, notices): surfaces may render it in blocks/embeds. */
+  markdown?: boolean;
+  /** Still streaming: a surface may show a typing mark after the text. */
+  typing?: boolean;
+  /** A short status line shown under the text, never inside it (e.g. "Answer interrupted ..."). */
+  notice?: string;
+  cards?: Card[];
+  buttons?: Button[];
+  file?: FileUpload;
+}
+
+export interface FormField {
+  name: string;
+  label: string;
+  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean';
+  required: boolean;
+  options?: Array<{ value: string; label: string }>;
+  initial?: string;
+  hint?: string;
+  /** Fields are grouped for surfaces with small forms (Discord: 5 inputs per modal). */
+  group: string;
+}
+
+export interface FormSpec {
+  /** Core's form id, handed back in `BridgeCore.submitForm` (e.g. `listing.create`). */
+  id: string;
+  title: string;
+  /** Opaque state handed back on submit (e.g. the listing key being updated). */
+  state: string;
+  fields: FormField[];
+  submitLabel?: string;
+}
+
+export type FormResult =
+  | { ok: true; message?: OutMessage }
+  | { ok: false; errors: Record<string, string> };
+
+export interface Attachment {
+  /** The platform's file id or URL: whatever `fetchAttachment` needs. */
+  id: string;
+  name: string;
+  mime?: string;
+  size?: number;
+  url?: string;
+}
+
+/** A budget the relay spends before a platform call (e.g. Slack chat.update: 50 per minute per team). */
+export interface RateBudget {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+export interface SurfaceLimits {
+  /** Longest plain text of one message the relay may send (Slack answers: 3,000; Discord: 2,000). */
+  maxMessageLength: number;
+  /** Most inputs in one form (Slack: 100; Discord: 5). */
+  maxFormFields: number;
+}
+
+/** Native streaming of one message (Slack chat.startStream/appendStream/stopStream). */
+export interface NativeStream {
+  readonly ref: MessageRef;
+  append(text: string): Promise<void>;
+  stop(finalMessage?: OutMessage): Promise<void>;
+  /** When the platform will expire the stream (the relay rotates before then). */
+  readonly expiresAt: number;
+}
+
+/** What core needs from a platform. */
+export interface SurfacePort {
+  readonly name: SurfaceName;
+  readonly limits: SurfaceLimits;
+  post(place: Place, msg: OutMessage): Promise<MessageRef>;
+  edit(ref: MessageRef, msg: OutMessage): Promise<void>;
+  /**
+   * Start a conversation thread in `place.channel` with a root message (Slack: a channel message whose
+   * ts becomes thread_ts; Discord: a message and a thread on it; shell: a new thread number).
+   */
+  startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }>;
+  /** A message only `user` sees (ephemeral where the platform has it, a DM or plain reply otherwise). */
+  notify(place: Place, user: Actor, msg: OutMessage): Promise<void>;
+  /** How a user is written so the platform notifies them (Slack `<@U1>`, Discord `<@1>`). */
+  mention(user: Actor): string;
+  /** The budgets to spend before posting or editing in `place` (empty = unlimited). */
+  budgets(op: 'post' | 'edit', place: Place): RateBudget[];
+  fetchAttachment(att: Attachment): Promise<Buffer>;
+  /** Native streaming where the platform offers it here; undefined = use post + edit. */
+  startNativeStream?(place: Place, first: OutMessage): Promise<NativeStream | undefined>;
+}
+
+/**
+ * One user action that a surface hands to core: a slash command, a button click, a form submit.
+ * The responder functions talk back to the invoker the way the platform allows for that event.
+ */
+export interface Invocation {
+  surface: SurfacePort;
+  /** Where it happened (for `/handoff` on Slack: the channel, no thread). */
+  place: Place;
+  actor: Actor;
+  /** Answer the invoker: ephemeral (only they see it) or public in `place`. */
+  reply(msg: OutMessage, opts?: { ephemeral?: boolean }): Promise<MessageRef | undefined>;
+  /** Button actions: replace the message that carried the button (listing pages, tickets). */
+  update?(msg: OutMessage): Promise<void>;
+  /** Open a form, when the event allows one (Slack trigger_id, Discord interaction). */
+  openForm?(form: FormSpec): Promise<void>;
+  /** The message carrying the clicked button, for actions. */
+  source?: MessageRef;
+}
+
+/** A message typed by someone in a place the bridge watches. */
+export interface IncomingMessage {
+  place: Place;
+  actor: Actor;
+  text: string;
+  /** The platform's id of the message: a redelivery carries the same id and is answered once. */
+  id: string;
+  attachments: Attachment[];
+  /** A mention or a DM: start a conversation here if none exists. Plain thread messages continue one. */
+  startsConversation: boolean;
+}
+
+export type CommandName =
+  | 'ask'
+  | 'listings'
+  | 'listing'
+  | 'chatbot'
+  | 'handoff'
+  | 'analytics'
+  | 'history';
+
+/** What surfaces call. Implemented by core. */
+export interface BridgeCore {
+  command(inv: Invocation, name: CommandName, args: string): Promise<void>;
+  /** Returns false when the message is not for the bridge (unknown thread, bot chatter). */
+  message(msg: IncomingMessage, surface: SurfacePort): Promise<boolean>;
+  action(inv: Invocation, action: string, value: string): Promise<void>;
+  submitForm(inv: Invocation, formId: string, state: string, values: Record<string, string>): Promise<FormResult>;
+}

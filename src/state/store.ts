@@ -1,0 +1,72 @@
+/**
+ * The durable state of the bridge behind one interface.
+ *
+ * Implementations: SQLite (`sqlite:<path>`, embedded, survives a restart) and Redis (`redis://...`,
+ * shared by several instances). Core depends only on this interface, so every operation that must be
+ * atomic across instances is a primitive here rather than a read-modify-write in core.
+ *
+ * Values are JSON-serialisable; callers validate what they read back with their own zod schema.
+ * Times are milliseconds. Keys are plain strings; core namespaces them (`conv:`, `ticket:`, ...).
+ */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface QueueItem<T extends Json = Json> {
+  /** Store-assigned, increasing within one queue: the order items were pushed. */
+  id: string;
+  value: T;
+}
+
+export interface LeaseInfo {
+  owner: string;
+  /** Epoch ms after which the lease counts as abandoned. */
+  expiresAt: number;
+}
+
+export interface RateDecision {
+  /** True when a token was taken. */
+  granted: boolean;
+  /** When not granted: how long until a token is expected to be free (ms). */
+  retryInMs: number;
+}
+
+export interface StateStore {
+  /** Read a value; undefined when absent or expired. */
+  get<T extends Json = Json>(key: string): Promise<T | undefined>;
+  /** Write a value, optionally expiring after ttlMs. */
+  set(key: string, value: Json, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Atomically write only when the key is absent (or expired). True when this call wrote it. */
+  setIfAbsent(key: string, value: Json, ttlMs?: number): Promise<boolean>;
+  /**
+   * Atomically replace `key`'s value with `next` only if its current value deep-equals `expected`
+   * (`undefined` = absent). True when replaced. This is the claim primitive: one caller wins.
+   */
+  compareAndSet(key: string, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean>;
+  /** Keys currently present (not expired) that start with prefix. Order unspecified. */
+  keys(prefix: string): Promise<string[]>;
+
+  /** Ordered queues: FIFO per queue name. */
+  push(queue: string, value: Json): Promise<QueueItem>;
+  /** The oldest item without removing it. */
+  peek<T extends Json = Json>(queue: string): Promise<QueueItem<T> | undefined>;
+  /** Remove one item by id (after it has been handled). True when it was there. */
+  ack(queue: string, id: string): Promise<boolean>;
+  length(queue: string): Promise<number>;
+
+  /**
+   * Leases: a named lock held by one owner until it expires. acquire succeeds when free, expired, or
+   * already held by the same owner (which renews it). renew fails if another owner took it.
+   */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  renewLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
+  leaseInfo(name: string): Promise<LeaseInfo | undefined>;
+
+  /**
+   * Rate budget shared by everyone using this store: at most `limit` tokens per `windowMs` for `key`
+   * (sliding window or token bucket; the implementation documents which).
+   */
+  takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+
+  close(): Promise<void>;
+}
