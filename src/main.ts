@@ -1,2 +1,119 @@
-// Wiring: config -> store -> service client -> core -> surfaces. Filled in as the parts land.
-console.log('chatbot-bridge: nothing to run yet');
+/**
+ * The process: read the configuration, start the app (Slack and/or Discord when configured, the
+ * terminal shell when neither is and a terminal or piped input is attached), stop cleanly on SIGTERM.
+ */
+import { fstatSync } from 'fs';
+import { ConfigError, loadConfig, redactConfig, type Config } from './config';
+import { createLogger, startApp, type AppHandle, type SurfaceRuntime } from './app';
+import { ShellSurface, SHELL_HANDOFF_CHANNEL, SHELL_WORKSPACE } from './surfaces/shell/shell-surface';
+import { Shell } from './surfaces/shell/shell';
+import type { Bridge } from './core';
+
+const HOW_TO_CONFIGURE = `chatbot-bridge: no chat surface is configured and no terminal is attached, so there is nothing to run.
+  - Slack:   set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP mode, events at /slack/events on PORT),
+             or SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode).
+  - Discord: set DISCORD_TOKEN and DISCORD_APPLICATION_ID (and DISCORD_GUILD_ID to register commands in one guild).
+  - Terminal: run \`npm start\` in a terminal (or pipe commands into it) for the shell.
+See .env.example and README.md.`;
+
+/** Stdin we can read lines from: a terminal, a pipe or a file (not /dev/null, not closed). */
+function stdinHasInput(): boolean {
+  if (process.stdin.isTTY) return true;
+  try {
+    const stat = fstatSync(0);
+    return stat.isFIFO() || stat.isFile() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+function shellRuntime(interactive: boolean, getShell: () => Shell | undefined): { runtime: SurfaceRuntime; surface: ShellSurface } {
+  const surface = new ShellSurface({ output: process.stdout, interactive, ...Shell.promptHooks(getShell) });
+  let ready = false;
+  return {
+    surface,
+    runtime: {
+      surface,
+      attach: () => undefined,
+      start: async () => {
+        ready = true;
+      },
+      stop: async () => {
+        surface.close();
+      },
+      isReady: () => ready,
+    },
+  };
+}
+
+async function runShell(config: Config): Promise<void> {
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  let shell: Shell | undefined;
+  const { runtime, surface } = shellRuntime(interactive, () => shell);
+  // The terminal is the shell's: logs go to a file.
+  const log = createLogger(config.logLevel, './data/bridge.log');
+  const app = await startApp(config, {
+    surfaces: [runtime],
+    handoff: { shell: { surface: 'shell', workspace: SHELL_WORKSPACE, channel: SHELL_HANDOFF_CHANNEL } },
+    http: false,
+    localServiceDb: process.env.SERVICE_DB,
+    log,
+  });
+  const service = app.localService ? `the local chatbot service at ${app.localService.url} (chatbot "${app.localService.chatbotId}")` : config.chatbot.apiUrl;
+  surface.print(surface.colors.dim(`Connected to ${service}. Logs: ./data/bridge.log`));
+  shell = new Shell({ core: app.bridge as Bridge, surface, input: process.stdin, output: process.stdout, interactive });
+  installSignals(app);
+  await shell.run();
+  await app.close(5000);
+}
+
+function installSignals(app: AppHandle): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'stopping');
+    const hard = setTimeout(() => process.exit(1), 9500);
+    hard.unref();
+    app
+      .close(8000)
+      .then(() => process.exit(0))
+      .catch(() => process.exit(1));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  if (!config.slack && !config.discord) {
+    if (!stdinHasInput()) {
+      console.error(HOW_TO_CONFIGURE);
+      process.exit(1);
+    }
+    await runShell(config);
+    process.exit(0);
+  }
+  const app = await startApp(config, { localServiceDb: process.env.SERVICE_DB });
+  app.log.info({ config: redactConfig(config) }, 'configuration');
+  installSignals(app);
+}
+
+process.on('unhandledRejection', (reason) => {
+  // A stray rejection must not take the bridge down; it is logged where logs go.
+  console.error('unhandled rejection:', reason instanceof Error ? reason.message : reason);
+});
+
+main().catch((err: unknown) => {
+  console.error(`chatbot-bridge failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -206,3 +206,17 @@ export interface BridgeCore {
   action(inv: Invocation, action: string, value: string): Promise<void>;
   submitForm(inv: Invocation, formId: string, state: string, values: Record<string, string>): Promise<FormResult>;
 }
+
+/**
+ * Thrown by a surface when the platform refused a call for rate (HTTP 429) after the surface's own
+ * bounded retries: the relay's scheduler waits `retryAfterMs` and tries again, within its own bound.
+ */
+export class PlatformRateLimitError extends Error {
+  constructor(
+    readonly retryAfterMs: number,
+    message = `rate limited, retry after ${retryAfterMs} ms`,
+  ) {
+    super(message);
+    this.name = 'PlatformRateLimitError';
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * Wiring: config -> store -> service client -> core -> surfaces, and the HTTP server on PORT
+ * (Slack events at /slack/events, health at /healthz). main.ts runs it as a process; end-to-end
+ * tests run it in-process with their fakes' URLs.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'http';
+import type { AddressInfo } from 'net';
+import { mkdirSync } from 'fs';
+import { dirname, resolve } from 'path';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config';
+import { createBridge, type Bridge } from './core';
+import { commandHandlers } from './core/commands';
+import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
+import { BudgetScheduler, Relay } from './core/relay';
+import type { SurfaceName, SurfacePort } from './core/surface';
+import { startLocalService, type LocalServiceHandle } from './local-service';
+import { ChatbotClient } from './service/client';
+import { openStore } from './state/open-store';
+import type { StateStore } from './state/store';
+import { instanceId as makeInstanceId } from './state/instance-id';
+import { createSlackSurface } from './surfaces/slack';
+import { createDiscordSurface } from './surfaces/discord';
+
+/** A surface runtime as main wires it (Slack, Discord, the shell). */
+export interface SurfaceRuntime {
+  surface: SurfacePort;
+  attach(core: Bridge): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  isReady(): boolean;
+  requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+export interface AppOptions {
+  /** Extra surfaces (the shell). */
+  surfaces?: SurfaceRuntime[];
+  /** Handoff channel for the extra surfaces, e.g. the shell's #handoff. */
+  handoff?: Partial<Record<SurfaceName, HandoffTarget>>;
+  /** Where the in-process local chatbot service keeps its data (default ./data/service.db). */
+  localServiceDb?: string;
+  /** Listen for HTTP (default: yes when Slack or Discord is configured). */
+  http?: boolean;
+  log?: Logger;
+}
+
+export interface AppHandle {
+  /** http://127.0.0.1:PORT when the HTTP server runs. */
+  url?: string;
+  port?: number;
+  bridge: Bridge;
+  store: StateStore;
+  client: ChatbotClient;
+  relay: Relay;
+  /** The in-process local chatbot service, when CHATBOT_API_URL is unset. */
+  localService?: LocalServiceHandle;
+  surfaces: SurfaceRuntime[];
+  log: Logger;
+  instanceId: string;
+  /** Finish or mark in-flight answers (within deadlineMs), then stop everything. */
+  close(deadlineMs?: number): Promise<void>;
+}
+
+/** The logger: secrets are redacted by path as a second line of defence (config is never logged raw). */
+export function createLogger(level: string, destination?: string): Logger {
+  const options = {
+    level,
+    redact: {
+      paths: ['*.token', '*.botToken', '*.secretKey', '*.sessionKey', '*.apiKey', '*.signingSecret', '*.appToken', '*.authorization', '*.Authorization', 'headers.authorization'],
+      censor: '***',
+    },
+  };
+  if (destination) {
+    mkdirSync(dirname(resolve(destination)), { recursive: true });
+    return pino(options, pino.destination({ dest: destination, sync: false, mkdir: true }));
+  }
+  return pino(options, pino.destination(2));
+}
+
+function registry(runtimes: SurfaceRuntime[]): SurfaceRegistry {
+  return {
+    get: (name) => runtimes.find((r) => r.surface.name === name)?.surface,
+    all: () => runtimes.map((r) => r.surface),
+  };
+}
+
+export async function startApp(config: Config, opts: AppOptions = {}): Promise<AppHandle> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const instanceId = makeInstanceId();
+  const cleanups: Array<() => Promise<void>> = [];
+  try {
+    let localService: LocalServiceHandle | undefined;
+    let chatbot = config.chatbot;
+    if (!chatbot.apiUrl) {
+      localService = await startLocalService({
+        port: 0,
+        host: '127.0.0.1',
+        dbPath: opts.localServiceDb ?? './data/service.db',
+        chatbotId: chatbot.chatbotId,
+        secretKey: chatbot.secretKey,
+        sessionKey: chatbot.sessionKey,
+        apiKey: chatbot.apiKey,
+      });
+      const service = localService;
+      cleanups.push(() => service.close());
+      chatbot = {
+        ...chatbot,
+        apiUrl: service.url,
+        v1ApiUrl: service.url,
+        secretKey: service.credentials.secretKey,
+        sessionKey: service.credentials.sessionKey,
+        apiKey: service.credentials.apiKey,
+      };
+      log.info({ url: service.url }, 'local chatbot service started in-process');
+    }
+
+    const store = await openStore(config.stateUrl);
+    cleanups.push(() => store.close());
+
+    const client = new ChatbotClient({
+      baseUrl: chatbot.apiUrl as string,
+      v1BaseUrl: chatbot.v1ApiUrl ?? chatbot.apiUrl,
+      secretKey: chatbot.secretKey,
+      sessionKey: chatbot.sessionKey,
+      apiKey: chatbot.apiKey,
+      idleTimeoutMs: config.answerIdleTimeoutMs,
+    });
+
+    const runtimes: SurfaceRuntime[] = [...(opts.surfaces ?? [])];
+    const handoff: Partial<Record<SurfaceName, HandoffTarget>> = { ...(opts.handoff ?? {}) };
+    if (config.slack) {
+      runtimes.push(
+        createSlackSurface({
+          botToken: config.slack.botToken,
+          signingSecret: config.slack.signingSecret,
+          appToken: config.slack.appToken,
+          apiUrl: config.slack.apiUrl,
+          adminUsers: config.slack.adminUsers,
+          handoffChannel: config.slack.handoffChannel,
+          store,
+          log: log.child({ surface: 'slack' }),
+        }),
+      );
+      if (config.slack.handoffChannel) {
+        handoff.slack = { surface: 'slack', workspace: '', channel: config.slack.handoffChannel };
+      }
+    }
+    if (config.discord) {
+      runtimes.push(
+        createDiscordSurface({
+          token: config.discord.token,
+          applicationId: config.discord.applicationId,
+          guildId: config.discord.guildId,
+          apiUrl: config.discord.apiUrl,
+          adminRoles: config.discord.adminRoles,
+          handoffChannel: config.discord.handoffChannel,
+          store,
+          log: log.child({ surface: 'discord' }),
+        }),
+      );
+      if (config.discord.handoffChannel) {
+        handoff.discord = { surface: 'discord', workspace: config.discord.guildId ?? '', channel: config.discord.handoffChannel };
+      }
+    }
+
+    const coreConfig: CoreConfig = {
+      chatbotId: chatbot.chatbotId,
+      answerIdleTimeoutMs: config.answerIdleTimeoutMs,
+      handoff,
+      handoffClaimTimeoutMs: config.handoffClaimTimeoutMs,
+      handoffOnNoAnswer: config.handoffOnNoAnswer,
+      instanceId,
+    };
+    const scheduler = new BudgetScheduler({ store, log: log.child({ part: 'scheduler' }) });
+    const relay = new Relay({ store, scheduler, log: log.child({ part: 'relay' }), instanceId });
+    const bridge = createBridge(
+      { client, store, config: coreConfig, surfaces: registry(runtimes), log: log.child({ part: 'core' }), now: Date.now },
+      { relay, scheduler, commands: commandHandlers() },
+    );
+    for (const runtime of runtimes) runtime.attach(bridge);
+
+    let server: Server | undefined;
+    let port: number | undefined;
+    if (opts.http ?? (config.slack !== undefined || config.discord !== undefined)) {
+      const slack = runtimes.find((r) => r.requestListener);
+      server = createServer((req, res) => {
+        const path = (req.url ?? '/').split('?')[0];
+        if (path === '/healthz') {
+          const ready = runtimes.every((r) => r.isReady());
+          res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ ok: ready, instance: instanceId, surfaces: runtimes.map((r) => ({ name: r.surface.name, ready: r.isReady() })) }));
+          return;
+        }
+        if (slack?.requestListener) {
+          slack.requestListener(req, res);
+          return;
+        }
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok: false, error: 'not_found' }));
+      });
+      const listening = server;
+      await new Promise<void>((resolveListen, reject) => {
+        listening.once('error', reject);
+        listening.listen(config.port, () => resolveListen());
+      });
+      port = (listening.address() as AddressInfo).port;
+      cleanups.push(
+        () =>
+          new Promise<void>((done) => {
+            listening.closeAllConnections?.();
+            listening.close(() => done());
+          }),
+      );
+    }
+
+    for (const runtime of runtimes) {
+      await runtime.start();
+      cleanups.push(() => runtime.stop());
+    }
+    bridge.start();
+    log.info({ instanceId, port, surfaces: runtimes.map((r) => r.surface.name) }, 'chatbot-bridge ready');
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: port !== undefined ? `http://127.0.0.1:${port}` : undefined,
+      port,
+      bridge,
+      store,
+      client,
+      relay,
+      localService,
+      surfaces: runtimes,
+      log,
+      instanceId,
+      close(deadlineMs = 8000) {
+        closing ??= (async () => {
+          await bridge.stop(deadlineMs).catch((err: unknown) => log.error({ err }, 'bridge stop failed'));
+          await runCleanups(cleanups, log);
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await runCleanups(cleanups, log);
+    throw err;
+  }
+}
+
+async function runCleanups(cleanups: Array<() => Promise<void>>, log: Logger): Promise<void> {
+  for (const cleanup of cleanups.reverse()) {
+    await cleanup().catch((err: unknown) => log.warn({ err }, 'cleanup failed'));
+  }
+  cleanups.length = 0;
+}

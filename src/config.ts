@@ -1,0 +1,248 @@
+/**
+ * The environment, read once: dotenv, then ONE zod schema over every variable of design.md's
+ * configuration table. A bad environment stops start-up with one message naming every bad variable.
+ */
+import { hostname } from 'node:os';
+import dotenv from 'dotenv';
+import { z } from 'zod';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type StateConfig = { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
+
+export interface SlackConfig {
+  botToken: string;
+  /** HTTP mode (events at /slack/events). */
+  signingSecret?: string;
+  /** Socket Mode when set. */
+  appToken?: string;
+  mode: 'http' | 'socket';
+  apiUrl?: string;
+  handoffChannel?: string;
+  adminUsers: string[];
+}
+
+export interface DiscordConfig {
+  token: string;
+  applicationId: string;
+  guildId?: string;
+  apiUrl?: string;
+  handoffChannel?: string;
+  adminRoles: string[];
+}
+
+export interface Config {
+  chatbot: {
+    /** Unset: main.ts starts the local chatbot service in-process. */
+    apiUrl?: string;
+    /** Defaults to apiUrl. */
+    v1ApiUrl?: string;
+    secretKey?: string;
+    sessionKey?: string;
+    apiKey?: string;
+    chatbotId: string;
+  };
+  /** Present only when Slack is configured. */
+  slack?: SlackConfig;
+  /** Present only when Discord is configured. */
+  discord?: DiscordConfig;
+  stateUrl: string;
+  state: StateConfig;
+  port: number;
+  answerIdleTimeoutMs: number;
+  handoffClaimTimeoutMs: number;
+  handoffOnNoAnswer: boolean;
+  logLevel: LogLevel;
+  /** INSTANCE_ID, else host name + pid (distinct per process even on one host). */
+  instanceId: string;
+}
+
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+// Blank values in .env files mean "unset".
+const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v);
+const opt = <T extends z.ZodTypeAny>(schema: T) => z.preprocess(blankIsUnset, schema.optional());
+
+const httpUrl = z
+  .string()
+  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), { message: 'must be an http(s) URL like http://127.0.0.1:8080' })
+  .transform((v) => v.replace(/\/+$/, ''));
+const text = z.string();
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
+);
+const snowflake = z.string().regex(/^\d+$/, 'must be a numeric Discord id');
+const seconds = z
+  .string()
+  .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0, { message: 'must be a number of seconds greater than 0' })
+  .transform((v) => Math.round(Number(v) * 1000));
+const bool = z
+  .string()
+  .refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), { message: 'must be true or false' })
+  .transform((v) => /^(true|1|yes|on)$/i.test(v));
+
+function parseStateUrl(v: string): StateConfig | undefined {
+  if (/^rediss?:\/\/\S+$/i.test(v) && URL.canParse(v)) return { kind: 'redis', url: v };
+  const m = /^sqlite:(.+)$/i.exec(v);
+  if (m && m[1].trim() !== '') return { kind: 'sqlite', path: m[1].replace(/^\/\/(?=\/)/, '') };
+  return undefined;
+}
+
+const envObject = z.object({
+    CHATBOT_API_URL: opt(httpUrl),
+    CHATBOT_V1_API_URL: opt(httpUrl),
+    CHATBOT_SECRET_KEY: opt(text),
+    CHATBOT_SESSION_KEY: opt(text),
+    CHATBOT_API_KEY: opt(text),
+    CHATBOT_ID: opt(text),
+    SLACK_BOT_TOKEN: opt(text),
+    SLACK_SIGNING_SECRET: opt(text),
+    SLACK_APP_TOKEN: opt(z.string().startsWith('xapp-', 'must be a Slack app-level token starting with xapp-')),
+    SLACK_API_URL: opt(httpUrl),
+    SLACK_HANDOFF_CHANNEL: opt(text),
+    SLACK_ADMIN_USERS: opt(list),
+    DISCORD_TOKEN: opt(text),
+    DISCORD_APPLICATION_ID: opt(snowflake),
+    DISCORD_GUILD_ID: opt(snowflake),
+    DISCORD_API_URL: opt(httpUrl),
+    DISCORD_HANDOFF_CHANNEL: opt(text),
+    DISCORD_ADMIN_ROLES: opt(list),
+    STATE_URL: opt(
+      z.string().refine((v) => parseStateUrl(v) !== undefined, { message: 'must be sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://host:port[/db]' }),
+    ),
+    PORT: opt(
+      z
+        .string()
+        .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, { message: 'must be a port number from 0 to 65535' })
+        .transform(Number),
+    ),
+    ANSWER_IDLE_TIMEOUT_S: opt(seconds),
+    HANDOFF_CLAIM_TIMEOUT_S: opt(seconds),
+    HANDOFF_ON_NO_ANSWER: opt(bool),
+    LOG_LEVEL: opt(z.string().refine((v) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()), { message: `must be one of ${LOG_LEVELS.join(', ')}` }).transform((v) => v.toLowerCase() as LogLevel)),
+    INSTANCE_ID: opt(text),
+});
+
+const envSchema = envObject
+  .superRefine((e, ctx) => {
+    const problem = (variable: string, message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: [variable], message });
+    if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
+      problem('SLACK_BOT_TOKEN', 'is set but neither SLACK_SIGNING_SECRET (HTTP mode) nor SLACK_APP_TOKEN (Socket Mode) is: set one of them, or unset SLACK_BOT_TOKEN to turn Slack off');
+    }
+    if (!e.SLACK_BOT_TOKEN) {
+      for (const v of ['SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN'] as const) {
+        if (e[v]) problem(v, 'is set but SLACK_BOT_TOKEN is not: set SLACK_BOT_TOKEN too, or unset it to turn Slack off');
+      }
+    }
+    if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) {
+      problem('DISCORD_TOKEN', 'is set but DISCORD_APPLICATION_ID is not: set DISCORD_APPLICATION_ID too, or unset DISCORD_TOKEN to turn Discord off');
+    }
+    if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) {
+      problem('DISCORD_APPLICATION_ID', 'is set but DISCORD_TOKEN is not: set DISCORD_TOKEN too, or unset it to turn Discord off');
+    }
+  })
+  .transform((e): Config => {
+    const stateUrl = e.STATE_URL ?? 'sqlite:./data/bridge.db';
+    const config: Config = {
+      chatbot: {
+        apiUrl: e.CHATBOT_API_URL,
+        v1ApiUrl: e.CHATBOT_V1_API_URL ?? e.CHATBOT_API_URL,
+        secretKey: e.CHATBOT_SECRET_KEY,
+        sessionKey: e.CHATBOT_SESSION_KEY,
+        apiKey: e.CHATBOT_API_KEY,
+        chatbotId: e.CHATBOT_ID ?? 'demo',
+      },
+      stateUrl,
+      state: parseStateUrl(stateUrl) as StateConfig,
+      port: e.PORT ?? 3000,
+      answerIdleTimeoutMs: e.ANSWER_IDLE_TIMEOUT_S ?? 30_000,
+      handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
+      handoffOnNoAnswer: e.HANDOFF_ON_NO_ANSWER ?? false,
+      logLevel: e.LOG_LEVEL ?? 'info',
+      instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+    };
+    if (e.SLACK_BOT_TOKEN) {
+      config.slack = {
+        botToken: e.SLACK_BOT_TOKEN,
+        signingSecret: e.SLACK_SIGNING_SECRET,
+        appToken: e.SLACK_APP_TOKEN,
+        mode: e.SLACK_APP_TOKEN ? 'socket' : 'http',
+        apiUrl: e.SLACK_API_URL,
+        handoffChannel: e.SLACK_HANDOFF_CHANNEL,
+        adminUsers: e.SLACK_ADMIN_USERS ?? [],
+      };
+    }
+    if (e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) {
+      config.discord = {
+        token: e.DISCORD_TOKEN,
+        applicationId: e.DISCORD_APPLICATION_ID,
+        guildId: e.DISCORD_GUILD_ID,
+        apiUrl: e.DISCORD_API_URL,
+        handoffChannel: e.DISCORD_HANDOFF_CHANNEL,
+        adminRoles: e.DISCORD_ADMIN_ROLES ?? [],
+      };
+    }
+    return config;
+  });
+
+/** Names of every variable the bridge reads (for .env.example checks and docs). */
+export const CONFIG_VARIABLES = Object.keys(envObject.shape);
+
+function processEnv(): Record<string, string | undefined> {
+  dotenv.config({ quiet: true });
+  return process.env;
+}
+
+/** Parses the environment (process.env after .env by default). Throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = processEnv()): Config {
+  const result = envSchema.safeParse(env);
+  if (result.success) return result.data;
+  const problems: ConfigProblem[] = result.error.issues.map((i) => ({
+    variable: String(i.path[0] ?? 'environment'),
+    message: i.message,
+  }));
+  throw new ConfigError(problems);
+}
+
+const SECRET_PATHS: Array<[keyof Config, string]> = [
+  ['chatbot', 'secretKey'],
+  ['chatbot', 'sessionKey'],
+  ['chatbot', 'apiKey'],
+  ['slack', 'botToken'],
+  ['slack', 'signingSecret'],
+  ['slack', 'appToken'],
+  ['discord', 'token'],
+];
+
+/** A printable copy: every key, token and signing secret replaced by '***'. */
+export function redactConfig(config: Config): Config {
+  const copy = structuredClone(config);
+  for (const [section, key] of SECRET_PATHS) {
+    const part = copy[section] as Record<string, unknown> | undefined;
+    if (part && part[key] !== undefined) part[key] = '***';
+  }
+  // A redis URL may carry a password.
+  if (copy.state.kind === 'redis') {
+    const u = new URL(copy.state.url);
+    if (u.password) {
+      u.password = '***';
+      copy.state = { kind: 'redis', url: u.toString() };
+      copy.stateUrl = u.toString();
+    }
+  }
+  return copy;
+}

@@ -1,0 +1,100 @@
+import { createCanvas } from '@napi-rs/canvas';
+import { BarController, BarElement, CategoryScale, Chart, LinearScale, Title, type Plugin } from 'chart.js';
+
+export interface BarChartSpec {
+  title: string;
+  labels: string[];
+  values: number[];
+  /** Pixels; default 800. */
+  width?: number;
+  /** Pixels; default 450. */
+  height?: number;
+}
+
+// Tree-shaken chart.js draws nothing it has not been told about.
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Title);
+
+const FONT_FAMILY = "'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
+const BAR_COLOUR = '#3b6fd8';
+
+/** A canvas is transparent; chat clients in dark mode would show black text on black. */
+const whiteBackground: Plugin<'bar'> = {
+  id: 'whiteBackground',
+  beforeDraw(chart) {
+    const { ctx, width, height } = chart;
+    ctx.save();
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, width, height);
+    ctx.restore();
+  },
+};
+
+/** Each bar's figure above it, so the image reads without hovering (there is no hovering in a PNG). */
+const valueLabels: Plugin<'bar'> = {
+  id: 'valueLabels',
+  afterDatasetsDraw(chart) {
+    const { ctx } = chart;
+    const meta = chart.getDatasetMeta(0);
+    const data = chart.data.datasets[0]?.data ?? [];
+    ctx.save();
+    ctx.fillStyle = '#222222';
+    ctx.font = `12px ${FONT_FAMILY}`;
+    ctx.textAlign = 'center';
+    meta.data.forEach((bar, i) => {
+      const value = data[i];
+      if (typeof value !== 'number') return;
+      const { x, y, base } = bar.getProps(['x', 'y', 'base'], true) as { x: number; y: number; base: number };
+      const above = value >= 0;
+      ctx.textBaseline = above ? 'bottom' : 'top';
+      ctx.fillText(formatValue(value), x, above ? Math.min(y, base) - 3 : Math.max(y, base) + 3);
+    });
+    ctx.restore();
+  },
+};
+
+function formatValue(value: number): string {
+  return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
+
+/** Renders a bar chart to PNG in-process (no browser): chart.js drawing on a @napi-rs/canvas. */
+export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
+  const width = Math.round(spec.width ?? 800);
+  const height = Math.round(spec.height ?? 450);
+  if (width <= 0 || height <= 0) throw new RangeError(`chart size must be positive, got ${width}x${height}`);
+  if (spec.labels.length !== spec.values.length) {
+    throw new RangeError(`labels (${spec.labels.length}) and values (${spec.values.length}) differ in length`);
+  }
+  const canvas = createCanvas(width, height);
+  // chart.js only needs the 2D context API; @napi-rs/canvas provides it under the DOM's type names.
+  const ctx = canvas.getContext('2d') as unknown as CanvasRenderingContext2D;
+  const chart = new Chart<'bar', number[], string>(ctx, {
+    type: 'bar',
+    data: {
+      labels: spec.labels,
+      datasets: [{ data: spec.values, backgroundColor: BAR_COLOUR, borderRadius: 3, maxBarThickness: 80 }],
+    },
+    options: {
+      responsive: false,
+      animation: false,
+      devicePixelRatio: 1,
+      events: [],
+      layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
+      font: { family: FONT_FAMILY },
+      plugins: {
+        title: { display: true, text: spec.title, font: { size: 18, weight: 'bold', family: FONT_FAMILY }, color: '#111111' },
+        legend: { display: false },
+      },
+      scales: {
+        x: { ticks: { color: '#333333', font: { family: FONT_FAMILY } }, grid: { display: false } },
+        // Headroom so the value label above the tallest bar stays inside the plot.
+        y: { beginAtZero: true, grace: '10%', ticks: { color: '#333333', font: { family: FONT_FAMILY } } },
+      },
+    },
+    plugins: [whiteBackground, valueLabels],
+  });
+  try {
+    return await canvas.encode('png');
+  } finally {
+    chart.destroy();
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The Bridge: what surfaces call (BridgeCore). It dispatches commands, buttons and forms to their
+ * handlers, hands thread messages to conversations or to a handoff, runs the periodic sweeps, and
+ * never lets an error reach a surface: the user is told what failed, the log gets the detail.
+ */
+import { adminOnlyRefusal, mayUse } from './access';
+import { askCommand } from './commands/ask';
+import { handoffCommand } from './commands/handoff';
+import type { CommandHandler, CoreContext } from './context';
+import { Conversations } from './conversations/engine';
+import type { AnswerRelay } from './conversations/relay-port';
+import { Handoffs } from './handoff/handoffs';
+import { recoverAbandonedAnswers } from './relay/inflight';
+import type { BudgetScheduler } from './relay/scheduler';
+import type {
+  BridgeCore,
+  CommandName,
+  FormResult,
+  IncomingMessage,
+  Invocation,
+  OutMessage,
+  SurfacePort,
+} from './surface';
+
+export interface BridgeRelay extends AnswerRelay {
+  /** Finish or mark interrupted every answer in flight, within the deadline (ms from now). */
+  shutdown?(timeoutMs: number): Promise<void>;
+}
+
+export interface BridgeDeps {
+  relay: BridgeRelay;
+  /** The other commands (listings, listing, chatbot, analytics, history); ask and handoff are built in. */
+  commands?: CommandHandler[];
+  /**
+   * The relay's scheduler: with it, the bridge marks answers whose instance died mid-stream
+   * (recoverAbandonedAnswers) on start and every 15 s.
+   */
+  scheduler?: BudgetScheduler;
+  /** Replaces that recovery (tests, or a caller with its own loop). */
+  recoverAbandoned?: () => Promise<unknown>;
+}
+
+type ActionFn = (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>;
+type FormFn = NonNullable<CommandHandler['forms']>[string];
+
+const RECOVERY_EVERY_MS = 15_000;
+const QUEUE_SWEEP_EVERY_MS = 15_000;
+const HELP_WORDS = new Set(['help', '-h', '--help', '?']);
+
+export class Bridge implements BridgeCore {
+  readonly conversations: Conversations;
+  readonly handoffs: Handoffs;
+  private readonly handlers = new Map<CommandName, CommandHandler>();
+  private readonly actions = new Map<string, { handler: CommandHandler; fn: ActionFn }>();
+  private readonly forms = new Map<string, { handler: CommandHandler; fn: FormFn }>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private started = false;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly deps: BridgeDeps,
+  ) {
+    this.handoffs = new Handoffs(ctx);
+    this.conversations = new Conversations(ctx, deps.relay, this.handoffs);
+    const all = [askCommand(this.conversations), handoffCommand(this.conversations, this.handoffs), ...(deps.commands ?? [])];
+    for (const handler of all) {
+      if (this.handlers.has(handler.name)) continue;
+      this.handlers.set(handler.name, handler);
+      for (const [id, fn] of Object.entries(handler.actions ?? {})) this.actions.set(id, { handler, fn });
+      for (const [id, fn] of Object.entries(handler.forms ?? {})) this.forms.set(id, { handler, fn });
+    }
+  }
+
+  /** The handlers by name (surfaces register slash commands from their summaries and usages). */
+  commandHandlers(): CommandHandler[] {
+    return [...this.handlers.values()];
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const every = (ms: number, job: () => Promise<unknown>, what: string): void => {
+      const run = (): void => {
+        job().catch((err: unknown) => this.ctx.log.error({ err }, `${what} failed`));
+      };
+      run();
+      const timer = setInterval(run, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    const sweepMs = Math.max(50, Math.min(15_000, Math.floor(this.ctx.config.handoffClaimTimeoutMs / 4)));
+    every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff claim-timeout sweep');
+    every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
+    const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
+    if (recover) every(RECOVERY_EVERY_MS, recover, 'abandoned-answer recovery');
+  }
+
+  private defaultRecovery(): (() => Promise<unknown>) | undefined {
+    const scheduler = this.deps.scheduler;
+    if (!scheduler) return undefined;
+    const { store, log, config, surfaces } = this.ctx;
+    let first = true;
+    return () => {
+      // On the first sweep, answers recorded under this instance's own id are from before a restart.
+      const opts = first ? { ownedBy: config.instanceId } : {};
+      first = false;
+      return recoverAbandonedAnswers({ store, surfaces: (n) => surfaces.get(n), scheduler, log, instanceId: config.instanceId, now: this.ctx.now }, opts);
+    };
+  }
+
+  /** Stops timers and new work; answers in flight finish or are marked interrupted within `timeoutMs`. */
+  async stop(timeoutMs = 8000): Promise<void> {
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    const deadline = Date.now() + timeoutMs;
+    await Promise.all([
+      this.conversations.stop(deadline - 1000),
+      this.deps.relay.shutdown?.(Math.max(0, timeoutMs - 500)),
+    ]);
+  }
+
+  async command(inv: Invocation, name: CommandName, args: string): Promise<void> {
+    await this.guard(inv, `/${name}`, async () => {
+      const handler = this.handlers.get(name);
+      if (!handler) {
+        await inv.reply({ text: `/${name} is not available here. Commands: ${[...this.handlers.keys()].map((n) => `/${n}`).join(', ')}` }, { ephemeral: true });
+        return;
+      }
+      if (HELP_WORDS.has(args.trim().toLowerCase())) {
+        await inv.reply({ text: handler.usage }, { ephemeral: true });
+        return;
+      }
+      if (!mayUse(handler, inv.actor)) {
+        await inv.reply({ text: adminOnlyRefusal(name) }, { ephemeral: true });
+        return;
+      }
+      await handler.run(this.ctx, inv, args);
+    });
+  }
+
+  async message(msg: IncomingMessage, surface: SurfacePort): Promise<boolean> {
+    try {
+      const ticketId = await this.handoffs.ticketForThread(msg.place);
+      if (ticketId) {
+        if (await this.conversations.firstDelivery(msg)) await this.handoffs.relayFromAgent(ticketId, msg, surface);
+        return true;
+      }
+      return await this.conversations.onMessage(msg, surface);
+    } catch (err) {
+      this.ctx.log.error({ err, place: msg.place }, 'message handling failed');
+      await surface
+        .notify(msg.place, msg.actor, { text: `Sorry, I could not take your message: ${errorText(err)}. Please send it again.` })
+        .catch((e: unknown) => this.ctx.log.error({ err: e }, 'could not report a message failure'));
+      return true;
+    }
+  }
+
+  async action(inv: Invocation, action: string, value: string): Promise<void> {
+    await this.guard(inv, 'that button', async () => {
+      const found = this.actions.get(action);
+      if (!found) {
+        await inv.reply({ text: 'This button has expired or is no longer supported. Run the command again.' }, { ephemeral: true });
+        return;
+      }
+      if (!mayUse(found.handler, inv.actor)) {
+        await inv.reply({ text: adminOnlyRefusal(found.handler.name) }, { ephemeral: true });
+        return;
+      }
+      await found.fn(this.ctx, inv, value);
+    });
+  }
+
+  async submitForm(inv: Invocation, formId: string, state: string, values: Record<string, string>): Promise<FormResult> {
+    const found = this.forms.get(formId);
+    if (!found) {
+      await this.tell(inv, { text: 'This form has expired. Run the command again.' });
+      return { ok: true };
+    }
+    if (!mayUse(found.handler, inv.actor)) {
+      await this.tell(inv, { text: adminOnlyRefusal(found.handler.name) });
+      return { ok: true };
+    }
+    try {
+      return await found.fn(this.ctx, inv, state, values);
+    } catch (err) {
+      this.ctx.log.error({ err, formId }, 'form failed');
+      await this.tell(inv, { text: `Sorry, saving the form failed: ${errorText(err)}` });
+      return { ok: true };
+    }
+  }
+
+  private async guard(inv: Invocation, what: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.ctx.log.error({ err, what }, 'invocation failed');
+      await this.tell(inv, { text: `Sorry, ${what} failed: ${errorText(err)}` });
+    }
+  }
+
+  private async tell(inv: Invocation, msg: OutMessage): Promise<void> {
+    try {
+      await inv.reply(msg, { ephemeral: true });
+    } catch (err) {
+      this.ctx.log.error({ err }, 'could not reply to the invoker');
+    }
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

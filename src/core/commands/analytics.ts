@@ -1,0 +1,109 @@
+/** `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). */
+import { z } from 'zod';
+import type { V1AnalyticsOverview } from '../../service/schemas/v1';
+import { renderBarChart } from '../analytics/chart';
+import type { CommandHandler, CoreContext } from '../context';
+import type { Invocation } from '../surface';
+import { UsageError, isHelp, parseArgs, tokenize, usageOf } from './grammar';
+import { guarded, requireAdmin } from './respond';
+
+const USAGE = usageOf('analytics');
+const DAY_MS = 86_400_000;
+export const DEFAULT_ANALYTICS_DAYS = 30;
+
+function isRealDate(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+const date = (name: 'from' | 'to') =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, `${name}: dates are written YYYY-MM-DD, e.g. 2024-05-01`)
+    .refine(isRealDate, (s) => ({ message: `${name}: ${s} is not a calendar date` }));
+
+const argsSchema = z
+  .object({ from: date('from').optional(), to: date('to').optional() })
+  .strict()
+  .refine((a) => !a.from || !a.to || a.from <= a.to, { message: 'from must be on or before to', path: ['from'] });
+
+export interface AnalyticsRange {
+  from: string;
+  to: string;
+}
+
+const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** `[from] [to]` or `from:... to:...`; defaults to the last 30 days ending today (UTC). */
+export function parseAnalyticsArgs(args: string, nowMs: number): AnalyticsRange {
+  const raw: Record<string, string> = {};
+  const positional: Array<'from' | 'to'> = ['from', 'to'];
+  for (const t of tokenize(args)) {
+    const name = t.key === undefined ? positional.find((p) => raw[p] === undefined) : (t.key.toLowerCase() as 'from' | 'to');
+    if (name !== 'from' && name !== 'to') {
+      throw new UsageError(t.key === undefined ? `Too many dates: "${t.value}". Give at most from and to.` : `Unknown option "${t.key}:"; use from: and to:.`, USAGE);
+    }
+    if (raw[name] !== undefined) throw new UsageError(`${name}: given twice.`, USAGE);
+    raw[name] = t.value;
+  }
+  const parsed = parseArgs(argsSchema, raw, USAGE);
+  const to = parsed.to ?? (parsed.from && parsed.from > isoDay(nowMs) ? parsed.from : isoDay(nowMs));
+  const from = parsed.from ?? isoDay(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_ANALYTICS_DAYS - 1) * DAY_MS);
+  return { from, to };
+}
+
+const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
+/** The service's resolution rate is a ratio (0..1); a figure above 1 is already a percentage. */
+export function resolutionPercent(rate: number): number {
+  return rate <= 1 ? rate * 100 : rate;
+}
+
+export function analyticsText(chatbotId: string, range: AnalyticsRange, a: V1AnalyticsOverview): string {
+  const m = a.metrics;
+  return [
+    `Analytics for ${chatbotId}, ${range.from} to ${range.to}`,
+    `Conversations: ${fmt.format(m.totalConversations)}`,
+    `Messages: ${fmt.format(m.totalMessages)}`,
+    `Unique users: ${fmt.format(m.uniqueUsers)}`,
+    `Avg conversation length: ${fmt.format(m.avgConversationLength)} messages`,
+    `Resolution rate: ${fmt.format(resolutionPercent(m.resolutionRate))}%`,
+    `Avg response time: ${fmt.format(m.avgResponseTime)} s`,
+  ].join('\n');
+}
+
+async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+  if (isHelp(args)) {
+    await inv.reply({ text: USAGE }, { ephemeral: true });
+    return;
+  }
+  requireAdmin(inv, 'see analytics');
+  const range = parseAnalyticsArgs(args, ctx.now());
+  await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` }, { ephemeral: true });
+  // The service reads ISO 8601; the end day is included whole.
+  const overview = await ctx.client.v1.analyticsOverview({
+    startDate: `${range.from}T00:00:00Z`,
+    endDate: `${range.to}T23:59:59Z`,
+    chatbotId: ctx.config.chatbotId,
+  });
+  const m = overview.metrics;
+  const png = await renderBarChart({
+    title: `${ctx.config.chatbotId}: ${range.from} to ${range.to}`,
+    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)'],
+    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime],
+  });
+  await inv.reply({
+    text: analyticsText(ctx.config.chatbotId, range, overview),
+    file: { name: 'analytics.png', mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },
+  });
+}
+
+export const analyticsCommand: CommandHandler = {
+  name: 'analytics',
+  summary: 'Conversation analytics with a chart',
+  usage: USAGE,
+  adminOnly: true,
+  async run(ctx, inv, args) {
+    await guarded(ctx, inv, 'analytics', () => run(ctx, inv, args));
+  },
+};

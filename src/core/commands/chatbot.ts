@@ -1,0 +1,171 @@
+/**
+ * `/chatbot show|set|edit|models|list|create` (admins): the chatbot's settings through Edit, the
+ * model list, and the chatbots of the second family.
+ */
+import { SETTING_GROUPS, SETTING_FIELDS } from '../../service/schemas/settings';
+import type { CommandHandler, CoreContext } from '../context';
+import { applySettings, readAppliedSettings } from '../settings/applied';
+import { settingsChangeFromForm, settingsFormFields } from '../settings/form';
+import { checkSetting, describeApplied, displaySetting, fetchModels, resolveSettingName, type ModelChoice } from '../settings/parse';
+import type { FormResult, Invocation } from '../surface';
+import { UsageError, isHelp, restValue, splitHead, usageOf } from './grammar';
+import { describeError, guarded, requireAdmin } from './respond';
+
+const USAGE = usageOf('chatbot');
+export const CHATBOT_EDIT_FORM = 'chatbot.edit';
+
+/** Models for display and Model resolution; a failing ModelList leaves keys as typed. */
+async function modelsOrUndefined(ctx: CoreContext): Promise<ModelChoice[] | undefined> {
+  try {
+    return await fetchModels(ctx);
+  } catch (err) {
+    ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'model list unavailable');
+    return undefined;
+  }
+}
+
+async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
+  const applied = await readAppliedSettings(ctx);
+  const models = applied.Model !== undefined ? await modelsOrUndefined(ctx) : undefined;
+  const lines = [`Chatbot ${ctx.config.chatbotId}`];
+  const appliedLines = describeApplied(applied, models);
+  if (appliedLines.length === 0) {
+    lines.push('', 'The bridge has not applied any setting yet (the service has no way to read them back). Use /chatbot set or /chatbot edit.');
+  } else {
+    lines.push('', 'Settings applied by the bridge:');
+    for (const group of SETTING_GROUPS) {
+      const inGroup = appliedLines.filter((l) => SETTING_FIELDS.find((f) => l.startsWith(`${f.name}:`))?.group === group);
+      if (inGroup.length > 0) lines.push(`${group}:`, ...inGroup.map((l) => `  ${l}`));
+    }
+  }
+  try {
+    const record = (await ctx.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.config.chatbotId);
+    if (record) {
+      lines.push('', `/v1 record: ${record.name} (id ${record.id}), status ${record.status}${record.updatedAt ? `, updated ${record.updatedAt}` : ''}`);
+      const s = record.settings;
+      if (s && Object.keys(s).length > 0) lines.push(`/v1 settings: ${Object.entries(s).map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+    } else lines.push('', 'No /v1 record for this chatbot.');
+  } catch (err) {
+    lines.push('', `The /v1 record is not available (${err instanceof Error ? err.message : String(err)}).`);
+  }
+  await inv.reply({ text: lines.join('\n') }, { ephemeral: true });
+}
+
+async function set(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {
+  const { head: field, rest: valueText } = splitHead(rest);
+  if (!field) throw new UsageError('Say which setting to change: /chatbot set <Field> <value>.', USAGE);
+  const name = resolveSettingName(field);
+  if (!name.ok) throw new UsageError(name.error, USAGE);
+  if (valueText === '') throw new UsageError(`Give a value for ${name.value}: /chatbot set ${name.value} <value>.`, USAGE);
+  const models = name.value === 'Model' ? await fetchModels(ctx) : undefined;
+  const checked = checkSetting(name.value, restValue(valueText), models);
+  if (!checked.ok) throw new UsageError(checked.error, USAGE);
+  await applySettings(ctx, { [name.value]: checked.value });
+  await inv.reply({ text: `Set ${name.value} to ${displaySetting(name.value, checked.value, models)}.` });
+}
+
+async function edit(ctx: CoreContext, inv: Invocation): Promise<void> {
+  if (!inv.openForm) throw new UsageError('Forms cannot be opened here: use /chatbot set <Field> <value>.', USAGE);
+  const [applied, models] = await Promise.all([readAppliedSettings(ctx), modelsOrUndefined(ctx)]);
+  await inv.openForm({
+    id: CHATBOT_EDIT_FORM,
+    title: 'Chatbot settings',
+    state: ctx.config.chatbotId,
+    fields: settingsFormFields(applied, models),
+    submitLabel: 'Save',
+  });
+}
+
+async function submitEdit(ctx: CoreContext, inv: Invocation, _state: string, values: Record<string, string>): Promise<FormResult> {
+  const first = SETTING_FIELDS[0]?.name ?? 'Name';
+  if (!inv.actor.isAdmin) return { ok: false, errors: { [first]: 'Only admins may change the chatbot settings.' } };
+  const applied = await readAppliedSettings(ctx);
+  const needsModels = values.Model !== undefined && values.Model.trim() !== '';
+  const models = needsModels ? await modelsOrUndefined(ctx) : undefined;
+  const { change, errors } = settingsChangeFromForm(applied, values, models);
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const names = Object.keys(change);
+  if (names.length === 0) {
+    await inv.reply({ text: 'No setting changed.' }, { ephemeral: true });
+    return { ok: true };
+  }
+  try {
+    await applySettings(ctx, change);
+  } catch (err) {
+    return { ok: false, errors: { [names[0] ?? first]: describeError(err) } };
+  }
+  await inv.reply({ text: `Updated ${names.length} setting${names.length === 1 ? '' : 's'}: ${names.join(', ')}.` });
+  return { ok: true };
+}
+
+async function models(ctx: CoreContext, inv: Invocation): Promise<void> {
+  const list = await fetchModels(ctx);
+  if (list.length === 0) {
+    await inv.reply({ text: 'The service lists no models.' }, { ephemeral: true });
+    return;
+  }
+  const lines = list.map((m) => `• ${m.name} (${m.key})${m.enabled ? '' : ' — disabled'}`);
+  await inv.reply({ text: `Models (set one with /chatbot set Model <name or key>):\n${lines.join('\n')}` }, { ephemeral: true });
+}
+
+async function list(ctx: CoreContext, inv: Invocation): Promise<void> {
+  const res = await ctx.client.v1.listChatbots({ limit: 100 });
+  if (res.items.length === 0) {
+    await inv.reply({ text: 'No chatbots yet. Create one with /chatbot create <name>.' }, { ephemeral: true });
+    return;
+  }
+  const lines = res.items.map((c) => `• ${c.name} — id ${c.id} — ${c.status}`);
+  const more = res.meta.total > res.items.length ? `\n(${res.items.length} of ${res.meta.total} shown)` : '';
+  await inv.reply({ text: `Chatbots:\n${lines.join('\n')}${more}` }, { ephemeral: true });
+}
+
+async function create(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {
+  const name = restValue(rest);
+  if (name === '') throw new UsageError('Give the new chatbot a name: /chatbot create <name>.', USAGE);
+  if (name.length > 100) throw new UsageError('name: at most 100 characters.', USAGE);
+  const bot = await ctx.client.v1.createChatbot({ name });
+  await inv.reply({ text: `Created chatbot ${bot.name}: id ${bot.id}, status ${bot.status}.` });
+  // The key is shown once: only to the admin who asked, never in the channel.
+  if (bot.apiKey) {
+    await inv.reply(
+      { text: `API key of ${bot.name}: ${bot.apiKey}\nStore it now in your secrets manager: it is not shown again. Don't paste it in a channel.` },
+      { ephemeral: true },
+    );
+  }
+}
+
+async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+  if (isHelp(args) || args.trim() === '') {
+    await inv.reply({ text: USAGE }, { ephemeral: true });
+    return;
+  }
+  requireAdmin(inv, 'manage the chatbot');
+  const { head, rest } = splitHead(args);
+  switch (head.toLowerCase()) {
+    case 'show':
+      return show(ctx, inv);
+    case 'set':
+      return set(ctx, inv, rest);
+    case 'edit':
+      return edit(ctx, inv);
+    case 'models':
+      return models(ctx, inv);
+    case 'list':
+      return list(ctx, inv);
+    case 'create':
+      return create(ctx, inv, rest);
+    default:
+      throw new UsageError(`Unknown subcommand "${head}": use show, set, edit, models, list or create.`, USAGE);
+  }
+}
+
+export const chatbotCommand: CommandHandler = {
+  name: 'chatbot',
+  summary: "Show and change the chatbot's settings, models and chatbots",
+  usage: USAGE,
+  adminOnly: true,
+  async run(ctx, inv, args) {
+    await guarded(ctx, inv, 'chatbot', () => run(ctx, inv, args));
+  },
+  forms: { [CHATBOT_EDIT_FORM]: submitEdit },
+};

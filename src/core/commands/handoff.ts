@@ -1,0 +1,71 @@
+/** `/handoff [reason]` and `/handoff cancel`, and the handoff buttons (request, claim, close, cancel). */
+import type { Conversations } from '../conversations/engine';
+import type { Conversation } from '../conversations/model';
+import type { CommandHandler } from '../context';
+import type { Handoffs } from '../handoff/handoffs';
+import { HANDOFF_ACTIONS } from '../handoff/model';
+import type { Invocation } from '../surface';
+
+export const HANDOFF_USAGE = [
+  'Usage: /handoff [reason]   hand the current conversation to a human',
+  '       /handoff cancel     give it back to the bot',
+  'In a conversation thread it hands off that thread; in a channel, your most recent conversation there.',
+].join('\n');
+
+const NO_CONVERSATION =
+  'There is no conversation of yours here to hand off. Start one with /ask, then use /handoff in its thread.';
+
+async function conversationOf(conversations: Conversations, inv: Invocation): Promise<Conversation | undefined> {
+  if (inv.place.thread) {
+    const here = await conversations.find(inv.place);
+    if (here) return here;
+  }
+  return conversations.recentFor(inv.place, inv.actor.id);
+}
+
+export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
+  return {
+    name: 'handoff',
+    summary: 'Hand the current conversation to a human',
+    usage: HANDOFF_USAGE,
+    adminOnly: false,
+    async run(_ctx, inv, args) {
+      const reason = args.trim();
+      const conv = await conversationOf(conversations, inv);
+      if (!conv) {
+        await inv.reply({ text: NO_CONVERSATION }, { ephemeral: true });
+        return;
+      }
+      if (reason.toLowerCase() === 'cancel') {
+        const ticket = await handoffs.activeTicket(conv.id);
+        if (!ticket) {
+          await inv.reply({ text: 'This conversation is not with a human, so there is nothing to cancel.' }, { ephemeral: true });
+          return;
+        }
+        if (await handoffs.end(ticket.id, 'cancelled', inv.actor, { inv })) {
+          await inv.reply({ text: 'Handoff cancelled: the bot answers in that thread again.' }, { ephemeral: true });
+        }
+        return;
+      }
+      await handoffs.request(conv, inv.actor, reason || 'Asked for a human with /handoff');
+      await inv.reply({ text: 'A human agent has been asked to join your conversation thread.' }, { ephemeral: true });
+    },
+    actions: {
+      [HANDOFF_ACTIONS.request]: async (_ctx, inv, convId) => {
+        const conv = await conversations.load(convId);
+        if (!conv) {
+          await inv.reply({ text: 'This conversation is no longer known; start a new one with /ask.' }, { ephemeral: true });
+          return;
+        }
+        await handoffs.request(conv, inv.actor, 'Pressed "Talk to a human"');
+      },
+      [HANDOFF_ACTIONS.claim]: async (_ctx, inv, ticketId) => handoffs.claim(inv, ticketId),
+      [HANDOFF_ACTIONS.close]: async (_ctx, inv, ticketId) => {
+        await handoffs.end(ticketId, 'closed', inv.actor, { inv });
+      },
+      [HANDOFF_ACTIONS.cancel]: async (_ctx, inv, ticketId) => {
+        await handoffs.end(ticketId, 'cancelled', inv.actor, { inv });
+      },
+    },
+  };
+}

@@ -1,0 +1,493 @@
+/**
+ * Conversations: the thread <-> chat session map, the per-thread queue answered in order by one
+ * worker across instances (a lease in the store), dedupe of redelivered messages, and answering one
+ * message (placeholder, upload, stream through the relay, no-answer handoff).
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { AnswerEvent } from '../../service/answer-events';
+import { RequestValidationError, ServiceError } from '../../service/errors';
+import type { ChatAskType } from '../../service/schemas/chat';
+import type { QueueItem } from '../../state/store';
+import { planAttachments, uploadAttachments } from '../attachments';
+import type { CoreContext } from '../context';
+import type { Handoffs } from '../handoff/handoffs';
+import { HANDOFF_ACTIONS } from '../handoff/model';
+import type { Actor, Attachment, IncomingMessage, Invocation, MessageRef, OutMessage, Place, SurfacePort } from '../surface';
+import {
+  conversationIdOf,
+  conversationSchema,
+  keys,
+  parseStored,
+  queueItemSchema,
+  retryRecordSchema,
+  toJson,
+  type Conversation,
+  type ConvQueueItem,
+  type RetryRecord,
+} from './model';
+import type { AnswerRelay } from './relay-port';
+import { appendTurn } from './transcript';
+
+export const ANSWER_RETRY_ACTION = 'answer.retry';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** In-flight work holds its thread's lease at most this long without renewal (issue 7: <= 30 s). */
+export const LEASE_TTL_MS = 30_000;
+const RETRY_TTL_MS = 14 * DAY_MS;
+const PLACEHOLDER = { text: 'Thinking…', typing: true } as const;
+const BOT_AUTHOR = 'Bot';
+
+interface Ask {
+  question: string;
+  chatAskType?: ChatAskType;
+  fileIds?: number[];
+}
+
+export class Conversations {
+  /** Threads this process is draining; `again` records a wakeup that arrived meanwhile. */
+  private readonly draining = new Map<string, { again: boolean }>();
+  private readonly work = new Set<Promise<void>>();
+  private readonly knownSurfaces = new Map<string, SurfacePort>();
+  private stopping = false;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly relay: AnswerRelay,
+    private readonly handoffs: Handoffs,
+  ) {}
+
+  // ---- entry points ------------------------------------------------------------------------------
+
+  /** `/ask <question>`: a new thread whose root names the user and quotes the question. */
+  async startFromCommand(inv: Invocation, question: string): Promise<Conversation> {
+    this.remember(inv.surface);
+    const quoted = question.split('\n').map((l) => `> ${l}`).join('\n');
+    const root = { text: `${inv.surface.mention(inv.actor)} asked:\n${quoted}`, markdown: true };
+    const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
+    const { thread, root: rootRef } = await inv.surface.startThread(inv.place, root, title);
+    const conv = await this.ensureConversation(thread);
+    await this.setRecent(thread, inv.actor.id, conv.id);
+    await this.enqueue(conv, {
+      kind: 'message',
+      msgId: `ask:${rootRef.id}`,
+      actor: inv.actor,
+      text: question,
+      attachments: [],
+    });
+    return conv;
+  }
+
+  /** A message in a thread: continues its conversation, or starts one on a mention/DM. */
+  async onMessage(msg: IncomingMessage, surface: SurfacePort): Promise<boolean> {
+    this.remember(surface);
+    let conv = await this.find(msg.place);
+    if (!conv) {
+      if (!msg.startsConversation) return false;
+      conv = await this.ensureConversation(msg.place);
+    }
+    if (!(await this.firstDelivery(msg))) return true;
+    await this.setRecent(msg.place, msg.actor.id, conv.id);
+    await this.enqueue(conv, {
+      kind: 'message',
+      msgId: msg.id,
+      actor: msg.actor,
+      text: msg.text,
+      attachments: msg.attachments,
+    });
+    return true;
+  }
+
+  /** Slack and Discord redeliver: a message id is handled once, whichever instance sees it. */
+  async firstDelivery(msg: IncomingMessage): Promise<boolean> {
+    return this.ctx.store.setIfAbsent(keys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS);
+  }
+
+  /** Retry button: the same question again, in the same thread and session. */
+  async retry(inv: Invocation, retryId: string): Promise<void> {
+    const record = parseStored(retryRecordSchema, await this.ctx.store.get(keys.retry(retryId)));
+    const conv = record ? await this.load(record.conv) : undefined;
+    if (!record || !conv) {
+      await inv.reply({ text: 'This Retry button has expired: please ask your question again.' }, { ephemeral: true });
+      return;
+    }
+    await this.enqueue(conv, { kind: 'retry', retryId, actor: inv.actor });
+  }
+
+  async find(place: Place): Promise<Conversation | undefined> {
+    return this.load(conversationIdOf(place));
+  }
+
+  async load(convId: string): Promise<Conversation | undefined> {
+    return parseStored(conversationSchema, await this.ctx.store.get(keys.conversation(convId)));
+  }
+
+  /** The user's most recent conversation in a channel (for `/handoff` typed outside a thread). */
+  async recentFor(place: Place, userId: string): Promise<Conversation | undefined> {
+    const id = await this.ctx.store.get(keys.recent(place, userId));
+    return typeof id === 'string' ? this.load(id) : undefined;
+  }
+
+  async sessionOf(convId: string): Promise<number | undefined> {
+    const v = await this.ctx.store.get(keys.session(convId));
+    return typeof v === 'number' ? v : undefined;
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------------
+
+  /** Drains queues left with work (by a restart, or an instance that died holding the lease). */
+  async sweep(): Promise<void> {
+    if (this.stopping) return;
+    for (const key of await this.ctx.store.keys(keys.pendingPrefix)) {
+      const convId = key.slice(keys.pendingPrefix.length);
+      if (this.draining.has(convId)) continue;
+      if ((await this.ctx.store.length(keys.queue(convId))) === 0) {
+        await this.ctx.store.delete(key);
+        continue;
+      }
+      this.kick(convId);
+    }
+  }
+
+  /** Stops taking work; waits for the answers in flight until the deadline. */
+  async stop(deadlineMs: number): Promise<void> {
+    this.stopping = true;
+    const pending = Promise.allSettled([...this.work]);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, deadlineMs - Date.now()));
+    });
+    await Promise.race([pending, timeout]);
+    if (timer) clearTimeout(timer);
+    // Whatever is still streaming is stopped; the relay marks it interrupted with a Retry button.
+    this.abort.abort();
+    await Promise.race([pending, new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
+  }
+
+  /** Resolves when this process has no queue work running (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
+  }
+
+  // ---- the queue ---------------------------------------------------------------------------------
+
+  private async ensureConversation(place: Place): Promise<Conversation> {
+    const conv: Conversation = { id: conversationIdOf(place), place, createdAt: this.ctx.now() };
+    if (await this.ctx.store.setIfAbsent(keys.conversation(conv.id), toJson(conv))) return conv;
+    return (await this.load(conv.id)) ?? conv;
+  }
+
+  private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
+    await this.ctx.store.set(keys.recent(place, userId), convId, 30 * DAY_MS);
+  }
+
+  private async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
+    await this.ctx.store.push(keys.queue(conv.id), toJson(item));
+    await this.ctx.store.set(keys.pending(conv.id), 1);
+    this.kick(conv.id);
+  }
+
+  private kick(convId: string): void {
+    const running = this.draining.get(convId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    if (this.stopping) return;
+    const state = { again: false };
+    this.draining.set(convId, state);
+    const job = this.drainLoop(convId, state)
+      .catch((err: unknown) => this.ctx.log.error({ err, convId }, 'conversation: drain failed'))
+      .finally(() => {
+        this.work.delete(job);
+      });
+    this.work.add(job);
+  }
+
+  private async drainLoop(convId: string, state: { again: boolean }): Promise<void> {
+    const queue = keys.queue(convId);
+    try {
+      for (;;) {
+        state.again = false;
+        const got = await this.drainOnce(convId);
+        if (!got || this.stopping) return;
+        // Re-check after releasing: a push that landed between our last peek and the release must not wait.
+        if ((await this.ctx.store.length(queue)) === 0 && !state.again) {
+          await this.ctx.store.delete(keys.pending(convId));
+          if ((await this.ctx.store.length(queue)) === 0) return;
+        }
+      }
+    } finally {
+      this.draining.delete(convId);
+    }
+  }
+
+  /** Holds the thread's lease and answers its queue in order. False when another instance holds it. */
+  private async drainOnce(convId: string): Promise<boolean> {
+    const { store, config } = this.ctx;
+    const lease = keys.lease(convId);
+    if (!(await store.acquireLease(lease, config.instanceId, LEASE_TTL_MS))) return false;
+    const renew = setInterval(() => {
+      store.renewLease(lease, config.instanceId, LEASE_TTL_MS).catch((err: unknown) => this.ctx.log.warn({ err, convId }, 'lease renewal failed'));
+    }, LEASE_TTL_MS / 3);
+    renew.unref();
+    try {
+      while (!this.stopping) {
+        const item = await store.peek(keys.queue(convId));
+        if (!item) break;
+        await this.handleItem(convId, item);
+        await store.ack(keys.queue(convId), item.id);
+      }
+    } finally {
+      clearInterval(renew);
+      await store.releaseLease(lease, config.instanceId);
+    }
+    return true;
+  }
+
+  private async handleItem(convId: string, raw: QueueItem): Promise<void> {
+    const parsed = queueItemSchema.safeParse(raw.value);
+    const conv = await this.load(convId);
+    if (!parsed.success || !conv) {
+      this.ctx.log.error({ convId, item: raw.id }, 'conversation: unreadable queue item skipped');
+      return;
+    }
+    // An instance that died mid-answer left this item started: the relay's recovery marks that
+    // answer interrupted with a Retry button, so answering again here would answer twice.
+    if (!(await this.ctx.store.setIfAbsent(keys.started(convId, raw.id), this.ctx.config.instanceId, DAY_MS))) {
+      this.ctx.log.warn({ convId, item: raw.id }, 'conversation: item started by an earlier worker; left to recovery');
+      return;
+    }
+    const item = parsed.data;
+    const surface = this.surfaceFor(conv.place);
+    try {
+      const ticket = await this.handoffs.activeTicket(convId);
+      if (item.kind === 'message') {
+        if (ticket) {
+          await this.handoffs.relayFromUser(ticket, item.actor, item.text, item.attachments);
+          return;
+        }
+        await this.answerMessage(conv, surface, item.actor, item.text, item.attachments);
+      } else {
+        if (ticket) {
+          await surface.post(conv.place, { text: 'A human is handling this conversation; use /handoff cancel first to ask the bot again.' });
+          return;
+        }
+        const record = parseStored(retryRecordSchema, await this.ctx.store.get(keys.retry(item.retryId)));
+        if (!record) {
+          await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
+          return;
+        }
+        await this.answer(conv, surface, item.actor, record, item.retryId);
+      }
+    } catch (err) {
+      this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
+      await surface
+        .post(conv.place, { text: `Sorry, something went wrong while answering: ${describe(err)}. Please try again.` })
+        .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
+    }
+  }
+
+  // ---- answering ---------------------------------------------------------------------------------
+
+  private async answerMessage(conv: Conversation, surface: SurfacePort, actor: Actor, text: string, attachments: Attachment[]): Promise<void> {
+    await appendTurn(this.ctx.store, conv.id, { author: actor.name, text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''), at: this.ctx.now() });
+    if (attachments.length === 0) {
+      if (text.trim() === '') return;
+      await this.answer(conv, surface, actor, { conv: conv.id, question: text });
+      return;
+    }
+    const plan = planAttachments(attachments);
+    if (!plan.ok) {
+      await surface.post(conv.place, { text: plan.message });
+      return;
+    }
+    const placeholder = await surface.post(conv.place, PLACEHOLDER);
+    const uploaded = await uploadAttachments(this.ctx.client, surface, plan).catch((err: unknown) => ({
+      ok: false as const,
+      message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
+    }));
+    if (!uploaded.ok) {
+      await surface.edit(placeholder, { text: uploaded.message });
+      return;
+    }
+    await this.answer(conv, surface, actor, { conv: conv.id, question: text, chatAskType: plan.kind, fileIds: uploaded.fileIds }, undefined, placeholder);
+  }
+
+  private async answer(
+    conv: Conversation,
+    surface: SurfacePort,
+    actor: Actor,
+    ask: RetryRecord,
+    existingRetryId?: string,
+    existingPlaceholder?: MessageRef,
+  ): Promise<void> {
+    // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at once.
+    const native = existingPlaceholder === undefined && typeof surface.startNativeStream === 'function';
+    const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
+    const retryId = existingRetryId ?? randomBytes(8).toString('hex');
+    if (!existingRetryId) await this.ctx.store.set(keys.retry(retryId), toJson(ask), RETRY_TTL_MS);
+    const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
+    const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
+      const target = ref ?? placeholder;
+      if (target) await surface.edit(target, msg);
+      else await surface.post(conv.place, msg);
+    };
+
+    let sessionId: number;
+    try {
+      sessionId = await this.ensureSession(conv.id);
+    } catch (err) {
+      this.ctx.log.warn({ err, convId: conv.id }, 'conversation: GetSession failed');
+      await show({
+        text: `Sorry, I could not open a chat session with the chatbot service (${describe(err)}). Press Retry in a moment.`,
+        buttons: [retryButton],
+      });
+      return;
+    }
+
+    // One signal per answer, tied to shutdown: listeners the client and relay add die with it.
+    const own = new AbortController();
+    const onStop = (): void => own.abort();
+    this.abort.signal.addEventListener('abort', onStop, { once: true });
+    try {
+      await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show });
+    } finally {
+      this.abort.signal.removeEventListener('abort', onStop);
+    }
+  }
+
+  private async stream(
+    conv: Conversation,
+    surface: SurfacePort,
+    actor: Actor,
+    ask: RetryRecord,
+    run: {
+      native: boolean;
+      placeholder?: MessageRef;
+      retryId: string;
+      sessionId: number;
+      signal: AbortSignal;
+      show: (msg: OutMessage, ref?: MessageRef) => Promise<void>;
+    },
+  ): Promise<void> {
+    const { native, placeholder, retryId, sessionId, signal, show } = run;
+    const stream = this.ctx.client.askStream(
+      { sessionId, content: ask.question, ...(ask.chatAskType ? { chatAskType: ask.chatAskType } : {}), ...(ask.fileIds ? { fileIds: ask.fileIds } : {}) },
+      { signal, idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs },
+    );
+    let events: AsyncIterable<AnswerEvent> = stream;
+    if (!native) {
+      const opened = await openStream(stream);
+      if (opened.kind === 'refused') {
+        await this.showRefusal(conv, opened.error, show);
+        return;
+      }
+      events = opened.events;
+    }
+    const result = await this.relay.run({
+      surface,
+      place: conv.place,
+      events,
+      placeholder,
+      finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
+      retry: { action: ANSWER_RETRY_ACTION, value: retryId },
+      idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs,
+      signal,
+      answerKey: `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`,
+    });
+    if (result.status === 'interrupted' && result.text === '' && isRefusal(result.error)) {
+      // Native path: the refusal came through the relay, which marked the message; show the service's words instead.
+      await this.showRefusal(conv, result.error, (msg) => show(msg, result.messages[result.messages.length - 1]));
+      return;
+    }
+    await appendTurn(this.ctx.store, conv.id, {
+      author: BOT_AUTHOR,
+      text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
+      at: this.ctx.now(),
+    });
+    if (result.status === 'complete' && result.final?.noAnswer) {
+      if (this.ctx.config.handoffOnNoAnswer) {
+        await this.handoffs.request(conv, actor, `The chatbot had no answer to: ${ask.question}`);
+      } else {
+        await surface.post(conv.place, { text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.", markdown: true });
+      }
+    }
+  }
+
+  /** The service said no (rate limit, monthly cap, bad request...): its own words, not retried. */
+  private async showRefusal(conv: Conversation, error: ServiceError | RequestValidationError, show: (msg: OutMessage) => Promise<void>): Promise<void> {
+    const text = error instanceof ServiceError ? error.message : `Sorry, I could not send that to the chatbot: ${error.message}`;
+    await show({ text });
+    await appendTurn(this.ctx.store, conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
+  }
+
+  private async ensureSession(convId: string): Promise<number> {
+    const known = await this.sessionOf(convId);
+    if (known !== undefined) return known;
+    const sessionId = await this.ctx.client.getSession(this.ctx.config.chatbotId);
+    await this.ctx.store.set(keys.session(convId), sessionId);
+    return sessionId;
+  }
+
+  private remember(surface: SurfacePort): void {
+    this.knownSurfaces.set(surface.name, surface);
+  }
+
+  private surfaceFor(place: Place): SurfacePort {
+    const surface = this.ctx.surfaces.get(place.surface) ?? this.knownSurfaces.get(place.surface);
+    if (!surface) throw new Error(`surface ${place.surface} is not running`);
+    return surface;
+  }
+}
+
+type Refusal = ServiceError | RequestValidationError;
+type Opened = { kind: 'refused'; error: Refusal } | { kind: 'streaming'; events: AsyncIterable<AnswerEvent> };
+
+function isRefusal(err: unknown): err is Refusal {
+  return err instanceof ServiceError || err instanceof RequestValidationError;
+}
+
+/**
+ * Pulls the first event, so that a refusal (the service's Success:false, raised before any text)
+ * is told apart from a stream that breaks later, which the relay marks interrupted.
+ */
+async function openStream(stream: AsyncIterable<AnswerEvent>): Promise<Opened> {
+  const iterator = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<AnswerEvent>;
+  try {
+    first = await iterator.next();
+  } catch (err) {
+    if (isRefusal(err)) return { kind: 'refused', error: err };
+    return {
+      kind: 'streaming',
+      events: {
+        [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }),
+      },
+    };
+  }
+  let replayed = false;
+  return {
+    kind: 'streaming',
+    events: {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          if (!replayed) {
+            replayed = true;
+            return Promise.resolve(first);
+          }
+          return iterator.next();
+        },
+        return: (value?: unknown) => iterator.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+      }),
+    },
+  };
+}
+
+const messageOf = z.object({ message: z.string() });
+
+function describe(err: unknown): string {
+  const parsed = messageOf.safeParse(err);
+  return parsed.success ? parsed.data.message : String(err);
+}

@@ -1,0 +1,102 @@
+/**
+ * What core keeps about conversations in the state store: zod schemas of the stored values (the
+ * store hands back untyped JSON) and the keys they live under.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { Json } from '../../state/store';
+import type { Place } from '../surface';
+
+export const SURFACE_NAMES = ['slack', 'discord', 'shell', 'test'] as const;
+
+export const placeSchema = z.object({
+  surface: z.enum(SURFACE_NAMES),
+  workspace: z.string(),
+  channel: z.string(),
+  thread: z.string().optional(),
+});
+
+export const actorSchema = z.object({ id: z.string(), name: z.string(), isAdmin: z.boolean() });
+
+export const messageRefSchema = z.object({ place: placeSchema, id: z.string() });
+
+export const attachmentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  mime: z.string().optional(),
+  size: z.number().optional(),
+  url: z.string().optional(),
+});
+
+export const conversationSchema = z.object({
+  id: z.string(),
+  place: placeSchema,
+  createdAt: z.number(),
+});
+export type Conversation = z.infer<typeof conversationSchema>;
+
+/** One unit of work on a conversation's queue, answered (or relayed) in push order. */
+export const queueItemSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('message'),
+    msgId: z.string(),
+    actor: actorSchema,
+    text: z.string(),
+    attachments: z.array(attachmentSchema),
+  }),
+  z.object({ kind: z.literal('retry'), retryId: z.string(), actor: actorSchema }),
+]);
+export type ConvQueueItem = z.infer<typeof queueItemSchema>;
+
+export const askTypeSchema = z.enum(['Text', 'Image', 'Audio', 'Video']);
+
+/** Everything needed to ask the same question again (Retry): files are not uploaded twice. */
+export const retryRecordSchema = z.object({
+  conv: z.string(),
+  question: z.string(),
+  chatAskType: askTypeSchema.optional(),
+  fileIds: z.array(z.number()).optional(),
+});
+export type RetryRecord = z.infer<typeof retryRecordSchema>;
+
+export const turnSchema = z.object({ author: z.string(), text: z.string(), at: z.number() });
+export type Turn = z.infer<typeof turnSchema>;
+
+/** A stable, short id of a conversation key: fits button values (Discord custom_id is 100 chars). */
+export function placeKey(place: Place): string {
+  return [place.surface, place.workspace, place.channel, place.thread ?? '-'].map(encodeURIComponent).join(':');
+}
+
+export function conversationIdOf(place: Place): string {
+  return createHash('sha256').update(placeKey(place)).digest('base64url').slice(0, 16);
+}
+
+export const keys = {
+  conversation: (convId: string) => `conv:${convId}`,
+  session: (convId: string) => `conv:${convId}:session`,
+  transcript: (convId: string) => `conv:${convId}:transcript`,
+  /** The open ticket of a conversation in handoff; absent while the bot answers. */
+  handoff: (convId: string) => `conv:${convId}:handoff`,
+  queue: (convId: string) => `convq:${convId}`,
+  lease: (convId: string) => `convlease:${convId}`,
+  /** Marks a conversation with queued work, so a sweep can find queues an instance left behind. */
+  pending: (convId: string) => `convpending:${convId}`,
+  pendingPrefix: 'convpending:',
+  started: (convId: string, itemId: string) => `convstarted:${convId}:${itemId}`,
+  recent: (place: Place, userId: string) =>
+    `recent:${placeKey({ surface: place.surface, workspace: place.workspace, channel: place.channel })}:${encodeURIComponent(userId)}`,
+  seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${msgId}`,
+  retry: (retryId: string) => `retry:${retryId}`,
+};
+
+/** Drops undefined members so a value fits the store's Json type. */
+export function toJson(value: unknown): Json {
+  return JSON.parse(JSON.stringify(value)) as Json;
+}
+
+/** Reads and validates one stored value; a value of the wrong shape counts as absent (and is logged by callers). */
+export function parseStored<S extends z.ZodTypeAny>(schema: S, value: Json | undefined): z.output<S> | undefined {
+  if (value === undefined) return undefined;
+  const parsed = schema.safeParse(value);
+  return parsed.success ? (parsed.data as z.output<S>) : undefined;
+}

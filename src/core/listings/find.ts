@@ -1,0 +1,83 @@
+/** Finding listings by key and by page, through RealEstateList (the interface has no "get one"). */
+import type { KeyType, Listing, SaleType } from '../../service/schemas/listings';
+import type { CoreContext } from '../context';
+
+export interface ListingFilters {
+  city?: string;
+  saleType?: SaleType;
+  mls?: string;
+}
+
+export interface ListingPage {
+  items: Listing[];
+  total: number;
+  page: number;
+  pages: number;
+}
+
+export const CARDS_PER_PAGE = 5;
+
+export async function fetchListingPage(ctx: CoreContext, filters: ListingFilters, page: number, pageSize = CARDS_PER_PAGE): Promise<ListingPage> {
+  const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, ...filters, page, pageSize });
+  return { items: res.items, total: res.total, page, pages: Math.max(1, Math.ceil(res.total / pageSize)) };
+}
+
+/** A listing key as people type it: `id:`, `mls:`, `url:`. */
+export interface ListingKey {
+  keyType: KeyType;
+  key: string;
+}
+
+export function describeKey(k: ListingKey): string {
+  const prefix = k.keyType === 'ListingId' ? 'id' : k.keyType === 'MLSNumber' ? 'mls' : 'url';
+  return `${prefix}:${k.key}`;
+}
+
+/** Compact form for form state and button values: `<KeyType>:<key>`. */
+export function encodeKey(k: ListingKey): string {
+  return `${k.keyType}:${k.key}`;
+}
+
+export function decodeKey(value: string): ListingKey | undefined {
+  const i = value.indexOf(':');
+  if (i < 0) return undefined;
+  const keyType = value.slice(0, i);
+  const key = value.slice(i + 1);
+  if ((keyType === 'ListingId' || keyType === 'MLSNumber' || keyType === 'URL') && key !== '') return { keyType, key };
+  return undefined;
+}
+
+const SCAN_PAGE_SIZE = 50;
+const MAX_SCAN_PAGES = 40;
+
+function matches(l: Listing, k: ListingKey): boolean {
+  switch (k.keyType) {
+    case 'ListingId':
+      return String(l.id) === k.key.trim();
+    case 'MLSNumber':
+      return (l.mlsNumber ?? '').toLowerCase() === k.key.trim().toLowerCase();
+    case 'URL':
+      return normUrl(l.url ?? '') === normUrl(k.key);
+  }
+}
+
+const normUrl = (u: string): string => u.trim().replace(/\/+$/, '').toLowerCase();
+
+/**
+ * Every listing the key names. MLS numbers filter on the service; ids and URLs have no filter, so
+ * pages are scanned (bounded) until a match.
+ */
+export async function findListings(ctx: CoreContext, k: ListingKey): Promise<Listing[]> {
+  if (k.keyType === 'MLSNumber') {
+    const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, mls: k.key, page: 1, pageSize: SCAN_PAGE_SIZE });
+    const exact = res.items.filter((l) => matches(l, k));
+    return exact;
+  }
+  for (let page = 1; page <= MAX_SCAN_PAGES; page++) {
+    const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, page, pageSize: SCAN_PAGE_SIZE });
+    const found = res.items.filter((l) => matches(l, k));
+    if (found.length > 0) return found;
+    if (res.items.length < SCAN_PAGE_SIZE || page * SCAN_PAGE_SIZE >= res.total) break;
+  }
+  return [];
+}

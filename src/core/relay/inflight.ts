@@ -1,0 +1,175 @@
+/**
+ * Crash recovery of answers: while an answer streams, the relay keeps a record of it in the store
+ * under a short lease. A record whose lease has lapsed belongs to a dead instance; any instance
+ * marks its messages "interrupted" with a Retry button, so no placeholder or unmarked partial answer
+ * is left behind.
+ */
+import { z } from 'zod';
+import type { Logger } from 'pino';
+import type { Button, MessageRef, OutMessage, SurfaceName, SurfacePort } from '../surface';
+import type { Json, StateStore } from '../../state/store';
+import type { BudgetScheduler } from './scheduler';
+
+export const INFLIGHT_PREFIX = 'inflight:';
+export const LEASE_TTL_MS = 30_000;
+export const LEASE_RENEW_MS = 10_000;
+
+export function inflightKey(answerKey: string): string {
+  return `${INFLIGHT_PREFIX}${answerKey}`;
+}
+
+export function inflightLease(answerKey: string): string {
+  return `lease:${INFLIGHT_PREFIX}${answerKey}`;
+}
+
+const surfaceNameSchema = z.enum(['slack', 'discord', 'shell', 'test']);
+
+const placeSchema = z.object({
+  surface: surfaceNameSchema,
+  workspace: z.string(),
+  channel: z.string(),
+  thread: z.string().optional(),
+});
+
+const refSchema = z.object({ place: placeSchema, id: z.string() });
+
+export const inflightRecordSchema = z.object({
+  surface: surfaceNameSchema,
+  place: placeSchema,
+  messages: z.array(
+    z.object({
+      ref: refSchema,
+      /** The text the message last showed (sent successfully). */
+      text: z.string(),
+      /** The message already shows its finished text (no typing mark). */
+      done: z.boolean(),
+    }),
+  ),
+  retry: z.object({ action: z.string(), value: z.string() }),
+  owner: z.string(),
+  updatedAt: z.number(),
+});
+
+export type InflightRecord = z.infer<typeof inflightRecordSchema>;
+
+/** Drops `undefined` members so the record is plain JSON. */
+export function recordToJson(rec: InflightRecord): Json {
+  return JSON.parse(JSON.stringify(rec)) as Json;
+}
+
+export function interruptedNotice(reason: string): string {
+  return `⚠️ Answer interrupted: ${reason}. Press Retry to ask again.`;
+}
+
+export function retryButton(retry: { action: string; value: string }): Button {
+  return { label: 'Retry', action: retry.action, value: retry.value };
+}
+
+/** What the last message of an interrupted answer shows. */
+export function interruptedMessage(text: string, reason: string, retry: { action: string; value: string }): OutMessage {
+  return { text, markdown: true, typing: false, notice: interruptedNotice(reason), buttons: [retryButton(retry)] };
+}
+
+export interface RecoveryDeps {
+  store: StateStore;
+  surfaces: (name: SurfaceName) => SurfacePort | undefined;
+  scheduler: BudgetScheduler;
+  log: Logger;
+  instanceId: string;
+  now?: () => number;
+}
+
+export interface RecoveryOptions {
+  /** Also take records of this owner even if their lease still runs (this instance, restarted). */
+  ownedBy?: string;
+  /** Reason shown in the notice. */
+  reason?: string;
+}
+
+/**
+ * Marks the answers of dead instances as interrupted (Retry button, text kept as recorded) and
+ * deletes their records. Returns how many were marked.
+ */
+export async function recoverAbandonedAnswers(deps: RecoveryDeps, opts: RecoveryOptions = {}): Promise<number> {
+  const now = deps.now ?? Date.now;
+  const reason = opts.reason ?? 'the bridge restarted';
+  let marked = 0;
+  for (const key of await deps.store.keys(INFLIGHT_PREFIX)) {
+    const answerKey = key.slice(INFLIGHT_PREFIX.length);
+    try {
+      if (await recoverOne(deps, answerKey, opts.ownedBy, reason, now)) marked++;
+    } catch (err) {
+      deps.log.warn({ err, answerKey }, 'could not recover an abandoned answer');
+    }
+  }
+  return marked;
+}
+
+async function recoverOne(
+  deps: RecoveryDeps,
+  answerKey: string,
+  ownedBy: string | undefined,
+  reason: string,
+  now: () => number,
+): Promise<boolean> {
+  const { store } = deps;
+  const raw = await store.get(inflightKey(answerKey));
+  if (raw === undefined) return false;
+  const parsed = inflightRecordSchema.safeParse(raw);
+  if (!parsed.success) {
+    deps.log.warn({ answerKey }, 'dropping a malformed in-flight record');
+    await store.delete(inflightKey(answerKey));
+    return false;
+  }
+  const rec = parsed.data;
+  const leaseName = inflightLease(answerKey);
+  const lease = await store.leaseInfo(leaseName);
+  const lapsed = !lease || lease.expiresAt <= now();
+  const mine = ownedBy !== undefined && rec.owner === ownedBy;
+  if (!lapsed && !mine) return false;
+  if (!lapsed && mine && lease && lease.owner !== deps.instanceId) await store.releaseLease(leaseName, lease.owner);
+  // One instance wins the lease; the others leave the record to it.
+  if (!(await store.acquireLease(leaseName, deps.instanceId, LEASE_TTL_MS))) return false;
+
+  const surface = deps.surfaces(rec.surface);
+  if (!surface) {
+    deps.log.warn({ answerKey, surface: rec.surface }, 'abandoned answer on a surface this instance lacks');
+    await store.releaseLease(leaseName, deps.instanceId);
+    return false;
+  }
+  const last = rec.messages.length - 1;
+  if (last < 0) {
+    await deps.scheduler.run(surface.budgets('post', rec.place), 'final', () =>
+      surface.post(rec.place, interruptedMessage('', reason, rec.retry)),
+    );
+  }
+  for (let i = 0; i <= last; i++) {
+    const m = rec.messages[i];
+    if (!m) continue;
+    if (i < last && m.done) continue;
+    const ref: MessageRef = m.ref;
+    const msg: OutMessage =
+      i === last ? interruptedMessage(m.text, reason, rec.retry) : { text: m.text, markdown: true, typing: false };
+    await deps.scheduler.run(surface.budgets('edit', ref.place), 'final', () => surface.edit(ref, msg));
+  }
+  await store.delete(inflightKey(answerKey));
+  await store.releaseLease(leaseName, deps.instanceId);
+  deps.log.info({ answerKey, owner: rec.owner }, 'marked an abandoned answer interrupted');
+  return true;
+}
+
+/** Sweeps for abandoned answers every `intervalMs` (default 15 s, so a dead instance's are marked within 60 s). */
+export function startRecoveryLoop(deps: RecoveryDeps, intervalMs = 15_000): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    recoverAbandonedAnswers(deps)
+      .catch((err: unknown) => deps.log.warn({ err }, 'abandoned answer sweep failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

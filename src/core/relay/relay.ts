@@ -1,0 +1,614 @@
+/**
+ * The relay: a streamed answer becomes chat messages that are posted, then edited as text arrives.
+ *
+ * It works by reconciliation: from the answer's state (streaming text, final answer, or interruption)
+ * it derives what each message should show (`layout`), and one loop per answer brings the messages
+ * there, one platform call at a time (so at most one edit is in flight per message). Each call reads
+ * the layout when it actually runs, so a call that waited for rate budget carries all the text that
+ * arrived meanwhile (coalescing).
+ */
+import type { Logger } from 'pino';
+import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
+import type { StateStore } from '../../state/store';
+import type { Button, MessageRef, NativeStream, OutMessage, Place, SurfacePort } from '../surface';
+import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
+import type { InflightRecord } from './inflight';
+import type { BudgetScheduler, Priority } from './scheduler';
+import { nextCut, splitForLimit, splitIntoAtLeast } from './split';
+import { Wake } from './wake';
+
+export interface RelayRequest {
+  surface: SurfacePort;
+  /** The thread the answer goes to. */
+  place: Place;
+  events: AsyncIterable<AnswerEvent>;
+  /** Already posted by the caller; the relay then never uses native streaming for this answer. */
+  placeholder?: MessageRef;
+  /** Buttons under the last message of a complete answer (e.g. "Talk to a human"). */
+  finalButtons: Button[];
+  /** The Retry button offered on interruption. */
+  retry: { action: string; value: string };
+  /** Silence between events after which the answer counts as interrupted. */
+  idleTimeoutMs: number;
+  signal?: AbortSignal;
+  /** Unique per answer: names its in-flight record. */
+  answerKey: string;
+}
+
+export interface RelayResult {
+  status: 'complete' | 'interrupted';
+  /** The final answer, or the partial text of an interrupted one. */
+  text: string;
+  messages: MessageRef[];
+  final?: FinalEvent;
+  /** Why it was interrupted, or a platform failure that left a message behind its target. */
+  error?: unknown;
+}
+
+export interface RelayOptions {
+  /** Least time between two interim updates of one message (the budget may space them more). */
+  minInterimIntervalMs?: number;
+  leaseTtlMs?: number;
+  leaseRenewMs?: number;
+  /** Rotate a native stream to a new message this long before it expires. */
+  nativeExpiryMarginMs?: number;
+  /** Tries of one final (non-rate-limit) platform call before the relay gives that message up. */
+  finalAttempts?: number;
+  /** Text beyond the window needed before a message is sealed (so its cut cannot move). */
+  sealLookahead?: number;
+}
+
+export interface RelayDeps {
+  store: StateStore;
+  scheduler: BudgetScheduler;
+  log: Logger;
+  now?: () => number;
+  instanceId: string;
+  options?: RelayOptions;
+}
+
+interface Slot {
+  ref: MessageRef;
+  /** Set while the message is a live native stream. */
+  native?: NativeStream;
+  /** Native: everything appended so far. */
+  appended: string;
+  /** What the platform shows now (as far as we know). */
+  sent: OutMessage;
+  lastInterimAt: number;
+  failures: number;
+  gaveUp: boolean;
+}
+
+type Phase =
+  | { kind: 'streaming' }
+  | { kind: 'final'; final: FinalEvent; pieces: string[] }
+  | { kind: 'interrupted'; reason: string; error: unknown };
+
+const DEFAULTS = {
+  minInterimIntervalMs: 800,
+  leaseTtlMs: LEASE_TTL_MS,
+  leaseRenewMs: LEASE_RENEW_MS,
+  nativeExpiryMarginMs: 30_000,
+  finalAttempts: 3,
+  sealLookahead: 200,
+};
+
+const MAX_INTERIM_FAILURES = 5;
+
+function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
+  if (!a) return false;
+  return (
+    a.text === b.text &&
+    Boolean(a.typing) === Boolean(b.typing) &&
+    (a.notice ?? '') === (b.notice ?? '') &&
+    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? [])
+  );
+}
+
+function describeError(err: unknown): string {
+  const name = err instanceof Error ? err.name : '';
+  if (/timeout/i.test(name)) return 'the chatbot service stopped responding';
+  if (/interrupt/i.test(name)) return 'the answer stream ended before it was complete';
+  return 'the connection to the chatbot service broke';
+}
+
+function partialTextOf(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('partialText' in err)) return undefined;
+  const text = (err as { partialText?: unknown }).partialText;
+  return typeof text === 'string' ? text : undefined;
+}
+
+class RelayInterrupt extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'RelayInterrupt';
+  }
+}
+
+/** One answer being relayed. */
+class AnswerRun {
+  private readonly surface: SurfacePort;
+  private readonly limit: number;
+  private readonly slots: Slot[] = [];
+  /** Texts of the messages whose cut is decided (all but the live last one, while streaming). */
+  private readonly sealed: string[] = [];
+  private text = '';
+  private phase: Phase = { kind: 'streaming' };
+  private readonly wake = new Wake();
+  private nativeMode: boolean;
+  private readonly coalesceKey: string;
+  private readonly stopController = new AbortController();
+  private recordChain: Promise<void> = Promise.resolve();
+  private lastError: unknown;
+  readonly done: Promise<RelayResult>;
+
+  constructor(
+    private readonly deps: RelayDeps,
+    private readonly opts: typeof DEFAULTS,
+    private readonly req: RelayRequest,
+  ) {
+    this.surface = req.surface;
+    this.limit = req.surface.limits.maxMessageLength;
+    this.nativeMode = req.placeholder === undefined && typeof req.surface.startNativeStream === 'function';
+    this.coalesceKey = `relay:${deps.instanceId}:${req.answerKey}`;
+    if (req.placeholder) {
+      this.slots.push(this.slot(req.placeholder, { text: '', markdown: true, typing: true }));
+    }
+    this.done = this.run();
+  }
+
+  /** Stop now: what arrived so far stays, marked interrupted. */
+  interrupt(reason: string): void {
+    this.stopController.abort(new RelayInterrupt(reason));
+  }
+
+  private get now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  private slot(ref: MessageRef, sent: OutMessage, native?: NativeStream): Slot {
+    return { ref, native, appended: native ? sent.text : '', sent, lastInterimAt: 0, failures: 0, gaveUp: false };
+  }
+
+  private async run(): Promise<RelayResult> {
+    const { store, log, instanceId } = this.deps;
+    const leaseName = inflightLease(this.req.answerKey);
+    if (!(await store.acquireLease(leaseName, instanceId, this.opts.leaseTtlMs))) {
+      log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; relaying anyway');
+    }
+    this.saveRecord();
+    const renew = setInterval(() => {
+      store
+        .renewLease(leaseName, instanceId, this.opts.leaseTtlMs)
+        .then((ok) => {
+          if (!ok) log.warn({ answerKey: this.req.answerKey }, 'lost the in-flight lease');
+        })
+        .catch((err: unknown) => log.warn({ err }, 'in-flight lease renewal failed'));
+      this.saveRecord();
+    }, this.opts.leaseRenewMs);
+    renew.unref();
+
+    try {
+      const consuming = this.consume();
+      await this.reconcile();
+      await consuming;
+    } finally {
+      clearInterval(renew);
+      await this.recordChain;
+      await store.delete(inflightKey(this.req.answerKey)).catch(() => undefined);
+      await store.releaseLease(leaseName, instanceId).catch(() => undefined);
+    }
+
+    const phase = this.phase;
+    const messages = this.slots.map((s) => s.ref);
+    if (phase.kind === 'final') {
+      return { status: 'complete', text: phase.final.answer, messages, final: phase.final, error: this.lastError };
+    }
+    const error = phase.kind === 'interrupted' ? phase.error : undefined;
+    return { status: 'interrupted', text: this.text, messages, error: error ?? this.lastError };
+  }
+
+  // ---- reading the stream ----------------------------------------------------------------------
+
+  private async consume(): Promise<void> {
+    const iterator = this.req.events[Symbol.asyncIterator]();
+    const stops: AbortSignal[] = [this.stopController.signal];
+    if (this.req.signal) stops.push(this.req.signal);
+    try {
+      for (;;) {
+        const next = iterator.next();
+        next.catch(() => undefined);
+        const outcome = await this.raceNext(next, stops);
+        if (outcome.kind === 'event') {
+          if (outcome.result.done) {
+            this.interruptWith('the answer stream ended before it was complete', undefined);
+            return;
+          }
+          const ev = outcome.result.value;
+          if (ev.type === 'delta') {
+            this.text += ev.text;
+            this.wake.bump();
+          } else {
+            this.finish(ev);
+            return;
+          }
+          continue;
+        }
+        void Promise.resolve(iterator.return?.()).catch(() => undefined);
+        if (outcome.kind === 'idle') {
+          this.interruptWith(`no new text for ${Math.round(this.req.idleTimeoutMs / 1000)} s`, undefined);
+        } else if (outcome.kind === 'stopped') {
+          this.interruptWith(outcome.reason, undefined);
+        } else {
+          const partial = partialTextOf(outcome.error);
+          if (partial !== undefined && partial.length > this.text.length && partial.startsWith(this.text)) {
+            this.text = partial;
+          }
+          this.interruptWith(describeError(outcome.error), outcome.error);
+        }
+        return;
+      }
+    } catch (err) {
+      this.interruptWith(describeError(err), err);
+    }
+  }
+
+  private raceNext(
+    next: Promise<IteratorResult<AnswerEvent>>,
+    stops: AbortSignal[],
+  ): Promise<
+    | { kind: 'event'; result: IteratorResult<AnswerEvent> }
+    | { kind: 'error'; error: unknown }
+    | { kind: 'idle' }
+    | { kind: 'stopped'; reason: string }
+  > {
+    return new Promise((resolve) => {
+      const cleanups: Array<() => void> = [];
+      const settle = (v: Parameters<typeof resolve>[0]): void => {
+        for (const c of cleanups) c();
+        resolve(v);
+      };
+      const timer = setTimeout(() => settle({ kind: 'idle' }), this.req.idleTimeoutMs);
+      cleanups.push(() => clearTimeout(timer));
+      for (const s of stops) {
+        const onAbort = (): void => {
+          const r: unknown = s.reason;
+          const reason = r instanceof RelayInterrupt ? r.reason : typeof r === 'string' ? r : 'the bridge stopped';
+          settle({ kind: 'stopped', reason });
+        };
+        if (s.aborted) {
+          onAbort();
+          return;
+        }
+        s.addEventListener('abort', onAbort, { once: true });
+        cleanups.push(() => s.removeEventListener('abort', onAbort));
+      }
+      next.then(
+        (result) => settle({ kind: 'event', result }),
+        (error: unknown) => settle({ kind: 'error', error }),
+      );
+    });
+  }
+
+  private finish(final: FinalEvent): void {
+    if (this.phase.kind !== 'streaming') return;
+    const sealedText = this.sealed.join('');
+    // Messages already sealed keep their text when the final answer agrees with them.
+    const pieces =
+      this.sealed.length > 0 && final.answer.startsWith(sealedText)
+        ? [...this.sealed, ...splitForLimit(final.answer.slice(sealedText.length), this.limit)]
+        : splitIntoAtLeast(final.answer, this.limit, Math.max(1, this.slots.length));
+    this.phase = { kind: 'final', final, pieces };
+    this.deps.scheduler.promote(this.coalesceKey);
+    this.wake.bump();
+  }
+
+  private interruptWith(reason: string, error: unknown): void {
+    if (this.phase.kind !== 'streaming') return;
+    // The partial text is final now: cut whatever exceeds the last message's room.
+    for (;;) {
+      const start = this.sealedLength();
+      if (this.text.length - start <= this.limit) break;
+      this.sealed.push(this.text.slice(start, nextCut(this.text, start, this.limit)));
+    }
+    this.phase = { kind: 'interrupted', reason, error: error ?? new Error(reason) };
+    this.deps.log.info({ answerKey: this.req.answerKey, reason }, 'answer interrupted');
+    this.deps.scheduler.promote(this.coalesceKey);
+    this.wake.bump();
+  }
+
+  // ---- what the messages should show --------------------------------------------------------------
+
+  private sealedLength(): number {
+    let n = 0;
+    for (const s of this.sealed) n += s.length;
+    return n;
+  }
+
+  /** Seal the live message once its cut can no longer move as more text arrives. */
+  private sealWhileStreaming(): void {
+    for (;;) {
+      const start = this.sealedLength();
+      const end = start + this.limit;
+      if (this.text.length <= end) return;
+      const lineDone = this.text.indexOf('\n', end) !== -1;
+      if (!lineDone && this.text.length <= end + this.opts.sealLookahead) return;
+      this.sealed.push(this.text.slice(start, nextCut(this.text, start, this.limit)));
+    }
+  }
+
+  /** A native stream about to expire is finished at a natural cut within what it already shows. */
+  private rotateExpiring(): void {
+    const live = this.slots[this.sealed.length];
+    if (!live?.native || this.slots.length !== this.sealed.length + 1) return;
+    if (this.now < live.native.expiresAt - this.opts.nativeExpiryMarginMs) return;
+    const start = this.sealedLength();
+    const shown = live.appended.length;
+    // Nothing shown yet: an empty message would be left behind; the idle timeout ends such a stream.
+    if (shown === 0) return;
+    let cut = start + shown;
+    if (shown >= 3) cut = nextCut(this.text, start, shown - 1);
+    this.sealed.push(this.text.slice(start, cut));
+  }
+
+  private layout(): OutMessage[] {
+    const done = (text: string): OutMessage => ({ text, markdown: true, typing: false });
+    const phase = this.phase;
+    if (phase.kind === 'final') {
+      const last = phase.pieces.length - 1;
+      return phase.pieces.map((text, i) =>
+        i === last && this.req.finalButtons.length > 0 ? { ...done(text), buttons: this.req.finalButtons } : done(text),
+      );
+    }
+    const start = this.sealedLength();
+    const tail = this.text.slice(start);
+    if (phase.kind === 'interrupted') {
+      return [...this.sealed.map(done), interruptedMessage(tail, phase.reason, this.req.retry)];
+    }
+    const visible = tail.length > this.limit ? this.text.slice(start, nextCut(this.text, start, this.limit)) : tail;
+    return [...this.sealed.map(done), { text: visible, markdown: true, typing: true }];
+  }
+
+  /** True when slot i shows what it should (a live native stream only ever grows). */
+  private inSync(slot: Slot, want: OutMessage): boolean {
+    if (slot.native && want.typing) {
+      return !(want.text.length > slot.appended.length && want.text.startsWith(slot.appended));
+    }
+    return !slot.native && sameMessage(slot.sent, want);
+  }
+
+  // ---- bringing the messages there ---------------------------------------------------------------
+
+  private async reconcile(): Promise<void> {
+    for (;;) {
+      const seen = this.wake.current;
+      if (this.phase.kind === 'streaming') {
+        this.sealWhileStreaming();
+        this.rotateExpiring();
+      }
+      const layout = this.layout();
+      const terminal = this.phase.kind !== 'streaming';
+      const index = this.nextIndex(layout);
+      if (index === undefined) {
+        if (terminal) return;
+        await this.wake.wait(seen, this.expiryWaitMs());
+        continue;
+      }
+      const want = layout[index];
+      if (!want) continue;
+      const slot = this.slots[index];
+      // A new message is never held back: the user must see the bot is on it.
+      const priority: Priority = slot && want.typing && !terminal ? 'interim' : 'final';
+      if (slot && priority === 'interim') {
+        const gap = slot.lastInterimAt + this.opts.minInterimIntervalMs - this.now;
+        if (gap > 0) {
+          await this.phaseOrDelay(gap);
+          continue;
+        }
+      }
+      await this.step(index, priority);
+    }
+  }
+
+  private nextIndex(layout: OutMessage[]): number | undefined {
+    for (let i = 0; i < layout.length; i++) {
+      const slot = this.slots[i];
+      const want = layout[i];
+      if (!want) continue;
+      if (!slot) return this.createGaveUp ? undefined : i;
+      if (slot.gaveUp) continue;
+      if (slot.failures >= MAX_INTERIM_FAILURES && want.typing) continue;
+      if (!this.inSync(slot, want)) return i;
+    }
+    return undefined;
+  }
+
+  private expiryWaitMs(): number | undefined {
+    const live = this.slots[this.slots.length - 1];
+    if (!live?.native) return undefined;
+    return Math.max(0, live.native.expiresAt - this.opts.nativeExpiryMarginMs - this.now);
+  }
+
+  /** Waits `ms`, or less if the answer finishes or is interrupted meanwhile. */
+  private async phaseOrDelay(ms: number): Promise<void> {
+    const deadline = this.now + ms;
+    while (this.phase.kind === 'streaming') {
+      const left = deadline - this.now;
+      if (left <= 0) return;
+      const seen = this.wake.current;
+      await this.wake.wait(seen, left);
+    }
+  }
+
+  private async step(index: number, priority: Priority): Promise<void> {
+    const creating = this.slots[index] === undefined;
+    const op = creating ? 'post' : 'edit';
+    try {
+      await this.deps.scheduler.run(
+        this.surface.budgets(op, this.req.place),
+        priority,
+        () => (creating ? this.create(index) : this.sync(index)),
+        { coalesceKey: this.coalesceKey },
+      );
+      const slot = this.slots[index];
+      if (slot) slot.failures = 0;
+      this.saveRecord();
+    } catch (err) {
+      this.lastError = err;
+      const slot = this.slots[index];
+      const terminal = this.phase.kind !== 'streaming';
+      this.deps.log.warn({ err, answerKey: this.req.answerKey, index, op }, 'relay platform call failed');
+      if (!slot) {
+        if (terminal && ++this.createFailures >= this.opts.finalAttempts) this.createGaveUp = true;
+        else await this.phaseOrDelay(this.opts.minInterimIntervalMs);
+        return;
+      }
+      slot.failures++;
+      if (slot.native) {
+        // A native stream that failed is treated as a plain message from now on.
+        slot.sent = { text: slot.appended, markdown: true, typing: true };
+        slot.native = undefined;
+        this.nativeMode = false;
+      }
+      if (terminal && slot.failures >= this.opts.finalAttempts) slot.gaveUp = true;
+      else if (!terminal) await this.phaseOrDelay(this.opts.minInterimIntervalMs);
+    }
+  }
+
+  private createFailures = 0;
+  private createGaveUp = false;
+
+  /** Posts message `index` (a native stream when the surface offers one), with the layout as it is now. */
+  private async create(index: number): Promise<void> {
+    if (this.slots[index]) return;
+    const want = this.layout()[index];
+    if (!want) return;
+    if (this.nativeMode && want.typing && this.surface.startNativeStream) {
+      let stream: NativeStream | undefined;
+      try {
+        stream = await this.surface.startNativeStream(this.req.place, { text: '', markdown: true, typing: true });
+      } catch (err) {
+        this.deps.log.info({ err }, 'native streaming refused; using post and edit');
+      }
+      if (stream) {
+        this.slots[index] = this.slot(stream.ref, { text: '', markdown: true, typing: true }, stream);
+        return;
+      }
+      this.nativeMode = false;
+    }
+    const ref = await this.surface.post(this.req.place, want);
+    this.slots[index] = this.slot(ref, want);
+  }
+
+  /** Brings message `index` to the layout as it is when the call runs (coalescing). */
+  private async sync(index: number): Promise<void> {
+    const slot = this.slots[index];
+    const want = this.layout()[index];
+    if (!slot || !want || this.inSync(slot, want)) return;
+    if (slot.native) {
+      if (want.typing) {
+        const more = want.text.slice(slot.appended.length);
+        await slot.native.append(more);
+        slot.appended = want.text;
+        slot.sent = { text: slot.appended, markdown: true, typing: true };
+        slot.lastInterimAt = this.now;
+        return;
+      }
+      await slot.native.stop(want);
+      slot.native = undefined;
+      slot.sent = want;
+      return;
+    }
+    await this.surface.edit(slot.ref, want);
+    slot.sent = want;
+    if (want.typing) slot.lastInterimAt = this.now;
+  }
+
+  // ---- the in-flight record ----------------------------------------------------------------------
+
+  private saveRecord(): void {
+    const rec: InflightRecord = {
+      surface: this.surface.name,
+      place: this.req.place,
+      messages: this.slots.map((s) => ({
+        ref: s.ref,
+        text: s.native ? s.appended : s.sent.text,
+        done: !s.native && !s.sent.typing,
+      })),
+      retry: this.req.retry,
+      owner: this.deps.instanceId,
+      updatedAt: this.now,
+    };
+    const key = inflightKey(this.req.answerKey);
+    this.recordChain = this.recordChain
+      .then(() => this.deps.store.set(key, recordToJson(rec)))
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'could not save the in-flight record'));
+  }
+}
+
+/** Relays streamed answers into messages; one per process, shared by every answer. */
+export class Relay {
+  private readonly opts: typeof DEFAULTS;
+  private readonly running = new Map<string, AnswerRun>();
+
+  constructor(private readonly deps: RelayDeps) {
+    this.opts = { ...DEFAULTS, ...stripUndefined(deps.options ?? {}) };
+  }
+
+  /** Answers currently streaming. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  async run(req: RelayRequest): Promise<RelayResult> {
+    const run = new AnswerRun(this.deps, this.opts, req);
+    const id = `${req.answerKey}#${Math.random().toString(36).slice(2)}`;
+    this.running.set(id, run);
+    try {
+      return await run.done;
+    } finally {
+      this.running.delete(id);
+    }
+  }
+
+  /** Interrupts every running answer now (each keeps its text, marked, with Retry); resolves when all are marked. */
+  async markAllInFlight(reason: string): Promise<void> {
+    const runs = [...this.running.values()];
+    for (const r of runs) r.interrupt(reason);
+    await Promise.allSettled(runs.map((r) => r.done));
+  }
+
+  /**
+   * For SIGTERM: lets running answers finish for most of `deadlineMs`, then marks the rest
+   * interrupted, keeping time for those last edits. Resolves by the deadline at the latest.
+   */
+  async shutdown(deadlineMs: number, reason = 'the bridge is restarting'): Promise<void> {
+    const started = Date.now();
+    const markReserve = Math.min(3000, deadlineMs / 2);
+    const all = (): Promise<unknown> => Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await withTimeout(all(), Math.max(0, deadlineMs - markReserve));
+    if (this.running.size === 0) return;
+    await withTimeout(this.markAllInFlight(reason), Math.max(0, deadlineMs - (Date.now() - started)));
+  }
+}
+
+function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    p.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
+  });
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,148 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { z } from 'zod';
+import { listingParagraph } from './format';
+import { hasCriteria, parseIntent } from './intent';
+import { type AnswerOutcome, type AnswerRequest, type Answerer, estimateTokens } from './types';
+
+export interface LlmOptions {
+  /** OpenAI-compatible base, e.g. https://api.openai.com/v1 (…/chat/completions is appended). */
+  baseUrl: string;
+  apiKey?: string;
+  model?: string;
+}
+
+const CONTEXT_LISTINGS = 10;
+const HISTORY_MESSAGES = 10;
+
+/** One chunk of a streamed chat completion: only the members used here. */
+const chunkSchema = z.object({
+  choices: z
+    .array(z.object({ delta: z.object({ content: z.string().nullish() }).partial().nullish() }).passthrough())
+    .optional()
+    .default([]),
+  usage: z.object({ total_tokens: z.number().int() }).partial().nullish(),
+});
+
+interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Answers through a streaming OpenAI-compatible /chat/completions call. */
+export class LlmAnswerer implements Answerer {
+  constructor(private readonly opts: LlmOptions) {}
+
+  async *answer(req: AnswerRequest): AsyncGenerator<string, AnswerOutcome, void> {
+    const messages = buildMessages(req);
+    const s = req.chatbot.settings;
+    const res = await fetch(`${this.opts.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: this.opts.model ?? 'gpt-4o-mini',
+        messages,
+        temperature: llmTemperature(s.Temperature),
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+      signal: req.signal,
+    });
+    if (!res.ok || !res.body) {
+      throw new Error(`the language model answered HTTP ${res.status}`);
+    }
+
+    const queue: string[] = [];
+    let usageTokens: number | undefined;
+    let done = false;
+    const parser = createParser({
+      onEvent(ev: EventSourceMessage) {
+        if (ev.data.trim() === '[DONE]') {
+          done = true;
+          return;
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(ev.data);
+        } catch {
+          return; // a keep-alive or comment-like line: nothing to relay
+        }
+        const chunk = chunkSchema.safeParse(json);
+        if (!chunk.success) return;
+        for (const choice of chunk.data.choices) {
+          const text = choice.delta?.content;
+          if (text) queue.push(text);
+        }
+        if (chunk.data.usage?.total_tokens !== undefined) usageTokens = chunk.data.usage.total_tokens;
+      },
+    });
+
+    let answer = '';
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    try {
+      while (!done) {
+        const { value, done: ended } = await reader.read();
+        if (ended) break;
+        parser.feed(decoder.decode(value, { stream: true }));
+        while (queue.length > 0) {
+          const text = queue.shift() as string;
+          answer += text;
+          yield text;
+        }
+      }
+      parser.feed(decoder.decode());
+      while (queue.length > 0) {
+        const text = queue.shift() as string;
+        answer += text;
+        yield text;
+      }
+    } finally {
+      reader.releaseLock();
+      void res.body.cancel().catch(() => undefined);
+    }
+    const suffix = s.AnswerSuffix;
+    if (suffix && answer.trim() !== '') {
+      const tail = `\n\n${suffix}`;
+      answer += tail;
+      yield tail;
+    }
+    return {
+      noAnswer: answer.trim() === '',
+      totalTokens: usageTokens ?? estimateTokens(...messages.map((m) => m.content), answer),
+    };
+  }
+}
+
+/** The interface's Temperature is an integer; 0-2 is taken as is, larger values as a percentage. */
+export function llmTemperature(t: number): number {
+  if (t <= 2) return Math.max(0, t);
+  return Math.min(2, t / 100);
+}
+
+export function buildMessages(req: AnswerRequest): ChatMessage[] {
+  const s = req.chatbot.settings;
+  const intent = parseIntent(req.question, req.listings.cities(req.chatbot.id));
+  const relevant = req.listings.search(
+    req.chatbot.id,
+    hasCriteria(intent.filter) ? intent.filter : {},
+    CONTEXT_LISTINGS,
+  );
+  const mls = intent.mlsCandidates.flatMap((m) => req.listings.search(req.chatbot.id, { mlsNumber: m }, 3));
+  const context = [...mls, ...relevant.filter((l) => !mls.some((m) => m.id === l.id))].map(listingParagraph);
+  const system = [
+    s.SystemMessage,
+    `Always answer in ${s.AIResponseLanguage || 'English'}.`,
+    `When you cannot help, say: ${s.TalkToHumanResponseMessage}`,
+    context.length > 0 ? `Listings relevant to the question:\n${context.join('\n')}` : 'No listing matches the question.',
+  ].join('\n\n');
+  const files = req.files.map((f) => `[${f.kind.toLowerCase()} attached: ${f.fileName}]`).join(' ');
+  return [
+    { role: 'system', content: system },
+    ...req.history.slice(-HISTORY_MESSAGES).map((m): ChatMessage => ({ role: m.role, content: m.content })),
+    { role: 'user', content: [req.question, files].filter(Boolean).join(' ') },
+  ];
+}

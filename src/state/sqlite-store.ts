@@ -1,0 +1,228 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
+import type { Json, LeaseInfo, QueueItem, RateDecision, StateStore } from './store';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kv (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  expires_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS queue_items (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  queue TEXT NOT NULL,
+  value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS queue_items_order ON queue_items (queue, id);
+CREATE TABLE IF NOT EXISTS leases (
+  name TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rate_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  key TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rate_log_window ON rate_log (key, at);
+`;
+
+/** Expired rows are skipped on every read; a full sweep at most this often keeps the file small. */
+const PURGE_EVERY_MS = 60_000;
+
+interface KvRow {
+  value: string;
+  expires_at: number | null;
+}
+
+/**
+ * StateStore on one SQLite file (or ':memory:').
+ *
+ * Every multi-step operation runs in a BEGIN IMMEDIATE transaction: it takes the write lock before
+ * reading, so several processes sharing the file serialise instead of racing, and the busy timeout
+ * makes a waiting process retry rather than fail. takeToken is a sliding-window log: a grant is a row,
+ * and at most `limit` rows for a key are younger than `windowMs`.
+ */
+export class SqliteStore implements StateStore {
+  private readonly db: Database.Database;
+  private lastPurge = 0;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(path: string) {
+    if (path !== ':memory:' && path !== '' && !path.startsWith('file:')) {
+      mkdirSync(dirname(path), { recursive: true });
+    }
+    this.db = new Database(path);
+    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma('journal_mode = WAL');
+    // WAL + NORMAL is durable against process crashes; only an OS crash can lose the last commit.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(SCHEMA);
+  }
+
+  async get<T extends Json = Json>(key: string): Promise<T | undefined> {
+    const now = Date.now();
+    const row = this.stmt('SELECT value, expires_at FROM kv WHERE key = ?').get(key) as KvRow | undefined;
+    if (!row) return undefined;
+    if (row.expires_at !== null && row.expires_at <= now) {
+      this.stmt('DELETE FROM kv WHERE key = ? AND expires_at <= ?').run(key, now);
+      return undefined;
+    }
+    return JSON.parse(row.value) as T;
+  }
+
+  async set(key: string, value: Json, ttlMs?: number): Promise<void> {
+    const expiresAt = this.expiry(ttlMs);
+    this.stmt(
+        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+      )
+      .run(key, canonicalJson(value), expiresAt);
+    this.maybePurge();
+  }
+
+  async delete(key: string): Promise<void> {
+    this.stmt('DELETE FROM kv WHERE key = ?').run(key);
+  }
+
+  async setIfAbsent(key: string, value: Json, ttlMs?: number): Promise<boolean> {
+    const expiresAt = this.expiry(ttlMs);
+    // One statement is atomic on its own: the upsert only overwrites a row that has expired.
+    const info = this.stmt(
+        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+         WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= ?`,
+      )
+      .run(key, canonicalJson(value), expiresAt, Date.now());
+    this.maybePurge();
+    return info.changes === 1;
+  }
+
+  async compareAndSet(key: string, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean> {
+    const expiresAt = this.expiry(ttlMs);
+    const expectedText = expected === undefined ? undefined : canonicalJson(expected);
+    const nextText = canonicalJson(next);
+    const tx = this.db.transaction((): boolean => {
+      const now = Date.now();
+      const row = this.stmt('SELECT value, expires_at FROM kv WHERE key = ?').get(key) as KvRow | undefined;
+      const current = row && (row.expires_at === null || row.expires_at > now) ? row.value : undefined;
+      if (current !== expectedText) return false;
+      this.stmt(
+          `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+           ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+        )
+        .run(key, nextText, expiresAt);
+      return true;
+    });
+    return tx.immediate();
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    const rows = this.stmt(
+        `SELECT key FROM kv WHERE key >= ? AND substr(key, 1, ?) = ?
+         AND (expires_at IS NULL OR expires_at > ?)`,
+      )
+      .all(prefix, prefix.length, prefix, Date.now()) as Array<{ key: string }>;
+    return rows.map((r) => r.key);
+  }
+
+  async push(queue: string, value: Json): Promise<QueueItem> {
+    const info = this.stmt('INSERT INTO queue_items (queue, value) VALUES (?, ?)').run(queue, canonicalJson(value));
+    return { id: formatQueueId(Number(info.lastInsertRowid)), value };
+  }
+
+  async peek<T extends Json = Json>(queue: string): Promise<QueueItem<T> | undefined> {
+    const row = this.stmt('SELECT id, value FROM queue_items WHERE queue = ? ORDER BY id LIMIT 1')
+      .get(queue) as { id: number; value: string } | undefined;
+    return row ? { id: formatQueueId(row.id), value: JSON.parse(row.value) as T } : undefined;
+  }
+
+  async ack(queue: string, id: string): Promise<boolean> {
+    if (!/^\d+$/.test(id)) return false;
+    return this.stmt('DELETE FROM queue_items WHERE queue = ? AND id = ?').run(queue, Number(id)).changes === 1;
+  }
+
+  async length(queue: string): Promise<number> {
+    const row = this.stmt('SELECT COUNT(*) AS n FROM queue_items WHERE queue = ?').get(queue) as { n: number };
+    return row.n;
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const ttl = checkTtl(ttlMs) as number;
+    const now = Date.now();
+    const info = this.stmt(
+        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
+      )
+      .run(name, owner, now + ttl, now);
+    return info.changes === 1;
+  }
+
+  async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const ttl = checkTtl(ttlMs) as number;
+    const now = Date.now();
+    // An expired lease is lost even if nobody took it yet: the owner must acquire again, as with Redis.
+    const info = this.stmt('UPDATE leases SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?')
+      .run(now + ttl, name, owner, now);
+    return info.changes === 1;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    this.stmt('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+  }
+
+  async leaseInfo(name: string): Promise<LeaseInfo | undefined> {
+    const row = this.stmt('SELECT owner, expires_at FROM leases WHERE name = ? AND expires_at > ?')
+      .get(name, Date.now()) as { owner: string; expires_at: number } | undefined;
+    return row ? { owner: row.owner, expiresAt: row.expires_at } : undefined;
+  }
+
+  async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const tx = this.db.transaction((): RateDecision => {
+      const now = Date.now();
+      this.stmt('DELETE FROM rate_log WHERE key = ? AND at <= ?').run(key, now - windowMs);
+      const { n } = this.stmt('SELECT COUNT(*) AS n FROM rate_log WHERE key = ?').get(key) as { n: number };
+      if (n < limit) {
+        this.stmt('INSERT INTO rate_log (key, at) VALUES (?, ?)').run(key, now);
+        return { granted: true, retryInMs: 0 };
+      }
+      const { oldest } = this.stmt('SELECT MIN(at) AS oldest FROM rate_log WHERE key = ?').get(key) as {
+        oldest: number | null;
+      };
+      // limit <= 0 leaves no row to age out; report a full window rather than zero.
+      const retryInMs = oldest === null ? windowMs : Math.max(1, oldest + windowMs - now);
+      return { granted: false, retryInMs };
+    });
+    return tx.immediate();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private expiry(ttlMs: number | undefined): number | null {
+    const ttl = checkTtl(ttlMs);
+    return ttl === undefined ? null : Date.now() + ttl;
+  }
+
+  /** Statements are compiled once per connection; preparing is most of the cost of a small query. */
+  private stmt(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private maybePurge(): void {
+    const now = Date.now();
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    this.stmt('DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now);
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * SurfacePort on Discord: core's messages become REST calls. Threads are channels on Discord, so a
+ * place's target channel is its thread when it has one. Calls made while an interaction is being
+ * handled (AsyncLocalStorage) may use it: `/ask`'s root is the command's own reply, and `notify`
+ * to the invoker is an ephemeral follow-up.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DiscordAPIError, RateLimitError, type REST } from '@discordjs/rest';
+import { Routes } from 'discord.js';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import {
+  PlatformRateLimitError,
+  type Actor,
+  type Attachment,
+  type MessageRef,
+  type OutMessage,
+  type Place,
+  type RateBudget,
+  type SurfaceLimits,
+  type SurfacePort,
+} from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import { buttonId } from './custom-ids';
+import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
+import type { Responder } from './responder';
+
+/** Discord does not publish its per-channel message budget; 5 per 5 s is what it enforces in practice. */
+export const CHANNEL_BUDGET = { limit: 5, windowMs: 5500 };
+/** Discord's global limit is 50 requests per second per bot; keep clear of it. */
+export const GLOBAL_BUDGET = { limit: 40, windowMs: 1000 };
+const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
+const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
+
+export interface InteractionScope {
+  responder: Responder;
+}
+
+export const interactionScope = new AsyncLocalStorage<InteractionScope>();
+
+const idSchema = z.object({ id: z.string() });
+const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
+const THREAD_TYPES = new Set([10, 11, 12]);
+
+/** Which channels are threads, and their parents: remembered in the store (threads outlive a restart). */
+export class Threads {
+  private readonly parents = new Map<string, string | null>();
+
+  constructor(
+    private readonly rest: REST,
+    private readonly store: StateStore,
+  ) {}
+
+  async remember(threadId: string, parentId: string): Promise<void> {
+    this.parents.set(threadId, parentId);
+    await this.store.set(`discord:thread:${threadId}`, parentId, THREAD_TTL_MS);
+  }
+
+  /** The parent channel of a thread; null for a channel that is not a thread. */
+  async parentOf(channelId: string): Promise<string | null> {
+    const known = this.parents.get(channelId);
+    if (known !== undefined) return known;
+    const stored = await this.store.get(`discord:thread:${channelId}`);
+    if (typeof stored === 'string') {
+      this.parents.set(channelId, stored);
+      return stored;
+    }
+    const ch = channelSchema.safeParse(await this.rest.get(Routes.channel(channelId)).catch(() => undefined));
+    const parent = ch.success && THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
+    if (parent) await this.remember(channelId, parent);
+    else this.parents.set(channelId, null);
+    return parent;
+  }
+}
+
+export function targetOf(place: Place): string {
+  return place.thread ?? place.channel;
+}
+
+export function toRateLimitError(err: unknown): unknown {
+  if (err instanceof RateLimitError) return new PlatformRateLimitError(Math.max(1, err.retryAfter));
+  if (err instanceof DiscordAPIError && err.status === 429) return new PlatformRateLimitError(1000);
+  return err;
+}
+
+export class DiscordPort implements SurfacePort {
+  readonly name = 'discord' as const;
+  readonly limits: SurfaceLimits = { maxMessageLength: MAX_CONTENT, maxFormFields: 5 };
+  private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
+
+  constructor(
+    private readonly rest: REST,
+    private readonly store: StateStore,
+    readonly threads: Threads,
+    private readonly log: Logger,
+  ) {}
+
+  render(msg: OutMessage): Promise<RenderedMessage> {
+    return renderMessage(msg, (b) => buttonId(this.store, b));
+  }
+
+  /** An ephemeral message can only be edited through the interaction that made it. */
+  rememberEphemeral(messageId: string, edit: (m: RenderedMessage) => Promise<void>): void {
+    const now = Date.now();
+    for (const [id, e] of this.ephemeral) if (e.until < now) this.ephemeral.delete(id);
+    this.ephemeral.set(messageId, { edit, until: now + EPHEMERAL_EDIT_MS });
+  }
+
+  private async send(channelId: string, msg: RenderedMessage): Promise<string> {
+    try {
+      const res = await this.rest.post(Routes.channelMessages(channelId), { body: msg.body, files: msg.files.length ? msg.files : undefined });
+      return idSchema.parse(res).id;
+    } catch (err) {
+      throw toRateLimitError(err);
+    }
+  }
+
+  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
+    const id = await this.send(targetOf(place), await this.render(msg));
+    return { place, id };
+  }
+
+  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
+    const rendered = await this.render(msg);
+    const eph = this.ephemeral.get(ref.id);
+    if (eph) {
+      await eph.edit(rendered);
+      return;
+    }
+    try {
+      await this.rest.patch(Routes.channelMessage(targetOf(ref.place), ref.id), {
+        body: rendered.body,
+        files: rendered.files.length ? rendered.files : undefined,
+      });
+    } catch (err) {
+      throw toRateLimitError(err);
+    }
+  }
+
+  async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
+    // Discord has no threads inside threads: a conversation started in one gets a sibling thread.
+    const channel = place.channel;
+    const rendered = await this.render(root);
+    const scope = interactionScope.getStore();
+    let rootId = scope && !place.thread ? await scope.responder.rootMessage(rendered, channel) : undefined;
+    rootId ??= await this.send(channel, rendered);
+    const threadId = await this.createThread(channel, rootId, title);
+    const rootPlace: Place = { surface: 'discord', workspace: place.workspace, channel };
+    return { thread: { ...rootPlace, thread: threadId }, root: { place: rootPlace, id: rootId } };
+  }
+
+  /** A thread on a message; Discord gives it the message's id, so a repeat finds the same one. */
+  async createThread(channelId: string, messageId: string, title: string): Promise<string> {
+    const name = title.replace(/\s+/g, ' ').trim().slice(0, 100) || 'Conversation';
+    let threadId: string;
+    try {
+      const res = await this.rest.post(Routes.threads(channelId, messageId), { body: { name, auto_archive_duration: 1440 } });
+      threadId = idSchema.parse(res).id;
+    } catch (err) {
+      if (err instanceof DiscordAPIError && err.code === 160004) threadId = messageId;
+      else throw toRateLimitError(err);
+    }
+    await this.threads.remember(threadId, channelId);
+    return threadId;
+  }
+
+  async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+    const scope = interactionScope.getStore();
+    if (scope?.responder.live && scope.responder.userId === user.id) {
+      await scope.responder.reply(await this.render(msg), true);
+      return;
+    }
+    // Outside an interaction Discord has no ephemeral messages: a reply that mentions the user.
+    const prefix = `${this.mention(user)} `;
+    const text = msg.text.length + prefix.length > MAX_CONTENT ? msg.text.slice(0, MAX_CONTENT - prefix.length) : msg.text;
+    await this.post(place, { ...msg, text: `${prefix}${text}`, typing: false });
+  }
+
+  mention(user: Actor): string {
+    return `<@${user.id}>`;
+  }
+
+  budgets(_op: 'post' | 'edit', place: Place): RateBudget[] {
+    return [
+      { key: `discord:${targetOf(place)}:msg`, ...CHANNEL_BUDGET },
+      { key: 'discord:global', ...GLOBAL_BUDGET },
+    ];
+  }
+
+  async fetchAttachment(att: Attachment): Promise<Buffer> {
+    const url = att.url ?? att.id;
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`could not fetch the attachment ${att.name}: HTTP ${res.status}`);
+    this.log.debug({ name: att.name }, 'discord: fetched an attachment');
+    return Buffer.from(await res.arrayBuffer());
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * OutMessage -> Discord message body. Discord's limits live here: content 2,000 characters, 10
+ * embeds of at most 6,000 characters in all, 5 rows of 5 buttons, labels of 80, custom ids of 100.
+ */
+import type { RawFile } from '@discordjs/rest';
+import type { Button, Card, OutMessage } from '../../core/surface';
+
+export const MAX_CONTENT = 2000;
+/** Shown after the text while an answer streams; dropped when it would not fit. */
+export const TYPING_MARK = ' \u258d';
+
+const EMBED = { title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, total: 6000, perMessage: 10 };
+
+export interface ApiButton {
+  type: 2;
+  style: 1 | 2 | 4;
+  label: string;
+  custom_id: string;
+}
+
+export interface ApiRow {
+  type: 1;
+  components: ApiButton[];
+}
+
+export interface ApiEmbed {
+  title?: string;
+  description?: string;
+  url?: string;
+  image?: { url: string };
+  footer?: { text: string };
+  fields?: Array<{ name: string; value: string; inline?: boolean }>;
+  color?: number;
+}
+
+export interface MessageBody {
+  content: string;
+  embeds: ApiEmbed[];
+  components: ApiRow[];
+  allowed_mentions: { parse: Array<'users'> };
+  attachments?: Array<{ id: number; filename: string }>;
+}
+
+export interface RenderedMessage {
+  body: MessageBody;
+  files: RawFile[];
+}
+
+/** Resolves a core button to a custom id of at most 100 characters (long values go to the store). */
+export type ButtonIdFn = (button: Button) => Promise<string>;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
+}
+
+/** The message content: the text exactly, plus the typing mark while streaming when it fits. */
+export function contentOf(msg: OutMessage): string {
+  const text = msg.text.length > MAX_CONTENT ? msg.text.slice(0, MAX_CONTENT) : msg.text;
+  if (msg.typing && text.length + TYPING_MARK.length <= MAX_CONTENT) return text === '' ? TYPING_MARK.trim() : `${text}${TYPING_MARK}`;
+  return text;
+}
+
+export function cardEmbed(card: Card): ApiEmbed {
+  const embed: ApiEmbed = { title: cut(card.title || 'Listing', EMBED.title) };
+  if (card.url && /^https?:\/\//.test(card.url)) embed.url = card.url;
+  if (card.imageUrl && /^https?:\/\//.test(card.imageUrl)) embed.image = { url: card.imageUrl };
+  const fields = card.fields
+    .filter((f) => f.label.trim() !== '' && f.value.trim() !== '')
+    .slice(0, EMBED.fields)
+    .map((f) => ({ name: cut(f.label, EMBED.fieldName), value: cut(f.value, EMBED.fieldValue), inline: f.value.length <= 40 }));
+  if (fields.length > 0) embed.fields = fields;
+  if (card.footer) embed.footer = { text: cut(card.footer, EMBED.footer) };
+  return embed;
+}
+
+function embedSize(e: ApiEmbed): number {
+  return (
+    (e.title?.length ?? 0) +
+    (e.description?.length ?? 0) +
+    (e.footer?.text.length ?? 0) +
+    (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0)
+  );
+}
+
+/** Keeps embeds within Discord's per-message count and total size (later cards are dropped). */
+export function fitEmbeds(embeds: ApiEmbed[]): ApiEmbed[] {
+  const out: ApiEmbed[] = [];
+  let total = 0;
+  for (const e of embeds.slice(0, EMBED.perMessage)) {
+    const size = embedSize(e);
+    if (total + size > EMBED.total) break;
+    total += size;
+    out.push(e);
+  }
+  return out;
+}
+
+const STYLE = { primary: 1, danger: 4 } as const;
+
+export async function buttonRows(buttons: Button[], idOf: ButtonIdFn): Promise<ApiRow[]> {
+  const rows: ApiRow[] = [];
+  for (const b of buttons.slice(0, 25)) {
+    if (rows.length === 0 || rows[rows.length - 1]!.components.length >= 5) rows.push({ type: 1, components: [] });
+    rows[rows.length - 1]!.components.push({
+      type: 2,
+      style: b.style ? STYLE[b.style] : 2,
+      label: cut(b.label || 'Open', 80),
+      custom_id: await idOf(b),
+    });
+  }
+  return rows;
+}
+
+export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<RenderedMessage> {
+  const embeds = fitEmbeds([
+    ...(msg.cards ?? []).map(cardEmbed),
+    ...(msg.notice ? [{ description: cut(msg.notice, EMBED.description) }] : []),
+  ]);
+  const components = await buttonRows(msg.buttons ?? [], idOf);
+  let content = contentOf(msg);
+  // Discord refuses a message with nothing in it; a zero-width space keeps the slot visible.
+  if (content === '' && embeds.length === 0 && components.length === 0 && !msg.file) content = '\u200b';
+  const body: MessageBody = { content, embeds, components, allowed_mentions: { parse: ['users'] } };
+  const files: RawFile[] = [];
+  if (msg.file) {
+    files.push({ name: msg.file.name, data: msg.file.data, contentType: msg.file.mime });
+    body.attachments = [{ id: 0, filename: msg.file.name }];
+  }
+  return { body, files };
+}

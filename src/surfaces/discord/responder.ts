@@ -1,0 +1,192 @@
+/**
+ * Answers one interaction the way Discord allows: the first response must come within 3 s and a
+ * modal can only be that first response. Nothing is sent until core's first call (so `openForm`
+ * can still show a modal) or until `deferAfterMs`, when the interaction is deferred; later calls
+ * become edits of the deferred reply or follow-ups. Calls are serialised: one interaction's
+ * responses go out in order.
+ */
+import {
+  MessageFlags,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type BaseMessageOptions,
+  type ModalSubmitInteraction,
+} from 'discord.js';
+import type { Logger } from 'pino';
+import type { ModalBody } from './forms';
+import type { RenderedMessage } from './render';
+
+export type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
+
+type State = 'fresh' | 'deferred' | 'deferredUpdate' | 'replied' | 'modal';
+
+export interface ResponderOptions {
+  /** When core has not answered yet, defer after this long (Discord's deadline is 3 s). */
+  deferAfterMs: number;
+  /** Whether a deferred reply (commands) is ephemeral: decided up front per command. */
+  deferEphemeral: boolean;
+  log: Logger;
+  /** Called with each ephemeral message, so later edits of it can go through this interaction. */
+  onEphemeral(messageId: string, edit: (msg: RenderedMessage) => Promise<void>): void;
+}
+
+export function djsPayload(msg: RenderedMessage): BaseMessageOptions {
+  return {
+    content: msg.body.content,
+    embeds: msg.body.embeds,
+    components: msg.body.components,
+    allowedMentions: { parse: ['users'] },
+    files: msg.files.map((f) => ({ attachment: Buffer.from(f.data as Buffer), name: f.name })),
+  };
+}
+
+export class Responder {
+  private state: State = 'fresh';
+  private originalUsed = false;
+  private deferredEphemeral = false;
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  /** False once the core call that owns this interaction has returned. */
+  live = true;
+
+  constructor(
+    readonly interaction: Repliable,
+    private readonly opts: ResponderOptions,
+  ) {}
+
+  get userId(): string {
+    return this.interaction.user.id;
+  }
+
+  get channelId(): string | null {
+    return this.interaction.channelId;
+  }
+
+  /** Arms the deferral timer. */
+  start(): void {
+    this.timer = setTimeout(() => {
+      void this.serial(() => this.deferIfFresh()).catch((err: unknown) => this.opts.log.warn({ err: errInfo(err) }, 'discord: could not defer an interaction'));
+    }, this.opts.deferAfterMs);
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn, fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async deferIfFresh(): Promise<void> {
+    if (this.state !== 'fresh') return;
+    const i = this.interaction;
+    if (i.isButton() || (i.isModalSubmit() && i.isFromMessage())) {
+      await i.deferUpdate();
+      this.state = 'deferredUpdate';
+      return;
+    }
+    this.deferredEphemeral = this.opts.deferEphemeral;
+    await i.deferReply(this.opts.deferEphemeral ? { flags: MessageFlags.Ephemeral } : {});
+    this.state = 'deferred';
+  }
+
+  reply(msg: RenderedMessage, ephemeral: boolean): Promise<string | undefined> {
+    return this.serial(async () => {
+      const i = this.interaction;
+      const payload = djsPayload(msg);
+      let id: string | undefined;
+      if (this.state === 'fresh') {
+        const res = await i.reply({ ...payload, flags: ephemeral ? MessageFlags.Ephemeral : undefined, withResponse: true });
+        id = res.resource?.message?.id;
+        this.state = 'replied';
+      } else if (this.state === 'deferred' && !this.originalUsed && this.deferredEphemeral === ephemeral) {
+        id = (await i.editReply(payload)).id;
+        this.originalUsed = true;
+      } else {
+        id = (await i.followUp({ ...payload, flags: ephemeral ? MessageFlags.Ephemeral : undefined })).id;
+      }
+      if (ephemeral && id) {
+        const messageId = id;
+        this.opts.onEphemeral(messageId, async (m) => {
+          await i.webhook.editMessage(messageId, djsPayload(m));
+        });
+      }
+      return id;
+    });
+  }
+
+  /** Replaces the message carrying the clicked component. False when this interaction has none. */
+  update(msg: RenderedMessage): Promise<boolean> {
+    return this.serial(async () => {
+      const i = this.interaction;
+      if (!(i.isButton() || (i.isModalSubmit() && i.isFromMessage()))) return false;
+      if (this.state === 'fresh') {
+        await i.update(djsPayload(msg));
+        this.state = 'replied';
+        return true;
+      }
+      if (this.state === 'deferredUpdate') {
+        await i.editReply(djsPayload(msg));
+        return true;
+      }
+      if (!i.message) return false;
+      await i.webhook.editMessage(i.message.id, djsPayload(msg));
+      return true;
+    });
+  }
+
+  /** Shows a modal when this is still possible (first response, not itself a modal submit). */
+  showModal(body: ModalBody): Promise<boolean> {
+    return this.serial(async () => {
+      const i = this.interaction;
+      if (this.state !== 'fresh' || i.isModalSubmit()) return false;
+      await i.showModal(body);
+      this.state = 'modal';
+      return true;
+    });
+  }
+
+  /**
+   * Uses the interaction's public reply as a thread's root message, when it is still free and lives
+   * in `channelId`. Undefined when the caller must post the root itself.
+   */
+  rootMessage(msg: RenderedMessage, channelId: string): Promise<string | undefined> {
+    return this.serial(async () => {
+      const i = this.interaction;
+      if (!i.isChatInputCommand() || i.channelId !== channelId) return undefined;
+      if (this.state === 'fresh') {
+        const res = await i.reply({ ...djsPayload(msg), withResponse: true });
+        this.state = 'replied';
+        return res.resource?.message?.id;
+      }
+      if (this.state === 'deferred' && !this.originalUsed && !this.deferredEphemeral) {
+        this.originalUsed = true;
+        return (await i.editReply(djsPayload(msg))).id;
+      }
+      return undefined;
+    });
+  }
+
+  /** After core returned: an interaction still unanswered is acknowledged; an unused deferral removed. */
+  finish(): Promise<void> {
+    clearTimeout(this.timer);
+    return this.serial(async () => {
+      this.live = false;
+      const i = this.interaction;
+      if (this.state === 'fresh') {
+        if (i.isButton() || (i.isModalSubmit() && i.isFromMessage())) await i.deferUpdate();
+        else await i.reply({ content: 'Done.', flags: MessageFlags.Ephemeral });
+        this.state = 'replied';
+      } else if (this.state === 'deferred' && !this.originalUsed) {
+        await i.deleteReply();
+      }
+    });
+  }
+}
+
+/** What may be logged of a platform error: never its URL (interaction tokens live in webhook paths). */
+export function errInfo(err: unknown): Record<string, unknown> {
+  if (err instanceof Error) {
+    const e = err as Error & { code?: unknown; status?: unknown; method?: unknown };
+    return { name: e.name, message: e.message, code: e.code, status: e.status, method: e.method };
+  }
+  return { message: String(err) };
+}

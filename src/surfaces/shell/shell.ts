@@ -1,0 +1,269 @@
+import { randomUUID } from 'crypto';
+import { basename } from 'path';
+import * as readline from 'readline';
+import type { Readable, Writable } from 'stream';
+import type {
+  Actor,
+  BridgeCore,
+  CommandName,
+  FormSpec,
+  Invocation,
+  MessageRef,
+  OutMessage,
+  Place,
+} from '../../core/surface';
+import { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL, ShellSurface } from './shell-surface';
+
+const CORE_COMMANDS: readonly CommandName[] = [
+  'ask',
+  'listings',
+  'listing',
+  'chatbot',
+  'handoff',
+  'analytics',
+  'history',
+];
+
+const SHELL_HELP = `Commands:
+  /ask <question>             start a new conversation; the answer streams in
+  <any text>                  continue the current conversation (or start one)
+  /new                        start another conversation with your next message
+  /listings [city:<City>] [type:for_sale|for_rent] [mls:<MLS>] [page:<n>]
+  /listing show|create|update|delete id:<id> | mls:<MLS> | url:<URL>
+  /chatbot show|set <Field> <value>|edit|models|list|create <name>
+  /handoff [reason] | /handoff cancel
+  /analytics [from] [to]      /history [user|conversation id]
+  /press <n>                  press button n of the last message that had buttons
+  /attach <path> [text]       send a file (image, WAV, video) with an optional message
+  /agent claim|say <text>|close   act as the human agent on the latest handoff ticket
+  /help                       this list; <command> help for a command's usage
+  /quit                       leave`;
+
+export interface ShellOptions {
+  core: BridgeCore;
+  surface: ShellSurface;
+  input: Readable;
+  output: Writable;
+  interactive: boolean;
+  user?: Actor;
+  agent?: Actor;
+}
+
+/**
+ * The terminal front end, in the spirit of Hubot's shell adapter: lines in, core calls out. Lines are
+ * handled one after another (a form reads its answers from the following lines), so piped input
+ * behaves exactly like typing.
+ */
+export class Shell {
+  private readonly rl: readline.Interface;
+  private readonly lines: AsyncIterator<string>;
+  private readonly user: Actor;
+  private readonly agent: Actor;
+  private readonly surface: ShellSurface;
+  private closed = false;
+
+  constructor(private readonly opts: ShellOptions) {
+    this.surface = opts.surface;
+    this.user = opts.user ?? { id: 'you', name: 'you', isAdmin: true };
+    this.agent = opts.agent ?? { id: 'agent', name: 'Agent', isAdmin: true };
+    this.rl = readline.createInterface({
+      input: opts.input,
+      output: opts.interactive ? opts.output : undefined,
+      terminal: opts.interactive,
+      prompt: opts.interactive ? this.surface.colors.bold('you› ') : '',
+    });
+    this.lines = this.rl[Symbol.asyncIterator]();
+  }
+
+  /** Hooks for the surface: keep the prompt below whatever is printed. */
+  static promptHooks(getShell: () => Shell | undefined) {
+    return {
+      beforeWrite: () => getShell()?.clearPrompt(),
+      afterWrite: () => getShell()?.redrawPrompt(),
+    };
+  }
+
+  clearPrompt(): void {
+    if (!this.opts.interactive || this.closed) return;
+    readline.clearLine(this.opts.output, 0);
+    readline.cursorTo(this.opts.output, 0);
+  }
+
+  redrawPrompt(): void {
+    if (!this.opts.interactive || this.closed) return;
+    this.rl.prompt(true);
+  }
+
+  /** Runs until /quit or the end of input; then waits for answers still streaming. */
+  async run(): Promise<void> {
+    this.surface.print(
+      `${this.surface.colors.bold('chatbot-bridge shell')} — type a question, or /help for commands.`,
+    );
+    this.redrawPrompt();
+    for (;;) {
+      const next = await this.lines.next();
+      if (next.done) break;
+      const line = next.value.trim();
+      if (line === '/quit' || line === '/exit') break;
+      if (line !== '') {
+        try {
+          await this.handle(line);
+        } catch (err) {
+          this.surface.print(this.surface.colors.red(`Error: ${(err as Error).message}`));
+        }
+      }
+      this.redrawPrompt();
+    }
+    await this.drain();
+    this.closed = true;
+    this.rl.close();
+    this.surface.close();
+  }
+
+  /** Let answers that are still streaming finish before leaving (piped input ends early). */
+  private async drain(): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      if (this.surface.isIdle() && this.surface.msSinceActivity() > 750) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async handle(line: string): Promise<void> {
+    if (!line.startsWith('/')) return this.say(line, []);
+    const [head, ...rest] = line.slice(1).split(/\s+/);
+    const args = line.slice(1 + head.length).trim();
+    const name = head.toLowerCase();
+    if (name === 'help') return this.surface.print(SHELL_HELP);
+    if (name === 'new') {
+      this.surface.currentThread = undefined;
+      return this.surface.print(this.surface.colors.dim('(your next message starts a new conversation)'));
+    }
+    if (name === 'press') return this.press(rest[0]);
+    if (name === 'attach') return this.attach(args);
+    if (name === 'agent') return this.agentCommand(args);
+    if ((CORE_COMMANDS as readonly string[]).includes(name)) {
+      return this.opts.core.command(this.invocation(this.user, this.here()), name as CommandName, args);
+    }
+    this.surface.print(this.surface.colors.red(`Unknown command /${name}. Type /help for the list.`));
+  }
+
+  private here(): Place {
+    return this.surface.placeOf(this.surface.currentThread);
+  }
+
+  private async say(text: string, attachments: Parameters<BridgeCore['message']>[0]['attachments']) {
+    const startsConversation = this.surface.currentThread === undefined;
+    if (startsConversation) this.surface.currentThread = this.surface.newThreadId();
+    const handled = await this.opts.core.message(
+      {
+        place: this.here(),
+        actor: this.user,
+        text,
+        id: randomUUID(),
+        attachments,
+        startsConversation,
+      },
+      this.surface,
+    );
+    if (!handled) this.surface.print(this.surface.colors.dim('(nobody is listening in this thread)'));
+  }
+
+  private async attach(args: string): Promise<void> {
+    const [path, ...words] = args.split(/\s+/);
+    if (!path) return this.surface.print('Usage: /attach <path> [text]');
+    await this.say(words.join(' '), [{ id: path, url: path, name: basename(path) }]);
+  }
+
+  private async press(which: string | undefined): Promise<void> {
+    const last = this.surface.lastButtons;
+    const index = Number(which) - 1;
+    const button = last?.buttons[index];
+    if (!last || !button) return this.surface.print('No such button. Usage: /press <number>');
+    const place = last.ref.place;
+    await this.opts.core.action(this.invocation(this.user, place, last.ref), button.action, button.value);
+  }
+
+  /** The human agent's side of a handoff, simulated on the latest ticket in #handoff. */
+  private async agentCommand(args: string): Promise<void> {
+    const [verb, ...words] = args.split(/\s+/);
+    const ticket = this.surface.latestMessage(
+      (shown) => shown.ref.place.channel === SHELL_HANDOFF_CHANNEL && !shown.ref.place.thread &&
+        (shown.msg.buttons ?? []).some((b) => b.action.startsWith('handoff.')),
+    );
+    if (!ticket) return this.surface.print('No handoff ticket yet. Hand a conversation off with /handoff.');
+    if (verb === 'claim' || verb === 'close') {
+      const button = (ticket.msg.buttons ?? []).find((b) => b.action === `handoff.${verb}`);
+      if (!button) return this.surface.print(`The ticket has no ${verb} button.`);
+      return this.opts.core.action(this.invocation(this.agent, ticket.ref.place, ticket.ref), button.action, button.value);
+    }
+    if (verb === 'say') {
+      const place: Place = { ...ticket.ref.place, channel: SHELL_HANDOFF_CHANNEL, thread: ticket.ref.id };
+      await this.opts.core.message(
+        { place, actor: this.agent, text: words.join(' '), id: randomUUID(), attachments: [], startsConversation: false },
+        this.surface,
+      );
+      return;
+    }
+    this.surface.print('Usage: /agent claim | /agent say <text> | /agent close');
+  }
+
+  private invocation(actor: Actor, place: Place, source?: MessageRef): Invocation {
+    const surface = this.surface;
+    return {
+      surface,
+      place,
+      actor,
+      source,
+      reply: async (msg: OutMessage, opts?: { ephemeral?: boolean }) => {
+        if (opts?.ephemeral) {
+          await surface.notify(place, actor, msg);
+          return undefined;
+        }
+        return surface.post(place, msg);
+      },
+      update: source ? (msg: OutMessage) => surface.edit(source, msg) : undefined,
+      openForm: (form: FormSpec) => this.fillForm(actor, place, form),
+    };
+  }
+
+  /** A form, asked field by field on the following lines; invalid values are asked again. */
+  private async fillForm(actor: Actor, place: Place, form: FormSpec): Promise<void> {
+    const c = this.surface.colors;
+    this.surface.print(c.bold(`${form.title}`) + c.dim(' — Enter keeps the value in [brackets]; "-" leaves it empty; "/cancel" stops.'));
+    const values: Record<string, string> = {};
+    let toAsk = form.fields;
+    for (let round = 0; round < 5; round += 1) {
+      for (const field of toAsk) {
+        const choices = field.options ? ` (${field.options.map((o) => o.value).join('|')})` : '';
+        const current = values[field.name] ?? field.initial ?? '';
+        const prompt = `${field.label}${field.required ? '*' : ''}${choices}${current ? ` [${current}]` : ''}: `;
+        const answer = await this.ask(prompt);
+        if (answer === undefined || answer === '/cancel') return this.surface.print(c.dim('(form cancelled)'));
+        const value = answer === '' ? current : answer === '-' ? '' : answer;
+        if (value !== '') values[field.name] = value;
+        else delete values[field.name];
+      }
+      const result = await this.opts.core.submitForm(this.invocation(actor, place), form.id, form.state, values);
+      if (result.ok) {
+        if (result.message) await this.surface.post(place, result.message);
+        return;
+      }
+      for (const [field, error] of Object.entries(result.errors)) this.surface.print(c.red(`${field}: ${error}`));
+      const bad = new Set(Object.keys(result.errors));
+      toAsk = form.fields.filter((f) => bad.has(f.name));
+      if (toAsk.length === 0) return;
+    }
+  }
+
+  private async ask(prompt: string): Promise<string | undefined> {
+    if (this.opts.interactive) this.rl.setPrompt(prompt);
+    else this.opts.output.write(`${prompt}\n`);
+    this.redrawPrompt();
+    const next = await this.lines.next();
+    if (this.opts.interactive) this.rl.setPrompt(this.surface.colors.bold('you› '));
+    return next.done ? undefined : next.value.trim();
+  }
+}
+
+export { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL };

@@ -1,0 +1,215 @@
+/**
+ * Core's messages and forms as Block Kit, within Slack's documented limits (section text 3,000,
+ * 50 blocks per message, 100 per modal, button text 75, value 2,000, 10 fields per section).
+ */
+import type { Button, Card, FormField, FormSpec, OutMessage } from '../../core/surface';
+import { buttonValueSchema, type FormMetadata, type ViewSubmission } from './payloads';
+import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
+
+export const SLACK_LIMITS = {
+  text: 40_000,
+  sectionText: 3_000,
+  blocksPerMessage: 50,
+  blocksPerModal: 100,
+  buttonsPerActions: 25,
+  buttonText: 75,
+  buttonValue: 2_000,
+  fieldsPerSection: 10,
+  fieldText: 2_000,
+  plainTitle: 24,
+  label: 2_000,
+  option: 75,
+  optionValue: 150,
+  optionsPerSelect: 100,
+  privateMetadata: 3_000,
+  headerText: 150,
+} as const;
+
+/** action_id prefix of every button the bridge renders (Bolt routes on it). */
+export const ACTION_PREFIX = 'bridge:';
+/** callback_id prefix of every modal the bridge opens. */
+export const VIEW_PREFIX = 'bridge_form:';
+/** Shown after the streamed text while the answer is still coming (blocks only, never `text`). */
+export const TYPING_MARK = ' ▍';
+/** The one action_id inside each form input block. */
+export const INPUT_ACTION_ID = 'v';
+
+export type Block = Record<string, unknown>;
+
+export interface RenderedMessage {
+  text: string;
+  blocks: Block[];
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+function plain(text: string, max: number): { type: 'plain_text'; text: string; emoji: true } {
+  return { type: 'plain_text', text: clip(text.length > 0 ? text : ' ', max), emoji: true };
+}
+
+function textSections(msg: OutMessage, room: number): Block[] {
+  const source = msg.markdown ? markdownToMrkdwn(msg.text) : escapeMrkdwn(msg.text);
+  const shown = msg.typing ? `${source}${TYPING_MARK}` : source;
+  if (shown.trim().length === 0) return [];
+  return chunkMrkdwn(shown, SLACK_LIMITS.sectionText)
+    .filter((part) => part.trim().length > 0)
+    .slice(0, Math.max(1, room))
+    .map((part) => ({ type: 'section', text: { type: 'mrkdwn', text: part } }));
+}
+
+function cardBlocks(card: Card): Block[] {
+  const title = card.url ? `*<${card.url}|${escapeMrkdwn(card.title)}>*` : `*${escapeMrkdwn(card.title)}*`;
+  const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
+  const fields = card.fields
+    .filter((f) => f.value.length > 0)
+    .slice(0, SLACK_LIMITS.fieldsPerSection)
+    .map((f) => ({ type: 'mrkdwn', text: clip(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, SLACK_LIMITS.fieldText) }));
+  if (fields.length > 0) section.fields = fields;
+  if (card.imageUrl) section.accessory = { type: 'image', image_url: card.imageUrl, alt_text: clip(card.title, 2000) };
+  const out: Block[] = [section];
+  if (card.footer) out.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(card.footer), 2000) }] });
+  return out;
+}
+
+/** A button's value: core's action and value, routed back by `parseButtonValue`. */
+export function buttonValue(b: Button): string {
+  return JSON.stringify({ a: b.action, v: b.value });
+}
+
+/** Core's action and value from a clicked button (its value, else its action_id). */
+export function buttonValueFromAction(actionId: string, value: string | undefined): { a: string; v: string } | undefined {
+  if (value !== undefined) {
+    try {
+      const parsed = buttonValueSchema.safeParse(JSON.parse(value));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // not ours: fall through to the action_id
+    }
+  }
+  const m = /^bridge:(.+):\d+$/.exec(actionId);
+  return m ? { a: m[1]!, v: value ?? '' } : undefined;
+}
+
+function actionsBlocks(buttons: Button[]): Block[] {
+  const out: Block[] = [];
+  for (let i = 0; i < buttons.length; i += SLACK_LIMITS.buttonsPerActions) {
+    out.push({
+      type: 'actions',
+      elements: buttons.slice(i, i + SLACK_LIMITS.buttonsPerActions).map((b, j) => {
+        const el: Block = {
+          type: 'button',
+          action_id: `${ACTION_PREFIX}${clip(b.action, 200)}:${i + j}`,
+          text: plain(b.label, SLACK_LIMITS.buttonText),
+          value: buttonValue(b).slice(0, SLACK_LIMITS.buttonValue),
+        };
+        if (b.style) el.style = b.style;
+        return el;
+      }),
+    });
+  }
+  return out;
+}
+
+/** The plain `text` Slack stores: core's text unchanged (only capped at Slack's hard limit). */
+export function plainText(msg: OutMessage): string {
+  return msg.text.length > SLACK_LIMITS.text ? msg.text.slice(0, SLACK_LIMITS.text) : msg.text;
+}
+
+export function renderMessage(msg: OutMessage): RenderedMessage {
+  const tail: Block[] = [];
+  if (msg.cards) {
+    msg.cards.forEach((card, i) => {
+      if (i > 0) tail.push({ type: 'divider' });
+      tail.push(...cardBlocks(card));
+    });
+  }
+  if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(msg.notice), 3000) }] });
+  if (msg.buttons && msg.buttons.length > 0) tail.push(...actionsBlocks(msg.buttons));
+  const room = SLACK_LIMITS.blocksPerMessage - tail.length;
+  let blocks = [...textSections(msg, room), ...tail];
+  if (blocks.length === 0 && msg.typing) {
+    blocks = [{ type: 'context', elements: [{ type: 'mrkdwn', text: ':hourglass_flowing_sand: Thinking…' }] }];
+  }
+  return { text: plainText(msg), blocks: blocks.slice(0, SLACK_LIMITS.blocksPerMessage) };
+}
+
+function option(value: string, label: string): Block {
+  return { text: plain(label, SLACK_LIMITS.option), value: value.slice(0, SLACK_LIMITS.optionValue) };
+}
+
+function fieldElement(f: FormField): Block {
+  const initial = f.initial ?? '';
+  switch (f.kind) {
+    case 'text':
+    case 'textarea': {
+      const el: Block = { type: 'plain_text_input', action_id: INPUT_ACTION_ID };
+      if (f.kind === 'textarea') el.multiline = true;
+      if (initial) el.initial_value = initial;
+      return el;
+    }
+    case 'number': {
+      const el: Block = { type: 'number_input', action_id: INPUT_ACTION_ID, is_decimal_allowed: true };
+      if (initial && Number.isFinite(Number(initial))) el.initial_value = initial;
+      return el;
+    }
+    case 'select':
+    case 'boolean': {
+      const opts =
+        f.kind === 'boolean' && (!f.options || f.options.length === 0)
+          ? [
+              { value: 'true', label: 'Yes' },
+              { value: 'false', label: 'No' },
+            ]
+          : (f.options ?? []);
+      const options = opts.slice(0, SLACK_LIMITS.optionsPerSelect).map((o) => option(o.value, o.label));
+      const el: Block = { type: 'static_select', action_id: INPUT_ACTION_ID, options };
+      const init = opts.find((o) => o.value === initial);
+      if (init) el.initial_option = option(init.value, init.label);
+      return el;
+    }
+  }
+}
+
+export function renderForm(form: FormSpec, meta: FormMetadata): Block {
+  const blocks: Block[] = [];
+  const groups = [...new Set(form.fields.map((f) => f.group))];
+  for (const group of groups) {
+    if (groups.length > 1) blocks.push({ type: 'header', text: plain(group, SLACK_LIMITS.headerText) });
+    for (const f of form.fields.filter((x) => x.group === group)) {
+      const block: Block = {
+        type: 'input',
+        block_id: f.name,
+        optional: !f.required,
+        label: plain(f.label, SLACK_LIMITS.label),
+        element: fieldElement(f),
+      };
+      if (f.hint) block.hint = plain(f.hint, 2000);
+      blocks.push(block);
+    }
+  }
+  return {
+    type: 'modal',
+    callback_id: `${VIEW_PREFIX}${form.id}`.slice(0, 255),
+    title: plain(form.title, SLACK_LIMITS.plainTitle),
+    submit: plain(form.submitLabel ?? 'Save', SLACK_LIMITS.plainTitle),
+    close: plain('Cancel', SLACK_LIMITS.plainTitle),
+    private_metadata: JSON.stringify(meta).slice(0, SLACK_LIMITS.privateMetadata),
+    blocks: blocks.slice(0, SLACK_LIMITS.blocksPerModal),
+  };
+}
+
+/** A submitted modal's inputs as core's `name -> string` values (empty inputs as ''). */
+export function formValues(view: ViewSubmission['view']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [blockId, actions] of Object.entries(view.state.values)) {
+    const state = actions[INPUT_ACTION_ID] ?? Object.values(actions)[0];
+    if (!state) continue;
+    if (typeof state.value === 'string') out[blockId] = state.value;
+    else if (state.selected_option) out[blockId] = state.selected_option.value;
+    else if (state.selected_options) out[blockId] = state.selected_options.map((o) => o.value).join(',');
+    else out[blockId] = '';
+  }
+  return out;
+}

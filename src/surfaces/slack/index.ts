@@ -1,0 +1,164 @@
+/**
+ * The Slack surface: a Bolt app that turns Slack's commands, events and interactions into core
+ * calls, and a SurfacePort that turns core's messages into Web API calls.
+ *
+ * HTTP mode (bot token + signing secret): the app's own HTTP server mounts `requestListener` for
+ * everything except /healthz; Bolt verifies signatures (bad or older than 5 minutes: 401), a gate in
+ * front refuses malformed signed bodies with 400. Socket Mode (app token): `start()` connects.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { App, HTTPReceiver, LogLevel, type Authorize } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { BridgeCore, SurfacePort } from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import { ACTION_PREFIX, VIEW_PREFIX } from './blocks';
+import { guardRequestListener } from './guard';
+import { SLACK_COMMANDS, registerListeners } from './listeners';
+import { SlackPort } from './port';
+import { UserNames } from './users';
+import { createWebClient, slackErrorCode, slackLogger } from './web';
+
+export { SLACK_COMMANDS } from './listeners';
+export { POST_BUDGET, EDIT_BUDGET, NATIVE_STREAM_TTL_MS, SlackPort } from './port';
+export { ACTION_PREFIX, VIEW_PREFIX, TYPING_MARK, renderMessage, renderForm } from './blocks';
+
+export interface SlackSurfaceOptions {
+  botToken: string;
+  /** Required in HTTP mode (no appToken). */
+  signingSecret?: string;
+  /** xapp- token: Socket Mode instead of HTTP. */
+  appToken?: string;
+  /** Web API base (tests, proxies); Slack's own when unset. */
+  apiUrl?: string;
+  adminUsers: string[];
+  handoffChannel?: string;
+  store: StateStore;
+  log: Logger;
+}
+
+export interface SlackRuntime {
+  surface: SurfacePort;
+  attach(core: BridgeCore): void;
+  /** HTTP mode: the listener for POST /slack/events (absent in Socket Mode). */
+  requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Learns the bot's identity (auth.test); in Socket Mode also connects. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  isReady(): boolean;
+  /** The bot's workspace and user, once started. */
+  identity(): { team: string; botUserId: string; botId?: string } | undefined;
+}
+
+const authTestSchema = z.object({
+  team_id: z.string(),
+  user_id: z.string(),
+  bot_id: z.string().optional(),
+});
+
+export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
+  const log = opts.log.child({ surface: 'slack' });
+  const client = createWebClient(opts.botToken, opts.apiUrl, log);
+  let who: { team: string; botUserId: string; botId?: string } | undefined;
+  let whoPromise: Promise<{ team: string; botUserId: string; botId?: string }> | undefined;
+  let core: BridgeCore | undefined;
+  let ready = false;
+
+  const identify = (): Promise<{ team: string; botUserId: string; botId?: string }> => {
+    whoPromise ??= (async () => {
+      try {
+        const res = authTestSchema.parse(await client.auth.test());
+        who = { team: res.team_id, botUserId: res.user_id, ...(res.bot_id ? { botId: res.bot_id } : {}) };
+        return who;
+      } catch (err) {
+        whoPromise = undefined;
+        throw new Error(`Slack auth.test failed (${slackErrorCode(err) ?? (err as Error).message}): check SLACK_BOT_TOKEN`);
+      }
+    })();
+    return whoPromise;
+  };
+
+  // Bolt asks per event; the single workspace's identity is learned once.
+  const authorize: Authorize<boolean> = async () => {
+    const id = await identify();
+    return { botToken: opts.botToken, botUserId: id.botUserId, ...(id.botId ? { botId: id.botId } : {}), teamId: id.team };
+  };
+
+  const port = new SlackPort({
+    client,
+    store: opts.store,
+    log,
+    botToken: opts.botToken,
+    team: () => who?.team ?? '',
+  });
+
+  const boltLogger = slackLogger(log);
+  const clientOptions = {
+    slackApiUrl: opts.apiUrl,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1_000, maxRetryTime: 5_000 },
+    rejectRateLimitedCalls: true,
+  };
+
+  let receiver: HTTPReceiver | undefined;
+  let app: App;
+  if (opts.appToken) {
+    app = new App({ socketMode: true, appToken: opts.appToken, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
+  } else {
+    if (!opts.signingSecret) throw new Error('Slack HTTP mode needs SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode)');
+    receiver = new HTTPReceiver({
+      signingSecret: opts.signingSecret,
+      endpoints: '/slack/events',
+      logger: boltLogger,
+      processBeforeResponse: false,
+      // Slack retries what is not answered 2xx; a listener error after ack is ours to log, not Slack's.
+      processEventErrorHandler: async ({ error, response }) => {
+        log.error({ err: error }, 'slack: unhandled listener error');
+        return !response.headersSent;
+      },
+    });
+    app = new App({ receiver, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
+  }
+  app.error(async (err) => {
+    log.error({ err }, 'slack: bolt error');
+  });
+
+  registerListeners({
+    app,
+    port,
+    client,
+    store: opts.store,
+    users: new UserNames(client, log),
+    log,
+    adminUsers: opts.adminUsers,
+    core: () => core,
+    team: () => who?.team ?? '',
+    botUserId: () => who?.botUserId,
+  });
+
+  const runtime: SlackRuntime = {
+    surface: port,
+    attach(c) {
+      core = c;
+    },
+    async start() {
+      await identify();
+      if (opts.appToken) await app.start();
+      ready = true;
+      log.info({ team: who?.team, mode: opts.appToken ? 'socket' : 'http' }, 'slack surface ready');
+    },
+    async stop() {
+      ready = false;
+      if (opts.appToken) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stop failed'));
+    },
+    isReady: () => ready,
+    identity: () => who,
+  };
+  if (receiver && opts.signingSecret) {
+    runtime.requestListener = guardRequestListener(receiver.requestListener, {
+      signingSecret: opts.signingSecret,
+      rules: { commands: SLACK_COMMANDS, actionPrefix: ACTION_PREFIX, viewPrefix: VIEW_PREFIX },
+      log,
+    });
+  }
+  return runtime;
+}

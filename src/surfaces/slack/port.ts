@@ -1,0 +1,254 @@
+/**
+ * SurfacePort on Slack: core's post/edit/notify/stream as Web API calls. The relay spends the
+ * budgets returned by `budgets()` before `post`/`edit`; calls core makes outside the relay
+ * (`startThread`) wait for the same channel budget here, so they share one pace.
+ */
+import type { Logger } from 'pino';
+import type {
+  Actor,
+  Attachment,
+  MessageRef,
+  NativeStream,
+  OutMessage,
+  Place,
+  RateBudget,
+  SurfaceLimits,
+  SurfacePort,
+} from '../../core/surface';
+import { PlatformRateLimitError } from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import { renderMessage, plainText } from './blocks';
+import { call, slackErrorCode, translateError, type WebClient } from './web';
+
+/** chat.postMessage: Slack allows about one message a second per channel. */
+export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
+/** chat.update is Tier 3: about 50 a minute per workspace. */
+export const EDIT_BUDGET = { limit: 50, windowMs: 60_000 } as const;
+/** A native stream expires after 5 minutes; the relay rotates before then. */
+export const NATIVE_STREAM_TTL_MS = 5 * 60 * 1000;
+/** Errors meaning "this workspace has no native streaming": fall back to chat.update for good. */
+const STREAM_UNAVAILABLE = new Set([
+  'unknown_method',
+  'feature_not_enabled',
+  'not_allowed_token_type',
+  'method_deprecated',
+  'not_supported',
+]);
+/** Longest a core call outside the relay waits for the channel's post budget. */
+const MAX_BUDGET_WAIT_MS = 60_000;
+
+export interface SlackPortOptions {
+  client: WebClient;
+  store: StateStore;
+  log: Logger;
+  botToken: string;
+  /** The bot's own team (auth.test); used when a place carries none. */
+  team: () => string;
+}
+
+const tsSchemaOk = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+export class SlackPort implements SurfacePort {
+  readonly name = 'slack' as const;
+  readonly limits: SurfaceLimits = { maxMessageLength: 3_000, maxFormFields: 100 };
+  /** Workspaces where native streaming was refused: chat.update from then on. */
+  private readonly noNativeStream = new Set<string>();
+  /** Who a thread's answer is for (chat.startStream needs a recipient outside DMs). */
+  private readonly recipients = new Map<string, string>();
+  /** The last user who ran a command in a channel: the recipient of the thread it starts. */
+  private readonly lastCommandUser = new Map<string, string>();
+
+  constructor(private readonly opts: SlackPortOptions) {}
+
+  private team(place: Place): string {
+    return place.workspace || this.opts.team();
+  }
+
+  noteRecipient(place: Place, userId: string): void {
+    if (place.thread) this.recipients.set(`${place.channel}:${place.thread}`, userId);
+    else this.lastCommandUser.set(place.channel, userId);
+    if (this.recipients.size > 10_000) this.recipients.delete(this.recipients.keys().next().value as string);
+  }
+
+  budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
+    const team = this.team(place);
+    if (op === 'post') return [{ key: `slack:${team}:postMessage:${place.channel}`, ...POST_BUDGET }];
+    return [{ key: `slack:${team}:chat.update`, ...EDIT_BUDGET }];
+  }
+
+  /** Wait (bounded) for a post token, for posts the relay's scheduler does not pace. */
+  private async pacePost(place: Place): Promise<void> {
+    const deadline = Date.now() + MAX_BUDGET_WAIT_MS;
+    for (const b of this.budgets('post', place)) {
+      for (;;) {
+        const d = await this.opts.store.takeToken(b.key, b.limit, b.windowMs);
+        if (d.granted) break;
+        if (Date.now() + d.retryInMs > deadline) throw new PlatformRateLimitError(d.retryInMs);
+        await new Promise((r) => setTimeout(r, Math.max(5, d.retryInMs)));
+      }
+    }
+  }
+
+  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
+    let ref: MessageRef | undefined;
+    const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
+    if (hasBody) ref = await this.postMessage(place, msg);
+    if (msg.file) {
+      const fileId = await this.upload(place, msg);
+      ref ??= { place, id: fileId };
+    }
+    return ref!;
+  }
+
+  private async postMessage(place: Place, msg: OutMessage): Promise<MessageRef> {
+    const { text, blocks } = renderMessage(msg);
+    const res = await call(() =>
+      this.opts.client.chat.postMessage({
+        channel: place.channel,
+        text,
+        blocks: blocks as never,
+        ...(place.thread ? { thread_ts: place.thread } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+      }),
+    );
+    if (!tsSchemaOk(res.ts)) throw new Error('chat.postMessage answered without ts');
+    return { place, id: res.ts };
+  }
+
+  private async upload(place: Place, msg: OutMessage): Promise<string> {
+    const file = msg.file!;
+    const res = await call(() =>
+      this.opts.client.filesUploadV2(
+        place.thread
+          ? { channel_id: place.channel, thread_ts: place.thread, file: file.data, filename: file.name, title: file.title ?? file.name }
+          : { channel_id: place.channel, file: file.data, filename: file.name, title: file.title ?? file.name },
+      ),
+    );
+    const first = (res as { files?: Array<{ files?: Array<{ id?: string }> }> }).files?.[0]?.files?.[0]?.id;
+    return first ?? `file:${file.name}`;
+  }
+
+  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
+    const { text, blocks } = renderMessage(msg);
+    await call(() => this.opts.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }));
+  }
+
+  async startThread(place: Place, root: OutMessage, _title: string): Promise<{ thread: Place; root: MessageRef }> {
+    // Handoff targets may name no workspace: the thread's place must carry the one events will.
+    const channelPlace: Place = { surface: 'slack', workspace: this.team(place), channel: place.channel };
+    await this.pacePost(channelPlace);
+    const ref = await this.postMessage(channelPlace, root);
+    const thread: Place = { ...channelPlace, thread: ref.id };
+    const user = this.lastCommandUser.get(place.channel);
+    if (user) this.noteRecipient(thread, user);
+    return { thread, root: ref };
+  }
+
+  async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+    const { text, blocks } = renderMessage(msg);
+    try {
+      await call(() =>
+        this.opts.client.chat.postEphemeral({
+          channel: place.channel,
+          user: user.id,
+          text,
+          blocks: blocks as never,
+          ...(place.thread ? { thread_ts: place.thread } : {}),
+        }),
+      );
+    } catch (err) {
+      if (err instanceof PlatformRateLimitError) throw err;
+      // Ephemerals fail where the bot is not a member; a notice is not worth failing the caller.
+      this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+    }
+  }
+
+  mention(user: Actor): string {
+    return `<@${user.id}>`;
+  }
+
+  async fetchAttachment(att: Attachment): Promise<Buffer> {
+    const url = att.url ?? att.id;
+    if (!/^https?:\/\//.test(url)) throw new Error(`attachment ${att.name} has no download URL`);
+    const res = await fetch(url, {
+      headers: { Authorization: `Bearer ${this.opts.botToken}` },
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (!res.ok) throw new Error(`Slack refused the download of ${att.name} (HTTP ${res.status})`);
+    // Without files:read Slack answers 200 with its sign-in page instead of the file.
+    const type = res.headers.get('content-type') ?? '';
+    if (type.startsWith('text/html') && !(att.mime ?? '').startsWith('text/html')) {
+      throw new Error(`Slack did not hand out ${att.name}: is the files:read scope granted?`);
+    }
+    return Buffer.from(await res.arrayBuffer());
+  }
+
+  async startNativeStream(place: Place, first: OutMessage): Promise<NativeStream | undefined> {
+    const team = this.team(place);
+    if (!place.thread || this.noNativeStream.has(team)) return undefined;
+    const recipient = this.recipients.get(`${place.channel}:${place.thread}`);
+    let ts: string;
+    try {
+      const res = await this.opts.client.apiCall('chat.startStream', {
+        channel: place.channel,
+        thread_ts: place.thread,
+        ...(first.text.length > 0 ? { markdown_text: first.text } : {}),
+        ...(recipient && !place.channel.startsWith('D') ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
+      });
+      const started = (res as { ts?: unknown }).ts;
+      if (!tsSchemaOk(started)) throw new Error('chat.startStream answered without ts');
+      ts = started;
+    } catch (err) {
+      const e = translateError(err);
+      if (e instanceof PlatformRateLimitError) throw e;
+      const code = slackErrorCode(err);
+      if (code && STREAM_UNAVAILABLE.has(code)) {
+        this.noNativeStream.add(team);
+        this.opts.log.info({ team, code }, 'slack: native streaming unavailable, using chat.update');
+      } else {
+        this.opts.log.warn({ code: code ?? String(err) }, 'slack: chat.startStream failed, using chat.update for this answer');
+      }
+      return undefined;
+    }
+    return new SlackNativeStream(this.opts.client, { place, id: ts }, first.text, Date.now() + NATIVE_STREAM_TTL_MS);
+  }
+}
+
+/** One natively streamed message: appends deltas, and on stop makes the text exactly the final. */
+class SlackNativeStream implements NativeStream {
+  constructor(
+    private readonly client: WebClient,
+    readonly ref: MessageRef,
+    private appended: string,
+    readonly expiresAt: number,
+  ) {}
+
+  async append(text: string): Promise<void> {
+    if (text.length === 0) return;
+    await call(() =>
+      this.client.apiCall('chat.appendStream', { channel: this.ref.place.channel, ts: this.ref.id, markdown_text: text }),
+    );
+    this.appended += text;
+  }
+
+  async stop(finalMessage?: OutMessage): Promise<void> {
+    const args: Record<string, unknown> = { channel: this.ref.place.channel, ts: this.ref.id };
+    const finalText = finalMessage ? plainText(finalMessage) : this.appended;
+    const continues = finalText.startsWith(this.appended);
+    if (continues && finalText.length > this.appended.length) args.markdown_text = finalText.slice(this.appended.length);
+    if (finalMessage) {
+      // Only what follows the text (notice, buttons): stopStream appends blocks after the stream.
+      const tail = renderMessage({ ...finalMessage, text: '', typing: false }).blocks;
+      if (tail.length > 0) args.blocks = tail;
+    }
+    await call(() => this.client.apiCall('chat.stopStream', args));
+    this.appended = continues ? finalText : this.appended;
+    if (!continues && finalMessage) {
+      // The stream showed text the final answer does not start with: replace it outright.
+      const { text, blocks } = renderMessage(finalMessage);
+      await call(() => this.client.chat.update({ channel: this.ref.place.channel, ts: this.ref.id, text, blocks: blocks as never }));
+      this.appended = text;
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/** The commands wired into the Bridge, as surfaces call them (through the core harness). */
+import { commandHandlers } from '../../../src/core/commands';
+import { LISTINGS_PAGE_ACTION } from '../../../src/core/commands/listings';
+import { LISTING_CREATE_FORM } from '../../../src/core/commands/listing';
+import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
+
+let h: CoreHarness;
+beforeAll(async () => {
+  h = await startCoreHarness({ commands: commandHandlers(), storePath: ':memory:', handoffOn: 'none' });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+test('/listings through the bridge, then Next through bridge.action edits the same message', async () => {
+  const inv = h.invocation(h.users.alice);
+  await h.bridge.command(inv, 'listings', 'city:Seattle');
+  const first = inv.replies[0];
+  expect(first?.msg.text).toMatch(/Listings in Seattle: page 1 of/);
+  const next = first?.msg.buttons?.find((b) => b.action === LISTINGS_PAGE_ACTION && b.label.includes('Next'));
+  if (!next || !first?.ref) throw new Error('expected a Next button on a posted message');
+  const click = h.invocation(h.users.alice, h.channel, { source: first.ref });
+  await h.bridge.action(click, next.action, next.value);
+  expect(click.updates[0]?.text).toMatch(/page 2 of/);
+  expect(h.surface.messages.get(first.ref.id)?.current.text).toMatch(/page 2 of/);
+});
+
+test('admin-only commands are refused for non-admins; forms reach their handler', async () => {
+  const inv = h.invocation(h.users.alice);
+  await h.bridge.command(inv, 'chatbot', 'models');
+  expect(inv.texts().join('\n')).toMatch(/admins/i);
+
+  const form = h.invocation(h.users.admin);
+  const result = await h.bridge.submitForm(form, LISTING_CREATE_FORM, '', { SaleType: 'nope' });
+  expect(result.ok).toBe(false);
+  expect(result.ok ? '' : result.errors.SaleType).toMatch(/SaleType must be one of/);
+});
+
+test('help works for every command', async () => {
+  for (const name of ['listings', 'listing', 'chatbot', 'analytics', 'history'] as const) {
+    const inv = h.invocation(h.users.admin);
+    await h.bridge.command(inv, name, 'help');
+    expect(inv.texts()[0]).toMatch(/Usage/);
+  }
+});

@@ -1,0 +1,125 @@
+import {
+  inflightKey,
+  inflightLease,
+  recordToJson,
+  recoverAbandonedAnswers,
+  type InflightRecord,
+  type RecoveryDeps,
+} from '../../../src/core/relay/inflight';
+import { Relay } from '../../../src/core/relay/relay';
+import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import type { Place } from '../../../src/core/surface';
+import { SqliteStore } from '../../../src/state/sqlite-store';
+import { TestSurface } from '../../support/test-surface';
+import { FakeAnswerStream, silentLog, until } from './fake-stream';
+
+const RETRY = { action: 'answer.retry', value: 'q7' };
+const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: 'T1' };
+
+describe('recoverAbandonedAnswers', () => {
+  let store: SqliteStore;
+  let scheduler: BudgetScheduler;
+  let surface: TestSurface;
+  let deps: RecoveryDeps;
+
+  beforeEach(() => {
+    store = new SqliteStore(':memory:');
+    scheduler = new BudgetScheduler({ store, log: silentLog });
+    surface = new TestSurface({ maxMessageLength: 100 });
+    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === 'test' ? surface : undefined) };
+  });
+
+  afterEach(async () => {
+    scheduler.close();
+    await store.close();
+  });
+
+  /** What a dead instance left: two messages, the last one still typing, and its lease. */
+  async function abandoned(answerKey: string, owner: string, leaseMs: number): Promise<InflightRecord> {
+    const first = await surface.post(place, { text: 'Sealed first part. ', markdown: true, typing: false });
+    const second = await surface.post(place, { text: 'Partial sec', markdown: true, typing: true });
+    const rec: InflightRecord = {
+      surface: 'test',
+      place,
+      messages: [
+        { ref: first, text: 'Sealed first part. ', done: true },
+        { ref: second, text: 'Partial sec', done: false },
+      ],
+      retry: RETRY,
+      owner,
+      updatedAt: Date.now(),
+    };
+    await store.set(inflightKey(answerKey), recordToJson(rec));
+    expect(await store.acquireLease(inflightLease(answerKey), owner, leaseMs)).toBe(true);
+    return rec;
+  }
+
+  it('marks an answer whose lease expired: text kept, "interrupted", Retry', async () => {
+    const rec = await abandoned('a1', 'dead-instance', 80);
+    expect(await recoverAbandonedAnswers(deps)).toBe(0);
+    await until(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined);
+    expect(await recoverAbandonedAnswers(deps)).toBe(1);
+
+    const [first, second] = rec.messages.map((m) => surface.messages.get(m.ref.id)?.current);
+    expect(first?.text).toBe('Sealed first part. ');
+    expect(second).toMatchObject({ text: 'Partial sec', typing: false });
+    expect(second?.notice).toMatch(/interrupted/);
+    expect(second?.buttons).toEqual([{ label: 'Retry', ...RETRY }]);
+    expect(surface.count('edit')).toBe(1);
+    expect(await store.get(inflightKey('a1'))).toBeUndefined();
+    expect(await recoverAbandonedAnswers(deps)).toBe(0);
+  });
+
+  it('leaves answers whose owner still holds the lease, unless told they are its own', async () => {
+    await abandoned('a2', 'previous-me', 60_000);
+    expect(await recoverAbandonedAnswers(deps)).toBe(0);
+    expect(await recoverAbandonedAnswers(deps, { ownedBy: 'someone-else' })).toBe(0);
+    expect(await recoverAbandonedAnswers(deps, { ownedBy: 'previous-me' })).toBe(1);
+    expect(await store.keys('inflight:')).toEqual([]);
+  });
+
+  it('posts a notice for an answer that died before its placeholder', async () => {
+    const rec: InflightRecord = { surface: 'test', place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
+    await store.set(inflightKey('a3'), recordToJson(rec));
+    expect(await recoverAbandonedAnswers(deps)).toBe(1);
+    const [posted] = surface.messagesIn(place);
+    expect(posted?.current.notice).toMatch(/interrupted/);
+    expect(posted?.current.buttons?.[0]?.label).toBe('Retry');
+  });
+
+  it('recovers what a relay left behind when its instance stopped renewing', async () => {
+    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
+    const dead = new Relay({
+      store,
+      scheduler: deadScheduler,
+      log: silentLog,
+      instanceId: 'dying',
+      options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
+    });
+    const stream = new FakeAnswerStream();
+    const running = dead.run({
+      surface,
+      place,
+      events: stream,
+      finalButtons: [],
+      retry: RETRY,
+      idleTimeoutMs: 60_000,
+      answerKey: 'crash',
+    });
+    stream.push('Half an answer');
+    await until(async () => {
+      const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('crash'));
+      return rec?.messages[0]?.text === 'Half an answer';
+    });
+    // The instance is gone: no renewal, so the lease lapses and another instance takes over.
+    await until(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined);
+    expect(await recoverAbandonedAnswers(deps)).toBe(1);
+    const [msg] = surface.messagesIn(place);
+    expect(msg?.current).toMatchObject({ text: 'Half an answer', typing: false });
+    expect(msg?.current.notice).toMatch(/interrupted/);
+
+    await dead.markAllInFlight('test over');
+    await running;
+    deadScheduler.close();
+  });
+});

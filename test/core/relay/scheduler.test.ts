@@ -1,0 +1,126 @@
+import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { PlatformRateLimitError, type RateBudget } from '../../../src/core/surface';
+import { SqliteStore } from '../../../src/state/sqlite-store';
+import { silentLog } from './fake-stream';
+
+describe('BudgetScheduler', () => {
+  let store: SqliteStore;
+  let scheduler: BudgetScheduler;
+
+  beforeEach(() => {
+    store = new SqliteStore(':memory:');
+    scheduler = new BudgetScheduler({ store, log: silentLog });
+  });
+
+  afterEach(async () => {
+    scheduler.close();
+    await store.close();
+  });
+
+  it('runs at once while tokens last and never beyond the budget', async () => {
+    const budget: RateBudget = { key: 'b', limit: 4, windowMs: 200 };
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, () =>
+        scheduler.run([budget], 'final', async () => {
+          times.push(Date.now());
+        }),
+      ),
+    );
+    expect(times).toHaveLength(12);
+    times.sort((a, b) => a - b);
+    for (let i = budget.limit; i < times.length; i++) {
+      expect((times[i] ?? 0) - (times[i - budget.limit] ?? 0)).toBeGreaterThanOrEqual(budget.windowMs - 5);
+    }
+  });
+
+  it('serves waiting finals before interims, FIFO within each', async () => {
+    const budget: RateBudget = { key: 'tight', limit: 1, windowMs: 120 };
+    const order: string[] = [];
+    const job = (name: string) => async (): Promise<string> => {
+      order.push(name);
+      return name;
+    };
+    await scheduler.run([budget], 'final', job('first'));
+    const runs = [
+      scheduler.run([budget], 'interim', job('i1')),
+      scheduler.run([budget], 'interim', job('i2')),
+      scheduler.run([budget], 'final', job('f1')),
+      scheduler.run([budget], 'final', job('f2')),
+    ];
+    await Promise.all(runs);
+    expect(order).toEqual(['first', 'f1', 'f2', 'i1', 'i2']);
+  });
+
+  it('keeps part of each budget for finals', async () => {
+    const budget: RateBudget = { key: 'shared', limit: 4, windowMs: 10_000 };
+    let interims = 0;
+    // Interims may use half of the budget: two of them run, the rest wait.
+    const waiting = Array.from({ length: 4 }, () =>
+      scheduler.run([budget], 'interim', async () => {
+        interims++;
+      }),
+    );
+    const finals = Array.from({ length: 2 }, () => scheduler.run([budget], 'final', async () => 'done'));
+    expect(await Promise.all(finals)).toEqual(['done', 'done']);
+    expect(interims).toBe(2);
+    scheduler.close();
+    await Promise.allSettled(waiting);
+  });
+
+  it('coalesces a waiting job with a newer one of the same key', async () => {
+    const budget: RateBudget = { key: 'c', limit: 1, windowMs: 150 };
+    const called: string[] = [];
+    await scheduler.run([budget], 'final', async () => 'warm');
+    const a = scheduler.run([budget], 'interim', async () => called.push('old'), { coalesceKey: 'msg1' });
+    const b = scheduler.run([budget], 'interim', async () => called.push('new'), { coalesceKey: 'msg1' });
+    await Promise.all([a, b]);
+    expect(called).toEqual(['new']);
+  });
+
+  it('promotes a waiting interim to final', async () => {
+    const budget: RateBudget = { key: 'p', limit: 1, windowMs: 120 };
+    const order: string[] = [];
+    await scheduler.run([budget], 'final', async () => undefined);
+    const i1 = scheduler.run([budget], 'interim', async () => order.push('i1'));
+    const i2 = scheduler.run([budget], 'interim', async () => order.push('i2'), { coalesceKey: 'k' });
+    expect(scheduler.promote('k')).toBe(true);
+    await Promise.all([i1, i2]);
+    expect(order).toEqual(['i2', 'i1']);
+  });
+
+  it('obeys Retry-After from the platform and retries, bounded', async () => {
+    let calls = 0;
+    const started = Date.now();
+    const value = await scheduler.run([], 'final', async () => {
+      calls++;
+      if (calls < 3) throw new PlatformRateLimitError(60);
+      return 'ok';
+    });
+    expect(value).toBe('ok');
+    expect(calls).toBe(3);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+
+    let always = 0;
+    const limited = new BudgetScheduler({ store, maxTries: 3 });
+    await expect(
+      limited.run([], 'final', async () => {
+        always++;
+        throw new PlatformRateLimitError(5);
+      }),
+    ).rejects.toBeInstanceOf(PlatformRateLimitError);
+    expect(always).toBe(3);
+    limited.close();
+  });
+
+  it('passes other errors through without retrying', async () => {
+    let calls = 0;
+    await expect(
+      scheduler.run([], 'final', async () => {
+        calls++;
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(calls).toBe(1);
+  });
+});

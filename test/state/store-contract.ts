@@ -1,0 +1,307 @@
+import type { Json, StateStore } from '../../src/state/store';
+import { waitFor } from './wait-for';
+
+/** Something that opens store instances sharing one backing (same file, same Redis db and prefix). */
+export interface StoreBacking {
+  open(): Promise<StateStore>;
+}
+
+/**
+ * The behaviour every StateStore must have, run against each implementation. `backing` is called
+ * once in beforeAll; stores it opens are closed by the suite.
+ */
+export function runStoreContract(backing: () => Promise<StoreBacking>): void {
+  let a: StateStore;
+  let b: StateStore;
+  let opened: StateStore[] = [];
+  let src: StoreBacking;
+  let n = 0;
+  /** A fresh key per test so tests never see each other's data. */
+  const fresh = (label: string): string => `t${++n}-${label}`;
+
+  beforeAll(async () => {
+    src = await backing();
+    a = await src.open();
+    b = await src.open();
+    opened = [a, b];
+  });
+
+  afterAll(async () => {
+    for (const store of opened) await store.close();
+  });
+
+  describe('key/value', () => {
+    it('round-trips every JSON shape and reports absent keys as undefined', async () => {
+      const key = fresh('kv');
+      const value: Json = { s: 'x', n: 1.5, b: true, nil: null, list: [1, 'two', { three: 3 }], nested: { z: 1, a: 2 } };
+      expect(await a.get(key)).toBeUndefined();
+      await a.set(key, value);
+      expect(await b.get(key)).toEqual(value);
+      await a.set(key, 'replaced');
+      expect(await b.get(key)).toBe('replaced');
+      await b.delete(key);
+      expect(await a.get(key)).toBeUndefined();
+      await a.delete(key); // deleting an absent key is fine
+    });
+
+    it('expires a value after its TTL and clears the TTL on a plain set', async () => {
+      const short = fresh('short');
+      const long = fresh('long');
+      const cleared = fresh('cleared');
+      await a.set(short, 1, 80);
+      await a.set(long, 2, 60_000);
+      await a.set(cleared, 3, 80);
+      await a.set(cleared, 4);
+      await waitFor(async () => (await a.get(short)) === undefined, 5000);
+      expect(await b.get(short)).toBeUndefined();
+      expect(await a.get(long)).toBe(2);
+      expect(await a.get(cleared)).toBe(4);
+    });
+
+    it('rejects a non-positive TTL', async () => {
+      await expect(a.set(fresh('bad'), 1, 0)).rejects.toThrow(RangeError);
+      await expect(a.setIfAbsent(fresh('bad'), 1, -5)).rejects.toThrow(RangeError);
+    });
+
+    it('lists present keys by prefix, skipping expired ones and treating glob characters literally', async () => {
+      const p = fresh('keys');
+      await a.set(`${p}:one`, 1);
+      await a.set(`${p}:two`, 2);
+      await a.set(`${p}:gone`, 3, 50);
+      await a.set(`${p}*:star`, 4);
+      await a.set(`${p}x:other`, 5);
+      await a.set(`zz${p}:elsewhere`, 6);
+      await waitFor(async () => (await a.get(`${p}:gone`)) === undefined);
+      expect((await b.keys(`${p}:`)).sort()).toEqual([`${p}:one`, `${p}:two`]);
+      expect(await b.keys(`${p}*`)).toEqual([`${p}*:star`]);
+      expect(await b.keys(`${fresh('none')}:`)).toEqual([]);
+    });
+  });
+
+  describe('setIfAbsent', () => {
+    it('writes only when absent or expired', async () => {
+      const key = fresh('sia');
+      expect(await a.setIfAbsent(key, 'first', 80)).toBe(true);
+      expect(await b.setIfAbsent(key, 'second')).toBe(false);
+      expect(await a.get(key)).toBe('first');
+      await waitFor(async () => (await a.get(key)) === undefined);
+      expect(await b.setIfAbsent(key, 'third')).toBe(true);
+      expect(await a.get(key)).toBe('third');
+    });
+
+    it('lets exactly one of 100 parallel callers on two instances win', async () => {
+      const key = fresh('race');
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).setIfAbsent(key, { winner: i }, 60_000)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect(await a.get(key)).toEqual({ winner });
+    });
+  });
+
+  describe('compareAndSet', () => {
+    it('replaces only when the current value deep-equals the expected one', async () => {
+      const key = fresh('cas');
+      expect(await a.compareAndSet(key, 'x', 'y')).toBe(false); // absent is not 'x'
+      expect(await a.get(key)).toBeUndefined();
+      expect(await a.compareAndSet(key, undefined, { a: 1, b: [1, { c: 2, d: 3 }] })).toBe(true);
+      expect(await b.compareAndSet(key, undefined, 'again')).toBe(false); // present is not absent
+      // Same value, keys in another order: deep-equal.
+      expect(await b.compareAndSet(key, { b: [1, { d: 3, c: 2 }], a: 1 }, { state: 'claimed' })).toBe(true);
+      expect(await a.compareAndSet(key, { b: [1, { d: 3, c: 2 }], a: 1 }, 'stale')).toBe(false);
+      expect(await a.compareAndSet(key, { state: 'claimed', extra: null }, 'stale')).toBe(false);
+      expect(await a.get(key)).toEqual({ state: 'claimed' });
+      expect(await a.compareAndSet(key, { state: 'claimed' }, 0)).toBe(true);
+      expect(await a.compareAndSet(key, false, 1)).toBe(false); // 0 is not false
+      expect(await a.get(key)).toBe(0);
+    });
+
+    it('treats an expired value as absent and applies the new TTL', async () => {
+      const key = fresh('casttl');
+      expect(await a.compareAndSet(key, undefined, 'v', 60)).toBe(true);
+      await waitFor(async () => (await a.get(key)) === undefined);
+      expect(await b.compareAndSet(key, 'v', 'w')).toBe(false);
+      expect(await b.compareAndSet(key, undefined, 'w')).toBe(true);
+      expect(await a.get(key)).toBe('w');
+    });
+
+    it('lets exactly one of 50 parallel claims on two instances win', async () => {
+      const key = fresh('claim');
+      await a.set(key, { ticket: 7, status: 'open' });
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          (i % 2 ? a : b).compareAndSet(key, { status: 'open', ticket: 7 }, { ticket: 7, status: 'claimed', by: `agent${i}` }),
+        ),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await b.get(key)).toEqual({ ticket: 7, status: 'claimed', by: `agent${results.indexOf(true)}` });
+    });
+  });
+
+  describe('queues', () => {
+    it('is FIFO with peek, ack and length', async () => {
+      const q = fresh('q');
+      expect(await a.peek(q)).toBeUndefined();
+      expect(await a.length(q)).toBe(0);
+      const one = await a.push(q, { n: 1 });
+      const two = await b.push(q, 'two');
+      expect(one.value).toEqual({ n: 1 });
+      expect(two.id > one.id).toBe(true);
+      expect(await a.length(q)).toBe(2);
+      expect(await b.peek(q)).toEqual(one);
+      expect(await b.peek(q)).toEqual(one); // peek does not remove
+      expect(await a.ack(q, two.id)).toBe(true); // ack by id, not only the head
+      expect(await a.ack(q, two.id)).toBe(false);
+      expect(await a.ack(q, 'no-such-id')).toBe(false);
+      expect(await a.ack(fresh('otherq'), one.id)).toBe(false); // ids belong to their queue
+      expect(await a.peek(q)).toEqual(one);
+      expect(await b.ack(q, one.id)).toBe(true);
+      expect(await a.peek(q)).toBeUndefined();
+      expect(await a.length(q)).toBe(0);
+    });
+
+    it('keeps queues apart and preserves order under concurrent pushes from two instances', async () => {
+      const q = fresh('cq');
+      const other = fresh('cq-other');
+      await a.push(other, 'elsewhere');
+      const pushed = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).push(q, { from: i % 2 ? 'a' : 'b', i })),
+      );
+      expect(await b.length(q)).toBe(100);
+      expect(new Set(pushed.map((p) => p.id)).size).toBe(100);
+
+      const drained: Array<{ id: string; value: Json }> = [];
+      for (let head = await a.peek(q); head; head = await (drained.length % 2 ? a : b).peek(q)) {
+        drained.push(head);
+        expect(await (drained.length % 2 ? b : a).ack(q, head.id)).toBe(true);
+      }
+      expect(drained).toHaveLength(100);
+      const ids = drained.map((d) => d.id);
+      expect([...ids].sort()).toEqual(ids); // strictly increasing and string-ordered
+      // Each instance's pushes come out in the order that instance issued them.
+      for (const from of ['a', 'b']) {
+        const seen = drained
+          .map((d) => d.value as { from: string; i: number })
+          .filter((v) => v.from === from)
+          .map((v) => v.i);
+        expect(seen).toEqual([...seen].sort((x, y) => x - y));
+        expect(seen).toHaveLength(50);
+      }
+      expect(await a.length(other)).toBe(1);
+    });
+  });
+
+  describe('leases', () => {
+    it('is held by one owner, renewable and releasable only by that owner', async () => {
+      const name = fresh('lease');
+      const before = Date.now();
+      expect(await a.acquireLease(name, 'alice', 60_000)).toBe(true);
+      const info = await b.leaseInfo(name);
+      expect(info?.owner).toBe('alice');
+      expect(info!.expiresAt).toBeGreaterThanOrEqual(before + 59_000);
+      expect(info!.expiresAt).toBeLessThanOrEqual(Date.now() + 60_000 + 50);
+
+      expect(await b.acquireLease(name, 'bob', 60_000)).toBe(false);
+      expect(await b.renewLease(name, 'bob', 60_000)).toBe(false);
+      await b.releaseLease(name, 'bob'); // not the owner: no effect
+      expect((await a.leaseInfo(name))?.owner).toBe('alice');
+
+      expect(await a.acquireLease(name, 'alice', 120_000)).toBe(true); // same owner renews
+      expect((await a.leaseInfo(name))!.expiresAt).toBeGreaterThan(Date.now() + 100_000);
+      expect(await a.renewLease(name, 'alice', 30_000)).toBe(true);
+      expect((await a.leaseInfo(name))!.expiresAt).toBeLessThanOrEqual(Date.now() + 30_000 + 50);
+
+      await a.releaseLease(name, 'alice');
+      expect(await b.leaseInfo(name)).toBeUndefined();
+      expect(await b.acquireLease(name, 'bob', 60_000)).toBe(true);
+      expect(await b.leaseInfo(fresh('never'))).toBeUndefined();
+    });
+
+    it('expires and is taken over; the old owner then cannot renew', async () => {
+      const name = fresh('lease-exp');
+      expect(await a.acquireLease(name, 'alice', 300)).toBe(true);
+      await waitFor(() => b.acquireLease(name, 'bob', 60_000), 5000);
+      expect((await a.leaseInfo(name))?.owner).toBe('bob');
+      expect(await a.renewLease(name, 'alice', 60_000)).toBe(false);
+      expect(await a.acquireLease(name, 'alice', 60_000)).toBe(false);
+    });
+
+    it('cannot be renewed once expired, even if nobody took it', async () => {
+      const name = fresh('lease-lost');
+      expect(await a.acquireLease(name, 'alice', 50)).toBe(true);
+      await waitFor(async () => (await b.leaseInfo(name)) === undefined);
+      expect(await a.renewLease(name, 'alice', 60_000)).toBe(false);
+    });
+
+    it('lets exactly one of many parallel acquirers hold it', async () => {
+      const name = fresh('lease-race');
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).acquireLease(name, `owner${i}`, 60_000)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await a.leaseInfo(name))?.owner).toBe(`owner${results.indexOf(true)}`);
+    });
+  });
+
+  describe('takeToken', () => {
+    it('grants at most limit per window across two instances, then again once the window slides', async () => {
+      const key = fresh('rate');
+      const windowMs = 1500;
+      const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).takeToken(key, 5, windowMs)));
+      const granted = decisions.filter((d) => d.granted);
+      expect(granted).toHaveLength(5);
+      for (const d of granted) expect(d.retryInMs).toBe(0);
+      for (const d of decisions.filter((x) => !x.granted)) {
+        expect(d.retryInMs).toBeGreaterThan(0);
+        expect(d.retryInMs).toBeLessThanOrEqual(windowMs);
+      }
+      // Other keys have their own budget.
+      expect((await a.takeToken(fresh('rate-other'), 1, windowMs)).granted).toBe(true);
+      await waitFor(async () => (await a.takeToken(key, 5, windowMs)).granted, 5000, 50);
+    });
+
+    it('counts strictly alternating calls from two instances against one budget', async () => {
+      const key = fresh('rate-alternate');
+      let granted = 0;
+      for (let i = 0; i < 12; i++) if ((await (i % 2 ? a : b).takeToken(key, 5, 60_000)).granted) granted++;
+      expect(granted).toBe(5);
+    });
+
+    it('never exceeds the limit in any window during sustained contention', async () => {
+      const key = fresh('rate-sustained');
+      const limit = 4;
+      const windowMs = 250;
+      const grants: number[] = [];
+      const deadline = Date.now() + 1200;
+      const worker = async (store: StateStore): Promise<void> => {
+        while (Date.now() < deadline) {
+          const d = await store.takeToken(key, limit, windowMs);
+          if (d.granted) grants.push(Date.now());
+        }
+      };
+      await Promise.all([worker(a), worker(b), worker(a), worker(b)]);
+      grants.sort((x, y) => x - y);
+      expect(grants.length).toBeGreaterThanOrEqual(limit);
+      // Client-side grant times lag the store's clock by the reply time; allow a little slack.
+      const slack = 100;
+      for (let i = limit; i < grants.length; i++) {
+        expect(grants[i] - grants[i - limit]).toBeGreaterThanOrEqual(windowMs - slack);
+      }
+      // A sliding window of 250 ms over 1.2 s cannot grant more than limit * (1 + 1200/250).
+      expect(grants.length).toBeLessThanOrEqual(limit * Math.ceil(1 + 1200 / windowMs));
+    });
+  });
+
+  describe('instances', () => {
+    it('see each other through the shared backing, including an instance opened later', async () => {
+      const key = fresh('shared');
+      await a.set(key, { from: 'a' });
+      const c = await src.open();
+      opened.push(c);
+      expect(await c.get(key)).toEqual({ from: 'a' });
+      await c.push(key, 'q');
+      expect(await a.length(key)).toBe(1);
+    });
+  });
+}

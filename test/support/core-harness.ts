@@ -1,0 +1,289 @@
+/**
+ * A whole core in one process for tests: the local chatbot service (real HTTP on 127.0.0.1), a
+ * ChatbotClient to it, a SQLite store (a file in a temp dir by default, so a restart can be tested),
+ * TestSurfaces, the relay with its budget scheduler, and the Bridge.
+ *
+ *   const h = await startCoreHarness();
+ *   const inv = h.invocation(h.users.alice);            // a slash command / button / form event
+ *   await h.bridge.command(inv, 'ask', 'Which homes are for sale in Austin?');
+ *   await h.waitFor(() => ...);
+ *   await h.close();
+ *
+ * Cross-surface handoff: `startCoreHarness({ handoffOn: 'other' })` puts the handoff channel on a
+ * second TestSurface registered under the name 'discord' (`h.handoffSurface`, `h.handoffPort`).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { createBridge, type Bridge } from '../../src/core';
+import type { CommandHandler, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
+import type { Actor, FormSpec, Invocation, MessageRef, OutMessage, Place, SurfaceName, SurfacePort } from '../../src/core/surface';
+import { Relay } from '../../src/core/relay';
+import { BudgetScheduler } from '../../src/core/relay/scheduler';
+import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } from '../../src/local-service';
+import { ChatbotClient } from '../../src/service/client';
+import { SqliteStore } from '../../src/state/sqlite-store';
+import { TestSurface, type TestSurfaceOptions } from './test-surface';
+
+type LocalService = LocalServiceHandle;
+
+export interface CoreHarnessOptions {
+  /** SQLite file; default a fresh file in a temp dir. ':memory:' for no file. */
+  storePath?: string;
+  /** Reuse a running local service (restart tests keep the service, like production does). */
+  service?: LocalService;
+  /** Options of the local service this harness starts (e.g. fragmentDelayMs to watch streams). */
+  serviceOptions?: LocalServiceOptions;
+  /** Reuse surfaces (restart tests: messages posted before the restart stay visible). */
+  surface?: TestSurface;
+  handoffSurface?: TestSurface;
+  /** 'same': the handoff channel is on the user's surface; 'other': on a second surface. Default 'same'. */
+  handoffOn?: 'same' | 'other' | 'none';
+  handoffOnNoAnswer?: boolean;
+  handoffClaimTimeoutMs?: number;
+  answerIdleTimeoutMs?: number;
+  instanceId?: string;
+  /** The commands besides ask and handoff (e.g. commandHandlers() of src/core/commands). */
+  commands?: CommandHandler[];
+  surfaceOptions?: TestSurfaceOptions;
+  /** Start the bridge's timers (default true). */
+  start?: boolean;
+  log?: Logger;
+}
+
+export interface RecordedReply {
+  msg: OutMessage;
+  ephemeral: boolean;
+  ref?: MessageRef;
+}
+
+export interface RecordedInvocation extends Invocation {
+  replies: RecordedReply[];
+  updates: OutMessage[];
+  forms: FormSpec[];
+  /** Texts of every reply and update, newest last (handy in assertions). */
+  texts(): string[];
+}
+
+export interface CoreHarness {
+  service: LocalService;
+  client: ChatbotClient;
+  store: SqliteStore;
+  storePath: string;
+  /** The users' surface (name 'test'). */
+  surface: TestSurface;
+  /** Where tickets go: `surface` itself, or a second TestSurface when handoffOn is 'other'. */
+  handoffSurface: TestSurface;
+  /** `handoffSurface` as core sees it (named 'discord' when on the other surface). */
+  handoffPort: SurfacePort;
+  /** A channel on `surface` where users type commands. */
+  channel: Place;
+  /** The handoff channel. */
+  handoffChannel: Place;
+  users: { alice: Actor; bob: Actor; admin: Actor };
+  agents: { ann: Actor; andy: Actor };
+  ctx: CoreContext;
+  config: CoreConfig;
+  scheduler: BudgetScheduler;
+  relay: Relay;
+  bridge: Bridge;
+  /** An Invocation by `actor` in `place` (default: `channel`) whose replies, updates and forms are recorded. */
+  invocation(actor: Actor, place?: Place, opts?: { surface?: SurfacePort; source?: MessageRef }): RecordedInvocation;
+  /** Hands a typed message to the bridge, as a surface would (a fresh id unless given). */
+  say(actor: Actor, place: Place, text: string, opts?: { id?: string; startsConversation?: boolean; surface?: SurfacePort; attachments?: import('../../src/core/surface').Attachment[] }): Promise<boolean>;
+  /** Polls `predicate` until true; throws after `timeoutMs`. */
+  waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
+  /** Stops the bridge and closes the store (keeping the file), then builds a new store and Bridge on it. */
+  restart(): Promise<CoreHarness>;
+  /** Stops the bridge and closes everything this harness started. */
+  close(): Promise<void>;
+}
+
+export const HARNESS_WORKSPACE = 'W1';
+
+/** Presents a TestSurface under another surface name (the TestSurface's own name is fixed to 'test'). */
+export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePort {
+  return {
+    name,
+    limits: inner.limits,
+    post: (place, msg) => inner.post(place, msg),
+    edit: (ref, msg) => inner.edit(ref, msg),
+    startThread: (place, root, title) => inner.startThread(place, root, title),
+    notify: (place, user, msg) => inner.notify(place, user, msg),
+    mention: (user) => inner.mention(user),
+    budgets: (op, place) => inner.budgets(op, place),
+    fetchAttachment: (att) => inner.fetchAttachment(att),
+  };
+}
+
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`waitFor: condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+}
+
+let messageCounter = 0;
+
+/** What a restarted harness inherits the duty to clean up. */
+interface Inherited {
+  ownsService: boolean;
+  tmpDir?: string;
+}
+
+export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?: Inherited): Promise<CoreHarness> {
+  const log = opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const ownsService = inherited?.ownsService ?? !opts.service;
+  const service = opts.service ?? (await startLocalService({ port: 0, dbPath: ':memory:', ...opts.serviceOptions }));
+  const client = new ChatbotClient({
+    baseUrl: service.url,
+    secretKey: service.credentials.secretKey,
+    sessionKey: service.credentials.sessionKey,
+    apiKey: service.credentials.apiKey,
+    retries: { count: 3, baseDelayMs: 20 },
+  });
+
+  let tmpDir: string | undefined = inherited?.tmpDir;
+  let storePath = opts.storePath;
+  if (storePath === undefined) {
+    tmpDir = mkdtempSync(join(tmpdir(), 'core-harness-'));
+    storePath = join(tmpDir, 'bridge.db');
+  }
+  const store = new SqliteStore(storePath);
+
+  const surface = opts.surface ?? new TestSurface(opts.surfaceOptions);
+  const handoffOn = opts.handoffOn ?? 'same';
+  const handoffSurface = handoffOn === 'other' ? (opts.handoffSurface ?? new TestSurface(opts.surfaceOptions)) : surface;
+  const handoffPort: SurfacePort = handoffOn === 'other' ? renamedSurface(handoffSurface, 'discord') : surface;
+  const ports = new Map<SurfaceName, SurfacePort>([[surface.name, surface]]);
+  if (handoffOn === 'other') ports.set('discord', handoffPort);
+  const surfaces: SurfaceRegistry = { get: (name) => ports.get(name), all: () => [...ports.values()] };
+
+  const channel: Place = { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-general' };
+  const handoffChannel: Place =
+    handoffOn === 'other'
+      ? { surface: 'discord', workspace: 'G1', channel: 'C-handoff' }
+      : { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-handoff' };
+
+  const instanceId = opts.instanceId ?? `harness-${process.pid}-${++messageCounter}`;
+  const config: CoreConfig = {
+    chatbotId: service.chatbotId,
+    answerIdleTimeoutMs: opts.answerIdleTimeoutMs ?? 5000,
+    handoff:
+      handoffOn === 'none'
+        ? {}
+        : { [handoffChannel.surface]: { surface: handoffChannel.surface, workspace: handoffChannel.workspace, channel: handoffChannel.channel } },
+    handoffClaimTimeoutMs: opts.handoffClaimTimeoutMs ?? 10 * 60_000,
+    handoffOnNoAnswer: opts.handoffOnNoAnswer ?? false,
+    instanceId,
+  };
+  const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now() };
+  const scheduler = new BudgetScheduler({ store, log });
+  const relay = new Relay({ scheduler, store, log, instanceId });
+  const bridge = createBridge(ctx, {
+    relay,
+    commands: opts.commands,
+    scheduler,
+  });
+  if (opts.start ?? true) bridge.start();
+
+  const users = {
+    alice: { id: 'U-alice', name: 'Alice', isAdmin: false },
+    bob: { id: 'U-bob', name: 'Bob', isAdmin: false },
+    admin: { id: 'U-admin', name: 'Ada Admin', isAdmin: true },
+  };
+  const agents = {
+    ann: { id: 'A-ann', name: 'Ann Agent', isAdmin: false },
+    andy: { id: 'A-andy', name: 'Andy Agent', isAdmin: false },
+  };
+
+  let closed = false;
+  const shutdown = async (keepFile: boolean): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await bridge.stop(2000);
+    await store.close();
+    if (!keepFile && tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+  };
+
+  const harness: CoreHarness = {
+    service,
+    client,
+    store,
+    storePath,
+    surface,
+    handoffSurface,
+    handoffPort,
+    channel,
+    handoffChannel,
+    users,
+    agents,
+    ctx,
+    config,
+    scheduler,
+    relay,
+    bridge,
+    invocation(actor, place = channel, o = {}) {
+      const on = o.surface ?? ports.get(place.surface) ?? surface;
+      const replies: RecordedReply[] = [];
+      const updates: OutMessage[] = [];
+      const forms: FormSpec[] = [];
+      return {
+        surface: on,
+        place,
+        actor,
+        source: o.source,
+        replies,
+        updates,
+        forms,
+        async reply(msg, ro) {
+          const ephemeral = ro?.ephemeral ?? false;
+          if (ephemeral) {
+            replies.push({ msg, ephemeral });
+            return undefined;
+          }
+          const ref = await on.post(place, msg);
+          replies.push({ msg, ephemeral, ref });
+          return ref;
+        },
+        async update(msg) {
+          updates.push(msg);
+          if (o.source) await on.edit(o.source, msg);
+        },
+        async openForm(form) {
+          forms.push(form);
+        },
+        texts() {
+          return [...replies.map((r) => r.msg.text), ...updates.map((u) => u.text)];
+        },
+      };
+    },
+    say(actor, place, text, o = {}) {
+      const on = o.surface ?? ports.get(place.surface) ?? surface;
+      return bridge.message(
+        {
+          place,
+          actor,
+          text,
+          id: o.id ?? `m${Date.now()}-${++messageCounter}`,
+          attachments: o.attachments ?? [],
+          startsConversation: o.startsConversation ?? false,
+        },
+        on,
+      );
+    },
+    waitFor,
+    async restart() {
+      await shutdown(true);
+      return startCoreHarness({ ...opts, storePath, service, surface, handoffSurface, log }, { ownsService, tmpDir });
+    },
+    async close() {
+      await shutdown(false);
+      if (ownsService) await service.close();
+    },
+  };
+  return harness;
+}

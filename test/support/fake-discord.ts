@@ -1,0 +1,1056 @@
+/**
+ * A fake Discord for end-to-end tests: the REST API under `/api/v10` and a gateway WebSocket on the
+ * same port. It is strict where the real platform is (2,000-character content, embed and component
+ * limits, per-channel rate limits with 429 + Retry-After) and records every call so tests can assert
+ * what the bot did. Payloads are shaped like Discord's so discord.js parses them unchanged.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+const DISCORD_EPOCH = 1420070400000n;
+let snowflakeSeq = 0n;
+/** Increasing snowflakes, like Discord's (time in the high bits). */
+export function snowflake(): string {
+  snowflakeSeq = (snowflakeSeq + 1n) & 0x3fffffn;
+  return (((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) | snowflakeSeq).toString();
+}
+
+export interface FakeUser {
+  id: string;
+  username: string;
+  global_name?: string | null;
+  bot?: boolean;
+}
+
+export interface FakeMember {
+  user: FakeUser;
+  roles: string[];
+  nick?: string | null;
+}
+
+export interface FakeChannel {
+  id: string;
+  type: number;
+  name: string;
+  guild_id: string;
+  parent_id?: string | null;
+  owner_id?: string;
+}
+
+export interface FakeAttachment {
+  id: string;
+  filename: string;
+  size: number;
+  url: string;
+  proxy_url: string;
+  content_type?: string;
+  data?: Buffer;
+}
+
+export interface FakeEmbed {
+  title?: string;
+  description?: string;
+  url?: string;
+  footer?: { text: string };
+  image?: { url: string };
+  fields?: Array<{ name: string; value: string; inline?: boolean }>;
+  author?: { name: string };
+  [k: string]: unknown;
+}
+
+export interface FakeComponent {
+  type: number;
+  custom_id?: string;
+  label?: string;
+  style?: number;
+  url?: string;
+  components?: FakeComponent[];
+  [k: string]: unknown;
+}
+
+export interface FakeMessage {
+  id: string;
+  channel_id: string;
+  guild_id?: string;
+  author: FakeUser;
+  content: string;
+  embeds: FakeEmbed[];
+  components: FakeComponent[];
+  attachments: FakeAttachment[];
+  flags: number;
+  timestamp: string;
+  edited_timestamp: string | null;
+  webhook_id?: string;
+  mentions: FakeUser[];
+  /** Every content this message had, in order (the first is the posted one). */
+  history: string[];
+  deleted: boolean;
+  /** Interaction id when the message is an interaction response or follow-up. */
+  interactionId?: string;
+  ephemeral: boolean;
+}
+
+export interface RecordedCall {
+  method: string;
+  /** Path after /api/v10, without the query string. */
+  path: string;
+  query: string;
+  body: unknown;
+  status: number;
+  at: number;
+}
+
+export interface InteractionRecord {
+  id: string;
+  token: string;
+  type: number;
+  channelId: string;
+  user: FakeUser;
+  /** Each callback the bot sent (type 4 reply, 5 deferred, 6 deferred update, 7 update, 8 autocomplete, 9 modal). */
+  callbacks: Array<{ type: number; data: Record<string, unknown> | undefined; at: number }>;
+  createdAt: number;
+  /** The message that carries the original response (reply/deferred) or the component's message. */
+  originalMessageId?: string;
+  sourceMessageId?: string;
+}
+
+export interface FakeDiscordOptions {
+  token?: string;
+  applicationId?: string;
+  guildId?: string;
+  /** Per-channel message create+edit budget: `limit` per `windowMs` (sliding). Default 5 per 5 s. */
+  channelLimit?: { limit: number; windowMs: number };
+  heartbeatIntervalMs?: number;
+}
+
+type Json = Record<string, unknown>;
+
+interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+function invalidForm(path: string, message: string, code = 'BASE_TYPE_MAX_LENGTH'): HttpError {
+  const errors: Json = {};
+  let node: Json = errors;
+  const parts = path.split('.');
+  parts.forEach((p, i) => {
+    if (i === parts.length - 1) node[p] = { _errors: [{ code, message }] };
+    else {
+      const next: Json = {};
+      node[p] = next;
+      node = next;
+    }
+  });
+  return new HttpError(400, { code: 50035, message: 'Invalid Form Body', errors });
+}
+
+/** Splits a multipart/form-data body into its named parts. */
+function parseMultipart(buf: Buffer, contentType: string): Array<{ name: string; filename?: string; type?: string; data: Buffer }> {
+  const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  if (!m) throw new HttpError(400, { code: 50109, message: 'The request body contains invalid JSON.' });
+  const boundary = Buffer.from(`--${m[1] ?? m[2]}`);
+  const parts: Array<{ name: string; filename?: string; type?: string; data: Buffer }> = [];
+  let pos = buf.indexOf(boundary);
+  while (pos >= 0) {
+    const start = pos + boundary.length;
+    if (buf.slice(start, start + 2).toString() === '--') break;
+    const headerEnd = buf.indexOf('\r\n\r\n', start);
+    const next = buf.indexOf(boundary, headerEnd);
+    if (headerEnd < 0 || next < 0) break;
+    const headers = buf.slice(start + 2, headerEnd).toString();
+    const data = buf.slice(headerEnd + 4, next - 2);
+    const name = /name="([^"]*)"/i.exec(headers)?.[1] ?? '';
+    const filename = /filename="([^"]*)"/i.exec(headers)?.[1];
+    const type = /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1];
+    parts.push({ name, filename, type, data });
+    pos = next;
+  }
+  return parts;
+}
+
+export class FakeDiscord {
+  readonly token: string;
+  readonly applicationId: string;
+  readonly guildId: string;
+  readonly botUser: FakeUser;
+  readonly calls: RecordedCall[] = [];
+  /** Registered commands per scope: 'global' or the guild id. */
+  readonly commands = new Map<string, Json[]>();
+  readonly channels = new Map<string, FakeChannel>();
+  readonly roles: Array<{ id: string; name: string }> = [];
+  readonly members = new Map<string, FakeMember>();
+  readonly messages = new Map<string, FakeMessage>();
+  readonly interactions = new Map<string, InteractionRecord>();
+  readonly files = new Map<string, { data: Buffer; type: string }>();
+  /** Every 429 the fake answered. */
+  rateLimitHits = 0;
+  identifies = 0;
+  heartbeatAcks = 0;
+
+  private readonly channelLimit: { limit: number; windowMs: number };
+  private readonly heartbeatIntervalMs: number;
+  private readonly rateLog = new Map<string, number[]>();
+  private server?: Server;
+  private wss?: WebSocketServer;
+  private readonly sockets = new Set<WebSocket>();
+  private readonly ready = new Set<WebSocket>();
+  private seq = 0;
+  private port = 0;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(opts: FakeDiscordOptions = {}) {
+    this.token = opts.token ?? 'fake-discord-token.secret';
+    this.applicationId = opts.applicationId ?? snowflake();
+    this.guildId = opts.guildId ?? snowflake();
+    this.channelLimit = opts.channelLimit ?? { limit: 5, windowMs: 5000 };
+    this.heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 5000;
+    this.botUser = { id: this.applicationId, username: 'bridge-bot', global_name: null, bot: true };
+  }
+
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  get gatewayUrl(): string {
+    return `ws://127.0.0.1:${this.port}`;
+  }
+
+  /** Adds a text channel to the guild (call before start, or the bot learns of it only by id). */
+  addChannel(name: string, id = snowflake()): FakeChannel {
+    const ch: FakeChannel = { id, type: 0, name, guild_id: this.guildId, parent_id: null };
+    this.channels.set(id, ch);
+    return ch;
+  }
+
+  addRole(name: string, id = snowflake()): string {
+    this.roles.push({ id, name });
+    return id;
+  }
+
+  addMember(username: string, roles: string[] = [], opts: { bot?: boolean; id?: string } = {}): FakeMember {
+    const member: FakeMember = {
+      user: { id: opts.id ?? snowflake(), username, global_name: username, bot: opts.bot ?? false },
+      roles,
+      nick: null,
+    };
+    this.members.set(member.user.id, member);
+    return member;
+  }
+
+  /** Serves a file (an attachment a user posts) at a URL on this server. */
+  addFile(name: string, data: Buffer, type: string): FakeAttachment {
+    const id = snowflake();
+    this.files.set(`${id}/${name}`, { data, type });
+    const url = `http://127.0.0.1:${this.port}/attachments/${id}/${name}`;
+    return { id, filename: name, size: data.length, url, proxy_url: url, content_type: type };
+  }
+
+  async start(): Promise<void> {
+    this.channels.set(this.guildId, { id: this.guildId, type: 0, name: 'general', guild_id: this.guildId });
+    this.server = createServer((req, res) => {
+      this.handleHttp(req, res).catch((err: unknown) => {
+        res.statusCode = 500;
+        res.end(String(err));
+      });
+    });
+    this.wss = new WebSocketServer({ server: this.server });
+    this.wss.on('connection', (ws) => this.onSocket(ws));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.sockets) ws.terminate();
+    await new Promise<void>((resolve) => (this.wss ? this.wss.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => {
+      if (!this.server) return resolve();
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+
+  /** Number of connections that identified and got READY. */
+  get connectedBots(): number {
+    return this.ready.size;
+  }
+
+  // ---------------------------------------------------------------- queries for tests
+
+  channelMessages(channelId: string, opts: { includeEphemeral?: boolean } = {}): FakeMessage[] {
+    return [...this.messages.values()]
+      .filter((m) => m.channel_id === channelId && !m.deleted && (opts.includeEphemeral || !m.ephemeral))
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  }
+
+  threadsOf(parentId: string): FakeChannel[] {
+    return [...this.channels.values()].filter((c) => c.parent_id === parentId);
+  }
+
+  callsTo(method: string, pattern: RegExp): RecordedCall[] {
+    return this.calls.filter((c) => c.method === method && pattern.test(c.path));
+  }
+
+  /** Resolves when `check` returns a value (not undefined/false), re-checking on every change. */
+  async waitFor<T>(check: () => T | undefined | false | null, timeoutMs = 10000, what = 'condition'): Promise<T> {
+    const first = check();
+    if (first !== undefined && first !== false && first !== null) return first;
+    return new Promise<T>((resolve, reject) => {
+      const onChange = (): void => {
+        let v: T | undefined | false | null;
+        try {
+          v = check();
+        } catch (err) {
+          cleanup();
+          reject(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+        if (v !== undefined && v !== false && v !== null) {
+          cleanup();
+          resolve(v);
+        }
+      };
+      // The poll catches changes that do not go through this fake (e.g. a store the test also reads).
+      const poll = setInterval(onChange, 100);
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearInterval(poll);
+        clearTimeout(timer);
+        this.listeners.delete(onChange);
+      };
+      this.listeners.add(onChange);
+    });
+  }
+
+  private changed(): void {
+    for (const l of [...this.listeners]) l();
+  }
+
+  // ---------------------------------------------------------------- gateway
+
+  private send(ws: WebSocket, payload: Json): void {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(payload));
+  }
+
+  /** Sends a dispatch (op 0) to every identified connection. */
+  dispatch(t: string, d: unknown): void {
+    for (const ws of this.ready) {
+      this.seq += 1;
+      this.send(ws, { op: 0, t, s: this.seq, d });
+    }
+  }
+
+  private onSocket(ws: WebSocket): void {
+    this.sockets.add(ws);
+    this.send(ws, { op: 10, d: { heartbeat_interval: this.heartbeatIntervalMs }, s: null, t: null });
+    ws.on('close', () => {
+      this.sockets.delete(ws);
+      this.ready.delete(ws);
+      this.changed();
+    });
+    ws.on('message', (raw) => {
+      let msg: { op?: number; d?: Json };
+      try {
+        msg = JSON.parse(raw.toString()) as { op?: number; d?: Json };
+      } catch {
+        ws.close(4002, 'Decode error');
+        return;
+      }
+      switch (msg.op) {
+        case 1:
+          this.heartbeatAcks += 1;
+          this.send(ws, { op: 11, d: null, s: null, t: null });
+          break;
+        case 2: {
+          const token = String(msg.d?.token ?? '').replace(/^Bot /, '');
+          if (token !== this.token) {
+            ws.close(4004, 'Authentication failed.');
+            return;
+          }
+          this.identifies += 1;
+          this.ready.add(ws);
+          this.seq += 1;
+          this.send(ws, {
+            op: 0,
+            t: 'READY',
+            s: this.seq,
+            d: {
+              v: 10,
+              user: { ...this.botUser, discriminator: '0', avatar: null, verified: true, flags: 0 },
+              guilds: [{ id: this.guildId, unavailable: true }],
+              session_id: `session-${snowflake()}`,
+              resume_gateway_url: this.gatewayUrl,
+              shard: [0, 1],
+              application: { id: this.applicationId, flags: 0 },
+              private_channels: [],
+            },
+          });
+          this.seq += 1;
+          this.send(ws, { op: 0, t: 'GUILD_CREATE', s: this.seq, d: this.guildPayload() });
+          this.changed();
+          break;
+        }
+        case 6:
+          this.ready.add(ws);
+          this.seq += 1;
+          this.send(ws, { op: 0, t: 'RESUMED', s: this.seq, d: null });
+          break;
+        default:
+          break;
+      }
+    });
+  }
+
+  private userPayload(u: FakeUser): Json {
+    return { id: u.id, username: u.username, global_name: u.global_name ?? null, discriminator: '0', avatar: null, bot: u.bot ?? false };
+  }
+
+  private memberPayload(m: FakeMember): Json {
+    return {
+      user: this.userPayload(m.user),
+      roles: m.roles,
+      nick: m.nick ?? null,
+      joined_at: new Date(0).toISOString(),
+      deaf: false,
+      mute: false,
+      flags: 0,
+      permissions: '2248473465835073',
+    };
+  }
+
+  private channelPayload(c: FakeChannel): Json {
+    const base: Json = { id: c.id, type: c.type, name: c.name, guild_id: c.guild_id, parent_id: c.parent_id ?? null };
+    if (c.type === 11 || c.type === 12) {
+      base.owner_id = c.owner_id ?? this.botUser.id;
+      base.thread_metadata = { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false };
+      base.member_count = 1;
+      base.message_count = 0;
+    } else {
+      base.position = 0;
+      base.permission_overwrites = [];
+    }
+    return base;
+  }
+
+  private guildPayload(): Json {
+    const bot: FakeMember = { user: this.botUser, roles: [] };
+    const channels = [...this.channels.values()].filter((c) => c.type !== 11 && c.type !== 12);
+    const threads = [...this.channels.values()].filter((c) => c.type === 11 || c.type === 12);
+    return {
+      id: this.guildId,
+      name: 'Fake Guild',
+      icon: null,
+      owner_id: snowflake(),
+      unavailable: false,
+      member_count: this.members.size + 1,
+      large: false,
+      joined_at: new Date(0).toISOString(),
+      features: [],
+      emojis: [],
+      stickers: [],
+      roles: [
+        { id: this.guildId, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
+        ...this.roles.map((r, i) => ({ id: r.id, name: r.name, permissions: '0', position: i + 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 })),
+      ],
+      channels: channels.map((c) => this.channelPayload(c)),
+      threads: threads.map((c) => this.channelPayload(c)),
+      members: [bot, ...this.members.values()].map((m) => this.memberPayload(m)),
+      voice_states: [],
+      presences: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      premium_tier: 0,
+      preferred_locale: 'en-US',
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      mfa_level: 0,
+      nsfw_level: 0,
+      system_channel_flags: 0,
+    };
+  }
+
+  // ---------------------------------------------------------------- dispatch helpers for tests
+
+  private messagePayload(m: FakeMessage): Json {
+    return {
+      id: m.id,
+      channel_id: m.channel_id,
+      guild_id: m.guild_id,
+      author: this.userPayload(m.author),
+      content: m.content,
+      embeds: m.embeds,
+      components: m.components,
+      attachments: m.attachments.map(({ data: _data, ...a }) => a),
+      flags: m.flags,
+      timestamp: m.timestamp,
+      edited_timestamp: m.edited_timestamp,
+      tts: false,
+      mention_everyone: false,
+      mentions: m.mentions.map((u) => this.userPayload(u)),
+      mention_roles: [],
+      pinned: false,
+      type: 0,
+      ...(m.webhook_id ? { webhook_id: m.webhook_id } : {}),
+    };
+  }
+
+  /** A user (or a bot/webhook, for ignore tests) posts a message; dispatched as MESSAGE_CREATE. */
+  userMessage(opts: {
+    channelId: string;
+    member: FakeMember;
+    content: string;
+    mentionsBot?: boolean;
+    attachments?: FakeAttachment[];
+    webhookId?: string;
+  }): FakeMessage {
+    const content = opts.mentionsBot ? `<@${this.botUser.id}> ${opts.content}` : opts.content;
+    const msg = this.storeMessage({
+      channel_id: opts.channelId,
+      author: opts.member.user,
+      content,
+      attachments: opts.attachments ?? [],
+      mentions: opts.mentionsBot ? [this.botUser] : [],
+      webhook_id: opts.webhookId,
+    });
+    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(msg), member: this.memberNoUser(opts.member) });
+    return msg;
+  }
+
+  private memberNoUser(m: FakeMember): Json {
+    const { user: _u, ...rest } = this.memberPayload(m);
+    return rest;
+  }
+
+  private newInteraction(type: number, channelId: string, member: FakeMember, data: Json, message?: FakeMessage): InteractionRecord {
+    const rec: InteractionRecord = {
+      id: snowflake(),
+      token: `itoken-${snowflake()}`,
+      type,
+      channelId,
+      user: member.user,
+      callbacks: [],
+      createdAt: Date.now(),
+      sourceMessageId: message?.id,
+    };
+    this.interactions.set(rec.id, rec);
+    const ch = this.channels.get(channelId);
+    this.dispatch('INTERACTION_CREATE', {
+      id: rec.id,
+      application_id: this.applicationId,
+      type,
+      data,
+      guild_id: this.guildId,
+      guild: { id: this.guildId, locale: 'en-US', features: [] },
+      channel_id: channelId,
+      channel: ch ? this.channelPayload(ch) : { id: channelId, type: 0 },
+      member: this.memberPayload(member),
+      token: rec.token,
+      version: 1,
+      app_permissions: '2248473465835073',
+      locale: 'en-US',
+      guild_locale: 'en-US',
+      entitlements: [],
+      authorizing_integration_owners: { '0': this.guildId },
+      context: 0,
+      ...(message ? { message: this.messagePayload(message) } : {}),
+    });
+    return rec;
+  }
+
+  /**
+   * A slash command. `options` are Discord's option objects; for a subcommand pass
+   * `subcommand` and its options.
+   */
+  slashCommand(opts: {
+    name: string;
+    channelId: string;
+    member: FakeMember;
+    subcommand?: string;
+    options?: Array<{ name: string; type: number; value: string | number | boolean }>;
+  }): InteractionRecord {
+    const registered = this.commands.get(this.guildId) ?? this.commands.get('global') ?? [];
+    const cmd = registered.find((c) => c.name === opts.name);
+    const options = opts.subcommand
+      ? [{ type: 1, name: opts.subcommand, options: opts.options ?? [] }]
+      : (opts.options ?? []);
+    return this.newInteraction(2, opts.channelId, opts.member, {
+      id: (cmd?.id as string | undefined) ?? snowflake(),
+      name: opts.name,
+      type: 1,
+      guild_id: this.guildId,
+      options,
+    });
+  }
+
+  autocomplete(opts: {
+    name: string;
+    channelId: string;
+    member: FakeMember;
+    subcommand?: string;
+    options: Array<{ name: string; type: number; value: string; focused?: boolean }>;
+  }): InteractionRecord {
+    const options = opts.subcommand ? [{ type: 1, name: opts.subcommand, options: opts.options }] : opts.options;
+    return this.newInteraction(4, opts.channelId, opts.member, { id: snowflake(), name: opts.name, type: 1, guild_id: this.guildId, options });
+  }
+
+  clickButton(opts: { message: FakeMessage; customId: string; member: FakeMember }): InteractionRecord {
+    return this.newInteraction(3, opts.message.channel_id, opts.member, { custom_id: opts.customId, component_type: 2 }, opts.message);
+  }
+
+  /** Finds a button by label on a message and clicks it. */
+  clickButtonLabelled(message: FakeMessage, label: string | RegExp, member: FakeMember): InteractionRecord {
+    const button = this.buttons(message).find((b) => (typeof label === 'string' ? b.label === label : label.test(b.label ?? '')));
+    if (!button?.custom_id) throw new Error(`no button labelled ${String(label)} on message ${message.id}`);
+    return this.clickButton({ message, customId: button.custom_id, member });
+  }
+
+  buttons(message: FakeMessage): FakeComponent[] {
+    return message.components.flatMap((row) => row.components ?? []).filter((c) => c.type === 2);
+  }
+
+  submitModal(opts: {
+    customId: string;
+    channelId: string;
+    member: FakeMember;
+    values: Record<string, string>;
+    message?: FakeMessage;
+  }): InteractionRecord {
+    const components = Object.entries(opts.values).map(([id, value]) => ({
+      type: 1,
+      components: [{ type: 4, custom_id: id, value }],
+    }));
+    return this.newInteraction(5, opts.channelId, opts.member, { custom_id: opts.customId, components }, opts.message);
+  }
+
+  /** The modal the bot opened in answer to an interaction, if any. */
+  modalOf(rec: InteractionRecord): { custom_id: string; title: string; inputs: Array<{ custom_id: string; label: string; value?: string; required?: boolean }> } | undefined {
+    const cb = rec.callbacks.find((c) => c.type === 9);
+    if (!cb?.data) return undefined;
+    const rows = (cb.data.components as FakeComponent[] | undefined) ?? [];
+    const inputs = rows.flatMap((r) => r.components ?? []).map((c) => ({
+      custom_id: String(c.custom_id),
+      label: String(c.label ?? ''),
+      value: c.value as string | undefined,
+      required: c.required as boolean | undefined,
+    }));
+    return { custom_id: String(cb.data.custom_id), title: String(cb.data.title), inputs };
+  }
+
+  /** The messages an interaction produced: its original response and follow-ups, in order. */
+  responsesOf(rec: InteractionRecord): FakeMessage[] {
+    return [...this.messages.values()]
+      .filter((m) => m.interactionId === rec.id && !m.deleted)
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  }
+
+  // ---------------------------------------------------------------- REST
+
+  private async readBody(req: IncomingMessage): Promise<{ json: Json | Json[] | undefined; files: FakeAttachment[] }> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const buf = Buffer.concat(chunks);
+    if (buf.length === 0) return { json: undefined, files: [] };
+    const type = req.headers['content-type'] ?? '';
+    if (type.startsWith('multipart/form-data')) {
+      const parts = parseMultipart(buf, type);
+      let json: Json | undefined;
+      const files: FakeAttachment[] = [];
+      for (const p of parts) {
+        if (p.name === 'payload_json') json = JSON.parse(p.data.toString()) as Json;
+        else if (p.filename !== undefined) {
+          const att = this.addFile(p.filename, p.data, p.type ?? 'application/octet-stream');
+          files.push({ ...att, data: p.data });
+        }
+      }
+      return { json, files };
+    }
+    try {
+      return { json: JSON.parse(buf.toString()) as Json, files: [] };
+    } catch {
+      throw new HttpError(400, { code: 50109, message: 'The request body contains invalid JSON.' });
+    }
+  }
+
+  private async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname.startsWith('/attachments/')) {
+      const f = this.files.get(url.pathname.slice('/attachments/'.length));
+      res.statusCode = f ? 200 : 404;
+      if (f) res.setHeader('content-type', f.type);
+      res.end(f?.data);
+      return;
+    }
+    const method = req.method ?? 'GET';
+    const prefix = '/api/v10';
+    const call: RecordedCall = { method, path: url.pathname.slice(prefix.length), query: url.search, body: undefined, status: 0, at: Date.now() };
+    let result: RouteResult;
+    try {
+      if (!url.pathname.startsWith(`${prefix}/`)) throw new HttpError(404, { code: 0, message: '404: Not Found' });
+      const { json, files } = await this.readBody(req);
+      call.body = json;
+      const isInteractionRoute = /^\/(interactions|webhooks)\//.test(call.path);
+      if (!isInteractionRoute && req.headers.authorization !== `Bot ${this.token}`) {
+        throw new HttpError(401, { code: 0, message: '401: Unauthorized' });
+      }
+      result = this.route(method, call.path, url.searchParams, json, files);
+    } catch (err) {
+      if (err instanceof HttpError) result = { status: err.status, body: err.body, headers: err.headers };
+      else throw err;
+    }
+    call.status = result.status;
+    this.calls.push(call);
+    res.statusCode = result.status;
+    for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+    if (result.body === undefined) res.end();
+    else {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(result.body));
+    }
+    this.changed();
+  }
+
+  /** Sliding-window budget per channel for message create/edit; answers headers like Discord's. */
+  private spend(channelId: string): Record<string, string> {
+    const { limit, windowMs } = this.channelLimit;
+    const now = Date.now();
+    const log = (this.rateLog.get(channelId) ?? []).filter((t) => t > now - windowMs);
+    this.rateLog.set(channelId, log);
+    const bucket = `fakebucket-${channelId}`;
+    if (log.length >= limit) {
+      const retryAfter = (log[0]! + windowMs - now) / 1000;
+      this.rateLimitHits += 1;
+      throw new HttpError(
+        429,
+        { message: 'You are being rate limited.', retry_after: retryAfter, global: false },
+        {
+          'retry-after': String(Math.ceil(retryAfter)),
+          'x-ratelimit-limit': String(limit),
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String((now + retryAfter * 1000) / 1000),
+          'x-ratelimit-reset-after': retryAfter.toFixed(3),
+          'x-ratelimit-bucket': bucket,
+          'x-ratelimit-scope': 'user',
+        },
+      );
+    }
+    log.push(now);
+    const resetAfter = (log[0]! + windowMs - now) / 1000;
+    return {
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(limit - log.length),
+      'x-ratelimit-reset': String((now + resetAfter * 1000) / 1000),
+      'x-ratelimit-reset-after': resetAfter.toFixed(3),
+      'x-ratelimit-bucket': bucket,
+    };
+  }
+
+  private validateMessage(body: Json, partial: boolean): void {
+    const content = body.content;
+    if (content !== undefined && content !== null && typeof content !== 'string') throw invalidForm('content', 'Must be a string.', 'STRING_TYPE_CONVERT');
+    if (typeof content === 'string' && [...content].length > 2000) throw invalidForm('content', 'Must be 2000 or fewer in length.');
+    const embeds = (body.embeds as FakeEmbed[] | undefined) ?? [];
+    if (embeds.length > 10) throw invalidForm('embeds', 'Must be 10 or fewer in length.');
+    let total = 0;
+    embeds.forEach((e, i) => {
+      const check = (path: string, v: string | undefined, max: number): void => {
+        if (v === undefined) return;
+        total += v.length;
+        if (v.length > max) throw invalidForm(`embeds.${i}.${path}`, `Must be ${max} or fewer in length.`);
+      };
+      check('title', e.title, 256);
+      check('description', e.description, 4096);
+      check('footer.text', e.footer?.text, 2048);
+      check('author.name', e.author?.name, 256);
+      const fields = e.fields ?? [];
+      if (fields.length > 25) throw invalidForm(`embeds.${i}.fields`, 'Must be 25 or fewer in length.');
+      fields.forEach((f, j) => {
+        check(`fields.${j}.name`, f.name, 256);
+        check(`fields.${j}.value`, f.value, 1024);
+        if (!f.name || !f.value) throw invalidForm(`embeds.${i}.fields.${j}.value`, 'This field is required', 'BASE_TYPE_REQUIRED');
+      });
+    });
+    if (total > 6000) throw invalidForm('embeds', 'Embed size exceeds maximum size of 6000', 'MAX_EMBED_SIZE_EXCEEDED');
+    const rows = (body.components as FakeComponent[] | undefined) ?? [];
+    if (rows.length > 5) throw invalidForm('components', 'Must be 5 or fewer in length.');
+    rows.forEach((row, i) => {
+      const cs = row.components ?? [];
+      if (cs.length > 5) throw invalidForm(`components.${i}.components`, 'Must be 5 or fewer in length.');
+      cs.forEach((c, j) => {
+        if (c.custom_id !== undefined && c.custom_id.length > 100) throw invalidForm(`components.${i}.components.${j}.custom_id`, 'Must be 100 or fewer in length.');
+        if (c.label !== undefined && c.label.length > 80) throw invalidForm(`components.${i}.components.${j}.label`, 'Must be 80 or fewer in length.');
+      });
+    });
+    if (!partial && (content === undefined || content === '') && embeds.length === 0 && rows.length === 0 && !body.__files) {
+      throw new HttpError(400, { code: 50006, message: 'Cannot send an empty message' });
+    }
+  }
+
+  private storeMessage(p: {
+    channel_id: string;
+    author: FakeUser;
+    content: string;
+    embeds?: FakeEmbed[];
+    components?: FakeComponent[];
+    attachments?: FakeAttachment[];
+    flags?: number;
+    mentions?: FakeUser[];
+    webhook_id?: string;
+    interactionId?: string;
+  }): FakeMessage {
+    const flags = p.flags ?? 0;
+    const msg: FakeMessage = {
+      id: snowflake(),
+      channel_id: p.channel_id,
+      guild_id: this.guildId,
+      author: p.author,
+      content: p.content,
+      embeds: p.embeds ?? [],
+      components: p.components ?? [],
+      attachments: p.attachments ?? [],
+      flags,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      mentions: p.mentions ?? [],
+      webhook_id: p.webhook_id,
+      history: [p.content],
+      deleted: false,
+      interactionId: p.interactionId,
+      ephemeral: (flags & 64) !== 0,
+    };
+    this.messages.set(msg.id, msg);
+    return msg;
+  }
+
+  private botMessage(channelId: string, body: Json, files: FakeAttachment[], extra: { interactionId?: string; flags?: number } = {}): FakeMessage {
+    this.validateMessage({ ...body, __files: files.length > 0 }, false);
+    const msg = this.storeMessage({
+      channel_id: channelId,
+      author: this.botUser,
+      content: typeof body.content === 'string' ? body.content : '',
+      embeds: (body.embeds as FakeEmbed[] | undefined) ?? [],
+      components: (body.components as FakeComponent[] | undefined) ?? [],
+      attachments: files,
+      flags: extra.flags ?? (typeof body.flags === 'number' ? body.flags : 0),
+      webhook_id: extra.interactionId ? this.applicationId : undefined,
+      interactionId: extra.interactionId,
+    });
+    if (!msg.ephemeral) this.dispatch('MESSAGE_CREATE', this.messagePayload(msg));
+    return msg;
+  }
+
+  private editMessage(msg: FakeMessage, body: Json, files: FakeAttachment[]): FakeMessage {
+    if (msg.deleted) throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
+    this.validateMessage(body, true);
+    if (typeof body.content === 'string') msg.content = body.content;
+    if (body.content === null) msg.content = '';
+    if (Array.isArray(body.embeds)) msg.embeds = body.embeds as FakeEmbed[];
+    if (Array.isArray(body.components)) msg.components = body.components as FakeComponent[];
+    if (files.length > 0) msg.attachments = files;
+    else if (Array.isArray(body.attachments) && body.attachments.length === 0) msg.attachments = [];
+    if (typeof body.flags === 'number') msg.flags = (msg.flags & 64) | (body.flags & ~64 & ~128);
+    msg.flags &= ~128;
+    msg.edited_timestamp = new Date().toISOString();
+    msg.history.push(msg.content);
+    if (!msg.ephemeral) this.dispatch('MESSAGE_UPDATE', this.messagePayload(msg));
+    return msg;
+  }
+
+  private findMessage(channelId: string, id: string): FakeMessage {
+    const msg = this.messages.get(id);
+    if (!msg || msg.channel_id !== channelId || msg.deleted) throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
+    return msg;
+  }
+
+  private interactionByToken(appId: string, token: string): InteractionRecord {
+    if (appId !== this.applicationId) throw new HttpError(404, { code: 10015, message: 'Unknown Webhook' });
+    const rec = [...this.interactions.values()].find((i) => i.token === token);
+    if (!rec) throw new HttpError(404, { code: 10015, message: 'Unknown Webhook' });
+    if (Date.now() - rec.createdAt > 15 * 60 * 1000) throw new HttpError(401, { code: 50027, message: 'Invalid Webhook Token' });
+    return rec;
+  }
+
+  private route(method: string, path: string, query: URLSearchParams, body: Json | Json[] | undefined, files: FakeAttachment[]): RouteResult {
+    const obj = (body && !Array.isArray(body) ? body : {}) as Json;
+    let m: RegExpExecArray | null;
+    const ok = (b?: unknown, headers?: Record<string, string>): RouteResult => ({ status: b === undefined ? 204 : 200, body: b, headers });
+
+    if (method === 'GET' && path === '/gateway/bot') {
+      return ok({ url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14400000, max_concurrency: 1 } });
+    }
+    if (method === 'GET' && path === '/gateway') return ok({ url: this.gatewayUrl });
+    if (method === 'GET' && path === '/users/@me') return ok(this.userPayload(this.botUser));
+    if (method === 'GET' && path === '/applications/@me') return ok({ id: this.applicationId, name: 'bridge', flags: 0, bot: this.userPayload(this.botUser) });
+
+    if ((m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path))) {
+      if (m[1] !== this.applicationId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
+      const scope = m[2] ?? 'global';
+      if (m[2] && m[2] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
+      if (method === 'GET') return ok(this.commands.get(scope) ?? []);
+      if (method === 'PUT') {
+        if (!Array.isArray(body)) throw invalidForm('_', 'Must be an array', 'ARRAY_TYPE_CONVERT');
+        const prev = this.commands.get(scope) ?? [];
+        const stored = (body as Json[]).map((c) => ({
+          ...c,
+          id: (prev.find((p) => p.name === c.name)?.id as string | undefined) ?? snowflake(),
+          application_id: this.applicationId,
+          ...(m![2] ? { guild_id: m![2] } : {}),
+          version: snowflake(),
+          type: c.type ?? 1,
+        }));
+        this.validateCommands(stored);
+        this.commands.set(scope, stored);
+        return ok(stored);
+      }
+    }
+
+    if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
+      const ch = this.channels.get(m[1]!);
+      if (!ch) throw new HttpError(404, { code: 10003, message: 'Unknown Channel' });
+      return ok(this.channelPayload(ch));
+    }
+    if ((m = /^\/channels\/(\d+)\/typing$/.exec(path)) && method === 'POST') return ok();
+
+    if ((m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
+      const channelId = m[1]!;
+      if (!this.channels.has(channelId)) throw new HttpError(404, { code: 10003, message: 'Unknown Channel' });
+      if (method === 'GET') return ok(this.channelMessages(channelId).reverse().map((x) => this.messagePayload(x)));
+      if (method === 'POST') {
+        const headers = this.spend(channelId);
+        const msg = this.botMessage(channelId, obj, files, { flags: 0 });
+        return ok(this.messagePayload(msg), headers);
+      }
+    }
+    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
+      const msg = this.findMessage(m[1]!, m[2]!);
+      if (method === 'GET') return ok(this.messagePayload(msg));
+      if (method === 'PATCH') {
+        if (msg.author.id !== this.botUser.id) throw new HttpError(403, { code: 50005, message: 'Cannot edit a message authored by another user' });
+        const headers = this.spend(m[1]!);
+        return ok(this.messagePayload(this.editMessage(msg, obj, files)), headers);
+      }
+      if (method === 'DELETE') {
+        msg.deleted = true;
+        this.dispatch('MESSAGE_DELETE', { id: msg.id, channel_id: msg.channel_id, guild_id: this.guildId });
+        return ok();
+      }
+    }
+    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path)) && method === 'POST') {
+      const msg = this.findMessage(m[1]!, m[2]!);
+      if ([...this.channels.values()].some((c) => c.id === msg.id)) throw new HttpError(400, { code: 160004, message: 'A thread has already been created for this message' });
+      const name = String(obj.name ?? '');
+      if (name.length < 1 || name.length > 100) throw invalidForm('name', 'Must be between 1 and 100 in length.');
+      return ok(this.createThread(m[1]!, name, msg.id));
+    }
+    if ((m = /^\/channels\/(\d+)\/threads$/.exec(path)) && method === 'POST') {
+      if (!this.channels.has(m[1]!)) throw new HttpError(404, { code: 10003, message: 'Unknown Channel' });
+      const name = String(obj.name ?? '');
+      if (name.length < 1 || name.length > 100) throw invalidForm('name', 'Must be between 1 and 100 in length.');
+      return ok(this.createThread(m[1]!, name, snowflake()));
+    }
+
+    if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
+      const rec = this.interactions.get(m[1]!);
+      if (!rec || rec.token !== m[2]) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
+      if (rec.callbacks.length > 0) throw new HttpError(400, { code: 40060, message: 'Interaction has already been acknowledged.' });
+      if (Date.now() - rec.createdAt > 3000) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
+      const type = Number(obj.type);
+      const data = obj.data as Json | undefined;
+      rec.callbacks.push({ type, data, at: Date.now() });
+      let message: FakeMessage | undefined;
+      if (type === 4 || type === 5) {
+        const flags = Number(data?.flags ?? 0) & 64;
+        if (type === 4) message = this.botMessage(rec.channelId, data ?? {}, files, { interactionId: rec.id, flags });
+        else {
+          message = this.storeMessage({ channel_id: rec.channelId, author: this.botUser, content: '', flags: flags | 128, webhook_id: this.applicationId, interactionId: rec.id });
+        }
+        rec.originalMessageId = message.id;
+      } else if (type === 6 || type === 7) {
+        if (!rec.sourceMessageId) throw new HttpError(400, { code: 50035, message: 'Invalid interaction response type for this interaction' });
+        rec.originalMessageId = rec.sourceMessageId;
+        if (type === 7) message = this.editMessage(this.messages.get(rec.sourceMessageId)!, data ?? {}, files);
+      } else if (type === 9) {
+        const rows = (data?.components as FakeComponent[] | undefined) ?? [];
+        if (rows.length < 1 || rows.length > 5) throw invalidForm('data.components', 'Must be between 1 and 5 in length.');
+        if (String(data?.title ?? '').length > 45) throw invalidForm('data.title', 'Must be 45 or fewer in length.');
+        for (const r of rows) for (const c of r.components ?? []) if (String(c.label ?? '').length > 45) throw invalidForm('data.components.label', 'Must be 45 or fewer in length.');
+      } else if (type !== 8) {
+        throw invalidForm('type', 'Value must be one of {1, 4, 5, 6, 7, 8, 9, 10, 12}.', 'BASE_TYPE_CHOICES');
+      }
+      this.changed();
+      if (query.get('with_response') === 'true') {
+        return ok({
+          interaction: { id: rec.id, type: rec.type, activity_instance_id: null, response_message_id: message?.id ?? null, response_message_loading: type === 5, response_message_ephemeral: message?.ephemeral ?? false },
+          resource: { type, ...(message ? { message: this.messagePayload(message) } : {}) },
+        });
+      }
+      return ok();
+    }
+
+    if ((m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path)) && method === 'POST') {
+      const rec = this.interactionByToken(m[1]!, m[2]!);
+      if (rec.callbacks.length === 0) throw new HttpError(404, { code: 10015, message: 'Unknown Webhook' });
+      const flags = Number(obj.flags ?? 0) & 64;
+      return ok(this.messagePayload(this.botMessage(rec.channelId, obj, files, { interactionId: rec.id, flags })));
+    }
+    if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/.exec(path))) {
+      const rec = this.interactionByToken(m[1]!, m[2]!);
+      const id = m[3] === '@original' ? rec.originalMessageId : m[3];
+      const msg = id ? this.messages.get(id) : undefined;
+      if (!msg || msg.deleted) throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
+      if (method === 'GET') return ok(this.messagePayload(msg));
+      if (method === 'PATCH') return ok(this.messagePayload(this.editMessage(msg, obj, files)));
+      if (method === 'DELETE') {
+        msg.deleted = true;
+        return ok();
+      }
+    }
+    throw new HttpError(404, { code: 0, message: `404: Not Found (${method} ${path})` });
+  }
+
+  private createThread(parentId: string, name: string, id: string): Json {
+    const ch: FakeChannel = { id, type: 11, name, guild_id: this.guildId, parent_id: parentId, owner_id: this.botUser.id };
+    this.channels.set(id, ch);
+    const payload = this.channelPayload(ch);
+    this.dispatch('THREAD_CREATE', { ...payload, newly_created: true });
+    return payload;
+  }
+
+  private validateCommands(cmds: Json[]): void {
+    const names = new Set<string>();
+    cmds.forEach((c, i) => {
+      const name = String(c.name ?? '');
+      if (!/^[-_\p{L}\p{N}]{1,32}$/u.test(name) || name !== name.toLowerCase()) throw invalidForm(`${i}.name`, 'Command name is invalid', 'APPLICATION_COMMAND_INVALID_NAME');
+      if (names.has(name)) throw invalidForm(`${i}.name`, 'Application command names must be unique', 'APPLICATION_COMMANDS_DUPLICATE_NAME');
+      names.add(name);
+      const desc = String(c.description ?? '');
+      if (desc.length < 1 || desc.length > 100) throw invalidForm(`${i}.description`, 'Must be between 1 and 100 in length.');
+      const walk = (opts: Json[] | undefined, path: string): void => {
+        if (!opts) return;
+        if (opts.length > 25) throw invalidForm(`${path}.options`, 'Must be 25 or fewer in length.');
+        opts.forEach((o, j) => {
+          const choices = o.choices as Json[] | undefined;
+          if (choices && choices.length > 25) throw invalidForm(`${path}.options.${j}.choices`, 'Must be 25 or fewer in length.');
+          if (choices && o.autocomplete) throw invalidForm(`${path}.options.${j}.autocomplete`, 'Autocomplete cannot be set with choices', 'AUTOCOMPLETE_CHOICES');
+          walk(o.options as Json[] | undefined, `${path}.options.${j}`);
+        });
+      };
+      walk(c.options as Json[] | undefined, String(i));
+    });
+  }
+}

@@ -1,0 +1,481 @@
+/**
+ * A fake Slack Web API on 127.0.0.1 for end-to-end tests: records every call, answers like Slack,
+ * keeps the messages so chat.update / streaming change what a channel shows, and enforces Slack's
+ * documented limits and tier budgets.
+ *
+ * Enforced (each refusal recorded; 429s counted in `rateLimited`):
+ * - message text <= 40,000 characters (`msg_too_long`); <= 50 blocks, section text <= 3,000,
+ *   button text <= 75, action_id unique per message (`invalid_blocks`); text or blocks required
+ *   (`no_text`).
+ * - chat.postMessage: 1 per second per channel sustained, bursts of up to `postBurst` (default 3;
+ *   Slack documents "short bursts") -> HTTP 429 with Retry-After.
+ * - chat.update: Tier 3, 50 per minute per workspace (token bucket of 50 refilled 50/min) -> 429.
+ * - native streaming: on, or refused with `unknown_method` / `feature_not_enabled` (setStreaming).
+ * Any method may also be forced to answer 429 a number of times (`force429`).
+ * The method is the last path segment, so any SLACK_API_URL prefix works (`/api/chat.update`).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parse as parseQuery } from 'node:querystring';
+
+export type Args = Record<string, unknown>;
+
+export interface SlackCall {
+  method: string;
+  args: Args;
+  at: number;
+  status: number;
+  response: Args;
+}
+
+export interface FakeMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks: unknown[];
+  user: string;
+  bot_id?: string;
+  /** Every text the message showed, in order (post, each update/append). */
+  history: string[];
+  streaming?: boolean;
+  files?: Array<{ id: string; name: string }>;
+}
+
+export interface FakeEphemeral {
+  channel: string;
+  user: string;
+  text: string;
+  blocks: unknown[];
+  thread_ts?: string;
+}
+
+export interface FakeSlackOptions {
+  team?: string;
+  botUserId?: string;
+  botId?: string;
+  botToken?: string;
+  postBurst?: number;
+  /** 'on' or the error chat.startStream answers. */
+  streaming?: 'on' | 'unknown_method' | 'feature_not_enabled';
+  users?: Record<string, string>;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+const LIMITS = { text: 40_000, blocks: 50, sectionText: 3_000, buttonText: 75 };
+
+export class FakeSlack {
+  readonly team: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly botToken: string;
+  readonly calls: SlackCall[] = [];
+  readonly messages: FakeMessage[] = [];
+  readonly ephemerals: FakeEphemeral[] = [];
+  readonly views: Args[] = [];
+  readonly uploads = new Map<string, { name: string; data: Buffer; channel?: string; thread_ts?: string }>();
+  readonly files = new Map<string, { name: string; mime: string; data: Buffer }>();
+  rateLimited = 0;
+  private streaming: 'on' | 'unknown_method' | 'feature_not_enabled';
+  private readonly postBurst: number;
+  private readonly users: Record<string, string>;
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly forced = new Map<string, { count: number; retryAfterSec: number }>();
+  private server: Server | undefined;
+  private seq = 0;
+  private lastSec = 0;
+  url = '';
+
+  constructor(opts: FakeSlackOptions = {}) {
+    this.team = opts.team ?? 'T0FAKE';
+    this.botUserId = opts.botUserId ?? 'UBOT';
+    this.botId = opts.botId ?? 'BBOT';
+    this.botToken = opts.botToken ?? 'xoxb-fake-token';
+    this.postBurst = opts.postBurst ?? 3;
+    this.streaming = opts.streaming ?? 'on';
+    this.users = opts.users ?? {};
+  }
+
+  /** Base URL to put in SLACK_API_URL. */
+  get apiUrl(): string {
+    return `${this.url}/api/`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      void this.handle(req, res).catch((err: unknown) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok: false, error: 'fatal_error', detail: String(err) }));
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  setStreaming(mode: 'on' | 'unknown_method' | 'feature_not_enabled'): void {
+    this.streaming = mode;
+  }
+
+  /** The next `count` calls of `method` answer 429 with Retry-After `retryAfterSec`. */
+  force429(method: string, count: number, retryAfterSec = 1): void {
+    this.forced.set(method, { count, retryAfterSec });
+  }
+
+  setUser(id: string, name: string): void {
+    this.users[id] = name;
+  }
+
+  /** A file a user "shared": its url_private needs the bot token, like Slack's. */
+  addFile(name: string, mime: string, data: Buffer): { id: string; name: string; mimetype: string; size: number; url_private: string; url_private_download: string } {
+    const id = `F${String(++this.seq).padStart(8, '0')}`;
+    this.files.set(id, { name, mime, data });
+    const url = `${this.url}/files-pri/${id}/${encodeURIComponent(name)}`;
+    return { id, name, mimetype: mime, size: data.length, url_private: url, url_private_download: `${url}?download=1` };
+  }
+
+  callsOf(method: string): SlackCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  message(channel: string, ts: string): FakeMessage | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  /** Top-level messages of a channel (no thread replies). */
+  channelMessages(channel: string): FakeMessage[] {
+    return this.messages.filter((m) => m.channel === channel && (!m.thread_ts || m.thread_ts === m.ts));
+  }
+
+  /** The replies in a thread, oldest first (without the root). */
+  replies(channel: string, threadTs: string): FakeMessage[] {
+    return this.messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs);
+  }
+
+  private nextTs(): string {
+    const sec = Math.max(Math.floor(Date.now() / 1000), this.lastSec);
+    this.lastSec = sec;
+    return `${sec}.${String(++this.seq).padStart(6, '0')}`;
+  }
+
+  private async readBody(req: IncomingMessage): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  private parseArgs(req: IncomingMessage, raw: Buffer): Args {
+    const type = (req.headers['content-type'] ?? '').toLowerCase();
+    const text = raw.toString('utf8');
+    let args: Args = {};
+    if (type.includes('application/json')) args = text ? (JSON.parse(text) as Args) : {};
+    else if (type.includes('x-www-form-urlencoded')) {
+      const q = parseQuery(text);
+      for (const [k, v] of Object.entries(q)) args[k] = Array.isArray(v) ? v[0] : v;
+    } else if (type.includes('multipart/form-data')) {
+      args = {};
+    }
+    // The SDK sends nested arguments as JSON strings in form bodies.
+    for (const k of ['blocks', 'view', 'files', 'attachments', 'chunks', 'metadata']) {
+      if (typeof args[k] === 'string') {
+        try {
+          args[k] = JSON.parse(args[k] as string);
+        } catch {
+          // leave as is: validation below refuses it
+        }
+      }
+    }
+    return args;
+  }
+
+  private send(res: ServerResponse, status: number, body: Args, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    res.end(JSON.stringify(body));
+  }
+
+  /** Token bucket; returns seconds to wait when empty. */
+  private take(key: string, capacity: number, perSec: number): number {
+    const now = Date.now();
+    const b = this.buckets.get(key) ?? { tokens: capacity, at: now };
+    b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * perSec);
+    b.at = now;
+    this.buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / perSec));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const raw = await this.readBody(req);
+    if (url.pathname.startsWith('/upload/')) {
+      const id = url.pathname.split('/')[2]!;
+      const up = this.uploads.get(id);
+      if (!up) return this.send(res, 404, { ok: false });
+      up.data = raw;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`OK - ${raw.length}`);
+      return;
+    }
+    if (url.pathname.startsWith('/files-pri/')) {
+      const id = url.pathname.split('/')[2]!;
+      const f = this.files.get(id);
+      this.calls.push({ method: 'files.download', args: { id }, at: Date.now(), status: 200, response: {} });
+      if (req.headers.authorization !== `Bearer ${this.botToken}`) {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html><body>Sign in to Slack</body></html>');
+        return;
+      }
+      if (!f) return this.send(res, 404, { ok: false });
+      res.writeHead(200, { 'content-type': f.mime, 'content-length': String(f.data.length) });
+      res.end(f.data);
+      return;
+    }
+    const method = url.pathname.split('/').filter(Boolean).pop() ?? '';
+    let args: Args;
+    try {
+      args = this.parseArgs(req, raw);
+    } catch {
+      return this.record(res, method, {}, 200, { ok: false, error: 'invalid_json' });
+    }
+    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '') || String(args.token ?? '');
+    if (token !== this.botToken) return this.record(res, method, args, 200, { ok: false, error: 'invalid_auth' });
+
+    const forced = this.forced.get(method);
+    if (forced && forced.count > 0) {
+      forced.count--;
+      return this.refuse(res, method, args, forced.retryAfterSec);
+    }
+    if (method === 'chat.postMessage') {
+      const wait = this.take(`post:${String(args.channel)}`, this.postBurst, 1);
+      if (wait > 0) return this.refuse(res, method, args, wait);
+    }
+    if (method === 'chat.update') {
+      const wait = this.take(`update:${this.team}`, 50, 50 / 60);
+      if (wait > 0) return this.refuse(res, method, args, wait);
+    }
+    const out = this.answer(method, args);
+    return this.record(res, method, args, 200, out);
+  }
+
+  private refuse(res: ServerResponse, method: string, args: Args, retryAfterSec: number): void {
+    this.rateLimited++;
+    this.calls.push({ method, args, at: Date.now(), status: 429, response: { ok: false, error: 'ratelimited' } });
+    this.send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfterSec) });
+  }
+
+  private record(res: ServerResponse, method: string, args: Args, status: number, response: Args): void {
+    this.calls.push({ method, args, at: Date.now(), status, response });
+    this.send(res, status, response);
+  }
+
+  /** Slack's checks on text and blocks; an error code or undefined. */
+  private checkContent(args: Args, needText = true): string | undefined {
+    const text = typeof args.text === 'string' ? args.text : '';
+    if (text.length > LIMITS.text) return 'msg_too_long';
+    const blocks = args.blocks;
+    if (blocks !== undefined) {
+      if (!Array.isArray(blocks) || blocks.length > LIMITS.blocks) return 'invalid_blocks';
+      const actionIds = new Set<string>();
+      for (const b of blocks as Array<Record<string, unknown>>) {
+        if (typeof b !== 'object' || b === null || typeof b.type !== 'string') return 'invalid_blocks';
+        const t = b.text as { text?: unknown } | undefined;
+        if (b.type === 'section') {
+          if (t && (typeof t.text !== 'string' || t.text.length === 0 || t.text.length > LIMITS.sectionText)) return 'invalid_blocks';
+          if (!t && !Array.isArray(b.fields)) return 'invalid_blocks';
+        }
+        if (b.type === 'actions') {
+          for (const el of (b.elements as Array<Record<string, unknown>>) ?? []) {
+            const id = String(el.action_id ?? '');
+            if (id && actionIds.has(id)) return 'invalid_blocks';
+            actionIds.add(id);
+            const label = (el.text as { text?: string } | undefined)?.text ?? '';
+            if (label.length > LIMITS.buttonText) return 'invalid_blocks';
+          }
+        }
+      }
+    }
+    if (needText && text.length === 0 && (!Array.isArray(blocks) || blocks.length === 0)) return 'no_text';
+    return undefined;
+  }
+
+  private answer(method: string, a: Args): Args {
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'bridge', team_id: this.team, user_id: this.botUserId, bot_id: this.botId };
+      case 'users.info': {
+        const id = String(a.user ?? '');
+        if (!id) return { ok: false, error: 'user_not_found' };
+        const name = this.users[id] ?? `user-${id.toLowerCase()}`;
+        return { ok: true, user: { id, name, real_name: name, profile: { display_name: name, real_name: name } } };
+      }
+      case 'chat.postMessage': {
+        const channel = String(a.channel ?? '');
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        const bad = this.checkContent(a);
+        if (bad) return { ok: false, error: bad };
+        const thread = typeof a.thread_ts === 'string' && a.thread_ts ? a.thread_ts : undefined;
+        if (thread && !this.message(channel, thread)) return { ok: false, error: 'thread_not_found' };
+        const msg: FakeMessage = {
+          channel,
+          ts: this.nextTs(),
+          text: String(a.text ?? ''),
+          blocks: (a.blocks as unknown[]) ?? [],
+          user: this.botUserId,
+          bot_id: this.botId,
+          history: [String(a.text ?? '')],
+          ...(thread ? { thread_ts: thread } : {}),
+        };
+        this.messages.push(msg);
+        return { ok: true, channel, ts: msg.ts, message: { ...msg, history: undefined } };
+      }
+      case 'chat.update': {
+        const msg = this.message(String(a.channel ?? ''), String(a.ts ?? ''));
+        if (!msg) return { ok: false, error: 'message_not_found' };
+        const bad = this.checkContent(a);
+        if (bad) return { ok: false, error: bad };
+        msg.text = String(a.text ?? '');
+        if (a.blocks !== undefined) msg.blocks = a.blocks as unknown[];
+        msg.history.push(msg.text);
+        return { ok: true, channel: msg.channel, ts: msg.ts, text: msg.text };
+      }
+      case 'chat.delete': {
+        const i = this.messages.findIndex((m) => m.channel === a.channel && m.ts === a.ts);
+        if (i < 0) return { ok: false, error: 'message_not_found' };
+        this.messages.splice(i, 1);
+        return { ok: true, channel: a.channel, ts: a.ts };
+      }
+      case 'chat.postEphemeral': {
+        const bad = this.checkContent(a);
+        if (bad) return { ok: false, error: bad };
+        if (!a.channel || !a.user) return { ok: false, error: 'channel_not_found' };
+        this.ephemerals.push({
+          channel: String(a.channel),
+          user: String(a.user),
+          text: String(a.text ?? ''),
+          blocks: (a.blocks as unknown[]) ?? [],
+          ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}),
+        });
+        return { ok: true, message_ts: this.nextTs() };
+      }
+      case 'chat.startStream': {
+        if (this.streaming !== 'on') return { ok: false, error: this.streaming };
+        const channel = String(a.channel ?? '');
+        const thread = typeof a.thread_ts === 'string' ? a.thread_ts : '';
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        if (!thread) return { ok: false, error: 'invalid_arguments' };
+        if (!this.message(channel, thread)) return { ok: false, error: 'thread_not_found' };
+        const text = String(a.markdown_text ?? '');
+        const msg: FakeMessage = {
+          channel,
+          ts: this.nextTs(),
+          thread_ts: thread,
+          text,
+          blocks: [],
+          user: this.botUserId,
+          bot_id: this.botId,
+          history: [text],
+          streaming: true,
+        };
+        this.messages.push(msg);
+        return { ok: true, channel, ts: msg.ts };
+      }
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
+        if (this.streaming !== 'on') return { ok: false, error: this.streaming };
+        const msg = this.message(String(a.channel ?? ''), String(a.ts ?? ''));
+        if (!msg) return { ok: false, error: 'message_not_found' };
+        if (!msg.streaming) return { ok: false, error: 'message_not_in_streaming_state' };
+        const add = typeof a.markdown_text === 'string' ? a.markdown_text : '';
+        if (method === 'chat.appendStream' && add.length === 0) return { ok: false, error: 'invalid_arguments' };
+        if (msg.text.length + add.length > LIMITS.text) return { ok: false, error: 'msg_too_long' };
+        msg.text += add;
+        msg.history.push(msg.text);
+        if (method === 'chat.stopStream') {
+          msg.streaming = false;
+          if (Array.isArray(a.blocks)) msg.blocks = a.blocks as unknown[];
+        }
+        return { ok: true, channel: msg.channel, ts: msg.ts };
+      }
+      case 'views.open':
+      case 'views.push':
+      case 'views.update': {
+        if (method !== 'views.update' && !a.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
+        const view = a.view as Args | undefined;
+        if (!view || typeof view !== 'object' || !Array.isArray(view.blocks) || view.blocks.length > 100) return { ok: false, error: 'invalid_arguments' };
+        const id = `V${String(++this.seq).padStart(8, '0')}`;
+        this.views.push({ ...view, id });
+        return { ok: true, view: { ...view, id } };
+      }
+      case 'conversations.replies': {
+        const channel = String(a.channel ?? '');
+        const ts = String(a.ts ?? '');
+        const root = this.message(channel, ts);
+        if (!root) return { ok: false, error: 'thread_not_found' };
+        return { ok: true, messages: [root, ...this.replies(channel, ts)].map(({ history: _h, ...m }) => ({ ...m, type: 'message' })) };
+      }
+      case 'conversations.history':
+        return {
+          ok: true,
+          messages: this.channelMessages(String(a.channel ?? ''))
+            .reverse()
+            .map(({ history: _h, ...m }) => ({ ...m, type: 'message' })),
+        };
+      case 'conversations.open':
+        return { ok: true, channel: { id: `D${String(a.users ?? 'X')}` } };
+      case 'files.getUploadURLExternal': {
+        const id = `F${String(++this.seq).padStart(8, '0')}`;
+        this.uploads.set(id, { name: String(a.filename ?? 'file'), data: Buffer.alloc(0) });
+        return { ok: true, upload_url: `${this.url}/upload/${id}`, file_id: id };
+      }
+      case 'files.completeUploadExternal': {
+        const files = Array.isArray(a.files) ? (a.files as Array<{ id?: string; title?: string }>) : [];
+        const channel = typeof a.channel_id === 'string' ? a.channel_id : undefined;
+        const thread = typeof a.thread_ts === 'string' ? a.thread_ts : undefined;
+        const out = [];
+        for (const f of files) {
+          const up = f.id ? this.uploads.get(f.id) : undefined;
+          if (!up || !f.id) return { ok: false, error: 'file_not_found' };
+          up.channel = channel;
+          if (thread) up.thread_ts = thread;
+          out.push({ id: f.id, name: up.name, title: f.title ?? up.name, size: up.data.length });
+        }
+        if (channel) {
+          this.messages.push({
+            channel,
+            ts: this.nextTs(),
+            ...(thread ? { thread_ts: thread } : {}),
+            text: String(a.initial_comment ?? ''),
+            blocks: [],
+            user: this.botUserId,
+            bot_id: this.botId,
+            history: [],
+            files: out.map((f) => ({ id: f.id, name: f.name })),
+          });
+        }
+        return { ok: true, files: out };
+      }
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+}
+
+export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
+  return new FakeSlack(opts).start();
+}

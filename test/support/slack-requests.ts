@@ -1,0 +1,192 @@
+/**
+ * Drive the app the way Slack does: signed HTTP requests to POST /slack/events (v0 HMAC over
+ * `v0:<timestamp>:<body>`), slash commands and interactivity form-encoded, events as JSON.
+ * Also a bounded polling helper (tests wait for conditions, never for fixed times).
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { stringify } from 'node:querystring';
+
+export function sign(secret: string, timestamp: number, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}
+
+export interface SlackResponse {
+  status: number;
+  text: string;
+  json: unknown;
+  ms: number;
+}
+
+export interface SendOptions {
+  /** Seconds since epoch used in the signature (default now). */
+  timestamp?: number;
+  /** Sign with this secret instead (forgeries). */
+  secret?: string;
+  signature?: string;
+  retryNum?: number;
+  headers?: Record<string, string>;
+}
+
+export class SlackDriver {
+  private counter = 0;
+
+  constructor(
+    readonly eventsUrl: string,
+    readonly signingSecret: string,
+    readonly team = 'T0FAKE',
+  ) {}
+
+  async raw(body: string, contentType: string, opts: SendOptions = {}): Promise<SlackResponse> {
+    const ts = opts.timestamp ?? Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': contentType,
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': opts.signature ?? sign(opts.secret ?? this.signingSecret, ts, body),
+      ...(opts.retryNum !== undefined ? { 'x-slack-retry-num': String(opts.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+      ...opts.headers,
+    };
+    const started = Date.now();
+    const res = await fetch(this.eventsUrl, { method: 'POST', headers, body, signal: AbortSignal.timeout(20_000) });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, text, json, ms: Date.now() - started };
+  }
+
+  form(fields: Record<string, string>, opts?: SendOptions): Promise<SlackResponse> {
+    return this.raw(stringify(fields), 'application/x-www-form-urlencoded', opts);
+  }
+
+  json(body: unknown, opts?: SendOptions): Promise<SlackResponse> {
+    return this.raw(JSON.stringify(body), 'application/json', opts);
+  }
+
+  command(
+    command: string,
+    text: string,
+    who: { user?: string; userName?: string; channel?: string; team?: string; triggerId?: string } = {},
+    opts?: SendOptions,
+  ): Promise<SlackResponse> {
+    const user = who.user ?? 'U0USER1';
+    return this.form(
+      {
+        token: 'legacy-verification-token',
+        team_id: who.team ?? this.team,
+        team_domain: 'fake',
+        channel_id: who.channel ?? 'C0GENERAL',
+        channel_name: 'general',
+        user_id: user,
+        user_name: who.userName ?? user.toLowerCase(),
+        command,
+        text,
+        api_app_id: 'A0APP',
+        response_url: 'http://127.0.0.1:9/response-url-unused',
+        trigger_id: who.triggerId ?? `trig-${++this.counter}-${randomUUID()}`,
+      },
+      opts,
+    );
+  }
+
+  /** An Events API delivery; returns the event_id used (repeat it to test dedupe). */
+  async event(event: Record<string, unknown>, opts: SendOptions & { eventId?: string; team?: string } = {}): Promise<SlackResponse & { eventId: string }> {
+    const eventId = opts.eventId ?? `Ev${Date.now()}${++this.counter}`;
+    const res = await this.json(
+      {
+        token: 'legacy-verification-token',
+        team_id: opts.team ?? this.team,
+        api_app_id: 'A0APP',
+        type: 'event_callback',
+        event_id: eventId,
+        event_time: Math.floor(Date.now() / 1000),
+        event: { event_ts: event.ts, ...event },
+      },
+      opts,
+    );
+    return { ...res, eventId };
+  }
+
+  interaction(payload: Record<string, unknown>, opts?: SendOptions): Promise<SlackResponse> {
+    return this.form({ payload: JSON.stringify(payload) }, opts);
+  }
+
+  /** A click on a button of a message the bot posted (the block element as recorded by the fake). */
+  click(
+    button: { action_id: string; value?: string; block_id?: string },
+    where: { channel: string; messageTs: string; threadTs?: string },
+    who: { user?: string; team?: string } = {},
+  ): Promise<SlackResponse> {
+    const user = who.user ?? 'U0USER1';
+    return this.interaction({
+      type: 'block_actions',
+      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: who.team ?? this.team },
+      api_app_id: 'A0APP',
+      token: 'legacy',
+      container: { type: 'message', message_ts: where.messageTs, channel_id: where.channel, is_ephemeral: false, ...(where.threadTs ? { thread_ts: where.threadTs } : {}) },
+      trigger_id: `trig-${++this.counter}`,
+      team: { id: who.team ?? this.team, domain: 'fake' },
+      channel: { id: where.channel, name: 'general' },
+      message: { type: 'message', ts: where.messageTs, ...(where.threadTs ? { thread_ts: where.threadTs } : {}) },
+      response_url: 'http://127.0.0.1:9/response-url-unused',
+      actions: [{ type: 'button', action_id: button.action_id, block_id: button.block_id ?? 'b', value: button.value, action_ts: String(Date.now() / 1000) }],
+    });
+  }
+
+  /** Submit a modal the bot opened (as recorded by the fake) with `values` by block_id. */
+  submitView(
+    view: Record<string, unknown>,
+    values: Record<string, string>,
+    who: { user?: string; team?: string } = {},
+  ): Promise<SlackResponse> {
+    const user = who.user ?? 'U0USER1';
+    const blocks = (view.blocks as Array<Record<string, unknown>>) ?? [];
+    const state: Record<string, Record<string, unknown>> = {};
+    for (const b of blocks) {
+      if (b.type !== 'input') continue;
+      const el = b.element as Record<string, unknown>;
+      const blockId = String(b.block_id);
+      const actionId = String(el.action_id);
+      const given = values[blockId];
+      const initial = (el.initial_value as string | undefined) ?? (el.initial_option as { value?: string } | undefined)?.value;
+      const v = given ?? initial;
+      if (el.type === 'static_select') {
+        state[blockId] = { [actionId]: { type: 'static_select', selected_option: v === undefined || v === '' ? null : { value: v, text: { type: 'plain_text', text: v } } } };
+      } else {
+        state[blockId] = { [actionId]: { type: el.type, value: v === undefined || v === '' ? null : v } };
+      }
+    }
+    return this.interaction({
+      type: 'view_submission',
+      team: { id: who.team ?? this.team, domain: 'fake' },
+      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: who.team ?? this.team },
+      api_app_id: 'A0APP',
+      token: 'legacy',
+      trigger_id: `trig-${++this.counter}`,
+      view: {
+        id: view.id ?? 'V0',
+        type: 'modal',
+        callback_id: view.callback_id,
+        private_metadata: view.private_metadata ?? '',
+        blocks,
+        state: { values: state },
+        hash: 'h',
+      },
+    });
+  }
+}
+
+/** Poll `probe` until it returns a value that is not undefined/false, or fail after `timeoutMs`. */
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 10;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(100, delay * 2);
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * TestSurface: an in-memory SurfacePort for core tests (the port is ours, so this is no mock of a
+ * platform). It keeps every message's current state and the full history of calls with timestamps.
+ *
+ * - `limits`: configurable `maxMessageLength` / `maxFormFields`.
+ * - `budgets(op, place)`: what the relay spends before a call (`budget: { post?, edit? }`, keyed per
+ *   workspace like Slack's per-team tiers); empty (unlimited) unless configured.
+ * - `enforce: { post?, edit?, append? }`: the platform's real limit, a sliding window per workspace.
+ *   A call beyond it is refused with PlatformRateLimitError and counted in `violations` (a relay that
+ *   respects its budgets must leave it at 0).
+ * - `native`: offer native streaming (`startNativeStream`), with `ttlMs` expiry, `fail: 'throw' |
+ *   'undefined'` to test fallbacks; streams are recorded in `nativeStreams`.
+ * - `latencyMs`: each platform call takes this long (a real wait), so calls overlap as in life.
+ * - `inFlight` / `maxInFlightPerMessage`: how many edits of one message ran at once.
+ * - `startThread` makes a new thread id, `notify` records ephemeral messages, `mention` is `<@id>`.
+ * - `waitFor(pred)`: resolve once a condition on the surface holds (event-driven, bounded).
+ */
+import {
+  PlatformRateLimitError,
+  type Actor,
+  type Attachment,
+  type MessageRef,
+  type NativeStream,
+  type OutMessage,
+  type Place,
+  type RateBudget,
+  type SurfaceLimits,
+  type SurfacePort,
+} from '../../src/core/surface';
+
+export interface WindowLimit {
+  limit: number;
+  windowMs: number;
+}
+
+export interface TestSurfaceOptions {
+  maxMessageLength?: number;
+  maxFormFields?: number;
+  budget?: { post?: WindowLimit; edit?: WindowLimit };
+  enforce?: { post?: WindowLimit; edit?: WindowLimit; append?: WindowLimit };
+  native?: { ttlMs: number; fail?: 'throw' | 'undefined' };
+  latencyMs?: number;
+  /** Retry-After handed out on a refusal. */
+  retryAfterMs?: number;
+  now?: () => number;
+}
+
+export interface CallRecord {
+  at: number;
+  op: 'post' | 'edit' | 'notify' | 'startThread' | 'nativeStart' | 'append' | 'stop';
+  ref?: MessageRef;
+  place?: Place;
+  msg?: OutMessage;
+  text?: string;
+  refused?: boolean;
+}
+
+export interface TestMessage {
+  ref: MessageRef;
+  /** The message's current state as the platform shows it. */
+  current: OutMessage;
+  /** Every state it had, oldest first. */
+  versions: OutMessage[];
+  native?: boolean;
+}
+
+export interface TestNativeStream extends NativeStream {
+  startedAt: number;
+  stoppedAt?: number;
+  appended: string;
+  finalMessage?: OutMessage;
+}
+
+export class TestSurface implements SurfacePort {
+  readonly name = 'test' as const;
+  readonly limits: SurfaceLimits;
+  readonly calls: CallRecord[] = [];
+  readonly messages = new Map<string, TestMessage>();
+  readonly notices: Array<{ place: Place; user: Actor; msg: OutMessage }> = [];
+  readonly nativeStreams: TestNativeStream[] = [];
+  violations = 0;
+  maxInFlightPerMessage = 0;
+  startNativeStream?: (place: Place, first: OutMessage) => Promise<NativeStream | undefined>;
+
+  private readonly opts: TestSurfaceOptions;
+  private readonly now: () => number;
+  private readonly windows = new Map<string, number[]>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly waiters = new Set<() => void>();
+  private nextId = 1;
+  private nextThread = 1;
+
+  constructor(opts: TestSurfaceOptions = {}) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+    this.limits = { maxMessageLength: opts.maxMessageLength ?? 3000, maxFormFields: opts.maxFormFields ?? 100 };
+    if (opts.native) this.startNativeStream = (place, first) => this.nativeStart(place, first);
+  }
+
+  budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
+    const b = this.opts.budget?.[op];
+    return b ? [{ key: `test:${op}:${place.workspace}`, limit: b.limit, windowMs: b.windowMs }] : [];
+  }
+
+  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
+    await this.platformCall('post', place);
+    const ref: MessageRef = { place, id: String(this.nextId++) };
+    this.messages.set(ref.id, { ref, current: msg, versions: [msg] });
+    this.record({ op: 'post', ref, place, msg });
+    return ref;
+  }
+
+  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
+    const m = this.messages.get(ref.id);
+    if (!m) throw new Error(`edit of unknown message ${ref.id}`);
+    const n = (this.inFlight.get(ref.id) ?? 0) + 1;
+    this.inFlight.set(ref.id, n);
+    this.maxInFlightPerMessage = Math.max(this.maxInFlightPerMessage, n);
+    try {
+      await this.platformCall('edit', ref.place);
+    } finally {
+      this.inFlight.set(ref.id, (this.inFlight.get(ref.id) ?? 1) - 1);
+    }
+    m.current = msg;
+    m.versions.push(msg);
+    this.record({ op: 'edit', ref, msg });
+  }
+
+  async startThread(place: Place, root: OutMessage, _title: string): Promise<{ thread: Place; root: MessageRef }> {
+    const rootRef = await this.post({ ...place, thread: undefined }, root);
+    const thread: Place = { ...place, thread: `t${this.nextThread++}` };
+    this.record({ op: 'startThread', place: thread });
+    return { thread, root: rootRef };
+  }
+
+  async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+    this.notices.push({ place, user, msg });
+    this.record({ op: 'notify', place, msg });
+  }
+
+  mention(user: Actor): string {
+    return `<@${user.id}>`;
+  }
+
+  async fetchAttachment(att: Attachment): Promise<Buffer> {
+    return Buffer.from(att.id);
+  }
+
+  /** Messages posted in a place, in posting order. */
+  messagesIn(place: Place): TestMessage[] {
+    return [...this.messages.values()].filter(
+      (m) => m.ref.place.channel === place.channel && m.ref.place.thread === place.thread,
+    );
+  }
+
+  /** The current texts of `refs` (or of every message in `place`) joined in order. */
+  joinedText(refsOrPlace: MessageRef[] | Place): string {
+    const list = Array.isArray(refsOrPlace)
+      ? refsOrPlace.map((r) => this.messages.get(r.id)?.current.text ?? '')
+      : this.messagesIn(refsOrPlace).map((m) => m.current.text);
+    return list.join('');
+  }
+
+  count(op: CallRecord['op']): number {
+    return this.calls.filter((c) => c.op === op && !c.refused).length;
+  }
+
+  /** Resolves when `pred` holds (checked after every call), rejects after `timeoutMs`. */
+  waitFor(pred: () => boolean, timeoutMs = 5000): Promise<void> {
+    if (pred()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!pred()) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error('TestSurface.waitFor timed out'));
+      }, timeoutMs);
+      this.waiters.add(check);
+    });
+  }
+
+  private record(rec: Omit<CallRecord, 'at'>): void {
+    this.calls.push({ at: this.now(), ...rec });
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** Latency, then the platform's own rate limit. */
+  private async platformCall(op: 'post' | 'edit' | 'append', place: Place): Promise<void> {
+    if (this.opts.latencyMs) await new Promise((r) => setTimeout(r, this.opts.latencyMs));
+    const rule = this.opts.enforce?.[op];
+    if (!rule) return;
+    const key = `${op}:${place.workspace}`;
+    const now = this.now();
+    const log = (this.windows.get(key) ?? []).filter((t) => t > now - rule.windowMs);
+    if (log.length >= rule.limit) {
+      this.violations++;
+      this.windows.set(key, log);
+      this.record({ op: op === 'append' ? 'append' : op, place, refused: true });
+      const oldest = log[0] ?? now;
+      throw new PlatformRateLimitError(this.opts.retryAfterMs ?? Math.max(1, oldest + rule.windowMs - now));
+    }
+    log.push(now);
+    this.windows.set(key, log);
+  }
+
+  private async nativeStart(place: Place, first: OutMessage): Promise<NativeStream | undefined> {
+    const native = this.opts.native;
+    if (!native) return undefined;
+    if (native.fail === 'throw') throw new Error('unknown_method');
+    if (native.fail === 'undefined') return undefined;
+    await this.platformCall('post', place);
+    const ref: MessageRef = { place, id: String(this.nextId++) };
+    const msg: TestMessage = { ref, current: first, versions: [first], native: true };
+    this.messages.set(ref.id, msg);
+    const startedAt = this.now();
+    const surface = this;
+    const stream: TestNativeStream = {
+      ref,
+      startedAt,
+      expiresAt: startedAt + native.ttlMs,
+      appended: first.text,
+      async append(text: string): Promise<void> {
+        if (stream.stoppedAt !== undefined) throw new Error('append after stop');
+        if (surface.now() > stream.expiresAt) throw new Error('stream expired');
+        await surface.platformCall('append', place);
+        stream.appended += text;
+        const next: OutMessage = { text: stream.appended, markdown: true, typing: true };
+        msg.current = next;
+        msg.versions.push(next);
+        surface.record({ op: 'append', ref, text });
+      },
+      async stop(finalMessage?: OutMessage): Promise<void> {
+        if (surface.now() > stream.expiresAt) throw new Error('stream expired');
+        await surface.platformCall('edit', place);
+        stream.stoppedAt = surface.now();
+        stream.finalMessage = finalMessage;
+        // The final message replaces what was streamed (the relay relies on it).
+        const next: OutMessage = finalMessage ?? { text: stream.appended };
+        msg.current = next;
+        msg.versions.push(next);
+        surface.record({ op: 'stop', ref, msg: next });
+      },
+    };
+    this.nativeStreams.push(stream);
+    this.record({ op: 'nativeStart', ref, place, msg: first });
+    return stream;
+  }
+}
