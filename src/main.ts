@@ -7,7 +7,6 @@ import { ConfigError, loadConfig, redactConfig, type Config } from './config';
 import { createLogger, startApp, type AppHandle, type SurfaceRuntime } from './app';
 import { ShellSurface, SHELL_HANDOFF_CHANNEL, SHELL_WORKSPACE } from './surfaces/shell/shell-surface';
 import { Shell } from './surfaces/shell/shell';
-import type { Bridge } from './core';
 
 const HOW_TO_CONFIGURE = `chatbot-bridge: no chat surface is configured and no terminal is attached, so there is nothing to run.
   - Slack:   set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP mode, events at /slack/events on PORT),
@@ -61,7 +60,14 @@ async function runShell(config: Config): Promise<void> {
   });
   const service = app.localService ? `the local chatbot service at ${app.localService.url} (chatbot "${app.localService.chatbotId}")` : config.chatbot.apiUrl;
   surface.print(surface.colors.dim(`Connected to ${service}. Logs: ./data/bridge.log`));
-  shell = new Shell({ core: app.bridge as Bridge, surface, input: process.stdin, output: process.stdout, interactive });
+  shell = new Shell({
+    core: app.bridge,
+    surface,
+    input: process.stdin,
+    output: process.stdout,
+    interactive,
+    idle: () => app.bridge.conversations.idle(),
+  });
   installSignals(app);
   await shell.run();
   await app.close(5000);

@@ -21,7 +21,7 @@ async function upload(fileName: string, bytes: Buffer): Promise<number> {
   expect(r.body.Success).toBe(true);
   expect(typeof r.body.Data.FileStoreId).toBe('string');
   expect(r.body.Data.PreUploadUrl.startsWith(h.url)).toBe(true);
-  const put = await fetch(r.body.Data.PreUploadUrl, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+  const put = await fetch(r.body.Data.PreUploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } });
   expect(put.status).toBe(200);
   return Number(r.body.Data.FileStoreId);
 }
@@ -221,7 +221,7 @@ describe('fileIds and uploads', () => {
   it('the PUT refuses a wrong signature', async () => {
     const r = await h.post<{ PreUploadUrl: string }>('/chat/User/GetPreUploadUrl', { fileName: 'x.png' });
     const forged = r.body.Data.PreUploadUrl.replace(/token=[^&]+/, 'token=forged');
-    expect((await fetch(forged, { method: 'PUT', body: PNG })).status).toBe(403);
+    expect((await fetch(forged, { method: 'PUT', body: new Uint8Array(PNG) })).status).toBe(403);
   });
 });
 

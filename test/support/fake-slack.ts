@@ -329,8 +329,8 @@ export class FakeSlack {
         if (!channel) return { ok: false, error: 'channel_not_found' };
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
+        // Users' messages (thread roots of mentions and DMs) are not in the fake's store: any thread_ts goes.
         const thread = typeof a.thread_ts === 'string' && a.thread_ts ? a.thread_ts : undefined;
-        if (thread && !this.message(channel, thread)) return { ok: false, error: 'thread_not_found' };
         const msg: FakeMessage = {
           channel,
           ts: this.nextTs(),
@@ -379,7 +379,6 @@ export class FakeSlack {
         const thread = typeof a.thread_ts === 'string' ? a.thread_ts : '';
         if (!channel) return { ok: false, error: 'channel_not_found' };
         if (!thread) return { ok: false, error: 'invalid_arguments' };
-        if (!this.message(channel, thread)) return { ok: false, error: 'thread_not_found' };
         const text = String(a.markdown_text ?? '');
         const msg: FakeMessage = {
           channel,

@@ -21,6 +21,8 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
+const shortId = (thread: string) => thread.split('-').pop() ?? thread;
+
 interface Shown {
   ref: MessageRef;
   msg: OutMessage;
@@ -49,11 +51,11 @@ export class ShellSurface implements SurfacePort {
   private readonly messages = new Map<string, Shown>();
   private counter = 0;
   private threadCounter = 0;
+  private readonly runId = Date.now().toString(36);
   /** The block last written and how many screen lines it took (interactive redraw). */
   private live: { id: string; lines: number } | undefined;
   private spinnerTimer: NodeJS.Timeout | undefined;
   private spinnerFrame = 0;
-  private lastActivity = Date.now();
   /** Buttons last shown, for `/press`. */
   lastButtons: { ref: MessageRef; buttons: Button[] } | undefined;
   /** The thread the user is typing in; startThread moves it. */
@@ -63,9 +65,13 @@ export class ShellSurface implements SurfacePort {
     this.colors = palette(opts.interactive);
   }
 
+  /**
+   * Thread ids are unique across runs: the thread -> session map is durable, so a new run must not
+   * land in an old run's thread. Shown as `thread <n>` (the part after the dash).
+   */
   newThreadId(): string {
     this.threadCounter += 1;
-    return String(this.threadCounter);
+    return `${this.runId}-${this.threadCounter}`;
   }
 
   placeOf(thread?: string, channel = SHELL_CHANNEL): Place {
@@ -90,7 +96,8 @@ export class ShellSurface implements SurfacePort {
 
   async startThread(place: Place, root: OutMessage, _title: string): Promise<{ thread: Place; root: MessageRef }> {
     const thread = this.newThreadId();
-    this.currentThread = thread;
+    // Only a conversation in the terminal becomes the one you type in (tickets start threads too).
+    if (place.channel === SHELL_CHANNEL) this.currentThread = thread;
     const threadPlace = { ...place, thread };
     const rootRef = await this.post(threadPlace, root);
     return { thread: threadPlace, root: rootRef };
@@ -111,16 +118,6 @@ export class ShellSurface implements SurfacePort {
   /** In the shell an attachment is a local file path. */
   async fetchAttachment(att: Attachment): Promise<Buffer> {
     return readFile(att.url ?? att.id);
-  }
-
-  /** True when no message is still streaming; with the time of the last output, for a quiet exit. */
-  isIdle(): boolean {
-    for (const shown of this.messages.values()) if (shown.msg.typing) return false;
-    return true;
-  }
-
-  msSinceActivity(): number {
-    return Date.now() - this.lastActivity;
   }
 
   /** The newest message that matches (tickets for `/agent`). */
@@ -144,14 +141,13 @@ export class ShellSurface implements SurfacePort {
   private label(place: Place): string {
     const c = this.colors;
     if (place.channel === SHELL_HANDOFF_CHANNEL) {
-      return c.magenta(place.thread ? `[#handoff › ticket ${place.thread}]` : '[#handoff]');
+      return c.magenta(place.thread ? `[#handoff › ticket thread ${shortId(place.thread)}]` : '[#handoff]');
     }
-    if (place.thread && place.thread !== this.currentThread) return c.blue(`[thread ${place.thread}]`);
+    if (place.thread && place.thread !== this.currentThread) return c.blue(`[thread ${shortId(place.thread)}]`);
     return c.green('bot›');
   }
 
   private show(shown: Shown, isEdit: boolean): void {
-    this.lastActivity = Date.now();
     const { msg, ref } = shown;
     if (msg.buttons && msg.buttons.length > 0) this.lastButtons = { ref, buttons: msg.buttons };
     if (!this.opts.interactive) {

@@ -47,6 +47,8 @@ export interface ShellOptions {
   interactive: boolean;
   user?: Actor;
   agent?: Actor;
+  /** Resolves when core has no answer in progress: piped input waits for it between lines. */
+  idle?: () => Promise<void>;
 }
 
 /**
@@ -108,6 +110,8 @@ export class Shell {
       if (line !== '') {
         try {
           await this.handle(line);
+          // Piped input: answer each line before reading the next, so the transcript reads in order.
+          if (!this.opts.interactive) await this.opts.idle?.();
         } catch (err) {
           this.surface.print(this.surface.colors.red(`Error: ${(err as Error).message}`));
         }
@@ -122,11 +126,7 @@ export class Shell {
 
   /** Let answers that are still streaming finish before leaving (piped input ends early). */
   private async drain(): Promise<void> {
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline) {
-      if (this.surface.isIdle() && this.surface.msSinceActivity() > 750) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await this.opts.idle?.();
   }
 
   private async handle(line: string): Promise<void> {
@@ -188,8 +188,9 @@ export class Shell {
   private async agentCommand(args: string): Promise<void> {
     const [verb, ...words] = args.split(/\s+/);
     const ticket = this.surface.latestMessage(
-      (shown) => shown.ref.place.channel === SHELL_HANDOFF_CHANNEL && !shown.ref.place.thread &&
-        (shown.msg.buttons ?? []).some((b) => b.action.startsWith('handoff.')),
+      (shown) =>
+        shown.ref.place.channel === SHELL_HANDOFF_CHANNEL &&
+        (shown.msg.buttons ?? []).some((b) => b.action === 'handoff.claim' || b.action === 'handoff.close'),
     );
     if (!ticket) return this.surface.print('No handoff ticket yet. Hand a conversation off with /handoff.');
     if (verb === 'claim' || verb === 'close') {
@@ -198,7 +199,7 @@ export class Shell {
       return this.opts.core.action(this.invocation(this.agent, ticket.ref.place, ticket.ref), button.action, button.value);
     }
     if (verb === 'say') {
-      const place: Place = { ...ticket.ref.place, channel: SHELL_HANDOFF_CHANNEL, thread: ticket.ref.id };
+      const place: Place = ticket.ref.place.thread ? ticket.ref.place : { ...ticket.ref.place, thread: ticket.ref.id };
       await this.opts.core.message(
         { place, actor: this.agent, text: words.join(' '), id: randomUUID(), attachments: [], startsConversation: false },
         this.surface,

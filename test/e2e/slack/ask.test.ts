@@ -5,7 +5,7 @@ import { waitFor } from '../../support/slack-requests';
 describe('Slack e2e: asking', () => {
   let e: SlackE2E;
   beforeAll(async () => {
-    e = await startSlackE2E();
+    e = await startSlackE2E({ fragmentDelayMs: 15 });
   });
   afterAll(async () => {
     await e?.close();
@@ -16,7 +16,7 @@ describe('Slack e2e: asking', () => {
     expect(res.status).toBe(200);
   });
 
-  test('/ask: acked within 3 s, root names the user and quotes the question, answer streams natively into its thread', async () => {
+  test('/ask: acked within 3 s, root names the user and quotes the question, answer in its thread equals the service Answer', async () => {
     const question = 'Show me homes for sale in Austin';
     const res = await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0ASK' });
     expect(res.status).toBe(200);
@@ -32,7 +32,6 @@ describe('Slack e2e: asking', () => {
     for (const m of messages) {
       for (const shown of m.history) expect(m.text.startsWith(shown.replace(/ ▍$/, ''))).toBe(true);
     }
-    expect(e.fake.callsOf('chat.startStream').some((c) => c.args.thread_ts === root.ts)).toBe(true);
     const buttons = JSON.stringify(messages.at(-1)!.blocks);
     expect(buttons).toContain('Talk to a human');
     expect(e.fake.rateLimited).toBe(0);

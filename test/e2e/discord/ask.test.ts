@@ -1,0 +1,93 @@
+import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+
+describe('Discord: registration, /ask, threads and mentions', () => {
+  let e: DiscordE2E;
+
+  beforeAll(async () => {
+    e = await startDiscordE2E();
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('healthz answers 200 once the gateway is ready and the commands are registered', async () => {
+    const res = await fetch(`${e.app.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(e.fake.identifies).toBe(1);
+    const puts = e.fake.callsTo('PUT', new RegExp(`^/applications/${e.fake.applicationId}/guilds/${e.fake.guildId}/commands$`));
+    expect(puts).toHaveLength(1);
+    const names = (e.fake.commands.get(e.fake.guildId) ?? []).map((c) => c.name);
+    expect(names).toEqual(expect.arrayContaining(['ask', 'listings', 'listing', 'chatbot', 'handoff', 'analytics', 'history']));
+  });
+
+  test('the registered options mirror the grammar', () => {
+    const cmds = e.fake.commands.get(e.fake.guildId) ?? [];
+    type Opt = { name: string; type: number; required?: boolean; choices?: Array<{ value: string }>; options?: Opt[] };
+    const byName = (n: string): Opt[] => (cmds.find((c) => c.name === n)?.options as Opt[] | undefined) ?? [];
+    expect(byName('ask')).toEqual([expect.objectContaining({ name: 'question', type: 3, required: true })]);
+    const listings = byName('listings');
+    expect(listings.map((o) => o.name)).toEqual(['city', 'type', 'mls', 'page']);
+    expect(listings.find((o) => o.name === 'type')?.choices?.map((c) => c.value)).toEqual(['for_sale', 'for_rent']);
+    expect(listings.find((o) => o.name === 'page')?.type).toBe(4);
+    expect(byName('listing').map((o) => o.name)).toEqual(['show', 'create', 'update', 'delete']);
+    const set = byName('chatbot').find((o) => o.name === 'set');
+    const field = set?.options?.find((o) => o.name === 'field');
+    expect(field?.choices?.length).toBe(25);
+    expect(field?.choices?.map((c) => c.value)).toEqual(expect.arrayContaining(['Temperature', 'Name', 'SystemMessage', 'WelcomeMessage']));
+    expect(set?.options?.map((o) => o.name)).toEqual(['field', 'value']);
+    expect(byName('handoff').map((o) => o.name)).toEqual(['reason']);
+    expect(byName('chatbot').map((o) => o.name)).toEqual(['show', 'set', 'edit', 'models', 'list', 'create']);
+  });
+
+  test('/ask answers within 3 s, opens a thread named after the question and streams the exact answer into it', async () => {
+    const question = 'Which homes are for sale in Austin?';
+    const { threadId, rec } = await ask(e, question);
+    expect(rec.callbacks[0]!.at - rec.createdAt).toBeLessThan(3000);
+    expect(e.fake.channels.get(threadId)?.name).toBe(question);
+    const root = e.fake.messages.get(threadId)!;
+    expect(root.content).toContain(`<@${e.user.user.id}>`);
+    const { messages, answer } = await waitForAnswer(e, threadId, question);
+    expect(messages.map((m) => m.content).join('')).toBe(answer);
+    expect(messages[0]!.embeds).toEqual([]);
+  });
+
+  test('a later message in the thread continues the same session without a mention', async () => {
+    const question = 'Show me homes for rent in Austin';
+    const { threadId } = await ask(e, question);
+    await waitForAnswer(e, threadId, question);
+    const follow = 'What about for sale in Austin?';
+    e.fake.userMessage({ channelId: threadId, member: e.user, content: follow });
+    await waitForAnswer(e, threadId, follow);
+    const sessions = e.service.context.db
+      .prepare(`SELECT DISTINCT session_id AS s FROM messages WHERE role = 'user' AND content IN (?, ?)`)
+      .all(question, follow) as Array<{ s: string }>;
+    expect(sessions).toHaveLength(1);
+  });
+
+  test('a mention in a channel starts a thread on that message', async () => {
+    const question = 'any homes for sale in Austin under 500000?';
+    const msg = e.fake.userMessage({ channelId: e.general.id, member: e.user, content: question, mentionsBot: true });
+    await e.fake.waitFor(() => e.fake.channels.get(msg.id), 10_000, 'the thread on the mention');
+    expect(e.fake.channels.get(msg.id)?.parent_id).toBe(e.general.id);
+    const { answer, messages } = await waitForAnswer(e, msg.id, question);
+    expect(messages.map((m) => m.content).join('')).toBe(answer);
+  });
+
+  test('messages from bots and webhooks are ignored', async () => {
+    const { threadId } = await ask(e, 'homes in Austin please');
+    await waitForAnswer(e, threadId, 'homes in Austin please');
+    const before = botMessagesIn(e.fake, threadId).length;
+    const otherBot = e.fake.addMember('other-bot', [], { bot: true });
+    e.fake.userMessage({ channelId: threadId, member: otherBot, content: 'bot chatter in Austin' });
+    e.fake.userMessage({ channelId: threadId, member: e.user, content: 'webhook chatter', webhookId: '123456789' });
+    e.fake.userMessage({ channelId: e.general.id, member: otherBot, content: 'hi', mentionsBot: true });
+    // A user message after them is answered; the ignored ones never reached the service.
+    e.fake.userMessage({ channelId: threadId, member: e.user, content: 'and in Dallas?' });
+    await waitForAnswer(e, threadId, 'and in Dallas?');
+    expect(e.storedAnswers('bot chatter in Austin')).toEqual([]);
+    expect(e.storedAnswers('webhook chatter')).toEqual([]);
+    expect(e.storedAnswers('hi')).toEqual([]);
+    expect(botMessagesIn(e.fake, threadId).length).toBeGreaterThan(before);
+  });
+});

@@ -1,0 +1,158 @@
+import type { FakeMessage, InteractionRecord } from '../../support/fake-discord';
+import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+
+describe('Discord: every command', () => {
+  let e: DiscordE2E;
+
+  beforeAll(async () => {
+    e = await startDiscordE2E();
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  const STRING = 3;
+  const INTEGER = 4;
+
+  function command(
+    name: string,
+    opts: { sub?: string; options?: Array<{ name: string; type: number; value: string | number }>; member?: typeof e.user; channelId?: string } = {},
+  ): InteractionRecord {
+    return e.fake.slashCommand({ name, subcommand: opts.sub, options: opts.options, channelId: opts.channelId ?? e.general.id, member: opts.member ?? e.admin });
+  }
+
+  async function firstResponse(rec: InteractionRecord, what: string): Promise<FakeMessage> {
+    return e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0), 10_000, what);
+  }
+
+  test('/listings shows cards with address, MLS and link; Next and Prev edit the same message', async () => {
+    const rec = command('listings', { member: e.user });
+    const msg = await firstResponse(rec, 'the listings page');
+    expect(msg.ephemeral).toBe(false);
+    expect(msg.content).toMatch(/page 1 of \d+/);
+    expect(msg.embeds.length).toBeGreaterThan(0);
+    expect(msg.embeds[0]!.fields?.some((f) => f.name === 'MLS')).toBe(true);
+    expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Next ▶']);
+    const next = e.fake.clickButtonLabelled(msg, 'Next ▶', e.user);
+    await e.fake.waitFor(() => /page 2 of/.test(msg.content), 10_000, 'page 2 on the same message');
+    expect(next.callbacks[0]!.type === 6 || next.callbacks[0]!.type === 7).toBe(true);
+    expect(e.fake.buttons(msg).map((b) => b.label)).toContain('◀ Prev');
+    e.fake.clickButtonLabelled(msg, '◀ Prev', e.user);
+    await e.fake.waitFor(() => /page 1 of/.test(msg.content), 10_000, 'page 1 again on the same message');
+    expect(e.fake.responsesOf(rec)).toHaveLength(1);
+  });
+
+  test('/listings with city, type and page options filters', async () => {
+    const rec = command('listings', {
+      member: e.user,
+      options: [
+        { name: 'city', type: STRING, value: 'Austin' },
+        { name: 'type', type: STRING, value: 'for_sale' },
+        { name: 'page', type: INTEGER, value: 1 },
+      ],
+    });
+    const msg = await firstResponse(rec, 'filtered listings');
+    expect(msg.content).toContain('in Austin, for sale');
+    for (const embed of msg.embeds) expect(embed.fields?.find((f) => f.name === 'City')?.value).toContain('Austin');
+  });
+
+  test('/listing show by MLS number', async () => {
+    const row = e.service.context.db.prepare(`SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL LIMIT 1`).get() as { mls: string } | undefined;
+    expect(row).toBeDefined();
+    const rec = command('listing', { sub: 'show', member: e.user, options: [{ name: 'mls', type: STRING, value: row!.mls }] });
+    const text = await e.fake.waitFor(() => (e.fake.responsesOf(rec).length > 0 ? responseText(e, rec) : undefined), 10_000, 'the listing');
+    expect(text).toContain(row!.mls);
+  });
+
+  test('a member without an admin role is refused ephemerally', async () => {
+    const rec = command('chatbot', { sub: 'show', member: e.user });
+    const msg = await firstResponse(rec, 'the refusal');
+    expect(msg.ephemeral).toBe(true);
+    expect(msg.content.toLowerCase()).toContain('admin');
+    const del = command('listing', { sub: 'delete', member: e.agent, options: [{ name: 'id', type: STRING, value: '1' }] });
+    const refusal = await firstResponse(del, 'the delete refusal');
+    expect(refusal.ephemeral).toBe(true);
+    expect(refusal.content.toLowerCase()).toContain('admin');
+  });
+
+  test('/chatbot set, show and models for an admin', async () => {
+    const set = command('chatbot', { sub: 'set', options: [{ name: 'field', type: STRING, value: 'WelcomeMessage' }, { name: 'value', type: STRING, value: 'Hello from Discord' }] });
+    expect((await firstResponse(set, 'the set reply')).content).toContain('WelcomeMessage');
+    const show = command('chatbot', { sub: 'show' });
+    await e.fake.waitFor(() => responseText(e, show).includes('Hello from Discord'), 10_000, 'the setting in /chatbot show');
+    const models = command('chatbot', { sub: 'models' });
+    expect((await firstResponse(models, 'the models')).content).toMatch(/Models/);
+    const bad = command('chatbot', { sub: 'set', options: [{ name: 'field', type: STRING, value: 'Temperature' }, { name: 'value', type: STRING, value: 'hot' }] });
+    const refusal = await firstResponse(bad, 'the refusal of a bad value');
+    expect(refusal.content).toContain('Temperature');
+  });
+
+  test('/chatbot list and create (the /v1 family)', async () => {
+    const create = command('chatbot', { sub: 'create', options: [{ name: 'name', type: STRING, value: 'Discord Bot One' }] });
+    await e.fake.waitFor(() => responseText(e, create).includes('Discord Bot One'), 10_000, 'the created chatbot');
+    const list = command('chatbot', { sub: 'list' });
+    await e.fake.waitFor(() => responseText(e, list).includes('Discord Bot One'), 10_000, 'the chatbot in the list');
+  });
+
+  test('/listing create opens the form in modal groups; invalid values come back naming the fields', async () => {
+    const rec = command('listing', { sub: 'create' });
+    const panel = await firstResponse(rec, 'the form panel');
+    expect(panel.ephemeral).toBe(true);
+    const labels = e.fake.buttons(panel).map((b) => b.label);
+    expect(labels).toEqual(expect.arrayContaining(['Basics', 'Size', 'Create', 'Cancel']));
+    const open = e.fake.clickButtonLabelled(panel, 'Basics', e.admin);
+    const modal = await e.fake.waitFor(() => e.fake.modalOf(open), 10_000, 'the Basics modal');
+    expect(modal.inputs.length).toBeLessThanOrEqual(5);
+    expect(modal.inputs.map((i) => i.custom_id)).toEqual(['SaleType', 'Status', 'PropertyType', 'MLSNumber', 'Url']);
+    e.fake.submitModal({
+      customId: modal.custom_id,
+      channelId: e.general.id,
+      member: e.admin,
+      message: panel,
+      values: { SaleType: 'castle', Status: 'Active', PropertyType: 'Condo', MLSNumber: 'DSC-1', Url: 'https://example.com/dsc-1' },
+    });
+    await e.fake.waitFor(() => panel.content.includes('\u2705 Basics'), 10_000, 'the panel marking Basics done');
+    const openSize = e.fake.clickButtonLabelled(panel, 'Size', e.admin);
+    const sizeModal = await e.fake.waitFor(() => e.fake.modalOf(openSize), 10_000, 'the Size modal');
+    e.fake.submitModal({
+      customId: sizeModal.custom_id,
+      channelId: e.general.id,
+      member: e.admin,
+      message: panel,
+      values: { Bedrooms: 'many', Bathrooms: '2', BuildingArea: '100', LotArea: '200', AreaUnit: 'Square Feet' },
+    });
+    await e.fake.waitFor(() => panel.content.includes('\u2705 Size'), 10_000, 'the panel marking Size done');
+    e.fake.clickButtonLabelled(panel, 'Create', e.admin);
+    await e.fake.waitFor(() => panel.content.includes('Please fix'), 10_000, 'the errors on the panel');
+    expect(panel.content).toContain('SaleType');
+    expect(panel.content).toContain('Bedrooms');
+    expect(panel.ephemeral).toBe(true);
+  });
+
+  test('/listing delete asks to confirm; Cancel keeps the listing', async () => {
+    const row = e.service.context.db.prepare(`SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL LIMIT 1 OFFSET 2`).get() as { mls: string };
+    const rec = command('listing', { sub: 'delete', options: [{ name: 'mls', type: STRING, value: row.mls }] });
+    const msg = await firstResponse(rec, 'the confirmation');
+    expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Delete', 'Cancel']);
+    e.fake.clickButtonLabelled(msg, 'Cancel', e.admin);
+    await e.fake.waitFor(() => e.fake.buttons(msg).length === 0 || e.fake.responsesOf(rec).length > 1, 10_000, 'the cancellation');
+    const still = e.service.context.db.prepare(`SELECT COUNT(*) AS n FROM listings WHERE mls_number = ?`).get(row.mls) as { n: number };
+    expect(still.n).toBe(1);
+  });
+
+  test('/analytics answers with figures and the chart PNG as an attachment', async () => {
+    const rec = command('analytics', { options: [{ name: 'from', type: STRING, value: '2024-01-01' }, { name: 'to', type: STRING, value: '2030-12-31' }] });
+    const withFile = await e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.attachments.length > 0), 15_000, 'the chart');
+    expect(withFile.attachments[0]!.filename).toMatch(/\.png$/);
+    expect(withFile.attachments[0]!.data?.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  test('/history answers an admin', async () => {
+    const rec = command('history', { options: [{ name: 'id', type: STRING, value: `user:${e.user.user.id}` }] });
+    const msg = await firstResponse(rec, 'the history');
+    expect(msg.content.length).toBeGreaterThan(0);
+    const refused = command('history', { member: e.user });
+    expect((await firstResponse(refused, 'the history refusal')).content.toLowerCase()).toContain('admin');
+  });
+});

@@ -1,0 +1,35 @@
+/** 20 answers at once share Slack's budgets: every answer exact, no 429 from the fake. */
+import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
+import { waitFor } from '../../support/slack-requests';
+
+describe('Slack e2e: 20 concurrent answers', () => {
+  let e: SlackE2E;
+  beforeAll(async () => {
+    e = await startSlackE2E({ fragmentDelayMs: 10 });
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('all answered exactly, no 429', async () => {
+    const cities = ['Austin', 'Denver', 'Miami', 'Seattle'];
+    const asks = Array.from({ length: 20 }, (_, i) => ({
+      question: `Question ${i + 1}: homes in ${cities[i % cities.length]} please`,
+      channel: `C0CONC${i % 4}`,
+      user: i % 2 === 0 ? 'U0USER1' : 'U0USER2',
+    }));
+    const acks = await Promise.all(asks.map((a) => e.driver.command('/ask', a.question, { user: a.user, channel: a.channel })));
+    for (const ack of acks) {
+      expect(ack.status).toBe(200);
+      expect(ack.ms).toBeLessThan(3000);
+    }
+    await Promise.all(
+      asks.map(async (a) => {
+        const root = await waitFor(() => rootFor(e.fake, a.channel, a.question), `root of ${a.question}`, 45_000);
+        await waitForAnswer(e, a.channel, root.ts, a.question, 60_000);
+      }),
+    );
+    expect(e.fake.rateLimited).toBe(0);
+    expect(e.fake.calls.filter((c) => c.status === 429)).toHaveLength(0);
+  }, 120_000);
+});

@@ -1,0 +1,160 @@
+/**
+ * The whole bridge for Discord end-to-end tests: the local chatbot service (real HTTP, its own
+ * SQLite file), the fake Discord (REST + gateway), and the app from src/app.ts configured through
+ * the environment as a deployment would be (DISCORD_API_URL pointed at the fake).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { startApp, type AppHandle } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { buildLocalService, type LocalService } from '../../src/local-service';
+import { FakeDiscord, type FakeChannel, type FakeDiscordOptions, type FakeMember, type FakeMessage, type InteractionRecord } from './fake-discord';
+
+export interface DiscordE2E {
+  app: AppHandle;
+  fake: FakeDiscord;
+  service: LocalService;
+  general: FakeChannel;
+  handoff: FakeChannel;
+  adminRole: string;
+  admin: FakeMember;
+  user: FakeMember;
+  agent: FakeMember;
+  /** The answers the service stored for `question` (oldest first). */
+  storedAnswers(question: string): string[];
+  close(): Promise<void>;
+}
+
+export async function startDiscordE2E(opts: { fake?: FakeDiscordOptions; env?: Record<string, string>; fragmentDelayMs?: number } = {}): Promise<DiscordE2E> {
+  const dir = mkdtempSync(join(tmpdir(), 'discord-e2e-'));
+  const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = service.app.server.address();
+  const serviceUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const fake = new FakeDiscord(opts.fake);
+  const general = fake.addChannel('general');
+  const handoff = fake.addChannel('handoff');
+  const adminRole = fake.addRole('bridge-admins');
+  const agentRole = fake.addRole('agents');
+  const admin = fake.addMember('alan-admin', [adminRole]);
+  const user = fake.addMember('ada', []);
+  const agent = fake.addMember('agent-smith', [agentRole]);
+  await fake.start();
+  const config = loadConfig({
+    CHATBOT_API_URL: serviceUrl,
+    CHATBOT_SECRET_KEY: service.credentials.secretKey,
+    CHATBOT_SESSION_KEY: service.credentials.sessionKey,
+    CHATBOT_API_KEY: service.credentials.apiKey,
+    CHATBOT_ID: service.chatbotId,
+    DISCORD_TOKEN: fake.token,
+    DISCORD_APPLICATION_ID: fake.applicationId,
+    DISCORD_GUILD_ID: fake.guildId,
+    DISCORD_API_URL: fake.apiUrl,
+    DISCORD_HANDOFF_CHANNEL: handoff.id,
+    DISCORD_ADMIN_ROLES: adminRole,
+    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  });
+  const log = pino({ level: process.env.DISCORD_E2E_LOG ?? 'silent' });
+  let app: AppHandle;
+  try {
+    app = await startApp(config, { log });
+  } catch (err) {
+    await fake.close();
+    await service.app.close();
+    throw err;
+  }
+  const db = service.context.db;
+  return {
+    app,
+    fake,
+    service,
+    general,
+    handoff,
+    adminRole,
+    admin,
+    user,
+    agent,
+    storedAnswers(question) {
+      const rows = db
+        .prepare(
+          `SELECT a.content AS content FROM messages q JOIN messages a
+             ON a.session_id = q.session_id AND a.role = 'assistant'
+            AND a.id = (SELECT MIN(id) FROM messages WHERE session_id = q.session_id AND role = 'assistant' AND id > q.id)
+           WHERE q.role = 'user' AND q.content = ? ORDER BY a.id`,
+        )
+        .all(question) as Array<{ content: string }>;
+      return rows.map((r) => r.content);
+    },
+    async close() {
+      await app.close(3000);
+      await fake.close();
+      await service.app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether messages, in order, carry `answer` exactly (only whitespace at their boundaries may differ). */
+export function sameAnswer(messages: FakeMessage[], answer: string): boolean {
+  let pos = 0;
+  for (const m of messages) {
+    const t = m.content.trim();
+    while (pos < answer.length && /\s/.test(answer[pos]!)) pos++;
+    if (!answer.startsWith(t, pos)) return false;
+    pos += t.length;
+  }
+  return messages.length > 0 && answer.slice(pos).trim() === '';
+}
+
+/** The bot's messages in a thread (a thread is a channel on Discord). */
+export function botMessagesIn(fake: FakeDiscord, threadId: string): FakeMessage[] {
+  return fake.channelMessages(threadId).filter((m) => m.author.id === fake.botUser.id);
+}
+
+/** Waits until the bot's latest messages in a thread equal the service's stored answer for `question`. */
+export async function waitForAnswer(
+  e: DiscordE2E,
+  threadId: string,
+  question: string,
+  timeoutMs = 20_000,
+  nth = -1,
+): Promise<{ answer: string; messages: FakeMessage[] }> {
+  return e.fake.waitFor(
+    () => {
+      const stored = e.storedAnswers(question).at(nth);
+      if (stored === undefined) return undefined;
+      const msgs = botMessagesIn(e.fake, threadId);
+      for (let start = 0; start < msgs.length; start++) {
+        const tail = msgs.slice(start);
+        if (sameAnswer(tail, stored)) return { answer: stored, messages: tail };
+      }
+      return undefined;
+    },
+    timeoutMs,
+    `the answer to "${question.slice(0, 40)}" in thread ${threadId}`,
+  );
+}
+
+/** Runs `/ask` and waits for its thread; returns the thread id and the interaction. */
+export async function ask(e: DiscordE2E, question: string, member = e.user, channelId = e.general.id): Promise<{ threadId: string; rec: InteractionRecord }> {
+  const rec = e.fake.slashCommand({ name: 'ask', channelId, member, options: [{ name: 'question', type: 3, value: question }] });
+  const threadId = await e.fake.waitFor(
+    () => {
+      const root = e.fake.channelMessages(channelId).find((m) => m.content.includes(`> ${question.split('\n')[0]}`));
+      return root && e.fake.channels.has(root.id) ? root.id : undefined;
+    },
+    10_000,
+    `the thread of /ask ${question.slice(0, 40)}`,
+  );
+  return { threadId, rec };
+}
+
+/** The latest ephemeral or public response text of an interaction. */
+export function responseText(e: DiscordE2E, rec: InteractionRecord): string {
+  return e.fake.responsesOf(rec).map((m) => [m.content, ...m.embeds.map((x) => `${x.title ?? ''} ${x.description ?? ''} ${(x.fields ?? []).map((f) => `${f.name}: ${f.value}`).join(' ')}`)].join('\n')).join('\n');
+}
