@@ -18,7 +18,6 @@ import { startLocalService, type LocalServiceHandle } from './local-service';
 import { ChatbotClient } from './service/client';
 import { openStore } from './state/open-store';
 import type { StateStore } from './state/store';
-import { instanceId as makeInstanceId } from './state/instance-id';
 import { createSlackSurface } from './surfaces/slack';
 import { createDiscordSurface } from './surfaces/discord';
 
@@ -86,7 +85,7 @@ function registry(runtimes: SurfaceRuntime[]): SurfaceRegistry {
 
 export async function startApp(config: Config, opts: AppOptions = {}): Promise<AppHandle> {
   const log = opts.log ?? createLogger(config.logLevel);
-  const instanceId = makeInstanceId();
+  const instanceId = config.instanceId;
   const cleanups: Array<() => Promise<void>> = [];
   try {
     let localService: LocalServiceHandle | undefined;
@@ -95,7 +94,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       localService = await startLocalService({
         port: 0,
         host: '127.0.0.1',
-        dbPath: opts.localServiceDb ?? './data/service.db',
+        dbPath: opts.localServiceDb ?? config.serviceDb,
         chatbotId: chatbot.chatbotId,
         secretKey: chatbot.secretKey,
         sessionKey: chatbot.sessionKey,

@@ -2,9 +2,9 @@
  * The environment, read once: dotenv, then ONE zod schema over every variable of design.md's
  * configuration table. A bad environment stops start-up with one message naming every bad variable.
  */
-import { hostname } from 'node:os';
 import dotenv from 'dotenv';
 import { z } from 'zod';
+import { instanceId } from './state/instance-id';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -54,8 +54,10 @@ export interface Config {
   handoffClaimTimeoutMs: number;
   handoffOnNoAnswer: boolean;
   logLevel: LogLevel;
-  /** INSTANCE_ID, else host name + pid (distinct per process even on one host). */
+  /** INSTANCE_ID, else a random id + pid (distinct per process even on one host; not the host name). */
   instanceId: string;
+  /** SQLite file of the in-process local chatbot service (only used when CHATBOT_API_URL is unset). */
+  serviceDb: string;
 }
 
 export interface ConfigProblem {
@@ -135,6 +137,7 @@ const envObject = z.object({
     HANDOFF_ON_NO_ANSWER: opt(bool),
     LOG_LEVEL: opt(z.string().refine((v) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()), { message: `must be one of ${LOG_LEVELS.join(', ')}` }).transform((v) => v.toLowerCase() as LogLevel)),
     INSTANCE_ID: opt(text),
+    SERVICE_DB: opt(text),
 });
 
 const envSchema = envObject
@@ -173,7 +176,8 @@ const envSchema = envObject
       handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
       handoffOnNoAnswer: e.HANDOFF_ON_NO_ANSWER ?? false,
       logLevel: e.LOG_LEVEL ?? 'info',
-      instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+      instanceId: e.INSTANCE_ID ?? instanceId(),
+      serviceDb: e.SERVICE_DB ?? './data/service.db',
     };
     if (e.SLACK_BOT_TOKEN) {
       config.slack = {

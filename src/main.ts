@@ -55,7 +55,7 @@ async function runShell(config: Config): Promise<void> {
     surfaces: [runtime],
     handoff: { shell: { surface: 'shell', workspace: SHELL_WORKSPACE, channel: SHELL_HANDOFF_CHANNEL } },
     http: false,
-    localServiceDb: process.env.SERVICE_DB,
+    localServiceDb: config.serviceDb,
     log,
   });
   const service = app.localService ? `the local chatbot service at ${app.localService.url} (chatbot "${app.localService.chatbotId}")` : config.chatbot.apiUrl;
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     await runShell(config);
     process.exit(0);
   }
-  const app = await startApp(config, { localServiceDb: process.env.SERVICE_DB });
+  const app = await startApp(config, { localServiceDb: config.serviceDb });
   app.log.info({ config: redactConfig(config) }, 'configuration');
   installSignals(app);
 }

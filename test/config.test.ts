@@ -19,6 +19,7 @@ test('defaults with an empty environment', () => {
     stateUrl: 'sqlite:./data/bridge.db',
     state: { kind: 'sqlite', path: './data/bridge.db' },
     port: 3000,
+    serviceDb: './data/service.db',
     answerIdleTimeoutMs: 30000,
     handoffClaimTimeoutMs: 600000,
     handoffOnNoAnswer: false,

@@ -27,7 +27,9 @@ export interface DiscordE2E {
   close(): Promise<void>;
 }
 
-export async function startDiscordE2E(opts: { fake?: FakeDiscordOptions; env?: Record<string, string>; fragmentDelayMs?: number } = {}): Promise<DiscordE2E> {
+export async function startDiscordE2E(
+  opts: { fake?: FakeDiscordOptions; env?: Record<string, string>; fragmentDelayMs?: number; logLines?: string[] } = {},
+): Promise<DiscordE2E> {
   const dir = mkdtempSync(join(tmpdir(), 'discord-e2e-'));
   const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
@@ -59,7 +61,11 @@ export async function startDiscordE2E(opts: { fake?: FakeDiscordOptions; env?: R
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
-  const log = pino({ level: process.env.DISCORD_E2E_LOG ?? 'silent' });
+  // With logLines the app logs everything (trace) into the array, so a test can search it for secrets.
+  const sink = opts.logLines;
+  const log = sink
+    ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) })
+    : pino({ level: process.env.DISCORD_E2E_LOG ?? 'silent' });
   let app: AppHandle;
   try {
     app = await startApp(config, { log });

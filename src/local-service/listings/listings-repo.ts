@@ -43,6 +43,8 @@ export class ListingsRepo {
   private readonly listCache = new Map<string, { page: Statement<unknown[], { item_json: string }>; count: Statement<unknown[], { n: number }> }>();
   private readonly searchCache = new Map<string, Statement<unknown[], Row>>();
   private readonly citiesCache = new Map<string, string[]>();
+  /** Totals per filter: counting thousands of index entries per page request dominated list time. */
+  private readonly countCache = new Map<string, number>();
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -67,6 +69,7 @@ export class ListingsRepo {
 
   create(chatbotId: string, data: ListingData): number {
     this.citiesCache.delete(chatbotId);
+    this.countCache.clear();
     return this.db.transaction(() => {
       const info = this.insertStmt.run(
         chatbotId,
@@ -111,6 +114,7 @@ export class ListingsRepo {
   /** Applies `patch` over every listing the key finds; returns how many were updated. */
   update(chatbotId: string, keyType: KeyType, key: string, patch: Partial<ListingData>): number {
     this.citiesCache.delete(chatbotId);
+    this.countCache.clear();
     return this.db.transaction(() => {
       const found = this.find(chatbotId, keyType, key);
       for (const { id, data } of found) {
@@ -136,6 +140,7 @@ export class ListingsRepo {
   /** Deletes what the keys find; counts only rows actually deleted (a key repeated counts once). */
   delete(chatbotId: string, keyType: KeyType, keys: readonly string[]): number {
     this.citiesCache.delete(chatbotId);
+    this.countCache.clear();
     return this.db.transaction(() => {
       let n = 0;
       for (const key of keys) {
@@ -165,12 +170,21 @@ export class ListingsRepo {
     let stmts = this.listCache.get(shape);
     if (!stmts) {
       stmts = {
-        page: this.db.prepare(`SELECT item_json FROM listings WHERE ${shape} ORDER BY id LIMIT ? OFFSET ?`),
+        // OFFSET walks the covering index only; just the page's rows are read from the table.
+        page: this.db.prepare(
+          `SELECT item_json FROM listings WHERE id IN (SELECT id FROM listings WHERE ${shape} ORDER BY id LIMIT ? OFFSET ?) ORDER BY id`,
+        ),
         count: this.db.prepare(`SELECT COUNT(*) AS n FROM listings WHERE ${shape}`),
       };
       this.listCache.set(shape, stmts);
     }
-    const total = stmts.count.get(...args)?.n ?? 0;
+    const countKey = JSON.stringify(args);
+    let total = this.countCache.get(countKey);
+    if (total === undefined) {
+      total = stmts.count.get(...args)?.n ?? 0;
+      if (this.countCache.size >= 10_000) this.countCache.clear();
+      this.countCache.set(countKey, total);
+    }
     const offset = (pageNumber - 1) * pageSize;
     const items = offset >= total ? [] : stmts.page.all(...args, pageSize, offset).map((r) => r.item_json);
     return { items, total };

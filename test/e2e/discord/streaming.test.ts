@@ -1,0 +1,55 @@
+import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+
+const TYPING = /\s*\u258d$/;
+
+describe('Discord: streaming by edits, logs without the token, bad gateway payloads', () => {
+  let e: DiscordE2E;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    e = await startDiscordE2E({ fragmentDelayMs: 15, logLines });
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('while it streams, every version of a message starts with its final text', async () => {
+    const question = 'Tell me about every listing, the long answer';
+    const { threadId } = await ask(e, question);
+    const { messages } = await waitForAnswer(e, threadId, question, 60_000);
+    const first = messages[0]!;
+    expect(first.history.length).toBeGreaterThan(2);
+    for (const m of messages) {
+      for (const version of m.history) {
+        const shown = version.replace(TYPING, '');
+        expect(m.content.startsWith(shown.trimEnd())).toBe(true);
+      }
+      expect(m.content).not.toMatch(TYPING);
+    }
+    // The content grew in several steps while it streamed (edits, not one final post).
+    const edits = e.fake.callsTo('PATCH', new RegExp(`^/channels/${threadId}/messages/`));
+    expect(edits.length).toBeGreaterThan(messages.length);
+    expect(e.fake.rateLimitHits).toBe(0);
+  }, 90_000);
+
+  test('malformed gateway dispatches are ignored and the bot keeps serving', async () => {
+    const garbage: Array<[string, unknown]> = [
+      ['MESSAGE_CREATE', null],
+      ['MESSAGE_CREATE', { id: 5 }],
+      ['MESSAGE_CREATE', { id: '1', channel_id: e.general.id, guild_id: e.fake.guildId, author: null, content: 7 }],
+      ['MESSAGE_CREATE', 'nonsense'],
+      ['THREAD_CREATE', { id: null }],
+      ['UNKNOWN_EVENT', { a: 1 }],
+    ];
+    for (const [t, d] of garbage) e.fake.dispatch(t, d);
+    const question = 'Still there? homes in Seattle';
+    const { threadId } = await ask(e, question);
+    await waitForAnswer(e, threadId, question);
+  }, 30_000);
+
+  test('the token never appears in the logs (trace level included)', () => {
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.join('\n')).not.toContain(e.fake.token);
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * Two bridge processes (`node dist/main.js`) on one Redis database behind the same fake Slack: a
+ * redelivered event is answered once, follow-ups alternating between instances stay in order, a
+ * ticket claimed on both at once has one winner, and the two together stay within Slack's budgets.
+ */
+import { startFakeSlack, type FakeSlack } from '../../support/fake-slack';
+import { SlackDriver, waitFor } from '../../support/slack-requests';
+import {
+  BridgeProcess,
+  HANDOFF_CHANNEL,
+  SIGNING_SECRET,
+  bridgeEnv,
+  buttonsOf,
+  flushRedisDb,
+  nextTs,
+  startSharedService,
+  type SharedService,
+} from '../../support/bridge-process';
+
+const STATE_URL = 'redis://127.0.0.1:6379/12';
+
+describe('reliability: two instances on one Redis', () => {
+  let service: SharedService;
+  let fake: FakeSlack;
+  let a: BridgeProcess;
+  let b: BridgeProcess;
+  let viaA: SlackDriver;
+  let viaB: SlackDriver;
+
+  beforeAll(async () => {
+    await flushRedisDb(STATE_URL);
+    service = await startSharedService(3);
+    // chat.update relaying (no native streaming) spends the workspace's edit budget, which both share.
+    fake = await startFakeSlack({
+      streaming: 'unknown_method',
+      users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', U0AGENT1: 'Agent Smith', U0AGENT2: 'Agent Jones' },
+    });
+    const env = (id: string) => bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: id });
+    [a, b] = await Promise.all([BridgeProcess.start('multi-a', env('multi-a')), BridgeProcess.start('multi-b', env('multi-b'))]);
+    viaA = new SlackDriver(a.eventsUrl, SIGNING_SECRET, fake.team);
+    viaB = new SlackDriver(b.eventsUrl, SIGNING_SECRET, fake.team);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([a?.kill(), b?.kill()]);
+    await fake?.close();
+    await service?.close();
+  });
+
+  /** The bot message in `channel`/`thread` that shows the final answer to `question`, once complete. */
+  const finalAnswerIndex = (channel: string, thread: string, question: string): number | undefined => {
+    const stored = service.storedAnswers(question).at(-1);
+    if (stored === undefined) return undefined;
+    const head = stored.trim().slice(0, 60);
+    const replies = fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
+    const i = replies.findIndex((m) => m.text.trim().startsWith(head));
+    return i >= 0 ? i : undefined;
+  };
+
+  test('both instances are healthy and report distinct instance ids', async () => {
+    const [ha, hb] = await Promise.all([fetch(`${a.url}/healthz`), fetch(`${b.url}/healthz`)]);
+    expect([ha.status, hb.status]).toEqual([200, 200]);
+    const [ja, jb] = (await Promise.all([ha.json(), hb.json()])) as Array<{ instance: string }>;
+    expect(ja.instance).toBe('multi-a');
+    expect(jb.instance).toBe('multi-b');
+  });
+
+  test('an event delivered to A and redelivered to B (X-Slack-Retry-Num: 1) is answered once', async () => {
+    const ts = nextTs();
+    const question = 'Homes for sale in Austin please';
+    const event = { type: 'app_mention', channel: 'C0DEDUPE', user: 'U0USER1', text: `<@${fake.botUserId}> ${question}`, ts };
+    const first = await viaA.event(event);
+    const retry = await viaB.event(event, { eventId: first.eventId, retryNum: 1 });
+    // Slack also sends the same message as a message.channels event, with another event id, to B.
+    const asMessage = await viaB.event({ type: 'message', channel: 'C0DEDUPE', channel_type: 'channel', user: 'U0USER1', text: event.text, ts });
+    expect([first.status, retry.status, asMessage.status]).toEqual([200, 200, 200]);
+    await waitFor(() => finalAnswerIndex('C0DEDUPE', ts, question) !== undefined, 'the answer in the thread', 30_000);
+
+    // A follow-up through B, answered after the redeliveries were handled: a barrier without sleeping.
+    const followUp = 'And condos for rent in Denver?';
+    await viaB.event({ type: 'message', channel: 'C0DEDUPE', channel_type: 'channel', user: 'U0USER1', text: followUp, ts: nextTs(), thread_ts: ts });
+    await waitFor(() => finalAnswerIndex('C0DEDUPE', ts, followUp) !== undefined, 'the follow-up answer', 30_000);
+
+    expect(service.storedAnswers(question)).toHaveLength(1);
+    const bot = fake.replies('C0DEDUPE', ts).filter((m) => m.user === fake.botUserId);
+    const head = service.storedAnswers(question)[0]!.trim().slice(0, 60);
+    expect(bot.filter((m) => m.text.trim().startsWith(head))).toHaveLength(1);
+  }, 90_000);
+
+  test('follow-ups in one thread sent alternately to A and B are answered in order', async () => {
+    const opening = 'Show me homes for sale in Denver';
+    await viaA.command('/ask', opening, { user: 'U0USER2', channel: 'C0ORDER' });
+    const root = await waitFor(() => fake.channelMessages('C0ORDER').find((m) => m.text.includes(`> ${opening}`)), 'the /ask root');
+    const questions = [
+      'What about homes for rent in Austin?',
+      'Any condos for sale in Seattle?',
+      'Homes for rent in Denver under 3000?',
+      'Houses for sale in Miami with a pool?',
+    ];
+    // Sent back to back, without waiting for answers: the thread's queue orders them.
+    for (const [i, q] of questions.entries()) {
+      const driver = i % 2 === 0 ? viaA : viaB;
+      const res = await driver.event({ type: 'message', channel: 'C0ORDER', channel_type: 'channel', user: 'U0USER2', text: q, ts: nextTs(), thread_ts: root.ts });
+      expect(res.status).toBe(200);
+    }
+    const all = [opening, ...questions];
+    const positions = await waitFor(
+      () => {
+        const p = all.map((q) => finalAnswerIndex('C0ORDER', root.ts, q));
+        return p.every((x) => x !== undefined) ? (p as number[]) : undefined;
+      },
+      'every answer in the thread',
+      60_000,
+    );
+    // Answers appear in the thread in the order of the questions...
+    for (let i = 1; i < positions.length; i++) expect(positions[i]!).toBeGreaterThan(positions[i - 1]!);
+    // ...each once, and the service got them in that order in one chat session.
+    for (const q of all) expect(service.storedAnswers(q)).toHaveLength(1);
+    const session = service.sessionOf(opening);
+    expect(session).toBeDefined();
+    expect(service.questionsOf(session!)).toEqual(all);
+  }, 120_000);
+
+  test('two agents clicking Claim at the same moment, on A and on B: one wins, the other is told who holds it', async () => {
+    const question = 'Homes for sale in Austin with a garden';
+    await viaA.command('/ask', question, { user: 'U0USER1', channel: 'C0CLAIM' });
+    const root = await waitFor(() => fake.channelMessages('C0CLAIM').find((m) => m.text.includes(`> ${question}`)), 'the /ask root');
+    await waitFor(() => finalAnswerIndex('C0CLAIM', root.ts, question) !== undefined, 'the answer', 30_000);
+    const res = await viaB.command('/handoff', 'I want to speak to a person', { user: 'U0USER1', channel: 'C0CLAIM' });
+    expect(res.status).toBe(200);
+    const ticket = await waitFor(
+      () => fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.text.includes('I want to speak to a person') && buttonsOf(m).some((x) => x.text === 'Claim')),
+      'the ticket with a Claim button',
+      20_000,
+    );
+    const claim = buttonsOf(ticket).find((x) => x.text === 'Claim')!;
+    const where = { channel: HANDOFF_CHANNEL, messageTs: ticket.ts };
+    const [r1, r2] = await Promise.all([viaA.click(claim, where, { user: 'U0AGENT1' }), viaB.click(claim, where, { user: 'U0AGENT2' })]);
+    expect([r1.status, r2.status]).toEqual([200, 200]);
+
+    const claimedPosts = () => fake.replies(HANDOFF_CHANNEL, ticket.ts).filter((m) => / claimed this ticket/.test(m.text));
+    const posts = await waitFor(() => (claimedPosts().length > 0 ? claimedPosts() : undefined), 'the claim notice in the ticket thread', 20_000);
+    const winner = posts[0]!.text.startsWith('Agent Smith') ? { id: 'U0AGENT1', name: 'Agent Smith' } : { id: 'U0AGENT2', name: 'Agent Jones' };
+    const loser = winner.id === 'U0AGENT1' ? 'U0AGENT2' : 'U0AGENT1';
+    const told = await waitFor(() => fake.ephemerals.find((e) => e.user === loser && e.text.includes('Already claimed')), 'the loser told ephemerally', 20_000);
+    expect(told.text).toContain(winner.name);
+    // The ticket message shows the claim (and no longer offers Claim).
+    await waitFor(() => fake.message(HANDOFF_CHANNEL, ticket.ts)!.text.includes(`claimed by ${winner.name}`), 'the ticket message showing the claim', 20_000);
+    expect(buttonsOf(fake.message(HANDOFF_CHANNEL, ticket.ts)!).some((x) => x.text === 'Claim')).toBe(false);
+    // Exactly one winner: one claim notice in the agents' thread and one "has joined" to the user.
+    await waitFor(() => fake.replies('C0CLAIM', root.ts).some((m) => m.text.includes('has joined the conversation')), 'the user told an agent joined', 20_000);
+    expect(claimedPosts()).toHaveLength(1);
+    expect(fake.replies('C0CLAIM', root.ts).filter((m) => m.text.includes('has joined the conversation'))).toHaveLength(1);
+    expect(fake.ephemerals.filter((e) => e.user === winner.id && e.text.includes('Already claimed'))).toHaveLength(0);
+  }, 90_000);
+
+  test('the combined chat.update rate of both instances stays within the workspace budget: no 429', async () => {
+    // A burst of answers on both instances at once, each relayed by edits.
+    const asks = ['Homes for sale in Austin', 'Homes for rent in Denver', 'Condos for sale in Seattle', 'Homes for rent in Austin', 'Homes for sale in Miami', 'Condos for rent in Denver'];
+    await Promise.all(asks.map((q, i) => (i % 2 === 0 ? viaA : viaB).command('/ask', `${q} (burst ${i})`, { user: 'U0USER1', channel: `C0BURST${i}` })));
+    await waitFor(
+      () =>
+        asks.every((q, i) => {
+          const root = fake.channelMessages(`C0BURST${i}`).find((m) => m.text.includes(`(burst ${i})`));
+          return root !== undefined && finalAnswerIndex(`C0BURST${i}`, root.ts, `${q} (burst ${i})`) !== undefined;
+        }),
+      'every burst answer complete',
+      90_000,
+    );
+    const updates = fake.calls.filter((c) => c.method === 'chat.update' && c.status === 200).map((c) => c.at);
+    expect(updates.length).toBeGreaterThan(asks.length);
+    // No 60 s window holds more than Slack's 50 (Tier 3, per workspace), whichever instance sent them.
+    for (let i = 0; i < updates.length; i++) {
+      const inWindow = updates.filter((t) => t >= updates[i]! && t < updates[i]! + 60_000).length;
+      expect(inWindow).toBeLessThanOrEqual(50);
+    }
+    expect(fake.rateLimited).toBe(0);
+    expect(a.exit).toBeUndefined();
+    expect(b.exit).toBeUndefined();
+  }, 120_000);
+});
