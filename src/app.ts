@@ -38,6 +38,8 @@ export interface AppOptions {
   handoff?: Partial<Record<SurfaceName, HandoffTarget>>;
   /** Where the in-process local chatbot service keeps its data (default ./data/service.db). */
   localServiceDb?: string;
+  /** Pause between the local service's answer fragments, so a person sees the answer stream in. */
+  localFragmentDelayMs?: number;
   /** Listen for HTTP (default: yes when Slack or Discord is configured). */
   http?: boolean;
   log?: Logger;
@@ -99,6 +101,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         secretKey: chatbot.secretKey,
         sessionKey: chatbot.sessionKey,
         apiKey: chatbot.apiKey,
+        fragmentDelayMs: opts.localFragmentDelayMs,
       });
       const service = localService;
       cleanups.push(() => service.close());

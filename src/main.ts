@@ -56,6 +56,7 @@ async function runShell(config: Config): Promise<void> {
     handoff: { shell: { surface: 'shell', workspace: SHELL_WORKSPACE, channel: SHELL_HANDOFF_CHANNEL } },
     http: false,
     localServiceDb: config.serviceDb,
+    localFragmentDelayMs: interactive ? 25 : 0,
     log,
   });
   const service = app.localService ? `the local chatbot service at ${app.localService.url} (chatbot "${app.localService.chatbotId}")` : config.chatbot.apiUrl;

@@ -317,3 +317,35 @@ export function nextTs(): string {
   tsSeq = (tsSeq + 1) % 1_000_000;
   return `${Math.floor(Date.now() / 1000)}.${String(tsSeq).padStart(6, '0')}`;
 }
+
+/** Whether `messages` (in order), concatenated, are exactly `answer` up to whitespace at their boundaries. */
+function spells(messages: FakeMessage[], answer: string): boolean {
+  let pos = 0;
+  for (const m of messages) {
+    const t = m.text.trim();
+    while (pos < answer.length && /\s/.test(answer[pos]!)) pos++;
+    if (!answer.startsWith(t, pos)) return false;
+    pos += t.length;
+  }
+  return answer.slice(pos).trim() === '';
+}
+
+/** Indexes in `messages` where a run of messages showing exactly `answer` starts. */
+export function answerStarts(messages: FakeMessage[], answer: string): number[] {
+  const starts: number[] = [];
+  for (let start = 0; start < messages.length; start++) {
+    for (let end = start + 1; end <= messages.length; end++) {
+      if (messages[end - 1]!.text.trim() === '') break;
+      if (spells(messages.slice(start, end), answer)) {
+        starts.push(start);
+        break;
+      }
+    }
+  }
+  return starts;
+}
+
+/** The first such index, or undefined while the answer is not shown in full. */
+export function answerStart(messages: FakeMessage[], answer: string): number | undefined {
+  return answerStarts(messages, answer)[0];
+}

@@ -85,6 +85,8 @@ export interface FakeMessage {
   mentions: FakeUser[];
   /** Every content this message had, in order (the first is the posted one). */
   history: string[];
+  /** When each version of `history` was shown (epoch ms). */
+  historyAt: number[];
   deleted: boolean;
   /** Interaction id when the message is an interaction response or follow-up. */
   interactionId?: string;
@@ -829,6 +831,7 @@ export class FakeDiscord {
       mentions: p.mentions ?? [],
       webhook_id: p.webhook_id,
       history: [p.content],
+      historyAt: [Date.now()],
       deleted: false,
       interactionId: p.interactionId,
       ephemeral: (flags & 64) !== 0,
@@ -867,6 +870,7 @@ export class FakeDiscord {
     msg.flags &= ~128;
     msg.edited_timestamp = new Date().toISOString();
     msg.history.push(msg.content);
+    msg.historyAt.push(Date.now());
     if (!msg.ephemeral) this.dispatch('MESSAGE_UPDATE', this.messagePayload(msg));
     return msg;
   }

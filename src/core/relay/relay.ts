@@ -75,6 +75,7 @@ interface Slot {
   appended: string;
   /** What the platform shows now (as far as we know). */
   sent: OutMessage;
+  createdAt: number;
   lastInterimAt: number;
   failures: number;
   gaveUp: boolean;
@@ -168,7 +169,19 @@ class AnswerRun {
   }
 
   private slot(ref: MessageRef, sent: OutMessage, native?: NativeStream): Slot {
-    return { ref, native, appended: native ? sent.text : '', sent, lastInterimAt: 0, failures: 0, gaveUp: false };
+    return { ref, native, appended: native ? sent.text : '', sent, createdAt: this.now, lastInterimAt: 0, failures: 0, gaveUp: false };
+  }
+
+  /**
+   * How long slot's next interim must wait: the minimum interval since its last interim, and the fair
+   * share of a shared long-window budget counted from its last interim or, for the first, from its
+   * post, so a burst of new answers leaves that budget to their finals.
+   */
+  private interimGap(slot: Slot): number {
+    const fair = this.deps.scheduler.interimSpacingMs(this.surface.budgets('edit', this.req.place));
+    const byMin = slot.lastInterimAt + this.opts.minInterimIntervalMs;
+    const byFair = fair > 0 ? (slot.lastInterimAt || slot.createdAt) + fair : 0;
+    return Math.max(byMin, byFair) - this.now;
   }
 
   private async run(): Promise<RelayResult> {
@@ -178,6 +191,8 @@ class AnswerRun {
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; relaying anyway');
     }
     this.saveRecord();
+    // Until the answer's final call is done, interims on the shared budget leave a token for it.
+    const releaseFinal = this.deps.scheduler.expectFinal(this.surface.budgets('edit', this.req.place));
     const renew = setInterval(() => {
       store
         .renewLease(leaseName, instanceId, this.opts.leaseTtlMs)
@@ -194,6 +209,7 @@ class AnswerRun {
       await this.reconcile();
       await consuming;
     } finally {
+      releaseFinal();
       clearInterval(renew);
       await this.recordChain;
       await store.delete(inflightKey(this.req.answerKey)).catch(() => undefined);
@@ -401,7 +417,7 @@ class AnswerRun {
       // A new message is never held back: the user must see the bot is on it.
       const priority: Priority = slot && want.typing && !terminal ? 'interim' : 'final';
       if (slot && priority === 'interim') {
-        const gap = slot.lastInterimAt + this.opts.minInterimIntervalMs - this.now;
+        const gap = this.interimGap(slot);
         if (gap > 0) {
           await this.phaseOrDelay(gap);
           continue;

@@ -5,6 +5,14 @@
  * whichever instance spends it. Waiting calls are served finals first, then interims, FIFO within
  * each class. Interims may only use a share of each budget (an extra `<key>:interim` budget), so
  * streaming edits never starve the edits that show an answer's final text.
+ *
+ * On budgets with a long window (Slack chat.update: 50 a minute) a final that finds the budget spent
+ * waits up to the whole window, so two more rules keep finals from waiting there:
+ * - reservation: every answer in flight registers the final it will need (`expectFinal`); interims
+ *   only take tokens beyond those reserved finals;
+ * - fair spacing: the interim share of such a budget is split evenly among the answers in flight
+ *   (`interimSpacingMs`), so interims get rarer as answers get more, and a burst of new answers
+ *   finds the budget still there for their finals.
  */
 import type { Logger } from 'pino';
 import { PlatformRateLimitError, type RateBudget } from '../surface';
@@ -19,6 +27,11 @@ export interface SchedulerOptions {
   maxTries?: number;
   /** Fraction of each budget that interim calls may use; the rest is kept for finals. */
   interimShare?: number;
+  /**
+   * Budgets whose window is longer than this get final reservation and fair interim spacing; shorter
+   * windows refill before a final could wait long.
+   */
+  reserveAboveWindowMs?: number;
   now?: () => number;
 }
 
@@ -71,6 +84,9 @@ export class BudgetScheduler {
   private readonly log?: Logger;
   private readonly maxTries: number;
   private readonly interimShare: number;
+  private readonly reserveAboveWindowMs: number;
+  /** Per budget key: answers in flight that still need their final call. */
+  private readonly finalsDue = new Map<string, number>();
   private readonly now: () => number;
   private readonly waiting: Job[] = [];
   /** Budget keys the platform told us to leave alone until the given time (Retry-After). */
@@ -88,6 +104,7 @@ export class BudgetScheduler {
     this.log = opts.log;
     this.maxTries = opts.maxTries ?? 5;
     this.interimShare = opts.interimShare ?? 0.5;
+    this.reserveAboveWindowMs = opts.reserveAboveWindowMs ?? 1_000;
     this.now = opts.now ?? Date.now;
   }
 
@@ -128,6 +145,51 @@ export class BudgetScheduler {
     });
   }
 
+  /**
+   * Registers an answer that will need one final call on `budgets`: until the returned release is
+   * called, interims leave one token of each (long-window) budget for it. Release is idempotent.
+   */
+  expectFinal(budgets: RateBudget[]): () => void {
+    const keys = budgets.filter((b) => this.reserves(b)).map((b) => b.key);
+    for (const k of keys) this.finalsDue.set(k, (this.finalsDue.get(k) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const k of keys) {
+        const left = (this.finalsDue.get(k) ?? 1) - 1;
+        if (left > 0) this.finalsDue.set(k, left);
+        else this.finalsDue.delete(k);
+      }
+      // Tokens an interim was refused for may be free now.
+      if (keys.length > 0 && this.waiting.length > 0) this.kick();
+    };
+  }
+
+  /** Answers registered on budget `key` that still need their final call. */
+  finalsAwaited(key: string): number {
+    return this.finalsDue.get(key) ?? 0;
+  }
+
+  /**
+   * Least time between two interim calls of one answer on `budgets`: each long-window budget's
+   * interim share divided evenly among the answers awaiting their final (0 when none applies).
+   */
+  interimSpacingMs(budgets: RateBudget[]): number {
+    let spacing = 0;
+    for (const b of budgets) {
+      if (!this.reserves(b)) continue;
+      const sharers = Math.max(1, this.finalsAwaited(b.key));
+      const perWindow = Math.max(1, b.limit * this.interimShare);
+      spacing = Math.max(spacing, (b.windowMs * sharers) / perWindow);
+    }
+    return spacing;
+  }
+
+  private reserves(b: RateBudget): boolean {
+    return b.windowMs > this.reserveAboveWindowMs;
+  }
+
   /** Raise a waiting job to final priority (its answer has just finished). True when found. */
   promote(coalesceKey: string): boolean {
     const job = this.waiting.find((j) => j.coalesceKey === coalesceKey);
@@ -160,7 +222,11 @@ export class BudgetScheduler {
     return [...finals, ...interims];
   }
 
-  /** The budgets a job spends: interims spend their share first, so a refusal there costs finals nothing. */
+  /**
+   * The budgets a job spends: interims spend their share first, so a refusal there costs finals
+   * nothing, then the budget itself with the reserved finals left out of its limit (a sliding-window
+   * store grants only while fewer than `limit` tokens were taken, so a lower limit leaves that many).
+   */
   private spend(job: Job): RateBudget[] {
     if (job.priority === 'final') return job.budgets;
     const shares = job.budgets.map((b) => ({
@@ -168,7 +234,8 @@ export class BudgetScheduler {
       limit: Math.max(1, Math.floor(b.limit * this.interimShare)),
       windowMs: b.windowMs,
     }));
-    return [...shares, ...job.budgets];
+    const unreserved = job.budgets.map((b) => (this.reserves(b) ? { ...b, limit: b.limit - this.finalsAwaited(b.key) } : b));
+    return [...shares, ...unreserved];
   }
 
   private async pump(): Promise<void> {
@@ -193,6 +260,13 @@ export class BudgetScheduler {
           if (stuck) {
             const paused = (this.pausedUntil.get(stuck.key) ?? 0) - now;
             if (paused > 0) wakeIn = Math.min(wakeIn, paused);
+            for (const b of budgets) blocked.add(b.key);
+            continue;
+          }
+          if (budgets.some((b) => b.limit <= 0)) {
+            // All that is left is reserved for finals: a release or a promotion wakes the pump; the
+            // timer is a backstop. Nothing is taken, so the interim share is not spent on a refusal.
+            wakeIn = Math.min(wakeIn, 1_000);
             for (const b of budgets) blocked.add(b.key);
             continue;
           }

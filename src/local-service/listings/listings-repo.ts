@@ -43,8 +43,13 @@ export class ListingsRepo {
   private readonly listCache = new Map<string, { page: Statement<unknown[], { item_json: string }>; count: Statement<unknown[], { n: number }> }>();
   private readonly searchCache = new Map<string, Statement<unknown[], Row>>();
   private readonly citiesCache = new Map<string, string[]>();
-  /** Totals per filter: counting thousands of index entries per page request dominated list time. */
+  /**
+   * Totals per filter and pages per (filter, page): a list request is far more frequent than a
+   * write, and counting thousands of index entries per request dominated its time. Every write
+   * clears both, so a read never sees stale data.
+   */
   private readonly countCache = new Map<string, number>();
+  private readonly pageCache = new Map<string, string>();
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -70,6 +75,7 @@ export class ListingsRepo {
   create(chatbotId: string, data: ListingData): number {
     this.citiesCache.delete(chatbotId);
     this.countCache.clear();
+    this.pageCache.clear();
     return this.db.transaction(() => {
       const info = this.insertStmt.run(
         chatbotId,
@@ -115,6 +121,7 @@ export class ListingsRepo {
   update(chatbotId: string, keyType: KeyType, key: string, patch: Partial<ListingData>): number {
     this.citiesCache.delete(chatbotId);
     this.countCache.clear();
+    this.pageCache.clear();
     return this.db.transaction(() => {
       const found = this.find(chatbotId, keyType, key);
       for (const { id, data } of found) {
@@ -141,6 +148,7 @@ export class ListingsRepo {
   delete(chatbotId: string, keyType: KeyType, keys: readonly string[]): number {
     this.citiesCache.delete(chatbotId);
     this.countCache.clear();
+    this.pageCache.clear();
     return this.db.transaction(() => {
       let n = 0;
       for (const key of keys) {
@@ -150,8 +158,8 @@ export class ListingsRepo {
     })();
   }
 
-  /** One page of wire items (already serialized) and the total matching the filter. */
-  list(chatbotId: string, filter: ListFilter, pageNumber: number, pageSize: number): { items: string[]; total: number } {
+  /** One page of wire items as JSON array members (`{..},{..}`) and the total matching the filter. */
+  list(chatbotId: string, filter: ListFilter, pageNumber: number, pageSize: number): { itemsJson: string; total: number } {
     const args: unknown[] = [chatbotId];
     const where: string[] = ['chatbot_id = ?'];
     if (filter.city !== undefined && filter.city.trim() !== '') {
@@ -186,8 +194,15 @@ export class ListingsRepo {
       this.countCache.set(countKey, total);
     }
     const offset = (pageNumber - 1) * pageSize;
-    const items = offset >= total ? [] : stmts.page.all(...args, pageSize, offset).map((r) => r.item_json);
-    return { items, total };
+    if (offset >= total) return { itemsJson: '', total };
+    const pageKey = `${countKey}|${pageSize}|${offset}`;
+    let itemsJson = this.pageCache.get(pageKey);
+    if (itemsJson === undefined) {
+      itemsJson = stmts.page.all(...args, pageSize, offset).map((r) => r.item_json).join(',');
+      if (this.pageCache.size >= 2_000) this.pageCache.clear();
+      this.pageCache.set(pageKey, itemsJson);
+    }
+    return { itemsJson, total };
   }
 
   /** The answerer's query: listings matching every given criterion, in id order. */

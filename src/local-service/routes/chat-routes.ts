@@ -152,7 +152,7 @@ export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): v
     chatbotOf(ctx, body.SerialNumber, 'SerialNumber');
     const pageSize = body.PageSize ?? 20;
     if (pageSize > MAX_PAGE_SIZE) throw badRequest(`PageSize must be from 1 to ${MAX_PAGE_SIZE}`);
-    const { items, total } = ctx.listings.list(
+    const { itemsJson, total } = ctx.listings.list(
       body.SerialNumber,
       { city: body.CityName, saleType: body.SaleType, mlsNumber: body.MLSNumber },
       body.PageNumber ?? 1,
@@ -160,7 +160,7 @@ export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): v
     );
     // Items are stored serialized: the page is assembled as text rather than parsed and re-encoded.
     const json =
-      `{"Data":{"List":[${items.join(',')}],"VirtualCount":${total}},` +
+      `{"Data":{"List":[${itemsJson}],"VirtualCount":${total}},` +
       `"Version":${JSON.stringify(API_VERSION)},"Success":true,"Code":200,"Message":""}`;
     return reply.type('application/json; charset=utf-8').send(json);
   });

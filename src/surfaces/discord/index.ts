@@ -22,6 +22,7 @@ import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place, Surfa
 import type { StateStore } from '../../state/store';
 import { slashCommandDefinitions } from './commands';
 import { newKey, parseId } from './custom-ids';
+import { guardGateway } from './gateway-guard';
 import { FormSessions, modalOf, panelOf, type FormSession } from './forms';
 import { DiscordPort, interactionScope, Threads } from './port';
 import { errInfo, Responder } from './responder';
@@ -98,6 +99,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     rest: opts.apiUrl ? { api: opts.apiUrl.replace(/\/+$/, '') } : {},
   });
   const rest = client.rest;
+  guardGateway(client, log);
   const threads = new Threads(rest, opts.store);
   const port = new DiscordPort(rest, opts.store, threads, log);
   const forms = new FormSessions(opts.store);

@@ -14,6 +14,8 @@ import {
   flushRedisDb,
   nextTs,
   startSharedService,
+  answerStart,
+  answerStarts,
   type SharedService,
 } from '../../support/bridge-process';
 
@@ -35,7 +37,7 @@ describe('reliability: two instances on one Redis', () => {
       streaming: 'unknown_method',
       users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', U0AGENT1: 'Agent Smith', U0AGENT2: 'Agent Jones' },
     });
-    const env = (id: string) => bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: id });
+    const env = (id: string) => bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: id, extra: { LOG_LEVEL: process.env.REL_LOG ?? 'info' } });
     [a, b] = await Promise.all([BridgeProcess.start('multi-a', env('multi-a')), BridgeProcess.start('multi-b', env('multi-b'))]);
     viaA = new SlackDriver(a.eventsUrl, SIGNING_SECRET, fake.team);
     viaB = new SlackDriver(b.eventsUrl, SIGNING_SECRET, fake.team);
@@ -51,10 +53,7 @@ describe('reliability: two instances on one Redis', () => {
   const finalAnswerIndex = (channel: string, thread: string, question: string): number | undefined => {
     const stored = service.storedAnswers(question).at(-1);
     if (stored === undefined) return undefined;
-    const head = stored.trim().slice(0, 60);
-    const replies = fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
-    const i = replies.findIndex((m) => m.text.trim().startsWith(head));
-    return i >= 0 ? i : undefined;
+    return answerStart(fake.replies(channel, thread).filter((m) => m.user === fake.botUserId), stored);
   };
 
   test('both instances are healthy and report distinct instance ids', async () => {
@@ -74,7 +73,11 @@ describe('reliability: two instances on one Redis', () => {
     // Slack also sends the same message as a message.channels event, with another event id, to B.
     const asMessage = await viaB.event({ type: 'message', channel: 'C0DEDUPE', channel_type: 'channel', user: 'U0USER1', text: event.text, ts });
     expect([first.status, retry.status, asMessage.status]).toEqual([200, 200, 200]);
-    await waitFor(() => finalAnswerIndex('C0DEDUPE', ts, question) !== undefined, 'the answer in the thread', 30_000);
+    await waitFor(() => finalAnswerIndex('C0DEDUPE', ts, question) !== undefined, 'the answer in the thread', 30_000).catch((e) => {
+      console.log('DEBUG', JSON.stringify(fake.calls.map((c) => [c.method, c.status, c.args.channel, c.args.thread_ts, String(c.args.text ?? '').slice(0, 80), c.response.error])), service.storedAnswers(question));
+      console.log(a.rawOutput.slice(-60).join('\n'), '\n=====B\n', b.rawOutput.slice(-60).join('\n'));
+      throw e;
+    });
 
     // A follow-up through B, answered after the redeliveries were handled: a barrier without sleeping.
     const followUp = 'And condos for rent in Denver?';
@@ -83,8 +86,8 @@ describe('reliability: two instances on one Redis', () => {
 
     expect(service.storedAnswers(question)).toHaveLength(1);
     const bot = fake.replies('C0DEDUPE', ts).filter((m) => m.user === fake.botUserId);
-    const head = service.storedAnswers(question)[0]!.trim().slice(0, 60);
-    expect(bot.filter((m) => m.text.trim().startsWith(head))).toHaveLength(1);
+    const answer = service.storedAnswers(question)[0]!;
+    expect(answerStarts(bot, answer)).toHaveLength(1);
   }, 90_000);
 
   test('follow-ups in one thread sent alternately to A and B are answered in order', async () => {

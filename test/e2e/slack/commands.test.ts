@@ -1,0 +1,123 @@
+/** Every command through the whole app; listings paging; the listing modal's inline errors; handoff. */
+import { startSlackE2E, waitForAnswer, rootFor, ADMIN, HANDOFF_CHANNEL, type SlackE2E } from '../../support/slack-e2e';
+import { waitFor } from '../../support/slack-requests';
+import { button } from '../../support/slack-blocks';
+
+describe('Slack e2e: commands', () => {
+  let e: SlackE2E;
+  beforeAll(async () => {
+    e = await startSlackE2E({ fragmentDelayMs: 2 });
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  /** Everything the bot showed in a channel (messages and ephemerals), after `since` calls. */
+  const shownIn = (channel: string): string[] => [
+    ...e.fake.messages.filter((m) => m.channel === channel).map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`),
+    ...e.fake.ephemerals.filter((m) => m.channel === channel).map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`),
+  ];
+
+  test.each([
+    ['/ask', 'help'],
+    ['/listings', 'help'],
+    ['/listing', 'help'],
+    ['/chatbot', 'help'],
+    ['/handoff', 'help'],
+    ['/analytics', 'help'],
+    ['/history', 'help'],
+  ])('%s %s answers with its usage, acked within 3 s', async (command, text) => {
+    const channel = `C0HELP${command.slice(1).toUpperCase()}`;
+    const res = await e.driver.command(command, text, { user: ADMIN, channel });
+    expect(res.status).toBe(200);
+    expect(res.ms).toBeLessThan(3000);
+    const shown = await waitFor(() => shownIn(channel)[0], `the usage of ${command}`);
+    expect(shown).toContain(command);
+  });
+
+  test('admin commands are refused for others', async () => {
+    await e.driver.command('/chatbot', 'show', { user: 'U0USER1', channel: 'C0REFUSE' });
+    const shown = await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0REFUSE'), 'the refusal');
+    expect(shown.user).toBe('U0USER1');
+    expect(shown.text.toLowerCase()).toMatch(/admin/);
+  });
+
+  test('/chatbot show and models, /history and /analytics answer admins', async () => {
+    await e.driver.command('/chatbot', 'show', { user: ADMIN, channel: 'C0CHATBOT' });
+    await waitFor(() => shownIn('C0CHATBOT').length > 0, '/chatbot show');
+    await e.driver.command('/chatbot', 'models', { user: ADMIN, channel: 'C0MODELS' });
+    await waitFor(() => shownIn('C0MODELS').length > 0, '/chatbot models');
+    await e.driver.command('/history', 'U0USER1', { user: ADMIN, channel: 'C0HISTORY' });
+    await waitFor(() => shownIn('C0HISTORY').length > 0, '/history');
+    await e.driver.command('/analytics', '', { user: ADMIN, channel: 'C0ANALYTICS' });
+    await waitFor(() => shownIn('C0ANALYTICS').length > 0, '/analytics');
+    const all = [...shownIn('C0CHATBOT'), ...shownIn('C0MODELS'), ...shownIn('C0HISTORY'), ...shownIn('C0ANALYTICS')].join('\n');
+    expect(all).not.toMatch(/something went wrong/i);
+  });
+
+  test('/listings shows cards; Next edits the same message', async () => {
+    await e.driver.command('/listings', '', { user: 'U0USER1', channel: 'C0LISTINGS' });
+    const msg = await waitFor(() => e.fake.channelMessages('C0LISTINGS').find((m) => button(m, /Next/)), 'the listings page');
+    expect(msg.text).toMatch(/page 1 of/);
+    expect(JSON.stringify(msg.blocks)).toContain('"image"');
+    const next = button(msg, /Next/)!;
+    const res = await e.driver.click(next, { channel: 'C0LISTINGS', messageTs: msg.ts });
+    expect(res.status).toBe(200);
+    await waitFor(() => /page 2 of/.test(e.fake.message('C0LISTINGS', msg.ts)!.text), 'page 2 in the same message');
+    expect(e.fake.channelMessages('C0LISTINGS')).toHaveLength(1);
+    expect(button(e.fake.message('C0LISTINGS', msg.ts)!, /Prev/)).toBeDefined();
+  });
+
+  test('/listing create opens a modal; invalid values come back inline (response_action errors)', async () => {
+    await e.driver.command('/listing', 'create', { user: ADMIN, channel: 'C0CREATE' });
+    const view = await waitFor(() => e.fake.views.find((v) => String(v.callback_id).includes('listing')), 'the modal');
+    const inputs = (view.blocks as Array<{ type: string; block_id?: string; optional?: boolean; element?: { type: string } }>).filter((b) => b.type === 'input');
+    expect(inputs.length).toBeGreaterThan(5);
+    expect(inputs.some((b) => b.optional === false)).toBe(true);
+    expect(inputs.some((b) => b.element?.type === 'static_select')).toBe(true);
+    const numeric = inputs.find((b) => b.element?.type === 'number_input')!;
+    const values: Record<string, string> = { [numeric.block_id!]: 'not a number' };
+    const res = await e.driver.submitView(view, values, { user: ADMIN });
+    expect(res.status).toBe(200);
+    const body = res.json as { response_action?: string; errors?: Record<string, string> };
+    expect(body.response_action).toBe('errors');
+    expect(Object.keys(body.errors ?? {}).length).toBeGreaterThan(0);
+    for (const id of Object.keys(body.errors ?? {})) expect(inputs.map((b) => b.block_id)).toContain(id);
+  });
+
+  test('handoff round trip: ticket mentions the user with Claim; messages relay both ways word for word', async () => {
+    const question = 'Homes for rent in Denver?';
+    await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0USERS' });
+    const root = await waitFor(() => rootFor(e.fake, 'C0USERS', question), 'the root');
+    const { messages } = await waitForAnswer(e, 'C0USERS', root.ts, question);
+    const talk = button(messages.at(-1)!, 'Talk to a human')!;
+    expect(talk).toBeDefined();
+    await e.driver.click(talk, { channel: 'C0USERS', messageTs: messages.at(-1)!.ts, threadTs: root.ts }, { user: 'U0USER1' });
+    const ticket = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')), 'the ticket');
+    expect(ticket.text).toContain('<@U0USER1>');
+    await e.driver.click(button(ticket, 'Claim')!, { channel: HANDOFF_CHANNEL, messageTs: ticket.ts }, { user: 'U0AGENT' });
+    await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim to show on the ticket');
+
+    const userText = 'I would like to *visit* the Denver one — tomorrow at 10?';
+    await e.driver.event({ type: 'message', channel: 'C0USERS', channel_type: 'channel', user: 'U0USER1', text: userText, ts: `${Math.floor(Date.now() / 1000)}.100001`, thread_ts: root.ts });
+    await waitFor(() => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => m.text.includes(userText)), 'the user message in the ticket thread');
+
+    const agentText = 'Sure! 10am works — see you at the door.';
+    await e.driver.event({ type: 'message', channel: HANDOFF_CHANNEL, channel_type: 'channel', user: 'U0AGENT', text: agentText, ts: `${Math.floor(Date.now() / 1000)}.100002`, thread_ts: ticket.ts });
+    await waitFor(() => e.fake.replies('C0USERS', root.ts).find((m) => m.text.includes(agentText)), 'the agent reply in the user thread');
+    // The bot does not answer the user's message itself while a human holds the thread.
+    expect(e.storedAnswers(userText)).toHaveLength(0);
+    expect(e.fake.rateLimited).toBe(0);
+  });
+
+  test('/handoff typed in the channel hands off the user’s most recent conversation there', async () => {
+    const question = 'Condos in Miami for sale?';
+    await e.driver.command('/ask', question, { user: 'U0USER2', channel: 'C0HANDOFFCMD' });
+    const root = await waitFor(() => rootFor(e.fake, 'C0HANDOFFCMD', question), 'the root');
+    await waitForAnswer(e, 'C0HANDOFFCMD', root.ts, question);
+    const before = e.fake.channelMessages(HANDOFF_CHANNEL).length;
+    await e.driver.command('/handoff', 'I need a person', { user: 'U0USER2', channel: 'C0HANDOFFCMD' });
+    const ticket = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).slice(before).find((m) => m.text.includes('<@U0USER2>')), 'the ticket');
+    expect(button(ticket, 'Claim')).toBeDefined();
+  });
+});
