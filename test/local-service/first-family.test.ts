@@ -244,6 +244,18 @@ describe('listings', () => {
     expect(beyond.body.Data.VirtualCount).toBeGreaterThan(0);
   });
 
+  it('a write is seen by the next list of the same filter and page', async () => {
+    const list = () =>
+      h.post<{ List: { MLSNumber: string }[]; VirtualCount: number }>('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', CityName: 'Miami', SaleType: 'for_sale', PageSize: 50 }, sessionHeaders);
+    const before = (await list()).body.Data;
+    const id = (await h.post<string>('/chat/Chatbot/RealEstateCreate', listingBody({ City: 'Miami', MLSNumber: 'CACHE1' }))).body.Data;
+    const after = (await list()).body.Data;
+    expect(after.VirtualCount).toBe(before.VirtualCount + 1);
+    expect(after.List.map((l) => l.MLSNumber)).toContain('CACHE1');
+    await h.post('/chat/Chatbot/RealEstateDelete', { SerialNumber: 'demo', Keys: [id], KeyType: 'ListingId' });
+    expect((await list()).body.Data).toEqual(before);
+  });
+
   it('refuses a bad page and an unknown filter value', async () => {
     expect((await h.post('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', PageNumber: 0 }, sessionHeaders)).body.Message).toContain('PageNumber');
     expect((await h.post('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', SaleType: 'buy' }, sessionHeaders)).body.Message).toContain('SaleType must be one of for_sale, for_rent');

@@ -311,11 +311,11 @@ export function shownText(msg: FakeMessage): string {
   return `${msg.text}\n${JSON.stringify(msg.blocks)}`;
 }
 
-/** A Slack-like message ts, unique per call. */
+/** A Slack-like ts for a user's message, unique per call and never one the fake hands out (it counts up from 1). */
 let tsSeq = 0;
 export function nextTs(): string {
-  tsSeq = (tsSeq + 1) % 1_000_000;
-  return `${Math.floor(Date.now() / 1000)}.${String(tsSeq).padStart(6, '0')}`;
+  tsSeq = (tsSeq + 1) % 100_000;
+  return `${Math.floor(Date.now() / 1000)}.9${String(tsSeq).padStart(5, '0')}`;
 }
 
 /** Whether `messages` (in order), concatenated, are exactly `answer` up to whitespace at their boundaries. */

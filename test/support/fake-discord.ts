@@ -199,6 +199,8 @@ export class FakeDiscord {
   readonly files = new Map<string, { data: Buffer; type: string }>();
   /** Every 429 the fake answered. */
   rateLimitHits = 0;
+  /** Downloads of files served by addFile (attachments the bot fetched). */
+  fileFetches = 0;
   identifies = 0;
   heartbeatAcks = 0;
 
@@ -693,6 +695,7 @@ export class FakeDiscord {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname.startsWith('/attachments/')) {
       const f = this.files.get(url.pathname.slice('/attachments/'.length));
+      if (f) this.fileFetches += 1;
       res.statusCode = f ? 200 : 404;
       if (f) res.setHeader('content-type', f.type);
       res.end(f?.data);

@@ -25,8 +25,14 @@ import { buttonId } from './custom-ids';
 import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
 import type { Responder } from './responder';
 
-/** Discord does not publish its per-channel message budget; 5 per 5 s is what it enforces in practice. */
-export const CHANNEL_BUDGET = { limit: 5, windowMs: 5500 };
+/**
+ * Discord does not publish its per-channel message budget; 5 per 5 s is what it enforces in practice.
+ * One call per second per channel stays within it and lets a streaming answer grow every second:
+ * a window of 1 s is short enough that core's scheduler does not reserve tokens for finals out of
+ * it (a reserved 5-per-5-s budget would space interims 2.2 s apart). discord.js's own bucket
+ * tracking (the X-RateLimit headers) is the second line should arrival jitter bunch calls up.
+ */
+export const CHANNEL_BUDGET = { limit: 1, windowMs: 1000 };
 /** Discord's global limit is 50 requests per second per bot; keep clear of it. */
 export const GLOBAL_BUDGET = { limit: 40, windowMs: 1000 };
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;

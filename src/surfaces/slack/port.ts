@@ -1,7 +1,8 @@
 /**
- * SurfacePort on Slack: core's post/edit/notify/stream as Web API calls. The relay spends the
- * budgets returned by `budgets()` before `post`/`edit`; calls core makes outside the relay
- * (`startThread`) wait for the same channel budget here, so they share one pace.
+ * SurfacePort on Slack: core's post/edit/notify/stream as Web API calls. chat.update is paced by the
+ * relay's scheduler (the `edit` budget, finals first). chat.postMessage is paced here, in the port,
+ * because core posts from many places outside the relay (thread roots, handoff relays, notices):
+ * every post waits for the channel's token, so no caller can exceed Slack's 1/s per channel.
  */
 import type { Logger } from 'pino';
 import type {
@@ -72,14 +73,19 @@ export class SlackPort implements SurfacePort {
 
   budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
     const team = this.team(place);
-    if (op === 'post') return [{ key: `slack:${team}:postMessage:${place.channel}`, ...POST_BUDGET }];
+    // Posts are paced inside post() (see above): a budget here would spend the token twice.
+    if (op === 'post') return [];
     return [{ key: `slack:${team}:chat.update`, ...EDIT_BUDGET }];
   }
 
   /** Wait (bounded) for a post token, for posts the relay's scheduler does not pace. */
+  postBudget(place: Place): RateBudget {
+    return { key: `slack:${this.team(place)}:postMessage:${place.channel}`, ...POST_BUDGET };
+  }
+
   private async pacePost(place: Place): Promise<void> {
     const deadline = Date.now() + MAX_BUDGET_WAIT_MS;
-    for (const b of this.budgets('post', place)) {
+    for (const b of [this.postBudget(place)]) {
       for (;;) {
         const d = await this.opts.store.takeToken(b.key, b.limit, b.windowMs);
         if (d.granted) break;
@@ -92,7 +98,10 @@ export class SlackPort implements SurfacePort {
   async post(place: Place, msg: OutMessage): Promise<MessageRef> {
     let ref: MessageRef | undefined;
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
-    if (hasBody) ref = await this.postMessage(place, msg);
+    if (hasBody) {
+      await this.pacePost(place);
+      ref = await this.postMessage(place, msg);
+    }
     if (msg.file) {
       const fileId = await this.upload(place, msg);
       ref ??= { place, id: fileId };
@@ -189,6 +198,8 @@ export class SlackPort implements SurfacePort {
     if (!place.thread || this.noNativeStream.has(team)) return undefined;
     const recipient = this.recipients.get(`${place.channel}:${place.thread}`);
     let ts: string;
+    // A stream starts a message in the channel: it shares the channel's post pace.
+    await this.pacePost(place);
     try {
       const res = await this.opts.client.apiCall('chat.startStream', {
         channel: place.channel,

@@ -1,3 +1,5 @@
+import pino from 'pino';
+import { createDiscordSurface } from '../../../src/surfaces/discord';
 import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 
 describe('Discord: registration, /ask, threads and mentions', () => {
@@ -40,6 +42,28 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     expect(byName('chatbot').map((o) => o.name)).toEqual(['show', 'set', 'edit', 'models', 'list', 'create']);
   });
 
+  test('registration is a bulk overwrite: a second start sends the same commands and keeps their ids', async () => {
+    const before = (e.fake.commands.get(e.fake.guildId) ?? []).map((c) => ({ name: c.name, id: c.id }));
+    const second = createDiscordSurface({
+      token: e.fake.token,
+      applicationId: e.fake.applicationId,
+      guildId: e.fake.guildId,
+      apiUrl: e.fake.apiUrl,
+      adminRoles: [],
+      store: e.app.store,
+      log: pino({ level: 'silent' }),
+    });
+    try {
+      await second.start();
+      const puts = e.fake.callsTo('PUT', /\/commands$/);
+      expect(puts).toHaveLength(2);
+      expect(puts[1]!.body).toEqual(puts[0]!.body);
+      expect((e.fake.commands.get(e.fake.guildId) ?? []).map((c) => ({ name: c.name, id: c.id }))).toEqual(before);
+    } finally {
+      await second.stop();
+    }
+  });
+
   test('/ask answers within 3 s, opens a thread named after the question and streams the exact answer into it', async () => {
     const question = 'Which homes are for sale in Austin?';
     const { threadId, rec } = await ask(e, question);
@@ -72,6 +96,18 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     expect(e.fake.channels.get(msg.id)?.parent_id).toBe(e.general.id);
     const { answer, messages } = await waitForAnswer(e, msg.id, question);
     expect(messages.map((m) => m.content).join('')).toBe(answer);
+  });
+
+  test('an attachment on a thread message is fetched from Discord and asked about', async () => {
+    const question = 'Homes in Miami?';
+    const { threadId } = await ask(e, question);
+    await waitForAnswer(e, threadId, question);
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const file = e.fake.addFile('house.png', png, 'image/png');
+    const follow = 'What do you think of this house?';
+    e.fake.userMessage({ channelId: threadId, member: e.user, content: follow, attachments: [file] });
+    await e.fake.waitFor(() => e.fake.fileFetches > 0, 10_000, 'the attachment download');
+    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).length >= 2 && e.storedAnswers(follow).length + e.service.context.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE role = 'user' AND content LIKE ?`).pluck().get(`%${follow}%`) > 0, 10_000, 'the question with its attachment');
   });
 
   test('messages from bots and webhooks are ignored', async () => {

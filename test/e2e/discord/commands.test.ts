@@ -130,6 +130,25 @@ describe('Discord: every command', () => {
     expect(panel.ephemeral).toBe(true);
   });
 
+  test('/chatbot edit: the settings in modal groups of at most 5; a valid change is saved', async () => {
+    const rec = command('chatbot', { sub: 'edit' });
+    const panel = await firstResponse(rec, 'the settings panel');
+    const groups = e.fake.buttons(panel).filter((b) => b.label !== 'Save' && b.label !== 'Cancel');
+    expect(groups.length).toBeGreaterThanOrEqual(8);
+    const open = e.fake.clickButton({ message: panel, customId: groups[0]!.custom_id!, member: e.admin });
+    const modal = await e.fake.waitFor(() => e.fake.modalOf(open), 10_000, 'the first settings modal');
+    expect(modal.inputs.length).toBeLessThanOrEqual(5);
+    expect(modal.inputs.map((i) => i.custom_id)).toContain('Name');
+    const values = Object.fromEntries(modal.inputs.map((i) => [i.custom_id, i.value ?? '']));
+    values.Name = 'Discord Edited Bot';
+    e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, message: panel, values });
+    await e.fake.waitFor(() => panel.content.includes('\u2705'), 10_000, 'the group marked done');
+    const save = e.fake.clickButtonLabelled(panel, 'Save', e.admin);
+    await e.fake.waitFor(() => responseText(e, save).includes('Name') || /saved|updated/i.test(panel.content), 10_000, 'the saved settings');
+    const show = command('chatbot', { sub: 'show' });
+    await e.fake.waitFor(() => responseText(e, show).includes('Discord Edited Bot'), 10_000, 'the new name in /chatbot show');
+  });
+
   test('/listing delete asks to confirm; Cancel keeps the listing', async () => {
     const row = e.service.context.db.prepare(`SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL LIMIT 1 OFFSET 2`).get() as { mls: string };
     const rec = command('listing', { sub: 'delete', options: [{ name: 'mls', type: STRING, value: row.mls }] });

@@ -104,7 +104,7 @@ describe('Slack e2e: commands', () => {
 
     const agentText = 'Sure! 10am works — see you at the door.';
     await e.driver.event({ type: 'message', channel: HANDOFF_CHANNEL, channel_type: 'channel', user: 'U0AGENT', text: agentText, ts: `${Math.floor(Date.now() / 1000)}.100002`, thread_ts: ticket.ts });
-    await waitFor(() => e.fake.replies('C0USERS', root.ts).find((m) => m.text.includes(agentText)), 'the agent reply in the user thread');
+    await waitFor(() => e.fake.replies('C0USERS', root.ts).find((m) => m.text.includes(agentText)), 'the agent reply in the user thread').catch((err: unknown) => { throw new Error(`${String(err)} eph=${JSON.stringify(e.fake.ephemerals.slice(-3))} user=${JSON.stringify(e.fake.replies('C0USERS', root.ts).map((m) => m.text))} ticket=${JSON.stringify(e.fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text))}`); });
     // The bot does not answer the user's message itself while a human holds the thread.
     expect(e.storedAnswers(userText)).toHaveLength(0);
     expect(e.fake.rateLimited).toBe(0);

@@ -268,7 +268,8 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
 
   test('budgets follow Slack tiers; long markdown stays within block limits; text is exact', async () => {
     const place = { surface: 'slack' as const, workspace: 'T9', channel: 'C9', thread: '1.2' };
-    expect(runtime.surface.budgets('post', place)).toEqual([{ key: 'slack:T9:postMessage:C9', limit: 1, windowMs: 1000 }]);
+    // Posts are paced inside the port, so the relay gets no post budget to spend twice.
+    expect(runtime.surface.budgets('post', place)).toEqual([]);
     expect(runtime.surface.budgets('edit', place)).toEqual([{ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000 }]);
     expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).toBe('<@U1>');
     const text = `${'Fish & chips <cheap> **bold** '.repeat(99)}end`;
@@ -280,6 +281,14 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     expect(sections.length).toBeGreaterThan(1);
     for (const s of sections) expect(s.text.text.length).toBeLessThanOrEqual(3000);
     expect(sections.at(-1)!.text.text.endsWith('▍')).toBe(true);
+  });
+
+  test('posts in one channel are paced by the port: a burst gets no 429', async () => {
+    const place = { surface: 'slack' as const, workspace: fake.team, channel: 'C0BURST' };
+    const before = fake.rateLimited;
+    await Promise.all(Array.from({ length: 6 }, (_, i) => runtime.surface.post(place, { text: `burst ${i}` })));
+    expect(fake.channelMessages('C0BURST')).toHaveLength(6);
+    expect(fake.rateLimited).toBe(before);
   });
 
   test('files go up with files.uploadV2 in the thread', async () => {

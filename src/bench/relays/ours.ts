@@ -1,0 +1,44 @@
+/**
+ * Our relay as the bridge runs it: Relay + BudgetScheduler on a state store (SQLite in memory, as
+ * one instance would use), relaying into the Slack surface's port.
+ */
+import pino from 'pino';
+import { BudgetScheduler } from '../../core/relay/scheduler';
+import { Relay } from '../../core/relay/relay';
+import type { SurfacePort } from '../../core/surface';
+import { SqliteStore } from '../../state/sqlite-store';
+import type { BenchAnswer, BenchRelay } from './common';
+
+export class OurRelay implements BenchRelay {
+  private readonly store = new SqliteStore(':memory:');
+  private readonly scheduler: BudgetScheduler;
+  private readonly relayer: Relay;
+
+  constructor(
+    private readonly port: SurfacePort,
+    readonly name: string,
+  ) {
+    const log = pino({ level: 'silent' });
+    this.scheduler = new BudgetScheduler({ store: this.store, log });
+    this.relayer = new Relay({ store: this.store, scheduler: this.scheduler, log, instanceId: 'bench' });
+  }
+
+  async relay(a: BenchAnswer): Promise<void> {
+    const result = await this.relayer.run({
+      surface: this.port,
+      place: a.place,
+      events: a.events,
+      finalButtons: [{ action: 'handoff.request', label: 'Talk to a human', value: a.answerKey }],
+      retry: { action: 'answer.retry', value: a.answerKey },
+      idleTimeoutMs: 30_000,
+      signal: a.signal,
+      answerKey: a.answerKey,
+    });
+    if (result.status !== 'complete') throw new Error(`answer ${a.answerKey} interrupted: ${String(result.error)}`);
+  }
+
+  async close(): Promise<void> {
+    this.scheduler.close();
+    await this.store.close();
+  }
+}
