@@ -330,14 +330,23 @@ function spells(messages: FakeMessage[], answer: string): boolean {
   return answer.slice(pos).trim() === '';
 }
 
-/** Indexes in `messages` where a run of messages showing exactly `answer` starts. */
+/** A message the relay has finished: no typing mark, not a native stream still open. */
+function finished(m: FakeMessage): boolean {
+  return !m.streaming && !JSON.stringify(m.blocks).includes('\u258d') && !JSON.stringify(m.blocks).includes('▍');
+}
+
+/**
+ * Indexes in `messages` where a run of finished messages showing exactly `answer` starts, its last
+ * message carrying the answer's buttons (the final edit was made).
+ */
 export function answerStarts(messages: FakeMessage[], answer: string): number[] {
   const starts: number[] = [];
   for (let start = 0; start < messages.length; start++) {
     for (let end = start + 1; end <= messages.length; end++) {
       if (messages[end - 1]!.text.trim() === '') break;
-      if (spells(messages.slice(start, end), answer)) {
-        starts.push(start);
+      const run = messages.slice(start, end);
+      if (spells(run, answer)) {
+        if (run.every(finished) && buttonsOf(run[run.length - 1]!).length > 0) starts.push(start);
         break;
       }
     }

@@ -1,24 +1,24 @@
 /**
- * Our relay as the bridge runs it: Relay + BudgetScheduler on a state store (SQLite in memory, as
- * one instance would use), relaying into the Slack surface's port.
+ * Our relay as the bridge runs it: Relay + BudgetScheduler on the state store the Slack port also
+ * paces its posts with (one store per instance, as in the app), relaying into the Slack surface's port.
  */
 import pino from 'pino';
 import { BudgetScheduler } from '../../core/relay/scheduler';
 import { Relay } from '../../core/relay/relay';
 import type { SurfacePort } from '../../core/surface';
-import { SqliteStore } from '../../state/sqlite-store';
+import type { StateStore } from '../../state/store';
 import type { BenchAnswer, BenchRelay } from './common';
 
 export class OurRelay implements BenchRelay {
-  private readonly store = new SqliteStore(':memory:');
   private readonly scheduler: BudgetScheduler;
   private readonly relayer: Relay;
 
   constructor(
     private readonly port: SurfacePort,
+    private readonly store: StateStore,
     readonly name: string,
   ) {
-    const log = pino({ level: 'silent' });
+    const log = pino({ level: process.env.BENCH_LOG ?? 'silent' });
     this.scheduler = new BudgetScheduler({ store: this.store, log });
     this.relayer = new Relay({ store: this.store, scheduler: this.scheduler, log, instanceId: 'bench' });
   }
@@ -39,6 +39,5 @@ export class OurRelay implements BenchRelay {
 
   async close(): Promise<void> {
     this.scheduler.close();
-    await this.store.close();
   }
 }

@@ -35,7 +35,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** In-flight work holds its thread's lease at most this long without renewal (issue 7: <= 30 s). */
 export const LEASE_TTL_MS = 30_000;
 const RETRY_TTL_MS = 14 * DAY_MS;
-const PLACEHOLDER = { text: 'Thinking…', typing: true } as const;
+// Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
+const PLACEHOLDER = { text: '', typing: true } as const;
 const BOT_AUTHOR = 'Bot';
 
 interface Ask {

@@ -245,7 +245,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   // ------------------------------------------------------------------ interactions
 
   async function onCommand(i: ChatInputCommandInteraction): Promise<void> {
-    if (!COMMAND_NAMES.has(i.commandName) || !i.guildId) {
+    const guildId = guildOf(i.guildId);
+    if (!COMMAND_NAMES.has(i.commandName) || !guildId) {
       await i.reply({ content: `/${i.commandName} is not available here.`, flags: 64 });
       return;
     }
@@ -256,7 +257,6 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     for (const o of raw) if (o.value !== undefined && o.value !== null) values[o.name] = o.value;
     const args = argsFromOptions(name, sub, values);
     const responder = responderFor(i, !PUBLIC_COMMANDS.has(name));
-    const guildId = i.guildId;
     await withResponder(responder, async () => {
       const place = await placeOf(guildId, i.channelId);
       await core!.command(invocationOf(responder, place, interactionActor(i)), name, args);
@@ -265,7 +265,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
 
   async function onButton(i: ButtonInteraction): Promise<void> {
     const parsed = await parseId(opts.store, i.customId);
-    const guildId = i.guildId ?? '';
+    const guildId = guildOf(i.guildId) ?? '';
     if (parsed.kind === 'form-group') {
       const session = await loadOwnedForm(i, parsed.session);
       if (session) await i.showModal(modalOf(parsed.session, session, parsed.chunk, false));
@@ -317,7 +317,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     if (!session.done.includes(parsed.chunk)) session.done.push(parsed.chunk);
     await forms.save(parsed.session, session);
     const responder = responderFor(i, true);
-    const guildId = i.guildId ?? '';
+    const guildId = guildOf(i.guildId) ?? '';
     await withResponder(responder, async () => {
       if (parsed.submit) {
         const place = await placeOf(guildId, i.channelId ?? '');
@@ -348,8 +348,14 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     return m.mentions.some((u) => u.id === botId) || m.content.includes(`<@${botId}>`) || m.content.includes(`<@!${botId}>`);
   }
 
+  /** Without the DirectMessages intent every message is a guild's; a payload may still omit the id. */
+  function guildOf(guildId: string | null | undefined): string | undefined {
+    return guildId ?? opts.guildId ?? client.guilds.cache.first()?.id;
+  }
+
   async function onMessage(m: MessageCreate): Promise<void> {
-    if (!core || !m.guild_id) return;
+    const guildId = guildOf(m.guild_id);
+    if (!core || !guildId) return;
     if (m.author.bot || m.webhook_id || m.author.id === botId) return;
     if (m.type !== undefined && !USER_MESSAGE_TYPES.has(m.type)) return;
     const mentioned = mentionsBot(m);
@@ -359,10 +365,10 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     const parent = await threads.parentOf(m.channel_id);
     let place: Place;
     if (parent) {
-      place = { surface: 'discord', workspace: m.guild_id, channel: parent, thread: m.channel_id };
+      place = { surface: 'discord', workspace: guildId, channel: parent, thread: m.channel_id };
     } else if (mentioned) {
       const threadId = await port.createThread(m.channel_id, m.id, text || 'Conversation');
-      place = { surface: 'discord', workspace: m.guild_id, channel: m.channel_id, thread: threadId };
+      place = { surface: 'discord', workspace: guildId, channel: m.channel_id, thread: threadId };
     } else {
       return;
     }

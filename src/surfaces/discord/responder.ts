@@ -94,8 +94,7 @@ export class Responder {
       const payload = djsPayload(msg);
       let id: string | undefined;
       if (this.state === 'fresh') {
-        const res = await i.reply({ ...payload, flags: ephemeral ? MessageFlags.Ephemeral : undefined, withResponse: true });
-        id = res.resource?.message?.id;
+        id = await this.replyWithId({ ...payload, flags: ephemeral ? MessageFlags.Ephemeral : undefined });
         this.state = 'replied';
       } else if (this.state === 'deferred' && !this.originalUsed && this.deferredEphemeral === ephemeral) {
         id = (await i.editReply(payload)).id;
@@ -111,6 +110,22 @@ export class Responder {
       }
       return id;
     });
+  }
+
+  /**
+   * Replies and learns the reply's message id: from the callback's response, or, when the platform
+   * answered the callback without a body, by fetching the original response.
+   */
+  private async replyWithId(payload: BaseMessageOptions & { flags?: MessageFlags.Ephemeral }): Promise<string | undefined> {
+    const i = this.interaction;
+    try {
+      const res = await i.reply({ ...payload, withResponse: true });
+      const id = res.resource?.message?.id;
+      if (id) return id;
+    } catch (err) {
+      if (!i.replied) throw err;
+    }
+    return (await i.fetchReply().catch(() => undefined))?.id;
   }
 
   /** Replaces the message carrying the clicked component. False when this interaction has none. */
@@ -153,9 +168,8 @@ export class Responder {
       const i = this.interaction;
       if (!i.isChatInputCommand() || i.channelId !== channelId) return undefined;
       if (this.state === 'fresh') {
-        const res = await i.reply({ ...djsPayload(msg), withResponse: true });
         this.state = 'replied';
-        return res.resource?.message?.id;
+        return this.replyWithId(djsPayload(msg));
       }
       if (this.state === 'deferred' && !this.originalUsed && !this.deferredEphemeral) {
         this.originalUsed = true;

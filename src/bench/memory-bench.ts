@@ -1,0 +1,168 @@
+/**
+ * Memory per 1,000 live conversations: the JavaScript heap a bridge instance holds for conversations
+ * whose answers are streaming right now. Each conversation has its stored conversation record and
+ * session id (the thread <-> session map), and a live relay state: an answer being relayed, 1,000
+ * characters in, with its message posted, its in-flight record and lease. The surface is an in-memory
+ * port (no platform), the store SQLite in memory: SQLite's own pages live outside the JS heap, so the
+ * process's RSS growth is reported beside the heap growth.
+ */
+import pino from 'pino';
+import { conversationIdOf, keys } from '../core/conversations/model';
+import { BudgetScheduler } from '../core/relay/scheduler';
+import { Relay } from '../core/relay/relay';
+import type { MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../core/surface';
+import { SqliteStore } from '../state/sqlite-store';
+import type { AnswerEvent } from '../service/answer-events';
+
+export interface MemoryFigures {
+  conversations: number;
+  heapBytesPer1000: number;
+  rssBytesPer1000: number;
+  /** False when node ran without --expose-gc: the heap figure then includes garbage. */
+  gcForced: boolean;
+}
+
+/** A platform-less port: messages are kept as plain objects, as small as a surface could be. */
+class MemoryPort implements SurfacePort {
+  readonly name = 'test' as const;
+  readonly limits = { maxMessageLength: 3_000, maxFormFields: 100 };
+  readonly shown = new Map<string, string>();
+  private next = 0;
+
+  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
+    const id = String(++this.next);
+    this.shown.set(id, msg.text);
+    return { place, id };
+  }
+
+  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
+    this.shown.set(ref.id, msg.text);
+  }
+
+  async startThread(place: Place, root: OutMessage): Promise<{ thread: Place; root: MessageRef }> {
+    const ref = await this.post(place, root);
+    return { thread: { ...place, thread: ref.id }, root: ref };
+  }
+
+  async notify(): Promise<void> {}
+
+  mention(user: { id: string }): string {
+    return `<@${user.id}>`;
+  }
+
+  budgets(): RateBudget[] {
+    return [];
+  }
+
+  async fetchAttachment(): Promise<Buffer> {
+    return Buffer.alloc(0);
+  }
+}
+
+/** An answer that streams until `end()`. */
+class OpenStream implements AsyncIterable<AnswerEvent> {
+  private readonly queue: AnswerEvent[] = [];
+  private wake: (() => void) | undefined;
+
+  push(ev: AnswerEvent): void {
+    this.queue.push(ev);
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<AnswerEvent> {
+    for (;;) {
+      const ev = this.queue.shift();
+      if (ev) {
+        yield ev;
+        if (ev.type === 'final') return;
+        continue;
+      }
+      await new Promise<void>((r) => {
+        this.wake = r;
+      });
+      this.wake = undefined;
+    }
+  }
+}
+
+function collect(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+}
+
+async function settle(pred: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error('memory bench: relays did not settle');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigures> {
+  const log = pino({ level: 'silent' });
+  const store = new SqliteStore(':memory:');
+  const scheduler = new BudgetScheduler({ store, log });
+  const relay = new Relay({ store, scheduler, log, instanceId: 'memory-bench', options: { minInterimIntervalMs: 50 } });
+  const port = new MemoryPort();
+  const chunk = 'Three bedrooms, two baths, a renovated kitchen and a yard close to schools. '.repeat(14).slice(0, 1_000);
+
+  // Warm up: code paths compiled and caches filled before the baseline, so they are not counted.
+  const warm = new OpenStream();
+  const warmRun = relay.run(request(port, warm, { surface: 'test', workspace: 'W', channel: 'CWARM', thread: 'T0' }, 'warm'));
+  warm.push({ type: 'delta', text: chunk });
+  warm.push({ type: 'final', questionId: 0, answerId: 0, answer: chunk, totalTokens: 1 });
+  await warmRun;
+
+  collect();
+  const heap0 = process.memoryUsage().heapUsed;
+  const rss0 = process.memoryUsage().rss;
+
+  const streams: OpenStream[] = [];
+  const runs: Array<Promise<unknown>> = [];
+  for (let i = 0; i < conversations; i++) {
+    const place: Place = { surface: 'test', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
+    const id = conversationIdOf(place);
+    await store.set(keys.conversation(id), { id, place: { ...place }, createdAt: Date.now() });
+    await store.set(keys.session(id), 100_000 + i);
+    const s = new OpenStream();
+    streams.push(s);
+    runs.push(relay.run(request(port, s, place, `mem-${i}`)));
+    // Each answer its own text, as in life (one shared string would hide the texts' cost).
+    s.push({ type: 'delta', text: chunk.slice(0, 994) + String(i).padStart(6, '0') });
+  }
+  // Every answer's message shows its 1,000 characters: the relay states are fully live.
+  await settle(() => [...port.shown.values()].filter((t) => t.length === chunk.length).length >= conversations + 1);
+  collect();
+  const heap1 = process.memoryUsage().heapUsed;
+  const rss1 = process.memoryUsage().rss;
+
+  streams.forEach((s, i) =>
+    s.push({ type: 'final', questionId: i, answerId: i, answer: chunk.slice(0, 994) + String(i).padStart(6, '0'), totalTokens: 1 }),
+  );
+  await Promise.all(runs);
+  scheduler.close();
+  await store.close();
+
+  const per1000 = (d: number): number => Math.round((d / conversations) * 1000);
+  return {
+    conversations,
+    heapBytesPer1000: per1000(heap1 - heap0),
+    rssBytesPer1000: per1000(rss1 - rss0),
+    gcForced: typeof (globalThis as { gc?: unknown }).gc === 'function',
+  };
+}
+
+function request(port: SurfacePort, events: AsyncIterable<AnswerEvent>, place: Place, answerKey: string): Parameters<Relay['run']>[0] {
+  return {
+    surface: port,
+    place,
+    events,
+    finalButtons: [{ action: 'handoff.request', label: 'Talk to a human', value: answerKey }],
+    retry: { action: 'answer.retry', value: answerKey },
+    idleTimeoutMs: 120_000,
+    answerKey,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The bridge killed (SIGKILL) mid-stream: within 60 s the interrupted answer is marked ("interrupted"
+ * and a Retry button) by the restarted instance or by another running one; no placeholder is left
+ * hanging; the thread keeps its chat session; Retry answers again.
+ */
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
+import { SlackDriver, waitFor } from '../../support/slack-requests';
+import {
+  BridgeProcess,
+  SIGNING_SECRET,
+  answerStart,
+  bridgeEnv,
+  buttonsOf,
+  flushRedisDb,
+  nextTs,
+  shownText,
+  startSharedService,
+  type SharedService,
+} from '../../support/bridge-process';
+
+const STATE_URL = 'redis://127.0.0.1:6379/13';
+const LONG_QUESTION = 'Give me the long answer: all listings please';
+const MARK_WITHIN_MS = 60_000;
+
+describe('reliability: the bridge killed mid-stream', () => {
+  let service: SharedService;
+  let fake: FakeSlack;
+  let keeper: BridgeProcess;
+  const started: BridgeProcess[] = [];
+
+  const env = (id: string) => bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: id });
+  const start = async (id: string): Promise<BridgeProcess> => {
+    const p = await BridgeProcess.start(id, env(id));
+    started.push(p);
+    return p;
+  };
+  const botReplies = (channel: string, thread: string): FakeMessage[] => fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
+  const typing = (m: FakeMessage): boolean => JSON.stringify(m.blocks).includes('▍') || m.text === 'Thinking…';
+
+  /** /ask the long question through `via` and wait until part of the answer shows, still streaming. */
+  const askAndCatchMidStream = async (via: BridgeProcess, channel: string): Promise<FakeMessage> => {
+    const driver = new SlackDriver(via.eventsUrl, SIGNING_SECRET, fake.team);
+    const res = await driver.command('/ask', LONG_QUESTION, { user: 'U0USER1', channel });
+    expect(res.status).toBe(200);
+    const root = await waitFor(() => fake.channelMessages(channel).find((m) => m.text.includes(`> ${LONG_QUESTION}`)), 'the /ask root');
+    await waitFor(() => botReplies(channel, root.ts).some((m) => m.text.length > 0 && typing(m)), 'part of the answer, still streaming', 30_000);
+    return root;
+  };
+
+  /** Every bot reply finished, the last one marked interrupted with a Retry button; its text kept. */
+  const markedInterrupted = (channel: string, thread: string): FakeMessage | undefined => {
+    const replies = botReplies(channel, thread);
+    const last = replies.at(-1);
+    if (!last || replies.some(typing)) return undefined;
+    if (!/interrupted/i.test(shownText(last))) return undefined;
+    return buttonsOf(last).some((b) => b.text === 'Retry') ? last : undefined;
+  };
+
+  beforeAll(async () => {
+    await flushRedisDb(STATE_URL);
+    // About 375 fragments 15 ms apart: an answer streams for several seconds.
+    service = await startSharedService(15);
+    fake = await startFakeSlack({ streaming: 'unknown_method', users: { U0USER1: 'Ada Lovelace' } });
+    keeper = await start('kill-keeper');
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(started.map((p) => p.kill()));
+    await fake?.close();
+    await service?.close();
+  });
+
+  test('killed and restarted: the restarted instance marks the answer, the thread keeps its session, Retry answers', async () => {
+    const victim = await start('kill-a');
+    const root = await askAndCatchMidStream(victim, 'C0KILL');
+    victim.signal('SIGKILL');
+    const killedAt = (await victim.waitExit(5000)).at;
+
+    const restarted = await start('kill-a');
+    const marked = await waitFor(() => markedInterrupted('C0KILL', root.ts), 'the interrupted answer marked', MARK_WITHIN_MS);
+    expect(Date.now() - killedAt).toBeLessThan(MARK_WITHIN_MS);
+    // The partial text stays, and it is the beginning of what the service answers to this question.
+    expect(marked.text.length).toBeGreaterThan(0);
+    expect(botReplies('C0KILL', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
+
+    // A follow-up after the restart continues the same chat session.
+    const followUp = 'And homes for rent in Austin?';
+    const driver = new SlackDriver(restarted.eventsUrl, SIGNING_SECRET, fake.team);
+    await driver.event({ type: 'message', channel: 'C0KILL', channel_type: 'channel', user: 'U0USER1', text: followUp, ts: nextTs(), thread_ts: root.ts });
+    await waitFor(() => {
+      const stored = service.storedAnswers(followUp).at(-1);
+      return stored !== undefined && answerStart(botReplies('C0KILL', root.ts), stored) !== undefined;
+    }, 'the follow-up answered in the thread', 30_000);
+    const session = service.sessionOf(LONG_QUESTION);
+    expect(session).toBeDefined();
+    expect(service.sessionOf(followUp)).toBe(session);
+
+    // Retry on the marked answer asks again, in the same session, and the full answer arrives.
+    const retry = buttonsOf(marked).find((b) => b.text === 'Retry')!;
+    await driver.click(retry, { channel: 'C0KILL', messageTs: marked.ts, threadTs: root.ts }, { user: 'U0USER1' });
+    await waitFor(() => {
+      const answers = service.storedAnswers(LONG_QUESTION);
+      const full = answers.at(-1);
+      return answers.length >= 2 && full !== undefined && answerStart(botReplies('C0KILL', root.ts), full) !== undefined;
+    }, 'the retried answer in full', 60_000);
+    expect(service.questionsOf(session!).filter((q) => q === LONG_QUESTION)).toHaveLength(2);
+    expect(fake.rateLimited).toBe(0);
+  }, 150_000);
+
+  test('killed and not restarted: another running instance marks the answer within 60 s', async () => {
+    const victim = await start('kill-c');
+    const root = await askAndCatchMidStream(victim, 'C0KILL2');
+    victim.signal('SIGKILL');
+    const killedAt = (await victim.waitExit(5000)).at;
+
+    await waitFor(() => markedInterrupted('C0KILL2', root.ts), 'the interrupted answer marked by the other instance', MARK_WITHIN_MS);
+    expect(Date.now() - killedAt).toBeLessThan(MARK_WITHIN_MS);
+    // Marked by one of the instances still running (this file's keeper, or the restarted kill-a).
+    const markers = started.filter((p) => p !== victim && p.lines.some((l) => l.msg === 'marked an abandoned answer interrupted' && l.owner === 'kill-c'));
+    expect(markers).toHaveLength(1);
+    expect(markers[0]!.exit).toBeUndefined();
+    expect(botReplies('C0KILL2', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
+
+    // The thread works on the surviving instance: a follow-up is answered in the same session.
+    const followUp = 'Any condos for sale in Seattle?';
+    const driver = new SlackDriver(keeper.eventsUrl, SIGNING_SECRET, fake.team);
+    await driver.event({ type: 'message', channel: 'C0KILL2', channel_type: 'channel', user: 'U0USER1', text: followUp, ts: nextTs(), thread_ts: root.ts });
+    await waitFor(() => {
+      const stored = service.storedAnswers(followUp).at(-1);
+      return stored !== undefined && answerStart(botReplies('C0KILL2', root.ts), stored) !== undefined;
+    }, 'the follow-up answered by the surviving instance', 60_000);
+    expect(service.sessionOf(followUp)).toBe(service.sessionOf(LONG_QUESTION));
+  }, 150_000);
+});

@@ -1,0 +1,66 @@
+import { SqliteStore } from '../../../src/state/sqlite-store';
+import { buttonId, parseId } from '../../../src/surfaces/discord/custom-ids';
+import { chunkFields } from '../../../src/surfaces/discord/forms';
+import { contentOf, renderMessage, TYPING_MARK } from '../../../src/surfaces/discord/render';
+import { slashCommandDefinitions } from '../../../src/surfaces/discord/commands';
+import type { FormField } from '../../../src/core/surface';
+
+describe('Discord rendering', () => {
+  const store = new SqliteStore(':memory:');
+  afterAll(async () => {
+    await store.close();
+  });
+
+  test('content is the text exactly; the typing mark only while typing and only when it fits', () => {
+    expect(contentOf({ text: 'Hello' })).toBe('Hello');
+    expect(contentOf({ text: 'Hello', typing: true })).toBe(`Hello${TYPING_MARK}`);
+    const full = 'x'.repeat(2000);
+    expect(contentOf({ text: full, typing: true })).toBe(full);
+  });
+
+  test('cards become embeds within Discord limits; a notice never enters the content', async () => {
+    const card = { title: 't'.repeat(400), fields: Array.from({ length: 30 }, (_, i) => ({ label: `f${i}`, value: 'v'.repeat(1500) })) };
+    const { body } = await renderMessage({ text: 'answer', notice: 'Answer interrupted', cards: Array.from({ length: 12 }, () => card) }, (b) => buttonId(store, b));
+    expect(body.content).toBe('answer');
+    expect(body.embeds.length).toBeLessThanOrEqual(10);
+    let total = 0;
+    for (const e of body.embeds) {
+      expect((e.title ?? '').length).toBeLessThanOrEqual(256);
+      expect((e.fields ?? []).length).toBeLessThanOrEqual(25);
+      for (const f of e.fields ?? []) expect(f.value.length).toBeLessThanOrEqual(1024);
+      total += (e.title ?? '').length + (e.description ?? '').length + (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
+    }
+    expect(total).toBeLessThanOrEqual(6000);
+  });
+
+  test('buttons go 5 to a row; a long action value is kept in the store behind a short id', async () => {
+    const buttons = Array.from({ length: 7 }, (_, i) => ({ action: 'listings.page', label: `B${i}`, value: i === 6 ? 'v'.repeat(300) : String(i) }));
+    const { body } = await renderMessage({ text: 'x', buttons }, (b) => buttonId(store, b));
+    expect(body.components.map((r) => r.components.length)).toEqual([5, 2]);
+    const long = body.components[1]!.components[1]!.custom_id;
+    expect(long.length).toBeLessThanOrEqual(100);
+    expect(await parseId(store, long)).toEqual({ kind: 'action', action: 'listings.page', value: 'v'.repeat(300) });
+  });
+
+  test('form fields are cut into chunks of at most 5 by group', () => {
+    const fields: FormField[] = Array.from({ length: 12 }, (_, i) => ({ name: `F${i}`, label: `F${i}`, kind: 'text', required: false, group: i < 9 ? 'a' : 'b' }));
+    const chunks = chunkFields(fields);
+    expect(chunks.map((c) => c.names.length)).toEqual([5, 4, 3]);
+    expect(chunks.map((c) => c.label)).toEqual(['A (1/2)', 'A (2/2)', 'B']);
+  });
+
+  test('command definitions stay within Discord limits (25 choices, descriptions of 100)', () => {
+    const defs = slashCommandDefinitions();
+    const walk = (opts: unknown[] | undefined): void => {
+      for (const o of (opts ?? []) as Array<{ description: string; choices?: unknown[]; options?: unknown[] }>) {
+        expect(o.description.length).toBeLessThanOrEqual(100);
+        expect((o.choices ?? []).length).toBeLessThanOrEqual(25);
+        walk(o.options);
+      }
+    };
+    for (const d of defs) {
+      expect(d.description.length).toBeLessThanOrEqual(100);
+      walk(d.options);
+    }
+  });
+});
