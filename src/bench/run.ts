@@ -27,16 +27,17 @@ async function main(): Promise<void> {
   const relays = (listEnv('BENCH_RELAYS') ?? [...RELAY_KINDS]).filter((k): k is RelayKind => (RELAY_KINDS as readonly string[]).includes(k));
   const skipped: string[] = [];
 
-  console.error(`relay bench: ${relays.join(', ')} at ${concurrency.join(' and ')} concurrent answers ...`);
-  const relay = await runRelayBench({ ...settings, concurrency, relays }, (f) =>
-    console.error(`  ${f.name} x ${f.concurrent}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`),
-  );
-
+  // Memory first, in a fresh process: what the relay runs leave behind would blur the heap delta.
   console.error('memory bench ...');
   const memory = await runMemoryBench(1_000).catch((err: unknown) => {
     skipped.push(`memory: ${String(err)}`);
     return undefined;
   });
+
+  console.error(`relay bench: ${relays.join(', ')} at ${concurrency.join(' and ')} concurrent answers ...`);
+  const relay = await runRelayBench({ ...settings, concurrency, relays }, (f) =>
+    console.error(`  ${f.name} x ${f.concurrent}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`),
+  );
   console.error('store bench ...');
   const store = await runStoreBench({ ops: 2_000 }).catch((err: unknown) => {
     skipped.push(`store: ${String(err)}`);

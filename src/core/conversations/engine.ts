@@ -13,7 +13,7 @@ import { planAttachments, uploadAttachments } from '../attachments';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
-import type { Actor, Attachment, IncomingMessage, Invocation, MessageRef, OutMessage, Place, SurfacePort } from '../surface';
+import type { Actor, Attachment, Button, IncomingMessage, Invocation, MessageRef, OutMessage, Place, SurfacePort } from '../surface';
 import {
   conversationIdOf,
   conversationSchema,
@@ -28,6 +28,7 @@ import {
 } from './model';
 import type { AnswerRelay } from './relay-port';
 import { appendTurn } from './transcript';
+import { spendBudgets } from '../pace';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -310,6 +311,7 @@ export class Conversations {
       message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
     }));
     if (!uploaded.ok) {
+      await spendBudgets(this.ctx.store, surface.budgets('edit', placeholder.place));
       await surface.edit(placeholder, { text: uploaded.message });
       return;
     }
@@ -332,6 +334,8 @@ export class Conversations {
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
       const target = ref ?? placeholder;
+      // Outside the relay: spend the budgets it would, so these calls never push a workspace over.
+      await spendBudgets(this.ctx.store, surface.budgets(target ? 'edit' : 'post', target?.place ?? conv.place));
       if (target) await surface.edit(target, msg);
       else await surface.post(conv.place, msg);
     };
@@ -379,10 +383,15 @@ export class Conversations {
       { signal, idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs },
     );
     let events: AsyncIterable<AnswerEvent> = stream;
+    const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     if (!native) {
       const opened = await openStream(stream);
       if (opened.kind === 'refused') {
         await this.showRefusal(conv, opened.error, show);
+        return;
+      }
+      if (opened.kind === 'failed') {
+        await this.showServerFailure(conv, opened.error, retryButton, show);
         return;
       }
       events = opened.events;
@@ -401,6 +410,10 @@ export class Conversations {
     if (result.status === 'interrupted' && result.text === '' && isRefusal(result.error)) {
       // Native path: the refusal came through the relay, which marked the message; show the service's words instead.
       await this.showRefusal(conv, result.error, (msg) => show(msg, result.messages[result.messages.length - 1]));
+      return;
+    }
+    if (result.status === 'interrupted' && result.text === '' && isServerFailure(result.error)) {
+      await this.showServerFailure(conv, result.error, retryButton, (msg) => show(msg, result.messages[result.messages.length - 1]));
       return;
     }
     await appendTurn(this.ctx.store, conv.id, {
@@ -424,6 +437,16 @@ export class Conversations {
     await appendTurn(this.ctx.store, conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
   }
 
+  /** The service failed (HTTP 5xx) before any text: say so plainly; the user decides whether to retry. */
+  private async showServerFailure(conv: Conversation, error: ServiceError, retry: Button, show: (msg: OutMessage) => Promise<void>): Promise<void> {
+    const status = error.httpStatus ?? error.code;
+    // Our own generic wording ("answered HTTP 500 ... to askStream") adds nothing; the service's own message does.
+    const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;
+    const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)})${detail}. Press Retry to ask again.`;
+    await show({ text, buttons: [retry] });
+    await appendTurn(this.ctx.store, conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
+  }
+
   private async ensureSession(convId: string): Promise<number> {
     const known = await this.sessionOf(convId);
     if (known !== undefined) return known;
@@ -444,10 +467,19 @@ export class Conversations {
 }
 
 type Refusal = ServiceError | RequestValidationError;
-type Opened = { kind: 'refused'; error: Refusal } | { kind: 'streaming'; events: AsyncIterable<AnswerEvent> };
+type Opened =
+  | { kind: 'refused'; error: Refusal }
+  | { kind: 'failed'; error: ServiceError }
+  | { kind: 'streaming'; events: AsyncIterable<AnswerEvent> };
 
+/** An HTTP 5xx: the service broke, it did not decide; unlike a refusal, asking again may work. */
+function isServerFailure(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && err.httpStatus !== undefined && err.httpStatus >= 500;
+}
+
+/** The service's own "no" (Success:false, a 4xx, a request it would not take): shown as is, not retried. */
 function isRefusal(err: unknown): err is Refusal {
-  return err instanceof ServiceError || err instanceof RequestValidationError;
+  return (err instanceof ServiceError && !isServerFailure(err)) || err instanceof RequestValidationError;
 }
 
 /**
@@ -461,6 +493,7 @@ async function openStream(stream: AsyncIterable<AnswerEvent>): Promise<Opened> {
     first = await iterator.next();
   } catch (err) {
     if (isRefusal(err)) return { kind: 'refused', error: err };
+    if (isServerFailure(err)) return { kind: 'failed', error: err };
     return {
       kind: 'streaming',
       events: {

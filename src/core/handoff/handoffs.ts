@@ -12,6 +12,7 @@ import { keys, parseStored, toJson, type Conversation } from '../conversations/m
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
 import { DEFAULT_TALK_TO_HUMAN, HANDOFF_ACTIONS, ticketKeys, ticketSchema, type Ticket } from './model';
 import { renderTicket } from './render';
+import { spendBudgets } from '../pace';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
@@ -233,7 +234,10 @@ export class Handoffs {
   private async refreshTicketMessage(ticket: Ticket): Promise<void> {
     if (!ticket.root) return;
     const surface = this.surface(ticket.root.place);
-    await surface.edit(ticket.root, await this.renderFor(ticket, surface));
+    const msg = await this.renderFor(ticket, surface);
+    // The same edit budget the relay spends (one per workspace, shared by every instance).
+    await spendBudgets(this.ctx.store, surface.budgets('edit', ticket.root.place));
+    await surface.edit(ticket.root, msg);
   }
 
   private async renderFor(ticket: Ticket, handoffSurface: SurfacePort): Promise<OutMessage> {

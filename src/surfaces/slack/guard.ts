@@ -100,8 +100,9 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        // Answered 413 at once (with Connection: close); Node discards the rest of the body.
+        chunks.length = 0;
         finish(undefined);
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -134,7 +135,10 @@ export function guardRequestListener(
       if (url.pathname !== path) return answer(res, 404);
       if (req.method !== 'POST') return answer(res, 405);
       const raw = await readBody(req);
-      if (raw === undefined) return answer(res, 413);
+      if (raw === undefined) {
+        res.setHeader('connection', 'close');
+        return answer(res, 413);
+      }
       // Slack sends exactly this type; a charset suffix would make Bolt JSON.parse a form body.
       const ct = (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
       if (ct === FORM) req.headers['content-type'] = FORM;

@@ -37,6 +37,8 @@ const STREAM_UNAVAILABLE = new Set([
 ]);
 /** Longest a core call outside the relay waits for the channel's post budget. */
 const MAX_BUDGET_WAIT_MS = 60_000;
+/** Tries of one post (or stream start) that Slack answers 429, each after its Retry-After. */
+const RATE_LIMITED_ATTEMPTS = 4;
 
 export interface SlackPortOptions {
   client: WebClient;
@@ -58,6 +60,8 @@ export class SlackPort implements SurfacePort {
   private readonly recipients = new Map<string, string>();
   /** The last user who ran a command in a channel: the recipient of the thread it starts. */
   private readonly lastCommandUser = new Map<string, string>();
+  /** Per channel post budget: Slack said 429, nothing is posted there before this time (Retry-After). */
+  private readonly postPausedUntil = new Map<string, number>();
 
   constructor(private readonly opts: SlackPortOptions) {}
 
@@ -87,6 +91,12 @@ export class SlackPort implements SurfacePort {
     const deadline = Date.now() + MAX_BUDGET_WAIT_MS;
     for (const b of [this.postBudget(place)]) {
       for (;;) {
+        const paused = (this.postPausedUntil.get(b.key) ?? 0) - Date.now();
+        if (paused > 0) {
+          if (Date.now() + paused > deadline) throw new PlatformRateLimitError(paused);
+          await new Promise((r) => setTimeout(r, paused));
+          continue;
+        }
         const d = await this.opts.store.takeToken(b.key, b.limit, b.windowMs);
         if (d.granted) break;
         if (Date.now() + d.retryInMs > deadline) throw new PlatformRateLimitError(d.retryInMs);
@@ -95,12 +105,32 @@ export class SlackPort implements SurfacePort {
     }
   }
 
+  /**
+   * A paced call that starts a message in the channel. On a 429 the channel's posts pause for
+   * Retry-After and the call is tried again: core posts thread roots and notices from many places
+   * outside the relay's scheduler, and a root lost to a 429 would lose the user's whole question.
+   */
+  private async pacedPost<T>(place: Place, fn: () => Promise<T>): Promise<T> {
+    const key = this.postBudget(place).key;
+    for (let attempt = 1; ; attempt++) {
+      await this.pacePost(place);
+      try {
+        return await fn();
+      } catch (err) {
+        const e = translateError(err);
+        if (!(e instanceof PlatformRateLimitError) || attempt >= RATE_LIMITED_ATTEMPTS) throw e;
+        this.postPausedUntil.set(key, Math.max(this.postPausedUntil.get(key) ?? 0, Date.now() + e.retryAfterMs));
+        if (this.postPausedUntil.size > 10_000) this.postPausedUntil.delete(this.postPausedUntil.keys().next().value as string);
+        this.opts.log.warn({ channel: place.channel, retryAfterMs: e.retryAfterMs, attempt }, 'slack: post rate limited, waiting Retry-After');
+      }
+    }
+  }
+
   async post(place: Place, msg: OutMessage): Promise<MessageRef> {
     let ref: MessageRef | undefined;
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
     if (hasBody) {
-      await this.pacePost(place);
-      ref = await this.postMessage(place, msg);
+      ref = await this.pacedPost(place, () => this.postMessage(place, msg));
     }
     if (msg.file) {
       const fileId = await this.upload(place, msg);
@@ -146,8 +176,7 @@ export class SlackPort implements SurfacePort {
   async startThread(place: Place, root: OutMessage, _title: string): Promise<{ thread: Place; root: MessageRef }> {
     // Handoff targets may name no workspace: the thread's place must carry the one events will.
     const channelPlace: Place = { surface: 'slack', workspace: this.team(place), channel: place.channel };
-    await this.pacePost(channelPlace);
-    const ref = await this.postMessage(channelPlace, root);
+    const ref = await this.pacedPost(channelPlace, () => this.postMessage(channelPlace, root));
     const thread: Place = { ...channelPlace, thread: ref.id };
     const user = this.lastCommandUser.get(place.channel);
     if (user) this.noteRecipient(thread, user);
@@ -198,15 +227,16 @@ export class SlackPort implements SurfacePort {
     if (!place.thread || this.noNativeStream.has(team)) return undefined;
     const recipient = this.recipients.get(`${place.channel}:${place.thread}`);
     let ts: string;
-    // A stream starts a message in the channel: it shares the channel's post pace.
-    await this.pacePost(place);
     try {
-      const res = await this.opts.client.apiCall('chat.startStream', {
-        channel: place.channel,
-        thread_ts: place.thread,
-        ...(first.text.length > 0 ? { markdown_text: first.text } : {}),
-        ...(recipient && !place.channel.startsWith('D') ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
-      });
+      // A stream starts a message in the channel: it shares the channel's post pace (and Retry-After).
+      const res = await this.pacedPost(place, () =>
+        this.opts.client.apiCall('chat.startStream', {
+          channel: place.channel,
+          thread_ts: place.thread,
+          ...(first.text.length > 0 ? { markdown_text: first.text } : {}),
+          ...(recipient && !place.channel.startsWith('D') ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
+        }),
+      );
       const started = (res as { ts?: unknown }).ts;
       if (!tsSchemaOk(started)) throw new Error('chat.startStream answered without ts');
       ts = started;

@@ -25,13 +25,16 @@ function sessionOf(r: RecordedRequest): unknown {
   return (r.json as { sessionID?: unknown } | undefined)?.sessionID;
 }
 
-describe('Slack e2e faults: the chatbot service fails', () => {
+describe.each([
+  ['native streaming', 'on'],
+  ['chat.update (native streaming refused)', 'feature_not_enabled'],
+] as const)('Slack e2e faults, answers through %s: the chatbot service fails', (_mode, streaming) => {
   let e: SlackE2E;
   let proxy: ServiceProxy;
 
   beforeAll(async () => {
     proxy = await startServiceProxy();
-    e = await startSlackE2E({ fragmentDelayMs: 2, env: { CHATBOT_API_URL: proxy.url } });
+    e = await startSlackE2E({ fragmentDelayMs: 2, env: { CHATBOT_API_URL: proxy.url }, fake: { streaming } });
     const addr = e.service.app.server.address();
     proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
   });
@@ -57,7 +60,9 @@ describe('Slack e2e faults: the chatbot service fails', () => {
       },
       `a settled reply in ${channel}`,
       timeoutMs,
-    );
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}; the thread shows ${JSON.stringify(answerMessages(e.fake, channel, root.ts).map((m) => ({ text: m.text, streaming: m.streaming, blocks: m.blocks })))}`);
+    });
   }
 
   test('ClientAsk answering HTTP 500: the user is told in the thread, no placeholder is left, and Retry answers', async () => {
@@ -83,7 +88,7 @@ describe('Slack e2e faults: the chatbot service fails', () => {
       closed = resolve;
     });
     const silent: Handler = (req, res, raw) => {
-      raw.on('close', () => closed());
+      res.on('close', () => closed());
       return hang(req, res, raw);
     };
     proxy.scriptAsk(silent);

@@ -131,4 +131,35 @@ describe('reliability: the bridge killed mid-stream', () => {
     }, 'the follow-up answered by the surviving instance', 60_000);
     expect(service.sessionOf(followUp)).toBe(service.sessionOf(LONG_QUESTION));
   }, 150_000);
+
+  test('killed while streaming natively (chat.startStream) and restarted: the streamed message is marked too', async () => {
+    fake.setStreaming('on');
+    try {
+      const victim = await start('kill-n');
+      const root = await askAndCatchMidStreamNative(victim, 'C0KILLN');
+      victim.signal('SIGKILL');
+      const killedAt = (await victim.waitExit(5000)).at;
+      await start('kill-n');
+      await waitFor(() => markedInterrupted('C0KILLN', root.ts), 'the natively streamed answer marked', MARK_WITHIN_MS);
+      expect(Date.now() - killedAt).toBeLessThan(MARK_WITHIN_MS);
+      // The messages finished before the kill keep their text.
+      expect(botReplies('C0KILLN', root.ts)[0]!.text.length).toBeGreaterThan(0);
+    } finally {
+      fake.setStreaming('unknown_method');
+    }
+  }, 120_000);
+
+  /** Like askAndCatchMidStream, for an answer streamed with chat.startStream/appendStream. */
+  async function askAndCatchMidStreamNative(via: BridgeProcess, channel: string): Promise<FakeMessage> {
+    const driver = new SlackDriver(via.eventsUrl, SIGNING_SECRET, fake.team);
+    await driver.command('/ask', LONG_QUESTION, { user: 'U0USER1', channel });
+    const root = await waitFor(() => fake.channelMessages(channel).find((m) => m.text.includes(`> ${LONG_QUESTION}`)), 'the /ask root');
+    // Mid-answer: one message of it already finished (stopStream), the next one's stream open.
+    await waitFor(
+      () => fake.callsOf('chat.stopStream').some((c) => c.args.channel === channel) && botReplies(channel, root.ts).some((m) => m.streaming),
+      'the answer streaming natively, part of it shown',
+      30_000,
+    );
+    return root;
+  }
 });

@@ -97,13 +97,19 @@ describe('reliability: two instances on one Redis', () => {
       'Any homes for rent in Denver?',
       'Houses for sale in Miami with a pool?',
     ];
-    // Sent back to back, without waiting for answers: the thread's queue orders them.
+    // Each sent to the other instance as soon as the service has the previous one, i.e. while the
+    // previous answer still streams on whichever instance holds the thread: it must wait its turn.
+    const all = [opening, ...questions];
+    let queuedBehindAStream = 0;
     for (const [i, q] of questions.entries()) {
+      const previous = all[i]!;
+      await waitFor(() => service.sessionOf(previous) !== undefined, `the service to receive "${previous}"`, 30_000);
+      if (service.storedAnswers(previous).length === 0) queuedBehindAStream++;
       const driver = i % 2 === 0 ? viaA : viaB;
       const res = await driver.event({ type: 'message', channel: 'C0ORDER', channel_type: 'channel', user: 'U0USER2', text: q, ts: nextTs(), thread_ts: root.ts });
       expect(res.status).toBe(200);
     }
-    const all = [opening, ...questions];
+    expect(queuedBehindAStream).toBeGreaterThan(0);
     const positions = await waitFor(
       () => {
         const p = all.map((q) => finalAnswerIndex('C0ORDER', root.ts, q));
@@ -173,7 +179,8 @@ describe('reliability: two instances on one Redis', () => {
     expect(updates.length).toBeGreaterThan(0);
     // No 60 s window holds more than Slack's 50 (Tier 3, per workspace), whichever instance sent them.
     for (let i = 0; i < updates.length; i++) {
-      const inWindow = updates.filter((t) => t >= updates[i]! && t < updates[i]! + 60_000).length;
+      // Grants are timed by Redis, arrivals here: allow for the calls' own latency.
+      const inWindow = updates.filter((t) => t >= updates[i]! && t < updates[i]! + 59_000).length;
       expect(inWindow).toBeLessThanOrEqual(50);
     }
     expect(fake.rateLimited).toBe(0);

@@ -258,12 +258,20 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     expect(fake.callsOf('chat.startStream').length).toBe(calls);
   });
 
-  test('a 429 surfaces as PlatformRateLimitError with the Retry-After', async () => {
+  test('a 429 on a post is waited out (Retry-After) and retried; a persistent one surfaces as PlatformRateLimitError', async () => {
     const place = { surface: 'slack' as const, workspace: fake.team, channel: 'C0RL' };
-    fake.force429('chat.postMessage', 1, 3);
-    const err = await runtime.surface.post(place, { text: 'x' }).catch((e: unknown) => e);
+    fake.force429('chat.postMessage', 1, 1);
+    const ref = await runtime.surface.post(place, { text: 'x' });
+    const [limited, posted] = fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C0RL');
+    expect(limited!.status).toBe(429);
+    expect(posted!.status).toBe(200);
+    expect(posted!.at - limited!.at).toBeGreaterThanOrEqual(1000 - 25);
+    expect(fake.message('C0RL', ref.id)!.text).toBe('x');
+
+    fake.force429('chat.postMessage', 4, 1);
+    const err = await runtime.surface.post({ ...place, channel: 'C0RL2' }, { text: 'y' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PlatformRateLimitError);
-    expect((err as PlatformRateLimitError).retryAfterMs).toBe(3000);
+    expect((err as PlatformRateLimitError).retryAfterMs).toBe(1000);
   });
 
   test('budgets follow Slack tiers; long markdown stays within block limits; text is exact', async () => {
