@@ -12,8 +12,20 @@ import { loadConfig } from '../../src/config';
 import { buildLocalService, type LocalService } from '../../src/local-service';
 import { FakeDiscord, type FakeChannel, type FakeDiscordOptions, type FakeMember, type FakeMessage, type InteractionRecord } from './fake-discord';
 
+/** A request the local chatbot service received (body as parsed; uploads as their size). */
+export interface ServiceRequest {
+  method: string;
+  url: string;
+  body: unknown;
+  at: number;
+}
+
 export interface DiscordE2E {
   app: AppHandle;
+  /** Base URL of the local chatbot service. */
+  serviceUrl: string;
+  /** Every request the local chatbot service received, in order. */
+  serviceRequests: ServiceRequest[];
   fake: FakeDiscord;
   service: LocalService;
   general: FakeChannel;
@@ -28,10 +40,22 @@ export interface DiscordE2E {
 }
 
 export async function startDiscordE2E(
-  opts: { fake?: FakeDiscordOptions; env?: Record<string, string>; fragmentDelayMs?: number; logLines?: string[] } = {},
+  opts: {
+    fake?: FakeDiscordOptions;
+    env?: Record<string, string>;
+    /** Variables of the default environment to leave unset (e.g. DISCORD_HANDOFF_CHANNEL). */
+    omitEnv?: string[];
+    fragmentDelayMs?: number;
+    logLines?: string[];
+  } = {},
 ): Promise<DiscordE2E> {
   const dir = mkdtempSync(join(tmpdir(), 'discord-e2e-'));
   const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
+  const serviceRequests: ServiceRequest[] = [];
+  service.app.addHook('preHandler', async (req) => {
+    const body = Buffer.isBuffer(req.body) ? { bytes: req.body.length } : req.body;
+    serviceRequests.push({ method: req.method, url: req.url, body, at: Date.now() });
+  });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = service.app.server.address();
   const serviceUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
@@ -44,7 +68,7 @@ export async function startDiscordE2E(
   const user = fake.addMember('ada', []);
   const agent = fake.addMember('agent-smith', [agentRole]);
   await fake.start();
-  const config = loadConfig({
+  const env: Record<string, string> = {
     CHATBOT_API_URL: serviceUrl,
     CHATBOT_SECRET_KEY: service.credentials.secretKey,
     CHATBOT_SESSION_KEY: service.credentials.sessionKey,
@@ -60,7 +84,9 @@ export async function startDiscordE2E(
     PORT: '0',
     LOG_LEVEL: 'silent',
     ...opts.env,
-  });
+  };
+  for (const name of opts.omitEnv ?? []) delete env[name];
+  const config = loadConfig(env);
   // With logLines the app logs everything (trace) into the array, so a test can search it for secrets.
   const sink = opts.logLines;
   const log = sink
@@ -77,6 +103,8 @@ export async function startDiscordE2E(
   const db = service.context.db;
   return {
     app,
+    serviceUrl,
+    serviceRequests,
     fake,
     service,
     general,

@@ -101,6 +101,13 @@ export interface RecordedCall {
   body: unknown;
   status: number;
   at: number;
+  /** When the answer was sent (epoch ms). */
+  doneAt: number;
+  /** Whether the body was multipart/form-data, and the files it carried (name and bytes). */
+  multipart: boolean;
+  files: Array<{ name: string; data: Buffer }>;
+  /** On a 429: the wait announced by Retry-After, in ms. */
+  retryAfterMs?: number;
 }
 
 export interface InteractionRecord {
@@ -214,6 +221,8 @@ export class FakeDiscord {
   private seq = 0;
   private port = 0;
   private readonly listeners = new Set<() => void>();
+  private forced: { count: number; retryAfterSec: number; match: (method: string, path: string) => boolean } | undefined;
+  private readonly revokedTokens = new Set<string>();
 
   constructor(opts: FakeDiscordOptions = {}) {
     this.token = opts.token ?? 'fake-discord-token.secret';
@@ -284,6 +293,27 @@ export class FakeDiscord {
       this.server.closeAllConnections();
       this.server.close(() => resolve());
     });
+  }
+
+  /**
+   * A 429 storm: the next `count` channel message creates/edits (or those `match` accepts) answer
+   * 429 with Retry-After `retryAfterSec` and Discord's X-RateLimit headers, whatever the budget says.
+   */
+  force429(opts: { count: number; retryAfterSec: number; match?: (method: string, path: string) => boolean }): void {
+    this.forced = { count: opts.count, retryAfterSec: opts.retryAfterSec, match: opts.match ?? (() => true) };
+  }
+
+  /** Calls still to be refused by force429. */
+  get forced429Left(): number {
+    return this.forced?.count ?? 0;
+  }
+
+  /**
+   * Makes an interaction's token invalid, as Discord does 15 minutes after the interaction: every
+   * webhook call with it answers 401 Invalid Webhook Token.
+   */
+  revokeInteractionToken(rec: InteractionRecord): void {
+    this.revokedTokens.add(rec.token);
   }
 
   /** Number of connections that identified and got READY. */
@@ -665,11 +695,11 @@ export class FakeDiscord {
 
   // ---------------------------------------------------------------- REST
 
-  private async readBody(req: IncomingMessage): Promise<{ json: Json | Json[] | undefined; files: FakeAttachment[] }> {
+  private async readBody(req: IncomingMessage): Promise<{ json: Json | Json[] | undefined; files: FakeAttachment[]; multipart: boolean }> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const buf = Buffer.concat(chunks);
-    if (buf.length === 0) return { json: undefined, files: [] };
+    if (buf.length === 0) return { json: undefined, files: [], multipart: false };
     const type = req.headers['content-type'] ?? '';
     if (type.startsWith('multipart/form-data')) {
       const parts = parseMultipart(buf, type);
@@ -682,10 +712,10 @@ export class FakeDiscord {
           files.push({ ...att, data: p.data });
         }
       }
-      return { json, files };
+      return { json, files, multipart: true };
     }
     try {
-      return { json: JSON.parse(buf.toString()) as Json, files: [] };
+      return { json: JSON.parse(buf.toString()) as Json, files: [], multipart: false };
     } catch {
       throw new HttpError(400, { code: 50109, message: 'The request body contains invalid JSON.' });
     }
@@ -703,22 +733,37 @@ export class FakeDiscord {
     }
     const method = req.method ?? 'GET';
     const prefix = '/api/v10';
-    const call: RecordedCall = { method, path: url.pathname.slice(prefix.length), query: url.search, body: undefined, status: 0, at: Date.now() };
+    const call: RecordedCall = {
+      method,
+      path: url.pathname.slice(prefix.length),
+      query: url.search,
+      body: undefined,
+      status: 0,
+      at: Date.now(),
+      doneAt: 0,
+      multipart: false,
+      files: [],
+    };
     let result: RouteResult;
     try {
       if (!url.pathname.startsWith(`${prefix}/`)) throw new HttpError(404, { code: 0, message: '404: Not Found' });
-      const { json, files } = await this.readBody(req);
+      const { json, files, multipart } = await this.readBody(req);
       call.body = json;
+      call.multipart = multipart;
+      call.files = files.map((f) => ({ name: f.filename, data: f.data ?? Buffer.alloc(0) }));
       const isInteractionRoute = /^\/(interactions|webhooks)\//.test(call.path);
       if (!isInteractionRoute && req.headers.authorization !== `Bot ${this.token}`) {
         throw new HttpError(401, { code: 0, message: '401: Unauthorized' });
       }
+      this.forceRateLimit(method, call.path);
       result = this.route(method, call.path, url.searchParams, json, files);
     } catch (err) {
       if (err instanceof HttpError) result = { status: err.status, body: err.body, headers: err.headers };
       else throw err;
     }
     call.status = result.status;
+    if (result.status === 429) call.retryAfterMs = Number(result.headers?.['retry-after'] ?? 0) * 1000;
+    call.doneAt = Date.now();
     this.calls.push(call);
     res.statusCode = result.status;
     for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
@@ -728,6 +773,29 @@ export class FakeDiscord {
       res.end(JSON.stringify(result.body));
     }
     this.changed();
+  }
+
+  /** The forced storm (force429): channel message creates and edits only. */
+  private forceRateLimit(method: string, path: string): void {
+    const f = this.forced;
+    const m = /^\/channels\/(\d+)\/messages(?:\/\d+)?$/.exec(path);
+    if (!f || f.count <= 0 || !m || (method !== 'POST' && method !== 'PATCH') || !f.match(method, path)) return;
+    f.count -= 1;
+    this.rateLimitHits += 1;
+    const now = Date.now();
+    throw new HttpError(
+      429,
+      { message: 'You are being rate limited.', retry_after: f.retryAfterSec, global: false },
+      {
+        'retry-after': String(f.retryAfterSec),
+        'x-ratelimit-limit': String(this.channelLimit.limit),
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String((now + f.retryAfterSec * 1000) / 1000),
+        'x-ratelimit-reset-after': f.retryAfterSec.toFixed(3),
+        'x-ratelimit-bucket': `fakebucket-${m[1]}`,
+        'x-ratelimit-scope': 'user',
+      },
+    );
   }
 
   /** Sliding-window budget per channel for message create/edit; answers headers like Discord's. */
@@ -888,6 +956,7 @@ export class FakeDiscord {
     if (appId !== this.applicationId) throw new HttpError(404, { code: 10015, message: 'Unknown Webhook' });
     const rec = [...this.interactions.values()].find((i) => i.token === token);
     if (!rec) throw new HttpError(404, { code: 10015, message: 'Unknown Webhook' });
+    if (this.revokedTokens.has(token)) throw new HttpError(401, { code: 50027, message: 'Invalid Webhook Token' });
     if (Date.now() - rec.createdAt > 15 * 60 * 1000) throw new HttpError(401, { code: 50027, message: 'Invalid Webhook Token' });
     return rec;
   }

@@ -10,7 +10,7 @@
  * waits up to the whole window, so two more rules keep finals from waiting there:
  * - reservation: every answer in flight registers the final it will need (`expectFinal`); interims
  *   only take tokens beyond those reserved finals;
- * - fair spacing: the interim share of such a budget is split evenly among the answers in flight
+ * - fair spacing: the rate of such a budget is split evenly among the answers in flight
  *   (`interimSpacingMs`), so interims get rarer as answers get more, and a burst of new answers
  *   finds the budget still there for their finals.
  */
@@ -172,16 +172,16 @@ export class BudgetScheduler {
   }
 
   /**
-   * Least time between two interim calls of one answer on `budgets`: each long-window budget's
-   * interim share divided evenly among the answers awaiting their final (0 when none applies).
+   * Least time between two interim calls of one answer on `budgets`: each long-window budget's rate
+   * divided evenly among the answers awaiting their final (0 when none applies). The interim share
+   * still caps what all interims together take.
    */
   interimSpacingMs(budgets: RateBudget[]): number {
     let spacing = 0;
     for (const b of budgets) {
       if (!this.reserves(b)) continue;
       const sharers = Math.max(1, this.finalsAwaited(b.key));
-      const perWindow = Math.max(1, b.limit * this.interimShare);
-      spacing = Math.max(spacing, (b.windowMs * sharers) / perWindow);
+      spacing = Math.max(spacing, (b.windowMs * sharers) / Math.max(1, b.limit));
     }
     return spacing;
   }

@@ -19,6 +19,8 @@ import {
 } from './payloads';
 
 const MAX_BODY_BYTES = 1_000_000;
+/** Requests signed further from now than this are replays (or a broken clock): refused. */
+const MAX_CLOCK_SKEW_S = 5 * 60;
 const FORM = 'application/x-www-form-urlencoded';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -145,9 +147,11 @@ export function guardRequestListener(
       const text = raw.toString('utf8');
       const signature = header(req, 'x-slack-signature');
       const ts = Number(header(req, 'x-slack-request-timestamp'));
+      // Slack's rule is |now - timestamp| <= 5 min; Bolt only refuses old ones, not future-dated ones.
+      const fresh = Number.isFinite(ts) && Math.abs(Date.now() / 1000 - ts) <= MAX_CLOCK_SKEW_S;
       const signed =
         signature !== undefined &&
-        Number.isFinite(ts) &&
+        fresh &&
         isValidSlackRequest({
           signingSecret: opts.signingSecret,
           body: text,

@@ -8,18 +8,30 @@ import { LogLevel, webApi, type Logger as SlackLogger } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { PlatformRateLimitError } from '../../core/surface';
 
+/**
+ * The SDK's debug dumps of whole requests and results carry everything posted (users' questions,
+ * answers, an API key shown to an admin): at debug level only their size is logged.
+ */
+const DUMP = /^(http request body|http request result|http request headers): /;
+
+function sdkLine(msg: unknown[]): string {
+  const text = msg.map(String).join(' ');
+  const dump = DUMP.exec(text);
+  return dump ? `${dump[1]} (${text.length - dump[0].length} chars, not logged)` : text;
+}
+
 export function slackLogger(log: Logger): SlackLogger {
   let level: LogLevel = LogLevel.WARN;
   return {
-    debug: (...msg: unknown[]) => log.debug({ slack: msg.map(String).join(' ') }),
-    info: (...msg: unknown[]) => log.debug({ slack: msg.map(String).join(' ') }),
+    debug: (...msg: unknown[]) => log.debug({ slack: sdkLine(msg) }),
+    info: (...msg: unknown[]) => log.debug({ slack: sdkLine(msg) }),
     // The SDK warns on every post without top-level text; placeholders have none on purpose.
     warn: (...msg: unknown[]) => {
-      const text = msg.map(String).join(' ');
+      const text = sdkLine(msg);
       if (text.includes('top-level `text`')) log.debug({ slack: text });
       else log.warn({ slack: text });
     },
-    error: (...msg: unknown[]) => log.error({ slack: msg.map(String).join(' ') }),
+    error: (...msg: unknown[]) => log.error({ slack: sdkLine(msg) }),
     setLevel: (l: LogLevel) => {
       level = l;
     },

@@ -66,11 +66,11 @@ describe('BudgetScheduler final reservation', () => {
     scheduler.expectFinal([short]);
     expect(scheduler.finalsAwaited('s')).toBe(0);
     expect(scheduler.interimSpacingMs([short])).toBe(0);
-    // The interim half of 50 a minute, shared by 1 and then 10 answers.
+    // 50 a minute, shared by 1 and then 10 answers.
     const first = scheduler.expectFinal([long]);
-    expect(scheduler.interimSpacingMs([long])).toBe(2_400);
+    expect(scheduler.interimSpacingMs([long])).toBe(1_200);
     const more = Array.from({ length: 9 }, () => scheduler.expectFinal([long]));
-    expect(scheduler.interimSpacingMs([short, long])).toBe(24_000);
+    expect(scheduler.interimSpacingMs([short, long])).toBe(12_000);
     first();
     for (const r of more) r();
   });

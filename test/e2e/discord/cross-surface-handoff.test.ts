@@ -1,0 +1,89 @@
+/**
+ * A Discord user handed to a Slack handoff channel: one app (startApp) with both surfaces, only
+ * SLACK_HANDOFF_CHANNEL configured. The ticket, the claim and the agent's replies live on Slack
+ * (driven by signed requests to /slack/events), the user stays on Discord.
+ */
+import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { FakeSlack } from '../../support/fake-slack';
+import { button } from '../../support/slack-blocks';
+import { SlackDriver, waitFor } from '../../support/slack-requests';
+
+const SECRET = 'cross-surface-signing-secret';
+const SLACK_HANDOFF = 'C0XHANDOFF';
+
+describe('Discord user, Slack handoff channel', () => {
+  let slack: FakeSlack;
+  let e: DiscordE2E;
+  let driver: SlackDriver;
+
+  beforeAll(async () => {
+    slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
+    e = await startDiscordE2E({
+      omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
+      env: {
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: slack.apiUrl,
+        SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
+      },
+    });
+    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+  });
+
+  afterAll(async () => {
+    await e?.close();
+    await slack?.close();
+  });
+
+  test('ticket on Slack names the Discord user with Claim; claim, relay both ways word for word, Close hands back', async () => {
+    const question = 'Which homes are for rent in Seattle?';
+    const { threadId } = await ask(e, question);
+    await waitForAnswer(e, threadId, question);
+
+    e.fake.slashCommand({ name: 'handoff', channelId: threadId, member: e.user, options: [{ name: 'reason', type: 3, value: 'I want a viewing' }] });
+    const ticket = await waitFor(() => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')), 'the ticket in the Slack handoff channel');
+    expect(ticket.text).toContain('ada');
+    expect(ticket.text).toContain('I want a viewing');
+    expect(ticket.text).toContain(question);
+    // Nothing went to a Discord handoff channel: there is none.
+    expect(e.fake.channelMessages(e.handoff.id)).toEqual([]);
+
+    await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
+    await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim shown on the ticket');
+    expect(slack.message(SLACK_HANDOFF, ticket.ts)!.text).toContain('Agent Smith');
+    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Agent Smith')), 10_000, 'the Discord user told who joined');
+
+    // Agent (Slack ticket thread) -> user (Discord thread), with the agent's name.
+    const agentText = 'Happy to help: Saturday at 11 works, see you there.';
+    const agentTs = `${Math.floor(Date.now() / 1000)}.200001`;
+    const res = await driver.event({ type: 'message', channel: SLACK_HANDOFF, channel_type: 'channel', user: 'U0AGENT', text: agentText, ts: agentTs, thread_ts: ticket.ts });
+    expect(res.status).toBe(200);
+    const relayed = await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)), 10_000, 'the agent reply in the Discord thread');
+    expect(relayed.content).toContain('Agent Smith');
+
+    // User (Discord thread) -> agent (Slack ticket thread), word for word; the bot does not answer it.
+    const userTexts = ['Great, can I bring my *partner* — and our dog?', 'Also: is parking included (2 cars)?'];
+    for (const text of userTexts) {
+      e.fake.userMessage({ channelId: threadId, member: e.user, content: text });
+      await waitFor(() => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes(text)), `"${text}" in the Slack ticket thread`);
+    }
+    const inTicket = slack.replies(SLACK_HANDOFF, ticket.ts).map((m) => m.text);
+    const firstAt = inTicket.findIndex((t) => t.includes(userTexts[0]!));
+    const secondAt = inTicket.findIndex((t) => t.includes(userTexts[1]!));
+    expect(firstAt).toBeLessThan(secondAt);
+    expect(inTicket[firstAt]).toContain('ada');
+    for (const text of userTexts) expect(e.storedAnswers(text)).toEqual([]);
+
+    // Close by the agent: the ticket says so and the bot answers the Discord thread again.
+    const claimed = slack.message(SLACK_HANDOFF, ticket.ts)!;
+    await driver.click(button(claimed, 'Close')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
+    await waitFor(() => /closed/i.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text) && !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Close'), 'the ticket closed');
+    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => /closed/i.test(m.content) && m.content.includes('Agent Smith')), 10_000, 'the Discord user told the bot is back');
+    const after = 'And homes for sale in Seattle?';
+    e.fake.userMessage({ channelId: threadId, member: e.user, content: after });
+    await waitForAnswer(e, threadId, after);
+    expect(slack.replies(SLACK_HANDOFF, ticket.ts).some((m) => m.text.includes(after))).toBe(false);
+    expect(slack.rateLimited).toBe(0);
+    expect(e.fake.rateLimitHits).toBe(0);
+  }, 60_000);
+});
