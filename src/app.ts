@@ -40,6 +40,8 @@ export interface AppOptions {
   localServiceDb?: string;
   /** Pause between the local service's answer fragments, so a person sees the answer stream in. */
   localFragmentDelayMs?: number;
+  /** Timeout of each call to the chatbot service, until response headers (client default 15 s). */
+  serviceTimeoutMs?: number;
   /** Listen for HTTP (default: yes when Slack or Discord is configured). */
   http?: boolean;
   log?: Logger;
@@ -126,6 +128,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       sessionKey: chatbot.sessionKey,
       apiKey: chatbot.apiKey,
       idleTimeoutMs: config.answerIdleTimeoutMs,
+      timeoutMs: opts.serviceTimeoutMs,
     });
 
     const runtimes: SurfaceRuntime[] = [...(opts.surfaces ?? [])];

@@ -238,11 +238,14 @@ export async function* streamFrom(
   opts: StreamOptions,
   defaultIdleMs: number,
 ): AsyncGenerator<AnswerEvent, void, undefined> {
-  const spec = makeSpec();
+  const idleTimeoutMs = opts.idleTimeoutMs ?? defaultIdleMs;
+  const base = makeSpec();
+  // Waiting for the headers is silence too: the answer's idle timeout bounds it when shorter.
+  const spec = { ...base, timeoutMs: Math.min(base.timeoutMs ?? http.timeoutMs, idleTimeoutMs) };
   const { body, cancel } = await http.stream(spec, opts.signal);
   yield* readAnswerStream(body, {
     operation: spec.operation,
-    idleTimeoutMs: opts.idleTimeoutMs ?? defaultIdleMs,
+    idleTimeoutMs,
     signal: opts.signal,
     cancel,
   });
