@@ -7,7 +7,7 @@
  * front refuses malformed signed bodies with 400. Socket Mode (app token): `start()` connects.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { App, HTTPReceiver, LogLevel, type Authorize } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver, type Authorize } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { BridgeCore, SurfacePort } from '../../core/surface';
@@ -20,7 +20,7 @@ import { UserNames } from './users';
 import { createWebClient, slackErrorCode, slackLogger } from './web';
 
 export { SLACK_COMMANDS } from './listeners';
-export { POST_BUDGET, EDIT_BUDGET, NATIVE_STREAM_TTL_MS, SlackPort } from './port';
+export { POST_BUDGET, EDIT_BUDGET, STREAM_BUDGETS, NATIVE_STREAM_TTL_MS, SlackPort } from './port';
 export { ACTION_PREFIX, VIEW_PREFIX, TYPING_MARK, renderMessage, renderForm } from './blocks';
 
 export interface SlackSurfaceOptions {
@@ -49,6 +49,9 @@ export interface SlackRuntime {
   /** The bot's workspace and user, once started. */
   identity(): { team: string; botUserId: string; botId?: string } | undefined;
 }
+
+/** Socket Mode reconnect backoff: at once (Slack asked, or a blip), then 1 s doubling to 30 s. */
+const RECONNECT_MAX_MS = 30_000;
 
 const authTestSchema = z.object({
   team_id: z.string(),
@@ -100,9 +103,19 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
   };
 
   let receiver: HTTPReceiver | undefined;
+  let socket: SocketModeReceiver | undefined;
   let app: App;
   if (opts.appToken) {
-    app = new App({ socketMode: true, appToken: opts.appToken, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
+    // The SDK's own reconnect gives up for good (an unhandled rejection) when apps.connections.open
+    // fails once with an HTTP or network error, leaving the bridge deaf: reconnecting is ours.
+    socket = new SocketModeReceiver({
+      appToken: opts.appToken,
+      logger: boltLogger,
+      logLevel: LogLevel.WARN,
+      autoReconnectEnabled: false,
+      installerOptions: { clientOptions },
+    });
+    app = new App({ receiver: socket, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
   } else {
     if (!opts.signingSecret) throw new Error('Slack HTTP mode needs SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode)');
     receiver = new HTTPReceiver({
@@ -118,6 +131,44 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     });
     app = new App({ receiver, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
   }
+  let connected = false;
+  let stopping = false;
+  let attempt = 0;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  let reconnecting = false;
+  const reconnect = (): void => {
+    if (!socket || stopping || reconnectTimer || reconnecting) return;
+    const sm = socket.client;
+    const delay = attempt === 0 ? 0 : Math.min(RECONNECT_MAX_MS, 1_000 * 2 ** (attempt - 1));
+    attempt++;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      if (stopping) return;
+      reconnecting = true;
+      sm.start().then(
+        () => {
+          reconnecting = false;
+        },
+        (err: unknown) => {
+          reconnecting = false;
+          log.warn({ code: slackErrorCode(err) ?? (err as Error).message, attempt }, 'slack: Socket Mode reconnect failed, retrying');
+          reconnect();
+        },
+      );
+    }, delay);
+  };
+  if (socket) {
+    socket.client.on('connected', () => {
+      connected = true;
+      attempt = 0;
+    });
+    // Emitted when the socket closes (Slack's refresh, a dropped link, a missed pong) or a start fails.
+    socket.client.on('disconnected', () => {
+      connected = false;
+      if (!stopping && !reconnecting) reconnect();
+    });
+  }
+
   app.error(async (err) => {
     log.error({ err }, 'slack: bolt error');
   });
@@ -148,9 +199,13 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     },
     async stop() {
       ready = false;
+      stopping = true;
+      clearTimeout(reconnectTimer);
+      reconnectTimer = undefined;
       if (opts.appToken) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stop failed'));
     },
-    isReady: () => ready,
+    // In Socket Mode nothing reaches the bridge while the socket is down: not ready then.
+    isReady: () => ready && (!socket || connected),
     identity: () => who,
   };
   if (receiver && opts.signingSecret) {
