@@ -156,6 +156,11 @@ export interface SurfacePort {
   fetchAttachment(att: Attachment): Promise<Buffer>;
   /** Native streaming where the platform offers it here; undefined = use post + edit. */
   startNativeStream?(place: Place, first: OutMessage): Promise<NativeStream | undefined>;
+  /**
+   * Finish a native stream left open by another (dead) process: the message ends showing `final`
+   * exactly (falls back to a plain edit when the stream is already gone).
+   */
+  stopNativeStream?(ref: MessageRef, final: OutMessage): Promise<void>;
 }
 
 /**

@@ -192,3 +192,10 @@ export async function ask(e: DiscordE2E, question: string, member = e.user, chan
 export function responseText(e: DiscordE2E, rec: InteractionRecord): string {
   return e.fake.responsesOf(rec).map((m) => [m.content, ...m.embeds.map((x) => `${x.title ?? ''} ${x.description ?? ''} ${(x.fields ?? []).map((f) => `${f.name}: ${f.value}`).join(' ')}`)].join('\n')).join('\n');
 }
+
+/** How many times discord.js held a request back or met a 429 (the app's Discord runtime counts them). */
+export function discordRateLimitEvents(e: DiscordE2E): number {
+  const runtime = e.app.surfaces.find((s) => s.surface.name === 'discord') as unknown as { rateLimitEvents?: () => number } | undefined;
+  if (!runtime?.rateLimitEvents) throw new Error('the app runs no Discord surface');
+  return runtime.rateLimitEvents();
+}

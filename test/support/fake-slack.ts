@@ -10,6 +10,8 @@
  * - chat.postMessage: 1 per second per channel sustained, bursts of up to `postBurst` (default 3;
  *   Slack documents "short bursts") -> HTTP 429 with Retry-After.
  * - chat.update: Tier 3, 50 per minute per workspace (token bucket of 50 refilled 50/min) -> 429.
+ * - chat.startStream and chat.stopStream: Tier 2, 20 per minute per workspace each; chat.appendStream:
+ *   Tier 4, 100 per minute per workspace (token buckets like chat.update) -> 429.
  * - native streaming: on, or refused with `unknown_method` / `feature_not_enabled` (setStreaming).
  * Any method may also be forced to answer 429 a number of times (`force429`).
  * The method is the last path segment, so any SLACK_API_URL prefix works (`/api/chat.update`).
@@ -67,6 +69,13 @@ interface Bucket {
 }
 
 const LIMITS = { text: 40_000, blocks: 50, sectionText: 3_000, buttonText: 75 };
+/** Per-workspace tier budgets: calls per minute (a token bucket of that size refilled over a minute). */
+export const TIER_BUDGETS: Record<string, number> = {
+  'chat.update': 50,
+  'chat.startStream': 20,
+  'chat.appendStream': 100,
+  'chat.stopStream': 20,
+};
 
 export class FakeSlack {
   readonly team: string;
@@ -265,8 +274,9 @@ export class FakeSlack {
       const wait = this.take(`post:${String(args.channel)}`, this.postBurst, 1);
       if (wait > 0) return this.refuse(res, method, args, wait);
     }
-    if (method === 'chat.update') {
-      const wait = this.take(`update:${this.team}`, 50, 50 / 60);
+    const perMinute = TIER_BUDGETS[method];
+    if (perMinute !== undefined) {
+      const wait = this.take(`${method}:${this.team}`, perMinute, perMinute / 60);
       if (wait > 0) return this.refuse(res, method, args, wait);
     }
     const out = this.answer(method, args);

@@ -18,6 +18,7 @@ import {
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { argsFromOptions, COMMAND_SPECS } from '../../core/commands/grammar';
+import { spendBudgets } from '../../core/pace';
 import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place, SurfacePort } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { slashCommandDefinitions } from './commands';
@@ -178,6 +179,10 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
       if (message) inv.source = { place, id: message.id };
       inv.update = async (msg) => {
         const rendered = await port.render(msg);
+        // Button updates (pages, ticket refreshes, confirmations) are edits the relay does not pace:
+        // they spend the channel's edit budget like the relay's edits do. A wait past the interaction's
+        // deadline is safe: the responder defers it meanwhile.
+        await spendBudgets(opts.store, port.budgets('edit', place));
         if (!(await responder.update(rendered)) && inv.source) await port.edit(inv.source, msg);
       };
     }

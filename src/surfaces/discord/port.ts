@@ -3,6 +3,12 @@
  * place's target channel is its thread when it has one. Calls made while an interaction is being
  * handled (AsyncLocalStorage) may use it: `/ask`'s root is the command's own reply, and `notify`
  * to the invoker is an ephemeral follow-up.
+ *
+ * Pacing: edits are paced by the relay's scheduler (the `edit` budgets). Posts are paced here, in
+ * the port, because core posts from many places outside the relay (thread roots, handoff notices,
+ * relayed agent and user messages, error notices): every post waits for the channel's token in the
+ * store, the same key the relay's edits spend, so one channel has one budget whoever calls and on
+ * whichever instance. `budgets('post')` is empty so the relay's posts do not spend it twice.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DiscordAPIError, RateLimitError, type REST } from '@discordjs/rest';
@@ -21,6 +27,7 @@ import {
   type SurfacePort,
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { spendBudgets } from '../../core/pace';
 import { buttonId } from './custom-ids';
 import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
 import type { Responder } from './responder';
@@ -35,6 +42,15 @@ import type { Responder } from './responder';
 export const CHANNEL_BUDGET = { limit: 1, windowMs: 1000 };
 /** Discord's global limit is 50 requests per second per bot; keep clear of it. */
 export const GLOBAL_BUDGET = { limit: 40, windowMs: 1000 };
+/**
+ * Discord's per-channel bucket itself (creates and edits: 5 per 5 s), with a margin. At a steady one
+ * call a second the 5th call leaves the bucket at remaining 0 with ~1 s to its reset, and discord.js
+ * adds its 50 ms offset twice and counts from when the answer reached it: the 6th call, 1 s later, is
+ * held back ~100 ms and reported as a rate limit. Every channel message create and edit therefore
+ * also takes this token right before the call, so a 6th call goes out at least 5.4 s after the 1st.
+ * Not part of `budgets()`: the scheduler would reserve finals out of a window this long (see above).
+ */
+export const CHANNEL_BUCKET = { limit: 5, windowMs: 5400 };
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
 
@@ -112,7 +128,24 @@ export class DiscordPort implements SurfacePort {
     this.ephemeral.set(messageId, { edit, until: now + EPHEMERAL_EDIT_MS });
   }
 
+  /** The pace of one channel (a thread is a channel), shared by every instance through the store. */
+  channelBudget(channelId: string): RateBudget {
+    return { key: `discord:${channelId}:msg`, ...CHANNEL_BUDGET };
+  }
+
+  /** Waits for the channel's bucket right before a REST create or edit in it. */
+  private bucket(channelId: string): Promise<void> {
+    return spendBudgets(this.store, [{ key: `discord:${channelId}:bucket`, ...CHANNEL_BUCKET }]);
+  }
+
+  /** Waits for the channel's post token (and the global one): the pace of posts nobody else paced. */
+  private pacePost(channelId: string): Promise<void> {
+    return spendBudgets(this.store, [this.channelBudget(channelId), { key: 'discord:global', ...GLOBAL_BUDGET }]);
+  }
+
   private async send(channelId: string, msg: RenderedMessage): Promise<string> {
+    await this.pacePost(channelId);
+    await this.bucket(channelId);
     try {
       const res = await this.rest.post(Routes.channelMessages(channelId), { body: msg.body, files: msg.files.length ? msg.files : undefined });
       return idSchema.parse(res).id;
@@ -133,6 +166,7 @@ export class DiscordPort implements SurfacePort {
       await eph.edit(rendered);
       return;
     }
+    await this.bucket(targetOf(ref.place));
     try {
       await this.rest.patch(Routes.channelMessage(targetOf(ref.place), ref.id), {
         body: rendered.body,
@@ -186,11 +220,10 @@ export class DiscordPort implements SurfacePort {
     return `<@${user.id}>`;
   }
 
-  budgets(_op: 'post' | 'edit', place: Place): RateBudget[] {
-    return [
-      { key: `discord:${targetOf(place)}:msg`, ...CHANNEL_BUDGET },
-      { key: 'discord:global', ...GLOBAL_BUDGET },
-    ];
+  budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
+    // Posts are paced inside post() (see the top of this file): a budget here would spend it twice.
+    if (op === 'post') return [];
+    return [this.channelBudget(targetOf(place)), { key: 'discord:global', ...GLOBAL_BUDGET }];
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {

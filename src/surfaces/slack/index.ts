@@ -200,6 +200,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     async stop() {
       ready = false;
       stopping = true;
+      port.close();
       clearTimeout(reconnectTimer);
       reconnectTimer = undefined;
       if (opts.appToken) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stop failed'));

@@ -120,7 +120,8 @@ export function registerListeners(d: ListenerDeps): void {
     if (extra.source) {
       const source = extra.source;
       inv.source = source;
-      inv.update = (msg) => d.port.edit(source, msg);
+      // Not the relay's edit: it spends the workspace's chat.update budget itself.
+      inv.update = (msg) => d.port.update(source, msg);
     }
     return inv;
   };
@@ -148,7 +149,7 @@ export function registerListeners(d: ListenerDeps): void {
       if (!parsed.success) return;
       const c = parsed.data;
       const place: Place = { surface: 'slack', workspace: c.team_id ?? d.team(), channel: c.channel_id };
-      d.port.noteRecipient(place, c.user_id);
+      await d.port.noteRecipient(place, c.user_id);
       const inv = invocation(place, await actor(c.user_id, c.user_name), {
         ...(c.trigger_id ? { triggerId: c.trigger_id } : {}),
         ...(c.response_url ? { respond: respond as RespondFn } : {}),
@@ -269,7 +270,10 @@ export function registerListeners(d: ListenerDeps): void {
     const workspace = (env.success ? env.data.team_id : undefined) ?? event.team ?? d.team();
     const thread = isMention || isDm ? (event.thread_ts ?? event.ts) : event.thread_ts!;
     const place: Place = { surface: 'slack', workspace, channel: event.channel, thread };
-    d.port.noteRecipient(place, event.user);
+    await d.port.noteRecipient(place, event.user).catch((err: unknown) => {
+      // Only native streaming needs the recipient, and it falls back to chat.update without one.
+      d.log.warn({ err }, 'slack: storing the thread recipient failed');
+    });
     const text = mentionsBot ? stripMention(event.text, bot) : event.text;
     const msg: IncomingMessage = {
       place,

@@ -1,8 +1,10 @@
 /**
- * SurfacePort on Slack: core's post/edit/notify/stream as Web API calls. chat.update is paced by the
- * relay's scheduler (the `edit` budget, finals first). chat.postMessage is paced here, in the port,
- * because core posts from many places outside the relay (thread roots, handoff relays, notices):
- * every post waits for the channel's token, so no caller can exceed Slack's 1/s per channel.
+ * SurfacePort on Slack: core's post/edit/notify/stream as Web API calls. `edit` (chat.update, or
+ * chat.appendStream while a native stream is live in the thread) is paced by the relay's scheduler
+ * with the `edit` budget, finals first. chat.postMessage is paced here, in the port, because core
+ * posts from many places outside the relay (thread roots, handoff relays, notices): every post waits
+ * for the channel's token, so no caller can exceed Slack's 1/s per channel. chat.update calls the
+ * surface makes by itself (`update`: clicked buttons) spend the same workspace budget.
  */
 import type { Logger } from 'pino';
 import type {
@@ -16,15 +18,28 @@ import type {
   SurfaceLimits,
   SurfacePort,
 } from '../../core/surface';
+import { spendBudgets } from '../../core/pace';
 import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import { renderMessage, plainText } from './blocks';
+import { renderMessage } from './blocks';
+import { SlackNativeStream } from './native-stream';
+import { Recipients } from './recipients';
+import { PacedUpdates } from './updates';
 import { call, slackErrorCode, translateError, type WebClient } from './web';
 
 /** chat.postMessage: Slack allows about one message a second per channel. */
 export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
 /** chat.update is Tier 3: about 50 a minute per workspace. */
 export const EDIT_BUDGET = { limit: 50, windowMs: 60_000 } as const;
+/**
+ * Native streaming, per workspace: chat.startStream and chat.stopStream are Tier 2 (about 20 a
+ * minute), chat.appendStream Tier 4 (about 100 a minute).
+ */
+export const STREAM_BUDGETS = {
+  start: { limit: 20, windowMs: 60_000 },
+  append: { limit: 100, windowMs: 60_000 },
+  stop: { limit: 20, windowMs: 60_000 },
+} as const;
 /** A native stream expires after 5 minutes; the relay rotates before then. */
 export const NATIVE_STREAM_TTL_MS = 5 * 60 * 1000;
 /** Errors meaning "this workspace has no native streaming": fall back to chat.update for good. */
@@ -35,6 +50,8 @@ const STREAM_UNAVAILABLE = new Set([
   'method_deprecated',
   'not_supported',
 ]);
+/** The workspace's chat.startStream budget is spent right now. */
+class StartBudgetShort extends Error {}
 /** Longest a core call outside the relay waits for the channel's post budget. */
 const MAX_BUDGET_WAIT_MS = 60_000;
 /** Tries of one post (or stream start) that Slack answers 429, each after its Retry-After. */
@@ -56,30 +73,90 @@ export class SlackPort implements SurfacePort {
   readonly limits: SurfaceLimits = { maxMessageLength: 3_000, maxFormFields: 100 };
   /** Workspaces where native streaming was refused: chat.update from then on. */
   private readonly noNativeStream = new Set<string>();
-  /** Who a thread's answer is for (chat.startStream needs a recipient outside DMs). */
-  private readonly recipients = new Map<string, string>();
-  /** The last user who ran a command in a channel: the recipient of the thread it starts. */
-  private readonly lastCommandUser = new Map<string, string>();
+  /** Who a thread's answer is for (chat.startStream needs a recipient outside DMs), in the store. */
+  private readonly recipients: Recipients;
   /** Per channel post budget: Slack said 429, nothing is posted there before this time (Retry-After). */
   private readonly postPausedUntil = new Map<string, number>();
+  /** Per thread: native streams this process has live there, with when each expires. */
+  private readonly liveStreams = new Map<string, Map<string, number>>();
+  private readonly updates: PacedUpdates;
 
-  constructor(private readonly opts: SlackPortOptions) {}
+  constructor(private readonly opts: SlackPortOptions) {
+    this.recipients = new Recipients(opts.store, opts.log);
+    this.updates = new PacedUpdates({
+      client: opts.client,
+      store: opts.store,
+      log: opts.log,
+      budget: (ref) => this.editBudget(ref.place),
+    });
+  }
 
   private team(place: Place): string {
     return place.workspace || this.opts.team();
   }
 
-  noteRecipient(place: Place, userId: string): void {
-    if (place.thread) this.recipients.set(`${place.channel}:${place.thread}`, userId);
-    else this.lastCommandUser.set(place.channel, userId);
-    if (this.recipients.size > 10_000) this.recipients.delete(this.recipients.keys().next().value as string);
+  /** A user spoke in `place`: the recipient of the thread's answers (kept in the store). */
+  async noteRecipient(place: Place, userId: string): Promise<void> {
+    await this.recipients.note(this.team(place), place, userId);
+  }
+
+  private threadKey(place: Place): string {
+    return `${this.team(place)}:${place.channel}:${place.thread ?? ''}`;
+  }
+
+  /** True while this process streams natively in the thread (the relay's edits there are appends). */
+  private streamingIn(place: Place): boolean {
+    const live = this.liveStreams.get(this.threadKey(place));
+    if (!live) return false;
+    const now = Date.now();
+    for (const [ts, expiresAt] of live) if (expiresAt <= now) live.delete(ts);
+    if (live.size === 0) this.liveStreams.delete(this.threadKey(place));
+    return live.size > 0;
+  }
+
+  private markLive(place: Place, ts: string, expiresAt: number): () => void {
+    const key = this.threadKey(place);
+    const live = this.liveStreams.get(key) ?? new Map<string, number>();
+    live.set(ts, expiresAt);
+    this.liveStreams.set(key, live);
+    return () => {
+      const l = this.liveStreams.get(key);
+      l?.delete(ts);
+      if (l && l.size === 0) this.liveStreams.delete(key);
+    };
+  }
+
+  private editBudget(place: Place): RateBudget {
+    return { key: `slack:${this.team(place)}:chat.update`, ...EDIT_BUDGET };
+  }
+
+  /** A native-streaming method's workspace budget. */
+  streamBudget(kind: keyof typeof STREAM_BUDGETS, place: Place): RateBudget {
+    const method = { start: 'chat.startStream', append: 'chat.appendStream', stop: 'chat.stopStream' }[kind];
+    return { key: `slack:${this.team(place)}:${method}`, ...STREAM_BUDGETS[kind] };
   }
 
   budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
-    const team = this.team(place);
     // Posts are paced inside post() (see above): a budget here would spend the token twice.
     if (op === 'post') return [];
-    return [{ key: `slack:${team}:chat.update`, ...EDIT_BUDGET }];
+    // The relay's edits of a live native stream are chat.appendStream calls (Tier 4), and the stop
+    // that ends it spends its own Tier 2 budget inside stop(): neither is a chat.update. A thread
+    // holds one answer at a time, so while a stream is live there the relay's edits are its appends.
+    if (place.thread && this.streamingIn(place)) return [this.streamBudget('append', place)];
+    return [this.editBudget(place)];
+  }
+
+  /**
+   * chat.update of a message outside the relay (a clicked button replacing its message), on the
+   * workspace's chat.update budget; updates of one message waiting for a token coalesce.
+   */
+  update(ref: MessageRef, msg: OutMessage): Promise<void> {
+    return this.updates.update(ref, msg);
+  }
+
+  /** The surface stops: updates still waiting for a token are dropped (they fail). */
+  close(): void {
+    this.updates.close();
   }
 
   /** Wait (bounded) for a post token, for posts the relay's scheduler does not pace. */
@@ -178,8 +255,10 @@ export class SlackPort implements SurfacePort {
     const channelPlace: Place = { surface: 'slack', workspace: this.team(place), channel: place.channel };
     const ref = await this.pacedPost(channelPlace, () => this.postMessage(channelPlace, root));
     const thread: Place = { ...channelPlace, thread: ref.id };
-    const user = this.lastCommandUser.get(place.channel);
-    if (user) this.noteRecipient(thread, user);
+    await this.recipients.adopt(this.team(thread), thread).catch((err: unknown) => {
+      // Only native streaming needs it, and that falls back to chat.update without.
+      this.opts.log.warn({ err }, 'slack: storing the thread recipient failed');
+    });
     return { thread, root: ref };
   }
 
@@ -225,22 +304,31 @@ export class SlackPort implements SurfacePort {
   async startNativeStream(place: Place, first: OutMessage): Promise<NativeStream | undefined> {
     const team = this.team(place);
     if (!place.thread || this.noNativeStream.has(team)) return undefined;
-    const recipient = this.recipients.get(`${place.channel}:${place.thread}`);
+    const recipient = place.channel.startsWith('D') ? undefined : await this.recipients.forThread(team, place);
+    const startBudget = this.streamBudget('start', place);
     let ts: string;
     try {
       // A stream starts a message in the channel: it shares the channel's post pace (and Retry-After).
-      const res = await this.pacedPost(place, () =>
-        this.opts.client.apiCall('chat.startStream', {
+      const res = await this.pacedPost(place, async () => {
+        // Taken right before the call, never waited for: a short Tier 2 budget means chat.update
+        // for this answer, which is better than holding its first words back.
+        const d = await this.opts.store.takeToken(startBudget.key, startBudget.limit, startBudget.windowMs);
+        if (!d.granted) throw new StartBudgetShort();
+        return this.opts.client.apiCall('chat.startStream', {
           channel: place.channel,
           thread_ts: place.thread,
           ...(first.text.length > 0 ? { markdown_text: first.text } : {}),
-          ...(recipient && !place.channel.startsWith('D') ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
-        }),
-      );
+          ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
+        });
+      });
       const started = (res as { ts?: unknown }).ts;
       if (!tsSchemaOk(started)) throw new Error('chat.startStream answered without ts');
       ts = started;
     } catch (err) {
+      if (err instanceof StartBudgetShort) {
+        this.opts.log.debug({ team }, 'slack: chat.startStream budget spent, using chat.update for this answer');
+        return undefined;
+      }
       const e = translateError(err);
       if (e instanceof PlatformRateLimitError) throw e;
       const code = slackErrorCode(err);
@@ -252,44 +340,38 @@ export class SlackPort implements SurfacePort {
       }
       return undefined;
     }
-    return new SlackNativeStream(this.opts.client, { place, id: ts }, first.text, Date.now() + NATIVE_STREAM_TTL_MS);
-  }
-}
-
-/** One natively streamed message: appends deltas, and on stop makes the text exactly the final. */
-class SlackNativeStream implements NativeStream {
-  constructor(
-    private readonly client: WebClient,
-    readonly ref: MessageRef,
-    private appended: string,
-    readonly expiresAt: number,
-  ) {}
-
-  async append(text: string): Promise<void> {
-    if (text.length === 0) return;
-    await call(() =>
-      this.client.apiCall('chat.appendStream', { channel: this.ref.place.channel, ts: this.ref.id, markdown_text: text }),
+    const expiresAt = Date.now() + NATIVE_STREAM_TTL_MS;
+    const settled = this.markLive(place, ts, expiresAt);
+    return new SlackNativeStream(
+      {
+        client: this.opts.client,
+        store: this.opts.store,
+        stopBudget: this.streamBudget('stop', place),
+        update: (ref, msg) => this.update(ref, msg),
+        settled,
+      },
+      { place, id: ts },
+      first.text,
+      expiresAt,
     );
-    this.appended += text;
   }
 
-  async stop(finalMessage?: OutMessage): Promise<void> {
-    const args: Record<string, unknown> = { channel: this.ref.place.channel, ts: this.ref.id };
-    const finalText = finalMessage ? plainText(finalMessage) : this.appended;
-    const continues = finalText.startsWith(this.appended);
-    if (continues && finalText.length > this.appended.length) args.markdown_text = finalText.slice(this.appended.length);
-    if (finalMessage) {
-      // Only what follows the text (notice, buttons): stopStream appends blocks after the stream.
-      const tail = renderMessage({ ...finalMessage, text: '', typing: false }).blocks;
-      if (tail.length > 0) args.blocks = tail;
+  /**
+   * Finish a native stream another process left open (it died mid-answer): stop the stream, then
+   * make the message show exactly `final` with chat.update, since what the dead process last
+   * appended is not known here. When the stream is gone already, the chat.update alone does it.
+   * Like `edit`, the caller spends `budgets('edit')` for the chat.update; the stop spends its own
+   * Tier 2 budget here.
+   */
+  async stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void> {
+    try {
+      await spendBudgets(this.opts.store, [this.streamBudget('stop', ref.place)]);
+      await call(() => this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id }));
+    } catch (err) {
+      if (err instanceof PlatformRateLimitError) throw err;
+      this.opts.log.info({ code: slackErrorCode(err) ?? String(err) }, 'slack: stream already over, finishing the message with chat.update');
     }
-    await call(() => this.client.apiCall('chat.stopStream', args));
-    this.appended = continues ? finalText : this.appended;
-    if (!continues && finalMessage) {
-      // The stream showed text the final answer does not start with: replace it outright.
-      const { text, blocks } = renderMessage(finalMessage);
-      await call(() => this.client.chat.update({ channel: this.ref.place.channel, ts: this.ref.id, text, blocks: blocks as never }));
-      this.appended = text;
-    }
+    this.liveStreams.get(this.threadKey(ref.place))?.delete(ref.id);
+    await this.edit(ref, final);
   }
 }

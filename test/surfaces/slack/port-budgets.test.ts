@@ -1,0 +1,174 @@
+/**
+ * SlackPort against the fake Web API: the native-streaming tier budgets (the fake's and the port's),
+ * paced and coalesced button updates, thread recipients kept in the store (seen by another
+ * instance), and stopNativeStream finishing a stream another process left open.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import type { Place } from '../../../src/core/surface';
+import { SqliteStore } from '../../../src/state/sqlite-store';
+import { SlackPort, STREAM_BUDGETS } from '../../../src/surfaces/slack/port';
+import { createWebClient } from '../../../src/surfaces/slack/web';
+import { FakeSlack } from '../../support/fake-slack';
+
+const log = pino({ level: 'silent' });
+
+describe('SlackPort budgets, recipients and stopNativeStream', () => {
+  let fake: FakeSlack;
+  let store: SqliteStore;
+  let dir: string;
+  const ports: SlackPort[] = [];
+
+  /** A port as one instance has it: its own memory, the shared store. */
+  const newPort = (): SlackPort => {
+    const port = new SlackPort({ client: createWebClient(fake.botToken, fake.apiUrl, log), store, log, botToken: fake.botToken, team: () => fake.team });
+    ports.push(port);
+    return port;
+  };
+
+  /** Tokens still free on a budget key (takes them all: use on keys the test is done with). */
+  const drain = async (key: string, limit: number): Promise<number> => {
+    let n = 0;
+    while ((await store.takeToken(key, limit, 60_000)).granted) n++;
+    return n;
+  };
+
+  /** Tests that need fresh store budgets use a workspace of their own (the store keys budgets by it). */
+  const place = (channel: string, thread: string, workspace = fake.team): Place => ({ surface: 'slack', workspace, channel, thread });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'slack-port-'));
+    store = new SqliteStore(join(dir, 'state.db'));
+    fake = await new FakeSlack().start();
+  });
+
+  afterAll(async () => {
+    await fake.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the fake enforces the streaming tiers per workspace with 429 and Retry-After, counted', async () => {
+    const other = await new FakeSlack({ team: 'T0TIERS' }).start();
+    try {
+      const post = (method: string, body: Record<string, unknown>): Promise<Response> =>
+        fetch(`${other.apiUrl}${method}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${other.botToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const starts = [];
+      for (let i = 0; i < STREAM_BUDGETS.start.limit + 1; i++) starts.push(await post('chat.startStream', { channel: 'C1', thread_ts: '1.1' }));
+      expect(starts.slice(0, -1).every((r) => r.status === 200)).toBe(true);
+      expect(starts.at(-1)!.status).toBe(429);
+      expect(Number(starts.at(-1)!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const ts = String(((await starts[0]!.json()) as { ts: string }).ts);
+      const appends = [];
+      for (let i = 0; i < STREAM_BUDGETS.append.limit + 1; i++) appends.push((await post('chat.appendStream', { channel: 'C1', ts, markdown_text: 'x' })).status);
+      expect(appends.filter((s) => s === 429)).toHaveLength(1);
+      expect(appends.at(-1)).toBe(429);
+      const stops = [];
+      for (let i = 0; i < STREAM_BUDGETS.stop.limit + 1; i++) stops.push((await post('chat.stopStream', { channel: 'C1', ts })).status);
+      expect(stops.at(-1)).toBe(429);
+      expect(stops.filter((s) => s === 429)).toHaveLength(1);
+      expect(other.rateLimited).toBe(3);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a live native stream is paced on appendStream and stopStream budgets, not on chat.update', async () => {
+    const port = newPort();
+    const thread = place('C0NATIVE', '100.1');
+    expect(port.budgets('edit', thread)).toEqual([{ key: `slack:${fake.team}:chat.update`, limit: 50, windowMs: 60_000 }]);
+    const stream = await port.startNativeStream(thread, { text: '' });
+    expect(stream).toBeDefined();
+    // The relay's edits in this thread are now appends.
+    expect(port.budgets('edit', thread)).toEqual([{ key: `slack:${fake.team}:chat.appendStream`, limit: 100, windowMs: 60_000 }]);
+    // Other threads still edit with chat.update.
+    expect(port.budgets('edit', place('C0NATIVE', '100.2'))[0]!.key).toBe(`slack:${fake.team}:chat.update`);
+    await stream!.append('Hello');
+    await stream!.stop({ text: 'Hello world' });
+    expect(port.budgets('edit', thread)[0]!.key).toBe(`slack:${fake.team}:chat.update`);
+    expect(fake.message('C0NATIVE', stream!.ref.id)!.text).toBe('Hello world');
+    // The start and the stop each took one token of their own Tier 2 budget.
+    expect(await drain(`slack:${fake.team}:chat.startStream`, STREAM_BUDGETS.start.limit)).toBe(STREAM_BUDGETS.start.limit - 1);
+    expect(await drain(`slack:${fake.team}:chat.stopStream`, STREAM_BUDGETS.stop.limit)).toBe(STREAM_BUDGETS.stop.limit - 1);
+  });
+
+  test('with the startStream budget spent, the answer falls back to chat.update at once (no call, no wait)', async () => {
+    // The previous test drained the workspace's start budget.
+    const port = newPort();
+    const before = fake.callsOf('chat.startStream').length;
+    const started = Date.now();
+    expect(await port.startNativeStream(place('C0SHORT', '200.1'), { text: '' })).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(fake.callsOf('chat.startStream')).toHaveLength(before);
+    expect(fake.rateLimited).toBe(0);
+  });
+
+  test('button updates spend the chat.update budget and coalesce per message', async () => {
+    const port = newPort();
+    const a = await port.post({ surface: 'slack', workspace: fake.team, channel: 'C0PAGES' }, { text: 'page 1' });
+    const b = await port.post({ surface: 'slack', workspace: fake.team, channel: 'C0PAGES2' }, { text: 'page 1' });
+    const before = fake.callsOf('chat.update').length;
+    await Promise.all([...Array.from({ length: 10 }, (_, i) => port.update(a, { text: `page ${i + 2}` })), port.update(b, { text: 'page 2' })]);
+    expect(fake.message('C0PAGES', a.id)!.text).toBe('page 11');
+    expect(fake.message('C0PAGES2', b.id)!.text).toBe('page 2');
+    const made = fake.callsOf('chat.update').length - before;
+    // One call carries the first click; the nine that waited behind it coalesce into one more.
+    expect(made).toBeLessThanOrEqual(3);
+    expect(await drain(`slack:${fake.team}:chat.update`, 50)).toBe(50 - made);
+    expect(fake.rateLimited).toBe(0);
+  });
+
+  test('the thread recipient is kept in the store: another instance starts the stream with it', async () => {
+    const a = newPort();
+    const b = newPort();
+    const channel: Place = { surface: 'slack', workspace: 'T0RECIP', channel: 'C0RECIP' };
+    await a.noteRecipient(channel, 'U0ASKER');
+    const { thread } = await a.startThread(channel, { text: 'root' }, 'root');
+    // A later message in the thread by someone else makes them the recipient.
+    const other = place('C0RECIP2', '300.1', 'T0RECIP');
+    await a.noteRecipient(other, 'U0LATER');
+    const s1 = await b.startNativeStream(thread, { text: '' });
+    const s2 = await b.startNativeStream(other, { text: '' });
+    const args = (ts: string) => fake.callsOf('chat.startStream').find((c) => c.response.ts === ts)!.args;
+    expect(args(s1!.ref.id)).toMatchObject({ recipient_user_id: 'U0ASKER', recipient_team_id: 'T0RECIP' });
+    expect(args(s2!.ref.id)).toMatchObject({ recipient_user_id: 'U0LATER', recipient_team_id: 'T0RECIP' });
+    await s1!.stop({ text: '' });
+    await s2!.stop({ text: '' });
+  });
+
+  test('stopNativeStream finishes a stream another process left open, and falls back to chat.update when it is gone', async () => {
+    const dead = newPort();
+    const thread = place('C0ORPHAN', '400.1', 'T0ORPHAN');
+    const stream = await dead.startNativeStream(thread, { text: '' });
+    await stream!.append('Partial ans');
+    const final = {
+      text: 'Partial ans',
+      notice: 'Answer interrupted.',
+      buttons: [{ action: 'answer.retry', label: 'Retry', value: 'r1' }],
+    };
+    const heir = newPort();
+    await heir.stopNativeStream(stream!.ref, final);
+    const msg = fake.message('C0ORPHAN', stream!.ref.id)!;
+    expect(msg.streaming).toBe(false);
+    expect(msg.text).toBe('Partial ans');
+    expect(JSON.stringify(msg.blocks)).toContain('Retry');
+    expect(JSON.stringify(msg.blocks)).toContain('Answer interrupted.');
+    const stops = fake.callsOf('chat.stopStream').filter((c) => c.args.ts === stream!.ref.id);
+    expect(stops.map((c) => c.response.ok)).toEqual([true]);
+
+    // Gone already (stopped): chat.update alone makes the message exactly the final.
+    await heir.stopNativeStream(stream!.ref, { text: 'Partial answer, done' });
+    expect(fake.message('C0ORPHAN', stream!.ref.id)!.text).toBe('Partial answer, done');
+    expect(fake.callsOf('chat.stopStream').filter((c) => c.args.ts === stream!.ref.id).at(-1)!.response.error).toBe('message_not_in_streaming_state');
+    // Each stop spent a Tier 2 token; the chat.update is paid by the caller (budgets('edit')), not twice.
+    expect(await drain('slack:T0ORPHAN:chat.stopStream', STREAM_BUDGETS.stop.limit)).toBe(STREAM_BUDGETS.stop.limit - 2);
+    expect(await drain('slack:T0ORPHAN:chat.update', 50)).toBe(50);
+    expect(fake.rateLimited).toBe(0);
+  });
+});
