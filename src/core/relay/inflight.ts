@@ -43,6 +43,11 @@ export const inflightRecordSchema = z.object({
       text: z.string(),
       /** The message already shows its finished text (no typing mark). */
       done: z.boolean(),
+      /**
+       * The message is a live native stream (Slack chat.startStream): only stopping the stream ends
+       * it (its ref names it: channel and ts). Absent in records of older versions: a plain message.
+       */
+      native: z.boolean().optional(),
     }),
   ),
   retry: z.object({ action: z.string(), value: z.string() }),
@@ -150,7 +155,9 @@ async function recoverOne(
     const ref: MessageRef = m.ref;
     const msg: OutMessage =
       i === last ? interruptedMessage(m.text, reason, rec.retry) : { text: m.text, markdown: true, typing: false };
-    await deps.scheduler.run(surface.budgets('edit', ref.place), 'final', () => surface.edit(ref, msg));
+    // A live native stream is stopped where the surface can (an edit alone would leave it streaming).
+    const stop = m.native && surface.stopNativeStream ? surface.stopNativeStream.bind(surface) : undefined;
+    await deps.scheduler.run(surface.budgets('edit', ref.place), 'final', () => (stop ? stop(ref, msg) : surface.edit(ref, msg)));
   }
   await store.delete(inflightKey(answerKey));
   await store.releaseLease(leaseName, deps.instanceId);

@@ -14,7 +14,7 @@ import type { Button, MessageRef, NativeStream, OutMessage, Place, SurfacePort }
 import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import type { BudgetScheduler, Priority } from './scheduler';
-import { nextCut, splitForLimit, splitIntoAtLeast } from './split';
+import { nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut, type StreamingCut } from './split';
 import { Wake } from './wake';
 
 export interface RelayRequest {
@@ -54,8 +54,12 @@ export interface RelayOptions {
   nativeExpiryMarginMs?: number;
   /** Tries of one final (non-rate-limit) platform call before the relay gives that message up. */
   finalAttempts?: number;
-  /** Text beyond the window needed before a message is sealed (so its cut cannot move). */
-  sealLookahead?: number;
+  /**
+   * Longest a message's visible text may stay behind settled text it cannot show yet (its cut may
+   * still land before that text). Past this, the relay commits to cutting no earlier than the latest
+   * settled natural cut, so the text shows; the cut may then be a weaker boundary.
+   */
+  maxHoldMs?: number;
 }
 
 export interface RelayDeps {
@@ -92,7 +96,7 @@ const DEFAULTS = {
   leaseRenewMs: LEASE_RENEW_MS,
   nativeExpiryMarginMs: 30_000,
   finalAttempts: 3,
-  sealLookahead: 200,
+  maxHoldMs: 1000,
 };
 
 const MAX_INTERIM_FAILURES = 5;
@@ -135,6 +139,11 @@ class AnswerRun {
   /** Texts of the messages whose cut is decided (all but the live last one, while streaming). */
   private readonly sealed: string[] = [];
   private text = '';
+  /** The live message's committed cut: it ends no earlier (see maxHoldMs). */
+  private floor: number | undefined;
+  /** Since when the live message's visible end has stood still with settled text hidden after it. */
+  private held: { since: number; at: number } | undefined;
+  private viewCache: { key: string; view: StreamingCut } | undefined;
   private phase: Phase = { kind: 'streaming' };
   private readonly wake = new Wake();
   private nativeMode: boolean;
@@ -311,8 +320,11 @@ class AnswerRun {
     if (this.phase.kind !== 'streaming') return;
     const sealedText = this.sealed.join('');
     // Messages already sealed keep their text when the final answer agrees with them.
-    const pieces =
-      this.sealed.length > 0 && final.answer.startsWith(sealedText)
+    // The final answer continues the streamed text (the normal case): the cuts decided or committed
+    // while streaming stand, so every message ends as a continuation of what it showed.
+    const pieces = final.answer.startsWith(this.text)
+      ? [...this.sealed, ...splitFrom(final.answer, sealedText.length, this.limit, this.floor)]
+      : this.sealed.length > 0 && final.answer.startsWith(sealedText)
         ? [...this.sealed, ...splitForLimit(final.answer.slice(sealedText.length), this.limit)]
         : splitIntoAtLeast(final.answer, this.limit, Math.max(1, this.slots.length));
     this.phase = { kind: 'final', final, pieces };
@@ -326,7 +338,7 @@ class AnswerRun {
     for (;;) {
       const start = this.sealedLength();
       if (this.text.length - start <= this.limit) break;
-      this.sealed.push(this.text.slice(start, nextCut(this.text, start, this.limit)));
+      this.seal(nextCut(this.text, start, this.limit, this.floor));
     }
     this.phase = { kind: 'interrupted', reason, error: error ?? new Error(reason) };
     this.deps.log.info({ answerKey: this.req.answerKey, reason }, 'answer interrupted');
@@ -342,16 +354,50 @@ class AnswerRun {
     return n;
   }
 
-  /** Seal the live message once its cut can no longer move as more text arrives. */
+  private seal(cut: number): void {
+    this.sealed.push(this.text.slice(this.sealedLength(), cut));
+    this.floor = undefined;
+    this.held = undefined;
+  }
+
+  /** Where the live message stands: its cut if decided, else how far it may show (see streamingCut). */
+  private liveView(): StreamingCut {
+    const start = this.sealedLength();
+    const key = `${this.text.length}:${start}:${this.floor ?? ''}`;
+    if (this.viewCache?.key !== key) {
+      this.viewCache = { key, view: streamingCut(this.text, start, this.limit, this.floor) };
+    }
+    return this.viewCache.view;
+  }
+
+  /**
+   * Seals the live message once its cut can no longer move as more text arrives, and commits its cut
+   * when settled text has stayed hidden for maxHoldMs (so the visible text keeps growing).
+   */
   private sealWhileStreaming(): void {
     for (;;) {
-      const start = this.sealedLength();
-      const end = start + this.limit;
-      if (this.text.length <= end) return;
-      const lineDone = this.text.indexOf('\n', end) !== -1;
-      if (!lineDone && this.text.length <= end + this.opts.sealLookahead) return;
-      this.sealed.push(this.text.slice(start, nextCut(this.text, start, this.limit)));
+      const view = this.liveView();
+      if (view.cut === undefined) break;
+      this.seal(view.cut);
     }
+    const view = this.liveView();
+    if (view.settledCut === undefined || view.settledCut <= view.safe) {
+      this.held = undefined;
+      return;
+    }
+    if (this.held?.at !== view.safe) {
+      this.held = { since: this.now, at: view.safe };
+      return;
+    }
+    if (this.now - this.held.since < this.opts.maxHoldMs) return;
+    this.floor = view.settledCut;
+    this.held = undefined;
+  }
+
+  /** When a hold must be re-examined, if one runs. */
+  private holdWaitMs(): number | undefined {
+    if (!this.held) return undefined;
+    return Math.max(0, this.held.since + this.opts.maxHoldMs - this.now);
   }
 
   /** A native stream about to expire is finished at a natural cut within what it already shows. */
@@ -359,13 +405,11 @@ class AnswerRun {
     const live = this.slots[this.sealed.length];
     if (!live?.native || this.slots.length !== this.sealed.length + 1) return;
     if (this.now < live.native.expiresAt - this.opts.nativeExpiryMarginMs) return;
-    const start = this.sealedLength();
     const shown = live.appended.length;
     // Nothing shown yet: an empty message would be left behind; the idle timeout ends such a stream.
     if (shown === 0) return;
-    let cut = start + shown;
-    if (shown >= 3) cut = nextCut(this.text, start, shown - 1);
-    this.sealed.push(this.text.slice(start, cut));
+    // Appends end at settled natural cuts (see layout), so the message keeps exactly what it shows.
+    this.seal(this.sealedLength() + shown);
   }
 
   private layout(): OutMessage[] {
@@ -382,7 +426,12 @@ class AnswerRun {
     if (phase.kind === 'interrupted') {
       return [...this.sealed.map(done), interruptedMessage(tail, phase.reason, this.req.retry)];
     }
-    const visible = tail.length > this.limit ? this.text.slice(start, nextCut(this.text, start, this.limit)) : tail;
+    // Only what the message will keep: its final text starts with every version it shows. Appends to
+    // a native stream cannot be taken back, so they also stop at a natural cut (a whole word).
+    const view = this.liveView();
+    const live = this.slots[this.sealed.length];
+    const native = live ? live.native !== undefined : this.nativeMode;
+    const visible = this.text.slice(start, native ? view.safeBoundary : view.safe);
     return [...this.sealed.map(done), { text: visible, markdown: true, typing: true }];
   }
 
@@ -408,7 +457,8 @@ class AnswerRun {
       const index = this.nextIndex(layout);
       if (index === undefined) {
         if (terminal) return;
-        await this.wake.wait(seen, this.expiryWaitMs());
+        const waits = [this.expiryWaitMs(), this.holdWaitMs()].filter((w): w is number => w !== undefined);
+        await this.wake.wait(seen, waits.length > 0 ? Math.min(...waits) : undefined);
         continue;
       }
       const want = layout[index];
@@ -419,7 +469,9 @@ class AnswerRun {
       if (slot && priority === 'interim') {
         const gap = this.interimGap(slot);
         if (gap > 0) {
-          await this.phaseOrDelay(gap);
+          // Woken by new text too: it may seal this message, whose final (and the next message's
+          // post) must not wait for an interim's turn.
+          await this.wake.wait(seen, gap);
           continue;
         }
       }
@@ -503,12 +555,13 @@ class AnswerRun {
     if (this.nativeMode && want.typing && this.surface.startNativeStream) {
       let stream: NativeStream | undefined;
       try {
-        stream = await this.surface.startNativeStream(this.req.place, { text: '', markdown: true, typing: true });
+        // The stream starts with what the message may show already (text that came while it waited).
+        stream = await this.surface.startNativeStream(this.req.place, { text: want.text, markdown: true, typing: true });
       } catch (err) {
         this.deps.log.info({ err }, 'native streaming refused; using post and edit');
       }
       if (stream) {
-        this.slots[index] = this.slot(stream.ref, { text: '', markdown: true, typing: true }, stream);
+        this.slots[index] = this.slot(stream.ref, { text: want.text, markdown: true, typing: true }, stream);
         return;
       }
       this.nativeMode = false;
@@ -551,6 +604,7 @@ class AnswerRun {
         ref: s.ref,
         text: s.native ? s.appended : s.sent.text,
         done: !s.native && !s.sent.typing,
+        native: s.native ? true : undefined,
       })),
       retry: this.req.retry,
       owner: this.deps.instanceId,

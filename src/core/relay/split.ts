@@ -148,10 +148,11 @@ function latest(list: Candidate[], pred: (c: Candidate) => boolean): number | un
   return best;
 }
 
-function cutWith(text: string, start: number, limit: number, fences: Fence[]): number {
+function cutWith(text: string, start: number, limit: number, fences: Fence[], floor = start): number {
   if (text.length - start <= limit) return text.length;
   const end = start + limit;
-  const all = candidates(text, start, end);
+  // A floor the window does not reach cannot be honoured: the limit wins.
+  const all = floor > start && floor <= end ? candidates(text, start, end).filter((c) => c.at >= floor) : candidates(text, start, end);
   const outside = all.filter((c) => !insideFence(fences, c.at));
 
   for (const kind of [Kind.Paragraph, Kind.Line, Kind.Sentence, Kind.Word, Kind.Cjk]) {
@@ -179,9 +180,105 @@ function cutWith(text: string, start: number, limit: number, fences: Fence[]): n
  * Where the piece that starts at `start` ends: an index in (start, start + limit], or text.length when
  * the rest fits. Fences are judged on the whole text, so a piece starting inside a fence knows it.
  */
-export function nextCut(text: string, start: number, limit: number): number {
+export function nextCut(text: string, start: number, limit: number, floor?: number): number {
   assertLimit(limit);
-  return cutWith(text, start, limit, findFences(text));
+  return cutWith(text, start, limit, findFences(text), floor);
+}
+
+/**
+ * The pieces of text.slice(start), the first ending no earlier than `firstFloor` (a cut committed
+ * while streaming). Fences are judged on the whole text, as `nextCut` and `streamingCut` do, so the
+ * pieces agree with what was decided while the text streamed.
+ */
+export function splitFrom(text: string, start: number, limit: number, firstFloor?: number): string[] {
+  assertLimit(limit);
+  const fences = findFences(text);
+  const pieces: string[] = [];
+  let pos = start;
+  do {
+    const cut = cutWith(text, pos, limit, fences, pos === start ? firstFloor : undefined);
+    pieces.push(text.slice(pos, cut));
+    pos = cut;
+  } while (pos < text.length);
+  return pieces;
+}
+
+/** Where the piece that starts at `start` stands while more text may still arrive. */
+export interface StreamingCut {
+  /** Set once no text that may follow can move the piece's end: the piece is text.slice(start, cut). */
+  cut?: number;
+  /** The piece's end cannot come before this, whatever follows: text.slice(start, safe) may be shown. */
+  safe: number;
+  /** The latest natural cut at or before `safe` that no continuation can remove (start when none). */
+  safeBoundary: number;
+  /** The latest settled natural cut outside fences (a floor that may be committed), when past `floor`. */
+  settledCut?: number;
+}
+
+const COULD_BE_FENCE = /^ {0,3}(`*|~*)$/;
+
+/**
+ * Up to where the natural cuts of a text still streaming in are settled: no continuation can add,
+ * remove or move a cut before these points, nor change its kind or whether it is inside a fence.
+ * Only the trailing run of whitespace is open (more may follow: a line break becomes a paragraph),
+ * and a last line that is, or may still become, a fence line (it changes what follows it).
+ */
+function openParts(text: string): { trailing: number; fenceLine: number } {
+  let trailing = text.length;
+  while (trailing > 0 && isSpace(text[trailing - 1])) trailing--;
+  const lineStart = text.lastIndexOf('\n') + 1;
+  const line = text.slice(lineStart).replace(/\r$/, '');
+  const fenceLine = COULD_BE_FENCE.test(line) || FENCE_LINE.test(line) ? lineStart : Infinity;
+  return { trailing, fenceLine };
+}
+
+/**
+ * For the piece starting at `start` of a text still streaming in: its end if already decided, and
+ * else the least end any continuation can give it (cutWith only picks a settled cut or one after the
+ * settled point), so what is shown up to there is always a prefix of the piece's final text.
+ * `floor` is a committed cut: the piece ends no earlier (see nextCut).
+ */
+export function streamingCut(text: string, start: number, limit: number, floor = start): StreamingCut {
+  assertLimit(limit);
+  const end = start + limit;
+  const fences = findFences(text);
+  const open = openParts(text);
+  if (text.length > end && open.fenceLine >= end) {
+    // The window is full and every cut in it is settled (whitespace running past the window's end
+    // counts only up to it).
+    const cut = cutWith(text, start, limit, fences, floor);
+    return { cut, safe: cut, safeBoundary: cut, settledCut: undefined };
+  }
+  const settled = Math.max(start, Math.min(open.trailing, open.fenceLine, end));
+  const known = candidates(text, start, settled).filter((c) => c.at <= settled && c.at >= floor);
+  const outside = known.filter((c) => !insideFence(fences, c.at));
+  let lowest: number | undefined;
+  for (const kind of [Kind.Paragraph, Kind.Line, Kind.Sentence, Kind.Word, Kind.Cjk]) {
+    const minAt = start + limit * MIN_FILL[kind];
+    lowest = latest(outside, (c) => c.kind === kind && c.at >= minAt);
+    if (lowest !== undefined) break;
+  }
+  // Text ending in whitespace outside a fence will have a cut after that whitespace starts, so the
+  // fallback to the latest cut outside a fence cannot land before it.
+  const pendingOutside =
+    open.trailing > Math.max(start, floor - 1) && open.trailing < Math.min(text.length, end) &&
+    !insideFence(fences, open.trailing + 1) &&
+    // A fence reaching the end may be unclosed: what follows would be inside it.
+    !fences.some((f) => f.end >= text.length);
+  // No settled cut qualifies yet: a later one may, or the fallbacks of cutWith pick a settled one.
+  if (lowest === undefined && pendingOutside) lowest = settled;
+  lowest ??=
+    latest(outside, () => true) ??
+    latest(known, (c) => c.kind <= Kind.Line) ??
+    latest(known, (c) => c.kind <= Kind.Word) ??
+    latest(known, () => true);
+  const safe = lowest === undefined ? settled : Math.min(lowest, settled);
+  const settledCut = latest(outside, () => true);
+  return {
+    safe,
+    safeBoundary: latest(known, (c) => c.at <= safe) ?? start,
+    settledCut: settledCut !== undefined && settledCut > Math.max(floor, start) ? settledCut : undefined,
+  };
 }
 
 /** Pieces each at most `limit` long whose concatenation is exactly `text`. */

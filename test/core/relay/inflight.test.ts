@@ -8,7 +8,7 @@ import {
 } from '../../../src/core/relay/inflight';
 import { Relay } from '../../../src/core/relay/relay';
 import { BudgetScheduler } from '../../../src/core/relay/scheduler';
-import type { Place } from '../../../src/core/surface';
+import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog, until } from './fake-stream';
@@ -78,6 +78,57 @@ describe('recoverAbandonedAnswers', () => {
     expect(await store.keys('inflight:')).toEqual([]);
   });
 
+  it('stops a live native stream through the surface when it can, and records which messages are streams', async () => {
+    const stopped: string[] = [];
+    // The port's stopNativeStream: here the stream object is at hand; Slack's finds it by channel and ts.
+    class StoppingSurface extends TestSurface {
+      async stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void> {
+        const live = this.nativeStreams.find((s) => s.ref.id === ref.id);
+        if (!live) throw new Error('no such stream');
+        stopped.push(ref.id);
+        await live.stop(final);
+      }
+    }
+    const nativeSurface = new StoppingSurface({ maxMessageLength: 100, native: { ttlMs: 300_000 } });
+    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
+    const dead = new Relay({
+      store,
+      scheduler: deadScheduler,
+      log: silentLog,
+      instanceId: 'dying',
+      options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
+    });
+    const stream = new FakeAnswerStream();
+    const running = dead.run({
+      surface: nativeSurface,
+      place,
+      events: stream,
+      finalButtons: [],
+      retry: RETRY,
+      idleTimeoutMs: 60_000,
+      answerKey: 'crash-native',
+    });
+    // Appends end at settled word boundaries: the space after 'natively' is one once 'and' follows.
+    stream.push('Streamed natively and');
+    await until(async () => {
+      const rec = await store.get<InflightRecord>(inflightKey('crash-native'));
+      return rec?.messages[0]?.text === 'Streamed natively ';
+    });
+    expect((await store.get<InflightRecord>(inflightKey('crash-native')))?.messages[0]?.native).toBe(true);
+    await until(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined);
+    expect(await recoverAbandonedAnswers({ ...deps, surfaces: () => nativeSurface })).toBe(1);
+    const live = nativeSurface.nativeStreams[0];
+    expect(stopped).toEqual([live?.ref.id]);
+    expect(live?.stoppedAt).toBeDefined();
+    expect(live?.finalMessage).toMatchObject({ text: 'Streamed natively ', typing: false });
+    expect(live?.finalMessage?.notice).toMatch(/interrupted/);
+    expect(nativeSurface.count('edit')).toBe(0);
+
+    await dead.markAllInFlight('test over');
+    await running.catch(() => undefined);
+    deadScheduler.close();
+  });
+
   it('posts a notice for an answer that died before its placeholder', async () => {
     const rec: InflightRecord = { surface: 'test', place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
     await store.set(inflightKey('a3'), recordToJson(rec));
@@ -106,7 +157,7 @@ describe('recoverAbandonedAnswers', () => {
       idleTimeoutMs: 60_000,
       answerKey: 'crash',
     });
-    stream.push('Half an answer');
+    stream.push('Half an answer ');
     await until(async () => {
       const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('crash'));
       return rec?.messages[0]?.text === 'Half an answer';

@@ -125,12 +125,13 @@ describe('Relay', () => {
     const surface = new TestSurface();
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
-    stream.push('First part');
+    // A word shows once it is whole (until then it might grow past the limit and move the cut).
+    stream.push('First part ');
     await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'First part');
     expect(surface.messagesIn(place)[0]?.current.typing).toBe(true);
-    stream.push(', second part.');
+    stream.push('and second part.');
     stream.final();
-    expectComplete(surface, await running, 'First part, second part.');
+    expectComplete(surface, await running, 'First part and second part.');
   });
 
   it.each([2000, 3000])('splits a 10,000+ character answer with code fences exactly at limit %i', async (limit) => {
@@ -151,7 +152,7 @@ describe('Relay', () => {
     const surface = new TestSurface();
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
-    stream.push('Helo wrld');
+    stream.push('Helo wrld ');
     await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'Helo wrld');
     stream.final('Hello world!');
     expectComplete(surface, await running, 'Hello world!');
@@ -234,7 +235,7 @@ describe('Relay', () => {
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream));
       stream.push('The first half of ');
-      await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'The first half of ');
+      await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'The first half of');
       const err = Object.assign(new Error('socket hang up'), { name: 'NetworkError', partialText: 'The first half of the' });
       stream.fail(err);
       const result = await running;
@@ -292,11 +293,11 @@ describe('Relay', () => {
       const stream = new FakeAnswerStream();
       const controller = new AbortController();
       const running = relay.run(request(surface, stream, { signal: controller.signal }));
-      stream.push('Some text');
+      stream.push('Some text ');
       await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'Some text');
       controller.abort('the user cancelled');
       const result = await running;
-      expectInterrupted(surface, result, 'Some text');
+      expectInterrupted(surface, result, 'Some text ');
       expect(surface.messages.get(result.messages[0]?.id ?? '')?.current.notice).toMatch(/the user cancelled/);
     });
   });
@@ -386,7 +387,7 @@ describe('Relay', () => {
       const surface = new TestSurface();
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream, { answerKey: 'tracked' }));
-      stream.push('Tracked text');
+      stream.push('Tracked text ');
       await until(async () => {
         const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('tracked'));
         return rec?.messages[0]?.text === 'Tracked text';

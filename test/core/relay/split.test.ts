@@ -1,4 +1,4 @@
-import { findFences, nextCut, splitForLimit, splitIntoAtLeast } from '../../../src/core/relay/split';
+import { findFences, nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut } from '../../../src/core/relay/split';
 
 /** Small seeded PRNG so a failing case can be replayed. */
 function rng(seed: number): () => number {
@@ -190,5 +190,78 @@ describe('splitForLimit', () => {
         checkExact(text, splitForLimit(text, 500), 500);
       }
     });
+  });
+});
+
+describe('streamingCut: what a piece may show while its text streams in', () => {
+  const texts = (): Array<{ text: string; limit: number }> => {
+    const out: Array<{ text: string; limit: number }> = [];
+    for (let seed = 1; seed <= 12; seed++) {
+      const limit = seed % 2 === 0 ? 300 : 500;
+      out.push({ text: generate(seed * 31, 2500, { maxFence: 900, longWord: 350 }).text, limit });
+    }
+    // Hand-made traps: a fence opened after prose, a word longer than the window, blank lines arriving late.
+    out.push({ text: `Intro line.\n\n\`\`\`py\n${'x = 1\n'.repeat(120)}\`\`\`\nafter ${'word '.repeat(200)}`, limit: 300 });
+    out.push({ text: `Hello world ${'y'.repeat(700)} tail ${'z '.repeat(300)}`, limit: 300 });
+    out.push({ text: `${'a '.repeat(100)}\n${'b '.repeat(30)}\n\n${'c '.repeat(300)}`, limit: 300 });
+    return out;
+  };
+
+  it('never lets a later cut come before what it said was safe, and decides only final cuts', () => {
+    for (const { text, limit } of texts()) {
+      let start = 0;
+      while (start < text.length) {
+        const finalCut = nextCut(text, start, limit);
+        let lastSafe = start;
+        for (let len = start; len <= Math.min(text.length, start + limit + 5); len += 2) {
+          const prefix = text.slice(0, len);
+          const view = streamingCut(prefix, start, limit);
+          expect(view.safe).toBeLessThanOrEqual(finalCut);
+          expect(view.safeBoundary).toBeLessThanOrEqual(view.safe);
+          expect(view.safe).toBeGreaterThanOrEqual(lastSafe);
+          lastSafe = view.safe;
+          if (view.cut !== undefined) {
+            expect(view.cut).toBe(finalCut);
+            break;
+          }
+        }
+        start = finalCut;
+      }
+    }
+  });
+
+  it('with a committed floor, the piece ends at or after it and after what was shown', () => {
+    for (const { text, limit } of texts()) {
+      let start = 0;
+      while (start < text.length && start + limit < text.length) {
+        // Commit, as the relay does, to the latest settled cut once the piece is half full.
+        const at = start + Math.floor(limit * 0.8);
+        const floor = streamingCut(text.slice(0, at), start, limit).settledCut;
+        const finalCut = nextCut(text, start, limit, floor);
+        if (floor !== undefined) expect(finalCut).toBeGreaterThanOrEqual(floor);
+        for (let len = at; len <= start + limit + 1; len++) {
+          const view = streamingCut(text.slice(0, len), start, limit, floor);
+          expect(view.safe).toBeLessThanOrEqual(finalCut);
+          if (floor !== undefined) expect(view.safe).toBeGreaterThanOrEqual(floor);
+          if (view.cut !== undefined) {
+            expect(view.cut).toBe(finalCut);
+            break;
+          }
+        }
+        expect(splitFrom(text, start, limit, floor)[0]).toBe(text.slice(start, finalCut));
+        start = finalCut;
+      }
+    }
+  });
+
+  it('shows the whole text of a short prose piece, minus its unfinished word', () => {
+    // 'wor' may grow into a word longer than the window, which would put the cut before it.
+    expect(streamingCut('Hello there, wor', 0, 100)).toMatchObject({ safe: 13, safeBoundary: 13 });
+    expect(streamingCut('Hello there, world ', 0, 100).safe).toBe(18);
+    expect(streamingCut('Hello there, world and', 0, 14).cut).toBe(13);
+    // An unclosed fence after prose: nothing past the fence until it closes (the cut may land before it).
+    const fenced = 'Some prose first.\n```\ncode line\nmore code\n';
+    expect(streamingCut(fenced, 0, 100).safe).toBe(fenced.indexOf('```'));
+    expect(streamingCut(`${fenced}\`\`\`\nafter`, 0, 100).safe).toBe(fenced.length + 4);
   });
 });
