@@ -15,7 +15,7 @@ const isoDate = (name: string) =>
 const qInt = (name: string) =>
   z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), int(name));
 const qBool = (name: string) =>
-  z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), bool(name));
+  z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), bool(name));
 
 // ---- wire resources ------------------------------------------------------------------------------
 
