@@ -19,6 +19,7 @@ import { ChatbotClient } from './service/client';
 import { openStore } from './state/open-store';
 import type { StateStore } from './state/store';
 import { createSlackSurface } from './surfaces/slack';
+import { resolveApiUrl as resolveSlackApiUrl } from './surfaces/slack/web';
 import { createDiscordSurface } from './surfaces/discord';
 
 /** A surface runtime as main wires it (Slack, Discord, the shell). */
@@ -75,7 +76,9 @@ export function createLogger(level: string, destination?: string): Logger {
   };
   if (destination) {
     mkdirSync(dirname(resolve(destination)), { recursive: true });
-    return pino(options, pino.destination({ dest: destination, sync: false, mkdir: true }));
+    // Synchronous: the file is open before the first line, so a quick exit (empty piped input)
+    // cannot hit pino's exit flush on a stream that is not ready yet.
+    return pino(options, pino.destination({ dest: destination, sync: true, mkdir: true }));
   }
   return pino(options, pino.destination(2));
 }
@@ -104,6 +107,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         sessionKey: chatbot.sessionKey,
         apiKey: chatbot.apiKey,
         fragmentDelayMs: opts.localFragmentDelayMs,
+        llm: config.localLlm,
       });
       const service = localService;
       cleanups.push(() => service.close());
@@ -139,7 +143,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
           botToken: config.slack.botToken,
           signingSecret: config.slack.signingSecret,
           appToken: config.slack.appToken,
-          apiUrl: config.slack.apiUrl,
+          apiUrl: await resolveSlackApiUrl(config.slack.apiUrl, config.slack.botToken, log),
           adminUsers: config.slack.adminUsers,
           handoffChannel: config.slack.handoffChannel,
           store,

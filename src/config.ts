@@ -58,6 +58,8 @@ export interface Config {
   instanceId: string;
   /** SQLite file of the in-process local chatbot service (only used when CHATBOT_API_URL is unset). */
   serviceDb: string;
+  /** OpenAI-compatible backend of the in-process local chatbot service; its built-in answerer when absent. */
+  localLlm?: { baseUrl: string; apiKey?: string; model?: string };
 }
 
 export interface ConfigProblem {
@@ -138,6 +140,9 @@ const envObject = z.object({
     LOG_LEVEL: opt(z.string().refine((v) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()), { message: `must be one of ${LOG_LEVELS.join(', ')}` }).transform((v) => v.toLowerCase() as LogLevel)),
     INSTANCE_ID: opt(text),
     SERVICE_DB: opt(text),
+    LLM_BASE_URL: opt(httpUrl),
+    LLM_API_KEY: opt(text),
+    LLM_MODEL: opt(text),
 });
 
 const envSchema = envObject
@@ -179,6 +184,7 @@ const envSchema = envObject
       instanceId: e.INSTANCE_ID ?? instanceId(),
       serviceDb: e.SERVICE_DB ?? './data/service.db',
     };
+    if (e.LLM_BASE_URL) config.localLlm = { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL };
     if (e.SLACK_BOT_TOKEN) {
       config.slack = {
         botToken: e.SLACK_BOT_TOKEN,
@@ -230,6 +236,7 @@ const SECRET_PATHS: Array<[keyof Config, string]> = [
   ['slack', 'signingSecret'],
   ['slack', 'appToken'],
   ['discord', 'token'],
+  ['localLlm', 'apiKey'],
 ];
 
 /** A printable copy: every key, token and signing secret replaced by '***'. */

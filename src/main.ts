@@ -45,7 +45,8 @@ function shellRuntime(interactive: boolean, getShell: () => Shell | undefined): 
   };
 }
 
-async function runShell(config: Config): Promise<void> {
+/** Resolves with the number of lines the shell handled. */
+async function runShell(config: Config): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   let shell: Shell | undefined;
   const { runtime, surface } = shellRuntime(interactive, () => shell);
@@ -70,8 +71,9 @@ async function runShell(config: Config): Promise<void> {
     idle: () => app.bridge.conversations.idle(),
   });
   installSignals(app);
-  await shell.run();
+  const handled = await shell.run();
   await app.close(5000);
+  return handled;
 }
 
 function installSignals(app: AppHandle): void {
@@ -107,7 +109,12 @@ async function main(): Promise<void> {
       console.error(HOW_TO_CONFIGURE);
       process.exit(1);
     }
-    await runShell(config);
+    const handled = await runShell(config);
+    // Piped input that was empty is "no terminal" too: say how to configure a surface.
+    if (handled === 0 && !process.stdin.isTTY) {
+      console.error(HOW_TO_CONFIGURE);
+      process.exit(1);
+    }
     process.exit(0);
   }
   const app = await startApp(config, { localServiceDb: config.serviceDb });

@@ -131,6 +131,13 @@ export interface FakeDiscordOptions {
   /** Per-channel message create+edit budget: `limit` per `windowMs` (sliding). Default 5 per 5 s. */
   channelLimit?: { limit: number; windowMs: number };
   heartbeatIntervalMs?: number;
+  /**
+   * Variations a different (still faithful) Discord could show, so the bot is proven not to rely on
+   * this fake's habits: GUILD_CREATE listing only @everyone among the roles (members keep theirs);
+   * threads refused on messages that are interaction responses (404 Unknown Message), or on every
+   * message, leaving only POST /channels/:id/threads.
+   */
+  quirks?: { guildRolesListed?: boolean; threadOnMessage?: 'all' | 'not-interaction-replies' | 'none' };
 }
 
 type Json = Record<string, unknown>;
@@ -209,10 +216,13 @@ export class FakeDiscord {
   /** Downloads of files served by addFile (attachments the bot fetched). */
   fileFetches = 0;
   identifies = 0;
+  /** The intents bitfield of the latest IDENTIFY. */
+  lastIntents = 0;
   heartbeatAcks = 0;
 
   private readonly channelLimit: { limit: number; windowMs: number };
   private readonly heartbeatIntervalMs: number;
+  private readonly quirks: NonNullable<FakeDiscordOptions['quirks']>;
   private readonly rateLog = new Map<string, number[]>();
   private server?: Server;
   private wss?: WebSocketServer;
@@ -230,6 +240,7 @@ export class FakeDiscord {
     this.guildId = opts.guildId ?? snowflake();
     this.channelLimit = opts.channelLimit ?? { limit: 5, windowMs: 5000 };
     this.heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 5000;
+    this.quirks = opts.quirks ?? {};
     this.botUser = { id: this.applicationId, username: 'bridge-bot', global_name: null, bot: true };
   }
 
@@ -417,6 +428,7 @@ export class FakeDiscord {
             return;
           }
           this.identifies += 1;
+          this.lastIntents = Number(msg.d?.intents ?? 0);
           this.ready.add(ws);
           this.seq += 1;
           this.send(ws, {
@@ -499,7 +511,7 @@ export class FakeDiscord {
       stickers: [],
       roles: [
         { id: this.guildId, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
-        ...this.roles.map((r, i) => ({ id: r.id, name: r.name, permissions: '0', position: i + 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 })),
+        ...(this.quirks.guildRolesListed === false ? [] : this.roles).map((r, i) => ({ id: r.id, name: r.name, permissions: '0', position: i + 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 })),
       ],
       channels: channels.map((c) => this.channelPayload(c)),
       threads: threads.map((c) => this.channelPayload(c)),
@@ -1028,6 +1040,10 @@ export class FakeDiscord {
     }
     if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path)) && method === 'POST') {
       const msg = this.findMessage(m[1]!, m[2]!);
+      const onMessage = this.quirks.threadOnMessage ?? 'all';
+      if (onMessage === 'none' || (onMessage === 'not-interaction-replies' && msg.interactionId)) {
+        throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
+      }
       if ([...this.channels.values()].some((c) => c.id === msg.id)) throw new HttpError(400, { code: 160004, message: 'A thread has already been created for this message' });
       const name = String(obj.name ?? '');
       if (name.length < 1 || name.length > 100) throw invalidForm('name', 'Must be between 1 and 100 in length.');

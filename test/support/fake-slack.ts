@@ -61,6 +61,15 @@ export interface FakeSlackOptions {
   /** 'on' or the error chat.startStream answers. */
   streaming?: 'on' | 'unknown_method' | 'feature_not_enabled';
   users?: Record<string, string>;
+  /**
+   * Variations a different (still faithful) Web API could show: methods it does not implement at
+   * all (HTTP 404, as a proxy or partial implementation answers, instead of Slack's 200
+   * `unknown_method`); serving only under a path prefix such as `/api/` (anything else is 404); an
+   * auth.test answer of its own.
+   */
+  missingMethods?: string[];
+  servePrefix?: string;
+  authTest?: Args;
 }
 
 interface Bucket {
@@ -92,6 +101,7 @@ export class FakeSlack {
   private streaming: 'on' | 'unknown_method' | 'feature_not_enabled';
   private readonly postBurst: number;
   private readonly users: Record<string, string>;
+  private readonly opts: FakeSlackOptions;
   private readonly buckets = new Map<string, Bucket>();
   private readonly forced = new Map<string, { count: number; retryAfterSec: number }>();
   private server: Server | undefined;
@@ -107,6 +117,7 @@ export class FakeSlack {
     this.postBurst = opts.postBurst ?? 3;
     this.streaming = opts.streaming ?? 'on';
     this.users = opts.users ?? {};
+    this.opts = opts;
   }
 
   /** Base URL to put in SLACK_API_URL. */
@@ -256,6 +267,13 @@ export class FakeSlack {
       return;
     }
     const method = url.pathname.split('/').filter(Boolean).pop() ?? '';
+    const outside = this.opts.servePrefix !== undefined && !url.pathname.startsWith(this.opts.servePrefix);
+    if (outside || this.opts.missingMethods?.includes(method)) {
+      this.calls.push({ method, args: {}, at: Date.now(), status: 404, response: {} });
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('Not Found');
+      return;
+    }
     let args: Args;
     try {
       args = this.parseArgs(req, raw);
@@ -327,6 +345,7 @@ export class FakeSlack {
   private answer(method: string, a: Args): Args {
     switch (method) {
       case 'auth.test':
+        if (this.opts.authTest) return this.opts.authTest;
         return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'bridge', team_id: this.team, user_id: this.botUserId, bot_id: this.botId };
       case 'users.info': {
         const id = String(a.user ?? '');

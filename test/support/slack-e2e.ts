@@ -27,7 +27,15 @@ export interface SlackE2E {
   close(): Promise<void>;
 }
 
-export async function startSlackE2E(opts: { fake?: FakeSlackOptions; env?: Record<string, string>; fragmentDelayMs?: number } = {}): Promise<SlackE2E> {
+export async function startSlackE2E(
+  opts: {
+    fake?: FakeSlackOptions;
+    env?: Record<string, string>;
+    fragmentDelayMs?: number;
+    /** SLACK_API_URL from the started fake (default: its /api/ base). */
+    apiUrl?: (fake: FakeSlack) => string;
+  } = {},
+): Promise<SlackE2E> {
   const dir = mkdtempSync(join(tmpdir(), 'slack-e2e-'));
   const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
@@ -42,7 +50,7 @@ export async function startSlackE2E(opts: { fake?: FakeSlackOptions; env?: Recor
     CHATBOT_ID: service.chatbotId,
     SLACK_BOT_TOKEN: fake.botToken,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: fake.apiUrl,
+    SLACK_API_URL: opts.apiUrl ? opts.apiUrl(fake) : fake.apiUrl,
     SLACK_HANDOFF_CHANNEL: HANDOFF_CHANNEL,
     SLACK_ADMIN_USERS: ADMIN,
     STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,

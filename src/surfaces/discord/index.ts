@@ -65,21 +65,33 @@ const COMMAND_NAMES = new Set<string>(COMMAND_SPECS.map((s) => s.name));
 const messageCreateSchema = z.object({
   id: z.string(),
   channel_id: z.string(),
-  guild_id: z.string().optional(),
-  type: z.number().optional(),
-  content: z.string().default(''),
+  guild_id: z.string().nullish(),
+  type: z.number().nullish(),
+  content: z.string().nullish().transform((c) => c ?? ''),
   webhook_id: z.string().nullish(),
   author: z.object({
     id: z.string(),
     username: z.string(),
     global_name: z.string().nullish(),
-    bot: z.boolean().optional(),
+    bot: z.boolean().nullish(),
   }),
-  member: z.object({ nick: z.string().nullish(), roles: z.array(z.string()).default([]) }).optional(),
-  mentions: z.array(z.object({ id: z.string() })).default([]),
+  member: z.object({ nick: z.string().nullish(), roles: z.array(z.string()).nullish() }).nullish(),
+  mentions: z
+    .array(z.object({ id: z.string() }).passthrough())
+    .nullish()
+    .transform((m) => m ?? []),
   attachments: z
-    .array(z.object({ id: z.string(), filename: z.string(), size: z.number().optional(), url: z.string(), content_type: z.string().optional() }))
-    .default([]),
+    .array(
+      z.object({
+        id: z.string(),
+        filename: z.string(),
+        size: z.number().nullish(),
+        url: z.string(),
+        content_type: z.string().nullish(),
+      }),
+    )
+    .nullish()
+    .transform((a) => a ?? []),
 });
 type MessageCreate = z.infer<typeof messageCreateSchema>;
 
@@ -89,6 +101,11 @@ const rawPacketSchema = z.object({ t: z.string().nullish(), d: z.unknown() });
 /** Plain message or reply; system messages (thread created, pins, joins) are not for the bot. */
 const USER_MESSAGE_TYPES = new Set([0, 19]);
 
+/** DISCORD_API_URL as discord.js's `rest.api` takes it: no trailing slash, no version (it adds /v10). */
+export function restBase(apiUrl: string): string {
+  return apiUrl.replace(/\/+$/, '').replace(/\/v\d+$/, '');
+}
+
 function sanitizeRoute(route: string): string {
   return route.replace(/\/(webhooks|interactions)\/[^/]+\/[^/]+/, '/$1/:id/:token');
 }
@@ -97,7 +114,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const log = opts.log;
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
-    rest: opts.apiUrl ? { api: opts.apiUrl.replace(/\/+$/, '') } : {},
+    rest: opts.apiUrl ? { api: restBase(opts.apiUrl) } : {},
   });
   const rest = client.rest;
   guardGateway(client, log);
@@ -139,7 +156,11 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
         roles = member.roles;
         nick = (member as APIInteractionGuildMember).nick;
       } else {
-        roles = [...(member as GuildMember).roles.cache.keys()];
+        // roles.cache only holds roles the guild's cache knows (GUILD_CREATE may list none, or not
+        // yet a new one); the member's own role ids, as the interaction carried them, are the truth.
+        const own = (member as unknown as { _roles?: unknown })._roles;
+        roles = Array.isArray(own) ? own.filter((r): r is string => typeof r === 'string') : [];
+        roles = [...new Set([...roles, ...(member as GuildMember).roles.cache.keys()])];
         nick = (member as GuildMember).nickname;
       }
     }
@@ -362,11 +383,17 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     const guildId = guildOf(m.guild_id);
     if (!core || !guildId) return;
     if (m.author.bot || m.webhook_id || m.author.id === botId) return;
-    if (m.type !== undefined && !USER_MESSAGE_TYPES.has(m.type)) return;
+    if (m.type !== undefined && m.type !== null && !USER_MESSAGE_TYPES.has(m.type)) return;
     const mentioned = mentionsBot(m);
     const text = m.content.split(`<@${botId}>`).join('').split(`<@!${botId}>`).join('').trim();
     const actor = actorOf({ id: m.author.id, username: m.author.username, globalName: m.author.global_name }, m.member?.nick, m.member?.roles ?? []);
-    const attachments = m.attachments.map((a) => ({ id: a.id, name: a.filename, mime: a.content_type, size: a.size, url: a.url }));
+    const attachments = m.attachments.map((a) => ({
+      id: a.id,
+      name: a.filename,
+      mime: a.content_type ?? undefined,
+      size: a.size ?? undefined,
+      url: a.url,
+    }));
     const parent = await threads.parentOf(m.channel_id);
     let place: Place;
     if (parent) {

@@ -63,6 +63,17 @@ export const interactionScope = new AsyncLocalStorage<InteractionScope>();
 const idSchema = z.object({ id: z.string() });
 const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
 const THREAD_TYPES = new Set([10, 11, 12]);
+const PUBLIC_THREAD = 11;
+
+function threadName(title: string): string {
+  return title.replace(/\s+/g, ' ').trim().slice(0, 100) || 'Conversation';
+}
+
+/** What may be logged of a REST error (never its URL: interaction tokens live in webhook paths). */
+function errSummary(err: unknown): Record<string, unknown> {
+  if (err instanceof DiscordAPIError) return { status: err.status, code: err.code, message: err.message };
+  return { message: err instanceof Error ? err.message : String(err) };
+}
 
 /** Which channels are threads, and their parents: remembered in the store (threads outlive a restart). */
 export class Threads {
@@ -183,25 +194,63 @@ export class DiscordPort implements SurfacePort {
     const rendered = await this.render(root);
     const scope = interactionScope.getStore();
     let rootId = scope && !place.thread ? await scope.responder.rootMessage(rendered, channel) : undefined;
-    rootId ??= await this.send(channel, rendered);
-    const threadId = await this.createThread(channel, rootId, title);
+    let threadId: string | undefined;
+    if (rootId) {
+      try {
+        threadId = await this.createThreadOn(channel, rootId, title);
+      } catch (err) {
+        const e = toRateLimitError(err);
+        if (e instanceof PlatformRateLimitError) throw e;
+        // The interaction's reply could not carry a thread (unknown to the channel's messages, or
+        // refused): the root becomes a channel message of its own.
+        this.log.warn({ err: errSummary(err) }, 'discord: no thread on the interaction reply, posting the root');
+        rootId = undefined;
+      }
+    }
+    if (!rootId || !threadId) {
+      rootId = await this.send(channel, rendered);
+      threadId = await this.createThread(channel, rootId, title);
+    }
     const rootPlace: Place = { surface: 'discord', workspace: place.workspace, channel };
     return { thread: { ...rootPlace, thread: threadId }, root: { place: rootPlace, id: rootId } };
   }
 
   /** A thread on a message; Discord gives it the message's id, so a repeat finds the same one. */
-  async createThread(channelId: string, messageId: string, title: string): Promise<string> {
-    const name = title.replace(/\s+/g, ' ').trim().slice(0, 100) || 'Conversation';
+  private async createThreadOn(channelId: string, messageId: string, title: string): Promise<string> {
     let threadId: string;
     try {
-      const res = await this.rest.post(Routes.threads(channelId, messageId), { body: { name, auto_archive_duration: 1440 } });
+      const res = await this.rest.post(Routes.threads(channelId, messageId), { body: { name: threadName(title), auto_archive_duration: 1440 } });
       threadId = idSchema.parse(res).id;
     } catch (err) {
       if (err instanceof DiscordAPIError && err.code === 160004) threadId = messageId;
-      else throw toRateLimitError(err);
+      else throw err;
     }
     await this.threads.remember(threadId, channelId);
     return threadId;
+  }
+
+  /**
+   * A thread on a message, or, when the message cannot carry one (Discord refused it), a public
+   * thread of its own in the channel: the conversation needs a thread either way.
+   */
+  async createThread(channelId: string, messageId: string, title: string): Promise<string> {
+    try {
+      return await this.createThreadOn(channelId, messageId, title);
+    } catch (err) {
+      const e = toRateLimitError(err);
+      if (e instanceof PlatformRateLimitError || !(err instanceof DiscordAPIError) || err.status >= 500) throw e;
+      this.log.warn({ err: errSummary(err) }, 'discord: no thread on the message, starting a thread of its own');
+    }
+    try {
+      const res = await this.rest.post(Routes.threads(channelId), {
+        body: { name: threadName(title), type: PUBLIC_THREAD, auto_archive_duration: 1440 },
+      });
+      const threadId = idSchema.parse(res).id;
+      await this.threads.remember(threadId, channelId);
+      return threadId;
+    } catch (err) {
+      throw toRateLimitError(err);
+    }
   }
 
   async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {

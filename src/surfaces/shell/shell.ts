@@ -96,8 +96,9 @@ export class Shell {
     this.rl.prompt(true);
   }
 
-  /** Runs until /quit or the end of input; then waits for answers still streaming. */
-  async run(): Promise<void> {
+  /** Runs until /quit or the end of input; then waits for answers still streaming. Resolves with the number of lines handled. */
+  async run(): Promise<number> {
+    let handled = 0;
     this.surface.print(
       `${this.surface.colors.bold('chatbot-bridge shell')} — type a question, or /help for commands.`,
     );
@@ -108,6 +109,7 @@ export class Shell {
       const line = next.value.trim();
       if (line === '/quit' || line === '/exit') break;
       if (line !== '') {
+        handled += 1;
         try {
           await this.handle(line);
           // Piped input: answer each line before reading the next, so the transcript reads in order.
@@ -122,6 +124,7 @@ export class Shell {
     this.closed = true;
     this.rl.close();
     this.surface.close();
+    return handled;
   }
 
   /** Let answers that are still streaming finish before leaving (piped input ends early). */

@@ -53,10 +53,11 @@ export interface SlackRuntime {
 /** Socket Mode reconnect backoff: at once (Slack asked, or a blip), then 1 s doubling to 30 s. */
 const RECONNECT_MAX_MS = 30_000;
 
+// Only the bot's own user id is essential; the team also arrives with every request.
 const authTestSchema = z.object({
-  team_id: z.string(),
+  team_id: z.string().nullish(),
   user_id: z.string(),
-  bot_id: z.string().optional(),
+  bot_id: z.string().nullish(),
 });
 
 export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
@@ -71,7 +72,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     whoPromise ??= (async () => {
       try {
         const res = authTestSchema.parse(await client.auth.test());
-        who = { team: res.team_id, botUserId: res.user_id, ...(res.bot_id ? { botId: res.bot_id } : {}) };
+        who = { team: res.team_id ?? '', botUserId: res.user_id, ...(res.bot_id ? { botId: res.bot_id } : {}) };
         return who;
       } catch (err) {
         whoPromise = undefined;

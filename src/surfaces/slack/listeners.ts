@@ -199,7 +199,11 @@ export function registerListeners(d: ListenerDeps): void {
   // ---- modal submits -------------------------------------------------------------------------------
   d.app.view(new RegExp(`^${VIEW_PREFIX}`), async ({ ack, body }) => {
     const parsed = viewSubmissionSchema.safeParse(body);
-    const metaJson = parsed.success ? safeJson(parsed.data.view.private_metadata) : undefined;
+    // Slack echoes the modal's private_metadata; should it ever come back empty, the form is still
+    // known from the callback_id (without a channel to answer in, errors still show inline).
+    const metaJson = parsed.success
+      ? (safeJson(parsed.data.view.private_metadata) ?? { formId: parsed.data.view.callback_id.slice(VIEW_PREFIX.length), state: '' })
+      : undefined;
     const meta = formMetadataSchema.safeParse(metaJson);
     const core = d.core();
     if (!parsed.success || !meta.success || !core) {

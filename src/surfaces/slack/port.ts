@@ -25,7 +25,7 @@ import { renderMessage } from './blocks';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
 import { PacedUpdates } from './updates';
-import { call, slackErrorCode, translateError, type WebClient } from './web';
+import { call, httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
 
 /** chat.postMessage: Slack allows about one message a second per channel. */
 export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
@@ -332,9 +332,9 @@ export class SlackPort implements SurfacePort {
       const e = translateError(err);
       if (e instanceof PlatformRateLimitError) throw e;
       const code = slackErrorCode(err);
-      if (code && STREAM_UNAVAILABLE.has(code)) {
+      if ((code && STREAM_UNAVAILABLE.has(code)) || isMissingMethod(err)) {
         this.noNativeStream.add(team);
-        this.opts.log.info({ team, code }, 'slack: native streaming unavailable, using chat.update');
+        this.opts.log.info({ team, code: code ?? `HTTP ${httpStatus(err)}` }, 'slack: native streaming unavailable, using chat.update');
       } else {
         this.opts.log.warn({ code: code ?? String(err) }, 'slack: chat.startStream failed, using chat.update for this answer');
       }

@@ -42,6 +42,43 @@ export function slackLogger(log: Logger): SlackLogger {
 
 export type WebClient = webApi.WebClient;
 
+/**
+ * SLACK_API_URL as the Web API client takes it (`slackApiUrl`: the base the method names follow,
+ * Slack's own is https://slack.com/api/). A bare origin is ambiguous: a proxy may serve the methods
+ * at its root, or at /api/ like Slack. Then one auth.test decides: /api/ when only it answers.
+ */
+export async function resolveApiUrl(apiUrl: string | undefined, token: string, log: Logger): Promise<string | undefined> {
+  if (!apiUrl) return apiUrl;
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    return apiUrl;
+  }
+  if (url.pathname !== '/' && url.pathname !== '') return apiUrl;
+  const status = async (base: string): Promise<number | undefined> => {
+    try {
+      const res = await fetch(`${base}auth.test`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+        signal: AbortSignal.timeout(5_000),
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      return res.status;
+    } catch {
+      return undefined;
+    }
+  };
+  const root = `${url.origin}/`;
+  if ((await status(root)) !== 404) return apiUrl;
+  const api = `${url.origin}/api/`;
+  const apiStatus = await status(api);
+  if (apiStatus === undefined || apiStatus === 404) return apiUrl;
+  log.info({ apiUrl: api }, 'slack: SLACK_API_URL has no path and the Web API answers under /api/: using it');
+  return api;
+}
+
 export function createWebClient(token: string, apiUrl: string | undefined, log: Logger): WebClient {
   return new webApi.WebClient(token, {
     slackApiUrl: apiUrl,
@@ -57,6 +94,23 @@ export function slackErrorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const data = (err as { data?: { error?: unknown } }).data;
   return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/** The HTTP status when a call failed at the HTTP level (Slack itself answers 200 with `ok: false`). */
+export function httpStatus(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; statusCode?: unknown };
+  return e.code === 'slack_webapi_http_error' && typeof e.statusCode === 'number' ? e.statusCode : undefined;
+}
+
+/**
+ * The method does not exist where the client points: Slack says `unknown_method` (HTTP 200); a
+ * proxy or a partial implementation of the Web API answers 404 (or 405/410/501) instead.
+ */
+export function isMissingMethod(err: unknown): boolean {
+  if (slackErrorCode(err) === 'unknown_method') return true;
+  const status = httpStatus(err);
+  return status === 404 || status === 405 || status === 410 || status === 501;
 }
 
 /** Turn the SDK's rate-limited error into core's PlatformRateLimitError; others pass through. */

@@ -1,0 +1,83 @@
+/**
+ * The bot against a Discord that behaves a little differently from our fake's defaults, as another
+ * faithful implementation may: GUILD_CREATE without the guild's custom roles (members still carry
+ * their role ids), no thread on an interaction's reply, or no thread on any message at all.
+ */
+import { FakeDiscord } from '../../support/fake-discord';
+import { botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+
+const STRING = 3;
+
+/** The thread (a channel) the bot started in `parent` named after `name`. */
+function threadNamed(fake: FakeDiscord, parent: string, name: string): string | undefined {
+  return [...fake.channels.values()].find((c) => (c.type === 11 || c.type === 12) && c.parent_id === parent && c.name === name)?.id;
+}
+
+describe('Discord with no roles in GUILD_CREATE and no thread on interaction replies', () => {
+  let e: DiscordE2E;
+
+  beforeAll(async () => {
+    e = await startDiscordE2E({ fake: { quirks: { guildRolesListed: false, threadOnMessage: 'not-interaction-replies' } } });
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('IDENTIFY asks exactly the intents Guilds, GuildMessages and MessageContent', () => {
+    const GUILDS = 1 << 0;
+    const GUILD_MESSAGES = 1 << 9;
+    const MESSAGE_CONTENT = 1 << 15;
+    expect(e.fake.lastIntents).toBe(GUILDS | GUILD_MESSAGES | MESSAGE_CONTENT);
+  });
+
+  test('admins are the members holding a DISCORD_ADMIN_ROLES role even when the guild cache does not list it', async () => {
+    const show = e.fake.slashCommand({ name: 'chatbot', subcommand: 'show', channelId: e.general.id, member: e.admin });
+    await e.fake.waitFor(() => e.fake.responsesOf(show).find((m) => m.content !== '' || m.embeds.length > 0), 10_000, 'the admin’s /chatbot show');
+    expect(responseText(e, show).toLowerCase()).not.toContain('admin');
+    const refused = e.fake.slashCommand({ name: 'chatbot', subcommand: 'show', channelId: e.general.id, member: e.user });
+    const msg = await e.fake.waitFor(() => e.fake.responsesOf(refused).find((m) => m.content !== ''), 10_000, 'the refusal');
+    expect(msg.ephemeral).toBe(true);
+    expect(msg.content.toLowerCase()).toContain('admin');
+  });
+
+  test('/ask still gets a thread (on a root message of its own) with the exact answer', async () => {
+    const question = 'Which homes are for sale in Austin today?';
+    const rec = e.fake.slashCommand({ name: 'ask', channelId: e.general.id, member: e.user, options: [{ name: 'question', type: STRING, value: question }] });
+    const threadId = await e.fake.waitFor(() => threadNamed(e.fake, e.general.id, question), 10_000, 'the thread of /ask');
+    expect(rec.callbacks[0]!.at - rec.createdAt).toBeLessThan(3000);
+    const root = e.fake.channelMessages(e.general.id).find((m) => m.id === threadId) ?? e.fake.messages.get(threadId);
+    expect(root?.content).toContain(`<@${e.user.user.id}>`);
+    const { answer, messages } = await waitForAnswer(e, threadId, question);
+    expect(messages.map((m) => m.content).join('')).toBe(answer);
+    const follow = 'And for rent in Austin?';
+    e.fake.userMessage({ channelId: threadId, member: e.user, content: follow });
+    await waitForAnswer(e, threadId, follow);
+  });
+});
+
+describe('Discord refusing threads on messages', () => {
+  let e: DiscordE2E;
+
+  beforeAll(async () => {
+    e = await startDiscordE2E({ fake: { quirks: { threadOnMessage: 'none' } } });
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('a mention starts a thread of its own in the channel, answered exactly; /ask too', async () => {
+    const question = 'homes for sale in Austin under 600000?';
+    e.fake.userMessage({ channelId: e.general.id, member: e.user, content: question, mentionsBot: true });
+    const threadId = await e.fake.waitFor(() => threadNamed(e.fake, e.general.id, question), 10_000, 'the thread of the mention');
+    const { answer, messages } = await waitForAnswer(e, threadId, question);
+    expect(messages.map((m) => m.content).join('')).toBe(answer);
+
+    const asked = 'Show me homes for rent in Austin';
+    e.fake.slashCommand({ name: 'ask', channelId: e.general.id, member: e.user, options: [{ name: 'question', type: STRING, value: asked }] });
+    const askThread = await e.fake.waitFor(() => threadNamed(e.fake, e.general.id, asked), 10_000, 'the thread of /ask');
+    await waitForAnswer(e, askThread, asked);
+    expect(botMessagesIn(e.fake, askThread).length).toBeGreaterThan(0);
+  });
+});
