@@ -63,7 +63,9 @@ export function recordToJson(rec: InflightRecord): Json {
 }
 
 export function interruptedNotice(reason: string): string {
-  return `⚠️ Answer interrupted: ${reason}. Press Retry to ask again.`;
+  // A reason may be the service's own sentence (kept word for word): no second full stop after it.
+  const stop = /[.!?。！？]$/.test(reason.trim()) ? '' : '.';
+  return `⚠️ Answer interrupted: ${reason.trim()}${stop} Press Retry to ask again.`;
 }
 
 export function retryButton(retry: { action: string; value: string }): Button {

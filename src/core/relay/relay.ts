@@ -9,11 +9,20 @@
  */
 import type { Logger } from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
+import {
+  InterruptedStreamError,
+  NetworkError,
+  QuotaExceededError,
+  RateLimitedError,
+  RequestValidationError,
+  ServiceError,
+  TimeoutError,
+} from '../../service/errors';
 import type { StateStore } from '../../state/store';
 import type { Button, MessageRef, NativeStream, OutMessage, Place, SurfacePort } from '../surface';
 import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
-import type { BudgetScheduler, Priority } from './scheduler';
+import { isPlatformRateLimit, type BudgetScheduler, type Priority } from './scheduler';
 import { nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut, type StreamingCut } from './split';
 import { Wake } from './wake';
 
@@ -83,6 +92,11 @@ interface Slot {
   lastInterimAt: number;
   failures: number;
   gaveUp: boolean;
+  /**
+   * A native stream whose append or stop failed: it may still be live on the platform, so it is no
+   * longer appended to, and its final call stops it (an edit alone may leave it streaming).
+   */
+  unstopped: boolean;
 }
 
 type Phase =
@@ -101,6 +115,13 @@ const DEFAULTS = {
 
 const MAX_INTERIM_FAILURES = 5;
 
+/**
+ * When the text still to place is within this share of the live message's room, its cut is about to
+ * be decided: an interim edit then would most likely be followed by a sealing edit that shows
+ * nothing new (only the typing mark goes), so the interim waits (up to maxHoldMs) for the seal.
+ */
+const SEAL_NEAR_SHARE = 0.05;
+
 function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
   if (!a) return false;
   return (
@@ -111,11 +132,44 @@ function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
   );
 }
 
-function describeError(err: unknown): string {
-  const name = err instanceof Error ? err.name : '';
-  if (/timeout/i.test(name)) return 'the chatbot service stopped responding';
-  if (/interrupt/i.test(name)) return 'the answer stream ended before it was complete';
-  return 'the connection to the chatbot service broke';
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return String(s >= 10 ? Math.round(s) : Math.round(s * 10) / 10);
+}
+
+function stoppedAnswering(ms: number): string {
+  return `the chatbot service stopped answering (no new text for ${seconds(ms)} s)`;
+}
+
+/**
+ * Why an answer stopped, in words for the interruption notice. The service client's messages are
+ * safe to show (see service/errors), so refusals are shown in the service's own words.
+ */
+export function describeError(err: unknown, idleTimeoutMs: number): string {
+  if (err instanceof InterruptedStreamError) {
+    switch (err.reason) {
+      case 'idle-timeout': {
+        const cause = (err as { cause?: unknown }).cause;
+        return stoppedAnswering(cause instanceof TimeoutError ? cause.timeoutMs : idleTimeoutMs);
+      }
+      case 'connection-lost':
+        return 'the connection to the chatbot service broke';
+      case 'ended':
+        return 'the answer stream ended before it was complete';
+      case 'aborted':
+        return 'the answer was cancelled';
+    }
+  }
+  if (err instanceof TimeoutError) return stoppedAnswering(err.timeoutMs);
+  // Before the 5xx check: a rate limit answered with a 5xx status is still the service's refusal.
+  if (err instanceof RateLimitedError || err instanceof QuotaExceededError) return err.message;
+  if (err instanceof ServiceError) {
+    if (err.httpStatus !== undefined && err.httpStatus >= 500) return `the chatbot service failed (HTTP ${err.httpStatus})`;
+    return err.message || `the chatbot service refused the question (${String(err.code)})`;
+  }
+  if (err instanceof RequestValidationError) return err.message || 'the question could not be sent';
+  if (err instanceof NetworkError) return 'could not reach the chatbot service';
+  return 'the answer could not be completed';
 }
 
 function partialTextOf(err: unknown): string | undefined {
@@ -151,6 +205,8 @@ class AnswerRun {
   private readonly stopController = new AbortController();
   private recordChain: Promise<void> = Promise.resolve();
   private lastError: unknown;
+  /** When an interim held back for an imminent seal goes anyway (see SEAL_NEAR_SHARE). */
+  private sealDueBy: number | undefined;
   readonly done: Promise<RelayResult>;
 
   constructor(
@@ -178,7 +234,17 @@ class AnswerRun {
   }
 
   private slot(ref: MessageRef, sent: OutMessage, native?: NativeStream): Slot {
-    return { ref, native, appended: native ? sent.text : '', sent, createdAt: this.now, lastInterimAt: 0, failures: 0, gaveUp: false };
+    return {
+      ref,
+      native,
+      appended: native ? sent.text : '',
+      sent,
+      createdAt: this.now,
+      lastInterimAt: 0,
+      failures: 0,
+      gaveUp: false,
+      unstopped: false,
+    };
   }
 
   /**
@@ -262,7 +328,7 @@ class AnswerRun {
         }
         void Promise.resolve(iterator.return?.()).catch(() => undefined);
         if (outcome.kind === 'idle') {
-          this.interruptWith(`no new text for ${Math.round(this.req.idleTimeoutMs / 1000)} s`, undefined);
+          this.interruptWith(stoppedAnswering(this.req.idleTimeoutMs), undefined);
         } else if (outcome.kind === 'stopped') {
           this.interruptWith(outcome.reason, undefined);
         } else {
@@ -270,12 +336,12 @@ class AnswerRun {
           if (partial !== undefined && partial.length > this.text.length && partial.startsWith(this.text)) {
             this.text = partial;
           }
-          this.interruptWith(describeError(outcome.error), outcome.error);
+          this.interruptWith(describeError(outcome.error, this.req.idleTimeoutMs), outcome.error);
         }
         return;
       }
     } catch (err) {
-      this.interruptWith(describeError(err), err);
+      this.interruptWith(describeError(err, this.req.idleTimeoutMs), err);
     }
   }
 
@@ -358,6 +424,21 @@ class AnswerRun {
     this.sealed.push(this.text.slice(this.sealedLength(), cut));
     this.floor = undefined;
     this.held = undefined;
+    this.sealDueBy = undefined;
+    // An interim of this answer waiting for budget now carries a sealing edit (it reads the layout
+    // when it runs): a final, and the next message's post waits behind it.
+    this.deps.scheduler.promote(this.coalesceKey);
+  }
+
+  /** How long an interim edit of the live message should still wait for its imminent seal. */
+  private sealWaitMs(): number {
+    const room = this.sealedLength() + this.limit - this.text.length;
+    if (room > this.limit * SEAL_NEAR_SHARE) {
+      this.sealDueBy = undefined;
+      return 0;
+    }
+    this.sealDueBy ??= this.now + this.opts.maxHoldMs;
+    return Math.max(0, this.sealDueBy - this.now);
   }
 
   /** Where the live message stands: its cut if decided, else how far it may show (see streamingCut). */
@@ -466,6 +547,14 @@ class AnswerRun {
       const slot = this.slots[index];
       // A new message is never held back: the user must see the bot is on it.
       const priority: Priority = slot && want.typing && !terminal ? 'interim' : 'final';
+      if (slot && priority === 'interim' && !slot.native && index === this.sealed.length) {
+        const wait = this.sealWaitMs();
+        if (wait > 0) {
+          // Text that arrives meanwhile seals the message: its sealing edit then shows it all at once.
+          await this.wake.wait(seen, wait);
+          continue;
+        }
+      }
       if (slot && priority === 'interim') {
         const gap = this.interimGap(slot);
         if (gap > 0) {
@@ -487,6 +576,8 @@ class AnswerRun {
       if (!slot) return this.createGaveUp ? undefined : i;
       if (slot.gaveUp) continue;
       if (slot.failures >= MAX_INTERIM_FAILURES && want.typing) continue;
+      // Not edited while it may still stream: its final call stops it.
+      if (slot.unstopped && want.typing) continue;
       if (!this.inSync(slot, want)) return i;
     }
     return undefined;
@@ -528,16 +619,26 @@ class AnswerRun {
       const terminal = this.phase.kind !== 'streaming';
       this.deps.log.warn({ err, answerKey: this.req.answerKey, index, op }, 'relay platform call failed');
       if (!slot) {
+        // The scheduler's retries of a rate-limited native start are spent: post and edit instead.
+        if (creating && this.nativeMode && isPlatformRateLimit(err)) this.nativeMode = false;
         if (terminal && ++this.createFailures >= this.opts.finalAttempts) this.createGaveUp = true;
         else await this.phaseOrDelay(this.opts.minInterimIntervalMs);
         return;
       }
       slot.failures++;
       if (slot.native) {
-        // A native stream that failed is treated as a plain message from now on.
+        // A native stream that failed is appended to no more; the rest of the answer is posted and edited.
         slot.sent = { text: slot.appended, markdown: true, typing: true };
         slot.native = undefined;
+        slot.unstopped = true;
         this.nativeMode = false;
+        // A failed append while streaming: the message keeps what it shows (appends end at settled
+        // natural cuts) and is finished now, rather than when the whole answer is.
+        const live = index === this.sealed.length && index === this.slots.length - 1;
+        if (!terminal && live && slot.appended.length > 0) {
+          this.seal(this.sealedLength() + slot.appended.length);
+          this.wake.bump();
+        }
       }
       if (terminal && slot.failures >= this.opts.finalAttempts) slot.gaveUp = true;
       else if (!terminal) await this.phaseOrDelay(this.opts.minInterimIntervalMs);
@@ -558,6 +659,8 @@ class AnswerRun {
         // The stream starts with what the message may show already (text that came while it waited).
         stream = await this.surface.startNativeStream(this.req.place, { text: want.text, markdown: true, typing: true });
       } catch (err) {
+        // Nothing was started: the scheduler waits the Retry-After and runs this create again.
+        if (isPlatformRateLimit(err)) throw err;
         this.deps.log.info({ err }, 'native streaming refused; using post and edit');
       }
       if (stream) {
@@ -589,6 +692,15 @@ class AnswerRun {
       slot.sent = want;
       return;
     }
+    if (slot.unstopped) {
+      // Only reached with a finished message (see nextIndex): stopping the stream ends it showing
+      // exactly `want`; without that method, an edit is the best there is.
+      if (this.surface.stopNativeStream) await this.surface.stopNativeStream(slot.ref, want);
+      else await this.surface.edit(slot.ref, want);
+      slot.unstopped = false;
+      slot.sent = want;
+      return;
+    }
     await this.surface.edit(slot.ref, want);
     slot.sent = want;
     if (want.typing) slot.lastInterimAt = this.now;
@@ -604,7 +716,7 @@ class AnswerRun {
         ref: s.ref,
         text: s.native ? s.appended : s.sent.text,
         done: !s.native && !s.sent.typing,
-        native: s.native ? true : undefined,
+        native: s.native || s.unstopped ? true : undefined,
       })),
       retry: this.req.retry,
       owner: this.deps.instanceId,

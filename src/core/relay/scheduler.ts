@@ -77,6 +77,11 @@ function rateLimitDelay(err: unknown): number | undefined {
   return undefined;
 }
 
+/** A platform 429 (Retry-After), which the scheduler retries itself. */
+export function isPlatformRateLimit(err: unknown): boolean {
+  return rateLimitDelay(err) !== undefined;
+}
+
 const MIN_WAKE_MS = 5;
 
 export class BudgetScheduler {

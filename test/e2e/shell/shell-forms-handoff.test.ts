@@ -1,0 +1,147 @@
+/**
+ * The shell's forms (asked field by field, invalid values asked again) and the simulated human
+ * agent of a handoff (`/agent claim|say|close`), driven through piped stdin of the built bridge
+ * (`node dist/main.js`, what `npm start` runs after its build).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'child_process';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const PROMPT = /^(.+?): $/gm;
+
+class Session {
+  output = '';
+  private waiters: Array<() => void> = [];
+  readonly exited: Promise<number | null>;
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    const onData = (chunk: Buffer) => {
+      this.output += chunk.toString('utf8');
+      for (const wake of this.waiters.splice(0)) wake();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  }
+
+  waitFor<T>(probe: (out: string) => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; output:\n${this.output}`)), timeoutMs);
+      const check = () => {
+        const found = probe(this.output);
+        if (found !== undefined) {
+          clearTimeout(timer);
+          resolve(found);
+        } else this.waiters.push(check);
+      };
+      check();
+    });
+  }
+
+  type(line: string): void {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  /** Prompts printed since `from` (form fields ask `Label: ` on a line of their own). */
+  promptsAfter(from: number): string[] {
+    return [...this.output.slice(from).matchAll(PROMPT)].map((m) => m[1]);
+  }
+}
+
+describe('shell: forms field by field, and the simulated agent of a handoff', () => {
+  let dir: string;
+  let session: Session;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bridge-shell-forms-'));
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
+      SERVICE_DB: join(dir, 'service.db'),
+      NO_COLOR: '1',
+    };
+    session = new Session(spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: 'pipe' }));
+    await session.waitFor((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner');
+  });
+
+  afterAll(() => {
+    if (session.child.exitCode === null) session.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('/listing update opens a prefilled form; an invalid value is asked again; the change is saved', async () => {
+    const start = session.output.length;
+    session.type('/listing update mls:ATX240000');
+    let answered = 0;
+    let bedroomsAsked = 0;
+    // Answer each field as it is asked: Enter keeps the prefilled value, Bedrooms is wrong once.
+    for (;;) {
+      const next = await session.waitFor(
+        (o) => {
+          const prompts = session.promptsAfter(start);
+          if (prompts.length > answered) return prompts[answered];
+          return /Updated|updated/.test(o.slice(start)) ? null : undefined;
+        },
+        `form prompt #${answered + 1}`,
+      );
+      if (next === null) break;
+      answered += 1;
+      if (next.startsWith('Bedrooms')) {
+        bedroomsAsked += 1;
+        session.type(bedroomsAsked === 1 ? 'many' : '5');
+      } else {
+        expect(next).toMatch(/\[.+\]$|^[^[]+$/); // prefilled fields show their current value
+        session.type('');
+      }
+    }
+    const transcript = session.output.slice(start);
+    expect(bedroomsAsked).toBe(2);
+    // The error names the field, and only the bad field was asked again.
+    expect(transcript).toMatch(/Bedrooms: .*number/i);
+    expect(transcript).toMatch(/Sale type\*/);
+
+    const before = session.output.length;
+    session.type('/listing show mls:ATX240000');
+    const shown = await session.waitFor((o) => (/5 bd/.test(o.slice(before)) ? o.slice(before) : undefined), 'the updated listing');
+    expect(shown).toContain('ATX240000');
+  }, 120_000);
+
+  test('/handoff, then /agent claim, say and close relay both ways and hand the thread back', async () => {
+    let from = session.output.length;
+    session.type('/ask Any condos for sale in Miami?');
+    await session.waitFor((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the answer');
+
+    from = session.output.length;
+    session.type('/handoff I want to visit this weekend');
+    await session.waitFor((o) => (/\[#handoff[^\n]*\] \*Handoff request\*/.test(o.slice(from)) ? true : undefined), 'the ticket');
+    expect(session.output.slice(from)).toContain('I want to visit this weekend');
+
+    from = session.output.length;
+    session.type('/agent claim');
+    await session.waitFor((o) => (/claimed/i.test(o.slice(from)) ? true : undefined), 'the claim');
+
+    from = session.output.length;
+    session.type('Is Saturday at 10 possible?');
+    // The user's words reach the ticket thread verbatim, and the bot does not answer them.
+    await session.waitFor((o) => (/\[#handoff[^\n]*\] \*you:\* Is Saturday at 10 possible\?/.test(o.slice(from)) ? true : undefined), 'the relayed user message');
+    expect(session.output.slice(from)).not.toContain('Talk to a human');
+
+    from = session.output.length;
+    session.type('/agent say Saturday at 10 works, see you there');
+    await session.waitFor((o) => (/bot› \*Agent \(agent\):\* Saturday at 10 works, see you there/.test(o.slice(from)) ? true : undefined), 'the agent reply in the user thread');
+
+    from = session.output.length;
+    session.type('/agent close');
+    await session.waitFor((o) => (/closed/i.test(o.slice(from)) ? true : undefined), 'the close');
+
+    from = session.output.length;
+    session.type('What about Seattle rentals?');
+    await session.waitFor((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the bot answering again');
+
+    session.child.stdin.end();
+    expect(await session.exited).toBe(0);
+  }, 120_000);
+});
