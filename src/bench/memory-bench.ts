@@ -13,6 +13,7 @@ import { Relay } from '../core/relay/relay';
 import type { MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../core/surface';
 import { SqliteStore } from '../state/sqlite-store';
 import type { AnswerEvent } from '../service/answer-events';
+import { AnswerQueue } from './answer-queue';
 
 export interface MemoryFigures {
   conversations: number;
@@ -59,32 +60,6 @@ class MemoryPort implements SurfacePort {
   }
 }
 
-/** An answer that streams until `end()`. */
-class OpenStream implements AsyncIterable<AnswerEvent> {
-  private readonly queue: AnswerEvent[] = [];
-  private wake: (() => void) | undefined;
-
-  push(ev: AnswerEvent): void {
-    this.queue.push(ev);
-    this.wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<AnswerEvent> {
-    for (;;) {
-      const ev = this.queue.shift();
-      if (ev) {
-        yield ev;
-        if (ev.type === 'final') return;
-        continue;
-      }
-      await new Promise<void>((r) => {
-        this.wake = r;
-      });
-      this.wake = undefined;
-    }
-  }
-}
-
 function collect(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc) {
@@ -111,7 +86,7 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
 
   // Warm up: code paths compiled and caches filled before the baseline, so they are not counted.
   for (let i = 0; i < 200; i++) {
-    const warm = new OpenStream();
+    const warm = new AnswerQueue();
     const warmRun = relay.run(request(port, warm, { surface: 'test', workspace: 'W', channel: 'CWARM', thread: `W${i}` }, `warm-${i}`));
     warm.push({ type: 'delta', text: chunk });
     warm.push({ type: 'final', questionId: 0, answerId: 0, answer: chunk, totalTokens: 1 });
@@ -123,14 +98,14 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
   const heap0 = process.memoryUsage().heapUsed;
   const rss0 = process.memoryUsage().rss;
 
-  const streams: OpenStream[] = [];
+  const streams: AnswerQueue[] = [];
   const runs: Array<Promise<unknown>> = [];
   for (let i = 0; i < conversations; i++) {
     const place: Place = { surface: 'test', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
     const id = conversationIdOf(place);
     await store.set(keys.conversation(id), { id, place: { ...place }, createdAt: Date.now() });
     await store.set(keys.session(id), 100_000 + i);
-    const s = new OpenStream();
+    const s = new AnswerQueue();
     streams.push(s);
     runs.push(relay.run(request(port, s, place, `mem-${i}`)));
     // Each answer its own text, as in life (one shared string would hide the texts' cost).

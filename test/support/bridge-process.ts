@@ -10,8 +10,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
-import { buildLocalService, type LocalService } from '../../src/local-service';
+import type { LocalService } from '../../src/local-service';
+import { chatbotEnv, startTestService, tempDir, type TestService } from './app-env';
 import type { FakeMessage, FakeSlack } from './fake-slack';
+import { sameAnswer } from './slack-blocks';
 import { waitFor } from './slack-requests';
 
 export const MAIN_JS = resolve(__dirname, '../../dist/main.js');
@@ -128,51 +130,10 @@ export class BridgeProcess {
 }
 
 /** The local chatbot service on a real port, shared by every bridge process of a test file. */
-export interface SharedService {
-  service: LocalService;
-  url: string;
-  close(): Promise<void>;
-  /** Answers the service stored for `question` (newest last). */
-  storedAnswers(question: string): string[];
-  /** The chat session a user message was asked in (the latest such message). */
-  sessionOf(question: string): number | undefined;
-  /** The user messages of a session, in the order the service received them. */
-  questionsOf(sessionId: number): string[];
-}
+export type SharedService = TestService;
 
 export async function startSharedService(fragmentDelayMs: number): Promise<SharedService> {
-  const dir = mkdtempSync(join(tmpdir(), 'reliability-service-'));
-  const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = service.app.server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  const db = service.context.db;
-  return {
-    service,
-    url,
-    close: () => service.app.close(),
-    storedAnswers(question) {
-      const rows = db
-        .prepare(
-          `SELECT a.content AS content FROM messages q JOIN messages a
-             ON a.session_id = q.session_id AND a.role = 'assistant'
-            AND a.id = (SELECT MIN(id) FROM messages WHERE session_id = q.session_id AND role = 'assistant' AND id > q.id)
-           WHERE q.role = 'user' AND q.content = ? ORDER BY a.id`,
-        )
-        .all(question) as Array<{ content: string }>;
-      return rows.map((r) => r.content);
-    },
-    sessionOf(question) {
-      const row = db.prepare(`SELECT session_id AS s FROM messages WHERE role = 'user' AND content = ? ORDER BY id DESC LIMIT 1`).get(question) as
-        | { s: number }
-        | undefined;
-      return row?.s;
-    },
-    questionsOf(sessionId) {
-      const rows = db.prepare(`SELECT content FROM messages WHERE role = 'user' AND session_id = ? ORDER BY id`).all(sessionId) as Array<{ content: string }>;
-      return rows.map((r) => r.content);
-    },
-  };
+  return startTestService({ dir: tempDir('reliability-service-').dir, fragmentDelayMs });
 }
 
 /** The environment of one bridge process talking to `service` and `fake`. */
@@ -185,11 +146,7 @@ export function bridgeEnv(opts: {
   extra?: Record<string, string>;
 }): Record<string, string> {
   return {
-    CHATBOT_API_URL: opts.serviceUrl,
-    CHATBOT_SECRET_KEY: opts.service.credentials.secretKey,
-    CHATBOT_SESSION_KEY: opts.service.credentials.sessionKey,
-    CHATBOT_API_KEY: opts.service.credentials.apiKey,
-    CHATBOT_ID: opts.service.chatbotId,
+    ...chatbotEnv(opts.service, opts.serviceUrl),
     SLACK_BOT_TOKEN: opts.fake.botToken,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: opts.fake.apiUrl,
@@ -318,18 +275,6 @@ export function nextTs(): string {
   return `${Math.floor(Date.now() / 1000)}.9${String(tsSeq).padStart(5, '0')}`;
 }
 
-/** Whether `messages` (in order), concatenated, are exactly `answer` up to whitespace at their boundaries. */
-function spells(messages: FakeMessage[], answer: string): boolean {
-  let pos = 0;
-  for (const m of messages) {
-    const t = m.text.trim();
-    while (pos < answer.length && /\s/.test(answer[pos]!)) pos++;
-    if (!answer.startsWith(t, pos)) return false;
-    pos += t.length;
-  }
-  return answer.slice(pos).trim() === '';
-}
-
 /** A message the relay has finished: no typing mark, not a native stream still open. */
 function finished(m: FakeMessage): boolean {
   return !m.streaming && !JSON.stringify(m.blocks).includes('\u258d') && !JSON.stringify(m.blocks).includes('▍');
@@ -345,7 +290,7 @@ export function answerStarts(messages: FakeMessage[], answer: string): number[] 
     for (let end = start + 1; end <= messages.length; end++) {
       if (messages[end - 1]!.text.trim() === '') break;
       const run = messages.slice(start, end);
-      if (spells(run, answer)) {
+      if (sameAnswer(run, answer)) {
         if (run.every(finished) && buttonsOf(run[run.length - 1]!).length > 0) starts.push(start);
         break;
       }

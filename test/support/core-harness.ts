@@ -25,6 +25,7 @@ import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } 
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { TestSurface, type TestSurfaceOptions } from './test-surface';
+import { waitFor as pollFor } from './wait-for';
 
 type LocalService = LocalServiceHandle;
 
@@ -118,12 +119,7 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
 }
 
 export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > deadline) throw new Error(`waitFor: condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
+  await pollFor(predicate, 'a core harness condition', timeoutMs, 15);
 }
 
 let messageCounter = 0;

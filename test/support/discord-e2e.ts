@@ -3,13 +3,11 @@
  * SQLite file), the fake Discord (REST + gateway), and the app from src/app.ts configured through
  * the environment as a deployment would be (DISCORD_API_URL pointed at the fake).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { buildLocalService, type LocalService } from '../../src/local-service';
+import { spellsAnswer } from './answer-text';
+import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import { FakeDiscord, type FakeChannel, type FakeDiscordOptions, type FakeMember, type FakeMessage, type InteractionRecord } from './fake-discord';
 
 /** A request the local chatbot service received (body as parsed; uploads as their size). */
@@ -20,23 +18,18 @@ export interface ServiceRequest {
   at: number;
 }
 
-export interface DiscordE2E {
-  app: AppHandle;
+export interface DiscordE2E extends InProcessE2E {
   /** Base URL of the local chatbot service. */
   serviceUrl: string;
   /** Every request the local chatbot service received, in order. */
   serviceRequests: ServiceRequest[];
   fake: FakeDiscord;
-  service: LocalService;
   general: FakeChannel;
   handoff: FakeChannel;
   adminRole: string;
   admin: FakeMember;
   user: FakeMember;
   agent: FakeMember;
-  /** The answers the service stored for `question` (oldest first). */
-  storedAnswers(question: string): string[];
-  close(): Promise<void>;
 }
 
 export async function startDiscordE2E(
@@ -49,16 +42,18 @@ export async function startDiscordE2E(
     logLines?: string[];
   } = {},
 ): Promise<DiscordE2E> {
-  const dir = mkdtempSync(join(tmpdir(), 'discord-e2e-'));
-  const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
+  const tmp = tempDir('discord-e2e-');
   const serviceRequests: ServiceRequest[] = [];
-  service.app.addHook('preHandler', async (req) => {
-    const body = Buffer.isBuffer(req.body) ? { bytes: req.body.length } : req.body;
-    serviceRequests.push({ method: req.method, url: req.url, body, at: Date.now() });
+  const svc = await startTestService({
+    dir: tmp.dir,
+    fragmentDelayMs: opts.fragmentDelayMs ?? 2,
+    prepare: (service) => {
+      service.app.addHook('preHandler', async (req) => {
+        const body = Buffer.isBuffer(req.body) ? { bytes: req.body.length } : req.body;
+        serviceRequests.push({ method: req.method, url: req.url, body, at: Date.now() });
+      });
+    },
   });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = service.app.server.address();
-  const serviceUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   const fake = new FakeDiscord(opts.fake);
   const general = fake.addChannel('general');
   const handoff = fake.addChannel('handoff');
@@ -69,20 +64,13 @@ export async function startDiscordE2E(
   const agent = fake.addMember('agent-smith', [agentRole]);
   await fake.start();
   const env: Record<string, string> = {
-    CHATBOT_API_URL: serviceUrl,
-    CHATBOT_SECRET_KEY: service.credentials.secretKey,
-    CHATBOT_SESSION_KEY: service.credentials.sessionKey,
-    CHATBOT_API_KEY: service.credentials.apiKey,
-    CHATBOT_ID: service.chatbotId,
+    ...inProcessEnv(svc, tmp.dir),
     DISCORD_TOKEN: fake.token,
     DISCORD_APPLICATION_ID: fake.applicationId,
     DISCORD_GUILD_ID: fake.guildId,
     DISCORD_API_URL: fake.apiUrl,
     DISCORD_HANDOFF_CHANNEL: handoff.id,
     DISCORD_ADMIN_ROLES: adminRole,
-    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
     ...opts.env,
   };
   for (const name of opts.omitEnv ?? []) delete env[name];
@@ -97,52 +85,34 @@ export async function startDiscordE2E(
     app = await startApp(config, { log });
   } catch (err) {
     await fake.close();
-    await service.app.close();
+    await svc.close();
     throw err;
   }
-  const db = service.context.db;
   return {
     app,
-    serviceUrl,
+    serviceUrl: svc.url,
     serviceRequests,
     fake,
-    service,
+    service: svc.service,
     general,
     handoff,
     adminRole,
     admin,
     user,
     agent,
-    storedAnswers(question) {
-      const rows = db
-        .prepare(
-          `SELECT a.content AS content FROM messages q JOIN messages a
-             ON a.session_id = q.session_id AND a.role = 'assistant'
-            AND a.id = (SELECT MIN(id) FROM messages WHERE session_id = q.session_id AND role = 'assistant' AND id > q.id)
-           WHERE q.role = 'user' AND q.content = ? ORDER BY a.id`,
-        )
-        .all(question) as Array<{ content: string }>;
-      return rows.map((r) => r.content);
-    },
+    storedAnswers: svc.storedAnswers,
     async close() {
       await app.close(3000);
       await fake.close();
-      await service.app.close();
-      rmSync(dir, { recursive: true, force: true });
+      await svc.close();
+      tmp.remove();
     },
   };
 }
 
 /** Whether messages, in order, carry `answer` exactly (only whitespace at their boundaries may differ). */
 export function sameAnswer(messages: FakeMessage[], answer: string): boolean {
-  let pos = 0;
-  for (const m of messages) {
-    const t = m.content.trim();
-    while (pos < answer.length && /\s/.test(answer[pos]!)) pos++;
-    if (!answer.startsWith(t, pos)) return false;
-    pos += t.length;
-  }
-  return messages.length > 0 && answer.slice(pos).trim() === '';
+  return messages.length > 0 && spellsAnswer(messages.map((m) => m.content), answer);
 }
 
 /** The bot's messages in a thread (a thread is a channel on Discord). */

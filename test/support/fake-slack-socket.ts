@@ -11,18 +11,15 @@
  * app from src/app.ts configured through the environment with SLACK_APP_TOKEN and no signing secret).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import pino from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { buildLocalService } from '../../src/local-service';
+import { inProcessEnv, startTestService, tempDir } from './app-env';
 import { FakeSlack, type FakeSlackOptions } from './fake-slack';
 import { SlackDriver } from './slack-requests';
 import type { SlackE2E } from './slack-e2e';
@@ -365,54 +362,33 @@ export interface SlackSocketE2E extends SlackE2E {
  * does not have: it exists only to show that nothing is served there.
  */
 export async function startSlackSocketE2E(opts: { fake?: FakeSlackOptions; env?: Record<string, string>; fragmentDelayMs?: number } = {}): Promise<SlackSocketE2E> {
-  const dir = mkdtempSync(join(tmpdir(), 'slack-socket-e2e-'));
-  const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = service.app.server.address();
-  const serviceUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const tmp = tempDir('slack-socket-e2e-');
+  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
   const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper' }, ...opts.fake }).start();
   const socket = await new FakeSlackSocket(fake).start();
   const config = loadConfig({
-    CHATBOT_API_URL: serviceUrl,
-    CHATBOT_SECRET_KEY: service.credentials.secretKey,
-    CHATBOT_SESSION_KEY: service.credentials.sessionKey,
-    CHATBOT_API_KEY: service.credentials.apiKey,
-    CHATBOT_ID: service.chatbotId,
+    ...inProcessEnv(svc, tmp.dir),
     SLACK_BOT_TOKEN: fake.botToken,
     SLACK_APP_TOKEN: socket.appToken,
     SLACK_API_URL: socket.apiUrl,
-    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
     ...opts.env,
   });
   const log = pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
   const app = await startApp(config, { log });
-  const db = service.context.db;
   return {
     app,
     fake,
     socket,
-    service,
+    service: svc.service,
     driver: new SlackDriver(`${app.url ?? 'http://127.0.0.1:9'}/slack/events`, 'not-the-apps-secret', fake.team),
-    storedAnswers(question) {
-      const rows = db
-        .prepare(
-          `SELECT a.content AS content FROM messages q JOIN messages a
-             ON a.session_id = q.session_id AND a.role = 'assistant'
-            AND a.id = (SELECT MIN(id) FROM messages WHERE session_id = q.session_id AND role = 'assistant' AND id > q.id)
-           WHERE q.role = 'user' AND q.content = ? ORDER BY a.id`,
-        )
-        .all(question) as Array<{ content: string }>;
-      return rows.map((r) => r.content);
-    },
+    storedAnswers: svc.storedAnswers,
     async close() {
       // The app first: its Socket Mode client must not see the server vanish and start reconnecting.
       await app.close(3000);
       await socket.close();
       await fake.close();
-      await service.app.close();
-      rmSync(dir, { recursive: true, force: true });
+      await svc.close();
+      tmp.remove();
     },
   };
 }

@@ -1,4 +1,5 @@
-/** Finding things in the Block Kit the bot posted (buttons by label), as a tester reads a message. */
+/** Reading what the bot posted on Slack as a tester does: buttons by label, an answer spread over messages. */
+import { spellsAnswer } from './answer-text';
 import type { FakeMessage } from './fake-slack';
 
 export interface ButtonElement {
@@ -17,4 +18,9 @@ export function buttons(msg: FakeMessage): ButtonElement[] {
 
 export function button(msg: FakeMessage, label: RegExp | string): ButtonElement | undefined {
   return buttons(msg).find((b) => (typeof label === 'string' ? b.text.text === label : label.test(b.text.text)));
+}
+
+/** Compare an answer split over messages with the service's text, ignoring boundary whitespace only. */
+export function sameAnswer(messages: FakeMessage[], answer: string): boolean {
+  return spellsAnswer(messages.map((m) => m.text), answer);
 }

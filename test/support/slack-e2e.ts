@@ -3,28 +3,21 @@
  * file), the fake Slack Web API, and the app from src/app.ts configured through the environment
  * exactly as a deployment would be (SLACK_API_URL pointed at the fake, a SQLite state store).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
-import { startApp, type AppHandle } from '../../src/app';
+import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { buildLocalService, type LocalService } from '../../src/local-service';
+import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import { FakeSlack, type FakeSlackOptions, type FakeMessage } from './fake-slack';
+import { sameAnswer } from './slack-blocks';
 import { SlackDriver, waitFor } from './slack-requests';
 
 export const SIGNING_SECRET = 'e2e-signing-secret';
 export const ADMIN = 'U0ADMIN';
 export const HANDOFF_CHANNEL = 'C0HANDOFF';
 
-export interface SlackE2E {
-  app: AppHandle;
+export interface SlackE2E extends InProcessE2E {
   fake: FakeSlack;
   driver: SlackDriver;
-  service: LocalService;
-  /** The answers the service stored for `question` (newest last). */
-  storedAnswers(question: string): string[];
-  close(): Promise<void>;
 }
 
 export async function startSlackE2E(
@@ -36,53 +29,32 @@ export async function startSlackE2E(
     apiUrl?: (fake: FakeSlack) => string;
   } = {},
 ): Promise<SlackE2E> {
-  const dir = mkdtempSync(join(tmpdir(), 'slack-e2e-'));
-  const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = service.app.server.address();
-  const serviceUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const tmp = tempDir('slack-e2e-');
+  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
   const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith' }, ...opts.fake }).start();
   const config = loadConfig({
-    CHATBOT_API_URL: serviceUrl,
-    CHATBOT_SECRET_KEY: service.credentials.secretKey,
-    CHATBOT_SESSION_KEY: service.credentials.sessionKey,
-    CHATBOT_API_KEY: service.credentials.apiKey,
-    CHATBOT_ID: service.chatbotId,
+    ...inProcessEnv(svc, tmp.dir),
     SLACK_BOT_TOKEN: fake.botToken,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: opts.apiUrl ? opts.apiUrl(fake) : fake.apiUrl,
     SLACK_HANDOFF_CHANNEL: HANDOFF_CHANNEL,
     SLACK_ADMIN_USERS: ADMIN,
-    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
     ...opts.env,
   });
   const log = pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
   const app = await startApp(config, { log });
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
-  const db = service.context.db;
   return {
     app,
     fake,
     driver,
-    service,
-    storedAnswers(question) {
-      const rows = db
-        .prepare(
-          `SELECT a.content AS content FROM messages q JOIN messages a
-             ON a.session_id = q.session_id AND a.role = 'assistant'
-            AND a.id = (SELECT MIN(id) FROM messages WHERE session_id = q.session_id AND role = 'assistant' AND id > q.id)
-           WHERE q.role = 'user' AND q.content = ? ORDER BY a.id`,
-        )
-        .all(question) as Array<{ content: string }>;
-      return rows.map((r) => r.content);
-    },
+    service: svc.service,
+    storedAnswers: svc.storedAnswers,
     async close() {
       await app.close(3000);
       await fake.close();
-      await service.app.close();
-      rmSync(dir, { recursive: true, force: true });
+      await svc.close();
+      tmp.remove();
     },
   };
 }
@@ -100,18 +72,6 @@ export function rootFor(fake: FakeSlack, channel: string, question: string): Fak
 /** Concatenate message texts allowing only whitespace differences at the boundaries. */
 export function joinAnswer(messages: FakeMessage[]): string {
   return messages.map((m) => m.text).join('');
-}
-
-/** Compare an answer split over messages with the service's text, ignoring boundary whitespace only. */
-export function sameAnswer(messages: FakeMessage[], answer: string): boolean {
-  let pos = 0;
-  for (const m of messages) {
-    const t = m.text.trim();
-    while (pos < answer.length && /\s/.test(answer[pos]!)) pos++;
-    if (!answer.startsWith(t, pos)) return false;
-    pos += t.length;
-  }
-  return answer.slice(pos).trim() === '';
 }
 
 /** Wait for an answer in a thread to equal what the service stored for the question. */

@@ -1,7 +1,7 @@
 /**
  * Drive the app the way Slack does: signed HTTP requests to POST /slack/events (v0 HMAC over
  * `v0:<timestamp>:<body>`), slash commands and interactivity form-encoded, events as JSON.
- * Also a bounded polling helper (tests wait for conditions, never for fixed times).
+ * Also re-exports the bounded polling helper (tests wait for conditions, never for fixed times).
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { stringify } from 'node:querystring';
@@ -178,15 +178,4 @@ export class SlackDriver {
   }
 }
 
-/** Poll `probe` until it returns a value that is not undefined/false, or fail after `timeoutMs`. */
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 10;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(100, delay * 2);
-  }
-}
+export { waitFor } from './wait-for';

@@ -4,6 +4,7 @@
  * then the final event with the exact answer.
  */
 import type { AnswerEvent } from '../../service/answer-events';
+import { AnswerQueue } from '../answer-queue';
 
 /** Small deterministic PRNG (mulberry32): every run relays the same answers. */
 export function rng(seed: number): () => number {
@@ -56,9 +57,7 @@ export function wordGroups(text: string, seed: number): string[] {
 
 /** A push-driven answer stream; `endedAt` is when its final event was emitted. */
 export class TimedAnswerStream implements AsyncIterable<AnswerEvent> {
-  private readonly queue: AnswerEvent[] = [];
-  private wake: (() => void) | undefined;
-  private finished = false;
+  private readonly events = new AnswerQueue();
   private timer: NodeJS.Timeout | undefined;
   endedAt: number | undefined;
 
@@ -96,14 +95,13 @@ export class TimedAnswerStream implements AsyncIterable<AnswerEvent> {
     const tick = (): void => {
       const fragment = fragments[i];
       if (fragment !== undefined) {
-        this.emit({ type: 'delta', text: fragment });
+        this.events.push({ type: 'delta', text: fragment });
         i++;
       }
       if (i >= fragments.length) {
         this.endedAt = Date.now();
-        this.emit({ type: 'final', questionId: this.seed, answerId: this.seed, answer: this.answer, totalTokens: Math.ceil(this.answer.length / 4) });
-        this.finished = true;
-        this.wake?.();
+        this.events.push({ type: 'final', questionId: this.seed, answerId: this.seed, answer: this.answer, totalTokens: Math.ceil(this.answer.length / 4) });
+        this.events.close();
         return;
       }
       this.timer = setTimeout(tick, Math.max(0, started + (at[i] ?? 0) * scale - Date.now()));
@@ -113,28 +111,10 @@ export class TimedAnswerStream implements AsyncIterable<AnswerEvent> {
 
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.finished = true;
-    this.wake?.();
+    this.events.close();
   }
 
-  private emit(ev: AnswerEvent): void {
-    this.queue.push(ev);
-    this.wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<AnswerEvent> {
-    for (;;) {
-      const ev = this.queue.shift();
-      if (ev) {
-        yield ev;
-        if (ev.type === 'final') return;
-        continue;
-      }
-      if (this.finished) return;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.wake = undefined;
-    }
+  [Symbol.asyncIterator](): AsyncIterator<AnswerEvent> {
+    return this.events[Symbol.asyncIterator]();
   }
 }

@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import { renderBarChart } from '../analytics/chart';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
-import { UsageError, isHelp, parseArgs, tokenize, usageOf } from './grammar';
-import { guarded, requireAdmin } from './respond';
+import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
+import { guardedCommand, requireAdmin } from './respond';
 
 const USAGE = usageOf('analytics');
 const DAY_MS = 86_400_000;
@@ -73,10 +73,6 @@ export function analyticsText(chatbotId: string, range: AnalyticsRange, a: V1Ana
 }
 
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
-  if (isHelp(args)) {
-    await inv.reply({ text: USAGE }, { ephemeral: true });
-    return;
-  }
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
   await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` }, { ephemeral: true });
@@ -98,12 +94,10 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   });
 }
 
-export const analyticsCommand: CommandHandler = {
+export const analyticsCommand = guardedCommand({
   name: 'analytics',
   summary: 'Conversation analytics with a chart',
   usage: USAGE,
   adminOnly: true,
-  async run(ctx, inv, args) {
-    await guarded(ctx, inv, 'analytics', () => run(ctx, inv, args));
-  },
-};
+  body: run,
+});

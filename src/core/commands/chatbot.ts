@@ -3,13 +3,13 @@
  * model list, and the chatbots of the second family.
  */
 import { SETTING_GROUPS, SETTING_FIELDS } from '../../service/schemas/settings';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CoreContext } from '../context';
 import { applySettings, readAppliedSettings } from '../settings/applied';
 import { settingsChangeFromForm, settingsFormFields } from '../settings/form';
 import { checkSetting, describeApplied, displaySetting, fetchModels, resolveSettingName, type ModelChoice } from '../settings/parse';
 import type { FormResult, Invocation } from '../surface';
-import { UsageError, isHelp, restValue, splitHead, usageOf } from './grammar';
-import { describeError, guarded, requireAdmin } from './respond';
+import { UsageError, restValue, splitHead, usageOf } from './grammar';
+import { describeError, guardedCommand, requireAdmin } from './respond';
 
 const USAGE = usageOf('chatbot');
 export const CHATBOT_EDIT_FORM = 'chatbot.edit';
@@ -135,10 +135,6 @@ async function create(ctx: CoreContext, inv: Invocation, rest: string): Promise<
 }
 
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
-  if (isHelp(args) || args.trim() === '') {
-    await inv.reply({ text: USAGE }, { ephemeral: true });
-    return;
-  }
   requireAdmin(inv, 'manage the chatbot');
   const { head, rest } = splitHead(args);
   switch (head.toLowerCase()) {
@@ -159,13 +155,12 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   }
 }
 
-export const chatbotCommand: CommandHandler = {
+export const chatbotCommand = guardedCommand({
   name: 'chatbot',
   summary: "Show and change the chatbot's settings, models and chatbots",
   usage: USAGE,
   adminOnly: true,
-  async run(ctx, inv, args) {
-    await guarded(ctx, inv, 'chatbot', () => run(ctx, inv, args));
-  },
+  body: run,
+  helpWhenEmpty: true,
   forms: { [CHATBOT_EDIT_FORM]: submitEdit },
-};
+});

@@ -4,10 +4,11 @@
  */
 import { ServiceError } from '../../service/errors';
 import type { V1Conversation } from '../../service/schemas/v1';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CoreContext } from '../context';
+import { recentLines } from '../recent-lines';
 import type { Invocation } from '../surface';
-import { UsageError, isHelp, tokenize, usageOf } from './grammar';
-import { guarded, requireAdmin } from './respond';
+import { UsageError, tokenize, usageOf } from './grammar';
+import { guardedCommand, requireAdmin } from './respond';
 
 const USAGE = usageOf('history');
 const LIST_LIMIT = 20;
@@ -44,14 +45,7 @@ export function transcriptText(c: V1Conversation, maxLength: number): string {
   if (lines.length === 0) return `${head}\nNo messages.`;
   const omitted = '(earlier messages omitted)';
   const budget = Math.max(200, maxLength - head.length - omitted.length - 4);
-  const kept: string[] = [];
-  let used = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] ?? '';
-    if (used + line.length + 1 > budget) break;
-    kept.unshift(line);
-    used += line.length + 1;
-  }
+  const kept = recentLines(lines, budget);
   if (kept.length === 0) kept.push(`${(lines[lines.length - 1] ?? '').slice(0, budget - 1)}…`);
   return [head, ...(kept.length < lines.length ? [omitted] : []), ...kept].join('\n');
 }
@@ -75,10 +69,6 @@ async function userHistory(ctx: CoreContext, inv: Invocation, userId: string, se
 }
 
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
-  if (isHelp(args)) {
-    await inv.reply({ text: USAGE }, { ephemeral: true });
-    return;
-  }
   requireAdmin(inv, 'read conversation history');
   const target = parseHistoryArgs(args, inv.actor.id);
   if (target.kind !== 'user') {
@@ -98,12 +88,10 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   await userHistory(ctx, inv, target.id, args.trim() === '', target.kind === 'either');
 }
 
-export const historyCommand: CommandHandler = {
+export const historyCommand = guardedCommand({
   name: 'history',
   summary: "A user's conversations or one transcript",
   usage: USAGE,
   adminOnly: true,
-  async run(ctx, inv, args) {
-    await guarded(ctx, inv, 'history', () => run(ctx, inv, args));
-  },
-};
+  body: run,
+});

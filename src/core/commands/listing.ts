@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Listing } from '../../service/schemas/listings';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CoreContext } from '../context';
 import {
   coerceListingValues,
   describeFieldErrors,
@@ -19,7 +19,7 @@ import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from
 import { listingCard, listingTitle } from '../listings/format';
 import type { FormResult, Invocation } from '../surface';
 import { UsageError, isHelp, parseArgs, splitHead, tokenize, usageOf, type Token } from './grammar';
-import { RefusalError, guarded, requireAdmin, describeError } from './respond';
+import { RefusalError, guarded, guardedCommand, requireAdmin, describeError } from './respond';
 import { RequestValidationError, ServiceError } from '../../service/errors';
 
 const USAGE = usageOf('listing');
@@ -287,15 +287,13 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   }
 }
 
-export const listingCommand: CommandHandler = {
+export const listingCommand = guardedCommand({
   name: 'listing',
   summary: 'Show, create, update or delete one listing',
   usage: USAGE,
   // show is for everyone; writes check the admin list themselves.
   adminOnly: false,
-  async run(ctx, inv, args) {
-    await guarded(ctx, inv, 'listing', () => run(ctx, inv, args));
-  },
+  body: run,
   actions: { [LISTING_DELETE_CONFIRM]: confirmDelete, [LISTING_DELETE_CANCEL]: cancelDelete },
   forms: { [LISTING_CREATE_FORM]: submitCreate, [LISTING_UPDATE_FORM]: submitUpdate },
-};
+});

@@ -1,13 +1,13 @@
 /** `/listings [city:] [type:] [mls:] [page:]`: RealEstateList as cards with Prev/Next buttons. */
 import { z } from 'zod';
 import { SALE_TYPES, type SaleType } from '../../service/schemas/listings';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CoreContext } from '../context';
 import { CARDS_PER_PAGE, fetchListingPage, type ListingFilters } from '../listings/find';
 import { matchOption } from '../listings/fields';
 import { listingCard } from '../listings/format';
 import type { Button, Invocation, OutMessage } from '../surface';
-import { UsageError, isHelp, parseArgs, tokenize, usageOf } from './grammar';
-import { guarded } from './respond';
+import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
+import { guarded, guardedCommand } from './respond';
 
 const USAGE = usageOf('listings');
 export const LISTINGS_PAGE_ACTION = 'listings.page';
@@ -137,20 +137,13 @@ async function showPage(ctx: CoreContext, inv: Invocation, value: string): Promi
   });
 }
 
-export const listingsCommand: CommandHandler = {
+export const listingsCommand = guardedCommand({
   name: 'listings',
   summary: 'Browse listings with filters and pages',
   usage: USAGE,
   adminOnly: false,
-  async run(ctx, inv, args) {
-    if (isHelp(args)) {
-      await inv.reply({ text: USAGE }, { ephemeral: true });
-      return;
-    }
-    await guarded(ctx, inv, 'listings', async () => {
-      const q = parseListingsArgs(args);
-      await inv.reply(await listingsMessage(ctx, q));
-    });
+  async body(ctx, inv, args) {
+    await inv.reply(await listingsMessage(ctx, parseListingsArgs(args)));
   },
   actions: { [LISTINGS_PAGE_ACTION]: showPage },
-};
+});

@@ -3,9 +3,9 @@
  * is silently dropped, and each says what was wrong and what to do.
  */
 import { NetworkError, RequestValidationError, ServiceError, TimeoutError } from '../../service/errors';
-import type { CoreContext } from '../context';
+import type { CommandHandler, CoreContext } from '../context';
 import type { Invocation } from '../surface';
-import { UsageError } from './grammar';
+import { UsageError, isHelp } from './grammar';
 
 /** The invoker may not do this (not an admin). The message says so and who may. */
 export class RefusalError extends Error {
@@ -41,4 +41,26 @@ export async function guarded(ctx: CoreContext, inv: Invocation, name: string, b
     }
     await inv.reply({ text: describeError(err) }, { ephemeral: true });
   }
+}
+
+type CommandBody = (ctx: CoreContext, inv: Invocation, args: string) => Promise<void>;
+
+/**
+ * A command whose body runs `guarded`, and whose `help` argument (with `helpWhenEmpty`, no argument
+ * too) is answered with its usage.
+ */
+export function guardedCommand(spec: Omit<CommandHandler, 'run'> & { body: CommandBody; helpWhenEmpty?: boolean }): CommandHandler {
+  const { body, helpWhenEmpty, ...handler } = spec;
+  return {
+    ...handler,
+    async run(ctx, inv, args) {
+      await guarded(ctx, inv, handler.name, async () => {
+        if (isHelp(args) || (helpWhenEmpty === true && args.trim() === '')) {
+          await inv.reply({ text: handler.usage }, { ephemeral: true });
+          return;
+        }
+        await body(ctx, inv, args);
+      });
+    },
+  };
 }

@@ -1,5 +1,6 @@
 /** The ticket message in the handoff channel, rendered from the ticket's state. */
 import type { Turn } from '../conversations/model';
+import { recentLines } from '../recent-lines';
 import type { OutMessage, Place } from '../surface';
 import { HANDOFF_ACTIONS, type Ticket } from './model';
 
@@ -42,14 +43,7 @@ export function renderTicket(ticket: Ticket, userLabel: string, transcript: Turn
   const status = statusLine(ticket);
   const lines = transcript.map((t) => `> *${oneLine(t.author)}:* ${oneLine(t.text)}`);
   const budget = maxLength - head.length - status.length - 40;
-  const kept: string[] = [];
-  let used = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] ?? '';
-    if (used + line.length + 1 > budget) break;
-    kept.unshift(line);
-    used += line.length + 1;
-  }
+  const kept = recentLines(lines, budget);
   const body = kept.length > 0 ? `Recent conversation:\n${kept.join('\n')}` : 'Recent conversation: (none)';
   const buttons =
     ticket.status === 'open'

@@ -6,25 +6,21 @@
  */
 import { snowflake } from '../../support/fake-discord';
 import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { CrashWatch } from '../../support/crash-watch';
 import { Gen, prng } from './payloads';
 
 const COUNT = 300;
 
 describe('Discord e2e faults: malformed gateway dispatches', () => {
   let e: DiscordE2E;
-  const crashes: unknown[] = [];
-  const onCrash = (err: unknown): void => {
-    crashes.push(err);
-  };
+  const watch = new CrashWatch();
 
   beforeAll(async () => {
     e = await startDiscordE2E({ fragmentDelayMs: 2 });
-    process.on('uncaughtException', onCrash);
-    process.on('unhandledRejection', onCrash);
+    watch.start();
   });
   afterAll(async () => {
-    process.off('uncaughtException', onCrash);
-    process.off('unhandledRejection', onCrash);
+    watch.stop();
     await e?.close();
   });
 
@@ -121,6 +117,6 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
     const health = await fetch(`${e.app.url}/healthz`);
     expect(health.status).toBe(200);
     await e.app.bridge.conversations.idle();
-    expect(crashes).toEqual([]);
+    expect(watch.crashes).toEqual([]);
   }, 120_000);
 });

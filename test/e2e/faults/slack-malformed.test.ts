@@ -6,6 +6,7 @@
 import { sign } from '../../support/slack-requests';
 import { rootFor, startSlackE2E, waitForAnswer, SIGNING_SECRET, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../support/slack-requests';
+import { CrashWatch } from '../../support/crash-watch';
 import { malformedCorpus, type Malformed } from './payloads';
 
 const COUNT = 400;
@@ -13,19 +14,14 @@ const BATCH = 16;
 
 describe('Slack e2e faults: malformed payloads at /slack/events', () => {
   let e: SlackE2E;
-  const crashes: unknown[] = [];
-  const onCrash = (err: unknown): void => {
-    crashes.push(err);
-  };
+  const watch = new CrashWatch();
 
   beforeAll(async () => {
     e = await startSlackE2E({ fragmentDelayMs: 2 });
-    process.on('uncaughtException', onCrash);
-    process.on('unhandledRejection', onCrash);
+    watch.start();
   });
   afterAll(async () => {
-    process.off('uncaughtException', onCrash);
-    process.off('unhandledRejection', onCrash);
+    watch.stop();
     await e?.close();
   });
 
@@ -76,6 +72,6 @@ describe('Slack e2e faults: malformed payloads at /slack/events', () => {
     const root = await waitFor(() => rootFor(e.fake, 'C0AFTERMAL', q), 'the root after the malformed payloads');
     await waitForAnswer(e, 'C0AFTERMAL', root.ts, q);
     await e.app.bridge.conversations.idle();
-    expect(crashes).toEqual([]);
+    expect(watch.crashes).toEqual([]);
   }, 180_000);
 });
