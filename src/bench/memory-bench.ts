@@ -10,6 +10,7 @@ import pino from 'pino';
 import { conversationIdOf, keys } from '../core/conversations/model';
 import { BudgetScheduler } from '../core/relay/scheduler';
 import { Relay } from '../core/relay/relay';
+import { streamingCut } from '../core/relay/split';
 import type { MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../core/surface';
 import { SqliteStore } from '../state/sqlite-store';
 import type { AnswerEvent } from '../service/answer-events';
@@ -100,6 +101,10 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
 
   const streams: AnswerQueue[] = [];
   const runs: Array<Promise<unknown>> = [];
+  const textOf = (i: number): string => chunk.slice(0, 994) + String(i).padStart(6, '0');
+  // A streaming message shows only text whose cut is settled (the last word may still grow), so a
+  // relay state is fully live once its message shows that much, not the whole 1,000 characters.
+  const visible = streamingCut(textOf(0), 0, port.limits.maxMessageLength).safe;
   for (let i = 0; i < conversations; i++) {
     const place: Place = { surface: 'test', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
     const id = conversationIdOf(place);
@@ -109,17 +114,15 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
     streams.push(s);
     runs.push(relay.run(request(port, s, place, `mem-${i}`)));
     // Each answer its own text, as in life (one shared string would hide the texts' cost).
-    s.push({ type: 'delta', text: chunk.slice(0, 994) + String(i).padStart(6, '0') });
+    s.push({ type: 'delta', text: textOf(i) });
   }
-  // Every answer's message shows its 1,000 characters: the relay states are fully live.
-  await settle(() => [...port.shown.values()].filter((t) => t.length === chunk.length).length >= conversations);
+  // Every answer's message shows what it may of its 1,000 characters: the relay states are fully live.
+  await settle(() => [...port.shown.values()].filter((t) => t.length === visible).length >= conversations);
   collect();
   const heap1 = process.memoryUsage().heapUsed;
   const rss1 = process.memoryUsage().rss;
 
-  streams.forEach((s, i) =>
-    s.push({ type: 'final', questionId: i, answerId: i, answer: chunk.slice(0, 994) + String(i).padStart(6, '0'), totalTokens: 1 }),
-  );
+  streams.forEach((s, i) => s.push({ type: 'final', questionId: i, answerId: i, answer: textOf(i), totalTokens: 1 }));
   await Promise.all(runs);
   scheduler.close();
   await store.close();

@@ -266,8 +266,7 @@ class AnswerRun {
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; relaying anyway');
     }
     this.saveRecord();
-    // Until the answer's final call is done, interims on the shared budget leave a token for it.
-    const releaseFinal = this.deps.scheduler.expectFinal(this.surface.budgets('edit', this.req.place));
+    this.reserveFinal();
     const renew = setInterval(() => {
       store
         .renewLease(leaseName, instanceId, this.opts.leaseTtlMs)
@@ -284,7 +283,7 @@ class AnswerRun {
       await this.reconcile();
       await consuming;
     } finally {
-      releaseFinal();
+      this.releaseFinal();
       clearInterval(renew);
       await this.recordChain;
       await store.delete(inflightKey(this.req.answerKey)).catch(() => undefined);
@@ -632,6 +631,7 @@ class AnswerRun {
         slot.native = undefined;
         slot.unstopped = true;
         this.nativeMode = false;
+        this.reserveFinal();
         // A failed append while streaming: the message keeps what it shows (appends end at settled
         // natural cuts) and is finished now, rather than when the whole answer is.
         const live = index === this.sealed.length && index === this.slots.length - 1;
@@ -647,6 +647,18 @@ class AnswerRun {
 
   private createFailures = 0;
   private createGaveUp = false;
+  private releaseFinal: () => void = () => undefined;
+
+  /**
+   * Until the answer's final call is done, interims on the shared budget leave a token for it, and
+   * share that budget's rate with the other answers on it (see interimSpacingMs). Registered on the
+   * budget the message's edits spend now: a live native stream's are its appends, so the streams
+   * that append share the append budget evenly instead of the first ones spending it all.
+   */
+  private reserveFinal(): void {
+    this.releaseFinal();
+    this.releaseFinal = this.deps.scheduler.expectFinal(this.surface.budgets('edit', this.req.place));
+  }
 
   /** Posts message `index` (a native stream when the surface offers one), with the layout as it is now. */
   private async create(index: number): Promise<void> {
@@ -665,6 +677,7 @@ class AnswerRun {
       }
       if (stream) {
         this.slots[index] = this.slot(stream.ref, { text: want.text, markdown: true, typing: true }, stream);
+        this.reserveFinal();
         return;
       }
       this.nativeMode = false;

@@ -307,13 +307,22 @@ export class SlackPort implements SurfacePort {
     const recipient = place.channel.startsWith('D') ? undefined : await this.recipients.forThread(team, place);
     const startBudget = this.streamBudget('start', place);
     let ts: string;
+    // Never waited for: a short Tier 2 budget means chat.update for this answer, which is better than
+    // holding its first words back.
+    const takeStart = async (): Promise<void> => {
+      const d = await this.opts.store.takeToken(startBudget.key, startBudget.limit, startBudget.windowMs);
+      if (!d.granted) throw new StartBudgetShort();
+    };
     try {
+      // Before the post pace: a short budget must not spend the channel's post token (the post that
+      // replaces the stream would then wait a whole post interval for the next).
+      await takeStart();
+      let retry = false;
       // A stream starts a message in the channel: it shares the channel's post pace (and Retry-After).
       const res = await this.pacedPost(place, async () => {
-        // Taken right before the call, never waited for: a short Tier 2 budget means chat.update
-        // for this answer, which is better than holding its first words back.
-        const d = await this.opts.store.takeToken(startBudget.key, startBudget.limit, startBudget.windowMs);
-        if (!d.granted) throw new StartBudgetShort();
+        // A retry after a 429 is another call on the Tier 2 budget.
+        if (retry) await takeStart();
+        retry = true;
         return this.opts.client.apiCall('chat.startStream', {
           channel: place.channel,
           thread_ts: place.thread,

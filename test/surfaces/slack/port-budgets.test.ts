@@ -107,6 +107,11 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(fake.callsOf('chat.startStream')).toHaveLength(before);
     expect(fake.rateLimited).toBe(0);
+    // The refused start spent no post token of the channel: the post that replaces it goes at once
+    // (a spent token would hold it for the channel's post interval, about a second).
+    const posting = Date.now();
+    await port.post(place('C0SHORT', '200.1'), { text: '', typing: true });
+    expect(Date.now() - posting).toBeLessThan(500);
   });
 
   test('button updates spend the chat.update budget and coalesce per message', async () => {
