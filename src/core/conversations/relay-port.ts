@@ -1,30 +1,10 @@
 /**
- * What conversations need of the relay (src/core/relay). Kept structural so the conversation engine
- * depends on the relay's behaviour, not its construction.
+ * What conversations need of the relay (src/core/relay): only `run`, typed by the relay's own
+ * request and result, so the conversation engine depends on the relay's behaviour, not its
+ * construction.
  */
-import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
-import type { Button, MessageRef, Place, SurfacePort } from '../surface';
-
-export interface RelayRunOptions {
-  surface: SurfacePort;
-  place: Place;
-  events: AsyncIterable<AnswerEvent>;
-  placeholder?: MessageRef;
-  finalButtons: Button[];
-  retry: { action: string; value: string };
-  idleTimeoutMs: number;
-  signal?: AbortSignal;
-  answerKey: string;
-}
-
-export interface RelayRunResult {
-  status: 'complete' | 'interrupted';
-  text: string;
-  messages: MessageRef[];
-  final?: FinalEvent;
-  error?: unknown;
-}
+import type { RelayRequest, RelayResult } from '../relay/relay';
 
 export interface AnswerRelay {
-  run(options: RelayRunOptions): Promise<RelayRunResult>;
+  run(options: RelayRequest): Promise<RelayResult>;
 }

@@ -159,26 +159,26 @@ export class SlackPort implements SurfacePort {
     this.updates.close();
   }
 
-  /** Wait (bounded) for a post token, for posts the relay's scheduler does not pace. */
+  /** The channel's post budget: every post paces itself on it (the relay's scheduler does not). */
   postBudget(place: Place): RateBudget {
     return { key: `slack:${this.team(place)}:postMessage:${place.channel}`, ...POST_BUDGET };
   }
 
+  /** Like spendBudgets, but also waits out a pause set by a 429 on this channel while waiting. */
   private async pacePost(place: Place): Promise<void> {
+    const b = this.postBudget(place);
     const deadline = Date.now() + MAX_BUDGET_WAIT_MS;
-    for (const b of [this.postBudget(place)]) {
-      for (;;) {
-        const paused = (this.postPausedUntil.get(b.key) ?? 0) - Date.now();
-        if (paused > 0) {
-          if (Date.now() + paused > deadline) throw new PlatformRateLimitError(paused);
-          await new Promise((r) => setTimeout(r, paused));
-          continue;
-        }
-        const d = await this.opts.store.takeToken(b.key, b.limit, b.windowMs);
-        if (d.granted) break;
-        if (Date.now() + d.retryInMs > deadline) throw new PlatformRateLimitError(d.retryInMs);
-        await new Promise((r) => setTimeout(r, Math.max(5, d.retryInMs)));
+    for (;;) {
+      const paused = (this.postPausedUntil.get(b.key) ?? 0) - Date.now();
+      if (paused > 0) {
+        if (Date.now() + paused > deadline) throw new PlatformRateLimitError(paused);
+        await new Promise((r) => setTimeout(r, paused));
+        continue;
       }
+      const d = await this.opts.store.takeToken(b.key, b.limit, b.windowMs);
+      if (d.granted) return;
+      if (Date.now() + d.retryInMs > deadline) throw new PlatformRateLimitError(d.retryInMs);
+      await new Promise((r) => setTimeout(r, Math.max(5, d.retryInMs)));
     }
   }
 

@@ -3,53 +3,13 @@
  * agent of a handoff (`/agent claim|say|close`), driven through piped stdin of the built bridge
  * (`node dist/main.js`, what `npm start` runs after its build).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'child_process';
+import { spawn } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { ShellSession as Session } from '../../support/shell-session';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const PROMPT = /^(.+?): $/gm;
-
-class Session {
-  output = '';
-  private waiters: Array<() => void> = [];
-  readonly exited: Promise<number | null>;
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    const onData = (chunk: Buffer) => {
-      this.output += chunk.toString('utf8');
-      for (const wake of this.waiters.splice(0)) wake();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  }
-
-  waitFor<T>(probe: (out: string) => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; output:\n${this.output}`)), timeoutMs);
-      const check = () => {
-        const found = probe(this.output);
-        if (found !== undefined) {
-          clearTimeout(timer);
-          resolve(found);
-        } else this.waiters.push(check);
-      };
-      check();
-    });
-  }
-
-  type(line: string): void {
-    this.child.stdin.write(`${line}\n`);
-  }
-
-  /** Prompts printed since `from` (form fields ask `Label: ` on a line of their own). */
-  promptsAfter(from: number): string[] {
-    return [...this.output.slice(from).matchAll(PROMPT)].map((m) => m[1]);
-  }
-}
-
 describe('shell: forms field by field, and the simulated agent of a handoff', () => {
   let dir: string;
   let session: Session;
@@ -64,7 +24,7 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
       NO_COLOR: '1',
     };
     session = new Session(spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: 'pipe' }));
-    await session.waitFor((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner');
+    await session.probe((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner');
   });
 
   afterAll(() => {
@@ -79,7 +39,7 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
     let bedroomsAsked = 0;
     // Answer each field as it is asked: Enter keeps the prefilled value, Bedrooms is wrong once.
     for (;;) {
-      const next = await session.waitFor(
+      const next = await session.probe(
         (o) => {
           const prompts = session.promptsAfter(start);
           if (prompts.length > answered) return prompts[answered];
@@ -93,53 +53,55 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
         bedroomsAsked += 1;
         session.type(bedroomsAsked === 1 ? 'many' : '5');
       } else {
-        expect(next).toMatch(/\[.+\]$|^[^[]+$/); // prefilled fields show their current value
+        // The form is prefilled from the current listing: its MLS number shows as the value kept.
+        if (next.startsWith('MLS number')) expect(next).toContain('[ATX240000]');
         session.type('');
       }
     }
     const transcript = session.output.slice(start);
     expect(bedroomsAsked).toBe(2);
+    expect(session.promptsAfter(start).some((p) => p.startsWith('MLS number'))).toBe(true);
     // The error names the field, and only the bad field was asked again.
     expect(transcript).toMatch(/Bedrooms: .*number/i);
     expect(transcript).toMatch(/Sale type\*/);
 
     const before = session.output.length;
     session.type('/listing show mls:ATX240000');
-    const shown = await session.waitFor((o) => (/5 bd/.test(o.slice(before)) ? o.slice(before) : undefined), 'the updated listing');
+    const shown = await session.probe((o) => (/5 bd/.test(o.slice(before)) ? o.slice(before) : undefined), 'the updated listing');
     expect(shown).toContain('ATX240000');
   }, 120_000);
 
   test('/handoff, then /agent claim, say and close relay both ways and hand the thread back', async () => {
     let from = session.output.length;
     session.type('/ask Any condos for sale in Miami?');
-    await session.waitFor((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the answer');
+    await session.probe((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the answer');
 
     from = session.output.length;
     session.type('/handoff I want to visit this weekend');
-    await session.waitFor((o) => (/\[#handoff[^\n]*\] \*Handoff request\*/.test(o.slice(from)) ? true : undefined), 'the ticket');
+    await session.probe((o) => (/\[#handoff[^\n]*\] \*Handoff request\*/.test(o.slice(from)) ? true : undefined), 'the ticket');
     expect(session.output.slice(from)).toContain('I want to visit this weekend');
 
     from = session.output.length;
     session.type('/agent claim');
-    await session.waitFor((o) => (/claimed/i.test(o.slice(from)) ? true : undefined), 'the claim');
+    await session.probe((o) => (/claimed/i.test(o.slice(from)) ? true : undefined), 'the claim');
 
     from = session.output.length;
     session.type('Is Saturday at 10 possible?');
     // The user's words reach the ticket thread verbatim, and the bot does not answer them.
-    await session.waitFor((o) => (/\[#handoff[^\n]*\] \*you:\* Is Saturday at 10 possible\?/.test(o.slice(from)) ? true : undefined), 'the relayed user message');
+    await session.probe((o) => (/\[#handoff[^\n]*\] \*you:\* Is Saturday at 10 possible\?/.test(o.slice(from)) ? true : undefined), 'the relayed user message');
     expect(session.output.slice(from)).not.toContain('Talk to a human');
 
     from = session.output.length;
     session.type('/agent say Saturday at 10 works, see you there');
-    await session.waitFor((o) => (/bot› \*Agent \(agent\):\* Saturday at 10 works, see you there/.test(o.slice(from)) ? true : undefined), 'the agent reply in the user thread');
+    await session.probe((o) => (/bot› \*Agent \(agent\):\* Saturday at 10 works, see you there/.test(o.slice(from)) ? true : undefined), 'the agent reply in the user thread');
 
     from = session.output.length;
     session.type('/agent close');
-    await session.waitFor((o) => (/closed/i.test(o.slice(from)) ? true : undefined), 'the close');
+    await session.probe((o) => (/closed/i.test(o.slice(from)) ? true : undefined), 'the close');
 
     from = session.output.length;
     session.type('What about Seattle rentals?');
-    await session.waitFor((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the bot answering again');
+    await session.probe((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the bot answering again');
 
     session.child.stdin.end();
     expect(await session.exited).toBe(0);

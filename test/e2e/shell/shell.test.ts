@@ -3,46 +3,13 @@
  * the in-process local chatbot service, the terminal shell. Each step waits for the output it
  * expects before typing the next line.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'child_process';
+import { spawn } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { ShellSession as Session } from '../../support/shell-session';
 
 const ROOT = join(__dirname, '..', '..', '..');
-
-class Session {
-  output = '';
-  private waiters: Array<() => void> = [];
-  readonly exited: Promise<number | null>;
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    const onData = (chunk: Buffer) => {
-      this.output += chunk.toString('utf8');
-      for (const wake of this.waiters.splice(0)) wake();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  }
-
-  /** Resolves with the output once `match` holds for it; rejects with the output so far on timeout. */
-  waitFor(match: (out: string) => boolean, what: string, timeoutMs = 60_000): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; output:\n${this.output}`)), timeoutMs);
-      const check = () => {
-        if (match(this.output)) {
-          clearTimeout(timer);
-          resolve(this.output);
-        } else this.waiters.push(check);
-      };
-      check();
-    });
-  }
-
-  type(line: string): void {
-    this.child.stdin.write(`${line}\n`);
-  }
-}
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
