@@ -73,24 +73,31 @@ export function interpretObject(operation: string, obj: unknown): Parsed {
   return { kind: 'skip' };
 }
 
-/** Splits decoded text into JSON values, by framing. */
+/** Splits decoded text into JSON values, by framing; each object is parsed once, here. */
 class Framer {
   private framing: 'sse' | 'ndjson' | undefined;
   private pending = '';
   private carry = '';
   private readonly sse: EventSourceParser;
-  private readonly out: string[] = [];
+  private readonly out: unknown[] = [];
 
   constructor() {
     this.sse = createParser({
       onEvent: (event) => {
-        this.out.push(event.data);
+        const data = event.data.trim();
+        // `[DONE]` and other non-JSON payloads carry nothing to show.
+        if (data === '' || data === '[DONE]') return;
+        try {
+          this.out.push(JSON.parse(data));
+        } catch {
+          // not a JSON object: skipped
+        }
       },
     });
   }
 
-  /** Feeds text; returns the complete JSON texts found so far. */
-  feed(text: string): string[] {
+  /** Feeds text; returns the complete JSON values found so far. */
+  feed(text: string): unknown[] {
     if (this.framing === undefined) {
       this.pending += text;
       const start = this.pending.trimStart();
@@ -105,11 +112,11 @@ class Framer {
   }
 
   /** End of body: flushes a last event/line that had no terminator. */
-  end(): string[] {
+  end(): unknown[] {
     if (this.framing === 'sse') this.sse.reset({ consume: true });
     else if (this.framing === 'ndjson') {
       this.feedLines('\n');
-      if (this.carry.trim() !== '') this.out.push(this.carry);
+      // A trailing fragment that never became JSON is dropped.
       this.carry = '';
     }
     return this.out.splice(0);
@@ -124,8 +131,7 @@ class Framer {
       // A JSON value may span lines (a pretty-printed error envelope): join until it parses.
       const candidate = this.carry === '' ? line : `${this.carry}\n${line}`;
       try {
-        JSON.parse(candidate);
-        this.out.push(candidate);
+        this.out.push(JSON.parse(candidate));
         this.carry = '';
       } catch {
         this.carry = candidate;
@@ -156,16 +162,8 @@ export async function* readAnswerStream(
     else opts.signal.addEventListener('abort', onAbort, { once: true });
   });
 
-  const handle = function* (texts: string[]): Generator<AnswerEvent, boolean, undefined> {
-    for (const t of texts) {
-      const trimmed = t.trim();
-      if (trimmed === '' || trimmed === '[DONE]') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(trimmed);
-      } catch {
-        continue; // not a JSON object (an SSE comment-like payload): nothing to show
-      }
+  const handle = function* (values: unknown[]): Generator<AnswerEvent, boolean, undefined> {
+    for (const value of values) {
       const parsed = interpretObject(operation, value);
       if (parsed.kind === 'delta') {
         if (parsed.text === '') continue;
