@@ -32,7 +32,7 @@ import {
 } from './payloads';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
-import { call, slackErrorCode, type WebClient } from './web';
+import { slackErrorCode, type WebClient } from './web';
 
 /** Every slash command the app registers (manifest.yml lists the same; a test checks). */
 export const SLACK_COMMANDS = ['/ask', '/listings', '/listing', '/chatbot', '/handoff', '/analytics', '/history'] as const;
@@ -68,21 +68,13 @@ export function registerListeners(d: ListenerDeps): void {
   });
 
   const ephemeral = async (place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> => {
-    const { text, blocks } = renderMessage(msg);
     try {
-      await call(() =>
-        d.client.chat.postEphemeral({
-          channel: place.channel,
-          user,
-          text,
-          blocks: blocks as never,
-          ...(place.thread ? { thread_ts: place.thread } : {}),
-        }),
-      );
+      await d.port.ephemeral(place, user, msg);
     } catch (err) {
       if (err instanceof PlatformRateLimitError || !respond) throw err;
       // Not a member of the channel (a DM between people, a private channel): the response_url works.
       d.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
+      const { text, blocks } = renderMessage(msg);
       await respond({ response_type: 'ephemeral', replace_original: false, text, blocks });
     }
   };
@@ -114,13 +106,12 @@ export function registerListeners(d: ListenerDeps): void {
           ...(place.thread ? { thread: place.thread } : {}),
           team: place.workspace,
         });
-        await call(() => d.client.views.open({ trigger_id: triggerId, view: view as never }));
+        await d.port.openView(place, triggerId, view);
       };
     }
     if (extra.source) {
       const source = extra.source;
       inv.source = source;
-      // Not the relay's edit: it spends the workspace's chat.update budget itself.
       inv.update = (msg) => d.port.update(source, msg);
     }
     return inv;

@@ -3,7 +3,7 @@
  * service failure is not a broken connection, and the service's own refusals keep its words.
  */
 import { Relay } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import {
   InterruptedStreamError,
   NetworkError,
@@ -20,19 +20,18 @@ import { FakeAnswerStream, silentLog } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
 let store: SqliteStore;
-let scheduler: BudgetScheduler;
+let bed: RelayTestbed;
 let relay: Relay;
 let n = 0;
 
 beforeEach(() => {
-  store = new SqliteStore(':memory:');
-  scheduler = new BudgetScheduler({ store, log: silentLog });
-  relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'e', options: { minInterimIntervalMs: 10 } });
+  bed = new RelayTestbed();
+  store = bed.store;
+  relay = new Relay({ store, log: silentLog, instanceId: 'e', options: { minInterimIntervalMs: 10 } });
 });
 
 afterEach(async () => {
-  scheduler.close();
-  await store.close();
+  await bed.close();
 });
 
 const RATE_TEXT = 'You have sent too many messages. Please wait 60 seconds.';
@@ -53,7 +52,7 @@ const cases: Array<[string, () => unknown, string]> = [
 
 describe('interruption notice', () => {
   it.each(cases)('describes %s', async (_what, make, reason) => {
-    const surface = new TestSurface();
+    const surface = bed.surface();
     const stream = new FakeAnswerStream();
     const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
     const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, answerKey: `err-${n}` });

@@ -7,7 +7,7 @@ import {
   type RecoveryDeps,
 } from '../../../src/core/relay/inflight';
 import { Relay } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { TestSurface } from '../../support/test-surface';
@@ -18,20 +18,19 @@ const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: 'T
 
 describe('recoverAbandonedAnswers', () => {
   let store: SqliteStore;
-  let scheduler: BudgetScheduler;
+  let bed: RelayTestbed;
   let surface: TestSurface;
   let deps: RecoveryDeps;
 
   beforeEach(() => {
-    store = new SqliteStore(':memory:');
-    scheduler = new BudgetScheduler({ store, log: silentLog });
-    surface = new TestSurface({ maxMessageLength: 100 });
-    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === 'test' ? surface : undefined) };
+    bed = new RelayTestbed();
+    store = bed.store;
+    surface = bed.surface({ maxMessageLength: 100 });
+    deps = { store, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === 'test' ? surface : undefined) };
   });
 
   afterEach(async () => {
-    scheduler.close();
-    await store.close();
+    await bed.close();
   });
 
   /** What a dead instance left: two messages, the last one still typing, and its lease. */
@@ -90,10 +89,8 @@ describe('recoverAbandonedAnswers', () => {
       }
     }
     const nativeSurface = new StoppingSurface({ maxMessageLength: 100, native: { ttlMs: 300_000 } });
-    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
     const dead = new Relay({
       store,
-      scheduler: deadScheduler,
       log: silentLog,
       instanceId: 'dying',
       options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
@@ -126,7 +123,6 @@ describe('recoverAbandonedAnswers', () => {
 
     await dead.markAllInFlight('test over');
     await running.catch(() => undefined);
-    deadScheduler.close();
   });
 
   it('posts a notice for an answer that died before its placeholder', async () => {
@@ -139,10 +135,8 @@ describe('recoverAbandonedAnswers', () => {
   });
 
   it('recovers what a relay left behind when its instance stopped renewing', async () => {
-    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
     const dead = new Relay({
       store,
-      scheduler: deadScheduler,
       log: silentLog,
       instanceId: 'dying',
       options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
@@ -171,6 +165,5 @@ describe('recoverAbandonedAnswers', () => {
 
     await dead.markAllInFlight('test over');
     await running;
-    deadScheduler.close();
   });
 });
