@@ -413,6 +413,8 @@ export class BudgetScheduler {
       this.timerAt = Infinity;
       this.kick();
     }, Math.max(MIN_WAKE_MS, ms));
+    // Waiting calls hold their callers' promises, not the process.
+    this.timer.unref();
   }
 
   private start(job: Job): void {

@@ -59,7 +59,8 @@ export class SlackGateway {
   readonly scheduler: BudgetScheduler;
 
   constructor(private readonly opts: SlackGatewayOptions) {
-    this.scheduler = new BudgetScheduler({ store: opts.store, log: opts.log.child({ part: 'slack-gateway' }) });
+    // Four tries of a call Slack answers 429 (each after its Retry-After), then the caller hears it.
+    this.scheduler = new BudgetScheduler({ store: opts.store, log: opts.log.child({ part: 'slack-gateway' }), maxTries: 4 });
   }
 
   close(): void {

@@ -4,6 +4,7 @@
  */
 import { Relay } from '../../../src/core/relay/relay';
 import { RelayTestbed } from './testbed';
+import { describeInterruption } from '../../../src/core/conversations/interruption';
 import {
   InterruptedStreamError,
   NetworkError,
@@ -50,12 +51,12 @@ const cases: Array<[string, () => unknown, string]> = [
   ['a cancelled stream', () => new InterruptedStreamError('askStream', 'Some', 'aborted'), 'the answer was cancelled.'],
 ];
 
-describe('interruption notice', () => {
+describe('interruption notice (in the words conversations hand the relay)', () => {
   it.each(cases)('describes %s', async (_what, make, reason) => {
     const surface = bed.surface();
     const stream = new FakeAnswerStream();
     const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
-    const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, answerKey: `err-${n}` });
+    const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, explain: (e) => describeInterruption(e, 5000), answerKey: `err-${n}` });
     stream.push('Some');
     const err = make();
     stream.fail(err);

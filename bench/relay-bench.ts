@@ -10,12 +10,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import pino from 'pino';
-import type { Place } from '../core/surface';
-import { SlackPort } from '../surfaces/slack/port';
-import { createWebClient } from '../surfaces/slack/web';
-import { SqliteStore } from '../state/sqlite-store';
-import type { StateStore } from '../state/store';
-import { FakeSlack, type SlackCall } from '../../test/support/fake-slack';
+import type { Place } from '../src/core/surface';
+import { SlackPort } from '../src/surfaces/slack/port';
+import { createWebClient } from '../src/surfaces/slack/web';
+import { SqliteStore } from '../src/state/sqlite-store';
+import type { StateStore } from '../src/state/store';
+import { FakeSlack, type SlackCall } from '../test/support/fake-slack';
 import { AbortedError, type BenchRelay } from './relays/common';
 import { FixedIntervalRelay } from './relays/fixed-interval';
 import { NaiveRelay } from './relays/naive';

@@ -3,7 +3,7 @@
  * so far, then a final edit. On a 429 it waits the Retry-After and tries again (bounded), like a bot
  * built on an SDK's default retry.
  */
-import type { OutMessage, SurfacePort } from '../../core/surface';
+import type { OutMessage, SurfacePort } from '../../src/core/surface';
 import { withRetryAfter, type BenchAnswer, type BenchRelay } from './common';
 
 export const NAIVE_TRIES = { post: 5, interim: 3, final: 5 } as const;

@@ -3,7 +3,7 @@
  * text once a second while the answer streams, then edit in the final text. On a 429 it waits the
  * Retry-After and tries again (bounded).
  */
-import type { OutMessage, SurfacePort } from '../../core/surface';
+import type { OutMessage, SurfacePort } from '../../src/core/surface';
 import { AbortedError, sleep, withRetryAfter, type BenchAnswer, type BenchRelay } from './common';
 
 export const FIXED_TRIES = { post: 5, interim: 3, final: 5 } as const;
