@@ -100,7 +100,7 @@ type Phase =
   | { kind: 'interrupted'; reason: string; error: unknown };
 
 const DEFAULTS = {
-  minInterimIntervalMs: 800,
+  minInterimIntervalMs: 600,
   leaseTtlMs: LEASE_TTL_MS,
   leaseRenewMs: LEASE_RENEW_MS,
   nativeExpiryMarginMs: 30_000,
