@@ -51,12 +51,21 @@ export class DiscordGateway {
     ];
   }
 
-  /** A call that creates or edits a message in `channelId` (including through an interaction). */
+  /** A REST call that creates or edits a message in `channelId`. */
   inChannel<T>(channelId: string, c: GatewayCall, fn: () => Promise<T>): Promise<T> {
     return this.run(this.channelBudgets(channelId), c, fn);
   }
 
-  /** A call on no channel's message bucket (threads, interaction-only edits). */
+  /**
+   * A message shown in `channelId` through an interaction's callback (a button's update): Discord
+   * counts those on the interaction, not on the channel's bucket, but they still take the channel's
+   * one-a-second turn so a reader sees one change at a time there.
+   */
+  viaInteraction<T>(channelId: string, c: GatewayCall, fn: () => Promise<T>): Promise<T> {
+    return this.run([{ key: `discord:${channelId}:msg`, ...CHANNEL_BUDGET }, this.globalBudget()], c, fn);
+  }
+
+  /** A call on no channel's message bucket (threads, interaction replies, ephemeral edits). */
   global<T>(c: GatewayCall, fn: () => Promise<T>): Promise<T> {
     return this.run([this.globalBudget()], c, fn);
   }

@@ -180,7 +180,7 @@ export class DiscordPort implements SurfacePort {
     const channel = place.channel;
     const rendered = await this.render(root);
     const scope = interactionScope.getStore();
-    let rootId = scope && !place.thread ? await this.gateway.inChannel(channel, {}, () => scope.responder.rootMessage(rendered, channel)) : undefined;
+    let rootId = scope && !place.thread ? await this.gateway.global({}, () => scope.responder.rootMessage(rendered, channel)) : undefined;
     let threadId: string | undefined;
     if (rootId) {
       try {
@@ -267,7 +267,7 @@ export class DiscordPort implements SurfacePort {
    */
   async updateFromInteraction(place: Place, source: MessageRef | undefined, msg: OutMessage, viaInteraction: (m: RenderedMessage) => Promise<boolean>): Promise<void> {
     const rendered = await this.render(msg);
-    const done = await this.gateway.inChannel(targetOf(place), {}, () => viaInteraction(rendered));
+    const done = await this.gateway.viaInteraction(targetOf(place), {}, () => viaInteraction(rendered));
     if (!done && source) await this.edit(source, msg);
   }
 
