@@ -20,6 +20,7 @@ import { AbortedError, type BenchRelay } from './relays/common';
 import { FixedIntervalRelay } from './relays/fixed-interval';
 import { NaiveRelay } from './relays/naive';
 import { OurRelay } from './relays/ours';
+import { RawSlack } from './relays/raw-slack';
 import { syntheticAnswer, TimedAnswerStream } from './relays/synthetic';
 
 export type RelayKind = 'ours-update' | 'ours-native' | 'naive' | 'fixed-interval';
@@ -99,16 +100,16 @@ function threadText(fake: FakeSlack, place: Place): string {
     .join('');
 }
 
-function makeRelay(kind: RelayKind, port: SlackPort, store: StateStore): BenchRelay {
+function makeRelay(kind: RelayKind, port: SlackPort, raw: RawSlack, store: StateStore): BenchRelay {
   switch (kind) {
     case 'ours-update':
       return new OurRelay(port, store, 'ours (chat.update)');
     case 'ours-native':
       return new OurRelay(port, store, 'ours (native streaming)');
     case 'naive':
-      return new NaiveRelay(port);
+      return new NaiveRelay(raw);
     case 'fixed-interval':
-      return new FixedIntervalRelay(port, 1_000);
+      return new FixedIntervalRelay(raw, 1_000);
   }
 }
 
@@ -126,7 +127,8 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
     botToken: fake.botToken,
     team: () => fake.team,
   });
-  const relay = makeRelay(kind, port, store);
+  // Our relay goes through the Slack surface (its gateway); the peers straight to the Web API.
+  const relay = makeRelay(kind, port, new RawSlack(createWebClient(fake.botToken, fake.apiUrl, log)), store);
   if (kind === 'ours-update') {
     // The port learns once that this workspace has no native streaming, as a running bridge has long
     // before a busy moment; the warm-up's calls are not counted.
