@@ -177,7 +177,7 @@ export interface SurfacePort {
   readonly limits: SurfaceLimits;
   /**
    * Every call below goes through the surface's one outbound path (its gateway), which spends the
-   * platform's budgets by priority: callers never pace.
+   * platform's budgets by priority: callers never wait for budget themselves.
    */
   post(place: Place, msg: OutMessage, opts?: SendOptions): Promise<MessageRef>;
   edit(ref: MessageRef, msg: OutMessage, opts?: SendOptions): Promise<void>;
