@@ -247,7 +247,9 @@ export class BudgetScheduler {
       const sharers = Math.max(1, this.finalsAwaited(b.key));
       // A tenth of the budget stays for finals nobody can foresee yet (answers, button updates).
       const holds = Math.max(0, b.limit - this.takenIn(b) - Math.ceil(b.limit / 10));
-      const refills = (b.limit * horizon) / b.windowMs;
+      // The store's budgets are sliding windows: what comes back within the horizon is what was
+      // taken a window ago.
+      const refills = this.expiringWithin(b, horizon);
       const spendable = holds + refills - sharers - coming;
       const gap = spendable <= 0 ? b.windowMs : (horizon * sharers) / spendable;
       spacing = Math.max(spacing, Math.min(b.windowMs, gap));
@@ -283,6 +285,20 @@ export class BudgetScheduler {
     const from = this.now() - b.windowMs;
     while (list.length > 0 && (list[0] ?? 0) <= from) list.shift();
     return list.length;
+  }
+
+  /** Tokens of `b` this process took that leave its window within `ms`. */
+  private expiringWithin(b: RateBudget, ms: number): number {
+    const list = this.taken.get(b.key);
+    if (!list) return 0;
+    this.takenIn(b);
+    const until = this.now() - b.windowMs + ms;
+    let n = 0;
+    for (const t of list) {
+      if (t > until) break;
+      n++;
+    }
+    return n;
   }
 
   private noteTaken(b: RateBudget): void {
