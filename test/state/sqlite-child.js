@@ -39,6 +39,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(String(err && err.stack ? err.stack : err));
+  process.stderr.write(String(err?.stack ?? err));
   process.exit(1);
 });

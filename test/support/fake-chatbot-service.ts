@@ -4,7 +4,7 @@
  * service exists. Validates requests with the shared schemas, checks credentials per operation.
  */
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { errorEnvelope, okEnvelope } from '../../src/service/schemas/envelope';
 import { describeIssues, fieldIssues } from '../../src/service/schemas/fields';
 import { chatbotSettingsSchema } from '../../src/service/schemas/settings';

@@ -3,7 +3,7 @@
  * and the catalogue of commands (COMMAND_SPECS) from which the Slack manifest and the Discord slash
  * command registration are generated or checked.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { SETTING_FIELDS } from '../../service/schemas/settings';
 import type { CommandName } from '../surface';
 

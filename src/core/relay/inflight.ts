@@ -166,19 +166,3 @@ async function recoverOne(
   deps.log.info({ answerKey, owner: rec.owner }, 'marked an abandoned answer interrupted');
   return true;
 }
-
-/** Sweeps for abandoned answers every `intervalMs` (default 15 s, so a dead instance's are marked within 60 s). */
-export function startRecoveryLoop(deps: RecoveryDeps, intervalMs = 15_000): { stop(): void } {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    recoverAbandonedAnswers(deps)
-      .catch((err: unknown) => deps.log.warn({ err }, 'abandoned answer sweep failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
-}

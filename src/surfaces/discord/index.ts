@@ -29,7 +29,6 @@ import { DiscordPort, interactionScope, Threads } from './port';
 import { errInfo, Responder } from './responder';
 import type { RenderedMessage } from './render';
 
-export { slashCommandDefinitions, PREFERRED_SETTING_CHOICES } from './commands';
 
 export interface DiscordSurfaceOptions {
   token: string;

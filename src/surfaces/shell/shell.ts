@@ -12,7 +12,7 @@ import type {
   OutMessage,
   Place,
 } from '../../core/surface';
-import { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL, ShellSurface } from './shell-surface';
+import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 
 const CORE_COMMANDS: readonly CommandName[] = [
   'ask',
@@ -270,4 +270,4 @@ export class Shell {
   }
 }
 
-export { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL };
+export { SHELL_HANDOFF_CHANNEL };

@@ -20,8 +20,6 @@ import { UserNames } from './users';
 import { createWebClient, slackErrorCode, slackLogger } from './web';
 
 export { SLACK_COMMANDS } from './listeners';
-export { POST_BUDGET, EDIT_BUDGET, STREAM_BUDGETS, NATIVE_STREAM_TTL_MS, SlackPort } from './port';
-export { ACTION_PREFIX, VIEW_PREFIX, TYPING_MARK, renderMessage, renderForm } from './blocks';
 
 export interface SlackSurfaceOptions {
   botToken: string;
