@@ -24,7 +24,7 @@ import { BudgetScheduler } from '../../src/core/relay/scheduler';
 import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } from '../../src/local-service';
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from './test-surface';
+import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from './test-surface';
 import { waitFor as pollFor } from './wait-for';
 
 type LocalService = LocalServiceHandle;
@@ -72,7 +72,7 @@ export interface CoreHarness {
   client: ChatbotClient;
   store: SqliteStore;
   storePath: string;
-  /** The users' surface (name 'test'). */
+  /** The users' surface (named TEST_SURFACE). */
   surface: TestSurface;
   /** Where tickets go: `surface` itself, or a second TestSurface when handoffOn is 'other'. */
   handoffSurface: TestSurface;
@@ -103,7 +103,7 @@ export interface CoreHarness {
 
 export const HARNESS_WORKSPACE = 'W1';
 
-/** Presents a TestSurface under another surface name (the TestSurface's own name is fixed to 'test'). */
+/** Presents a TestSurface under another surface name (for a TestSurface built elsewhere; a new one can be named with its `name` option). */
 export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePort {
   return {
     name,
@@ -158,11 +158,11 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
   if (handoffOn === 'other') ports.set('discord', handoffPort);
   const surfaces: SurfaceRegistry = { get: (name) => ports.get(name), all: () => [...ports.values()] };
 
-  const channel: Place = { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-general' };
+  const channel: Place = { surface: TEST_SURFACE, workspace: HARNESS_WORKSPACE, channel: 'C-general' };
   const handoffChannel: Place =
     handoffOn === 'other'
       ? { surface: 'discord', workspace: 'G1', channel: 'C-handoff' }
-      : { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-handoff' };
+      : { surface: TEST_SURFACE, workspace: HARNESS_WORKSPACE, channel: 'C-handoff' };
 
   const instanceId = opts.instanceId ?? `harness-${process.pid}-${++messageCounter}`;
   const config: CoreConfig = {

@@ -1,7 +1,8 @@
 /**
  * The one command grammar every surface shares: tokenizing an argument string, the usage texts,
- * and the catalogue of commands (COMMAND_SPECS) from which the Slack manifest and the Discord slash
- * command registration are generated or checked.
+ * and the catalogue of commands (COMMAND_SPECS). Everything that lists commands derives from the
+ * catalogue: Slack's command listeners (and the manifest, checked by test/manifest.test.ts), Discord's
+ * slash command registration, the shell's command list and help, and core's "not available" reply.
  */
 import type { z } from 'zod';
 import { SETTING_FIELDS } from '../../service/schemas/settings';
@@ -155,7 +156,7 @@ export interface SubcommandSpec {
 
 export interface CommandSpec {
   name: CommandName;
-  /** One line: what it does (Slack manifest description, Discord description; <= 100 chars). */
+  /** One line: what it does (Slack manifest `description`, Discord description, shell help; <= 100 chars). */
   summary: string;
   /** Short usage hint (Slack manifest `usage_hint`). */
   usageHint: string;
@@ -238,7 +239,7 @@ export function usageOf(name: CommandName): string {
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   {
     name: 'ask',
-    summary: 'Ask the chatbot a question in a new thread',
+    summary: 'Ask the chatbot; the answer streams into a new thread',
     usageHint: '<question>',
     usage: USAGE.ask,
     adminOnly: false,
@@ -247,7 +248,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'listings',
-    summary: 'Browse listings with filters and pages',
+    summary: 'Browse listings as cards with paging buttons',
     usageHint: '[city:<City>] [type:for_sale|for_rent] [mls:<MLS>] [page:<n>]',
     usage: USAGE.listings,
     adminOnly: false,
@@ -261,7 +262,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'listing',
-    summary: 'Show, create, update or delete one listing',
+    summary: 'Show one listing; create, update or delete one (admins)',
     usageHint: 'show|create|update|delete [id:<id>|mls:<MLS>|url:<URL>] [Field:value ...]',
     usage: USAGE.listing,
     adminOnly: false,
@@ -275,7 +276,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'chatbot',
-    summary: "Show and change the chatbot's settings, models and chatbots",
+    summary: "The chatbot's settings, models and /v1 chatbots (admins)",
     usageHint: 'show | set <Field> <value> | edit | models | list | create <name>',
     usage: USAGE.chatbot,
     adminOnly: true,
@@ -309,7 +310,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'handoff',
-    summary: 'Hand the conversation to a human',
+    summary: 'Hand your conversation to a human',
     usageHint: '[reason]',
     usage: USAGE.handoff,
     adminOnly: false,
@@ -318,7 +319,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'analytics',
-    summary: 'Conversation analytics with a chart',
+    summary: 'Conversation analytics with a chart (admins)',
     usageHint: '[from YYYY-MM-DD] [to YYYY-MM-DD]',
     usage: USAGE.analytics,
     adminOnly: true,
@@ -330,7 +331,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'history',
-    summary: "A user's conversations or one transcript",
+    summary: "A user's conversations or one transcript (admins)",
     usageHint: '[user id | conversation id]',
     usage: USAGE.history,
     adminOnly: true,
@@ -338,6 +339,18 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     subcommands: [],
   },
 ];
+
+/** The commands' names, in catalogue order (`ask` first). */
+export const COMMAND_NAMES: readonly CommandName[] = COMMAND_SPECS.map((s) => s.name);
+
+export function isCommandName(name: string): name is CommandName {
+  return (COMMAND_NAMES as readonly string[]).includes(name);
+}
+
+/** One help line per command: `/name usage-hint` then what it does (the shell's /help). */
+export function commandHelpLines(indent = '  '): string[] {
+  return COMMAND_SPECS.map((s) => `${indent}/${s.name} ${s.usageHint}\n${indent}    ${s.summary}`);
+}
 
 export function specOf(name: CommandName): CommandSpec {
   const spec = COMMAND_SPECS.find((s) => s.name === name);

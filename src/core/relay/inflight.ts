@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Button, MessageRef, OutMessage, SurfaceName, SurfacePort } from '../surface';
+import { type Button, type MessageRef, type OutMessage, SURFACE_NAMES, type SurfaceName, type SurfacePort } from '../surface';
 import type { Json, StateStore } from '../../state/store';
 import type { BudgetScheduler } from './scheduler';
 
@@ -22,7 +22,7 @@ export function inflightLease(answerKey: string): string {
   return `lease:${INFLIGHT_PREFIX}${answerKey}`;
 }
 
-const surfaceNameSchema = z.enum(['slack', 'discord', 'shell', 'test']);
+const surfaceNameSchema = z.enum(SURFACE_NAMES);
 
 const placeSchema = z.object({
   surface: surfaceNameSchema,

@@ -19,8 +19,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { argsFromOptions, COMMAND_SPECS } from '../../core/commands/grammar';
 import { spendBudgets } from '../../core/pace';
-import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place, SurfacePort } from '../../core/surface';
+import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import type { SurfaceRuntime } from '../runtime';
 import { slashCommandDefinitions } from './commands';
 import { newKey, parseId } from './custom-ids';
 import { guardGateway } from './gateway-guard';
@@ -47,12 +48,7 @@ export interface DiscordSurfaceOptions {
   readyTimeoutMs?: number;
 }
 
-export interface DiscordRuntime {
-  surface: SurfacePort;
-  attach(core: BridgeCore): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  isReady(): boolean;
+export interface DiscordRuntime extends SurfaceRuntime {
   /** How many times discord.js reported a rate limit (429 or a pre-emptive wait). */
   rateLimitEvents(): number;
 }

@@ -120,7 +120,6 @@ export const viewSubmissionSchema = z.object({
     })
     .passthrough(),
 });
-export type ViewSubmission = z.infer<typeof viewSubmissionSchema>;
 
 export const urlVerificationSchema = z.object({
   type: z.literal('url_verification'),

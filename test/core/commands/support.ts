@@ -8,7 +8,7 @@ import type { Actor, FormResult, FormSpec, Invocation, MessageRef, OutMessage, P
 import { startLocalService } from '../../../src/local-service';
 import { ChatbotClient } from '../../../src/service/client';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 
 export interface Recorded extends Invocation {
   replies: Array<{ msg: OutMessage; ephemeral: boolean }>;
@@ -54,11 +54,11 @@ export async function startCommandEnv(): Promise<CommandEnv> {
       handoffOnNoAnswer: false,
       instanceId: 'commands-test',
     },
-    surfaces: { get: (n) => (n === 'test' ? surface : undefined), all: () => [surface] },
+    surfaces: { get: (n) => (n === TEST_SURFACE ? surface : undefined), all: () => [surface] },
     log: pino({ level: 'silent' }),
     now: () => Date.now(),
   };
-  const channel: Place = { surface: 'test', workspace: 'W1', channel: 'C1' };
+  const channel: Place = { surface: TEST_SURFACE, workspace: 'W1', channel: 'C1' };
   const admin: Actor = { id: 'U-admin', name: 'Ada Admin', isAdmin: true };
   const alice: Actor = { id: 'U-alice', name: 'Alice', isAdmin: false };
 

@@ -10,11 +10,11 @@ import { Relay } from '../../../src/core/relay/relay';
 import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog, until } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
-const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: 'T1' };
+const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: 'T1' };
 
 describe('recoverAbandonedAnswers', () => {
   let store: SqliteStore;
@@ -26,7 +26,7 @@ describe('recoverAbandonedAnswers', () => {
     store = new SqliteStore(':memory:');
     scheduler = new BudgetScheduler({ store, log: silentLog });
     surface = new TestSurface({ maxMessageLength: 100 });
-    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === 'test' ? surface : undefined) };
+    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === TEST_SURFACE ? surface : undefined) };
   });
 
   afterEach(async () => {
@@ -39,7 +39,7 @@ describe('recoverAbandonedAnswers', () => {
     const first = await surface.post(place, { text: 'Sealed first part. ', markdown: true, typing: false });
     const second = await surface.post(place, { text: 'Partial sec', markdown: true, typing: true });
     const rec: InflightRecord = {
-      surface: 'test',
+      surface: TEST_SURFACE,
       place,
       messages: [
         { ref: first, text: 'Sealed first part. ', done: true },
@@ -130,7 +130,7 @@ describe('recoverAbandonedAnswers', () => {
   });
 
   it('posts a notice for an answer that died before its placeholder', async () => {
-    const rec: InflightRecord = { surface: 'test', place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
+    const rec: InflightRecord = { surface: TEST_SURFACE, place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
     await store.set(inflightKey('a3'), recordToJson(rec));
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [posted] = surface.messagesIn(place);

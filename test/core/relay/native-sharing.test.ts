@@ -7,7 +7,7 @@ import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import { Relay } from '../../../src/core/relay/relay';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog, until } from './fake-stream';
 
 const UPDATE: RateBudget = { key: 'update', limit: 50, windowMs: 60_000 };
@@ -33,7 +33,7 @@ describe('Relay with native streams', () => {
       const runs = streams.map((events, i) =>
         relay.run({
           surface,
-          place: { surface: 'test', workspace: 'W', channel: 'C', thread: `T${i}` },
+          place: { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${i}` },
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },

@@ -4,7 +4,7 @@ import { splitForLimit } from '../../../src/core/relay/split';
 import { inflightKey, inflightLease } from '../../../src/core/relay/inflight';
 import type { Button, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, silentLog, until } from './fake-stream';
 
 const TALK: Button = { action: 'handoff.request', label: 'Talk to a human', value: 'conv1' };
@@ -22,7 +22,7 @@ function setup(options: ConstructorParameters<typeof Relay>[0]['options'] = {}):
 
 beforeEach(() => {
   placeCounter++;
-  place = { surface: 'test', workspace: 'W1', channel: 'C1', thread: `T${placeCounter}` };
+  place = { surface: TEST_SURFACE, workspace: 'W1', channel: 'C1', thread: `T${placeCounter}` };
   store = new SqliteStore(':memory:');
   scheduler = new BudgetScheduler({ store, log: silentLog });
   setup();
@@ -393,7 +393,7 @@ describe('Relay', () => {
         return rec?.messages[0]?.text === 'Tracked text';
       });
       const rec = await store.get(inflightKey('tracked'));
-      expect(rec).toMatchObject({ surface: 'test', owner: 'inst-a', retry: RETRY, place });
+      expect(rec).toMatchObject({ surface: TEST_SURFACE, owner: 'inst-a', retry: RETRY, place });
       expect((await store.leaseInfo(inflightLease('tracked')))?.owner).toBe('inst-a');
       stream.final();
       await running;

@@ -2,7 +2,7 @@ import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import { Relay } from '../../../src/core/relay/relay';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog, until } from './fake-stream';
 
 describe('BudgetScheduler final reservation', () => {
@@ -86,7 +86,7 @@ describe('Relay on a long-window budget', () => {
     try {
       const streams = [0, 1, 2, 3].map(() => new FakeAnswerStream());
       const runs = streams.map((events, i) => {
-        const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${i}` };
+        const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${i}` };
         return relay.run({
           surface,
           place,
