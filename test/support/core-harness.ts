@@ -6,7 +6,7 @@
  *   const h = await startCoreHarness();
  *   const inv = h.invocation(h.users.alice);            // a slash command / button / form event
  *   await h.bridge.command(inv, 'ask', 'Which homes are for sale in Austin?');
- *   await h.waitFor(() => ...);
+ *   await waitFor(() => ..., 'what', timeoutMs);    // test/support/wait-for.ts
  *   await h.close();
  *
  * Cross-surface handoff: `startCoreHarness({ handoffOn: 'other' })` puts the handoff channel on a
@@ -25,7 +25,6 @@ import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } 
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from './test-surface';
-import { waitFor as pollFor } from './wait-for';
 
 type LocalService = LocalServiceHandle;
 
@@ -93,8 +92,6 @@ export interface CoreHarness {
   invocation(actor: Actor, place?: Place, opts?: { surface?: SurfacePort; source?: MessageRef }): RecordedInvocation;
   /** Hands a typed message to the bridge, as a surface would (a fresh id unless given). */
   say(actor: Actor, place: Place, text: string, opts?: { id?: string; startsConversation?: boolean; surface?: SurfacePort; attachments?: import('../../src/core/surface').Attachment[] }): Promise<boolean>;
-  /** Polls `predicate` until true; throws after `timeoutMs`. */
-  waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
   /** Stops the bridge and closes the store (keeping the file), then builds a new store and Bridge on it. */
   restart(): Promise<CoreHarness>;
   /** Stops the bridge and closes everything this harness started. */
@@ -116,10 +113,6 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
     budgets: (op, place) => inner.budgets(op, place),
     fetchAttachment: (att) => inner.fetchAttachment(att),
   };
-}
-
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  await pollFor(predicate, 'a core harness condition', timeoutMs, 15);
 }
 
 let messageCounter = 0;
@@ -271,7 +264,6 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
         on,
       );
     },
-    waitFor,
     async restart() {
       await shutdown(true);
       return startCoreHarness({ ...opts, storePath, service, surface, handoffSurface, log }, { ownsService, tmpDir });

@@ -11,7 +11,8 @@ import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
+import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
 const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: 'T1' };
@@ -57,7 +58,7 @@ describe('recoverAbandonedAnswers', () => {
   it('marks an answer whose lease expired: text kept, "interrupted", Retry', async () => {
     const rec = await abandoned('a1', 'dead-instance', 80);
     expect(await recoverAbandonedAnswers(deps)).toBe(0);
-    await until(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined, '(await store.leaseInfo(inflightLease(\'a1\'))) === undefined');
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
 
     const [first, second] = rec.messages.map((m) => surface.messages.get(m.ref.id)?.current);
@@ -110,12 +111,12 @@ describe('recoverAbandonedAnswers', () => {
     });
     // Appends end at settled word boundaries: the space after 'natively' is one once 'and' follows.
     stream.push('Streamed natively and');
-    await until(async () => {
+    await waitFor(async () => {
       const rec = await store.get<InflightRecord>(inflightKey('crash-native'));
       return rec?.messages[0]?.text === 'Streamed natively ';
-    });
+    }, '{ const rec = await store.get<InflightRecord>(inflightKey(\'crash-na...');
     expect((await store.get<InflightRecord>(inflightKey('crash-native')))?.messages[0]?.native).toBe(true);
-    await until(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash-native\'))) === undefined');
     expect(await recoverAbandonedAnswers({ ...deps, surfaces: () => nativeSurface })).toBe(1);
     const live = nativeSurface.nativeStreams[0];
     expect(stopped).toEqual([live?.ref.id]);
@@ -158,12 +159,12 @@ describe('recoverAbandonedAnswers', () => {
       answerKey: 'crash',
     });
     stream.push('Half an answer ');
-    await until(async () => {
+    await waitFor(async () => {
       const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('crash'));
       return rec?.messages[0]?.text === 'Half an answer';
-    });
+    }, '{ const rec = await store.get<{ messages: Array<{ text: string }> }...');
     // The instance is gone: no renewal, so the lease lapses and another instance takes over.
-    await until(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash\'))) === undefined');
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [msg] = surface.messagesIn(place);
     expect(msg?.current).toMatchObject({ text: 'Half an answer', typing: false });

@@ -8,7 +8,8 @@ import { Relay } from '../../../src/core/relay/relay';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
+import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 const UPDATE: RateBudget = { key: 'update', limit: 50, windowMs: 60_000 };
 const APPEND: RateBudget = { key: 'append', limit: 100, windowMs: 60_000 };
@@ -41,7 +42,7 @@ describe('Relay with native streams', () => {
           answerKey: `native-share-${i}`,
         }),
       );
-      await until(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('append') === 3);
+      await waitFor(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('append') === 3, 'surface.nativeStreams.length === 3 && scheduler.finalsAwaited(\'appe...');
       expect(scheduler.finalsAwaited('update')).toBe(0);
       // 100 a minute shared by three streams.
       expect(scheduler.interimSpacingMs([APPEND])).toBe(1_800);
