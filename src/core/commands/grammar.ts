@@ -163,6 +163,11 @@ export interface CommandSpec {
   /** The full usage, shown for `help` and bad arguments. */
   usage: string;
   adminOnly: boolean;
+  /**
+   * Whether its answers are for the whole channel (a question's thread, a listings page) rather than
+   * for the invoker alone; a surface that must choose before core answers (Discord's deferred reply) reads it.
+   */
+  answersInChannel: boolean;
   /** Options of a command without subcommands. */
   options: readonly OptionSpec[];
   /** Subcommands (Discord subcommands); empty for a flat command. */
@@ -243,6 +248,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usageHint: '<question>',
     usage: USAGE.ask,
     adminOnly: false,
+    answersInChannel: true,
     options: [{ name: 'question', description: 'Your question', type: 'string', required: true, positional: true }],
     subcommands: [],
   },
@@ -252,6 +258,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usageHint: '[city:<City>] [type:for_sale|for_rent] [mls:<MLS>] [page:<n>]',
     usage: USAGE.listings,
     adminOnly: false,
+    answersInChannel: true,
     options: [
       { name: 'city', description: 'City', type: 'string', required: false },
       { name: 'type', description: 'Sale type', type: 'string', required: false, choices: SALE_TYPE_CHOICES },
@@ -266,6 +273,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usageHint: 'show|create|update|delete [id:<id>|mls:<MLS>|url:<URL>] [Field:value ...]',
     usage: USAGE.listing,
     adminOnly: false,
+    answersInChannel: false,
     options: [],
     subcommands: [
       { name: 'show', description: 'Show one listing', options: KEY_OPTIONS },
@@ -280,6 +288,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usageHint: 'show | set <Field> <value> | edit | models | list | create <name>',
     usage: USAGE.chatbot,
     adminOnly: true,
+    answersInChannel: false,
     options: [],
     subcommands: [
       { name: 'show', description: 'Settings last applied and the /v1 record', options: [] },
@@ -314,6 +323,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usageHint: '[reason]',
     usage: USAGE.handoff,
     adminOnly: false,
+    answersInChannel: false,
     options: [{ name: 'reason', description: 'Why you need a human', type: 'string', required: false, positional: true }],
     subcommands: [],
   },
@@ -323,6 +333,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usageHint: '[from YYYY-MM-DD] [to YYYY-MM-DD]',
     usage: USAGE.analytics,
     adminOnly: true,
+    answersInChannel: false,
     options: [
       { name: 'from', description: 'Start date YYYY-MM-DD', type: 'string', required: false, positional: true },
       { name: 'to', description: 'End date YYYY-MM-DD', type: 'string', required: false, positional: true },
@@ -335,6 +346,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usageHint: '[user id | conversation id]',
     usage: USAGE.history,
     adminOnly: true,
+    answersInChannel: false,
     options: [{ name: 'id', description: 'User id or conversation id', type: 'string', required: false, positional: true }],
     subcommands: [],
   },

@@ -54,7 +54,7 @@ export interface DiscordRuntime extends SurfaceRuntime {
 }
 
 /** Commands whose answers everyone in the channel sees; the others answer their invoker only. */
-const PUBLIC_COMMANDS = new Set<CommandName>(['ask', 'listings']);
+const PUBLIC_COMMANDS = new Set<CommandName>(COMMAND_SPECS.filter((s) => s.answersInChannel).map((s) => s.name));
 const COMMAND_NAMES = new Set<string>(COMMAND_SPECS.map((s) => s.name));
 
 const messageCreateSchema = z.object({
