@@ -18,8 +18,9 @@ import {
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { argsFromOptions, COMMAND_SPECS } from '../../core/commands/grammar';
-import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place, SurfacePort } from '../../core/surface';
+import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place, } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import type { SurfaceRuntime } from '../runtime';
 import { slashCommandDefinitions } from './commands';
 import { newKey, parseId } from './custom-ids';
 import { guardGateway } from './gateway-guard';
@@ -28,7 +29,6 @@ import { DiscordPort, interactionScope, Threads } from './port';
 import { errInfo, Responder } from './responder';
 import type { RenderedMessage } from './render';
 
-export { slashCommandDefinitions, PREFERRED_SETTING_CHOICES } from './commands';
 
 export interface DiscordSurfaceOptions {
   token: string;
@@ -47,18 +47,13 @@ export interface DiscordSurfaceOptions {
   readyTimeoutMs?: number;
 }
 
-export interface DiscordRuntime {
-  surface: SurfacePort;
-  attach(core: BridgeCore): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  isReady(): boolean;
+export interface DiscordRuntime extends SurfaceRuntime {
   /** How many times discord.js reported a rate limit (429 or a pre-emptive wait). */
   rateLimitEvents(): number;
 }
 
 /** Commands whose answers everyone in the channel sees; the others answer their invoker only. */
-const PUBLIC_COMMANDS = new Set<CommandName>(['ask', 'listings']);
+const PUBLIC_COMMANDS = new Set<CommandName>(COMMAND_SPECS.filter((s) => s.answersInChannel).map((s) => s.name));
 const COMMAND_NAMES = new Set<string>(COMMAND_SPECS.map((s) => s.name));
 
 const messageCreateSchema = z.object({

@@ -8,8 +8,7 @@
  * (gateway.ts), which owns the budgets: the port only translates.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DiscordAPIError, RateLimitError, type REST } from '@discordjs/rest';
-import { Routes } from 'discord.js';
+import { DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
@@ -29,7 +28,6 @@ import { DiscordGateway } from './gateway';
 import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
 import type { Responder } from './responder';
 
-export { CHANNEL_BUCKET, CHANNEL_BUDGET, GLOBAL_BUDGET } from './gateway';
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
 

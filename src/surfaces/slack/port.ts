@@ -3,6 +3,7 @@
  * goes out through the surface's gateway (gateway.ts), which owns the workspace's budgets: nothing
  * here waits for a token or retries a 429 itself.
  */
+import type { RespondFn } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type {
   Actor,
@@ -23,7 +24,7 @@ import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
 import { httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
 
-export { EDIT_BUDGET, POST_BUDGET, STREAM_BUDGETS } from './gateway';
+export { POST_BUDGET, STREAM_BUDGETS } from './gateway';
 
 /** A native stream expires after 5 minutes; the relay rotates before then. */
 export const NATIVE_STREAM_TTL_MS = 5 * 60 * 1000;
@@ -144,11 +145,6 @@ export class SlackPort implements SurfacePort {
     await this.gateway.update(ref, () => renderMessage(latest ? latest() : msg), opts);
   }
 
-  /** An ephemeral message for `user`, failing as Slack answers (e.g. the bot is not in the channel). */
-  ephemeral(place: Place, user: string, msg: OutMessage): Promise<void> {
-    return this.gateway.ephemeral(place, user, renderMessage(msg));
-  }
-
   /** A modal opened with an interaction's trigger. */
   openView(place: Place, triggerId: string, view: unknown): Promise<void> {
     return this.gateway.openView(place, triggerId, view);
@@ -167,13 +163,31 @@ export class SlackPort implements SurfacePort {
   }
 
   async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+    await this.ephemeral(place, user.id, msg);
+  }
+
+  /**
+   * The one way an ephemeral message is sent (core's notices and every ephemeral reply), through the
+   * gateway. Where chat.postEphemeral fails (the bot is not in the channel: a DM between people, a
+   * private channel), a command's or button's `respond` (its response_url) still reaches the user;
+   * without one, a notice is not worth failing the caller, so the failure is logged. A rate limit is
+   * the gateway's to wait out.
+   */
+  async ephemeral(place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> {
+    const rendered = renderMessage(msg);
+    const { text, blocks } = rendered;
     try {
-      await this.ephemeral(place, user.id, msg);
+      await this.gateway.ephemeral(place, user, rendered);
+      return;
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
-      // Ephemerals fail where the bot is not a member; a notice is not worth failing the caller.
-      this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+      if (!respond) {
+        this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+        return;
+      }
+      this.opts.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
     }
+    await respond({ response_type: 'ephemeral', replace_original: false, text, blocks: blocks as never });
   }
 
   mention(user: Actor): string {

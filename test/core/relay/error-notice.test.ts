@@ -15,8 +15,8 @@ import {
   TimeoutError,
 } from '../../../src/service/errors';
 import type { Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
@@ -55,7 +55,7 @@ describe('interruption notice (in the words conversations hand the relay)', () =
   it.each(cases)('describes %s', async (_what, make, reason) => {
     const surface = bed.surface();
     const stream = new FakeAnswerStream();
-    const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+    const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
     const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, explain: (e) => describeInterruption(e, 5000), answerKey: `err-${n}` });
     stream.push('Some');
     const err = make();

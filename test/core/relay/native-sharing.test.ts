@@ -3,8 +3,10 @@
  * on the budget its edits spend now (the appends), so interims there are spaced by the streams that
  * share it, not by the chat.update answers.
  */
-import { FakeAnswerStream, until } from './fake-stream';
+import { FakeAnswerStream } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 import { RelayTestbed } from './testbed';
+import { TEST_SURFACE } from '../../support/test-surface';
 
 describe('Relay with native streams', () => {
   it('registers a live stream on the append budget, and releases it with the answer', async () => {
@@ -16,13 +18,13 @@ describe('Relay with native streams', () => {
       budget: { edit: { limit: 50, windowMs: 60_000 }, append: { limit: 100, windowMs: 60_000 } },
     });
     const scheduler = surface.scheduler!;
-    const APPEND = surface.budgetFor('append', { surface: 'test', workspace: 'W', channel: 'C' });
+    const APPEND = surface.budgetFor('append', { surface: TEST_SURFACE, workspace: 'W', channel: 'C' });
     try {
       const streams = [0, 1, 2].map(() => new FakeAnswerStream());
       const runs = streams.map((events, i) =>
         relay.run({
           surface,
-          place: { surface: 'test', workspace: 'W', channel: 'C', thread: `T${i}` },
+          place: { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${i}` },
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
@@ -30,7 +32,7 @@ describe('Relay with native streams', () => {
           answerKey: `native-share-${i}`,
         }),
       );
-      await until(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('test:append:W') === 3);
+      await waitFor(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('test:append:W') === 3, 'surface.nativeStreams.length === 3 && scheduler.finalsAwaite');
       expect(scheduler.finalsAwaited('test:edit:W')).toBe(0);
       // 100 a minute shared by three streams: planned from what it holds (the spacing of three is
       // wider than the spacing of one).

@@ -5,8 +5,8 @@
 import { Relay, type RelayOptions, type RelayResult } from '../../../src/core/relay/relay';
 import { RelayTestbed } from './testbed';
 import type { Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, type TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, rng, silentLog } from './fake-stream';
 
 let store: SqliteStore;
@@ -48,7 +48,7 @@ async function relayAnswer(
   const surface = bed.surface({ maxMessageLength: opts.limit, ...opts.surface });
   const relay = new Relay({ store, log: silentLog, instanceId: 'p', options: { minInterimIntervalMs: 10, ...opts.relay } });
   const stream = new FakeAnswerStream();
-  const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   const running = relay.run({
     surface,
     place,

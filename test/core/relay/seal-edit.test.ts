@@ -6,8 +6,8 @@
 import { Relay, type RelayRequest } from '../../../src/core/relay/relay';
 import { RelayTestbed } from './testbed';
 import type { Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 let store: SqliteStore;
@@ -28,7 +28,7 @@ function relayWith(maxHoldMs: number): Relay {
 }
 
 function request(surface: TestSurface, events: FakeAnswerStream): RelayRequest & { place: Place } {
-  const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   return { surface, place, events, finalButtons: [], retry: { action: 'r', value: 'v' }, idleTimeoutMs: 5000, answerKey: `seal-${n}` };
 }
 
