@@ -424,9 +424,14 @@ export class FakeDiscord {
     }
   }
 
-  /** Message events reach a bot only with the intent of their channel's kind, as on Discord. */
-  private dispatchMessageEvent(t: string, channelId: string, d: unknown): void {
-    this.dispatch(t, d, this.isDm(channelId) ? INTENTS.directMessages : INTENTS.guildMessages);
+  /**
+   * Message events reach a bot only with the intent of their channel's kind, as on Discord; creates
+   * and updates carry the channel's type (Discord's `channel_type` extra field).
+   */
+  private dispatchMessageEvent(t: string, channelId: string, d: Json): void {
+    const type = this.channels.get(channelId)?.type;
+    const data = t === 'MESSAGE_DELETE' || type === undefined ? d : { ...d, channel_type: type };
+    this.dispatch(t, data, this.isDm(channelId) ? INTENTS.directMessages : INTENTS.guildMessages);
   }
 
   private onSocket(ws: WebSocket): void {
@@ -608,7 +613,7 @@ export class FakeDiscord {
       mentions: opts.mentionsBot ? [this.botUser] : [],
       webhook_id: opts.webhookId,
     });
-    // A DM carries neither guild_id nor member (and, like Discord's, no channel type either).
+    // A DM carries neither guild_id nor member.
     const payload = this.isDm(opts.channelId) ? this.messagePayload(msg) : { ...this.messagePayload(msg), member: this.memberNoUser(opts.member) };
     this.dispatchMessageEvent('MESSAGE_CREATE', opts.channelId, payload);
     return msg;

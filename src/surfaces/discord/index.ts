@@ -69,7 +69,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     ws: {
       buildStrategy: (manager) =>
         new CheckedShardingStrategy(manager, (err, event) => {
-          log.warn({ err: errInfo(err), event: event.dispatch ?? event.name, shard: event.shardId }, 'discord: dropped a gateway event discord.js could not handle');
+          log.warn({ err: errInfo(err), event: event.dispatch ?? event.name, shard: event.shardId }, 'discord: dropped a malformed gateway packet (discord.js could not handle it)');
         }),
     },
   });
