@@ -12,13 +12,13 @@ import type { StateStore } from '../../state/store';
 import { interactionScope, type DiscordPort } from './port';
 
 /** Discord's own name for "no guild" in its routes (`/channels/@me`). */
-export const DM_WORKSPACE = '@me';
+const DM_WORKSPACE = '@me';
 /** The button that starts a new conversation in a DM; handled by the surface (it only moves the marker). */
 export const NEW_CONVERSATION_ACTION = 'discord.dm.new';
 
 const MARKER_TTL_MS = 90 * 24 * 3600 * 1000;
 
-export function isDirect(place: Place): boolean {
+function isDirect(place: Place): boolean {
   return place.surface === 'discord' && place.workspace === DM_WORKSPACE;
 }
 

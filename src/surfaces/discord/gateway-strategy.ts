@@ -28,7 +28,7 @@ import {
 import type { GatewaySendPayload } from 'discord.js';
 
 /** The event that failed (`dispatch` with its gateway name, e.g. INTERACTION_CREATE) and why. */
-export type ShardEventErrorHandler = (err: unknown, event: { name: string; dispatch: string | null; shardId: number }) => void;
+type ShardEventErrorHandler = (err: unknown, event: { name: string; dispatch: string | null; shardId: number }) => void;
 
 /** The shard's events as the forwarding loop sees them: any event, one payload object. */
 interface ShardEvents {
