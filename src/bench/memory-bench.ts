@@ -26,7 +26,7 @@ export interface MemoryFigures {
 
 /** A platform-less port: messages are kept as plain objects, as small as a surface could be. */
 class MemoryPort implements SurfacePort {
-  readonly name = 'test' as const;
+  readonly name = 'shell' as const; // any surface name: core never branches on it
   readonly limits = { maxMessageLength: 3_000, maxFormFields: 100 };
   readonly shown = new Map<string, string>();
   private next = 0;
@@ -88,7 +88,7 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
   // Warm up: code paths compiled and caches filled before the baseline, so they are not counted.
   for (let i = 0; i < 200; i++) {
     const warm = new AnswerQueue();
-    const warmRun = relay.run(request(port, warm, { surface: 'test', workspace: 'W', channel: 'CWARM', thread: `W${i}` }, `warm-${i}`));
+    const warmRun = relay.run(request(port, warm, { surface: 'shell', workspace: 'W', channel: 'CWARM', thread: `W${i}` }, `warm-${i}`));
     warm.push({ type: 'delta', text: chunk });
     warm.push({ type: 'final', questionId: 0, answerId: 0, answer: chunk, totalTokens: 1 });
     await warmRun;
@@ -106,7 +106,7 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
   // relay state is fully live once its message shows that much, not the whole 1,000 characters.
   const visible = streamingCut(textOf(0), 0, port.limits.maxMessageLength).safe;
   for (let i = 0; i < conversations; i++) {
-    const place: Place = { surface: 'test', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
+    const place: Place = { surface: 'shell', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
     const id = conversationIdOf(place);
     await store.set(keys.conversation(id), { id, place: { ...place }, createdAt: Date.now() });
     await store.set(keys.session(id), 100_000 + i);

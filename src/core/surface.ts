@@ -1,10 +1,11 @@
 /**
- * The port between core and a surface (Slack, Discord, the terminal shell, the in-memory test
- * surface). Core speaks only these types; a surface translates them to and from its platform.
+ * The port between core and a surface (Slack, Discord, the terminal shell). Core speaks only these types; a surface translates them to and from its platform.
  * Nothing here names a platform SDK.
  */
 
-export type SurfaceName = 'slack' | 'discord' | 'shell' | 'test';
+/** Every surface the bridge has: the one list (stored places are checked against it). */
+export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
+export type SurfaceName = (typeof SURFACE_NAMES)[number];
 
 /**
  * Where something lives on a surface. A conversation is keyed by (surface, workspace, channel,

@@ -6,7 +6,7 @@
  *   const h = await startCoreHarness();
  *   const inv = h.invocation(h.users.alice);            // a slash command / button / form event
  *   await h.bridge.command(inv, 'ask', 'Which homes are for sale in Austin?');
- *   await h.waitFor(() => ...);
+ *   await waitFor(() => ..., 'what', timeoutMs);    // test/support/wait-for.ts
  *   await h.close();
  *
  * Cross-surface handoff: `startCoreHarness({ handoffOn: 'other' })` puts the handoff channel on a
@@ -24,8 +24,7 @@ import { BudgetScheduler } from '../../src/core/relay/scheduler';
 import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } from '../../src/local-service';
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from './test-surface';
-import { waitFor as pollFor } from './wait-for';
+import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from './test-surface';
 
 type LocalService = LocalServiceHandle;
 
@@ -72,7 +71,7 @@ export interface CoreHarness {
   client: ChatbotClient;
   store: SqliteStore;
   storePath: string;
-  /** The users' surface (name 'test'). */
+  /** The users' surface (named TEST_SURFACE). */
   surface: TestSurface;
   /** Where tickets go: `surface` itself, or a second TestSurface when handoffOn is 'other'. */
   handoffSurface: TestSurface;
@@ -93,8 +92,6 @@ export interface CoreHarness {
   invocation(actor: Actor, place?: Place, opts?: { surface?: SurfacePort; source?: MessageRef }): RecordedInvocation;
   /** Hands a typed message to the bridge, as a surface would (a fresh id unless given). */
   say(actor: Actor, place: Place, text: string, opts?: { id?: string; startsConversation?: boolean; surface?: SurfacePort; attachments?: import('../../src/core/surface').Attachment[] }): Promise<boolean>;
-  /** Polls `predicate` until true; throws after `timeoutMs`. */
-  waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
   /** Stops the bridge and closes the store (keeping the file), then builds a new store and Bridge on it. */
   restart(): Promise<CoreHarness>;
   /** Stops the bridge and closes everything this harness started. */
@@ -103,7 +100,7 @@ export interface CoreHarness {
 
 export const HARNESS_WORKSPACE = 'W1';
 
-/** Presents a TestSurface under another surface name (the TestSurface's own name is fixed to 'test'). */
+/** Presents a TestSurface under another surface name (for a TestSurface built elsewhere; a new one can be named with its `name` option). */
 export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePort {
   return {
     name,
@@ -116,10 +113,6 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
     budgets: (op, place) => inner.budgets(op, place),
     fetchAttachment: (att) => inner.fetchAttachment(att),
   };
-}
-
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  await pollFor(predicate, 'a core harness condition', timeoutMs, 15);
 }
 
 let messageCounter = 0;
@@ -158,11 +151,11 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
   if (handoffOn === 'other') ports.set('discord', handoffPort);
   const surfaces: SurfaceRegistry = { get: (name) => ports.get(name), all: () => [...ports.values()] };
 
-  const channel: Place = { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-general' };
+  const channel: Place = { surface: TEST_SURFACE, workspace: HARNESS_WORKSPACE, channel: 'C-general' };
   const handoffChannel: Place =
     handoffOn === 'other'
       ? { surface: 'discord', workspace: 'G1', channel: 'C-handoff' }
-      : { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-handoff' };
+      : { surface: TEST_SURFACE, workspace: HARNESS_WORKSPACE, channel: 'C-handoff' };
 
   const instanceId = opts.instanceId ?? `harness-${process.pid}-${++messageCounter}`;
   const config: CoreConfig = {
@@ -271,7 +264,6 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
         on,
       );
     },
-    waitFor,
     async restart() {
       await shutdown(true);
       return startCoreHarness({ ...opts, storePath, service, surface, handoffSurface, log }, { ownsService, tmpDir });

@@ -25,8 +25,12 @@ import {
   type Place,
   type RateBudget,
   type SurfaceLimits,
+  type SurfaceName,
   type SurfacePort,
 } from '../../src/core/surface';
+
+/** The name a TestSurface goes by unless told otherwise: any name of the list works, core never branches on it. */
+export const TEST_SURFACE: SurfaceName = 'shell';
 
 export interface WindowLimit {
   limit: number;
@@ -43,6 +47,8 @@ export interface TestSurfaceOptions {
   /** Retry-After handed out on a refusal. */
   retryAfterMs?: number;
   now?: () => number;
+  /** The surface name core sees (default TEST_SURFACE). */
+  name?: SurfaceName;
 }
 
 export interface CallRecord {
@@ -72,7 +78,7 @@ export interface TestNativeStream extends NativeStream {
 }
 
 export class TestSurface implements SurfacePort {
-  readonly name = 'test' as const;
+  readonly name: SurfaceName;
   readonly limits: SurfaceLimits;
   readonly calls: CallRecord[] = [];
   readonly messages = new Map<string, TestMessage>();
@@ -92,6 +98,7 @@ export class TestSurface implements SurfacePort {
 
   constructor(opts: TestSurfaceOptions = {}) {
     this.opts = opts;
+    this.name = opts.name ?? TEST_SURFACE;
     this.now = opts.now ?? Date.now;
     this.limits = { maxMessageLength: opts.maxMessageLength ?? 3000, maxFormFields: opts.maxFormFields ?? 100 };
     if (opts.native) this.startNativeStream = (place, first) => this.nativeStart(place, first);

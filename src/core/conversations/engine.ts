@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnswerEvent } from '../../service/answer-events';
 import { RequestValidationError, ServiceError } from '../../service/errors';
-import type { ChatAskType } from '../../service/schemas/chat';
 import type { QueueItem } from '../../state/store';
 import { planAttachments, uploadAttachments } from '../attachments';
 import type { CoreContext } from '../context';
@@ -39,12 +38,6 @@ const RETRY_TTL_MS = 14 * DAY_MS;
 // Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
 const PLACEHOLDER = { text: '', typing: true } as const;
 const BOT_AUTHOR = 'Bot';
-
-interface Ask {
-  question: string;
-  chatAskType?: ChatAskType;
-  fileIds?: number[];
-}
 
 export class Conversations {
   /** Threads this process is draining; `again` records a wakeup that arrived meanwhile. */

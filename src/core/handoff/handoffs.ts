@@ -210,7 +210,7 @@ export class Handoffs {
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
       const id = key.slice(ticketKeys.openPrefix.length);
       const ticket = await this.load(id);
-      if (!ticket || ticket.status !== 'open') continue;
+      if (ticket?.status !== 'open') continue;
       if (now - ticket.createdAt < this.ctx.config.handoffClaimTimeoutMs) continue;
       if (!(await this.ctx.store.setIfAbsent(ticketKeys.late(id), now))) continue;
       await this.surface(ticket.userPlace).post(ticket.userPlace, {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Button, MessageRef, OutMessage, SurfaceName, SurfacePort } from '../surface';
+import { type Button, type MessageRef, type OutMessage, SURFACE_NAMES, type SurfaceName, type SurfacePort } from '../surface';
 import type { Json, StateStore } from '../../state/store';
 import type { BudgetScheduler } from './scheduler';
 
@@ -22,7 +22,7 @@ export function inflightLease(answerKey: string): string {
   return `lease:${INFLIGHT_PREFIX}${answerKey}`;
 }
 
-const surfaceNameSchema = z.enum(['slack', 'discord', 'shell', 'test']);
+const surfaceNameSchema = z.enum(SURFACE_NAMES);
 
 const placeSchema = z.object({
   surface: surfaceNameSchema,
@@ -165,20 +165,4 @@ async function recoverOne(
   await store.releaseLease(leaseName, deps.instanceId);
   deps.log.info({ answerKey, owner: rec.owner }, 'marked an abandoned answer interrupted');
   return true;
-}
-
-/** Sweeps for abandoned answers every `intervalMs` (default 15 s, so a dead instance's are marked within 60 s). */
-export function startRecoveryLoop(deps: RecoveryDeps, intervalMs = 15_000): { stop(): void } {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    recoverAbandonedAnswers(deps)
-      .catch((err: unknown) => deps.log.warn({ err }, 'abandoned answer sweep failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

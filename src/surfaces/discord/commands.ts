@@ -9,8 +9,8 @@ import {
   ApplicationIntegrationType,
   InteractionContextType,
   SlashCommandBuilder,
-  SlashCommandSubcommandBuilder,
   type ChatInputCommandInteraction,
+  type SlashCommandSubcommandBuilder,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import { argsFromOptions, COMMAND_SPECS, type OptionSpec } from '../../core/commands/grammar';

@@ -117,6 +117,9 @@ export class DirectMessagePort implements SurfacePort {
   /** A finished answer (it offers "Talk to a human") in a DM also offers a new conversation. */
   private decorate(place: Place, msg: OutMessage): OutMessage {
     if (!isDirect(place) || msg.typing || !msg.buttons?.some((b) => b.action === HANDOFF_ACTIONS.request)) return msg;
-    return { ...msg, buttons: [...msg.buttons, { action: NEW_CONVERSATION_ACTION, label: 'New conversation', value: place.channel }] };
+    return {
+      ...msg,
+      buttons: [...msg.buttons, { action: NEW_CONVERSATION_ACTION, label: 'New conversation', value: place.channel }],
+    };
   }
 }

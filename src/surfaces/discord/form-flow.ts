@@ -15,7 +15,10 @@ type FormButton = Extract<ParsedId, { kind: 'form-group' | 'form-submit' | 'form
 
 function panelMessage(key: string, session: FormSession): RenderedMessage {
   const panel = panelOf(key, session);
-  return { body: { content: panel.content, embeds: [], components: panel.components, allowed_mentions: { parse: ['users'] } }, files: [] };
+  return {
+    body: { content: panel.content, embeds: [], components: panel.components, allowed_mentions: { parse: ['users'] } },
+    files: [],
+  };
 }
 
 export class FormFlow {
@@ -70,7 +73,14 @@ export class FormFlow {
     await withResponder(this.inb, responder, async () => {
       if (parsed.submit) {
         const place = await placeOf(this.inb, i.guildId, i.channelId ?? '');
-        await this.submit(responder, parsed.session, session, place, await this.inb.people.actorOf(i.user, i.member), false);
+        await this.submit(
+          responder,
+          parsed.session,
+          session,
+          place,
+          await this.inb.people.actorOf(i.user, i.member),
+          false,
+        );
         return;
       }
       const panel = panelMessage(parsed.session, session);
@@ -78,10 +88,22 @@ export class FormFlow {
     });
   }
 
-  private async submit(responder: Responder, key: string, session: FormSession, place: Place, actor: Actor, fromPanel: boolean): Promise<void> {
+  private async submit(
+    responder: Responder,
+    key: string,
+    session: FormSession,
+    place: Place,
+    actor: Actor,
+    fromPanel: boolean,
+  ): Promise<void> {
     const core = this.inb.core();
     if (!core) return;
-    const result = await core.submitForm(invocationOf(this.inb, responder, place, actor), session.formId, session.state, session.values);
+    const result = await core.submitForm(
+      invocationOf(this.inb, responder, place, actor),
+      session.formId,
+      session.state,
+      session.values,
+    );
     if (result.ok) {
       await this.sessions.delete(key);
       const done = result.message ? await this.inb.port.render(result.message) : plain(`${session.title}: saved.`);
@@ -97,14 +119,20 @@ export class FormFlow {
   }
 
   /** The form's session when it still exists and belongs to the presser; else they are told why not. */
-  private async ownedSession(i: ButtonInteraction | ModalSubmitInteraction, key: string): Promise<FormSession | undefined> {
+  private async ownedSession(
+    i: ButtonInteraction | ModalSubmitInteraction,
+    key: string,
+  ): Promise<FormSession | undefined> {
     const session = await this.sessions.load(key);
     if (!session) {
       await i.reply({ content: 'This form has expired: run the command again.', flags: 64 });
       return undefined;
     }
     if (session.userId !== i.user.id) {
-      await i.reply({ content: 'This form belongs to someone else: run the command yourself to get your own.', flags: 64 });
+      await i.reply({
+        content: 'This form belongs to someone else: run the command yourself to get your own.',
+        flags: 64,
+      });
       return undefined;
     }
     return session;

@@ -51,7 +51,10 @@ export function responderFor(inb: Inbound, i: Repliable, deferEphemeral: boolean
 
 /** Plain text for the surface's own notes (expired buttons, form states). */
 export function plain(text: string): RenderedMessage {
-  return { body: { content: text.slice(0, 2000), embeds: [], components: [], allowed_mentions: { parse: ['users'] } }, files: [] };
+  return {
+    body: { content: text.slice(0, 2000), embeds: [], components: [], allowed_mentions: { parse: ['users'] } },
+    files: [],
+  };
 }
 
 export function invocationOf(inb: Inbound, responder: Responder, place: Place, actor: Actor): Invocation {
@@ -87,6 +90,8 @@ export async function withResponder(inb: Inbound, responder: Responder, fn: () =
   try {
     await interactionScope.run({ responder }, fn);
   } finally {
-    await responder.finish().catch((err: unknown) => inb.log.warn({ err: errInfo(err) }, 'discord: could not close an interaction'));
+    await responder
+      .finish()
+      .catch((err: unknown) => inb.log.warn({ err: errInfo(err) }, 'discord: could not close an interaction'));
   }
 }

@@ -6,8 +6,9 @@
  */
 import { Client, Events, GatewayIntentBits, Partials, Routes } from 'discord.js';
 import type { Logger } from 'pino';
-import type { BridgeCore, SurfacePort } from '../../core/surface';
+import type { BridgeCore } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import type { SurfaceRuntime } from '../runtime';
 import { slashCommandDefinitions } from './commands';
 import { DirectMessagePort, DirectMessages } from './direct-messages';
 import { FormFlow } from './form-flow';
@@ -18,8 +19,6 @@ import { Messages } from './messages';
 import { People } from './people';
 import { DiscordPort, Threads } from './port';
 import { errInfo } from './responder';
-
-export { slashCommandDefinitions, PREFERRED_SETTING_CHOICES } from './commands';
 
 export interface DiscordSurfaceOptions {
   token: string;
@@ -38,12 +37,7 @@ export interface DiscordSurfaceOptions {
   readyTimeoutMs?: number;
 }
 
-export interface DiscordRuntime {
-  surface: SurfacePort;
-  attach(core: BridgeCore): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  isReady(): boolean;
+export interface DiscordRuntime extends SurfaceRuntime {
   /** How many times discord.js reported a rate limit (429 or a pre-emptive wait). */
   rateLimitEvents(): number;
 }
@@ -61,7 +55,12 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const log = opts.log;
   const secretFree = (text: string): string => text.split(opts.token).join('***');
   const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.DirectMessages,
+    ],
     // DM channels are not in the cache until discord.js has seen one: without this partial their
     // messages would be dropped.
     partials: [Partials.Channel],
@@ -69,7 +68,10 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     ws: {
       buildStrategy: (manager) =>
         new CheckedShardingStrategy(manager, (err, event) => {
-          log.warn({ err: errInfo(err), event: event.dispatch ?? event.name, shard: event.shardId }, 'discord: dropped a malformed gateway packet (discord.js could not handle it)');
+          log.warn(
+            { err: errInfo(err), event: event.dispatch ?? event.name, shard: event.shardId },
+            'discord: dropped a malformed gateway packet (discord.js could not handle it)',
+          );
         }),
     },
   });
@@ -103,15 +105,27 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   client.on(Events.InteractionCreate, (i) => interactions.handle(i));
   client.on(Events.MessageCreate, (m) => messages.handle(m));
   client.on(Events.ThreadCreate, (thread) => {
-    if (thread.parentId) threads.remember(thread.id, thread.parentId).catch((err: unknown) => log.warn({ err: errInfo(err) }, 'discord: could not remember a thread'));
+    if (thread.parentId)
+      threads
+        .remember(thread.id, thread.parentId)
+        .catch((err: unknown) => log.warn({ err: errInfo(err) }, 'discord: could not remember a thread'));
   });
   client.on(Events.Error, (err) => log.error({ err: errInfo(err) }, 'discord: client error'));
-  client.on(Events.ShardError, (err, shard) => log.warn({ err: errInfo(err), shard }, 'discord: gateway connection error'));
+  client.on(Events.ShardError, (err, shard) =>
+    log.warn({ err: errInfo(err), shard }, 'discord: gateway connection error'),
+  );
   client.on(Events.Warn, (message) => log.warn({ message: secretFree(message) }, 'discord: warning'));
   rest.on('rateLimited', (info) => {
     rateLimits += 1;
     log.warn(
-      { route: sanitizeRoute(info.route), method: info.method, limit: info.limit, timeToReset: info.timeToReset, global: info.global, scope: info.scope },
+      {
+        route: sanitizeRoute(info.route),
+        method: info.method,
+        limit: info.limit,
+        timeToReset: info.timeToReset,
+        global: info.global,
+        scope: info.scope,
+      },
       'discord: rate limited',
     );
   });
@@ -139,7 +153,10 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     async start() {
       const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
       const readyOnce = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`Discord did not become ready within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`Discord did not become ready within ${readyTimeoutMs} ms`)),
+          readyTimeoutMs,
+        );
         client.once(Events.ClientReady, () => {
           clearTimeout(timer);
           resolve();

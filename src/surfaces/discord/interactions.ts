@@ -4,7 +4,13 @@
  * Every press and command goes through core (core.command / core.action), which checks who may use
  * it; the surface itself handles only its own controls (form panels, a DM's "New conversation").
  */
-import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction } from 'discord.js';
+import {
+  MessageFlags,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type ModalSubmitInteraction,
+} from 'discord.js';
 import { COMMAND_SPECS } from '../../core/commands/grammar';
 import type { BridgeCore, CommandName } from '../../core/surface';
 import { argsOf, DM_COMMANDS } from './commands';
@@ -15,7 +21,7 @@ import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound
 import { errInfo } from './responder';
 
 /** Commands whose answers everyone in the channel sees; the others answer their invoker only. */
-const PUBLIC_COMMANDS = new Set<CommandName>(['ask', 'listings']);
+const PUBLIC_COMMANDS = new Set<CommandName>(COMMAND_SPECS.filter((s) => s.answersInChannel).map((s) => s.name));
 const COMMAND_NAMES = new Set<string>(COMMAND_SPECS.map((s) => s.name));
 
 function isCommandName(name: string): name is CommandName {
@@ -36,7 +42,8 @@ export class Interactions {
   private async route(i: Interaction): Promise<void> {
     const core = this.inb.core();
     if (!core) {
-      if (i.isRepliable()) await i.reply({ content: 'The bridge is starting: try again in a moment.', flags: MessageFlags.Ephemeral });
+      if (i.isRepliable())
+        await i.reply({ content: 'The bridge is starting: try again in a moment.', flags: MessageFlags.Ephemeral });
       return;
     }
     if (i.isChatInputCommand()) await this.command(core, i);

@@ -13,7 +13,13 @@ import { errInfo } from './responder';
 const USER_MESSAGE_TYPES = new Set<MessageType>([MessageType.Default, MessageType.Reply]);
 
 function attachmentsOf(m: Message): Attachment[] {
-  return m.attachments.map((a) => ({ id: a.id, name: a.name, mime: a.contentType ?? undefined, size: a.size, url: a.url }));
+  return m.attachments.map((a) => ({
+    id: a.id,
+    name: a.name,
+    mime: a.contentType ?? undefined,
+    size: a.size,
+    url: a.url,
+  }));
 }
 
 export class Messages {
@@ -21,14 +27,17 @@ export class Messages {
 
   /** The MessageCreate listener: never throws. */
   handle(m: Message): void {
-    this.receive(m).catch((err: unknown) => this.inb.log.error({ err: errInfo(err) }, 'discord: message handling failed'));
+    this.receive(m).catch((err: unknown) =>
+      this.inb.log.error({ err: errInfo(err) }, 'discord: message handling failed'),
+    );
   }
 
   private async receive(m: Message): Promise<void> {
     const core = this.inb.core();
     const botId = this.inb.botId();
     if (!core || m.author.bot || m.webhookId || m.author.id === botId || !USER_MESSAGE_TYPES.has(m.type)) return;
-    const mentioned = m.mentions.users.has(botId) || m.content.includes(`<@${botId}>`) || m.content.includes(`<@!${botId}>`);
+    const mentioned =
+      m.mentions.users.has(botId) || m.content.includes(`<@${botId}>`) || m.content.includes(`<@!${botId}>`);
     const text = m.content.split(`<@${botId}>`).join('').split(`<@!${botId}>`).join('').trim();
     const place = await this.placeOf(m, mentioned, text);
     if (!place) return;

@@ -11,8 +11,7 @@
  * whichever instance. `budgets('post')` is empty so the relay's posts do not spend it twice.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DiscordAPIError, RateLimitError, type REST } from '@discordjs/rest';
-import { Routes } from 'discord.js';
+import { DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {

@@ -6,6 +6,7 @@
  * for the channel's token, so no caller can exceed Slack's 1/s per channel. chat.update calls the
  * surface makes by itself (`update`: clicked buttons) spend the same workspace budget.
  */
+import type { RespondFn } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type {
   Actor,
@@ -263,22 +264,37 @@ export class SlackPort implements SurfacePort {
   }
 
   async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+    await this.ephemeral(place, user.id, msg);
+  }
+
+  /**
+   * The one way an ephemeral message is sent (core's notices and every ephemeral reply). Where
+   * chat.postEphemeral fails (the bot is not in the channel: a DM between people, a private channel),
+   * a command's or button's `respond` (its response_url) still reaches the user; without one, a notice
+   * is not worth failing the caller, so the failure is logged. A rate limit is the scheduler's to wait out.
+   */
+  async ephemeral(place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> {
     const { text, blocks } = renderMessage(msg);
     try {
       await call(() =>
         this.opts.client.chat.postEphemeral({
           channel: place.channel,
-          user: user.id,
+          user,
           text,
           blocks: blocks as never,
           ...(place.thread ? { thread_ts: place.thread } : {}),
         }),
       );
+      return;
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
-      // Ephemerals fail where the bot is not a member; a notice is not worth failing the caller.
-      this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+      if (!respond) {
+        this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+        return;
+      }
+      this.opts.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
     }
+    await respond({ response_type: 'ephemeral', replace_original: false, text, blocks: blocks as never });
   }
 
   mention(user: Actor): string {

@@ -15,7 +15,7 @@ import {
 } from '../../../src/service/errors';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
@@ -55,7 +55,7 @@ describe('interruption notice', () => {
   it.each(cases)('describes %s', async (_what, make, reason) => {
     const surface = new TestSurface();
     const stream = new FakeAnswerStream();
-    const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+    const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
     const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, answerKey: `err-${n}` });
     stream.push('Some');
     const err = make();

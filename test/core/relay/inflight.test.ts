@@ -10,11 +10,12 @@ import { Relay } from '../../../src/core/relay/relay';
 import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
+import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
-const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: 'T1' };
+const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: 'T1' };
 
 describe('recoverAbandonedAnswers', () => {
   let store: SqliteStore;
@@ -26,7 +27,7 @@ describe('recoverAbandonedAnswers', () => {
     store = new SqliteStore(':memory:');
     scheduler = new BudgetScheduler({ store, log: silentLog });
     surface = new TestSurface({ maxMessageLength: 100 });
-    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === 'test' ? surface : undefined) };
+    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === TEST_SURFACE ? surface : undefined) };
   });
 
   afterEach(async () => {
@@ -39,7 +40,7 @@ describe('recoverAbandonedAnswers', () => {
     const first = await surface.post(place, { text: 'Sealed first part. ', markdown: true, typing: false });
     const second = await surface.post(place, { text: 'Partial sec', markdown: true, typing: true });
     const rec: InflightRecord = {
-      surface: 'test',
+      surface: TEST_SURFACE,
       place,
       messages: [
         { ref: first, text: 'Sealed first part. ', done: true },
@@ -57,7 +58,7 @@ describe('recoverAbandonedAnswers', () => {
   it('marks an answer whose lease expired: text kept, "interrupted", Retry', async () => {
     const rec = await abandoned('a1', 'dead-instance', 80);
     expect(await recoverAbandonedAnswers(deps)).toBe(0);
-    await until(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined, '(await store.leaseInfo(inflightLease(\'a1\'))) === undefined');
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
 
     const [first, second] = rec.messages.map((m) => surface.messages.get(m.ref.id)?.current);
@@ -110,12 +111,12 @@ describe('recoverAbandonedAnswers', () => {
     });
     // Appends end at settled word boundaries: the space after 'natively' is one once 'and' follows.
     stream.push('Streamed natively and');
-    await until(async () => {
+    await waitFor(async () => {
       const rec = await store.get<InflightRecord>(inflightKey('crash-native'));
       return rec?.messages[0]?.text === 'Streamed natively ';
-    });
+    }, '{ const rec = await store.get<InflightRecord>(inflightKey(\'crash-na...');
     expect((await store.get<InflightRecord>(inflightKey('crash-native')))?.messages[0]?.native).toBe(true);
-    await until(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash-native\'))) === undefined');
     expect(await recoverAbandonedAnswers({ ...deps, surfaces: () => nativeSurface })).toBe(1);
     const live = nativeSurface.nativeStreams[0];
     expect(stopped).toEqual([live?.ref.id]);
@@ -130,7 +131,7 @@ describe('recoverAbandonedAnswers', () => {
   });
 
   it('posts a notice for an answer that died before its placeholder', async () => {
-    const rec: InflightRecord = { surface: 'test', place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
+    const rec: InflightRecord = { surface: TEST_SURFACE, place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
     await store.set(inflightKey('a3'), recordToJson(rec));
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [posted] = surface.messagesIn(place);
@@ -158,12 +159,12 @@ describe('recoverAbandonedAnswers', () => {
       answerKey: 'crash',
     });
     stream.push('Half an answer ');
-    await until(async () => {
+    await waitFor(async () => {
       const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('crash'));
       return rec?.messages[0]?.text === 'Half an answer';
-    });
+    }, '{ const rec = await store.get<{ messages: Array<{ text: string }> }...');
     // The instance is gone: no renewal, so the lease lapses and another instance takes over.
-    await until(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash\'))) === undefined');
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [msg] = surface.messagesIn(place);
     expect(msg?.current).toMatchObject({ text: 'Half an answer', typing: false });

@@ -7,8 +7,9 @@ import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import { Relay } from '../../../src/core/relay/relay';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
+import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 const UPDATE: RateBudget = { key: 'update', limit: 50, windowMs: 60_000 };
 const APPEND: RateBudget = { key: 'append', limit: 100, windowMs: 60_000 };
@@ -33,7 +34,7 @@ describe('Relay with native streams', () => {
       const runs = streams.map((events, i) =>
         relay.run({
           surface,
-          place: { surface: 'test', workspace: 'W', channel: 'C', thread: `T${i}` },
+          place: { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${i}` },
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
@@ -41,7 +42,7 @@ describe('Relay with native streams', () => {
           answerKey: `native-share-${i}`,
         }),
       );
-      await until(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('append') === 3);
+      await waitFor(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('append') === 3, 'surface.nativeStreams.length === 3 && scheduler.finalsAwaited(\'appe...');
       expect(scheduler.finalsAwaited('update')).toBe(0);
       // 100 a minute shared by three streams.
       expect(scheduler.interimSpacingMs([APPEND])).toBe(1_800);

@@ -6,7 +6,7 @@ import { Relay, type RelayOptions, type RelayResult } from '../../../src/core/re
 import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, rng, silentLog } from './fake-stream';
 
 let store: SqliteStore;
@@ -49,7 +49,7 @@ async function relayAnswer(
   const surface = new TestSurface({ maxMessageLength: opts.limit, ...opts.surface });
   const relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'p', options: { minInterimIntervalMs: 10, ...opts.relay } });
   const stream = new FakeAnswerStream();
-  const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   const running = relay.run({
     surface,
     place,

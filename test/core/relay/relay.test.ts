@@ -4,8 +4,9 @@ import { splitForLimit } from '../../../src/core/relay/split';
 import { inflightKey, inflightLease } from '../../../src/core/relay/inflight';
 import type { Button, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
-import { FakeAnswerStream, fragments, longAnswer, silentLog, until } from './fake-stream';
+import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
+import { FakeAnswerStream, fragments, longAnswer, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 const TALK: Button = { action: 'handoff.request', label: 'Talk to a human', value: 'conv1' };
 const RETRY = { action: 'answer.retry', value: 'q42' };
@@ -22,7 +23,7 @@ function setup(options: ConstructorParameters<typeof Relay>[0]['options'] = {}):
 
 beforeEach(() => {
   placeCounter++;
-  place = { surface: 'test', workspace: 'W1', channel: 'C1', thread: `T${placeCounter}` };
+  place = { surface: TEST_SURFACE, workspace: 'W1', channel: 'C1', thread: `T${placeCounter}` };
   store = new SqliteStore(':memory:');
   scheduler = new BudgetScheduler({ store, log: silentLog });
   setup();
@@ -206,7 +207,7 @@ describe('Relay', () => {
     });
     const stream = new FakeAnswerStream();
     const target = relay.run(request(surface, stream, { answerKey: 'target' }));
-    await until(() => surface.count('edit') >= 4 && scheduler.pending >= 6);
+    await waitFor(() => surface.count('edit') >= 4 && scheduler.pending >= 6, 'surface.count(\'edit\') >= 4 && scheduler.pending >= 6');
     stream.push('Short answer.');
     stream.final();
     const finishedAt = Date.now();
@@ -360,7 +361,7 @@ describe('Relay', () => {
       const answer = longAnswer(12, 10_500);
       const running = relay.run(request(surface, stream));
       await streamAll(stream, fragments(answer, 12, 150), 5);
-      await until(() => surface.nativeStreams.length >= 5);
+      await waitFor(() => surface.nativeStreams.length >= 5, 'surface.nativeStreams.length >= 5');
       stream.final();
       const result = await running;
       expectComplete(surface, result, answer);
@@ -388,12 +389,12 @@ describe('Relay', () => {
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream, { answerKey: 'tracked' }));
       stream.push('Tracked text ');
-      await until(async () => {
+      await waitFor(async () => {
         const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('tracked'));
         return rec?.messages[0]?.text === 'Tracked text';
-      });
+      }, '{ const rec = await store.get<{ messages: Array<{ text: string }> }...');
       const rec = await store.get(inflightKey('tracked'));
-      expect(rec).toMatchObject({ surface: 'test', owner: 'inst-a', retry: RETRY, place });
+      expect(rec).toMatchObject({ surface: TEST_SURFACE, owner: 'inst-a', retry: RETRY, place });
       expect((await store.leaseInfo(inflightLease('tracked')))?.owner).toBe('inst-a');
       stream.final();
       await running;
@@ -407,10 +408,10 @@ describe('Relay', () => {
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream, { answerKey: 'renewed' }));
       const first = await (async () => {
-        await until(async () => (await store.leaseInfo(inflightLease('renewed'))) !== undefined);
+        await waitFor(async () => (await store.leaseInfo(inflightLease('renewed'))) !== undefined, '(await store.leaseInfo(inflightLease(\'renewed\'))) !== undefined');
         return (await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0;
       })();
-      await until(async () => ((await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0) > first + 100);
+      await waitFor(async () => ((await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0) > first + 100, '((await store.leaseInfo(inflightLease(\'renewed\')))?.expiresAt ?? 0)...');
       stream.final('done');
       await running;
     });

@@ -2,8 +2,9 @@ import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import { Relay } from '../../../src/core/relay/relay';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
+import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 describe('BudgetScheduler final reservation', () => {
   let store: SqliteStore;
@@ -31,7 +32,7 @@ describe('BudgetScheduler final reservation', () => {
       }),
     );
     // The interim share alone would allow 2; the reservation allows 4 - 3 = 1.
-    await until(() => interims === 1 && scheduler.pending === 2);
+    await waitFor(() => interims === 1 && scheduler.pending === 2, 'interims === 1 && scheduler.pending === 2');
     const started = Date.now();
     const finals = await Promise.all([1, 2, 3].map(() => scheduler.run([budget], 'final', async () => 'shown')));
     expect(finals).toEqual(['shown', 'shown', 'shown']);
@@ -52,7 +53,7 @@ describe('BudgetScheduler final reservation', () => {
     const interim = scheduler.run([budget], 'interim', async () => {
       ran = true;
     });
-    await until(() => scheduler.pending === 1);
+    await waitFor(() => scheduler.pending === 1, 'scheduler.pending === 1');
     expect(ran).toBe(false);
     release();
     await interim;
@@ -86,7 +87,7 @@ describe('Relay on a long-window budget', () => {
     try {
       const streams = [0, 1, 2, 3].map(() => new FakeAnswerStream());
       const runs = streams.map((events, i) => {
-        const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${i}` };
+        const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${i}` };
         return relay.run({
           surface,
           place,
@@ -97,7 +98,7 @@ describe('Relay on a long-window budget', () => {
           answerKey: `reserve-${i}`,
         });
       });
-      await until(() => scheduler.finalsAwaited('test:edit:W') === 4 && surface.count('post') === 4);
+      await waitFor(() => scheduler.finalsAwaited('test:edit:W') === 4 && surface.count('post') === 4, 'scheduler.finalsAwaited(\'test:edit:W\') === 4 && surface.count(\'post...');
       for (const [i, s] of streams.entries()) {
         for (let k = 0; k < 5; k++) s.push(`part ${k} of ${i}. `);
       }

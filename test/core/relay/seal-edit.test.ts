@@ -7,7 +7,7 @@ import { Relay, type RelayRequest } from '../../../src/core/relay/relay';
 import { BudgetScheduler } from '../../../src/core/relay/scheduler';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 let store: SqliteStore;
@@ -29,7 +29,7 @@ function relayWith(maxHoldMs: number): Relay {
 }
 
 function request(surface: TestSurface, events: FakeAnswerStream): RelayRequest & { place: Place } {
-  const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   return { surface, place, events, finalButtons: [], retry: { action: 'r', value: 'v' }, idleTimeoutMs: 5000, answerKey: `seal-${n}` };
 }
 

@@ -24,7 +24,9 @@ describe('Discord: direct messages', () => {
 
   /** The chat session each question was asked in (the service's own record). */
   function sessionOf(question: string): string {
-    const rows = e.service.context.db.prepare(`SELECT DISTINCT session_id AS s FROM messages WHERE role = 'user' AND content = ?`).all(question) as Array<{ s: string }>;
+    const rows = e.service.context.db
+      .prepare(`SELECT DISTINCT session_id AS s FROM messages WHERE role = 'user' AND content = ?`)
+      .all(question) as Array<{ s: string }>;
     expect(rows).toHaveLength(1);
     return rows[0]!.s;
   }
@@ -41,7 +43,11 @@ describe('Discord: direct messages', () => {
   /** The answer's last message once it carries these buttons (they come with its final edit). */
   function withButtons(answer: FakeMessage[], labels: string[]): Promise<FakeMessage> {
     const last = answer[answer.length - 1]!;
-    return e.fake.waitFor(() => labels.every((l) => e.fake.buttons(last).some((b) => b.label === l)) && last, 10_000, `the buttons ${labels.join(', ')}`);
+    return e.fake.waitFor(
+      () => labels.every((l) => e.fake.buttons(last).some((b) => b.label === l)) && last,
+      10_000,
+      `the buttons ${labels.join(', ')}`,
+    );
   }
 
   test('a DM is answered in the DM, streamed; a follow-up continues the session; New conversation and /ask start new ones', async () => {
@@ -60,7 +66,11 @@ describe('Discord: direct messages', () => {
 
     // "New conversation": the next DM starts a fresh chat session.
     const press = e.fake.clickButtonLabelled(last, 'New conversation', e.user);
-    await e.fake.waitFor(() => e.fake.responsesOf(press).find((m) => /new conversation/i.test(m.content)), 10_000, 'the new conversation acknowledged');
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(press).find((m) => /new conversation/i.test(m.content)),
+      10_000,
+      'the new conversation acknowledged',
+    );
     const fresh = 'Show me homes for rent in Denver';
     await dmAnswer(fresh);
     expect(sessionOf(fresh)).not.toBe(sessionOf(first));
@@ -70,8 +80,17 @@ describe('Discord: direct messages', () => {
 
     // /ask in the DM (registered for the bot's DMs): a new conversation rooted on the command's reply.
     const asked = 'Homes for sale in Miami?';
-    const rec = e.fake.slashCommand({ name: 'ask', channelId: dm.id, member: e.user, options: [{ name: 'question', type: 3, value: asked }] });
-    await e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.content.includes(`> ${asked}`)), 10_000, 'the /ask root in the DM');
+    const rec = e.fake.slashCommand({
+      name: 'ask',
+      channelId: dm.id,
+      member: e.user,
+      options: [{ name: 'question', type: 3, value: asked }],
+    });
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => m.content.includes(`> ${asked}`)),
+      10_000,
+      'the /ask root in the DM',
+    );
     await waitForAnswer(e, dm.id, asked);
     await e.app.bridge.conversations.idle();
     expect(sessionOf(asked)).not.toBe(sessionOf(fresh));
@@ -85,26 +104,58 @@ describe('Discord: direct messages', () => {
     const question = 'Which homes are for rent in Austin?';
     const answer = await withButtons(await dmAnswer(question), ['Talk to a human']);
     e.fake.clickButtonLabelled(answer, 'Talk to a human', e.user);
-    const ticket = await e.fake.waitFor(() => e.fake.channelMessages(e.handoff.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim') && m.content.includes('Talk to a human')), 10_000, 'the ticket');
+    const ticket = await e.fake.waitFor(
+      () =>
+        e.fake
+          .channelMessages(e.handoff.id)
+          .find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim') && m.content.includes('Talk to a human')),
+      10_000,
+      'the ticket',
+    );
     expect(ticket.content).toMatch(new RegExp(`ada|<@${e.user.user.id}>`));
     const ticketThread = await e.fake.waitFor(() => e.fake.channels.get(ticket.id), 10_000, 'the ticket thread');
-    await e.fake.waitFor(() => botMessagesIn(e.fake, dm.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')), 10_000, 'the handoff notice in the DM');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, dm.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
+      10_000,
+      'the handoff notice in the DM',
+    );
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(() => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('agent-smith')), 10_000, 'the user told who joined');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('agent-smith')),
+      10_000,
+      'the user told who joined',
+    );
 
     // User (DM) -> agent (ticket thread): relayed, not asked to the chatbot.
     e.fake.directMessage({ member: e.user, content: 'Can you lower the rent?' });
-    await e.fake.waitFor(() => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the rent?')), 10_000, 'the DM relayed to the ticket thread');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the rent?')),
+      10_000,
+      'the DM relayed to the ticket thread',
+    );
     expect(e.storedAnswers('Can you lower the rent?')).toEqual([]);
     // Agent -> user, in the DM.
     e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'Yes, by fifty a month.' });
-    const relayed = await e.fake.waitFor(() => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('Yes, by fifty a month.')), 10_000, 'the agent reply relayed to the DM');
+    const relayed = await e.fake.waitFor(
+      () => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('Yes, by fifty a month.')),
+      10_000,
+      'the agent reply relayed to the DM',
+    );
     expect(relayed.content).toContain('agent-smith');
 
     // /handoff cancel in the DM: the bot answers the same conversation again.
-    const cancel = e.fake.slashCommand({ name: 'handoff', channelId: dm.id, member: e.user, options: [{ name: 'reason', type: 3, value: 'cancel' }] });
-    await e.fake.waitFor(() => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)), 10_000, 'the cancellation');
+    const cancel = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: dm.id,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: 'cancel' }],
+    });
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
+      10_000,
+      'the cancellation',
+    );
     const after = 'And homes for sale in Austin?';
     await dmAnswer(after);
     expect(sessionOf(after)).toBe(sessionOf(question));

@@ -22,7 +22,9 @@ describe('Discord slash command registration scopes', () => {
     const defs = slashCommandDefinitions('global');
     expect(defs.map((d) => d.name)).toEqual(COMMAND_SPECS.map((s) => s.name));
     for (const d of defs) {
-      const expected = (DM_COMMANDS as ReadonlySet<string>).has(d.name) ? [InteractionContextType.Guild, InteractionContextType.BotDM] : [InteractionContextType.Guild];
+      const expected = (DM_COMMANDS as ReadonlySet<string>).has(d.name)
+        ? [InteractionContextType.Guild, InteractionContextType.BotDM]
+        : [InteractionContextType.Guild];
       expect(d.contexts).toEqual(expected);
     }
   });
