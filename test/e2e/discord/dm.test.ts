@@ -159,5 +159,13 @@ describe('Discord: direct messages', () => {
     const after = 'And homes for sale in Austin?';
     await dmAnswer(after);
     expect(sessionOf(after)).toBe(sessionOf(question));
+
+    // Another person's DM is their own conversation, in their own DM channel.
+    const theirs = 'Homes for sale in Seattle?';
+    e.fake.directMessage({ member: e.admin, content: theirs });
+    const adminDm = e.fake.openDm(e.admin);
+    await waitForAnswer(e, adminDm.id, theirs);
+    expect(sessionOf(theirs)).not.toBe(sessionOf(question));
+    expect(botMessagesIn(e.fake, dm.id).some((m) => m.content.includes('Seattle'))).toBe(false);
   }, 90_000);
 });
