@@ -7,7 +7,7 @@
  * back to its channel before anything reaches Discord.
  */
 import { HANDOFF_ACTIONS } from '../../core/handoff/model';
-import type { Attachment, MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../../core/surface';
+import type { Actor, Attachment, MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { interactionScope, type DiscordPort } from './port';
 
@@ -98,11 +98,11 @@ export class DirectMessagePort implements SurfacePort {
     return { thread: { ...channel, thread: rootId }, root: { place: channel, id: rootId } };
   }
 
-  notify(place: Place, user: Parameters<SurfacePort['notify']>[1], msg: OutMessage): Promise<void> {
+  notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
     return this.port.notify(channelPlace(place), user, msg);
   }
 
-  mention(user: Parameters<SurfacePort['mention']>[0]): string {
+  mention(user: Actor): string {
     return this.port.mention(user);
   }
 
