@@ -7,7 +7,7 @@
  * back to its channel before anything reaches Discord.
  */
 import { HANDOFF_ACTIONS } from '../../core/handoff/model';
-import type { Actor, Attachment, MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../../core/surface';
+import type { Actor, Attachment, MessageRef, OutMessage, Place, SendOptions, SurfacePort } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { interactionScope, type DiscordPort } from './port';
 
@@ -77,13 +77,23 @@ export class DirectMessagePort implements SurfacePort {
     return this.port.limits;
   }
 
-  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
-    const ref = await this.port.post(channelPlace(place), this.decorate(place, msg));
+  async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
+    const ref = await this.port.post(channelPlace(place), this.decorate(place, msg), this.decorateLatest(place, opts));
     return { place, id: ref.id };
   }
 
-  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
-    await this.port.edit({ place: channelPlace(ref.place), id: ref.id }, this.decorate(ref.place, msg));
+  async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
+    await this.port.edit(this.channelRef(ref), this.decorate(ref.place, msg), this.decorateLatest(ref.place, opts));
+  }
+
+  /** A button's update of its message (port.updateFromInteraction), in the DM's channel. */
+  updateFromInteraction(
+    place: Place,
+    source: MessageRef | undefined,
+    msg: OutMessage,
+    viaInteraction: Parameters<DiscordPort['updateFromInteraction']>[3],
+  ): Promise<void> {
+    return this.port.updateFromInteraction(channelPlace(place), source && this.channelRef(source), msg, viaInteraction);
   }
 
   async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
@@ -106,12 +116,26 @@ export class DirectMessagePort implements SurfacePort {
     return this.port.mention(user);
   }
 
-  budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
-    return this.port.budgets(op, channelPlace(place));
+  reserveFinal(place: Place, holder: string): () => void {
+    return this.port.reserveFinal(channelPlace(place), holder);
+  }
+
+  promote(coalesceKey: string): void {
+    this.port.promote(coalesceKey);
   }
 
   fetchAttachment(att: Attachment): Promise<Buffer> {
     return this.port.fetchAttachment(att);
+  }
+
+  private channelRef(ref: MessageRef): MessageRef {
+    return { place: channelPlace(ref.place), id: ref.id };
+  }
+
+  /** The gateway reads `latest` when the call goes out: it gets the DM's button too. */
+  private decorateLatest(place: Place, opts: SendOptions): SendOptions {
+    const latest = opts.latest;
+    return latest ? { ...opts, latest: () => this.decorate(place, latest()) } : opts;
   }
 
   /** A finished answer (it offers "Talk to a human") in a DM also offers a new conversation. */

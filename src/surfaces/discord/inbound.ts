@@ -3,10 +3,9 @@
  * Place, and an interaction as core's Invocation answered through a Responder.
  */
 import type { Logger } from 'pino';
-import { spendBudgets } from '../../core/pace';
-import type { Actor, BridgeCore, FormSpec, Invocation, Place, SurfacePort } from '../../core/surface';
+import type { Actor, BridgeCore, FormSpec, Invocation, Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import type { DirectMessages } from './direct-messages';
+import type { DirectMessagePort, DirectMessages } from './direct-messages';
 import type { People } from './people';
 import { interactionScope, type DiscordPort, type Threads } from './port';
 import type { RenderedMessage } from './render';
@@ -16,7 +15,7 @@ export interface Inbound {
   /** Discord's port: rendering, and ephemeral messages an interaction made. */
   port: DiscordPort;
   /** The port core is given (DM places included): every Invocation carries it. */
-  surface: SurfacePort;
+  surface: DirectMessagePort;
   store: StateStore;
   log: Logger;
   threads: Threads;
@@ -64,7 +63,8 @@ export function invocationOf(inb: Inbound, responder: Responder, place: Place, a
     place,
     actor,
     reply: async (msg, o) => {
-      const id = await responder.reply(await inb.port.render(msg), o?.ephemeral ?? false);
+      const rendered = await inb.port.render(msg);
+      const id = await inb.port.gateway.global({}, () => responder.reply(rendered, o?.ephemeral ?? false));
       return id ? { place, id } : undefined;
     },
     openForm: (form) => inb.openForm(responder, form, actor),
@@ -72,14 +72,9 @@ export function invocationOf(inb: Inbound, responder: Responder, place: Place, a
   if (i.isButton() || (i.isModalSubmit() && i.isFromMessage())) {
     const source = i.message ? { place, id: i.message.id } : undefined;
     if (source) inv.source = source;
-    inv.update = async (msg) => {
-      const rendered = await inb.port.render(msg);
-      // Button updates (pages, ticket refreshes, confirmations) are edits the relay does not pace:
-      // they spend the channel's edit budget like the relay's edits do. A wait past the interaction's
-      // deadline is safe: the responder defers it meanwhile.
-      await spendBudgets(inb.store, inb.surface.budgets('edit', place));
-      if (!(await responder.update(rendered)) && source) await inb.surface.edit(source, msg);
-    };
+    // Through the surface's gateway; a wait past the interaction's deadline is safe: the responder
+    // defers it meanwhile.
+    inv.update = (msg) => inb.surface.updateFromInteraction(place, source, msg, (r) => responder.update(r));
   }
   return inv;
 }

@@ -177,6 +177,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     },
     async stop() {
       ready = false;
+      port.close();
       await client.destroy();
     },
     isReady() {
