@@ -4,6 +4,7 @@
  * never lets an error reach a surface: the user is told what failed, the log gets the detail.
  */
 import { adminOnlyRefusal, mayUse } from './access';
+import { assistantIntro } from './assistant/intro';
 import { askCommand } from './commands/ask';
 import { handoffCommand } from './commands/handoff';
 import type { CommandHandler, CoreContext } from './context';
@@ -13,6 +14,7 @@ import { Handoffs } from './handoff/handoffs';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type { BudgetScheduler } from './relay/scheduler';
 import type {
+  AssistantIntro,
   BridgeCore,
   CommandName,
   FormResult,
@@ -152,6 +154,11 @@ export class Bridge implements BridgeCore {
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'could not report a message failure'));
       return true;
     }
+  }
+
+  /** The greeting and suggested prompts of a new assistant thread (assistant/intro.ts). */
+  assistantIntro(): Promise<AssistantIntro> {
+    return assistantIntro(this.ctx);
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {

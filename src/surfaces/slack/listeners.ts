@@ -30,6 +30,7 @@ import {
   type MessageEvent,
   type SlackFile,
 } from './payloads';
+import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
 import { call, slackErrorCode, type WebClient } from './web';
@@ -53,6 +54,8 @@ export interface ListenerDeps {
   core: () => BridgeCore | undefined;
   team: () => string;
   botUserId: () => string | undefined;
+  /** The assistant pane's hooks (assistant.ts). */
+  assistant?: AssistantHooks;
 }
 
 type AckFn = (response?: Record<string, unknown> | string) => Promise<void>;
@@ -292,8 +295,11 @@ export function registerListeners(d: ListenerDeps): void {
       d.log.warn('slack: message before the core was attached, dropped');
       return;
     }
+    // A DM thread is an assistant thread: its first question becomes its title (alongside the answer).
+    const titled = isDm && event.thread_ts && d.assistant ? d.assistant.onThreadMessage(place, text) : undefined;
     try {
       await core.message(msg, d.port);
+      await titled;
     } catch (err) {
       d.log.error({ err }, 'slack: message handling failed');
       await d.port.notify(place, msg.actor, FAILED).catch(() => undefined);
