@@ -36,6 +36,8 @@ export interface SuggestedPrompt {
 export class AssistantThreads {
   /** Methods this workspace does not offer: not called again. */
   private readonly unsupported = new Set<Method>();
+  /** Workspaces that refused a status in a channel thread (outside the assistant pane): DMs only there. */
+  private readonly noChannelStatus = new Set<string>();
 
   constructor(
     private readonly deps: { client: WebClient; store: StateStore; log: Logger; team: () => string },
@@ -44,6 +46,8 @@ export class AssistantThreads {
   /** Non-empty: the status with rotating loading messages; '' clears it. Never throws. */
   async setStatus(place: Place, status: string): Promise<void> {
     if (!place.thread) return;
+    const inChannel = !place.channel.startsWith('D');
+    if (inChannel && this.noChannelStatus.has(this.team(place))) return;
     const budget: RateBudget = { key: `slack:${this.team(place)}:assistant.setStatus:${place.channel}`, ...ASSISTANT_BUDGETS.status };
     // Cosmetic: a status without budget is skipped rather than delaying the answer.
     const token = await this.deps.store.takeToken(budget.key, budget.limit, budget.windowMs).catch(() => undefined);
@@ -53,7 +57,16 @@ export class AssistantThreads {
       thread_ts: place.thread,
       status,
       ...(status ? { loading_messages: LOADING_MESSAGES } : {}),
-    }).catch((err: unknown) => this.deps.log.debug({ code: slackErrorCode(err) }, 'slack: assistant status not set'));
+    }).catch((err: unknown) => {
+      const code = slackErrorCode(err);
+      if (inChannel && code && !this.noChannelStatus.has(this.team(place))) {
+        // Slack may keep the status to assistant threads: stop trying it in channel threads (said once).
+        this.noChannelStatus.add(this.team(place));
+        this.deps.log.info({ code }, 'slack: no assistant status in channel threads here; showing it in assistant threads only');
+        return;
+      }
+      this.deps.log.debug({ code }, 'slack: assistant status not set');
+    });
   }
 
   async setSuggestedPrompts(place: Place, prompts: SuggestedPrompt[], title?: string): Promise<void> {
