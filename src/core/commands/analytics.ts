@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import { FeedbackStore, type FeedbackTally } from '../../state/feedback-store';
-import { renderBarChart } from '../analytics/chart';
+import { renderBarChart, type BarChartSpec } from '../analytics/chart';
 import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
 import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
@@ -82,6 +82,20 @@ export function feedbackLine(t: Pick<FeedbackTally, 'positive' | 'negative'>): s
   return `Answer feedback: ${fmt.format(t.positive)} 👍, ${fmt.format(t.negative)} 👎 (${share})`;
 }
 
+/** What the chart draws: the service's figures, then the period's votes on answers. */
+export function analyticsChartSpec(
+  chatbotId: string,
+  range: AnalyticsRange,
+  m: V1AnalyticsOverview['metrics'],
+  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
+): BarChartSpec {
+  return {
+    title: `${chatbotId}: ${range.from} to ${range.to}`,
+    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)', ...FEEDBACK_CHART_LABELS],
+    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime, feedback.positive, feedback.negative],
+  };
+}
+
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
@@ -94,11 +108,7 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   });
   const m = overview.metrics;
   const feedback = await new FeedbackStore(ctx.store).tally(Date.parse(`${range.from}T00:00:00.000Z`), Date.parse(`${range.to}T23:59:59.999Z`));
-  const png = await renderBarChart({
-    title: `${ctx.config.chatbotId}: ${range.from} to ${range.to}`,
-    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)', ...FEEDBACK_CHART_LABELS],
-    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime, feedback.positive, feedback.negative],
-  });
+  const png = await renderBarChart(analyticsChartSpec(ctx.config.chatbotId, range, m, feedback));
   await inv.reply({
     text: `${analyticsText(ctx.config.chatbotId, range, overview)}\n${feedbackLine(feedback)}`,
     file: { name: 'analytics.png', mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },

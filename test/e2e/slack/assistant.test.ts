@@ -4,9 +4,10 @@
  * session for a follow-up), answer feedback (recorded once, changed, a negative vote offers the
  * handoff) and /analytics counting the votes.
  */
+import { assistantThreadContext } from '../../../src/surfaces/slack/assistant';
 import { FeedbackStore } from '../../../src/state/feedback-store';
 import type { FakeMessage, SlackCall } from '../../support/fake-slack';
-import { ADMIN, HANDOFF_CHANNEL, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../support/slack-requests';
 
 interface FeedbackElement {
@@ -141,6 +142,31 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     expect(sessions).toHaveLength(1);
     // Titled once: the follow-up did not rename the thread.
     expect(e.fake.callsOf('assistant.threads.setTitle').filter((c) => c.args.channel_id === channel)).toHaveLength(1);
+  });
+
+  test('assistant_thread_context_changed: the channel the user has open is kept for the thread (in the store)', async () => {
+    const channel = 'D0PANE5';
+    const thread = await startThread(channel);
+    const place = { surface: 'slack' as const, workspace: e.fake.team, channel, thread };
+    expect((await waitFor(() => assistantThreadContext(e.app.store, place), 'the thread record')).context.channel).toBe('C0VIEWING');
+    await e.driver.event({
+      type: 'assistant_thread_context_changed',
+      assistant_thread: { user_id: 'U0USER1', channel_id: channel, thread_ts: thread, context: { channel_id: 'C0OTHER', team_id: e.fake.team } },
+      event_ts: tsNow(),
+    });
+    await waitFor(async () => (await assistantThreadContext(e.app.store, place))?.context.channel === 'C0OTHER', 'the new context');
+  });
+
+  test('a channel thread (/ask) shows the status while the answer is on its way, then clears it', async () => {
+    const question = 'Show me homes for rent in Miami';
+    await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0STATUS' });
+    const root = await waitFor(() => rootFor(e.fake, 'C0STATUS', question), 'the root');
+    await waitForAnswer(e, 'C0STATUS', root.ts, question);
+    const statuses = await waitFor(() => {
+      const s = e.fake.assistantThread('C0STATUS', root.ts)?.statuses;
+      return s && s.at(-1)?.status === '' ? s : undefined;
+    }, 'the status set and cleared');
+    expect(statuses[0]!.status.length).toBeGreaterThan(0);
   });
 
   test('feedback on Slack: recorded once per person, changed by the other button, a negative vote offers the handoff; /analytics counts it', async () => {
