@@ -49,9 +49,10 @@ export class AssistantThreads {
     const inChannel = !place.channel.startsWith('D');
     if (inChannel && this.noChannelStatus.has(this.team(place))) return;
     const budget: RateBudget = { key: `slack:${this.team(place)}:assistant.setStatus:${place.channel}`, ...ASSISTANT_BUDGETS.status };
-    // Cosmetic: a status without budget is skipped rather than delaying the answer.
+    // Cosmetic: a status without budget is skipped rather than delaying the answer; a clear is always
+    // sent (a status left up would say "thinking" over a finished answer).
     const token = await this.deps.store.takeToken(budget.key, budget.limit, budget.windowMs).catch(() => undefined);
-    if (!token?.granted) return;
+    if (!token?.granted && status !== '') return;
     await this.run('assistant.threads.setStatus', {
       channel_id: place.channel,
       thread_ts: place.thread,
