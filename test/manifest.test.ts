@@ -5,7 +5,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { SLACK_COMMANDS } from '../src/surfaces/slack';
+import { COMMAND_SPECS } from '../src/core/commands/grammar';
 
 const manifestSchema = z.object({
   display_information: z.object({ name: z.string().min(1), description: z.string().min(1) }),
@@ -75,8 +75,10 @@ describe('manifest.yml', () => {
     expect(a.suggested_prompts.length).toBeGreaterThanOrEqual(1);
   });
 
-  test('lists exactly the slash commands the Slack surface registers', () => {
-    expect(manifest.features.slash_commands.map((c) => c.command).sort()).toEqual([...SLACK_COMMANDS].sort());
+  test("lists exactly the grammar's commands, with the catalogue's descriptions and usage hints", () => {
+    const listed = manifest.features.slash_commands.map((c) => ({ command: c.command, description: c.description, usage_hint: c.usage_hint }));
+    const catalogue = COMMAND_SPECS.map((s) => ({ command: `/${s.name}`, description: s.summary, usage_hint: s.usageHint }));
+    expect(listed).toEqual(catalogue);
   });
 
   test('sends commands, events and interactivity to /slack/events', () => {

@@ -7,10 +7,10 @@
  * method) is said once in the log, and the bridge carries on without that method.
  */
 import type { Logger } from 'pino';
-import { spendBudgets } from '../../core/pace';
 import type { Place, RateBudget } from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import { call, isMissingMethod, slackErrorCode, type WebClient } from './web';
+import type { SlackGateway } from './gateway';
+import { isMissingMethod, slackErrorCode } from './web';
 
 export const ASSISTANT_BUDGETS = {
   /** Per channel (a DM): Slack allows about one status a second there. */
@@ -40,7 +40,8 @@ export class AssistantThreads {
   private readonly noChannelStatus = new Set<string>();
 
   constructor(
-    private readonly deps: { client: WebClient; store: StateStore; log: Logger; team: () => string },
+    /** The surface's one outbound path (the port's gateway, known once the port exists). */
+    private readonly deps: { gateway: () => SlackGateway; store: StateStore; log: Logger; team: () => string },
   ) {}
 
   /** Non-empty: the status with rotating loading messages; '' clears it. Never throws. */
@@ -53,12 +54,11 @@ export class AssistantThreads {
     // sent (a status left up would say "thinking" over a finished answer).
     const token = await this.deps.store.takeToken(budget.key, budget.limit, budget.windowMs).catch(() => undefined);
     if (!token?.granted && status !== '') return;
-    await this.run('assistant.threads.setStatus', {
-      channel_id: place.channel,
-      thread_ts: place.thread,
-      status,
-      ...(status ? { loading_messages: LOADING_MESSAGES } : {}),
-    }).catch((err: unknown) => {
+    await this.run(
+      'assistant.threads.setStatus',
+      { channel_id: place.channel, thread_ts: place.thread, status, ...(status ? { loading_messages: LOADING_MESSAGES } : {}) },
+      [],
+    ).catch((err: unknown) => {
       const code = slackErrorCode(err);
       if (inChannel && code && !this.noChannelStatus.has(this.team(place))) {
         // Slack may keep the status to assistant threads: stop trying it in channel threads (said once).
@@ -73,35 +73,32 @@ export class AssistantThreads {
   async setSuggestedPrompts(place: Place, prompts: SuggestedPrompt[], title?: string): Promise<void> {
     const list = prompts.slice(0, 4);
     if (!place.thread || list.length === 0) return;
-    await this.tier3(place, 'setSuggestedPrompts');
-    await this.run('assistant.threads.setSuggestedPrompts', {
-      channel_id: place.channel,
-      thread_ts: place.thread,
-      prompts: list,
-      ...(title ? { title } : {}),
-    });
+    await this.run(
+      'assistant.threads.setSuggestedPrompts',
+      { channel_id: place.channel, thread_ts: place.thread, prompts: list, ...(title ? { title } : {}) },
+      [this.tier3(place, 'setSuggestedPrompts')],
+    );
   }
 
   async setTitle(place: Place, title: string): Promise<void> {
     const text = threadTitle(title);
     if (!place.thread || text === '') return;
-    await this.tier3(place, 'setTitle');
-    await this.run('assistant.threads.setTitle', { channel_id: place.channel, thread_ts: place.thread, title: text });
+    await this.run('assistant.threads.setTitle', { channel_id: place.channel, thread_ts: place.thread, title: text }, [this.tier3(place, 'setTitle')]);
   }
 
   private team(place: Place): string {
     return place.workspace || this.deps.team();
   }
 
-  private async tier3(place: Place, what: string): Promise<void> {
-    await spendBudgets(this.deps.store, [{ key: `slack:${this.team(place)}:assistant.${what}`, ...ASSISTANT_BUDGETS.tier3 }]);
+  private tier3(place: Place, what: string): RateBudget {
+    return { key: `slack:${this.team(place)}:assistant.${what}`, ...ASSISTANT_BUDGETS.tier3 };
   }
 
   /** One call; an unsupported method is remembered (logged once) and later calls are skipped. */
-  private async run(method: Method, args: Record<string, unknown>): Promise<void> {
+  private async run(method: Method, args: Record<string, unknown>, budgets: RateBudget[]): Promise<void> {
     if (this.unsupported.has(method)) return;
     try {
-      await call(() => this.deps.client.apiCall(method, args));
+      await this.deps.gateway().assistantCall(method, args, budgets);
     } catch (err) {
       const code = slackErrorCode(err);
       if ((code && UNSUPPORTED.has(code)) || isMissingMethod(err)) {
