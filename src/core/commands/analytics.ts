@@ -90,7 +90,7 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   });
   await inv.reply({
     text: analyticsText(ctx.config.chatbotId, range, overview),
-    file: { name: 'analytics.png', mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },
+    file: { name: `analytics-${range.from}-${range.to}.png`, mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },
   });
 }
 

@@ -39,6 +39,31 @@ const SHELL_HELP = `Commands:
   /help                       this list; <command> help for a command's usage
   /quit                       leave`;
 
+/** Every command the prompt knows, for Tab completion. */
+export const SHELL_COMMANDS: readonly string[] = [...CORE_COMMANDS, 'new', 'press', 'attach', 'agent', 'help', 'quit'].map((c) => `/${c}`);
+
+const SUBCOMMANDS: Record<string, readonly string[]> = {
+  '/listing': ['show', 'create', 'update', 'delete'],
+  '/chatbot': ['show', 'set', 'edit', 'models', 'list', 'create'],
+  '/agent': ['claim', 'say', 'close'],
+  '/handoff': ['cancel'],
+};
+
+/** readline completer: command names after "/", then a command's subcommands. */
+export function completeCommand(line: string): [string[], string] {
+  if (!line.startsWith('/')) return [[], line];
+  const words = line.split(' ');
+  if (words.length === 1) {
+    const hits = SHELL_COMMANDS.filter((c) => c.startsWith(line.toLowerCase()));
+    // A single hit gets its trailing space, ready for arguments.
+    return [hits.length === 1 ? [`${hits[0]} `] : hits, line];
+  }
+  const subs = SUBCOMMANDS[words[0].toLowerCase()];
+  if (!subs || words.length > 2) return [[], line];
+  const hits = subs.filter((s) => s.startsWith(words[1].toLowerCase()));
+  return [hits.length === 1 ? [`${hits[0]} `] : hits, words[1]];
+}
+
 export interface ShellOptions {
   core: BridgeCore;
   surface: ShellSurface;
@@ -73,6 +98,7 @@ export class Shell {
       output: opts.interactive ? opts.output : undefined,
       terminal: opts.interactive,
       prompt: opts.interactive ? this.surface.colors.bold('you› ') : '',
+      ...(opts.interactive ? { completer: completeCommand } : {}),
     });
     this.lines = this.rl[Symbol.asyncIterator]();
   }

@@ -60,7 +60,8 @@ function textSections(msg: OutMessage, room: number): Block[] {
 }
 
 function cardBlocks(card: Card): Block[] {
-  const title = card.url ? `*<${card.url}|${escapeMrkdwn(card.title)}>*` : `*${escapeMrkdwn(card.title)}*`;
+  const linked = card.url ? `*<${card.url}|${escapeMrkdwn(card.title)}>*` : `*${escapeMrkdwn(card.title)}*`;
+  const title = card.badge ? `${linked}   \`${escapeMrkdwn(card.badge)}\`` : linked;
   const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
   const fields = card.fields
     .filter((f) => f.value.length > 0)

@@ -44,7 +44,7 @@ describe('/analytics', () => {
     expect(text).toMatch(/Resolution rate: [\d.]+%/);
     expect(text).toMatch(/Avg response time: [\d.]+ s/);
     const file = result?.file;
-    expect(file?.name).toBe('analytics.png');
+    expect(file?.name).toMatch(/^analytics-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.png$/);
     expect(file?.mime).toBe('image/png');
     expect(file?.data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
     expect(file?.data.length).toBeGreaterThan(2000);
