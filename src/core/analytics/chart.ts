@@ -1,4 +1,4 @@
-import { createCanvas } from '@napi-rs/canvas';
+import { createCanvas, Image } from '@napi-rs/canvas';
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Title, type Plugin } from 'chart.js';
 
 export interface BarChartSpec {
@@ -9,6 +9,8 @@ export interface BarChartSpec {
   width?: number;
   /** Pixels; default 450. */
   height?: number;
+  /** A fixed top of the value axis (100 for a percentage). */
+  max?: number;
 }
 
 // Tree-shaken chart.js draws nothing it has not been told about.
@@ -81,13 +83,13 @@ export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
       layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
       font: { family: FONT_FAMILY },
       plugins: {
-        title: { display: true, text: spec.title, font: { size: 18, weight: 'bold', family: FONT_FAMILY }, color: '#111111' },
+        title: { display: true, text: spec.title, font: { size: width < 600 ? 14 : 18, weight: 'bold', family: FONT_FAMILY }, color: '#111111' },
         legend: { display: false },
       },
       scales: {
         x: { ticks: { color: '#333333', font: { family: FONT_FAMILY } }, grid: { display: false } },
         // Headroom so the value label above the tallest bar stays inside the plot.
-        y: { beginAtZero: true, grace: '10%', ticks: { color: '#333333', font: { family: FONT_FAMILY } } },
+        y: { beginAtZero: true, grace: '10%', ...(spec.max !== undefined ? { max: spec.max } : {}), ticks: { color: '#333333', font: { family: FONT_FAMILY } } },
       },
     },
     plugins: [whiteBackground, valueLabels],
@@ -97,4 +99,42 @@ export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
   } finally {
     chart.destroy();
   }
+}
+
+export interface ChartPanel {
+  /** The panel's heading, e.g. "Resolution rate (%)". */
+  title: string;
+  labels: string[];
+  values: number[];
+  /** A fixed top of the scale (100 for a percentage); otherwise the panel's own figures set it. */
+  max?: number;
+}
+
+/**
+ * Several small bar charts on one PNG, each on its own scale: counts, a percentage and seconds on
+ * one axis would flatten all but the largest. Panels are laid out two to a row under one title.
+ */
+export async function renderPanelChart(spec: { title: string; panels: ChartPanel[]; panelWidth?: number; panelHeight?: number }): Promise<Buffer> {
+  if (spec.panels.length === 0) throw new RangeError('a panel chart needs at least one panel');
+  const pw = Math.round(spec.panelWidth ?? 420);
+  const ph = Math.round(spec.panelHeight ?? 260);
+  const columns = Math.min(2, spec.panels.length);
+  const rows = Math.ceil(spec.panels.length / columns);
+  const header = 44;
+  const canvas = createCanvas(pw * columns, header + ph * rows);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = '#111111';
+  ctx.font = `bold 18px ${FONT_FAMILY}`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(spec.title, canvas.width / 2, header / 2);
+  for (const [i, panel] of spec.panels.entries()) {
+    const png = await renderBarChart({ title: panel.title, labels: panel.labels, values: panel.values, width: pw, height: ph, ...(panel.max !== undefined ? { max: panel.max } : {}) });
+    const image = new Image();
+    image.src = png;
+    ctx.drawImage(image, (i % columns) * pw, header + Math.floor(i / columns) * ph);
+  }
+  return canvas.encode('png');
 }

@@ -1,7 +1,7 @@
 /** `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). */
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
-import { renderBarChart } from '../analytics/chart';
+import { type ChartPanel, renderPanelChart } from '../analytics/chart';
 import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
 import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
@@ -59,10 +59,10 @@ export function resolutionPercent(rate: number): number {
   return rate <= 1 ? rate * 100 : rate;
 }
 
-export function analyticsText(chatbotId: string, range: AnalyticsRange, a: V1AnalyticsOverview): string {
+export function analyticsText(chatbotName: string, range: AnalyticsRange, a: V1AnalyticsOverview): string {
   const m = a.metrics;
   return [
-    `Analytics for ${chatbotId}, ${range.from} to ${range.to}`,
+    `Analytics for ${chatbotName}, ${range.from} to ${range.to}`,
     `Conversations: ${fmt.format(m.totalConversations)}`,
     `Messages: ${fmt.format(m.totalMessages)}`,
     `Unique users: ${fmt.format(m.uniqueUsers)}`,
@@ -72,26 +72,50 @@ export function analyticsText(chatbotId: string, range: AnalyticsRange, a: V1Ana
   ].join('\n');
 }
 
+/** The chatbot's name as people know it; its id when the service does not list it. */
+async function chatbotName(ctx: CoreContext): Promise<string> {
+  try {
+    const found = (await ctx.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.config.chatbotId);
+    return found?.name || ctx.config.chatbotId;
+  } catch {
+    return ctx.config.chatbotId;
+  }
+}
+
+/** Each measure on its own scale: counts together, the length, the percentage (0-100) and the seconds apart. */
+export function analyticsPanels(a: V1AnalyticsOverview): ChartPanel[] {
+  const m = a.metrics;
+  return [
+    { title: 'Activity', labels: ['Conversations', 'Messages', 'Unique users'], values: [m.totalConversations, m.totalMessages, m.uniqueUsers] },
+    { title: 'Avg conversation length (messages)', labels: ['Messages per conversation'], values: [m.avgConversationLength] },
+    { title: 'Resolution rate (%)', labels: ['Resolved'], values: [resolutionPercent(m.resolutionRate)], max: 100 },
+    { title: 'Avg response time (s)', labels: ['Seconds'], values: [m.avgResponseTime] },
+  ];
+}
+
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
-  await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` }, { ephemeral: true });
+  // A visible message (an ephemeral one cannot be edited), replaced by the result when it is ready.
+  const progress = await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` });
   // The service reads ISO 8601; the end day is included whole.
-  const overview = await ctx.client.v1.analyticsOverview({
-    startDate: `${range.from}T00:00:00Z`,
-    endDate: `${range.to}T23:59:59Z`,
-    chatbotId: ctx.config.chatbotId,
-  });
-  const m = overview.metrics;
-  const png = await renderBarChart({
-    title: `${ctx.config.chatbotId}: ${range.from} to ${range.to}`,
-    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)'],
-    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime],
-  });
-  await inv.reply({
-    text: analyticsText(ctx.config.chatbotId, range, overview),
-    file: { name: `analytics-${range.from}-${range.to}.png`, mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },
-  });
+  const [overview, name] = await Promise.all([
+    ctx.client.v1.analyticsOverview({
+      startDate: `${range.from}T00:00:00Z`,
+      endDate: `${range.to}T23:59:59Z`,
+      chatbotId: ctx.config.chatbotId,
+    }),
+    chatbotName(ctx),
+  ]);
+  const png = await renderPanelChart({ title: `${name}: ${range.from} to ${range.to}`, panels: analyticsPanels(overview) });
+  const text = analyticsText(name, range, overview);
+  const file = { name: `analytics-${range.from}-${range.to}.png`, mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` };
+  if (progress) {
+    await inv.surface.edit(progress, { text });
+    await inv.reply({ text: `Chart: ${name}, ${range.from} to ${range.to}`, file });
+  } else {
+    await inv.reply({ text, file });
+  }
 }
 
 export const analyticsCommand = guardedCommand({
