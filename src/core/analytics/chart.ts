@@ -1,4 +1,4 @@
-import { createCanvas, Image } from '@napi-rs/canvas';
+import { createCanvas } from '@napi-rs/canvas';
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Title, type Plugin } from 'chart.js';
 
 export interface BarChartSpec {
@@ -66,6 +66,16 @@ export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
   if (spec.labels.length !== spec.values.length) {
     throw new RangeError(`labels (${spec.labels.length}) and values (${spec.values.length}) differ in length`);
   }
+  const { canvas, chart } = drawBarChart(spec, width, height);
+  try {
+    return await canvas.encode('png');
+  } finally {
+    chart.destroy();
+  }
+}
+
+/** The chart drawn on a fresh canvas (the caller encodes or copies it, then destroys the chart). */
+function drawBarChart(spec: BarChartSpec, width: number, height: number) {
   const canvas = createCanvas(width, height);
   // chart.js only needs the 2D context API; @napi-rs/canvas provides it under the DOM's type names.
   const ctx = canvas.getContext('2d') as unknown as CanvasRenderingContext2D;
@@ -94,11 +104,7 @@ export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
     },
     plugins: [whiteBackground, valueLabels],
   });
-  try {
-    return await canvas.encode('png');
-  } finally {
-    chart.destroy();
-  }
+  return { canvas, chart };
 }
 
 export interface ChartPanel {
@@ -131,10 +137,12 @@ export async function renderPanelChart(spec: { title: string; panels: ChartPanel
   ctx.textBaseline = 'middle';
   ctx.fillText(spec.title, canvas.width / 2, header / 2);
   for (const [i, panel] of spec.panels.entries()) {
-    const png = await renderBarChart({ title: panel.title, labels: panel.labels, values: panel.values, width: pw, height: ph, ...(panel.max !== undefined ? { max: panel.max } : {}) });
-    const image = new Image();
-    image.src = png;
-    ctx.drawImage(image, (i % columns) * pw, header + Math.floor(i / columns) * ph);
+    const drawn = drawBarChart({ title: panel.title, labels: panel.labels, values: panel.values, ...(panel.max !== undefined ? { max: panel.max } : {}) }, pw, ph);
+    try {
+      ctx.drawImage(drawn.canvas, (i % columns) * pw, header + Math.floor(i / columns) * ph);
+    } finally {
+      drawn.chart.destroy();
+    }
   }
   return canvas.encode('png');
 }
