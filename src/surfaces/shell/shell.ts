@@ -265,12 +265,18 @@ export class Shell {
     let toAsk = form.fields;
     for (let round = 0; round < 5; round += 1) {
       for (const field of toAsk) {
-        const choices = field.options ? ` (${field.options.map((o) => o.value).join('|')})` : '';
+        // Options and the kept value in words; a typed label stands for its option.
+        const words = (v: string) => field.options?.find((o) => o.value === v)?.label ?? v;
+        const choices = field.options ? ` (${field.options.map((o) => o.label).join(' | ')})` : '';
         const current = values[field.name] ?? field.initial ?? '';
-        const prompt = `${field.label}${field.required ? '*' : ''}${choices}${current ? ` [${current}]` : ''}: `;
+        const hint = !field.options && !current && field.hint ? ` (${field.hint})` : '';
+        const shownCurrent = current.includes('\n') ? current.replace(/\n/g, '; ') : words(current);
+        const prompt = `${field.label}${field.required ? '*' : ''}${choices}${hint}${current ? ` [${shownCurrent}]` : ''}: `;
         const answer = await this.ask(prompt);
         if (answer === undefined || answer === '/cancel') return this.surface.print(c.dim('(form cancelled)'));
-        const value = answer === '' ? current : answer === '-' ? '' : answer;
+        const squash = (t: string) => t.toLowerCase().replace(/[\s_-]+/g, '');
+        const chosen = field.options?.find((o) => squash(o.label) === squash(answer) || squash(o.value) === squash(answer));
+        const value = answer === '' ? current : answer === '-' ? '' : (chosen?.value ?? answer);
         if (value !== '') values[field.name] = value;
         else delete values[field.name];
       }

@@ -186,10 +186,19 @@ describe('forms', () => {
       ['AreaUnit', 'BuildingArea', 'Bathrooms', 'Bedrooms', 'CurrencySymbol', 'DaysOnMarket', 'LotArea', 'MLSNumber', 'ParkingSpots', 'PropertyType', 'SaleType', 'Status', 'Url', 'YearBuilt'].sort(),
     );
     expect(fields.find((f) => f.name === 'SaleType')?.kind).toBe('select');
+    // As an agent fills it: the home first; enumerations in words; usual defaults; placeholders with units.
+    expect(fields.slice(0, 5).map((f) => f.name)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
+    expect(fields.find((f) => f.name === 'SaleType')?.options?.map((o) => o.label)).toEqual(['For sale', 'For rent']);
+    expect(fields.find((f) => f.name === 'Status')?.options?.map((o) => o.label)).toEqual(['Active', 'Coming soon', 'Sold']);
+    expect(fields.find((f) => f.name === 'Tours')?.options?.map((o) => o.label)).toEqual(['Open house', '3D tour']);
     expect(fields.find((f) => f.name === 'AreaUnit')?.options?.map((o) => o.value)).toEqual(['Square Feet', 'Square Meters']);
+    expect(fields.find((f) => f.name === 'CurrencySymbol')?.initial).toBe('$');
+    expect(fields.find((f) => f.name === 'AreaUnit')?.initial).toBe('Square Feet');
+    expect(fields.find((f) => f.name === 'BuildingArea')?.hint).toMatch(/square feet/);
+    expect(fields.find((f) => f.name === 'RentPrice')?.hint).toMatch(/per month/);
     expect(fields.find((f) => f.name === 'Bedrooms')?.kind).toBe('number');
-    expect(fields.find((f) => f.name === 'Images')?.hint).toMatch(/comma/);
-    expect(fields.find((f) => f.name === 'ExtensionColumn')?.hint).toMatch(/Key=value/);
+    const shown = JSON.stringify(fields.map((f) => [f.label, f.hint, f.group, f.options?.map((o) => o.label)]));
+    expect(shown).not.toMatch(/for_sale|PreOnMarket|OpenHouse|comma-separated|Key=value|"basics"|"more"/);
     const groups = new Map<string, number>();
     for (const f of fields) groups.set(f.group, (groups.get(f.group) ?? 0) + 1);
     for (const n of groups.values()) expect(n).toBeLessThanOrEqual(5);
@@ -233,7 +242,7 @@ describe('forms', () => {
     expect(init('Address')).toBe(sample.address);
     expect(init('SaleType')).toBe(sample.saleType);
     expect(init('AreaUnit')).toBe('Square Feet');
-    expect(init('Images')).toBe(sample.images.join(', '));
+    expect(init('Images')).toBe(sample.images.join('\n'));
 
     const bad = await env.submit(listingCommand, LISTING_UPDATE_FORM, form?.state ?? '', { YearBuilt: '19x9' }, env.admin);
     expect(bad.result.ok ? {} : bad.result.errors).toEqual({ YearBuilt: expect.stringMatching(/YearBuilt must be a number/) });

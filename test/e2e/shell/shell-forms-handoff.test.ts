@@ -63,7 +63,7 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
     expect(session.promptsAfter(start).some((p) => p.startsWith('MLS number'))).toBe(true);
     // The error names the field, and only the bad field was asked again.
     expect(transcript).toMatch(/Bedrooms: .*number/i);
-    expect(transcript).toMatch(/Sale type\*/);
+    expect(transcript).toMatch(/Offered\* \(For sale \| For rent\)/);
 
     const before = session.output.length;
     session.type('/listing show mls:ATX240000');
