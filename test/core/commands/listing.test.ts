@@ -5,6 +5,7 @@ import {
   LISTING_DELETE_CONFIRM,
   LISTING_UPDATE_FORM,
 } from '../../../src/core/commands/listing';
+import { VIEWING_ACTION } from '../../../src/core/commands/handoff';
 import { usageOf } from '../../../src/core/commands/grammar';
 import type { Listing } from '../../../src/service/schemas/listings';
 import { startCommandEnv, type CommandEnv } from './support';
@@ -60,6 +61,23 @@ describe('show (everyone)', () => {
       expect(field(card, 'Photo 1')).toBe(sample.images[0]);
       expect(field(card, 'Description')).toBe(sample.description);
     }
+  });
+
+  test('offers next steps: a viewing for everyone, Edit (the prefilled form) for admins', async () => {
+    const forUser = (await env.run(listingCommand, env.alice, `show mls:${sample.mlsNumber}`)).last();
+    expect(forUser.text).toBe('');
+    expect(forUser.buttons?.map((b) => b.label)).toEqual(['Ask about a viewing']);
+    expect(forUser.buttons?.[0]?.action).toBe(VIEWING_ACTION);
+    expect(forUser.buttons?.[0]?.value).toContain(sample.mlsNumber);
+    const forAdmin = (await env.run(listingCommand, env.admin, `show mls:${sample.mlsNumber}`)).last();
+    const edit = forAdmin.buttons?.find((b) => b.label === 'Edit');
+    expect(edit).toBeDefined();
+    const pressed = await env.action(listingCommand, edit!.action, edit!.value, env.admin);
+    expect(pressed.forms[0]?.id).toBe(LISTING_UPDATE_FORM);
+    expect(pressed.forms[0]?.fields.find((f) => f.name === 'MLSNumber')?.initial).toBe(sample.mlsNumber);
+    // A non-admin pressing an old Edit button is refused.
+    const refused = await env.action(listingCommand, edit!.action, edit!.value, env.alice);
+    expect(refused.forms).toHaveLength(0);
   });
 
   test('an unknown key says nothing matches', async () => {

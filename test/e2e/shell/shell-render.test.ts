@@ -125,6 +125,10 @@ describe('through a pipe', () => {
     for (const photo of ['front.jpg', 'kitchen.jpg', 'living.jpg']) expect(shown).toContain(`https://images.example.com/listings/den240007/${photo}`);
     expect(shown).toContain('For sale');
     expect(shown).not.toMatch(/ID \d|for_sale|PreOnMarket/);
+    // Next steps: a viewing (a handoff naming the listing) and, for admins, Edit.
+    await session.waitFor((o) => /\[1\] Ask about a viewing\s+\[2\] Edit/.test(o.slice(beforeShow)), 'the listing buttons');
+    session.type('/press 1');
+    await session.waitFor((o) => o.slice(beforeShow).includes('Reason: Viewing request: 3096 Larimer St (MLS DEN240007)'), 'the viewing ticket');
 
     const beforeChart = session.output.length;
     session.type('/analytics');
