@@ -13,7 +13,7 @@ const TYPING_MARK = '▍';
 /** Listings as a readable table: one row per card, the card's fields as columns. */
 export function renderCards(cards: Card[], colors: Palette): string {
   if (cards.length === 0) return '';
-  if (cards.length === 1 && cards[0].fields.length > 8) return renderDetails(cards[0], colors);
+  if (cards.length === 1) return renderDetails(cards[0], colors);
   const labels: string[] = [];
   for (const card of cards) {
     for (const field of card.fields) if (!labels.includes(field.label)) labels.push(field.label);
@@ -39,11 +39,15 @@ export function renderCards(cards: Card[], colors: Palette): string {
   return out.join('\n');
 }
 
-/** One listing in full: every field on its own line (a table would cut the long ones). */
+/** One card in full: every field on its own line (a table would cut the long ones). */
 function renderDetails(card: Card, colors: Palette): string {
   const width = Math.min(16, Math.max(...card.fields.map((f) => f.label.length)));
   const out = [colors.bold(card.title) + (card.badge ? `  ${colors.inverse(` ${card.badge} `)}` : '')];
-  for (const f of card.fields) out.push(`${colors.dim(f.label.padEnd(width))}  ${f.value}`);
+  for (const f of card.fields) {
+    const [first, ...more] = f.value.split('\n');
+    out.push(`${colors.dim(f.label.padEnd(width))}  ${first}`, ...more.map((line) => `${' '.repeat(width)}  ${line}`));
+  }
+  if (card.url && !card.fields.some((f) => f.value === card.url)) out.push(colors.dim(card.url));
   if (card.footer) out.push(colors.dim(card.footer));
   return out.join('\n');
 }
