@@ -187,6 +187,8 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
         element: fieldElement(f),
       };
       if (f.hint) block.hint = plain(f.hint, 2000);
+      // The hint as the empty input's placeholder too ("square feet, e.g. 1,850").
+      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean') (block.element as Block).placeholder = plain(f.hint, 150);
       blocks.push(block);
     }
   }

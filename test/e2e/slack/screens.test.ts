@@ -56,6 +56,25 @@ describe('Slack e2e: the everyday screens', () => {
     expect(blocks).not.toMatch(/PreOnMarket|for_sale|for_rent|ID \d/);
   });
 
+  test('/listing create: the modal in the order an agent fills it, options in words, placeholders with units', async () => {
+    await e.driver.command('/listing', 'create', { user: ADMIN, channel: 'C0FORM' });
+    const view = await waitFor(() => e.fake.views.find((v) => String(v.callback_id).includes('listing')), 'the modal');
+    type Input = { type: string; block_id?: string; element?: { type: string; placeholder?: { text: string }; options?: Array<{ text: { text: string } }>; initial_option?: { text: { text: string } } } };
+    const blocks = view.blocks as Input[];
+    const inputs = blocks.filter((b) => b.type === 'input');
+    expect(inputs.slice(0, 5).map((b) => b.block_id)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
+    const options = (id: string) => inputs.find((b) => b.block_id === id)?.element?.options?.map((o) => o.text.text);
+    expect(options('SaleType')).toEqual(['For sale', 'For rent']);
+    expect(options('Status')).toEqual(['Active', 'Coming soon', 'Sold']);
+    expect(options('Tours')).toEqual(['Open house', '3D tour']);
+    expect(inputs.find((b) => b.block_id === 'AreaUnit')?.element?.initial_option?.text.text).toBe('Square feet');
+    expect(inputs.find((b) => b.block_id === 'BuildingArea')?.element?.placeholder?.text).toMatch(/square feet/);
+    expect(inputs.find((b) => b.block_id === 'RentPrice')?.element?.placeholder?.text).toMatch(/per month/);
+    // What a person reads (every text, not the values sent back) has no developer formats or wire values.
+    const shown = [...JSON.stringify(view.blocks).matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]);
+    for (const t of shown) expect(t).not.toMatch(/^(basics|more)$|comma-separated|Key=value|for_sale|for_rent|PreOnMarket|OpenHouse/);
+  });
+
   test('/analytics: the progress message is replaced by the figures, named after the chatbot', async () => {
     await e.driver.command('/analytics', '', { user: ADMIN, channel: 'C0ANALYTICS' });
     const progress = await waitFor(() => e.fake.channelMessages('C0ANALYTICS').find((m) => m.history[0]?.startsWith('Crunching')), 'the progress message');
