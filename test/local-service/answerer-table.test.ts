@@ -81,6 +81,7 @@ const ROWS: Row[] = [
   { ask: ['homes for sale in Austin over 800k', 'anything cheaper?'], must: ['ATX240000', 'ATX240524'], mustNot: ['ATX240131', ...DENVER] },
   { ask: ['Homes for rent in Austin', 'and in Denver?'], must: ['DEN240269', 'DEN240662'], mustNot: ['DEN240007', ...AUSTIN] },
   { ask: ['Homes for sale in Austin', 'the last one'], must: ['ATX240524'], mustNot: ['ATX240000'] },
+  { ask: 'Show me the first homes for rent in Austin', must: ['ATX240262', 'ATX240655'], mustNot: ['ATX240000'] },
   // Nothing matches: truthful, with what was relaxed.
   { ask: 'homes in Boston', must: [], mustNot: [...AUSTIN, ...DENVER], says: ['no listings in Boston', 'Austin, Denver, Seattle and Miami'] },
   { ask: '6 bedroom homes for sale in Austin', must: ['ATX240131'], mustNot: ['ATX240393'], says: [/no homes for sale in Austin with 6\+ bedrooms/, 'with fewer bedrooms'] },

@@ -103,6 +103,8 @@ function answerListings(intent: Intent, all: StoredListing[], vocab: Vocabulary,
   const f = intent.followUp;
   if (f && (f.kind === 'ordinal' || (f.kind === 'it' && !hasCriteria(intent.criteria)))) {
     const prev = previousTurn(req.history, all, vocab);
+    // "the first homes in Austin" with nothing before it is a search, not a reference.
+    if (prev.shown.length === 0 && hasCriteria(intent.criteria)) return searchAnswer(intent, intent.criteria, all, vocab, p, currency);
     if (prev.shown.length === 0) return p.noPrevious;
     if (f.kind === 'it') return details(prev.shown.slice(0, SHOWN), p);
     const index = f.index === -1 ? prev.shown.length : f.index;
@@ -135,6 +137,11 @@ function answerListings(intent: Intent, all: StoredListing[], vocab: Vocabulary,
     criteria = { ...prev.criteria, ...intent.criteria };
   }
 
+  return searchAnswer(intent, criteria, all, vocab, p, currency);
+}
+
+/** The listings matching `criteria`: sorted, counted or listed, or the nearest when none match. */
+function searchAnswer(intent: Intent, criteria: Criteria, all: StoredListing[], vocab: Vocabulary, p: Phrases, currency: string): string | undefined {
   if (intent.unknownPlace && !criteria.city && !criteria.area) return p.noPlace(intent.unknownPlace, vocab.cities);
   if (!hasCriteria(criteria) && !intent.aboutListings && !intent.sort && !intent.count) return undefined;
 
