@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { SLACK_COMMANDS } from '../src/surfaces/slack';
+import { COMMAND_SPECS } from '../src/core/commands/grammar';
 
 const manifestSchema = z.object({
   display_information: z.object({ name: z.string().min(1), description: z.string().min(1) }),
@@ -25,8 +25,10 @@ const root = join(__dirname, '..');
 const manifest = manifestSchema.parse(parse(readFileSync(join(root, 'manifest.yml'), 'utf8')));
 
 describe('manifest.yml', () => {
-  test('lists exactly the slash commands the Slack surface registers', () => {
-    expect(manifest.features.slash_commands.map((c) => c.command).sort()).toEqual([...SLACK_COMMANDS].sort());
+  test("lists exactly the grammar's commands, with the catalogue's descriptions and usage hints", () => {
+    const listed = manifest.features.slash_commands.map((c) => ({ command: c.command, description: c.description, usage_hint: c.usage_hint }));
+    const catalogue = COMMAND_SPECS.map((s) => ({ command: `/${s.name}`, description: s.summary, usage_hint: s.usageHint }));
+    expect(listed).toEqual(catalogue);
   });
 
   test('sends commands, events and interactivity to /slack/events', () => {

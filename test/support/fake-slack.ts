@@ -58,6 +58,8 @@ export interface FakeSlackOptions {
   botId?: string;
   botToken?: string;
   postBurst?: number;
+  /** The clock the rate buckets refill by (default Date.now); a fixed one makes a burst's 429s exact. */
+  now?: () => number;
   /** 'on' or the error chat.startStream answers. */
   streaming?: 'on' | 'unknown_method' | 'feature_not_enabled';
   users?: Record<string, string>;
@@ -234,7 +236,7 @@ export class FakeSlack {
 
   /** Token bucket; returns seconds to wait when empty. */
   private take(key: string, capacity: number, perSec: number): number {
-    const now = Date.now();
+    const now = (this.opts.now ?? Date.now)();
     const b = this.buckets.get(key) ?? { tokens: capacity, at: now };
     b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * perSec);
     b.at = now;

@@ -4,7 +4,7 @@
  */
 import {
   SlashCommandBuilder,
-  SlashCommandSubcommandBuilder,
+  type SlashCommandSubcommandBuilder,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import { COMMAND_SPECS, type OptionSpec } from '../../core/commands/grammar';

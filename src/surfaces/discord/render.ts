@@ -2,7 +2,7 @@
  * OutMessage -> Discord message body. Discord's limits live here: content 2,000 characters, 10
  * embeds of at most 6,000 characters in all, 5 rows of 5 buttons, labels of 80, custom ids of 100.
  */
-import type { RawFile } from '@discordjs/rest';
+import type { RawFile } from 'discord.js';
 import type { Button, Card, OutMessage } from '../../core/surface';
 
 export const MAX_CONTENT = 2000;

@@ -3,7 +3,8 @@
  * 50 blocks per message, 100 per modal, button text 75, value 2,000, 10 fields per section).
  */
 import type { Button, Card, FormField, FormSpec, OutMessage } from '../../core/surface';
-import { buttonValueSchema, type FormMetadata, type ViewSubmission } from './payloads';
+import type { ViewOutput } from '@slack/bolt';
+import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
 
 export const SLACK_LIMITS = {
@@ -204,7 +205,7 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
 }
 
 /** A submitted modal's inputs as core's `name -> string` values (empty inputs as ''). */
-export function formValues(view: ViewSubmission['view']): Record<string, string> {
+export function formValues(view: Pick<ViewOutput, 'state'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [blockId, actions] of Object.entries(view.state.values)) {
     const state = actions[INPUT_ACTION_ID] ?? Object.values(actions)[0];

@@ -3,7 +3,7 @@
  * faithful implementation may: GUILD_CREATE without the guild's custom roles (members still carry
  * their role ids), no thread on an interaction's reply, or no thread on any message at all.
  */
-import { FakeDiscord } from '../../support/fake-discord';
+import type { FakeDiscord } from '../../support/fake-discord';
 import { botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 
 const STRING = 3;

@@ -7,13 +7,12 @@
  * process's RSS growth is reported beside the heap growth.
  */
 import pino from 'pino';
-import { conversationIdOf, keys } from '../core/conversations/model';
-import { BudgetScheduler } from '../core/relay/scheduler';
-import { Relay } from '../core/relay/relay';
-import { streamingCut } from '../core/relay/split';
-import type { MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../core/surface';
-import { SqliteStore } from '../state/sqlite-store';
-import type { AnswerEvent } from '../service/answer-events';
+import { conversationIdOf, keys } from '../src/core/conversations/model';
+import { Relay } from '../src/core/relay/relay';
+import { streamingCut } from '../src/core/relay/split';
+import type { MessageRef, OutMessage, Place, SurfacePort } from '../src/core/surface';
+import { SqliteStore } from '../src/state/sqlite-store';
+import type { AnswerEvent } from '../src/service/answer-events';
 import { AnswerQueue } from './answer-queue';
 
 export interface MemoryFigures {
@@ -26,7 +25,7 @@ export interface MemoryFigures {
 
 /** A platform-less port: messages are kept as plain objects, as small as a surface could be. */
 class MemoryPort implements SurfacePort {
-  readonly name = 'test' as const;
+  readonly name = 'shell' as const; // any surface name: core never branches on it
   readonly limits = { maxMessageLength: 3_000, maxFormFields: 100 };
   readonly shown = new Map<string, string>();
   private next = 0;
@@ -52,9 +51,6 @@ class MemoryPort implements SurfacePort {
     return `<@${user.id}>`;
   }
 
-  budgets(): RateBudget[] {
-    return [];
-  }
 
   async fetchAttachment(): Promise<Buffer> {
     return Buffer.alloc(0);
@@ -80,15 +76,14 @@ async function settle(pred: () => boolean, timeoutMs = 30_000): Promise<void> {
 export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigures> {
   const log = pino({ level: 'silent' });
   const store = new SqliteStore(':memory:');
-  const scheduler = new BudgetScheduler({ store, log });
-  const relay = new Relay({ store, scheduler, log, instanceId: 'memory-bench', options: { minInterimIntervalMs: 50 } });
+  const relay = new Relay({ store, log, instanceId: 'memory-bench', options: { minInterimIntervalMs: 50 } });
   const port = new MemoryPort();
   const chunk = 'Three bedrooms, two baths, a renovated kitchen and a yard close to schools. '.repeat(14).slice(0, 1_000);
 
   // Warm up: code paths compiled and caches filled before the baseline, so they are not counted.
   for (let i = 0; i < 200; i++) {
     const warm = new AnswerQueue();
-    const warmRun = relay.run(request(port, warm, { surface: 'test', workspace: 'W', channel: 'CWARM', thread: `W${i}` }, `warm-${i}`));
+    const warmRun = relay.run(request(port, warm, { surface: 'shell', workspace: 'W', channel: 'CWARM', thread: `W${i}` }, `warm-${i}`));
     warm.push({ type: 'delta', text: chunk });
     warm.push({ type: 'final', questionId: 0, answerId: 0, answer: chunk, totalTokens: 1 });
     await warmRun;
@@ -106,7 +101,7 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
   // relay state is fully live once its message shows that much, not the whole 1,000 characters.
   const visible = streamingCut(textOf(0), 0, port.limits.maxMessageLength).safe;
   for (let i = 0; i < conversations; i++) {
-    const place: Place = { surface: 'test', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
+    const place: Place = { surface: 'shell', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
     const id = conversationIdOf(place);
     await store.set(keys.conversation(id), { id, place: { ...place }, createdAt: Date.now() });
     await store.set(keys.session(id), 100_000 + i);
@@ -124,7 +119,6 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
 
   streams.forEach((s, i) => s.push({ type: 'final', questionId: i, answerId: i, answer: textOf(i), totalTokens: 1 }));
   await Promise.all(runs);
-  scheduler.close();
   await store.close();
 
   const per1000 = (d: number): number => Math.round((d / conversations) * 1000);
