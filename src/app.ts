@@ -12,8 +12,8 @@ import type { Config } from './config';
 import { createBridge, type Bridge } from './core';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
-import { BudgetScheduler, Relay } from './core/relay';
-import type { SurfaceName } from './core/surface';
+import { Relay } from './core/relay';
+import type { SurfaceName, } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
 import { ChatbotClient } from './service/client';
 import { openStore } from './state/open-store';
@@ -171,11 +171,11 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
     };
-    const scheduler = new BudgetScheduler({ store, log: log.child({ part: 'scheduler' }) });
-    const relay = new Relay({ store, scheduler, log: log.child({ part: 'relay' }), instanceId });
+    // Each surface's gateway owns its budgets: the relay only says what messages should show.
+    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
     const bridge = createBridge(
       { client, store, config: coreConfig, surfaces: registry(runtimes), log: log.child({ part: 'core' }), now: Date.now },
-      { relay, scheduler, commands: commandHandlers() },
+      { relay, commands: commandHandlers() },
     );
     for (const runtime of runtimes) runtime.attach(bridge);
 

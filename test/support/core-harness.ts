@@ -1,7 +1,7 @@
 /**
  * A whole core in one process for tests: the local chatbot service (real HTTP on 127.0.0.1), a
  * ChatbotClient to it, a SQLite store (a file in a temp dir by default, so a restart can be tested),
- * TestSurfaces, the relay with its budget scheduler, and the Bridge.
+ * TestSurfaces (each with its own gateway when given budgets), the relay, and the Bridge.
  *
  *   const h = await startCoreHarness();
  *   const inv = h.invocation(h.users.alice);            // a slash command / button / form event
@@ -20,7 +20,6 @@ import { createBridge, type Bridge } from '../../src/core';
 import type { CommandHandler, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
 import type { Actor, FormSpec, Invocation, MessageRef, OutMessage, Place, SurfaceName, SurfacePort } from '../../src/core/surface';
 import { Relay } from '../../src/core/relay';
-import { BudgetScheduler } from '../../src/core/relay/scheduler';
 import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } from '../../src/local-service';
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
@@ -85,7 +84,6 @@ export interface CoreHarness {
   agents: { ann: Actor; andy: Actor };
   ctx: CoreContext;
   config: CoreConfig;
-  scheduler: BudgetScheduler;
   relay: Relay;
   bridge: Bridge;
   /** An Invocation by `actor` in `place` (default: `channel`) whose replies, updates and forms are recorded. */
@@ -105,12 +103,13 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
   return {
     name,
     limits: inner.limits,
-    post: (place, msg) => inner.post(place, msg),
-    edit: (ref, msg) => inner.edit(ref, msg),
+    post: (place, msg, o) => inner.post(place, msg, o),
+    edit: (ref, msg, o) => inner.edit(ref, msg, o),
     startThread: (place, root, title) => inner.startThread(place, root, title),
     notify: (place, user, msg) => inner.notify(place, user, msg),
     mention: (user) => inner.mention(user),
-    budgets: (op, place) => inner.budgets(op, place),
+    reserveFinal: (place, holder) => inner.reserveFinal(place, holder),
+    promote: (key) => inner.promote(key),
     fetchAttachment: (att) => inner.fetchAttachment(att),
   };
 }
@@ -170,12 +169,10 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     instanceId,
   };
   const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now() };
-  const scheduler = new BudgetScheduler({ store, log });
-  const relay = new Relay({ scheduler, store, log, instanceId });
+  const relay = new Relay({ store, log, instanceId });
   const bridge = createBridge(ctx, {
     relay,
     commands: opts.commands,
-    scheduler,
   });
   if (opts.start ?? true) bridge.start();
 
@@ -212,7 +209,6 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     agents,
     ctx,
     config,
-    scheduler,
     relay,
     bridge,
     invocation(actor, place = channel, o = {}) {

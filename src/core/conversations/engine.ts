@@ -27,7 +27,7 @@ import {
 } from './model';
 import type { AnswerRelay } from './relay-port';
 import { appendTurn } from './transcript';
-import { spendBudgets } from '../pace';
+import { describeInterruption } from './interruption';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -304,7 +304,6 @@ export class Conversations {
       message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
     }));
     if (!uploaded.ok) {
-      await spendBudgets(this.ctx.store, surface.budgets('edit', placeholder.place));
       await surface.edit(placeholder, { text: uploaded.message });
       return;
     }
@@ -327,8 +326,6 @@ export class Conversations {
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
       const target = ref ?? placeholder;
-      // Outside the relay: spend the budgets it would, so these calls never push a workspace over.
-      await spendBudgets(this.ctx.store, surface.budgets(target ? 'edit' : 'post', target?.place ?? conv.place));
       if (target) await surface.edit(target, msg);
       else await surface.post(conv.place, msg);
     };
@@ -397,6 +394,7 @@ export class Conversations {
       finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
       retry: { action: ANSWER_RETRY_ACTION, value: retryId },
       idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs,
+      explain: (err) => describeInterruption(err, this.ctx.config.answerIdleTimeoutMs),
       signal,
       answerKey: `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`,
     });

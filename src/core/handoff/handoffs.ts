@@ -12,7 +12,6 @@ import { keys, parseStored, toJson, type Conversation } from '../conversations/m
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
 import { DEFAULT_TALK_TO_HUMAN, HANDOFF_ACTIONS, ticketKeys, ticketSchema, type Ticket } from './model';
 import { renderTicket } from './render';
-import { spendBudgets } from '../pace';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
@@ -235,8 +234,6 @@ export class Handoffs {
     if (!ticket.root) return;
     const surface = this.surface(ticket.root.place);
     const msg = await this.renderFor(ticket, surface);
-    // The same edit budget the relay spends (one per workspace, shared by every instance).
-    await spendBudgets(this.ctx.store, surface.budgets('edit', ticket.root.place));
     await surface.edit(ticket.root, msg);
   }
 

@@ -1,2 +1,1 @@
-export { BudgetScheduler } from './scheduler';
 export { Relay } from './relay';

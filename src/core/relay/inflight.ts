@@ -8,7 +8,6 @@ import { z } from 'zod';
 import type { Logger } from 'pino';
 import { type Button, type MessageRef, type OutMessage, SURFACE_NAMES, type SurfaceName, type SurfacePort } from '../surface';
 import type { Json, StateStore } from '../../state/store';
-import type { BudgetScheduler } from './scheduler';
 
 export const INFLIGHT_PREFIX = 'inflight:';
 export const LEASE_TTL_MS = 30_000;
@@ -80,7 +79,6 @@ export function interruptedMessage(text: string, reason: string, retry: { action
 export interface RecoveryDeps {
   store: StateStore;
   surfaces: (name: SurfaceName) => SurfacePort | undefined;
-  scheduler: BudgetScheduler;
   log: Logger;
   instanceId: string;
   now?: () => number;
@@ -146,9 +144,7 @@ async function recoverOne(
   }
   const last = rec.messages.length - 1;
   if (last < 0) {
-    await deps.scheduler.run(surface.budgets('post', rec.place), 'final', () =>
-      surface.post(rec.place, interruptedMessage('', reason, rec.retry)),
-    );
+    await surface.post(rec.place, interruptedMessage('', reason, rec.retry));
   }
   for (let i = 0; i <= last; i++) {
     const m = rec.messages[i];
@@ -159,7 +155,8 @@ async function recoverOne(
       i === last ? interruptedMessage(m.text, reason, rec.retry) : { text: m.text, markdown: true, typing: false };
     // A live native stream is stopped where the surface can (an edit alone would leave it streaming).
     const stop = m.native && surface.stopNativeStream ? surface.stopNativeStream.bind(surface) : undefined;
-    await deps.scheduler.run(surface.budgets('edit', ref.place), 'final', () => (stop ? stop(ref, msg) : surface.edit(ref, msg)));
+    // The surface's gateway spends the budgets (recovery edits are finals).
+    await (stop ? stop(ref, msg) : surface.edit(ref, msg));
   }
   await store.delete(inflightKey(answerKey));
   await store.releaseLease(leaseName, deps.instanceId);

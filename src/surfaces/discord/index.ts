@@ -18,8 +18,7 @@ import {
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { argsFromOptions, COMMAND_SPECS } from '../../core/commands/grammar';
-import { spendBudgets } from '../../core/pace';
-import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place } from '../../core/surface';
+import type { Actor, BridgeCore, CommandName, FormSpec, Invocation, Place, } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { SurfaceRuntime } from '../runtime';
 import { slashCommandDefinitions } from './commands';
@@ -185,7 +184,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
       place,
       actor,
       reply: async (msg, o) => {
-        const id = await responder.reply(await port.render(msg), o?.ephemeral ?? false);
+        const rendered = await port.render(msg);
+        const id = await port.gateway.global({}, () => responder.reply(rendered, o?.ephemeral ?? false));
         return id ? { place, id } : undefined;
       },
       openForm: (form) => openForm(responder, form, actor),
@@ -193,14 +193,9 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     if (i.isButton() || (i.isModalSubmit() && i.isFromMessage())) {
       const message = i.message;
       if (message) inv.source = { place, id: message.id };
-      inv.update = async (msg) => {
-        const rendered = await port.render(msg);
-        // Button updates (pages, ticket refreshes, confirmations) are edits the relay does not pace:
-        // they spend the channel's edit budget like the relay's edits do. A wait past the interaction's
-        // deadline is safe: the responder defers it meanwhile.
-        await spendBudgets(opts.store, port.budgets('edit', place));
-        if (!(await responder.update(rendered)) && inv.source) await port.edit(inv.source, msg);
-      };
+      // Through the surface's gateway; a wait past the interaction's deadline is safe: the
+      // responder defers it meanwhile.
+      inv.update = (msg) => port.updateFromInteraction(place, inv.source, msg, (r) => responder.update(r));
     }
     return inv;
   }
@@ -456,6 +451,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     },
     async stop() {
       ready = false;
+      port.close();
       await client.destroy();
     },
     isReady() {

@@ -25,7 +25,7 @@ import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderFo
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
-import { call, type WebClient } from './web';
+import type { WebClient } from './web';
 
 /** Every slash command the app registers, with the slash: the grammar's catalogue (manifest.yml is checked against it). */
 export const SLACK_COMMANDS: readonly string[] = COMMAND_SPECS.map((s) => `/${s.name}`);
@@ -93,13 +93,12 @@ function helpers(d: ListenerDeps) {
           ...(place.thread ? { thread: place.thread } : {}),
           team: place.workspace,
         });
-        await call(() => d.client.views.open({ trigger_id: triggerId, view: view as never }));
+        await d.port.openView(place, triggerId, view);
       };
     }
     if (extra.source) {
       const source = extra.source;
       inv.source = source;
-      // Not the relay's edit: it spends the workspace's chat.update budget itself.
       inv.update = (msg) => d.port.update(source, msg);
     }
     return inv;

@@ -7,9 +7,9 @@ import {
   type RecoveryDeps,
 } from '../../../src/core/relay/inflight';
 import { Relay } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 import { waitFor } from '../../support/wait-for';
@@ -19,20 +19,19 @@ const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thre
 
 describe('recoverAbandonedAnswers', () => {
   let store: SqliteStore;
-  let scheduler: BudgetScheduler;
+  let bed: RelayTestbed;
   let surface: TestSurface;
   let deps: RecoveryDeps;
 
   beforeEach(() => {
-    store = new SqliteStore(':memory:');
-    scheduler = new BudgetScheduler({ store, log: silentLog });
-    surface = new TestSurface({ maxMessageLength: 100 });
-    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === TEST_SURFACE ? surface : undefined) };
+    bed = new RelayTestbed();
+    store = bed.store;
+    surface = bed.surface({ maxMessageLength: 100 });
+    deps = { store, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === TEST_SURFACE ? surface : undefined) };
   });
 
   afterEach(async () => {
-    scheduler.close();
-    await store.close();
+    await bed.close();
   });
 
   /** What a dead instance left: two messages, the last one still typing, and its lease. */
@@ -91,10 +90,8 @@ describe('recoverAbandonedAnswers', () => {
       }
     }
     const nativeSurface = new StoppingSurface({ maxMessageLength: 100, native: { ttlMs: 300_000 } });
-    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
     const dead = new Relay({
       store,
-      scheduler: deadScheduler,
       log: silentLog,
       instanceId: 'dying',
       options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
@@ -127,7 +124,6 @@ describe('recoverAbandonedAnswers', () => {
 
     await dead.markAllInFlight('test over');
     await running.catch(() => undefined);
-    deadScheduler.close();
   });
 
   it('posts a notice for an answer that died before its placeholder', async () => {
@@ -140,10 +136,8 @@ describe('recoverAbandonedAnswers', () => {
   });
 
   it('recovers what a relay left behind when its instance stopped renewing', async () => {
-    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
     const dead = new Relay({
       store,
-      scheduler: deadScheduler,
       log: silentLog,
       instanceId: 'dying',
       options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
@@ -172,6 +166,5 @@ describe('recoverAbandonedAnswers', () => {
 
     await dead.markAllInFlight('test over');
     await running;
-    deadScheduler.close();
   });
 });

@@ -1,8 +1,8 @@
 import { BudgetScheduler } from '../../../src/core/relay/scheduler';
-import { Relay } from '../../../src/core/relay/relay';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
+import { RelayTestbed } from './testbed';
+import { TEST_SURFACE } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 import { waitFor } from '../../support/wait-for';
 
@@ -61,29 +61,42 @@ describe('BudgetScheduler final reservation', () => {
     other();
   });
 
-  it('does not reserve on short windows, and spaces interims by the answers sharing a long one', () => {
-    const short: RateBudget = { key: 's', limit: 2, windowMs: 400 };
-    const long: RateBudget = { key: 'l', limit: 50, windowMs: 60_000 };
-    scheduler.expectFinal([short]);
-    expect(scheduler.finalsAwaited('s')).toBe(0);
-    expect(scheduler.interimSpacingMs([short])).toBe(0);
-    // 50 a minute, shared by 1 and then 10 answers.
-    const first = scheduler.expectFinal([long]);
-    expect(scheduler.interimSpacingMs([long])).toBe(1_200);
-    const more = Array.from({ length: 9 }, () => scheduler.expectFinal([long]));
-    expect(scheduler.interimSpacingMs([short, long])).toBe(12_000);
-    first();
-    for (const r of more) r();
+  it('does not reserve on short windows, and plans interims from what the budget holds and refills', async () => {
+    let now = 1_000_000;
+    const planned = new BudgetScheduler({ store, log: silentLog, now: () => now, expectedAnswerMs: 6_000 });
+    try {
+      const short: RateBudget = { key: 's', limit: 2, windowMs: 400 };
+      const long: RateBudget = { key: 'l', limit: 50, windowMs: 60_000 };
+      planned.expectFinal([short], 'a0');
+      expect(planned.finalsAwaited('s')).toBe(0);
+      expect(planned.interimSpacingMs([short])).toBe(0);
+      // A lone answer: 50 held + 5 refilled over its 6 s - its final = 54 interims' worth.
+      const first = planned.expectFinal([long], 'a1');
+      expect(planned.interimSpacingMs([long])).toBe(Math.round(6_000 / 54));
+      // Ten answers: 50 + 5 - 10 = 45 shared by ten over 6 s.
+      const more = Array.from({ length: 9 }, (_, i) => planned.expectFinal([long], `b${i}`));
+      expect(planned.interimSpacingMs([short, long])).toBe(Math.round((6_000 * 10) / 45));
+      // 40 tokens spent: 10 + 5 - 10 = 5 left for ten answers.
+      for (let i = 0; i < 40; i++) await planned.run([long], 'final', async () => undefined);
+      expect(planned.interimSpacingMs([long])).toBe(12_000);
+      // Half a minute on, the answers are expected to be over soon (a 1 s horizon at least).
+      now += 30_000;
+      expect(planned.interimSpacingMs([long])).toBe(Math.round((1_000 * 10) / (10 + 50 / 60 - 10)));
+      first();
+      for (const r of more) r();
+    } finally {
+      planned.close();
+    }
   });
 });
 
 describe('Relay on a long-window budget', () => {
   it('registers each answer until its final is shown, and keeps interims off a crowded budget', async () => {
-    const store = new SqliteStore(':memory:');
-    const scheduler = new BudgetScheduler({ store, log: silentLog });
-    const relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'inst-r', options: { minInterimIntervalMs: 10 } });
+    const bed = new RelayTestbed();
+    const relay = bed.relay('inst-r', { minInterimIntervalMs: 10 });
     // Four answers share an edit budget of 4 a minute: each needs its final, none may spend an interim.
-    const surface = new TestSurface({ budget: { edit: { limit: 4, windowMs: 60_000 } } });
+    const surface = bed.surface({ budget: { edit: { limit: 4, windowMs: 60_000 } } });
+    const scheduler = surface.scheduler!;
     try {
       const streams = [0, 1, 2, 3].map(() => new FakeAnswerStream());
       const runs = streams.map((events, i) => {
@@ -110,8 +123,7 @@ describe('Relay on a long-window budget', () => {
       expect(surface.count('edit')).toBe(4);
       expect(surface.violations).toBe(0);
     } finally {
-      scheduler.close();
-      await store.close();
+      await bed.close();
     }
   });
 });

@@ -14,6 +14,7 @@ import { PlatformRateLimitError } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { FakeSlack } from '../../support/fake-slack';
 import { SlackDriver, waitFor } from '../../support/slack-requests';
+import type { SlackPort } from '../../../src/surfaces/slack/port';
 
 const SECRET = 'test-signing-secret';
 
@@ -277,9 +278,10 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
 
   test('budgets follow Slack tiers; long markdown stays within block limits; text is exact', async () => {
     const place = { surface: 'slack' as const, workspace: 'T9', channel: 'C9', thread: '1.2' };
-    // Posts are paced inside the port, so the relay gets no post budget to spend twice.
-    expect(runtime.surface.budgets('post', place)).toEqual([]);
-    expect(runtime.surface.budgets('edit', place)).toEqual([{ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000 }]);
+    // The surface's gateway owns the budgets: posts per channel, chat.update per workspace.
+    const gateway = (runtime.surface as SlackPort).gateway;
+    expect(gateway.postBudget(place)).toEqual({ key: 'slack:T9:postMessage:C9', limit: 1, windowMs: 1000 });
+    expect(gateway.editBudget(place)).toEqual({ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000 });
     expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).toBe('<@U1>');
     const text = `${'Fish & chips <cheap> **bold** '.repeat(99)}end`;
     expect(text.length).toBeLessThanOrEqual(3000);

@@ -3,8 +3,8 @@
  * bounded Retry-After handling a typical peer has (so a relay that causes 429s still gets a fair
  * chance to show its final text).
  */
-import type { AnswerEvent } from '../../service/answer-events';
-import { PlatformRateLimitError, type Place } from '../../core/surface';
+import type { AnswerEvent } from '../../src/service/answer-events';
+import { PlatformRateLimitError, type Place } from '../../src/core/surface';
 
 export interface BenchAnswer {
   place: Place;

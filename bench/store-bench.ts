@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { RedisStore } from '../state/redis-store';
-import { SqliteStore } from '../state/sqlite-store';
-import type { StateStore } from '../state/store';
+import { RedisStore } from '../src/state/redis-store';
+import { SqliteStore } from '../src/state/sqlite-store';
+import type { StateStore } from '../src/state/store';
 
 export interface StoreBenchRow {
   store: 'sqlite' | 'redis';

@@ -3,7 +3,8 @@
  * so far, then a final edit. On a 429 it waits the Retry-After and tries again (bounded), like a bot
  * built on an SDK's default retry.
  */
-import type { OutMessage, SurfacePort } from '../../core/surface';
+import type { OutMessage } from '../../src/core/surface';
+import type { PeerPort } from './raw-slack';
 import { withRetryAfter, type BenchAnswer, type BenchRelay } from './common';
 
 export const NAIVE_TRIES = { post: 5, interim: 3, final: 5 } as const;
@@ -11,7 +12,7 @@ export const NAIVE_TRIES = { post: 5, interim: 3, final: 5 } as const;
 export class NaiveRelay implements BenchRelay {
   readonly name = 'naive (edit per fragment)';
 
-  constructor(private readonly port: SurfacePort) {}
+  constructor(private readonly port: PeerPort) {}
 
   async relay(a: BenchAnswer): Promise<void> {
     const typing = (text: string): OutMessage => ({ text, markdown: true, typing: true });

@@ -1,16 +1,14 @@
 /**
- * Our relay as the bridge runs it: Relay + BudgetScheduler on the state store the Slack port also
- * paces its posts with (one store per instance, as in the app), relaying into the Slack surface's port.
+ * Our relay as the bridge runs it: the Relay on the state store the Slack surface's gateway spends
+ * its budgets in (one store per instance, as in the app), relaying into the Slack surface's port.
  */
 import pino from 'pino';
-import { BudgetScheduler } from '../../core/relay/scheduler';
-import { Relay } from '../../core/relay/relay';
-import type { SurfacePort } from '../../core/surface';
-import type { StateStore } from '../../state/store';
+import { Relay } from '../../src/core/relay/relay';
+import type { SurfacePort } from '../../src/core/surface';
+import type { StateStore } from '../../src/state/store';
 import type { BenchAnswer, BenchRelay } from './common';
 
 export class OurRelay implements BenchRelay {
-  private readonly scheduler: BudgetScheduler;
   private readonly relayer: Relay;
 
   constructor(
@@ -19,8 +17,7 @@ export class OurRelay implements BenchRelay {
     readonly name: string,
   ) {
     const log = pino({ level: process.env.BENCH_LOG ?? 'silent' });
-    this.scheduler = new BudgetScheduler({ store: this.store, log });
-    this.relayer = new Relay({ store: this.store, scheduler: this.scheduler, log, instanceId: 'bench' });
+    this.relayer = new Relay({ store: this.store, log, instanceId: 'bench' });
   }
 
   async relay(a: BenchAnswer): Promise<void> {
@@ -38,6 +35,6 @@ export class OurRelay implements BenchRelay {
   }
 
   async close(): Promise<void> {
-    this.scheduler.close();
+    // The port (and its gateway) is closed by the bench.
   }
 }

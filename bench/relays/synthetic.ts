@@ -3,7 +3,7 @@
  * pushed on a timer (every 40-80 ms) whether or not the relay keeps up, as a network stream would,
  * then the final event with the exact answer.
  */
-import type { AnswerEvent } from '../../service/answer-events';
+import type { AnswerEvent } from '../../src/service/answer-events';
 import { AnswerQueue } from '../answer-queue';
 
 /** Small deterministic PRNG (mulberry32): every run relays the same answers. */

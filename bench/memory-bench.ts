@@ -7,13 +7,12 @@
  * process's RSS growth is reported beside the heap growth.
  */
 import pino from 'pino';
-import { conversationIdOf, keys } from '../core/conversations/model';
-import { BudgetScheduler } from '../core/relay/scheduler';
-import { Relay } from '../core/relay/relay';
-import { streamingCut } from '../core/relay/split';
-import type { MessageRef, OutMessage, Place, RateBudget, SurfacePort } from '../core/surface';
-import { SqliteStore } from '../state/sqlite-store';
-import type { AnswerEvent } from '../service/answer-events';
+import { conversationIdOf, keys } from '../src/core/conversations/model';
+import { Relay } from '../src/core/relay/relay';
+import { streamingCut } from '../src/core/relay/split';
+import type { MessageRef, OutMessage, Place, SurfacePort } from '../src/core/surface';
+import { SqliteStore } from '../src/state/sqlite-store';
+import type { AnswerEvent } from '../src/service/answer-events';
 import { AnswerQueue } from './answer-queue';
 
 export interface MemoryFigures {
@@ -52,9 +51,6 @@ class MemoryPort implements SurfacePort {
     return `<@${user.id}>`;
   }
 
-  budgets(): RateBudget[] {
-    return [];
-  }
 
   async fetchAttachment(): Promise<Buffer> {
     return Buffer.alloc(0);
@@ -80,8 +76,7 @@ async function settle(pred: () => boolean, timeoutMs = 30_000): Promise<void> {
 export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigures> {
   const log = pino({ level: 'silent' });
   const store = new SqliteStore(':memory:');
-  const scheduler = new BudgetScheduler({ store, log });
-  const relay = new Relay({ store, scheduler, log, instanceId: 'memory-bench', options: { minInterimIntervalMs: 50 } });
+  const relay = new Relay({ store, log, instanceId: 'memory-bench', options: { minInterimIntervalMs: 50 } });
   const port = new MemoryPort();
   const chunk = 'Three bedrooms, two baths, a renovated kitchen and a yard close to schools. '.repeat(14).slice(0, 1_000);
 
@@ -124,7 +119,6 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
 
   streams.forEach((s, i) => s.push({ type: 'final', questionId: i, answerId: i, answer: textOf(i), totalTokens: 1 }));
   await Promise.all(runs);
-  scheduler.close();
   await store.close();
 
   const per1000 = (d: number): number => Math.round((d / conversations) * 1000);

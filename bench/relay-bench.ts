@@ -1,5 +1,5 @@
 /**
- * Relay under load: N concurrent answers of about 2,000 characters, each streamed over about 8 s,
+ * Relay under load: N concurrent answers of about 1,500 characters, each streamed over about 6 s,
  * relayed into a fake Slack Web API that enforces Slack's tier budgets (chat.update 50/min per
  * workspace, chat.postMessage about 1/s per channel with short bursts) and answers 429 + Retry-After.
  *
@@ -10,16 +10,17 @@
  */
 import { setMaxListeners } from 'node:events';
 import pino from 'pino';
-import type { Place } from '../core/surface';
-import { SlackPort } from '../surfaces/slack/port';
-import { createWebClient } from '../surfaces/slack/web';
-import { SqliteStore } from '../state/sqlite-store';
-import type { StateStore } from '../state/store';
-import { FakeSlack, type SlackCall } from '../../test/support/fake-slack';
+import type { Place } from '../src/core/surface';
+import { SlackPort } from '../src/surfaces/slack/port';
+import { createWebClient } from '../src/surfaces/slack/web';
+import { SqliteStore } from '../src/state/sqlite-store';
+import type { StateStore } from '../src/state/store';
+import { FakeSlack, type SlackCall } from '../test/support/fake-slack';
 import { AbortedError, type BenchRelay } from './relays/common';
 import { FixedIntervalRelay } from './relays/fixed-interval';
 import { NaiveRelay } from './relays/naive';
 import { OurRelay } from './relays/ours';
+import { RawSlack } from './relays/raw-slack';
 import { syntheticAnswer, TimedAnswerStream } from './relays/synthetic';
 
 export type RelayKind = 'ours-update' | 'ours-native' | 'naive' | 'fixed-interval';
@@ -49,6 +50,8 @@ export interface RelayFigures {
   callsPerAnswer: number;
   /** Texts a user saw per answer (post, each edit or append), final included. */
   visibleUpdatesPerAnswer: number;
+  /** Median over answers of the distinct partial texts a user saw before the final (interim updates). */
+  interimPerAnswerP50: number;
   firstVisibleP50Ms: number | null;
   firstVisibleP95Ms: number | null;
   /** null when more answers than the percentile allows never showed their exact final (see unfinished). */
@@ -65,8 +68,8 @@ const DEFAULTS = {
   concurrency: [30, 50],
   relays: RELAY_KINDS,
   channels: 10,
-  answerChars: 2_000,
-  streamMs: 8_000,
+  answerChars: 1_500,
+  streamMs: 6_000,
   arrivalWindowMs: 6_000,
   graceMs: 15_000,
 };
@@ -97,16 +100,16 @@ function threadText(fake: FakeSlack, place: Place): string {
     .join('');
 }
 
-function makeRelay(kind: RelayKind, port: SlackPort, store: StateStore): BenchRelay {
+function makeRelay(kind: RelayKind, port: SlackPort, raw: RawSlack, store: StateStore): BenchRelay {
   switch (kind) {
     case 'ours-update':
       return new OurRelay(port, store, 'ours (chat.update)');
     case 'ours-native':
       return new OurRelay(port, store, 'ours (native streaming)');
     case 'naive':
-      return new NaiveRelay(port);
+      return new NaiveRelay(raw);
     case 'fixed-interval':
-      return new FixedIntervalRelay(port, 1_000);
+      return new FixedIntervalRelay(raw, 1_000);
   }
 }
 
@@ -124,7 +127,8 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
     botToken: fake.botToken,
     team: () => fake.team,
   });
-  const relay = makeRelay(kind, port, store);
+  // Our relay goes through the Slack surface (its gateway); the peers straight to the Web API.
+  const relay = makeRelay(kind, port, new RawSlack(createWebClient(fake.botToken, fake.apiUrl, log)), store);
   if (kind === 'ours-update') {
     // The port learns once that this workspace has no native streaming, as a running bridge has long
     // before a busy moment; the warm-up's calls are not counted.
@@ -208,6 +212,7 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
   const runMs = Date.now() - started;
   for (const t of tracked) t.stream.stop();
   await relay.close();
+  port.close();
   await fake.close();
   await store.close();
   for (const s of settled) if (s.status === 'rejected') throw s.reason;
@@ -221,6 +226,14 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
       : Math.max(0, t.exactSince - t.stream.endedAt),
   );
   const chatCalls = fake.calls.slice(callsBefore).filter((c) => c.method.startsWith('chat.'));
+  // Distinct partial texts of an answer: every text its messages showed that was neither empty nor
+  // the message's final text.
+  const partials = tracked.map((t) =>
+    fake
+      .replies(t.place.channel, t.place.thread ?? '')
+      .filter((m) => m.bot_id !== undefined)
+      .reduce((n, m) => n + new Set(m.history.filter((h) => h !== '' && h !== m.text)).size, 0),
+  );
   const updates = tracked.reduce(
     (sum, t) => sum + fake.replies(t.place.channel, t.place.thread ?? '').reduce((n, m) => n + new Set(m.history).size, 0),
     0,
@@ -237,6 +250,7 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
     webApiCalls: chatCalls.length,
     callsPerAnswer: r1(chatCalls.length / concurrent),
     visibleUpdatesPerAnswer: r1(updates / concurrent),
+    interimPerAnswerP50: percentile(partials, 50) ?? 0,
     firstVisibleP50Ms: percentile(firstVisible, 50),
     firstVisibleP95Ms: percentile(firstVisible, 95),
     finalLagP50Ms: percentile(finalLag, 50),
@@ -245,6 +259,13 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
     gaveUp: gaveUp.length,
     runMs,
   };
+}
+
+/** A lone answer of about 3 s (half the size and time of the loaded ones), alone in its workspace. */
+export function loneOptions(o: RelayBenchOptions): RelayBenchOptions {
+  const answerChars = Math.round((o.answerChars ?? DEFAULTS.answerChars) / 2);
+  const streamMs = Math.round((o.streamMs ?? DEFAULTS.streamMs) / 2);
+  return { ...o, answerChars, streamMs, arrivalWindowMs: 0 };
 }
 
 /** Every relay at every concurrency, one after another (so they never share the CPU). */
@@ -256,7 +277,7 @@ export async function runRelayBench(
   const out: RelayFigures[] = [];
   for (const n of o.concurrency) {
     for (const kind of o.relays) {
-      const f = await runRelayScenario(kind, n, options);
+      const f = await runRelayScenario(kind, n, n === 1 ? loneOptions(options) : options);
       onResult?.(f);
       out.push(f);
     }

@@ -3,7 +3,8 @@
  * text once a second while the answer streams, then edit in the final text. On a 429 it waits the
  * Retry-After and tries again (bounded).
  */
-import type { OutMessage, SurfacePort } from '../../core/surface';
+import type { OutMessage } from '../../src/core/surface';
+import type { PeerPort } from './raw-slack';
 import { AbortedError, sleep, withRetryAfter, type BenchAnswer, type BenchRelay } from './common';
 
 export const FIXED_TRIES = { post: 5, interim: 3, final: 5 } as const;
@@ -12,7 +13,7 @@ export class FixedIntervalRelay implements BenchRelay {
   readonly name: string;
 
   constructor(
-    private readonly port: SurfacePort,
+    private readonly port: PeerPort,
     private readonly intervalMs = 1_000,
   ) {
     this.name = `fixed interval (${intervalMs / 1000} s)`;

@@ -2,7 +2,7 @@
  * Answer events pushed by a producer (a timer, a benchmark loop) and read once by a relay: iteration
  * waits for the next push and ends after the final event, or when the producer closes the queue.
  */
-import type { AnswerEvent } from '../service/answer-events';
+import type { AnswerEvent } from '../src/service/answer-events';
 
 export class AnswerQueue implements AsyncIterable<AnswerEvent> {
   private readonly queue: AnswerEvent[] = [];

@@ -44,8 +44,8 @@ interface ServerReady {
 /** Worker side: the local service with `n` listings, and the bare route, both listening. */
 async function serveInWorker(n: number): Promise<void> {
   const [{ buildLocalService }, { syntheticListings }, { default: Fastify }] = await Promise.all([
-    import('../local-service/index'),
-    import('../local-service/demo/demo-listings'),
+    import('../src/local-service/index'),
+    import('../src/local-service/demo/demo-listings'),
     import('fastify'),
   ]);
   const svc = buildLocalService({ dbPath: ':memory:', chatbotId: CHATBOT, sessionKey: SESSION_KEY });
