@@ -4,6 +4,7 @@
  * never lets an error reach a surface: the user is told what failed, the log gets the detail.
  */
 import { adminOnlyRefusal, mayUse } from './access';
+import { assistantIntro } from './assistant/intro';
 import { askCommand } from './commands/ask';
 import { handoffCommand } from './commands/handoff';
 import type { CommandHandler, CoreContext } from './context';
@@ -12,6 +13,7 @@ import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
+  AssistantIntro,
   BridgeCore,
   CommandName,
   FormResult,
@@ -150,6 +152,11 @@ export class Bridge implements BridgeCore {
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'could not report a message failure'));
       return true;
     }
+  }
+
+  /** The greeting and suggested prompts of a new assistant thread (assistant/intro.ts). */
+  assistantIntro(): Promise<AssistantIntro> {
+    return assistantIntro(this.ctx);
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {

@@ -52,6 +52,8 @@ export interface Card {
   imageUrl?: string;
   fields: Array<{ label: string; value: string }>;
   footer?: string;
+  /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
+  badge?: string;
 }
 
 export interface FileUpload {
@@ -76,7 +78,37 @@ export interface OutMessage {
   notice?: string;
   cards?: Card[];
   buttons?: Button[];
+  /** A way to rate this (complete) answer: Slack's feedback buttons, two buttons elsewhere. */
+  feedback?: FeedbackPrompt;
   file?: FileUpload;
+}
+
+/**
+ * Rating an answer. A press comes back as `BridgeCore.action(inv, action, positive | negative)`, like
+ * a button; surfaces without a native rating control render it as two buttons (👍 and 👎).
+ */
+export interface FeedbackPrompt {
+  action: string;
+  /** The value handed back for a positive vote. */
+  positive: string;
+  /** The value handed back for a negative vote. */
+  negative: string;
+}
+
+/** The two buttons a surface without a native rating control shows for `feedback`. */
+export function feedbackButtons(f: FeedbackPrompt): Button[] {
+  return [
+    { action: f.action, label: '👍', value: f.positive },
+    { action: f.action, label: '👎', value: f.negative },
+  ];
+}
+
+/** What an assistant surface (Slack's assistant pane) shows when a new thread opens. */
+export interface AssistantIntro {
+  /** Posted in the new thread. */
+  greeting: string;
+  /** 1 to 4 suggestions: `title` is shown, `message` is sent when picked. */
+  prompts: Array<{ title: string; message: string }>;
 }
 
 export interface FormField {
@@ -178,7 +210,7 @@ export interface SurfacePort {
   readonly limits: SurfaceLimits;
   /**
    * Every call below goes through the surface's one outbound path (its gateway), which spends the
-   * platform's budgets by priority: callers never pace.
+   * platform's budgets by priority: callers never wait for budget themselves.
    */
   post(place: Place, msg: OutMessage, opts?: SendOptions): Promise<MessageRef>;
   edit(ref: MessageRef, msg: OutMessage, opts?: SendOptions): Promise<void>;
@@ -207,6 +239,11 @@ export interface SurfacePort {
    * exactly (falls back to a plain edit when the stream is already gone).
    */
   stopNativeStream?(ref: MessageRef, final: OutMessage): Promise<void>;
+  /**
+   * Show that an answer is being worked on in `place` (Slack: the assistant status "is thinking…");
+   * '' clears it. Cosmetic: implementations never throw.
+   */
+  setStatus?(place: Place, status: string): Promise<void>;
 }
 
 /**
@@ -256,6 +293,8 @@ export interface BridgeCore {
   message(msg: IncomingMessage, surface: SurfacePort): Promise<boolean>;
   action(inv: Invocation, action: string, value: string): Promise<void>;
   submitForm(inv: Invocation, formId: string, state: string, values: Record<string, string>): Promise<FormResult>;
+  /** The greeting and suggested prompts of a new assistant thread. */
+  assistantIntro?(): Promise<AssistantIntro>;
 }
 
 /**

@@ -26,6 +26,8 @@ import {
   type RetryRecord,
 } from './model';
 import type { AnswerRelay } from './relay-port';
+import { AnswerStatus } from './status';
+import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import { appendTurn } from './transcript';
 import { describeInterruption } from './interruption';
 
@@ -318,6 +320,25 @@ export class Conversations {
     existingRetryId?: string,
     existingPlaceholder?: MessageRef,
   ): Promise<void> {
+    // "is thinking…" until the first fragment (where the surface has a status, e.g. Slack's assistant).
+    const status = new AnswerStatus(surface, conv.place, this.ctx.log);
+    await status.show();
+    try {
+      await this.answerShowing(conv, surface, actor, ask, status, existingRetryId, existingPlaceholder);
+    } finally {
+      await status.clear();
+    }
+  }
+
+  private async answerShowing(
+    conv: Conversation,
+    surface: SurfacePort,
+    actor: Actor,
+    ask: RetryRecord,
+    status: AnswerStatus,
+    existingRetryId?: string,
+    existingPlaceholder?: MessageRef,
+  ): Promise<void> {
     // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at once.
     const native = existingPlaceholder === undefined && typeof surface.startNativeStream === 'function';
     const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
@@ -347,7 +368,7 @@ export class Conversations {
     const onStop = (): void => own.abort();
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     try {
-      await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show });
+      await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show, status });
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);
     }
@@ -365,17 +386,18 @@ export class Conversations {
       sessionId: number;
       signal: AbortSignal;
       show: (msg: OutMessage, ref?: MessageRef) => Promise<void>;
+      status: AnswerStatus;
     },
   ): Promise<void> {
-    const { native, placeholder, retryId, sessionId, signal, show } = run;
+    const { native, placeholder, retryId, sessionId, signal, show, status } = run;
     const stream = this.ctx.client.askStream(
       { sessionId, content: ask.question, ...(ask.chatAskType ? { chatAskType: ask.chatAskType } : {}), ...(ask.fileIds ? { fileIds: ask.fileIds } : {}) },
       { signal, idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs },
     );
-    let events: AsyncIterable<AnswerEvent> = stream;
+    let events: AsyncIterable<AnswerEvent> = status.clearOnFirst(stream);
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     if (!native) {
-      const opened = await openStream(stream);
+      const opened = await openStream(events);
       if (opened.kind === 'refused') {
         await this.showRefusal(conv, opened.error, show);
         return;
@@ -386,12 +408,16 @@ export class Conversations {
       }
       events = opened.events;
     }
+    // Every complete answer can be rated; the record exists before the control shows.
+    const feedbackId = newFeedbackId();
+    await beginRatedAnswer(this.ctx, feedbackId, conv.id, conv.place);
     const result = await this.relay.run({
       surface,
       place: conv.place,
       events,
       placeholder,
       finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
+      finalFeedback: feedbackPrompt(feedbackId),
       retry: { action: ANSWER_RETRY_ACTION, value: retryId },
       idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs,
       explain: (err) => describeInterruption(err, this.ctx.config.answerIdleTimeoutMs),
@@ -406,6 +432,9 @@ export class Conversations {
     if (result.status === 'interrupted' && result.text === '' && isServerFailure(result.error)) {
       await this.showServerFailure(conv, result.error, retryButton, (msg) => show(msg, result.messages[result.messages.length - 1]));
       return;
+    }
+    if (result.status === 'complete') {
+      await completeRatedAnswer(this.ctx, feedbackId, { message: result.messages.at(-1), answerId: result.final?.answerId });
     }
     await appendTurn(this.ctx.store, conv.id, {
       author: BOT_AUTHOR,

@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
 import type { StateStore } from '../../state/store';
-import type { Button, MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
+import type { Button, FeedbackPrompt, MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
 import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import { isPlatformRateLimit } from './scheduler';
@@ -26,6 +26,8 @@ export interface RelayRequest {
   placeholder?: MessageRef;
   /** Buttons under the last message of a complete answer (e.g. "Talk to a human"). */
   finalButtons: Button[];
+  /** The rating control of the last message of a complete answer. */
+  finalFeedback?: FeedbackPrompt;
   /** The Retry button offered on interruption. */
   retry: { action: string; value: string };
   /** Silence between events after which the answer counts as interrupted. */
@@ -123,7 +125,8 @@ function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
     a.text === b.text &&
     Boolean(a.typing) === Boolean(b.typing) &&
     (a.notice ?? '') === (b.notice ?? '') &&
-    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? [])
+    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? []) &&
+    JSON.stringify(a.feedback ?? null) === JSON.stringify(b.feedback ?? null)
   );
 }
 
@@ -466,9 +469,11 @@ class AnswerRun {
     const phase = this.phase;
     if (phase.kind === 'final') {
       const last = phase.pieces.length - 1;
-      return phase.pieces.map((text, i) =>
-        i === last && this.req.finalButtons.length > 0 ? { ...done(text), buttons: this.req.finalButtons } : done(text),
-      );
+      const tail = {
+        ...(this.req.finalButtons.length > 0 ? { buttons: this.req.finalButtons } : {}),
+        ...(this.req.finalFeedback ? { feedback: this.req.finalFeedback } : {}),
+      };
+      return phase.pieces.map((text, i) => (i === last ? { ...done(text), ...tail } : done(text)));
     }
     const start = this.sealedLength();
     const tail = this.text.slice(start);

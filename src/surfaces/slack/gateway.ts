@@ -189,6 +189,16 @@ export class SlackGateway {
     });
   }
 
+  /**
+   * assistant.threads.* (the assistant pane's status, prompts, title) on `budgets` (the caller's:
+   * a status takes its own token up front and passes none, so it never waits).
+   */
+  assistantCall(method: string, args: Record<string, unknown>, budgets: RateBudget[]): Promise<void> {
+    return this.run(budgets, {}, async () => {
+      await call(() => this.opts.client.apiCall(method, args));
+    });
+  }
+
   /** chat.stopStream (a final). */
   stopStream(ref: MessageRef, args: Record<string, unknown>): Promise<void> {
     return this.run([this.streamBudget('stop', ref.place)], {}, async () => {

@@ -12,6 +12,9 @@ import { z } from 'zod';
 import type { BridgeCore } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { SurfaceRuntime } from '../runtime';
+import { registerAssistant } from './assistant';
+import { AssistantThreads } from './assistant-api';
+import type { SlackGateway } from './gateway';
 import { ACTION_PREFIX, VIEW_PREFIX } from './blocks';
 import { guardRequestListener } from './guard';
 import { SLACK_COMMANDS, registerListeners } from './listeners';
@@ -81,12 +84,14 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     return { botToken: opts.botToken, botUserId: id.botUserId, ...(id.botId ? { botId: id.botId } : {}), teamId: id.team };
   };
 
+  const assistantThreads: AssistantThreads = new AssistantThreads({ gateway: (): SlackGateway => port.gateway, store: opts.store, log, team: () => who?.team ?? '' });
   const port = new SlackPort({
     client,
     store: opts.store,
     log,
     botToken: opts.botToken,
     team: () => who?.team ?? '',
+    assistant: assistantThreads,
   });
 
   const boltLogger = slackLogger(log);
@@ -167,7 +172,17 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     log.error({ err }, 'slack: bolt error');
   });
 
+  const assistant = registerAssistant({
+    app,
+    port,
+    threads: assistantThreads,
+    store: opts.store,
+    log,
+    core: () => core,
+    team: () => who?.team ?? '',
+  });
   registerListeners({
+    assistant,
     app,
     port,
     client,

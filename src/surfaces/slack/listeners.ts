@@ -23,6 +23,7 @@ import type {
 } from '../../core/surface';
 import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm } from './blocks';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
+import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
 import type { WebClient } from './web';
@@ -43,6 +44,8 @@ export interface ListenerDeps {
   core: () => BridgeCore | undefined;
   team: () => string;
   botUserId: () => string | undefined;
+  /** The assistant pane's hooks (assistant.ts). */
+  assistant?: AssistantHooks;
 }
 
 const FAILED: OutMessage = { text: 'Sorry, something went wrong on our side. Please try again in a moment.' };
@@ -267,8 +270,11 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       d.log.warn('slack: message before the core was attached, dropped');
       return;
     }
+    // A DM thread is an assistant thread: its first question becomes its title (alongside the answer).
+    const titled = isDm && event.thread_ts && d.assistant ? d.assistant.onThreadMessage(place, text) : undefined;
     try {
       await core.message(msg, d.port);
+      await titled;
     } catch (err) {
       d.log.error({ err }, 'slack: message handling failed');
       await d.port.notify(place, msg.actor, FAILED).catch(() => undefined);

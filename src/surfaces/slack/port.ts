@@ -19,6 +19,7 @@ import type {
 import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
+import type { AssistantThreads } from './assistant-api';
 import { SlackGateway, StartBudgetShort } from './gateway';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
@@ -46,6 +47,8 @@ export interface SlackPortOptions {
   botToken: string;
   /** The bot's own team (auth.test); used when a place carries none. */
   team: () => string;
+  /** assistant.threads.* (the status shown while an answer is worked on). */
+  assistant?: AssistantThreads;
 }
 
 
@@ -68,6 +71,11 @@ export class SlackPort implements SurfacePort {
 
   private team(place: Place): string {
     return place.workspace || this.opts.team();
+  }
+
+  /** "is thinking…" in an assistant (or channel) thread while an answer is worked on; '' clears it. */
+  async setStatus(place: Place, status: string): Promise<void> {
+    await this.opts.assistant?.setStatus(place, status);
   }
 
   /** A user spoke in `place`: the recipient of the thread's answers (kept in the store). */
