@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { basename } from 'path';
 import * as readline from 'readline';
 import type { Readable, Writable } from 'stream';
-import { commandHelpLines, isCommandName } from '../../core/commands/grammar';
+import { COMMAND_NAMES, commandHelpLines, isCommandName } from '../../core/commands/grammar';
 import type {
   Actor,
   BridgeCore,
@@ -30,7 +30,7 @@ const SHELL_HELP = [
 ].join('\n');
 
 /** Every command the prompt knows, for Tab completion. */
-export const SHELL_COMMANDS: readonly string[] = [...CORE_COMMANDS, 'new', 'press', 'attach', 'agent', 'help', 'quit'].map((c) => `/${c}`);
+export const SHELL_COMMANDS: readonly string[] = [...COMMAND_NAMES, 'new', 'press', 'attach', 'agent', 'help', 'quit'].map((c) => `/${c}`);
 
 const SUBCOMMANDS: Record<string, readonly string[]> = {
   '/listing': ['show', 'create', 'update', 'delete'],
