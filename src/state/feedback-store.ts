@@ -41,10 +41,7 @@ export const voteRecordSchema = z.object({
 });
 export type VoteRecord = z.infer<typeof voteRecordSchema>;
 
-export type VoteOutcome =
-  | { kind: 'recorded' }
-  | { kind: 'changed'; previous: Vote }
-  | { kind: 'unchanged' };
+export type VoteOutcome = { kind: 'recorded' } | { kind: 'changed'; previous: Vote } | { kind: 'unchanged' };
 
 export interface FeedbackTally {
   positive: number;
@@ -105,8 +102,9 @@ export class FeedbackStore {
     for (const v of await this.readVotes(VOTE_PREFIX)) {
       if (v.at < fromMs || v.at > toMs) continue;
       out[v.vote]++;
-      const s = (out.bySurface[v.surface] ??= { positive: 0, negative: 0 });
+      const s = out.bySurface[v.surface] ?? { positive: 0, negative: 0 };
       s[v.vote]++;
+      out.bySurface[v.surface] = s;
     }
     return out;
   }

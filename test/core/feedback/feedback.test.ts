@@ -1,8 +1,18 @@
 /** Core's answer feedback, assistant intro and the /analytics feedback figures (local service, SQLite store). */
 import { assistantIntro, DEFAULT_GREETING, promptsFromSuggested } from '../../../src/core/assistant/intro';
-import { analyticsChartSpec, analyticsCommand, FEEDBACK_CHART_LABELS, feedbackLine } from '../../../src/core/commands/analytics';
+import {
+  analyticsChartSpec,
+  analyticsCommand,
+  FEEDBACK_CHART_LABELS,
+  feedbackLine,
+} from '../../../src/core/commands/analytics';
 import { askCommand } from '../../../src/core/commands/ask';
-import { FEEDBACK_ACTION, beginRatedAnswer, feedbackPrompt, parseFeedbackValue } from '../../../src/core/feedback/feedback';
+import {
+  FEEDBACK_ACTION,
+  beginRatedAnswer,
+  feedbackPrompt,
+  parseFeedbackValue,
+} from '../../../src/core/feedback/feedback';
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
 import { feedbackButtons } from '../../../src/core/surface';
 import { FeedbackStore } from '../../../src/state/feedback-store';
@@ -54,8 +64,18 @@ describe('/analytics feedback', () => {
   });
 
   test('the chart has a bar for each kind of vote', () => {
-    const m = { totalConversations: 1, totalMessages: 2, uniqueUsers: 1, avgConversationLength: 2, resolutionRate: 0.5, avgResponseTime: 1 };
-    const spec = analyticsChartSpec('demo', { from: '2026-01-01', to: '2026-01-31' }, m as never, { positive: 7, negative: 2 });
+    const m = {
+      totalConversations: 1,
+      totalMessages: 2,
+      uniqueUsers: 1,
+      avgConversationLength: 2,
+      resolutionRate: 0.5,
+      avgResponseTime: 1,
+    };
+    const spec = analyticsChartSpec('demo', { from: '2026-01-01', to: '2026-01-31' }, m as never, {
+      positive: 7,
+      negative: 2,
+    });
     const at = (label: string): number | undefined => spec.values[spec.labels.indexOf(label)];
     expect(at(FEEDBACK_CHART_LABELS[0]!)).toBe(7);
     expect(at(FEEDBACK_CHART_LABELS[1]!)).toBe(2);
@@ -88,8 +108,17 @@ describe('assistant intro', () => {
     expect(plain.prompts.length).toBeGreaterThanOrEqual(1);
     expect(plain.prompts.length).toBeLessThanOrEqual(4);
     expect(plain.prompts.every((p) => /^Which homes are available in .+\?$/.test(p.message))).toBe(true);
-    await env.ctx.store.set(appliedSettingsKey(env.ctx.config.chatbotId), { WelcomeMessage: 'Hello from Acme', SuggestedMessage: 'One?\nTwo?' });
+    await env.ctx.store.set(appliedSettingsKey(env.ctx.config.chatbotId), {
+      WelcomeMessage: 'Hello from Acme',
+      SuggestedMessage: 'One?\nTwo?',
+    });
     const applied = await assistantIntro(env.ctx);
-    expect(applied).toEqual({ greeting: 'Hello from Acme', prompts: [{ title: 'One?', message: 'One?' }, { title: 'Two?', message: 'Two?' }] });
+    expect(applied).toEqual({
+      greeting: 'Hello from Acme',
+      prompts: [
+        { title: 'One?', message: 'One?' },
+        { title: 'Two?', message: 'Two?' },
+      ],
+    });
   });
 });
