@@ -52,6 +52,8 @@ export interface Card {
   imageUrl?: string;
   fields: Array<{ label: string; value: string }>;
   footer?: string;
+  /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
+  badge?: string;
 }
 
 export interface FileUpload {
@@ -208,7 +210,7 @@ export interface SurfacePort {
   readonly limits: SurfaceLimits;
   /**
    * Every call below goes through the surface's one outbound path (its gateway), which spends the
-   * platform's budgets by priority: callers never pace.
+   * platform's budgets by priority: callers never wait for budget themselves.
    */
   post(place: Place, msg: OutMessage, opts?: SendOptions): Promise<MessageRef>;
   edit(ref: MessageRef, msg: OutMessage, opts?: SendOptions): Promise<void>;

@@ -103,8 +103,8 @@ export class FeedbackStore {
       if (v.at < fromMs || v.at > toMs) continue;
       out[v.vote]++;
       const s = out.bySurface[v.surface] ?? { positive: 0, negative: 0 };
-      s[v.vote]++;
       out.bySurface[v.surface] = s;
+      s[v.vote]++;
     }
     return out;
   }

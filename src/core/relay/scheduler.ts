@@ -12,7 +12,8 @@
  *   only take tokens beyond those reserved finals;
  * - planned interims: what such a budget can give interims is what it holds now plus what it will
  *   refill before the answers in flight finish (their expected remaining time, learnt from the
- *   answers that finished before), minus the reserved finals; that is split evenly over the answers
+ *   answers that finished before), minus the reserved finals and the finals of the answers expected
+ *   to arrive meanwhile (at the rate they arrived lately); that is split evenly over the answers
  *   (`interimSpacingMs`), and an answer's interim waits here until its turn (`coalesceKey` = the
  *   holder named in `expectFinal`). A lone answer then streams as fast as the caller allows, and a
  *   burst of answers finds the budget still there for their finals.
@@ -100,6 +101,8 @@ export function isPlatformRateLimit(err: unknown): boolean {
 }
 
 const MIN_WAKE_MS = 5;
+/** How far back arrivals of answers count for the rate at which more will come. */
+const ARRIVAL_LOOKBACK_MS = 2_000;
 
 export class BudgetScheduler {
   private readonly store: StateStore;
@@ -115,6 +118,8 @@ export class BudgetScheduler {
   private readonly taken = new Map<string, number[]>();
   /** Learnt length of an answer (an average over the answers that finished). */
   private answerMs: number;
+  /** When answers registered lately (within ARRIVAL_LOOKBACK_MS), oldest first. */
+  private readonly arrivals: number[] = [];
   private readonly now: () => number;
   private readonly waiting: Job[] = [];
   /** Budget keys the platform told us to leave alone until the given time (Retry-After). */
@@ -186,6 +191,7 @@ export class BudgetScheduler {
     const h: Holder = { keys, since: this.now(), lastInterimAt: 0 };
     if (holder !== undefined) {
       const list = this.holders.get(holder) ?? [];
+      if (list.length === 0 && keys.length > 0) this.arrivals.push(h.since);
       // A re-registration (the answer's edits moved to another budget) keeps its interim rhythm.
       const prev = list[list.length - 1];
       if (prev) {
@@ -233,16 +239,29 @@ export class BudgetScheduler {
   interimSpacingMs(budgets: RateBudget[]): number {
     let spacing = 0;
     const horizon = this.horizonMs();
+    // Answers arriving before those in flight finish will need their finals too: projected from
+    // the arrivals of the last moments (a surge of answers stops interims before it spends them).
+    const coming = (this.recentArrivals() * horizon) / ARRIVAL_LOOKBACK_MS;
     for (const b of budgets) {
       if (!this.reserves(b)) continue;
       const sharers = Math.max(1, this.finalsAwaited(b.key));
-      const holds = Math.max(0, b.limit - this.takenIn(b));
-      const refills = (b.limit * horizon) / b.windowMs;
-      const spendable = holds + refills - sharers;
+      // A tenth of the budget stays for finals nobody can foresee yet (answers, button updates).
+      const holds = Math.max(0, b.limit - this.takenIn(b) - Math.ceil(b.limit / 10));
+      // The store's budgets are sliding windows: what comes back within the horizon is what was
+      // taken a window ago.
+      const refills = this.expiringWithin(b, horizon);
+      const spendable = holds + refills - sharers - coming;
       const gap = spendable <= 0 ? b.windowMs : (horizon * sharers) / spendable;
       spacing = Math.max(spacing, Math.min(b.windowMs, gap));
     }
     return Math.round(spacing);
+  }
+
+  /** Answers registered within the last ARRIVAL_LOOKBACK_MS. */
+  private recentArrivals(): number {
+    const from = this.now() - ARRIVAL_LOOKBACK_MS;
+    while (this.arrivals.length > 0 && (this.arrivals[0] ?? 0) <= from) this.arrivals.shift();
+    return this.arrivals.length;
   }
 
   /** How long the answers in flight are expected to go on (on average; at least a second). */
@@ -266,6 +285,20 @@ export class BudgetScheduler {
     const from = this.now() - b.windowMs;
     while (list.length > 0 && (list[0] ?? 0) <= from) list.shift();
     return list.length;
+  }
+
+  /** Tokens of `b` this process took that leave its window within `ms`. */
+  private expiringWithin(b: RateBudget, ms: number): number {
+    const list = this.taken.get(b.key);
+    if (!list) return 0;
+    this.takenIn(b);
+    const until = this.now() - b.windowMs + ms;
+    let n = 0;
+    for (const t of list) {
+      if (t > until) break;
+      n++;
+    }
+    return n;
   }
 
   private noteTaken(b: RateBudget): void {
