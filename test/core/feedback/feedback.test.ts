@@ -2,12 +2,7 @@
 import { assistantIntro, DEFAULT_GREETING, promptsFromSuggested } from '../../../src/core/assistant/intro';
 import { analyticsCommand, analyticsPanels, FEEDBACK_CHART_LABELS, feedbackLine } from '../../../src/core/commands/analytics';
 import { askCommand } from '../../../src/core/commands/ask';
-import {
-  FEEDBACK_ACTION,
-  beginRatedAnswer,
-  feedbackPrompt,
-  parseFeedbackValue,
-} from '../../../src/core/feedback/feedback';
+import { FEEDBACK_ACTION, beginRatedAnswer, feedbackPrompt, parseFeedbackValue } from '../../../src/core/feedback/feedback';
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
 import { feedbackButtons } from '../../../src/core/surface';
 import { FeedbackStore } from '../../../src/state/feedback-store';
@@ -103,17 +98,8 @@ describe('assistant intro', () => {
     expect(plain.prompts.length).toBeGreaterThanOrEqual(1);
     expect(plain.prompts.length).toBeLessThanOrEqual(4);
     expect(plain.prompts.every((p) => /^Which homes are available in .+\?$/.test(p.message))).toBe(true);
-    await env.ctx.store.set(appliedSettingsKey(env.ctx.config.chatbotId), {
-      WelcomeMessage: 'Hello from Acme',
-      SuggestedMessage: 'One?\nTwo?',
-    });
+    await env.ctx.store.set(appliedSettingsKey(env.ctx.config.chatbotId), { WelcomeMessage: 'Hello from Acme', SuggestedMessage: 'One?\nTwo?' });
     const applied = await assistantIntro(env.ctx);
-    expect(applied).toEqual({
-      greeting: 'Hello from Acme',
-      prompts: [
-        { title: 'One?', message: 'One?' },
-        { title: 'Two?', message: 'Two?' },
-      ],
-    });
+    expect(applied).toEqual({ greeting: 'Hello from Acme', prompts: [{ title: 'One?', message: 'One?' }, { title: 'Two?', message: 'Two?' }] });
   });
 });
