@@ -8,7 +8,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import { FakeSlack, type FakeSlackOptions, type FakeMessage } from './fake-slack';
-import { sameAnswer } from './slack-blocks';
+import { sameAnswer, shown } from './slack-blocks';
 import { SlackDriver, waitFor } from './slack-requests';
 
 export const SIGNING_SECRET = 'e2e-signing-secret';
@@ -66,12 +66,12 @@ export function answerMessages(fake: FakeSlack, channel: string, threadTs: strin
 
 /** The root message /ask posted for `question` in `channel`. */
 export function rootFor(fake: FakeSlack, channel: string, question: string): FakeMessage | undefined {
-  return fake.channelMessages(channel).find((m) => m.text.includes(`> ${question.split('\n')[0]}`));
+  return fake.channelMessages(channel).find((m) => shown(m.text).includes(`> ${question.split('\n')[0]}`));
 }
 
 /** Concatenate message texts allowing only whitespace differences at the boundaries. */
 export function joinAnswer(messages: FakeMessage[]): string {
-  return messages.map((m) => m.text).join('');
+  return messages.map((m) => shown(m.text)).join('');
 }
 
 /** Wait for an answer in a thread to equal what the service stored for the question. */

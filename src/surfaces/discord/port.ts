@@ -29,7 +29,8 @@ import {
 import type { StateStore } from '../../state/store';
 import { spendBudgets } from '../../core/pace';
 import { buttonId } from './custom-ids';
-import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
+import { MAX_CONTENT, renderMessage, sendableMentions, type RenderedMessage } from './render';
+import { mentionToken } from '../mention-token';
 import type { Responder } from './responder';
 
 /**
@@ -158,7 +159,8 @@ export class DiscordPort implements SurfacePort {
     await this.pacePost(channelId);
     await this.bucket(channelId);
     try {
-      const res = await this.rest.post(Routes.channelMessages(channelId), { body: msg.body, files: msg.files.length ? msg.files : undefined });
+      const body = { ...msg.body, allowed_mentions: sendableMentions(msg.body) };
+      const res = await this.rest.post(Routes.channelMessages(channelId), { body, files: msg.files.length ? msg.files : undefined });
       return idSchema.parse(res).id;
     } catch (err) {
       throw toRateLimitError(err);
@@ -180,7 +182,7 @@ export class DiscordPort implements SurfacePort {
     await this.bucket(targetOf(ref.place));
     try {
       await this.rest.patch(Routes.channelMessage(targetOf(ref.place), ref.id), {
-        body: rendered.body,
+        body: { ...rendered.body, allowed_mentions: sendableMentions(rendered.body) },
         files: rendered.files.length ? rendered.files : undefined,
       });
     } catch (err) {
@@ -266,7 +268,8 @@ export class DiscordPort implements SurfacePort {
   }
 
   mention(user: Actor): string {
-    return `<@${user.id}>`;
+    // A token render.ts turns into `<@id>` and lists in allowed_mentions.users (nothing else pings).
+    return mentionToken(user.id);
   }
 
   budgets(op: 'post' | 'edit', place: Place): RateBudget[] {

@@ -5,6 +5,7 @@
 import type { Button, Card, FormField, FormSpec, OutMessage } from '../../core/surface';
 import { buttonValueSchema, type FormMetadata, type ViewSubmission } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
+import { slackLink, slackText, withMentions } from './safe-text';
 
 export const SLACK_LIMITS = {
   text: 40_000,
@@ -50,7 +51,7 @@ function plain(text: string, max: number): { type: 'plain_text'; text: string; e
 }
 
 function textSections(msg: OutMessage, room: number): Block[] {
-  const source = msg.markdown ? markdownToMrkdwn(msg.text) : escapeMrkdwn(msg.text);
+  const source = withMentions(msg.markdown ? markdownToMrkdwn(msg.text) : escapeMrkdwn(msg.text));
   const shown = msg.typing ? `${source}${TYPING_MARK}` : source;
   if (shown.trim().length === 0) return [];
   return chunkMrkdwn(shown, SLACK_LIMITS.sectionText)
@@ -60,7 +61,7 @@ function textSections(msg: OutMessage, room: number): Block[] {
 }
 
 function cardBlocks(card: Card): Block[] {
-  const title = card.url ? `*<${card.url}|${escapeMrkdwn(card.title)}>*` : `*${escapeMrkdwn(card.title)}*`;
+  const title = `*${slackLink(card.url, card.title)}*`;
   const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
   const fields = card.fields
     .filter((f) => f.value.length > 0)
@@ -112,9 +113,16 @@ function actionsBlocks(buttons: Button[]): Block[] {
   return out;
 }
 
-/** The plain `text` Slack stores: core's text unchanged (only capped at Slack's hard limit). */
+/**
+ * The plain `text` Slack stores: core's text escaped (Slack shows it word for word, and nothing in it
+ * pings or links), with the bridge's own mentions real; capped at Slack's hard limit.
+ */
 export function plainText(msg: OutMessage): string {
-  return msg.text.length > SLACK_LIMITS.text ? msg.text.slice(0, SLACK_LIMITS.text) : msg.text;
+  const text = slackText(msg.text);
+  if (text.length <= SLACK_LIMITS.text) return text;
+  // Never end inside an entity or a mention.
+  const cut = text.slice(0, SLACK_LIMITS.text);
+  return cut.replace(/&[a-z]{0,3}$|<[^>]*$/, '');
 }
 
 export function renderMessage(msg: OutMessage): RenderedMessage {
@@ -125,7 +133,7 @@ export function renderMessage(msg: OutMessage): RenderedMessage {
       tail.push(...cardBlocks(card));
     });
   }
-  if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(msg.notice), 3000) }] });
+  if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(withMentions(escapeMrkdwn(msg.notice)), 3000) }] });
   if (msg.buttons && msg.buttons.length > 0) tail.push(...actionsBlocks(msg.buttons));
   const room = SLACK_LIMITS.blocksPerMessage - tail.length;
   let blocks = [...textSections(msg, room), ...tail];

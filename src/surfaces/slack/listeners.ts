@@ -20,6 +20,7 @@ import type {
 import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm, renderMessage } from './blocks';
+import { unescapeSlack } from './safe-text';
 import {
   blockActionsSchema,
   eventEnvelopeSchema,
@@ -157,7 +158,7 @@ export function registerListeners(d: ListenerDeps): void {
       const core = d.core();
       if (!core) return notReady(inv);
       try {
-        await core.command(inv, name, c.text);
+        await core.command(inv, name, unescapeSlack(c.text));
       } catch (err) {
         await reportFailure(inv, err, command);
       }
@@ -252,11 +253,14 @@ export function registerListeners(d: ListenerDeps): void {
   });
 
   // ---- events --------------------------------------------------------------------------------------
-  /** True the first time an event id is seen (Slack's retries and redeliveries carry the same id). */
-  const firstTime = async (body: unknown): Promise<boolean> => {
+  /**
+   * True the first time an event id is seen in a channel (Slack's retries and redeliveries carry the
+   * same id). Called only for events the bridge acts on, so chatter leaves no key behind.
+   */
+  const firstTime = async (body: unknown, channel: string): Promise<boolean> => {
     const env = eventEnvelopeSchema.safeParse(body);
     if (!env.success) return false;
-    return d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS);
+    return d.store.setIfAbsent(`slack:event:${env.data.team_id ?? ''}:${channel}:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS);
   };
 
   const handleMessage = async (body: unknown, event: MessageEvent): Promise<void> => {
@@ -270,15 +274,22 @@ export function registerListeners(d: ListenerDeps): void {
       // Channel chatter outside threads is not for the bridge; a mention arrives as app_mention too.
       if (!event.thread_ts || mentionsBot) return;
     }
+    if (!(await firstTime(body, event.channel))) return;
     const env = eventEnvelopeSchema.safeParse(body);
     const workspace = (env.success ? env.data.team_id : undefined) ?? event.team ?? d.team();
     const thread = isMention || isDm ? (event.thread_ts ?? event.ts) : event.thread_ts!;
     const place: Place = { surface: 'slack', workspace, channel: event.channel, thread };
-    await d.port.noteRecipient(place, event.user).catch((err: unknown) => {
-      // Only native streaming needs the recipient, and it falls back to chat.update without one.
-      d.log.warn({ err }, 'slack: storing the thread recipient failed');
-    });
-    const text = mentionsBot ? stripMention(event.text, bot) : event.text;
+    const user = event.user;
+    const noteRecipient = (): Promise<void> =>
+      d.port.noteRecipient(place, user).catch((err: unknown) => {
+        // Only native streaming needs the recipient, and it falls back to chat.update without one.
+        d.log.warn({ err }, 'slack: storing the thread recipient failed');
+      });
+    // A conversation's first message: noted before its answer starts. Any other thread message only
+    // once core took it (a thread the bridge does not follow leaves no key behind).
+    if (isMention || isDm) await noteRecipient();
+    // Slack escapes what people type (`&lt;` for `<`): core gets the characters they typed.
+    const text = unescapeSlack(mentionsBot ? stripMention(event.text, bot) : event.text);
     const msg: IncomingMessage = {
       place,
       actor: await actor(event.user),
@@ -293,7 +304,8 @@ export function registerListeners(d: ListenerDeps): void {
       return;
     }
     try {
-      await core.message(msg, d.port);
+      const taken = await core.message(msg, d.port);
+      if (taken && !(isMention || isDm)) await noteRecipient();
     } catch (err) {
       d.log.error({ err }, 'slack: message handling failed');
       await d.port.notify(place, msg.actor, FAILED).catch(() => undefined);
@@ -305,7 +317,6 @@ export function registerListeners(d: ListenerDeps): void {
       try {
         const parsed = messageEventSchema.safeParse(event);
         if (!parsed.success) return;
-        if (!(await firstTime(body))) return;
         await handleMessage(body, parsed.data);
       } catch (err) {
         d.log.error({ err, type }, 'slack: event handling failed');

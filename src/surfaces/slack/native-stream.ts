@@ -9,6 +9,7 @@ import type { MessageRef, NativeStream, OutMessage, RateBudget } from '../../cor
 import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { plainText, renderMessage } from './blocks';
+import { slackText } from './safe-text';
 import { call, type WebClient } from './web';
 
 export interface SlackNativeStreamDeps {
@@ -46,14 +47,16 @@ export class SlackNativeStream implements NativeStream {
 
   async append(text: string): Promise<void> {
     if (text.length === 0) return;
+    // `appended` holds what Slack was sent: escaped, like plainText() of the final message.
+    const safe = slackText(text);
     try {
       await call(() =>
-        this.deps.client.apiCall('chat.appendStream', { channel: this.ref.place.channel, ts: this.ref.id, markdown_text: text }),
+        this.deps.client.apiCall('chat.appendStream', { channel: this.ref.place.channel, ts: this.ref.id, markdown_text: safe }),
       );
     } catch (err) {
       this.failed(err);
     }
-    this.appended += text;
+    this.appended += safe;
   }
 
   async stop(finalMessage?: OutMessage): Promise<void> {

@@ -22,6 +22,7 @@ import { spendBudgets } from '../../core/pace';
 import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
+import { slackMention, slackText } from './safe-text';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
 import { PacedUpdates } from './updates';
@@ -282,7 +283,8 @@ export class SlackPort implements SurfacePort {
   }
 
   mention(user: Actor): string {
-    return `<@${user.id}>`;
+    // A token blocks.ts/safe-text.ts turn into a real mention: a raw `<@U…>` would be escaped.
+    return slackMention(user.id);
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {
@@ -326,7 +328,7 @@ export class SlackPort implements SurfacePort {
         return this.opts.client.apiCall('chat.startStream', {
           channel: place.channel,
           thread_ts: place.thread,
-          ...(first.text.length > 0 ? { markdown_text: first.text } : {}),
+          ...(first.text.length > 0 ? { markdown_text: slackText(first.text) } : {}),
           ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
         });
       });
@@ -360,7 +362,7 @@ export class SlackPort implements SurfacePort {
         settled,
       },
       { place, id: ts },
-      first.text,
+      slackText(first.text),
       expiresAt,
     );
   }
