@@ -119,7 +119,10 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         sessionKey: service.credentials.sessionKey,
         apiKey: service.credentials.apiKey,
       };
-      log.info({ url: service.url }, 'local chatbot service started in-process');
+      if (config.slack || config.discord) {
+        // Only ever on purpose (config.ts refuses a platform without CHATBOT_API_URL): said loudly.
+        log.warn({ url: service.url }, 'CHATBOT_API_URL=embedded: answering from the embedded demo chatbot service, not a production service');
+      } else log.info({ url: service.url }, 'local chatbot service started in-process');
     }
 
     const store = await openStore(config.stateUrl);
@@ -179,6 +182,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffClaimTimeoutMs: config.handoffClaimTimeoutMs,
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
+      embeddedService: localService !== undefined,
+      retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
     };
     const scheduler = new BudgetScheduler({ store, log: log.child({ part: 'scheduler' }) });
     const relay = new Relay({ store, scheduler, log: log.child({ part: 'relay' }), instanceId });

@@ -28,6 +28,9 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
   const applied = await readAppliedSettings(ctx);
   const models = applied.Model !== undefined ? await modelsOrUndefined(ctx) : undefined;
   const lines = [`Chatbot ${ctx.config.chatbotId}`];
+  if (ctx.config.embeddedService) {
+    lines.push('Service: the embedded demo chatbot service (CHATBOT_API_URL=embedded): answers come from its demo data, not your chatbot service.');
+  }
   const appliedLines = describeApplied(applied, models);
   if (appliedLines.length === 0) {
     lines.push('', 'The bridge has not applied any setting yet (the service has no way to read them back). Use /chatbot set or /chatbot edit.');

@@ -8,8 +8,16 @@
  */
 import { mentionToken, restoreMentions } from '../mention-token';
 
-/** Slack's three control characters, escaped. */
+/**
+ * Slack's three control characters, escaped. A `>` that starts a line is Markdown's quote marker and
+ * stays (with every `<` escaped nothing is open for it to close).
+ */
 export function escapeSlack(s: string): string {
+  return escapeAll(s).replace(/(^|\n)([ \t]*)&gt;/g, '$1$2>');
+}
+
+/** Every `&`, `<` and `>` escaped: for text inside a link or a mention, where no quote can start. */
+export function escapeAll(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -43,7 +51,7 @@ export function linkableUrl(url: string): boolean {
 
 /** A link with an escaped label, or (for a URL that may not be a link) the label and the URL as text. */
 export function slackLink(url: string | undefined, label: string): string {
-  const shown = escapeSlack(label);
+  const shown = escapeAll(label);
   if (!url) return shown;
   if (!linkableUrl(url)) return `${shown} (${escapeSlack(url)})`;
   return `<${url.replace(/&/g, '&amp;')}|${shown}>`;

@@ -156,7 +156,7 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     expect(eph).toMatchObject({ channel: 'C0REPLY', user: 'U0USER1' });
     const reply = await waitFor(() => fake.messages.find((m) => m.text === 'in thread'), 'thread reply');
     const root = fake.message('C0REPLY', reply.thread_ts!)!;
-    expect(root.text).toBe('<@U0USER1> asked:\n&gt; q &lt;@U0USER2&gt;');
+    expect(root.text).toBe('<@U0USER1> asked:\n> q &lt;@U0USER2&gt;');
     expect(root.thread_ts).toBeUndefined();
     const actions = reply.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: Array<{ action_id: string; value: string }> };
     expect(actions.elements[0]!.action_id).toMatch(/^bridge:/);
