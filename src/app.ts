@@ -9,6 +9,7 @@ import { mkdirSync } from 'fs';
 import { dirname, resolve } from 'path';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config';
+import { SecretScrubber, safeLogger } from './log-safety';
 import { createBridge, type Bridge } from './core';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
@@ -66,6 +67,21 @@ export interface AppHandle {
 }
 
 /** The logger: secrets are redacted by path as a second line of defence (config is never logged raw). */
+/** Every secret value of the configuration: scrubbed from every log line (see log-safety.ts). */
+export function configSecrets(config: Config): SecretScrubber {
+  return new SecretScrubber([
+    config.chatbot.secretKey,
+    config.chatbot.sessionKey,
+    config.chatbot.apiKey,
+    config.slack?.botToken,
+    config.slack?.signingSecret,
+    config.slack?.appToken,
+    config.discord?.token,
+    config.localLlm?.apiKey,
+  ]);
+}
+
+/** The app's logger: pino with secret paths redacted; startApp makes it (or a caller's) safe at any depth. */
 export function createLogger(level: string, destination?: string): Logger {
   const options = {
     level,
@@ -91,7 +107,9 @@ function registry(runtimes: SurfaceRuntime[]): SurfaceRegistry {
 }
 
 export async function startApp(config: Config, opts: AppOptions = {}): Promise<AppHandle> {
-  const log = opts.log ?? createLogger(config.logLevel);
+  const scrubber = configSecrets(config);
+  // Whoever made the logger, every line the app writes goes through the scrubber (any depth).
+  const log = safeLogger(opts.log ?? createLogger(config.logLevel), scrubber);
   const instanceId = config.instanceId;
   const cleanups: Array<() => Promise<void>> = [];
   try {
@@ -111,6 +129,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       });
       const service = localService;
       cleanups.push(() => service.close());
+      scrubber.add(service.credentials.secretKey, service.credentials.sessionKey, service.credentials.apiKey);
       chatbot = {
         ...chatbot,
         apiUrl: service.url,
