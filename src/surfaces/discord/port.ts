@@ -31,6 +31,7 @@ import { spendBudgets } from '../../core/pace';
 import { buttonId } from './custom-ids';
 import { MAX_CONTENT, renderMessage, sendableMentions, type RenderedMessage } from './render';
 import { mentionToken } from '../mention-token';
+import { downloadCapped } from '../download';
 import type { Responder } from './responder';
 
 /**
@@ -280,9 +281,10 @@ export class DiscordPort implements SurfacePort {
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {
     const url = att.url ?? att.id;
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(`could not fetch the attachment ${att.name}: HTTP ${res.status}`);
+    if (!/^https?:\/\//i.test(url)) throw new Error(`attachment ${att.name} has no download URL`);
+    // Capped in bytes and time (no token is sent: Discord's attachment URLs are signed).
+    const { bytes } = await downloadCapped(url, { name: att.name, platform: 'Discord' });
     this.log.debug({ name: att.name }, 'discord: fetched an attachment');
-    return Buffer.from(await res.arrayBuffer());
+    return bytes;
   }
 }

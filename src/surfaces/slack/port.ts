@@ -23,6 +23,8 @@ import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
 import { slackMention, slackText } from './safe-text';
+import { downloadCapped } from '../download';
+import { slackFileHost } from './file-host';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
 import { PacedUpdates } from './updates';
@@ -290,17 +292,18 @@ export class SlackPort implements SurfacePort {
   async fetchAttachment(att: Attachment): Promise<Buffer> {
     const url = att.url ?? att.id;
     if (!/^https?:\/\//.test(url)) throw new Error(`attachment ${att.name} has no download URL`);
-    const res = await fetch(url, {
+    // The bot token goes to Slack's own hosts only (or SLACK_API_URL's): never to a host a file names.
+    if (!slackFileHost(url, this.opts.client.slackApiUrl)) throw new Error(`attachment ${att.name} is not on a Slack host: not downloaded`);
+    const { bytes, contentType: type } = await downloadCapped(url, {
+      name: att.name,
+      platform: 'Slack',
       headers: { Authorization: `Bearer ${this.opts.botToken}` },
-      signal: AbortSignal.timeout(30_000),
     });
-    if (!res.ok) throw new Error(`Slack refused the download of ${att.name} (HTTP ${res.status})`);
     // Without files:read Slack answers 200 with its sign-in page instead of the file.
-    const type = res.headers.get('content-type') ?? '';
     if (type.startsWith('text/html') && !(att.mime ?? '').startsWith('text/html')) {
       throw new Error(`Slack did not hand out ${att.name}: is the files:read scope granted?`);
     }
-    return Buffer.from(await res.arrayBuffer());
+    return bytes;
   }
 
   async startNativeStream(place: Place, first: OutMessage): Promise<NativeStream | undefined> {
