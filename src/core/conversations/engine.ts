@@ -36,6 +36,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** In-flight work holds its thread's lease at most this long without renewal (issue 7: <= 30 s). */
 export const LEASE_TTL_MS = 30_000;
 const RETRY_TTL_MS = 14 * DAY_MS;
+/** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
+const RETRYING_TTL_MS = 10 * 60_000;
 // Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
 const PLACEHOLDER = { text: '', typing: true } as const;
 const BOT_AUTHOR = 'Bot';
@@ -114,6 +116,12 @@ export class Conversations {
       await inv.reply({ text: 'This Retry button has expired: please ask your question again.' }, { ephemeral: true });
       return;
     }
+    if (record.asker && record.asker.id !== inv.actor.id && !inv.actor.isAdmin) {
+      await inv.reply({ text: `Only ${record.asker.name}, who asked this question, or an admin can press Retry.` }, { ephemeral: true });
+      return;
+    }
+    // One retry at a time per answer: a second press while it is queued or streaming does nothing.
+    if (!(await this.ctx.store.setIfAbsent(keys.retrying(retryId), inv.actor.id, RETRYING_TTL_MS))) return;
     await this.enqueue(conv, { kind: 'retry', retryId, actor: inv.actor });
   }
 
@@ -288,6 +296,9 @@ export class Conversations {
       await surface
         .post(conv.place, { text: `Sorry, something went wrong while answering: ${describe(err)}. Please try again.` })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
+    } finally {
+      // The retry is over (answered, refused or failed): its button works again.
+      if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
     }
   }
 
@@ -330,7 +341,7 @@ export class Conversations {
     const native = existingPlaceholder === undefined && typeof surface.startNativeStream === 'function';
     const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
     const retryId = existingRetryId ?? randomBytes(8).toString('hex');
-    if (!existingRetryId) await this.ctx.store.set(keys.retry(retryId), toJson(ask), RETRY_TTL_MS);
+    if (!existingRetryId) await this.ctx.store.set(keys.retry(retryId), toJson({ ...ask, asker: ask.asker ?? { id: actor.id, name: actor.name } }), RETRY_TTL_MS);
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
       const target = ref ?? placeholder;

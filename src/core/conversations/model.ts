@@ -56,6 +56,8 @@ export const retryRecordSchema = z.object({
   question: z.string(),
   chatAskType: askTypeSchema.optional(),
   fileIds: z.array(z.number()).optional(),
+  /** Who asked: only they (or an admin) may press Retry. Absent on records from before this field. */
+  asker: z.object({ id: z.string(), name: z.string() }).optional(),
 });
 export type RetryRecord = z.infer<typeof retryRecordSchema>;
 
@@ -87,6 +89,8 @@ export const keys = {
     `recent:${placeKey({ surface: place.surface, workspace: place.workspace, channel: place.channel })}:${encodeURIComponent(userId)}`,
   seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${msgId}`,
   retry: (retryId: string) => `retry:${retryId}`,
+  /** Set while a Retry is queued or streaming: a second press does nothing. */
+  retrying: (retryId: string) => `retrying:${retryId}`,
 };
 
 /** Drops undefined members so a value fits the store's Json type. */
