@@ -9,6 +9,26 @@ export type Palette = ReturnType<typeof palette>;
 
 const TYPING_MARK = '▍';
 
+/**
+ * Text from the service, listings or users with terminal control sequences removed (ESC sequences:
+ * CSI, OSC, DCS, ...; and C0/C1 control characters other than newline and tab), so an answer cannot
+ * move the cursor, retitle the window, clear the screen or ring the bell. Applied before colouring.
+ */
+export function stripControl(text: string): string {
+  return (
+    text
+      // OSC / DCS / SOS / PM / APC strings, ended by BEL or ST (ESC \), or left open
+      .replace(/(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)/g, '')
+      // CSI sequences (ESC [ or the 8-bit CSI)
+      .replace(/(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?/g, '')
+      // any other ESC sequence
+      .replace(/\u001b[ -/]*[0-~]?/g, '')
+      // remaining control characters (a lone CR could overwrite the line)
+      .replace(/\r\n/g, '\n')
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+  );
+}
+
 /** Listings as a readable table: one row per card, the card's fields as columns. */
 export function renderCards(cards: Card[], colors: Palette): string {
   if (cards.length === 0) return '';
@@ -35,9 +55,19 @@ export function renderCards(cards: Card[], colors: Palette): string {
   return out.join('\n');
 }
 
+function cleanCard(card: Card): Card {
+  return {
+    ...card,
+    title: stripControl(card.title),
+    ...(card.url ? { url: stripControl(card.url) } : {}),
+    ...(card.footer ? { footer: stripControl(card.footer) } : {}),
+    fields: card.fields.map((f) => ({ label: stripControl(f.label), value: stripControl(f.value) })),
+  };
+}
+
 export function renderButtons(buttons: Button[], colors: Palette): string {
   return buttons
-    .map((b, index) => colors.cyan(`[${index + 1}] ${b.label}`))
+    .map((b, index) => colors.cyan(`[${index + 1}] ${stripControl(b.label)}`))
     .join('  ')
     .concat(colors.dim('   (press with /press <number>)'));
 }
@@ -45,11 +75,11 @@ export function renderButtons(buttons: Button[], colors: Palette): string {
 /** Everything a message shows, as terminal lines (the text first, exactly as sent). */
 export function renderMessage(msg: OutMessage, colors: Palette, opts: { typing: boolean }): string {
   const parts: string[] = [];
-  const text = msg.text + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
+  const text = stripControl(msg.text) + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
   if (text !== '') parts.push(text);
-  if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards, colors));
-  if (msg.notice) parts.push(colors.yellow(msg.notice));
-  if (msg.file) parts.push(colors.dim(`(file: ${msg.file.name})`));
+  if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards.map(cleanCard), colors));
+  if (msg.notice) parts.push(colors.yellow(stripControl(msg.notice)));
+  if (msg.file) parts.push(colors.dim(`(file: ${stripControl(msg.file.name)})`));
   if (msg.buttons && msg.buttons.length > 0) parts.push(renderButtons(msg.buttons, colors));
   return parts.join('\n');
 }
