@@ -25,12 +25,14 @@ export async function startSlackE2E(
     fake?: FakeSlackOptions;
     env?: Record<string, string>;
     fragmentDelayMs?: number;
+    /** The local service answers through this OpenAI-compatible backend. */
+    llm?: { baseUrl: string };
     /** SLACK_API_URL from the started fake (default: its /api/ base). */
     apiUrl?: (fake: FakeSlack) => string;
   } = {},
 ): Promise<SlackE2E> {
   const tmp = tempDir('slack-e2e-');
-  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
+  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2, ...(opts.llm ? { llm: opts.llm } : {}) });
   const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith' }, ...opts.fake }).start();
   const config = loadConfig({
     ...inProcessEnv(svc, tmp.dir),

@@ -63,13 +63,19 @@ function textSections(msg: OutMessage, room: number): Block[] {
 function cardBlocks(card: Card): Block[] {
   const title = `*${slackLink(card.url, card.title)}*`;
   const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
-  const fields = card.fields
+  const all = card.fields
     .filter((f) => f.value.length > 0)
-    .slice(0, SLACK_LIMITS.fieldsPerSection)
     .map((f) => ({ type: 'mrkdwn', text: clip(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, SLACK_LIMITS.fieldText) }));
+  const fields = all.slice(0, SLACK_LIMITS.fieldsPerSection);
   if (fields.length > 0) section.fields = fields;
-  if (card.imageUrl) section.accessory = { type: 'image', image_url: card.imageUrl, alt_text: clip(card.title, 2000) };
-  const out: Block[] = [section];
+  // More than a section holds (a listing's details): the rest in sections of their own.
+  const more: Block[] = [];
+  for (let i = SLACK_LIMITS.fieldsPerSection; i < all.length && more.length < 3; i += SLACK_LIMITS.fieldsPerSection) {
+    more.push({ type: 'section', fields: all.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
+  }
+  // alt_text is plain text, never parsed; still, no control character of Slack's leaves the bridge.
+  if (card.imageUrl) section.accessory = { type: 'image', image_url: card.imageUrl, alt_text: clip(card.title.replace(/[<>]/g, ''), 2000) || 'listing' };
+  const out: Block[] = [section, ...more];
   if (card.footer) out.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(card.footer), 2000) }] });
   return out;
 }
