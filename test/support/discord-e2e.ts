@@ -40,6 +40,8 @@ export async function startDiscordE2E(
     omitEnv?: string[];
     fragmentDelayMs?: number;
     logLines?: string[];
+    /** The local service answers through this OpenAI-compatible backend. */
+    llm?: { baseUrl: string };
   } = {},
 ): Promise<DiscordE2E> {
   const tmp = tempDir('discord-e2e-');
@@ -47,6 +49,7 @@ export async function startDiscordE2E(
   const svc = await startTestService({
     dir: tmp.dir,
     fragmentDelayMs: opts.fragmentDelayMs ?? 2,
+    ...(opts.llm ? { llm: opts.llm } : {}),
     prepare: (service) => {
       service.app.addHook('preHandler', async (req) => {
         const body = Buffer.isBuffer(req.body) ? { bytes: req.body.length } : req.body;
