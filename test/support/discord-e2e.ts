@@ -42,6 +42,8 @@ export async function startDiscordE2E(
     logLines?: string[];
     /** The local service answers through this OpenAI-compatible backend. */
     llm?: { baseUrl: string };
+    /** DISCORD_API_URL from the started fake (default: its REST base). */
+    apiUrl?: (fake: FakeDiscord) => string;
   } = {},
 ): Promise<DiscordE2E> {
   const tmp = tempDir('discord-e2e-');
@@ -71,7 +73,7 @@ export async function startDiscordE2E(
     DISCORD_TOKEN: fake.token,
     DISCORD_APPLICATION_ID: fake.applicationId,
     DISCORD_GUILD_ID: fake.guildId,
-    DISCORD_API_URL: fake.apiUrl,
+    DISCORD_API_URL: opts.apiUrl ? opts.apiUrl(fake) : fake.apiUrl,
     DISCORD_HANDOFF_CHANNEL: handoff.id,
     DISCORD_ADMIN_ROLES: adminRole,
     ...opts.env,

@@ -27,6 +27,8 @@ export async function startSlackE2E(
     fragmentDelayMs?: number;
     /** The local service answers through this OpenAI-compatible backend. */
     llm?: { baseUrl: string };
+    /** Every log line (level trace) goes here, so a test can search it for secrets. */
+    logLines?: string[];
     /** SLACK_API_URL from the started fake (default: its /api/ base). */
     apiUrl?: (fake: FakeSlack) => string;
   } = {},
@@ -43,7 +45,8 @@ export async function startSlackE2E(
     SLACK_ADMIN_USERS: ADMIN,
     ...opts.env,
   });
-  const log = pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
+  const sink = opts.logLines;
+  const log = sink ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) }) : pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
   const app = await startApp(config, { log });
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
   return {
