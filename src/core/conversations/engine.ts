@@ -21,12 +21,15 @@ import {
   parseStored,
   queueItemSchema,
   retryRecordSchema,
+  startedMarkSchema,
   toJson,
+  type StartedMark,
   type Conversation,
   type ConvQueueItem,
   type RetryRecord,
 } from './model';
 import type { AnswerRelay } from './relay-port';
+import { INFLIGHT_PREFIX } from '../relay/inflight';
 import { appendTurn } from './transcript';
 import { spendBudgets } from '../pace';
 
@@ -55,6 +58,8 @@ export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private stopping = false;
   private readonly abort = new AbortController();
+  /** The queue item each conversation is handling here: its started mark (crash recovery, see handleItem). */
+  private readonly current = new Map<string, { key: string; mark: StartedMark; resumed?: boolean }>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -263,12 +268,22 @@ export class Conversations {
       this.ctx.log.error({ convId, item: raw.id }, 'conversation: unreadable queue item skipped');
       return;
     }
-    // An instance that died mid-answer left this item started: the relay's recovery marks that
-    // answer interrupted with a Retry button, so answering again here would answer twice.
-    if (!(await this.ctx.store.setIfAbsent(keys.started(convId, raw.id), this.ctx.config.instanceId, DAY_MS))) {
-      this.ctx.log.warn({ convId, item: raw.id }, 'conversation: item started by an earlier worker; left to recovery');
-      return;
+    const startedKey = keys.started(convId, raw.id);
+    const mark: StartedMark = { owner: this.ctx.config.instanceId, done: false };
+    if (!(await this.ctx.store.setIfAbsent(startedKey, toJson(mark), DAY_MS))) {
+      // An earlier worker (dead: we hold the lease it lost) started this item. Answered already, or
+      // handed to the relay (whose recovery marks the answer interrupted with Retry): nothing to do.
+      // Lost in between (after "started", before the relay's in-flight record): answered here.
+      const earlier = parseStored(startedMarkSchema, await this.ctx.store.get(startedKey));
+      if (!earlier || earlier.done || (await this.relayHolds(convId))) {
+        this.ctx.log.warn({ convId, item: raw.id }, 'conversation: item started by an earlier worker; left to recovery');
+        return;
+      }
+      this.ctx.log.warn({ convId, item: raw.id, owner: earlier.owner }, 'conversation: item lost by an earlier worker before the relay took it; answering it again');
+      if (earlier.placeholder) mark.placeholder = earlier.placeholder;
+      await this.ctx.store.set(startedKey, toJson(mark), DAY_MS);
     }
+    this.current.set(convId, { key: startedKey, mark });
     const item = parsed.data;
     const surface = this.surfaceFor(conv.place);
     try {
@@ -299,7 +314,47 @@ export class Conversations {
     } finally {
       // The retry is over (answered, refused or failed): its button works again.
       if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
+      this.current.delete(convId);
+      await this.ctx.store.set(startedKey, toJson({ ...mark, done: true }), DAY_MS).catch(() => undefined);
     }
+  }
+
+  /** Whether the relay keeps an in-flight record for this conversation (its recovery owns the answer). */
+  private async relayHolds(convId: string): Promise<boolean> {
+    return (await this.ctx.store.keys(`${INFLIGHT_PREFIX}${convId}:`)).length > 0;
+  }
+
+  /**
+   * Notes the placeholder of the item being handled in its started mark, so a worker that takes
+   * the item over after a crash answers in it instead of leaving it hanging.
+   */
+  private async notePlaceholder(convId: string, ref: MessageRef): Promise<void> {
+    const cur = this.current.get(convId);
+    if (!cur) return;
+    cur.mark.placeholder = ref;
+    await this.ctx.store.set(cur.key, toJson(cur.mark), DAY_MS);
+  }
+
+  /**
+   * Test hook (crash tests, BRIDGE_TEST_PAUSE_BEFORE_RELAY=1): stops here, after "started" and the
+   * placeholder, before the relay's in-flight record, so a test can SIGKILL the process in exactly
+   * that window. Never set in production.
+   */
+  private async pauseBeforeRelayForTests(convId: string): Promise<void> {
+    if (process.env.BRIDGE_TEST_PAUSE_BEFORE_RELAY !== '1') return;
+    this.ctx.log.warn({ convId }, 'test hook: paused between started and the in-flight record');
+    await new Promise<never>(() => undefined);
+  }
+
+  /** The placeholder a lost item left behind, answered into by the worker that took it over (once). */
+  private takeLeftPlaceholder(convId: string): MessageRef | undefined {
+    const cur = this.current.get(convId);
+    const ref = cur?.mark.placeholder;
+    if (cur && ref && cur.mark.owner === this.ctx.config.instanceId && !cur.resumed) {
+      cur.resumed = true;
+      return ref;
+    }
+    return undefined;
   }
 
   // ---- answering ---------------------------------------------------------------------------------
@@ -316,7 +371,8 @@ export class Conversations {
       await surface.post(conv.place, { text: plan.message });
       return;
     }
-    const placeholder = await surface.post(conv.place, PLACEHOLDER);
+    const placeholder = this.takeLeftPlaceholder(conv.id) ?? (await surface.post(conv.place, PLACEHOLDER));
+    await this.notePlaceholder(conv.id, placeholder);
     const uploaded = await uploadAttachments(this.ctx.client, surface, plan).catch((err: unknown) => ({
       ok: false as const,
       message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
@@ -337,9 +393,11 @@ export class Conversations {
     existingRetryId?: string,
     existingPlaceholder?: MessageRef,
   ): Promise<void> {
+    existingPlaceholder ??= this.takeLeftPlaceholder(conv.id);
     // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at once.
     const native = existingPlaceholder === undefined && typeof surface.startNativeStream === 'function';
     const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
+    if (placeholder) await this.notePlaceholder(conv.id, placeholder);
     const retryId = existingRetryId ?? randomBytes(8).toString('hex');
     if (!existingRetryId) await this.ctx.store.set(keys.retry(retryId), toJson({ ...ask, asker: ask.asker ?? { id: actor.id, name: actor.name } }), RETRY_TTL_MS);
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
@@ -368,6 +426,7 @@ export class Conversations {
     const onStop = (): void => own.abort();
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     try {
+      await this.pauseBeforeRelayForTests(conv.id);
       await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show });
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);

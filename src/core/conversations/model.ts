@@ -59,6 +59,19 @@ export const retryRecordSchema = z.object({
   /** Who asked: only they (or an admin) may press Retry. Absent on records from before this field. */
   asker: z.object({ id: z.string(), name: z.string() }).optional(),
 });
+/**
+ * What a worker wrote when it started a queue item (keys.started): who, how far it got, and the
+ * placeholder it posted. A worker that finds an item started by a dead one reads this to decide:
+ * answered already (`done`), handed to the relay (its in-flight record exists: recovery marks it),
+ * or lost in between (answered again here, in the placeholder it left).
+ */
+export const startedMarkSchema = z.object({
+  owner: z.string(),
+  done: z.boolean().default(false),
+  placeholder: messageRefSchema.optional(),
+});
+export type StartedMark = z.infer<typeof startedMarkSchema>;
+
 export type RetryRecord = z.infer<typeof retryRecordSchema>;
 
 export const turnSchema = z.object({ author: z.string(), text: z.string(), at: z.number() });
