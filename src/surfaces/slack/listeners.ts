@@ -188,6 +188,13 @@ export function registerListeners(d: ListenerDeps): void {
       ...(b.response_url ? { respond: respond as RespondFn } : {}),
       ...(messageTs ? { source: { place, id: messageTs } } : {}),
     });
+    if (b.container?.is_ephemeral === true && b.response_url) {
+      // chat.update cannot edit an ephemeral message: its response_url replaces it (buttons and all).
+      inv.update = async (msg) => {
+        const { text, blocks } = renderMessage(msg);
+        await (respond as RespondFn)({ response_type: 'ephemeral', replace_original: true, text, blocks });
+      };
+    }
     const core = d.core();
     if (!core) return notReady(inv);
     try {
