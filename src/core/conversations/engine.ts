@@ -30,7 +30,7 @@ import {
 } from './model';
 import type { AnswerRelay } from './relay-port';
 import { INFLIGHT_PREFIX } from '../relay/inflight';
-import { appendTurn } from './transcript';
+import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { spendBudgets } from '../pace';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
@@ -189,7 +189,7 @@ export class Conversations {
 
   private async ensureConversation(place: Place): Promise<Conversation> {
     const conv: Conversation = { id: conversationIdOf(place), place, createdAt: this.ctx.now() };
-    if (await this.ctx.store.setIfAbsent(keys.conversation(conv.id), toJson(conv))) return conv;
+    if (await this.ctx.store.setIfAbsent(keys.conversation(conv.id), toJson(conv), this.retentionMs)) return conv;
     return (await this.load(conv.id)) ?? conv;
   }
 
@@ -197,7 +197,26 @@ export class Conversations {
     await this.ctx.store.set(keys.recent(place, userId), convId, 30 * DAY_MS);
   }
 
+  /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */
+  private get retentionMs(): number {
+    return this.ctx.config.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  private addTurn(convId: string, turn: { author: string; text: string; at: number }): Promise<void> {
+    return appendTurn(this.ctx.store, convId, turn, this.retentionMs);
+  }
+
+  /** Activity in a conversation: its record, chat session and transcript live another retention period. */
+  private async touch(conv: Conversation): Promise<void> {
+    const { store } = this.ctx;
+    await store.set(keys.conversation(conv.id), toJson(conv), this.retentionMs);
+    const session = await store.get(keys.session(conv.id));
+    if (session !== undefined) await store.set(keys.session(conv.id), session, this.retentionMs);
+    await touchTranscript(store, conv.id, this.retentionMs);
+  }
+
   private async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
+    await this.touch(conv);
     await this.ctx.store.push(keys.queue(conv.id), toJson(item));
     await this.ctx.store.set(keys.pending(conv.id), 1);
     this.kick(conv.id);
@@ -360,7 +379,7 @@ export class Conversations {
   // ---- answering ---------------------------------------------------------------------------------
 
   private async answerMessage(conv: Conversation, surface: SurfacePort, actor: Actor, text: string, attachments: Attachment[]): Promise<void> {
-    await appendTurn(this.ctx.store, conv.id, { author: actor.name, text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''), at: this.ctx.now() });
+    await this.addTurn(conv.id, { author: actor.name, text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''), at: this.ctx.now() });
     if (attachments.length === 0) {
       if (text.trim() === '') return;
       await this.answer(conv, surface, actor, { conv: conv.id, question: text });
@@ -486,7 +505,7 @@ export class Conversations {
       await this.showServerFailure(conv, result.error, retryButton, (msg) => show(msg, result.messages[result.messages.length - 1]));
       return;
     }
-    await appendTurn(this.ctx.store, conv.id, {
+    await this.addTurn(conv.id, {
       author: BOT_AUTHOR,
       text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
       at: this.ctx.now(),
@@ -504,7 +523,7 @@ export class Conversations {
   private async showRefusal(conv: Conversation, error: ServiceError | RequestValidationError, show: (msg: OutMessage) => Promise<void>): Promise<void> {
     const text = error instanceof ServiceError ? error.message : `Sorry, I could not send that to the chatbot: ${error.message}`;
     await show({ text });
-    await appendTurn(this.ctx.store, conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
+    await this.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
   }
 
   /** The service failed (HTTP 5xx) before any text: say so plainly; the user decides whether to retry. */
@@ -514,14 +533,14 @@ export class Conversations {
     const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;
     const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)})${detail}. Press Retry to ask again.`;
     await show({ text, buttons: [retry] });
-    await appendTurn(this.ctx.store, conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
+    await this.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
   }
 
   private async ensureSession(convId: string): Promise<number> {
     const known = await this.sessionOf(convId);
     if (known !== undefined) return known;
     const sessionId = await this.ctx.client.getSession(this.ctx.config.chatbotId);
-    await this.ctx.store.set(keys.session(convId), sessionId);
+    await this.ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
     return sessionId;
   }
 
