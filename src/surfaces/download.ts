@@ -28,7 +28,7 @@ export async function downloadCapped(url: string, opts: DownloadOptions): Promis
     // fetch drops Authorization on a cross-origin redirect, so a token never follows one elsewhere.
     res = await fetch(url, { headers: opts.headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
-    if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+    if (isAbort(err)) {
       throw new Error(`${opts.platform} did not hand out ${opts.name} within ${Math.round(timeoutMs / 1000)} s`);
     }
     throw new Error(`could not download ${opts.name} from ${opts.platform} (${err instanceof Error ? err.message : String(err)})`);
@@ -59,11 +59,17 @@ export async function downloadCapped(url: string, opts: DownloadOptions): Promis
       }
     } catch (err) {
       if (err instanceof AttachmentTooLargeError) throw err;
-      if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+      if (isAbort(err)) {
         throw new Error(`${opts.platform} did not hand out ${opts.name} within ${Math.round(timeoutMs / 1000)} s`);
       }
       throw err;
     }
   }
   return { bytes: Buffer.concat(chunks), contentType: res.headers.get('content-type') ?? '' };
+}
+
+/** A fetch aborted by its timeout signal (a DOMException, not always `instanceof Error`). */
+function isAbort(err: unknown): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === 'TimeoutError' || name === 'AbortError';
 }
