@@ -1,7 +1,8 @@
 /** `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). */
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
-import { renderBarChart } from '../analytics/chart';
+import { FeedbackStore, type FeedbackTally } from '../../state/feedback-store';
+import { renderBarChart, type BarChartSpec } from '../analytics/chart';
 import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
 import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
@@ -10,6 +11,8 @@ import { guardedCommand, requireAdmin } from './respond';
 const USAGE = usageOf('analytics');
 const DAY_MS = 86_400_000;
 export const DEFAULT_ANALYTICS_DAYS = 30;
+/** The chart's bars of answer feedback (votes in the period). */
+export const FEEDBACK_CHART_LABELS = ['Positive votes', 'Negative votes'];
 
 function isRealDate(s: string): boolean {
   const d = new Date(`${s}T00:00:00Z`);
@@ -72,6 +75,27 @@ export function analyticsText(chatbotId: string, range: AnalyticsRange, a: V1Ana
   ].join('\n');
 }
 
+/** `Answer feedback: 12 👍, 3 👎 (80% positive)`: the votes cast on answers in the period, every surface. */
+export function feedbackLine(t: Pick<FeedbackTally, 'positive' | 'negative'>): string {
+  const total = t.positive + t.negative;
+  const share = total === 0 ? 'no votes yet' : `${Math.round((t.positive / total) * 100)}% positive`;
+  return `Answer feedback: ${fmt.format(t.positive)} 👍, ${fmt.format(t.negative)} 👎 (${share})`;
+}
+
+/** What the chart draws: the service's figures, then the period's votes on answers. */
+export function analyticsChartSpec(
+  chatbotId: string,
+  range: AnalyticsRange,
+  m: V1AnalyticsOverview['metrics'],
+  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
+): BarChartSpec {
+  return {
+    title: `${chatbotId}: ${range.from} to ${range.to}`,
+    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)', ...FEEDBACK_CHART_LABELS],
+    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime, feedback.positive, feedback.negative],
+  };
+}
+
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
@@ -83,13 +107,10 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     chatbotId: ctx.config.chatbotId,
   });
   const m = overview.metrics;
-  const png = await renderBarChart({
-    title: `${ctx.config.chatbotId}: ${range.from} to ${range.to}`,
-    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)'],
-    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime],
-  });
+  const feedback = await new FeedbackStore(ctx.store).tally(Date.parse(`${range.from}T00:00:00.000Z`), Date.parse(`${range.to}T23:59:59.999Z`));
+  const png = await renderBarChart(analyticsChartSpec(ctx.config.chatbotId, range, m, feedback));
   await inv.reply({
-    text: analyticsText(ctx.config.chatbotId, range, overview),
+    text: `${analyticsText(ctx.config.chatbotId, range, overview)}\n${feedbackLine(feedback)}`,
     file: { name: 'analytics.png', mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },
   });
 }

@@ -5,9 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
-import type { Place } from '../surface';
-
-export const SURFACE_NAMES = ['slack', 'discord', 'shell', 'test'] as const;
+import { type Place, SURFACE_NAMES } from '../surface';
 
 export const placeSchema = z.object({
   surface: z.enum(SURFACE_NAMES),
@@ -100,7 +98,8 @@ export const keys = {
   started: (convId: string, itemId: string) => `convstarted:${convId}:${itemId}`,
   recent: (place: Place, userId: string) =>
     `recent:${placeKey({ surface: place.surface, workspace: place.workspace, channel: place.channel })}:${encodeURIComponent(userId)}`,
-  seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${msgId}`,
+  /** A Slack ts is unique only within its channel: the channel is part of the dedupe key. */
+  seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${place.channel}:${msgId}`,
   retry: (retryId: string) => `retry:${retryId}`,
   /** Set while a Retry is queued or streaming: a second press does nothing. */
   retrying: (retryId: string) => `retrying:${retryId}`,

@@ -12,7 +12,6 @@ import { keys, parseStored, toJson, type Conversation } from '../conversations/m
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
 import { DEFAULT_TALK_TO_HUMAN, HANDOFF_ACTIONS, ticketKeys, ticketSchema, type Ticket } from './model';
 import { renderTicket } from './render';
-import { spendBudgets } from '../pace';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
@@ -210,7 +209,7 @@ export class Handoffs {
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
       const id = key.slice(ticketKeys.openPrefix.length);
       const ticket = await this.load(id);
-      if (!ticket || ticket.status !== 'open') continue;
+      if (ticket?.status !== 'open') continue;
       if (now - ticket.createdAt < this.ctx.config.handoffClaimTimeoutMs) continue;
       if (!(await this.ctx.store.setIfAbsent(ticketKeys.late(id), now))) continue;
       await this.surface(ticket.userPlace).post(ticket.userPlace, {
@@ -235,8 +234,6 @@ export class Handoffs {
     if (!ticket.root) return;
     const surface = this.surface(ticket.root.place);
     const msg = await this.renderFor(ticket, surface);
-    // The same edit budget the relay spends (one per workspace, shared by every instance).
-    await spendBudgets(this.ctx.store, surface.budgets('edit', ticket.root.place));
     await surface.edit(ticket.root, msg);
   }
 

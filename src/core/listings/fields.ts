@@ -146,8 +146,6 @@ export function coerceListingValues(raw: Record<string, string>): { values: Part
   return { values, errors };
 }
 
-export type ListingBody = Omit<ListingInput, 'SerialNumber'>;
-
 /** Validates a whole body with the client's schema; errors keyed by top-level field. */
 export function validateListing(
   chatbotId: string,

@@ -2,8 +2,8 @@
  * OutMessage -> Discord message body. Discord's limits live here: content 2,000 characters, 10
  * embeds of at most 6,000 characters in all, 5 rows of 5 buttons, labels of 80, custom ids of 100.
  */
-import type { RawFile } from '@discordjs/rest';
-import type { Button, Card, OutMessage } from '../../core/surface';
+import type { RawFile } from 'discord.js';
+import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
 import { restoreMentions } from '../mention-token';
 
 export const MAX_CONTENT = 2000;
@@ -131,7 +131,8 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     ...(msg.cards ?? []).map(cardEmbed),
     ...(msg.notice ? [{ description: cut(msg.notice, EMBED.description) }] : []),
   ]);
-  const components = await buttonRows(msg.buttons ?? [], idOf);
+  // Rating an answer: 👍 and 👎 after the message's own buttons.
+  const components = await buttonRows([...(msg.buttons ?? []), ...(msg.feedback ? feedbackButtons(msg.feedback) : [])], idOf);
   // The bridge's own mentions (port.mention tokens) become real ones, listed so they ping.
   const restored = restoreMentions(contentOf(msg), (id) => `<@${id}>`);
   let content = restored.text;

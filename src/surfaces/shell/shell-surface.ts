@@ -18,7 +18,7 @@ export const SHELL_CHANNEL = 'terminal';
 export const SHELL_HANDOFF_CHANNEL = 'handoff';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences start with the ESC control character
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 const shortId = (thread: string) => thread.split('-').pop() ?? thread;
@@ -183,7 +183,7 @@ export class ShellSurface implements SurfacePort {
       this.spinnerTimer = setInterval(() => {
         this.spinnerFrame = (this.spinnerFrame + 1) % SPINNER.length;
         const live = this.live && this.messages.get(this.live.id);
-        if (live && live.msg.typing && live.msg.text === '') this.rewriteLive(this.body(live));
+        if (live?.msg.typing && live.msg.text === '') this.rewriteLive(this.body(live));
       }, 100);
       this.spinnerTimer.unref();
     } else if (!waiting && this.spinnerTimer) {

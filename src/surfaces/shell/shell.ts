@@ -2,42 +2,32 @@ import { randomUUID } from 'crypto';
 import { basename } from 'path';
 import * as readline from 'readline';
 import type { Readable, Writable } from 'stream';
+import { commandHelpLines, isCommandName } from '../../core/commands/grammar';
 import type {
   Actor,
   BridgeCore,
-  CommandName,
   FormSpec,
   Invocation,
   MessageRef,
   OutMessage,
   Place,
 } from '../../core/surface';
-import { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL, ShellSurface } from './shell-surface';
+import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 
-const CORE_COMMANDS: readonly CommandName[] = [
-  'ask',
-  'listings',
-  'listing',
-  'chatbot',
-  'handoff',
-  'analytics',
-  'history',
-];
-
-const SHELL_HELP = `Commands:
-  /ask <question>             start a new conversation; the answer streams in
-  <any text>                  continue the current conversation (or start one)
-  /new                        start another conversation with your next message
-  /listings [city:<City>] [type:for_sale|for_rent] [mls:<MLS>] [page:<n>]
-  /listing show|create|update|delete id:<id> | mls:<MLS> | url:<URL>
-  /chatbot show|set <Field> <value>|edit|models|list|create <name>
-  /handoff [reason] | /handoff cancel
-  /analytics [from] [to]      /history [user|conversation id]
-  /press <n>                  press button n of the last message that had buttons
-  /attach <path> [text]       send a file (image, WAV, video) with an optional message
-  /agent claim|say <text>|close   act as the human agent on the latest handoff ticket
-  /help                       this list; <command> help for a command's usage
-  /quit                       leave`;
+// The bridge's commands come from the grammar's catalogue; the rest are the shell's own.
+const SHELL_HELP = [
+  'Commands:',
+  ...commandHelpLines(),
+  '',
+  'In the shell:',
+  '  <any text>                  continue the current conversation (or start one)',
+  '  /new                        start another conversation with your next message',
+  '  /press <n>                  press button n of the last message that had buttons',
+  '  /attach <path> [text]       send a file (image, WAV, video) with an optional message',
+  '  /agent claim|say <text>|close   act as the human agent on the latest handoff ticket',
+  "  /help                       this list; /<command> help for a command's usage",
+  '  /quit                       leave',
+].join('\n');
 
 export interface ShellOptions {
   core: BridgeCore;
@@ -145,9 +135,7 @@ export class Shell {
     if (name === 'press') return this.press(rest[0]);
     if (name === 'attach') return this.attach(args);
     if (name === 'agent') return this.agentCommand(args);
-    if ((CORE_COMMANDS as readonly string[]).includes(name)) {
-      return this.opts.core.command(this.invocation(this.user, this.here()), name as CommandName, args);
-    }
+    if (isCommandName(name)) return this.opts.core.command(this.invocation(this.user, this.here()), name, args);
     this.surface.print(this.surface.colors.red(`Unknown command /${name}. Type /help for the list.`));
   }
 
@@ -270,4 +258,4 @@ export class Shell {
   }
 }
 
-export { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL };
+export { SHELL_HANDOFF_CHANNEL };

@@ -2,8 +2,9 @@
  * Core's messages and forms as Block Kit, within Slack's documented limits (section text 3,000,
  * 50 blocks per message, 100 per modal, button text 75, value 2,000, 10 fields per section).
  */
-import type { Button, Card, FormField, FormSpec, OutMessage } from '../../core/surface';
-import { buttonValueSchema, type FormMetadata, type ViewSubmission } from './payloads';
+import type { Button, Card, FeedbackPrompt, FormField, FormSpec, OutMessage } from '../../core/surface';
+import type { ViewOutput } from '@slack/bolt';
+import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
 import { slackLink, slackText, withMentions } from './safe-text';
 
@@ -119,6 +120,26 @@ function actionsBlocks(buttons: Button[]): Block[] {
   return out;
 }
 
+/** Slack's own rating control for AI answers: a context_actions block with feedback_buttons. */
+function feedbackBlock(f: FeedbackPrompt): Block {
+  const side = (value: string, label: string, a11y: string): Block => ({
+    text: plain(label, SLACK_LIMITS.buttonText),
+    accessibility_label: a11y,
+    value: buttonValue({ action: f.action, label, value }).slice(0, SLACK_LIMITS.buttonValue),
+  });
+  return {
+    type: 'context_actions',
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: `${ACTION_PREFIX}${clip(f.action, 200)}:fb`,
+        positive_button: side(f.positive, 'Good answer', 'This answer helped'),
+        negative_button: side(f.negative, 'Bad answer', 'This answer did not help'),
+      },
+    ],
+  };
+}
+
 /**
  * The plain `text` Slack stores: core's text escaped (Slack shows it word for word, and nothing in it
  * pings or links), with the bridge's own mentions real; capped at Slack's hard limit.
@@ -141,6 +162,7 @@ export function renderMessage(msg: OutMessage): RenderedMessage {
   }
   if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(withMentions(escapeMrkdwn(msg.notice)), 3000) }] });
   if (msg.buttons && msg.buttons.length > 0) tail.push(...actionsBlocks(msg.buttons));
+  if (msg.feedback) tail.push(feedbackBlock(msg.feedback));
   const room = SLACK_LIMITS.blocksPerMessage - tail.length;
   let blocks = [...textSections(msg, room), ...tail];
   if (blocks.length === 0 && msg.typing) {
@@ -215,7 +237,7 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
 }
 
 /** A submitted modal's inputs as core's `name -> string` values (empty inputs as ''). */
-export function formValues(view: ViewSubmission['view']): Record<string, string> {
+export function formValues(view: Pick<ViewOutput, 'state'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [blockId, actions] of Object.entries(view.state.values)) {
     const state = actions[INPUT_ACTION_ID] ?? Object.values(actions)[0];

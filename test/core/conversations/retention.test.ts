@@ -3,6 +3,7 @@
  * conversation's last activity (here shortened to seconds), and activity keeps them alive.
  */
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
+import { waitFor } from '../../support/wait-for';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
 
 const RETENTION_MS = 2_500;
@@ -44,9 +45,9 @@ describe('conversations: retention', () => {
     expect(kept.transcript).toBeDefined();
 
     // Then silence: all three expire.
-    await h.waitFor(async () => {
+    await waitFor(async () => {
       const s = await stored();
       return s.conversation === undefined && s.session === undefined && s.transcript === undefined;
-    }, RETENTION_MS * 4);
+    }, 'the conversation, session and transcript to expire', RETENTION_MS * 4);
   }, 60_000);
 });
