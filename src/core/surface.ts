@@ -52,6 +52,8 @@ export interface Card {
   imageUrl?: string;
   fields: Array<{ label: string; value: string }>;
   footer?: string;
+  /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
+  badge?: string;
 }
 
 export interface FileUpload {

@@ -105,7 +105,8 @@ export class FeedbackStore {
     for (const v of await this.readVotes(VOTE_PREFIX)) {
       if (v.at < fromMs || v.at > toMs) continue;
       out[v.vote]++;
-      const s = (out.bySurface[v.surface] ??= { positive: 0, negative: 0 });
+      const s = out.bySurface[v.surface] ?? { positive: 0, negative: 0 };
+      out.bySurface[v.surface] = s;
       s[v.vote]++;
     }
     return out;

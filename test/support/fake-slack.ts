@@ -78,6 +78,12 @@ export interface FakeSlackOptions {
   missingMethods?: string[];
   servePrefix?: string;
   authTest?: Args;
+  /**
+   * Hosts whose images Slack cannot download: a message naming one (an image block, a section's
+   * image accessory, a context image) is refused as Slack does, `invalid_blocks` with "downloading
+   * image failed [json-pointer:...]".
+   */
+  unfetchableImageHosts?: string[];
   /** assistant.threads.*: on (default), or the error this workspace answers for each of them. */
   assistant?: 'on' | 'unknown_method' | 'not_allowed_token_type' | 'missing_scope';
 }
@@ -481,6 +487,31 @@ export class FakeSlack {
     }
   }
 
+  /** The refusal Slack gives a message with an image it cannot download, or undefined. */
+  private imageFailure(args: Args): Args | undefined {
+    const hosts = this.opts.unfetchableImageHosts ?? [];
+    if (hosts.length === 0 || !Array.isArray(args.blocks)) return undefined;
+    const unfetchable = (url: unknown): boolean => {
+      try {
+        return typeof url === 'string' && hosts.includes(new URL(url).hostname);
+      } catch {
+        return false;
+      }
+    };
+    const pointers: string[] = [];
+    (args.blocks as Array<Record<string, unknown>>).forEach((b, i) => {
+      if (b.type === 'image' && unfetchable(b.image_url)) pointers.push(`/blocks/${i}/image_url`);
+      const acc = b.accessory as Record<string, unknown> | undefined;
+      if (acc?.type === 'image' && unfetchable(acc.image_url)) pointers.push(`/blocks/${i}/accessory/image_url`);
+      ((b.elements as Array<Record<string, unknown>> | undefined) ?? []).forEach((el, j) => {
+        if (el.type === 'image' && unfetchable(el.image_url)) pointers.push(`/blocks/${i}/elements/${j}/image_url`);
+      });
+    });
+    if (pointers.length === 0) return undefined;
+    const errors = pointers.map((p) => `downloading image failed [json-pointer:${p}]`);
+    return { ok: false, error: 'invalid_blocks', errors, response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) } };
+  }
+
   private answer(method: string, a: Args): Args {
     if (method.startsWith('assistant.threads.')) return this.answerAssistant(method, a);
     switch (method) {
@@ -498,6 +529,8 @@ export class FakeSlack {
         if (!channel) return { ok: false, error: 'channel_not_found' };
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
+        const image = this.imageFailure(a);
+        if (image) return image;
         // Users' messages (thread roots of mentions and DMs) are not in the fake's store: any thread_ts goes.
         const thread = typeof a.thread_ts === 'string' && a.thread_ts ? a.thread_ts : undefined;
         const msg: FakeMessage = {
@@ -518,6 +551,8 @@ export class FakeSlack {
         if (!msg) return { ok: false, error: 'message_not_found' };
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
+        const image = this.imageFailure(a);
+        if (image) return image;
         msg.text = String(a.text ?? '');
         if (a.blocks !== undefined) msg.blocks = a.blocks as unknown[];
         msg.history.push(msg.text);

@@ -77,6 +77,7 @@ export function contentOf(msg: OutMessage): string {
 
 export function cardEmbed(card: Card): ApiEmbed {
   const embed: ApiEmbed = { title: cut(card.title || 'Listing', EMBED.title) };
+  if (card.badge) embed.description = `**${card.badge}**`;
   if (card.url && /^https?:\/\//.test(card.url)) embed.url = card.url;
   if (card.imageUrl && /^https?:\/\//.test(card.imageUrl)) embed.image = { url: card.imageUrl };
   const fields = card.fields

@@ -62,7 +62,8 @@ function textSections(msg: OutMessage, room: number): Block[] {
 }
 
 function cardBlocks(card: Card): Block[] {
-  const title = `*${slackLink(card.url, card.title)}*`;
+  const linked = `*${slackLink(card.url, card.title)}*`;
+  const title = card.badge ? `${linked}   \`${escapeMrkdwn(card.badge)}\`` : linked;
   const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
   const all = card.fields
     .filter((f) => f.value.length > 0)
@@ -222,6 +223,8 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
         element: fieldElement(f),
       };
       if (f.hint) block.hint = plain(f.hint, 2000);
+      // The hint as the empty input's placeholder too ("square feet, e.g. 1,850").
+      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean') (block.element as Block).placeholder = plain(f.hint, 150);
       blocks.push(block);
     }
   }

@@ -1,6 +1,6 @@
 /** Core's answer feedback, assistant intro and the /analytics feedback figures (local service, SQLite store). */
 import { assistantIntro, DEFAULT_GREETING, promptsFromSuggested } from '../../../src/core/assistant/intro';
-import { analyticsChartSpec, analyticsCommand, FEEDBACK_CHART_LABELS, feedbackLine } from '../../../src/core/commands/analytics';
+import { analyticsCommand, analyticsPanels, FEEDBACK_CHART_LABELS, feedbackLine } from '../../../src/core/commands/analytics';
 import { askCommand } from '../../../src/core/commands/ask';
 import { FEEDBACK_ACTION, beginRatedAnswer, feedbackPrompt, parseFeedbackValue } from '../../../src/core/feedback/feedback';
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
@@ -53,10 +53,12 @@ describe('/analytics feedback', () => {
     expect(feedbackLine({ positive: 0, negative: 0 })).toBe('Answer feedback: 0 👍, 0 👎 (no votes yet)');
   });
 
-  test('the chart has a bar for each kind of vote', () => {
+  test('the chart has a panel with a bar for each kind of vote', () => {
     const m = { totalConversations: 1, totalMessages: 2, uniqueUsers: 1, avgConversationLength: 2, resolutionRate: 0.5, avgResponseTime: 1 };
-    const spec = analyticsChartSpec('demo', { from: '2026-01-01', to: '2026-01-31' }, m as never, { positive: 7, negative: 2 });
-    const at = (label: string): number | undefined => spec.values[spec.labels.indexOf(label)];
+    const panels = analyticsPanels({ metrics: m } as never, { positive: 7, negative: 2 });
+    const votes = panels.find((p) => p.labels.includes(FEEDBACK_CHART_LABELS[0]!));
+    expect(votes).toBeDefined();
+    const at = (label: string): number | undefined => votes!.values[votes!.labels.indexOf(label)];
     expect(at(FEEDBACK_CHART_LABELS[0]!)).toBe(7);
     expect(at(FEEDBACK_CHART_LABELS[1]!)).toBe(2);
   });
