@@ -84,7 +84,9 @@ function cardBlocks(card: Card): Block[] {
 
 /** A button's value: core's action and value, routed back by `parseButtonValue`. */
 export function buttonValue(b: Button): string {
-  return JSON.stringify({ a: b.action, v: b.value });
+  // Slack never shows a value, but no `<`, `>` or `&` of untrusted text leaves the bridge raw: JSON
+  // unicode escapes, which JSON.parse restores.
+  return JSON.stringify({ a: b.action, v: b.value }).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
 /** Core's action and value from a clicked button (its value, else its action_id). */

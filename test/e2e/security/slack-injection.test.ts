@@ -19,19 +19,20 @@ const FORBIDDEN = ['<!channel', '<!here', '<!everyone', '<!subteam', '<@U0USER2'
 /** Every string the bridge sent to Slack since `from` (texts, blocks, views, streams, ephemerals). */
 function sentStrings(e: SlackE2E, from: number): string[] {
   const out: string[] = [];
-  const walk = (v: unknown): void => {
+  const walk = (v: unknown, key = ''): void => {
     if (typeof v === 'string') {
       out.push(v);
-      // blocks/views may arrive JSON-encoded in a form body
-      if (/^[[{]/.test(v)) {
+      // blocks/views may arrive JSON-encoded in a form body (a button's opaque value is not decoded:
+      // Slack never parses or shows it)
+      if (key !== 'value' && /^[[{]/.test(v)) {
         try {
           walk(JSON.parse(v));
         } catch {
           // not JSON: already recorded as text
         }
       }
-    } else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
   };
   for (const c of e.fake.calls.slice(from)) walk(c.args);
   for (const m of e.fake.ephemerals) walk(m);
