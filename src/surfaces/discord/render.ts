@@ -52,8 +52,8 @@ export interface AllowedMentions {
  * What every message create or edit carries: nothing parsed from the text (a user's, the service's
  * or a listing's `@everyone` or `<@id>` pings nobody), only the users the bridge itself mentioned.
  */
-export function sendableMentions(body: Pick<MessageBody, 'allowed_mentions'>): { parse: []; users: string[] } {
-  return { parse: [], users: [...new Set(body.allowed_mentions.users ?? [])].slice(0, 100) };
+export function sendableMentions(body: Partial<Pick<MessageBody, 'allowed_mentions'>>): { parse: []; users: string[] } {
+  return { parse: [], users: [...new Set(body.allowed_mentions?.users ?? [])].slice(0, 100) };
 }
 
 export interface RenderedMessage {
