@@ -9,6 +9,7 @@ import { mkdirSync } from 'fs';
 import { dirname, resolve } from 'path';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config';
+import { SecretScrubber, safeLogger } from './log-safety';
 import { createBridge, type Bridge } from './core';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
@@ -57,6 +58,21 @@ export interface AppHandle {
 }
 
 /** The logger: secrets are redacted by path as a second line of defence (config is never logged raw). */
+/** Every secret value of the configuration: scrubbed from every log line (see log-safety.ts). */
+export function configSecrets(config: Config): SecretScrubber {
+  return new SecretScrubber([
+    config.chatbot.secretKey,
+    config.chatbot.sessionKey,
+    config.chatbot.apiKey,
+    config.slack?.botToken,
+    config.slack?.signingSecret,
+    config.slack?.appToken,
+    config.discord?.token,
+    config.localLlm?.apiKey,
+  ]);
+}
+
+/** The app's logger: pino with secret paths redacted; startApp makes it (or a caller's) safe at any depth. */
 export function createLogger(level: string, destination?: string): Logger {
   const options = {
     level,
@@ -82,7 +98,9 @@ function registry(runtimes: SurfaceRuntime[]): SurfaceRegistry {
 }
 
 export async function startApp(config: Config, opts: AppOptions = {}): Promise<AppHandle> {
-  const log = opts.log ?? createLogger(config.logLevel);
+  const scrubber = configSecrets(config);
+  // Whoever made the logger, every line the app writes goes through the scrubber (any depth).
+  const log = safeLogger(opts.log ?? createLogger(config.logLevel), scrubber);
   const instanceId = config.instanceId;
   const cleanups: Array<() => Promise<void>> = [];
   try {
@@ -102,6 +120,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       });
       const service = localService;
       cleanups.push(() => service.close());
+      scrubber.add(service.credentials.secretKey, service.credentials.sessionKey, service.credentials.apiKey);
       chatbot = {
         ...chatbot,
         apiUrl: service.url,
@@ -110,7 +129,10 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         sessionKey: service.credentials.sessionKey,
         apiKey: service.credentials.apiKey,
       };
-      log.info({ url: service.url }, 'local chatbot service started in-process');
+      if (config.slack || config.discord) {
+        // Only ever on purpose (config.ts refuses a platform without CHATBOT_API_URL): said loudly.
+        log.warn({ url: service.url }, 'CHATBOT_API_URL=embedded: answering from the embedded demo chatbot service, not a production service');
+      } else log.info({ url: service.url }, 'local chatbot service started in-process');
     }
 
     const store = await openStore(config.stateUrl);
@@ -170,6 +192,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffClaimTimeoutMs: config.handoffClaimTimeoutMs,
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
+      embeddedService: localService !== undefined,
+      retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
     };
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });

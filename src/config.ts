@@ -34,8 +34,13 @@ export interface DiscordConfig {
 
 export interface Config {
   chatbot: {
-    /** Unset: main.ts starts the local chatbot service in-process. */
+    /**
+     * Unset: main.ts starts the local chatbot service in-process (`embedded`). With Slack or Discord
+     * configured that must be asked for (CHATBOT_API_URL=embedded): a forgotten URL stops start-up.
+     */
     apiUrl?: string;
+    /** The embedded (demo) chatbot service answers: CHATBOT_API_URL=embedded, or no platform configured. */
+    embedded: boolean;
     /** Defaults to apiUrl. */
     v1ApiUrl?: string;
     secretKey?: string;
@@ -53,6 +58,8 @@ export interface Config {
   answerIdleTimeoutMs: number;
   handoffClaimTimeoutMs: number;
   handoffOnNoAnswer: boolean;
+  /** Conversations, transcripts and tickets expire after this many days without activity. */
+  retentionDays: number;
   logLevel: LogLevel;
   /** INSTANCE_ID, else a random id + pid (distinct per process even on one host; not the host name). */
   instanceId: string;
@@ -107,7 +114,11 @@ function parseStateUrl(v: string): StateConfig | undefined {
 }
 
 const envObject = z.object({
-    CHATBOT_API_URL: opt(httpUrl),
+    CHATBOT_API_URL: opt(
+      z.union([z.string().regex(/^embedded$/i).transform(() => 'embedded' as const), httpUrl], {
+        errorMap: () => ({ message: 'must be an http(s) URL like https://chatbot.example.com, or "embedded" for the built-in demo service' }),
+      }),
+    ),
     CHATBOT_V1_API_URL: opt(httpUrl),
     CHATBOT_SECRET_KEY: opt(text),
     CHATBOT_SESSION_KEY: opt(text),
@@ -137,6 +148,12 @@ const envObject = z.object({
     ANSWER_IDLE_TIMEOUT_S: opt(seconds),
     HANDOFF_CLAIM_TIMEOUT_S: opt(seconds),
     HANDOFF_ON_NO_ANSWER: opt(bool),
+    RETENTION_DAYS: opt(
+      z
+        .string()
+        .refine((v) => /^\d+$/.test(v) && Number(v) >= 1, { message: 'must be a whole number of days, at least 1 (default 90)' })
+        .transform(Number),
+    ),
     LOG_LEVEL: opt(z.string().refine((v) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()), { message: `must be one of ${LOG_LEVELS.join(', ')}` }).transform((v) => v.toLowerCase() as LogLevel)),
     INSTANCE_ID: opt(text),
     SERVICE_DB: opt(text),
@@ -159,16 +176,27 @@ const envSchema = envObject
     if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) {
       problem('DISCORD_TOKEN', 'is set but DISCORD_APPLICATION_ID is not: set DISCORD_APPLICATION_ID too, or unset DISCORD_TOKEN to turn Discord off');
     }
+    if ((e.SLACK_BOT_TOKEN || e.DISCORD_TOKEN) && !e.CHATBOT_API_URL) {
+      problem(
+        'CHATBOT_API_URL',
+        'is not set: with Slack or Discord configured the bridge needs your chatbot service URL (e.g. https://chatbot.example.com); set CHATBOT_API_URL=embedded to answer from the built-in demo service on purpose',
+      );
+    }
+    if (e.CHATBOT_V1_API_URL && e.CHATBOT_API_URL === 'embedded') {
+      problem('CHATBOT_V1_API_URL', 'is set but CHATBOT_API_URL=embedded: the embedded service serves both APIs; unset CHATBOT_V1_API_URL');
+    }
     if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) {
       problem('DISCORD_APPLICATION_ID', 'is set but DISCORD_TOKEN is not: set DISCORD_TOKEN too, or unset it to turn Discord off');
     }
   })
   .transform((e): Config => {
     const stateUrl = e.STATE_URL ?? 'sqlite:./data/bridge.db';
+    const apiUrl = e.CHATBOT_API_URL === 'embedded' ? undefined : e.CHATBOT_API_URL;
     const config: Config = {
       chatbot: {
-        apiUrl: e.CHATBOT_API_URL,
-        v1ApiUrl: e.CHATBOT_V1_API_URL ?? e.CHATBOT_API_URL,
+        apiUrl: apiUrl,
+        embedded: apiUrl === undefined,
+        v1ApiUrl: e.CHATBOT_V1_API_URL ?? apiUrl,
         secretKey: e.CHATBOT_SECRET_KEY,
         sessionKey: e.CHATBOT_SESSION_KEY,
         apiKey: e.CHATBOT_API_KEY,
@@ -180,6 +208,7 @@ const envSchema = envObject
       answerIdleTimeoutMs: e.ANSWER_IDLE_TIMEOUT_S ?? 30_000,
       handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
       handoffOnNoAnswer: e.HANDOFF_ON_NO_ANSWER ?? false,
+      retentionDays: e.RETENTION_DAYS ?? 90,
       logLevel: e.LOG_LEVEL ?? 'info',
       instanceId: e.INSTANCE_ID ?? instanceId(),
       serviceDb: e.SERVICE_DB ?? './data/service.db',

@@ -2,6 +2,16 @@ import { ConfigError, CONFIG_VARIABLES, loadConfig, redactConfig } from '../src/
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+function problems(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
+  }
+  throw new Error("expected a ConfigError");
+}
+
 function problemsOf(env: Record<string, string>): ConfigError {
   try {
     loadConfig(env);
@@ -15,7 +25,7 @@ function problemsOf(env: Record<string, string>): ConfigError {
 test('defaults with an empty environment', () => {
   const c = loadConfig({ INSTANCE_ID: 'i1' });
   expect(c).toEqual({
-    chatbot: { apiUrl: undefined, v1ApiUrl: undefined, secretKey: undefined, sessionKey: undefined, apiKey: undefined, chatbotId: 'demo' },
+    chatbot: { apiUrl: undefined, embedded: true, v1ApiUrl: undefined, secretKey: undefined, sessionKey: undefined, apiKey: undefined, chatbotId: 'demo' },
     stateUrl: 'sqlite:./data/bridge.db',
     state: { kind: 'sqlite', path: './data/bridge.db' },
     port: 3000,
@@ -23,6 +33,7 @@ test('defaults with an empty environment', () => {
     answerIdleTimeoutMs: 30000,
     handoffClaimTimeoutMs: 600000,
     handoffOnNoAnswer: false,
+    retentionDays: 90,
     logLevel: 'info',
     instanceId: 'i1',
   });
@@ -54,7 +65,7 @@ test('a full environment maps to typed camelCase config', () => {
     HANDOFF_ON_NO_ANSWER: 'true',
     LOG_LEVEL: 'DEBUG',
   });
-  expect(c.chatbot).toEqual({ apiUrl: 'https://api.example.com', v1ApiUrl: 'https://api.example.com', secretKey: 'sec', sessionKey: 'ses', apiKey: 'api', chatbotId: 'bot-9' });
+  expect(c.chatbot).toEqual({ apiUrl: 'https://api.example.com', embedded: false, v1ApiUrl: 'https://api.example.com', secretKey: 'sec', sessionKey: 'ses', apiKey: 'api', chatbotId: 'bot-9' });
   expect(c.slack).toMatchObject({ botToken: 'xoxb-1', appToken: 'xapp-1', mode: 'socket', adminUsers: ['U1', 'U2'], handoffChannel: 'C1' });
   expect(c.discord).toMatchObject({ token: 'dt', applicationId: '123', guildId: '456', adminRoles: ['R1', 'R2'] });
   expect(c.state).toEqual({ kind: 'redis', url: 'redis://127.0.0.1:6379/5' });
@@ -114,6 +125,7 @@ test('redactConfig hides every key, token and secret', () => {
     SLACK_APP_TOKEN: 'xapp-xyz',
     DISCORD_TOKEN: 'disc-xyz',
     DISCORD_APPLICATION_ID: '1',
+    CHATBOT_API_URL: 'embedded',
     STATE_URL: 'redis://:pw-xyz@127.0.0.1:6379/5',
   });
   const printed = JSON.stringify(redactConfig(c));
@@ -130,4 +142,44 @@ test('.env.example documents every variable with a comment', () => {
     expect(i).toBeGreaterThan(0);
     expect(lines[i - 1]).toMatch(/^# /);
   }
+});
+
+describe('CHATBOT_API_URL with a platform configured', () => {
+  test('unset with Slack or Discord stops start-up with a message naming the variable', () => {
+    for (const env of [
+      { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' },
+      { DISCORD_TOKEN: 'dt', DISCORD_APPLICATION_ID: '1' },
+      { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', CHATBOT_API_URL: '  ' },
+    ]) {
+      const err = problems(() => loadConfig(env));
+      expect(err.problems.map((p) => p.variable)).toEqual(['CHATBOT_API_URL']);
+      expect(err.message).toMatch(/CHATBOT_API_URL: is not set/);
+      expect(err.message).toMatch(/CHATBOT_API_URL=embedded/);
+    }
+  });
+
+  test('CHATBOT_API_URL=embedded runs the embedded service on purpose', () => {
+    const c = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', CHATBOT_API_URL: 'embedded' });
+    expect(c.chatbot).toMatchObject({ apiUrl: undefined, v1ApiUrl: undefined, embedded: true });
+    expect(loadConfig({ DISCORD_TOKEN: 'dt', DISCORD_APPLICATION_ID: '1', CHATBOT_API_URL: 'Embedded' }).chatbot.embedded).toBe(true);
+  });
+
+  test('neither platform: the shell runs on the embedded service as before', () => {
+    const c = loadConfig({});
+    expect(c.chatbot.embedded).toBe(true);
+    expect(c.slack).toBeUndefined();
+    expect(c.discord).toBeUndefined();
+  });
+
+  test('a URL is still checked, and the message says embedded is allowed', () => {
+    const err = problems(() => loadConfig({ CHATBOT_API_URL: 'embeded' }));
+    expect(err.problems[0]).toMatchObject({ variable: 'CHATBOT_API_URL' });
+    expect(err.problems[0]!.message).toMatch(/embedded/);
+  });
+});
+
+test('RETENTION_DAYS: days of inactivity before conversations expire (default 90)', () => {
+  expect(loadConfig({ RETENTION_DAYS: '7' }).retentionDays).toBe(7);
+  expect(problems(() => loadConfig({ RETENTION_DAYS: '0' })).problems[0]).toMatchObject({ variable: 'RETENTION_DAYS' });
+  expect(problems(() => loadConfig({ RETENTION_DAYS: 'soon' })).problems[0]).toMatchObject({ variable: 'RETENTION_DAYS' });
 });

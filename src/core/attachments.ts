@@ -10,6 +10,17 @@ export const ACCEPTED_FILES =
   'I can read images (PNG, JPEG, WEBP or non-animated GIF, up to 20 MB each, several at once), ' +
   'one WAV recording, or one video (MP4, MKV, AVI, FLV or MPEG, up to 100 MB) per message.';
 
+/** A surface refused to download a file over its byte cap: the user is told, nothing else fails. */
+export class AttachmentTooLargeError extends Error {
+  constructor(
+    readonly fileName: string,
+    readonly maxBytes: number,
+  ) {
+    super(`${fileName} is too big: files over ${mb(maxBytes)} can't be read. ${ACCEPTED_FILES}`);
+    this.name = 'AttachmentTooLargeError';
+  }
+}
+
 export type AttachmentPlan =
   | { ok: true; kind: MediaKind; files: Attachment[] }
   | { ok: false; message: string };
@@ -69,7 +80,13 @@ export async function uploadAttachments(
   const rule = ASK_FILE_RULES[plan.kind];
   const fileIds: number[] = [];
   for (const att of plan.files) {
-    const bytes = await surface.fetchAttachment(att);
+    let bytes: Buffer;
+    try {
+      bytes = await surface.fetchAttachment(att);
+    } catch (err) {
+      if (err instanceof AttachmentTooLargeError) return { ok: false, message: err.message };
+      throw err;
+    }
     if (bytes.length > rule.maxBytes) {
       return { ok: false, message: `${att.name} (${mb(bytes.length)}) is over the ${mb(rule.maxBytes)} limit. ${ACCEPTED_FILES}` };
     }

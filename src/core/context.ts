@@ -30,6 +30,10 @@ export interface CoreConfig {
   handoffOnNoAnswer: boolean;
   /** This process's id: lease owner, distinct per instance even on one host. */
   instanceId: string;
+  /** Answers come from the embedded demo service (CHATBOT_API_URL=embedded or the shell): `/chatbot show` says so. */
+  embeddedService?: boolean;
+  /** Conversations, transcripts and tickets expire after this long without activity (RETENTION_DAYS). */
+  retentionMs?: number;
 }
 
 /** Surfaces by name, so a ticket can go to another surface's handoff channel. */

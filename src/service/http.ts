@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import axios, { AxiosError, type AxiosInstance, type AxiosResponse, type Method } from 'axios';
-import axiosRetry from 'axios-retry';
+import axiosRetry, { retryAfter } from 'axios-retry';
 import type { z } from 'zod';
 import { NetworkError, RequestValidationError, ServiceError, TimeoutError } from './errors';
 import { errorFromBody, errorFromCode } from './failures';
@@ -42,9 +42,16 @@ function neverConnected(err: AxiosError): boolean {
   return !err.response && err.code !== undefined && NEVER_CONNECTED.has(err.code);
 }
 
+/**
+ * The longest Retry-After the client waits for. A service asking for more (`Retry-After: 3600`) is
+ * not waited on: the call fails at once and the user is told, instead of a thread stalling for an hour.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
 function retryCondition(policy: RetryPolicy): (err: AxiosError) => boolean {
   return (err) => {
     if (err.code === AxiosError.ERR_CANCELED) return false;
+    if (retryAfter(err) > MAX_RETRY_AFTER_MS) return false;
     if (neverConnected(err)) return true;
     if (policy === 'none') return false;
     const status = err.response?.status;
@@ -111,7 +118,8 @@ export class HttpCore {
       retries: this.retry.count,
       retryCondition: retryCondition(policy),
       // exponentialDelay adds up to 20% random jitter and honours Retry-After.
-      retryDelay: (n: number, err: AxiosError) => axiosRetry.exponentialDelay(n, err, this.retry.baseDelayMs),
+      // (capped: a longer Retry-After is refused by retryCondition before it gets here)
+      retryDelay: (n: number, err: AxiosError) => Math.min(MAX_RETRY_AFTER_MS, axiosRetry.exponentialDelay(n, err, this.retry.baseDelayMs)),
       shouldResetTimeout: true,
     };
   }
@@ -219,10 +227,17 @@ export class HttpCore {
       }
       data = parseMaybeJson(data);
       const typed = errorFromBody(operation, data, res.status);
-      if (typed) return typed;
       const head = envelopeHeadSchema.safeParse(data);
-      if (head.success) return errorFromCode(operation, head.data.Code, head.data.Message, res.status);
-      return errorFromCode(operation, res.status, `the chatbot service answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} to ${operation}`, res.status);
+      const error =
+        typed ??
+        (head.success
+          ? errorFromCode(operation, head.data.Code, head.data.Message, res.status)
+          : errorFromCode(operation, res.status, `the chatbot service answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} to ${operation}`, res.status));
+      const waitMs = retryAfter(err);
+      if (waitMs > MAX_RETRY_AFTER_MS) {
+        error.message = `${error.message} (the chatbot service asked to wait ${Math.round(waitMs / 1000)} s, longer than the bridge waits: please try again later)`;
+      }
+      return error;
     }
     if (TIMEOUT_CODES.has(err.code ?? '')) return new TimeoutError(operation, timeoutMs);
     const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { type Harness, harness, KEYS, streamObjects } from './helpers';
 
 interface AskData {
@@ -222,6 +223,22 @@ describe('fileIds and uploads', () => {
     const r = await h.post<{ PreUploadUrl: string }>('/chat/User/GetPreUploadUrl', { fileName: 'x.png' });
     const forged = r.body.Data.PreUploadUrl.replace(/token=[^&]+/, 'token=forged');
     expect((await fetch(forged, { method: 'PUT', body: new Uint8Array(PNG) })).status).toBe(403);
+  });
+
+  it('the PUT is refused on its token before its body is read (a 90 MB body announced, a few bytes sent)', async () => {
+    const r = await h.post<{ PreUploadUrl: string }>('/chat/User/GetPreUploadUrl', { fileName: 'x.png' });
+    const forged = new URL(r.body.Data.PreUploadUrl.replace(/token=[^&]+/, 'token=forged'));
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(forged, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(90 * 1024 * 1024) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', (err) => (/ECONNRESET|socket hang up|EPIPE/.test(String(err)) ? undefined : reject(err)));
+      // Only the first bytes: the answer must come without the rest ever being sent.
+      req.write(Buffer.alloc(1024));
+    });
+    expect(status).toBe(403);
   });
 });
 

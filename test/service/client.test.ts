@@ -10,7 +10,7 @@ import {
   ServiceError,
   TimeoutError,
 } from '../../src/service/errors';
-import { drop, fail, FakeChatbotServer, hang, json, ok, status } from '../support/fake-chatbot-server';
+import { drop, fail, FakeChatbotServer, hang, json, ok, status, type Handler } from '../support/fake-chatbot-server';
 import { sampleListing } from './contract';
 
 const KEYS = { secretKey: 'sk-123', sessionKey: 'ss-456', apiKey: 'ak-789' };
@@ -387,6 +387,28 @@ describe('retries', () => {
     server.on('GET', '/chat/Chatbot/ModelList', status(503), status(502), ok([{ Key: '1', Value: 'm', Status: true }]));
     await expect(client.listModels()).resolves.toHaveLength(1);
     expect(server.requestsTo('/chat/Chatbot/ModelList')).toHaveLength(3);
+  });
+
+  test('Retry-After over 60 s is not waited on: one request, and the error says so', async () => {
+    const wait3600: Handler = (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '3600' });
+      res.end(JSON.stringify({ error: 'unavailable' }));
+    };
+    server.on('GET', '/chat/Chatbot/ModelList', wait3600, ok([{ Key: '1', Value: 'm', Status: true }]));
+    const err = await client.listModels().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as Error).message).toMatch(/asked to wait 3600 s.*try again later/);
+    expect(server.requestsTo('/chat/Chatbot/ModelList')).toHaveLength(1);
+  });
+
+  test('Retry-After within 60 s is obeyed (the retry succeeds)', async () => {
+    const wait1: Handler = (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end(JSON.stringify({ error: 'unavailable' }));
+    };
+    server.on('GET', '/chat/Chatbot/ModelList', wait1, ok([{ Key: '1', Value: 'm', Status: true }]));
+    await expect(client.listModels()).resolves.toHaveLength(1);
+    expect(server.requestsTo('/chat/Chatbot/ModelList')).toHaveLength(2);
   });
 
   test('retries are bounded: 1 + 3 attempts, then the error', async () => {

@@ -58,6 +58,21 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       expect(await a.get(cleared)).toBe(4);
     });
 
+    it('retention: writing a value again with a TTL restarts it; compareAndSet of the same value does too', async () => {
+      const touched = fresh('touched');
+      const kept = fresh('kept');
+      await a.set(touched, { conv: 1 }, 300);
+      await a.compareAndSet(kept, undefined, ['turn'], 300);
+      // Activity before they expire: each gets a long retention again, unchanged in value.
+      await b.set(touched, { conv: 1 }, 60_000);
+      expect(await b.compareAndSet(kept, ['turn'], ['turn'], 60_000)).toBe(true);
+      const idle = fresh('idle');
+      await a.set(idle, { conv: 2 }, 300);
+      await waitFor(async () => (await a.get(idle)) === undefined, 'the idle key to expire', 5000);
+      expect(await a.get(touched)).toEqual({ conv: 1 });
+      expect(await a.get(kept)).toEqual(['turn']);
+    });
+
     it('rejects a non-positive TTL', async () => {
       await expect(a.set(fresh('bad'), 1, 0)).rejects.toThrow(RangeError);
       await expect(a.setIfAbsent(fresh('bad'), 1, -5)).rejects.toThrow(RangeError);

@@ -41,8 +41,14 @@ export function tempDir(prefix: string): { dir: string; remove(): void } {
  * Starts the local chatbot service with its database in `dir`. `prepare` runs before it listens
  * (Fastify takes hooks only then).
  */
-export async function startTestService(opts: { dir: string; fragmentDelayMs: number; prepare?: (service: LocalService) => void }): Promise<TestService> {
-  const service = buildLocalService({ dbPath: join(opts.dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs });
+export async function startTestService(opts: {
+  dir: string;
+  fragmentDelayMs: number;
+  prepare?: (service: LocalService) => void;
+  /** Answer with an OpenAI-compatible backend (a fake one in tests) instead of the built-in answerer. */
+  llm?: { baseUrl: string };
+}): Promise<TestService> {
+  const service = buildLocalService({ dbPath: join(opts.dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs, ...(opts.llm ? { llm: opts.llm } : {}) });
   opts.prepare?.(service);
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = service.app.server.address();

@@ -42,6 +42,8 @@ export interface CoreHarnessOptions {
   handoffOnNoAnswer?: boolean;
   handoffClaimTimeoutMs?: number;
   answerIdleTimeoutMs?: number;
+  /** RETENTION_DAYS in ms (default: the bridge's 90 days). */
+  retentionMs?: number;
   instanceId?: string;
   /** The commands besides ask and handoff (e.g. commandHandlers() of src/core/commands). */
   commands?: CommandHandler[];
@@ -167,6 +169,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     handoffClaimTimeoutMs: opts.handoffClaimTimeoutMs ?? 10 * 60_000,
     handoffOnNoAnswer: opts.handoffOnNoAnswer ?? false,
     instanceId,
+    ...(opts.retentionMs !== undefined ? { retentionMs: opts.retentionMs } : {}),
   };
   const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now() };
   const relay = new Relay({ store, log, instanceId });

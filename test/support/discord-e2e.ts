@@ -40,6 +40,10 @@ export async function startDiscordE2E(
     omitEnv?: string[];
     fragmentDelayMs?: number;
     logLines?: string[];
+    /** The local service answers through this OpenAI-compatible backend. */
+    llm?: { baseUrl: string };
+    /** DISCORD_API_URL from the started fake (default: its REST base). */
+    apiUrl?: (fake: FakeDiscord) => string;
   } = {},
 ): Promise<DiscordE2E> {
   const tmp = tempDir('discord-e2e-');
@@ -47,6 +51,7 @@ export async function startDiscordE2E(
   const svc = await startTestService({
     dir: tmp.dir,
     fragmentDelayMs: opts.fragmentDelayMs ?? 2,
+    ...(opts.llm ? { llm: opts.llm } : {}),
     prepare: (service) => {
       service.app.addHook('preHandler', async (req) => {
         const body = Buffer.isBuffer(req.body) ? { bytes: req.body.length } : req.body;
@@ -68,7 +73,7 @@ export async function startDiscordE2E(
     DISCORD_TOKEN: fake.token,
     DISCORD_APPLICATION_ID: fake.applicationId,
     DISCORD_GUILD_ID: fake.guildId,
-    DISCORD_API_URL: fake.apiUrl,
+    DISCORD_API_URL: opts.apiUrl ? opts.apiUrl(fake) : fake.apiUrl,
     DISCORD_HANDOFF_CHANNEL: handoff.id,
     DISCORD_ADMIN_ROLES: adminRole,
     ...opts.env,

@@ -281,9 +281,23 @@ export class FakeSlack {
     return Math.max(1, Math.ceil((1 - b.tokens) / perSec));
   }
 
+  /** Bodies the bot posted to response URLs (`responseUrl(id)`), in order. */
+  readonly responses: Array<{ id: string; body: Record<string, unknown> }> = [];
+
+  /** A response_url for an interaction payload; what the bot posts there lands in `responses`. */
+  responseUrl(id: string): string {
+    return `${this.url}/response/${encodeURIComponent(id)}`;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const raw = await this.readBody(req);
+    if (url.pathname.startsWith('/response/')) {
+      this.responses.push({ id: decodeURIComponent(url.pathname.split('/')[2] ?? ''), body: JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown> });
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
     if (url.pathname.startsWith('/upload/')) {
       const id = url.pathname.split('/')[2]!;
       const up = this.uploads.get(id);

@@ -8,7 +8,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import { FakeSlack, type FakeSlackOptions, type FakeMessage } from './fake-slack';
-import { sameAnswer } from './slack-blocks';
+import { sameAnswer, shown } from './slack-blocks';
 import { SlackDriver, waitFor } from './slack-requests';
 
 export const SIGNING_SECRET = 'e2e-signing-secret';
@@ -25,12 +25,16 @@ export async function startSlackE2E(
     fake?: FakeSlackOptions;
     env?: Record<string, string>;
     fragmentDelayMs?: number;
+    /** The local service answers through this OpenAI-compatible backend. */
+    llm?: { baseUrl: string };
+    /** Every log line (level trace) goes here, so a test can search it for secrets. */
+    logLines?: string[];
     /** SLACK_API_URL from the started fake (default: its /api/ base). */
     apiUrl?: (fake: FakeSlack) => string;
   } = {},
 ): Promise<SlackE2E> {
   const tmp = tempDir('slack-e2e-');
-  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
+  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2, ...(opts.llm ? { llm: opts.llm } : {}) });
   const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith' }, ...opts.fake }).start();
   const config = loadConfig({
     ...inProcessEnv(svc, tmp.dir),
@@ -41,7 +45,8 @@ export async function startSlackE2E(
     SLACK_ADMIN_USERS: ADMIN,
     ...opts.env,
   });
-  const log = pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
+  const sink = opts.logLines;
+  const log = sink ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) }) : pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
   const app = await startApp(config, { log });
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
   return {
@@ -66,7 +71,7 @@ export function answerMessages(fake: FakeSlack, channel: string, threadTs: strin
 
 /** The root message /ask posted for `question` in `channel`. */
 export function rootFor(fake: FakeSlack, channel: string, question: string): FakeMessage | undefined {
-  return fake.channelMessages(channel).find((m) => m.text.includes(`> ${question.split('\n')[0]}`));
+  return fake.channelMessages(channel).find((m) => shown(m.text).includes(`> ${question.split('\n')[0]}`));
 }
 
 /** Wait for an answer in a thread to equal what the service stored for the question. */

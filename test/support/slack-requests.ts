@@ -116,10 +116,25 @@ export class SlackDriver {
   /** A click on a button of a message the bot posted (the block element as recorded by the fake). */
   click(
     button: { action_id: string; value?: string; block_id?: string },
-    where: { channel: string; messageTs: string; threadTs?: string },
+    where: { channel: string; messageTs: string; threadTs?: string; ephemeral?: boolean; responseUrl?: string },
     who: { user?: string; team?: string } = {},
   ): Promise<SlackResponse> {
     const user = who.user ?? 'U0USER1';
+    if (where.ephemeral) {
+      // As Slack sends a click on an ephemeral message: no `message`, is_ephemeral, a response_url.
+      return this.interaction({
+        type: 'block_actions',
+        user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: who.team ?? this.team },
+        api_app_id: 'A0APP',
+        token: 'legacy',
+        container: { type: 'message', message_ts: where.messageTs, channel_id: where.channel, is_ephemeral: true },
+        trigger_id: `trig-${++this.counter}`,
+        team: { id: who.team ?? this.team, domain: 'fake' },
+        channel: { id: where.channel, name: 'general' },
+        response_url: where.responseUrl ?? 'http://127.0.0.1:9/response-url-unused',
+        actions: [{ type: 'button', action_id: button.action_id, block_id: button.block_id ?? 'b', value: button.value, action_ts: String(Date.now() / 1000) }],
+      });
+    }
     return this.interaction({
       type: 'block_actions',
       user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: who.team ?? this.team },

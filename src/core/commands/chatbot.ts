@@ -48,6 +48,9 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
   const applied = await readAppliedSettings(ctx);
   const models = applied.Model !== undefined ? await modelsOrUndefined(ctx) : undefined;
   const fields: Card['fields'] = [];
+  if (ctx.config.embeddedService) {
+    fields.push({ label: 'Service', value: 'The embedded demo chatbot service (CHATBOT_API_URL=embedded): answers come from its demo data, not your chatbot service.' });
+  }
   const appliedLines = describeApplied(applied, models);
   for (const group of SETTING_GROUPS) {
     const inGroup = appliedLines.filter((l) => SETTING_FIELDS.find((f) => l.startsWith(`${f.name}:`))?.group === group);
@@ -74,7 +77,8 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
   footer.push(`id ${ctx.config.chatbotId}`);
   const card: Card = { title, fields, footer: footer.join(' · ') };
   if (badge) card.badge = badge;
-  await inv.reply({ text: `Chatbot: ${title}`, cards: [card] }, { ephemeral: true });
+  const embedded = ctx.config.embeddedService ? ' (embedded demo service, CHATBOT_API_URL=embedded)' : '';
+  await inv.reply({ text: `Chatbot: ${title}${embedded}`, cards: [card] }, { ephemeral: true });
 }
 
 async function set(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {

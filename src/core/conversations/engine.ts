@@ -20,15 +20,18 @@ import {
   parseStored,
   queueItemSchema,
   retryRecordSchema,
+  startedMarkSchema,
   toJson,
+  type StartedMark,
   type Conversation,
   type ConvQueueItem,
   type RetryRecord,
 } from './model';
 import type { AnswerRelay } from './relay-port';
+import { INFLIGHT_PREFIX } from '../relay/inflight';
 import { AnswerStatus } from './status';
 import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
-import { appendTurn } from './transcript';
+import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { describeInterruption } from './interruption';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
@@ -37,6 +40,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** In-flight work holds its thread's lease at most this long without renewal (issue 7: <= 30 s). */
 export const LEASE_TTL_MS = 30_000;
 const RETRY_TTL_MS = 14 * DAY_MS;
+/** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
+const RETRYING_TTL_MS = 10 * 60_000;
 // Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
 const PLACEHOLDER = { text: '', typing: true } as const;
 const BOT_AUTHOR = 'Bot';
@@ -48,6 +53,8 @@ export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private stopping = false;
   private readonly abort = new AbortController();
+  /** The queue item each conversation is handling here: its started mark (crash recovery, see handleItem). */
+  private readonly current = new Map<string, { key: string; mark: StartedMark; resumed?: boolean }>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -109,6 +116,12 @@ export class Conversations {
       await inv.reply({ text: 'This Retry button has expired: please ask your question again.' }, { ephemeral: true });
       return;
     }
+    if (record.asker && record.asker.id !== inv.actor.id && !inv.actor.isAdmin) {
+      await inv.reply({ text: `Only ${record.asker.name}, who asked this question, or an admin can press Retry.` }, { ephemeral: true });
+      return;
+    }
+    // One retry at a time per answer: a second press while it is queued or streaming does nothing.
+    if (!(await this.ctx.store.setIfAbsent(keys.retrying(retryId), inv.actor.id, RETRYING_TTL_MS))) return;
     await this.enqueue(conv, { kind: 'retry', retryId, actor: inv.actor });
   }
 
@@ -171,7 +184,7 @@ export class Conversations {
 
   private async ensureConversation(place: Place): Promise<Conversation> {
     const conv: Conversation = { id: conversationIdOf(place), place, createdAt: this.ctx.now() };
-    if (await this.ctx.store.setIfAbsent(keys.conversation(conv.id), toJson(conv))) return conv;
+    if (await this.ctx.store.setIfAbsent(keys.conversation(conv.id), toJson(conv), this.retentionMs)) return conv;
     return (await this.load(conv.id)) ?? conv;
   }
 
@@ -179,7 +192,26 @@ export class Conversations {
     await this.ctx.store.set(keys.recent(place, userId), convId, 30 * DAY_MS);
   }
 
+  /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */
+  private get retentionMs(): number {
+    return this.ctx.config.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  private addTurn(convId: string, turn: { author: string; text: string; at: number }): Promise<void> {
+    return appendTurn(this.ctx.store, convId, turn, this.retentionMs);
+  }
+
+  /** Activity in a conversation: its record, chat session and transcript live another retention period. */
+  private async touch(conv: Conversation): Promise<void> {
+    const { store } = this.ctx;
+    await store.set(keys.conversation(conv.id), toJson(conv), this.retentionMs);
+    const session = await store.get(keys.session(conv.id));
+    if (session !== undefined) await store.set(keys.session(conv.id), session, this.retentionMs);
+    await touchTranscript(store, conv.id, this.retentionMs);
+  }
+
   private async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
+    await this.touch(conv);
     await this.ctx.store.push(keys.queue(conv.id), toJson(item));
     await this.ctx.store.set(keys.pending(conv.id), 1);
     this.kick(conv.id);
@@ -250,12 +282,22 @@ export class Conversations {
       this.ctx.log.error({ convId, item: raw.id }, 'conversation: unreadable queue item skipped');
       return;
     }
-    // An instance that died mid-answer left this item started: the relay's recovery marks that
-    // answer interrupted with a Retry button, so answering again here would answer twice.
-    if (!(await this.ctx.store.setIfAbsent(keys.started(convId, raw.id), this.ctx.config.instanceId, DAY_MS))) {
-      this.ctx.log.warn({ convId, item: raw.id }, 'conversation: item started by an earlier worker; left to recovery');
-      return;
+    const startedKey = keys.started(convId, raw.id);
+    const mark: StartedMark = { owner: this.ctx.config.instanceId, done: false };
+    if (!(await this.ctx.store.setIfAbsent(startedKey, toJson(mark), DAY_MS))) {
+      // An earlier worker (dead: we hold the lease it lost) started this item. Answered already, or
+      // handed to the relay (whose recovery marks the answer interrupted with Retry): nothing to do.
+      // Lost in between (after "started", before the relay's in-flight record): answered here.
+      const earlier = parseStored(startedMarkSchema, await this.ctx.store.get(startedKey));
+      if (!earlier || earlier.done || (await this.relayHolds(convId))) {
+        this.ctx.log.warn({ convId, item: raw.id }, 'conversation: item started by an earlier worker; left to recovery');
+        return;
+      }
+      this.ctx.log.warn({ convId, item: raw.id, owner: earlier.owner }, 'conversation: item lost by an earlier worker before the relay took it; answering it again');
+      if (earlier.placeholder) mark.placeholder = earlier.placeholder;
+      await this.ctx.store.set(startedKey, toJson(mark), DAY_MS);
     }
+    this.current.set(convId, { key: startedKey, mark });
     const item = parsed.data;
     const surface = this.surfaceFor(conv.place);
     try {
@@ -283,13 +325,56 @@ export class Conversations {
       await surface
         .post(conv.place, { text: `Sorry, something went wrong while answering: ${describe(err)}. Please try again.` })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
+    } finally {
+      // The retry is over (answered, refused or failed): its button works again.
+      if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
+      this.current.delete(convId);
+      await this.ctx.store.set(startedKey, toJson({ ...mark, done: true }), DAY_MS).catch(() => undefined);
     }
+  }
+
+  /** Whether the relay keeps an in-flight record for this conversation (its recovery owns the answer). */
+  private async relayHolds(convId: string): Promise<boolean> {
+    return (await this.ctx.store.keys(`${INFLIGHT_PREFIX}${convId}:`)).length > 0;
+  }
+
+  /**
+   * Notes the placeholder of the item being handled in its started mark, so a worker that takes
+   * the item over after a crash answers in it instead of leaving it hanging.
+   */
+  private async notePlaceholder(convId: string, ref: MessageRef): Promise<void> {
+    const cur = this.current.get(convId);
+    if (!cur) return;
+    cur.mark.placeholder = ref;
+    await this.ctx.store.set(cur.key, toJson(cur.mark), DAY_MS);
+  }
+
+  /**
+   * Test hook (crash tests, BRIDGE_TEST_PAUSE_BEFORE_RELAY=1): stops here, after "started" and the
+   * placeholder, before the relay's in-flight record, so a test can SIGKILL the process in exactly
+   * that window. Never set in production.
+   */
+  private async pauseBeforeRelayForTests(convId: string): Promise<void> {
+    if (process.env.BRIDGE_TEST_PAUSE_BEFORE_RELAY !== '1') return;
+    this.ctx.log.warn({ convId }, 'test hook: paused between started and the in-flight record');
+    await new Promise<never>(() => undefined);
+  }
+
+  /** The placeholder a lost item left behind, answered into by the worker that took it over (once). */
+  private takeLeftPlaceholder(convId: string): MessageRef | undefined {
+    const cur = this.current.get(convId);
+    const ref = cur?.mark.placeholder;
+    if (cur && ref && cur.mark.owner === this.ctx.config.instanceId && !cur.resumed) {
+      cur.resumed = true;
+      return ref;
+    }
+    return undefined;
   }
 
   // ---- answering ---------------------------------------------------------------------------------
 
   private async answerMessage(conv: Conversation, surface: SurfacePort, actor: Actor, text: string, attachments: Attachment[]): Promise<void> {
-    await appendTurn(this.ctx.store, conv.id, { author: actor.name, text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''), at: this.ctx.now() });
+    await this.addTurn(conv.id, { author: actor.name, text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''), at: this.ctx.now() });
     if (attachments.length === 0) {
       if (text.trim() === '') return;
       await this.answer(conv, surface, actor, { conv: conv.id, question: text });
@@ -300,7 +385,8 @@ export class Conversations {
       await surface.post(conv.place, { text: plan.message });
       return;
     }
-    const placeholder = await surface.post(conv.place, PLACEHOLDER);
+    const placeholder = this.takeLeftPlaceholder(conv.id) ?? (await surface.post(conv.place, PLACEHOLDER));
+    await this.notePlaceholder(conv.id, placeholder);
     const uploaded = await uploadAttachments(this.ctx.client, surface, plan).catch((err: unknown) => ({
       ok: false as const,
       message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
@@ -339,11 +425,13 @@ export class Conversations {
     existingRetryId?: string,
     existingPlaceholder?: MessageRef,
   ): Promise<void> {
+    existingPlaceholder ??= this.takeLeftPlaceholder(conv.id);
     // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at once.
     const native = existingPlaceholder === undefined && typeof surface.startNativeStream === 'function';
     const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
+    if (placeholder) await this.notePlaceholder(conv.id, placeholder);
     const retryId = existingRetryId ?? randomBytes(8).toString('hex');
-    if (!existingRetryId) await this.ctx.store.set(keys.retry(retryId), toJson(ask), RETRY_TTL_MS);
+    if (!existingRetryId) await this.ctx.store.set(keys.retry(retryId), toJson({ ...ask, asker: ask.asker ?? { id: actor.id, name: actor.name } }), RETRY_TTL_MS);
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
       const target = ref ?? placeholder;
@@ -368,6 +456,7 @@ export class Conversations {
     const onStop = (): void => own.abort();
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     try {
+      await this.pauseBeforeRelayForTests(conv.id);
       await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show, status });
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);
@@ -436,7 +525,7 @@ export class Conversations {
     if (result.status === 'complete') {
       await completeRatedAnswer(this.ctx, feedbackId, { message: result.messages.at(-1), answerId: result.final?.answerId });
     }
-    await appendTurn(this.ctx.store, conv.id, {
+    await this.addTurn(conv.id, {
       author: BOT_AUTHOR,
       text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
       at: this.ctx.now(),
@@ -454,7 +543,7 @@ export class Conversations {
   private async showRefusal(conv: Conversation, error: ServiceError | RequestValidationError, show: (msg: OutMessage) => Promise<void>): Promise<void> {
     const text = error instanceof ServiceError ? error.message : `Sorry, I could not send that to the chatbot: ${error.message}`;
     await show({ text });
-    await appendTurn(this.ctx.store, conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
+    await this.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
   }
 
   /** The service failed (HTTP 5xx) before any text: say so plainly; the user decides whether to retry. */
@@ -464,14 +553,14 @@ export class Conversations {
     const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;
     const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)})${detail}. Press Retry to ask again.`;
     await show({ text, buttons: [retry] });
-    await appendTurn(this.ctx.store, conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
+    await this.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
   }
 
   private async ensureSession(convId: string): Promise<number> {
     const known = await this.sessionOf(convId);
     if (known !== undefined) return known;
     const sessionId = await this.ctx.client.getSession(this.ctx.config.chatbotId);
-    await this.ctx.store.set(keys.session(convId), sessionId);
+    await this.ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
     return sessionId;
   }
 

@@ -54,7 +54,22 @@ export const retryRecordSchema = z.object({
   question: z.string(),
   chatAskType: askTypeSchema.optional(),
   fileIds: z.array(z.number()).optional(),
+  /** Who asked: only they (or an admin) may press Retry. Absent on records from before this field. */
+  asker: z.object({ id: z.string(), name: z.string() }).optional(),
 });
+/**
+ * What a worker wrote when it started a queue item (keys.started): who, how far it got, and the
+ * placeholder it posted. A worker that finds an item started by a dead one reads this to decide:
+ * answered already (`done`), handed to the relay (its in-flight record exists: recovery marks it),
+ * or lost in between (answered again here, in the placeholder it left).
+ */
+export const startedMarkSchema = z.object({
+  owner: z.string(),
+  done: z.boolean().default(false),
+  placeholder: messageRefSchema.optional(),
+});
+export type StartedMark = z.infer<typeof startedMarkSchema>;
+
 export type RetryRecord = z.infer<typeof retryRecordSchema>;
 
 export const turnSchema = z.object({ author: z.string(), text: z.string(), at: z.number() });
@@ -83,8 +98,11 @@ export const keys = {
   started: (convId: string, itemId: string) => `convstarted:${convId}:${itemId}`,
   recent: (place: Place, userId: string) =>
     `recent:${placeKey({ surface: place.surface, workspace: place.workspace, channel: place.channel })}:${encodeURIComponent(userId)}`,
-  seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${msgId}`,
+  /** A Slack ts is unique only within its channel: the channel is part of the dedupe key. */
+  seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${place.channel}:${msgId}`,
   retry: (retryId: string) => `retry:${retryId}`,
+  /** Set while a Retry is queued or streaming: a second press does nothing. */
+  retrying: (retryId: string) => `retrying:${retryId}`,
 };
 
 /** Drops undefined members so a value fits the store's Json type. */

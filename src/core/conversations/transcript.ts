@@ -11,13 +11,26 @@ export async function readTranscript(store: StateStore, convId: string): Promise
   return parseStored(turnsSchema, await store.get(keys.transcript(convId))) ?? [];
 }
 
-/** Appends with compare-and-set so a relay on another instance cannot overwrite a turn. */
-export async function appendTurn(store: StateStore, convId: string, turn: Turn): Promise<void> {
+/** How long a transcript is kept after its last turn when the caller names no retention (RETENTION_DAYS' default). */
+export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+
+/**
+ * Appends with compare-and-set so a relay on another instance cannot overwrite a turn. Each turn
+ * restarts the transcript's retention: it expires `retentionMs` after the conversation's last turn.
+ */
+export async function appendTurn(store: StateStore, convId: string, turn: Turn, retentionMs = DEFAULT_RETENTION_MS): Promise<void> {
   const key = keys.transcript(convId);
   for (let attempt = 0; attempt < 5; attempt++) {
     const raw = await store.get(key);
     const turns = parseStored(turnsSchema, raw) ?? [];
     const next = [...turns, turn].slice(-TRANSCRIPT_TURNS);
-    if (await store.compareAndSet(key, raw, toJson(next))) return;
+    if (await store.compareAndSet(key, raw, toJson(next), retentionMs)) return;
   }
+}
+
+/** Restarts the transcript's retention without changing it (activity that adds no turn). */
+export async function touchTranscript(store: StateStore, convId: string, retentionMs: number): Promise<void> {
+  const key = keys.transcript(convId);
+  const raw = await store.get(key);
+  if (raw !== undefined) await store.compareAndSet(key, raw, raw, retentionMs);
 }

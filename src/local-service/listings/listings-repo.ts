@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { KeyType, SaleType } from '../../service/schemas';
 import type { Db } from '../db/open';
 import { type ListingData, listingPrice, normCity } from './listing-data';
+import { PageCache } from './page-cache';
 import { toWireItem } from './wire-item';
 
 
@@ -49,7 +50,7 @@ export class ListingsRepo {
    * clears both, so a read never sees stale data.
    */
   private readonly countCache = new Map<string, number>();
-  private readonly pageCache = new Map<string, string>();
+  private readonly pageCache = new PageCache();
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -199,7 +200,6 @@ export class ListingsRepo {
     let itemsJson = this.pageCache.get(pageKey);
     if (itemsJson === undefined) {
       itemsJson = stmts.page.all(...args, pageSize, offset).map((r) => r.item_json).join(',');
-      if (this.pageCache.size >= 2_000) this.pageCache.clear();
       this.pageCache.set(pageKey, itemsJson);
     }
     return { itemsJson, total };

@@ -14,7 +14,16 @@ export async function uploadRoutes(app: FastifyInstance, opts: { ctx: ServiceCon
 
   app.put<{ Params: { id: string }; Querystring: { token?: string } }>(
     '/upload/:id',
-    { bodyLimit: MAX_UPLOAD_BYTES },
+    {
+      bodyLimit: MAX_UPLOAD_BYTES,
+      // Before the body is read (up to 100 MiB): a PUT without a valid token is refused at once.
+      onRequest: (req, reply, done) => {
+        const id = /^\d+$/.test(req.params.id) ? Number(req.params.id) : NaN;
+        const auth = opts.ctx.uploads.authorize(id, req.query.token ?? '');
+        if (auth.ok) return done();
+        void reply.header('connection', 'close').code(auth.status).send({ error: auth.message });
+      },
+    },
     (req, reply) => {
       const id = /^\d+$/.test(req.params.id) ? Number(req.params.id) : NaN;
       const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

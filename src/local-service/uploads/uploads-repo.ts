@@ -52,11 +52,19 @@ export class UploadsRepo {
     return r ? { id: r.id, fileName: r.file_name, token: r.token, expiresAt: r.expires_at, size: r.size, format: r.format || null } : undefined;
   }
 
-  /** The PUT of a pre-signed URL: checks the signature and the expiry, then records the file. */
-  put(id: number, token: string, bytes: Buffer): PutResult {
+  /** Whether a PUT to this pre-signed URL may send its body: the signature and the expiry. */
+  authorize(id: number, token: string): { ok: true; record: UploadRecord } | { ok: false; status: number; message: string } {
     const rec = this.get(id);
     if (!rec || !safeEqual(rec.token, token)) return { ok: false, status: 403, message: 'The upload URL is not valid' };
     if (Date.now() > rec.expiresAt) return { ok: false, status: 403, message: 'The upload URL has expired; ask GetPreUploadUrl for a new one' };
+    return { ok: true, record: rec };
+  }
+
+  /** The PUT of a pre-signed URL: checks the signature and the expiry, then records the file. */
+  put(id: number, token: string, bytes: Buffer): PutResult {
+    const auth = this.authorize(id, token);
+    if (!auth.ok) return auth;
+    const rec = auth.record;
     const format = judgeFormat(rec.fileName, bytes) ?? null;
     this.completeStmt.run(bytes.length, format ?? '', id);
     return { ok: true, record: { ...rec, size: bytes.length, format } };

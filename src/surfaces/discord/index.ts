@@ -64,6 +64,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     // DM channels are not in the cache until discord.js has seen one: without this partial their
     // messages would be dropped.
     partials: [Partials.Channel],
+    // Any reply discord.js sends without its own allowed_mentions (static notices) pings nobody.
+    allowedMentions: { parse: [] },
     rest: opts.apiUrl ? { api: restBase(opts.apiUrl) } : {},
     ws: {
       buildStrategy: (manager) =>

@@ -25,7 +25,9 @@ import {
 import type { StateStore } from '../../state/store';
 import { buttonId } from './custom-ids';
 import { DiscordGateway } from './gateway';
-import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
+import { MAX_CONTENT, renderMessage, sendableMentions, type RenderedMessage } from './render';
+import { mentionToken } from '../mention-token';
+import { downloadCapped } from '../download';
 import type { Responder } from './responder';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
@@ -137,7 +139,8 @@ export class DiscordPort implements SurfacePort {
     return this.gateway.inChannel(channelId, opts, async () => {
       const m = await msg();
       try {
-        const res = await this.rest.post(Routes.channelMessages(channelId), { body: m.body, files: m.files.length ? m.files : undefined });
+        const body = { ...m.body, allowed_mentions: sendableMentions(m.body) };
+        const res = await this.rest.post(Routes.channelMessages(channelId), { body, files: m.files.length ? m.files : undefined });
         return idSchema.parse(res).id;
       } catch (err) {
         throw toRateLimitError(err);
@@ -164,7 +167,7 @@ export class DiscordPort implements SurfacePort {
       const rendered = await this.render(latest ? latest() : msg);
       try {
         await this.rest.patch(Routes.channelMessage(channel, ref.id), {
-          body: rendered.body,
+          body: { ...rendered.body, allowed_mentions: sendableMentions(rendered.body) },
           files: rendered.files.length ? rendered.files : undefined,
         });
       } catch (err) {
@@ -256,7 +259,8 @@ export class DiscordPort implements SurfacePort {
   }
 
   mention(user: Actor): string {
-    return `<@${user.id}>`;
+    // A token render.ts turns into `<@id>` and lists in allowed_mentions.users (nothing else pings).
+    return mentionToken(user.id);
   }
 
   /**
@@ -271,9 +275,10 @@ export class DiscordPort implements SurfacePort {
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {
     const url = att.url ?? att.id;
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(`could not fetch the attachment ${att.name}: HTTP ${res.status}`);
+    if (!/^https?:\/\//i.test(url)) throw new Error(`attachment ${att.name} has no download URL`);
+    // Capped in bytes and time (no token is sent: Discord's attachment URLs are signed).
+    const { bytes } = await downloadCapped(url, { name: att.name, platform: 'Discord' });
     this.log.debug({ name: att.name }, 'discord: fetched an attachment');
-    return Buffer.from(await res.arrayBuffer());
+    return bytes;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { RawFile } from 'discord.js';
 import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
+import { restoreMentions } from '../mention-token';
 
 export const MAX_CONTENT = 2000;
 /** Shown after the text while an answer streams; dropped when it would not fit. */
@@ -37,8 +38,22 @@ export interface MessageBody {
   content: string;
   embeds: ApiEmbed[];
   components: ApiRow[];
-  allowed_mentions: { parse: Array<'users'> };
+  /** Forced to `{ parse: [], users }` on every send (`sendableMentions`): only the bridge's own mentions ping. */
+  allowed_mentions: AllowedMentions;
   attachments?: Array<{ id: number; filename: string }>;
+}
+
+export interface AllowedMentions {
+  parse: Array<'users' | 'roles' | 'everyone'>;
+  users?: string[];
+}
+
+/**
+ * What every message create or edit carries: nothing parsed from the text (a user's, the service's
+ * or a listing's `@everyone` or `<@id>` pings nobody), only the users the bridge itself mentioned.
+ */
+export function sendableMentions(body: Partial<Pick<MessageBody, 'allowed_mentions'>>): { parse: []; users: string[] } {
+  return { parse: [], users: [...new Set(body.allowed_mentions?.users ?? [])].slice(0, 100) };
 }
 
 export interface RenderedMessage {
@@ -119,10 +134,12 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
   ]);
   // Rating an answer: 👍 and 👎 after the message's own buttons.
   const components = await buttonRows([...(msg.buttons ?? []), ...(msg.feedback ? feedbackButtons(msg.feedback) : [])], idOf);
-  let content = contentOf(msg);
+  // The bridge's own mentions (port.mention tokens) become real ones, listed so they ping.
+  const restored = restoreMentions(contentOf(msg), (id) => `<@${id}>`);
+  let content = restored.text;
   // Discord refuses a message with nothing in it; a zero-width space keeps the slot visible.
   if (content === '' && embeds.length === 0 && components.length === 0 && !msg.file) content = '\u200b';
-  const body: MessageBody = { content, embeds, components, allowed_mentions: { parse: ['users'] } };
+  const body: MessageBody = { content, embeds, components, allowed_mentions: { parse: [], users: restored.users } };
   const files: RawFile[] = [];
   if (msg.file) {
     files.push({ name: msg.file.name, data: msg.file.data, contentType: msg.file.mime });

@@ -14,7 +14,7 @@ import {
 } from 'discord.js';
 import type { Logger } from 'pino';
 import type { ModalBody } from './forms';
-import type { RenderedMessage } from './render';
+import { sendableMentions, type RenderedMessage } from './render';
 
 export type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
 
@@ -35,7 +35,7 @@ export function djsPayload(msg: RenderedMessage): BaseMessageOptions {
     content: msg.body.content,
     embeds: msg.body.embeds,
     components: msg.body.components,
-    allowedMentions: { parse: ['users'] },
+    allowedMentions: sendableMentions(msg.body),
     files: msg.files.map((f) => ({ attachment: Buffer.from(f.data as Buffer), name: f.name })),
   };
 }
@@ -187,7 +187,7 @@ export class Responder {
       const i = this.interaction;
       if (this.state === 'fresh') {
         if (i.isButton() || (i.isModalSubmit() && i.isFromMessage())) await i.deferUpdate();
-        else await i.reply({ content: 'Done.', flags: MessageFlags.Ephemeral });
+        else await i.reply({ content: 'Done.', flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
         this.state = 'replied';
       } else if (this.state === 'deferred' && !this.originalUsed) {
         await i.deleteReply();

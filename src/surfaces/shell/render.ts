@@ -10,6 +10,26 @@ export type Palette = ReturnType<typeof palette>;
 
 const TYPING_MARK = '▍';
 
+/**
+ * Text from the service, listings or users with terminal control sequences removed (ESC sequences:
+ * CSI, OSC, DCS, ...; and C0/C1 control characters other than newline and tab), so an answer cannot
+ * move the cursor, retitle the window, clear the screen or ring the bell. Applied before colouring.
+ */
+export function stripControl(text: string): string {
+  return (
+    text
+      // OSC / DCS / SOS / PM / APC strings, ended by BEL or ST (ESC \), or left open
+      .replace(/(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)/g, '')
+      // CSI sequences (ESC [ or the 8-bit CSI)
+      .replace(/(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?/g, '')
+      // any other ESC sequence
+      .replace(/\u001b[ -/]*[0-~]?/g, '')
+      // remaining control characters (a lone CR could overwrite the line)
+      .replace(/\r\n/g, '\n')
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+  );
+}
+
 /** Listings as a readable table: one row per card, the card's fields as columns. */
 export function renderCards(cards: Card[], colors: Palette): string {
   if (cards.length === 0) return '';
@@ -39,6 +59,17 @@ export function renderCards(cards: Card[], colors: Palette): string {
   return out.join('\n');
 }
 
+function cleanCard(card: Card): Card {
+  return {
+    ...card,
+    title: stripControl(card.title),
+    ...(card.url ? { url: stripControl(card.url) } : {}),
+    ...(card.footer ? { footer: stripControl(card.footer) } : {}),
+    ...(card.badge ? { badge: stripControl(card.badge) } : {}),
+    fields: card.fields.map((f) => ({ label: stripControl(f.label), value: stripControl(f.value) })),
+  };
+}
+
 /** One card in full: every field on its own line (a table would cut the long ones). */
 function renderDetails(card: Card, colors: Palette): string {
   const width = Math.min(16, Math.max(...card.fields.map((f) => f.label.length)));
@@ -54,7 +85,7 @@ function renderDetails(card: Card, colors: Palette): string {
 
 export function renderButtons(buttons: Button[], colors: Palette): string {
   return buttons
-    .map((b, index) => colors.cyan(`[${index + 1}] ${b.label}`))
+    .map((b, index) => colors.cyan(`[${index + 1}] ${stripControl(b.label)}`))
     .join('  ')
     .concat(colors.dim('   (press with /press <number>)'));
 }
@@ -70,11 +101,11 @@ export function renderText(text: string, colors: Palette): string {
 /** Everything a message shows, as terminal lines (the text first). `savedFile`: where its file was written. */
 export function renderMessage(msg: OutMessage, colors: Palette, opts: { typing: boolean; savedFile?: string }): string {
   const parts: string[] = [];
-  const text = renderText(msg.text, colors) + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
+  const text = renderText(stripControl(msg.text), colors) + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
   if (text !== '') parts.push(text);
-  if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards, colors));
-  if (msg.notice) parts.push(colors.yellow(msg.notice));
-  if (msg.file) parts.push(opts.savedFile ? `${msg.file.title ?? 'File'} saved to ${colors.bold(opts.savedFile)}` : colors.dim(`(file: ${msg.file.name})`));
+  if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards.map(cleanCard), colors));
+  if (msg.notice) parts.push(colors.yellow(stripControl(msg.notice)));
+  if (msg.file) parts.push(opts.savedFile ? `${stripControl(msg.file.title ?? 'File')} saved to ${colors.bold(opts.savedFile)}` : colors.dim(`(file: ${stripControl(msg.file.name)})`));
   if (msg.buttons && msg.buttons.length > 0) parts.push(renderButtons(msg.buttons, colors));
   return parts.join('\n');
 }

@@ -6,6 +6,7 @@ import type { Button, Card, FeedbackPrompt, FormField, FormSpec, OutMessage } fr
 import type { ViewOutput } from '@slack/bolt';
 import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
+import { slackLink, slackText, withMentions } from './safe-text';
 
 export const SLACK_LIMITS = {
   text: 40_000,
@@ -51,7 +52,7 @@ function plain(text: string, max: number): { type: 'plain_text'; text: string; e
 }
 
 function textSections(msg: OutMessage, room: number): Block[] {
-  const source = msg.markdown ? markdownToMrkdwn(msg.text) : escapeMrkdwn(msg.text);
+  const source = withMentions(msg.markdown ? markdownToMrkdwn(msg.text) : escapeMrkdwn(msg.text));
   const shown = msg.typing ? `${source}${TYPING_MARK}` : source;
   if (shown.trim().length === 0) return [];
   return chunkMrkdwn(shown, SLACK_LIMITS.sectionText)
@@ -61,23 +62,31 @@ function textSections(msg: OutMessage, room: number): Block[] {
 }
 
 function cardBlocks(card: Card): Block[] {
-  const linked = card.url ? `*<${card.url}|${escapeMrkdwn(card.title)}>*` : `*${escapeMrkdwn(card.title)}*`;
+  const linked = `*${slackLink(card.url, card.title)}*`;
   const title = card.badge ? `${linked}   \`${escapeMrkdwn(card.badge)}\`` : linked;
   const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
-  const fields = card.fields
+  const all = card.fields
     .filter((f) => f.value.length > 0)
-    .slice(0, SLACK_LIMITS.fieldsPerSection)
     .map((f) => ({ type: 'mrkdwn', text: clip(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, SLACK_LIMITS.fieldText) }));
+  const fields = all.slice(0, SLACK_LIMITS.fieldsPerSection);
   if (fields.length > 0) section.fields = fields;
-  if (card.imageUrl) section.accessory = { type: 'image', image_url: card.imageUrl, alt_text: clip(card.title, 2000) };
-  const out: Block[] = [section];
+  // More than a section holds (a listing's details): the rest in sections of their own.
+  const more: Block[] = [];
+  for (let i = SLACK_LIMITS.fieldsPerSection; i < all.length && more.length < 3; i += SLACK_LIMITS.fieldsPerSection) {
+    more.push({ type: 'section', fields: all.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
+  }
+  // alt_text is plain text, never parsed; still, no control character of Slack's leaves the bridge.
+  if (card.imageUrl) section.accessory = { type: 'image', image_url: card.imageUrl, alt_text: clip(card.title.replace(/[<>]/g, ''), 2000) || 'listing' };
+  const out: Block[] = [section, ...more];
   if (card.footer) out.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(card.footer), 2000) }] });
   return out;
 }
 
 /** A button's value: core's action and value, routed back by `parseButtonValue`. */
 export function buttonValue(b: Button): string {
-  return JSON.stringify({ a: b.action, v: b.value });
+  // Slack never shows a value, but no `<`, `>` or `&` of untrusted text leaves the bridge raw: JSON
+  // unicode escapes, which JSON.parse restores.
+  return JSON.stringify({ a: b.action, v: b.value }).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
 /** Core's action and value from a clicked button (its value, else its action_id). */
@@ -134,9 +143,16 @@ function feedbackBlock(f: FeedbackPrompt): Block {
   };
 }
 
-/** The plain `text` Slack stores: core's text unchanged (only capped at Slack's hard limit). */
+/**
+ * The plain `text` Slack stores: core's text escaped (Slack shows it word for word, and nothing in it
+ * pings or links), with the bridge's own mentions real; capped at Slack's hard limit.
+ */
 export function plainText(msg: OutMessage): string {
-  return msg.text.length > SLACK_LIMITS.text ? msg.text.slice(0, SLACK_LIMITS.text) : msg.text;
+  const text = slackText(msg.text);
+  if (text.length <= SLACK_LIMITS.text) return text;
+  // Never end inside an entity or a mention.
+  const cut = text.slice(0, SLACK_LIMITS.text);
+  return cut.replace(/&[a-z]{0,3}$|<[^>]*$/, '');
 }
 
 export function renderMessage(msg: OutMessage): RenderedMessage {
@@ -147,7 +163,7 @@ export function renderMessage(msg: OutMessage): RenderedMessage {
       tail.push(...cardBlocks(card));
     });
   }
-  if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(msg.notice), 3000) }] });
+  if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(withMentions(escapeMrkdwn(msg.notice)), 3000) }] });
   if (msg.buttons && msg.buttons.length > 0) tail.push(...actionsBlocks(msg.buttons));
   if (msg.feedback) tail.push(feedbackBlock(msg.feedback));
   const room = SLACK_LIMITS.blocksPerMessage - tail.length;

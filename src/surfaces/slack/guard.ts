@@ -55,7 +55,7 @@ export function judgeBody(contentType: string, raw: string, rules: GateRules): V
         if (typeof form.payload !== 'string') return 'bad';
         body = JSON.parse(form.payload);
       } else {
-        if (form.ssl_check === '1') return 'pass';
+        if (form.ssl_check === '1') return 'ignore';
         if (!check(slashCommandSchema, form)) return 'bad';
         return rules.commands.includes(String(form.command)) ? 'pass' : 'ignore';
       }
@@ -157,7 +157,10 @@ export function guardRequestListener(
           body: text,
           headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': ts },
         });
-      if (!signed && !(ct === FORM && parseQuery(text).ssl_check === '1')) return answer(res, 401);
+      // Slack's certificate check: answered here with 200 and nothing forwarded, whatever else the
+      // body carries (unsigned, it must never reach Bolt as a command).
+      if (ct === FORM && parseQuery(text).ssl_check === '1') return answer(res, 200);
+      if (!signed) return answer(res, 401);
       const verdict = judgeBody(ct, text, opts.rules);
       if (verdict === 'bad') {
         opts.log.warn({ contentType: ct, bytes: raw.length }, 'slack: malformed payload refused');

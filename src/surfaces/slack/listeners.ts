@@ -21,7 +21,8 @@ import type {
   OutMessage,
   Place,
 } from '../../core/surface';
-import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm } from './blocks';
+import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm, renderMessage } from './blocks';
+import { unescapeSlack } from './safe-text';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
 import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
@@ -138,7 +139,8 @@ function registerCommands(d: ListenerDeps, h: Helpers): void {
       const core = d.core();
       if (!core) return h.notReady(inv);
       try {
-        await core.command(inv, spec.name, c.text ?? '');
+        // Slack escapes what people type (`&lt;` for `<`): core gets the characters they typed.
+        await core.command(inv, spec.name, unescapeSlack(c.text ?? ''));
       } catch (err) {
         await h.reportFailure(inv, err, c.command);
       }
@@ -168,6 +170,13 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
       ...(b.response_url ? { respond } : {}),
       ...(messageTs ? { source: { place, id: messageTs } } : {}),
     });
+    if ((b.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true && b.response_url) {
+      // chat.update cannot edit an ephemeral message: its response_url replaces it (buttons and all).
+      inv.update = async (msg) => {
+        const { text, blocks } = renderMessage(msg);
+        await respond({ response_type: 'ephemeral', replace_original: true, text, blocks: blocks as never });
+      };
+    }
     const core = d.core();
     if (!core) return h.notReady(inv);
     try {
@@ -252,11 +261,17 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
     const workspace = team ?? event.team ?? d.team();
     const thread = isMention || isDm ? (event.thread_ts ?? event.ts) : event.thread_ts!;
     const place: Place = { surface: 'slack', workspace, channel: event.channel, thread };
-    await d.port.noteRecipient(place, event.user).catch((err: unknown) => {
-      // Only native streaming needs the recipient, and it falls back to chat.update without one.
-      d.log.warn({ err }, 'slack: storing the thread recipient failed');
-    });
-    const text = mentionsBot ? stripMention(event.text, bot) : event.text;
+    const user = event.user;
+    const noteRecipient = (): Promise<void> =>
+      d.port.noteRecipient(place, user).catch((err: unknown) => {
+        // Only native streaming needs the recipient, and it falls back to chat.update without one.
+        d.log.warn({ err }, 'slack: storing the thread recipient failed');
+      });
+    // A conversation's first message: noted before its answer starts. Any other thread message only
+    // once core took it (a thread the bridge does not follow leaves no key behind).
+    if (isMention || isDm) await noteRecipient();
+    // Slack escapes what people type (`&lt;` for `<`): core gets the characters they typed.
+    const text = unescapeSlack(mentionsBot ? stripMention(event.text, bot) : event.text);
     const msg: IncomingMessage = {
       place,
       actor: await h.actor(event.user),
@@ -273,7 +288,8 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
     // A DM thread is an assistant thread: its first question becomes its title (alongside the answer).
     const titled = isDm && event.thread_ts && d.assistant ? d.assistant.onThreadMessage(place, text) : undefined;
     try {
-      await core.message(msg, d.port);
+      const taken = await core.message(msg, d.port);
+      if (taken && !(isMention || isDm)) await noteRecipient();
       await titled;
     } catch (err) {
       d.log.error({ err }, 'slack: message handling failed');

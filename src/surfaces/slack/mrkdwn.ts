@@ -1,19 +1,21 @@
 /**
  * Markdown (what the service and core write) to Slack mrkdwn (what section blocks render). Only
- * blocks get this; a message's plain `text` stays exactly what core gave.
+ * blocks get this; a message's plain `text` is core's text escaped (safe-text.ts), not converted.
  */
+import { escapeSlack, linkableUrl, unescapeSlack } from './safe-text';
 
 /** Slack's three control characters must be escaped in mrkdwn. */
-export function escapeMrkdwn(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+export const escapeMrkdwn = escapeSlack;
 
 function convertLine(line: string): string {
   const heading = /^#{1,6}\s+(.*)$/.exec(line);
   if (heading) return `*${heading[1]!.replace(/\*\*/g, '')}*`;
   let out = line
     // links first, so their brackets are not taken for anything else
-    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_m, label: string, url: string) => `<${url}|${label}>`)
+    // (on escaped text: a URL that held `<`, `>` or `|` stays the Markdown it was, shown as text)
+    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (m, label: string, url: string) =>
+      linkableUrl(unescapeSlack(url)) ? `<${url}|${label}>` : m,
+    )
     .replace(/\*\*([^*\n]+)\*\*/g, '*$1*')
     .replace(/__([^_\n]+)__/g, '*$1*')
     .replace(/~~([^~\n]+)~~/g, '~$1~');

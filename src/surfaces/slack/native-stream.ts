@@ -7,6 +7,7 @@ import type { MessageRef, NativeStream, OutMessage, Priority } from '../../core/
 import { PlatformRateLimitError } from '../../core/surface';
 import { plainText, renderMessage } from './blocks';
 import type { SlackGateway } from './gateway';
+import { slackText } from './safe-text';
 
 export interface SlackNativeStreamDeps {
   gateway: SlackGateway;
@@ -40,14 +41,24 @@ export class SlackNativeStream implements NativeStream {
 
   async append(text: string, opts: { priority?: Priority; coalesceKey?: string; latest?: () => string } = {}): Promise<string> {
     const latest = opts.latest;
+    // Slack gets the text escaped (safe-text.ts); `appended` holds what Slack was sent, like
+    // plainText() of the final message; the caller gets back the raw text it handed in.
+    let raw = '';
     let sent = '';
     try {
-      sent = await this.deps.gateway.appendStream(this.ref, () => (latest ? latest() : text), opts);
+      sent = await this.deps.gateway.appendStream(
+        this.ref,
+        () => {
+          raw = latest ? latest() : text;
+          return slackText(raw);
+        },
+        opts,
+      );
     } catch (err) {
       this.failed(err);
     }
     this.appended += sent;
-    return sent;
+    return sent === '' ? '' : raw;
   }
 
   async stop(finalMessage?: OutMessage): Promise<void> {

@@ -19,6 +19,9 @@ import type {
 import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
+import { slackMention, slackText } from './safe-text';
+import { downloadCapped } from '../download';
+import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
 import { SlackGateway, StartBudgetShort } from './gateway';
 import { SlackNativeStream } from './native-stream';
@@ -199,23 +202,25 @@ export class SlackPort implements SurfacePort {
   }
 
   mention(user: Actor): string {
-    return `<@${user.id}>`;
+    // A token blocks.ts/safe-text.ts turn into a real mention: a raw `<@U…>` would be escaped.
+    return slackMention(user.id);
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {
     const url = att.url ?? att.id;
     if (!/^https?:\/\//.test(url)) throw new Error(`attachment ${att.name} has no download URL`);
-    const res = await fetch(url, {
+    // The bot token goes to Slack's own hosts only (or SLACK_API_URL's): never to a host a file names.
+    if (!slackFileHost(url, this.opts.client.slackApiUrl)) throw new Error(`attachment ${att.name} is not on a Slack host: not downloaded`);
+    const { bytes, contentType: type } = await downloadCapped(url, {
+      name: att.name,
+      platform: 'Slack',
       headers: { Authorization: `Bearer ${this.opts.botToken}` },
-      signal: AbortSignal.timeout(30_000),
     });
-    if (!res.ok) throw new Error(`Slack refused the download of ${att.name} (HTTP ${res.status})`);
     // Without files:read Slack answers 200 with its sign-in page instead of the file.
-    const type = res.headers.get('content-type') ?? '';
     if (type.startsWith('text/html') && !(att.mime ?? '').startsWith('text/html')) {
       throw new Error(`Slack did not hand out ${att.name}: is the files:read scope granted?`);
     }
-    return Buffer.from(await res.arrayBuffer());
+    return bytes;
   }
 
   async startNativeStream(place: Place, first: OutMessage): Promise<NativeStream | undefined> {
@@ -236,7 +241,7 @@ export class SlackPort implements SurfacePort {
         () => ({
           channel: place.channel,
           thread_ts: place.thread,
-          ...(first.text.length > 0 ? { markdown_text: first.text } : {}),
+          ...(first.text.length > 0 ? { markdown_text: slackText(first.text) } : {}),
           ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
         }),
         () => this.gateway.tryStartToken(place),
@@ -265,7 +270,7 @@ export class SlackPort implements SurfacePort {
     return new SlackNativeStream(
       { gateway: this.gateway, update: (ref, msg) => this.edit(ref, msg), settled },
       { place, id: ts },
-      first.text,
+      slackText(first.text),
       expiresAt,
     );
   }

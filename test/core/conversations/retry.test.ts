@@ -41,6 +41,39 @@ describe('conversations: an interrupted answer and its Retry', () => {
     expect(asked).toEqual([question, question]);
   });
 
+  it('Retry: only the asker or an admin; others are told who may, and nothing is asked', async () => {
+    const question = 'Which homes are for sale in Denver?';
+    await h.bridge.command(h.invocation(h.users.alice), 'ask', question);
+    const thread = h.surface.calls.filter((c) => c.op === 'startThread').at(-1)!.place!;
+    const retryOf = (i: number) => h.surface.messagesIn(thread)[i]?.current.buttons?.find((b) => b.label === 'Retry');
+    await waitFor(() => retryOf(0) !== undefined, 'retryOf(0)', 10_000);
+    await h.bridge.conversations.idle();
+    const button = retryOf(0)!;
+
+    const intruder = h.invocation(h.users.bob, thread);
+    await h.bridge.action(intruder, button.action, button.value);
+    expect(intruder.replies[0]?.ephemeral).toBe(true);
+    expect(intruder.replies[0]?.msg.text).toMatch(/Only .*Alice.* or an admin can press Retry/i);
+    await h.bridge.conversations.idle();
+    expect(h.surface.messagesIn(thread)).toHaveLength(1);
+
+    // The asker presses twice while the retry is queued or streaming: one retry only.
+    const sessionId = await h.store.get(keys.session(conversationIdOf(thread)));
+    await h.bridge.action(h.invocation(h.users.alice, thread), button.action, button.value);
+    await h.bridge.action(h.invocation(h.users.alice, thread), button.action, button.value);
+    await waitFor(() => retryOf(1) !== undefined, 'retryOf(1)', 10_000);
+    await h.bridge.conversations.idle();
+    expect(h.surface.messagesIn(thread)).toHaveLength(2);
+    const conversation = await h.client.v1.getConversation(String(sessionId), { includeMessages: true });
+    expect((conversation.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content)).toEqual([question, question]);
+
+    // Once that retry is over the button works again, and an admin may press it too.
+    await h.bridge.action(h.invocation(h.users.admin, thread), button.action, button.value);
+    await waitFor(() => retryOf(2) !== undefined, 'retryOf(2)', 10_000);
+    await h.bridge.conversations.idle();
+    expect(h.surface.messagesIn(thread)).toHaveLength(3);
+  });
+
   it('says so when a Retry button has expired', async () => {
     const inv = h.invocation(h.users.alice);
     await h.bridge.action(inv, 'answer.retry', 'no-such-retry');

@@ -147,7 +147,8 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
   test('replies: public via chat.postMessage, ephemeral via chat.postEphemeral, threads start in the channel', async () => {
     core.onCommand = async (inv) => {
       await inv.reply({ text: 'only you', notice: 'psst' }, { ephemeral: true });
-      const { thread, root } = await inv.surface.startThread(inv.place, { text: '<@U0USER1> asked:\n> q', markdown: true }, 'q');
+      // The bridge's own mention (a token from mention()) is real; a typed `<@U0USER2>` is text.
+      const { thread, root } = await inv.surface.startThread(inv.place, { text: `${inv.surface.mention(inv.actor)} asked:\n> q <@U0USER2>`, markdown: true }, 'q');
       await inv.surface.post(thread, { text: 'in thread', buttons: [{ action: 'handoff.request', label: 'Talk to a human', value: 'c1' }] });
       expect(root.id).toBe(thread.thread);
     };
@@ -156,7 +157,7 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     expect(eph).toMatchObject({ channel: 'C0REPLY', user: 'U0USER1' });
     const reply = await waitFor(() => fake.messages.find((m) => m.text === 'in thread'), 'thread reply');
     const root = fake.message('C0REPLY', reply.thread_ts!)!;
-    expect(root.text).toBe('<@U0USER1> asked:\n> q');
+    expect(root.text).toBe('<@U0USER1> asked:\n> q &lt;@U0USER2&gt;');
     expect(root.thread_ts).toBeUndefined();
     const actions = reply.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: Array<{ action_id: string; value: string }> };
     expect(actions.elements[0]!.action_id).toMatch(/^bridge:/);
@@ -282,12 +283,14 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     const gateway = (runtime.surface as SlackPort).gateway;
     expect(gateway.postBudget(place)).toEqual({ key: 'slack:T9:postMessage:C9', limit: 1, windowMs: 1000 });
     expect(gateway.editBudget(place)).toEqual({ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000 });
-    expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).toBe('<@U1>');
+    // mention() is a token only the renderer turns into `<@U1>`: user text cannot forge it.
+    expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).not.toContain('<@U1>');
     const text = `${'Fish & chips <cheap> **bold** '.repeat(99)}end`;
     expect(text.length).toBeLessThanOrEqual(3000);
     const ref = await runtime.surface.post({ surface: 'slack', workspace: fake.team, channel: 'C0LONG' }, { text, markdown: true, typing: true });
     const msg = fake.message('C0LONG', ref.id)!;
-    expect(msg.text).toBe(text);
+    // Word for word as Slack shows it: its three control characters escaped.
+    expect(msg.text).toBe(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
     const sections = msg.blocks.filter((b) => (b as { type: string }).type === 'section') as Array<{ text: { text: string } }>;
     expect(sections.length).toBeGreaterThan(1);
     for (const s of sections) expect(s.text.text.length).toBeLessThanOrEqual(3000);

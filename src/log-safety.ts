@@ -1,0 +1,102 @@
+/**
+ * No secret reaches a log line, at any depth. Every logger the app uses is a child of the one made
+ * safe here: its `formatters.log` hook rewrites each logged object before pino serialises it.
+ * - Errors become plain objects with a short list of fields (message, stack, code, status, URL, cause,
+ *   `original`, ...): an SDK error's request config, headers and body (which carry
+ *   `Authorization: Bearer xoxb-…`, a chatbot key or the message itself) are never walked.
+ * - Values under secret-looking keys (authorization, token, secret, apiKey, ...) are replaced.
+ * - Every string is scrubbed of the configured secret values and of token shapes (Slack `xox?-`,
+ *   `xapp-`, `Bearer …`/`Bot …` credentials, Discord bot tokens, interaction and webhook tokens in
+ *   URL paths), so a token quoted in a message or a URL is caught too.
+ */
+import type { Logger } from 'pino';
+
+const CENSOR = '***';
+const MAX_DEPTH = 8;
+const MAX_ITEMS = 50;
+
+const SECRET_KEY = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|token|access_token|refresh_token|password|passwd|.*secret.*|.*api_?key|sessionkey|.*token)$/i;
+
+/** Token shapes caught even when the value is not one configured here (another workspace's, a rotated one). */
+const TOKEN_SHAPES: Array<[RegExp, string]> = [
+  [/xox[a-z]-[A-Za-z0-9-]+/g, `xox?-${CENSOR}`],
+  [/xapp-[A-Za-z0-9-]+/g, `xapp-${CENSOR}`],
+  [/\b(Bearer|Bot|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${CENSOR}`],
+  [/\/(webhooks|interactions|callback)\/(\d+)\/[^/?#\s"']+/gi, `/$1/$2/${CENSOR}`],
+  [/[A-Za-z\d_-]{23,28}\.[A-Za-z\d_-]{6,7}\.[A-Za-z\d_-]{27,}/g, CENSOR],
+];
+
+/** Fields of an error worth logging; everything else (config, request, headers, body) is dropped. */
+const ERROR_FIELDS = ['code', 'errno', 'syscall', 'status', 'statusCode', 'method', 'url', 'retryAfter', 'data', 'rawError', 'original', 'cause', 'errors'];
+
+export class SecretScrubber {
+  private readonly secrets = new Set<string>();
+
+  constructor(secrets: Iterable<string | undefined> = []) {
+    this.add(...secrets);
+  }
+
+  /** Adds secret values (short ones, under 6 characters, would censor ordinary words: skipped). */
+  add(...secrets: Array<string | undefined>): void {
+    for (const s of secrets) if (s && s.length >= 6) this.secrets.add(s);
+  }
+
+  text(s: string): string {
+    let out = s;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(CENSOR);
+    for (const [shape, replacement] of TOKEN_SHAPES) out = out.replace(shape, replacement);
+    return out;
+  }
+
+  /** A copy of `value` safe to log. */
+  value(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+    if (seen.has(value)) return '[Circular]';
+    if (depth >= MAX_DEPTH) return '[…]';
+    seen.add(value);
+    if (Buffer.isBuffer(value) || value instanceof Uint8Array) return `[${value.byteLength} bytes]`;
+    if (value instanceof Error) return this.error(value, depth, seen);
+    if (value instanceof Date) return value.toISOString();
+    if (value instanceof URL) return this.text(value.toString());
+    if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((v) => this.value(v, depth + 1, seen));
+    if (value instanceof Map) return this.object(Object.fromEntries(value), depth, seen);
+    return this.object(value as Record<string, unknown>, depth, seen);
+  }
+
+  private object(obj: Record<string, unknown>, depth: number, seen: WeakSet<object>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    let n = 0;
+    for (const key of Object.keys(obj)) {
+      if (n++ >= MAX_ITEMS) break;
+      const v = obj[key];
+      out[key] = SECRET_KEY.test(key) && v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'number' ? CENSOR : this.value(v, depth + 1, seen);
+    }
+    return out;
+  }
+
+  private error(err: Error, depth: number, seen: WeakSet<object>): Record<string, unknown> {
+    const out: Record<string, unknown> = { type: err.name || err.constructor?.name || 'Error', message: this.text(String(err.message ?? '')) };
+    if (err.stack) out.stack = this.text(err.stack);
+    const fields = err as unknown as Record<string, unknown>;
+    for (const key of ERROR_FIELDS) {
+      if (fields[key] !== undefined) out[key] = this.value(fields[key], depth + 1, seen);
+    }
+    return out;
+  }
+}
+
+/**
+ * `base` with every logged object scrubbed (children inherit it): the one way the app logs, whoever
+ * made `base` (the app's factory, or a test's pino writing to a buffer).
+ */
+export function safeLogger(base: Logger, scrubber: SecretScrubber): Logger {
+  return base.child(
+    {},
+    {
+      formatters: {
+        log: (obj: object) => scrubber.value(obj) as object,
+      },
+    },
+  );
+}

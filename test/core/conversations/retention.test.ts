@@ -1,0 +1,53 @@
+/**
+ * Retention: a conversation, its chat session and its transcript expire RETENTION_DAYS after the
+ * conversation's last activity (here shortened to seconds), and activity keeps them alive.
+ */
+import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
+import { waitFor } from '../../support/wait-for';
+import { conversationIdOf, keys } from '../../../src/core/conversations/model';
+
+const RETENTION_MS = 2_500;
+
+describe('conversations: retention', () => {
+  let h: CoreHarness;
+  beforeAll(async () => {
+    h = await startCoreHarness({ serviceOptions: { fragmentDelayMs: 1 }, retentionMs: RETENTION_MS });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('expire after the retention without activity; kept while active', async () => {
+    await h.bridge.command(h.invocation(h.users.alice), 'ask', 'Homes for sale in Austin?');
+    const thread = h.surface.calls.find((c) => c.op === 'startThread')!.place!;
+    await h.bridge.conversations.idle();
+    const convId = conversationIdOf(thread);
+    const stored = async () => ({
+      conversation: await h.store.get(keys.conversation(convId)),
+      session: await h.store.get(keys.session(convId)),
+      transcript: await h.store.get(keys.transcript(convId)),
+    });
+    const first = await stored();
+    expect(first.conversation).toBeDefined();
+    expect(first.session).toBeDefined();
+    expect(first.transcript).toBeDefined();
+
+    // Activity before the retention ends keeps everything (each message restarts it).
+    const activeUntil = Date.now() + RETENTION_MS * 1.5;
+    let n = 0;
+    while (Date.now() < activeUntil) {
+      await h.bridge.message({ place: thread, actor: h.users.alice, text: `and ${n}?`, id: `keep-${n++}`, attachments: [], startsConversation: false }, h.surface);
+      await h.bridge.conversations.idle();
+      await new Promise((r) => setTimeout(r, RETENTION_MS / 4));
+    }
+    const kept = await stored();
+    expect(kept.conversation).toBeDefined();
+    expect(kept.transcript).toBeDefined();
+
+    // Then silence: all three expire.
+    await waitFor(async () => {
+      const s = await stored();
+      return s.conversation === undefined && s.session === undefined && s.transcript === undefined;
+    }, 'the conversation, session and transcript to expire', RETENTION_MS * 4);
+  }, 60_000);
+});

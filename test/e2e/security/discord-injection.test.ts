@@ -1,0 +1,85 @@
+/**
+ * Discord: nothing the bridge creates or edits pings anyone it did not mean to. A question, the
+ * chatbot's answer (through an OpenAI-compatible fake) and relayed messages carry `@everyone`,
+ * `@here` and `<@id>` of another member; the user's display name carries Slack markup and is shown
+ * in a Slack ticket. Every recorded Discord create or edit (channel messages, interaction replies,
+ * follow-ups, webhook edits) carries `allowed_mentions.parse: []`, and the Slack ticket pings nobody.
+ */
+import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
+import { FakeSlack } from '../../support/fake-slack';
+import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import type { FakeMember } from '../../support/fake-discord';
+import { button, shown } from '../../support/slack-blocks';
+import { SlackDriver, waitFor } from '../../support/slack-requests';
+
+const SECRET = 'injection-signing-secret';
+const SLACK_HANDOFF = 'C0XINJECT';
+
+interface Body {
+  content?: string;
+  allowed_mentions?: { parse?: unknown[]; users?: string[] };
+  data?: Body;
+  type?: number;
+}
+
+describe('Discord: allowed_mentions parse [] everywhere; a display name in a Slack ticket pings nobody', () => {
+  let slack: FakeSlack;
+  let e: DiscordE2E;
+  let driver: SlackDriver;
+  let llm: FakeOpenAi;
+  let mallory: FakeMember;
+  let victim: FakeMember;
+  const answerText = () => `Answer for you @everyone @here <@${victim.user.id}> <@&123456789012345678> & friends.`;
+
+  beforeAll(async () => {
+    llm = await startFakeOpenAi(['placeholder']);
+    slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
+    e = await startDiscordE2E({
+      omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
+      llm: { baseUrl: llm.baseUrl },
+      env: { SLACK_BOT_TOKEN: slack.botToken, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF },
+    });
+    mallory = e.fake.addMember('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
+    victim = e.fake.addMember('victim');
+    llm.reply = { chunks: [answerText().slice(0, 20), answerText().slice(20)] };
+    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+  });
+  afterAll(async () => {
+    await e?.close();
+    await slack?.close();
+    await llm?.close();
+  });
+
+  test('answers, relays and the ticket: every create/edit has parse [], the Slack ticket shows the name as text', async () => {
+    const question = `Homes please @everyone <@${victim.user.id}>`;
+    const { threadId } = await ask(e, question, mallory);
+    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Answer for you')), 20_000, 'the answer');
+
+    e.fake.slashCommand({ name: 'handoff', channelId: threadId, member: mallory, options: [{ name: 'reason', type: 3, value: 'Ping <!here> please' }] });
+    const ticket = await waitFor(() => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')), 'the ticket on Slack');
+    // The Discord display name is shown word for word, and forms no Slack mention, broadcast or link.
+    expect(shown(ticket.text)).toContain('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
+    expect(shown(ticket.text)).toContain('Ping <!here> please');
+    for (const bad of ['<!channel', '<!here', '<@U0AGENT', '<https://evil.test']) expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
+
+    await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
+    await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim');
+    const agentText = `Hello @everyone <@${victim.user.id}>`;
+    await driver.event({ type: 'message', channel: SLACK_HANDOFF, channel_type: 'channel', user: 'U0AGENT', text: agentText, ts: `${Math.floor(Date.now() / 1000)}.400001`, thread_ts: ticket.ts });
+    const relayed = await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)), 10_000, 'the agent message on Discord');
+    expect(relayed.content).toContain(agentText);
+
+    // Every message the bridge created or edited on Discord, whatever the route.
+    const creates = e.fake.calls.filter((c) => (c.method === 'POST' || c.method === 'PATCH') && /\/messages(\/[^/]+)?$|\/callback$|\/webhooks\//.test(c.path));
+    expect(creates.length).toBeGreaterThan(3);
+    for (const c of creates) {
+      const body = c.body as Body;
+      // Interaction callbacks carry the message in `data` (types 4 and 7); a deferral or a modal has none.
+      const msg = c.path.endsWith('/callback') ? body.data : body;
+      if (c.path.endsWith('/callback') && (body.type === 5 || body.type === 6 || body.type === 9)) continue;
+      expect({ path: c.path, parse: msg?.allowed_mentions?.parse }).toEqual({ path: c.path, parse: [] });
+      // The only users a message may ping are those the bridge itself mentioned: never the victim.
+      expect(msg?.allowed_mentions?.users ?? []).not.toContain(victim.user.id);
+    }
+  });
+});
