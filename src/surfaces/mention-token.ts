@@ -36,8 +36,3 @@ export function restoreMentions(text: string, render: (userId: string) => string
     .replace(MARKS, '');
   return { text: out, users };
 }
-
-/** Text with every token rendered as a plain `@id` (surfaces without mentions, logs). */
-export function plainMentions(text: string): string {
-  return restoreMentions(text, (id) => `@${id}`).text;
-}

@@ -15,6 +15,7 @@ const TYPING_MARK = '▍';
  * CSI, OSC, DCS, ...; and C0/C1 control characters other than newline and tab), so an answer cannot
  * move the cursor, retitle the window, clear the screen or ring the bell. Applied before colouring.
  */
+// biome-ignore-start lint/suspicious/noControlCharactersInRegex: matching control characters is this function's job
 export function stripControl(text: string): string {
   return (
     text
@@ -29,6 +30,7 @@ export function stripControl(text: string): string {
       .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
   );
 }
+// biome-ignore-end lint/suspicious/noControlCharactersInRegex: matching control characters is this function's job
 
 /** Listings as a readable table: one row per card, the card's fields as columns. */
 export function renderCards(cards: Card[], colors: Palette): string {

@@ -17,6 +17,7 @@ test('renderMessage strips answers, notices, cards and button labels', () => {
     palette(false),
     { typing: false },
   );
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
   expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   expect(out).toContain('Answer link');
   expect(out).toContain('Austin');
