@@ -52,6 +52,8 @@ export interface Config {
   port: number;
   answerIdleTimeoutMs: number;
   handoffClaimTimeoutMs: number;
+  /** A waiting handoff ticket gets a reminder in its thread this often (at most 3). */
+  handoffRemindMs: number;
   handoffOnNoAnswer: boolean;
   logLevel: LogLevel;
   /** INSTANCE_ID, else a random id + pid (distinct per process even on one host; not the host name). */
@@ -136,6 +138,7 @@ const envObject = z.object({
     ),
     ANSWER_IDLE_TIMEOUT_S: opt(seconds),
     HANDOFF_CLAIM_TIMEOUT_S: opt(seconds),
+    HANDOFF_REMIND_S: opt(seconds),
     HANDOFF_ON_NO_ANSWER: opt(bool),
     LOG_LEVEL: opt(z.string().refine((v) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()), { message: `must be one of ${LOG_LEVELS.join(', ')}` }).transform((v) => v.toLowerCase() as LogLevel)),
     INSTANCE_ID: opt(text),
@@ -179,6 +182,7 @@ const envSchema = envObject
       port: e.PORT ?? 3000,
       answerIdleTimeoutMs: e.ANSWER_IDLE_TIMEOUT_S ?? 30_000,
       handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
+      handoffRemindMs: e.HANDOFF_REMIND_S ?? 300_000,
       handoffOnNoAnswer: e.HANDOFF_ON_NO_ANSWER ?? false,
       logLevel: e.LOG_LEVEL ?? 'info',
       instanceId: e.INSTANCE_ID ?? instanceId(),

@@ -22,6 +22,7 @@ test('defaults with an empty environment', () => {
     serviceDb: './data/service.db',
     answerIdleTimeoutMs: 30000,
     handoffClaimTimeoutMs: 600000,
+    handoffRemindMs: 300000,
     handoffOnNoAnswer: false,
     logLevel: 'info',
     instanceId: 'i1',

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import { renderBarChart } from '../analytics/chart';
+import { handoffChartBars, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
 import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
@@ -83,13 +84,15 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     chatbotId: ctx.config.chatbotId,
   });
   const m = overview.metrics;
+  const handoffs = await handoffFigures(ctx.store, range);
+  const handoffBars = handoffChartBars(handoffs);
   const png = await renderBarChart({
     title: `${ctx.config.chatbotId}: ${range.from} to ${range.to}`,
-    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)'],
-    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime],
+    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)', ...handoffBars.labels],
+    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime, ...handoffBars.values],
   });
   await inv.reply({
-    text: analyticsText(ctx.config.chatbotId, range, overview),
+    text: `${analyticsText(ctx.config.chatbotId, range, overview)}\n${handoffFiguresText(handoffs)}`,
     file: { name: 'analytics.png', mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },
   });
 }

@@ -182,6 +182,7 @@ export class Conversations {
 
   private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
     await this.ctx.store.set(keys.recent(place, userId), convId, 30 * DAY_MS);
+    await this.handoffs.noteAsker(convId, userId);
   }
 
   private async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {

@@ -61,6 +61,7 @@ export interface InteractionScope {
 export const interactionScope = new AsyncLocalStorage<InteractionScope>();
 
 const idSchema = z.object({ id: z.string() });
+const channelNameSchema = z.object({ name: z.string().min(1) });
 const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
 const THREAD_TYPES = new Set([10, 11, 12]);
 const PUBLIC_THREAD = 11;
@@ -267,6 +268,18 @@ export class DiscordPort implements SurfacePort {
 
   mention(user: Actor): string {
     return `<@${user.id}>`;
+  }
+
+  /** A Discord message link (the client opens the channel at that message). */
+  async permalink(ref: MessageRef): Promise<string | undefined> {
+    if (!ref.id || !ref.place.workspace) return undefined;
+    return `https://discord.com/channels/${ref.place.workspace}/${ref.place.channel}/${ref.id}`;
+  }
+
+  /** The channel's name (a thread's parent channel for a place in a thread). */
+  async channelName(place: Place): Promise<string | undefined> {
+    const ch = channelNameSchema.safeParse(await this.rest.get(Routes.channel(place.channel)).catch(() => undefined));
+    return ch.success ? ch.data.name : undefined;
   }
 
   budgets(op: 'post' | 'edit', place: Place): RateBudget[] {

@@ -14,6 +14,7 @@ import type { BridgeCore, SurfacePort } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { ACTION_PREFIX, VIEW_PREFIX } from './blocks';
 import { guardRequestListener } from './guard';
+import { registerHome } from './home';
 import { SLACK_COMMANDS, registerListeners } from './listeners';
 import { SlackPort } from './port';
 import { UserNames } from './users';
@@ -174,12 +175,14 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     log.error({ err }, 'slack: bolt error');
   });
 
+  const users = new UserNames(client, log);
+  registerHome({ app, port, client, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
   registerListeners({
     app,
     port,
     client,
     store: opts.store,
-    users: new UserNames(client, log),
+    users,
     log,
     adminUsers: opts.adminUsers,
     core: () => core,

@@ -22,6 +22,7 @@ import { spendBudgets } from '../../core/pace';
 import { PlatformRateLimitError } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
+import { SlackDirectory } from './home';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
 import { PacedUpdates } from './updates';
@@ -283,6 +284,24 @@ export class SlackPort implements SurfacePort {
 
   mention(user: Actor): string {
     return `<@${user.id}>`;
+  }
+
+  /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
+  private directoryCache: SlackDirectory | undefined;
+  private get directory(): SlackDirectory {
+    return (this.directoryCache ??= new SlackDirectory(this.opts.client, this.opts.log));
+  }
+
+  permalink(ref: MessageRef): Promise<string | undefined> {
+    return this.directory.permalink(ref);
+  }
+
+  channelName(place: Place): Promise<string | undefined> {
+    return this.directory.channelName(place);
+  }
+
+  isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    return this.directory.isMember(channel, userId);
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {
