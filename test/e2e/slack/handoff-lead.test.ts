@@ -87,7 +87,6 @@ describe('Slack: a lead through a handoff', () => {
     await waitFor(() => /^Claimed by Agent Smith at \d\d:\d\d UTC, \d+ s after the request/.test(stateLine()), 'the claimed state line');
     expect(buttons(ticketNow()).map((b) => b.text.text)).toEqual(['Close', 'Release', 'Take over']);
     await waitFor(() => userThread().find((t) => t.includes('Agent Smith (agent) has joined')), 'the user told who joined');
-    const remindersAtClaim = ticketThread().filter((t) => t.startsWith('Reminder')).length;
 
     let eph = e.fake.ephemerals.length;
     await click(ticketNow(), 'Close', BEA);
@@ -102,8 +101,11 @@ describe('Slack: a lead through a handoff', () => {
     await agentSays(SMITH, 'Hello Ada, I can show you MLS ATX240131 on Saturday.');
     await waitFor(() => userThread().find((t) => t.includes('Hello Ada, I can show you MLS ATX240131 on Saturday.')), 'the first agent reply after the restart');
     expect(userThread().filter((t) => t.includes('Hello Ada, I can show you'))).toHaveLength(1);
-    // No more reminders once claimed.
-    expect(ticketThread().filter((t) => t.startsWith('Reminder')).length).toBe(remindersAtClaim);
+    // No reminder once claimed (one already on its way at the claim may land next to it), at most 3 in all.
+    const thread = ticketThread();
+    const claimedAt = thread.findIndex((t) => t.startsWith('Agent Smith claimed this ticket'));
+    expect(thread.slice(claimedAt + 2).filter((t) => t.startsWith('Reminder'))).toEqual([]);
+    expect(thread.filter((t) => t.startsWith('Reminder')).length).toBeLessThanOrEqual(3);
   }, 60_000);
 
   test('internal notes: the claimer\'s "note:" and anyone else\'s messages stay with the agents, marked', async () => {
