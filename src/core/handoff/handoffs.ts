@@ -287,35 +287,36 @@ export class Handoffs {
   private async afterEnd(ended: Ticket, how: Ended, by: Actor): Promise<void> {
     await this.clearMarks(ended);
     await this.refreshTicketMessage(ended);
-    // The Cancel button no longer applies.
-    if (ended.userNotice) {
-      await this.quietly(
-        () => this.surface(ended.userPlace).edit(ended.userNotice!, { text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)` }),
-        'removing the Cancel button',
-      );
-    }
     const toAgents =
       how === 'closed'
         ? `${by.name} closed this ticket. The bot answers ${ended.user.name} again.`
         : how === 'cancelled'
           ? `${by.id === ended.user.id ? ended.user.name : by.name} cancelled the request. The bot answers ${ended.user.name} again.`
           : `Nobody claimed this ticket in ${duration(this.ctx.now() - (ended.waitingSince ?? ended.createdAt))}: it timed out. The bot answers ${ended.user.name} again.`;
-    const toUser =
-      how === 'closed'
-        ? `${by.name} closed the handoff. I'm back: ask me anything here.`
-        : how === 'cancelled'
-          ? `Handoff cancelled. I'm back: ask me anything here.`
-          : `Sorry, no agent could pick up your request in time. I'm back: ask me anything here, or use /handoff to try again later.`;
     await this.tellThread(ended, toAgents);
-    await this.tellUser(ended, toUser);
     if (how === 'closed' && by.id !== BRIDGE.id) {
+      // One message: the user is told the bot is back and asked for a rating (1-5 buttons).
       await this.quietly(
         () =>
           this.surface(ended.userPlace).post(ended.userPlace, {
-            text: `How would you rate the help you got from ${ended.claimedBy?.name ?? by.name}? 1 = poor, 5 = great.`,
+            text: `${closedText(ended)}\n${ratingQuestion(ended)}`,
             buttons: [1, 2, 3, 4, 5].map((n) => ({ action: HANDOFF_ACTIONS.rate, label: String(n), value: `${ended.id}:${n}` })),
           }),
-        'asking for a rating',
+        'telling the user and asking for a rating',
+      );
+    } else {
+      await this.tellUser(
+        ended,
+        how === 'cancelled'
+          ? `Handoff cancelled. I'm back: ask me anything here.`
+          : `Sorry, no agent could pick up your request in time. I'm back: ask me anything here, or use /handoff to try again later.`,
+      );
+    }
+    // The Cancel button no longer applies.
+    if (ended.userNotice) {
+      await this.quietly(
+        () => this.surface(ended.userPlace).edit(ended.userNotice!, { text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)` }),
+        'removing the Cancel button',
       );
     }
   }
@@ -334,7 +335,7 @@ export class Handoffs {
       return { ...t, rating: score, ratedAt: this.ctx.now() };
     });
     if (!rated) return;
-    const thanks: OutMessage = { text: `Thank you! You rated the help ${score}/5.` };
+    const thanks: OutMessage = { text: `${closedText(rated)}\nThank you! You rated the help ${score}/5.` };
     if (inv.update) await this.quietly(() => inv.update!(thanks), 'replacing the rating buttons');
     else await inv.reply(thanks, { ephemeral: true });
     await this.refreshTicketMessage(rated);
@@ -570,6 +571,14 @@ export class Handoffs {
     const text = applied?.TalkToHumanResponseMessage?.trim();
     return text ? text : DEFAULT_TALK_TO_HUMAN;
   }
+}
+
+function closedText(t: Ticket): string {
+  return `${t.endedBy?.name ?? 'The agent'} closed the handoff. I'm back: ask me anything here.`;
+}
+
+function ratingQuestion(t: Ticket): string {
+  return `How would you rate the help you got from ${t.claimedBy?.name ?? t.endedBy?.name ?? 'our agent'}? 1 = poor, 5 = great.`;
 }
 
 function leadFrom(ticket: Ticket, transcript: Turn[]): LeadSummary {
