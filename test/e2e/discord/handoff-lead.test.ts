@@ -107,7 +107,7 @@ describe('Discord: a lead through a handoff', () => {
     const second = await ask(e, question, bob);
     await waitForAnswer(e, second.threadId, question);
     e.fake.slashCommand({ name: 'handoff', channelId: second.threadId, member: bob, options: [{ name: 'reason', type: 3, value: 'call me' }] });
-    await wait(() => e.fake.channelMessages(e.handoff.id).find((m) => m.id !== ticket.id && m.content.includes('call me')), 'the second ticket');
+    const secondTicket = await wait(() => e.fake.channelMessages(e.handoff.id).find((m) => m.id !== ticket.id && m.content.includes('call me')), 'the second ticket');
     // The ticket's thread and link are stored right after its message is posted.
     await waitFor(async () => (await e.app.bridge.handoffs.queue()).some((t) => t.ticketLink), 'the second ticket stored with its link');
 
@@ -126,5 +126,10 @@ describe('Discord: a lead through a handoff', () => {
     expect(text).toContain('Handoffs: 2 opened, 1 claimed, 1 closed, 0 cancelled, 0 timed out');
     expect(text).toContain('Satisfaction: 5/5 average of 1 rating');
     expect(text).toMatch(/Time to first agent reply: p50 \d+ s/);
+
+    // An agent may not close a ticket nobody claimed; an admin may.
+    await refusedTo(e.fake.clickButtonLabelled(secondTicket, 'Close', e.agent), /Only an admin may close a ticket nobody has claimed/);
+    e.fake.clickButtonLabelled(secondTicket, 'Close', e.admin);
+    await wait(() => /^Closed by alan-admin/.test(secondTicket.content), 'the admin closed it');
   }, 90_000);
 });
