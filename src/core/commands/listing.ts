@@ -16,6 +16,7 @@ import {
   LISTING_FIELDS,
 } from '../listings/fields';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
+import { noteOpenedListing } from '../handoff/opened';
 import { listingCard, listingTitle } from '../listings/format';
 import type { FormResult, Invocation } from '../surface';
 import { UsageError, isHelp, parseArgs, splitHead, tokenize, usageOf, type Token } from './grammar';
@@ -234,6 +235,8 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
       if (!first) throw new RefusalError(`No listing matches ${describeKey(parsed.key)}. Check the key, or find it with /listings.`);
       const more = found.length > 1 ? ` (${found.length} listings match; showing the first)` : '';
       await inv.reply({ text: `${listingTitle(first)}${more}`, cards: [listingCard(first, { details: true })] });
+      // A card the user opened counts in the lead summary of their next handoff.
+      await noteOpenedListing(ctx.store, inv.surface.name, inv.actor.id, first.mlsNumber ? `MLS ${first.mlsNumber}` : listingTitle(first), ctx.now());
       return;
     }
     case 'create': {

@@ -27,6 +27,7 @@ import {
   type Ticket,
 } from './model';
 import { extractLead, type LeadSummary } from './lead';
+import { openedListings } from './opened';
 import { duration, renderTicket } from './render';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
@@ -535,7 +536,7 @@ export class Handoffs {
 
   /** The lead summary of a ticket's conversation (deterministic: see lead.ts). */
   async leadOf(ticket: Ticket): Promise<LeadSummary> {
-    return leadFrom(ticket, await readTranscript(this.ctx.store, ticket.convId));
+    return leadFrom(ticket, await readTranscript(this.ctx.store, ticket.convId), await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id));
   }
 
   private async renderFor(ticket: Ticket, handoffSurface: SurfacePort): Promise<OutMessage> {
@@ -549,7 +550,7 @@ export class Handoffs {
     return renderTicket(ticket, {
       userLabel: label,
       transcript,
-      lead: leadFrom(ticket, transcript),
+      lead: leadFrom(ticket, transcript, await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id)),
       maxLength: handoffSurface.limits.maxMessageLength,
       now: this.ctx.now(),
     });
@@ -581,13 +582,14 @@ function ratingQuestion(t: Ticket): string {
   return `How would you rate the help you got from ${t.claimedBy?.name ?? t.endedBy?.name ?? 'our agent'}? 1 = poor, 5 = great.`;
 }
 
-function leadFrom(ticket: Ticket, transcript: Turn[]): LeadSummary {
+function leadFrom(ticket: Ticket, transcript: Turn[], opened: string[]): LeadSummary {
   const isAnswer = (t: Turn): boolean => t.author === BOT_AUTHOR;
   const isAgent = (t: Turn): boolean => t.author.endsWith(' (agent)');
   return extractLead({
     name: ticket.user.name,
     userTexts: transcript.filter((t) => !isAnswer(t) && !isAgent(t)).map((t) => t.text.replace(/^\(asked for a human\) /, '')),
     answerTexts: transcript.filter(isAnswer).map((t) => t.text),
+    openedListings: opened,
   });
 }
 
