@@ -165,6 +165,11 @@ export interface SurfacePort {
   permalink?(ref: MessageRef): Promise<string | undefined>;
   /** The channel's name as people know it (without #); undefined when unknown. */
   channelName?(place: Place): Promise<string | undefined>;
+  /**
+   * Removes the bridge's buttons of these core actions from its recent messages in a thread (the
+   * "Talk to a human" and "Cancel" buttons that no longer apply); the messages keep their text.
+   */
+  stripButtons?(thread: Place, actions: string[]): Promise<void>;
   /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
   isMember?(channel: Place, userId: string): Promise<boolean | undefined>;
 }

@@ -132,6 +132,8 @@ export class Handoffs {
     await this.ctx.store.set(ticketKeys.open(ticket.id), 1);
     await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
 
+    // "Talk to a human" no longer applies while a human is asked for.
+    await this.quietly(() => userSurface.stripButtons?.(conv.place, [HANDOFF_ACTIONS.request]), 'removing Talk to a human');
     const noticeText = await this.talkToHumanMessage();
     const notice = await userSurface.post(conv.place, {
       text: noticeText,

@@ -28,7 +28,7 @@ import {
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { spendBudgets } from '../../core/pace';
-import { buttonId } from './custom-ids';
+import { buttonId, parseId } from './custom-ids';
 import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
 import type { Responder } from './responder';
 
@@ -62,6 +62,14 @@ export const interactionScope = new AsyncLocalStorage<InteractionScope>();
 
 const idSchema = z.object({ id: z.string() });
 const channelNameSchema = z.object({ name: z.string().min(1) });
+const botMessageSchema = z
+  .object({
+    id: z.string(),
+    components: z
+      .array(z.object({ components: z.array(z.object({ custom_id: z.string().optional() }).passthrough()).optional() }).passthrough())
+      .optional(),
+  })
+  .passthrough();
 const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
 const THREAD_TYPES = new Set([10, 11, 12]);
 const PUBLIC_THREAD = 11;
@@ -274,6 +282,34 @@ export class DiscordPort implements SurfacePort {
   async permalink(ref: MessageRef): Promise<string | undefined> {
     if (!ref.id || !ref.place.workspace) return undefined;
     return `https://discord.com/channels/${ref.place.workspace}/${ref.place.channel}/${ref.id}`;
+  }
+
+  /** Removes the bridge's buttons of `actions` from its recent messages in a thread; content stays. */
+  async stripButtons(thread: Place, actions: string[]): Promise<void> {
+    const channel = targetOf(thread);
+    const listed = z.array(botMessageSchema).safeParse(await this.rest.get(Routes.channelMessages(channel), { query: new URLSearchParams({ limit: '50' }) }));
+    if (!listed.success) return;
+    for (const m of listed.data) {
+      let changed = false;
+      const rows = [];
+      for (const row of m.components ?? []) {
+        const kept = [];
+        for (const c of row.components ?? []) {
+          const parsed = typeof c.custom_id === 'string' ? await parseId(this.store, c.custom_id) : undefined;
+          if (parsed?.kind === 'action' && actions.includes(parsed.action)) changed = true;
+          else kept.push(c);
+        }
+        if (kept.length > 0) rows.push({ ...row, components: kept });
+      }
+      if (!changed) continue;
+      await this.bucket(channel);
+      try {
+        // Only the components change: Discord keeps the content and embeds of a partial edit.
+        await this.rest.patch(Routes.channelMessage(channel, m.id), { body: { components: rows, allowed_mentions: { parse: [] } } });
+      } catch (err) {
+        throw toRateLimitError(err);
+      }
+    }
   }
 
   /** The channel's name (a thread's parent channel for a place in a thread). */

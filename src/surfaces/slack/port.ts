@@ -20,8 +20,9 @@ import type {
 } from '../../core/surface';
 import { spendBudgets } from '../../core/pace';
 import { PlatformRateLimitError } from '../../core/surface';
+import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { renderMessage } from './blocks';
+import { buttonValueFromAction, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
@@ -68,6 +69,34 @@ export interface SlackPortOptions {
 }
 
 const tsSchemaOk = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/** How many messages of a thread stripButtons looks at (the recent ones carry the buttons). */
+const STRIP_SCAN = 100;
+const threadMessagesSchema = z.object({
+  messages: z
+    .array(z.object({ ts: z.string(), text: z.string().optional(), bot_id: z.string().optional(), blocks: z.array(z.record(z.unknown())).optional() }).passthrough())
+    .optional(),
+});
+
+/** The blocks without the bridge's buttons of `actions`; undefined when none was there. */
+function withoutButtons(blocks: Array<Record<string, unknown>>, actions: string[]): Array<Record<string, unknown>> | undefined {
+  let changed = false;
+  const out: Array<Record<string, unknown>> = [];
+  for (const b of blocks) {
+    if (b.type !== 'actions' || !Array.isArray(b.elements)) {
+      out.push(b);
+      continue;
+    }
+    const kept = (b.elements as Array<{ action_id?: string; value?: string }>).filter((el) => {
+      const routed = el.action_id ? buttonValueFromAction(el.action_id, el.value) : undefined;
+      const drop = routed !== undefined && actions.includes(routed.a);
+      if (drop) changed = true;
+      return !drop;
+    });
+    if (kept.length > 0) out.push({ ...b, elements: kept });
+  }
+  return changed ? out : undefined;
+}
 
 export class SlackPort implements SurfacePort {
   readonly name = 'slack' as const;
@@ -302,6 +331,18 @@ export class SlackPort implements SurfacePort {
 
   isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.directory.isMember(channel, userId);
+  }
+
+  async stripButtons(thread: Place, actions: string[]): Promise<void> {
+    if (!thread.thread) return;
+    const res = await call(() => this.opts.client.conversations.replies({ channel: thread.channel, ts: thread.thread!, limit: STRIP_SCAN }));
+    for (const m of threadMessagesSchema.parse(res).messages ?? []) {
+      if (!m.bot_id || !m.blocks) continue;
+      const blocks = withoutButtons(m.blocks, actions);
+      if (!blocks) continue;
+      await spendBudgets(this.opts.store, [this.editBudget(thread)]);
+      await call(() => this.opts.client.chat.update({ channel: thread.channel, ts: m.ts, text: m.text ?? '', blocks: blocks as never }));
+    }
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {

@@ -47,6 +47,9 @@ describe('Discord: a lead through a handoff', () => {
 
     e.fake.clickButtonLabelled(answer, 'Talk to a human', e.user);
     ticket = await wait(() => e.fake.channelMessages(e.handoff.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim')), 'the ticket');
+    const answerText = answer.content;
+    await wait(() => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Talk to a human')), 'Talk to a human removed');
+    expect(answer.content).toBe(answerText);
     expect(stateLine()).toMatch(/^Waiting since \d\d:\d\d UTC/);
     expect(ticket.content).toContain('ada');
     expect(ticket.content).toContain('#general');

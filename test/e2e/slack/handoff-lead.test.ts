@@ -63,8 +63,12 @@ describe('Slack: a lead through a handoff', () => {
     expect(refusal.text).toMatch(/admin/);
     expect(e.fake.channelMessages(HANDOFF_CHANNEL)).toHaveLength(0);
 
+    const answerTexts = e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human')).map((m) => m.text);
     await click(answered, 'Talk to a human', ADA);
     ticket = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')), 'the ticket');
+    // "Talk to a human" no longer applies: gone from every answer in the thread, their words unchanged.
+    await waitFor(() => !e.fake.replies(USERS, root.ts).some((m) => button(m, 'Talk to a human')), 'Talk to a human removed');
+    for (const t of answerTexts) expect(e.fake.replies(USERS, root.ts).some((m) => m.text === t)).toBe(true);
     const text = ticket.text;
     expect(text.split('\n')[0]).toMatch(/^Waiting since \d\d:\d\d UTC/);
     expect(text).toContain('Ada Lovelace');
