@@ -222,4 +222,26 @@ describe('Slack: a lead through a handoff', () => {
     expect(shown.text).toContain('Satisfaction: 4/5 average of 1 rating');
     await waitFor(() => [...e.fake.uploads.values()].find((u) => u.channel === 'C0FIGURES' && u.data.length > 0), 'the chart');
   }, 60_000);
+
+  test('a claim and a close whose ticket update fails still tell both sides', async () => {
+    const question = 'Any houses for sale in Denver?';
+    await e.driver.command('/ask', question, { user: ADA, channel: USERS });
+    const third = await waitFor(() => rootFor(e.fake, USERS, question), 'the third conversation');
+    await waitFor(() => e.fake.replies(USERS, third.ts).find((m) => button(m, 'Talk to a human')), 'its answer');
+    await e.driver.command('/handoff', 'urgent', { user: ADA, channel: USERS });
+    const t3 = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.text.includes('urgent') && button(m, 'Claim')), 'the third ticket');
+    const claimButton = button(t3, 'Claim')!;
+    const closeButton = button(t3, 'Close')!;
+
+    e.fake.force429('chat.update', 100, 1);
+    await e.driver.click(claimButton, { channel: HANDOFF_CHANNEL, messageTs: t3.ts }, { user: SMITH });
+    await waitFor(() => e.fake.replies(USERS, third.ts).find((m) => m.text.includes('Agent Smith (agent) has joined')), 'the user told of the claim');
+    await waitFor(() => e.fake.replies(HANDOFF_CHANNEL, t3.ts).find((m) => m.text.startsWith('Agent Smith claimed this ticket')), 'the thread told of the claim');
+    // The ticket message could not be updated: it still shows the state before.
+    expect(e.fake.message(HANDOFF_CHANNEL, t3.ts)!.text).toMatch(/^Waiting since/);
+    await e.driver.click(closeButton, { channel: HANDOFF_CHANNEL, messageTs: t3.ts }, { user: SMITH });
+    await waitFor(() => e.fake.replies(USERS, third.ts).find((m) => m.text.includes('Agent Smith closed the handoff')), 'the user told of the close');
+    await waitFor(() => e.fake.replies(HANDOFF_CHANNEL, t3.ts).find((m) => m.text.startsWith('Agent Smith closed this ticket')), 'the thread told of the close');
+    e.fake.force429('chat.update', 0, 1);
+  }, 60_000);
 });
