@@ -29,6 +29,7 @@ import {
 import { extractLead, type LeadSummary } from './lead';
 import { openedListings } from './opened';
 import { duration, renderTicket } from './render';
+import { spendBudgets } from '../pace';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
@@ -514,7 +515,10 @@ export class Handoffs {
     const root = ticket.root;
     await this.quietly(async () => {
       const surface = this.surface(root.place);
-      await surface.edit(root, await this.renderFor(ticket, surface));
+      const msg = await this.renderFor(ticket, surface);
+      // The same edit budget the relay spends (one per workspace, shared by every instance).
+      await spendBudgets(this.ctx.store, surface.budgets('edit', root.place));
+      await surface.edit(root, msg);
     }, 'updating the ticket message');
   }
 
