@@ -90,7 +90,9 @@ export class Handoffs {
   /** The asker of a conversation or an admin may ask for a human in it; others are told who may. */
   async mayRequest(convId: string, actor: Actor): Promise<boolean> {
     if (actor.isAdmin) return true;
-    return (await this.ctx.store.get(ticketKeys.asker(convId, actor.id))) !== undefined;
+    if ((await this.ctx.store.get(ticketKeys.asker(convId, actor.id))) !== undefined) return true;
+    // A conversation from before askers were recorded names nobody: its button stays open to all.
+    return (await this.ctx.store.keys(ticketKeys.askerPrefix(convId))).length === 0;
   }
 
   /**

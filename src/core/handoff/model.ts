@@ -60,6 +60,7 @@ export const ticketKeys = {
   remind: (id: string, since: number, n: number) => `ticketremind:${id}:${since}:${n}`,
   /** A user who asked in a conversation ("Talk to a human" is theirs). */
   asker: (convId: string, userId: string) => `convasker:${convId}:${encodeURIComponent(userId)}`,
+  askerPrefix: (convId: string) => `convasker:${convId}:`,
 };
 
 export const HANDOFF_ACTIONS = {
