@@ -3,7 +3,7 @@
  * (Slack events at /slack/events, health at /healthz). main.ts runs it as a process; end-to-end
  * tests run it in-process with their fakes' URLs.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'http';
+import { createServer, type Server } from 'http';
 import type { AddressInfo } from 'net';
 import { mkdirSync } from 'fs';
 import { dirname, resolve } from 'path';
@@ -12,8 +12,8 @@ import type { Config } from './config';
 import { createBridge, type Bridge } from './core';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
-import { BudgetScheduler, Relay } from './core/relay';
-import type { SurfaceName, SurfacePort } from './core/surface';
+import { Relay } from './core/relay';
+import type { SurfaceName, } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
 import { ChatbotClient } from './service/client';
 import { openStore } from './state/open-store';
@@ -21,16 +21,7 @@ import type { StateStore } from './state/store';
 import { createSlackSurface } from './surfaces/slack';
 import { resolveApiUrl as resolveSlackApiUrl } from './surfaces/slack/web';
 import { createDiscordSurface } from './surfaces/discord';
-
-/** A surface runtime as main wires it (Slack, Discord, the shell). */
-export interface SurfaceRuntime {
-  surface: SurfacePort;
-  attach(core: Bridge): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  isReady(): boolean;
-  requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
-}
+import type { SurfaceRuntime } from './surfaces/runtime';
 
 export interface AppOptions {
   /** Extra surfaces (the shell). */
@@ -181,11 +172,11 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
     };
-    const scheduler = new BudgetScheduler({ store, log: log.child({ part: 'scheduler' }) });
-    const relay = new Relay({ store, scheduler, log: log.child({ part: 'relay' }), instanceId });
+    // Each surface's gateway owns its budgets: the relay only says what messages should show.
+    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
     const bridge = createBridge(
       { client, store, config: coreConfig, surfaces: registry(runtimes), log: log.child({ part: 'core' }), now: Date.now },
-      { relay, scheduler, commands: commandHandlers() },
+      { relay, commands: commandHandlers() },
     );
     for (const runtime of runtimes) runtime.attach(bridge);
 

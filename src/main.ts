@@ -4,7 +4,8 @@
  */
 import { fstatSync } from 'fs';
 import { ConfigError, loadConfig, redactConfig, type Config } from './config';
-import { createLogger, startApp, type AppHandle, type SurfaceRuntime } from './app';
+import { createLogger, startApp, type AppHandle } from './app';
+import type { SurfaceRuntime } from './surfaces/runtime';
 import { ShellSurface, SHELL_HANDOFF_CHANNEL, SHELL_WORKSPACE } from './surfaces/shell/shell-surface';
 import { Shell } from './surfaces/shell/shell';
 

@@ -1,9 +1,11 @@
 /** manifest.yml installs the app the code implements: same commands, same endpoint, needed scopes. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { SLACK_COMMANDS } from '../src/surfaces/slack';
+import { COMMAND_SPECS } from '../src/core/commands/grammar';
 
 const manifestSchema = z.object({
   display_information: z.object({ name: z.string().min(1), description: z.string().min(1) }),
@@ -22,11 +24,61 @@ const manifestSchema = z.object({
 });
 
 const root = join(__dirname, '..');
-const manifest = manifestSchema.parse(parse(readFileSync(join(root, 'manifest.yml'), 'utf8')));
+const raw: unknown = parse(readFileSync(join(root, 'manifest.yml'), 'utf8'));
+const manifest = manifestSchema.parse(raw);
+
+/**
+ * Slack's published manifest schemas: the team's shared copy beside the clone when present (the
+ * newest), else the copy kept in the repository, so the test runs wherever the repo is checked out.
+ */
+const SHARED_SCHEMAS = join(root, '..', 'shared', 'schemas', 'slack-manifest');
+const schemaDir = existsSync(join(SHARED_SCHEMAS, 'manifest.schema.json')) ? SHARED_SCHEMAS : join(root, 'test', 'fixtures', 'slack-manifest');
+const SCHEMA_BASE = 'https://raw.githubusercontent.com/slackapi/manifest-schema/v0.5.0/schemas/';
+
+function slackManifestValidator(): (data: unknown) => { valid: boolean; errors: string[] } {
+  const read = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(schemaDir, name), 'utf8')) as Record<string, unknown>;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // The entry schema refers to the versioned ones by their published URLs.
+  for (const name of ['manifest.schema.1.0.0.json', 'manifest.schema.2.0.0.json']) ajv.addSchema(read(name), `${SCHEMA_BASE}${name}`);
+  const validate = ajv.compile(read('manifest.schema.json'));
+  return (data) => {
+    const valid = validate(data) as boolean;
+    return { valid, errors: (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`) };
+  };
+}
+
+const assistantSchema = z.object({
+  features: z.object({
+    assistant_view: z.object({
+      assistant_description: z.string().min(1),
+      suggested_prompts: z.array(z.object({ title: z.string().min(1), message: z.string().min(1) })).min(1).max(4),
+    }),
+  }),
+});
 
 describe('manifest.yml', () => {
-  test('lists exactly the slash commands the Slack surface registers', () => {
-    expect(manifest.features.slash_commands.map((c) => c.command).sort()).toEqual([...SLACK_COMMANDS].sort());
+  test("validates against Slack's manifest JSON schema", () => {
+    const result = slackManifestValidator()(raw);
+    expect(result.errors).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  test('the schema check catches a broken manifest (an unknown feature key)', () => {
+    const broken = JSON.parse(JSON.stringify(raw)) as { features: Record<string, unknown> };
+    broken.features.assistant_view = { suggested_prompts: [] };
+    expect(slackManifestValidator()(broken).valid).toBe(false);
+  });
+
+  test('declares the assistant pane: a description and a few suggested prompts', () => {
+    const a = assistantSchema.parse(raw).features.assistant_view;
+    expect(a.suggested_prompts.length).toBeGreaterThanOrEqual(1);
+  });
+
+  test("lists exactly the grammar's commands, with the catalogue's descriptions and usage hints", () => {
+    const listed = manifest.features.slash_commands.map((c) => ({ command: c.command, description: c.description, usage_hint: c.usage_hint }));
+    const catalogue = COMMAND_SPECS.map((s) => ({ command: `/${s.name}`, description: s.summary, usage_hint: s.usageHint }));
+    expect(listed).toEqual(catalogue);
   });
 
   test('sends commands, events and interactivity to /slack/events', () => {
@@ -39,9 +91,17 @@ describe('manifest.yml', () => {
   });
 
   test('subscribes to the events the surface handles and asks exactly the scopes it needs', () => {
-    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(['app_home_opened', 'app_mention', 'message.channels', 'message.groups', 'message.im']);
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      'app_home_opened',
+      'app_mention',
+      'assistant_thread_context_changed',
+      'assistant_thread_started',
+      'message.channels',
+      'message.groups',
+      'message.im',
+    ]);
     expect(manifest.oauth_config.scopes.bot.sort()).toEqual(
-      ['app_mentions:read', 'channels:history', 'channels:read', 'chat:write', 'commands', 'files:read', 'files:write', 'groups:history', 'groups:read', 'im:history', 'users:read'].sort(),
+      ['app_mentions:read', 'assistant:write', 'channels:history', 'channels:read', 'chat:write', 'commands', 'files:read', 'files:write', 'groups:history', 'groups:read', 'im:history', 'users:read'].sort(),
     );
   });
 

@@ -4,6 +4,7 @@
  * never lets an error reach a surface: the user is told what failed, the log gets the detail.
  */
 import { adminOnlyRefusal, mayUse } from './access';
+import { assistantIntro } from './assistant/intro';
 import { askCommand } from './commands/ask';
 import { handoffCommand } from './commands/handoff';
 import type { CommandHandler, CoreContext } from './context';
@@ -12,9 +13,9 @@ import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
 import { recoverAbandonedAnswers } from './relay/inflight';
-import type { BudgetScheduler } from './relay/scheduler';
 import type {
   Actor,
+  AssistantIntro,
   BridgeCore,
   CommandName,
   FormResult,
@@ -34,10 +35,10 @@ export interface BridgeDeps {
   /** The other commands (listings, listing, chatbot, analytics, history); ask and handoff are built in. */
   commands?: CommandHandler[];
   /**
-   * The relay's scheduler: with it, the bridge marks answers whose instance died mid-stream
-   * (recoverAbandonedAnswers) on start and every 15 s.
+   * The bridge marks answers whose instance died mid-stream (recoverAbandonedAnswers) on start and
+   * every 15 s; false turns that off.
    */
-  scheduler?: BudgetScheduler;
+  recoverInflight?: boolean;
   /** Replaces that recovery (tests, or a caller with its own loop). */
   recoverAbandoned?: () => Promise<unknown>;
 }
@@ -99,15 +100,14 @@ export class Bridge implements BridgeCore {
   }
 
   private defaultRecovery(): (() => Promise<unknown>) | undefined {
-    const scheduler = this.deps.scheduler;
-    if (!scheduler) return undefined;
+    if (this.deps.recoverInflight === false) return undefined;
     const { store, log, config, surfaces } = this.ctx;
     let first = true;
     return () => {
       // On the first sweep, answers recorded under this instance's own id are from before a restart.
       const opts = first ? { ownedBy: config.instanceId } : {};
       first = false;
-      return recoverAbandonedAnswers({ store, surfaces: (n) => surfaces.get(n), scheduler, log, instanceId: config.instanceId, now: this.ctx.now }, opts);
+      return recoverAbandonedAnswers({ store, surfaces: (n) => surfaces.get(n), log, instanceId: config.instanceId, now: this.ctx.now }, opts);
     };
   }
 
@@ -155,6 +155,11 @@ export class Bridge implements BridgeCore {
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'could not report a message failure'));
       return true;
     }
+  }
+
+  /** The greeting and suggested prompts of a new assistant thread (assistant/intro.ts). */
+  assistantIntro(): Promise<AssistantIntro> {
+    return assistantIntro(this.ctx);
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {

@@ -1,10 +1,11 @@
 /**
- * The port between core and a surface (Slack, Discord, the terminal shell, the in-memory test
- * surface). Core speaks only these types; a surface translates them to and from its platform.
+ * The port between core and a surface (Slack, Discord, the terminal shell). Core speaks only these types; a surface translates them to and from its platform.
  * Nothing here names a platform SDK.
  */
 
-export type SurfaceName = 'slack' | 'discord' | 'shell' | 'test';
+/** Every surface the bridge has: the one list (stored places are checked against it). */
+export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
+export type SurfaceName = (typeof SURFACE_NAMES)[number];
 
 /**
  * Where something lives on a surface. A conversation is keyed by (surface, workspace, channel,
@@ -51,6 +52,8 @@ export interface Card {
   imageUrl?: string;
   fields: Array<{ label: string; value: string }>;
   footer?: string;
+  /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
+  badge?: string;
 }
 
 export interface FileUpload {
@@ -75,7 +78,37 @@ export interface OutMessage {
   notice?: string;
   cards?: Card[];
   buttons?: Button[];
+  /** A way to rate this (complete) answer: Slack's feedback buttons, two buttons elsewhere. */
+  feedback?: FeedbackPrompt;
   file?: FileUpload;
+}
+
+/**
+ * Rating an answer. A press comes back as `BridgeCore.action(inv, action, positive | negative)`, like
+ * a button; surfaces without a native rating control render it as two buttons (👍 and 👎).
+ */
+export interface FeedbackPrompt {
+  action: string;
+  /** The value handed back for a positive vote. */
+  positive: string;
+  /** The value handed back for a negative vote. */
+  negative: string;
+}
+
+/** The two buttons a surface without a native rating control shows for `feedback`. */
+export function feedbackButtons(f: FeedbackPrompt): Button[] {
+  return [
+    { action: f.action, label: '👍', value: f.positive },
+    { action: f.action, label: '👎', value: f.negative },
+  ];
+}
+
+/** What an assistant surface (Slack's assistant pane) shows when a new thread opens. */
+export interface AssistantIntro {
+  /** Posted in the new thread. */
+  greeting: string;
+  /** 1 to 4 suggestions: `title` is shown, `message` is sent when picked. */
+  prompts: Array<{ title: string; message: string }>;
 }
 
 export interface FormField {
@@ -113,11 +146,42 @@ export interface Attachment {
   url?: string;
 }
 
-/** A budget the relay spends before a platform call (e.g. Slack chat.update: 50 per minute per team). */
+/**
+ * A platform budget a surface's gateway spends before a call (e.g. Slack chat.update: 50 per minute
+ * per team). Budgets live in the state store, so one key is one budget across instances.
+ */
 export interface RateBudget {
   key: string;
   limit: number;
   windowMs: number;
+  /**
+   * false: no final reservation nor interim plan on this budget (a safety bucket under a tighter
+   * budget). Otherwise budgets with a long window get both (see core/relay/scheduler).
+   */
+  plan?: boolean;
+}
+
+/**
+ * How urgent a platform call is. `final`: what a user must see (an answer's final text, a reply, a
+ * button's result, a new message); `interim`: a streaming update that may wait for its turn.
+ */
+export type Priority = 'final' | 'interim';
+
+/** How a surface's gateway schedules one post or edit. */
+export interface SendOptions {
+  /** Default `final`. */
+  priority?: Priority;
+  /**
+   * Names the caller's stream of calls (the relay: one answer). A waiting call with this key can be
+   * promoted (`promote`), and interims with it are spaced by the answer's registration
+   * (`reserveFinal`).
+   */
+  coalesceKey?: string;
+  /**
+   * Read when the call actually goes out, after waiting for budget: what is sent instead of the
+   * message given (so a call that waited carries the newest text).
+   */
+  latest?: () => OutMessage;
 }
 
 export interface SurfaceLimits {
@@ -130,7 +194,11 @@ export interface SurfaceLimits {
 /** Native streaming of one message (Slack chat.startStream/appendStream/stopStream). */
 export interface NativeStream {
   readonly ref: MessageRef;
-  append(text: string): Promise<void>;
+  /**
+   * Appends `text`; with `latest`, what is appended is read when the call goes out instead (the
+   * newest text after waiting for budget). Resolves to the text appended.
+   */
+  append(text: string, opts?: { priority?: Priority; coalesceKey?: string; latest?: () => string }): Promise<string>;
   stop(finalMessage?: OutMessage): Promise<void>;
   /** When the platform will expire the stream (the relay rotates before then). */
   readonly expiresAt: number;
@@ -140,8 +208,12 @@ export interface NativeStream {
 export interface SurfacePort {
   readonly name: SurfaceName;
   readonly limits: SurfaceLimits;
-  post(place: Place, msg: OutMessage): Promise<MessageRef>;
-  edit(ref: MessageRef, msg: OutMessage): Promise<void>;
+  /**
+   * Every call below goes through the surface's one outbound path (its gateway), which spends the
+   * platform's budgets by priority: callers never wait for budget themselves.
+   */
+  post(place: Place, msg: OutMessage, opts?: SendOptions): Promise<MessageRef>;
+  edit(ref: MessageRef, msg: OutMessage, opts?: SendOptions): Promise<void>;
   /**
    * Start a conversation thread in `place.channel` with a root message (Slack: a channel message whose
    * ts becomes thread_ts; Discord: a message and a thread on it; shell: a new thread number).
@@ -151,8 +223,14 @@ export interface SurfacePort {
   notify(place: Place, user: Actor, msg: OutMessage): Promise<void>;
   /** How a user is written so the platform notifies them (Slack `<@U1>`, Discord `<@1>`). */
   mention(user: Actor): string;
-  /** The budgets to spend before posting or editing in `place` (empty = unlimited). */
-  budgets(op: 'post' | 'edit', place: Place): RateBudget[];
+  /**
+   * An answer in flight in `place` will need one final edit: until released, interims on the
+   * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` are spaced
+   * by the plan. Absent: the surface has no budgets to plan.
+   */
+  reserveFinal?(place: Place, holder: string): () => void;
+  /** The waiting call sent with this coalesceKey becomes a final (its answer just finished). */
+  promote?(coalesceKey: string): void;
   fetchAttachment(att: Attachment): Promise<Buffer>;
   /** Native streaming where the platform offers it here; undefined = use post + edit. */
   startNativeStream?(place: Place, first: OutMessage): Promise<NativeStream | undefined>;
@@ -172,6 +250,11 @@ export interface SurfacePort {
   stripButtons?(thread: Place, actions: string[]): Promise<void>;
   /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
   isMember?(channel: Place, userId: string): Promise<boolean | undefined>;
+  /**
+   * Show that an answer is being worked on in `place` (Slack: the assistant status "is thinking…");
+   * '' clears it. Cosmetic: implementations never throw.
+   */
+  setStatus?(place: Place, status: string): Promise<void>;
 }
 
 /**
@@ -226,6 +309,8 @@ export interface BridgeCore {
    * viewer is neither a member of the handoff channel nor an admin.
    */
   handoffQueue?(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined>;
+  /** The greeting and suggested prompts of a new assistant thread. */
+  assistantIntro?(): Promise<AssistantIntro>;
 }
 
 /**

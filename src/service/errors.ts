@@ -104,11 +104,3 @@ export class RequestValidationError extends Error {
     this.name = 'RequestValidationError';
   }
 }
-
-/** Every error class the client throws. */
-export type ChatbotClientError =
-  | ServiceError
-  | NetworkError
-  | TimeoutError
-  | InterruptedStreamError
-  | RequestValidationError;

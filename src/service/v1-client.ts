@@ -35,7 +35,6 @@ export type {
   V1AnalyticsOverview,
   V1Chatbot,
   V1Conversation,
-  V1Message,
   V1PageMeta,
   V1SendMessageResult,
   V1UserListMeta,

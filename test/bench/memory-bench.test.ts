@@ -1,4 +1,4 @@
-import { runMemoryBench } from '../../src/bench/memory-bench';
+import { runMemoryBench } from '../../bench/memory-bench';
 
 describe('memory bench', () => {
   // Without --expose-gc (jest) the heap delta includes garbage, so only settling and the shape are checked.

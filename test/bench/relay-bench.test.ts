@@ -1,4 +1,4 @@
-import { runRelayScenario } from '../../src/bench/relay-bench';
+import { runRelayScenario } from '../../bench/relay-bench';
 
 // Tiny scale: the relays and the fake's measurements work end to end. No timing assertions.
 describe('relay bench (smoke)', () => {

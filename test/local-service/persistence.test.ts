@@ -15,6 +15,7 @@ describe('restart on the same SERVICE_DB', () => {
     const first = await startLocalService({ dbPath });
     const keys = first.credentials;
     const post = async (base: string, p: string, body: unknown, headers: Record<string, string>) =>
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads several envelope shapes field by field
       (await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<{ Data: any; Success: boolean }>;
     const secret = { authorization: keys.secretKey };
     const sid = (await post(first.url, '/chat/Chatbot/GetSession', { serialNumber: 'demo' }, secret)).Data.SessionID as number;

@@ -92,13 +92,28 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
       expect(a).not.toBe(b);
     });
 
-    test('ask returns a whole answer', async () => {
-      const sessionId = await client.getSession(target.chatbotId);
-      const answer = await client.ask({ sessionId, content: 'What listings do you have?' });
+    /** Edits the chatbot's AnswerSuffix (the one setting whose effect an answer shows), runs `fn`, then clears it. */
+    async function withAnswerSuffix<T>(suffix: string, fn: () => Promise<T>): Promise<T> {
+      await client.editChatbot({ serialNumber: target.chatbotId, AnswerSuffix: suffix });
+      try {
+        return await fn();
+      } finally {
+        await client.editChatbot({ serialNumber: target.chatbotId, AnswerSuffix: '' });
+      }
+    }
+
+    test('ask returns a whole answer: text, then the configured suffix at its very end', async () => {
+      const marker = `-- end ${randomUUID().slice(0, 8)}`;
+      const answer = await withAnswerSuffix(marker, async () => {
+        const sessionId = await client.getSession(target.chatbotId);
+        return client.ask({ sessionId, content: 'What listings do you have?' });
+      });
       expect(Number.isInteger(answer.messageId)).toBe(true);
-      expect(typeof answer.content).toBe('string');
-      expect(typeof answer.noAnswer).toBe('boolean');
-      expect(answer.totalTokens).toBeGreaterThanOrEqual(0);
+      expect(answer.noAnswer).toBe(false);
+      expect(answer.content.endsWith(marker)).toBe(true);
+      // Words of an answer before the suffix, not just the suffix.
+      expect(answer.content.slice(0, -marker.length).trim()).toMatch(/\w{3,}/);
+      expect(answer.totalTokens).toBeGreaterThan(0);
     });
 
     test('askStream: deltas concatenate to the final answer, one final at the end', async () => {
@@ -108,10 +123,23 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
       expect(text).toBe(answer);
     });
 
-    test('editChatbot accepts a valid change', async () => {
-      await expect(
-        client.editChatbot({ serialNumber: target.chatbotId, WelcomeMessage: 'Hello from the contract test', ChatBubbleColor: 'rgb(37,99,235)', Temperature: 1 }),
-      ).resolves.toBeUndefined();
+    test('editChatbot applies a valid change: the next answers show it', async () => {
+      const marker = `Edited ${randomUUID().slice(0, 8)}`;
+      const events = await withAnswerSuffix(marker, async () => {
+        // Several fields at once, as /chatbot edit sends them; AnswerSuffix is the one an answer shows.
+        await expect(
+          client.editChatbot({ serialNumber: target.chatbotId, WelcomeMessage: 'Hello from the contract test', ChatBubbleColor: 'rgb(37,99,235)', Temperature: 1, AnswerSuffix: marker }),
+        ).resolves.toBeUndefined();
+        const sessionId = await client.getSession(target.chatbotId);
+        return collect(client.askStream({ sessionId, content: 'Tell me about a condo' }));
+      });
+      const { text, answer } = checkStream(events);
+      expect(text).toBe(answer);
+      expect(answer.endsWith(marker)).toBe(true);
+      // Cleared again: a new answer ends without it.
+      const sessionId = await client.getSession(target.chatbotId);
+      const after = await client.ask({ sessionId, content: 'Tell me about a condo' });
+      expect(after.content).not.toContain(marker);
     });
 
     test('editChatbot on an unknown chatbot is refused with a ServiceError', async () => {

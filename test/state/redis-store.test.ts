@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { RedisStore } from '../../src/state/redis-store';
 import { runStoreContract } from './store-contract';
-import { waitFor } from './wait-for';
+import { waitFor } from '../support/wait-for';
 
 const HOST = 'redis://127.0.0.1:6379';
 const prefix = `test:store:${randomBytes(4).toString('hex')}:`;
@@ -73,7 +73,7 @@ describe('RedisStore specifics', () => {
     const [, item, before] = await pending;
     expect(before).toBe(1);
     expect(item.value).toBe('queued');
-    await waitFor(() => reconnected);
+    await waitFor(() => reconnected, 'reconnected');
     expect(await store.get('during')).toBe(2);
     expect(await store.client.client('ID')).not.toBe(id);
   });

@@ -2,7 +2,7 @@
  * A separate OS process hammering one SQLite file, to prove the store is safe across processes (one
  * process alone cannot interleave better-sqlite3's synchronous transactions). Loads the TypeScript
  * source through typescript's transpiler so the test exercises src/, not a build.
- * argv: dbPath, startAtEpochMs, label, rounds. Prints one JSON line of results.
+ * argv: dbPath, parties, label, rounds. Prints one JSON line of results.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -19,11 +19,13 @@ require.extensions['.ts'] = (module, filename) => {
 const { SqliteStore } = require(path.join(__dirname, '../../src/state/sqlite-store.ts'));
 
 async function main() {
-  const [dbPath, startAt, label, roundsText] = process.argv.slice(2);
+  const [dbPath, partiesText, label, roundsText] = process.argv.slice(2);
   const rounds = Number(roundsText);
   const store = new SqliteStore(dbPath);
-  // A shared start time makes the processes overlap instead of running one after another.
-  while (Date.now() < Number(startAt)) await new Promise((r) => setImmediate(r));
+  // A barrier, so the processes overlap instead of running one after another however long each
+  // took to start: each says it is ready, then waits until every party is.
+  await store.set(`mp:ready:${label}`, true);
+  while ((await store.keys('mp:ready:')).length < Number(partiesText)) await new Promise((r) => setTimeout(r, 5));
   const wonKeys = [];
   const wonClaims = [];
   const pushed = [];
@@ -39,6 +41,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(String(err && err.stack ? err.stack : err));
+  process.stderr.write(String(err?.stack ?? err));
   process.exit(1);
 });

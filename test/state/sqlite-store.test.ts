@@ -63,11 +63,10 @@ describe('SqliteStore across OS processes', () => {
     for (let i = 0; i < rounds; i++) await seed.set(`mp:claim:${i}`, { open: true });
     await seed.close();
 
-    const startAt = Date.now() + 1500; // lets all three load TypeScript before they start
     const labels = ['p1', 'p2', 'p3'];
     const outputs = await Promise.all(
       labels.map((label) =>
-        run(process.execPath, [join(__dirname, 'sqlite-child.js'), file, String(startAt), label, String(rounds)], {
+        run(process.execPath, [join(__dirname, 'sqlite-child.js'), file, String(labels.length), label, String(rounds)], {
           timeout: 60_000,
         }),
       ),

@@ -1,4 +1,4 @@
-import { formatStoreBench, runStoreBench } from '../../src/bench/store-bench';
+import { formatStoreBench, runStoreBench } from '../../bench/store-bench';
 
 describe('runStoreBench', () => {
   it('measures every operation on both stores and prints a table', async () => {

@@ -1,5 +1,5 @@
 import type { Json, StateStore } from '../../src/state/store';
-import { waitFor } from './wait-for';
+import { waitFor } from '../support/wait-for';
 
 /** Something that opens store instances sharing one backing (same file, same Redis db and prefix). */
 export interface StoreBacking {
@@ -52,7 +52,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       await a.set(long, 2, 60_000);
       await a.set(cleared, 3, 80);
       await a.set(cleared, 4);
-      await waitFor(async () => (await a.get(short)) === undefined, 5000);
+      await waitFor(async () => (await a.get(short)) === undefined, '(await a.get(short)) === undefined', 5000);
       expect(await b.get(short)).toBeUndefined();
       expect(await a.get(long)).toBe(2);
       expect(await a.get(cleared)).toBe(4);
@@ -71,7 +71,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       await a.set(`${p}*:star`, 4);
       await a.set(`${p}x:other`, 5);
       await a.set(`zz${p}:elsewhere`, 6);
-      await waitFor(async () => (await a.get(`${p}:gone`)) === undefined);
+      await waitFor(async () => (await a.get(`${p}:gone`)) === undefined, 'the expired key to be gone');
       expect((await b.keys(`${p}:`)).sort()).toEqual([`${p}:one`, `${p}:two`]);
       expect(await b.keys(`${p}*`)).toEqual([`${p}*:star`]);
       expect(await b.keys(`${fresh('none')}:`)).toEqual([]);
@@ -84,7 +84,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       expect(await a.setIfAbsent(key, 'first', 80)).toBe(true);
       expect(await b.setIfAbsent(key, 'second')).toBe(false);
       expect(await a.get(key)).toBe('first');
-      await waitFor(async () => (await a.get(key)) === undefined);
+      await waitFor(async () => (await a.get(key)) === undefined, '(await a.get(key)) === undefined');
       expect(await b.setIfAbsent(key, 'third')).toBe(true);
       expect(await a.get(key)).toBe('third');
     });
@@ -120,7 +120,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
     it('treats an expired value as absent and applies the new TTL', async () => {
       const key = fresh('casttl');
       expect(await a.compareAndSet(key, undefined, 'v', 60)).toBe(true);
-      await waitFor(async () => (await a.get(key)) === undefined);
+      await waitFor(async () => (await a.get(key)) === undefined, '(await a.get(key)) === undefined');
       expect(await b.compareAndSet(key, 'v', 'w')).toBe(false);
       expect(await b.compareAndSet(key, undefined, 'w')).toBe(true);
       expect(await a.get(key)).toBe('w');
@@ -221,7 +221,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
     it('expires and is taken over; the old owner then cannot renew', async () => {
       const name = fresh('lease-exp');
       expect(await a.acquireLease(name, 'alice', 300)).toBe(true);
-      await waitFor(() => b.acquireLease(name, 'bob', 60_000), 5000);
+      await waitFor(() => b.acquireLease(name, 'bob', 60_000), 'b.acquireLease(name, \'bob\', 60_000)', 5000);
       expect((await a.leaseInfo(name))?.owner).toBe('bob');
       expect(await a.renewLease(name, 'alice', 60_000)).toBe(false);
       expect(await a.acquireLease(name, 'alice', 60_000)).toBe(false);
@@ -230,7 +230,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
     it('cannot be renewed once expired, even if nobody took it', async () => {
       const name = fresh('lease-lost');
       expect(await a.acquireLease(name, 'alice', 50)).toBe(true);
-      await waitFor(async () => (await b.leaseInfo(name)) === undefined);
+      await waitFor(async () => (await b.leaseInfo(name)) === undefined, '(await b.leaseInfo(name)) === undefined');
       expect(await a.renewLease(name, 'alice', 60_000)).toBe(false);
     });
 
@@ -258,7 +258,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       }
       // Other keys have their own budget.
       expect((await a.takeToken(fresh('rate-other'), 1, windowMs)).granted).toBe(true);
-      await waitFor(async () => (await a.takeToken(key, 5, windowMs)).granted, 5000, 50);
+      await waitFor(async () => (await a.takeToken(key, 5, windowMs)).granted, '(await a.takeToken(key, 5, windowMs)).granted', 5000, 50);
     });
 
     it('counts strictly alternating calls from two instances against one budget', async () => {

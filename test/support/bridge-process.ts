@@ -230,14 +230,6 @@ export class OwnRedis {
   }
 }
 
-export function redisServerAvailable(): Promise<boolean> {
-  return new Promise((done) => {
-    const p = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-    p.once('error', () => done(false));
-    p.once('exit', (code) => done(code === 0));
-  });
-}
-
 // ---- Slack helpers ---------------------------------------------------------------------------------
 
 export interface FoundButton {

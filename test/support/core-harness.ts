@@ -1,12 +1,12 @@
 /**
  * A whole core in one process for tests: the local chatbot service (real HTTP on 127.0.0.1), a
  * ChatbotClient to it, a SQLite store (a file in a temp dir by default, so a restart can be tested),
- * TestSurfaces, the relay with its budget scheduler, and the Bridge.
+ * TestSurfaces (each with its own gateway when given budgets), the relay, and the Bridge.
  *
  *   const h = await startCoreHarness();
  *   const inv = h.invocation(h.users.alice);            // a slash command / button / form event
  *   await h.bridge.command(inv, 'ask', 'Which homes are for sale in Austin?');
- *   await h.waitFor(() => ...);
+ *   await waitFor(() => ..., 'what', timeoutMs);    // test/support/wait-for.ts
  *   await h.close();
  *
  * Cross-surface handoff: `startCoreHarness({ handoffOn: 'other' })` puts the handoff channel on a
@@ -20,12 +20,10 @@ import { createBridge, type Bridge } from '../../src/core';
 import type { CommandHandler, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
 import type { Actor, FormSpec, Invocation, MessageRef, OutMessage, Place, SurfaceName, SurfacePort } from '../../src/core/surface';
 import { Relay } from '../../src/core/relay';
-import { BudgetScheduler } from '../../src/core/relay/scheduler';
 import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } from '../../src/local-service';
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from './test-surface';
-import { waitFor as pollFor } from './wait-for';
+import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from './test-surface';
 
 type LocalService = LocalServiceHandle;
 
@@ -72,7 +70,7 @@ export interface CoreHarness {
   client: ChatbotClient;
   store: SqliteStore;
   storePath: string;
-  /** The users' surface (name 'test'). */
+  /** The users' surface (named TEST_SURFACE). */
   surface: TestSurface;
   /** Where tickets go: `surface` itself, or a second TestSurface when handoffOn is 'other'. */
   handoffSurface: TestSurface;
@@ -86,15 +84,12 @@ export interface CoreHarness {
   agents: { ann: Actor; andy: Actor };
   ctx: CoreContext;
   config: CoreConfig;
-  scheduler: BudgetScheduler;
   relay: Relay;
   bridge: Bridge;
   /** An Invocation by `actor` in `place` (default: `channel`) whose replies, updates and forms are recorded. */
   invocation(actor: Actor, place?: Place, opts?: { surface?: SurfacePort; source?: MessageRef }): RecordedInvocation;
   /** Hands a typed message to the bridge, as a surface would (a fresh id unless given). */
   say(actor: Actor, place: Place, text: string, opts?: { id?: string; startsConversation?: boolean; surface?: SurfacePort; attachments?: import('../../src/core/surface').Attachment[] }): Promise<boolean>;
-  /** Polls `predicate` until true; throws after `timeoutMs`. */
-  waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
   /** Stops the bridge and closes the store (keeping the file), then builds a new store and Bridge on it. */
   restart(): Promise<CoreHarness>;
   /** Stops the bridge and closes everything this harness started. */
@@ -103,23 +98,20 @@ export interface CoreHarness {
 
 export const HARNESS_WORKSPACE = 'W1';
 
-/** Presents a TestSurface under another surface name (the TestSurface's own name is fixed to 'test'). */
+/** Presents a TestSurface under another surface name (for a TestSurface built elsewhere; a new one can be named with its `name` option). */
 export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePort {
   return {
     name,
     limits: inner.limits,
-    post: (place, msg) => inner.post(place, msg),
-    edit: (ref, msg) => inner.edit(ref, msg),
+    post: (place, msg, o) => inner.post(place, msg, o),
+    edit: (ref, msg, o) => inner.edit(ref, msg, o),
     startThread: (place, root, title) => inner.startThread(place, root, title),
     notify: (place, user, msg) => inner.notify(place, user, msg),
     mention: (user) => inner.mention(user),
-    budgets: (op, place) => inner.budgets(op, place),
+    reserveFinal: (place, holder) => inner.reserveFinal(place, holder),
+    promote: (key) => inner.promote(key),
     fetchAttachment: (att) => inner.fetchAttachment(att),
   };
-}
-
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  await pollFor(predicate, 'a core harness condition', timeoutMs, 15);
 }
 
 let messageCounter = 0;
@@ -158,11 +150,11 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
   if (handoffOn === 'other') ports.set('discord', handoffPort);
   const surfaces: SurfaceRegistry = { get: (name) => ports.get(name), all: () => [...ports.values()] };
 
-  const channel: Place = { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-general' };
+  const channel: Place = { surface: TEST_SURFACE, workspace: HARNESS_WORKSPACE, channel: 'C-general' };
   const handoffChannel: Place =
     handoffOn === 'other'
       ? { surface: 'discord', workspace: 'G1', channel: 'C-handoff' }
-      : { surface: 'test', workspace: HARNESS_WORKSPACE, channel: 'C-handoff' };
+      : { surface: TEST_SURFACE, workspace: HARNESS_WORKSPACE, channel: 'C-handoff' };
 
   const instanceId = opts.instanceId ?? `harness-${process.pid}-${++messageCounter}`;
   const config: CoreConfig = {
@@ -177,12 +169,10 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     instanceId,
   };
   const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now() };
-  const scheduler = new BudgetScheduler({ store, log });
-  const relay = new Relay({ scheduler, store, log, instanceId });
+  const relay = new Relay({ store, log, instanceId });
   const bridge = createBridge(ctx, {
     relay,
     commands: opts.commands,
-    scheduler,
   });
   if (opts.start ?? true) bridge.start();
 
@@ -219,7 +209,6 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     agents,
     ctx,
     config,
-    scheduler,
     relay,
     bridge,
     invocation(actor, place = channel, o = {}) {
@@ -271,7 +260,6 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
         on,
       );
     },
-    waitFor,
     async restart() {
       await shutdown(true);
       return startCoreHarness({ ...opts, storePath, service, surface, handoffSurface, log }, { ownsService, tmpDir });

@@ -4,7 +4,7 @@
  * service exists. Validates requests with the shared schemas, checks credentials per operation.
  */
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { errorEnvelope, okEnvelope } from '../../src/service/schemas/envelope';
 import { describeIssues, fieldIssues } from '../../src/service/schemas/fields';
 import { chatbotSettingsSchema } from '../../src/service/schemas/settings';
@@ -52,7 +52,10 @@ export async function startFakeChatbotService(
   const server = await FakeChatbotServer.start();
   const chatbots = new Set([chatbotId]);
   let nextId = 1000;
-  const sessions = new Set<number>();
+  /** Session id -> its chatbot. */
+  const sessions = new Map<number, string>();
+  /** The AnswerSuffix each chatbot was last edited to (appended to its answers, as the interface says). */
+  const suffixes = new Map<string, string>();
   const listings = new Map<number, { serial: string; input: ListingInput }>();
   const uploads = new Map<number, Buffer | undefined>();
   const v1bots = new Map<string, V1ChatbotWire>();
@@ -92,7 +95,7 @@ export async function startFakeChatbotService(
     const body = parse(getSessionRequestSchema, req, res);
     if (!body || !knownBot(body.serialNumber, res)) return;
     const id = nextId++;
-    sessions.add(id);
+    sessions.set(id, body.serialNumber);
     sendJson(res, 200, okEnvelope({ SessionID: id }));
   });
 
@@ -101,7 +104,8 @@ export async function startFakeChatbotService(
     const body = parse(clientAskRequestSchema, req, res);
     if (!body) return;
     if (!sessions.has(body.sessionID)) return envelopeFail(res, 404, `unknown sessionID ${body.sessionID}`);
-    const answer = fakeAnswer(body.content);
+    const suffix = suffixes.get(sessions.get(body.sessionID) ?? '');
+    const answer = suffix ? `${fakeAnswer(body.content)}\n\n${suffix}` : fakeAnswer(body.content);
     const questionId = nextId++;
     const answerId = nextId++;
     if (!body.stream) {
@@ -118,6 +122,7 @@ export async function startFakeChatbotService(
     if (!checkSecret(req, res)) return;
     const body = parse(chatbotSettingsSchema, req, res);
     if (!body || !knownBot(body.serialNumber, res)) return;
+    if (body.AnswerSuffix !== undefined) suffixes.set(body.serialNumber, body.AnswerSuffix);
     sendJson(res, 200, okEnvelope(1));
   });
 

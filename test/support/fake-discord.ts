@@ -31,12 +31,20 @@ export interface FakeMember {
 
 export interface FakeChannel {
   id: string;
+  /** 0 guild text, 1 DM, 11/12 threads. */
   type: number;
   name: string;
-  guild_id: string;
+  /** Absent for a DM channel. */
+  guild_id?: string;
   parent_id?: string | null;
   owner_id?: string;
+  /** A DM channel's other party. */
+  recipients?: FakeUser[];
 }
+
+/** Gateway intents the fake honours when dispatching messages. */
+export const INTENTS = { guilds: 1 << 0, guildMessages: 1 << 9, directMessages: 1 << 12, messageContent: 1 << 15 } as const;
+const DM_CHANNEL = 1;
 
 export interface FakeAttachment {
   id: string;
@@ -228,6 +236,8 @@ export class FakeDiscord {
   private wss?: WebSocketServer;
   private readonly sockets = new Set<WebSocket>();
   private readonly ready = new Set<WebSocket>();
+  /** The intents each identified connection asked for. */
+  private readonly intents = new Map<WebSocket, number>();
   private seq = 0;
   private port = 0;
   private readonly listeners = new Set<() => void>();
@@ -257,6 +267,19 @@ export class FakeDiscord {
     const ch: FakeChannel = { id, type: 0, name, guild_id: this.guildId, parent_id: null };
     this.channels.set(id, ch);
     return ch;
+  }
+
+  /** The DM channel between the bot and a member (Discord has one per pair), created on first use. */
+  openDm(member: FakeMember): FakeChannel {
+    const existing = [...this.channels.values()].find((c) => c.type === DM_CHANNEL && c.recipients?.[0]?.id === member.user.id);
+    if (existing) return existing;
+    const ch: FakeChannel = { id: snowflake(), type: DM_CHANNEL, name: '', recipients: [member.user] };
+    this.channels.set(ch.id, ch);
+    return ch;
+  }
+
+  isDm(channelId: string): boolean {
+    return this.channels.get(channelId)?.type === DM_CHANNEL;
   }
 
   addRole(name: string, id = snowflake()): string {
@@ -392,12 +415,23 @@ export class FakeDiscord {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(payload));
   }
 
-  /** Sends a dispatch (op 0) to every identified connection. */
-  dispatch(t: string, d: unknown): void {
+  /** Sends a dispatch (op 0) to every identified connection (to those with `intent`, when given). */
+  dispatch(t: string, d: unknown, intent?: number): void {
     for (const ws of this.ready) {
+      if (intent !== undefined && ((this.intents.get(ws) ?? 0) & intent) === 0) continue;
       this.seq += 1;
       this.send(ws, { op: 0, t, s: this.seq, d });
     }
+  }
+
+  /**
+   * Message events reach a bot only with the intent of their channel's kind, as on Discord; creates
+   * and updates carry the channel's type (Discord's `channel_type` extra field).
+   */
+  private dispatchMessageEvent(t: string, channelId: string, d: Json): void {
+    const type = this.channels.get(channelId)?.type;
+    const data = t === 'MESSAGE_DELETE' || type === undefined ? d : { ...d, channel_type: type };
+    this.dispatch(t, data, this.isDm(channelId) ? INTENTS.directMessages : INTENTS.guildMessages);
   }
 
   private onSocket(ws: WebSocket): void {
@@ -406,6 +440,7 @@ export class FakeDiscord {
     ws.on('close', () => {
       this.sockets.delete(ws);
       this.ready.delete(ws);
+      this.intents.delete(ws);
       this.changed();
     });
     ws.on('message', (raw) => {
@@ -429,6 +464,7 @@ export class FakeDiscord {
           }
           this.identifies += 1;
           this.lastIntents = Number(msg.d?.intents ?? 0);
+          this.intents.set(ws, this.lastIntents);
           this.ready.add(ws);
           this.seq += 1;
           this.send(ws, {
@@ -480,6 +516,9 @@ export class FakeDiscord {
   }
 
   private channelPayload(c: FakeChannel): Json {
+    if (c.type === DM_CHANNEL) {
+      return { id: c.id, type: DM_CHANNEL, last_message_id: null, flags: 0, recipients: (c.recipients ?? []).map((u) => this.userPayload(u)) };
+    }
     const base: Json = { id: c.id, type: c.type, name: c.name, guild_id: c.guild_id, parent_id: c.parent_id ?? null };
     if (c.type === 11 || c.type === 12) {
       base.owner_id = c.owner_id ?? this.botUser.id;
@@ -493,9 +532,9 @@ export class FakeDiscord {
     return base;
   }
 
-  private guildPayload(): Json {
+  private guildPayload(opts: { allRoles?: boolean } = {}): Json {
     const bot: FakeMember = { user: this.botUser, roles: [] };
-    const channels = [...this.channels.values()].filter((c) => c.type !== 11 && c.type !== 12);
+    const channels = [...this.channels.values()].filter((c) => c.type !== 11 && c.type !== 12 && c.type !== DM_CHANNEL);
     const threads = [...this.channels.values()].filter((c) => c.type === 11 || c.type === 12);
     return {
       id: this.guildId,
@@ -511,7 +550,7 @@ export class FakeDiscord {
       stickers: [],
       roles: [
         { id: this.guildId, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
-        ...(this.quirks.guildRolesListed === false ? [] : this.roles).map((r, i) => ({ id: r.id, name: r.name, permissions: '0', position: i + 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 })),
+        ...(this.quirks.guildRolesListed === false && !opts.allRoles ? [] : this.roles).map((r, i) => ({ id: r.id, name: r.name, permissions: '0', position: i + 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 })),
       ],
       channels: channels.map((c) => this.channelPayload(c)),
       threads: threads.map((c) => this.channelPayload(c)),
@@ -574,13 +613,20 @@ export class FakeDiscord {
       mentions: opts.mentionsBot ? [this.botUser] : [],
       webhook_id: opts.webhookId,
     });
-    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(msg), member: this.memberNoUser(opts.member) });
+    // A DM carries neither guild_id nor member.
+    const payload = this.isDm(opts.channelId) ? this.messagePayload(msg) : { ...this.messagePayload(msg), member: this.memberNoUser(opts.member) };
+    this.dispatchMessageEvent('MESSAGE_CREATE', opts.channelId, payload);
     return msg;
   }
 
   private memberNoUser(m: FakeMember): Json {
     const { user: _u, ...rest } = this.memberPayload(m);
     return rest;
+  }
+
+  /** A direct message from a member to the bot, in their DM channel (opened if need be). */
+  directMessage(opts: { member: FakeMember; content: string; attachments?: FakeAttachment[] }): FakeMessage {
+    return this.userMessage({ channelId: this.openDm(opts.member).id, member: opts.member, content: opts.content, attachments: opts.attachments });
   }
 
   private newInteraction(type: number, channelId: string, member: FakeMember, data: Json, message?: FakeMessage): InteractionRecord {
@@ -596,24 +642,24 @@ export class FakeDiscord {
     };
     this.interactions.set(rec.id, rec);
     const ch = this.channels.get(channelId);
+    // In a DM, Discord sends the user instead of a member, and no guild.
+    const where = ch?.type === DM_CHANNEL
+      ? { user: this.userPayload(member.user), context: 1 }
+      : { guild_id: this.guildId, guild: { id: this.guildId, locale: 'en-US', features: [] }, member: this.memberPayload(member), guild_locale: 'en-US', context: 0 };
     this.dispatch('INTERACTION_CREATE', {
       id: rec.id,
       application_id: this.applicationId,
       type,
       data,
-      guild_id: this.guildId,
-      guild: { id: this.guildId, locale: 'en-US', features: [] },
+      ...where,
       channel_id: channelId,
       channel: ch ? this.channelPayload(ch) : { id: channelId, type: 0 },
-      member: this.memberPayload(member),
       token: rec.token,
       version: 1,
       app_permissions: '2248473465835073',
       locale: 'en-US',
-      guild_locale: 'en-US',
       entitlements: [],
       authorizing_integration_owners: { '0': this.guildId },
-      context: 0,
       ...(message ? { message: this.messagePayload(message) } : {}),
     });
     return rec;
@@ -630,8 +676,11 @@ export class FakeDiscord {
     subcommand?: string;
     options?: Array<{ name: string; type: number; value: string | number | boolean }>;
   }): InteractionRecord {
-    const registered = this.commands.get(this.guildId) ?? this.commands.get('global') ?? [];
-    const cmd = registered.find((c) => c.name === opts.name);
+    const inDm = this.isDm(opts.channelId);
+    // Guild commands never show in DMs; a global one shows there only when its contexts allow DMs.
+    const registered = inDm ? (this.commands.get('global') ?? []) : [...(this.commands.get(this.guildId) ?? []), ...(this.commands.get('global') ?? [])];
+    const cmd = registered.find((c) => c.name === opts.name && (!inDm || (Array.isArray(c.contexts) ? c.contexts.includes(1) : c.dm_permission !== false)));
+    if (inDm && !cmd) throw new Error(`/${opts.name} is not offered in DMs (no global command allowing the bot's DMs)`);
     const options = opts.subcommand
       ? [{ type: 1, name: opts.subcommand, options: opts.options ?? [] }]
       : (opts.options ?? []);
@@ -639,7 +688,7 @@ export class FakeDiscord {
       id: (cmd?.id as string | undefined) ?? snowflake(),
       name: opts.name,
       type: 1,
-      guild_id: this.guildId,
+      ...(inDm ? {} : { guild_id: this.guildId }),
       options,
     });
   }
@@ -902,7 +951,7 @@ export class FakeDiscord {
     const msg: FakeMessage = {
       id: snowflake(),
       channel_id: p.channel_id,
-      guild_id: this.guildId,
+      guild_id: this.isDm(p.channel_id) ? undefined : this.guildId,
       author: p.author,
       content: p.content,
       embeds: p.embeds ?? [],
@@ -936,7 +985,7 @@ export class FakeDiscord {
       webhook_id: extra.interactionId ? this.applicationId : undefined,
       interactionId: extra.interactionId,
     });
-    if (!msg.ephemeral) this.dispatch('MESSAGE_CREATE', this.messagePayload(msg));
+    if (!msg.ephemeral) this.dispatchMessageEvent('MESSAGE_CREATE', channelId, this.messagePayload(msg));
     return msg;
   }
 
@@ -954,7 +1003,7 @@ export class FakeDiscord {
     msg.edited_timestamp = new Date().toISOString();
     msg.history.push(msg.content);
     msg.historyAt.push(Date.now());
-    if (!msg.ephemeral) this.dispatch('MESSAGE_UPDATE', this.messagePayload(msg));
+    if (!msg.ephemeral) this.dispatchMessageEvent('MESSAGE_UPDATE', msg.channel_id, this.messagePayload(msg));
     return msg;
   }
 
@@ -1007,6 +1056,15 @@ export class FakeDiscord {
       }
     }
 
+    if ((m = /^\/guilds\/(\d+)\/roles$/.exec(path)) && method === 'GET') {
+      if (m[1] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
+      return ok(this.guildPayload({ allRoles: true }).roles);
+    }
+    if (method === 'POST' && path === '/users/@me/channels') {
+      const member = this.members.get(String(obj.recipient_id ?? ''));
+      if (!member) throw invalidForm('recipient_id', 'Unknown User', 'BASE_TYPE_REQUIRED');
+      return ok(this.channelPayload(this.openDm(member)));
+    }
     if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
       const ch = this.channels.get(m[1]!);
       if (!ch) throw new HttpError(404, { code: 10003, message: 'Unknown Channel' });
@@ -1034,7 +1092,7 @@ export class FakeDiscord {
       }
       if (method === 'DELETE') {
         msg.deleted = true;
-        this.dispatch('MESSAGE_DELETE', { id: msg.id, channel_id: msg.channel_id, guild_id: this.guildId });
+        this.dispatchMessageEvent('MESSAGE_DELETE', msg.channel_id, { id: msg.id, channel_id: msg.channel_id, guild_id: msg.guild_id });
         return ok();
       }
     }

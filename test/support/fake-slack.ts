@@ -13,6 +13,12 @@
  * - chat.startStream and chat.stopStream: Tier 2, 20 per minute per workspace each; chat.appendStream:
  *   Tier 4, 100 per minute per workspace (token buckets like chat.update) -> 429.
  * - native streaming: on, or refused with `unknown_method` / `feature_not_enabled` (setStreaming).
+ * - assistant.threads.setStatus: about 60 per minute per DM (channel); setSuggestedPrompts and
+ *   setTitle: Tier 3, 50 per minute per workspace -> 429. Their arguments are checked like Slack's
+ *   (`invalid_arguments`); the workspace may lack them (`assistant` option: unknown_method,
+ *   not_allowed_token_type, missing_scope). What each thread shows is kept (`assistantThreads`).
+ * - context_actions blocks: 1 to 5 elements, feedback_buttons with positive and negative buttons
+ *   (plain_text text <= 75, value <= 2,000), action ids unique in the message (`invalid_blocks`).
  * Any method may also be forced to answer 429 a number of times (`force429`).
  * The method is the last path segment, so any SLACK_API_URL prefix works (`/api/chat.update`).
  */
@@ -58,6 +64,8 @@ export interface FakeSlackOptions {
   botId?: string;
   botToken?: string;
   postBurst?: number;
+  /** The clock the rate buckets refill by (default Date.now); a fixed one makes a burst's 429s exact. */
+  now?: () => number;
   /** 'on' or the error chat.startStream answers. */
   streaming?: 'on' | 'unknown_method' | 'feature_not_enabled';
   users?: Record<string, string>;
@@ -70,6 +78,24 @@ export interface FakeSlackOptions {
   missingMethods?: string[];
   servePrefix?: string;
   authTest?: Args;
+  /**
+   * Hosts whose images Slack cannot download: a message naming one (an image block, a section's
+   * image accessory, a context image) is refused as Slack does, `invalid_blocks` with "downloading
+   * image failed [json-pointer:...]".
+   */
+  unfetchableImageHosts?: string[];
+  /** assistant.threads.*: on (default), or the error this workspace answers for each of them. */
+  assistant?: 'on' | 'unknown_method' | 'not_allowed_token_type' | 'missing_scope';
+}
+
+/** What an assistant thread shows in the fake: every status set (in order), the prompts, the title. */
+export interface FakeAssistantThread {
+  channel: string;
+  thread_ts: string;
+  statuses: Array<{ status: string; loading_messages?: string[]; at: number; seq: number }>;
+  prompts?: Array<{ title: string; message: string }>;
+  promptsTitle?: string;
+  title?: string;
 }
 
 interface Bucket {
@@ -84,7 +110,11 @@ export const TIER_BUDGETS: Record<string, number> = {
   'chat.startStream': 20,
   'chat.appendStream': 100,
   'chat.stopStream': 20,
+  'assistant.threads.setSuggestedPrompts': 50,
+  'assistant.threads.setTitle': 50,
 };
+/** assistant.threads.setStatus: about one a second per DM (a bucket of 60 a minute per channel). */
+export const STATUS_PER_MINUTE = 60;
 
 export class FakeSlack {
   readonly team: string;
@@ -97,6 +127,7 @@ export class FakeSlack {
   readonly views: Args[] = [];
   readonly uploads = new Map<string, { name: string; data: Buffer; channel?: string; thread_ts?: string }>();
   readonly files = new Map<string, { name: string; mime: string; data: Buffer }>();
+  readonly assistantThreads = new Map<string, FakeAssistantThread>();
   rateLimited = 0;
   /** App Home views published (views.publish), in order. */
   readonly homeViews: Array<{ user: string; view: Args }> = [];
@@ -172,6 +203,16 @@ export class FakeSlack {
     return { id, name, mimetype: mime, size: data.length, url_private: url, url_private_download: `${url}?download=1` };
   }
 
+  /** An assistant thread's recorded status, prompts and title. */
+  assistantThread(channel: string, threadTs: string): FakeAssistantThread | undefined {
+    return this.assistantThreads.get(`${channel}:${threadTs}`);
+  }
+
+  /** Position of a call in `calls` (orders a status before the answer's first message). */
+  callIndex(pred: (c: SlackCall) => boolean): number {
+    return this.calls.findIndex(pred);
+  }
+
   callsOf(method: string): SlackCall[] {
     return this.calls.filter((c) => c.method === method);
   }
@@ -214,7 +255,7 @@ export class FakeSlack {
       args = {};
     }
     // The SDK sends nested arguments as JSON strings in form bodies.
-    for (const k of ['blocks', 'view', 'files', 'attachments', 'chunks', 'metadata']) {
+    for (const k of ['blocks', 'view', 'files', 'attachments', 'chunks', 'metadata', 'prompts', 'loading_messages']) {
       if (typeof args[k] === 'string') {
         try {
           args[k] = JSON.parse(args[k] as string);
@@ -233,7 +274,7 @@ export class FakeSlack {
 
   /** Token bucket; returns seconds to wait when empty. */
   private take(key: string, capacity: number, perSec: number): number {
-    const now = Date.now();
+    const now = (this.opts.now ?? Date.now)();
     const b = this.buckets.get(key) ?? { tokens: capacity, at: now };
     b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * perSec);
     b.at = now;
@@ -297,6 +338,10 @@ export class FakeSlack {
       const wait = this.take(`post:${String(args.channel)}`, this.postBurst, 1);
       if (wait > 0) return this.refuse(res, method, args, wait);
     }
+    if (method === 'assistant.threads.setStatus') {
+      const wait = this.take(`setStatus:${String(args.channel_id)}`, STATUS_PER_MINUTE, STATUS_PER_MINUTE / 60);
+      if (wait > 0) return this.refuse(res, method, args, wait);
+    }
     const perMinute = TIER_BUDGETS[method];
     if (perMinute !== undefined) {
       const wait = this.take(`${method}:${this.team}`, perMinute, perMinute / 60);
@@ -332,6 +377,7 @@ export class FakeSlack {
           if (t && (typeof t.text !== 'string' || t.text.length === 0 || t.text.length > LIMITS.sectionText)) return 'invalid_blocks';
           if (!t && !Array.isArray(b.fields)) return 'invalid_blocks';
         }
+        if (b.type === 'context_actions' && !this.validContextActions(b, actionIds)) return 'invalid_blocks';
         if (b.type === 'actions') {
           for (const el of (b.elements as Array<Record<string, unknown>>) ?? []) {
             const id = String(el.action_id ?? '');
@@ -347,7 +393,118 @@ export class FakeSlack {
     return undefined;
   }
 
+  /** Slack's context_actions block: feedback_buttons (or icon_button) elements only. */
+  private validContextActions(b: Record<string, unknown>, actionIds: Set<string>): boolean {
+    const elements = b.elements;
+    if (!Array.isArray(elements) || elements.length < 1 || elements.length > 5) return false;
+    const okButton = (x: unknown): boolean => {
+      if (typeof x !== 'object' || x === null) return false;
+      const btn = x as { text?: { type?: unknown; text?: unknown }; value?: unknown };
+      return (
+        btn.text?.type === 'plain_text' &&
+        typeof btn.text.text === 'string' &&
+        btn.text.text.length > 0 &&
+        btn.text.text.length <= LIMITS.buttonText &&
+        typeof btn.value === 'string' &&
+        btn.value.length > 0 &&
+        btn.value.length <= 2000
+      );
+    };
+    for (const el of elements as Array<Record<string, unknown>>) {
+      if (typeof el !== 'object' || el === null) return false;
+      const id = typeof el.action_id === 'string' ? el.action_id : '';
+      if (id) {
+        if (id.length > 255 || actionIds.has(id)) return false;
+        actionIds.add(id);
+      }
+      if (el.type === 'feedback_buttons') {
+        if (!okButton(el.positive_button) || !okButton(el.negative_button)) return false;
+      } else if (el.type !== 'icon_button') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private assistantThreadOf(a: Args): FakeAssistantThread | undefined {
+    const channel = typeof a.channel_id === 'string' ? a.channel_id : '';
+    const thread = typeof a.thread_ts === 'string' ? a.thread_ts : '';
+    if (!channel || !thread) return undefined;
+    const key = `${channel}:${thread}`;
+    let t = this.assistantThreads.get(key);
+    if (!t) {
+      t = { channel, thread_ts: thread, statuses: [] };
+      this.assistantThreads.set(key, t);
+    }
+    return t;
+  }
+
+  private answerAssistant(method: string, a: Args): Args {
+    if (this.opts.assistant && this.opts.assistant !== 'on') return { ok: false, error: this.opts.assistant };
+    const isStr = (v: unknown): v is string => typeof v === 'string';
+    switch (method) {
+      case 'assistant.threads.setStatus': {
+        const loading = a.loading_messages;
+        if (!isStr(a.status)) return { ok: false, error: 'invalid_arguments' };
+        if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10 || !loading.every(isStr))) return { ok: false, error: 'invalid_arguments' };
+        const t = this.assistantThreadOf(a);
+        if (!t) return { ok: false, error: 'invalid_arguments' };
+        t.statuses.push({ status: a.status, ...(Array.isArray(loading) ? { loading_messages: loading as string[] } : {}), at: Date.now(), seq: this.calls.length });
+        return { ok: true };
+      }
+      case 'assistant.threads.setSuggestedPrompts': {
+        const prompts = a.prompts;
+        const valid =
+          Array.isArray(prompts) &&
+          prompts.length >= 1 &&
+          prompts.length <= 4 &&
+          prompts.every((p: unknown) => typeof p === 'object' && p !== null && isStr((p as Args).title) && isStr((p as Args).message) && ((p as Args).title as string).length > 0 && ((p as Args).message as string).length > 0);
+        if (!valid || (typeof a.thread_ts !== 'string' && a.thread_ts !== undefined)) return { ok: false, error: 'invalid_arguments' };
+        const t = this.assistantThreadOf(a);
+        if (!t) return { ok: false, error: 'invalid_arguments' };
+        t.prompts = prompts as Array<{ title: string; message: string }>;
+        if (isStr(a.title)) t.promptsTitle = a.title;
+        return { ok: true };
+      }
+      case 'assistant.threads.setTitle': {
+        if (!isStr(a.title) || a.title.length === 0) return { ok: false, error: 'invalid_arguments' };
+        const t = this.assistantThreadOf(a);
+        if (!t) return { ok: false, error: 'invalid_arguments' };
+        t.title = a.title;
+        return { ok: true };
+      }
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+
+  /** The refusal Slack gives a message with an image it cannot download, or undefined. */
+  private imageFailure(args: Args): Args | undefined {
+    const hosts = this.opts.unfetchableImageHosts ?? [];
+    if (hosts.length === 0 || !Array.isArray(args.blocks)) return undefined;
+    const unfetchable = (url: unknown): boolean => {
+      try {
+        return typeof url === 'string' && hosts.includes(new URL(url).hostname);
+      } catch {
+        return false;
+      }
+    };
+    const pointers: string[] = [];
+    (args.blocks as Array<Record<string, unknown>>).forEach((b, i) => {
+      if (b.type === 'image' && unfetchable(b.image_url)) pointers.push(`/blocks/${i}/image_url`);
+      const acc = b.accessory as Record<string, unknown> | undefined;
+      if (acc?.type === 'image' && unfetchable(acc.image_url)) pointers.push(`/blocks/${i}/accessory/image_url`);
+      ((b.elements as Array<Record<string, unknown>> | undefined) ?? []).forEach((el, j) => {
+        if (el.type === 'image' && unfetchable(el.image_url)) pointers.push(`/blocks/${i}/elements/${j}/image_url`);
+      });
+    });
+    if (pointers.length === 0) return undefined;
+    const errors = pointers.map((p) => `downloading image failed [json-pointer:${p}]`);
+    return { ok: false, error: 'invalid_blocks', errors, response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) } };
+  }
+
   private answer(method: string, a: Args): Args {
+    if (method.startsWith('assistant.threads.')) return this.answerAssistant(method, a);
     switch (method) {
       case 'auth.test':
         if (this.opts.authTest) return this.opts.authTest;
@@ -363,6 +520,8 @@ export class FakeSlack {
         if (!channel) return { ok: false, error: 'channel_not_found' };
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
+        const image = this.imageFailure(a);
+        if (image) return image;
         // Users' messages (thread roots of mentions and DMs) are not in the fake's store: any thread_ts goes.
         const thread = typeof a.thread_ts === 'string' && a.thread_ts ? a.thread_ts : undefined;
         const msg: FakeMessage = {
@@ -383,6 +542,8 @@ export class FakeSlack {
         if (!msg) return { ok: false, error: 'message_not_found' };
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
+        const image = this.imageFailure(a);
+        if (image) return image;
         msg.text = String(a.text ?? '');
         if (a.blocks !== undefined) msg.blocks = a.blocks as unknown[];
         msg.history.push(msg.text);

@@ -69,11 +69,6 @@ export function rootFor(fake: FakeSlack, channel: string, question: string): Fak
   return fake.channelMessages(channel).find((m) => m.text.includes(`> ${question.split('\n')[0]}`));
 }
 
-/** Concatenate message texts allowing only whitespace differences at the boundaries. */
-export function joinAnswer(messages: FakeMessage[]): string {
-  return messages.map((m) => m.text).join('');
-}
-
 /** Wait for an answer in a thread to equal what the service stored for the question. */
 export async function waitForAnswer(e: SlackE2E, channel: string, threadTs: string, question: string, timeoutMs = 20_000): Promise<{ answer: string; messages: FakeMessage[] }> {
   return waitFor(

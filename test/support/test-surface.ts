@@ -3,8 +3,10 @@
  * platform). It keeps every message's current state and the full history of calls with timestamps.
  *
  * - `limits`: configurable `maxMessageLength` / `maxFormFields`.
- * - `budgets(op, place)`: what the relay spends before a call (`budget: { post?, edit? }`, keyed per
- *   workspace like Slack's per-team tiers); empty (unlimited) unless configured.
+ * - `budget: { post?, edit?, append? }`: the surface's own gateway (like Slack's and Discord's) spends
+ *   these before each call (keyed per workspace like Slack's per-team tiers) with a BudgetScheduler
+ *   on `store` (an in-memory one unless given); unlimited unless configured. `scheduler` is it; it
+ *   also retries calls refused for rate, as the platforms' gateways do.
  * - `enforce: { post?, edit?, append? }`: the platform's real limit, a sliding window per workspace.
  *   A call beyond it is refused with PlatformRateLimitError and counted in `violations` (a relay that
  *   respects its budgets must leave it at 0).
@@ -23,10 +25,19 @@ import {
   type NativeStream,
   type OutMessage,
   type Place,
+  type Priority,
   type RateBudget,
+  type SendOptions,
   type SurfaceLimits,
+  type SurfaceName,
   type SurfacePort,
 } from '../../src/core/surface';
+import { BudgetScheduler } from '../../src/core/relay/scheduler';
+import { SqliteStore } from '../../src/state/sqlite-store';
+import type { StateStore } from '../../src/state/store';
+
+/** The name a TestSurface goes by unless told otherwise: any name of the list works, core never branches on it. */
+export const TEST_SURFACE: SurfaceName = 'shell';
 
 export interface WindowLimit {
   limit: number;
@@ -36,13 +47,17 @@ export interface WindowLimit {
 export interface TestSurfaceOptions {
   maxMessageLength?: number;
   maxFormFields?: number;
-  budget?: { post?: WindowLimit; edit?: WindowLimit };
+  budget?: { post?: WindowLimit; edit?: WindowLimit; append?: WindowLimit };
+  /** Where the budgets live (several surfaces on one store share them). */
+  store?: StateStore;
   enforce?: { post?: WindowLimit; edit?: WindowLimit; append?: WindowLimit };
   native?: { ttlMs: number; fail?: 'throw' | 'undefined' };
   latencyMs?: number;
   /** Retry-After handed out on a refusal. */
   retryAfterMs?: number;
   now?: () => number;
+  /** The surface name core sees (default TEST_SURFACE). */
+  name?: SurfaceName;
 }
 
 export interface CallRecord {
@@ -65,6 +80,8 @@ export interface TestMessage {
 }
 
 export interface TestNativeStream extends NativeStream {
+  rawAppend(text: string): Promise<void>;
+  rawStop(finalMessage?: OutMessage): Promise<void>;
   startedAt: number;
   stoppedAt?: number;
   appended: string;
@@ -72,7 +89,7 @@ export interface TestNativeStream extends NativeStream {
 }
 
 export class TestSurface implements SurfacePort {
-  readonly name = 'test' as const;
+  readonly name: SurfaceName;
   readonly limits: SurfaceLimits;
   readonly calls: CallRecord[] = [];
   readonly messages = new Map<string, TestMessage>();
@@ -89,20 +106,64 @@ export class TestSurface implements SurfacePort {
   private readonly waiters = new Set<() => void>();
   private nextId = 1;
   private nextThread = 1;
+  private gateway?: { scheduler: BudgetScheduler; ownStore?: StateStore };
 
   constructor(opts: TestSurfaceOptions = {}) {
     this.opts = opts;
+    this.name = opts.name ?? TEST_SURFACE;
     this.now = opts.now ?? Date.now;
     this.limits = { maxMessageLength: opts.maxMessageLength ?? 3000, maxFormFields: opts.maxFormFields ?? 100 };
     if (opts.native) this.startNativeStream = (place, first) => this.nativeStart(place, first);
   }
 
-  budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
+  /**
+   * The gateway's scheduler, made on first use: it spends the configured budgets and, like the
+   * platforms' gateways, retries a call the platform refused for rate (Retry-After).
+   */
+  get scheduler(): BudgetScheduler {
+    if (!this.gateway) {
+      const ownStore = this.opts.store ? undefined : new SqliteStore(':memory:');
+      const store = this.opts.store ?? ownStore!;
+      this.gateway = { scheduler: new BudgetScheduler({ store }), ownStore };
+    }
+    return this.gateway.scheduler;
+  }
+
+  /** Stops the gateway (waiting calls fail) and closes its own store. */
+  async close(): Promise<void> {
+    this.gateway?.scheduler.close();
+    await this.gateway?.ownStore?.close();
+  }
+
+  budgetFor(op: 'post' | 'edit' | 'append', place: Place): RateBudget[] {
     const b = this.opts.budget?.[op];
     return b ? [{ key: `test:${op}:${place.workspace}`, limit: b.limit, windowMs: b.windowMs }] : [];
   }
 
-  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
+  /** True while a native stream is live in the place's thread (its edits are appends). */
+  private streamingIn(place: Place): boolean {
+    return this.nativeStreams.some((s) => s.ref.place.thread === place.thread && s.stoppedAt === undefined);
+  }
+
+  reserveFinal(place: Place, holder: string): () => void {
+    const op = place.thread && this.streamingIn(place) && this.opts.budget?.append ? 'append' : 'edit';
+    return this.scheduler.expectFinal(this.budgetFor(op, place), holder);
+  }
+
+  promote(coalesceKey: string): void {
+    this.scheduler.promote(coalesceKey);
+  }
+
+  /** The one outbound path: every call spends its budget here first (and 429s are retried here). */
+  outbound<T>(op: 'post' | 'edit' | 'append', place: Place, opts: { priority?: Priority; coalesceKey?: string }, fn: () => Promise<T>): Promise<T> {
+    return this.scheduler.run(this.budgetFor(op, place), opts.priority ?? 'final', fn, opts.coalesceKey === undefined ? {} : { coalesceKey: opts.coalesceKey });
+  }
+
+  post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
+    return this.outbound('post', place, opts, () => this.rawPost(place, opts.latest ? opts.latest() : msg));
+  }
+
+  private async rawPost(place: Place, msg: OutMessage): Promise<MessageRef> {
     await this.platformCall('post', place);
     const ref: MessageRef = { place, id: String(this.nextId++) };
     this.messages.set(ref.id, { ref, current: msg, versions: [msg] });
@@ -110,7 +171,11 @@ export class TestSurface implements SurfacePort {
     return ref;
   }
 
-  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
+  edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
+    return this.outbound('edit', ref.place, opts, () => this.rawEdit(ref, opts.latest ? opts.latest() : msg));
+  }
+
+  private async rawEdit(ref: MessageRef, msg: OutMessage): Promise<void> {
     const m = this.messages.get(ref.id);
     if (!m) throw new Error(`edit of unknown message ${ref.id}`);
     const n = (this.inFlight.get(ref.id) ?? 0) + 1;
@@ -212,7 +277,7 @@ export class TestSurface implements SurfacePort {
     if (!native) return undefined;
     if (native.fail === 'throw') throw new Error('unknown_method');
     if (native.fail === 'undefined') return undefined;
-    await this.platformCall('post', place);
+    await this.outbound('post', place, {}, () => this.platformCall('post', place));
     const ref: MessageRef = { place, id: String(this.nextId++) };
     const msg: TestMessage = { ref, current: first, versions: [first], native: true };
     this.messages.set(ref.id, msg);
@@ -223,7 +288,14 @@ export class TestSurface implements SurfacePort {
       startedAt,
       expiresAt: startedAt + native.ttlMs,
       appended: first.text,
-      async append(text: string): Promise<void> {
+      append(text: string, o: { priority?: Priority; coalesceKey?: string; latest?: () => string } = {}): Promise<string> {
+        return surface.outbound(surface.opts.budget?.append ? 'append' : 'edit', place, { priority: o.priority ?? 'interim', coalesceKey: o.coalesceKey }, async () => {
+          const more = o.latest ? o.latest() : text;
+          await stream.rawAppend(more);
+          return more;
+        });
+      },
+      async rawAppend(text: string): Promise<void> {
         if (stream.stoppedAt !== undefined) throw new Error('append after stop');
         if (surface.now() > stream.expiresAt) throw new Error('stream expired');
         await surface.platformCall('append', place);
@@ -233,7 +305,10 @@ export class TestSurface implements SurfacePort {
         msg.versions.push(next);
         surface.record({ op: 'append', ref, text });
       },
-      async stop(finalMessage?: OutMessage): Promise<void> {
+      stop(finalMessage?: OutMessage): Promise<void> {
+        return surface.outbound('edit', place, {}, () => stream.rawStop(finalMessage));
+      },
+      async rawStop(finalMessage?: OutMessage): Promise<void> {
         if (surface.now() > stream.expiresAt) throw new Error('stream expired');
         await surface.platformCall('edit', place);
         stream.stoppedAt = surface.now();

@@ -9,6 +9,8 @@ export interface BarChartSpec {
   width?: number;
   /** Pixels; default 450. */
   height?: number;
+  /** A fixed top of the value axis (100 for a percentage). */
+  max?: number;
 }
 
 // Tree-shaken chart.js draws nothing it has not been told about.
@@ -64,6 +66,16 @@ export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
   if (spec.labels.length !== spec.values.length) {
     throw new RangeError(`labels (${spec.labels.length}) and values (${spec.values.length}) differ in length`);
   }
+  const { canvas, chart } = drawBarChart(spec, width, height);
+  try {
+    return await canvas.encode('png');
+  } finally {
+    chart.destroy();
+  }
+}
+
+/** The chart drawn on a fresh canvas (the caller encodes or copies it, then destroys the chart). */
+function drawBarChart(spec: BarChartSpec, width: number, height: number) {
   const canvas = createCanvas(width, height);
   // chart.js only needs the 2D context API; @napi-rs/canvas provides it under the DOM's type names.
   const ctx = canvas.getContext('2d') as unknown as CanvasRenderingContext2D;
@@ -81,20 +93,56 @@ export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
       layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
       font: { family: FONT_FAMILY },
       plugins: {
-        title: { display: true, text: spec.title, font: { size: 18, weight: 'bold', family: FONT_FAMILY }, color: '#111111' },
+        title: { display: true, text: spec.title, font: { size: width < 600 ? 14 : 18, weight: 'bold', family: FONT_FAMILY }, color: '#111111' },
         legend: { display: false },
       },
       scales: {
         x: { ticks: { color: '#333333', font: { family: FONT_FAMILY } }, grid: { display: false } },
         // Headroom so the value label above the tallest bar stays inside the plot.
-        y: { beginAtZero: true, grace: '10%', ticks: { color: '#333333', font: { family: FONT_FAMILY } } },
+        y: { beginAtZero: true, grace: '10%', ...(spec.max !== undefined ? { max: spec.max } : {}), ticks: { color: '#333333', font: { family: FONT_FAMILY } } },
       },
     },
     plugins: [whiteBackground, valueLabels],
   });
-  try {
-    return await canvas.encode('png');
-  } finally {
-    chart.destroy();
+  return { canvas, chart };
+}
+
+export interface ChartPanel {
+  /** The panel's heading, e.g. "Resolution rate (%)". */
+  title: string;
+  labels: string[];
+  values: number[];
+  /** A fixed top of the scale (100 for a percentage); otherwise the panel's own figures set it. */
+  max?: number;
+}
+
+/**
+ * Several small bar charts on one PNG, each on its own scale: counts, a percentage and seconds on
+ * one axis would flatten all but the largest. Panels are laid out two to a row under one title.
+ */
+export async function renderPanelChart(spec: { title: string; panels: ChartPanel[]; panelWidth?: number; panelHeight?: number }): Promise<Buffer> {
+  if (spec.panels.length === 0) throw new RangeError('a panel chart needs at least one panel');
+  const pw = Math.round(spec.panelWidth ?? 420);
+  const ph = Math.round(spec.panelHeight ?? 260);
+  const columns = Math.min(2, spec.panels.length);
+  const rows = Math.ceil(spec.panels.length / columns);
+  const header = 44;
+  const canvas = createCanvas(pw * columns, header + ph * rows);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = '#111111';
+  ctx.font = `bold 18px ${FONT_FAMILY}`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(spec.title, canvas.width / 2, header / 2);
+  for (const [i, panel] of spec.panels.entries()) {
+    const drawn = drawBarChart({ title: panel.title, labels: panel.labels, values: panel.values, ...(panel.max !== undefined ? { max: panel.max } : {}) }, pw, ph);
+    try {
+      ctx.drawImage(drawn.canvas, (i % columns) * pw, header + Math.floor(i / columns) * ph);
+    } finally {
+      drawn.chart.destroy();
+    }
   }
+  return canvas.encode('png');
 }

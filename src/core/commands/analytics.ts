@@ -1,8 +1,9 @@
 /** `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). */
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
-import { renderBarChart } from '../analytics/chart';
-import { handoffChartBars, handoffFigures, handoffFiguresText } from '../handoff/figures';
+import { FeedbackStore, type FeedbackTally } from '../../state/feedback-store';
+import { type ChartPanel, renderPanelChart } from '../analytics/chart';
+import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
 import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
@@ -11,6 +12,8 @@ import { guardedCommand, requireAdmin } from './respond';
 const USAGE = usageOf('analytics');
 const DAY_MS = 86_400_000;
 export const DEFAULT_ANALYTICS_DAYS = 30;
+/** The chart's bars of answer feedback (votes in the period). */
+export const FEEDBACK_CHART_LABELS = ['Positive votes', 'Negative votes'];
 
 function isRealDate(s: string): boolean {
   const d = new Date(`${s}T00:00:00Z`);
@@ -60,10 +63,10 @@ export function resolutionPercent(rate: number): number {
   return rate <= 1 ? rate * 100 : rate;
 }
 
-export function analyticsText(chatbotId: string, range: AnalyticsRange, a: V1AnalyticsOverview): string {
+export function analyticsText(chatbotName: string, range: AnalyticsRange, a: V1AnalyticsOverview): string {
   const m = a.metrics;
   return [
-    `Analytics for ${chatbotId}, ${range.from} to ${range.to}`,
+    `Analytics for ${chatbotName}, ${range.from} to ${range.to}`,
     `Conversations: ${fmt.format(m.totalConversations)}`,
     `Messages: ${fmt.format(m.totalMessages)}`,
     `Unique users: ${fmt.format(m.uniqueUsers)}`,
@@ -73,28 +76,60 @@ export function analyticsText(chatbotId: string, range: AnalyticsRange, a: V1Ana
   ].join('\n');
 }
 
+/** `Answer feedback: 12 👍, 3 👎 (80% positive)`: the votes cast on answers in the period, every surface. */
+export function feedbackLine(t: Pick<FeedbackTally, 'positive' | 'negative'>): string {
+  const total = t.positive + t.negative;
+  const share = total === 0 ? 'no votes yet' : `${Math.round((t.positive / total) * 100)}% positive`;
+  return `Answer feedback: ${fmt.format(t.positive)} 👍, ${fmt.format(t.negative)} 👎 (${share})`;
+}
+
+/** The chatbot's name as people know it; its id when the service does not list it. */
+async function chatbotName(ctx: CoreContext): Promise<string> {
+  try {
+    const found = (await ctx.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.config.chatbotId);
+    return found?.name || ctx.config.chatbotId;
+  } catch {
+    return ctx.config.chatbotId;
+  }
+}
+
+/** Each measure on its own scale: counts together, the length, the percentage (0-100) and the seconds apart. */
+export function analyticsPanels(a: V1AnalyticsOverview, feedback: Pick<FeedbackTally, 'positive' | 'negative'>): ChartPanel[] {
+  const m = a.metrics;
+  return [
+    { title: 'Activity', labels: ['Conversations', 'Messages', 'Unique users'], values: [m.totalConversations, m.totalMessages, m.uniqueUsers] },
+    { title: 'Avg conversation length (messages)', labels: ['Messages per conversation'], values: [m.avgConversationLength] },
+    { title: 'Resolution rate (%)', labels: ['Resolved'], values: [resolutionPercent(m.resolutionRate)], max: 100 },
+    { title: 'Avg response time (s)', labels: ['Seconds'], values: [m.avgResponseTime] },
+    { title: 'Answer feedback (votes)', labels: FEEDBACK_CHART_LABELS, values: [feedback.positive, feedback.negative] },
+  ];
+}
+
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
-  await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` }, { ephemeral: true });
+  // A visible message (an ephemeral one cannot be edited), replaced by the result when it is ready.
+  const progress = await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` });
   // The service reads ISO 8601; the end day is included whole.
-  const overview = await ctx.client.v1.analyticsOverview({
-    startDate: `${range.from}T00:00:00Z`,
-    endDate: `${range.to}T23:59:59Z`,
-    chatbotId: ctx.config.chatbotId,
-  });
-  const m = overview.metrics;
+  const [overview, name] = await Promise.all([
+    ctx.client.v1.analyticsOverview({
+      startDate: `${range.from}T00:00:00Z`,
+      endDate: `${range.to}T23:59:59Z`,
+      chatbotId: ctx.config.chatbotId,
+    }),
+    chatbotName(ctx),
+  ]);
+  const feedback = await new FeedbackStore(ctx.store).tally(Date.parse(`${range.from}T00:00:00.000Z`), Date.parse(`${range.to}T23:59:59.999Z`));
   const handoffs = await handoffFigures(ctx.store, range);
-  const handoffBars = handoffChartBars(handoffs);
-  const png = await renderBarChart({
-    title: `${ctx.config.chatbotId}: ${range.from} to ${range.to}`,
-    labels: ['Conversations', 'Messages', 'Unique users', 'Avg length', 'Resolved %', 'Avg response (s)', ...handoffBars.labels],
-    values: [m.totalConversations, m.totalMessages, m.uniqueUsers, m.avgConversationLength, resolutionPercent(m.resolutionRate), m.avgResponseTime, ...handoffBars.values],
-  });
-  await inv.reply({
-    text: `${analyticsText(ctx.config.chatbotId, range, overview)}\n${handoffFiguresText(handoffs)}`,
-    file: { name: 'analytics.png', mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` },
-  });
+  const png = await renderPanelChart({ title: `${name}: ${range.from} to ${range.to}`, panels: [...analyticsPanels(overview, feedback), ...handoffChartPanels(handoffs)] });
+  const text = `${analyticsText(name, range, overview)}\n${feedbackLine(feedback)}\n${handoffFiguresText(handoffs)}`;
+  const file = { name: `analytics-${range.from}-${range.to}.png`, mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` };
+  if (progress) {
+    await inv.surface.edit(progress, { text });
+    await inv.reply({ text: `Chart: ${name}, ${range.from} to ${range.to}`, file });
+  } else {
+    await inv.reply({ text, file });
+  }
 }
 
 export const analyticsCommand = guardedCommand({

@@ -1,6 +1,7 @@
 /** `/ask <question>`: starts a conversation in a new thread; Retry buttons come back here. */
 import { ANSWER_RETRY_ACTION, type Conversations } from '../conversations/engine';
 import type { CommandHandler } from '../context';
+import { FEEDBACK_ACTION, onFeedbackPressed } from '../feedback/feedback';
 
 export const ASK_USAGE = [
   'Usage: /ask <question>',
@@ -25,6 +26,8 @@ export function askCommand(conversations: Conversations): CommandHandler {
     },
     actions: {
       [ANSWER_RETRY_ACTION]: async (_ctx, inv, value) => conversations.retry(inv, value),
+      // Rating an answer belongs with asking: anyone who may ask may rate.
+      [FEEDBACK_ACTION]: async (ctx, inv, value) => onFeedbackPressed(ctx, inv, value),
     },
   };
 }

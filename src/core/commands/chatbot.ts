@@ -7,7 +7,7 @@ import type { CoreContext } from '../context';
 import { applySettings, readAppliedSettings } from '../settings/applied';
 import { settingsChangeFromForm, settingsFormFields } from '../settings/form';
 import { checkSetting, describeApplied, displaySetting, fetchModels, resolveSettingName, type ModelChoice } from '../settings/parse';
-import type { FormResult, Invocation } from '../surface';
+import type { Card, FormResult, Invocation } from '../surface';
 import { UsageError, restValue, splitHead, usageOf } from './grammar';
 import { describeError, guardedCommand, requireAdmin } from './respond';
 
@@ -24,31 +24,57 @@ async function modelsOrUndefined(ctx: CoreContext): Promise<ModelChoice[] | unde
   }
 }
 
+/** "WelcomeMessage" -> "Welcome message"; "max_tokens" -> "Max tokens". */
+function words(name: string): string {
+  const spaced = name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
+/** "23 Nov 2026": a date people read, not an ISO timestamp. */
+function day(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toUTCString().slice(5, 16);
+}
+
+/** The service's own model settings in words (max_tokens=1024 -> "Longest answer: 1,024 tokens"). */
+function modelSettingLine(key: string, value: unknown): string {
+  if (key === 'max_tokens' && typeof value === 'number') return `Longest answer: ${value.toLocaleString('en-US')} tokens`;
+  if (key === 'temperature' && typeof value === 'number') return `Creativity (temperature): ${value}`;
+  return `${words(key)}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`;
+}
+
+/** A readable card: the chatbot's name and status, its settings grouped, in words. */
 async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
   const applied = await readAppliedSettings(ctx);
   const models = applied.Model !== undefined ? await modelsOrUndefined(ctx) : undefined;
-  const lines = [`Chatbot ${ctx.config.chatbotId}`];
+  const fields: Card['fields'] = [];
   const appliedLines = describeApplied(applied, models);
-  if (appliedLines.length === 0) {
-    lines.push('', 'The bridge has not applied any setting yet (the service has no way to read them back). Use /chatbot set or /chatbot edit.');
-  } else {
-    lines.push('', 'Settings applied by the bridge:');
-    for (const group of SETTING_GROUPS) {
-      const inGroup = appliedLines.filter((l) => SETTING_FIELDS.find((f) => l.startsWith(`${f.name}:`))?.group === group);
-      if (inGroup.length > 0) lines.push(`${group}:`, ...inGroup.map((l) => `  ${l}`));
+  for (const group of SETTING_GROUPS) {
+    const inGroup = appliedLines.filter((l) => SETTING_FIELDS.find((f) => l.startsWith(`${f.name}:`))?.group === group);
+    if (inGroup.length > 0) {
+      fields.push({ label: words(group), value: inGroup.map((l) => l.replace(/^(\w+):/, (_m, n: string) => `${words(n)}:`)).join('\n') });
     }
   }
+  if (appliedLines.length === 0) fields.push({ label: 'Settings', value: "The chatbot's defaults: nothing was changed from here yet. Change them with /chatbot set or /chatbot edit." });
+  let title = ctx.config.chatbotId;
+  let badge: string | undefined;
+  const footer: string[] = [];
   try {
     const record = (await ctx.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.config.chatbotId);
     if (record) {
-      lines.push('', `/v1 record: ${record.name} (id ${record.id}), status ${record.status}${record.updatedAt ? `, updated ${record.updatedAt}` : ''}`);
+      title = record.name || title;
+      badge = words(record.status);
       const s = record.settings;
-      if (s && Object.keys(s).length > 0) lines.push(`/v1 settings: ${Object.entries(s).map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
-    } else lines.push('', 'No /v1 record for this chatbot.');
+      if (s && Object.keys(s).length > 0) fields.push({ label: 'Answering', value: Object.entries(s).map(([k, v]) => modelSettingLine(k, v)).join('\n') });
+      if (record.updatedAt) footer.push(`Last changed ${day(record.updatedAt)}`);
+    }
   } catch (err) {
-    lines.push('', `The /v1 record is not available (${err instanceof Error ? err.message : String(err)}).`);
+    footer.push(`Status unavailable: ${err instanceof Error ? err.message : String(err)}`);
   }
-  await inv.reply({ text: lines.join('\n') }, { ephemeral: true });
+  footer.push(`id ${ctx.config.chatbotId}`);
+  const card: Card = { title, fields, footer: footer.join(' · ') };
+  if (badge) card.badge = badge;
+  await inv.reply({ text: `Chatbot: ${title}`, cards: [card] }, { ephemeral: true });
 }
 
 async function set(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {

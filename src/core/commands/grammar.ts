@@ -1,9 +1,10 @@
 /**
  * The one command grammar every surface shares: tokenizing an argument string, the usage texts,
- * and the catalogue of commands (COMMAND_SPECS) from which the Slack manifest and the Discord slash
- * command registration are generated or checked.
+ * and the catalogue of commands (COMMAND_SPECS). Everything that lists commands derives from the
+ * catalogue: Slack's command listeners (and the manifest, checked by test/manifest.test.ts), Discord's
+ * slash command registration, the shell's command list and help, and core's "not available" reply.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { SETTING_FIELDS } from '../../service/schemas/settings';
 import type { CommandName } from '../surface';
 
@@ -155,13 +156,18 @@ export interface SubcommandSpec {
 
 export interface CommandSpec {
   name: CommandName;
-  /** One line: what it does (Slack manifest description, Discord description; <= 100 chars). */
+  /** One line: what it does (Slack manifest `description`, Discord description, shell help; <= 100 chars). */
   summary: string;
   /** Short usage hint (Slack manifest `usage_hint`). */
   usageHint: string;
   /** The full usage, shown for `help` and bad arguments. */
   usage: string;
   adminOnly: boolean;
+  /**
+   * Whether its answers are for the whole channel (a question's thread, a listings page) rather than
+   * for the invoker alone; a surface that must choose before core answers (Discord's deferred reply) reads it.
+   */
+  answersInChannel: boolean;
   /** Options of a command without subcommands. */
   options: readonly OptionSpec[];
   /** Subcommands (Discord subcommands); empty for a flat command. */
@@ -241,19 +247,21 @@ export function usageOf(name: CommandName): string {
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   {
     name: 'ask',
-    summary: 'Ask the chatbot a question in a new thread',
+    summary: 'Ask the chatbot; the answer streams into a new thread',
     usageHint: '<question>',
     usage: USAGE.ask,
     adminOnly: false,
+    answersInChannel: true,
     options: [{ name: 'question', description: 'Your question', type: 'string', required: true, positional: true }],
     subcommands: [],
   },
   {
     name: 'listings',
-    summary: 'Browse listings with filters and pages',
+    summary: 'Browse listings as cards with paging buttons',
     usageHint: '[city:<City>] [type:for_sale|for_rent] [mls:<MLS>] [page:<n>]',
     usage: USAGE.listings,
     adminOnly: false,
+    answersInChannel: true,
     options: [
       { name: 'city', description: 'City', type: 'string', required: false },
       { name: 'type', description: 'Sale type', type: 'string', required: false, choices: SALE_TYPE_CHOICES },
@@ -264,10 +272,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'listing',
-    summary: 'Show, create, update or delete one listing',
+    summary: 'Show one listing; create, update or delete one (admins)',
     usageHint: 'show|create|update|delete [id:<id>|mls:<MLS>|url:<URL>] [Field:value ...]',
     usage: USAGE.listing,
     adminOnly: false,
+    answersInChannel: false,
     options: [],
     subcommands: [
       { name: 'show', description: 'Show one listing', options: KEY_OPTIONS },
@@ -278,10 +287,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'chatbot',
-    summary: "Show and change the chatbot's settings, models and chatbots",
+    summary: "The chatbot's settings, models and /v1 chatbots (admins)",
     usageHint: 'show | set <Field> <value> | edit | models | list | create <name>',
     usage: USAGE.chatbot,
     adminOnly: true,
+    answersInChannel: false,
     options: [],
     subcommands: [
       { name: 'show', description: 'Settings last applied and the /v1 record', options: [] },
@@ -312,19 +322,21 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'handoff',
-    summary: 'Hand the conversation to a human',
+    summary: 'Hand your conversation to a human',
     usageHint: '[reason]',
     usage: USAGE.handoff,
     adminOnly: false,
+    answersInChannel: false,
     options: [{ name: 'reason', description: 'Why you need a human', type: 'string', required: false, positional: true }],
     subcommands: [],
   },
   {
     name: 'analytics',
-    summary: 'Conversation analytics with a chart',
+    summary: 'Conversation analytics with a chart (admins)',
     usageHint: '[from YYYY-MM-DD] [to YYYY-MM-DD]',
     usage: USAGE.analytics,
     adminOnly: true,
+    answersInChannel: false,
     options: [
       { name: 'from', description: 'Start date YYYY-MM-DD', type: 'string', required: false, positional: true },
       { name: 'to', description: 'End date YYYY-MM-DD', type: 'string', required: false, positional: true },
@@ -333,14 +345,27 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'history',
-    summary: "A user's conversations or one transcript",
+    summary: "A user's conversations or one transcript (admins)",
     usageHint: '[user id | conversation id]',
     usage: USAGE.history,
     adminOnly: true,
+    answersInChannel: false,
     options: [{ name: 'id', description: 'User id or conversation id', type: 'string', required: false, positional: true }],
     subcommands: [],
   },
 ];
+
+/** The commands' names, in catalogue order (`ask` first). */
+export const COMMAND_NAMES: readonly CommandName[] = COMMAND_SPECS.map((s) => s.name);
+
+export function isCommandName(name: string): name is CommandName {
+  return (COMMAND_NAMES as readonly string[]).includes(name);
+}
+
+/** One help line per command: `/name usage-hint` then what it does (the shell's /help). */
+export function commandHelpLines(indent = '  '): string[] {
+  return COMMAND_SPECS.map((s) => `${indent}/${s.name} ${s.usageHint}\n${indent}    ${s.summary}`);
+}
 
 export function specOf(name: CommandName): CommandSpec {
   const spec = COMMAND_SPECS.find((s) => s.name === name);

@@ -27,6 +27,9 @@ async function conversationOf(conversations: Conversations, inv: Invocation): Pr
   return conversations.recentFor(inv.place, inv.actor.id);
 }
 
+/** The listing card's "Ask about a viewing" button (its value names the listing). */
+export const VIEWING_ACTION = 'handoff.viewing';
+
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {
     name: 'handoff',
@@ -74,6 +77,14 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
           return;
         }
         await handoffs.request(conv, inv.actor, 'Pressed "Talk to a human"');
+      },
+      // "Ask about a viewing" on a listing: in the user's conversation here, or a new one about the listing.
+      [VIEWING_ACTION]: async (_ctx, inv, listing) => {
+        const conv =
+          (await conversationOf(conversations, inv)) ??
+          (await conversations.startFromCommand(inv, `I'd like to schedule a viewing of ${listing}.`));
+        await handoffs.request(conv, inv.actor, `Viewing request: ${listing}`);
+        await inv.reply({ text: `An agent has been asked to arrange a viewing of ${listing}; they will reply in your conversation thread.` }, { ephemeral: true });
       },
       [HANDOFF_ACTIONS.claim]: async (_ctx, inv, ticketId) => handoffs.claim(inv, ticketId),
       [HANDOFF_ACTIONS.close]: async (_ctx, inv, ticketId) => {

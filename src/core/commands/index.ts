@@ -9,6 +9,3 @@ import { listingsCommand } from './listings';
 export function commandHandlers(): CommandHandler[] {
   return [listingsCommand, listingCommand, chatbotCommand, analyticsCommand, historyCommand];
 }
-
-export { COMMAND_SPECS, UsageError, argsFromOptions, tokenize, usageOf } from './grammar';
-export type { CommandSpec, OptionSpec, SubcommandSpec, Token } from './grammar';

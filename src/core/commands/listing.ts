@@ -18,7 +18,8 @@ import {
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
 import { noteOpenedListing } from '../handoff/opened';
 import { listingCard, listingTitle } from '../listings/format';
-import type { FormResult, Invocation } from '../surface';
+import type { Button, FormResult, Invocation } from '../surface';
+import { VIEWING_ACTION } from './handoff';
 import { UsageError, isHelp, parseArgs, splitHead, tokenize, usageOf, type Token } from './grammar';
 import { RefusalError, guarded, guardedCommand, requireAdmin, describeError } from './respond';
 import { RequestValidationError, ServiceError } from '../../service/errors';
@@ -29,6 +30,7 @@ export const LISTING_CREATE_FORM = 'listing.create';
 export const LISTING_UPDATE_FORM = 'listing.update';
 export const LISTING_DELETE_CONFIRM = 'listing.delete.confirm';
 export const LISTING_DELETE_CANCEL = 'listing.delete.cancel';
+export const LISTING_EDIT = 'listing.edit';
 
 const KEY_TYPES = { id: 'ListingId', mls: 'MLSNumber', url: 'URL' } as const;
 
@@ -223,6 +225,15 @@ async function cancelDelete(ctx: CoreContext, inv: Invocation, value: string): P
 
 // ---- the command ------------------------------------------------------------------------------------
 
+/** The Edit button of /listing show: the update form, prefilled. */
+async function editListing(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
+  await guarded(ctx, inv, 'listing', async () => {
+    const key = decodeKey(value);
+    if (!key) throw new UsageError('That Edit button is out of date; run /listing show again.', USAGE);
+    await run(ctx, inv, `update ${key.keyType === 'ListingId' ? 'id' : key.keyType === 'MLSNumber' ? 'mls' : 'url'}:${JSON.stringify(key.key)}`);
+  });
+}
+
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
   const parsed = parseListingArgs(args);
   switch (parsed.sub) {
@@ -233,8 +244,12 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
       const found = await findListings(ctx, parsed.key);
       const first = found[0];
       if (!first) throw new RefusalError(`No listing matches ${describeKey(parsed.key)}. Check the key, or find it with /listings.`);
-      const more = found.length > 1 ? ` (${found.length} listings match; showing the first)` : '';
-      await inv.reply({ text: `${listingTitle(first)}${more}`, cards: [listingCard(first, { details: true })] });
+      const more = found.length > 1 ? `${found.length} listings match ${describeKey(parsed.key)}; showing the first.` : '';
+      // Next steps: a viewing for anyone, Edit for admins (the button checks again when pressed).
+      const named = `${listingTitle(first)}${first.mlsNumber ? ` (MLS ${first.mlsNumber})` : ''}`.slice(0, 80);
+      const buttons: Button[] = [{ action: VIEWING_ACTION, label: 'Ask about a viewing', value: named, style: 'primary' }];
+      if (inv.actor.isAdmin) buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(parsed.key) });
+      await inv.reply({ text: more, cards: [listingCard(first, { details: true })], buttons });
       // A card the user opened counts in the lead summary of their next handoff.
       await noteOpenedListing(ctx.store, inv.surface.name, inv.actor.id, first.mlsNumber ? `MLS ${first.mlsNumber}` : listingTitle(first), ctx.now());
       return;
@@ -297,6 +312,6 @@ export const listingCommand = guardedCommand({
   // show is for everyone; writes check the admin list themselves.
   adminOnly: false,
   body: run,
-  actions: { [LISTING_DELETE_CONFIRM]: confirmDelete, [LISTING_DELETE_CANCEL]: cancelDelete },
+  actions: { [LISTING_DELETE_CONFIRM]: confirmDelete, [LISTING_DELETE_CANCEL]: cancelDelete, [LISTING_EDIT]: editListing },
   forms: { [LISTING_CREATE_FORM]: submitCreate, [LISTING_UPDATE_FORM]: submitUpdate },
 });

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnswerEvent } from '../../service/answer-events';
 import { RequestValidationError, ServiceError } from '../../service/errors';
-import type { ChatAskType } from '../../service/schemas/chat';
 import type { QueueItem } from '../../state/store';
 import { planAttachments, uploadAttachments } from '../attachments';
 import type { CoreContext } from '../context';
@@ -27,8 +26,10 @@ import {
   type RetryRecord,
 } from './model';
 import type { AnswerRelay } from './relay-port';
+import { AnswerStatus } from './status';
+import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import { appendTurn } from './transcript';
-import { spendBudgets } from '../pace';
+import { describeInterruption } from './interruption';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -39,12 +40,6 @@ const RETRY_TTL_MS = 14 * DAY_MS;
 // Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
 const PLACEHOLDER = { text: '', typing: true } as const;
 const BOT_AUTHOR = 'Bot';
-
-interface Ask {
-  question: string;
-  chatAskType?: ChatAskType;
-  fileIds?: number[];
-}
 
 export class Conversations {
   /** Threads this process is draining; `again` records a wakeup that arrived meanwhile. */
@@ -312,7 +307,6 @@ export class Conversations {
       message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
     }));
     if (!uploaded.ok) {
-      await spendBudgets(this.ctx.store, surface.budgets('edit', placeholder.place));
       await surface.edit(placeholder, { text: uploaded.message });
       return;
     }
@@ -327,6 +321,25 @@ export class Conversations {
     existingRetryId?: string,
     existingPlaceholder?: MessageRef,
   ): Promise<void> {
+    // "is thinking…" until the first fragment (where the surface has a status, e.g. Slack's assistant).
+    const status = new AnswerStatus(surface, conv.place, this.ctx.log);
+    await status.show();
+    try {
+      await this.answerShowing(conv, surface, actor, ask, status, existingRetryId, existingPlaceholder);
+    } finally {
+      await status.clear();
+    }
+  }
+
+  private async answerShowing(
+    conv: Conversation,
+    surface: SurfacePort,
+    actor: Actor,
+    ask: RetryRecord,
+    status: AnswerStatus,
+    existingRetryId?: string,
+    existingPlaceholder?: MessageRef,
+  ): Promise<void> {
     // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at once.
     const native = existingPlaceholder === undefined && typeof surface.startNativeStream === 'function';
     const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
@@ -335,8 +348,6 @@ export class Conversations {
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
       const target = ref ?? placeholder;
-      // Outside the relay: spend the budgets it would, so these calls never push a workspace over.
-      await spendBudgets(this.ctx.store, surface.budgets(target ? 'edit' : 'post', target?.place ?? conv.place));
       if (target) await surface.edit(target, msg);
       else await surface.post(conv.place, msg);
     };
@@ -358,7 +369,7 @@ export class Conversations {
     const onStop = (): void => own.abort();
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     try {
-      await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show });
+      await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show, status });
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);
     }
@@ -376,17 +387,18 @@ export class Conversations {
       sessionId: number;
       signal: AbortSignal;
       show: (msg: OutMessage, ref?: MessageRef) => Promise<void>;
+      status: AnswerStatus;
     },
   ): Promise<void> {
-    const { native, placeholder, retryId, sessionId, signal, show } = run;
+    const { native, placeholder, retryId, sessionId, signal, show, status } = run;
     const stream = this.ctx.client.askStream(
       { sessionId, content: ask.question, ...(ask.chatAskType ? { chatAskType: ask.chatAskType } : {}), ...(ask.fileIds ? { fileIds: ask.fileIds } : {}) },
       { signal, idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs },
     );
-    let events: AsyncIterable<AnswerEvent> = stream;
+    let events: AsyncIterable<AnswerEvent> = status.clearOnFirst(stream);
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     if (!native) {
-      const opened = await openStream(stream);
+      const opened = await openStream(events);
       if (opened.kind === 'refused') {
         await this.showRefusal(conv, opened.error, show);
         return;
@@ -397,14 +409,19 @@ export class Conversations {
       }
       events = opened.events;
     }
+    // Every complete answer can be rated; the record exists before the control shows.
+    const feedbackId = newFeedbackId();
+    await beginRatedAnswer(this.ctx, feedbackId, conv.id, conv.place);
     const result = await this.relay.run({
       surface,
       place: conv.place,
       events,
       placeholder,
       finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
+      finalFeedback: feedbackPrompt(feedbackId),
       retry: { action: ANSWER_RETRY_ACTION, value: retryId },
       idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs,
+      explain: (err) => describeInterruption(err, this.ctx.config.answerIdleTimeoutMs),
       signal,
       answerKey: `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`,
     });
@@ -416,6 +433,9 @@ export class Conversations {
     if (result.status === 'interrupted' && result.text === '' && isServerFailure(result.error)) {
       await this.showServerFailure(conv, result.error, retryButton, (msg) => show(msg, result.messages[result.messages.length - 1]));
       return;
+    }
+    if (result.status === 'complete') {
+      await completeRatedAnswer(this.ctx, feedbackId, { message: result.messages.at(-1), answerId: result.final?.answerId });
     }
     await appendTurn(this.ctx.store, conv.id, {
       author: BOT_AUTHOR,

@@ -5,9 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
-import type { Place } from '../surface';
-
-export const SURFACE_NAMES = ['slack', 'discord', 'shell', 'test'] as const;
+import { type Place, SURFACE_NAMES } from '../surface';
 
 export const placeSchema = z.object({
   surface: z.enum(SURFACE_NAMES),

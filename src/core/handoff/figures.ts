@@ -6,6 +6,7 @@
  */
 import type { StateStore } from '../../state/store';
 import { parseStored } from '../conversations/model';
+import type { ChartPanel } from '../analytics/chart';
 import { duration } from './render';
 import { ticketKeys, ticketSchema, type Ticket } from './model';
 
@@ -77,35 +78,12 @@ export function handoffFiguresText(f: HandoffFigures): string {
   ].join('\n');
 }
 
-/** Bars for the chart: counts, waits in minutes, the average rating. */
-export function handoffChartBars(f: HandoffFigures): { labels: string[]; values: number[] } {
+/** The chart's handoff panels, each on its own scale: counts, waits in minutes, satisfaction. */
+export function handoffChartPanels(f: HandoffFigures): ChartPanel[] {
   const min = (ms: number | undefined): number => (ms === undefined ? 0 : Math.round((ms / 60_000) * 100) / 100);
-  return {
-    labels: [
-      'Handoffs opened',
-      'Handoffs claimed',
-      'Handoffs closed',
-      'Handoffs cancelled',
-      'Handoffs timed out',
-      'Claim p50 (min)',
-      'Claim p90 (min)',
-      'First reply p50 (min)',
-      'First reply p90 (min)',
-      'Satisfaction avg',
-      'Ratings',
-    ],
-    values: [
-      f.opened,
-      f.claimed,
-      f.closed,
-      f.cancelled,
-      f.timedOut,
-      min(f.claimP50),
-      min(f.claimP90),
-      min(f.replyP50),
-      min(f.replyP90),
-      f.satisfactionAverage ?? 0,
-      f.satisfactionCount,
-    ],
-  };
+  return [
+    { title: 'Handoffs', labels: ['Opened', 'Claimed', 'Closed', 'Cancelled', 'Timed out'], values: [f.opened, f.claimed, f.closed, f.cancelled, f.timedOut] },
+    { title: 'Handoff waits (min)', labels: ['Claim p50', 'Claim p90', 'Reply p50', 'Reply p90'], values: [min(f.claimP50), min(f.claimP90), min(f.replyP50), min(f.replyP90)] },
+    { title: `Satisfaction (1-5, ${f.satisfactionCount} rating${f.satisfactionCount === 1 ? '' : 's'})`, labels: ['Average'], values: [f.satisfactionAverage ?? 0], max: 5 },
+  ];
 }

@@ -29,7 +29,6 @@ import {
 import { extractLead, type LeadSummary } from './lead';
 import { openedListings } from './opened';
 import { duration, renderTicket } from './render';
-import { spendBudgets } from '../pace';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
@@ -518,8 +517,6 @@ export class Handoffs {
     await this.quietly(async () => {
       const surface = this.surface(root.place);
       const msg = await this.renderFor(ticket, surface);
-      // The same edit budget the relay spends (one per workspace, shared by every instance).
-      await spendBudgets(this.ctx.store, surface.budgets('edit', root.place));
       await surface.edit(root, msg);
     }, 'updating the ticket message');
   }

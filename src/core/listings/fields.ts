@@ -40,41 +40,72 @@ const f = (
   extra: Partial<Pick<ListingFieldDef, 'options' | 'hint'>> = {},
 ): ListingFieldDef => ({ name, label, kind, required, group, ...extra });
 
-/** Every field of section 2.3 but SerialNumber, grouped in fives. */
+/**
+ * Every field of section 2.3 but SerialNumber, in the order an agent fills them (the home itself
+ * first: address, price, type, beds, baths), grouped in fives so a Discord modal holds one group.
+ */
 export const LISTING_FIELDS: readonly ListingFieldDef[] = [
-  f('SaleType', 'Sale type', 'enum', true, 'basics', { options: SALE_TYPES }),
-  f('Status', 'Status', 'enum', true, 'basics', { options: LISTING_STATUSES }),
-  f('PropertyType', 'Property type', 'string', true, 'basics', { hint: 'e.g. Single Family, Condo' }),
-  f('MLSNumber', 'MLS number', 'string', true, 'basics'),
-  f('Url', 'Listing URL', 'string', true, 'basics', { hint: 'https://...' }),
-  f('Bedrooms', 'Bedrooms', 'number', true, 'size'),
-  f('Bathrooms', 'Bathrooms', 'number', true, 'size', { hint: 'fractions allowed, e.g. 2.5' }),
-  f('BuildingArea', 'Building area', 'number', true, 'size'),
-  f('LotArea', 'Lot area', 'number', true, 'size'),
-  f('AreaUnit', 'Area unit', 'enum', true, 'size', { options: AREA_UNITS }),
-  f('YearBuilt', 'Year built', 'number', true, 'details'),
-  f('DaysOnMarket', 'Days on market', 'number', true, 'details'),
-  f('ParkingSpots', 'Parking spots', 'number', true, 'details'),
-  f('Tours', 'Tours', 'enum', false, 'details', { options: TOURS }),
-  f('SpaceType', 'Space type', 'enum', false, 'details', { options: SPACE_TYPES }),
-  f('CurrencySymbol', 'Currency symbol', 'string', true, 'price', { hint: 'e.g. $' }),
-  f('SalePrice', 'Sale price', 'number', false, 'price'),
-  f('RentPrice', 'Monthly rent', 'number', false, 'price'),
-  f('DepositFee', 'Deposit', 'number', false, 'price'),
-  f('HOAMonth', 'HOA per month', 'number', false, 'price'),
-  f('Address', 'Street address', 'string', false, 'location'),
-  f('City', 'City', 'string', false, 'location'),
-  f('State', 'State', 'string', false, 'location'),
-  f('ZIP', 'ZIP', 'string', false, 'location'),
-  f('Location', 'Location description', 'string', false, 'location'),
-  f('EstimatePrice', 'Estimated price', 'number', false, 'valuation and map'),
-  f('UnitAreaPrice', 'Price per unit area', 'number', false, 'valuation and map'),
-  f('Latitude', 'Latitude', 'number', false, 'valuation and map'),
-  f('Longitude', 'Longitude', 'number', false, 'valuation and map'),
-  f('Description', 'Description', 'textarea', false, 'more'),
-  f('Images', 'Image URLs', 'images', false, 'more', { hint: 'comma-separated URLs' }),
-  f('ExtensionColumn', 'More facts', 'extension', false, 'more', { hint: 'one Key=value per line' }),
+  f('Address', 'Street address', 'string', false, 'The home', { hint: 'e.g. 3096 Larimer St' }),
+  f('SalePrice', 'Asking price', 'number', false, 'The home', { hint: 'for a sale, e.g. 450,000' }),
+  f('PropertyType', 'Property type', 'string', true, 'The home', { hint: 'e.g. House, Condo, Apartment' }),
+  f('Bedrooms', 'Bedrooms', 'number', true, 'The home', { hint: 'e.g. 3' }),
+  f('Bathrooms', 'Bathrooms', 'number', true, 'The home', { hint: 'e.g. 2.5 (a half bath counts 0.5)' }),
+  f('City', 'City', 'string', false, 'Where and how it is offered', { hint: 'e.g. Denver' }),
+  f('State', 'State', 'string', false, 'Where and how it is offered', { hint: 'e.g. CO' }),
+  f('ZIP', 'ZIP code', 'string', false, 'Where and how it is offered', { hint: 'e.g. 80202' }),
+  f('SaleType', 'Offered', 'enum', true, 'Where and how it is offered', { options: SALE_TYPES }),
+  f('Status', 'Status', 'enum', true, 'Where and how it is offered', { options: LISTING_STATUSES }),
+  f('BuildingArea', 'Living area', 'number', true, 'Size', { hint: 'square feet, e.g. 1,850' }),
+  f('AreaUnit', 'Area measured in', 'enum', true, 'Size', { options: AREA_UNITS }),
+  f('LotArea', 'Lot size', 'number', true, 'Size', { hint: 'square feet, e.g. 5,000 (0 for none)' }),
+  f('YearBuilt', 'Year built', 'number', true, 'Size', { hint: 'e.g. 1998' }),
+  f('ParkingSpots', 'Parking spots', 'number', true, 'Size', { hint: 'e.g. 2' }),
+  f('MLSNumber', 'MLS number', 'string', true, 'Listing', { hint: 'e.g. DEN240007' }),
+  f('Url', 'Listing page', 'string', true, 'Listing', { hint: 'the web page of the listing, https://...' }),
+  f('DaysOnMarket', 'Days on market', 'number', true, 'Listing', { hint: 'e.g. 12 (0 if new)' }),
+  f('Tours', 'Tours', 'enum', false, 'Listing', { options: TOURS }),
+  f('Description', 'Description', 'textarea', false, 'Listing', { hint: 'what a buyer or tenant should know' }),
+  f('RentPrice', 'Monthly rent', 'number', false, 'Rent and costs', { hint: 'for a rental, per month, e.g. 2,400' }),
+  f('DepositFee', 'Deposit', 'number', false, 'Rent and costs', { hint: 'e.g. 2,400' }),
+  f('SpaceType', 'Rented as', 'enum', false, 'Rent and costs', { options: SPACE_TYPES }),
+  f('HOAMonth', 'HOA dues', 'number', false, 'Rent and costs', { hint: 'per month, e.g. 350' }),
+  f('CurrencySymbol', 'Currency', 'string', true, 'Rent and costs', { hint: 'e.g. $' }),
+  f('Images', 'Photos', 'images', false, 'Photos and facts', { hint: 'photo links, one per line' }),
+  f('ExtensionColumn', 'More facts', 'extension', false, 'Photos and facts', { hint: 'one per line, e.g. Heating: Gas' }),
+  f('Location', 'Neighborhood', 'string', false, 'Photos and facts', { hint: 'e.g. LoDo, Denver' }),
+  f('EstimatePrice', 'Estimated value', 'number', false, 'Photos and facts', { hint: 'e.g. 460,000' }),
+  f('UnitAreaPrice', 'Price per square foot', 'number', false, 'Photos and facts', { hint: 'e.g. 245' }),
+  f('Latitude', 'Latitude', 'number', false, 'Map', { hint: 'e.g. 39.7392' }),
+  f('Longitude', 'Longitude', 'number', false, 'Map', { hint: 'e.g. -104.9903' }),
 ];
+
+/** Enumeration values in words (the value sent stays the wire value). */
+const OPTION_WORDS: Record<string, string> = {
+  for_sale: 'For sale',
+  for_rent: 'For rent',
+  Active: 'Active',
+  PreOnMarket: 'Coming soon',
+  Sold: 'Sold',
+  OpenHouse: 'Open house',
+  '3D': '3D tour',
+  'Square Feet': 'Square feet',
+  'Square Meters': 'Square meters',
+  'Entire place': 'Entire place',
+  Room: 'A room',
+};
+
+export function optionLabel(value: string): string {
+  return OPTION_WORDS[value] ?? value;
+}
+
+/** What a new listing starts with: the common case, so most agents only confirm it. */
+const CREATE_DEFAULTS: Partial<Record<ListingFieldName, string>> = {
+  SaleType: 'for_sale',
+  Status: 'Active',
+  CurrencySymbol: '$',
+  AreaUnit: 'Square Feet',
+  DaysOnMarket: '0',
+};
 
 const BY_LOWER = new Map(LISTING_FIELDS.map((d) => [d.name.toLowerCase(), d]));
 
@@ -88,10 +119,10 @@ export function listingFieldNames(): string {
 
 const squash = (s: string): string => s.toLowerCase().replace(/[\s_-]+/g, '');
 
-/** Matches an enumeration value loosely ("for sale", "FOR_SALE", "square feet"). */
+/** Matches an enumeration value loosely ("for sale", "FOR_SALE", "square feet", "Coming soon"). */
 export function matchOption(options: readonly string[], raw: string): string | undefined {
   const want = squash(raw);
-  return options.find((o) => squash(o) === want);
+  return options.find((o) => squash(o) === want || squash(optionLabel(o)) === want);
 }
 
 export type FieldErrors = Record<string, string>;
@@ -117,8 +148,9 @@ function coerce(def: ListingFieldDef, raw: string): { value?: unknown; error?: s
     case 'extension': {
       const items: Array<{ Key: string; value: string }> = [];
       for (const line of text.split(/[\n;]+/).map((l) => l.trim()).filter((l) => l !== '')) {
-        const eq = line.indexOf('=');
-        if (eq <= 0) return { error: `ExtensionColumn lines must look like Key=value (got "${line}")` };
+        // "Heating: Gas" or "Heating=Gas".
+        const eq = /[=:]/.exec(line)?.index ?? -1;
+        if (eq <= 0) return { error: `More facts: write one fact per line, like Heating: Gas (got "${line}")` };
         items.push({ Key: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim() });
       }
       return { value: items };
@@ -145,8 +177,6 @@ export function coerceListingValues(raw: Record<string, string>): { values: Part
   }
   return { values, errors };
 }
-
-export type ListingBody = Omit<ListingInput, 'SerialNumber'>;
 
 /** Validates a whole body with the client's schema; errors keyed by top-level field. */
 export function validateListing(
@@ -211,15 +241,15 @@ export function listingToText(l: Listing): Partial<Record<ListingFieldName, stri
     Latitude: l.latitude === undefined || (l.latitude === 0 && l.longitude === 0) ? undefined : String(l.latitude),
     Longitude: l.longitude === undefined || (l.latitude === 0 && l.longitude === 0) ? undefined : String(l.longitude),
     Description: l.description,
-    Images: l.images.length > 0 ? l.images.join(', ') : undefined,
-    ExtensionColumn: l.extensionColumns.length > 0 ? l.extensionColumns.map((e) => `${e.key}=${e.value}`).join('\n') : undefined,
+    Images: l.images.length > 0 ? l.images.join('\n') : undefined,
+    ExtensionColumn: l.extensionColumns.length > 0 ? l.extensionColumns.map((e) => `${e.key}: ${e.value}`).join('\n') : undefined,
   };
   for (const k of Object.keys(out) as ListingFieldName[]) if (out[k] === undefined) delete out[k];
   return out;
 }
 
-/** The form fields of a listing, prefilled from `initial`. */
-export function listingFormFields(initial: Partial<Record<ListingFieldName, string>> = {}): FormField[] {
+/** The form fields of a listing, prefilled from `initial` (a new listing: from the usual defaults). */
+export function listingFormFields(initial: Partial<Record<ListingFieldName, string>> = CREATE_DEFAULTS): FormField[] {
   return LISTING_FIELDS.map((d) => {
     const field: FormField = {
       name: d.name,
@@ -228,7 +258,7 @@ export function listingFormFields(initial: Partial<Record<ListingFieldName, stri
       required: d.required,
       group: d.group,
     };
-    if (d.options) field.options = d.options.map((o) => ({ value: o, label: o }));
+    if (d.options) field.options = d.options.map((o) => ({ value: o, label: optionLabel(o) }));
     if (d.hint) field.hint = d.hint;
     const init = initial[d.name];
     if (init !== undefined) field.initial = init;

@@ -15,7 +15,8 @@ export interface ListingPage {
   pages: number;
 }
 
-export const CARDS_PER_PAGE = 5;
+/** A page holds a short list whole (a city's six listings are one page) and stays within Discord's 10 embeds. */
+export const CARDS_PER_PAGE = 8;
 
 export async function fetchListingPage(ctx: CoreContext, filters: ListingFilters, page: number, pageSize = CARDS_PER_PAGE): Promise<ListingPage> {
   const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, ...filters, page, pageSize });

@@ -31,6 +31,12 @@ export function formatBedsBaths(l: Listing): string | undefined {
 
 const UNIT_SHORT: Record<string, string> = { 'square feet': 'sq ft', 'square meters': 'm²' };
 
+/** The listing's area unit, short: "sq ft" unless it says otherwise. */
+export function areaUnit(l: Listing): string {
+  const area = l.area;
+  return (area ? UNIT_SHORT[area.toLowerCase()] : undefined) ?? (area && !/\d/.test(area) ? area : 'sq ft');
+}
+
 /**
  * "1,850 sq ft". The list's `Area` member holds the unit on some services and a figure with a unit
  * on others: a figure already in it is shown as is.
@@ -52,6 +58,28 @@ export function listingTitle(l: Listing): string {
   return l.address ?? (l.mlsNumber ? `MLS ${l.mlsNumber}` : undefined) ?? l.url ?? `Listing ${l.id}`;
 }
 
+/** Status and sale type in words: "For sale", "For rent", "Coming soon", "Sold". */
+export function statusBadge(l: Listing): string {
+  const status = (l.status ?? '').replace(/[\s_-]/g, '').toLowerCase();
+  if (status === 'sold') return 'Sold';
+  if (status === 'preonmarket' || status === 'comingsoon') return 'Coming soon';
+  return isRental(l) ? 'For rent' : 'For sale';
+}
+
+/** Wire values an agent never needs to see, in words. */
+const TOUR_WORDS: Record<string, string> = { openhouse: 'Open house', '3d': '3D tour' };
+
+export function tourText(tours: string | undefined): string | undefined {
+  return tours === undefined ? undefined : (TOUR_WORDS[tours.replace(/\s/g, '').toLowerCase()] ?? tours);
+}
+
+const money = (l: Listing, n: number | undefined, suffix = ''): string | undefined =>
+  n === undefined ? undefined : `${l.currencySymbol ?? ''}${formatNumber(n)}${suffix}`;
+
+/**
+ * A listing as a card: the badge says its status in words; a list card shows what someone scanning
+ * needs, the detailed card (`/listing show`) every field the listing has and its photos.
+ */
 export function listingCard(l: Listing, opts: { details?: boolean } = {}): Card {
   const fields: Card['fields'] = [];
   const add = (label: string, value: string | undefined): void => {
@@ -61,21 +89,29 @@ export function listingCard(l: Listing, opts: { details?: boolean } = {}): Card 
   add('Beds / baths', formatBedsBaths(l));
   add('Area', formatArea(l));
   add('City', formatPlace(l));
-  add('Status', l.status);
   add('MLS', l.mlsNumber);
   if (opts.details) {
-    add('Type', [l.propertyType, isRental(l) ? 'for rent' : 'for sale'].filter(Boolean).join(', '));
+    add('Type', l.propertyType);
+    add('Space', l.spaceType);
     add('Year built', l.yearBuilt === undefined ? undefined : String(l.yearBuilt));
+    add('Lot', l.lotArea ? `${formatNumber(l.lotArea)} ${areaUnit(l)}` : undefined);
     add('Parking', l.parkingSpots === undefined ? undefined : formatNumber(l.parkingSpots));
     add('Days on market', l.daysOnMarket === undefined ? undefined : formatNumber(l.daysOnMarket));
-    if (isRental(l)) add('Deposit', l.depositFee === undefined ? undefined : `${l.currencySymbol ?? ''}${formatNumber(l.depositFee)}`);
-    add('HOA / month', l.hoaMonth === undefined ? undefined : `${l.currencySymbol ?? ''}${formatNumber(l.hoaMonth)}`);
-    add('Tours', l.tours);
+    if (!isRental(l)) {
+      add('Price per area', money(l, l.unitAreaPrice));
+      add('Estimate', money(l, l.estimatePrice));
+    }
+    if (isRental(l)) add('Deposit', money(l, l.depositFee));
+    add('HOA / month', money(l, l.hoaMonth));
+    add('Tours', tourText(l.tours));
     for (const e of l.extensionColumns) add(e.key, e.value);
+    add('Map', l.latitude !== undefined && l.longitude !== undefined ? `${l.latitude}, ${l.longitude}` : undefined);
     add('Description', l.description);
     add('Link', l.url);
+    for (const [i, url] of l.images.entries()) add(l.images.length === 1 ? 'Photo' : `Photo ${i + 1}`, url);
   }
-  const card: Card = { title: listingTitle(l), fields, footer: `ID ${l.id}${l.propertyType ? ` · ${l.propertyType}` : ''}` };
+  const card: Card = { title: listingTitle(l), fields, badge: statusBadge(l) };
+  if (l.propertyType) card.footer = l.propertyType;
   if (l.url) card.url = l.url;
   const image = l.images[0];
   if (image) card.imageUrl = image;

@@ -6,9 +6,8 @@
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Button, MessageRef, OutMessage, SurfaceName, SurfacePort } from '../surface';
+import { type Button, type MessageRef, type OutMessage, SURFACE_NAMES, type SurfaceName, type SurfacePort } from '../surface';
 import type { Json, StateStore } from '../../state/store';
-import type { BudgetScheduler } from './scheduler';
 
 export const INFLIGHT_PREFIX = 'inflight:';
 export const LEASE_TTL_MS = 30_000;
@@ -22,7 +21,7 @@ export function inflightLease(answerKey: string): string {
   return `lease:${INFLIGHT_PREFIX}${answerKey}`;
 }
 
-const surfaceNameSchema = z.enum(['slack', 'discord', 'shell', 'test']);
+const surfaceNameSchema = z.enum(SURFACE_NAMES);
 
 const placeSchema = z.object({
   surface: surfaceNameSchema,
@@ -80,7 +79,6 @@ export function interruptedMessage(text: string, reason: string, retry: { action
 export interface RecoveryDeps {
   store: StateStore;
   surfaces: (name: SurfaceName) => SurfacePort | undefined;
-  scheduler: BudgetScheduler;
   log: Logger;
   instanceId: string;
   now?: () => number;
@@ -146,9 +144,7 @@ async function recoverOne(
   }
   const last = rec.messages.length - 1;
   if (last < 0) {
-    await deps.scheduler.run(surface.budgets('post', rec.place), 'final', () =>
-      surface.post(rec.place, interruptedMessage('', reason, rec.retry)),
-    );
+    await surface.post(rec.place, interruptedMessage('', reason, rec.retry));
   }
   for (let i = 0; i <= last; i++) {
     const m = rec.messages[i];
@@ -159,26 +155,11 @@ async function recoverOne(
       i === last ? interruptedMessage(m.text, reason, rec.retry) : { text: m.text, markdown: true, typing: false };
     // A live native stream is stopped where the surface can (an edit alone would leave it streaming).
     const stop = m.native && surface.stopNativeStream ? surface.stopNativeStream.bind(surface) : undefined;
-    await deps.scheduler.run(surface.budgets('edit', ref.place), 'final', () => (stop ? stop(ref, msg) : surface.edit(ref, msg)));
+    // The surface's gateway spends the budgets (recovery edits are finals).
+    await (stop ? stop(ref, msg) : surface.edit(ref, msg));
   }
   await store.delete(inflightKey(answerKey));
   await store.releaseLease(leaseName, deps.instanceId);
   deps.log.info({ answerKey, owner: rec.owner }, 'marked an abandoned answer interrupted');
   return true;
-}
-
-/** Sweeps for abandoned answers every `intervalMs` (default 15 s, so a dead instance's are marked within 60 s). */
-export function startRecoveryLoop(deps: RecoveryDeps, intervalMs = 15_000): { stop(): void } {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    recoverAbandonedAnswers(deps)
-      .catch((err: unknown) => deps.log.warn({ err }, 'abandoned answer sweep failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

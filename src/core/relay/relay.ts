@@ -9,20 +9,11 @@
  */
 import type { Logger } from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
-import {
-  InterruptedStreamError,
-  NetworkError,
-  QuotaExceededError,
-  RateLimitedError,
-  RequestValidationError,
-  ServiceError,
-  TimeoutError,
-} from '../../service/errors';
 import type { StateStore } from '../../state/store';
-import type { Button, MessageRef, NativeStream, OutMessage, Place, SurfacePort } from '../surface';
+import type { Button, FeedbackPrompt, MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
 import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
-import { isPlatformRateLimit, type BudgetScheduler, type Priority } from './scheduler';
+import { isPlatformRateLimit } from './scheduler';
 import { nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut, type StreamingCut } from './split';
 import { Wake } from './wake';
 
@@ -35,6 +26,8 @@ export interface RelayRequest {
   placeholder?: MessageRef;
   /** Buttons under the last message of a complete answer (e.g. "Talk to a human"). */
   finalButtons: Button[];
+  /** The rating control of the last message of a complete answer. */
+  finalFeedback?: FeedbackPrompt;
   /** The Retry button offered on interruption. */
   retry: { action: string; value: string };
   /** Silence between events after which the answer counts as interrupted. */
@@ -42,6 +35,11 @@ export interface RelayRequest {
   signal?: AbortSignal;
   /** Unique per answer: names its in-flight record. */
   answerKey: string;
+  /**
+   * The words for why an answer stopped on an error of its event stream (shown in the interruption
+   * notice). The relay knows no service: its caller does. Default: a generic sentence.
+   */
+  explain?: (err: unknown) => string;
 }
 
 export interface RelayResult {
@@ -73,7 +71,6 @@ export interface RelayOptions {
 
 export interface RelayDeps {
   store: StateStore;
-  scheduler: BudgetScheduler;
   log: Logger;
   now?: () => number;
   instanceId: string;
@@ -105,7 +102,7 @@ type Phase =
   | { kind: 'interrupted'; reason: string; error: unknown };
 
 const DEFAULTS = {
-  minInterimIntervalMs: 800,
+  minInterimIntervalMs: 600,
   leaseTtlMs: LEASE_TTL_MS,
   leaseRenewMs: LEASE_RENEW_MS,
   nativeExpiryMarginMs: 30_000,
@@ -128,7 +125,8 @@ function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
     a.text === b.text &&
     Boolean(a.typing) === Boolean(b.typing) &&
     (a.notice ?? '') === (b.notice ?? '') &&
-    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? [])
+    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? []) &&
+    JSON.stringify(a.feedback ?? null) === JSON.stringify(b.feedback ?? null)
   );
 }
 
@@ -137,39 +135,9 @@ function seconds(ms: number): string {
   return String(s >= 10 ? Math.round(s) : Math.round(s * 10) / 10);
 }
 
-function stoppedAnswering(ms: number): string {
+/** The interruption notice's words for an answer whose stream went silent. */
+export function stoppedAnswering(ms: number): string {
   return `the chatbot service stopped answering (no new text for ${seconds(ms)} s)`;
-}
-
-/**
- * Why an answer stopped, in words for the interruption notice. The service client's messages are
- * safe to show (see service/errors), so refusals are shown in the service's own words.
- */
-export function describeError(err: unknown, idleTimeoutMs: number): string {
-  if (err instanceof InterruptedStreamError) {
-    switch (err.reason) {
-      case 'idle-timeout': {
-        const cause = (err as { cause?: unknown }).cause;
-        return stoppedAnswering(cause instanceof TimeoutError ? cause.timeoutMs : idleTimeoutMs);
-      }
-      case 'connection-lost':
-        return 'the connection to the chatbot service broke';
-      case 'ended':
-        return 'the answer stream ended before it was complete';
-      case 'aborted':
-        return 'the answer was cancelled';
-    }
-  }
-  if (err instanceof TimeoutError) return stoppedAnswering(err.timeoutMs);
-  // Before the 5xx check: a rate limit answered with a 5xx status is still the service's refusal.
-  if (err instanceof RateLimitedError || err instanceof QuotaExceededError) return err.message;
-  if (err instanceof ServiceError) {
-    if (err.httpStatus !== undefined && err.httpStatus >= 500) return `the chatbot service failed (HTTP ${err.httpStatus})`;
-    return err.message || `the chatbot service refused the question (${String(err.code)})`;
-  }
-  if (err instanceof RequestValidationError) return err.message || 'the question could not be sent';
-  if (err instanceof NetworkError) return 'could not reach the chatbot service';
-  return 'the answer could not be completed';
 }
 
 function partialTextOf(err: unknown): string | undefined {
@@ -248,15 +216,11 @@ class AnswerRun {
   }
 
   /**
-   * How long slot's next interim must wait: the minimum interval since its last interim, and the fair
-   * share of a shared long-window budget counted from its last interim or, for the first, from its
-   * post, so a burst of new answers leaves that budget to their finals.
+   * How long slot's next interim must wait here: the least interval between two of its interims.
+   * The surface's gateway spaces interims further by the budget's plan (see reserveFinal).
    */
   private interimGap(slot: Slot): number {
-    const fair = this.deps.scheduler.interimSpacingMs(this.surface.budgets('edit', this.req.place));
-    const byMin = slot.lastInterimAt + this.opts.minInterimIntervalMs;
-    const byFair = fair > 0 ? (slot.lastInterimAt || slot.createdAt) + fair : 0;
-    return Math.max(byMin, byFair) - this.now;
+    return slot.lastInterimAt + this.opts.minInterimIntervalMs - this.now;
   }
 
   private async run(): Promise<RelayResult> {
@@ -301,6 +265,14 @@ class AnswerRun {
 
   // ---- reading the stream ----------------------------------------------------------------------
 
+  private explain(err: unknown): string {
+    try {
+      return this.req.explain?.(err) ?? 'the answer could not be completed';
+    } catch {
+      return 'the answer could not be completed';
+    }
+  }
+
   private async consume(): Promise<void> {
     const iterator = this.req.events[Symbol.asyncIterator]();
     const stops: AbortSignal[] = [this.stopController.signal];
@@ -335,12 +307,12 @@ class AnswerRun {
           if (partial !== undefined && partial.length > this.text.length && partial.startsWith(this.text)) {
             this.text = partial;
           }
-          this.interruptWith(describeError(outcome.error, this.req.idleTimeoutMs), outcome.error);
+          this.interruptWith(this.explain(outcome.error), outcome.error);
         }
         return;
       }
     } catch (err) {
-      this.interruptWith(describeError(err, this.req.idleTimeoutMs), err);
+      this.interruptWith(this.explain(err), err);
     }
   }
 
@@ -393,7 +365,7 @@ class AnswerRun {
         ? [...this.sealed, ...splitForLimit(final.answer.slice(sealedText.length), this.limit)]
         : splitIntoAtLeast(final.answer, this.limit, Math.max(1, this.slots.length));
     this.phase = { kind: 'final', final, pieces };
-    this.deps.scheduler.promote(this.coalesceKey);
+    this.surface.promote?.(this.coalesceKey);
     this.wake.bump();
   }
 
@@ -407,7 +379,7 @@ class AnswerRun {
     }
     this.phase = { kind: 'interrupted', reason, error: error ?? new Error(reason) };
     this.deps.log.info({ answerKey: this.req.answerKey, reason }, 'answer interrupted');
-    this.deps.scheduler.promote(this.coalesceKey);
+    this.surface.promote?.(this.coalesceKey);
     this.wake.bump();
   }
 
@@ -426,7 +398,7 @@ class AnswerRun {
     this.sealDueBy = undefined;
     // An interim of this answer waiting for budget now carries a sealing edit (it reads the layout
     // when it runs): a final, and the next message's post waits behind it.
-    this.deps.scheduler.promote(this.coalesceKey);
+    this.surface.promote?.(this.coalesceKey);
   }
 
   /** How long an interim edit of the live message should still wait for its imminent seal. */
@@ -497,9 +469,11 @@ class AnswerRun {
     const phase = this.phase;
     if (phase.kind === 'final') {
       const last = phase.pieces.length - 1;
-      return phase.pieces.map((text, i) =>
-        i === last && this.req.finalButtons.length > 0 ? { ...done(text), buttons: this.req.finalButtons } : done(text),
-      );
+      const tail = {
+        ...(this.req.finalButtons.length > 0 ? { buttons: this.req.finalButtons } : {}),
+        ...(this.req.finalFeedback ? { feedback: this.req.finalFeedback } : {}),
+      };
+      return phase.pieces.map((text, i) => (i === last ? { ...done(text), ...tail } : done(text)));
     }
     const start = this.sealedLength();
     const tail = this.text.slice(start);
@@ -603,12 +577,7 @@ class AnswerRun {
     const creating = this.slots[index] === undefined;
     const op = creating ? 'post' : 'edit';
     try {
-      await this.deps.scheduler.run(
-        this.surface.budgets(op, this.req.place),
-        priority,
-        () => (creating ? this.create(index) : this.sync(index)),
-        { coalesceKey: this.coalesceKey },
-      );
+      await (creating ? this.create(index, priority) : this.sync(index, priority));
       const slot = this.slots[index];
       if (slot) slot.failures = 0;
       this.saveRecord();
@@ -656,12 +625,19 @@ class AnswerRun {
    * that append share the append budget evenly instead of the first ones spending it all.
    */
   private reserveFinal(): void {
-    this.releaseFinal();
-    this.releaseFinal = this.deps.scheduler.expectFinal(this.surface.budgets('edit', this.req.place));
+    const previous = this.releaseFinal;
+    // Registered before the old one goes, so the answer keeps its place (and interim rhythm).
+    this.releaseFinal = this.surface.reserveFinal?.(this.req.place, this.coalesceKey) ?? (() => undefined);
+    previous();
   }
 
-  /** Posts message `index` (a native stream when the surface offers one), with the layout as it is now. */
-  private async create(index: number): Promise<void> {
+  /** The send options of one call of this answer; `latest` is read when the call goes out. */
+  private sendOpts(priority: Priority, latest: () => OutMessage) {
+    return { priority, coalesceKey: this.coalesceKey, latest };
+  }
+
+  /** Posts message `index` (a native stream when the surface offers one), with the layout as it is when it goes. */
+  private async create(index: number, priority: Priority): Promise<void> {
     if (this.slots[index]) return;
     const want = this.layout()[index];
     if (!want) return;
@@ -671,7 +647,7 @@ class AnswerRun {
         // The stream starts with what the message may show already (text that came while it waited).
         stream = await this.surface.startNativeStream(this.req.place, { text: want.text, markdown: true, typing: true });
       } catch (err) {
-        // Nothing was started: the scheduler waits the Retry-After and runs this create again.
+        // The gateway's retries of a rate-limited start are spent: post and edit instead (see step).
         if (isPlatformRateLimit(err)) throw err;
         this.deps.log.info({ err }, 'native streaming refused; using post and edit');
       }
@@ -682,20 +658,32 @@ class AnswerRun {
       }
       this.nativeMode = false;
     }
-    const ref = await this.surface.post(this.req.place, want);
-    this.slots[index] = this.slot(ref, want);
+    let sent = want;
+    const ref = await this.surface.post(this.req.place, want, this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)));
+    this.slots[index] = this.slot(ref, sent);
   }
 
-  /** Brings message `index` to the layout as it is when the call runs (coalescing). */
-  private async sync(index: number): Promise<void> {
+  /** Brings message `index` to the layout as it is when the call goes out (coalescing). */
+  private async sync(index: number, priority: Priority): Promise<void> {
     const slot = this.slots[index];
     const want = this.layout()[index];
     if (!slot || !want || this.inSync(slot, want)) return;
     if (slot.native) {
       if (want.typing) {
-        const more = want.text.slice(slot.appended.length);
-        await slot.native.append(more);
-        slot.appended = want.text;
+        const native = slot.native;
+        const sentFrom = slot.appended;
+        let shows = want.text;
+        await native.append(want.text.slice(sentFrom.length), {
+          priority,
+          coalesceKey: this.coalesceKey,
+          latest: () => {
+            const now = this.layout()[index];
+            // Only growth is appended; anything else waits for the final stop.
+            if (now?.typing && now.text.startsWith(sentFrom)) shows = now.text;
+            return shows.slice(sentFrom.length);
+          },
+        });
+        slot.appended = shows;
         slot.sent = { text: slot.appended, markdown: true, typing: true };
         slot.lastInterimAt = this.now;
         return;
@@ -714,9 +702,10 @@ class AnswerRun {
       slot.sent = want;
       return;
     }
-    await this.surface.edit(slot.ref, want);
-    slot.sent = want;
-    if (want.typing) slot.lastInterimAt = this.now;
+    let sent = want;
+    await this.surface.edit(slot.ref, want, this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)));
+    slot.sent = sent;
+    if (sent.typing) slot.lastInterimAt = this.now;
   }
 
   // ---- the in-flight record ----------------------------------------------------------------------

@@ -10,15 +10,24 @@
  * waits up to the whole window, so two more rules keep finals from waiting there:
  * - reservation: every answer in flight registers the final it will need (`expectFinal`); interims
  *   only take tokens beyond those reserved finals;
- * - fair spacing: the rate of such a budget is split evenly among the answers in flight
- *   (`interimSpacingMs`), so interims get rarer as answers get more, and a burst of new answers
- *   finds the budget still there for their finals.
+ * - planned interims: what such a budget can give interims is what it holds now plus what it will
+ *   refill before the answers in flight finish (their expected remaining time, learnt from the
+ *   answers that finished before), minus the reserved finals and the finals of the answers expected
+ *   to arrive meanwhile (at the rate they arrived lately); that is split evenly over the answers
+ *   (`interimSpacingMs`), and an answer's interim waits here until its turn (`coalesceKey` = the
+ *   holder named in `expectFinal`). A lone answer then streams as fast as the caller allows, and a
+ *   burst of answers finds the budget still there for their finals.
+ *
+ * The scheduler is owned by a surface's gateway (one outbound path per surface): every platform
+ * call of that surface runs through `run`, so "never over budget" holds by construction.
  */
 import type { Logger } from 'pino';
 import { PlatformRateLimitError, type RateBudget } from '../surface';
 import type { StateStore } from '../../state/store';
 
-export type Priority = 'final' | 'interim';
+import type { Priority } from '../surface';
+
+export type { Priority };
 
 export interface SchedulerOptions {
   store: StateStore;
@@ -32,7 +41,16 @@ export interface SchedulerOptions {
    * windows refill before a final could wait long.
    */
   reserveAboveWindowMs?: number;
+  /** Expected length of an answer before any has finished (then learnt from finished ones). */
+  expectedAnswerMs?: number;
   now?: () => number;
+}
+
+/** An answer in flight that registered its final (see expectFinal). */
+interface Holder {
+  keys: string[];
+  since: number;
+  lastInterimAt: number;
 }
 
 export interface RunOptions {
@@ -83,6 +101,8 @@ export function isPlatformRateLimit(err: unknown): boolean {
 }
 
 const MIN_WAKE_MS = 5;
+/** How far back arrivals of answers count for the rate at which more will come. */
+const ARRIVAL_LOOKBACK_MS = 2_000;
 
 export class BudgetScheduler {
   private readonly store: StateStore;
@@ -92,6 +112,14 @@ export class BudgetScheduler {
   private readonly reserveAboveWindowMs: number;
   /** Per budget key: answers in flight that still need their final call. */
   private readonly finalsDue = new Map<string, number>();
+  /** Answers in flight by holder name (the coalesceKey of their calls). */
+  private readonly holders = new Map<string, Holder[]>();
+  /** Per planned budget key: when this process took its tokens (within the window), oldest first. */
+  private readonly taken = new Map<string, number[]>();
+  /** Learnt length of an answer (an average over the answers that finished). */
+  private answerMs: number;
+  /** When answers registered lately (within ARRIVAL_LOOKBACK_MS), oldest first. */
+  private readonly arrivals: number[] = [];
   private readonly now: () => number;
   private readonly waiting: Job[] = [];
   /** Budget keys the platform told us to leave alone until the given time (Retry-After). */
@@ -110,6 +138,7 @@ export class BudgetScheduler {
     this.maxTries = opts.maxTries ?? 5;
     this.interimShare = opts.interimShare ?? 0.5;
     this.reserveAboveWindowMs = opts.reserveAboveWindowMs ?? 1_000;
+    this.answerMs = opts.expectedAnswerMs ?? 6_000;
     this.now = opts.now ?? Date.now;
   }
 
@@ -152,11 +181,26 @@ export class BudgetScheduler {
 
   /**
    * Registers an answer that will need one final call on `budgets`: until the returned release is
-   * called, interims leave one token of each (long-window) budget for it. Release is idempotent.
+   * called, interims leave one token of each (long-window) budget for it. `holder` names the answer
+   * (the coalesceKey of its calls): its interims on those budgets are then spaced by the plan (see
+   * interimSpacingMs). Release is idempotent.
    */
-  expectFinal(budgets: RateBudget[]): () => void {
+  expectFinal(budgets: RateBudget[], holder?: string): () => void {
     const keys = budgets.filter((b) => this.reserves(b)).map((b) => b.key);
     for (const k of keys) this.finalsDue.set(k, (this.finalsDue.get(k) ?? 0) + 1);
+    const h: Holder = { keys, since: this.now(), lastInterimAt: 0 };
+    if (holder !== undefined) {
+      const list = this.holders.get(holder) ?? [];
+      if (list.length === 0 && keys.length > 0) this.arrivals.push(h.since);
+      // A re-registration (the answer's edits moved to another budget) keeps its interim rhythm.
+      const prev = list[list.length - 1];
+      if (prev) {
+        h.since = prev.since;
+        h.lastInterimAt = prev.lastInterimAt;
+      }
+      list.push(h);
+      this.holders.set(holder, list);
+    }
     let released = false;
     return () => {
       if (released) return;
@@ -165,6 +209,16 @@ export class BudgetScheduler {
         const left = (this.finalsDue.get(k) ?? 1) - 1;
         if (left > 0) this.finalsDue.set(k, left);
         else this.finalsDue.delete(k);
+      }
+      if (holder !== undefined) {
+        const list = (this.holders.get(holder) ?? []).filter((x) => x !== h);
+        if (list.length > 0) this.holders.set(holder, list);
+        else {
+          this.holders.delete(holder);
+          // Learn how long answers take: the plan spreads interims over what is left of them.
+          const took = this.now() - h.since;
+          if (keys.length > 0 && took > 0) this.answerMs = this.answerMs * 0.8 + took * 0.2;
+        }
       }
       // Tokens an interim was refused for may be free now.
       if (keys.length > 0 && this.waiting.length > 0) this.kick();
@@ -177,22 +231,96 @@ export class BudgetScheduler {
   }
 
   /**
-   * Least time between two interim calls of one answer on `budgets`: each long-window budget's rate
-   * divided evenly among the answers awaiting their final (0 when none applies). The interim share
-   * still caps what all interims together take.
+   * Least time between two interim calls of one answer on `budgets`, from the real budget: what each
+   * long-window budget holds now (as far as this process spent it) plus what it refills before the
+   * answers in flight are expected to finish, minus one reserved final per answer, split evenly over
+   * those answers (0 when no budget applies).
    */
   interimSpacingMs(budgets: RateBudget[]): number {
     let spacing = 0;
+    const horizon = this.horizonMs();
+    // Answers arriving before those in flight finish will need their finals too: projected from
+    // the arrivals of the last moments (a surge of answers stops interims before it spends them).
+    const coming = (this.recentArrivals() * horizon) / ARRIVAL_LOOKBACK_MS;
     for (const b of budgets) {
       if (!this.reserves(b)) continue;
       const sharers = Math.max(1, this.finalsAwaited(b.key));
-      spacing = Math.max(spacing, (b.windowMs * sharers) / Math.max(1, b.limit));
+      // A tenth of the budget stays for finals nobody can foresee yet (answers, button updates).
+      const holds = Math.max(0, b.limit - this.takenIn(b) - Math.ceil(b.limit / 10));
+      // The store's budgets are sliding windows: what comes back within the horizon is what was
+      // taken a window ago.
+      const refills = this.expiringWithin(b, horizon);
+      const spendable = holds + refills - sharers - coming;
+      const gap = spendable <= 0 ? b.windowMs : (horizon * sharers) / spendable;
+      spacing = Math.max(spacing, Math.min(b.windowMs, gap));
     }
-    return spacing;
+    return Math.round(spacing);
+  }
+
+  /** Answers registered within the last ARRIVAL_LOOKBACK_MS. */
+  private recentArrivals(): number {
+    const from = this.now() - ARRIVAL_LOOKBACK_MS;
+    while (this.arrivals.length > 0 && (this.arrivals[0] ?? 0) <= from) this.arrivals.shift();
+    return this.arrivals.length;
+  }
+
+  /** How long the answers in flight are expected to go on (on average; at least a second). */
+  private horizonMs(): number {
+    const now = this.now();
+    let sum = 0;
+    let n = 0;
+    for (const list of this.holders.values()) {
+      const h = list[0];
+      if (!h) continue;
+      sum += Math.max(1_000, this.answerMs - (now - h.since));
+      n++;
+    }
+    return n === 0 ? Math.max(1_000, this.answerMs) : sum / n;
+  }
+
+  /** Tokens of `b` this process took within its window. */
+  private takenIn(b: RateBudget): number {
+    const list = this.taken.get(b.key);
+    if (!list) return 0;
+    const from = this.now() - b.windowMs;
+    while (list.length > 0 && (list[0] ?? 0) <= from) list.shift();
+    return list.length;
+  }
+
+  /** Tokens of `b` this process took that leave its window within `ms`. */
+  private expiringWithin(b: RateBudget, ms: number): number {
+    const list = this.taken.get(b.key);
+    if (!list) return 0;
+    this.takenIn(b);
+    const until = this.now() - b.windowMs + ms;
+    let n = 0;
+    for (const t of list) {
+      if (t > until) break;
+      n++;
+    }
+    return n;
+  }
+
+  private noteTaken(b: RateBudget): void {
+    if (!this.reserves(b)) return;
+    const list = this.taken.get(b.key) ?? [];
+    list.push(this.now());
+    this.taken.set(b.key, list);
+  }
+
+  /** When an interim of `job` may go by the plan: the answer's turn on its planned budgets. */
+  private interimDue(job: Job): number {
+    if (job.priority !== 'interim' || job.coalesceKey === undefined) return 0;
+    const h = this.holders.get(job.coalesceKey)?.at(-1);
+    if (!h || h.keys.length === 0) return 0;
+    const spacing = this.interimSpacingMs(job.budgets);
+    if (spacing <= 0) return 0;
+    // The first interim comes after half a turn: sooner than a whole one, still spread out.
+    return h.lastInterimAt > 0 ? h.lastInterimAt + spacing : h.since + spacing / 2;
   }
 
   private reserves(b: RateBudget): boolean {
-    return b.windowMs > this.reserveAboveWindowMs;
+    return b.plan !== false && b.windowMs > this.reserveAboveWindowMs;
   }
 
   /** Raise a waiting job to final priority (its answer has just finished). True when found. */
@@ -234,7 +362,9 @@ export class BudgetScheduler {
    */
   private spend(job: Job): RateBudget[] {
     if (job.priority === 'final') return job.budgets;
-    const shares = job.budgets.map((b) => ({
+    // Planned budgets need no share (the reservation and the plan keep their finals), nor do safety
+    // buckets under a tighter budget (plan: false).
+    const shares = job.budgets.filter((b) => b.plan !== false && !this.reserves(b)).map((b) => ({
       key: `${b.key}:interim`,
       limit: Math.max(1, Math.floor(b.limit * this.interimShare)),
       windowMs: b.windowMs,
@@ -254,8 +384,9 @@ export class BudgetScheduler {
         for (const job of this.ordered()) {
           if (this.closed) return;
           const now = this.now();
-          if (job.notBefore > now) {
-            wakeIn = Math.min(wakeIn, job.notBefore - now);
+          const notBefore = Math.max(job.notBefore, this.interimDue(job));
+          if (notBefore > now) {
+            wakeIn = Math.min(wakeIn, notBefore - now);
             continue;
           }
           const budgets = this.spend(job);
@@ -285,7 +416,13 @@ export class BudgetScheduler {
               break;
             }
           }
-          if (granted) this.start(job);
+          if (granted) {
+            for (const b of job.budgets) this.noteTaken(b);
+            if (job.priority === 'interim' && job.coalesceKey !== undefined) {
+              for (const h of this.holders.get(job.coalesceKey) ?? []) h.lastInterimAt = now;
+            }
+            this.start(job);
+          }
         }
       } while (this.pumpAgain && !this.closed);
     } catch (err) {
@@ -309,6 +446,8 @@ export class BudgetScheduler {
       this.timerAt = Infinity;
       this.kick();
     }, Math.max(MIN_WAKE_MS, ms));
+    // Waiting calls hold their callers' promises, not the process.
+    this.timer.unref();
   }
 
   private start(job: Job): void {

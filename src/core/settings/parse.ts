@@ -52,7 +52,7 @@ export function resolveModel(models: readonly ModelChoice[], typed: string): Set
     models.find((m) => m.name.toLowerCase() === t.toLowerCase()) ??
     models.find((m) => m.key.toLowerCase() === t.toLowerCase());
   const enabled = models.filter((m) => m.enabled).map((m) => `${m.name} (${m.key})`).join(', ') || 'none listed';
-  if (hit && hit.enabled) return { ok: true, value: hit.key };
+  if (hit?.enabled) return { ok: true, value: hit.key };
   if (hit) return { ok: false, error: `Model: ${hit.name} (${hit.key}) is disabled. Choose one of: ${enabled}.` };
   return { ok: false, error: `Model: "${typed}" is not a known model. Models: ${enabled}. See /chatbot models.` };
 }

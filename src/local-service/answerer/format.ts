@@ -1,5 +1,7 @@
 import { type ListingData, listingPrice } from '../listings/listing-data';
-import type { SearchFilter, StoredListing } from '../listings/listings-repo';
+import type { StoredListing } from '../listings/listings-repo';
+import type { Criteria } from './intent';
+import type { Phrases } from './phrases';
 
 /** 1234567.5 -> "1,234,567.5"; locale-independent so answers are the same on every machine. */
 export function groupDigits(n: number): string {
@@ -8,10 +10,14 @@ export function groupDigits(n: number): string {
   return frac ? `${grouped}.${frac}` : grouped;
 }
 
-export function priceText(d: ListingData): string {
-  const p = listingPrice(d);
-  if (p === undefined) return 'price on request';
-  return `${d.CurrencySymbol}${groupDigits(p)}${d.SaleType === 'for_rent' ? '/month' : ''}`;
+export function money(amount: number, currency: string, monthly: boolean, p: Phrases): string {
+  return `${currency}${groupDigits(amount)}${monthly ? p.perMonth : ''}`;
+}
+
+export function priceText(d: ListingData, p: Phrases): string {
+  const price = listingPrice(d);
+  if (price === undefined) return p.priceOnRequest;
+  return money(price, d.CurrencySymbol, d.SaleType === 'for_rent', p);
 }
 
 export function fullAddress(d: ListingData): string {
@@ -19,47 +25,56 @@ export function fullAddress(d: ListingData): string {
   return [d.Address, cityLine].filter((s) => s && s.trim() !== '').join(', ') || d.Url;
 }
 
-const areaUnit = (d: ListingData): string => (d.AreaUnit === 'Square Meters' ? 'm²' : 'sq ft');
+/** Markdown link text may not hold brackets; the address is the link when the listing has a URL. */
+export function linkedAddress(d: ListingData): string {
+  const label = fullAddress(d).replace(/[[\]]/g, '');
+  return /^https?:\/\//i.test(d.Url) ? `[${label}](${d.Url})` : label;
+}
 
-/** One line per listing: what someone scanning a list needs. */
-export function listingLine(n: number, { data: d }: StoredListing): string {
-  const status = d.Status === 'Active' ? '' : d.Status === 'Sold' ? ' (sold)' : ' (coming soon)';
+const areaText = (d: ListingData, p: Phrases): string =>
+  `${groupDigits(d.BuildingArea)} ${d.AreaUnit === 'Square Meters' ? p.sqm : p.sqft}`;
+
+/** One line per listing: what someone scanning a list needs, status in words. */
+export function listingLine(n: number, { data: d }: StoredListing, p: Phrases): string {
   return (
-    `${n}. ${fullAddress(d)} - ${priceText(d)}, ${groupDigits(d.Bedrooms)} bd / ${groupDigits(d.Bathrooms)} ba, ` +
-    `${groupDigits(d.BuildingArea)} ${areaUnit(d)} ${d.PropertyType.toLowerCase()}, MLS ${d.MLSNumber}${status}`
+    `${n}. ${linkedAddress(d)} - ${priceText(d, p)}, ${groupDigits(d.Bedrooms)} ${p.bd} / ${groupDigits(d.Bathrooms)} ${p.ba}, ` +
+    `${areaText(d, p)} ${d.PropertyType.toLowerCase()}, ${p.status(d)}, MLS ${d.MLSNumber}`
   );
 }
 
 /** A paragraph per listing, for detail questions and the long answer. */
-export function listingParagraph({ data: d }: StoredListing): string {
-  const extras = (d.ExtensionColumn ?? []).map((e) => `${e.Key}: ${e.value}`).join('; ');
-  const parts = [
-    `${fullAddress(d)} (MLS ${d.MLSNumber}) is a ${groupDigits(d.Bedrooms)}-bedroom, ${groupDigits(d.Bathrooms)}-bath ` +
-      `${d.PropertyType.toLowerCase()} ${d.SaleType === 'for_rent' ? 'for rent' : 'for sale'} at ${priceText(d)}, ` +
-      `status ${d.Status}.`,
-    `It offers ${groupDigits(d.BuildingArea)} ${areaUnit(d)} of living space` +
-      (d.LotArea > 0 ? ` on a ${groupDigits(d.LotArea)} ${areaUnit(d)} lot` : '') +
-      `, was built in ${d.YearBuilt} and has ${d.ParkingSpots} parking spot${d.ParkingSpots === 1 ? '' : 's'}.`,
-  ];
-  if (d.HOAMonth !== undefined) parts.push(`HOA dues are ${d.CurrencySymbol}${groupDigits(d.HOAMonth)} a month.`);
-  if (d.DepositFee !== undefined) parts.push(`The deposit is ${d.CurrencySymbol}${groupDigits(d.DepositFee)}.`);
+export function listingParagraph({ data: d }: StoredListing, p: Phrases): string {
+  const parts = [p.paragraph(d, linkedAddress(d), priceText(d, p), areaText(d, p))];
+  if (d.HOAMonth !== undefined) parts.push(`HOA: ${d.CurrencySymbol}${groupDigits(d.HOAMonth)}${p.perMonth}.`);
+  if (d.DepositFee !== undefined) parts.push(`Deposit: ${d.CurrencySymbol}${groupDigits(d.DepositFee)}.`);
   if (d.Description) parts.push(d.Description);
-  if (extras) parts.push(`Details: ${extras}.`);
-  if (d.Tours) parts.push(d.Tours === '3D' ? 'A 3D tour is available.' : 'An open house is scheduled.');
-  parts.push(`More: ${d.Url}`);
+  const extras = (d.ExtensionColumn ?? []).map((e) => `${e.Key}: ${e.value}`).join('; ');
+  if (extras) parts.push(`${extras}.`);
+  if (d.Tours) parts.push(d.Tours === '3D' ? '3D tour.' : 'Open house.');
   return parts.join(' ');
 }
 
-/** "for sale in Austin with 3+ bedrooms under $600,000" */
-export function describeFilter(f: SearchFilter, currency: string): string {
+/** "homes for rent in Denver under $3,000/month" */
+export function describe(c: Criteria, p: Phrases, n: number, currency = '$'): string {
+  const monthly = c.saleType === 'for_rent';
   const bits: string[] = [];
-  if (f.status === 'Sold') bits.push('sold');
-  if (f.status === 'PreOnMarket') bits.push('coming soon');
-  if (f.saleType) bits.push(f.saleType === 'for_rent' ? 'for rent' : 'for sale');
-  if (f.city) bits.push(`in ${f.city}`);
-  if (f.minBedrooms !== undefined) bits.push(`with ${f.minBedrooms}+ bedrooms`);
-  if (f.minPrice !== undefined) bits.push(`from ${currency}${groupDigits(f.minPrice)}`);
-  if (f.maxPrice !== undefined) bits.push(`up to ${currency}${groupDigits(f.maxPrice)}`);
+  // English puts "sold" before the noun; the other tables put every status word after it.
+  const soldFirst = p.sold === 'sold';
+  if (c.status === 'Sold' && soldFirst) bits.push(p.sold);
+  bits.push(p.homes(n, c.propertyType));
+  if (c.status === 'Sold' && !soldFirst) bits.push(p.sold);
+  if (c.status === 'PreOnMarket') bits.push(p.comingSoon);
+  if (c.saleType) bits.push(c.saleType === 'for_rent' ? p.forRent : p.forSale);
+  if (c.street) bits.push(p.onStreet(c.street.replace(/\b\w/g, (ch) => ch.toUpperCase())));
+  if (c.area) bits.push(p.inArea(c.area));
+  if (c.city) bits.push(p.inCity(c.city));
+  if (c.minBedrooms !== undefined) bits.push(p.withBeds(c.minBedrooms));
+  if (c.minBathrooms !== undefined) bits.push(p.withBaths(c.minBathrooms));
+  if (c.minArea !== undefined) bits.push(p.largerThan(`${groupDigits(c.minArea)} ${p.sqft}`));
+  const m = (v: number) => money(v, currency, monthly, p);
+  if (c.minPrice !== undefined && c.maxPrice !== undefined) bits.push(p.between(m(c.minPrice), m(c.maxPrice)));
+  else if (c.maxPrice !== undefined) bits.push(p.under(m(c.maxPrice)));
+  else if (c.minPrice !== undefined) bits.push(p.over(m(c.minPrice)));
   return bits.join(' ');
 }
 

@@ -2,6 +2,8 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { z } from 'zod';
 import { listingParagraph } from './format';
 import { hasCriteria, parseIntent } from './intent';
+import { phrasesFor } from './phrases';
+import { filter, vocabulary } from './query';
 import { type AnswerOutcome, type AnswerRequest, type Answerer, estimateTokens } from './types';
 
 export interface LlmOptions {
@@ -13,6 +15,7 @@ export interface LlmOptions {
 
 const CONTEXT_LISTINGS = 10;
 const HISTORY_MESSAGES = 10;
+const READ_CAP = 5000;
 
 /** One chunk of a streamed chat completion: only the members used here. */
 const chunkSchema = z.object({
@@ -125,14 +128,12 @@ export function llmTemperature(t: number): number {
 
 export function buildMessages(req: AnswerRequest): ChatMessage[] {
   const s = req.chatbot.settings;
-  const intent = parseIntent(req.question, req.listings.cities(req.chatbot.id));
-  const relevant = req.listings.search(
-    req.chatbot.id,
-    hasCriteria(intent.filter) ? intent.filter : {},
-    CONTEXT_LISTINGS,
-  );
-  const mls = intent.mlsCandidates.flatMap((m) => req.listings.search(req.chatbot.id, { mlsNumber: m }, 3));
-  const context = [...mls, ...relevant.filter((l) => !mls.some((m) => m.id === l.id))].map(listingParagraph);
+  const all = req.listings.search(req.chatbot.id, {}, READ_CAP);
+  const intent = parseIntent(req.question, vocabulary(all));
+  const relevant = (hasCriteria(intent.criteria) ? filter(all, intent.criteria) : all).slice(0, CONTEXT_LISTINGS);
+  const mls = all.filter((l) => intent.mlsCandidates.includes(l.data.MLSNumber.toUpperCase())).slice(0, 3);
+  const p = phrasesFor('English');
+  const context = [...mls, ...relevant.filter((l) => !mls.some((m) => m.id === l.id))].map((l) => listingParagraph(l, p));
   const system = [
     s.SystemMessage,
     `Always answer in ${s.AIResponseLanguage || 'English'}.`,

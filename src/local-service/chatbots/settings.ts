@@ -7,7 +7,7 @@ import type { SettingsFields } from '../../service/schemas';
 export type ChatbotSettings = Required<SettingsFields>;
 
 export const DEFAULT_TALK_TO_HUMAN =
-  "I'm not sure I can help with that. Let me connect you with one of our agents, who will get back to you shortly.";
+  "I'm not sure I can help with that from our listings. One of our agents can help you with it.";
 
 export function defaultSettings(name: string): ChatbotSettings {
   return {

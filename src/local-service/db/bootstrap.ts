@@ -47,7 +47,7 @@ export function ensureDemoChatbot(chatbots: ChatbotsRepo, listings: ListingsRepo
       WelcomeMessage:
         "Hi, I'm the Skyline Realty assistant! I can help you find homes for sale or for rent in Austin, Denver, Seattle and Miami. Ask me about a city, a price range, bedrooms or an MLS number.",
       TalkToHumanResponseMessage:
-        "I couldn't find anything about that in our listings. I'm passing your question to one of our agents, who will reply here shortly.",
+        "That's outside what I can answer from our listings. I can help with homes for sale or for rent in Austin, Denver, Seattle and Miami: prices, bedrooms, addresses or MLS numbers. For anything else, one of our agents can help you.",
       SuggestedMessage: 'Show me 3 bedroom homes for sale in Austin',
       TalkToHumanEmail: 'agents@skyline-realty.example.com',
     },

@@ -5,9 +5,7 @@ import { bool, int, nonEmptyStr, oneOf, str } from './fields';
 // ---- GetSession -------------------------------------------------------------------------------
 
 export const getSessionRequestSchema = z.object({ serialNumber: nonEmptyStr('serialNumber') }).strict();
-export type GetSessionRequest = z.infer<typeof getSessionRequestSchema>;
 export const getSessionDataSchema = z.object({ SessionID: int('SessionID') });
-export type GetSessionData = z.infer<typeof getSessionDataSchema>;
 
 // ---- ClientAsk ----------------------------------------------------------------------------------
 
@@ -80,31 +78,6 @@ export const clientAskRequestSchema = z
       });
     }
   });
-export type ClientAskRequest = z.infer<typeof clientAskRequestSchema>;
-export type ClientAskRequestInput = z.input<typeof clientAskRequestSchema>;
-
-/** Non-stream answer Data (section 2.2). */
-export const clientAskDataSchema = z.object({
-  messageid: z.number().int(),
-  content: z.string(),
-  totalToken: z.number().int(),
-  noAnswer: z.boolean(),
-});
-export type ClientAskData = z.infer<typeof clientAskDataSchema>;
-
-/** Streamed fragment. */
-export const streamDeltaSchema = z.object({ content: z.string() });
-export type StreamDelta = z.infer<typeof streamDeltaSchema>;
-
-/** Streamed final object, as the interface spells it (readers accept any casing, see stream.ts). */
-export const streamFinalSchema = z.object({
-  QuestionID: z.number().int(),
-  AnswerID: z.number().int(),
-  Answer: z.string(),
-  TotalToken: z.number().int(),
-  noAnswer: z.boolean().optional(),
-});
-export type StreamFinal = z.infer<typeof streamFinalSchema>;
 
 // ---- ModelList ----------------------------------------------------------------------------------
 
@@ -126,13 +99,11 @@ export const preUploadRequestSchema = z
     }),
   })
   .strict();
-export type PreUploadRequest = z.infer<typeof preUploadRequestSchema>;
 
 export const preUploadDataSchema = z.object({
   FileStoreId: z.union([z.string().regex(/^\d+$/), z.number().int()]),
   PreUploadUrl: z.string().url(),
 });
-export type PreUploadData = z.input<typeof preUploadDataSchema>;
 
 /** Size rule of section 8 checked before uploading (the file's mode is known by its extension). */
 export function uploadSizeProblem(fileName: string, size: number): string | undefined {

@@ -21,17 +21,6 @@ export const SERVICE_CODES = {
 
 export const API_VERSION = '1.0.0';
 
-/** First family: {Data, Version, Success, Code, Message}. */
-export function envelopeOf<T extends z.ZodTypeAny>(data: T) {
-  return z.object({
-    Data: data,
-    Version: z.string(),
-    Success: z.boolean(),
-    Code: z.number().int(),
-    Message: z.string(),
-  });
-}
-
 /** What the client reads before knowing whether Data is there: lenient on Version/Data. */
 export const envelopeHeadSchema = z.object({
   Data: z.unknown().optional(),
@@ -40,7 +29,6 @@ export const envelopeHeadSchema = z.object({
   Code: z.number().int(),
   Message: z.string().nullable().optional(),
 });
-export type EnvelopeHead = z.infer<typeof envelopeHeadSchema>;
 
 export type Envelope<T> = { Data: T; Version: string; Success: boolean; Code: number; Message: string };
 
@@ -54,21 +42,11 @@ export function errorEnvelope(code: number, message: string): Envelope<null> {
   return { Data: null, Version: API_VERSION, Success: false, Code: code, Message: message };
 }
 
-/** /v1 success: {success: true, data, meta?}. */
-export function v1SuccessOf<T extends z.ZodTypeAny, M extends z.ZodTypeAny = z.ZodUndefined>(data: T, meta?: M) {
-  return z.object({
-    success: z.literal(true),
-    data,
-    meta: (meta ?? z.undefined()) as M,
-  });
-}
-
 /** /v1 failure: {success: false, error: {code, message}}. */
 export const v1ErrorSchema = z.object({
   success: z.literal(false),
   error: z.object({ code: z.union([z.string(), z.number()]), message: z.string() }),
 });
-export type V1Error = z.infer<typeof v1ErrorSchema>;
 
 /** Machine codes of /v1 errors (the local service answers with them; the client maps them). */
 export const V1_ERROR_CODES = {

@@ -4,16 +4,13 @@ import { int, nonEmptyStr, nonNegNum, num, oneOf, str } from './fields';
 
 export const SALE_TYPES = ['for_sale', 'for_rent'] as const;
 export const LISTING_STATUSES = ['Active', 'PreOnMarket', 'Sold'] as const;
+export type ListingStatus = (typeof LISTING_STATUSES)[number];
 export const AREA_UNITS = ['Square Feet', 'Square Meters'] as const;
 export const TOURS = ['OpenHouse', '3D'] as const;
 export const SPACE_TYPES = ['Entire place', 'Room'] as const;
 export const KEY_TYPES = ['ListingId', 'MLSNumber', 'URL'] as const;
 
 export type SaleType = (typeof SALE_TYPES)[number];
-export type ListingStatus = (typeof LISTING_STATUSES)[number];
-export type AreaUnit = (typeof AREA_UNITS)[number];
-export type Tours = (typeof TOURS)[number];
-export type SpaceType = (typeof SPACE_TYPES)[number];
 export type KeyType = (typeof KEY_TYPES)[number];
 
 export const extensionColumnItemSchema = z
@@ -87,7 +84,6 @@ export const listingListRequestSchema = z
     PageSize: int('PageSize').min(1, 'PageSize must be 1 or more').optional(),
   })
   .strict();
-export type ListingListRequest = z.infer<typeof listingListRequestSchema>;
 
 /** RealEstateDelete body. */
 export const listingDeleteRequestSchema = z
@@ -99,7 +95,6 @@ export const listingDeleteRequestSchema = z
     KeyType: oneOf('KeyType', KEY_TYPES),
   })
   .strict();
-export type ListingDeleteRequest = z.infer<typeof listingDeleteRequestSchema>;
 export const listingDeleteDataSchema = z.object({ SuccessCount: z.number().int() });
 
 // ---- List items as the list operation returns them (section 2.4) ------------------------------------
@@ -146,7 +141,6 @@ export const listingListDataWireSchema = z.object({
   List: z.array(listingWireItemSchema),
   VirtualCount: z.number().int(),
 });
-export type ListingListDataWire = z.infer<typeof listingListDataWireSchema>;
 
 /** A listing as the rest of the bridge sees it: numbers are numbers, absent is undefined. */
 export interface Listing {

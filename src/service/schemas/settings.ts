@@ -108,9 +108,6 @@ export const chatbotSettingsSchema = z
 export type ChatbotSettings = z.infer<typeof chatbotSettingsSchema>;
 export type SettingsFields = z.infer<typeof settingsFieldsSchema>;
 
-/** Edit answers Data 1 on success. */
-export const editDataSchema = z.number().int();
-
 /**
  * Turns typed text (a form field, `/chatbot set Temperature 1`) into the value kind the field takes;
  * the schema then validates it, so bad text gets the field's own message.
@@ -125,10 +122,6 @@ export function coerceSettingValue(name: SettingName, raw: string): unknown {
     return text;
   }
   return kind === 'string' ? raw : text;
-}
-
-export function isSettingName(name: string): name is SettingName {
-  return Object.prototype.hasOwnProperty.call(DEFS, name);
 }
 
 /** Case-insensitive lookup, for commands (`/chatbot set temperature 1`). */

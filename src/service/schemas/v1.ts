@@ -4,7 +4,6 @@ import { bool, int, nonEmptyStr, oneOf, str } from './fields';
 
 export const V1_CHATBOT_STATUSES = ['active', 'inactive', 'draft'] as const;
 export const V1_CONVERSATION_STATUSES = ['active', 'completed'] as const;
-export const V1_ROLES = ['user', 'assistant'] as const;
 export type V1ChatbotStatus = (typeof V1_CHATBOT_STATUSES)[number];
 export type V1ConversationStatus = (typeof V1_CONVERSATION_STATUSES)[number];
 
@@ -107,8 +106,6 @@ export const v1ChatbotSchema = v1ChatbotWireSchema.transform((c) => ({
 }));
 export type V1Chatbot = z.output<typeof v1ChatbotSchema>;
 
-export const v1MessageSchema = v1MessageWireSchema;
-export type V1Message = z.output<typeof v1MessageSchema>;
 
 export const v1ConversationSchema = v1ConversationWireSchema.transform((c) => ({
   id: c.id,
@@ -154,7 +151,6 @@ export const v1ListChatbotsQuerySchema = z
     status: oneOf('status', V1_CHATBOT_STATUSES).optional(),
   })
   .strict();
-export type V1ListChatbotsQuery = z.infer<typeof v1ListChatbotsQuerySchema>;
 
 /** POST /v1/chatbots body. */
 export const v1CreateChatbotBodySchema = z
@@ -164,7 +160,6 @@ export const v1CreateChatbotBodySchema = z
     settings: z.record(z.unknown(), { invalid_type_error: 'settings must be an object' }).optional(),
   })
   .strict();
-export type V1CreateChatbotBody = z.infer<typeof v1CreateChatbotBodySchema>;
 
 /** PATCH /v1/chatbots/{id} body. */
 export const v1UpdateChatbotBodySchema = z
@@ -174,7 +169,6 @@ export const v1UpdateChatbotBodySchema = z
     status: oneOf('status', V1_CHATBOT_STATUSES).optional(),
   })
   .strict();
-export type V1UpdateChatbotBody = z.infer<typeof v1UpdateChatbotBodySchema>;
 
 /** POST /v1/conversations body. */
 export const v1StartConversationBodySchema = z
@@ -184,7 +178,6 @@ export const v1StartConversationBodySchema = z
     metadata: z.record(z.unknown(), { invalid_type_error: 'metadata must be an object' }).optional(),
   })
   .strict();
-export type V1StartConversationBody = z.infer<typeof v1StartConversationBodySchema>;
 
 /** GET /v1/conversations/{id} query. */
 export const v1GetConversationQuerySchema = z.object({ include_messages: qBool('include_messages').optional() }).strict();
@@ -193,7 +186,6 @@ export const v1GetConversationQuerySchema = z.object({ include_messages: qBool('
 export const v1SendMessageBodySchema = z
   .object({ content: nonEmptyStr('content'), stream: bool('stream').optional() })
   .strict();
-export type V1SendMessageBody = z.infer<typeof v1SendMessageBodySchema>;
 
 /** GET /v1/analytics/overview query. */
 export const v1AnalyticsQuerySchema = z
@@ -203,7 +195,6 @@ export const v1AnalyticsQuerySchema = z
     chatbot_id: nonEmptyStr('chatbot_id').optional(),
   })
   .strict();
-export type V1AnalyticsQuery = z.infer<typeof v1AnalyticsQuerySchema>;
 
 /** GET /v1/users/{id}/conversations query. */
 export const v1UserConversationsQuerySchema = z
@@ -212,7 +203,6 @@ export const v1UserConversationsQuerySchema = z
     status: oneOf('status', V1_CONVERSATION_STATUSES).optional(),
   })
   .strict();
-export type V1UserConversationsQuery = z.infer<typeof v1UserConversationsQuerySchema>;
 
 /** Path ids: non-empty, no slash (they are put into the path). */
 export const v1IdSchema = (name: string) =>

@@ -1,13 +1,23 @@
 /**
  * The slash commands, generated from core's catalogue (COMMAND_SPECS) so Discord mirrors the one
  * grammar, and the way back: an interaction's options rendered as the grammar's argument string.
+ *
+ * Guild commands never show in direct messages: the conversation commands (DM_COMMANDS) are also
+ * registered globally for the bot's DMs only, so `/ask` there starts a new conversation.
  */
 import {
+  ApplicationIntegrationType,
+  InteractionContextType,
   SlashCommandBuilder,
-  SlashCommandSubcommandBuilder,
+  type ChatInputCommandInteraction,
+  type SlashCommandSubcommandBuilder,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
-import { COMMAND_SPECS, type OptionSpec } from '../../core/commands/grammar';
+import { argsFromOptions, COMMAND_SPECS, type OptionSpec } from '../../core/commands/grammar';
+import type { CommandName } from '../../core/surface';
+
+/** The commands a user can run in a DM with the bot: a new conversation, or a human for this one. */
+export const DM_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>(['ask', 'handoff']);
 
 /** Discord allows 25 choices per option. */
 const MAX_CHOICES = 25;
@@ -53,10 +63,21 @@ function addOptions(builder: SlashCommandBuilder | SlashCommandSubcommandBuilder
   }
 }
 
-/** The bodies of the bulk overwrite, in catalogue order. */
-export function slashCommandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
-  return COMMAND_SPECS.map((spec) => {
-    const builder = new SlashCommandBuilder().setName(spec.name).setDescription(spec.summary.slice(0, 100)).setDMPermission(false);
+/**
+ * The bodies of a bulk overwrite, in catalogue order: `guild` (every command, in guild channels),
+ * `dm` (the DM commands, in the bot's DMs only) or `global` (every command in guilds, the DM
+ * commands in DMs too) when the bot is not registered per guild.
+ */
+export function slashCommandDefinitions(scope: 'guild' | 'dm' | 'global' = 'guild'): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+  const specs = scope === 'dm' ? COMMAND_SPECS.filter((s) => DM_COMMANDS.has(s.name)) : COMMAND_SPECS;
+  return specs.map((spec) => {
+    const builder = new SlashCommandBuilder().setName(spec.name).setDescription(spec.summary.slice(0, 100));
+    if (scope === 'guild') builder.setDMPermission(false);
+    else {
+      const contexts =
+        scope === 'dm' ? [InteractionContextType.BotDM] : DM_COMMANDS.has(spec.name) ? [InteractionContextType.Guild, InteractionContextType.BotDM] : [InteractionContextType.Guild];
+      builder.setContexts(...contexts).setIntegrationTypes(ApplicationIntegrationType.GuildInstall);
+    }
     if (spec.subcommands.length > 0) {
       for (const sub of spec.subcommands) {
         builder.addSubcommand((s) => {
@@ -70,4 +91,13 @@ export function slashCommandDefinitions(): RESTPostAPIChatInputApplicationComman
     }
     return builder.toJSON();
   });
+}
+
+/** The grammar's argument string of a slash command (the subcommand first, then its options). */
+export function argsOf(i: ChatInputCommandInteraction, name: CommandName): string {
+  const sub = i.options.getSubcommand(false) ?? undefined;
+  const raw = sub ? (i.options.data[0]?.options ?? []) : i.options.data;
+  const values: Record<string, string | number | boolean | undefined> = {};
+  for (const o of raw) if (o.value !== undefined && o.value !== null) values[o.name] = o.value;
+  return argsFromOptions(name, sub, values);
 }

@@ -4,15 +4,11 @@
  * handled (AsyncLocalStorage) may use it: `/ask`'s root is the command's own reply, and `notify`
  * to the invoker is an ephemeral follow-up.
  *
- * Pacing: edits are paced by the relay's scheduler (the `edit` budgets). Posts are paced here, in
- * the port, because core posts from many places outside the relay (thread roots, handoff notices,
- * relayed agent and user messages, error notices): every post waits for the channel's token in the
- * store, the same key the relay's edits spend, so one channel has one budget whoever calls and on
- * whichever instance. `budgets('post')` is empty so the relay's posts do not spend it twice.
+ * Pacing: none here. Every REST call that shows something goes out through the surface's gateway
+ * (gateway.ts), which owns the budgets: the port only translates.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DiscordAPIError, RateLimitError, type REST } from '@discordjs/rest';
-import { Routes } from 'discord.js';
+import { DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
@@ -22,35 +18,16 @@ import {
   type MessageRef,
   type OutMessage,
   type Place,
-  type RateBudget,
+  type SendOptions,
   type SurfaceLimits,
   type SurfacePort,
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import { spendBudgets } from '../../core/pace';
 import { buttonId, parseId } from './custom-ids';
+import { DiscordGateway } from './gateway';
 import { MAX_CONTENT, renderMessage, type RenderedMessage } from './render';
 import type { Responder } from './responder';
 
-/**
- * Discord does not publish its per-channel message budget; 5 per 5 s is what it enforces in practice.
- * One call per second per channel stays within it and lets a streaming answer grow every second:
- * a window of 1 s is short enough that core's scheduler does not reserve tokens for finals out of
- * it (a reserved 5-per-5-s budget would space interims 2.2 s apart). discord.js's own bucket
- * tracking (the X-RateLimit headers) is the second line should arrival jitter bunch calls up.
- */
-export const CHANNEL_BUDGET = { limit: 1, windowMs: 1000 };
-/** Discord's global limit is 50 requests per second per bot; keep clear of it. */
-export const GLOBAL_BUDGET = { limit: 40, windowMs: 1000 };
-/**
- * Discord's per-channel bucket itself (creates and edits: 5 per 5 s), with a margin. At a steady one
- * call a second the 5th call leaves the bucket at remaining 0 with ~1 s to its reset, and discord.js
- * adds its 50 ms offset twice and counts from when the answer reached it: the 6th call, 1 s later, is
- * held back ~100 ms and reported as a rate limit. Every channel message create and edit therefore
- * also takes this token right before the call, so a 6th call goes out at least 5.4 s after the 1st.
- * Not part of `budgets()`: the scheduler would reserve finals out of a window this long (see above).
- */
-export const CHANNEL_BUCKET = { limit: 5, windowMs: 5400 };
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
 
@@ -129,13 +106,30 @@ export class DiscordPort implements SurfacePort {
   readonly name = 'discord' as const;
   readonly limits: SurfaceLimits = { maxMessageLength: MAX_CONTENT, maxFormFields: 5 };
   private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
+  /** The surface's one outbound path. */
+  readonly gateway: DiscordGateway;
 
   constructor(
     private readonly rest: REST,
     private readonly store: StateStore,
     readonly threads: Threads,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.gateway = new DiscordGateway(store, log);
+  }
+
+  /** The surface stops: calls still waiting for budget fail. */
+  close(): void {
+    this.gateway.close();
+  }
+
+  reserveFinal(place: Place, holder: string): () => void {
+    return this.gateway.scheduler.expectFinal(this.gateway.channelBudgets(targetOf(place)), holder);
+  }
+
+  promote(coalesceKey: string): void {
+    this.gateway.scheduler.promote(coalesceKey);
+  }
 
   render(msg: OutMessage): Promise<RenderedMessage> {
     return renderMessage(msg, (b) => buttonId(this.store, b));
@@ -148,53 +142,44 @@ export class DiscordPort implements SurfacePort {
     this.ephemeral.set(messageId, { edit, until: now + EPHEMERAL_EDIT_MS });
   }
 
-  /** The pace of one channel (a thread is a channel), shared by every instance through the store. */
-  channelBudget(channelId: string): RateBudget {
-    return { key: `discord:${channelId}:msg`, ...CHANNEL_BUDGET };
+  private async send(channelId: string, msg: () => Promise<RenderedMessage>, opts: SendOptions = {}): Promise<string> {
+    return this.gateway.inChannel(channelId, opts, async () => {
+      const m = await msg();
+      try {
+        const res = await this.rest.post(Routes.channelMessages(channelId), { body: m.body, files: m.files.length ? m.files : undefined });
+        return idSchema.parse(res).id;
+      } catch (err) {
+        throw toRateLimitError(err);
+      }
+    });
   }
 
-  /** Waits for the channel's bucket right before a REST create or edit in it. */
-  private bucket(channelId: string): Promise<void> {
-    return spendBudgets(this.store, [{ key: `discord:${channelId}:bucket`, ...CHANNEL_BUCKET }]);
-  }
-
-  /** Waits for the channel's post token (and the global one): the pace of posts nobody else paced. */
-  private pacePost(channelId: string): Promise<void> {
-    return spendBudgets(this.store, [this.channelBudget(channelId), { key: 'discord:global', ...GLOBAL_BUDGET }]);
-  }
-
-  private async send(channelId: string, msg: RenderedMessage): Promise<string> {
-    await this.pacePost(channelId);
-    await this.bucket(channelId);
-    try {
-      const res = await this.rest.post(Routes.channelMessages(channelId), { body: msg.body, files: msg.files.length ? msg.files : undefined });
-      return idSchema.parse(res).id;
-    } catch (err) {
-      throw toRateLimitError(err);
-    }
-  }
-
-  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
-    const id = await this.send(targetOf(place), await this.render(msg));
+  async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
+    const latest = opts.latest;
+    const id = await this.send(targetOf(place), () => this.render(latest ? latest() : msg), opts);
     return { place, id };
   }
 
-  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
-    const rendered = await this.render(msg);
+  async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
+    const latest = opts.latest;
     const eph = this.ephemeral.get(ref.id);
     if (eph) {
-      await eph.edit(rendered);
+      // Edited through its interaction's webhook: not the channel's bucket.
+      await this.gateway.global(opts, async () => eph.edit(await this.render(latest ? latest() : msg)));
       return;
     }
-    await this.bucket(targetOf(ref.place));
-    try {
-      await this.rest.patch(Routes.channelMessage(targetOf(ref.place), ref.id), {
-        body: rendered.body,
-        files: rendered.files.length ? rendered.files : undefined,
-      });
-    } catch (err) {
-      throw toRateLimitError(err);
-    }
+    const channel = targetOf(ref.place);
+    await this.gateway.inChannel(channel, opts, async () => {
+      const rendered = await this.render(latest ? latest() : msg);
+      try {
+        await this.rest.patch(Routes.channelMessage(channel, ref.id), {
+          body: rendered.body,
+          files: rendered.files.length ? rendered.files : undefined,
+        });
+      } catch (err) {
+        throw toRateLimitError(err);
+      }
+    });
   }
 
   async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
@@ -202,7 +187,7 @@ export class DiscordPort implements SurfacePort {
     const channel = place.channel;
     const rendered = await this.render(root);
     const scope = interactionScope.getStore();
-    let rootId = scope && !place.thread ? await scope.responder.rootMessage(rendered, channel) : undefined;
+    let rootId = scope && !place.thread ? await this.gateway.global({}, () => scope.responder.rootMessage(rendered, channel)) : undefined;
     let threadId: string | undefined;
     if (rootId) {
       try {
@@ -217,7 +202,7 @@ export class DiscordPort implements SurfacePort {
       }
     }
     if (!rootId || !threadId) {
-      rootId = await this.send(channel, rendered);
+      rootId = await this.send(channel, async () => rendered);
       threadId = await this.createThread(channel, rootId, title);
     }
     const rootPlace: Place = { surface: 'discord', workspace: place.workspace, channel };
@@ -228,7 +213,9 @@ export class DiscordPort implements SurfacePort {
   private async createThreadOn(channelId: string, messageId: string, title: string): Promise<string> {
     let threadId: string;
     try {
-      const res = await this.rest.post(Routes.threads(channelId, messageId), { body: { name: threadName(title), auto_archive_duration: 1440 } });
+      const res = await this.gateway.global({}, () =>
+        this.rest.post(Routes.threads(channelId, messageId), { body: { name: threadName(title), auto_archive_duration: 1440 } }),
+      );
       threadId = idSchema.parse(res).id;
     } catch (err) {
       if (err instanceof DiscordAPIError && err.code === 160004) threadId = messageId;
@@ -251,9 +238,11 @@ export class DiscordPort implements SurfacePort {
       this.log.warn({ err: errSummary(err) }, 'discord: no thread on the message, starting a thread of its own');
     }
     try {
-      const res = await this.rest.post(Routes.threads(channelId), {
-        body: { name: threadName(title), type: PUBLIC_THREAD, auto_archive_duration: 1440 },
-      });
+      const res = await this.gateway.global({}, () =>
+        this.rest.post(Routes.threads(channelId), {
+          body: { name: threadName(title), type: PUBLIC_THREAD, auto_archive_duration: 1440 },
+        }),
+      );
       const threadId = idSchema.parse(res).id;
       await this.threads.remember(threadId, channelId);
       return threadId;
@@ -265,7 +254,8 @@ export class DiscordPort implements SurfacePort {
   async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
     const scope = interactionScope.getStore();
     if (scope?.responder.live && scope.responder.userId === user.id) {
-      await scope.responder.reply(await this.render(msg), true);
+      const rendered = await this.render(msg);
+      await this.gateway.global({}, () => scope.responder.reply(rendered, true));
       return;
     }
     // Outside an interaction Discord has no ephemeral messages: a reply that mentions the user.
@@ -291,7 +281,7 @@ export class DiscordPort implements SurfacePort {
     if (!listed.success) return;
     for (const m of listed.data) {
       let changed = false;
-      const rows = [];
+      const rows: Array<Record<string, unknown>> = [];
       for (const row of m.components ?? []) {
         const kept = [];
         for (const c of row.components ?? []) {
@@ -302,13 +292,14 @@ export class DiscordPort implements SurfacePort {
         if (kept.length > 0) rows.push({ ...row, components: kept });
       }
       if (!changed) continue;
-      await this.bucket(channel);
-      try {
-        // Only the components change: Discord keeps the content and embeds of a partial edit.
-        await this.rest.patch(Routes.channelMessage(channel, m.id), { body: { components: rows, allowed_mentions: { parse: [] } } });
-      } catch (err) {
-        throw toRateLimitError(err);
-      }
+      await this.gateway.inChannel(channel, {}, async () => {
+        try {
+          // Only the components change: Discord keeps the content and embeds of a partial edit.
+          await this.rest.patch(Routes.channelMessage(channel, m.id), { body: { components: rows, allowed_mentions: { parse: [] } } });
+        } catch (err) {
+          throw toRateLimitError(err);
+        }
+      });
     }
   }
 
@@ -318,10 +309,14 @@ export class DiscordPort implements SurfacePort {
     return ch.success ? ch.data.name : undefined;
   }
 
-  budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
-    // Posts are paced inside post() (see the top of this file): a budget here would spend it twice.
-    if (op === 'post') return [];
-    return [this.channelBudget(targetOf(place)), { key: 'discord:global', ...GLOBAL_BUDGET }];
+  /**
+   * A button's update of the message that carried it, through the interaction (or an edit of the
+   * message once the interaction is spent): a reply the user waits for, on the channel's budgets.
+   */
+  async updateFromInteraction(place: Place, source: MessageRef | undefined, msg: OutMessage, viaInteraction: (m: RenderedMessage) => Promise<boolean>): Promise<void> {
+    const rendered = await this.render(msg);
+    const done = await this.gateway.viaInteraction(targetOf(place), {}, () => viaInteraction(rendered));
+    if (!done && source) await this.edit(source, msg);
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {

@@ -2,8 +2,8 @@
  * OutMessage -> Discord message body. Discord's limits live here: content 2,000 characters, 10
  * embeds of at most 6,000 characters in all, 5 rows of 5 buttons, labels of 80, custom ids of 100.
  */
-import type { RawFile } from '@discordjs/rest';
-import type { Button, Card, OutMessage } from '../../core/surface';
+import type { RawFile } from 'discord.js';
+import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
 
 export const MAX_CONTENT = 2000;
 /** Shown after the text while an answer streams; dropped when it would not fit. */
@@ -62,6 +62,7 @@ export function contentOf(msg: OutMessage): string {
 
 export function cardEmbed(card: Card): ApiEmbed {
   const embed: ApiEmbed = { title: cut(card.title || 'Listing', EMBED.title) };
+  if (card.badge) embed.description = `**${card.badge}**`;
   if (card.url && /^https?:\/\//.test(card.url)) embed.url = card.url;
   if (card.imageUrl && /^https?:\/\//.test(card.imageUrl)) embed.image = { url: card.imageUrl };
   const fields = card.fields
@@ -116,7 +117,8 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     ...(msg.cards ?? []).map(cardEmbed),
     ...(msg.notice ? [{ description: cut(msg.notice, EMBED.description) }] : []),
   ]);
-  const components = await buttonRows(msg.buttons ?? [], idOf);
+  // Rating an answer: 👍 and 👎 after the message's own buttons.
+  const components = await buttonRows([...(msg.buttons ?? []), ...(msg.feedback ? feedbackButtons(msg.feedback) : [])], idOf);
   let content = contentOf(msg);
   // Discord refuses a message with nothing in it; a zero-width space keeps the slot visible.
   if (content === '' && embeds.length === 0 && components.length === 0 && !msg.file) content = '\u200b';

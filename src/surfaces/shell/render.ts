@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import type { Button, Card, OutMessage } from '../../core/surface';
+import { renderMarkup } from './markup';
 
 /** Colours only where the terminal supports them (picocolors checks NO_COLOR, FORCE_COLOR, TTY). */
 export function palette(enabled: boolean) {
@@ -12,14 +13,17 @@ const TYPING_MARK = '▍';
 /** Listings as a readable table: one row per card, the card's fields as columns. */
 export function renderCards(cards: Card[], colors: Palette): string {
   if (cards.length === 0) return '';
+  if (cards.length === 1) return renderDetails(cards[0], colors);
   const labels: string[] = [];
   for (const card of cards) {
     for (const field of card.fields) if (!labels.includes(field.label)) labels.push(field.label);
   }
-  const header = ['#', 'Listing', ...labels];
+  const badges = cards.some((card) => card.badge);
+  const header = ['#', 'Listing', ...(badges ? ['Status'] : []), ...labels];
   const rows = cards.map((card, index) => [
     String(index + 1),
     card.title,
+    ...(badges ? [card.badge ?? ''] : []),
     ...labels.map((label) => card.fields.find((f) => f.label === label)?.value ?? ''),
   ]);
   const widths = header.map((h, col) => Math.min(40, Math.max(h.length, ...rows.map((r) => r[col].length))));
@@ -35,6 +39,19 @@ export function renderCards(cards: Card[], colors: Palette): string {
   return out.join('\n');
 }
 
+/** One card in full: every field on its own line (a table would cut the long ones). */
+function renderDetails(card: Card, colors: Palette): string {
+  const width = Math.min(16, Math.max(...card.fields.map((f) => f.label.length)));
+  const out = [colors.bold(card.title) + (card.badge ? `  ${colors.inverse(` ${card.badge} `)}` : '')];
+  for (const f of card.fields) {
+    const [first, ...more] = f.value.split('\n');
+    out.push(`${colors.dim(f.label.padEnd(width))}  ${first}`, ...more.map((line) => `${' '.repeat(width)}  ${line}`));
+  }
+  if (card.url && !card.fields.some((f) => f.value === card.url)) out.push(colors.dim(card.url));
+  if (card.footer) out.push(colors.dim(card.footer));
+  return out.join('\n');
+}
+
 export function renderButtons(buttons: Button[], colors: Palette): string {
   return buttons
     .map((b, index) => colors.cyan(`[${index + 1}] ${b.label}`))
@@ -42,14 +59,22 @@ export function renderButtons(buttons: Button[], colors: Palette): string {
     .concat(colors.dim('   (press with /press <number>)'));
 }
 
-/** Everything a message shows, as terminal lines (the text first, exactly as sent). */
-export function renderMessage(msg: OutMessage, colors: Palette, opts: { typing: boolean }): string {
+/**
+ * The one place a message's text (the service's words included) becomes terminal output: its chat
+ * markup styled on a terminal, plain words in a pipe.
+ */
+export function renderText(text: string, colors: Palette): string {
+  return renderMarkup(text, colors, colors.isColorSupported);
+}
+
+/** Everything a message shows, as terminal lines (the text first). `savedFile`: where its file was written. */
+export function renderMessage(msg: OutMessage, colors: Palette, opts: { typing: boolean; savedFile?: string }): string {
   const parts: string[] = [];
-  const text = msg.text + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
+  const text = renderText(msg.text, colors) + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
   if (text !== '') parts.push(text);
   if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards, colors));
   if (msg.notice) parts.push(colors.yellow(msg.notice));
-  if (msg.file) parts.push(colors.dim(`(file: ${msg.file.name})`));
+  if (msg.file) parts.push(opts.savedFile ? `${msg.file.title ?? 'File'} saved to ${colors.bold(opts.savedFile)}` : colors.dim(`(file: ${msg.file.name})`));
   if (msg.buttons && msg.buttons.length > 0) parts.push(renderButtons(msg.buttons, colors));
   return parts.join('\n');
 }

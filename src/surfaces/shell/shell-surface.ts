@@ -1,4 +1,6 @@
+import { mkdirSync, writeFileSync } from 'fs';
 import { readFile } from 'fs/promises';
+import { basename, join } from 'path';
 import type { Writable } from 'stream';
 import type {
   Actor,
@@ -18,7 +20,7 @@ export const SHELL_CHANNEL = 'terminal';
 export const SHELL_HANDOFF_CHANNEL = 'handoff';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences start with the ESC control character
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 const shortId = (thread: string) => thread.split('-').pop() ?? thread;
@@ -28,12 +30,16 @@ interface Shown {
   msg: OutMessage;
   /** Printed at least once with real content (non-interactive output prints finals only). */
   printed: boolean;
+  /** Where the message's file was written (./data/<name>), so a person can open it. */
+  savedFile?: string;
 }
 
 export interface ShellSurfaceOptions {
   output: Writable & { columns?: number };
   /** A terminal: rewrite streaming answers in place, colours, spinner. Otherwise: plain lines, finals only. */
   interactive: boolean;
+  /** Where files sent to the terminal (charts) are written; default ./data. */
+  filesDir?: string;
   /** Called around every write so the input prompt can be cleared and redrawn. */
   beforeWrite?: () => void;
   afterWrite?: () => void;
@@ -81,7 +87,7 @@ export class ShellSurface implements SurfacePort {
   async post(place: Place, msg: OutMessage): Promise<MessageRef> {
     this.counter += 1;
     const ref: MessageRef = { place, id: String(this.counter) };
-    const shown: Shown = { ref, msg, printed: false };
+    const shown: Shown = { ref, msg, printed: false, savedFile: this.saveFile(msg) };
     this.messages.set(ref.id, shown);
     this.show(shown, false);
     return ref;
@@ -91,6 +97,7 @@ export class ShellSurface implements SurfacePort {
     const shown = this.messages.get(ref.id);
     if (!shown) throw new Error(`no such message ${ref.id}`);
     shown.msg = msg;
+    shown.savedFile = this.saveFile(msg) ?? shown.savedFile;
     this.show(shown, true);
   }
 
@@ -127,6 +134,16 @@ export class ShellSurface implements SurfacePort {
     return undefined;
   }
 
+  /** Writes a message's file under the files directory; the path is what the message then shows. */
+  private saveFile(msg: OutMessage): string | undefined {
+    if (!msg.file) return undefined;
+    const dir = this.opts.filesDir ?? 'data';
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, basename(msg.file.name));
+    writeFileSync(path, msg.file.data);
+    return path.startsWith('/') || path.startsWith('.') ? path : `./${path}`;
+  }
+
   /** Print text that is not a message (banners, help, form prompts). */
   print(text: string): void {
     this.write(text);
@@ -153,7 +170,7 @@ export class ShellSurface implements SurfacePort {
     if (!this.opts.interactive) {
       // Piped output: print each message once, when it is no longer streaming.
       if (msg.typing || (msg.text === '' && !msg.notice && !msg.cards?.length && !msg.file)) return;
-      this.write(`${this.label(ref.place)} ${renderMessage(msg, this.colors, { typing: false })}`);
+      this.write(`${this.label(ref.place)} ${renderMessage(msg, this.colors, { typing: false, savedFile: shown.savedFile })}`);
       shown.printed = true;
       return;
     }
@@ -174,7 +191,7 @@ export class ShellSurface implements SurfacePort {
   private body(shown: Shown): string {
     const { msg } = shown;
     if (msg.typing && msg.text === '') return this.colors.dim(`${SPINNER[this.spinnerFrame]} thinking…`);
-    return renderMessage(msg, this.colors, { typing: true });
+    return renderMessage(msg, this.colors, { typing: true, savedFile: shown.savedFile });
   }
 
   private updateSpinner(): void {
@@ -183,7 +200,7 @@ export class ShellSurface implements SurfacePort {
       this.spinnerTimer = setInterval(() => {
         this.spinnerFrame = (this.spinnerFrame + 1) % SPINNER.length;
         const live = this.live && this.messages.get(this.live.id);
-        if (live && live.msg.typing && live.msg.text === '') this.rewriteLive(this.body(live));
+        if (live?.msg.typing && live.msg.text === '') this.rewriteLive(this.body(live));
       }, 100);
       this.spinnerTimer.unref();
     } else if (!waiting && this.spinnerTimer) {

@@ -2,42 +2,57 @@ import { randomUUID } from 'crypto';
 import { basename } from 'path';
 import * as readline from 'readline';
 import type { Readable, Writable } from 'stream';
+import { COMMAND_NAMES, COMMAND_SPECS, commandHelpLines, isCommandName } from '../../core/commands/grammar';
 import type {
   Actor,
   BridgeCore,
-  CommandName,
   FormSpec,
   Invocation,
   MessageRef,
   OutMessage,
   Place,
 } from '../../core/surface';
-import { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL, ShellSurface } from './shell-surface';
+import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 
-const CORE_COMMANDS: readonly CommandName[] = [
-  'ask',
-  'listings',
-  'listing',
-  'chatbot',
-  'handoff',
-  'analytics',
-  'history',
-];
+// The bridge's commands come from the grammar's catalogue; the rest are the shell's own.
+const SHELL_HELP = [
+  'Commands:',
+  ...commandHelpLines(),
+  '',
+  'In the shell:',
+  '  <any text>                  continue the current conversation (or start one)',
+  '  /new                        start another conversation with your next message',
+  '  /press <n>                  press button n of the last message that had buttons',
+  '  /attach <path> [text]       send a file (image, WAV, video) with an optional message',
+  '  /agent claim|say <text>|close   act as the human agent on the latest handoff ticket',
+  "  /help                       this list; /<command> help for a command's usage",
+  '  /quit                       leave',
+].join('\n');
 
-const SHELL_HELP = `Commands:
-  /ask <question>             start a new conversation; the answer streams in
-  <any text>                  continue the current conversation (or start one)
-  /new                        start another conversation with your next message
-  /listings [city:<City>] [type:for_sale|for_rent] [mls:<MLS>] [page:<n>]
-  /listing show|create|update|delete id:<id> | mls:<MLS> | url:<URL>
-  /chatbot show|set <Field> <value>|edit|models|list|create <name>
-  /handoff [reason] | /handoff cancel
-  /analytics [from] [to]      /history [user|conversation id]
-  /press <n>                  press button n of the last message that had buttons
-  /attach <path> [text]       send a file (image, WAV, video) with an optional message
-  /agent claim|say <text>|close   act as the human agent on the latest handoff ticket
-  /help                       this list; <command> help for a command's usage
-  /quit                       leave`;
+/** Every command the prompt knows, for Tab completion: the grammar's catalogue, then the shell's own. */
+export const SHELL_COMMANDS: readonly string[] = [...COMMAND_NAMES, 'new', 'press', 'attach', 'agent', 'help', 'quit'].map((c) => `/${c}`);
+
+/** Subcommands for completion: the catalogue's (plus `/handoff cancel`, a word of its reason), then `/agent`'s. */
+const SUBCOMMANDS: Record<string, readonly string[]> = {
+  ...Object.fromEntries(COMMAND_SPECS.filter((c) => c.subcommands.length > 0).map((c) => [`/${c.name}`, c.subcommands.map((sub) => sub.name)])),
+  '/handoff': ['cancel', 'queue'],
+  '/agent': ['claim', 'say', 'close'],
+};
+
+/** readline completer: command names after "/", then a command's subcommands. */
+export function completeCommand(line: string): [string[], string] {
+  if (!line.startsWith('/')) return [[], line];
+  const words = line.split(' ');
+  if (words.length === 1) {
+    const hits = SHELL_COMMANDS.filter((c) => c.startsWith(line.toLowerCase()));
+    // A single hit gets its trailing space, ready for arguments.
+    return [hits.length === 1 ? [`${hits[0]} `] : hits, line];
+  }
+  const subs = SUBCOMMANDS[words[0].toLowerCase()];
+  if (!subs || words.length > 2) return [[], line];
+  const hits = subs.filter((s) => s.startsWith(words[1].toLowerCase()));
+  return [hits.length === 1 ? [`${hits[0]} `] : hits, words[1]];
+}
 
 export interface ShellOptions {
   core: BridgeCore;
@@ -73,6 +88,7 @@ export class Shell {
       output: opts.interactive ? opts.output : undefined,
       terminal: opts.interactive,
       prompt: opts.interactive ? this.surface.colors.bold('you› ') : '',
+      ...(opts.interactive ? { completer: completeCommand } : {}),
     });
     this.lines = this.rl[Symbol.asyncIterator]();
   }
@@ -145,9 +161,7 @@ export class Shell {
     if (name === 'press') return this.press(rest[0]);
     if (name === 'attach') return this.attach(args);
     if (name === 'agent') return this.agentCommand(args);
-    if ((CORE_COMMANDS as readonly string[]).includes(name)) {
-      return this.opts.core.command(this.invocation(this.user, this.here()), name as CommandName, args);
-    }
+    if (isCommandName(name)) return this.opts.core.command(this.invocation(this.user, this.here()), name, args);
     this.surface.print(this.surface.colors.red(`Unknown command /${name}. Type /help for the list.`));
   }
 
@@ -239,12 +253,18 @@ export class Shell {
     let toAsk = form.fields;
     for (let round = 0; round < 5; round += 1) {
       for (const field of toAsk) {
-        const choices = field.options ? ` (${field.options.map((o) => o.value).join('|')})` : '';
+        // Options and the kept value in words; a typed label stands for its option.
+        const words = (v: string) => field.options?.find((o) => o.value === v)?.label ?? v;
+        const choices = field.options ? ` (${field.options.map((o) => o.label).join(' | ')})` : '';
         const current = values[field.name] ?? field.initial ?? '';
-        const prompt = `${field.label}${field.required ? '*' : ''}${choices}${current ? ` [${current}]` : ''}: `;
+        const hint = !field.options && !current && field.hint ? ` (${field.hint})` : '';
+        const shownCurrent = current.includes('\n') ? current.replace(/\n/g, '; ') : words(current);
+        const prompt = `${field.label}${field.required ? '*' : ''}${choices}${hint}${current ? ` [${shownCurrent}]` : ''}: `;
         const answer = await this.ask(prompt);
         if (answer === undefined || answer === '/cancel') return this.surface.print(c.dim('(form cancelled)'));
-        const value = answer === '' ? current : answer === '-' ? '' : answer;
+        const squash = (t: string) => t.toLowerCase().replace(/[\s_-]+/g, '');
+        const chosen = field.options?.find((o) => squash(o.label) === squash(answer) || squash(o.value) === squash(answer));
+        const value = answer === '' ? current : answer === '-' ? '' : (chosen?.value ?? answer);
         if (value !== '') values[field.name] = value;
         else delete values[field.name];
       }
@@ -270,4 +290,4 @@ export class Shell {
   }
 }
 
-export { SHELL_CHANNEL, SHELL_HANDOFF_CHANNEL };
+export { SHELL_HANDOFF_CHANNEL };

@@ -2,8 +2,9 @@
  * Core's messages and forms as Block Kit, within Slack's documented limits (section text 3,000,
  * 50 blocks per message, 100 per modal, button text 75, value 2,000, 10 fields per section).
  */
-import type { Button, Card, FormField, FormSpec, OutMessage } from '../../core/surface';
-import { buttonValueSchema, type FormMetadata, type ViewSubmission } from './payloads';
+import type { Button, Card, FeedbackPrompt, FormField, FormSpec, OutMessage } from '../../core/surface';
+import type { ViewOutput } from '@slack/bolt';
+import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
 
 export const SLACK_LIMITS = {
@@ -60,7 +61,8 @@ function textSections(msg: OutMessage, room: number): Block[] {
 }
 
 function cardBlocks(card: Card): Block[] {
-  const title = card.url ? `*<${card.url}|${escapeMrkdwn(card.title)}>*` : `*${escapeMrkdwn(card.title)}*`;
+  const linked = card.url ? `*<${card.url}|${escapeMrkdwn(card.title)}>*` : `*${escapeMrkdwn(card.title)}*`;
+  const title = card.badge ? `${linked}   \`${escapeMrkdwn(card.badge)}\`` : linked;
   const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
   const fields = card.fields
     .filter((f) => f.value.length > 0)
@@ -112,6 +114,26 @@ function actionsBlocks(buttons: Button[]): Block[] {
   return out;
 }
 
+/** Slack's own rating control for AI answers: a context_actions block with feedback_buttons. */
+function feedbackBlock(f: FeedbackPrompt): Block {
+  const side = (value: string, label: string, a11y: string): Block => ({
+    text: plain(label, SLACK_LIMITS.buttonText),
+    accessibility_label: a11y,
+    value: buttonValue({ action: f.action, label, value }).slice(0, SLACK_LIMITS.buttonValue),
+  });
+  return {
+    type: 'context_actions',
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: `${ACTION_PREFIX}${clip(f.action, 200)}:fb`,
+        positive_button: side(f.positive, 'Good answer', 'This answer helped'),
+        negative_button: side(f.negative, 'Bad answer', 'This answer did not help'),
+      },
+    ],
+  };
+}
+
 /** The plain `text` Slack stores: core's text unchanged (only capped at Slack's hard limit). */
 export function plainText(msg: OutMessage): string {
   return msg.text.length > SLACK_LIMITS.text ? msg.text.slice(0, SLACK_LIMITS.text) : msg.text;
@@ -127,6 +149,7 @@ export function renderMessage(msg: OutMessage): RenderedMessage {
   }
   if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(msg.notice), 3000) }] });
   if (msg.buttons && msg.buttons.length > 0) tail.push(...actionsBlocks(msg.buttons));
+  if (msg.feedback) tail.push(feedbackBlock(msg.feedback));
   const room = SLACK_LIMITS.blocksPerMessage - tail.length;
   let blocks = [...textSections(msg, room), ...tail];
   if (blocks.length === 0 && msg.typing) {
@@ -186,6 +209,8 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
         element: fieldElement(f),
       };
       if (f.hint) block.hint = plain(f.hint, 2000);
+      // The hint as the empty input's placeholder too ("square feet, e.g. 1,850").
+      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean') (block.element as Block).placeholder = plain(f.hint, 150);
       blocks.push(block);
     }
   }
@@ -201,7 +226,7 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
 }
 
 /** A submitted modal's inputs as core's `name -> string` values (empty inputs as ''). */
-export function formValues(view: ViewSubmission['view']): Record<string, string> {
+export function formValues(view: Pick<ViewOutput, 'state'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [blockId, actions] of Object.entries(view.state.values)) {
     const state = actions[INPUT_ACTION_ID] ?? Object.values(actions)[0];

@@ -6,12 +6,15 @@
  * everything except /healthz; Bolt verifies signatures (bad or older than 5 minutes: 401), a gate in
  * front refuses malformed signed bodies with 400. Socket Mode (app token): `start()` connects.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver, type Authorize } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { BridgeCore, SurfacePort } from '../../core/surface';
+import type { BridgeCore } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import type { SurfaceRuntime } from '../runtime';
+import { registerAssistant } from './assistant';
+import { AssistantThreads } from './assistant-api';
+import type { SlackGateway } from './gateway';
 import { ACTION_PREFIX, VIEW_PREFIX } from './blocks';
 import { guardRequestListener } from './guard';
 import { registerHome } from './home';
@@ -20,9 +23,6 @@ import { SlackPort } from './port';
 import { UserNames } from './users';
 import { createWebClient, slackErrorCode, slackLogger } from './web';
 
-export { SLACK_COMMANDS } from './listeners';
-export { POST_BUDGET, EDIT_BUDGET, STREAM_BUDGETS, NATIVE_STREAM_TTL_MS, SlackPort } from './port';
-export { ACTION_PREFIX, VIEW_PREFIX, TYPING_MARK, renderMessage, renderForm } from './blocks';
 
 export interface SlackSurfaceOptions {
   botToken: string;
@@ -38,15 +38,11 @@ export interface SlackSurfaceOptions {
   log: Logger;
 }
 
-export interface SlackRuntime {
-  surface: SurfacePort;
-  attach(core: BridgeCore): void;
-  /** HTTP mode: the listener for POST /slack/events (absent in Socket Mode). */
-  requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Learns the bot's identity (auth.test); in Socket Mode also connects. */
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  isReady(): boolean;
+/**
+ * `requestListener` is there in HTTP mode (POST /slack/events), absent in Socket Mode; `start` learns
+ * the bot's identity (auth.test) and in Socket Mode also connects.
+ */
+export interface SlackRuntime extends SurfaceRuntime {
   /** The bot's workspace and user, once started. */
   identity(): { team: string; botUserId: string; botId?: string } | undefined;
 }
@@ -89,12 +85,14 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     return { botToken: opts.botToken, botUserId: id.botUserId, ...(id.botId ? { botId: id.botId } : {}), teamId: id.team };
   };
 
+  const assistantThreads: AssistantThreads = new AssistantThreads({ gateway: (): SlackGateway => port.gateway, store: opts.store, log, team: () => who?.team ?? '' });
   const port = new SlackPort({
     client,
     store: opts.store,
     log,
     botToken: opts.botToken,
     team: () => who?.team ?? '',
+    assistant: assistantThreads,
   });
 
   const boltLogger = slackLogger(log);
@@ -177,11 +175,20 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
 
   const users = new UserNames(client, log);
   registerHome({ app, port, client, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
+  const assistant = registerAssistant({
+    app,
+    port,
+    threads: assistantThreads,
+    store: opts.store,
+    log,
+    core: () => core,
+    team: () => who?.team ?? '',
+  });
   registerListeners({
+    assistant,
     app,
     port,
     client,
-    store: opts.store,
     users,
     log,
     adminUsers: opts.adminUsers,

@@ -1,15 +1,19 @@
 /**
  * Bolt listeners: Slack's commands, events, button clicks and modal submits as core calls. Each one
- * acknowledges first (Slack wants an answer within 3 s), re-parses the body with the zod schemas of
- * payloads.ts, and never lets an error escape to Bolt (which would answer 500 or log noise).
+ * acknowledges first (Slack wants an answer within 3 s), reads the body Bolt types for it, and never
+ * lets an error escape to Bolt (which would answer 500 or log noise). The commands are the grammar's
+ * catalogue. Redelivered events are not deduplicated here: core answers a message id once.
+ *
+ * Each kind of listener has its own `register*` function, so other modules' listeners (the assistant,
+ * the App Home) are registered beside these in index.ts.
  */
-import type { App } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { COMMAND_SPECS } from '../../core/commands/grammar';
 import type {
   Actor,
   Attachment,
   BridgeCore,
-  CommandName,
   FormSpec,
   IncomingMessage,
   Invocation,
@@ -17,28 +21,16 @@ import type {
   OutMessage,
   Place,
 } from '../../core/surface';
-import { PlatformRateLimitError } from '../../core/surface';
-import type { StateStore } from '../../state/store';
-import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm, renderMessage } from './blocks';
-import {
-  blockActionsSchema,
-  eventEnvelopeSchema,
-  formMetadataSchema,
-  messageEventSchema,
-  slashCommandSchema,
-  viewSubmissionSchema,
-  type MessageEvent,
-  type SlackFile,
-} from './payloads';
+import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm } from './blocks';
+import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
+import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
-import { call, slackErrorCode, type WebClient } from './web';
+import type { WebClient } from './web';
 
-/** Every slash command the app registers (manifest.yml lists the same; a test checks). */
-export const SLACK_COMMANDS = ['/ask', '/listings', '/listing', '/chatbot', '/handoff', '/analytics', '/history'] as const;
+/** Every slash command the app registers, with the slash: the grammar's catalogue (manifest.yml is checked against it). */
+export const SLACK_COMMANDS: readonly string[] = COMMAND_SPECS.map((s) => `/${s.name}`);
 
-/** Slack redelivers an event for up to about an hour; remember ids a day. */
-const EVENT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 /** Slack closes a modal submit after 3 s; answer before then even if core is still busy. */
 const VIEW_ACK_DEADLINE_MS = 2_500;
 
@@ -46,46 +38,36 @@ export interface ListenerDeps {
   app: App;
   port: SlackPort;
   client: WebClient;
-  store: StateStore;
   users: UserNames;
   log: Logger;
   adminUsers: readonly string[];
   core: () => BridgeCore | undefined;
   team: () => string;
   botUserId: () => string | undefined;
+  /** The assistant pane's hooks (assistant.ts). */
+  assistant?: AssistantHooks;
 }
-
-type AckFn = (response?: Record<string, unknown> | string) => Promise<void>;
-type RespondFn = (message: Record<string, unknown>) => Promise<unknown>;
 
 const FAILED: OutMessage = { text: 'Sorry, something went wrong on our side. Please try again in a moment.' };
 
+/** Registers every listener of this module (commands, buttons, modal submits, message events). */
 export function registerListeners(d: ListenerDeps): void {
+  const h = helpers(d);
+  registerCommands(d, h);
+  registerButtons(d, h);
+  registerFormSubmits(d, h);
+  registerMessageEvents(d, h);
+}
+
+type Helpers = ReturnType<typeof helpers>;
+
+/** What the listeners share: the actor, the Invocation they hand core, and failure reporting. */
+function helpers(d: ListenerDeps) {
   const actor = async (id: string, fallbackName?: string): Promise<Actor> => ({
     id,
     name: await d.users.name(id, fallbackName),
     isAdmin: d.adminUsers.includes(id),
   });
-
-  const ephemeral = async (place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> => {
-    const { text, blocks } = renderMessage(msg);
-    try {
-      await call(() =>
-        d.client.chat.postEphemeral({
-          channel: place.channel,
-          user,
-          text,
-          blocks: blocks as never,
-          ...(place.thread ? { thread_ts: place.thread } : {}),
-        }),
-      );
-    } catch (err) {
-      if (err instanceof PlatformRateLimitError || !respond) throw err;
-      // Not a member of the channel (a DM between people, a private channel): the response_url works.
-      d.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
-      await respond({ response_type: 'ephemeral', replace_original: false, text, blocks });
-    }
-  };
 
   const invocation = (
     place: Place,
@@ -98,7 +80,7 @@ export function registerListeners(d: ListenerDeps): void {
       actor: who,
       reply: async (msg, opts) => {
         if (opts?.ephemeral) {
-          await ephemeral(place, who.id, msg, extra.respond);
+          await d.port.ephemeral(place, who.id, msg, extra.respond);
           return undefined;
         }
         return d.port.post(place, msg);
@@ -114,13 +96,12 @@ export function registerListeners(d: ListenerDeps): void {
           ...(place.thread ? { thread: place.thread } : {}),
           team: place.workspace,
         });
-        await call(() => d.client.views.open({ trigger_id: triggerId, view: view as never }));
+        await d.port.openView(place, triggerId, view);
       };
     }
     if (extra.source) {
       const source = extra.source;
       inv.source = source;
-      // Not the relay's edit: it spends the workspace's chat.update budget itself.
       inv.update = (msg) => d.port.update(source, msg);
     }
     return inv;
@@ -140,84 +121,83 @@ export function registerListeners(d: ListenerDeps): void {
     await inv.reply({ text: 'The bridge is starting up: please try again in a few seconds.' }, { ephemeral: true }).catch(() => undefined);
   };
 
-  // ---- slash commands ------------------------------------------------------------------------------
-  for (const command of SLACK_COMMANDS) {
-    const name = command.slice(1) as CommandName;
-    d.app.command(command, async ({ ack, body, respond }) => {
-      await (ack as AckFn)();
-      const parsed = slashCommandSchema.safeParse(body);
-      if (!parsed.success) return;
-      const c = parsed.data;
-      const place: Place = { surface: 'slack', workspace: c.team_id ?? d.team(), channel: c.channel_id };
+  return { actor, invocation, reportFailure, notReady };
+}
+
+/** The grammar's commands, one listener each. */
+function registerCommands(d: ListenerDeps, h: Helpers): void {
+  for (const spec of COMMAND_SPECS) {
+    d.app.command(`/${spec.name}`, async ({ ack, command: c, respond }) => {
+      await ack();
+      const place: Place = { surface: 'slack', workspace: c.team_id || d.team(), channel: c.channel_id };
       await d.port.noteRecipient(place, c.user_id);
-      const inv = invocation(place, await actor(c.user_id, c.user_name), {
+      const inv = h.invocation(place, await h.actor(c.user_id, c.user_name), {
         ...(c.trigger_id ? { triggerId: c.trigger_id } : {}),
-        ...(c.response_url ? { respond: respond as RespondFn } : {}),
+        ...(c.response_url ? { respond } : {}),
       });
       const core = d.core();
-      if (!core) return notReady(inv);
+      if (!core) return h.notReady(inv);
       try {
-        await core.command(inv, name, c.text);
+        await core.command(inv, spec.name, c.text ?? '');
       } catch (err) {
-        await reportFailure(inv, err, command);
+        await h.reportFailure(inv, err, c.command);
       }
     });
   }
+}
 
-  // ---- buttons -------------------------------------------------------------------------------------
-  d.app.action(new RegExp(`^${ACTION_PREFIX}`), async ({ ack, body, respond }) => {
-    await (ack as AckFn)();
-    const parsed = blockActionsSchema.safeParse(body);
-    if (!parsed.success) return;
-    const b = parsed.data;
-    const clicked = b.actions.find((a) => a.action_id.startsWith(ACTION_PREFIX));
-    const routed = clicked && buttonValueFromAction(clicked.action_id, clicked.value);
-    const channel = b.channel?.id ?? b.container?.channel_id;
+/** The bridge's buttons (action_id prefixed ACTION_PREFIX). */
+function registerButtons(d: ListenerDeps, h: Helpers): void {
+  const buttons = { type: 'block_actions', action_id: new RegExp(`^${ACTION_PREFIX}`) } as const;
+  d.app.action<BlockAction<ButtonAction>>(buttons, async ({ ack, action, body: b, respond }) => {
+    await ack();
+    const routed = buttonValueFromAction(action.action_id, action.value);
+    const container = b.container as { channel_id?: string; message_ts?: string; thread_ts?: string } | undefined;
+    const channel = b.channel?.id ?? container?.channel_id;
     if (!routed || !channel) return;
-    const messageTs = b.message?.ts ?? b.container?.message_ts;
-    const thread = b.message?.thread_ts ?? b.container?.thread_ts;
+    const messageTs = b.message?.ts ?? container?.message_ts;
+    const thread = (b.message?.thread_ts as string | undefined) ?? container?.thread_ts;
     const place: Place = {
       surface: 'slack',
       workspace: b.team?.id ?? b.user.team_id ?? d.team(),
       channel,
       ...(thread ? { thread } : {}),
     };
-    const inv = invocation(place, await actor(b.user.id, b.user.name ?? b.user.username), {
+    const inv = h.invocation(place, await h.actor(b.user.id, b.user.name ?? b.user.username), {
       ...(b.trigger_id ? { triggerId: b.trigger_id } : {}),
-      ...(b.response_url ? { respond: respond as RespondFn } : {}),
+      ...(b.response_url ? { respond } : {}),
       ...(messageTs ? { source: { place, id: messageTs } } : {}),
     });
     const core = d.core();
-    if (!core) return notReady(inv);
+    if (!core) return h.notReady(inv);
     try {
       await core.action(inv, routed.a, routed.v);
     } catch (err) {
-      await reportFailure(inv, err, routed.a);
+      await h.reportFailure(inv, err, routed.a);
     }
   });
+}
 
-  // ---- modal submits -------------------------------------------------------------------------------
-  d.app.view(new RegExp(`^${VIEW_PREFIX}`), async ({ ack, body }) => {
-    const parsed = viewSubmissionSchema.safeParse(body);
-    // Slack echoes the modal's private_metadata; should it ever come back empty, the form is still
-    // known from the callback_id (without a channel to answer in, errors still show inline).
-    const metaJson = parsed.success
-      ? (safeJson(parsed.data.view.private_metadata) ?? { formId: parsed.data.view.callback_id.slice(VIEW_PREFIX.length), state: '' })
-      : undefined;
+/** Submits of the bridge's modals (callback_id prefixed VIEW_PREFIX). */
+function registerFormSubmits(d: ListenerDeps, h: Helpers): void {
+  const forms = { type: 'view_submission', callback_id: new RegExp(`^${VIEW_PREFIX}`) } as const;
+  d.app.view<ViewSubmitAction>(forms, async ({ ack, body: v }) => {
+    // Slack echoes the modal's private_metadata (ours, so parsed): should it ever come back empty,
+    // the form is still known from the callback_id (without a channel to answer in, errors show inline).
+    const metaJson = safeJson(v.view.private_metadata) ?? { formId: v.view.callback_id.slice(VIEW_PREFIX.length), state: '' };
     const meta = formMetadataSchema.safeParse(metaJson);
     const core = d.core();
-    if (!parsed.success || !meta.success || !core) {
-      await (ack as AckFn)();
+    if (!meta.success || !core) {
+      await ack();
       return;
     }
-    const v = parsed.data;
     const place: Place = {
       surface: 'slack',
       workspace: meta.data.team ?? v.team?.id ?? v.user.team_id ?? d.team(),
       channel: meta.data.channel ?? '',
       ...(meta.data.thread ? { thread: meta.data.thread } : {}),
     };
-    const inv = invocation(place, await actor(v.user.id, v.user.name ?? v.user.username), {
+    const inv = h.invocation(place, await h.actor(v.user.id, v.user.name), {
       ...(v.trigger_id ? { triggerId: v.trigger_id } : {}),
     });
     const work = core.submitForm(inv, meta.data.formId, meta.data.state, formValues(v.view));
@@ -230,10 +210,10 @@ export function registerListeners(d: ListenerDeps): void {
       const first = await Promise.race([work, late]);
       clearTimeout(timer);
       if (first !== 'late' && !first.ok) {
-        await (ack as AckFn)({ response_action: 'errors', errors: first.errors });
+        await ack({ response_action: 'errors', errors: first.errors });
         return;
       }
-      await (ack as AckFn)();
+      await ack();
       acked = true;
       const result = first === 'late' ? await work : first;
       if (!result.ok) {
@@ -245,24 +225,23 @@ export function registerListeners(d: ListenerDeps): void {
       }
     } catch (err) {
       clearTimeout(timer);
-      if (!acked) await (ack as AckFn)().catch(() => undefined);
-      if (place.channel) await reportFailure(inv, err, meta.data.formId);
+      if (!acked) await ack().catch(() => undefined);
+      if (place.channel) await h.reportFailure(inv, err, meta.data.formId);
       else d.log.error({ err, form: meta.data.formId }, 'slack: form submit failed');
     }
   });
+}
 
-  // ---- events --------------------------------------------------------------------------------------
-  /** True the first time an event id is seen (Slack's retries and redeliveries carry the same id). */
-  const firstTime = async (body: unknown): Promise<boolean> => {
-    const env = eventEnvelopeSchema.safeParse(body);
-    if (!env.success) return false;
-    return d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS);
-  };
-
-  const handleMessage = async (body: unknown, event: MessageEvent): Promise<void> => {
+/**
+ * Mentions, DMs and thread replies. Bolt's ignoreSelf (on by default) drops the bot's own messages;
+ * other bots' are dropped here. The event is one of a dozen message subtypes in Bolt's types, so it is
+ * read through one schema (payloads.ts) into the one shape the bridge uses.
+ */
+function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
+  const handleMessage = async (team: string | undefined, event: MessageEvent): Promise<void> => {
     const bot = d.botUserId();
     const isMention = event.type === 'app_mention';
-    if (event.bot_id || !event.user || (bot && event.user === bot)) return;
+    if (event.bot_id || !event.user) return;
     if (event.subtype && event.subtype !== 'file_share' && event.subtype !== 'thread_broadcast') return;
     const isDm = event.channel_type === 'im' || (!isMention && event.channel.startsWith('D') && !event.channel_type);
     const mentionsBot = bot !== undefined && event.text.includes(`<@${bot}`);
@@ -270,8 +249,7 @@ export function registerListeners(d: ListenerDeps): void {
       // Channel chatter outside threads is not for the bridge; a mention arrives as app_mention too.
       if (!event.thread_ts || mentionsBot) return;
     }
-    const env = eventEnvelopeSchema.safeParse(body);
-    const workspace = (env.success ? env.data.team_id : undefined) ?? event.team ?? d.team();
+    const workspace = team ?? event.team ?? d.team();
     const thread = isMention || isDm ? (event.thread_ts ?? event.ts) : event.thread_ts!;
     const place: Place = { surface: 'slack', workspace, channel: event.channel, thread };
     await d.port.noteRecipient(place, event.user).catch((err: unknown) => {
@@ -281,7 +259,7 @@ export function registerListeners(d: ListenerDeps): void {
     const text = mentionsBot ? stripMention(event.text, bot) : event.text;
     const msg: IncomingMessage = {
       place,
-      actor: await actor(event.user),
+      actor: await h.actor(event.user),
       text,
       id: event.ts,
       attachments: (event.files ?? []).map(toAttachment),
@@ -292,8 +270,11 @@ export function registerListeners(d: ListenerDeps): void {
       d.log.warn('slack: message before the core was attached, dropped');
       return;
     }
+    // A DM thread is an assistant thread: its first question becomes its title (alongside the answer).
+    const titled = isDm && event.thread_ts && d.assistant ? d.assistant.onThreadMessage(place, text) : undefined;
     try {
       await core.message(msg, d.port);
+      await titled;
     } catch (err) {
       d.log.error({ err }, 'slack: message handling failed');
       await d.port.notify(place, msg.actor, FAILED).catch(() => undefined);
@@ -305,8 +286,7 @@ export function registerListeners(d: ListenerDeps): void {
       try {
         const parsed = messageEventSchema.safeParse(event);
         if (!parsed.success) return;
-        if (!(await firstTime(body))) return;
-        await handleMessage(body, parsed.data);
+        await handleMessage(body.team_id, parsed.data);
       } catch (err) {
         d.log.error({ err, type }, 'slack: event handling failed');
       }

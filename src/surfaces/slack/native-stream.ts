@@ -1,22 +1,16 @@
 /**
- * One natively streamed Slack message (chat.appendStream / chat.stopStream). Each method has its own
- * tier budget per workspace; the relay paces appends through the port's `budgets('edit')` (which
- * names the appendStream budget while a stream is live in the thread), and the stop spends its own
- * Tier 2 budget here, just before the call.
+ * One natively streamed Slack message (chat.appendStream / chat.stopStream), through the surface's
+ * gateway: appends are interims on the workspace's append budget (planned like every interim), the
+ * stop is a final on its own Tier 2 budget.
  */
-import { spendBudgets } from '../../core/pace';
-import type { MessageRef, NativeStream, OutMessage, RateBudget } from '../../core/surface';
+import type { MessageRef, NativeStream, OutMessage, Priority } from '../../core/surface';
 import { PlatformRateLimitError } from '../../core/surface';
-import type { StateStore } from '../../state/store';
 import { plainText, renderMessage } from './blocks';
-import { call, type WebClient } from './web';
+import type { SlackGateway } from './gateway';
 
 export interface SlackNativeStreamDeps {
-  client: WebClient;
-  store: StateStore;
-  /** chat.stopStream's budget for this workspace. */
-  stopBudget: RateBudget;
-  /** chat.update outside the relay, on the workspace's chat.update budget. */
+  gateway: SlackGateway;
+  /** chat.update of the message (through the gateway). */
   update: (ref: MessageRef, msg: OutMessage) => Promise<void>;
   /** The stream is over for this process: stopped, or failed other than by rate. */
   settled: () => void;
@@ -44,20 +38,20 @@ export class SlackNativeStream implements NativeStream {
     throw err;
   }
 
-  async append(text: string): Promise<void> {
-    if (text.length === 0) return;
+  async append(text: string, opts: { priority?: Priority; coalesceKey?: string; latest?: () => string } = {}): Promise<string> {
+    const latest = opts.latest;
+    let sent = '';
     try {
-      await call(() =>
-        this.deps.client.apiCall('chat.appendStream', { channel: this.ref.place.channel, ts: this.ref.id, markdown_text: text }),
-      );
+      sent = await this.deps.gateway.appendStream(this.ref, () => (latest ? latest() : text), opts);
     } catch (err) {
       this.failed(err);
     }
-    this.appended += text;
+    this.appended += sent;
+    return sent;
   }
 
   async stop(finalMessage?: OutMessage): Promise<void> {
-    const args: Record<string, unknown> = { channel: this.ref.place.channel, ts: this.ref.id };
+    const args: Record<string, unknown> = {};
     const finalText = finalMessage ? plainText(finalMessage) : this.appended;
     const continues = finalText.startsWith(this.appended);
     if (continues && finalText.length > this.appended.length) args.markdown_text = finalText.slice(this.appended.length);
@@ -67,16 +61,14 @@ export class SlackNativeStream implements NativeStream {
       if (tail.length > 0) args.blocks = tail;
     }
     try {
-      await spendBudgets(this.deps.store, [this.deps.stopBudget]);
-      await call(() => this.deps.client.apiCall('chat.stopStream', args));
+      await this.deps.gateway.stopStream(this.ref, args);
     } catch (err) {
       this.failed(err);
     }
     this.settle();
     this.appended = continues ? finalText : this.appended;
     if (!continues && finalMessage) {
-      // The stream showed text the final answer does not start with: replace it outright. The relay
-      // spent an appendStream token for this stop, so the chat.update spends its own.
+      // The stream showed text the final answer does not start with: replace it outright.
       await this.deps.update(this.ref, finalMessage);
       this.appended = renderMessage(finalMessage).text;
     }

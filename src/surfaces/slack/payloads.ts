@@ -18,7 +18,6 @@ export const slashCommandSchema = z.object({
   trigger_id: z.string().max(500).optional(),
   response_url: z.string().max(2000).optional(),
 });
-export type SlashCommand = z.infer<typeof slashCommandSchema>;
 
 export const slackFileSchema = z.object({
   id,
@@ -53,7 +52,6 @@ export const eventEnvelopeSchema = z.object({
   team_id: id.optional(),
   event: z.object({ type: z.string().min(1).max(100) }).passthrough(),
 });
-export type EventEnvelope = z.infer<typeof eventEnvelopeSchema>;
 
 const userRefSchema = z.object({
   id,
@@ -92,7 +90,6 @@ export const blockActionsSchema = z.object({
     .min(1)
     .max(25),
 });
-export type BlockActions = z.infer<typeof blockActionsSchema>;
 
 /** One input's state in a submitted view, whichever element kind produced it. */
 export const viewInputStateSchema = z
@@ -123,7 +120,6 @@ export const viewSubmissionSchema = z.object({
     })
     .passthrough(),
 });
-export type ViewSubmission = z.infer<typeof viewSubmissionSchema>;
 
 export const urlVerificationSchema = z.object({
   type: z.literal('url_verification'),

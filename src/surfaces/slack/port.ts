@@ -1,11 +1,9 @@
 /**
- * SurfacePort on Slack: core's post/edit/notify/stream as Web API calls. `edit` (chat.update, or
- * chat.appendStream while a native stream is live in the thread) is paced by the relay's scheduler
- * with the `edit` budget, finals first. chat.postMessage is paced here, in the port, because core
- * posts from many places outside the relay (thread roots, handoff relays, notices): every post waits
- * for the channel's token, so no caller can exceed Slack's 1/s per channel. chat.update calls the
- * surface makes by itself (`update`: clicked buttons) spend the same workspace budget.
+ * SurfacePort on Slack: a translator. Core's messages become payloads (blocks.ts) and every call
+ * goes out through the surface's gateway (gateway.ts), which owns the workspace's budgets: nothing
+ * here waits for a token or retries a 429 itself.
  */
+import type { RespondFn } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type {
   Actor,
@@ -14,37 +12,26 @@ import type {
   NativeStream,
   OutMessage,
   Place,
-  RateBudget,
+  SendOptions,
   SurfaceLimits,
   SurfacePort,
 } from '../../core/surface';
-import { spendBudgets } from '../../core/pace';
 import { PlatformRateLimitError } from '../../core/surface';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
+import type { AssistantThreads } from './assistant-api';
+import { SlackGateway, StartBudgetShort } from './gateway';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
-import { PacedUpdates } from './updates';
 import { call, httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
 
-/** chat.postMessage: Slack allows about one message a second per channel. */
-export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
-/** chat.update is Tier 3: about 50 a minute per workspace. */
-export const EDIT_BUDGET = { limit: 50, windowMs: 60_000 } as const;
-/**
- * Native streaming, per workspace: chat.startStream and chat.stopStream are Tier 2 (about 20 a
- * minute), chat.appendStream Tier 4 (about 100 a minute).
- */
-export const STREAM_BUDGETS = {
-  start: { limit: 20, windowMs: 60_000 },
-  append: { limit: 100, windowMs: 60_000 },
-  stop: { limit: 20, windowMs: 60_000 },
-} as const;
+export { POST_BUDGET, STREAM_BUDGETS } from './gateway';
+
 /** A native stream expires after 5 minutes; the relay rotates before then. */
 export const NATIVE_STREAM_TTL_MS = 5 * 60 * 1000;
-/** Errors meaning "this workspace has no native streaming": fall back to chat.update for good. */
+/** Errors meaning "this workspace has no native streaming": chat.update from then on, for a while. */
 const STREAM_UNAVAILABLE = new Set([
   'unknown_method',
   'feature_not_enabled',
@@ -52,12 +39,8 @@ const STREAM_UNAVAILABLE = new Set([
   'method_deprecated',
   'not_supported',
 ]);
-/** The workspace's chat.startStream budget is spent right now. */
-class StartBudgetShort extends Error {}
-/** Longest a core call outside the relay waits for the channel's post budget. */
-const MAX_BUDGET_WAIT_MS = 60_000;
-/** Tries of one post (or stream start) that Slack answers 429, each after its Retry-After. */
-const RATE_LIMITED_ATTEMPTS = 4;
+/** How long a workspace that refused native streaming is not asked again. */
+export const NO_NATIVE_RETRY_MS = 30 * 60 * 1000;
 
 export interface SlackPortOptions {
   client: WebClient;
@@ -66,9 +49,10 @@ export interface SlackPortOptions {
   botToken: string;
   /** The bot's own team (auth.test); used when a place carries none. */
   team: () => string;
+  /** assistant.threads.* (the status shown while an answer is worked on). */
+  assistant?: AssistantThreads;
 }
 
-const tsSchemaOk = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** How many messages of a thread stripButtons looks at (the recent ones carry the buttons). */
 const STRIP_SCAN = 100;
@@ -101,28 +85,27 @@ function withoutButtons(blocks: Array<Record<string, unknown>>, actions: string[
 export class SlackPort implements SurfacePort {
   readonly name = 'slack' as const;
   readonly limits: SurfaceLimits = { maxMessageLength: 3_000, maxFormFields: 100 };
-  /** Workspaces where native streaming was refused: chat.update from then on. */
-  private readonly noNativeStream = new Set<string>();
+  /** Workspaces where native streaming was refused, until when: chat.update meanwhile. */
+  private readonly noNativeStream = new Map<string, number>();
   /** Who a thread's answer is for (chat.startStream needs a recipient outside DMs), in the store. */
   private readonly recipients: Recipients;
-  /** Per channel post budget: Slack said 429, nothing is posted there before this time (Retry-After). */
-  private readonly postPausedUntil = new Map<string, number>();
   /** Per thread: native streams this process has live there, with when each expires. */
   private readonly liveStreams = new Map<string, Map<string, number>>();
-  private readonly updates: PacedUpdates;
+  /** The surface's one outbound path. */
+  readonly gateway: SlackGateway;
 
   constructor(private readonly opts: SlackPortOptions) {
     this.recipients = new Recipients(opts.store, opts.log);
-    this.updates = new PacedUpdates({
-      client: opts.client,
-      store: opts.store,
-      log: opts.log,
-      budget: (ref) => this.editBudget(ref.place),
-    });
+    this.gateway = new SlackGateway({ client: opts.client, store: opts.store, log: opts.log, team: (p) => this.team(p) });
   }
 
   private team(place: Place): string {
     return place.workspace || this.opts.team();
+  }
+
+  /** "is thinking…" in an assistant (or channel) thread while an answer is worked on; '' clears it. */
+  async setStatus(place: Place, status: string): Promise<void> {
+    await this.opts.assistant?.setStatus(place, status);
   }
 
   /** A user spoke in `place`: the recipient of the thread's answers (kept in the store). */
@@ -156,134 +139,59 @@ export class SlackPort implements SurfacePort {
     };
   }
 
-  private editBudget(place: Place): RateBudget {
-    return { key: `slack:${this.team(place)}:chat.update`, ...EDIT_BUDGET };
+  reserveFinal(place: Place, holder: string): () => void {
+    // A thread holds one answer at a time: while a native stream is live there, the answer's
+    // interims and final are its appends and stop, on the append budget.
+    const budget = place.thread && this.streamingIn(place) ? this.gateway.streamBudget('append', place) : this.gateway.editBudget(place);
+    return this.gateway.scheduler.expectFinal([budget], holder);
   }
 
-  /** A native-streaming method's workspace budget. */
-  streamBudget(kind: keyof typeof STREAM_BUDGETS, place: Place): RateBudget {
-    const method = { start: 'chat.startStream', append: 'chat.appendStream', stop: 'chat.stopStream' }[kind];
-    return { key: `slack:${this.team(place)}:${method}`, ...STREAM_BUDGETS[kind] };
-  }
-
-  budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
-    // Posts are paced inside post() (see above): a budget here would spend the token twice.
-    if (op === 'post') return [];
-    // The relay's edits of a live native stream are chat.appendStream calls (Tier 4), and the stop
-    // that ends it spends its own Tier 2 budget inside stop(): neither is a chat.update. A thread
-    // holds one answer at a time, so while a stream is live there the relay's edits are its appends.
-    if (place.thread && this.streamingIn(place)) return [this.streamBudget('append', place)];
-    return [this.editBudget(place)];
+  promote(coalesceKey: string): void {
+    this.gateway.scheduler.promote(coalesceKey);
   }
 
   /**
-   * chat.update of a message outside the relay (a clicked button replacing its message), on the
-   * workspace's chat.update budget; updates of one message waiting for a token coalesce.
+   * chat.update of a message outside the relay (a clicked button replacing its message): a reply
+   * the user waits for; updates of one message still waiting for budget coalesce (newest wins).
    */
   update(ref: MessageRef, msg: OutMessage): Promise<void> {
-    return this.updates.update(ref, msg);
+    return this.edit(ref, msg, { coalesceKey: `update:${ref.place.channel}:${ref.id}` });
   }
 
-  /** The surface stops: updates still waiting for a token are dropped (they fail). */
+  /** The surface stops: calls still waiting for budget fail. */
   close(): void {
-    this.updates.close();
+    this.gateway.close();
   }
 
-  /** The channel's post budget: every post paces itself on it (the relay's scheduler does not). */
-  postBudget(place: Place): RateBudget {
-    return { key: `slack:${this.team(place)}:postMessage:${place.channel}`, ...POST_BUDGET };
-  }
-
-  /** Like spendBudgets, but also waits out a pause set by a 429 on this channel while waiting. */
-  private async pacePost(place: Place): Promise<void> {
-    const b = this.postBudget(place);
-    const deadline = Date.now() + MAX_BUDGET_WAIT_MS;
-    for (;;) {
-      const paused = (this.postPausedUntil.get(b.key) ?? 0) - Date.now();
-      if (paused > 0) {
-        if (Date.now() + paused > deadline) throw new PlatformRateLimitError(paused);
-        await new Promise((r) => setTimeout(r, paused));
-        continue;
-      }
-      const d = await this.opts.store.takeToken(b.key, b.limit, b.windowMs);
-      if (d.granted) return;
-      if (Date.now() + d.retryInMs > deadline) throw new PlatformRateLimitError(d.retryInMs);
-      await new Promise((r) => setTimeout(r, Math.max(5, d.retryInMs)));
-    }
-  }
-
-  /**
-   * A paced call that starts a message in the channel. On a 429 the channel's posts pause for
-   * Retry-After and the call is tried again: core posts thread roots and notices from many places
-   * outside the relay's scheduler, and a root lost to a 429 would lose the user's whole question.
-   */
-  private async pacedPost<T>(place: Place, fn: () => Promise<T>): Promise<T> {
-    const key = this.postBudget(place).key;
-    for (let attempt = 1; ; attempt++) {
-      await this.pacePost(place);
-      try {
-        return await fn();
-      } catch (err) {
-        const e = translateError(err);
-        if (!(e instanceof PlatformRateLimitError) || attempt >= RATE_LIMITED_ATTEMPTS) throw e;
-        this.postPausedUntil.set(key, Math.max(this.postPausedUntil.get(key) ?? 0, Date.now() + e.retryAfterMs));
-        if (this.postPausedUntil.size > 10_000) this.postPausedUntil.delete(this.postPausedUntil.keys().next().value as string);
-        this.opts.log.warn({ channel: place.channel, retryAfterMs: e.retryAfterMs, attempt }, 'slack: post rate limited, waiting Retry-After');
-      }
-    }
-  }
-
-  async post(place: Place, msg: OutMessage): Promise<MessageRef> {
+  async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
     let ref: MessageRef | undefined;
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
     if (hasBody) {
-      ref = await this.pacedPost(place, () => this.postMessage(place, msg));
+      const latest = opts.latest;
+      const ts = await this.gateway.postMessage(place, () => renderMessage(latest ? latest() : msg), opts);
+      ref = { place, id: ts };
     }
     if (msg.file) {
-      const fileId = await this.upload(place, msg);
+      const fileId = await this.gateway.upload(place, msg.file);
       ref ??= { place, id: fileId };
     }
     return ref!;
   }
 
-  private async postMessage(place: Place, msg: OutMessage): Promise<MessageRef> {
-    const { text, blocks } = renderMessage(msg);
-    const res = await call(() =>
-      this.opts.client.chat.postMessage({
-        channel: place.channel,
-        text,
-        blocks: blocks as never,
-        ...(place.thread ? { thread_ts: place.thread } : {}),
-        unfurl_links: false,
-        unfurl_media: false,
-      }),
-    );
-    if (!tsSchemaOk(res.ts)) throw new Error('chat.postMessage answered without ts');
-    return { place, id: res.ts };
+  async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
+    const latest = opts.latest;
+    await this.gateway.update(ref, () => renderMessage(latest ? latest() : msg), opts);
   }
 
-  private async upload(place: Place, msg: OutMessage): Promise<string> {
-    const file = msg.file!;
-    const res = await call(() =>
-      this.opts.client.filesUploadV2(
-        place.thread
-          ? { channel_id: place.channel, thread_ts: place.thread, file: file.data, filename: file.name, title: file.title ?? file.name }
-          : { channel_id: place.channel, file: file.data, filename: file.name, title: file.title ?? file.name },
-      ),
-    );
-    const first = (res as { files?: Array<{ files?: Array<{ id?: string }> }> }).files?.[0]?.files?.[0]?.id;
-    return first ?? `file:${file.name}`;
-  }
-
-  async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
-    const { text, blocks } = renderMessage(msg);
-    await call(() => this.opts.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }));
+  /** A modal opened with an interaction's trigger. */
+  openView(place: Place, triggerId: string, view: unknown): Promise<void> {
+    return this.gateway.openView(place, triggerId, view);
   }
 
   async startThread(place: Place, root: OutMessage, _title: string): Promise<{ thread: Place; root: MessageRef }> {
     // Handoff targets may name no workspace: the thread's place must carry the one events will.
     const channelPlace: Place = { surface: 'slack', workspace: this.team(place), channel: place.channel };
-    const ref = await this.pacedPost(channelPlace, () => this.postMessage(channelPlace, root));
+    const ref = await this.post(channelPlace, root);
     const thread: Place = { ...channelPlace, thread: ref.id };
     await this.recipients.adopt(this.team(thread), thread).catch((err: unknown) => {
       // Only native streaming needs it, and that falls back to chat.update without.
@@ -293,22 +201,31 @@ export class SlackPort implements SurfacePort {
   }
 
   async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
-    const { text, blocks } = renderMessage(msg);
+    await this.ephemeral(place, user.id, msg);
+  }
+
+  /**
+   * The one way an ephemeral message is sent (core's notices and every ephemeral reply), through the
+   * gateway. Where chat.postEphemeral fails (the bot is not in the channel: a DM between people, a
+   * private channel), a command's or button's `respond` (its response_url) still reaches the user;
+   * without one, a notice is not worth failing the caller, so the failure is logged. A rate limit is
+   * the gateway's to wait out.
+   */
+  async ephemeral(place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> {
+    const rendered = renderMessage(msg);
+    const { text, blocks } = rendered;
     try {
-      await call(() =>
-        this.opts.client.chat.postEphemeral({
-          channel: place.channel,
-          user: user.id,
-          text,
-          blocks: blocks as never,
-          ...(place.thread ? { thread_ts: place.thread } : {}),
-        }),
-      );
+      await this.gateway.ephemeral(place, user, rendered);
+      return;
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
-      // Ephemerals fail where the bot is not a member; a notice is not worth failing the caller.
-      this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+      if (!respond) {
+        this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+        return;
+      }
+      this.opts.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
     }
+    await respond({ response_type: 'ephemeral', replace_original: false, text, blocks: blocks as never });
   }
 
   mention(user: Actor): string {
@@ -340,8 +257,8 @@ export class SlackPort implements SurfacePort {
       if (!m.bot_id || !m.blocks) continue;
       const blocks = withoutButtons(m.blocks, actions);
       if (!blocks) continue;
-      await spendBudgets(this.opts.store, [this.editBudget(thread)]);
-      await call(() => this.opts.client.chat.update({ channel: thread.channel, ts: m.ts, text: m.text ?? '', blocks: blocks as never }));
+      // Slack's own text, already escaped: sent back as it is, with the remaining blocks.
+      await this.gateway.update({ place: thread, id: m.ts }, () => ({ text: m.text ?? '', blocks: blocks as never }));
     }
   }
 
@@ -363,35 +280,29 @@ export class SlackPort implements SurfacePort {
 
   async startNativeStream(place: Place, first: OutMessage): Promise<NativeStream | undefined> {
     const team = this.team(place);
-    if (!place.thread || this.noNativeStream.has(team)) return undefined;
+    if (!place.thread) return undefined;
+    const off = this.noNativeStream.get(team);
+    if (off !== undefined) {
+      if (off > Date.now()) return undefined;
+      this.noNativeStream.delete(team);
+    }
     const recipient = place.channel.startsWith('D') ? undefined : await this.recipients.forThread(team, place);
-    const startBudget = this.streamBudget('start', place);
     let ts: string;
-    // Never waited for: a short Tier 2 budget means chat.update for this answer, which is better than
-    // holding its first words back.
-    const takeStart = async (): Promise<void> => {
-      const d = await this.opts.store.takeToken(startBudget.key, startBudget.limit, startBudget.windowMs);
-      if (!d.granted) throw new StartBudgetShort();
-    };
     try {
-      // Before the post pace: a short budget must not spend the channel's post token (the post that
-      // replaces the stream would then wait a whole post interval for the next).
-      await takeStart();
-      let retry = false;
-      // A stream starts a message in the channel: it shares the channel's post pace (and Retry-After).
-      const res = await this.pacedPost(place, async () => {
-        // A retry after a 429 is another call on the Tier 2 budget.
-        if (retry) await takeStart();
-        retry = true;
-        return this.opts.client.apiCall('chat.startStream', {
+      // Never waited for: answers beyond the workspace's chat.startStream budget use chat.update.
+      if (!(await this.gateway.tryStartToken(place))) throw new StartBudgetShort();
+      const res = await this.gateway.startStream(
+        place,
+        () => ({
           channel: place.channel,
           thread_ts: place.thread,
           ...(first.text.length > 0 ? { markdown_text: first.text } : {}),
           ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
-        });
-      });
+        }),
+        () => this.gateway.tryStartToken(place),
+      );
       const started = (res as { ts?: unknown }).ts;
-      if (!tsSchemaOk(started)) throw new Error('chat.startStream answered without ts');
+      if (typeof started !== 'string' || started.length === 0) throw new Error('chat.startStream answered without ts');
       ts = started;
     } catch (err) {
       if (err instanceof StartBudgetShort) {
@@ -402,7 +313,7 @@ export class SlackPort implements SurfacePort {
       if (e instanceof PlatformRateLimitError) throw e;
       const code = slackErrorCode(err);
       if ((code && STREAM_UNAVAILABLE.has(code)) || isMissingMethod(err)) {
-        this.noNativeStream.add(team);
+        this.noNativeStream.set(team, Date.now() + NO_NATIVE_RETRY_MS);
         this.opts.log.info({ team, code: code ?? `HTTP ${httpStatus(err)}` }, 'slack: native streaming unavailable, using chat.update');
       } else {
         this.opts.log.warn({ code: code ?? String(err) }, 'slack: chat.startStream failed, using chat.update for this answer');
@@ -412,13 +323,7 @@ export class SlackPort implements SurfacePort {
     const expiresAt = Date.now() + NATIVE_STREAM_TTL_MS;
     const settled = this.markLive(place, ts, expiresAt);
     return new SlackNativeStream(
-      {
-        client: this.opts.client,
-        store: this.opts.store,
-        stopBudget: this.streamBudget('stop', place),
-        update: (ref, msg) => this.update(ref, msg),
-        settled,
-      },
+      { gateway: this.gateway, update: (ref, msg) => this.edit(ref, msg), settled },
       { place, id: ts },
       first.text,
       expiresAt,
@@ -429,13 +334,10 @@ export class SlackPort implements SurfacePort {
    * Finish a native stream another process left open (it died mid-answer): stop the stream, then
    * make the message show exactly `final` with chat.update, since what the dead process last
    * appended is not known here. When the stream is gone already, the chat.update alone does it.
-   * Like `edit`, the caller spends `budgets('edit')` for the chat.update; the stop spends its own
-   * Tier 2 budget here.
    */
   async stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void> {
     try {
-      await spendBudgets(this.opts.store, [this.streamBudget('stop', ref.place)]);
-      await call(() => this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id }));
+      await this.gateway.stopStream(ref, {});
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
       this.opts.log.info({ code: slackErrorCode(err) ?? String(err) }, 'slack: stream already over, finishing the message with chat.update');

@@ -4,9 +4,10 @@
  * handed up at once as PlatformRateLimitError so the relay's scheduler (which owns the budgets)
  * decides when to try again.
  */
-import { LogLevel, webApi, type Logger as SlackLogger } from '@slack/bolt';
+import { LogLevel, type webApi, type Logger as SlackLogger } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { PlatformRateLimitError } from '../../core/surface';
+import { ImageSafeWebClient } from './image-retry';
 
 /**
  * The SDK's debug dumps of whole requests and results carry everything posted (users' questions,
@@ -80,7 +81,7 @@ export async function resolveApiUrl(apiUrl: string | undefined, token: string, l
 }
 
 export function createWebClient(token: string, apiUrl: string | undefined, log: Logger): WebClient {
-  return new webApi.WebClient(token, {
+  return new ImageSafeWebClient(token, {
     slackApiUrl: apiUrl,
     logger: slackLogger(log),
     retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1_000, maxRetryTime: 5_000, randomize: true },

@@ -27,14 +27,19 @@ afterAll(async () => {
 });
 
 describe('/analytics', () => {
-  test('figures as text and a PNG chart, after a progress note', async () => {
+  test('figures as text and a PNG chart; the progress note is replaced by the result', async () => {
     const inv = await env.run(analyticsCommand, env.admin, '');
     expect(inv.replies).toHaveLength(2);
-    expect(inv.replies[0]?.ephemeral).toBe(true);
+    expect(inv.replies[0]?.ephemeral).toBe(false);
     expect(inv.replies[0]?.msg.text).toMatch(/^Crunching analytics/);
+    // The progress message now shows the figures: nothing says "Crunching" any more.
+    const progress = [...env.surface.messages.values()].find((m) => m.versions[0]?.text.startsWith('Crunching'));
+    const text = progress?.current.text ?? '';
+    expect(progress?.versions.length).toBe(2);
+    expect(text).not.toMatch(/Crunching/);
+    // Named as people know the chatbot, not by its id.
+    expect(text).toContain('Analytics for Skyline Realty Assistant');
     const result = inv.replies[1]?.msg;
-    const text = result?.text ?? '';
-    expect(text).toContain(`Analytics for ${env.ctx.config.chatbotId}`);
     const conversations = Number(/Conversations: ([\d,]+)/.exec(text)?.[1]?.replace(/,/g, ''));
     const messages = Number(/Messages: ([\d,]+)/.exec(text)?.[1]?.replace(/,/g, ''));
     expect(conversations).toBeGreaterThanOrEqual(3);
@@ -44,7 +49,7 @@ describe('/analytics', () => {
     expect(text).toMatch(/Resolution rate: [\d.]+%/);
     expect(text).toMatch(/Avg response time: [\d.]+ s/);
     const file = result?.file;
-    expect(file?.name).toBe('analytics.png');
+    expect(file?.name).toMatch(/^analytics-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.png$/);
     expect(file?.mime).toBe('image/png');
     expect(file?.data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
     expect(file?.data.length).toBeGreaterThan(2000);
@@ -52,9 +57,9 @@ describe('/analytics', () => {
 
   test('a range in the past has no activity', async () => {
     const inv = await env.run(analyticsCommand, env.admin, '2001-01-01 2001-01-31');
-    const text = inv.replies[1]?.msg.text ?? '';
+    const text = inv.texts().join('\n');
     expect(text).toContain('2001-01-01 to 2001-01-31');
-    expect(text).toMatch(/Conversations: 0/);
+    expect([...env.surface.messages.values()].some((m) => /Conversations: 0/.test(m.current.text))).toBe(true);
   });
 
   test('bad dates name the argument and show the usage', async () => {

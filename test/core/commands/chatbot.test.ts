@@ -96,15 +96,20 @@ describe('set', () => {
   });
 });
 
-test('show lists what was applied, by group, and the /v1 record', async () => {
+test('show is a readable card: the chatbot\'s name, settings grouped in words, no timestamps or wire keys', async () => {
   await env.run(chatbotCommand, env.admin, 'set WelcomeMessage Hello!');
   const inv = await env.run(chatbotCommand, env.admin, 'show');
-  const text = inv.last().text;
-  expect(text).toContain(`Chatbot ${env.ctx.config.chatbotId}`);
-  expect(text).toMatch(/model and prompt:\n(.*\n)*\s+WelcomeMessage: Hello!/);
-  expect(text).toMatch(/Temperature: 1/);
-  expect(text).toMatch(/EnableUploadImage: yes/);
-  expect(text).toMatch(/\/v1 record: .*\(id .+\), status \w+|No \/v1 record/);
+  const msg = inv.last();
+  const card = msg.cards?.[0];
+  expect(msg.text).toBe('Chatbot: Skyline Realty Assistant');
+  expect(card?.title).toBe('Skyline Realty Assistant');
+  expect(card?.badge).toBe('Active');
+  const field = (label: string) => card?.fields.find((f) => f.label === label)?.value ?? '';
+  expect(field('Model and prompt')).toMatch(/Welcome message: Hello!/);
+  expect(field('Model and prompt')).toMatch(/Temperature: 1/);
+  expect(JSON.stringify(card)).toMatch(/Enable upload image: yes/);
+  const all = JSON.stringify(msg);
+  expect(all).not.toMatch(/\d{4}-\d{2}-\d{2}T|max_tokens=|has not applied any setting|no way to read them back/);
 });
 
 test('models lists "name (key)"', async () => {

@@ -1,5 +1,16 @@
 import { SETTING_FIELDS } from '../../../src/service/schemas/settings';
-import { COMMAND_SPECS, UsageError, argsFromOptions, quote, restValue, tokenize, usageOf } from '../../../src/core/commands/grammar';
+import {
+  COMMAND_NAMES,
+  COMMAND_SPECS,
+  UsageError,
+  argsFromOptions,
+  commandHelpLines,
+  isCommandName,
+  quote,
+  restValue,
+  tokenize,
+  usageOf,
+} from '../../../src/core/commands/grammar';
 import { commandHandlers } from '../../../src/core/commands';
 import { parseListingsArgs, encodeListingsQuery, decodeListingsQuery } from '../../../src/core/commands/listings';
 import { parseListingArgs } from '../../../src/core/commands/listing';
@@ -130,5 +141,24 @@ describe('argument parsers', () => {
     expect(parseHistoryArgs('conversation:7', 'U1')).toEqual({ kind: 'conversation', id: '7' });
     expect(usageErr(() => parseHistoryArgs('session:7', 'U1')).message).toMatch(/session/);
     expect(usageErr(() => parseHistoryArgs('a b', 'U1')).message).toMatch(/one id/);
+  });
+});
+
+describe('the catalogue is the one command list', () => {
+  test('names every command core answers (ask and handoff are built into the bridge), once', () => {
+    expect([...COMMAND_NAMES].sort()).toEqual(['ask', 'handoff', ...commandHandlers().map((h) => h.name)].sort());
+    expect(new Set(COMMAND_NAMES).size).toBe(COMMAND_NAMES.length);
+    expect(isCommandName('listings')).toBe(true);
+    expect(isCommandName('press')).toBe(false);
+  });
+
+  test('help lines show each command with its usage hint and summary; summaries fit Slack and Discord', () => {
+    const help = commandHelpLines().join('\n');
+    for (const spec of COMMAND_SPECS) {
+      expect(help).toContain(`/${spec.name} ${spec.usageHint}`);
+      expect(help).toContain(spec.summary);
+      expect(spec.summary.length).toBeLessThanOrEqual(100);
+      expect(spec.usage).toBe(usageOf(spec.name));
+    }
   });
 });

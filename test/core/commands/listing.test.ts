@@ -5,6 +5,7 @@ import {
   LISTING_DELETE_CONFIRM,
   LISTING_UPDATE_FORM,
 } from '../../../src/core/commands/listing';
+import { VIEWING_ACTION } from '../../../src/core/commands/handoff';
 import { usageOf } from '../../../src/core/commands/grammar';
 import type { Listing } from '../../../src/service/schemas/listings';
 import { startCommandEnv, type CommandEnv } from './support';
@@ -55,9 +56,28 @@ describe('show (everyone)', () => {
       const card = inv.last().cards?.[0];
       expect(card?.title).toBe(sample.address);
       expect(field(card, 'MLS')).toBe(sample.mlsNumber);
-      expect(card?.footer).toContain(`ID ${sample.id}`);
+      expect(JSON.stringify(card)).not.toContain(`ID ${sample.id}`);
+      expect(card?.badge).toBe('For sale');
+      expect(field(card, 'Photo 1')).toBe(sample.images[0]);
       expect(field(card, 'Description')).toBe(sample.description);
     }
+  });
+
+  test('offers next steps: a viewing for everyone, Edit (the prefilled form) for admins', async () => {
+    const forUser = (await env.run(listingCommand, env.alice, `show mls:${sample.mlsNumber}`)).last();
+    expect(forUser.text).toBe('');
+    expect(forUser.buttons?.map((b) => b.label)).toEqual(['Ask about a viewing']);
+    expect(forUser.buttons?.[0]?.action).toBe(VIEWING_ACTION);
+    expect(forUser.buttons?.[0]?.value).toContain(sample.mlsNumber);
+    const forAdmin = (await env.run(listingCommand, env.admin, `show mls:${sample.mlsNumber}`)).last();
+    const edit = forAdmin.buttons?.find((b) => b.label === 'Edit');
+    expect(edit).toBeDefined();
+    const pressed = await env.action(listingCommand, edit!.action, edit!.value, env.admin);
+    expect(pressed.forms[0]?.id).toBe(LISTING_UPDATE_FORM);
+    expect(pressed.forms[0]?.fields.find((f) => f.name === 'MLSNumber')?.initial).toBe(sample.mlsNumber);
+    // A non-admin pressing an old Edit button is refused.
+    const refused = await env.action(listingCommand, edit!.action, edit!.value, env.alice);
+    expect(refused.forms).toHaveLength(0);
   });
 
   test('an unknown key says nothing matches', async () => {
@@ -110,7 +130,7 @@ describe('writes (admins)', () => {
     expect(field(card, 'Price')).toBe('$450,000');
     expect(field(card, 'Beds / baths')).toBe('3 bd / 2.5 ba');
     expect(field(card, 'Area')).toBe('1,850 sq ft');
-    expect(field(card, 'Status')).toBe('Active');
+    expect(card?.badge).toBe('For sale');
     expect(field(card, 'Heating')).toBe('Gas');
     expect(card?.imageUrl).toBe('https://img.example.com/a.jpg');
 
@@ -118,7 +138,7 @@ describe('writes (admins)', () => {
     expect(updated.last().text).toMatch(/Updated 1 listing for mls:TST-0001 \(Status, SalePrice\)/);
     const again = await env.run(listingCommand, env.alice, `show id:${id}`);
     const card2 = again.last().cards?.[0];
-    expect(field(card2, 'Status')).toBe('Sold');
+    expect(card2?.badge).toBe('Sold');
     expect(field(card2, 'Price')).toBe('$460,000');
     // the fields not named keep their values
     expect(field(card2, 'Beds / baths')).toBe('3 bd / 2.5 ba');
@@ -184,10 +204,19 @@ describe('forms', () => {
       ['AreaUnit', 'BuildingArea', 'Bathrooms', 'Bedrooms', 'CurrencySymbol', 'DaysOnMarket', 'LotArea', 'MLSNumber', 'ParkingSpots', 'PropertyType', 'SaleType', 'Status', 'Url', 'YearBuilt'].sort(),
     );
     expect(fields.find((f) => f.name === 'SaleType')?.kind).toBe('select');
+    // As an agent fills it: the home first; enumerations in words; usual defaults; placeholders with units.
+    expect(fields.slice(0, 5).map((f) => f.name)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
+    expect(fields.find((f) => f.name === 'SaleType')?.options?.map((o) => o.label)).toEqual(['For sale', 'For rent']);
+    expect(fields.find((f) => f.name === 'Status')?.options?.map((o) => o.label)).toEqual(['Active', 'Coming soon', 'Sold']);
+    expect(fields.find((f) => f.name === 'Tours')?.options?.map((o) => o.label)).toEqual(['Open house', '3D tour']);
     expect(fields.find((f) => f.name === 'AreaUnit')?.options?.map((o) => o.value)).toEqual(['Square Feet', 'Square Meters']);
+    expect(fields.find((f) => f.name === 'CurrencySymbol')?.initial).toBe('$');
+    expect(fields.find((f) => f.name === 'AreaUnit')?.initial).toBe('Square Feet');
+    expect(fields.find((f) => f.name === 'BuildingArea')?.hint).toMatch(/square feet/);
+    expect(fields.find((f) => f.name === 'RentPrice')?.hint).toMatch(/per month/);
     expect(fields.find((f) => f.name === 'Bedrooms')?.kind).toBe('number');
-    expect(fields.find((f) => f.name === 'Images')?.hint).toMatch(/comma/);
-    expect(fields.find((f) => f.name === 'ExtensionColumn')?.hint).toMatch(/Key=value/);
+    const shown = JSON.stringify(fields.map((f) => [f.label, f.hint, f.group, f.options?.map((o) => o.label)]));
+    expect(shown).not.toMatch(/for_sale|PreOnMarket|OpenHouse|comma-separated|Key=value|"basics"|"more"/);
     const groups = new Map<string, number>();
     for (const f of fields) groups.set(f.group, (groups.get(f.group) ?? 0) + 1);
     for (const n of groups.values()) expect(n).toBeLessThanOrEqual(5);
@@ -231,7 +260,7 @@ describe('forms', () => {
     expect(init('Address')).toBe(sample.address);
     expect(init('SaleType')).toBe(sample.saleType);
     expect(init('AreaUnit')).toBe('Square Feet');
-    expect(init('Images')).toBe(sample.images.join(', '));
+    expect(init('Images')).toBe(sample.images.join('\n'));
 
     const bad = await env.submit(listingCommand, LISTING_UPDATE_FORM, form?.state ?? '', { YearBuilt: '19x9' }, env.admin);
     expect(bad.result.ok ? {} : bad.result.errors).toEqual({ YearBuilt: expect.stringMatching(/YearBuilt must be a number/) });

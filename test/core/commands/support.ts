@@ -1,20 +1,15 @@
 /**
- * A CoreContext for command tests: the real local chatbot service on 127.0.0.1, a ChatbotClient to
- * it, an in-memory SQLite store, a TestSurface, and invocations that record what the command said.
+ * Command tests call one command handler directly, on the one core harness (test/support/core-harness.ts):
+ * the real local chatbot service, its client, an in-memory store and a TestSurface; invocations record
+ * what the command said.
  */
-import pino from 'pino';
 import type { CommandHandler, CoreContext } from '../../../src/core/context';
-import type { Actor, FormResult, FormSpec, Invocation, MessageRef, OutMessage, Place } from '../../../src/core/surface';
-import { startLocalService } from '../../../src/local-service';
-import { ChatbotClient } from '../../../src/service/client';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import type { Actor, FormResult, MessageRef, OutMessage, Place } from '../../../src/core/surface';
+import { type RecordedInvocation, startCoreHarness } from '../../support/core-harness';
+import type { TestSurface } from '../../support/test-surface';
 
-export interface Recorded extends Invocation {
-  replies: Array<{ msg: OutMessage; ephemeral: boolean }>;
-  updates: OutMessage[];
-  forms: FormSpec[];
-  texts(): string[];
+export interface Recorded extends RecordedInvocation {
+  /** The last reply or update; throws when the command said nothing. */
   last(): OutMessage;
 }
 
@@ -28,83 +23,41 @@ export interface CommandEnv {
   /** Runs `handler` with `args` as `actor`; returns the invocation with its recordings. */
   run(handler: CommandHandler, actor: Actor, args: string, opts?: { forms?: boolean }): Promise<Recorded>;
   action(handler: CommandHandler, action: string, value: string, actor: Actor): Promise<Recorded>;
-  submit(handler: CommandHandler, formId: string, state: string, values: Record<string, string>, actor: Actor): Promise<{ inv: Recorded; result: FormResult }>;
+  submit(
+    handler: CommandHandler,
+    formId: string,
+    state: string,
+    values: Record<string, string>,
+    actor: Actor,
+  ): Promise<{ inv: Recorded; result: FormResult }>;
   close(): Promise<void>;
 }
 
 export async function startCommandEnv(): Promise<CommandEnv> {
-  const service = await startLocalService({ port: 0, dbPath: ':memory:' });
-  const client = new ChatbotClient({
-    baseUrl: service.url,
-    secretKey: service.credentials.secretKey,
-    sessionKey: service.credentials.sessionKey,
-    apiKey: service.credentials.apiKey,
-    retries: { count: 1, baseDelayMs: 10 },
-  });
-  const store = new SqliteStore(':memory:');
-  const surface = new TestSurface();
-  const ctx: CoreContext = {
-    client,
-    store,
-    config: {
-      chatbotId: service.chatbotId,
-      answerIdleTimeoutMs: 5000,
-      handoff: {},
-      handoffClaimTimeoutMs: 60_000,
-      handoffOnNoAnswer: false,
-      instanceId: 'commands-test',
-    },
-    surfaces: { get: (n) => (n === 'test' ? surface : undefined), all: () => [surface] },
-    log: pino({ level: 'silent' }),
-    now: () => Date.now(),
-  };
-  const channel: Place = { surface: 'test', workspace: 'W1', channel: 'C1' };
-  const admin: Actor = { id: 'U-admin', name: 'Ada Admin', isAdmin: true };
-  const alice: Actor = { id: 'U-alice', name: 'Alice', isAdmin: false };
+  // The bridge is not started (no sweeps): these tests call the handlers themselves.
+  const h = await startCoreHarness({ storePath: ':memory:', handoffOn: 'none', start: false });
+  const { ctx, surface, channel } = h;
 
   const inv = (actor: Actor, opts: { forms?: boolean; source?: MessageRef } = {}): Recorded => {
-    const replies: Recorded['replies'] = [];
-    const updates: OutMessage[] = [];
-    const forms: FormSpec[] = [];
-    const rec: Recorded = {
-      surface,
-      place: channel,
-      actor,
-      replies,
-      updates,
-      forms,
-      async reply(msg, o) {
-        const ephemeral = o?.ephemeral ?? false;
-        replies.push({ msg, ephemeral });
-        if (ephemeral) {
-          await surface.notify(channel, actor, msg);
-          return undefined;
-        }
-        return surface.post(channel, msg);
-      },
-      async update(msg) {
-        updates.push(msg);
-        if (opts.source) await surface.edit(opts.source, msg);
-      },
-      texts: () => [...replies.map((r) => r.msg.text), ...updates.map((u) => u.text)],
-      last: () => {
-        const all = [...replies.map((r) => r.msg), ...updates];
+    const recorded = h.invocation(actor, channel, opts.source ? { source: opts.source } : {});
+    // A surface without forms (a form cannot be opened from there).
+    if (opts.forms === false) delete recorded.openForm;
+    return Object.assign(recorded, {
+      last(): OutMessage {
+        const all = [...recorded.replies.map((r) => r.msg), ...recorded.updates];
         const m = all[all.length - 1];
         if (!m) throw new Error('the command said nothing');
         return m;
       },
-    };
-    if (opts.forms !== false) rec.openForm = async (form) => void forms.push(form);
-    if (opts.source) rec.source = opts.source;
-    return rec;
+    });
   };
 
   return {
     ctx,
     surface,
     channel,
-    admin,
-    alice,
+    admin: h.users.admin,
+    alice: h.users.alice,
     inv,
     async run(handler, actor, args, opts) {
       const i = inv(actor, opts);
@@ -126,9 +79,6 @@ export async function startCommandEnv(): Promise<CommandEnv> {
       const result = await fn(ctx, i, state, values);
       return { inv: i, result };
     },
-    async close() {
-      await store.close();
-      await service.close();
-    },
+    close: () => h.close(),
   };
 }

@@ -1,6 +1,7 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { keys, conversationIdOf } from '../../../src/core/conversations/model';
 import type { Place } from '../../../src/core/surface';
+import { waitFor } from '../../support/wait-for';
 
 describe('conversations: /ask and follow-ups', () => {
   let h: CoreHarness;
@@ -28,10 +29,10 @@ describe('conversations: /ask and follow-ups', () => {
   }
 
   async function waitAnswered(thread: Place, count: number): Promise<void> {
-    await h.waitFor(() => {
+    await waitFor(() => {
       const done = h.surface.messagesIn(thread).filter((m) => !m.current.typing && m.current.text !== 'Thinking…');
       return done.length >= count;
-    });
+    }, '{ const done = h.surface.messagesIn(thread).filter((m) => !m.curren...');
   }
 
   it('starts a thread naming the user and quoting the question, streams the service answer, and reuses the session', async () => {

@@ -2,6 +2,7 @@ import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { TestSurface } from '../../support/test-surface';
 import { planAttachments } from '../../../src/core/attachments';
 import type { Attachment, Place } from '../../../src/core/surface';
+import { waitFor } from '../../support/wait-for';
 
 /** A TestSurface whose attachments have real bytes (the local service checks magic numbers). */
 class FileSurface extends TestSurface {
@@ -33,7 +34,7 @@ describe('attachments', () => {
     };
     await h.bridge.command(h.invocation(h.users.alice), 'ask', 'Which homes are for sale in Miami?');
     thread = surface.calls.find((c) => c.op === 'startThread')!.place!;
-    await h.waitFor(() => surface.messagesIn(thread).some((m) => (m.current.buttons ?? []).length > 0), 10_000);
+    await waitFor(() => surface.messagesIn(thread).some((m) => (m.current.buttons ?? []).length > 0), 'surface.messagesIn(thread).some((m) => (m.current.buttons ?? []).le...', 10_000);
   });
   afterAll(async () => {
     await h.close();
@@ -49,7 +50,7 @@ describe('attachments', () => {
     await h.say(h.users.alice, thread, 'Is this house in your listings?', {
       attachments: [{ id: 'f-png', name: 'house.png', mime: 'image/png', size: PNG.length }],
     });
-    await h.waitFor(() => count() > before && (surface.messagesIn(thread)[before]!.current.buttons ?? []).some((b) => b.action === 'handoff.request'), 10_000);
+    await waitFor(() => count() > before && (surface.messagesIn(thread)[before]!.current.buttons ?? []).some((b) => b.action === 'handoff.request'), 'count() > before && (surface.messagesIn(thread)[before]!.current.bu...', 10_000);
     expect(uploads).toEqual(['house.png']);
     expect(surface.messagesIn(thread)[before]!.current.text.length).toBeGreaterThan(0);
   });
@@ -57,7 +58,7 @@ describe('attachments', () => {
   it('uploads one WAV recording as audio', async () => {
     const before = count();
     await h.say(h.users.alice, thread, '', { attachments: [{ id: 'f-wav', name: 'question.wav', mime: 'audio/wav' }] });
-    await h.waitFor(() => count() > before && !surface.messagesIn(thread)[before]!.current.typing && surface.messagesIn(thread)[before]!.current.text !== 'Thinking…', 10_000);
+    await waitFor(() => count() > before && !surface.messagesIn(thread)[before]!.current.typing && surface.messagesIn(thread)[before]!.current.text !== 'Thinking…', 'count() > before && !surface.messagesIn(thread)[before]!.current.ty...', 10_000);
     expect(uploads).toEqual(['question.wav']);
   });
 
@@ -71,7 +72,7 @@ describe('attachments', () => {
     for (const c of cases) {
       const before = count();
       await h.say(h.users.alice, thread, 'what about this?', { attachments: c.atts });
-      await h.waitFor(() => count() > before, 5000);
+      await waitFor(() => count() > before, 'count() > before', 5000);
       const text = surface.messagesIn(thread)[before]!.current.text;
       expect(text).toMatch(c.says);
       expect(text).toContain('PNG, JPEG, WEBP');

@@ -2,6 +2,7 @@ import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
 import type { Place } from '../../../src/core/surface';
 import type { TestMessage } from '../../support/test-surface';
+import { waitFor } from '../../support/wait-for';
 
 function finished(m: TestMessage): boolean {
   return !m.current.typing && m.current.text !== 'Thinking…';
@@ -29,7 +30,7 @@ describe('conversations: queue order, dedupe, service refusals', () => {
     const cities = ['Austin', 'Denver', 'Miami'];
     for (const city of cities) await h.say(h.users.alice, thread, `Which homes are for rent in ${city}?`);
 
-    await h.waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 4, 20_000);
+    await waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 4, 'h.surface.messagesIn(thread).filter(finished).length >= 4', 20_000);
     const answers = h.surface.messagesIn(thread);
     expect(answers).toHaveLength(4);
     cities.forEach((city, i) => expect(answers[i + 1]!.current.text).toContain(city));
@@ -47,14 +48,14 @@ describe('conversations: queue order, dedupe, service refusals', () => {
 
   it('answers a redelivered message once', async () => {
     const thread = await newThread('Which homes are for sale in Denver?');
-    await h.waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 1, 10_000);
+    await waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 1, 'h.surface.messagesIn(thread).filter(finished).length >= 1', 10_000);
     await Promise.all([
       h.say(h.users.alice, thread, 'Any for rent in Miami?', { id: 'dup-1' }),
       h.say(h.users.alice, thread, 'Any for rent in Miami?', { id: 'dup-1' }),
     ]);
     await h.say(h.users.alice, thread, 'Any for rent in Austin?', { id: 'dup-2' });
     await h.say(h.users.alice, thread, 'Any for rent in Miami?', { id: 'dup-1' });
-    await h.waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 3, 10_000);
+    await waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 3, 'h.surface.messagesIn(thread).filter(finished).length >= 3', 10_000);
     await h.bridge.conversations.idle();
     const texts = h.surface.messagesIn(thread).map((m) => m.current.text);
     expect(texts).toHaveLength(3);
@@ -67,9 +68,9 @@ describe('conversations: queue order, dedupe, service refusals', () => {
     await h.client.editChatbot({ serialNumber: h.config.chatbotId, RateLimitCount: 1, RateLimitTime: 3600, RateLimitMessage: limitMessage });
     try {
       const thread = await newThread('Which homes are for sale in Miami?');
-      await h.waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 1, 10_000);
+      await waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 1, 'h.surface.messagesIn(thread).filter(finished).length >= 1', 10_000);
       await h.say(h.users.alice, thread, 'And in Austin?');
-      await h.waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 2, 10_000);
+      await waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 2, 'h.surface.messagesIn(thread).filter(finished).length >= 2', 10_000);
       await h.bridge.conversations.idle();
       const last = h.surface.messagesIn(thread)[1]!;
       expect(last.current.text).toBe(limitMessage);

@@ -1,5 +1,6 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
+import { waitFor } from '../../support/wait-for';
 
 describe('conversations: an interrupted answer and its Retry', () => {
   let h: CoreHarness;
@@ -22,14 +23,14 @@ describe('conversations: an interrupted answer and its Retry', () => {
     await h.bridge.command(h.invocation(h.users.alice), 'ask', question);
     const thread = h.surface.calls.find((c) => c.op === 'startThread')!.place!;
     const retryOf = (i: number) => h.surface.messagesIn(thread)[i]?.current.buttons?.find((b) => b.label === 'Retry');
-    await h.waitFor(() => retryOf(0) !== undefined, 10_000);
+    await waitFor(() => retryOf(0) !== undefined, 'retryOf(0) !== undefined', 10_000);
     const first = h.surface.messagesIn(thread)[0]!;
     expect(first.current.notice ?? first.current.text).toMatch(/interrupted/i);
 
     const button = retryOf(0)!;
     expect(button.action).toBe('answer.retry');
     await h.bridge.action(h.invocation(h.users.alice, thread), button.action, button.value);
-    await h.waitFor(() => retryOf(1) !== undefined, 10_000);
+    await waitFor(() => retryOf(1) !== undefined, 'retryOf(1) !== undefined', 10_000);
     await h.bridge.conversations.idle();
 
     expect(h.surface.messagesIn(thread)).toHaveLength(2);

@@ -2,6 +2,7 @@ import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { DEFAULT_TALK_TO_HUMAN } from '../../../src/core/handoff/model';
 import type { Place } from '../../../src/core/surface';
 import type { TestSurface } from '../../support/test-surface';
+import { waitFor } from '../../support/wait-for';
 
 const UNANSWERABLE = 'What is the airspeed velocity of an unladen swallow?';
 
@@ -15,7 +16,7 @@ async function askInThread(h: CoreHarness, question: string): Promise<Place> {
   const starts = h.surface.calls.filter((c) => c.op === 'startThread' && c.place?.channel === h.channel.channel);
   expect(starts.length).toBe(before + 1);
   const thread = starts[starts.length - 1]!.place!;
-  await h.waitFor(() => settled(h.surface, thread) >= 1, 10_000);
+  await waitFor(() => settled(h.surface, thread) >= 1, 'settled(h.surface, thread) >= 1', 10_000);
   return thread;
 }
 
@@ -34,7 +35,7 @@ describe('handoff: round trip on one surface', () => {
 
   it('offers a human on noAnswer, opens a ticket, one of two agents claims, relays both ways, closes, and the bot is back', async () => {
     const thread = await askInThread(h, UNANSWERABLE);
-    await h.waitFor(() => settled(h.surface, thread) >= 2, 10_000);
+    await waitFor(() => settled(h.surface, thread) >= 2, 'settled(h.surface, thread) >= 2', 10_000);
     const [answer, offer] = h.surface.messagesIn(thread);
     const talk = answer!.current.buttons?.find((b) => b.action === 'handoff.request');
     expect(talk?.label).toBe('Talk to a human');
@@ -75,9 +76,9 @@ describe('handoff: round trip on one surface', () => {
     // Relay both ways, authors named, text word for word; the bot stays silent.
     const userCount = h.surface.messagesIn(thread).length;
     await h.say(h.users.alice, thread, 'Hi! I need help with *financing* for 12 Oak St.');
-    await h.waitFor(() => h.surface.messagesIn(ticketThread!).some((m) => m.current.text === '*Alice:* Hi! I need help with *financing* for 12 Oak St.'), 5000);
+    await waitFor(() => h.surface.messagesIn(ticketThread!).some((m) => m.current.text === '*Alice:* Hi! I need help with *financing* for 12 Oak St.'), 'h.surface.messagesIn(ticketThread!).some((m) => m.current.text === ...', 5000);
     await h.say(winner, ticketThread!, 'Sure, I can help. What is your budget?');
-    await h.waitFor(() => h.surface.messagesIn(thread).some((m) => m.current.text === `*${winner.name} (agent):* Sure, I can help. What is your budget?`), 5000);
+    await waitFor(() => h.surface.messagesIn(thread).some((m) => m.current.text === `*${winner.name} (agent):* Sure, I can help. What is your budget?`), 'h.surface.messagesIn(thread).some((m) => m.current.text === `*${win...', 5000);
     await h.bridge.conversations.idle();
     const during = h.surface.messagesIn(thread).slice(userCount).map((m) => m.current.text);
     expect(during.filter((t) => t === 'Thinking…' || t.includes('Talk to a human'))).toEqual([]);
@@ -90,7 +91,7 @@ describe('handoff: round trip on one surface', () => {
     expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.text.split('\n')[0]).toMatch(/^Closed by /);
     const afterClose = h.surface.messagesIn(thread).length;
     await h.say(h.users.alice, thread, 'Which homes are for sale in Austin?');
-    await h.waitFor(() => h.surface.messagesIn(thread).slice(afterClose).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')), 10_000);
+    await waitFor(() => h.surface.messagesIn(thread).slice(afterClose).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')), 'h.surface.messagesIn(thread).slice(afterClose).some((m) => m.curren...', 10_000);
   });
 
   it('/handoff in the channel hands off the most recent conversation, and /handoff cancel gives it back', async () => {
@@ -133,9 +134,9 @@ describe('handoff: automatic on noAnswer, claim timeout', () => {
 
   it('hands off by itself, then tells the user once that nobody has claimed it; the ticket stays open', async () => {
     const thread = await askInThread(h, UNANSWERABLE);
-    await h.waitFor(() => h.surface.messagesIn(h.handoffChannel).length === 1, 10_000);
+    await waitFor(() => h.surface.messagesIn(h.handoffChannel).length === 1, 'h.surface.messagesIn(h.handoffChannel).length === 1', 10_000);
     expect(h.surface.messagesIn(thread).some((m) => m.current.text === DEFAULT_TALK_TO_HUMAN)).toBe(true);
-    await h.waitFor(() => h.surface.messagesIn(thread).some((m) => /No one has picked up your request yet/.test(m.current.text)), 5000);
+    await waitFor(() => h.surface.messagesIn(thread).some((m) => /No one has picked up your request yet/.test(m.current.text)), 'h.surface.messagesIn(thread).some((m) => /No one has picked up your...', 5000);
     await h.bridge.handoffs.sweepUnclaimed();
     await h.bridge.handoffs.sweepUnclaimed();
     expect(h.surface.messagesIn(thread).filter((m) => /No one has picked up/.test(m.current.text))).toHaveLength(1);
@@ -169,8 +170,8 @@ describe('handoff: ticket on another surface', () => {
 
     await h.bridge.action(h.invocation(h.agents.ann, h.handoffChannel), 'handoff.claim', ticket.current.buttons![0]!.value);
     await h.say(h.agents.ann, ticketThread!, 'Hello from the other side', { surface: h.handoffPort });
-    await h.waitFor(() => h.surface.messagesIn(thread).some((m) => m.current.text === '*Ann Agent (agent):* Hello from the other side'), 5000);
+    await waitFor(() => h.surface.messagesIn(thread).some((m) => m.current.text === '*Ann Agent (agent):* Hello from the other side'), 'h.surface.messagesIn(thread).some((m) => m.current.text === \'*Ann A...', 5000);
     await h.say(h.users.alice, thread, 'Great, thanks');
-    await h.waitFor(() => h.handoffSurface.messagesIn(ticketThread!).some((m) => m.current.text === '*Alice:* Great, thanks'), 5000);
+    await waitFor(() => h.handoffSurface.messagesIn(ticketThread!).some((m) => m.current.text === '*Alice:* Great, thanks'), 'h.handoffSurface.messagesIn(ticketThread!).some((m) => m.current.te...', 5000);
   });
 });

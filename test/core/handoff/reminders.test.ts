@@ -1,6 +1,7 @@
 /** Reminders in a waiting ticket's thread (at most 3, one per interval), then the ticket times out. */
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import type { Place } from '../../../src/core/surface';
+import { waitFor } from '../../support/wait-for';
 
 describe('handoff: reminders and time-out', () => {
   let h: CoreHarness;
@@ -21,10 +22,10 @@ describe('handoff: reminders and time-out', () => {
     const ticketThread: Place = h.surface.calls.filter((c) => c.op === 'startThread' && c.place?.channel === h.handoffChannel.channel).at(-1)!.place!;
     const reminders = (): string[] => h.surface.messagesIn(ticketThread).map((m) => m.current.text).filter((t) => t.startsWith('Reminder'));
 
-    await h.waitFor(async () => {
+    await waitFor(async () => {
       await h.bridge.handoffs.sweepUnclaimed();
       return /^Timed out at \d\d:\d\d UTC: nobody claimed it in /.test(ticket.current.text);
-    }, 10_000);
+    }, 'the ticket timed out', 10_000);
     expect(reminders()).toHaveLength(3);
     expect(reminders()[0]).toMatch(/^Reminder \(1 of 3\): Alice has been waiting \d+ s for an agent/);
     expect(reminders()[2]).toMatch(/^Reminder \(3 of 3\)/);

@@ -3,7 +3,8 @@
  * service failure is not a broken connection, and the service's own refusals keep its words.
  */
 import { Relay } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
+import { describeInterruption } from '../../../src/core/conversations/interruption';
 import {
   InterruptedStreamError,
   NetworkError,
@@ -14,25 +15,24 @@ import {
   TimeoutError,
 } from '../../../src/service/errors';
 import type { Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
 let store: SqliteStore;
-let scheduler: BudgetScheduler;
+let bed: RelayTestbed;
 let relay: Relay;
 let n = 0;
 
 beforeEach(() => {
-  store = new SqliteStore(':memory:');
-  scheduler = new BudgetScheduler({ store, log: silentLog });
-  relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'e', options: { minInterimIntervalMs: 10 } });
+  bed = new RelayTestbed();
+  store = bed.store;
+  relay = new Relay({ store, log: silentLog, instanceId: 'e', options: { minInterimIntervalMs: 10 } });
 });
 
 afterEach(async () => {
-  scheduler.close();
-  await store.close();
+  await bed.close();
 });
 
 const RATE_TEXT = 'You have sent too many messages. Please wait 60 seconds.';
@@ -51,12 +51,12 @@ const cases: Array<[string, () => unknown, string]> = [
   ['a cancelled stream', () => new InterruptedStreamError('askStream', 'Some', 'aborted'), 'the answer was cancelled.'],
 ];
 
-describe('interruption notice', () => {
+describe('interruption notice (in the words conversations hand the relay)', () => {
   it.each(cases)('describes %s', async (_what, make, reason) => {
-    const surface = new TestSurface();
+    const surface = bed.surface();
     const stream = new FakeAnswerStream();
-    const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
-    const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, answerKey: `err-${n}` });
+    const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
+    const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, explain: (e) => describeInterruption(e, 5000), answerKey: `err-${n}` });
     stream.push('Some');
     const err = make();
     stream.fail(err);

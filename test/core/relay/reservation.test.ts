@@ -1,9 +1,10 @@
 import { BudgetScheduler } from '../../../src/core/relay/scheduler';
-import { Relay } from '../../../src/core/relay/relay';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog, until } from './fake-stream';
+import { RelayTestbed } from './testbed';
+import { TEST_SURFACE } from '../../support/test-surface';
+import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 describe('BudgetScheduler final reservation', () => {
   let store: SqliteStore;
@@ -31,7 +32,7 @@ describe('BudgetScheduler final reservation', () => {
       }),
     );
     // The interim share alone would allow 2; the reservation allows 4 - 3 = 1.
-    await until(() => interims === 1 && scheduler.pending === 2);
+    await waitFor(() => interims === 1 && scheduler.pending === 2, 'interims === 1 && scheduler.pending === 2');
     const started = Date.now();
     const finals = await Promise.all([1, 2, 3].map(() => scheduler.run([budget], 'final', async () => 'shown')));
     expect(finals).toEqual(['shown', 'shown', 'shown']);
@@ -52,7 +53,7 @@ describe('BudgetScheduler final reservation', () => {
     const interim = scheduler.run([budget], 'interim', async () => {
       ran = true;
     });
-    await until(() => scheduler.pending === 1);
+    await waitFor(() => scheduler.pending === 1, 'scheduler.pending === 1');
     expect(ran).toBe(false);
     release();
     await interim;
@@ -60,33 +61,49 @@ describe('BudgetScheduler final reservation', () => {
     other();
   });
 
-  it('does not reserve on short windows, and spaces interims by the answers sharing a long one', () => {
-    const short: RateBudget = { key: 's', limit: 2, windowMs: 400 };
-    const long: RateBudget = { key: 'l', limit: 50, windowMs: 60_000 };
-    scheduler.expectFinal([short]);
-    expect(scheduler.finalsAwaited('s')).toBe(0);
-    expect(scheduler.interimSpacingMs([short])).toBe(0);
-    // 50 a minute, shared by 1 and then 10 answers.
-    const first = scheduler.expectFinal([long]);
-    expect(scheduler.interimSpacingMs([long])).toBe(1_200);
-    const more = Array.from({ length: 9 }, () => scheduler.expectFinal([long]));
-    expect(scheduler.interimSpacingMs([short, long])).toBe(12_000);
-    first();
-    for (const r of more) r();
+  it('does not reserve on short windows, and plans interims from what the budget holds and refills', async () => {
+    let now = 1_000_000;
+    const planned = new BudgetScheduler({ store, log: silentLog, now: () => now, expectedAnswerMs: 6_000 });
+    try {
+      const short: RateBudget = { key: 's', limit: 2, windowMs: 400 };
+      const long: RateBudget = { key: 'l', limit: 50, windowMs: 60_000 };
+      planned.expectFinal([short], 'a0');
+      expect(planned.finalsAwaited('s')).toBe(0);
+      expect(planned.interimSpacingMs([short])).toBe(0);
+      // A lone answer: 50 held (5 kept back for finals nobody foresees) - its final - the finals of
+      // the answers arriving at its rate (1 in 2 s: 3 over its 6 s) = 41 interims' worth.
+      const first = planned.expectFinal([long], 'a1');
+      expect(planned.interimSpacingMs([long])).toBe(Math.round(6_000 / 41));
+      // Ten answers at once: a surge (10 in 2 s: 30 more expected over 6 s) leaves 45 - 10 - 30.
+      const more = Array.from({ length: 9 }, (_, i) => planned.expectFinal([long], `b${i}`));
+      expect(planned.interimSpacingMs([short, long])).toBe(Math.round((6_000 * 10) / 5));
+      // The surge is over (no arrivals for 2 s) and 30 tokens are spent: 15 - 10 = 5 left for ten
+      // answers expected to go on 4 s more (nothing leaves the sliding window before a minute).
+      now += 2_000;
+      for (let i = 0; i < 30; i++) await planned.run([long], 'final', async () => undefined);
+      expect(planned.interimSpacingMs([long])).toBe(Math.round((4_000 * 10) / 5));
+      // 59 s on, the answers are expected to be over within a second, and the 30 tokens come back then.
+      now += 59_000;
+      expect(planned.interimSpacingMs([long])).toBe(Math.round((1_000 * 10) / (15 + 30 - 10)));
+      first();
+      for (const r of more) r();
+    } finally {
+      planned.close();
+    }
   });
 });
 
 describe('Relay on a long-window budget', () => {
   it('registers each answer until its final is shown, and keeps interims off a crowded budget', async () => {
-    const store = new SqliteStore(':memory:');
-    const scheduler = new BudgetScheduler({ store, log: silentLog });
-    const relay = new Relay({ store, scheduler, log: silentLog, instanceId: 'inst-r', options: { minInterimIntervalMs: 10 } });
+    const bed = new RelayTestbed();
+    const relay = bed.relay('inst-r', { minInterimIntervalMs: 10 });
     // Four answers share an edit budget of 4 a minute: each needs its final, none may spend an interim.
-    const surface = new TestSurface({ budget: { edit: { limit: 4, windowMs: 60_000 } } });
+    const surface = bed.surface({ budget: { edit: { limit: 4, windowMs: 60_000 } } });
+    const scheduler = surface.scheduler!;
     try {
       const streams = [0, 1, 2, 3].map(() => new FakeAnswerStream());
       const runs = streams.map((events, i) => {
-        const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${i}` };
+        const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${i}` };
         return relay.run({
           surface,
           place,
@@ -97,7 +114,7 @@ describe('Relay on a long-window budget', () => {
           answerKey: `reserve-${i}`,
         });
       });
-      await until(() => scheduler.finalsAwaited('test:edit:W') === 4 && surface.count('post') === 4);
+      await waitFor(() => scheduler.finalsAwaited('test:edit:W') === 4 && surface.count('post') === 4, 'scheduler.finalsAwaited(\'test:edit:W\') === 4 && surface.count(\'post...');
       for (const [i, s] of streams.entries()) {
         for (let k = 0; k < 5; k++) s.push(`part ${k} of ${i}. `);
       }
@@ -109,8 +126,7 @@ describe('Relay on a long-window budget', () => {
       expect(surface.count('edit')).toBe(4);
       expect(surface.violations).toBe(0);
     } finally {
-      scheduler.close();
-      await store.close();
+      await bed.close();
     }
   });
 });

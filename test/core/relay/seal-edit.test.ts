@@ -4,32 +4,31 @@
  * mark, in one call.
  */
 import { Relay, type RelayRequest } from '../../../src/core/relay/relay';
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { RelayTestbed } from './testbed';
 import type { Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { TestSurface } from '../../support/test-surface';
+import type { SqliteStore } from '../../../src/state/sqlite-store';
+import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 let store: SqliteStore;
-let scheduler: BudgetScheduler;
+let bed: RelayTestbed;
 let n = 0;
 
 beforeEach(() => {
-  store = new SqliteStore(':memory:');
-  scheduler = new BudgetScheduler({ store, log: silentLog });
+  bed = new RelayTestbed();
+  store = bed.store;
 });
 
 afterEach(async () => {
-  scheduler.close();
-  await store.close();
+  await bed.close();
 });
 
 function relayWith(maxHoldMs: number): Relay {
-  return new Relay({ store, scheduler, log: silentLog, instanceId: 's', options: { minInterimIntervalMs: 20, maxHoldMs } });
+  return new Relay({ store, log: silentLog, instanceId: 's', options: { minInterimIntervalMs: 20, maxHoldMs } });
 }
 
 function request(surface: TestSurface, events: FakeAnswerStream): RelayRequest & { place: Place } {
-  const place: Place = { surface: 'test', workspace: 'W', channel: 'C', thread: `T${++n}` };
+  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   return { surface, place, events, finalButtons: [], retry: { action: 'r', value: 'v' }, idleTimeoutMs: 5000, answerKey: `seal-${n}` };
 }
 
@@ -39,7 +38,7 @@ const NEAR_FULL = 'word '.repeat(19);
 describe('sealing edits', () => {
   it('seals a message with one edit instead of an interim showing its whole text and another dropping the typing mark', async () => {
     const relay = relayWith(10_000);
-    const surface = new TestSurface({ maxMessageLength: 100 });
+    const surface = bed.surface({ maxMessageLength: 100 });
     const a = new FakeAnswerStream();
     const b = new FakeAnswerStream();
     const reqA = request(surface, a);
@@ -77,7 +76,7 @@ describe('sealing edits', () => {
 
   it('shows the text after maxHoldMs when no seal comes', async () => {
     const relay = relayWith(50);
-    const surface = new TestSurface({ maxMessageLength: 100 });
+    const surface = bed.surface({ maxMessageLength: 100 });
     const a = new FakeAnswerStream();
     const req = request(surface, a);
     const run = relay.run(req);

@@ -21,6 +21,12 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     expect(puts).toHaveLength(1);
     const names = (e.fake.commands.get(e.fake.guildId) ?? []).map((c) => c.name);
     expect(names).toEqual(expect.arrayContaining(['ask', 'listings', 'listing', 'chatbot', 'handoff', 'analytics', 'history']));
+    // Guild commands never show in DMs: the conversation commands are also global, for the bot's DMs only.
+    const global = (e.fake.commands.get('global') ?? []).map((c) => ({ name: c.name, contexts: c.contexts }));
+    expect(global).toEqual([
+      { name: 'ask', contexts: [1] },
+      { name: 'handoff', contexts: [1] },
+    ]);
   });
 
   test('the registered options mirror the grammar', () => {
@@ -55,10 +61,13 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     });
     try {
       await second.start();
-      const puts = e.fake.callsTo('PUT', /\/commands$/);
-      expect(puts).toHaveLength(2);
-      expect(puts[1]!.body).toEqual(puts[0]!.body);
+      const guildPuts = e.fake.callsTo('PUT', /\/guilds\/\d+\/commands$/);
+      expect(guildPuts).toHaveLength(2);
+      expect(guildPuts[1]!.body).toEqual(guildPuts[0]!.body);
       expect((e.fake.commands.get(e.fake.guildId) ?? []).map((c) => ({ name: c.name, id: c.id }))).toEqual(before);
+      const dmPuts = e.fake.callsTo('PUT', new RegExp(`^/applications/${e.fake.applicationId}/commands$`));
+      expect(dmPuts).toHaveLength(2);
+      expect(dmPuts[1]!.body).toEqual(dmPuts[0]!.body);
     } finally {
       await second.stop();
     }

@@ -100,29 +100,30 @@ describe('Discord: every command', () => {
     const panel = await firstResponse(rec, 'the form panel');
     expect(panel.ephemeral).toBe(true);
     const labels = e.fake.buttons(panel).map((b) => b.label);
-    expect(labels).toEqual(expect.arrayContaining(['Basics', 'Size', 'Create', 'Cancel']));
-    const open = e.fake.clickButtonLabelled(panel, 'Basics', e.admin);
-    const modal = await e.fake.waitFor(() => e.fake.modalOf(open), 10_000, 'the Basics modal');
+    // Grouped as an agent fills a listing: the home first.
+    expect(labels).toEqual(expect.arrayContaining(['The home', 'Where and how it is offered', 'Create', 'Cancel']));
+    const open = e.fake.clickButtonLabelled(panel, 'The home', e.admin);
+    const modal = await e.fake.waitFor(() => e.fake.modalOf(open), 10_000, 'the first modal');
     expect(modal.inputs.length).toBeLessThanOrEqual(5);
-    expect(modal.inputs.map((i) => i.custom_id)).toEqual(['SaleType', 'Status', 'PropertyType', 'MLSNumber', 'Url']);
+    expect(modal.inputs.map((i) => i.custom_id)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
     e.fake.submitModal({
       customId: modal.custom_id,
       channelId: e.general.id,
       member: e.admin,
       message: panel,
-      values: { SaleType: 'castle', Status: 'Active', PropertyType: 'Condo', MLSNumber: 'DSC-1', Url: 'https://example.com/dsc-1' },
+      values: { Address: '1 Discord Way', SalePrice: '500000', PropertyType: 'Condo', Bedrooms: 'many', Bathrooms: '2' },
     });
-    await e.fake.waitFor(() => panel.content.includes('\u2705 Basics'), 10_000, 'the panel marking Basics done');
-    const openSize = e.fake.clickButtonLabelled(panel, 'Size', e.admin);
-    const sizeModal = await e.fake.waitFor(() => e.fake.modalOf(openSize), 10_000, 'the Size modal');
+    await e.fake.waitFor(() => panel.content.includes('\u2705 The home'), 10_000, 'the panel marking the first group done');
+    const openWhere = e.fake.clickButtonLabelled(panel, 'Where and how it is offered', e.admin);
+    const whereModal = await e.fake.waitFor(() => e.fake.modalOf(openWhere), 10_000, 'the second modal');
     e.fake.submitModal({
-      customId: sizeModal.custom_id,
+      customId: whereModal.custom_id,
       channelId: e.general.id,
       member: e.admin,
       message: panel,
-      values: { Bedrooms: 'many', Bathrooms: '2', BuildingArea: '100', LotArea: '200', AreaUnit: 'Square Feet' },
+      values: { City: 'Austin', State: 'TX', ZIP: '78701', SaleType: 'castle', Status: 'Active' },
     });
-    await e.fake.waitFor(() => panel.content.includes('\u2705 Size'), 10_000, 'the panel marking Size done');
+    await e.fake.waitFor(() => panel.content.includes('\u2705 Where and how it is offered'), 10_000, 'the panel marking the second group done');
     e.fake.clickButtonLabelled(panel, 'Create', e.admin);
     await e.fake.waitFor(() => panel.content.includes('Please fix'), 10_000, 'the errors on the panel');
     expect(panel.content).toContain('SaleType');

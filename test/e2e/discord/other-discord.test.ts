@@ -3,7 +3,7 @@
  * faithful implementation may: GUILD_CREATE without the guild's custom roles (members still carry
  * their role ids), no thread on an interaction's reply, or no thread on any message at all.
  */
-import { FakeDiscord } from '../../support/fake-discord';
+import { type FakeDiscord, INTENTS } from '../../support/fake-discord';
 import { botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 
 const STRING = 3;
@@ -24,11 +24,8 @@ describe('Discord with no roles in GUILD_CREATE and no thread on interaction rep
     await e?.close();
   });
 
-  test('IDENTIFY asks exactly the intents Guilds, GuildMessages and MessageContent', () => {
-    const GUILDS = 1 << 0;
-    const GUILD_MESSAGES = 1 << 9;
-    const MESSAGE_CONTENT = 1 << 15;
-    expect(e.fake.lastIntents).toBe(GUILDS | GUILD_MESSAGES | MESSAGE_CONTENT);
+  test('IDENTIFY asks exactly the intents Guilds, GuildMessages, MessageContent and DirectMessages', () => {
+    expect(e.fake.lastIntents).toBe(INTENTS.guilds | INTENTS.guildMessages | INTENTS.messageContent | INTENTS.directMessages);
   });
 
   test('admins are the members holding a DISCORD_ADMIN_ROLES role even when the guild cache does not list it', async () => {

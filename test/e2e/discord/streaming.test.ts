@@ -1,4 +1,5 @@
 import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { wordGroups } from '../../../src/local-service/answerer/format';
 
 const TYPING = /\s*\u258d$/;
 
@@ -52,4 +53,35 @@ describe('Discord: streaming by edits, logs without the token, bad gateway paylo
     expect(logLines.length).toBeGreaterThan(0);
     expect(logLines.join('\n')).not.toContain(e.fake.token);
   });
+});
+
+/**
+ * A lone answer of about 3 s visibly streams on Discord: counted from the fake's record of every
+ * content the message showed (the stream's length comes from the service's fragments).
+ */
+describe('Discord: a lone answer streams visibly', () => {
+  const FRAGMENT_MS = 180;
+  const QUESTION = 'Which homes are for rent in Austin?';
+  let e: DiscordE2E;
+
+  beforeAll(async () => {
+    e = await startDiscordE2E({ fragmentDelayMs: FRAGMENT_MS });
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('at least 2 distinct partial texts before the final, every one a prefix of it', async () => {
+    const { threadId } = await ask(e, QUESTION);
+    const { answer, messages } = await waitForAnswer(e, threadId, QUESTION, 40_000);
+    expect(wordGroups(answer).length * FRAGMENT_MS).toBeGreaterThanOrEqual(2_500);
+    expect(messages).toHaveLength(1);
+    const m = messages[0]!;
+    const shown = m.history.map((v) => v.replace(TYPING, '').trimEnd());
+    const partials = new Set(shown.filter((t) => t !== '' && t !== m.content));
+    expect(partials.size).toBeGreaterThanOrEqual(2);
+    for (const t of shown) expect(m.content.startsWith(t)).toBe(true);
+    expect(e.fake.rateLimitHits).toBe(0);
+  }, 60_000);
 });

@@ -1,8 +1,8 @@
 /**
  * Random and malformed gateway dispatches (INTERACTION_CREATE, MESSAGE_CREATE and a few others, with
  * wrong types, missing fields, null bodies, random nesting) sent to the bridge over the fake
- * Discord gateway: the process never crashes, keeps its gateway session, and a normal /ask
- * afterwards is answered exactly.
+ * Discord gateway: the process never crashes, keeps its gateway session, and a normal /ask (and a
+ * DM) afterwards is answered exactly.
  */
 import { snowflake } from '../../support/fake-discord';
 import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
@@ -58,6 +58,16 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
     ];
   }
 
+  function dm(): { id: string } {
+    return e.fake.openDm(e.user);
+  }
+
+  /** A DM as Discord sends it: no guild_id, no member, the channel's type. */
+  function dmMessage(): Record<string, unknown> {
+    const author = { id: e.user.user.id, username: 'ada', discriminator: '0', global_name: null, avatar: null };
+    return { id: snowflake(), channel_id: dm().id, channel_type: 1, author, content: 'hello in a DM', mentions: [], attachments: [], embeds: [], timestamp: new Date().toISOString(), type: 0 };
+  }
+
   test(`${COUNT} malformed dispatches: no crash, the gateway session stays, a normal /ask is answered`, async () => {
     const g = new Gen(prng(11));
     const tpl = templates();
@@ -83,6 +93,12 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
       ['MESSAGE_CREATE', { ...tpl[3]!.d, attachments: 'none', mentions: null }],
       ['MESSAGE_CREATE', { ...tpl[3]!.d, channel_id: null }],
       ['MESSAGE_CREATE', { ...tpl[3]!.d, content: 'y'.repeat(200_000) }],
+      // Direct messages (no guild_id, no member): broken ones must not start or break a DM conversation.
+      ['MESSAGE_CREATE', { ...dmMessage(), author: null }],
+      ['MESSAGE_CREATE', { ...dmMessage(), channel_type: 'dm' }],
+      ['MESSAGE_CREATE', { ...dmMessage(), channel_id: null }],
+      ['MESSAGE_CREATE', { ...dmMessage(), content: ['not', 'text'] }],
+      ['INTERACTION_CREATE', { ...tpl[0]!.d, guild_id: undefined, member: undefined, user: null, channel: { id: dm().id, type: 1 } }],
       ['MESSAGE_UPDATE', null],
       ['MESSAGE_DELETE', { id: null }],
       ['THREAD_CREATE', { id: snowflake(), type: 'thread' }],
@@ -112,6 +128,10 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
     const q = 'Homes for sale in Austin, after the bad packets?';
     const { threadId } = await ask(e, q);
     await waitForAnswer(e, threadId, q);
+    // And a DM is still a conversation.
+    const dmQuestion = 'Homes for rent in Austin, asked in a DM after the bad packets?';
+    e.fake.directMessage({ member: e.user, content: dmQuestion });
+    await waitForAnswer(e, dm().id, dmQuestion);
     expect(e.fake.connectedBots).toBeGreaterThanOrEqual(1);
     expect(e.fake.identifies).toBe(1);
     const health = await fetch(`${e.app.url}/healthz`);

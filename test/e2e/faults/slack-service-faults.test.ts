@@ -93,12 +93,10 @@ describe.each([
     };
     proxy.scriptAsk(silent);
     const q = 'Condos in Miami? (timeout)';
-    const started = Date.now();
     const root = await ask('C0FTIMEOUT', q);
     const msgs = await settled('C0FTIMEOUT', root, (m) => button(m, 'Retry') !== undefined, 40_000);
     const told = msgs.find((m) => button(m, 'Retry'))!;
     expect(shown(told)).toMatch(/stopped responding|did not answer|no new text|timed? ?out/i);
-    expect(Date.now() - started).toBeLessThan(35_000);
     // The bridge gave up on the request: it does not hold the connection open.
     await requestClosed;
   }, 60_000);

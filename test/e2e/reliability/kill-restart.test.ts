@@ -21,6 +21,8 @@ import {
 const STATE_URL = 'redis://127.0.0.1:6379/13';
 const LONG_QUESTION = 'Give me the long answer: all listings please';
 const MARK_WITHIN_MS = 60_000;
+/** The wait for the mark ends when the promise does: MARK_WITHIN_MS after the kill (a bound, not a measurement). */
+const markDeadline = (killedAt: number): number => Math.max(1, MARK_WITHIN_MS - (Date.now() - killedAt));
 
 describe('reliability: the bridge killed mid-stream', () => {
   let service: SharedService;
@@ -77,8 +79,7 @@ describe('reliability: the bridge killed mid-stream', () => {
     const killedAt = (await victim.waitExit(5000)).at;
 
     const restarted = await start('kill-a');
-    const marked = await waitFor(() => markedInterrupted('C0KILL', root.ts), 'the interrupted answer marked', MARK_WITHIN_MS);
-    expect(Date.now() - killedAt).toBeLessThan(MARK_WITHIN_MS);
+    const marked = await waitFor(() => markedInterrupted('C0KILL', root.ts), 'the interrupted answer marked', markDeadline(killedAt));
     // The partial text stays, and it is the beginning of what the service answers to this question.
     expect(marked.text.length).toBeGreaterThan(0);
     expect(botReplies('C0KILL', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
@@ -113,8 +114,7 @@ describe('reliability: the bridge killed mid-stream', () => {
     victim.signal('SIGKILL');
     const killedAt = (await victim.waitExit(5000)).at;
 
-    await waitFor(() => markedInterrupted('C0KILL2', root.ts), 'the interrupted answer marked by the other instance', MARK_WITHIN_MS);
-    expect(Date.now() - killedAt).toBeLessThan(MARK_WITHIN_MS);
+    await waitFor(() => markedInterrupted('C0KILL2', root.ts), 'the interrupted answer marked by the other instance', markDeadline(killedAt));
     // Marked by one of the instances still running (this file's keeper, or the restarted kill-a).
     const markers = started.filter((p) => p !== victim && p.lines.some((l) => l.msg === 'marked an abandoned answer interrupted' && l.owner === 'kill-c'));
     expect(markers).toHaveLength(1);
@@ -140,8 +140,7 @@ describe('reliability: the bridge killed mid-stream', () => {
       victim.signal('SIGKILL');
       const killedAt = (await victim.waitExit(5000)).at;
       await start('kill-n');
-      await waitFor(() => markedInterrupted('C0KILLN', root.ts), 'the natively streamed answer marked', MARK_WITHIN_MS);
-      expect(Date.now() - killedAt).toBeLessThan(MARK_WITHIN_MS);
+      await waitFor(() => markedInterrupted('C0KILLN', root.ts), 'the natively streamed answer marked', markDeadline(killedAt));
       // The messages finished before the kill keep their text.
       expect(botReplies('C0KILLN', root.ts)[0]!.text.length).toBeGreaterThan(0);
     } finally {

@@ -1,6 +1,7 @@
 /** Native streaming (chat.startStream/appendStream/stopStream) when offered, chat.update when refused. */
 import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../support/slack-requests';
+import { wordGroups } from '../../../src/local-service/answerer/format';
 
 const LONG = 'Tell me about all listings, the long answer';
 
@@ -41,6 +42,38 @@ describe('Slack e2e: streaming', () => {
     const root2 = await waitFor(() => rootFor(e.fake, 'C0FALLBACK2', q2), 'the second root');
     await waitForAnswer(e, 'C0FALLBACK2', root2.ts, q2);
     expect(e.fake.callsOf('chat.startStream').length).toBe(refused);
+    expect(e.fake.rateLimited).toBe(0);
+  });
+});
+
+/**
+ * A lone answer on the chat.update path visibly streams: the budget is all there, so the relay
+ * spends it on interims (the gateway's plan), not one edit per 1.2 s. Counted from the fake's
+ * record of every text the message showed; the stream's length comes from the service's fragments.
+ */
+describe('Slack e2e: a lone answer streams visibly through chat.update', () => {
+  const FRAGMENT_MS = 180;
+  const QUESTION = 'Which homes are for rent in Austin?';
+  let e: SlackE2E;
+  beforeAll(async () => {
+    e = await startSlackE2E({ fake: { streaming: 'feature_not_enabled' }, fragmentDelayMs: FRAGMENT_MS });
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('at least 3 distinct partial texts before the final, every one a prefix of it', async () => {
+    await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0LONE' });
+    const root = await waitFor(() => rootFor(e.fake, 'C0LONE', QUESTION), 'the root');
+    const { answer, messages } = await waitForAnswer(e, 'C0LONE', root.ts, QUESTION, 40_000);
+    // The setup streams for about 3 s (the service's fragments times their delay).
+    const fragments = wordGroups(answer).length;
+    expect(fragments * FRAGMENT_MS).toBeGreaterThanOrEqual(2_500);
+    expect(messages).toHaveLength(1);
+    const history = messages[0]!.history;
+    const partials = new Set(history.filter((t) => t !== '' && t !== answer));
+    expect(partials.size).toBeGreaterThanOrEqual(3);
+    for (const t of history) expect(answer.startsWith(t)).toBe(true);
     expect(e.fake.rateLimited).toBe(0);
   });
 });

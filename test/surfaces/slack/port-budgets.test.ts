@@ -1,5 +1,5 @@
 /**
- * SlackPort against the fake Web API: the native-streaming tier budgets (the fake's and the port's),
+ * SlackPort against the fake Web API: the native-streaming tier budgets (the fake's and the gateway's),
  * paced and coalesced button updates, thread recipients kept in the store (seen by another
  * instance), and stopNativeStream finishing a stream another process left open.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { SlackPort, STREAM_BUDGETS } from '../../../src/surfaces/slack/port';
+import { POST_BUDGET, SlackPort, STREAM_BUDGETS } from '../../../src/surfaces/slack/port';
 import { createWebClient } from '../../../src/surfaces/slack/web';
 import { FakeSlack } from '../../support/fake-slack';
 
@@ -45,13 +45,15 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
   });
 
   afterAll(async () => {
+    for (const p of ports) p.close();
     await fake.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   test('the fake enforces the streaming tiers per workspace with 429 and Retry-After, counted', async () => {
-    const other = await new FakeSlack({ team: 'T0TIERS' }).start();
+    // A stopped clock: the buckets do not refill while the burst runs (on a loaded machine it may take seconds).
+    const other = await new FakeSlack({ team: 'T0TIERS', now: () => 0 }).start();
     try {
       const post = (method: string, body: Record<string, unknown>): Promise<Response> =>
         fetch(`${other.apiUrl}${method}`, {
@@ -65,10 +67,14 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
       expect(starts.at(-1)!.status).toBe(429);
       expect(Number(starts.at(-1)!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       const ts = String(((await starts[0]!.json()) as { ts: string }).ts);
-      const appends = [];
-      for (let i = 0; i < STREAM_BUDGETS.append.limit + 1; i++) appends.push((await post('chat.appendStream', { channel: 'C1', ts, markdown_text: 'x' })).status);
-      expect(appends.filter((s) => s === 429)).toHaveLength(1);
+      // The bucket refills (100 a minute) while a loaded machine makes these calls: call until the
+      // first 429, which must come after the whole budget and no sooner.
+      const appends: number[] = [];
+      while (!appends.includes(429) && appends.length < STREAM_BUDGETS.append.limit * 2) {
+        appends.push((await post('chat.appendStream', { channel: 'C1', ts, markdown_text: 'x' })).status);
+      }
       expect(appends.at(-1)).toBe(429);
+      expect(appends.length).toBeGreaterThan(STREAM_BUDGETS.append.limit);
       const stops = [];
       for (let i = 0; i < STREAM_BUDGETS.stop.limit + 1; i++) stops.push((await post('chat.stopStream', { channel: 'C1', ts })).status);
       expect(stops.at(-1)).toBe(429);
@@ -82,16 +88,23 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
   test('a live native stream is paced on appendStream and stopStream budgets, not on chat.update', async () => {
     const port = newPort();
     const thread = place('C0NATIVE', '100.1');
-    expect(port.budgets('edit', thread)).toEqual([{ key: `slack:${fake.team}:chat.update`, limit: 50, windowMs: 60_000 }]);
+    const finals = (method: string): number => port.gateway.scheduler.finalsAwaited(`slack:${fake.team}:${method}`);
+    const release = port.reserveFinal(thread, 'answer-1');
+    expect(finals('chat.update')).toBe(1);
+    release();
     const stream = await port.startNativeStream(thread, { text: '' });
     expect(stream).toBeDefined();
-    // The relay's edits in this thread are now appends.
-    expect(port.budgets('edit', thread)).toEqual([{ key: `slack:${fake.team}:chat.appendStream`, limit: 100, windowMs: 60_000 }]);
+    // The answer's final in this thread is now its stop after appends: reserved on the append budget.
+    const live = port.reserveFinal(thread, 'answer-1');
+    expect(finals('chat.appendStream')).toBe(1);
+    expect(finals('chat.update')).toBe(0);
     // Other threads still edit with chat.update.
-    expect(port.budgets('edit', place('C0NATIVE', '100.2'))[0]!.key).toBe(`slack:${fake.team}:chat.update`);
+    const other = port.reserveFinal(place('C0NATIVE', '100.2'), 'answer-2');
+    expect(finals('chat.update')).toBe(1);
+    live();
+    other();
     await stream!.append('Hello');
     await stream!.stop({ text: 'Hello world' });
-    expect(port.budgets('edit', thread)[0]!.key).toBe(`slack:${fake.team}:chat.update`);
     expect(fake.message('C0NATIVE', stream!.ref.id)!.text).toBe('Hello world');
     // The start and the stop each took one token of their own Tier 2 budget.
     expect(await drain(`slack:${fake.team}:chat.startStream`, STREAM_BUDGETS.start.limit)).toBe(STREAM_BUDGETS.start.limit - 1);
@@ -102,16 +115,12 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     // The previous test drained the workspace's start budget.
     const port = newPort();
     const before = fake.callsOf('chat.startStream').length;
-    const started = Date.now();
     expect(await port.startNativeStream(place('C0SHORT', '200.1'), { text: '' })).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(fake.callsOf('chat.startStream')).toHaveLength(before);
     expect(fake.rateLimited).toBe(0);
-    // The refused start spent no post token of the channel: the post that replaces it goes at once
-    // (a spent token would hold it for the channel's post interval, about a second).
-    const posting = Date.now();
-    await port.post(place('C0SHORT', '200.1'), { text: '', typing: true });
-    expect(Date.now() - posting).toBeLessThan(500);
+    // The refused start spent no post token of the channel, so the post that replaces it goes at once
+    // (a spent token would hold it for the channel's post interval): the channel's token is still free.
+    expect(await drain(`slack:${fake.team}:postMessage:C0SHORT`, POST_BUDGET.limit)).toBe(POST_BUDGET.limit);
   });
 
   test('button updates spend the chat.update budget and coalesce per message', async () => {
@@ -171,9 +180,9 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     await heir.stopNativeStream(stream!.ref, { text: 'Partial answer, done' });
     expect(fake.message('C0ORPHAN', stream!.ref.id)!.text).toBe('Partial answer, done');
     expect(fake.callsOf('chat.stopStream').filter((c) => c.args.ts === stream!.ref.id).at(-1)!.response.error).toBe('message_not_in_streaming_state');
-    // Each stop spent a Tier 2 token; the chat.update is paid by the caller (budgets('edit')), not twice.
+    // Each stop spent a Tier 2 token and each chat.update one of the workspace's: all through the gateway.
     expect(await drain('slack:T0ORPHAN:chat.stopStream', STREAM_BUDGETS.stop.limit)).toBe(STREAM_BUDGETS.stop.limit - 2);
-    expect(await drain('slack:T0ORPHAN:chat.update', 50)).toBe(50);
+    expect(await drain('slack:T0ORPHAN:chat.update', 50)).toBe(48);
     expect(fake.rateLimited).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ import { PlatformRateLimitError } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { FakeSlack } from '../../support/fake-slack';
 import { SlackDriver, waitFor } from '../../support/slack-requests';
+import type { SlackPort } from '../../../src/surfaces/slack/port';
 
 const SECRET = 'test-signing-secret';
 
@@ -162,7 +163,7 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     core.onCommand = undefined;
   });
 
-  test('events are handled once per event_id, retries included; bot and edited messages are ignored', async () => {
+  test('retries reach core with the message id core dedupes on; bot and edited messages are ignored', async () => {
     const root = fake.messages.find((m) => m.channel === 'C0REPLY' && !m.thread_ts)!;
     const event = { type: 'message', channel: 'C0REPLY', channel_type: 'channel', user: 'U0USER1', text: 'follow up', ts: '1700000000.000100', thread_ts: root.ts };
     const first = await driver.event(event);
@@ -175,9 +176,10 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     const mention = await driver.event({ type: 'app_mention', channel: 'C0REPLY', user: 'U0USER1', text: `<@${fake.botUserId}> hi there`, ts: '1700000000.000200' });
     expect(mention.status).toBe(200);
     await waitFor(() => core.messages.find((m) => m.text === 'hi there'), 'the mention');
+    // Core answers a message id once (test/core/conversations covers it): every delivery carries the same id.
+    await waitFor(() => core.messages.filter((m) => m.text === 'follow up').length === 3 || undefined, 'the retries');
     const follow = core.messages.filter((m) => m.text === 'follow up');
-    expect(follow).toHaveLength(1);
-    expect(follow[0]).toMatchObject({ id: event.ts, startsConversation: false, place: { channel: 'C0REPLY', thread: root.ts } });
+    for (const m of follow) expect(m).toMatchObject({ id: event.ts, startsConversation: false, place: { channel: 'C0REPLY', thread: root.ts } });
     expect(core.messages.map((m) => m.text)).not.toEqual(expect.arrayContaining(['bot chatter', 'self', 'top level chatter']));
     expect(core.messages.find((m) => m.text === 'hi there')).toMatchObject({ startsConversation: true, place: { thread: '1700000000.000200' } });
   });
@@ -276,9 +278,10 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
 
   test('budgets follow Slack tiers; long markdown stays within block limits; text is exact', async () => {
     const place = { surface: 'slack' as const, workspace: 'T9', channel: 'C9', thread: '1.2' };
-    // Posts are paced inside the port, so the relay gets no post budget to spend twice.
-    expect(runtime.surface.budgets('post', place)).toEqual([]);
-    expect(runtime.surface.budgets('edit', place)).toEqual([{ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000 }]);
+    // The surface's gateway owns the budgets: posts per channel, chat.update per workspace.
+    const gateway = (runtime.surface as SlackPort).gateway;
+    expect(gateway.postBudget(place)).toEqual({ key: 'slack:T9:postMessage:C9', limit: 1, windowMs: 1000 });
+    expect(gateway.editBudget(place)).toEqual({ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000 });
     expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).toBe('<@U1>');
     const text = `${'Fish & chips <cheap> **bold** '.repeat(99)}end`;
     expect(text.length).toBeLessThanOrEqual(3000);

@@ -1,0 +1,286 @@
+/**
+ * Relay under load: N concurrent answers of about 1,500 characters, each streamed over about 6 s,
+ * relayed into a fake Slack Web API that enforces Slack's tier budgets (chat.update 50/min per
+ * workspace, chat.postMessage about 1/s per channel with short bursts) and answers 429 + Retry-After.
+ *
+ * Every relay gets a fresh fake Slack (fresh budgets) and the same answers, threads and timing:
+ * answers start evenly over `arrivalWindowMs` (so all N stream at once near its end), round-robin
+ * over `channels` channels, each in its own thread under a user's message. Figures come from the
+ * fake: its 429 count, its calls, and its message store (what a user would see).
+ */
+import { setMaxListeners } from 'node:events';
+import pino from 'pino';
+import type { Place } from '../src/core/surface';
+import { SlackPort } from '../src/surfaces/slack/port';
+import { createWebClient } from '../src/surfaces/slack/web';
+import { SqliteStore } from '../src/state/sqlite-store';
+import type { StateStore } from '../src/state/store';
+import { FakeSlack, type SlackCall } from '../test/support/fake-slack';
+import { AbortedError, type BenchRelay } from './relays/common';
+import { FixedIntervalRelay } from './relays/fixed-interval';
+import { NaiveRelay } from './relays/naive';
+import { OurRelay } from './relays/ours';
+import { RawSlack } from './relays/raw-slack';
+import { syntheticAnswer, TimedAnswerStream } from './relays/synthetic';
+
+export type RelayKind = 'ours-update' | 'ours-native' | 'naive' | 'fixed-interval';
+export const RELAY_KINDS: readonly RelayKind[] = ['ours-update', 'ours-native', 'naive', 'fixed-interval'];
+
+export interface RelayBenchOptions {
+  /** Concurrent answers per scenario. */
+  concurrency?: number[];
+  relays?: readonly RelayKind[];
+  channels?: number;
+  answerChars?: number;
+  streamMs?: number;
+  arrivalWindowMs?: number;
+  /** After the last stream ends, how long relays may still work before the run stops them. */
+  graceMs?: number;
+}
+
+export interface RelayFigures {
+  relay: RelayKind;
+  name: string;
+  concurrent: number;
+  channels: number;
+  rateLimited: number;
+  exact: number;
+  exactPct: number;
+  webApiCalls: number;
+  callsPerAnswer: number;
+  /** Texts a user saw per answer (post, each edit or append), final included. */
+  visibleUpdatesPerAnswer: number;
+  /** Median over answers of the distinct partial texts a user saw before the final (interim updates). */
+  interimPerAnswerP50: number;
+  firstVisibleP50Ms: number | null;
+  firstVisibleP95Ms: number | null;
+  /** null when more answers than the percentile allows never showed their exact final (see unfinished). */
+  finalLagP50Ms: number | null;
+  finalLagP95Ms: number | null;
+  /** Answers whose exact final text was not visible when the run stopped them. */
+  unfinished: number;
+  /** Answers whose relay gave up before the run stopped it (e.g. the final edit refused after its retries). */
+  gaveUp: number;
+  runMs: number;
+}
+
+const DEFAULTS = {
+  concurrency: [30, 50],
+  relays: RELAY_KINDS,
+  channels: 10,
+  answerChars: 1_500,
+  streamMs: 6_000,
+  arrivalWindowMs: 6_000,
+  graceMs: 15_000,
+};
+
+/** Nearest-rank percentile; Infinity entries (never finished) count as larger than any figure. */
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const v = sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  return v === undefined || !Number.isFinite(v) ? null : Math.round(v);
+}
+
+interface Tracked {
+  place: Place;
+  answer: string;
+  commandAt: number;
+  stream: TimedAnswerStream;
+  firstVisibleAt?: number;
+  exactSince?: number;
+}
+
+/** What a user sees in a thread: the bot's replies' texts, in order, joined. */
+function threadText(fake: FakeSlack, place: Place): string {
+  return fake
+    .replies(place.channel, place.thread ?? '')
+    .filter((m) => m.bot_id !== undefined)
+    .map((m) => m.text)
+    .join('');
+}
+
+function makeRelay(kind: RelayKind, port: SlackPort, raw: RawSlack, store: StateStore): BenchRelay {
+  switch (kind) {
+    case 'ours-update':
+      return new OurRelay(port, store, 'ours (chat.update)');
+    case 'ours-native':
+      return new OurRelay(port, store, 'ours (native streaming)');
+    case 'naive':
+      return new NaiveRelay(raw);
+    case 'fixed-interval':
+      return new FixedIntervalRelay(raw, 1_000);
+  }
+}
+
+export async function runRelayScenario(kind: RelayKind, concurrent: number, options: RelayBenchOptions = {}): Promise<RelayFigures> {
+  const o = { ...DEFAULTS, ...options };
+  const fake = new FakeSlack({ streaming: kind === 'ours-native' ? 'on' : 'unknown_method' });
+  await fake.start();
+  const log = pino({ level: 'silent' });
+  // One store per instance, as in the app: the port paces posts with it, our scheduler spends edits.
+  const store = new SqliteStore(':memory:');
+  const port = new SlackPort({
+    client: createWebClient(fake.botToken, fake.apiUrl, log),
+    store,
+    log,
+    botToken: fake.botToken,
+    team: () => fake.team,
+  });
+  // Our relay goes through the Slack surface (its gateway); the peers straight to the Web API.
+  const relay = makeRelay(kind, port, new RawSlack(createWebClient(fake.botToken, fake.apiUrl, log)), store);
+  if (kind === 'ours-update') {
+    // The port learns once that this workspace has no native streaming, as a running bridge has long
+    // before a busy moment; the warm-up's calls are not counted.
+    fake.messages.push({ channel: 'CWARMUP', ts: '1700000000.999999', text: 'warm-up', blocks: [], user: 'U0', history: [] });
+    const warm = await port.startNativeStream({ surface: 'slack', workspace: fake.team, channel: 'CWARMUP', thread: '1700000000.999999' }, { text: '' });
+    if (warm) throw new Error('the fake Slack was expected to refuse native streaming');
+  }
+  const callsBefore = fake.calls.length;
+  const limitedBefore = fake.rateLimited;
+
+  // Each answer's thread: a user's message in one of the channels (users' messages cost the bot nothing).
+  const tracked: Tracked[] = [];
+  const byThread = new Map<string, Tracked>();
+  const channels = Math.max(1, Math.min(o.channels, concurrent));
+  for (let i = 0; i < concurrent; i++) {
+    const channel = `C${String(i % channels).padStart(4, '0')}`;
+    const ts = `1700000000.${String(i + 1).padStart(6, '0')}`;
+    fake.messages.push({ channel, ts, text: `question ${i}`, blocks: [], user: `U${i}`, history: [] });
+    const place: Place = { surface: 'slack', workspace: fake.team, channel, thread: ts };
+    const answer = syntheticAnswer(1000 + i, o.answerChars);
+    const t: Tracked = { place, answer, commandAt: 0, stream: new TimedAnswerStream(answer, 1000 + i, o.streamMs) };
+    tracked.push(t);
+    byThread.set(`${channel}:${ts}`, t);
+  }
+
+  // Observe the fake as it records each call (after it has applied it to its message store).
+  const calls = fake.calls;
+  const push = calls.push.bind(calls);
+  const observe = (call: SlackCall): void => {
+    if (call.status !== 200 || call.response.ok !== true) return;
+    const channel = String(call.args.channel ?? '');
+    let thread = typeof call.args.thread_ts === 'string' ? call.args.thread_ts : undefined;
+    if (!thread && typeof call.args.ts === 'string') thread = fake.message(channel, call.args.ts)?.thread_ts;
+    const t = thread ? byThread.get(`${channel}:${thread}`) : undefined;
+    if (!t) return;
+    if ((call.method === 'chat.postMessage' || call.method === 'chat.startStream') && t.firstVisibleAt === undefined) {
+      t.firstVisibleAt = call.at;
+    }
+    const exact = threadText(fake, t.place) === t.answer;
+    if (exact && t.exactSince === undefined) t.exactSince = call.at;
+    if (!exact) t.exactSince = undefined;
+  };
+  calls.push = (...items: SlackCall[]): number => {
+    const n = push(...items);
+    for (const c of items) observe(c);
+    return n;
+  };
+
+  const stop = new AbortController();
+  // Every answer's relay listens on this one signal.
+  setMaxListeners(0, stop.signal);
+  const started = Date.now();
+  const runs: Array<Promise<void>> = [];
+  const gaveUp: unknown[] = [];
+  for (const [i, t] of tracked.entries()) {
+    const startAt = started + (i * o.arrivalWindowMs) / concurrent;
+    runs.push(
+      (async () => {
+        await new Promise((r) => setTimeout(r, Math.max(0, startAt - Date.now())));
+        t.commandAt = Date.now();
+        t.stream.start();
+        await relay.relay({ place: t.place, events: t.stream, answerKey: `bench-${kind}-${i}`, signal: stop.signal });
+      })().catch((err: unknown) => {
+        // A relay that gave up (e.g. its final edit refused after its retries) is a result, not a bench failure.
+        if (!(err instanceof AbortedError) && !stop.signal.aborted) gaveUp.push(err);
+      }),
+    );
+  }
+  // Runs end when every relay is done, or grace after the last stream ended, whichever comes first.
+  const lastEnd = started + o.arrivalWindowMs + o.streamMs;
+  const deadline = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, lastEnd + o.graceMs - Date.now()));
+    void Promise.allSettled(runs).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  await deadline;
+  stop.abort();
+  const settled = await Promise.allSettled(runs);
+  const runMs = Date.now() - started;
+  for (const t of tracked) t.stream.stop();
+  await relay.close();
+  port.close();
+  await fake.close();
+  await store.close();
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  if (process.env.BENCH_LOG && gaveUp.length > 0) console.error(kind, 'gave up:', gaveUp.slice(0, 3));
+
+  const exact = tracked.filter((t) => threadText(fake, t.place) === t.answer);
+  const firstVisible = tracked.map((t) => (t.firstVisibleAt === undefined ? Infinity : t.firstVisibleAt - t.commandAt));
+  const finalLag = tracked.map((t) =>
+    t.exactSince === undefined || t.stream.endedAt === undefined || threadText(fake, t.place) !== t.answer
+      ? Infinity
+      : Math.max(0, t.exactSince - t.stream.endedAt),
+  );
+  const chatCalls = fake.calls.slice(callsBefore).filter((c) => c.method.startsWith('chat.'));
+  // Distinct partial texts of an answer: every text its messages showed that was neither empty nor
+  // the message's final text.
+  const partials = tracked.map((t) =>
+    fake
+      .replies(t.place.channel, t.place.thread ?? '')
+      .filter((m) => m.bot_id !== undefined)
+      .reduce((n, m) => n + new Set(m.history.filter((h) => h !== '' && h !== m.text)).size, 0),
+  );
+  const updates = tracked.reduce(
+    (sum, t) => sum + fake.replies(t.place.channel, t.place.thread ?? '').reduce((n, m) => n + new Set(m.history).size, 0),
+    0,
+  );
+  const r1 = (x: number): number => Math.round(x * 10) / 10;
+  return {
+    relay: kind,
+    name: relay.name,
+    concurrent,
+    channels,
+    rateLimited: fake.rateLimited - limitedBefore,
+    exact: exact.length,
+    exactPct: r1((exact.length / concurrent) * 100),
+    webApiCalls: chatCalls.length,
+    callsPerAnswer: r1(chatCalls.length / concurrent),
+    visibleUpdatesPerAnswer: r1(updates / concurrent),
+    interimPerAnswerP50: percentile(partials, 50) ?? 0,
+    firstVisibleP50Ms: percentile(firstVisible, 50),
+    firstVisibleP95Ms: percentile(firstVisible, 95),
+    finalLagP50Ms: percentile(finalLag, 50),
+    finalLagP95Ms: percentile(finalLag, 95),
+    unfinished: finalLag.filter((x) => !Number.isFinite(x)).length,
+    gaveUp: gaveUp.length,
+    runMs,
+  };
+}
+
+/** A lone answer of about 3 s (half the size and time of the loaded ones), alone in its workspace. */
+export function loneOptions(o: RelayBenchOptions): RelayBenchOptions {
+  const answerChars = Math.round((o.answerChars ?? DEFAULTS.answerChars) / 2);
+  const streamMs = Math.round((o.streamMs ?? DEFAULTS.streamMs) / 2);
+  return { ...o, answerChars, streamMs, arrivalWindowMs: 0 };
+}
+
+/** Every relay at every concurrency, one after another (so they never share the CPU). */
+export async function runRelayBench(
+  options: RelayBenchOptions = {},
+  onResult?: (f: RelayFigures) => void,
+): Promise<RelayFigures[]> {
+  const o = { ...DEFAULTS, ...options };
+  const out: RelayFigures[] = [];
+  for (const n of o.concurrency) {
+    for (const kind of o.relays) {
+      const f = await runRelayScenario(kind, n, n === 1 ? loneOptions(options) : options);
+      onResult?.(f);
+      out.push(f);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,87 @@
+/**
+ * `npm run bench`: the relay under load (ours, naive, fixed interval), memory per 1,000 live
+ * conversations, state store operations per second (SQLite, Redis), and the local service figures.
+ * Prints a table and writes the same figures to bench-results.json in the project root.
+ *
+ * Environment: BENCH_CONCURRENCY (e.g. "1,30,50"), BENCH_RELAYS (e.g. "ours-update,naive"),
+ * BENCH_SERVICE_MS (local service load duration), BENCH_REDIS_URL (store bench).
+ * `npm run bench -- --native`: only the relay table, with Slack's native streaming offered (our
+ * relay's native rows, next to the 1-second relay for the calls comparison).
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { runMemoryBench } from './memory-bench';
+import { RELAY_KINDS, runRelayBench, type RelayKind } from './relay-bench';
+import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } from './report';
+import { runServiceBench } from './service-bench';
+import { runStoreBench } from './store-bench';
+
+function listEnv(name: string): string[] | undefined {
+  const v = process.env[name];
+  return v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
+  const native = process.argv.includes('--native');
+  const concurrency = (listEnv('BENCH_CONCURRENCY') ?? ['1', '30', '50']).map(Number);
+  const defaultRelays: RelayKind[] = native ? ['ours-native', 'fixed-interval'] : [...RELAY_KINDS];
+  const relays = (listEnv('BENCH_RELAYS') ?? defaultRelays).filter((k): k is RelayKind => (RELAY_KINDS as readonly string[]).includes(k));
+  const skipped: string[] = [];
+
+  // Memory first, in a fresh process: what the relay runs leave behind would blur the heap delta.
+  if (!native) console.error('memory bench ...');
+  const memory = native
+    ? undefined
+    : await runMemoryBench(1_000).catch((err: unknown) => {
+        skipped.push(`memory: ${String(err)}`);
+        return undefined;
+      });
+
+  console.error(`relay bench: ${relays.join(', ')} at ${concurrency.join(' and ')} concurrent answers ...`);
+  const relay = await runRelayBench({ ...settings, concurrency, relays }, (f) =>
+    console.error(`  ${f.name} x ${f.concurrent}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`),
+  );
+  if (!native) console.error('store bench ...');
+  const store = native
+    ? undefined
+    : await runStoreBench({ ops: 2_000 }).catch((err: unknown) => {
+        skipped.push(`store: ${String(err)}`);
+        return undefined;
+      });
+  if (!native) console.error('local service bench ...');
+  const service = native
+    ? undefined
+    : await runServiceBench({ durationMs: Number(process.env.BENCH_SERVICE_MS ?? 4_000) }).catch((err: unknown) => {
+        skipped.push(`local service: ${String(err)}`);
+        return undefined;
+      });
+
+  const report: BenchReport = {
+    generatedAt: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    settings,
+    relay,
+    targets: evaluateTargets(relay),
+    ...(memory ? { memory } : {}),
+    ...(store ? { store } : {}),
+    ...(service ? { service } : {}),
+    skipped,
+    runMs: Date.now() - started,
+  };
+  console.log(formatReport(report));
+  const file = join(process.cwd(), native ? 'bench-results-native.json' : 'bench-results.json');
+  writeFileSync(file, `${JSON.stringify({ ...report, table: formatRelayTable(relay, settings.graceMs) }, null, 2)}\n`);
+  console.error(`wrote ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,127 @@
+/**
+ * Answer feedback, durable in the state store (SQLite or Redis: whichever STATE_URL names), so votes
+ * survive restarts and every instance sees the same ones.
+ *
+ * Two records: the rated answer (`feedback:answer:<id>`: where it was posted, its message and the
+ * service's AnswerID) and one vote per person per answer (`feedback:vote:<id>:<user>`). A person's
+ * second press replaces their vote atomically (compare-and-set), so concurrent presses on several
+ * instances never count twice. Nothing here expires: feedback is what /analytics reports.
+ */
+import { z } from 'zod';
+import type { Json, StateStore } from './store';
+
+export const VOTES = ['positive', 'negative'] as const;
+export type Vote = (typeof VOTES)[number];
+
+export const ratedAnswerSchema = z.object({
+  /** The bridge's id of the rated answer (what the buttons carry). */
+  id: z.string().min(1),
+  /** Which surface it was posted on (slack, discord, ...). */
+  surface: z.string(),
+  /** The conversation (thread) it belongs to. */
+  conversation: z.string(),
+  workspace: z.string(),
+  channel: z.string(),
+  thread: z.string().optional(),
+  /** The message carrying the rating control, once posted. */
+  message: z.string().optional(),
+  /** The chatbot service's AnswerID, once the answer is complete. */
+  answerId: z.union([z.string(), z.number()]).optional(),
+  at: z.number(),
+});
+export type RatedAnswer = z.infer<typeof ratedAnswerSchema>;
+
+export const voteRecordSchema = z.object({
+  answer: z.string(),
+  user: z.string(),
+  vote: z.enum(VOTES),
+  surface: z.string(),
+  /** When the current vote was cast (a change moves it). */
+  at: z.number(),
+});
+export type VoteRecord = z.infer<typeof voteRecordSchema>;
+
+export type VoteOutcome =
+  | { kind: 'recorded' }
+  | { kind: 'changed'; previous: Vote }
+  | { kind: 'unchanged' };
+
+export interface FeedbackTally {
+  positive: number;
+  negative: number;
+  /** Per surface, for the surfaces that have votes. */
+  bySurface: Record<string, { positive: number; negative: number }>;
+}
+
+const ANSWER_PREFIX = 'feedback:answer:';
+const VOTE_PREFIX = 'feedback:vote:';
+
+function toJson(value: unknown): Json {
+  return JSON.parse(JSON.stringify(value)) as Json;
+}
+
+export class FeedbackStore {
+  constructor(private readonly store: StateStore) {}
+
+  /** Records (or completes) a rated answer; later fields override earlier ones. */
+  async saveAnswer(answer: RatedAnswer): Promise<void> {
+    const prev = await this.answer(answer.id);
+    await this.store.set(`${ANSWER_PREFIX}${answer.id}`, toJson({ ...prev, ...answer }));
+  }
+
+  async answer(id: string): Promise<RatedAnswer | undefined> {
+    const parsed = ratedAnswerSchema.safeParse(await this.store.get(`${ANSWER_PREFIX}${id}`));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /** One vote per person per answer: a second press of the same vote changes nothing, the other one replaces it. */
+  async vote(answer: string, user: string, vote: Vote, surface: string, at: number): Promise<VoteOutcome> {
+    const key = this.voteKey(answer, user);
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const raw = await this.store.get(key);
+      const current = voteRecordSchema.safeParse(raw);
+      if (current.success && current.data.vote === vote) return { kind: 'unchanged' };
+      const next: VoteRecord = { answer, user, vote, surface, at };
+      if (await this.store.compareAndSet(key, raw, toJson(next))) {
+        return current.success ? { kind: 'changed', previous: current.data.vote } : { kind: 'recorded' };
+      }
+    }
+    throw new Error('feedback: the vote kept changing under us; please press again');
+  }
+
+  async voteOf(answer: string, user: string): Promise<VoteRecord | undefined> {
+    const parsed = voteRecordSchema.safeParse(await this.store.get(this.voteKey(answer, user)));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /** Every vote on one answer. */
+  async votesOn(answer: string): Promise<VoteRecord[]> {
+    return this.readVotes(`${VOTE_PREFIX}${encodeURIComponent(answer)}:`);
+  }
+
+  /** Votes cast in [fromMs, toMs], across surfaces (a changed vote counts once, as it is now). */
+  async tally(fromMs: number, toMs: number): Promise<FeedbackTally> {
+    const out: FeedbackTally = { positive: 0, negative: 0, bySurface: {} };
+    for (const v of await this.readVotes(VOTE_PREFIX)) {
+      if (v.at < fromMs || v.at > toMs) continue;
+      out[v.vote]++;
+      const s = out.bySurface[v.surface] ?? { positive: 0, negative: 0 };
+      out.bySurface[v.surface] = s;
+      s[v.vote]++;
+    }
+    return out;
+  }
+
+  private voteKey(answer: string, user: string): string {
+    return `${VOTE_PREFIX}${encodeURIComponent(answer)}:${encodeURIComponent(user)}`;
+  }
+
+  private async readVotes(prefix: string): Promise<VoteRecord[]> {
+    const out: VoteRecord[] = [];
+    for (const key of await this.store.keys(prefix)) {
+      const parsed = voteRecordSchema.safeParse(await this.store.get(key));
+      if (parsed.success) out.push(parsed.data);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Direct messages to the bot. A DM channel has no threads, so a conversation in it is a place whose
+ * `thread` is a marker of our own, not a Discord channel: the id of the message that started it.
+ * The DM's current marker lives in the store; later DMs continue that conversation (the same chat
+ * session) until the user starts a new one: `/ask` in the DM, or the "New conversation" button that
+ * every finished answer in a DM carries. Core sees ordinary places; the port below maps a DM place
+ * back to its channel before anything reaches Discord.
+ */
+import { HANDOFF_ACTIONS } from '../../core/handoff/model';
+import type { Actor, Attachment, MessageRef, OutMessage, Place, SendOptions, SurfacePort } from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import { interactionScope, type DiscordPort } from './port';
+
+/** Discord's own name for "no guild" in its routes (`/channels/@me`). */
+const DM_WORKSPACE = '@me';
+/** The button that starts a new conversation in a DM; handled by the surface (it only moves the marker). */
+export const NEW_CONVERSATION_ACTION = 'discord.dm.new';
+
+const MARKER_TTL_MS = 90 * 24 * 3600 * 1000;
+
+function isDirect(place: Place): boolean {
+  return place.surface === 'discord' && place.workspace === DM_WORKSPACE;
+}
+
+/** The DM channel itself: where a DM conversation's messages go. */
+function channelPlace(place: Place): Place {
+  return isDirect(place) ? { surface: 'discord', workspace: DM_WORKSPACE, channel: place.channel } : place;
+}
+
+/** Which conversation each DM channel is in. */
+export class DirectMessages {
+  constructor(private readonly store: StateStore) {}
+
+  private key(channelId: string): string {
+    return `discord:dm:${channelId}`;
+  }
+
+  /** The DM's current conversation; without one, the place of the channel (no conversation yet). */
+  async currentPlace(channelId: string): Promise<Place> {
+    const marker = await this.store.get(this.key(channelId));
+    const place: Place = { surface: 'discord', workspace: DM_WORKSPACE, channel: channelId };
+    return typeof marker === 'string' ? { ...place, thread: marker } : place;
+  }
+
+  /** The conversation a new DM belongs to: the current one, or one this message starts. */
+  async placeForMessage(channelId: string, messageId: string): Promise<Place> {
+    await this.store.setIfAbsent(this.key(channelId), messageId, MARKER_TTL_MS);
+    return this.currentPlace(channelId);
+  }
+
+  /** Makes `marker` the DM's conversation from now on (`/ask` in the DM). */
+  async begin(channelId: string, marker: string): Promise<void> {
+    await this.store.set(this.key(channelId), marker, MARKER_TTL_MS);
+  }
+
+  /** The next DM starts a new conversation. */
+  async startOver(channelId: string): Promise<void> {
+    await this.store.delete(this.key(channelId));
+  }
+}
+
+/**
+ * The surface's port as core sees it: Discord's port, plus DM places. Posts and edits in a DM
+ * conversation go to its channel; a "thread" started in a DM (`/ask` there) is a new conversation
+ * in the same channel, rooted on the command's reply; finished answers in a DM offer
+ * "New conversation".
+ */
+export class DirectMessagePort implements SurfacePort {
+  readonly name = 'discord' as const;
+
+  constructor(
+    private readonly port: DiscordPort,
+    private readonly dms: DirectMessages,
+  ) {}
+
+  get limits(): SurfacePort['limits'] {
+    return this.port.limits;
+  }
+
+  async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
+    const ref = await this.port.post(channelPlace(place), this.decorate(place, msg), this.decorateLatest(place, opts));
+    return { place, id: ref.id };
+  }
+
+  async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
+    await this.port.edit(this.channelRef(ref), this.decorate(ref.place, msg), this.decorateLatest(ref.place, opts));
+  }
+
+  /** A button's update of its message (port.updateFromInteraction), in the DM's channel. */
+  updateFromInteraction(
+    place: Place,
+    source: MessageRef | undefined,
+    msg: OutMessage,
+    viaInteraction: Parameters<DiscordPort['updateFromInteraction']>[3],
+  ): Promise<void> {
+    return this.port.updateFromInteraction(channelPlace(place), source && this.channelRef(source), msg, viaInteraction);
+  }
+
+  async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
+    if (!isDirect(place)) return this.port.startThread(place, root, title);
+    const channel = channelPlace(place);
+    // The command's own reply is the root when it is still free, as in a guild channel.
+    const scope = interactionScope.getStore();
+    const rendered = await this.port.render(root);
+    const replied = scope ? await scope.responder.rootMessage(rendered, channel.channel) : undefined;
+    const rootId = replied ?? (await this.port.post(channel, root)).id;
+    await this.dms.begin(channel.channel, rootId);
+    return { thread: { ...channel, thread: rootId }, root: { place: channel, id: rootId } };
+  }
+
+  notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+    return this.port.notify(channelPlace(place), user, msg);
+  }
+
+  mention(user: Actor): string {
+    return this.port.mention(user);
+  }
+
+  reserveFinal(place: Place, holder: string): () => void {
+    return this.port.reserveFinal(channelPlace(place), holder);
+  }
+
+  promote(coalesceKey: string): void {
+    this.port.promote(coalesceKey);
+  }
+
+  fetchAttachment(att: Attachment): Promise<Buffer> {
+    return this.port.fetchAttachment(att);
+  }
+
+  private channelRef(ref: MessageRef): MessageRef {
+    return { place: channelPlace(ref.place), id: ref.id };
+  }
+
+  /** The gateway reads `latest` when the call goes out: it gets the DM's button too. */
+  private decorateLatest(place: Place, opts: SendOptions): SendOptions {
+    const latest = opts.latest;
+    return latest ? { ...opts, latest: () => this.decorate(place, latest()) } : opts;
+  }
+
+  /** A finished answer (it offers "Talk to a human") in a DM also offers a new conversation. */
+  private decorate(place: Place, msg: OutMessage): OutMessage {
+    if (!isDirect(place) || msg.typing || !msg.buttons?.some((b) => b.action === HANDOFF_ACTIONS.request)) return msg;
+    return {
+      ...msg,
+      buttons: [...msg.buttons, { action: NEW_CONVERSATION_ACTION, label: 'New conversation', value: place.channel }],
+    };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * What the inbound parts (interactions, messages, forms) share: where an event happened as core's
+ * Place, and an interaction as core's Invocation answered through a Responder.
+ */
+import type { Logger } from 'pino';
+import type { Actor, BridgeCore, FormSpec, Invocation, Place } from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import type { DirectMessagePort, DirectMessages } from './direct-messages';
+import type { People } from './people';
+import { interactionScope, type DiscordPort, type Threads } from './port';
+import type { RenderedMessage } from './render';
+import { errInfo, Responder, type Repliable } from './responder';
+
+export interface Inbound {
+  /** Discord's port: rendering, and ephemeral messages an interaction made. */
+  port: DiscordPort;
+  /** The port core is given (DM places included): every Invocation carries it. */
+  surface: DirectMessagePort;
+  store: StateStore;
+  log: Logger;
+  threads: Threads;
+  dms: DirectMessages;
+  people: People;
+  /** Opens core's form for an interaction (form-flow.ts). */
+  openForm(responder: Responder, form: FormSpec, actor: Actor): Promise<void>;
+  /** Undefined until the app attaches core. */
+  core(): BridgeCore | undefined;
+  /** The bot's own user id (known once the gateway is ready). */
+  botId(): string;
+  deferAfterMs: number;
+}
+
+/** Where an event happened: a DM's current conversation, a guild thread under its channel, or a channel. */
+export async function placeOf(inb: Inbound, guildId: string | null, channelId: string): Promise<Place> {
+  if (!guildId) return inb.dms.currentPlace(channelId);
+  const parent = await inb.threads.parentOf(channelId);
+  return parent
+    ? { surface: 'discord', workspace: guildId, channel: parent, thread: channelId }
+    : { surface: 'discord', workspace: guildId, channel: channelId };
+}
+
+export function responderFor(inb: Inbound, i: Repliable, deferEphemeral: boolean): Responder {
+  return new Responder(i, {
+    deferAfterMs: inb.deferAfterMs,
+    deferEphemeral,
+    log: inb.log,
+    onEphemeral: (id, edit) => inb.port.rememberEphemeral(id, edit),
+  });
+}
+
+/** Plain text for the surface's own notes (expired buttons, form states). */
+export function plain(text: string): RenderedMessage {
+  return {
+    body: { content: text.slice(0, 2000), embeds: [], components: [], allowed_mentions: { parse: ['users'] } },
+    files: [],
+  };
+}
+
+export function invocationOf(inb: Inbound, responder: Responder, place: Place, actor: Actor): Invocation {
+  const i = responder.interaction;
+  const inv: Invocation = {
+    surface: inb.surface,
+    place,
+    actor,
+    reply: async (msg, o) => {
+      const rendered = await inb.port.render(msg);
+      const id = await inb.port.gateway.global({}, () => responder.reply(rendered, o?.ephemeral ?? false));
+      return id ? { place, id } : undefined;
+    },
+    openForm: (form) => inb.openForm(responder, form, actor),
+  };
+  if (i.isButton() || (i.isModalSubmit() && i.isFromMessage())) {
+    const source = i.message ? { place, id: i.message.id } : undefined;
+    if (source) inv.source = source;
+    // Through the surface's gateway; a wait past the interaction's deadline is safe: the responder
+    // defers it meanwhile.
+    inv.update = (msg) => inb.surface.updateFromInteraction(place, source, msg, (r) => responder.update(r));
+  }
+  return inv;
+}
+
+/** Runs a core call for an interaction: answers within Discord's deadline, always acknowledges. */
+export async function withResponder(inb: Inbound, responder: Responder, fn: () => Promise<unknown>): Promise<void> {
+  responder.start();
+  try {
+    await interactionScope.run({ responder }, fn);
+  } finally {
+    await responder
+      .finish()
+      .catch((err: unknown) => inb.log.warn({ err: errInfo(err) }, 'discord: could not close an interaction'));
+  }
+}

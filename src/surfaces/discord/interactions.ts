@@ -1,0 +1,101 @@
+/**
+ * Interactions in (Events.InteractionCreate): slash commands become core commands with the
+ * grammar's argument string, buttons core's actions, a form's controls go to the form flow.
+ * Every press and command goes through core (core.command / core.action), which checks who may use
+ * it; the surface itself handles only its own controls (form panels, a DM's "New conversation").
+ */
+import {
+  MessageFlags,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type ModalSubmitInteraction,
+} from 'discord.js';
+import { COMMAND_SPECS } from '../../core/commands/grammar';
+import type { BridgeCore, CommandName } from '../../core/surface';
+import { argsOf, DM_COMMANDS } from './commands';
+import { parseId } from './custom-ids';
+import { NEW_CONVERSATION_ACTION } from './direct-messages';
+import type { FormFlow } from './form-flow';
+import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import { errInfo } from './responder';
+
+/** Commands whose answers everyone in the channel sees; the others answer their invoker only. */
+const PUBLIC_COMMANDS = new Set<CommandName>(COMMAND_SPECS.filter((s) => s.answersInChannel).map((s) => s.name));
+const COMMAND_NAMES = new Set<string>(COMMAND_SPECS.map((s) => s.name));
+
+function isCommandName(name: string): name is CommandName {
+  return COMMAND_NAMES.has(name);
+}
+
+export class Interactions {
+  constructor(
+    private readonly inb: Inbound,
+    private readonly forms: FormFlow,
+  ) {}
+
+  /** The InteractionCreate listener: never throws, every interaction gets an answer. */
+  handle(i: Interaction): void {
+    this.route(i).catch((err: unknown) => this.inb.log.error({ err: errInfo(err) }, 'discord: interaction failed'));
+  }
+
+  private async route(i: Interaction): Promise<void> {
+    const core = this.inb.core();
+    if (!core) {
+      if (i.isRepliable())
+        await i.reply({ content: 'The bridge is starting: try again in a moment.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    if (i.isChatInputCommand()) await this.command(core, i);
+    else if (i.isButton()) await this.button(core, i);
+    else if (i.isModalSubmit()) await this.modal(i);
+    else if (i.isAutocomplete()) await i.respond([]);
+  }
+
+  private async command(core: BridgeCore, i: ChatInputCommandInteraction): Promise<void> {
+    const name = i.commandName;
+    if (!isCommandName(name) || (!i.inGuild() && !DM_COMMANDS.has(name))) {
+      await i.reply({ content: `/${name} is not available here.`, flags: MessageFlags.Ephemeral });
+      return;
+    }
+    const args = argsOf(i, name);
+    const responder = responderFor(this.inb, i, !PUBLIC_COMMANDS.has(name));
+    await withResponder(this.inb, responder, async () => {
+      const place = await placeOf(this.inb, i.guildId, i.channelId);
+      const actor = await this.inb.people.actorOf(i.user, i.member);
+      await core.command(invocationOf(this.inb, responder, place, actor), name, args);
+    });
+  }
+
+  private async button(core: BridgeCore, i: ButtonInteraction): Promise<void> {
+    const parsed = await parseId(this.inb.store, i.customId);
+    if (parsed.kind === 'form-group' || parsed.kind === 'form-submit' || parsed.kind === 'form-cancel') {
+      await this.forms.onButton(i, parsed);
+      return;
+    }
+    if (parsed.kind !== 'action') {
+      await i.reply({ content: 'This button has expired: run the command again.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    const responder = responderFor(this.inb, i, true);
+    await withResponder(this.inb, responder, async () => {
+      if (parsed.action === NEW_CONVERSATION_ACTION && !i.inGuild()) {
+        await this.inb.dms.startOver(i.channelId);
+        await responder.reply(plain('New conversation: your next message starts a fresh chat with me.'), false);
+        return;
+      }
+      const place = await placeOf(this.inb, i.guildId, i.channelId);
+      const actor = await this.inb.people.actorOf(i.user, i.member);
+      await core.action(invocationOf(this.inb, responder, place, actor), parsed.action, parsed.value);
+    });
+  }
+
+  private async modal(i: ModalSubmitInteraction): Promise<void> {
+    const parsed = await parseId(this.inb.store, i.customId);
+    if (parsed.kind !== 'form-modal') {
+      await i.reply({ content: 'This form has expired: run the command again.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    await this.forms.onModal(i, parsed);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Messages in (Events.MessageCreate): a message in a thread continues its conversation, a mention
+ * in a channel starts one in a new thread on that message, and a direct message to the bot is a
+ * conversation in the DM (direct-messages.ts). Bots, webhooks and system messages are not for the
+ * bridge.
+ */
+import { MessageType, type Message } from 'discord.js';
+import type { Attachment, IncomingMessage, Place } from '../../core/surface';
+import type { Inbound } from './inbound';
+import { errInfo } from './responder';
+
+/** Plain messages and replies; system messages (thread created, pins, joins) are not for the bot. */
+const USER_MESSAGE_TYPES = new Set<MessageType>([MessageType.Default, MessageType.Reply]);
+
+function attachmentsOf(m: Message): Attachment[] {
+  return m.attachments.map((a) => ({
+    id: a.id,
+    name: a.name,
+    mime: a.contentType ?? undefined,
+    size: a.size,
+    url: a.url,
+  }));
+}
+
+export class Messages {
+  constructor(private readonly inb: Inbound) {}
+
+  /** The MessageCreate listener: never throws. */
+  handle(m: Message): void {
+    this.receive(m).catch((err: unknown) =>
+      this.inb.log.error({ err: errInfo(err) }, 'discord: message handling failed'),
+    );
+  }
+
+  private async receive(m: Message): Promise<void> {
+    const core = this.inb.core();
+    const botId = this.inb.botId();
+    if (!core || m.author.bot || m.webhookId || m.author.id === botId || !USER_MESSAGE_TYPES.has(m.type)) return;
+    const mentioned =
+      m.mentions.users.has(botId) || m.content.includes(`<@${botId}>`) || m.content.includes(`<@!${botId}>`);
+    const text = m.content.split(`<@${botId}>`).join('').split(`<@!${botId}>`).join('').trim();
+    const place = await this.placeOf(m, mentioned, text);
+    if (!place) return;
+    const msg: IncomingMessage = {
+      place,
+      actor: await this.inb.people.actorOf(m.author, m.member),
+      text,
+      id: m.id,
+      attachments: attachmentsOf(m),
+      startsConversation: mentioned || !m.inGuild(),
+    };
+    await core.message(msg, this.inb.surface);
+  }
+
+  /** The conversation's place; undefined for channel chatter that is not for the bot. */
+  private async placeOf(m: Message, mentioned: boolean, text: string): Promise<Place | undefined> {
+    if (!m.inGuild()) return this.inb.dms.placeForMessage(m.channelId, m.id);
+    const parent = await this.inb.threads.parentOf(m.channelId);
+    if (parent) return { surface: 'discord', workspace: m.guildId, channel: parent, thread: m.channelId };
+    if (!mentioned) return undefined;
+    const thread = await this.inb.port.createThread(m.channelId, m.id, text || 'Conversation');
+    return { surface: 'discord', workspace: m.guildId, channel: m.channelId, thread };
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The Slack surface's one outbound path. Every Web API call the surface makes to post, edit, stream,
+ * upload or show something (relay, handoff relays, button updates, ephemerals, forms, recovery)
+ * goes through `SlackGateway`, which owns the workspace's budgets and one BudgetScheduler that
+ * spends them: finals and user-visible replies first, then interims in their planned turn. Payloads
+ * come already built (blocks.ts): the gateway only decides when, and calls.
+ *
+ * Budgets (in the state store, so one workspace has one budget across instances):
+ * - chat.postMessage: about 1 a second per channel (also paid by chat.startStream and uploads, which
+ *   start a message in the channel);
+ * - chat.update: Tier 3, 50 a minute per workspace;
+ * - chat.startStream / chat.stopStream: Tier 2, 20 a minute; chat.appendStream: Tier 4, 100 a minute;
+ * - chat.postEphemeral and views.open: Tier 4, 100 a minute; file uploads: Tier 2, 20 a minute.
+ */
+import type { Logger } from 'pino';
+import { BudgetScheduler } from '../../core/relay/scheduler';
+import type { MessageRef, Place, Priority, RateBudget } from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import { call, type WebClient } from './web';
+
+/** chat.postMessage: Slack allows about one message a second per channel. */
+export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
+/** chat.update is Tier 3: about 50 a minute per workspace. */
+export const EDIT_BUDGET = { limit: 50, windowMs: 60_000 } as const;
+/**
+ * Native streaming, per workspace: chat.startStream and chat.stopStream are Tier 2 (about 20 a
+ * minute), chat.appendStream Tier 4 (about 100 a minute).
+ */
+export const STREAM_BUDGETS = {
+  start: { limit: 20, windowMs: 60_000 },
+  append: { limit: 100, windowMs: 60_000 },
+  stop: { limit: 20, windowMs: 60_000 },
+} as const;
+/** chat.postEphemeral and views.open: Tier 4. Never planned: nothing streams on them. */
+export const TIER4_BUDGET = { limit: 100, windowMs: 60_000, plan: false } as const;
+/** File uploads: Tier 2. */
+export const UPLOAD_BUDGET = { limit: 20, windowMs: 60_000, plan: false } as const;
+
+/** A message's payload as blocks.ts builds it. */
+export interface SlackPayload {
+  text: string;
+  blocks: unknown[];
+}
+
+export interface GatewayCall {
+  priority?: Priority;
+  coalesceKey?: string;
+}
+
+export interface SlackGatewayOptions {
+  client: WebClient;
+  store: StateStore;
+  log: Logger;
+  /** The workspace of a place (a place may carry none: the bot's own team). */
+  team: (place: Place) => string;
+}
+
+export class SlackGateway {
+  readonly scheduler: BudgetScheduler;
+
+  constructor(private readonly opts: SlackGatewayOptions) {
+    // Four tries of a call Slack answers 429 (each after its Retry-After), then the caller hears it.
+    this.scheduler = new BudgetScheduler({ store: opts.store, log: opts.log.child({ part: 'slack-gateway' }), maxTries: 4 });
+  }
+
+  close(): void {
+    this.scheduler.close();
+  }
+
+  // ---- budgets ---------------------------------------------------------------------------------
+
+  postBudget(place: Place): RateBudget {
+    return { key: `slack:${this.opts.team(place)}:postMessage:${place.channel}`, ...POST_BUDGET };
+  }
+
+  editBudget(place: Place): RateBudget {
+    return { key: `slack:${this.opts.team(place)}:chat.update`, ...EDIT_BUDGET };
+  }
+
+  streamBudget(kind: keyof typeof STREAM_BUDGETS, place: Place): RateBudget {
+    const method = { start: 'chat.startStream', append: 'chat.appendStream', stop: 'chat.stopStream' }[kind];
+    return { key: `slack:${this.opts.team(place)}:${method}`, ...STREAM_BUDGETS[kind] };
+  }
+
+  private tier4(place: Place, method: string): RateBudget {
+    return { key: `slack:${this.opts.team(place)}:${method}`, ...TIER4_BUDGET };
+  }
+
+  private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
+    return this.scheduler.run(budgets, c.priority ?? 'final', fn, c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey });
+  }
+
+  /**
+   * Takes one chat.startStream token now, or reports that there is none: a short Tier 2 budget means
+   * chat.update for that answer, which is better than holding its first words back.
+   */
+  async tryStartToken(place: Place): Promise<boolean> {
+    const b = this.streamBudget('start', place);
+    return (await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted;
+  }
+
+  // ---- calls -----------------------------------------------------------------------------------
+
+  /** chat.postMessage; `payload` is read when the call goes out. */
+  postMessage(place: Place, payload: () => SlackPayload, c: GatewayCall = {}): Promise<string> {
+    return this.run([this.postBudget(place)], c, async () => {
+      const { text, blocks } = payload();
+      const res = await call(() =>
+        this.opts.client.chat.postMessage({
+          channel: place.channel,
+          text,
+          blocks: blocks as never,
+          ...(place.thread ? { thread_ts: place.thread } : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      );
+      if (typeof res.ts !== 'string' || res.ts.length === 0) throw new Error('chat.postMessage answered without ts');
+      return res.ts;
+    });
+  }
+
+  /** chat.update; `payload` is read when the call goes out. */
+  update(ref: MessageRef, payload: () => SlackPayload, c: GatewayCall = {}): Promise<void> {
+    return this.run([this.editBudget(ref.place)], c, async () => {
+      const { text, blocks } = payload();
+      await call(() => this.opts.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }));
+    });
+  }
+
+  /** chat.postEphemeral (throws what Slack answers, e.g. not_in_channel). */
+  ephemeral(place: Place, user: string, payload: SlackPayload): Promise<void> {
+    return this.run([this.tier4(place, 'chat.postEphemeral')], {}, async () => {
+      await call(() =>
+        this.opts.client.chat.postEphemeral({
+          channel: place.channel,
+          user,
+          text: payload.text,
+          blocks: payload.blocks as never,
+          ...(place.thread ? { thread_ts: place.thread } : {}),
+        }),
+      );
+    });
+  }
+
+  /** views.open: a form must open within the trigger's 3 s, so it is a final. */
+  openView(place: Place, triggerId: string, view: unknown): Promise<void> {
+    return this.run([this.tier4(place, 'views.open')], {}, async () => {
+      await call(() => this.opts.client.views.open({ trigger_id: triggerId, view: view as never }));
+    });
+  }
+
+  /** files.uploadV2 into the place; resolves to the file id. */
+  upload(place: Place, file: { data: Buffer; name: string; title?: string }): Promise<string> {
+    const budgets = [this.postBudget(place), { key: `slack:${this.opts.team(place)}:files.upload`, ...UPLOAD_BUDGET }];
+    return this.run(budgets, {}, async () => {
+      const title = file.title ?? file.name;
+      const res = await call(() =>
+        this.opts.client.filesUploadV2(
+          place.thread
+            ? { channel_id: place.channel, thread_ts: place.thread, file: file.data, filename: file.name, title }
+            : { channel_id: place.channel, file: file.data, filename: file.name, title },
+        ),
+      );
+      const first = (res as { files?: Array<{ files?: Array<{ id?: string }> }> }).files?.[0]?.files?.[0]?.id;
+      return first ?? `file:${file.name}`;
+    });
+  }
+
+  /**
+   * chat.startStream, on the channel's post budget (a stream starts a message there). The caller
+   * took the start token (tryStartToken); a retry after a 429 takes another or gives up.
+   */
+  startStream(place: Place, args: () => Record<string, unknown>, retryToken: () => Promise<boolean>): Promise<unknown> {
+    let tries = 0;
+    return this.run([this.postBudget(place)], {}, async () => {
+      if (tries++ > 0 && !(await retryToken())) throw new StartBudgetShort();
+      return call(() => this.opts.client.apiCall('chat.startStream', args()));
+    });
+  }
+
+  /** chat.appendStream; `text` is read when the call goes out, and the call resolves to it. */
+  appendStream(ref: MessageRef, text: () => string, c: GatewayCall = {}): Promise<string> {
+    return this.run([this.streamBudget('append', ref.place)], { priority: c.priority ?? 'interim', ...(c.coalesceKey ? { coalesceKey: c.coalesceKey } : {}) }, async () => {
+      const more = text();
+      if (more.length === 0) return '';
+      await call(() => this.opts.client.apiCall('chat.appendStream', { channel: ref.place.channel, ts: ref.id, markdown_text: more }));
+      return more;
+    });
+  }
+
+  /**
+   * assistant.threads.* (the assistant pane's status, prompts, title) on `budgets` (the caller's:
+   * a status takes its own token up front and passes none, so it never waits).
+   */
+  assistantCall(method: string, args: Record<string, unknown>, budgets: RateBudget[]): Promise<void> {
+    return this.run(budgets, {}, async () => {
+      await call(() => this.opts.client.apiCall(method, args));
+    });
+  }
+
+  /** chat.stopStream (a final). */
+  stopStream(ref: MessageRef, args: Record<string, unknown>): Promise<void> {
+    return this.run([this.streamBudget('stop', ref.place)], {}, async () => {
+      await call(() => this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id, ...args }));
+    });
+  }
+}
+
+/** The workspace's chat.startStream budget is spent right now. */
+export class StartBudgetShort extends Error {
+  constructor() {
+    super('chat.startStream budget spent');
+    this.name = 'StartBudgetShort';
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Direct messages to the bot: a DM is a conversation answered in the DM (streamed like any answer),
+ * later DMs continue its chat session until the user starts a new one (the "New conversation"
+ * button, or /ask in the DM), and a handoff from a DM relays both ways between the DM and the
+ * ticket thread in the handoff channel.
+ */
+import { botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import type { FakeChannel, FakeMessage } from '../../support/fake-discord';
+
+const TYPING = '\u258d';
+
+describe('Discord: direct messages', () => {
+  let e: DiscordE2E;
+  let dm: FakeChannel;
+
+  beforeAll(async () => {
+    e = await startDiscordE2E({ fragmentDelayMs: 5 });
+    dm = e.fake.openDm(e.user);
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  /** The chat session each question was asked in (the service's own record). */
+  function sessionOf(question: string): string {
+    const rows = e.service.context.db
+      .prepare(`SELECT DISTINCT session_id AS s FROM messages WHERE role = 'user' AND content = ?`)
+      .all(question) as Array<{ s: string }>;
+    expect(rows).toHaveLength(1);
+    return rows[0]!.s;
+  }
+
+  async function dmAnswer(question: string): Promise<FakeMessage[]> {
+    e.fake.directMessage({ member: e.user, content: question });
+    const { answer, messages } = await waitForAnswer(e, dm.id, question);
+    expect(messages.map((m) => m.content).join('')).toBe(answer);
+    // Whatever core posts after an answer (a no-answer note) lands before the next question.
+    await e.app.bridge.conversations.idle();
+    return messages;
+  }
+
+  /** The answer's last message once it carries these buttons (they come with its final edit). */
+  function withButtons(answer: FakeMessage[], labels: string[]): Promise<FakeMessage> {
+    const last = answer[answer.length - 1]!;
+    return e.fake.waitFor(
+      () => labels.every((l) => e.fake.buttons(last).some((b) => b.label === l)) && last,
+      10_000,
+      `the buttons ${labels.join(', ')}`,
+    );
+  }
+
+  test('a DM is answered in the DM, streamed; a follow-up continues the session; New conversation and /ask start new ones', async () => {
+    const first = 'Which homes are for sale in Austin?';
+    const answer = await dmAnswer(first);
+    // Streamed like any answer: a placeholder with the typing mark first, then edits to the exact text.
+    expect(answer[0]!.history[0]).toContain(TYPING);
+    expect(answer[0]!.history.length).toBeGreaterThan(1);
+    expect(e.fake.threadsOf(dm.id)).toEqual([]);
+    expect(e.fake.channelMessages(e.general.id)).toEqual([]);
+    const last = await withButtons(answer, ['Talk to a human', 'New conversation']);
+
+    const follow = 'What about homes for rent in Austin?';
+    await dmAnswer(follow);
+    expect(sessionOf(follow)).toBe(sessionOf(first));
+
+    // "New conversation": the next DM starts a fresh chat session.
+    const press = e.fake.clickButtonLabelled(last, 'New conversation', e.user);
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(press).find((m) => /new conversation/i.test(m.content)),
+      10_000,
+      'the new conversation acknowledged',
+    );
+    const fresh = 'Show me homes for rent in Denver';
+    await dmAnswer(fresh);
+    expect(sessionOf(fresh)).not.toBe(sessionOf(first));
+    const freshFollow = 'And homes for sale in Denver?';
+    await dmAnswer(freshFollow);
+    expect(sessionOf(freshFollow)).toBe(sessionOf(fresh));
+
+    // /ask in the DM (registered for the bot's DMs): a new conversation rooted on the command's reply.
+    const asked = 'Homes for sale in Miami?';
+    const rec = e.fake.slashCommand({
+      name: 'ask',
+      channelId: dm.id,
+      member: e.user,
+      options: [{ name: 'question', type: 3, value: asked }],
+    });
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => m.content.includes(`> ${asked}`)),
+      10_000,
+      'the /ask root in the DM',
+    );
+    await waitForAnswer(e, dm.id, asked);
+    await e.app.bridge.conversations.idle();
+    expect(sessionOf(asked)).not.toBe(sessionOf(fresh));
+    const askedFollow = 'And homes for rent in Miami?';
+    await dmAnswer(askedFollow);
+    expect(sessionOf(askedFollow)).toBe(sessionOf(asked));
+    expect(e.fake.threadsOf(dm.id)).toEqual([]);
+  }, 90_000);
+
+  test('a handoff from a DM: a ticket in the handoff channel, relayed both ways, /handoff cancel in the DM hands back', async () => {
+    const question = 'Which homes are for rent in Austin?';
+    const answer = await withButtons(await dmAnswer(question), ['Talk to a human']);
+    e.fake.clickButtonLabelled(answer, 'Talk to a human', e.user);
+    const ticket = await e.fake.waitFor(
+      () =>
+        e.fake
+          .channelMessages(e.handoff.id)
+          .find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim') && m.content.includes('Talk to a human')),
+      10_000,
+      'the ticket',
+    );
+    expect(ticket.content).toMatch(new RegExp(`ada|<@${e.user.user.id}>`));
+    const ticketThread = await e.fake.waitFor(() => e.fake.channels.get(ticket.id), 10_000, 'the ticket thread');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, dm.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
+      10_000,
+      'the handoff notice in the DM',
+    );
+
+    e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('agent-smith')),
+      10_000,
+      'the user told who joined',
+    );
+
+    // User (DM) -> agent (ticket thread): relayed, not asked to the chatbot.
+    e.fake.directMessage({ member: e.user, content: 'Can you lower the rent?' });
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the rent?')),
+      10_000,
+      'the DM relayed to the ticket thread',
+    );
+    expect(e.storedAnswers('Can you lower the rent?')).toEqual([]);
+    // Agent -> user, in the DM.
+    e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'Yes, by fifty a month.' });
+    const relayed = await e.fake.waitFor(
+      () => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('Yes, by fifty a month.')),
+      10_000,
+      'the agent reply relayed to the DM',
+    );
+    expect(relayed.content).toContain('agent-smith');
+
+    // /handoff cancel in the DM: the bot answers the same conversation again.
+    const cancel = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: dm.id,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: 'cancel' }],
+    });
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
+      10_000,
+      'the cancellation',
+    );
+    const after = 'And homes for sale in Austin?';
+    await dmAnswer(after);
+    expect(sessionOf(after)).toBe(sessionOf(question));
+
+    // Another person's DM is their own conversation, in their own DM channel.
+    const theirs = 'Homes for sale in Seattle?';
+    e.fake.directMessage({ member: e.admin, content: theirs });
+    const adminDm = e.fake.openDm(e.admin);
+    await waitForAnswer(e, adminDm.id, theirs);
+    expect(sessionOf(theirs)).not.toBe(sessionOf(question));
+    expect(botMessagesIn(e.fake, dm.id).some((m) => m.content.includes('Seattle'))).toBe(false);
+  }, 90_000);
+});

@@ -1,0 +1,69 @@
+/**
+ * Answer feedback on Discord through the whole app: every complete answer carries 👍 and 👎; a press
+ * is recorded once per person, the other button changes the vote, a negative vote offers "Talk to a
+ * human" (ephemeral, and it works), and /analytics counts the votes across surfaces.
+ */
+import { FeedbackStore } from '../../../src/state/feedback-store';
+import { waitFor } from '../../support/wait-for';
+import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+
+describe('Discord e2e: answer feedback', () => {
+  let e: DiscordE2E;
+  beforeAll(async () => {
+    e = await startDiscordE2E();
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('👍 and 👎 under the answer: recorded once, changed, a negative vote offers the handoff; /analytics counts them', async () => {
+    const question = 'Which homes are for sale in Austin?';
+    const { threadId } = await ask(e, question);
+    const { messages, answer } = await waitForAnswer(e, threadId, question);
+    // The text stays exactly the answer; the rating is in the buttons.
+    expect(messages.map((m) => m.content).join('')).toBe(answer);
+    const last = await e.fake.waitFor(() => {
+      const m = e.fake.messages.get(messages.at(-1)!.id);
+      return m && e.fake.buttons(m).some((b) => b.label === '👍') ? m : undefined;
+    }, 10_000, 'the rating buttons');
+    const labels = e.fake.buttons(last).map((b) => b.label);
+    expect(labels).toEqual(expect.arrayContaining(['Talk to a human', '👍', '👎']));
+    const up = e.fake.buttons(last).find((b) => b.label === '👍')!;
+    const id = /up:([A-Za-z0-9_-]+)/.exec(up.custom_id ?? '')![1]!;
+    const feedback = new FeedbackStore(e.app.store);
+
+    const first = e.fake.clickButtonLabelled(last, '👍', e.user);
+    const thanks = await e.fake.waitFor(() => e.fake.responsesOf(first).find((m) => /👍 recorded/.test(m.content)), 10_000, 'the thanks');
+    expect(thanks.ephemeral).toBe(true);
+    expect((await feedback.votesOn(id)).map((v) => `${v.user}:${v.vote}:${v.surface}`)).toEqual([`${e.user.user.id}:positive:discord`]);
+    const rated = await feedback.answer(id);
+    expect(rated).toMatchObject({ surface: 'discord', thread: threadId, message: last.id });
+    expect(rated?.answerId).toBeDefined();
+
+    const again = e.fake.clickButtonLabelled(last, '👍', e.user);
+    await e.fake.waitFor(() => e.fake.responsesOf(again).find((m) => /already rated/.test(m.content)), 10_000, 'already rated');
+    expect(await feedback.votesOn(id)).toHaveLength(1);
+
+    const down = e.fake.clickButtonLabelled(last, '👎', e.user);
+    const offer = await e.fake.waitFor(() => e.fake.responsesOf(down).find((m) => /now 👎/.test(m.content)), 10_000, 'the changed vote');
+    expect(offer.ephemeral).toBe(true);
+    expect(e.fake.buttons(offer).map((b) => b.label)).toContain('Talk to a human');
+    expect((await feedback.votesOn(id)).map((v) => v.vote)).toEqual(['negative']);
+
+    // The offered button hands the conversation to a human: a ticket in the handoff channel.
+    const before = e.fake.channelMessages(e.handoff.id).length;
+    e.fake.clickButtonLabelled(offer, 'Talk to a human', e.user);
+    await waitFor(() => e.fake.channelMessages(e.handoff.id).length > before, 'the ticket');
+
+    // Someone else's 👍 on the same answer is a separate vote.
+    e.fake.clickButtonLabelled(last, '👍', e.admin);
+    await waitFor(async () => (await feedback.votesOn(id)).length === 2, 'the second vote');
+
+    const rec = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin, options: [] });
+    const text = await e.fake.waitFor(() => {
+      const t = responseText(e, rec);
+      return /Answer feedback:/.test(t) ? t : undefined;
+    }, 20_000, '/analytics');
+    expect(text).toContain('Answer feedback: 1 👍, 1 👎 (50% positive)');
+  });
+});

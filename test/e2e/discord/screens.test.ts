@@ -1,0 +1,50 @@
+/**
+ * The everyday screens as Discord shows them, on the fake Discord: status in words as a badge, no
+ * internal ids or wire values, a city's list on one page, /listing show with its next steps, and
+ * /analytics replacing its progress message.
+ */
+import type { InteractionRecord } from '../../support/fake-discord';
+import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+
+describe('Discord: the everyday screens', () => {
+  let e: DiscordE2E;
+  beforeAll(async () => {
+    e = await startDiscordE2E();
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  const STRING = 3;
+  const command = (name: string, opts: { sub?: string; options?: Array<{ name: string; type: number; value: string }>; member?: typeof e.user } = {}): InteractionRecord =>
+    e.fake.slashCommand({ name, subcommand: opts.sub, options: opts.options, channelId: e.general.id, member: opts.member ?? e.admin });
+
+  test('/listings city:Miami: one page, each card with its status in words, no ids or wire values', async () => {
+    const rec = command('listings', { member: e.user, options: [{ name: 'city', type: STRING, value: 'Miami' }] });
+    const msg = await e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.embeds.length > 0), 10_000, 'the Miami list');
+    expect(msg.content).toBe('Listings in Miami: page 1 of 1 (6 listings)');
+    expect(e.fake.buttons(msg)).toHaveLength(0);
+    const badges = msg.embeds.map((x) => x.description);
+    expect(new Set(badges)).toEqual(new Set(['**For sale**', '**For rent**', '**Coming soon**', '**Sold**']));
+    expect(JSON.stringify(msg.embeds)).not.toMatch(/PreOnMarket|for_sale|for_rent|ID \d/);
+  });
+
+  test('/listing show: every field, photos, and next steps (a viewing; Edit for admins only)', async () => {
+    const forUser = command('listing', { sub: 'show', member: e.user, options: [{ name: 'mls', type: STRING, value: 'DEN240007' }] });
+    const msg = await e.fake.waitFor(() => e.fake.responsesOf(forUser).find((m) => m.embeds.length > 0), 10_000, 'the listing');
+    expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Ask about a viewing']);
+    const text = responseText(e, forUser);
+    for (const label of ['Year built', 'Days on market', 'Photo 3']) expect(text).toContain(label);
+    const forAdmin = command('listing', { sub: 'show', options: [{ name: 'mls', type: STRING, value: 'DEN240007' }] });
+    const adminMsg = await e.fake.waitFor(() => e.fake.responsesOf(forAdmin).find((m) => m.embeds.length > 0), 10_000, 'the listing for an admin');
+    expect(e.fake.buttons(adminMsg).map((b) => b.label)).toEqual(['Ask about a viewing', 'Edit']);
+  });
+
+  test('/analytics: the progress message becomes the figures, named after the chatbot', async () => {
+    const rec = command('analytics');
+    await e.fake.waitFor(() => (/Conversations: \d/.test(responseText(e, rec)) ? true : undefined), 10_000, 'the figures');
+    const shown = responseText(e, rec);
+    expect(shown).toContain('Analytics for Skyline Realty Assistant');
+    expect(shown).not.toContain('Crunching');
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The everyday screens as Slack shows them, through the whole app on the fake Slack: status in words
+ * as a badge, no internal ids or wire values, a short list on one page, a photo Slack cannot
+ * download never costing the message, /analytics replacing its progress message.
+ */
+import { startSlackE2E, ADMIN, type SlackE2E } from '../../support/slack-e2e';
+import { waitFor } from '../../support/slack-requests';
+import { button } from '../../support/slack-blocks';
+
+const BROKEN_HOST = 'photos.unreachable.example';
+
+describe('Slack e2e: the everyday screens', () => {
+  let e: SlackE2E;
+  beforeAll(async () => {
+    e = await startSlackE2E({ fragmentDelayMs: 2, fake: { unfetchableImageHosts: [BROKEN_HOST] } });
+    // Two Boise listings: one whose photo Slack cannot download, one whose photo is fine.
+    const chatbot = e.service.chatbotId;
+    const base = e.service.context.listings.search(chatbot, { city: 'Austin' }, 1)[0]!.data;
+    for (const [i, image] of [`https://${BROKEN_HOST}/boise/1.jpg`, 'https://images.example.com/boise/2.jpg'].entries()) {
+      e.service.context.listings.create(chatbot, {
+        ...base,
+        City: 'Boise',
+        State: 'ID',
+        Address: `${10 + i} Broken Photo Lane`,
+        MLSNumber: `BOI00000${i}`,
+        Url: `https://homes.example.com/boise/${i}`,
+        Images: [image],
+      });
+    }
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('a photo Slack cannot download: refused with invalid_blocks, the list posted again without it', async () => {
+    await e.driver.command('/listings', 'city:Boise', { user: 'U0USER1', channel: 'C0BROKEN' });
+    const msg = await waitFor(() => e.fake.channelMessages('C0BROKEN')[0], 'the Boise list');
+    const refused = e.fake.callsOf('chat.postMessage').filter((c) => c.response.error === 'invalid_blocks');
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(refused[0]!.response)).toContain('downloading image failed');
+    const blocks = JSON.stringify(msg.blocks);
+    expect(blocks).not.toContain(BROKEN_HOST);
+    // Only the failing photo went: the other card keeps its own.
+    expect(blocks).toContain('https://images.example.com/boise/2.jpg');
+    expect(blocks).toContain('10 Broken Photo Lane');
+    expect(blocks).toContain('11 Broken Photo Lane');
+  });
+
+  test('/listings: badges in words, no ids or wire values, a city of six on one page', async () => {
+    await e.driver.command('/listings', 'city:Seattle', { user: 'U0USER1', channel: 'C0BADGES' });
+    const msg = await waitFor(() => e.fake.channelMessages('C0BADGES')[0], 'the Seattle list');
+    expect(msg.text).toBe('Listings in Seattle: page 1 of 1 (6 listings)');
+    expect(button(msg, /Next/)).toBeUndefined();
+    const blocks = JSON.stringify(msg.blocks);
+    for (const badge of ['`For sale`', '`For rent`', '`Coming soon`', '`Sold`']) expect(blocks).toContain(badge);
+    expect(blocks).not.toMatch(/PreOnMarket|for_sale|for_rent|ID \d/);
+  });
+
+  test('/listing create: the modal in the order an agent fills it, options in words, placeholders with units', async () => {
+    await e.driver.command('/listing', 'create', { user: ADMIN, channel: 'C0FORM' });
+    const view = await waitFor(() => e.fake.views.find((v) => String(v.callback_id).includes('listing')), 'the modal');
+    type Input = { type: string; block_id?: string; element?: { type: string; placeholder?: { text: string }; options?: Array<{ text: { text: string } }>; initial_option?: { text: { text: string } } } };
+    const blocks = view.blocks as Input[];
+    const inputs = blocks.filter((b) => b.type === 'input');
+    expect(inputs.slice(0, 5).map((b) => b.block_id)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
+    const options = (id: string) => inputs.find((b) => b.block_id === id)?.element?.options?.map((o) => o.text.text);
+    expect(options('SaleType')).toEqual(['For sale', 'For rent']);
+    expect(options('Status')).toEqual(['Active', 'Coming soon', 'Sold']);
+    expect(options('Tours')).toEqual(['Open house', '3D tour']);
+    expect(inputs.find((b) => b.block_id === 'AreaUnit')?.element?.initial_option?.text.text).toBe('Square feet');
+    expect(inputs.find((b) => b.block_id === 'BuildingArea')?.element?.placeholder?.text).toMatch(/square feet/);
+    expect(inputs.find((b) => b.block_id === 'RentPrice')?.element?.placeholder?.text).toMatch(/per month/);
+    // What a person reads (every text, not the values sent back) has no developer formats or wire values.
+    const shown = [...JSON.stringify(view.blocks).matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]);
+    for (const t of shown) expect(t).not.toMatch(/^(basics|more)$|comma-separated|Key=value|for_sale|for_rent|PreOnMarket|OpenHouse/);
+  });
+
+  test('/analytics: the progress message is replaced by the figures, named after the chatbot', async () => {
+    await e.driver.command('/analytics', '', { user: ADMIN, channel: 'C0ANALYTICS' });
+    const progress = await waitFor(() => e.fake.channelMessages('C0ANALYTICS').find((m) => m.history[0]?.startsWith('Crunching')), 'the progress message');
+    await waitFor(() => (/Conversations: \d/.test(progress.text) ? true : undefined), 'the figures in place of the progress note');
+    expect(progress.text).toContain('Analytics for Skyline Realty Assistant');
+    expect(e.fake.channelMessages('C0ANALYTICS').some((m) => m.text.includes('Crunching'))).toBe(false);
+    await waitFor(() => (e.fake.callsOf('files.completeUploadExternal').length + e.fake.callsOf('files.upload').length > 0 ? true : undefined), 'the chart upload');
+  });
+});
