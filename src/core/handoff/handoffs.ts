@@ -420,12 +420,13 @@ export class Handoffs {
           'and an agent will reply in this thread. Use /handoff cancel to go back to the bot.',
       );
     }
-    if (now - since >= this.timeoutMs) {
+    const sent = ticket.reminders ?? 0;
+    const last = ticket.lastRemindAt ?? since;
+    // Timed out only after every reminder went out and one more interval passed.
+    if (now - since >= this.timeoutMs && sent >= MAX_REMINDERS && now - last >= this.remindMs) {
       await this.finish(ticket.id, 'timedout', BRIDGE);
       return;
     }
-    const sent = ticket.reminders ?? 0;
-    const last = ticket.lastRemindAt ?? since;
     if (sent >= MAX_REMINDERS || now - last < this.remindMs || !ticket.thread) return;
     if (!(await this.ctx.store.setIfAbsent(ticketKeys.remind(ticket.id, since, sent + 1), now, 7 * 24 * 3600 * 1000))) return;
     const updated = await this.update(ticket.id, (t) => (t.status === 'open' ? { ...t, reminders: sent + 1, lastRemindAt: now } : undefined));
@@ -516,7 +517,8 @@ export class Handoffs {
     const root = ticket.root;
     await this.quietly(async () => {
       const surface = this.surface(root.place);
-      const msg = await this.renderFor(ticket, surface);
+      // The latest state: a change made meanwhile (a claim during a reminder) must not be undone.
+      const msg = await this.renderFor((await this.load(ticket.id)) ?? ticket, surface);
       await surface.edit(root, msg);
     }, 'updating the ticket message');
   }
