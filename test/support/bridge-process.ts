@@ -205,7 +205,8 @@ export class OwnRedis {
           if (child.exitCode !== null) throw new Error('redis-server exited at start-up');
           try {
             if (probe.status !== 'ready') await probe.connect();
-            return (await probe.ping()) === 'PONG';
+            // Ours, not another server that took the port between freePort() and the spawn.
+            return (await probe.info('server')).includes(`process_id:${child.pid}`);
           } catch {
             probe.disconnect();
             return false;

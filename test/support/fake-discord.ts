@@ -796,7 +796,8 @@ export class FakeDiscord {
     const prefix = '/api/v10';
     const call: RecordedCall = {
       method,
-      path: url.pathname.slice(prefix.length),
+      // discord.js writes `@original` as `%40original`, as Discord accepts.
+      path: decodeURIComponent(url.pathname.slice(prefix.length)),
       query: url.search,
       body: undefined,
       status: 0,

@@ -1,4 +1,6 @@
-import type { ListingStatus, SaleType } from '../../service/schemas';
+import type { ListingInput, SaleType } from '../../service/schemas';
+
+type ListingStatus = ListingInput['Status'];
 import type { SortKind } from './phrases';
 
 /** What a question narrows the listings to; every member narrows further. */

@@ -4,7 +4,6 @@ import { int, nonEmptyStr, nonNegNum, num, oneOf, str } from './fields';
 
 export const SALE_TYPES = ['for_sale', 'for_rent'] as const;
 export const LISTING_STATUSES = ['Active', 'PreOnMarket', 'Sold'] as const;
-export type ListingStatus = (typeof LISTING_STATUSES)[number];
 export const AREA_UNITS = ['Square Feet', 'Square Meters'] as const;
 export const TOURS = ['OpenHouse', '3D'] as const;
 export const SPACE_TYPES = ['Entire place', 'Room'] as const;

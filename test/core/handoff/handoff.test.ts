@@ -1,7 +1,7 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { DEFAULT_TALK_TO_HUMAN } from '../../../src/core/handoff/model';
 import type { Place } from '../../../src/core/surface';
-import type { TestSurface } from '../../support/test-surface';
+import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
 import { waitFor } from '../../support/wait-for';
 
 const UNANSWERABLE = 'What is the airspeed velocity of an unladen swallow?';
@@ -164,7 +164,7 @@ describe('handoff: ticket on another surface', () => {
     expect(h.surface.messagesIn(h.handoffChannel)).toHaveLength(0);
     const ticket = h.handoffSurface.messagesIn(h.handoffChannel)[0]!;
     expect(ticket.ref.place.surface).toBe('discord');
-    expect(ticket.current.text).toMatch(/Alice \((test|shell) user\)/);
+    expect(ticket.current.text).toContain(`Alice (${TEST_SURFACE} user)`);
     expect(ticket.current.text).toContain('Wants a viewing');
     const [ticketThread] = ticketThreads(h.handoffSurface, h.handoffChannel);
 

@@ -3,7 +3,7 @@
  * 15 minutes), attachments on thread messages uploaded to the service, /analytics's chart uploaded
  * as a multipart file.
  */
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 import type { FakeMessage } from '../../support/fake-discord';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -141,10 +141,12 @@ describe('Discord: channel routes, attachments, analytics', () => {
     // The earlier tests of this file made conversations, so the figures are not all zero.
     expect(m.totalConversations).toBeGreaterThan(0);
     const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-    expect(withFile.content).toContain(`Conversations: ${fmt.format(m.totalConversations)}`);
-    expect(withFile.content).toContain(`Messages: ${fmt.format(m.totalMessages)}`);
-    expect(withFile.content).toContain(`Unique users: ${fmt.format(m.uniqueUsers)}`);
-    expect(withFile.content).toMatch(/Resolution rate: [\d.,]+%/);
+    // The figures are in the reply (its messages and embeds; the chart's message names the chart).
+    const reply = responseText(e, rec);
+    expect(reply).toContain(`Conversations: ${fmt.format(m.totalConversations)}`);
+    expect(reply).toContain(`Messages: ${fmt.format(m.totalMessages)}`);
+    expect(reply).toContain(`Unique users: ${fmt.format(m.uniqueUsers)}`);
+    expect(reply).toMatch(/Resolution rate: [\d.,]+%/);
 
     const att = withFile.attachments[0]!;
     expect(att.filename).toMatch(/\.png$/);
