@@ -182,9 +182,10 @@ export class Handoffs {
       return { ...t, status: 'claimed', claimedBy: agent, claimedAt: now, firstClaimedAt: t.firstClaimedAt ?? now };
     });
     if (!won) return;
-    await this.refreshTicketMessage(won);
     await this.tellThread(won, `${agent.name} claimed this ticket. Their messages in this thread go to ${won.user.name} (start one with "note:" to keep it for the team); theirs appear here. Press Close to hand them back to the bot.`);
     await this.tellUser(won, `${agent.name} (agent) has joined the conversation and will answer you here.`);
+    // Last: a ticket edit Slack or Discord holds back (rate limits) must not keep either side waiting.
+    await this.refreshTicketMessage(won);
   }
 
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */
@@ -291,7 +292,6 @@ export class Handoffs {
 
   private async afterEnd(ended: Ticket, how: Ended, by: Actor): Promise<void> {
     await this.clearMarks(ended);
-    await this.refreshTicketMessage(ended);
     const toAgents =
       how === 'closed'
         ? `${by.name} closed this ticket. The bot answers ${ended.user.name} again.`
@@ -317,6 +317,7 @@ export class Handoffs {
           : `Sorry, no agent could pick up your request in time. I'm back: ask me anything here, or use /handoff to try again later.`,
       );
     }
+    await this.refreshTicketMessage(ended);
     // The Cancel button no longer applies.
     if (ended.userNotice) {
       await this.quietly(
