@@ -290,6 +290,9 @@ class AnswerRun {
           const ev = outcome.result.value;
           if (ev.type === 'delta') {
             this.text += ev.text;
+            // The live message's cut is decided: an interim of it waiting for its planned turn in
+            // the gateway goes now, so the seal (and the next message) does not wait for that turn.
+            if (this.phase.kind === 'streaming' && this.liveView().cut !== undefined) this.surface.promote?.(this.coalesceKey);
             this.wake.bump();
           } else {
             this.finish(ev);
