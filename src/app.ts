@@ -190,6 +190,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       answerIdleTimeoutMs: config.answerIdleTimeoutMs,
       handoff,
       handoffClaimTimeoutMs: config.handoffClaimTimeoutMs,
+      handoffRemindMs: config.handoffRemindMs,
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
       embeddedService: localService !== undefined,

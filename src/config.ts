@@ -57,6 +57,8 @@ export interface Config {
   port: number;
   answerIdleTimeoutMs: number;
   handoffClaimTimeoutMs: number;
+  /** A waiting handoff ticket gets a reminder in its thread this often (at most 3). */
+  handoffRemindMs: number;
   handoffOnNoAnswer: boolean;
   /** Conversations, transcripts and tickets expire after this many days without activity. */
   retentionDays: number;
@@ -147,6 +149,7 @@ const envObject = z.object({
     ),
     ANSWER_IDLE_TIMEOUT_S: opt(seconds),
     HANDOFF_CLAIM_TIMEOUT_S: opt(seconds),
+    HANDOFF_REMIND_S: opt(seconds),
     HANDOFF_ON_NO_ANSWER: opt(bool),
     RETENTION_DAYS: opt(
       z
@@ -207,6 +210,7 @@ const envSchema = envObject
       port: e.PORT ?? 3000,
       answerIdleTimeoutMs: e.ANSWER_IDLE_TIMEOUT_S ?? 30_000,
       handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
+      handoffRemindMs: e.HANDOFF_REMIND_S ?? 300_000,
       handoffOnNoAnswer: e.HANDOFF_ON_NO_ANSWER ?? false,
       retentionDays: e.RETENTION_DAYS ?? 90,
       logLevel: e.LOG_LEVEL ?? 'info',

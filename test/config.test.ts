@@ -32,6 +32,7 @@ test('defaults with an empty environment', () => {
     serviceDb: './data/service.db',
     answerIdleTimeoutMs: 30000,
     handoffClaimTimeoutMs: 600000,
+    handoffRemindMs: 300000,
     handoffOnNoAnswer: false,
     retentionDays: 90,
     logLevel: 'info',

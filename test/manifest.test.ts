@@ -92,6 +92,7 @@ describe('manifest.yml', () => {
 
   test('subscribes to the events the surface handles and asks exactly the scopes it needs', () => {
     expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      'app_home_opened',
       'app_mention',
       'assistant_thread_context_changed',
       'assistant_thread_started',
@@ -100,7 +101,7 @@ describe('manifest.yml', () => {
       'message.im',
     ]);
     expect(manifest.oauth_config.scopes.bot.sort()).toEqual(
-      ['app_mentions:read', 'assistant:write', 'channels:history', 'chat:write', 'commands', 'files:read', 'files:write', 'groups:history', 'im:history', 'users:read'].sort(),
+      ['app_mentions:read', 'assistant:write', 'channels:history', 'channels:read', 'chat:write', 'commands', 'files:read', 'files:write', 'groups:history', 'groups:read', 'im:history', 'users:read'].sort(),
     );
   });
 

@@ -11,8 +11,10 @@ import type { CommandHandler, CoreContext } from './context';
 import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
+import { DEFAULT_REMIND_MS } from './handoff/model';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
+  Actor,
   AssistantIntro,
   BridgeCore,
   CommandName,
@@ -89,8 +91,9 @@ export class Bridge implements BridgeCore {
       timer.unref();
       this.timers.push(timer);
     };
-    const sweepMs = Math.max(50, Math.min(15_000, Math.floor(this.ctx.config.handoffClaimTimeoutMs / 4)));
-    every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff claim-timeout sweep');
+    const handoffMs = Math.min(this.ctx.config.handoffClaimTimeoutMs, this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS);
+    const sweepMs = Math.max(50, Math.min(15_000, Math.floor(handoffMs / 4)));
+    every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff sweep (claim timeout, reminders)');
     every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
     const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
     if (recover) every(RECOVERY_EVERY_MS, recover, 'abandoned-answer recovery');
@@ -191,6 +194,12 @@ export class Bridge implements BridgeCore {
       await this.tell(inv, { text: `Sorry, saving the form failed: ${errorText(err)}` });
       return { ok: true };
     }
+  }
+
+  /** Slack's App Home: the handoff queue for members of the handoff channel and admins. */
+  async handoffQueue(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined> {
+    if (!(await this.handoffs.isAgent(viewer, surface))) return undefined;
+    return this.handoffs.queueMessage();
   }
 
   private async guard(inv: Invocation, what: string, fn: () => Promise<void>): Promise<void> {

@@ -26,6 +26,8 @@ export interface CoreConfig {
   handoff: Partial<Record<SurfaceName, HandoffTarget>>;
   /** An unclaimed ticket older than this tells the user (it stays open). */
   handoffClaimTimeoutMs: number;
+  /** A waiting ticket gets a reminder in its thread this often (at most 3); default 300 s. */
+  handoffRemindMs?: number;
   /** Hand off automatically when the service answers `noAnswer` (else: offer the button). */
   handoffOnNoAnswer: boolean;
   /** This process's id: lease owner, distinct per instance even on one host. */

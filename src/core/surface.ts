@@ -239,6 +239,17 @@ export interface SurfacePort {
    * exactly (falls back to a plain edit when the stream is already gone).
    */
   stopNativeStream?(ref: MessageRef, final: OutMessage): Promise<void>;
+  /** A link people can open to a message (Slack permalink, Discord message link); undefined when unknown. */
+  permalink?(ref: MessageRef): Promise<string | undefined>;
+  /** The channel's name as people know it (without #); undefined when unknown. */
+  channelName?(place: Place): Promise<string | undefined>;
+  /**
+   * Removes the bridge's buttons of these core actions from its recent messages in a thread (the
+   * "Talk to a human" and "Cancel" buttons that no longer apply); the messages keep their text.
+   */
+  stripButtons?(thread: Place, actions: string[]): Promise<void>;
+  /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
+  isMember?(channel: Place, userId: string): Promise<boolean | undefined>;
   /**
    * Show that an answer is being worked on in `place` (Slack: the assistant status "is thinking…");
    * '' clears it. Cosmetic: implementations never throw.
@@ -293,6 +304,11 @@ export interface BridgeCore {
   message(msg: IncomingMessage, surface: SurfacePort): Promise<boolean>;
   action(inv: Invocation, action: string, value: string): Promise<void>;
   submitForm(inv: Invocation, formId: string, state: string, values: Record<string, string>): Promise<FormResult>;
+  /**
+   * The handoff queue as `viewer` may see it on `surface` (Slack's App Home): undefined when the
+   * viewer is neither a member of the handoff channel nor an admin.
+   */
+  handoffQueue?(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined>;
   /** The greeting and suggested prompts of a new assistant thread. */
   assistantIntro?(): Promise<AssistantIntro>;
 }

@@ -46,7 +46,7 @@ describe('durability: close and reopen the SQLite store with a new Bridge', () =
     const inv = h.invocation(h.agents.ann, h.handoffChannel, { source: ticket.ref });
     await h.bridge.action(inv, 'handoff.claim', ticketId);
     expect(inv.replies).toEqual([]);
-    expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.text).toContain('claimed by Ann Agent');
+    expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.text).toContain('Claimed by Ann Agent');
     const ticketThread = h.surface.calls.filter((c) => c.op === 'startThread' && c.place?.channel === h.handoffChannel.channel)[0]!.place!;
     await h.say(h.users.bob, bobThread, 'still there?');
     await waitFor(() => h.surface.messagesIn(ticketThread).some((m) => m.current.text === '*Bob:* still there?'), 'h.surface.messagesIn(ticketThread).some((m) => m.current.text === \'...', 5000);

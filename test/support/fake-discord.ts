@@ -1159,9 +1159,10 @@ export class FakeDiscord {
       const flags = Number(obj.flags ?? 0) & 64;
       return ok(this.messagePayload(this.botMessage(rec.channelId, obj, files, { interactionId: rec.id, flags })));
     }
-    if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/.exec(path))) {
+    // discord.js sends @original URL-encoded (%40original), as Discord accepts it.
+    if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|%40original|\d+)$/.exec(path))) {
       const rec = this.interactionByToken(m[1]!, m[2]!);
-      const id = m[3] === '@original' ? rec.originalMessageId : m[3];
+      const id = m[3] === '@original' || m[3] === '%40original' ? rec.originalMessageId : m[3];
       const msg = id ? this.messages.get(id) : undefined;
       if (!msg || msg.deleted) throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
       if (method === 'GET') return ok(this.messagePayload(msg));

@@ -129,6 +129,11 @@ export class FakeSlack {
   readonly files = new Map<string, { name: string; mime: string; data: Buffer }>();
   readonly assistantThreads = new Map<string, FakeAssistantThread>();
   rateLimited = 0;
+  /** App Home views published (views.publish), in order. */
+  readonly homeViews: Array<{ user: string; view: Args }> = [];
+  /** conversations.info names and conversations.members lists, per channel id. */
+  readonly channelNames: Record<string, string> = {};
+  readonly channelMembers: Record<string, string[]> = {};
   private streaming: 'on' | 'unknown_method' | 'feature_not_enabled';
   private readonly postBurst: number;
   private readonly users: Record<string, string>;
@@ -639,6 +644,29 @@ export class FakeSlack {
             .reverse()
             .map(({ history: _h, ...m }) => ({ ...m, type: 'message' })),
         };
+      case 'chat.getPermalink': {
+        const channel = String(a.channel ?? '');
+        const ts = String(a.message_ts ?? '');
+        if (!channel || !ts) return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, channel, permalink: `https://fake.slack.test/archives/${channel}/p${ts.replace('.', '')}` };
+      }
+      case 'conversations.info': {
+        const channel = String(a.channel ?? '');
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        return { ok: true, channel: { id: channel, name: this.channelNames[channel] ?? channel.toLowerCase() } };
+      }
+      case 'conversations.members': {
+        const channel = String(a.channel ?? '');
+        const members = this.channelMembers[channel];
+        if (!members) return { ok: false, error: 'channel_not_found' };
+        return { ok: true, members, response_metadata: { next_cursor: '' } };
+      }
+      case 'views.publish': {
+        const view = a.view as Args | undefined;
+        if (!a.user_id || !view || view.type !== 'home' || !Array.isArray(view.blocks) || view.blocks.length > 100) return { ok: false, error: 'invalid_arguments' };
+        this.homeViews.push({ user: String(a.user_id), view });
+        return { ok: true, view: { ...view, id: `V${String(++this.seq).padStart(8, '0')}` } };
+      }
       case 'conversations.open':
         return { ok: true, channel: { id: `D${String(a.users ?? 'X')}` } };
       case 'files.getUploadURLExternal': {

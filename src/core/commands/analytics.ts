@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import { FeedbackStore, type FeedbackTally } from '../../state/feedback-store';
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';
+import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
 import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
@@ -119,8 +120,9 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     chatbotName(ctx),
   ]);
   const feedback = await new FeedbackStore(ctx.store).tally(Date.parse(`${range.from}T00:00:00.000Z`), Date.parse(`${range.to}T23:59:59.999Z`));
-  const png = await renderPanelChart({ title: `${name}: ${range.from} to ${range.to}`, panels: analyticsPanels(overview, feedback) });
-  const text = `${analyticsText(name, range, overview)}\n${feedbackLine(feedback)}`;
+  const handoffs = await handoffFigures(ctx.store, range);
+  const png = await renderPanelChart({ title: `${name}: ${range.from} to ${range.to}`, panels: [...analyticsPanels(overview, feedback), ...handoffChartPanels(handoffs)] });
+  const text = `${analyticsText(name, range, overview)}\n${feedbackLine(feedback)}\n${handoffFiguresText(handoffs)}`;
   const file = { name: `analytics-${range.from}-${range.to}.png`, mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` };
   if (progress) {
     await inv.surface.edit(progress, { text });

@@ -225,7 +225,10 @@ const USAGE: Record<CommandName, string> = {
     '  /chatbot create <name>        create a /v1 chatbot',
     'Values: integers (Temperature 1), yes/no (EnableUploadImage yes), colours rgb(r,g,b), Model by name or key.',
   ].join('\n'),
-  handoff: ['Usage: /handoff [reason]', 'Hands the current conversation to a human.'].join('\n'),
+  handoff: [
+    'Usage: /handoff [reason] | /handoff cancel | /handoff queue',
+    'Hands the current conversation to a human; cancel gives it back to the bot; queue lists the open tickets (handoff channel members and admins).',
+  ].join('\n'),
   analytics: [
     'Usage: /analytics [from] [to]   (admins)',
     'Dates are YYYY-MM-DD; default: the last 30 days. Example: /analytics 2024-01-01 2024-01-31',

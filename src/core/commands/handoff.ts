@@ -1,4 +1,7 @@
-/** `/handoff [reason]` and `/handoff cancel`, and the handoff buttons (request, claim, close, cancel). */
+/**
+ * `/handoff [reason]`, `/handoff cancel` and `/handoff queue`, and the handoff buttons (request,
+ * claim, close, cancel, release, take over, rating). Who may press what is checked in Handoffs.
+ */
 import type { Conversations } from '../conversations/engine';
 import type { Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
@@ -9,6 +12,7 @@ import type { Invocation } from '../surface';
 export const HANDOFF_USAGE = [
   'Usage: /handoff [reason]   hand the current conversation to a human',
   '       /handoff cancel     give it back to the bot',
+  '       /handoff queue      the open tickets (members of the handoff channel and admins)',
   'In a conversation thread it hands off that thread; in a channel, your most recent conversation there.',
 ].join('\n');
 
@@ -34,6 +38,14 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
     adminOnly: false,
     async run(_ctx, inv, args) {
       const reason = args.trim();
+      if (reason.toLowerCase() === 'queue') {
+        if (!(await handoffs.isAgent(inv.actor, inv.surface, inv.place))) {
+          await inv.reply({ text: 'The handoff queue is for members of the handoff channel and admins.' }, { ephemeral: true });
+          return;
+        }
+        await inv.reply(await handoffs.queueMessage(), { ephemeral: true });
+        return;
+      }
       const conv = await conversationOf(conversations, inv);
       if (!conv) {
         await inv.reply({ text: NO_CONVERSATION }, { ephemeral: true });
@@ -45,7 +57,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
           await inv.reply({ text: 'This conversation is not with a human, so there is nothing to cancel.' }, { ephemeral: true });
           return;
         }
-        if (await handoffs.end(ticket.id, 'cancelled', inv.actor, { inv })) {
+        if (await handoffs.end(ticket.id, 'cancelled', inv)) {
           await inv.reply({ text: 'Handoff cancelled: the bot answers in that thread again.' }, { ephemeral: true });
         }
         return;
@@ -60,6 +72,10 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
           await inv.reply({ text: 'This conversation is no longer known; start a new one with /ask.' }, { ephemeral: true });
           return;
         }
+        if (!(await handoffs.mayRequest(conv.id, inv.actor))) {
+          await inv.reply({ text: 'Only the person who asked in this conversation, or an admin, may ask for a human here. Start your own with /ask.' }, { ephemeral: true });
+          return;
+        }
         await handoffs.request(conv, inv.actor, 'Pressed "Talk to a human"');
       },
       // "Ask about a viewing" on a listing: in the user's conversation here, or a new one about the listing.
@@ -72,11 +88,15 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       },
       [HANDOFF_ACTIONS.claim]: async (_ctx, inv, ticketId) => handoffs.claim(inv, ticketId),
       [HANDOFF_ACTIONS.close]: async (_ctx, inv, ticketId) => {
-        await handoffs.end(ticketId, 'closed', inv.actor, { inv });
+        await handoffs.end(ticketId, 'closed', inv);
       },
       [HANDOFF_ACTIONS.cancel]: async (_ctx, inv, ticketId) => {
-        await handoffs.end(ticketId, 'cancelled', inv.actor, { inv });
+        await handoffs.end(ticketId, 'cancelled', inv);
       },
+      [HANDOFF_ACTIONS.release]: async (_ctx, inv, ticketId) => handoffs.release(inv, ticketId),
+      [HANDOFF_ACTIONS.takeover]: async (_ctx, inv, ticketId) => handoffs.askTakeOver(inv, ticketId),
+      [HANDOFF_ACTIONS.takeoverConfirm]: async (_ctx, inv, value) => handoffs.takeOver(inv, value),
+      [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => handoffs.rate(inv, value),
     },
   };
 }

@@ -16,6 +16,7 @@ import {
   LISTING_FIELDS,
 } from '../listings/fields';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
+import { noteOpenedListing } from '../handoff/opened';
 import { listingCard, listingTitle } from '../listings/format';
 import type { Button, FormResult, Invocation } from '../surface';
 import { VIEWING_ACTION } from './handoff';
@@ -249,6 +250,8 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
       const buttons: Button[] = [{ action: VIEWING_ACTION, label: 'Ask about a viewing', value: named, style: 'primary' }];
       if (inv.actor.isAdmin) buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(parsed.key) });
       await inv.reply({ text: more, cards: [listingCard(first, { details: true })], buttons });
+      // A card the user opened counts in the lead summary of their next handoff.
+      await noteOpenedListing(ctx.store, inv.surface.name, inv.actor.id, first.mlsNumber ? `MLS ${first.mlsNumber}` : listingTitle(first), ctx.now());
       return;
     }
     case 'create': {

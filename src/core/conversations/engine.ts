@@ -190,6 +190,7 @@ export class Conversations {
 
   private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
     await this.ctx.store.set(keys.recent(place, userId), convId, 30 * DAY_MS);
+    await this.handoffs.noteAsker(convId, userId);
   }
 
   /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */

@@ -1,33 +1,63 @@
 /**
  * Handoff: a conversation handed to a human in a handoff channel (possibly on another surface),
- * claimed by one agent, relayed both ways, then handed back. All state is in the store, so any
- * instance (or a restarted one) can continue a ticket.
+ * claimed by one agent, relayed both ways, passed on or handed back. All state is in the store, so
+ * any instance (or a restarted one) can continue a ticket; every state change is a compare-and-set
+ * on the ticket, so two presses (or two instances) never both win.
+ *
+ * Who may do what: any member of the handoff channel may Claim (the button lives there) or Take over;
+ * Close is the claimer's or an admin's; Release is the claimer's; Cancel and "Talk to a human" are the
+ * asker's or an admin's. Everyone else is told, ephemerally, who may; nothing changes.
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
 import type { CoreContext, HandoffTarget } from '../context';
 import { appendTurn, readTranscript } from '../conversations/transcript';
-import { keys, parseStored, toJson, type Conversation } from '../conversations/model';
+import { keys, parseStored, toJson, type Conversation, type Turn } from '../conversations/model';
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
-import { DEFAULT_TALK_TO_HUMAN, HANDOFF_ACTIONS, ticketKeys, ticketSchema, type Ticket } from './model';
-import { renderTicket } from './render';
+import {
+  DEFAULT_REMIND_MS,
+  DEFAULT_TALK_TO_HUMAN,
+  HANDOFF_ACTIONS,
+  MAX_REMINDERS,
+  isEnded,
+  stateWord,
+  ticketKeys,
+  ticketSchema,
+  type Ticket,
+} from './model';
+import { extractLead, type LeadSummary } from './lead';
+import { openedListings } from './opened';
+import { duration, renderTicket } from './render';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
 const CAS_ATTEMPTS = 10;
+const BOT_AUTHOR = 'Bot';
+const NOTE_PREFIX = /^\s*note\s*:/i;
+const BRIDGE: Actor = { id: 'bridge', name: 'the bridge', isAdmin: false };
+const ASKER_TTL_MS = 30 * 24 * 3600 * 1000;
 
-type Ended = 'closed' | 'cancelled';
+type Ended = 'closed' | 'cancelled' | 'timedout';
 
 export class Handoffs {
   constructor(private readonly ctx: CoreContext) {}
+
+  private get remindMs(): number {
+    return this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS;
+  }
+
+  /** A waiting ticket times out after its reminders, and never before twice the claim timeout. */
+  private get timeoutMs(): number {
+    return Math.max((MAX_REMINDERS + 1) * this.remindMs, 2 * this.ctx.config.handoffClaimTimeoutMs);
+  }
 
   /** The open or claimed ticket of a conversation, if it is in handoff. */
   async activeTicket(convId: string): Promise<Ticket | undefined> {
     const id = await this.ctx.store.get<string>(keys.handoff(convId));
     if (typeof id !== 'string') return undefined;
     const ticket = await this.load(id);
-    if (!ticket || ticket.status === 'closed' || ticket.status === 'cancelled') return undefined;
+    if (!ticket || isEnded(ticket.status)) return undefined;
     return ticket;
   }
 
@@ -39,6 +69,29 @@ export class Handoffs {
 
   async load(id: string): Promise<Ticket | undefined> {
     return parseStored(ticketSchema, await this.ctx.store.get(ticketKeys.ticket(id)));
+  }
+
+  /** Every stored ticket (the queue and the figures walk them). */
+  async allTickets(): Promise<Ticket[]> {
+    const out: Ticket[] = [];
+    for (const key of await this.ctx.store.keys(ticketKeys.prefix)) {
+      const t = parseStored(ticketSchema, await this.ctx.store.get(key));
+      if (t) out.push(t);
+    }
+    return out;
+  }
+
+  /** A user asked in a conversation: "Talk to a human" under its answers is theirs to press. */
+  async noteAsker(convId: string, userId: string): Promise<void> {
+    await this.ctx.store.set(ticketKeys.asker(convId, userId), 1, ASKER_TTL_MS);
+  }
+
+  /** The asker of a conversation or an admin may ask for a human in it; others are told who may. */
+  async mayRequest(convId: string, actor: Actor): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    if ((await this.ctx.store.get(ticketKeys.asker(convId, actor.id))) !== undefined) return true;
+    // A conversation from before askers were recorded names nobody: its button stays open to all.
+    return (await this.ctx.store.keys(ticketKeys.askerPrefix(convId))).length === 0;
   }
 
   /**
@@ -61,6 +114,7 @@ export class Handoffs {
       });
       return;
     }
+    const now = this.ctx.now();
     const ticket: Ticket = {
       id: randomBytes(6).toString('hex'),
       convId: conv.id,
@@ -68,7 +122,8 @@ export class Handoffs {
       user,
       userPlace: conv.place,
       reason,
-      createdAt: this.ctx.now(),
+      createdAt: now,
+      waitingSince: now,
     };
     await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket));
     if (!(await this.ctx.store.setIfAbsent(keys.handoff(conv.id), ticket.id))) {
@@ -77,23 +132,39 @@ export class Handoffs {
       return;
     }
     await this.ctx.store.set(ticketKeys.open(ticket.id), 1);
-    await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: this.ctx.now() });
+    await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
 
-    await userSurface.post(conv.place, {
-      text: await this.talkToHumanMessage(),
+    // "Talk to a human" no longer applies while a human is asked for.
+    await this.quietly(() => userSurface.stripButtons?.(conv.place, [HANDOFF_ACTIONS.request]), 'removing Talk to a human');
+    const noticeText = await this.talkToHumanMessage();
+    const notice = await userSurface.post(conv.place, {
+      text: noticeText,
       buttons: [{ action: HANDOFF_ACTIONS.cancel, label: 'Cancel', value: ticket.id }],
     });
+    // Where the user is, in words and a link (never raw ids): found once, kept on the ticket.
+    const [userLink, userChannelName] = await Promise.all([
+      this.quietly(() => userSurface.permalink?.(rootOf(conv.place)), 'permalink'),
+      this.quietly(() => userSurface.channelName?.(conv.place), 'channel name'),
+    ]);
+    const placed = await this.update(ticket.id, (t) => ({
+      ...t,
+      userNotice: notice,
+      userNoticeText: noticeText,
+      ...(userLink ? { userLink } : {}),
+      ...(userChannelName ? { userChannelName } : {}),
+    }));
 
     try {
       const channel: Place = { surface: target.surface, workspace: target.workspace, channel: target.channel };
-      const msg = await this.renderFor(ticket, handoffSurface);
+      const msg = await this.renderFor(placed ?? ticket, handoffSurface);
       const { thread, root } = await handoffSurface.startThread(channel, msg, `Handoff: ${user.name}`);
-      await this.update(ticket.id, (t) => ({ ...t, root, thread }));
       await this.ctx.store.set(ticketKeys.byThread(thread), ticket.id);
       await this.ctx.store.set(ticketKeys.byMessage(root), ticket.id);
+      const ticketLink = await this.quietly(() => handoffSurface.permalink?.(root), 'ticket permalink');
+      await this.update(ticket.id, (t) => ({ ...t, root, thread, ...(ticketLink ? { ticketLink } : {}) }));
     } catch (err) {
       this.ctx.log.error({ err, ticket: ticket.id }, 'handoff: posting the ticket failed');
-      await this.end(ticket.id, 'cancelled', { id: 'bridge', name: 'the bridge', isAdmin: false }, { quiet: true });
+      await this.finish(ticket.id, 'cancelled', BRIDGE, { quiet: true });
       await userSurface.post(conv.place, {
         text: 'Sorry, I could not reach the handoff channel, so no human was notified. The bot keeps answering here; try /handoff again later.',
       });
@@ -103,75 +174,178 @@ export class Handoffs {
   /** Claim button: exactly one agent wins (compare-and-set on the ticket); the others are told who. */
   async claim(inv: Invocation, ticketId: string): Promise<void> {
     const agent = inv.actor;
-    let won: Ticket | undefined;
-    for (let attempt = 0; attempt < CAS_ATTEMPTS && !won; attempt++) {
-      const raw = await this.ctx.store.get(ticketKeys.ticket(ticketId));
-      const ticket = parseStored(ticketSchema, raw);
-      if (!ticket) {
-        await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true });
-        return;
-      }
-      if (ticket.status === 'claimed') {
-        await inv.reply({ text: `Already claimed by ${ticket.claimedBy?.name ?? 'another agent'}.` }, { ephemeral: true });
-        return;
-      }
-      if (ticket.status !== 'open') {
-        await inv.reply({ text: `This ticket is ${ticket.status}.` }, { ephemeral: true });
-        return;
-      }
-      const next: Ticket = { ...ticket, status: 'claimed', claimedBy: agent, claimedAt: this.ctx.now() };
-      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(ticketId), raw, toJson(next))) won = next;
-    }
-    if (!won) {
-      await inv.reply({ text: 'The ticket is busy; please press Claim again.' }, { ephemeral: true });
-      return;
-    }
-    await this.refreshTicketMessage(won);
-    if (won.thread) {
-      await this.surface(won.thread).post(won.thread, {
-        text: `${agent.name} claimed this ticket. Messages in this thread go to ${won.user.name}; theirs appear here. Press Close to hand them back to the bot.`,
-      });
-    }
-    await this.surface(won.userPlace).post(won.userPlace, {
-      text: `${agent.name} (agent) has joined the conversation and will answer you here.`,
+    const won = await this.transition(inv, ticketId, (t) => {
+      if (t.status === 'claimed') return `Already claimed by ${t.claimedBy?.name ?? 'another agent'}.`;
+      if (t.status !== 'open') return `This ticket is ${stateWord(t.status).toLowerCase()}.`;
+      if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may claim a ticket.';
+      const now = this.ctx.now();
+      return { ...t, status: 'claimed', claimedBy: agent, claimedAt: now, firstClaimedAt: t.firstClaimedAt ?? now };
     });
+    if (!won) return;
+    await this.tellThread(won, `${agent.name} claimed this ticket. Their messages in this thread go to ${won.user.name} (start one with "note:" to keep it for the team); theirs appear here. Press Close to hand them back to the bot.`);
+    await this.tellUser(won, `${agent.name} (agent) has joined the conversation and will answer you here.`);
+    // Last: a ticket edit Slack or Discord holds back (rate limits) must not keep either side waiting.
+    await this.refreshTicketMessage(won);
   }
 
-  /** Close (agent) or cancel (user): the thread goes back to the bot, and both sides are told. */
-  async end(ticketId: string, how: Ended, by: Actor, opts: { quiet?: boolean; inv?: Invocation } = {}): Promise<boolean> {
-    let ended: Ticket | undefined;
-    for (let attempt = 0; attempt < CAS_ATTEMPTS && !ended; attempt++) {
-      const raw = await this.ctx.store.get(ticketKeys.ticket(ticketId));
-      const ticket = parseStored(ticketSchema, raw);
-      if (!ticket || ticket.status === 'closed' || ticket.status === 'cancelled') {
-        await opts.inv?.reply({ text: 'This handoff has already ended.' }, { ephemeral: true });
-        return false;
+  /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */
+  async release(inv: Invocation, ticketId: string): Promise<void> {
+    const released = await this.transition(inv, ticketId, (t) => {
+      if (t.status !== 'claimed') return `This ticket is ${stateWord(t.status).toLowerCase()}: there is nothing to release.`;
+      if (t.claimedBy?.id !== inv.actor.id) return `Only ${t.claimedBy?.name ?? 'the claiming agent'}, who claimed this ticket, may release it.`;
+      const { claimedBy: _c, claimedAt: _a, ...rest } = t;
+      return { ...rest, status: 'open', waitingSince: this.ctx.now(), reminders: 0, lastRemindAt: undefined };
+    });
+    if (!released) return;
+    await this.refreshTicketMessage(released);
+    await this.tellThread(released, `${inv.actor.name} released this ticket: it is waiting again. Press Claim to take it.`);
+    await this.tellUser(released, `${inv.actor.name} handed your request back to the team: someone else will pick it up here shortly.`);
+  }
+
+  /** Take over: asks the pressing agent to confirm (the claimer is named), nothing changes yet. */
+  async askTakeOver(inv: Invocation, ticketId: string): Promise<void> {
+    const t = await this.load(ticketId);
+    if (!t) return void (await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true }));
+    if (t.status !== 'claimed') {
+      await inv.reply({ text: `This ticket is ${stateWord(t.status).toLowerCase()}: ${t.status === 'open' ? 'press Claim instead.' : 'there is nothing to take over.'}` }, { ephemeral: true });
+      return;
+    }
+    if (t.claimedBy?.id === inv.actor.id) return void (await inv.reply({ text: 'You already hold this ticket.' }, { ephemeral: true }));
+    if (!this.inHandoffChannel(inv, t)) return void (await inv.reply({ text: 'Only members of the handoff channel may take over a ticket.' }, { ephemeral: true }));
+    await inv.reply(
+      {
+        text: `Take this ticket over from ${t.claimedBy?.name ?? 'the claiming agent'}? ${t.user.name} will be told you answer from now on.`,
+        buttons: [{ action: HANDOFF_ACTIONS.takeoverConfirm, label: 'Take over', value: `${t.id}:${t.claimedBy?.id ?? ''}`, style: 'primary' }],
+      },
+      { ephemeral: true },
+    );
+  }
+
+  /** The confirmed take-over: only if the ticket is still held by the agent the confirmation named. */
+  async takeOver(inv: Invocation, value: string): Promise<void> {
+    const cut = value.indexOf(':');
+    const ticketId = cut < 0 ? value : value.slice(0, cut);
+    const expected = cut < 0 ? '' : value.slice(cut + 1);
+    let previous: Actor | undefined;
+    const taken = await this.transition(inv, ticketId, (t) => {
+      if (t.status !== 'claimed') return `This ticket is ${stateWord(t.status).toLowerCase()} now: nothing was taken over.`;
+      if (t.claimedBy?.id !== expected) return `The ticket changed hands meanwhile (now ${t.claimedBy?.name ?? 'nobody'}): nothing was taken over.`;
+      if (t.claimedBy?.id === inv.actor.id) return 'You already hold this ticket.';
+      if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may take over a ticket.';
+      previous = t.claimedBy;
+      return { ...t, claimedBy: inv.actor, claimedAt: this.ctx.now() };
+    });
+    if (!taken) return;
+    await this.refreshTicketMessage(taken);
+    await this.tellThread(taken, `${inv.actor.name} took this ticket over from ${previous?.name ?? 'the previous agent'}. From now on their messages here go to ${taken.user.name}.`);
+    await this.tellUser(taken, `${inv.actor.name} (agent) now answers you here, taking over from ${previous?.name ?? 'the previous agent'}.`);
+    await inv.reply({ text: `You now hold the ticket of ${taken.user.name}.` }, { ephemeral: true }).catch(() => undefined);
+  }
+
+  /**
+   * Close (claimer or admin) or Cancel (asker or admin): the thread goes back to the bot, both sides
+   * are told, the user's Cancel button goes, and after a close the user is asked for a rating.
+   */
+  async end(ticketId: string, how: 'closed' | 'cancelled', inv: Invocation): Promise<boolean> {
+    const ended = await this.transition(inv, ticketId, (t) => {
+      if (isEnded(t.status)) return 'This handoff has already ended.';
+      const by = inv.actor;
+      if (how === 'closed' && !by.isAdmin && !(t.status === 'claimed' && t.claimedBy?.id === by.id)) {
+        return t.status === 'claimed'
+          ? `Only ${t.claimedBy?.name ?? 'the claiming agent'} (who claimed it) or an admin may close this ticket.`
+          : 'Only an admin may close a ticket nobody has claimed: press Claim to take it, then Close.';
       }
-      const next: Ticket = { ...ticket, status: how, endedBy: by };
-      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(ticketId), raw, toJson(next))) ended = next;
+      if (how === 'cancelled' && !by.isAdmin && !(by.id === t.user.id && inv.surface.name === t.userPlace.surface)) {
+        return `Only ${t.user.name}, who asked for a human, or an admin may cancel this handoff.`;
+      }
+      return { ...t, status: how, endedBy: by, endedAt: this.ctx.now() };
+    });
+    if (!ended) return false;
+    await this.afterEnd(ended, how, inv.actor);
+    return true;
+  }
+
+  /** The bridge ends a ticket itself (the ticket could not be posted, or nobody claimed it in time). */
+  private async finish(ticketId: string, how: Ended, by: Actor, opts: { quiet?: boolean } = {}): Promise<Ticket | undefined> {
+    let ended: Ticket | undefined;
+    const changed = await this.update(ticketId, (t) => {
+      if (isEnded(t.status) || (how === 'timedout' && t.status !== 'open')) return undefined;
+      ended = { ...t, status: how, endedBy: by, endedAt: this.ctx.now() };
+      return ended;
+    });
+    if (!changed || !ended) return undefined;
+    if (opts.quiet) {
+      await this.clearMarks(ended);
+      return ended;
     }
-    if (!ended) {
-      await opts.inv?.reply({ text: 'The ticket is busy; please try again.' }, { ephemeral: true });
-      return false;
-    }
+    await this.afterEnd(ended, how, by);
+    return ended;
+  }
+
+  private async clearMarks(ended: Ticket): Promise<void> {
     // Only this ticket's mark: a later handoff of the same thread has its own.
     if ((await this.ctx.store.get(keys.handoff(ended.convId))) === ended.id) {
       await this.ctx.store.delete(keys.handoff(ended.convId));
     }
     await this.ctx.store.delete(ticketKeys.open(ended.id));
-    if (opts.quiet) return true;
-    await this.refreshTicketMessage(ended);
+  }
+
+  private async afterEnd(ended: Ticket, how: Ended, by: Actor): Promise<void> {
+    await this.clearMarks(ended);
     const toAgents =
       how === 'closed'
         ? `${by.name} closed this ticket. The bot answers ${ended.user.name} again.`
-        : `${ended.user.name} cancelled the request. The bot answers them again.`;
-    const toUser =
-      how === 'closed'
-        ? `${by.name} closed the handoff. I'm back: ask me anything here.`
-        : `Handoff cancelled. I'm back: ask me anything here.`;
-    if (ended.thread) await this.surface(ended.thread).post(ended.thread, { text: toAgents });
-    await this.surface(ended.userPlace).post(ended.userPlace, { text: toUser });
-    return true;
+        : how === 'cancelled'
+          ? `${by.id === ended.user.id ? ended.user.name : by.name} cancelled the request. The bot answers ${ended.user.name} again.`
+          : `Nobody claimed this ticket in ${duration(this.ctx.now() - (ended.waitingSince ?? ended.createdAt))}: it timed out. The bot answers ${ended.user.name} again.`;
+    await this.tellThread(ended, toAgents);
+    if (how === 'closed' && by.id !== BRIDGE.id) {
+      // One message: the user is told the bot is back and asked for a rating (1-5 buttons).
+      await this.quietly(
+        () =>
+          this.surface(ended.userPlace).post(ended.userPlace, {
+            text: `${closedText(ended)}\n${ratingQuestion(ended)}`,
+            buttons: [1, 2, 3, 4, 5].map((n) => ({ action: HANDOFF_ACTIONS.rate, label: String(n), value: `${ended.id}:${n}` })),
+          }),
+        'telling the user and asking for a rating',
+      );
+    } else {
+      await this.tellUser(
+        ended,
+        how === 'cancelled'
+          ? `Handoff cancelled. I'm back: ask me anything here.`
+          : `Sorry, no agent could pick up your request in time. I'm back: ask me anything here, or use /handoff to try again later.`,
+      );
+    }
+    await this.refreshTicketMessage(ended);
+    // The Cancel button no longer applies.
+    if (ended.userNotice) {
+      await this.quietly(
+        () => this.surface(ended.userPlace).edit(ended.userNotice!, { text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)` }),
+        'removing the Cancel button',
+      );
+    }
+  }
+
+  /** A rating button: the user who asked, once; the score goes on the ticket and into the figures. */
+  async rate(inv: Invocation, value: string): Promise<void> {
+    const [ticketId = '', raw = ''] = value.split(':');
+    const score = Number(raw);
+    if (!Number.isInteger(score) || score < 1 || score > 5) {
+      await inv.reply({ text: 'That rating button is not valid.' }, { ephemeral: true });
+      return;
+    }
+    const rated = await this.transition(inv, ticketId, (t) => {
+      if (t.user.id !== inv.actor.id || t.userPlace.surface !== inv.surface.name) return `Only ${t.user.name}, who was helped, may rate this.`;
+      if (t.rating !== undefined) return `You already rated the help ${t.rating}/5. Thank you!`;
+      return { ...t, rating: score, ratedAt: this.ctx.now() };
+    });
+    if (!rated) return;
+    const thanks: OutMessage = { text: `${closedText(rated)}\nThank you! You rated the help ${score}/5.` };
+    if (inv.update) await this.quietly(() => inv.update!(thanks), 'replacing the rating buttons');
+    else await inv.reply(thanks, { ephemeral: true });
+    await this.refreshTicketMessage(rated);
+    await this.tellThread(rated, `${rated.user.name} rated the help ${score}/5.`);
   }
 
   /** A user's message in a thread in handoff: relayed word for word to the ticket thread. */
@@ -184,16 +358,27 @@ export class Handoffs {
     await this.surface(ticket.thread).post(ticket.thread, { text: `*${actor.name}:* ${text}${fileLines(attachments)}`, markdown: true });
   }
 
-  /** A message in a ticket thread: relayed to the user once claimed. */
+  /**
+   * A message in a ticket thread: the claiming agent's reaches the user; a "note:" of theirs, and
+   * everyone else's, stays with the agents and is marked so its writer knows it did not go out.
+   */
   async relayFromAgent(ticketId: string, msg: IncomingMessage, surface: SurfacePort): Promise<void> {
     const ticket = await this.load(ticketId);
     if (!ticket) return;
-    if (ticket.status === 'open') {
-      await surface.notify(msg.place, msg.actor, { text: 'Press Claim on the ticket first: until someone claims it, messages here are not sent to the user.' });
+    if (isEnded(ticket.status)) {
+      await surface.notify(msg.place, msg.actor, { text: `This ticket is ${stateWord(ticket.status).toLowerCase()}: the user no longer sees messages here.` });
       return;
     }
-    if (ticket.status !== 'claimed') {
-      await surface.notify(msg.place, msg.actor, { text: `This ticket is ${ticket.status}: the user no longer sees messages here.` });
+    const fromClaimer = ticket.status === 'claimed' && ticket.claimedBy?.id === msg.actor.id;
+    if (!fromClaimer || NOTE_PREFIX.test(msg.text)) {
+      await this.update(ticket.id, (t) => ({ ...t, notes: (t.notes ?? 0) + 1 }));
+      const why =
+        ticket.status === 'open'
+          ? ' Press Claim to talk to them.'
+          : fromClaimer
+            ? ''
+            : ` Only ${ticket.claimedBy?.name ?? 'the claiming agent'}'s messages reach them.`;
+      await surface.post(msg.place, { text: `Internal note from ${msg.actor.name}: kept for the team, not sent to ${ticket.user.name}.${why}` });
       return;
     }
     await appendTurn(this.ctx.store, ticket.convId, { author: `${msg.actor.name} (agent)`, text: msg.text, at: this.ctx.now() });
@@ -201,51 +386,182 @@ export class Handoffs {
       text: `*${msg.actor.name} (agent):* ${msg.text}${fileLines(msg.attachments)}`,
       markdown: true,
     });
+    if (ticket.firstReplyAt === undefined) {
+      const at = this.ctx.now();
+      await this.update(ticket.id, (t) => (t.firstReplyAt === undefined ? { ...t, firstReplyAt: at } : undefined));
+    }
   }
 
-  /** Tickets nobody claimed within the configured time: the user is told once; the ticket stays open. */
+  /**
+   * The periodic sweep of waiting tickets: the user is told once when nobody claimed in the claim
+   * timeout (the ticket stays open), the thread gets a reminder each interval (at most 3), and a
+   * ticket still waiting after that times out. Each step is keyed in the store, so a restart or a
+   * second instance never repeats one.
+   */
   async sweepUnclaimed(): Promise<void> {
-    const now = this.ctx.now();
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
       const id = key.slice(ticketKeys.openPrefix.length);
       const ticket = await this.load(id);
       if (ticket?.status !== 'open') continue;
-      if (now - ticket.createdAt < this.ctx.config.handoffClaimTimeoutMs) continue;
-      if (!(await this.ctx.store.setIfAbsent(ticketKeys.late(id), now))) continue;
-      await this.surface(ticket.userPlace).post(ticket.userPlace, {
-        text:
-          `No one has picked up your request yet (${minutes(now - ticket.createdAt)}). It stays open in the handoff channel ` +
-          'and an agent will reply in this thread. Use /handoff cancel to go back to the bot.',
-      });
+      try {
+        await this.sweepOne(ticket);
+      } catch (err) {
+        this.ctx.log.error({ err, ticket: id }, 'handoff: sweeping a waiting ticket failed');
+      }
     }
   }
 
-  private async update(id: string, change: (t: Ticket) => Ticket): Promise<void> {
+  private async sweepOne(ticket: Ticket): Promise<void> {
+    const now = this.ctx.now();
+    const since = ticket.waitingSince ?? ticket.createdAt;
+    if (now - ticket.createdAt >= this.ctx.config.handoffClaimTimeoutMs && (await this.ctx.store.setIfAbsent(ticketKeys.late(ticket.id), now))) {
+      await this.tellUser(
+        ticket,
+        `No one has picked up your request yet (${minutes(now - ticket.createdAt)}). It stays open in the handoff channel ` +
+          'and an agent will reply in this thread. Use /handoff cancel to go back to the bot.',
+      );
+    }
+    const sent = ticket.reminders ?? 0;
+    const last = ticket.lastRemindAt ?? since;
+    // Timed out only after every reminder went out and one more interval passed.
+    if (now - since >= this.timeoutMs && sent >= MAX_REMINDERS && now - last >= this.remindMs) {
+      await this.finish(ticket.id, 'timedout', BRIDGE);
+      return;
+    }
+    if (sent >= MAX_REMINDERS || now - last < this.remindMs || !ticket.thread) return;
+    if (!(await this.ctx.store.setIfAbsent(ticketKeys.remind(ticket.id, since, sent + 1), now, 7 * 24 * 3600 * 1000))) return;
+    const updated = await this.update(ticket.id, (t) => (t.status === 'open' ? { ...t, reminders: sent + 1, lastRemindAt: now } : undefined));
+    if (!updated) return;
+    await this.tellThread(updated, `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${ticket.user.name} has been waiting ${duration(now - since)} for an agent. Press Claim on the ticket to take it.`);
+    await this.refreshTicketMessage(updated);
+  }
+
+  /** The open tickets (waiting and claimed), oldest first, as `/handoff queue` and App Home show them. */
+  async queue(): Promise<Ticket[]> {
+    const open: Ticket[] = [];
+    for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
+      const t = await this.load(key.slice(ticketKeys.openPrefix.length));
+      if (t && !isEnded(t.status)) open.push(t);
+    }
+    return open.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async queueMessage(): Promise<OutMessage> {
+    const now = this.ctx.now();
+    const tickets = await this.queue();
+    if (tickets.length === 0) return { text: '*Handoff queue*\nNo open tickets: nobody is waiting.', markdown: true };
+    const lines = tickets.map((t) => {
+      const since = t.waitingSince ?? t.createdAt;
+      const state =
+        t.status === 'claimed'
+          ? `Claimed by ${t.claimedBy?.name ?? 'an agent'}, waited ${duration((t.claimedAt ?? now) - since)}`
+          : `Waiting ${duration(now - since)}`;
+      return `• ${state} · ${t.user.name} (${surfaceLabel(t.userPlace.surface)}) · ${t.ticketLink ?? 'no link'}`;
+    });
+    const waiting = tickets.filter((t) => t.status === 'open').length;
+    return { text: `*Handoff queue*: ${tickets.length} open, ${waiting} waiting\n${lines.join('\n')}`, markdown: true };
+  }
+
+  /** Members of the handoff channel (and admins) may see the queue. */
+  async isAgent(actor: Actor, surface: SurfacePort, place?: Place): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    const targets = Object.values(this.ctx.config.handoff).filter((t): t is HandoffTarget => t !== undefined && t.surface === surface.name);
+    for (const t of targets) {
+      if (place && place.channel === t.channel) return true;
+      const member = await this.quietly(() => surface.isMember?.({ surface: t.surface, workspace: t.workspace, channel: t.channel }, actor.id), 'membership');
+      if (member) return true;
+    }
+    return false;
+  }
+
+  /** Runs one compare-and-set transition; a refusal (a string) is told to the invoker, ephemerally. */
+  private async transition(inv: Invocation, ticketId: string, change: (t: Ticket) => Ticket | string): Promise<Ticket | undefined> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const raw = await this.ctx.store.get(ticketKeys.ticket(ticketId));
+      const ticket = parseStored(ticketSchema, raw);
+      if (!ticket) {
+        await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true });
+        return undefined;
+      }
+      const next = change(ticket);
+      if (typeof next === 'string') {
+        await inv.reply({ text: next }, { ephemeral: true });
+        return undefined;
+      }
+      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(ticketId), raw, toJson(next))) return next;
+    }
+    await inv.reply({ text: 'The ticket is busy; please press the button again.' }, { ephemeral: true });
+    return undefined;
+  }
+
+  /** Compare-and-set update; `change` returning undefined leaves the ticket as it is. */
+  private async update(id: string, change: (t: Ticket) => Ticket | undefined): Promise<Ticket | undefined> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const raw: Json | undefined = await this.ctx.store.get(ticketKeys.ticket(id));
       const ticket = parseStored(ticketSchema, raw);
-      if (!ticket) return;
-      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(id), raw, toJson(change(ticket)))) return;
+      if (!ticket) return undefined;
+      const next = change(ticket);
+      if (!next) return undefined;
+      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(id), raw, toJson(next))) return next;
     }
     throw new Error(`ticket ${id}: could not update (contention)`);
   }
 
+  private inHandoffChannel(inv: Invocation, t: Ticket): boolean {
+    if (inv.actor.isAdmin || !t.root) return true;
+    return inv.surface.name === t.root.place.surface && inv.place.channel === t.root.place.channel;
+  }
+
+  /** A failed ticket edit must not keep either side untold: it is logged, and the caller goes on. */
   private async refreshTicketMessage(ticket: Ticket): Promise<void> {
     if (!ticket.root) return;
-    const surface = this.surface(ticket.root.place);
-    const msg = await this.renderFor(ticket, surface);
-    await surface.edit(ticket.root, msg);
+    const root = ticket.root;
+    await this.quietly(async () => {
+      const surface = this.surface(root.place);
+      // The latest state: a change made meanwhile (a claim during a reminder) must not be undone.
+      const msg = await this.renderFor((await this.load(ticket.id)) ?? ticket, surface);
+      await surface.edit(root, msg);
+    }, 'updating the ticket message');
+  }
+
+  private async tellThread(ticket: Ticket, text: string): Promise<void> {
+    const thread = ticket.thread;
+    if (thread) await this.quietly(() => this.surface(thread).post(thread, { text }), 'telling the ticket thread');
+  }
+
+  private async tellUser(ticket: Ticket, text: string): Promise<void> {
+    await this.quietly(() => this.surface(ticket.userPlace).post(ticket.userPlace, { text }), 'telling the user');
+  }
+
+  private async quietly<T>(fn: () => Promise<T> | T | undefined, what: string): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.ctx.log.warn({ err, what }, `handoff: ${what} failed`);
+      return undefined;
+    }
+  }
+
+  /** The lead summary of a ticket's conversation (deterministic: see lead.ts). */
+  async leadOf(ticket: Ticket): Promise<LeadSummary> {
+    return leadFrom(ticket, await readTranscript(this.ctx.store, ticket.convId), await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id));
   }
 
   private async renderFor(ticket: Ticket, handoffSurface: SurfacePort): Promise<OutMessage> {
     const userSurface = this.ctx.surfaces.get(ticket.userPlace.surface);
-    // A mention only notifies on its own platform; across surfaces, the name and origin say who.
+    // A mention only notifies on its own platform; across surfaces, the name and platform say who.
     const label =
       userSurface && userSurface.name === handoffSurface.name
         ? `${userSurface.mention(ticket.user)} (${ticket.user.name})`
-        : `${ticket.user.name} (${ticket.userPlace.surface} user ${ticket.user.id})`;
+        : `${ticket.user.name} (${surfaceLabel(ticket.userPlace.surface)} user)`;
     const transcript = await readTranscript(this.ctx.store, ticket.convId);
-    return renderTicket(ticket, label, transcript, handoffSurface.limits.maxMessageLength);
+    return renderTicket(ticket, {
+      userLabel: label,
+      transcript,
+      lead: leadFrom(ticket, transcript, await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id)),
+      maxLength: handoffSurface.limits.maxMessageLength,
+      now: this.ctx.now(),
+    });
   }
 
   private target(from: Place): HandoffTarget | undefined {
@@ -264,6 +580,34 @@ export class Handoffs {
     const text = applied?.TalkToHumanResponseMessage?.trim();
     return text ? text : DEFAULT_TALK_TO_HUMAN;
   }
+}
+
+function closedText(t: Ticket): string {
+  return `${t.endedBy?.name ?? 'The agent'} closed the handoff. I'm back: ask me anything here.`;
+}
+
+function ratingQuestion(t: Ticket): string {
+  return `How would you rate the help you got from ${t.claimedBy?.name ?? t.endedBy?.name ?? 'our agent'}? 1 = poor, 5 = great.`;
+}
+
+function leadFrom(ticket: Ticket, transcript: Turn[], opened: string[]): LeadSummary {
+  const isAnswer = (t: Turn): boolean => t.author === BOT_AUTHOR;
+  const isAgent = (t: Turn): boolean => t.author.endsWith(' (agent)');
+  return extractLead({
+    name: ticket.user.name,
+    userTexts: transcript.filter((t) => !isAnswer(t) && !isAgent(t)).map((t) => t.text.replace(/^\(asked for a human\) /, '')),
+    answerTexts: transcript.filter(isAnswer).map((t) => t.text),
+    openedListings: opened,
+  });
+}
+
+/** The message a conversation thread hangs on (Slack: the root's ts; Discord: the thread, named after its root). */
+function rootOf(place: Place): { place: Place; id: string } {
+  return { place: { surface: place.surface, workspace: place.workspace, channel: place.channel }, id: place.thread ?? '' };
+}
+
+function surfaceLabel(s: Place['surface']): string {
+  return s === 'slack' ? 'Slack' : s === 'discord' ? 'Discord' : s;
 }
 
 function fileLines(attachments: Attachment[]): string {

@@ -6,7 +6,8 @@ import type { Place } from '../surface';
 export const ticketSchema = z.object({
   id: z.string(),
   convId: z.string(),
-  status: z.enum(['open', 'claimed', 'closed', 'cancelled']),
+  /** open = Waiting; timedout = nobody claimed it after every reminder. */
+  status: z.enum(['open', 'claimed', 'closed', 'cancelled', 'timedout']),
   user: actorSchema,
   /** The user's conversation thread. */
   userPlace: placeSchema,
@@ -18,6 +19,29 @@ export const ticketSchema = z.object({
   claimedBy: actorSchema.optional(),
   claimedAt: z.number().optional(),
   endedBy: actorSchema.optional(),
+  endedAt: z.number().optional(),
+  /** When the ticket last started waiting (creation, or a Release); reminders count from it. */
+  waitingSince: z.number().optional(),
+  /** The first claim (time to claim counts to it, whatever releases follow). */
+  firstClaimedAt: z.number().optional(),
+  /** The first claiming agent's message relayed to the user. */
+  firstReplyAt: z.number().optional(),
+  /** Reminders posted in the ticket thread during the current wait. */
+  reminders: z.number().optional(),
+  lastRemindAt: z.number().optional(),
+  /** The user's notice with the Cancel button, so it loses the button once the ticket ends. */
+  userNotice: messageRefSchema.optional(),
+  userNoticeText: z.string().optional(),
+  /** A link to the user's conversation, and its channel's name, found when the ticket opened. */
+  userLink: z.string().optional(),
+  userChannelName: z.string().optional(),
+  /** A link to the ticket message itself (for the queue). */
+  ticketLink: z.string().optional(),
+  /** Satisfaction 1-5 given by the user after the close. */
+  rating: z.number().int().min(1).max(5).optional(),
+  ratedAt: z.number().optional(),
+  /** Internal notes kept in the ticket thread (not relayed). */
+  notes: z.number().optional(),
 });
 export type Ticket = z.infer<typeof ticketSchema>;
 
@@ -30,6 +54,13 @@ export const ticketKeys = {
   late: (id: string) => `ticketlate:${id}`,
   byThread: (thread: Place) => `ticketthread:${placeKey(thread)}`,
   byMessage: (ref: { place: Place; id: string }) => `ticketmsg:${placeKey(ref.place)}:${encodeURIComponent(ref.id)}`,
+  /** Every ticket, for the queue and the figures. */
+  prefix: 'ticket:',
+  /** Reminder n of the wait that began at `since` was posted (a restart does not post it twice). */
+  remind: (id: string, since: number, n: number) => `ticketremind:${id}:${since}:${n}`,
+  /** A user who asked in a conversation ("Talk to a human" is theirs). */
+  asker: (convId: string, userId: string) => `convasker:${convId}:${encodeURIComponent(userId)}`,
+  askerPrefix: (convId: string) => `convasker:${convId}:`,
 };
 
 export const HANDOFF_ACTIONS = {
@@ -37,6 +68,34 @@ export const HANDOFF_ACTIONS = {
   claim: 'handoff.claim',
   close: 'handoff.close',
   cancel: 'handoff.cancel',
+  release: 'handoff.release',
+  takeover: 'handoff.takeover',
+  takeoverConfirm: 'handoff.takeover.confirm',
+  rate: 'handoff.rate',
 } as const;
+
+/** The state word a ticket shows first. */
+export function stateWord(status: Ticket['status']): 'Waiting' | 'Claimed' | 'Closed' | 'Cancelled' | 'Timed out' {
+  switch (status) {
+    case 'open':
+      return 'Waiting';
+    case 'claimed':
+      return 'Claimed';
+    case 'closed':
+      return 'Closed';
+    case 'cancelled':
+      return 'Cancelled';
+    case 'timedout':
+      return 'Timed out';
+  }
+}
+
+export function isEnded(status: Ticket['status']): boolean {
+  return status === 'closed' || status === 'cancelled' || status === 'timedout';
+}
+
+/** Most reminders one wait gets; the ticket times out one interval after the last. */
+export const MAX_REMINDERS = 3;
+export const DEFAULT_REMIND_MS = 300_000;
 
 export const DEFAULT_TALK_TO_HUMAN = 'Connecting you with a human agent — someone will reply here shortly.';

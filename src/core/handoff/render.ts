@@ -1,58 +1,95 @@
-/** The ticket message in the handoff channel, rendered from the ticket's state. */
+/**
+ * The ticket message in the handoff channel, rendered from the ticket's state: the state line first
+ * (one of Waiting, Claimed, Closed, Cancelled, Timed out, with times), then who and where, the lead
+ * summary and the recent transcript, trimmed to the handoff surface's limit.
+ */
 import type { Turn } from '../conversations/model';
 import { recentLines } from '../recent-lines';
-import type { OutMessage, Place } from '../surface';
-import { HANDOFF_ACTIONS, type Ticket } from './model';
+import type { Button, OutMessage } from '../surface';
+import { leadLines, type LeadSummary } from './lead';
+import { HANDOFF_ACTIONS, stateWord, type Ticket } from './model';
 
 const TURN_CHARS = 300;
-
-export function describePlace(place: Place): string {
-  const parts = [`${place.surface}`, `workspace ${place.workspace}`, `channel ${place.channel}`];
-  if (place.thread) parts.push(`thread ${place.thread}`);
-  return parts.join(' · ');
-}
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > TURN_CHARS ? `${flat.slice(0, TURN_CHARS - 1)}…` : flat;
 }
 
-function statusLine(ticket: Ticket): string {
+/** 19:05 UTC: tickets are read within the day; the date is in the platform's own timestamp. */
+export function clock(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+}
+
+/** A duration as people say it: "40 s", "3 min", "1 h 5 min". */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
+}
+
+/** The first line of the ticket: its state word and the times that matter in that state. */
+export function stateLine(ticket: Ticket, now: number): string {
+  const word = stateWord(ticket.status);
+  const since = ticket.waitingSince ?? ticket.createdAt;
   switch (ticket.status) {
     case 'open':
-      return 'Status: waiting for an agent: press Claim to take it.';
+      return `${word} since ${clock(since)} (${duration(now - since)} so far)`;
     case 'claimed':
-      return `Status: claimed by ${ticket.claimedBy?.name ?? 'an agent'}.`;
+      return `${word} by ${ticket.claimedBy?.name ?? 'an agent'} at ${clock(ticket.claimedAt ?? now)}, ${duration((ticket.claimedAt ?? now) - since)} after the request`;
     case 'closed':
-      return `Status: closed by ${ticket.endedBy?.name ?? 'an agent'}; the bot answers the user again.`;
+      return `${word} by ${ticket.endedBy?.name ?? 'an agent'} at ${clock(ticket.endedAt ?? now)}${ticket.rating ? `, rated ${ticket.rating}/5` : ''}`;
     case 'cancelled':
-      return `Status: cancelled by ${ticket.endedBy?.name ?? 'the user'}; the bot answers the user again.`;
+      return `${word} by ${ticket.endedBy?.name ?? 'the user'} at ${clock(ticket.endedAt ?? now)}`;
+    case 'timedout':
+      return `${word} at ${clock(ticket.endedAt ?? now)}: nobody claimed it in ${duration((ticket.endedAt ?? now) - since)}`;
   }
 }
 
-/**
- * Who, where, why and the recent transcript, trimmed (oldest turns first) so the message fits the
- * handoff surface's limit.
- */
-export function renderTicket(ticket: Ticket, userLabel: string, transcript: Turn[], maxLength: number): OutMessage {
+export interface TicketView {
+  /** How the user is named (a mention and the name on the same surface, the name elsewhere). */
+  userLabel: string;
+  transcript: Turn[];
+  lead: LeadSummary;
+  maxLength: number;
+  now: number;
+}
+
+export function ticketButtons(ticket: Ticket): Button[] {
+  const close = { action: HANDOFF_ACTIONS.close, label: 'Close', value: ticket.id, style: 'danger' as const };
+  if (ticket.status === 'open') return [{ action: HANDOFF_ACTIONS.claim, label: 'Claim', value: ticket.id, style: 'primary' }, close];
+  if (ticket.status === 'claimed') {
+    return [
+      close,
+      { action: HANDOFF_ACTIONS.release, label: 'Release', value: ticket.id },
+      { action: HANDOFF_ACTIONS.takeover, label: 'Take over', value: ticket.id },
+    ];
+  }
+  return [];
+}
+
+export function renderTicket(ticket: Ticket, view: TicketView): OutMessage {
+  const where = [
+    ticket.userChannelName ? `#${ticket.userChannelName}` : undefined,
+    `on ${ticket.userPlace.surface === 'slack' ? 'Slack' : ticket.userPlace.surface === 'discord' ? 'Discord' : ticket.userPlace.surface}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
   const head = [
-    `*Handoff request* from ${userLabel}`,
-    `Where: ${describePlace(ticket.userPlace)}`,
+    stateLine(ticket, view.now),
+    `*Handoff request* from ${view.userLabel}`,
+    `Where: ${where}${ticket.userLink ? ` · conversation: ${ticket.userLink}` : ''}`,
     `Reason: ${oneLine(ticket.reason) || '(none given)'}`,
+    ...(ticket.rating ? [`Satisfaction: ${ticket.rating}/5`] : []),
+    `*Lead*`,
+    ...leadLines(view.lead).map((l) => `• ${oneLine(l)}`),
   ].join('\n');
-  const status = statusLine(ticket);
-  const lines = transcript.map((t) => `> *${oneLine(t.author)}:* ${oneLine(t.text)}`);
-  const budget = maxLength - head.length - status.length - 40;
+  const lines = view.transcript.map((t) => `> *${oneLine(t.author)}:* ${oneLine(t.text)}`);
+  const budget = view.maxLength - head.length - 40;
   const kept = recentLines(lines, budget);
   const body = kept.length > 0 ? `Recent conversation:\n${kept.join('\n')}` : 'Recent conversation: (none)';
-  const buttons =
-    ticket.status === 'open'
-      ? [
-          { action: HANDOFF_ACTIONS.claim, label: 'Claim', value: ticket.id, style: 'primary' as const },
-          { action: HANDOFF_ACTIONS.close, label: 'Close', value: ticket.id, style: 'danger' as const },
-        ]
-      : ticket.status === 'claimed'
-        ? [{ action: HANDOFF_ACTIONS.close, label: 'Close', value: ticket.id, style: 'danger' as const }]
-        : [];
-  return { text: `${head}\n${body}\n${status}`, markdown: true, buttons };
+  return { text: `${head}\n${body}`, markdown: true, buttons: ticketButtons(ticket) };
 }

@@ -112,6 +112,19 @@ export class DirectMessagePort implements SurfacePort {
     return this.port.notify(channelPlace(place), user, msg);
   }
 
+  // Handoff tickets' links, channel names and button removal (guild places; DMs have none of them).
+  permalink(ref: MessageRef): Promise<string | undefined> {
+    return this.port.permalink(ref);
+  }
+
+  channelName(place: Place): Promise<string | undefined> {
+    return isDirect(place) ? Promise.resolve('direct message') : this.port.channelName(place);
+  }
+
+  stripButtons(thread: Place, actions: string[]): Promise<void> {
+    return this.port.stripButtons(channelPlace(thread), actions);
+  }
+
   mention(user: Actor): string {
     return this.port.mention(user);
   }

@@ -23,7 +23,7 @@ import {
   type SurfacePort,
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import { buttonId } from './custom-ids';
+import { buttonId, parseId } from './custom-ids';
 import { DiscordGateway } from './gateway';
 import { MAX_CONTENT, renderMessage, sendableMentions, type RenderedMessage } from './render';
 import { mentionToken } from '../mention-token';
@@ -40,6 +40,15 @@ export interface InteractionScope {
 export const interactionScope = new AsyncLocalStorage<InteractionScope>();
 
 const idSchema = z.object({ id: z.string() });
+const channelNameSchema = z.object({ name: z.string().min(1) });
+const botMessageSchema = z
+  .object({
+    id: z.string(),
+    components: z
+      .array(z.object({ components: z.array(z.object({ custom_id: z.string().optional() }).passthrough()).optional() }).passthrough())
+      .optional(),
+  })
+  .passthrough();
 const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
 const THREAD_TYPES = new Set([10, 11, 12]);
 const PUBLIC_THREAD = 11;
@@ -261,6 +270,47 @@ export class DiscordPort implements SurfacePort {
   mention(user: Actor): string {
     // A token render.ts turns into `<@id>` and lists in allowed_mentions.users (nothing else pings).
     return mentionToken(user.id);
+  }
+
+  /** A Discord message link (the client opens the channel at that message). */
+  async permalink(ref: MessageRef): Promise<string | undefined> {
+    if (!ref.id || !ref.place.workspace) return undefined;
+    return `https://discord.com/channels/${ref.place.workspace}/${ref.place.channel}/${ref.id}`;
+  }
+
+  /** Removes the bridge's buttons of `actions` from its recent messages in a thread; content stays. */
+  async stripButtons(thread: Place, actions: string[]): Promise<void> {
+    const channel = targetOf(thread);
+    const listed = z.array(botMessageSchema).safeParse(await this.rest.get(Routes.channelMessages(channel), { query: new URLSearchParams({ limit: '50' }) }));
+    if (!listed.success) return;
+    for (const m of listed.data) {
+      let changed = false;
+      const rows: Array<Record<string, unknown>> = [];
+      for (const row of m.components ?? []) {
+        const kept = [];
+        for (const c of row.components ?? []) {
+          const parsed = typeof c.custom_id === 'string' ? await parseId(this.store, c.custom_id) : undefined;
+          if (parsed?.kind === 'action' && actions.includes(parsed.action)) changed = true;
+          else kept.push(c);
+        }
+        if (kept.length > 0) rows.push({ ...row, components: kept });
+      }
+      if (!changed) continue;
+      await this.gateway.inChannel(channel, {}, async () => {
+        try {
+          // Only the components change: Discord keeps the content and embeds of a partial edit.
+          await this.rest.patch(Routes.channelMessage(channel, m.id), { body: { components: rows, allowed_mentions: { parse: [] } } });
+        } catch (err) {
+          throw toRateLimitError(err);
+        }
+      });
+    }
+  }
+
+  /** The channel's name (a thread's parent channel for a place in a thread). */
+  async channelName(place: Place): Promise<string | undefined> {
+    const ch = channelNameSchema.safeParse(await this.rest.get(Routes.channel(place.channel)).catch(() => undefined));
+    return ch.success ? ch.data.name : undefined;
   }
 
   /**

@@ -17,6 +17,7 @@ import { AssistantThreads } from './assistant-api';
 import type { SlackGateway } from './gateway';
 import { ACTION_PREFIX, VIEW_PREFIX } from './blocks';
 import { guardRequestListener } from './guard';
+import { registerHome } from './home';
 import { SLACK_COMMANDS, registerListeners } from './listeners';
 import { SlackPort } from './port';
 import { UserNames } from './users';
@@ -172,6 +173,8 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     log.error({ err }, 'slack: bolt error');
   });
 
+  const users = new UserNames(client, log);
+  registerHome({ app, port, client, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
   const assistant = registerAssistant({
     app,
     port,
@@ -186,7 +189,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     app,
     port,
     client,
-    users: new UserNames(client, log),
+    users,
     log,
     adminUsers: opts.adminUsers,
     core: () => core,

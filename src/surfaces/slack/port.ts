@@ -17,8 +17,10 @@ import type {
   SurfacePort,
 } from '../../core/surface';
 import { PlatformRateLimitError } from '../../core/surface';
+import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { renderMessage } from './blocks';
+import { buttonValueFromAction, renderMessage } from './blocks';
+import { SlackDirectory } from './home';
 import { slackMention, slackText } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
@@ -26,7 +28,7 @@ import type { AssistantThreads } from './assistant-api';
 import { SlackGateway, StartBudgetShort } from './gateway';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
-import { httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
+import { call, httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
 
 export { POST_BUDGET, STREAM_BUDGETS } from './gateway';
 
@@ -54,6 +56,34 @@ export interface SlackPortOptions {
   assistant?: AssistantThreads;
 }
 
+
+/** How many messages of a thread stripButtons looks at (the recent ones carry the buttons). */
+const STRIP_SCAN = 100;
+const threadMessagesSchema = z.object({
+  messages: z
+    .array(z.object({ ts: z.string(), text: z.string().optional(), bot_id: z.string().optional(), blocks: z.array(z.record(z.unknown())).optional() }).passthrough())
+    .optional(),
+});
+
+/** The blocks without the bridge's buttons of `actions`; undefined when none was there. */
+function withoutButtons(blocks: Array<Record<string, unknown>>, actions: string[]): Array<Record<string, unknown>> | undefined {
+  let changed = false;
+  const out: Array<Record<string, unknown>> = [];
+  for (const b of blocks) {
+    if (b.type !== 'actions' || !Array.isArray(b.elements)) {
+      out.push(b);
+      continue;
+    }
+    const kept = (b.elements as Array<{ action_id?: string; value?: string }>).filter((el) => {
+      const routed = el.action_id ? buttonValueFromAction(el.action_id, el.value) : undefined;
+      const drop = routed !== undefined && actions.includes(routed.a);
+      if (drop) changed = true;
+      return !drop;
+    });
+    if (kept.length > 0) out.push({ ...b, elements: kept });
+  }
+  return changed ? out : undefined;
+}
 
 export class SlackPort implements SurfacePort {
   readonly name = 'slack' as const;
@@ -204,6 +234,37 @@ export class SlackPort implements SurfacePort {
   mention(user: Actor): string {
     // A token blocks.ts/safe-text.ts turn into a real mention: a raw `<@U…>` would be escaped.
     return slackMention(user.id);
+  }
+
+  /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
+  private directoryCache: SlackDirectory | undefined;
+  private get directory(): SlackDirectory {
+    if (!this.directoryCache) this.directoryCache = new SlackDirectory(this.opts.client, this.opts.log);
+    return this.directoryCache;
+  }
+
+  permalink(ref: MessageRef): Promise<string | undefined> {
+    return this.directory.permalink(ref);
+  }
+
+  channelName(place: Place): Promise<string | undefined> {
+    return this.directory.channelName(place);
+  }
+
+  isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    return this.directory.isMember(channel, userId);
+  }
+
+  async stripButtons(thread: Place, actions: string[]): Promise<void> {
+    if (!thread.thread) return;
+    const res = await call(() => this.opts.client.conversations.replies({ channel: thread.channel, ts: thread.thread!, limit: STRIP_SCAN }));
+    for (const m of threadMessagesSchema.parse(res).messages ?? []) {
+      if (!m.bot_id || !m.blocks) continue;
+      const blocks = withoutButtons(m.blocks, actions);
+      if (!blocks) continue;
+      // Slack's own text, already escaped: sent back as it is, with the remaining blocks.
+      await this.gateway.update({ place: thread, id: m.ts }, () => ({ text: m.text ?? '', blocks: blocks as never }));
+    }
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {

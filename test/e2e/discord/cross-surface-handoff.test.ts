@@ -45,6 +45,12 @@ describe('Discord user, Slack handoff channel', () => {
     expect(ticket.text).toContain('ada');
     expect(ticket.text).toContain('I want a viewing');
     expect(ticket.text).toContain(question);
+    // Readable across surfaces: the state line first, the Discord user by name, a Discord message link, the channel's name.
+    expect(ticket.text.split('\n')[0]).toMatch(/^Waiting since /);
+    expect(ticket.text).toContain('ada (Discord user)');
+    expect(ticket.text).toContain(`https://discord.com/channels/${e.fake.guildId}/${e.general.id}/${threadId}`);
+    expect(ticket.text).toContain('#general');
+    expect(ticket.text).toContain('City: Seattle');
     // Nothing went to a Discord handoff channel: there is none.
     expect(e.fake.channelMessages(e.handoff.id)).toEqual([]);
 
@@ -74,11 +80,21 @@ describe('Discord user, Slack handoff channel', () => {
     expect(inTicket[firstAt]).toContain('ada');
     for (const text of userTexts) expect(e.storedAnswers(text)).toEqual([]);
 
+    // Another Slack member's message in the ticket thread is an internal note: kept on Slack, marked.
+    const noteTs = `${Math.floor(Date.now() / 1000)}.200009`;
+    await driver.event({ type: 'message', channel: SLACK_HANDOFF, channel_type: 'channel', user: 'U0OTHER', text: 'Her budget is firm', ts: noteTs, thread_ts: ticket.ts });
+    await waitFor(() => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.startsWith('Internal note from')), 'the note marked on Slack');
+    expect(botMessagesIn(e.fake, threadId).some((m) => m.content.includes('Her budget is firm'))).toBe(false);
+
     // Close by the agent: the ticket says so and the bot answers the Discord thread again.
     const claimed = slack.message(SLACK_HANDOFF, ticket.ts)!;
     await driver.click(button(claimed, 'Close')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
     await waitFor(() => /closed/i.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text) && !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Close'), 'the ticket closed');
     await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => /closed/i.test(m.content) && m.content.includes('Agent Smith')), 10_000, 'the Discord user told the bot is back');
+    // The Discord user rates the help; the Slack ticket shows the score.
+    const prompt = botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '4'))!;
+    e.fake.clickButtonLabelled(prompt, '4', e.user);
+    await waitFor(() => /^Closed by Agent Smith .*rated 4\/5/.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text), 'the rating on the Slack ticket');
     const after = 'And homes for sale in Seattle?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });
     await waitForAnswer(e, threadId, after);

@@ -151,7 +151,7 @@ describe('reliability: two instances on one Redis', () => {
     const told = await waitFor(() => fake.ephemerals.find((e) => e.user === loser && e.text.includes('Already claimed')), 'the loser told ephemerally', 20_000);
     expect(told.text).toContain(winner.name);
     // The ticket message shows the claim (and no longer offers Claim).
-    await waitFor(() => fake.message(HANDOFF_CHANNEL, ticket.ts)!.text.includes(`claimed by ${winner.name}`), 'the ticket message showing the claim', 20_000);
+    await waitFor(() => fake.message(HANDOFF_CHANNEL, ticket.ts)!.text.includes(`Claimed by ${winner.name}`), 'the ticket message showing the claim', 20_000);
     expect(buttonsOf(fake.message(HANDOFF_CHANNEL, ticket.ts)!).some((x) => x.text === 'Claim')).toBe(false);
     // Exactly one winner: one claim notice in the agents' thread and one "has joined" to the user.
     await waitFor(() => fake.replies('C0CLAIM', root.ts).some((m) => m.text.includes('has joined the conversation')), 'the user told an agent joined', 20_000);

@@ -78,7 +78,7 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
 
     from = session.output.length;
     session.type('/handoff I want to visit this weekend');
-    await session.probe((o) => (/\[#handoff[^\n]*\] Handoff request from/.test(o.slice(from)) ? true : undefined), 'the ticket');
+    await session.probe((o) => (/\[#handoff[^\n]*\] Waiting since [^\n]*\n[^\n]*Handoff request/.test(o.slice(from)) ? true : undefined), 'the ticket');
     expect(session.output.slice(from)).toContain('I want to visit this weekend');
 
     from = session.output.length;

@@ -1,0 +1,89 @@
+/**
+ * The handoff figures of a period, for /analytics: how many tickets opened, were claimed, closed,
+ * cancelled or timed out in it; how long users waited for a claim and for the first agent reply
+ * (p50 and p90, nearest rank, counted from the request); and the satisfaction ratings given in it.
+ * Each event counts in the period it happened in. Pure over the stored tickets.
+ */
+import type { StateStore } from '../../state/store';
+import { parseStored } from '../conversations/model';
+import type { ChartPanel } from '../analytics/chart';
+import { duration } from './render';
+import { ticketKeys, ticketSchema, type Ticket } from './model';
+
+export interface HandoffFigures {
+  opened: number;
+  claimed: number;
+  closed: number;
+  cancelled: number;
+  timedOut: number;
+  /** Milliseconds; undefined when nothing was claimed (or answered) in the period. */
+  claimP50?: number;
+  claimP90?: number;
+  replyP50?: number;
+  replyP90?: number;
+  satisfactionAverage?: number;
+  satisfactionCount: number;
+}
+
+/** Nearest-rank percentile of `values` (p in 0..1). */
+export function percentile(values: number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+export function computeHandoffFigures(tickets: Ticket[], fromMs: number, toMs: number): HandoffFigures {
+  const inRange = (at: number | undefined): at is number => at !== undefined && at >= fromMs && at <= toMs;
+  const ended = (status: Ticket['status']): number => tickets.filter((t) => t.status === status && inRange(t.endedAt)).length;
+  const claimWaits = tickets.filter((t) => inRange(t.firstClaimedAt)).map((t) => t.firstClaimedAt! - t.createdAt);
+  const replyWaits = tickets.filter((t) => inRange(t.firstReplyAt)).map((t) => t.firstReplyAt! - t.createdAt);
+  const ratings = tickets.filter((t) => t.rating !== undefined && inRange(t.ratedAt)).map((t) => t.rating!);
+  const figures: HandoffFigures = {
+    opened: tickets.filter((t) => inRange(t.createdAt)).length,
+    claimed: claimWaits.length,
+    closed: ended('closed'),
+    cancelled: ended('cancelled'),
+    timedOut: ended('timedout'),
+    satisfactionCount: ratings.length,
+  };
+  const set = (k: 'claimP50' | 'claimP90' | 'replyP50' | 'replyP90', v: number | undefined): void => {
+    if (v !== undefined) figures[k] = v;
+  };
+  set('claimP50', percentile(claimWaits, 0.5));
+  set('claimP90', percentile(claimWaits, 0.9));
+  set('replyP50', percentile(replyWaits, 0.5));
+  set('replyP90', percentile(replyWaits, 0.9));
+  if (ratings.length > 0) figures.satisfactionAverage = Math.round((ratings.reduce((a, b) => a + b, 0) / ratings.length) * 100) / 100;
+  return figures;
+}
+
+/** The figures of the days `from`..`to` (YYYY-MM-DD, UTC, both whole). */
+export async function handoffFigures(store: StateStore, range: { from: string; to: string }): Promise<HandoffFigures> {
+  const tickets: Ticket[] = [];
+  for (const key of await store.keys(ticketKeys.prefix)) {
+    const t = parseStored(ticketSchema, await store.get(key));
+    if (t) tickets.push(t);
+  }
+  return computeHandoffFigures(tickets, Date.parse(`${range.from}T00:00:00.000Z`), Date.parse(`${range.to}T23:59:59.999Z`));
+}
+
+const maybe = (ms: number | undefined): string => (ms === undefined ? 'n/a' : duration(ms));
+
+export function handoffFiguresText(f: HandoffFigures): string {
+  return [
+    `Handoffs: ${f.opened} opened, ${f.claimed} claimed, ${f.closed} closed, ${f.cancelled} cancelled, ${f.timedOut} timed out`,
+    `Time to claim: p50 ${maybe(f.claimP50)}, p90 ${maybe(f.claimP90)}`,
+    `Time to first agent reply: p50 ${maybe(f.replyP50)}, p90 ${maybe(f.replyP90)}`,
+    `Satisfaction: ${f.satisfactionAverage === undefined ? 'n/a' : `${f.satisfactionAverage}/5`} average of ${f.satisfactionCount} rating${f.satisfactionCount === 1 ? '' : 's'}`,
+  ].join('\n');
+}
+
+/** The chart's handoff panels, each on its own scale: counts, waits in minutes, satisfaction. */
+export function handoffChartPanels(f: HandoffFigures): ChartPanel[] {
+  const min = (ms: number | undefined): number => (ms === undefined ? 0 : Math.round((ms / 60_000) * 100) / 100);
+  return [
+    { title: 'Handoffs', labels: ['Opened', 'Claimed', 'Closed', 'Cancelled', 'Timed out'], values: [f.opened, f.claimed, f.closed, f.cancelled, f.timedOut] },
+    { title: 'Handoff waits (min)', labels: ['Claim p50', 'Claim p90', 'Reply p50', 'Reply p90'], values: [min(f.claimP50), min(f.claimP90), min(f.replyP50), min(f.replyP90)] },
+    { title: `Satisfaction (1-5, ${f.satisfactionCount} rating${f.satisfactionCount === 1 ? '' : 's'})`, labels: ['Average'], values: [f.satisfactionAverage ?? 0], max: 5 },
+  ];
+}

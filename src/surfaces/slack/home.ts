@@ -1,0 +1,127 @@
+/**
+ * What tickets need from Slack besides messages: permalinks (chat.getPermalink), channel names
+ * (conversations.info) and channel membership (conversations.members), each cached a short while;
+ * and the App Home tab, which shows the handoff queue to members of the handoff channel and admins
+ * (app_home_opened -> views.publish).
+ */
+import type { App } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Actor, BridgeCore, MessageRef, Place } from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import { renderMessage } from './blocks';
+import { eventEnvelopeSchema } from './payloads';
+import type { SlackPort } from './port';
+import type { UserNames } from './users';
+import { call, slackErrorCode, type WebClient } from './web';
+
+const CACHE_MS = 60_000;
+const MAX_MEMBER_PAGES = 20;
+const EVENT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
+
+const permalinkSchema = z.object({ permalink: z.string().url() });
+const channelInfoSchema = z.object({ channel: z.object({ name: z.string().min(1).optional() }).passthrough() });
+const membersSchema = z.object({
+  members: z.array(z.string()),
+  response_metadata: z.object({ next_cursor: z.string().optional() }).passthrough().optional(),
+});
+const homeOpenedSchema = z.object({ type: z.literal('app_home_opened'), user: z.string().min(1), tab: z.string().optional() });
+
+export class SlackDirectory {
+  private readonly names = new Map<string, { until: number; name: string | undefined }>();
+  private readonly members = new Map<string, { until: number; ids: Promise<Set<string> | undefined> }>();
+
+  constructor(
+    private readonly client: WebClient,
+    private readonly log: Logger,
+  ) {}
+
+  async permalink(ref: MessageRef): Promise<string | undefined> {
+    if (!ref.id) return undefined;
+    try {
+      const res = permalinkSchema.safeParse(await call(() => this.client.chat.getPermalink({ channel: ref.place.channel, message_ts: ref.id })));
+      return res.success ? res.data.permalink : undefined;
+    } catch (err) {
+      this.log.debug({ code: slackErrorCode(err) }, 'slack: chat.getPermalink failed');
+      return undefined;
+    }
+  }
+
+  async channelName(place: Place): Promise<string | undefined> {
+    const hit = this.names.get(place.channel);
+    if (hit && hit.until > Date.now()) return hit.name;
+    let name: string | undefined;
+    if (place.channel.startsWith('D')) name = 'direct message';
+    else {
+      try {
+        const res = channelInfoSchema.safeParse(await call(() => this.client.conversations.info({ channel: place.channel })));
+        name = res.success ? res.data.channel.name : undefined;
+      } catch (err) {
+        this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
+      }
+    }
+    this.names.set(place.channel, { until: Date.now() + CACHE_MS, name });
+    return name;
+  }
+
+  async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    let hit = this.members.get(channel.channel);
+    if (!hit || hit.until <= Date.now()) {
+      hit = { until: Date.now() + CACHE_MS, ids: this.fetchMembers(channel.channel) };
+      this.members.set(channel.channel, hit);
+    }
+    const ids = await hit.ids;
+    return ids ? ids.has(userId) : undefined;
+  }
+
+  private async fetchMembers(channel: string): Promise<Set<string> | undefined> {
+    const ids = new Set<string>();
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < MAX_MEMBER_PAGES; page++) {
+        const res = membersSchema.parse(await call(() => this.client.conversations.members({ channel, limit: 1000, ...(cursor ? { cursor } : {}) })));
+        for (const id of res.members) ids.add(id);
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!cursor) break;
+      }
+      return ids;
+    } catch (err) {
+      this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.members failed');
+      this.members.delete(channel);
+      return undefined;
+    }
+  }
+}
+
+export interface HomeDeps {
+  app: App;
+  port: SlackPort;
+  client: WebClient;
+  store: StateStore;
+  users: UserNames;
+  log: Logger;
+  adminUsers: readonly string[];
+  core: () => BridgeCore | undefined;
+}
+
+/** App Home: the queue for agents and admins, a short explanation for everyone else. */
+export function registerHome(d: HomeDeps): void {
+  d.app.event('app_home_opened', async ({ body, event }) => {
+    try {
+      const opened = homeOpenedSchema.safeParse(event);
+      if (!opened.success || (opened.data.tab && opened.data.tab !== 'home')) return;
+      const env = eventEnvelopeSchema.safeParse(body);
+      if (env.success && !(await d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS))) return;
+      const core = d.core();
+      if (!core?.handoffQueue) return;
+      const userId = opened.data.user;
+      const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin: d.adminUsers.includes(userId) };
+      const queue = await core.handoffQueue(viewer, d.port);
+      const msg = queue ?? { text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.' };
+      const { blocks } = renderMessage(msg);
+      await call(() => d.client.views.publish({ user_id: userId, view: { type: 'home', blocks: blocks as never } }));
+    } catch (err) {
+      d.log.error({ err }, 'slack: App Home failed');
+    }
+  });
+}

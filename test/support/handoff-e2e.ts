@@ -1,0 +1,62 @@
+/**
+ * Slack end-to-end setups for handoff tests that restart the bridge mid-ticket: the same local
+ * service, fake Slack and SQLite state store, a new app process-in-process on each restart (a new
+ * port, so a new driver).
+ */
+import pino from 'pino';
+import { startApp, type AppHandle } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { inProcessEnv, startTestService, tempDir, type TestService } from './app-env';
+import { FakeSlack } from './fake-slack';
+import { ADMIN, HANDOFF_CHANNEL, SIGNING_SECRET } from './slack-e2e';
+import { SlackDriver } from './slack-requests';
+
+export interface RestartableSlackE2E {
+  fake: FakeSlack;
+  svc: TestService;
+  app: AppHandle;
+  driver: SlackDriver;
+  /** Stops the app (as a deploy would) and starts a new one on the same state store. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRestartableSlackE2E(env: Record<string, string> = {}, users: Record<string, string> = {}): Promise<RestartableSlackE2E> {
+  const tmp = tempDir('handoff-e2e-');
+  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: 2 });
+  const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith', ...users } }).start();
+  const config: Config = loadConfig({
+    ...inProcessEnv(svc, tmp.dir),
+    SLACK_BOT_TOKEN: fake.botToken,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    SLACK_HANDOFF_CHANNEL: HANDOFF_CHANNEL,
+    SLACK_ADMIN_USERS: ADMIN,
+    ...env,
+  });
+  const log = pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
+  const start = async (): Promise<{ app: AppHandle; driver: SlackDriver }> => {
+    const app = await startApp(config, { log });
+    return { app, driver: new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team) };
+  };
+  const first = await start();
+  const e: RestartableSlackE2E = {
+    fake,
+    svc,
+    app: first.app,
+    driver: first.driver,
+    async restart() {
+      await e.app.close(3000);
+      const next = await start();
+      e.app = next.app;
+      e.driver = next.driver;
+    },
+    async close() {
+      await e.app.close(3000);
+      await fake.close();
+      await svc.close();
+      tmp.remove();
+    },
+  };
+  return e;
+}
