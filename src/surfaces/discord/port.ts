@@ -281,7 +281,9 @@ export class DiscordPort implements SurfacePort {
   /** Removes the bridge's buttons of `actions` from its recent messages in a thread; content stays. */
   async stripButtons(thread: Place, actions: string[]): Promise<void> {
     const channel = targetOf(thread);
-    const listed = z.array(botMessageSchema).safeParse(await this.rest.get(Routes.channelMessages(channel), { query: new URLSearchParams({ limit: '50' }) }));
+    const listed = z
+      .array(botMessageSchema)
+      .safeParse(await this.gateway.inChannel(channel, {}, () => this.rest.get(Routes.channelMessages(channel), { query: new URLSearchParams({ limit: '50' }) })));
     if (!listed.success) return;
     for (const m of listed.data) {
       let changed = false;

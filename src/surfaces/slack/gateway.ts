@@ -33,6 +33,8 @@ export const STREAM_BUDGETS = {
 } as const;
 /** chat.postEphemeral and views.open: Tier 4. Never planned: nothing streams on them. */
 export const TIER4_BUDGET = { limit: 100, windowMs: 60_000, plan: false } as const;
+/** Tier 3 Web API methods that are not messages (conversations.info): about 50 a minute per workspace. */
+export const TIER3_BUDGET = { limit: 50, windowMs: 60_000, plan: false } as const;
 /** File uploads: Tier 2. */
 export const UPLOAD_BUDGET = { limit: 20, windowMs: 60_000, plan: false } as const;
 
@@ -197,6 +199,16 @@ export class SlackGateway {
     return this.run(budgets, {}, async () => {
       await call(() => this.opts.client.apiCall(method, args));
     });
+  }
+
+  /**
+   * A Web API method that is not a message (chat.getPermalink, conversations.info and .members,
+   * views.publish): it counts against its method's tier per workspace like everything else here, so it
+   * goes out on that budget too.
+   */
+  methodCall(place: Place, method: string, args: Record<string, unknown>, tier: 3 | 4): Promise<unknown> {
+    const budget = { key: `slack:${this.opts.team(place)}:${method}`, ...(tier === 4 ? TIER4_BUDGET : TIER3_BUDGET) };
+    return this.run([budget], {}, () => call(() => this.opts.client.apiCall(method, args)));
   }
 
   /** chat.stopStream (a final). */

@@ -13,7 +13,8 @@ import { renderMessage } from './blocks';
 import { eventEnvelopeSchema } from './payloads';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
-import { call, slackErrorCode, type WebClient } from './web';
+import type { SlackGateway } from './gateway';
+import { slackErrorCode } from './web';
 
 const CACHE_MS = 60_000;
 const MAX_MEMBER_PAGES = 20;
@@ -32,14 +33,14 @@ export class SlackDirectory {
   private readonly members = new Map<string, { until: number; ids: Promise<Set<string> | undefined> }>();
 
   constructor(
-    private readonly client: WebClient,
+    private readonly gateway: SlackGateway,
     private readonly log: Logger,
   ) {}
 
   async permalink(ref: MessageRef): Promise<string | undefined> {
     if (!ref.id) return undefined;
     try {
-      const res = permalinkSchema.safeParse(await call(() => this.client.chat.getPermalink({ channel: ref.place.channel, message_ts: ref.id })));
+      const res = permalinkSchema.safeParse(await this.gateway.methodCall(ref.place, 'chat.getPermalink', { channel: ref.place.channel, message_ts: ref.id }, 4));
       return res.success ? res.data.permalink : undefined;
     } catch (err) {
       this.log.debug({ code: slackErrorCode(err) }, 'slack: chat.getPermalink failed');
@@ -54,7 +55,7 @@ export class SlackDirectory {
     if (place.channel.startsWith('D')) name = 'direct message';
     else {
       try {
-        const res = channelInfoSchema.safeParse(await call(() => this.client.conversations.info({ channel: place.channel })));
+        const res = channelInfoSchema.safeParse(await this.gateway.methodCall(place, 'conversations.info', { channel: place.channel }, 3));
         name = res.success ? res.data.channel.name : undefined;
       } catch (err) {
         this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
@@ -67,19 +68,20 @@ export class SlackDirectory {
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     let hit = this.members.get(channel.channel);
     if (!hit || hit.until <= Date.now()) {
-      hit = { until: Date.now() + CACHE_MS, ids: this.fetchMembers(channel.channel) };
+      hit = { until: Date.now() + CACHE_MS, ids: this.fetchMembers(channel) };
       this.members.set(channel.channel, hit);
     }
     const ids = await hit.ids;
     return ids ? ids.has(userId) : undefined;
   }
 
-  private async fetchMembers(channel: string): Promise<Set<string> | undefined> {
+  private async fetchMembers(place: Place): Promise<Set<string> | undefined> {
+    const channel = place.channel;
     const ids = new Set<string>();
     let cursor: string | undefined;
     try {
       for (let page = 0; page < MAX_MEMBER_PAGES; page++) {
-        const res = membersSchema.parse(await call(() => this.client.conversations.members({ channel, limit: 1000, ...(cursor ? { cursor } : {}) })));
+        const res = membersSchema.parse(await this.gateway.methodCall(place, 'conversations.members', { channel, limit: 1000, ...(cursor ? { cursor } : {}) }, 4));
         for (const id of res.members) ids.add(id);
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!cursor) break;
@@ -96,7 +98,6 @@ export class SlackDirectory {
 export interface HomeDeps {
   app: App;
   port: SlackPort;
-  client: WebClient;
   store: StateStore;
   users: UserNames;
   log: Logger;
@@ -119,7 +120,9 @@ export function registerHome(d: HomeDeps): void {
       const queue = await core.handoffQueue(viewer, d.port);
       const msg = queue ?? { text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.' };
       const { blocks } = renderMessage(msg);
-      await call(() => d.client.views.publish({ user_id: userId, view: { type: 'home', blocks: blocks as never } }));
+      const team = env.success ? env.data.team_id : undefined;
+      const place: Place = { surface: 'slack', workspace: team ?? '', channel: userId };
+      await d.port.gateway.methodCall(place, 'views.publish', { user_id: userId, view: { type: 'home', blocks } }, 4);
     } catch (err) {
       d.log.error({ err }, 'slack: App Home failed');
     }

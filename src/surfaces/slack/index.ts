@@ -174,7 +174,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
   });
 
   const users = new UserNames(client, log);
-  registerHome({ app, port, client, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
+  registerHome({ app, port, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
   const assistant = registerAssistant({
     app,
     port,

@@ -28,7 +28,7 @@ import type { AssistantThreads } from './assistant-api';
 import { SlackGateway, StartBudgetShort } from './gateway';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
-import { call, httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
+import { httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
 
 export { POST_BUDGET, STREAM_BUDGETS } from './gateway';
 
@@ -239,7 +239,7 @@ export class SlackPort implements SurfacePort {
   /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
   private directoryCache: SlackDirectory | undefined;
   private get directory(): SlackDirectory {
-    if (!this.directoryCache) this.directoryCache = new SlackDirectory(this.opts.client, this.opts.log);
+    if (!this.directoryCache) this.directoryCache = new SlackDirectory(this.gateway, this.opts.log);
     return this.directoryCache;
   }
 
@@ -257,7 +257,7 @@ export class SlackPort implements SurfacePort {
 
   async stripButtons(thread: Place, actions: string[]): Promise<void> {
     if (!thread.thread) return;
-    const res = await call(() => this.opts.client.conversations.replies({ channel: thread.channel, ts: thread.thread!, limit: STRIP_SCAN }));
+    const res = await this.gateway.methodCall(thread, 'conversations.replies', { channel: thread.channel, ts: thread.thread, limit: STRIP_SCAN }, 3);
     for (const m of threadMessagesSchema.parse(res).messages ?? []) {
       if (!m.bot_id || !m.blocks) continue;
       const blocks = withoutButtons(m.blocks, actions);
