@@ -17,6 +17,9 @@ describe('Slack e2e: a Web API with other habits', () => {
         authTest: { ok: true, user_id: 'UBOT' },
       },
       apiUrl: (fake) => fake.url,
+      // Answers stream over a second or two, so the relay starts streaming before the answer is
+      // whole (a finished answer is posted whole, with nothing to stream).
+      fragmentDelayMs: 80,
     });
   });
   afterAll(async () => {
