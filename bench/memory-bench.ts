@@ -51,7 +51,6 @@ class MemoryPort implements SurfacePort {
     return `<@${user.id}>`;
   }
 
-
   async fetchAttachment(): Promise<Buffer> {
     return Buffer.alloc(0);
   }
@@ -78,12 +77,16 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
   const store = new SqliteStore(':memory:');
   const relay = new Relay({ store, log, instanceId: 'memory-bench', options: { minInterimIntervalMs: 50 } });
   const port = new MemoryPort();
-  const chunk = 'Three bedrooms, two baths, a renovated kitchen and a yard close to schools. '.repeat(14).slice(0, 1_000);
+  const chunk = 'Three bedrooms, two baths, a renovated kitchen and a yard close to schools. '
+    .repeat(14)
+    .slice(0, 1_000);
 
   // Warm up: code paths compiled and caches filled before the baseline, so they are not counted.
   for (let i = 0; i < 200; i++) {
     const warm = new AnswerQueue();
-    const warmRun = relay.run(request(port, warm, { surface: 'shell', workspace: 'W', channel: 'CWARM', thread: `W${i}` }, `warm-${i}`));
+    const warmRun = relay.run(
+      request(port, warm, { surface: 'shell', workspace: 'W', channel: 'CWARM', thread: `W${i}` }, `warm-${i}`),
+    );
     warm.push({ type: 'delta', text: chunk });
     warm.push({ type: 'final', questionId: 0, answerId: 0, answer: chunk, totalTokens: 1 });
     await warmRun;
@@ -130,7 +133,12 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
   };
 }
 
-function request(port: SurfacePort, events: AsyncIterable<AnswerEvent>, place: Place, answerKey: string): Parameters<Relay['run']>[0] {
+function request(
+  port: SurfacePort,
+  events: AsyncIterable<AnswerEvent>,
+  place: Place,
+  answerKey: string,
+): Parameters<Relay['run']>[0] {
   return {
     surface: port,
     place,

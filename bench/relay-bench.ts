@@ -113,7 +113,11 @@ function makeRelay(kind: RelayKind, port: SlackPort, raw: RawSlack, store: State
   }
 }
 
-export async function runRelayScenario(kind: RelayKind, concurrent: number, options: RelayBenchOptions = {}): Promise<RelayFigures> {
+export async function runRelayScenario(
+  kind: RelayKind,
+  concurrent: number,
+  options: RelayBenchOptions = {},
+): Promise<RelayFigures> {
   const o = { ...DEFAULTS, ...options };
   const fake = new FakeSlack({ streaming: kind === 'ours-native' ? 'on' : 'unknown_method' });
   await fake.start();
@@ -132,8 +136,18 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
   if (kind === 'ours-update') {
     // The port learns once that this workspace has no native streaming, as a running bridge has long
     // before a busy moment; the warm-up's calls are not counted.
-    fake.messages.push({ channel: 'CWARMUP', ts: '1700000000.999999', text: 'warm-up', blocks: [], user: 'U0', history: [] });
-    const warm = await port.startNativeStream({ surface: 'slack', workspace: fake.team, channel: 'CWARMUP', thread: '1700000000.999999' }, { text: '' });
+    fake.messages.push({
+      channel: 'CWARMUP',
+      ts: '1700000000.999999',
+      text: 'warm-up',
+      blocks: [],
+      user: 'U0',
+      history: [],
+    });
+    const warm = await port.startNativeStream(
+      { surface: 'slack', workspace: fake.team, channel: 'CWARMUP', thread: '1700000000.999999' },
+      { text: '' },
+    );
     if (warm) throw new Error('the fake Slack was expected to refuse native streaming');
   }
   const callsBefore = fake.calls.length;
@@ -235,7 +249,8 @@ export async function runRelayScenario(kind: RelayKind, concurrent: number, opti
       .reduce((n, m) => n + new Set(m.history.filter((h) => h !== '' && h !== m.text)).size, 0),
   );
   const updates = tracked.reduce(
-    (sum, t) => sum + fake.replies(t.place.channel, t.place.thread ?? '').reduce((n, m) => n + new Set(m.history).size, 0),
+    (sum, t) =>
+      sum + fake.replies(t.place.channel, t.place.thread ?? '').reduce((n, m) => n + new Set(m.history).size, 0),
     0,
   );
   const r1 = (x: number): number => Math.round(x * 10) / 10;

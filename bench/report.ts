@@ -39,11 +39,19 @@ export function evaluateTargets(rows: RelayFigures[]): RelayTargets[] {
     const checks = [
       { target: '0 429s', value: String(r.rateLimited), met: r.rateLimited === 0 },
       { target: '100% exact', value: `${r.exactPct}%`, met: r.exact === r.concurrent },
-      { target: 'final lag p95 <= 1500 ms', value: String(r.finalLagP95Ms ?? 'never'), met: r.finalLagP95Ms !== null && r.finalLagP95Ms <= 1500 },
+      {
+        target: 'final lag p95 <= 1500 ms',
+        value: String(r.finalLagP95Ms ?? 'never'),
+        met: r.finalLagP95Ms !== null && r.finalLagP95Ms <= 1500,
+      },
     ];
     const wantInterims = r.concurrent === 1 ? 3 : r.concurrent <= 30 ? (r.relay === 'ours-native' ? 3 : 1) : undefined;
     if (wantInterims !== undefined) {
-      checks.push({ target: `interim texts/answer p50 >= ${wantInterims}`, value: String(r.interimPerAnswerP50), met: r.interimPerAnswerP50 >= wantInterims });
+      checks.push({
+        target: `interim texts/answer p50 >= ${wantInterims}`,
+        value: String(r.interimPerAnswerP50),
+        met: r.interimPerAnswerP50 >= wantInterims,
+      });
     }
     if (fixed && r.concurrent > 1) {
       checks.push({
@@ -58,7 +66,19 @@ export function evaluateTargets(rows: RelayFigures[]): RelayTargets[] {
 }
 
 export function formatRelayTable(rows: RelayFigures[], graceMs: number): string {
-  const head = ['answers', 'relay', '429s', 'exact', 'calls/ans', 'shown/ans', 'interim/ans', 'first p50', 'first p95', 'final p50', 'final p95'];
+  const head = [
+    'answers',
+    'relay',
+    '429s',
+    'exact',
+    'calls/ans',
+    'shown/ans',
+    'interim/ans',
+    'first p50',
+    'first p95',
+    'final p50',
+    'final p95',
+  ];
   const body = rows.map((r) => [
     `${r.concurrent} (${r.channels} ch)`,
     r.name,

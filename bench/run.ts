@@ -19,7 +19,12 @@ import { runStoreBench } from './store-bench';
 
 function listEnv(name: string): string[] | undefined {
   const v = process.env[name];
-  return v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  return v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 }
 
 async function main(): Promise<void> {
@@ -28,7 +33,9 @@ async function main(): Promise<void> {
   const native = process.argv.includes('--native');
   const concurrency = (listEnv('BENCH_CONCURRENCY') ?? ['1', '30', '50']).map(Number);
   const defaultRelays: RelayKind[] = native ? ['ours-native', 'fixed-interval'] : [...RELAY_KINDS];
-  const relays = (listEnv('BENCH_RELAYS') ?? defaultRelays).filter((k): k is RelayKind => (RELAY_KINDS as readonly string[]).includes(k));
+  const relays = (listEnv('BENCH_RELAYS') ?? defaultRelays).filter((k): k is RelayKind =>
+    (RELAY_KINDS as readonly string[]).includes(k),
+  );
   const skipped: string[] = [];
 
   // Memory first, in a fresh process: what the relay runs leave behind would blur the heap delta.
@@ -42,7 +49,9 @@ async function main(): Promise<void> {
 
   console.error(`relay bench: ${relays.join(', ')} at ${concurrency.join(' and ')} concurrent answers ...`);
   const relay = await runRelayBench({ ...settings, concurrency, relays }, (f) =>
-    console.error(`  ${f.name} x ${f.concurrent}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`),
+    console.error(
+      `  ${f.name} x ${f.concurrent}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`,
+    ),
   );
   if (!native) console.error('store bench ...');
   const store = native

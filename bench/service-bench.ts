@@ -51,7 +51,11 @@ async function serveInWorker(n: number): Promise<void> {
   const svc = buildLocalService({ dbPath: ':memory:', chatbotId: CHATBOT, sessionKey: SESSION_KEY });
   const repo = svc.context.listings;
   // The demo chatbot's 24 listings are replaced by the synthetic set.
-  repo.delete(CHATBOT, 'ListingId', repo.search(CHATBOT, {}, 1000).map((l) => String(l.id)));
+  repo.delete(
+    CHATBOT,
+    'ListingId',
+    repo.search(CHATBOT, {}, 1000).map((l) => String(l.id)),
+  );
   repo.createMany(CHATBOT, syntheticListings(n));
   await svc.app.listen({ port: 0, host: '127.0.0.1' });
 
@@ -61,11 +65,19 @@ async function serveInWorker(n: number): Promise<void> {
     method: 'POST',
     url: '/chat/Chatbot/RealEstateList',
     headers: { 'content-type': 'application/json', 'chatrobot-sessionkey': SESSION_KEY },
-    payload: JSON.stringify({ SerialNumber: CHATBOT, CityName: 'Denver', SaleType: 'for_rent', PageNumber: 1, PageSize: 20 }),
+    payload: JSON.stringify({
+      SerialNumber: CHATBOT,
+      CityName: 'Denver',
+      SaleType: 'for_rent',
+      PageNumber: 1,
+      PageSize: 20,
+    }),
   });
   const constant = page.body;
   const bare = Fastify({ logger: false });
-  bare.post('/chat/Chatbot/RealEstateList', (_req, reply) => reply.type('application/json; charset=utf-8').send(constant));
+  bare.post('/chat/Chatbot/RealEstateList', (_req, reply) =>
+    reply.type('application/json; charset=utf-8').send(constant),
+  );
   await bare.listen({ port: 0, host: '127.0.0.1' });
 
   const port = (s: http.Server): number => {
@@ -144,7 +156,13 @@ async function load(port: number, concurrency: number, durationMs: number): Prom
   agent.destroy();
   const sorted = Float64Array.from(lat).sort();
   const r2 = (x: number): number => Math.round(x * 100) / 100;
-  return { requests: lat.length, errors, rps: Math.round((lat.length / elapsed) * 1000), p50Ms: r2(percentile(sorted, 50)), p99Ms: r2(percentile(sorted, 99)) };
+  return {
+    requests: lat.length,
+    errors,
+    rps: Math.round((lat.length / elapsed) * 1000),
+    p50Ms: r2(percentile(sorted, 50)),
+    p99Ms: r2(percentile(sorted, 99)),
+  };
 }
 
 export async function runServiceBench(opts: ServiceBenchOptions = {}): Promise<ServiceBenchResult> {

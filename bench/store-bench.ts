@@ -62,7 +62,12 @@ async function measure(store: StateStore, kind: StoreBenchRow['store'], ops: num
 }
 
 async function redisReachable(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 2000,
+  });
   probe.on('error', () => undefined);
   try {
     await probe.connect();

@@ -14,7 +14,7 @@ import { createBridge, type Bridge } from './core';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
 import { Relay } from './core/relay';
-import type { SurfaceName, } from './core/surface';
+import type { SurfaceName } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
 import { ChatbotClient } from './service/client';
 import { openStore } from './state/open-store';
@@ -77,7 +77,18 @@ export function createLogger(level: string, destination?: string): Logger {
   const options = {
     level,
     redact: {
-      paths: ['*.token', '*.botToken', '*.secretKey', '*.sessionKey', '*.apiKey', '*.signingSecret', '*.appToken', '*.authorization', '*.Authorization', 'headers.authorization'],
+      paths: [
+        '*.token',
+        '*.botToken',
+        '*.secretKey',
+        '*.sessionKey',
+        '*.apiKey',
+        '*.signingSecret',
+        '*.appToken',
+        '*.authorization',
+        '*.Authorization',
+        'headers.authorization',
+      ],
       censor: '***',
     },
   };
@@ -131,7 +142,10 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       };
       if (config.slack || config.discord) {
         // Only ever on purpose (config.ts refuses a platform without CHATBOT_API_URL): said loudly.
-        log.warn({ url: service.url }, 'CHATBOT_API_URL=embedded: answering from the embedded demo chatbot service, not a production service');
+        log.warn(
+          { url: service.url },
+          'CHATBOT_API_URL=embedded: answering from the embedded demo chatbot service, not a production service',
+        );
       } else log.info({ url: service.url }, 'local chatbot service started in-process');
     }
 
@@ -181,7 +195,11 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         }),
       );
       if (config.discord.handoffChannel) {
-        handoff.discord = { surface: 'discord', workspace: config.discord.guildId ?? '', channel: config.discord.handoffChannel };
+        handoff.discord = {
+          surface: 'discord',
+          workspace: config.discord.guildId ?? '',
+          channel: config.discord.handoffChannel,
+        };
       }
     }
 
@@ -199,7 +217,14 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
     const bridge = createBridge(
-      { client, store, config: coreConfig, surfaces: registry(runtimes), log: log.child({ part: 'core' }), now: Date.now },
+      {
+        client,
+        store,
+        config: coreConfig,
+        surfaces: registry(runtimes),
+        log: log.child({ part: 'core' }),
+        now: Date.now,
+      },
       { relay, commands: commandHandlers() },
     );
     for (const runtime of runtimes) runtime.attach(bridge);
@@ -213,7 +238,13 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         if (path === '/healthz') {
           const ready = runtimes.every((r) => r.isReady());
           res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ ok: ready, instance: instanceId, surfaces: runtimes.map((r) => ({ name: r.surface.name, ready: r.isReady() })) }));
+          res.end(
+            JSON.stringify({
+              ok: ready,
+              instance: instanceId,
+              surfaces: runtimes.map((r) => ({ name: r.surface.name, ready: r.isReady() })),
+            }),
+          );
           return;
         }
         if (slack?.requestListener) {

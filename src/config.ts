@@ -84,12 +84,15 @@ export class ConfigError extends Error {
 }
 
 // Blank values in .env files mean "unset".
-const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v);
+const blankIsUnset = (v: unknown) =>
+  typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v;
 const opt = <T extends z.ZodTypeAny>(schema: T) => z.preprocess(blankIsUnset, schema.optional());
 
 const httpUrl = z
   .string()
-  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), { message: 'must be an http(s) URL like http://127.0.0.1:8080' })
+  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), {
+    message: 'must be an http(s) URL like http://127.0.0.1:8080',
+  })
   .transform((v) => v.replace(/\/+$/, ''));
 const text = z.string();
 const list = z.string().transform((v) =>
@@ -116,68 +119,99 @@ function parseStateUrl(v: string): StateConfig | undefined {
 }
 
 const envObject = z.object({
-    CHATBOT_API_URL: opt(
-      z.union([z.string().regex(/^embedded$/i).transform(() => 'embedded' as const), httpUrl], {
-        errorMap: () => ({ message: 'must be an http(s) URL like https://chatbot.example.com, or "embedded" for the built-in demo service' }),
-      }),
+  CHATBOT_API_URL: opt(
+    z.union(
+      [
+        z
+          .string()
+          .regex(/^embedded$/i)
+          .transform(() => 'embedded' as const),
+        httpUrl,
+      ],
+      {
+        errorMap: () => ({
+          message:
+            'must be an http(s) URL like https://chatbot.example.com, or "embedded" for the built-in demo service',
+        }),
+      },
     ),
-    CHATBOT_V1_API_URL: opt(httpUrl),
-    CHATBOT_SECRET_KEY: opt(text),
-    CHATBOT_SESSION_KEY: opt(text),
-    CHATBOT_API_KEY: opt(text),
-    CHATBOT_ID: opt(text),
-    SLACK_BOT_TOKEN: opt(text),
-    SLACK_SIGNING_SECRET: opt(text),
-    SLACK_APP_TOKEN: opt(z.string().startsWith('xapp-', 'must be a Slack app-level token starting with xapp-')),
-    SLACK_API_URL: opt(httpUrl),
-    SLACK_HANDOFF_CHANNEL: opt(text),
-    SLACK_ADMIN_USERS: opt(list),
-    DISCORD_TOKEN: opt(text),
-    DISCORD_APPLICATION_ID: opt(snowflake),
-    DISCORD_GUILD_ID: opt(snowflake),
-    DISCORD_API_URL: opt(httpUrl),
-    DISCORD_HANDOFF_CHANNEL: opt(text),
-    DISCORD_ADMIN_ROLES: opt(list),
-    STATE_URL: opt(
-      z.string().refine((v) => parseStateUrl(v) !== undefined, { message: 'must be sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://host:port[/db]' }),
-    ),
-    PORT: opt(
-      z
-        .string()
-        .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, { message: 'must be a port number from 0 to 65535' })
-        .transform(Number),
-    ),
-    ANSWER_IDLE_TIMEOUT_S: opt(seconds),
-    HANDOFF_CLAIM_TIMEOUT_S: opt(seconds),
-    HANDOFF_REMIND_S: opt(seconds),
-    HANDOFF_ON_NO_ANSWER: opt(bool),
-    RETENTION_DAYS: opt(
-      z
-        .string()
-        .refine((v) => /^\d+$/.test(v) && Number(v) >= 1, { message: 'must be a whole number of days, at least 1 (default 90)' })
-        .transform(Number),
-    ),
-    LOG_LEVEL: opt(z.string().refine((v) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()), { message: `must be one of ${LOG_LEVELS.join(', ')}` }).transform((v) => v.toLowerCase() as LogLevel)),
-    INSTANCE_ID: opt(text),
-    SERVICE_DB: opt(text),
-    LLM_BASE_URL: opt(httpUrl),
-    LLM_API_KEY: opt(text),
-    LLM_MODEL: opt(text),
+  ),
+  CHATBOT_V1_API_URL: opt(httpUrl),
+  CHATBOT_SECRET_KEY: opt(text),
+  CHATBOT_SESSION_KEY: opt(text),
+  CHATBOT_API_KEY: opt(text),
+  CHATBOT_ID: opt(text),
+  SLACK_BOT_TOKEN: opt(text),
+  SLACK_SIGNING_SECRET: opt(text),
+  SLACK_APP_TOKEN: opt(z.string().startsWith('xapp-', 'must be a Slack app-level token starting with xapp-')),
+  SLACK_API_URL: opt(httpUrl),
+  SLACK_HANDOFF_CHANNEL: opt(text),
+  SLACK_ADMIN_USERS: opt(list),
+  DISCORD_TOKEN: opt(text),
+  DISCORD_APPLICATION_ID: opt(snowflake),
+  DISCORD_GUILD_ID: opt(snowflake),
+  DISCORD_API_URL: opt(httpUrl),
+  DISCORD_HANDOFF_CHANNEL: opt(text),
+  DISCORD_ADMIN_ROLES: opt(list),
+  STATE_URL: opt(
+    z.string().refine((v) => parseStateUrl(v) !== undefined, {
+      message: 'must be sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://host:port[/db]',
+    }),
+  ),
+  PORT: opt(
+    z
+      .string()
+      .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, { message: 'must be a port number from 0 to 65535' })
+      .transform(Number),
+  ),
+  ANSWER_IDLE_TIMEOUT_S: opt(seconds),
+  HANDOFF_CLAIM_TIMEOUT_S: opt(seconds),
+  HANDOFF_REMIND_S: opt(seconds),
+  HANDOFF_ON_NO_ANSWER: opt(bool),
+  RETENTION_DAYS: opt(
+    z
+      .string()
+      .refine((v) => /^\d+$/.test(v) && Number(v) >= 1, {
+        message: 'must be a whole number of days, at least 1 (default 90)',
+      })
+      .transform(Number),
+  ),
+  LOG_LEVEL: opt(
+    z
+      .string()
+      .refine((v) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()), {
+        message: `must be one of ${LOG_LEVELS.join(', ')}`,
+      })
+      .transform((v) => v.toLowerCase() as LogLevel),
+  ),
+  INSTANCE_ID: opt(text),
+  SERVICE_DB: opt(text),
+  LLM_BASE_URL: opt(httpUrl),
+  LLM_API_KEY: opt(text),
+  LLM_MODEL: opt(text),
 });
 
 const envSchema = envObject
   .superRefine((e, ctx) => {
-    const problem = (variable: string, message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: [variable], message });
+    const problem = (variable: string, message: string) =>
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [variable], message });
     if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
-      problem('SLACK_BOT_TOKEN', 'is set but neither SLACK_SIGNING_SECRET (HTTP mode) nor SLACK_APP_TOKEN (Socket Mode) is: set one of them, or unset SLACK_BOT_TOKEN to turn Slack off');
+      problem(
+        'SLACK_BOT_TOKEN',
+        'is set but neither SLACK_SIGNING_SECRET (HTTP mode) nor SLACK_APP_TOKEN (Socket Mode) is: set one of them, or unset SLACK_BOT_TOKEN to turn Slack off',
+      );
     }
     if (!e.SLACK_BOT_TOKEN) {
       for (const v of ['SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN'] as const) {
-        if (e[v]) problem(v, 'is set but SLACK_BOT_TOKEN is not: set SLACK_BOT_TOKEN too, or unset it to turn Slack off');
+        if (e[v])
+          problem(v, 'is set but SLACK_BOT_TOKEN is not: set SLACK_BOT_TOKEN too, or unset it to turn Slack off');
       }
     }
     if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) {
-      problem('DISCORD_TOKEN', 'is set but DISCORD_APPLICATION_ID is not: set DISCORD_APPLICATION_ID too, or unset DISCORD_TOKEN to turn Discord off');
+      problem(
+        'DISCORD_TOKEN',
+        'is set but DISCORD_APPLICATION_ID is not: set DISCORD_APPLICATION_ID too, or unset DISCORD_TOKEN to turn Discord off',
+      );
     }
     if ((e.SLACK_BOT_TOKEN || e.DISCORD_TOKEN) && !e.CHATBOT_API_URL) {
       problem(
@@ -186,10 +220,16 @@ const envSchema = envObject
       );
     }
     if (e.CHATBOT_V1_API_URL && e.CHATBOT_API_URL === 'embedded') {
-      problem('CHATBOT_V1_API_URL', 'is set but CHATBOT_API_URL=embedded: the embedded service serves both APIs; unset CHATBOT_V1_API_URL');
+      problem(
+        'CHATBOT_V1_API_URL',
+        'is set but CHATBOT_API_URL=embedded: the embedded service serves both APIs; unset CHATBOT_V1_API_URL',
+      );
     }
     if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) {
-      problem('DISCORD_APPLICATION_ID', 'is set but DISCORD_TOKEN is not: set DISCORD_TOKEN too, or unset it to turn Discord off');
+      problem(
+        'DISCORD_APPLICATION_ID',
+        'is set but DISCORD_TOKEN is not: set DISCORD_TOKEN too, or unset it to turn Discord off',
+      );
     }
   })
   .transform((e): Config => {

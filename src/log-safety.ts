@@ -15,7 +15,8 @@ const CENSOR = '***';
 const MAX_DEPTH = 8;
 const MAX_ITEMS = 50;
 
-const SECRET_KEY = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|token|access_token|refresh_token|password|passwd|.*secret.*|.*api_?key|sessionkey|.*token)$/i;
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|token|access_token|refresh_token|password|passwd|.*secret.*|.*api_?key|sessionkey|.*token)$/i;
 
 /** Token shapes caught even when the value is not one configured here (another workspace's, a rotated one). */
 const TOKEN_SHAPES: Array<[RegExp, string]> = [
@@ -27,7 +28,21 @@ const TOKEN_SHAPES: Array<[RegExp, string]> = [
 ];
 
 /** Fields of an error worth logging; everything else (config, request, headers, body) is dropped. */
-const ERROR_FIELDS = ['code', 'errno', 'syscall', 'status', 'statusCode', 'method', 'url', 'retryAfter', 'data', 'rawError', 'original', 'cause', 'errors'];
+const ERROR_FIELDS = [
+  'code',
+  'errno',
+  'syscall',
+  'status',
+  'statusCode',
+  'method',
+  'url',
+  'retryAfter',
+  'data',
+  'rawError',
+  'original',
+  'cause',
+  'errors',
+];
 
 export class SecretScrubber {
   private readonly secrets = new Set<string>();
@@ -70,13 +85,19 @@ export class SecretScrubber {
     for (const key of Object.keys(obj)) {
       if (n++ >= MAX_ITEMS) break;
       const v = obj[key];
-      out[key] = SECRET_KEY.test(key) && v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'number' ? CENSOR : this.value(v, depth + 1, seen);
+      out[key] =
+        SECRET_KEY.test(key) && v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'number'
+          ? CENSOR
+          : this.value(v, depth + 1, seen);
     }
     return out;
   }
 
   private error(err: Error, depth: number, seen: WeakSet<object>): Record<string, unknown> {
-    const out: Record<string, unknown> = { type: err.name || err.constructor?.name || 'Error', message: this.text(String(err.message ?? '')) };
+    const out: Record<string, unknown> = {
+      type: err.name || err.constructor?.name || 'Error',
+      message: this.text(String(err.message ?? '')),
+    };
     if (err.stack) out.stack = this.text(err.stack);
     const fields = err as unknown as Record<string, unknown>;
     for (const key of ERROR_FIELDS) {

@@ -27,7 +27,10 @@ function stdinHasInput(): boolean {
   }
 }
 
-function shellRuntime(interactive: boolean, getShell: () => Shell | undefined): { runtime: SurfaceRuntime; surface: ShellSurface } {
+function shellRuntime(
+  interactive: boolean,
+  getShell: () => Shell | undefined,
+): { runtime: SurfaceRuntime; surface: ShellSurface } {
   const surface = new ShellSurface({ output: process.stdout, interactive, ...Shell.promptHooks(getShell) });
   let ready = false;
   return {
@@ -61,7 +64,9 @@ async function runShell(config: Config): Promise<number> {
     localFragmentDelayMs: interactive ? 25 : 0,
     log,
   });
-  const service = app.localService ? `the local chatbot service at ${app.localService.url} (chatbot "${app.localService.chatbotId}")` : config.chatbot.apiUrl;
+  const service = app.localService
+    ? `the local chatbot service at ${app.localService.url} (chatbot "${app.localService.chatbotId}")`
+    : config.chatbot.apiUrl;
   surface.print(surface.colors.dim(`Connected to ${service}. Logs: ./data/bridge.log`));
   shell = new Shell({
     core: app.bridge,

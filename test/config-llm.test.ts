@@ -39,7 +39,12 @@ describe('the in-process local service with LLM_BASE_URL', () => {
       LLM_MODEL: 'test-model',
       LOG_LEVEL: 'silent',
     });
-    app = await startApp(config, { surfaces: [], http: false, localServiceDb: ':memory:', log: createLogger('silent') });
+    app = await startApp(config, {
+      surfaces: [],
+      http: false,
+      localServiceDb: ':memory:',
+      log: createLogger('silent'),
+    });
   });
   afterAll(async () => {
     await app?.close(2000);

@@ -9,7 +9,7 @@ function problems(fn: () => unknown): ConfigError {
     expect(e).toBeInstanceOf(ConfigError);
     return e as ConfigError;
   }
-  throw new Error("expected a ConfigError");
+  throw new Error('expected a ConfigError');
 }
 
 function problemsOf(env: Record<string, string>): ConfigError {
@@ -25,7 +25,15 @@ function problemsOf(env: Record<string, string>): ConfigError {
 test('defaults with an empty environment', () => {
   const c = loadConfig({ INSTANCE_ID: 'i1' });
   expect(c).toEqual({
-    chatbot: { apiUrl: undefined, embedded: true, v1ApiUrl: undefined, secretKey: undefined, sessionKey: undefined, apiKey: undefined, chatbotId: 'demo' },
+    chatbot: {
+      apiUrl: undefined,
+      embedded: true,
+      v1ApiUrl: undefined,
+      secretKey: undefined,
+      sessionKey: undefined,
+      apiKey: undefined,
+      chatbotId: 'demo',
+    },
     stateUrl: 'sqlite:./data/bridge.db',
     state: { kind: 'sqlite', path: './data/bridge.db' },
     port: 3000,
@@ -66,15 +74,40 @@ test('a full environment maps to typed camelCase config', () => {
     HANDOFF_ON_NO_ANSWER: 'true',
     LOG_LEVEL: 'DEBUG',
   });
-  expect(c.chatbot).toEqual({ apiUrl: 'https://api.example.com', embedded: false, v1ApiUrl: 'https://api.example.com', secretKey: 'sec', sessionKey: 'ses', apiKey: 'api', chatbotId: 'bot-9' });
-  expect(c.slack).toMatchObject({ botToken: 'xoxb-1', appToken: 'xapp-1', mode: 'socket', adminUsers: ['U1', 'U2'], handoffChannel: 'C1' });
+  expect(c.chatbot).toEqual({
+    apiUrl: 'https://api.example.com',
+    embedded: false,
+    v1ApiUrl: 'https://api.example.com',
+    secretKey: 'sec',
+    sessionKey: 'ses',
+    apiKey: 'api',
+    chatbotId: 'bot-9',
+  });
+  expect(c.slack).toMatchObject({
+    botToken: 'xoxb-1',
+    appToken: 'xapp-1',
+    mode: 'socket',
+    adminUsers: ['U1', 'U2'],
+    handoffChannel: 'C1',
+  });
   expect(c.discord).toMatchObject({ token: 'dt', applicationId: '123', guildId: '456', adminRoles: ['R1', 'R2'] });
   expect(c.state).toEqual({ kind: 'redis', url: 'redis://127.0.0.1:6379/5' });
-  expect(c).toMatchObject({ port: 0, answerIdleTimeoutMs: 2500, handoffClaimTimeoutMs: 60000, handoffOnNoAnswer: true, logLevel: 'debug' });
+  expect(c).toMatchObject({
+    port: 0,
+    answerIdleTimeoutMs: 2500,
+    handoffClaimTimeoutMs: 60000,
+    handoffOnNoAnswer: true,
+    logLevel: 'debug',
+  });
 });
 
 test('Slack HTTP mode needs the signing secret; V1 URL can differ', () => {
-  const c = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', CHATBOT_API_URL: 'http://a', CHATBOT_V1_API_URL: 'http://b' });
+  const c = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-1',
+    SLACK_SIGNING_SECRET: 's',
+    CHATBOT_API_URL: 'http://a',
+    CHATBOT_V1_API_URL: 'http://b',
+  });
   expect(c.slack?.mode).toBe('http');
   expect(c.chatbot.v1ApiUrl).toBe('http://b');
 });
@@ -93,7 +126,16 @@ test('one error names every bad variable and what is expected', () => {
     DISCORD_TOKEN: 't',
   });
   const vars = err.problems.map((p) => p.variable);
-  for (const v of ['CHATBOT_API_URL', 'SLACK_APP_TOKEN', 'PORT', 'STATE_URL', 'ANSWER_IDLE_TIMEOUT_S', 'HANDOFF_ON_NO_ANSWER', 'LOG_LEVEL', 'DISCORD_APPLICATION_ID']) {
+  for (const v of [
+    'CHATBOT_API_URL',
+    'SLACK_APP_TOKEN',
+    'PORT',
+    'STATE_URL',
+    'ANSWER_IDLE_TIMEOUT_S',
+    'HANDOFF_ON_NO_ANSWER',
+    'LOG_LEVEL',
+    'DISCORD_APPLICATION_ID',
+  ]) {
     expect(vars).toContain(v);
     expect(err.message).toContain(v);
   }
@@ -113,7 +155,10 @@ test('pairs: bot token without signing secret/app token; Discord token without a
 });
 
 test('blank values count as unset', () => {
-  expect(loadConfig({ PORT: '', SLACK_BOT_TOKEN: '  ', STATE_URL: '' })).toMatchObject({ port: 3000, stateUrl: 'sqlite:./data/bridge.db' });
+  expect(loadConfig({ PORT: '', SLACK_BOT_TOKEN: '  ', STATE_URL: '' })).toMatchObject({
+    port: 3000,
+    stateUrl: 'sqlite:./data/bridge.db',
+  });
 });
 
 test('redactConfig hides every key, token and secret', () => {
@@ -162,7 +207,9 @@ describe('CHATBOT_API_URL with a platform configured', () => {
   test('CHATBOT_API_URL=embedded runs the embedded service on purpose', () => {
     const c = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', CHATBOT_API_URL: 'embedded' });
     expect(c.chatbot).toMatchObject({ apiUrl: undefined, v1ApiUrl: undefined, embedded: true });
-    expect(loadConfig({ DISCORD_TOKEN: 'dt', DISCORD_APPLICATION_ID: '1', CHATBOT_API_URL: 'Embedded' }).chatbot.embedded).toBe(true);
+    expect(
+      loadConfig({ DISCORD_TOKEN: 'dt', DISCORD_APPLICATION_ID: '1', CHATBOT_API_URL: 'Embedded' }).chatbot.embedded,
+    ).toBe(true);
   });
 
   test('neither platform: the shell runs on the embedded service as before', () => {
@@ -182,5 +229,7 @@ describe('CHATBOT_API_URL with a platform configured', () => {
 test('RETENTION_DAYS: days of inactivity before conversations expire (default 90)', () => {
   expect(loadConfig({ RETENTION_DAYS: '7' }).retentionDays).toBe(7);
   expect(problems(() => loadConfig({ RETENTION_DAYS: '0' })).problems[0]).toMatchObject({ variable: 'RETENTION_DAYS' });
-  expect(problems(() => loadConfig({ RETENTION_DAYS: 'soon' })).problems[0]).toMatchObject({ variable: 'RETENTION_DAYS' });
+  expect(problems(() => loadConfig({ RETENTION_DAYS: 'soon' })).problems[0]).toMatchObject({
+    variable: 'RETENTION_DAYS',
+  });
 });

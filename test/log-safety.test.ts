@@ -31,8 +31,13 @@ test('an SDK error with the token deep in its request config logs its message, n
     config: { headers: { Authorization: `Bearer ${BOT}` }, data: `token=${BOT}` },
     request: { _header: `POST /api/chat.postMessage HTTP/1.1\r\nAuthorization: Bearer ${BOT}` },
   });
-  const err = Object.assign(new Error('A request error occurred: read ECONNRESET'), { code: 'slack_webapi_request_error', original });
-  log.child({ part: 'slack' }).error({ err, deep: { a: { b: { c: { headers: { authorization: KEY }, note: `key ${KEY}` } } } } }, 'post failed');
+  const err = Object.assign(new Error('A request error occurred: read ECONNRESET'), {
+    code: 'slack_webapi_request_error',
+    original,
+  });
+  log
+    .child({ part: 'slack' })
+    .error({ err, deep: { a: { b: { c: { headers: { authorization: KEY }, note: `key ${KEY}` } } } } }, 'post failed');
   log.warn(err);
   const out = text();
   expect(out).toContain('read ECONNRESET');
@@ -49,7 +54,14 @@ test('interaction and webhook tokens in URLs, Bearer/Bot credentials and unknown
     url: `https://discord.com/api/v10/webhooks/123456/${interactionToken}/messages/@original`,
     cause: new Error(`POST /api/v10/interactions/987/${interactionToken}/callback failed`),
   });
-  log.error({ err, header: 'Bot MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GhIjKl.abcdefghijklmnopqrstuvwxyz012345', other: 'xoxp-999-888-unknown' }, 'discord failed');
+  log.error(
+    {
+      err,
+      header: 'Bot MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GhIjKl.abcdefghijklmnopqrstuvwxyz012345',
+      other: 'xoxp-999-888-unknown',
+    },
+    'discord failed',
+  );
   const out = text();
   expect(out).toContain('/webhooks/123456/***');
   expect(out).not.toContain(interactionToken);

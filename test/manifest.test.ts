@@ -32,15 +32,19 @@ const manifest = manifestSchema.parse(raw);
  * newest), else the copy kept in the repository, so the test runs wherever the repo is checked out.
  */
 const SHARED_SCHEMAS = join(root, '..', 'shared', 'schemas', 'slack-manifest');
-const schemaDir = existsSync(join(SHARED_SCHEMAS, 'manifest.schema.json')) ? SHARED_SCHEMAS : join(root, 'test', 'fixtures', 'slack-manifest');
+const schemaDir = existsSync(join(SHARED_SCHEMAS, 'manifest.schema.json'))
+  ? SHARED_SCHEMAS
+  : join(root, 'test', 'fixtures', 'slack-manifest');
 const SCHEMA_BASE = 'https://raw.githubusercontent.com/slackapi/manifest-schema/v0.5.0/schemas/';
 
 function slackManifestValidator(): (data: unknown) => { valid: boolean; errors: string[] } {
-  const read = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(schemaDir, name), 'utf8')) as Record<string, unknown>;
+  const read = (name: string): Record<string, unknown> =>
+    JSON.parse(readFileSync(join(schemaDir, name), 'utf8')) as Record<string, unknown>;
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
   // The entry schema refers to the versioned ones by their published URLs.
-  for (const name of ['manifest.schema.1.0.0.json', 'manifest.schema.2.0.0.json']) ajv.addSchema(read(name), `${SCHEMA_BASE}${name}`);
+  for (const name of ['manifest.schema.1.0.0.json', 'manifest.schema.2.0.0.json'])
+    ajv.addSchema(read(name), `${SCHEMA_BASE}${name}`);
   const validate = ajv.compile(read('manifest.schema.json'));
   return (data) => {
     const valid = validate(data) as boolean;
@@ -52,7 +56,10 @@ const assistantSchema = z.object({
   features: z.object({
     assistant_view: z.object({
       assistant_description: z.string().min(1),
-      suggested_prompts: z.array(z.object({ title: z.string().min(1), message: z.string().min(1) })).min(1).max(4),
+      suggested_prompts: z
+        .array(z.object({ title: z.string().min(1), message: z.string().min(1) }))
+        .min(1)
+        .max(4),
     }),
   }),
 });
@@ -76,8 +83,16 @@ describe('manifest.yml', () => {
   });
 
   test("lists exactly the grammar's commands, with the catalogue's descriptions and usage hints", () => {
-    const listed = manifest.features.slash_commands.map((c) => ({ command: c.command, description: c.description, usage_hint: c.usage_hint }));
-    const catalogue = COMMAND_SPECS.map((s) => ({ command: `/${s.name}`, description: s.summary, usage_hint: s.usageHint }));
+    const listed = manifest.features.slash_commands.map((c) => ({
+      command: c.command,
+      description: c.description,
+      usage_hint: c.usage_hint,
+    }));
+    const catalogue = COMMAND_SPECS.map((s) => ({
+      command: `/${s.name}`,
+      description: s.summary,
+      usage_hint: s.usageHint,
+    }));
     expect(listed).toEqual(catalogue);
   });
 
@@ -101,7 +116,20 @@ describe('manifest.yml', () => {
       'message.im',
     ]);
     expect(manifest.oauth_config.scopes.bot.sort()).toEqual(
-      ['app_mentions:read', 'assistant:write', 'channels:history', 'channels:read', 'chat:write', 'commands', 'files:read', 'files:write', 'groups:history', 'groups:read', 'im:history', 'users:read'].sort(),
+      [
+        'app_mentions:read',
+        'assistant:write',
+        'channels:history',
+        'channels:read',
+        'chat:write',
+        'commands',
+        'files:read',
+        'files:write',
+        'groups:history',
+        'groups:read',
+        'im:history',
+        'users:read',
+      ].sort(),
     );
   });
 

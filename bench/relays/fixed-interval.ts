@@ -56,7 +56,11 @@ export class FixedIntervalRelay implements BenchRelay {
         streamDone.abort();
         // The interim in flight (if any) lands first: the final must not be overwritten by it.
         await ticking;
-        await withRetryAfter(() => this.port.edit(ref, { text: ev.answer, markdown: true }), FIXED_TRIES.final, a.signal);
+        await withRetryAfter(
+          () => this.port.edit(ref, { text: ev.answer, markdown: true }),
+          FIXED_TRIES.final,
+          a.signal,
+        );
         return;
       }
     } finally {

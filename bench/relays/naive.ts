@@ -23,11 +23,17 @@ export class NaiveRelay implements BenchRelay {
         text += ev.text;
         const now = text;
         // A refused interim edit is given up after its retries; the next fragment carries the text anyway.
-        await withRetryAfter(() => this.port.edit(ref, typing(now)), NAIVE_TRIES.interim, a.signal).catch((err: unknown) => {
-          if (a.signal.aborted) throw err;
-        });
+        await withRetryAfter(() => this.port.edit(ref, typing(now)), NAIVE_TRIES.interim, a.signal).catch(
+          (err: unknown) => {
+            if (a.signal.aborted) throw err;
+          },
+        );
       } else {
-        await withRetryAfter(() => this.port.edit(ref, { text: ev.answer, markdown: true }), NAIVE_TRIES.final, a.signal);
+        await withRetryAfter(
+          () => this.port.edit(ref, { text: ev.answer, markdown: true }),
+          NAIVE_TRIES.final,
+          a.signal,
+        );
         return;
       }
     }

@@ -18,7 +18,12 @@ export class RawSlack implements PeerPort {
   async post(place: Place, msg: OutMessage): Promise<MessageRef> {
     const { text, blocks } = renderMessage(msg);
     const res = await call(() =>
-      this.client.chat.postMessage({ channel: place.channel, text, blocks: blocks as never, ...(place.thread ? { thread_ts: place.thread } : {}) }),
+      this.client.chat.postMessage({
+        channel: place.channel,
+        text,
+        blocks: blocks as never,
+        ...(place.thread ? { thread_ts: place.thread } : {}),
+      }),
     );
     if (typeof res.ts !== 'string') throw new Error('chat.postMessage answered without ts');
     return { place, id: res.ts };
@@ -26,6 +31,8 @@ export class RawSlack implements PeerPort {
 
   async edit(ref: MessageRef, msg: OutMessage): Promise<void> {
     const { text, blocks } = renderMessage(msg);
-    await call(() => this.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }));
+    await call(() =>
+      this.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }),
+    );
   }
 }

@@ -100,7 +100,13 @@ export class TimedAnswerStream implements AsyncIterable<AnswerEvent> {
       }
       if (i >= fragments.length) {
         this.endedAt = Date.now();
-        this.events.push({ type: 'final', questionId: this.seed, answerId: this.seed, answer: this.answer, totalTokens: Math.ceil(this.answer.length / 4) });
+        this.events.push({
+          type: 'final',
+          questionId: this.seed,
+          answerId: this.seed,
+          answer: this.answer,
+          totalTokens: Math.ceil(this.answer.length / 4),
+        });
         this.events.close();
         return;
       }

@@ -21,9 +21,7 @@ export class AttachmentTooLargeError extends Error {
   }
 }
 
-export type AttachmentPlan =
-  | { ok: true; kind: MediaKind; files: Attachment[] }
-  | { ok: false; message: string };
+export type AttachmentPlan = { ok: true; kind: MediaKind; files: Attachment[] } | { ok: false; message: string };
 
 function mb(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
@@ -38,7 +36,16 @@ function kindOf(att: Attachment): MediaKind | undefined {
   if (mime.startsWith('image/')) return mediaKindOf(`x.${sub}`) === 'Image' ? 'Image' : undefined;
   if (mime === 'audio/wav' || mime === 'audio/x-wav' || mime === 'audio/wave') return 'Audio';
   if (mime.startsWith('video/')) {
-    const ext = sub === 'quicktime' ? '' : sub === 'x-matroska' ? 'mkv' : sub === 'x-msvideo' ? 'avi' : sub === 'x-flv' ? 'flv' : sub;
+    const ext =
+      sub === 'quicktime'
+        ? ''
+        : sub === 'x-matroska'
+          ? 'mkv'
+          : sub === 'x-msvideo'
+            ? 'avi'
+            : sub === 'x-flv'
+              ? 'flv'
+              : sub;
     return mediaKindOf(`x.${ext}`) === 'Video' ? 'Video' : undefined;
   }
   return undefined;
@@ -53,13 +60,19 @@ export function planAttachments(attachments: Attachment[]): AttachmentPlan {
   }
   const distinct = new Set(kinds.map((k) => k.kind));
   if (distinct.size > 1) {
-    return { ok: false, message: `Please send one kind of file per message (images, a recording, or a video). ${ACCEPTED_FILES}` };
+    return {
+      ok: false,
+      message: `Please send one kind of file per message (images, a recording, or a video). ${ACCEPTED_FILES}`,
+    };
   }
   const kind = kinds[0]?.kind;
   if (!kind) return { ok: false, message: ACCEPTED_FILES };
   const rule = ASK_FILE_RULES[kind];
   if (attachments.length > rule.maxFiles) {
-    return { ok: false, message: `Only one ${kind === 'Audio' ? 'WAV recording' : 'video'} per message, please. ${ACCEPTED_FILES}` };
+    return {
+      ok: false,
+      message: `Only one ${kind === 'Audio' ? 'WAV recording' : 'video'} per message, please. ${ACCEPTED_FILES}`,
+    };
   }
   const tooBig = attachments.filter((a) => a.size !== undefined && a.size > rule.maxBytes);
   if (tooBig.length > 0) {
@@ -88,7 +101,10 @@ export async function uploadAttachments(
       throw err;
     }
     if (bytes.length > rule.maxBytes) {
-      return { ok: false, message: `${att.name} (${mb(bytes.length)}) is over the ${mb(rule.maxBytes)} limit. ${ACCEPTED_FILES}` };
+      return {
+        ok: false,
+        message: `${att.name} (${mb(bytes.length)}) is over the ${mb(rule.maxBytes)} limit. ${ACCEPTED_FILES}`,
+      };
     }
     fileIds.push(await client.upload(att.name, bytes));
   }

@@ -65,7 +65,11 @@ export class Bridge implements BridgeCore {
   ) {
     this.handoffs = new Handoffs(ctx);
     this.conversations = new Conversations(ctx, deps.relay, this.handoffs);
-    const all = [askCommand(this.conversations), handoffCommand(this.conversations, this.handoffs), ...(deps.commands ?? [])];
+    const all = [
+      askCommand(this.conversations),
+      handoffCommand(this.conversations, this.handoffs),
+      ...(deps.commands ?? []),
+    ];
     for (const handler of all) {
       if (this.handlers.has(handler.name)) continue;
       this.handlers.set(handler.name, handler);
@@ -91,7 +95,10 @@ export class Bridge implements BridgeCore {
       timer.unref();
       this.timers.push(timer);
     };
-    const handoffMs = Math.min(this.ctx.config.handoffClaimTimeoutMs, this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS);
+    const handoffMs = Math.min(
+      this.ctx.config.handoffClaimTimeoutMs,
+      this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS,
+    );
     const sweepMs = Math.max(50, Math.min(15_000, Math.floor(handoffMs / 4)));
     every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff sweep (claim timeout, reminders)');
     every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
@@ -107,7 +114,10 @@ export class Bridge implements BridgeCore {
       // On the first sweep, answers recorded under this instance's own id are from before a restart.
       const opts = first ? { ownedBy: config.instanceId } : {};
       first = false;
-      return recoverAbandonedAnswers({ store, surfaces: (n) => surfaces.get(n), log, instanceId: config.instanceId, now: this.ctx.now }, opts);
+      return recoverAbandonedAnswers(
+        { store, surfaces: (n) => surfaces.get(n), log, instanceId: config.instanceId, now: this.ctx.now },
+        opts,
+      );
     };
   }
 
@@ -125,7 +135,12 @@ export class Bridge implements BridgeCore {
     await this.guard(inv, `/${name}`, async () => {
       const handler = this.handlers.get(name);
       if (!handler) {
-        await inv.reply({ text: `/${name} is not available here. Commands: ${[...this.handlers.keys()].map((n) => `/${n}`).join(', ')}` }, { ephemeral: true });
+        await inv.reply(
+          {
+            text: `/${name} is not available here. Commands: ${[...this.handlers.keys()].map((n) => `/${n}`).join(', ')}`,
+          },
+          { ephemeral: true },
+        );
         return;
       }
       if (HELP_WORDS.has(args.trim().toLowerCase())) {
@@ -151,7 +166,9 @@ export class Bridge implements BridgeCore {
     } catch (err) {
       this.ctx.log.error({ err, place: msg.place }, 'message handling failed');
       await surface
-        .notify(msg.place, msg.actor, { text: `Sorry, I could not take your message: ${errorText(err)}. Please send it again.` })
+        .notify(msg.place, msg.actor, {
+          text: `Sorry, I could not take your message: ${errorText(err)}. Please send it again.`,
+        })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'could not report a message failure'));
       return true;
     }
@@ -166,7 +183,10 @@ export class Bridge implements BridgeCore {
     await this.guard(inv, 'that button', async () => {
       const found = this.actions.get(action);
       if (!found) {
-        await inv.reply({ text: 'This button has expired or is no longer supported. Run the command again.' }, { ephemeral: true });
+        await inv.reply(
+          { text: 'This button has expired or is no longer supported. Run the command again.' },
+          { ephemeral: true },
+        );
         return;
       }
       if (!mayUse(found.handler, inv.actor)) {
@@ -177,7 +197,12 @@ export class Bridge implements BridgeCore {
     });
   }
 
-  async submitForm(inv: Invocation, formId: string, state: string, values: Record<string, string>): Promise<FormResult> {
+  async submitForm(
+    inv: Invocation,
+    formId: string,
+    state: string,
+    values: Record<string, string>,
+  ): Promise<FormResult> {
     const found = this.forms.get(formId);
     if (!found) {
       await this.tell(inv, { text: 'This form has expired. Run the command again.' });

@@ -1,13 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
-import type {
-  CommandName,
-  FormResult,
-  Invocation,
-  SurfaceName,
-  SurfacePort,
-} from './surface';
+import type { CommandName, FormResult, Invocation, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
 export interface HandoffTarget {

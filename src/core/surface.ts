@@ -133,9 +133,7 @@ export interface FormSpec {
   submitLabel?: string;
 }
 
-export type FormResult =
-  | { ok: true; message?: OutMessage }
-  | { ok: false; errors: Record<string, string> };
+export type FormResult = { ok: true; message?: OutMessage } | { ok: false; errors: Record<string, string> };
 
 export interface Attachment {
   /** The platform's file id or URL: whatever `fetchAttachment` needs. */
@@ -288,14 +286,7 @@ export interface IncomingMessage {
   startsConversation: boolean;
 }
 
-export type CommandName =
-  | 'ask'
-  | 'listings'
-  | 'listing'
-  | 'chatbot'
-  | 'handoff'
-  | 'analytics'
-  | 'history';
+export type CommandName = 'ask' | 'listings' | 'listing' | 'chatbot' | 'handoff' | 'analytics' | 'history';
 
 /** What surfaces call. Implemented by core. */
 export interface BridgeCore {

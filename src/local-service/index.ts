@@ -64,7 +64,13 @@ export interface LocalServiceHandle {
 const isV1 = (req: FastifyRequest): boolean => req.url.startsWith('/v1/') || req.url === '/v1';
 
 /** Answers a refusal in the family's own shape; never a stack trace. */
-function sendFailure(req: FastifyRequest, reply: FastifyReply, code: number, message: string, httpStatus: number): FastifyReply {
+function sendFailure(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  code: number,
+  message: string,
+  httpStatus: number,
+): FastifyReply {
   if (isV1(req)) {
     const status = httpStatus >= 400 ? httpStatus : code >= 400 && code < 600 ? code : 400;
     return reply.code(status).send({ success: false, error: { code: v1CodeOf(status), message } });
@@ -101,7 +107,9 @@ export function buildLocalService(opts: LocalServiceOptions = {}): LocalService 
     apiKey: opts.apiKey,
   });
   ensureDemoChatbot(chatbots, listings, chatbotId);
-  const answerer: Answerer = opts.llm ? new LlmAnswerer(opts.llm) : new BuiltinAnswerer({ fragmentDelayMs: opts.fragmentDelayMs });
+  const answerer: Answerer = opts.llm
+    ? new LlmAnswerer(opts.llm)
+    : new BuiltinAnswerer({ fragmentDelayMs: opts.fragmentDelayMs });
   const ctx: ServiceContext = {
     db,
     chatbots,
@@ -114,7 +122,11 @@ export function buildLocalService(opts: LocalServiceOptions = {}): LocalService 
     now,
   };
 
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, return503OnClosing: true });
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    return503OnClosing: true,
+  });
   app.addHook('onClose', async () => {
     db.close();
   });
@@ -138,7 +150,10 @@ export function buildLocalService(opts: LocalServiceOptions = {}): LocalService 
       try {
         done(null, JSON.parse(text) as unknown);
       } catch (e) {
-        done(new Failure(SERVICE_CODES.badRequest, `The request body is not valid JSON: ${(e as Error).message}`, 400), undefined);
+        done(
+          new Failure(SERVICE_CODES.badRequest, `The request body is not valid JSON: ${(e as Error).message}`, 400),
+          undefined,
+        );
       }
     });
     registerChatRoutes(api, ctx);
@@ -155,7 +170,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const host = opts.host ?? '127.0.0.1';
   await svc.app.listen({ port: opts.port ?? 0, host });
   const addr = svc.app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 0;
+  const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? 0);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,

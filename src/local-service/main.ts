@@ -16,13 +16,20 @@ async function main(): Promise<void> {
   const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
 
   // Generated keys are shown once so an operator can copy them; keys from the environment never are.
-  const names = { secretKey: 'CHATBOT_SECRET_KEY', sessionKey: 'CHATBOT_SESSION_KEY', apiKey: 'CHATBOT_API_KEY' } as const;
+  const names = {
+    secretKey: 'CHATBOT_SECRET_KEY',
+    sessionKey: 'CHATBOT_SESSION_KEY',
+    apiKey: 'CHATBOT_API_KEY',
+  } as const;
   for (const k of svc.generated) console.log(`Generated ${names[k]}=${svc.credentials[k]} (kept in ${env.SERVICE_DB})`);
   const given = { secretKey: env.CHATBOT_SECRET_KEY, sessionKey: env.CHATBOT_SESSION_KEY, apiKey: env.CHATBOT_API_KEY };
   for (const k of Object.keys(names) as (keyof typeof names)[]) {
-    if (!given[k] && !svc.generated.includes(k)) console.log(`${names[k]}=${svc.credentials[k]} (from ${env.SERVICE_DB})`);
+    if (!given[k] && !svc.generated.includes(k))
+      console.log(`${names[k]}=${svc.credentials[k]} (from ${env.SERVICE_DB})`);
   }
-  console.log(`Chatbot ${svc.chatbotId}; answers by ${env.LLM_BASE_URL ? 'the language model' : 'the built-in answerer'}; stream framing ${env.STREAM_FRAMING}`);
+  console.log(
+    `Chatbot ${svc.chatbotId}; answers by ${env.LLM_BASE_URL ? 'the language model' : 'the built-in answerer'}; stream framing ${env.STREAM_FRAMING}`,
+  );
   const host = env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
   console.log(`Chatbot service listening on http://${host}:${port}`);
 

@@ -109,7 +109,6 @@ export interface AskAnswer {
   noAnswer: boolean;
 }
 
-
 export interface Model {
   /** What goes into the `Model` setting. */
   key: string;
@@ -195,7 +194,10 @@ export class ChatbotClient {
     this.idleTimeoutMs = opts.idleTimeoutMs ?? 30000;
     this.uploadTimeoutMs = opts.uploadTimeoutMs ?? 120000;
     const retries = typeof opts.retries === 'number' ? { count: opts.retries } : (opts.retries ?? {});
-    this.http = new HttpCore(opts.timeoutMs ?? 15000, { count: retries.count ?? 3, baseDelayMs: retries.baseDelayMs ?? 200 });
+    this.http = new HttpCore(opts.timeoutMs ?? 15000, {
+      count: retries.count ?? 3,
+      baseDelayMs: retries.baseDelayMs ?? 200,
+    });
     this.v1 = new V1Client(this.http, trimSlash(opts.v1BaseUrl ?? opts.baseUrl), opts.apiKey, this.idleTimeoutMs);
   }
 
@@ -204,7 +206,11 @@ export class ChatbotClient {
     const op = 'getSession';
     const body = validate(op, getSessionRequestSchema, { serialNumber: chatbotId });
     const data = await this.envelope(op, 'getSession', body, 'secret', 'session');
-    const parsed = decode(op, getSessionDataSchema.or(z.object({ SessionID: z.string().regex(/^\d+$/).transform(Number) })), data);
+    const parsed = decode(
+      op,
+      getSessionDataSchema.or(z.object({ SessionID: z.string().regex(/^\d+$/).transform(Number) })),
+      data,
+    );
     return parsed.SessionID;
   }
 
@@ -345,12 +351,26 @@ export class ChatbotClient {
   private headers(cred: Cred, json: boolean): Record<string, string> {
     const h: Record<string, string> = json ? { 'Content-Type': 'application/json' } : {};
     if ((cred === 'secret' || cred === 'both') && this.opts.secretKey) h.Authorization = this.opts.secretKey;
-    if ((cred === 'session' || cred === 'both') && this.opts.sessionKey) h['chatrobot-sessionkey'] = this.opts.sessionKey;
+    if ((cred === 'session' || cred === 'both') && this.opts.sessionKey)
+      h['chatrobot-sessionkey'] = this.opts.sessionKey;
     return h;
   }
 
-  private async envelope(op: string, path: keyof FirstFamilyPaths, body: unknown, cred: Cred, retry: RetryPolicy): Promise<unknown> {
-    const json = await this.http.json({ operation: op, method: 'POST', url: this.url(path), headers: this.headers(cred, true), body, retry });
+  private async envelope(
+    op: string,
+    path: keyof FirstFamilyPaths,
+    body: unknown,
+    cred: Cred,
+    retry: RetryPolicy,
+  ): Promise<unknown> {
+    const json = await this.http.json({
+      operation: op,
+      method: 'POST',
+      url: this.url(path),
+      headers: this.headers(cred, true),
+      body,
+      retry,
+    });
     return this.unwrap(op, json);
   }
 
@@ -358,7 +378,11 @@ export class ChatbotClient {
   private unwrap(op: string, json: unknown): unknown {
     const head = envelopeHeadSchema.safeParse(json);
     if (!head.success) {
-      throw new ServiceError(op, 'bad_response', `the chatbot service answered ${op} with something that is not an envelope`);
+      throw new ServiceError(
+        op,
+        'bad_response',
+        `the chatbot service answered ${op} with something that is not an envelope`,
+      );
     }
     if (!head.data.Success) throw errorFromCode(op, head.data.Code, head.data.Message);
     return head.data.Data;

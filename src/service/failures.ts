@@ -12,12 +12,15 @@ export function errorFromCode(
   rawMessage: string | null | undefined,
   httpStatus?: number,
 ): ServiceError {
-  const message = rawMessage && rawMessage.trim() !== '' ? rawMessage : `the chatbot service refused ${operation} (code ${code})`;
+  const message =
+    rawMessage && rawMessage.trim() !== '' ? rawMessage : `the chatbot service refused ${operation} (code ${code})`;
   const quota =
     code === SERVICE_CODES.quotaExceeded ||
     code === V1_ERROR_CODES.quotaExceeded ||
     httpStatus === SERVICE_CODES.quotaExceeded ||
-    (typeof rawMessage === 'string' && QUOTA_WORDS.test(rawMessage) && (code === 429 || httpStatus === 429 || code === 403));
+    (typeof rawMessage === 'string' &&
+      QUOTA_WORDS.test(rawMessage) &&
+      (code === 429 || httpStatus === 429 || code === 403));
   if (quota) return new QuotaExceededError(operation, code, message, httpStatus);
   if (code === SERVICE_CODES.rateLimited || code === V1_ERROR_CODES.rateLimited || httpStatus === 429) {
     return new RateLimitedError(operation, code, message, httpStatus);
@@ -28,7 +31,8 @@ export function errorFromCode(
 /** A failure body of either family, or undefined when the body is neither. */
 export function errorFromBody(operation: string, body: unknown, httpStatus?: number): ServiceError | undefined {
   const head = envelopeHeadSchema.safeParse(body);
-  if (head.success && !head.data.Success) return errorFromCode(operation, head.data.Code, head.data.Message, httpStatus);
+  if (head.success && !head.data.Success)
+    return errorFromCode(operation, head.data.Code, head.data.Message, httpStatus);
   const v1 = v1ErrorSchema.safeParse(body);
   if (v1.success) return errorFromCode(operation, v1.data.error.code, v1.data.error.message, httpStatus);
   return undefined;

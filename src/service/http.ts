@@ -35,7 +35,14 @@ export interface CallSpec {
   timeoutMs?: number;
 }
 
-const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
 
 function neverConnected(err: AxiosError): boolean {
@@ -76,7 +83,11 @@ export function decode<S extends z.ZodTypeAny>(operation: string, schema: S, val
       .slice(0, 3)
       .map((i) => i.message)
       .join('; ');
-    throw new ServiceError(operation, 'bad_response', `the chatbot service answered ${operation} in an unexpected shape (${detail})`);
+    throw new ServiceError(
+      operation,
+      'bad_response',
+      `the chatbot service answered ${operation} in an unexpected shape (${detail})`,
+    );
   }
   return result.data as z.output<S>;
 }
@@ -119,7 +130,8 @@ export class HttpCore {
       retryCondition: retryCondition(policy),
       // exponentialDelay adds up to 20% random jitter and honours Retry-After.
       // (capped: a longer Retry-After is refused by retryCondition before it gets here)
-      retryDelay: (n: number, err: AxiosError) => Math.min(MAX_RETRY_AFTER_MS, axiosRetry.exponentialDelay(n, err, this.retry.baseDelayMs)),
+      retryDelay: (n: number, err: AxiosError) =>
+        Math.min(MAX_RETRY_AFTER_MS, axiosRetry.exponentialDelay(n, err, this.retry.baseDelayMs)),
       shouldResetTimeout: true,
     };
   }
@@ -165,7 +177,10 @@ export class HttpCore {
    * A streamed call: resolves once headers arrive (within the call timeout) with the body stream
    * and a cancel function. Error statuses are read and thrown as typed errors.
    */
-  async stream(spec: CallSpec, signal?: AbortSignal): Promise<{ body: Readable; cancel: () => void; response: AxiosResponse }> {
+  async stream(
+    spec: CallSpec,
+    signal?: AbortSignal,
+  ): Promise<{ body: Readable; cancel: () => void; response: AxiosResponse }> {
     const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
     const controller = new AbortController();
     let timedOut = false;
@@ -232,7 +247,12 @@ export class HttpCore {
         typed ??
         (head.success
           ? errorFromCode(operation, head.data.Code, head.data.Message, res.status)
-          : errorFromCode(operation, res.status, `the chatbot service answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} to ${operation}`, res.status));
+          : errorFromCode(
+              operation,
+              res.status,
+              `the chatbot service answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} to ${operation}`,
+              res.status,
+            ));
       const waitMs = retryAfter(err);
       if (waitMs > MAX_RETRY_AFTER_MS) {
         error.message = `${error.message} (the chatbot service asked to wait ${Math.round(waitMs / 1000)} s, longer than the bridge waits: please try again later)`;
@@ -241,6 +261,11 @@ export class HttpCore {
     }
     if (TIMEOUT_CODES.has(err.code ?? '')) return new TimeoutError(operation, timeoutMs);
     const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
-    return new NetworkError(operation, `${operation}: could not reach the chatbot service (${code ?? err.message})`, code, { cause: err });
+    return new NetworkError(
+      operation,
+      `${operation}: could not reach the chatbot service (${code ?? err.message})`,
+      code,
+      { cause: err },
+    );
   }
 }

@@ -18,7 +18,10 @@ export interface ReadStreamOptions {
   cancel(): void;
 }
 
-type Parsed = { kind: 'delta'; text: string } | { kind: 'final'; event: Omit<FinalEvent, 'answer'> & { answer?: string } } | { kind: 'skip' };
+type Parsed =
+  | { kind: 'delta'; text: string }
+  | { kind: 'final'; event: Omit<FinalEvent, 'answer'> & { answer?: string } }
+  | { kind: 'skip' };
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
@@ -64,7 +67,8 @@ export function interpretObject(operation: string, obj: unknown): Parsed {
         questionId: idOf(o.questionid),
         answerId: idOf(o.answerid ?? o.messageid),
         answer,
-        totalTokens: typeof tokens === 'number' ? tokens : typeof tokens === 'string' && /^\d+$/.test(tokens) ? Number(tokens) : 0,
+        totalTokens:
+          typeof tokens === 'number' ? tokens : typeof tokens === 'string' && /^\d+$/.test(tokens) ? Number(tokens) : 0,
         ...(typeof o.noanswer === 'boolean' ? { noAnswer: o.noanswer } : {}),
       },
     };
@@ -189,14 +193,19 @@ export async function* readAnswerStream(
       try {
         step = await Promise.race([iterator.next(), idle, aborted]);
       } catch (err) {
-        if (opts.signal?.aborted) throw new InterruptedStreamError(operation, partial, 'aborted', undefined, { cause: err });
+        if (opts.signal?.aborted)
+          throw new InterruptedStreamError(operation, partial, 'aborted', undefined, { cause: err });
         if (err instanceof ServiceError) throw err;
         throw new InterruptedStreamError(operation, partial, 'connection-lost', undefined, { cause: err });
       } finally {
         clearTimeout(timer);
       }
       if (step === IDLE) {
-        const cause = new TimeoutError(operation, opts.idleTimeoutMs, `${operation}: no part of the answer arrived for ${opts.idleTimeoutMs} ms`);
+        const cause = new TimeoutError(
+          operation,
+          opts.idleTimeoutMs,
+          `${operation}: no part of the answer arrived for ${opts.idleTimeoutMs} ms`,
+        );
         throw new InterruptedStreamError(operation, partial, 'idle-timeout', undefined, { cause });
       }
       if (step === ABORTED) throw new InterruptedStreamError(operation, partial, 'aborted');

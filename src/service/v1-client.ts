@@ -48,18 +48,27 @@ export class V1Client {
     private readonly idleTimeoutMs: number,
   ) {}
 
-  async listChatbots(q: { page?: number; limit?: number; status?: V1ChatbotStatus } = {}): Promise<{ items: V1Chatbot[]; meta: V1PageMeta }> {
+  async listChatbots(
+    q: { page?: number; limit?: number; status?: V1ChatbotStatus } = {},
+  ): Promise<{ items: V1Chatbot[]; meta: V1PageMeta }> {
     const op = 'v1.listChatbots';
     const params = validate(op, v1ListChatbotsQuerySchema, dropUndefined(q));
     const body = await this.call(op, 'GET', '/v1/chatbots', { params, retry: 'read' });
     const items = decode(op, zod.array(v1ChatbotSchema), body.data);
     const page = params.page ?? 1;
     const limit = params.limit ?? 20;
-    const meta = body.meta === undefined ? { page, limit, total: items.length, pages: 1 } : decode(op, v1PageMetaSchema, body.meta);
+    const meta =
+      body.meta === undefined
+        ? { page, limit, total: items.length, pages: 1 }
+        : decode(op, v1PageMetaSchema, body.meta);
     return { items, meta };
   }
 
-  async createChatbot(input: { name: string; description?: string; settings?: Record<string, unknown> }): Promise<V1Chatbot> {
+  async createChatbot(input: {
+    name: string;
+    description?: string;
+    settings?: Record<string, unknown>;
+  }): Promise<V1Chatbot> {
     const op = 'v1.createChatbot';
     const json = validate(op, v1CreateChatbotBodySchema, dropUndefined(input));
     const body = await this.call(op, 'POST', '/v1/chatbots', { json, retry: 'none' });
@@ -74,7 +83,11 @@ export class V1Client {
     return decode(op, v1ChatbotSchema, body.data);
   }
 
-  async startConversation(input: { chatbotId: string; userId?: string; metadata?: Record<string, unknown> }): Promise<V1Conversation> {
+  async startConversation(input: {
+    chatbotId: string;
+    userId?: string;
+    metadata?: Record<string, unknown>;
+  }): Promise<V1Conversation> {
     const op = 'v1.startConversation';
     const json = validate(
       op,
@@ -98,7 +111,10 @@ export class V1Client {
     const op = 'v1.sendMessage';
     const cid = validate(op, v1IdSchema('conversationId'), conversationId);
     const json = validate(op, v1SendMessageBodySchema, { content });
-    const body = await this.call(op, 'POST', `/v1/conversations/${encodeURIComponent(cid)}/messages`, { json, retry: 'none' });
+    const body = await this.call(op, 'POST', `/v1/conversations/${encodeURIComponent(cid)}/messages`, {
+      json,
+      retry: 'none',
+    });
     return decode(op, v1SendMessageSchema, body.data);
   }
 
@@ -124,9 +140,15 @@ export class V1Client {
     );
   }
 
-  async analyticsOverview(q: { startDate?: string; endDate?: string; chatbotId?: string } = {}): Promise<V1AnalyticsOverview> {
+  async analyticsOverview(
+    q: { startDate?: string; endDate?: string; chatbotId?: string } = {},
+  ): Promise<V1AnalyticsOverview> {
     const op = 'v1.analyticsOverview';
-    const params = validate(op, v1AnalyticsQuerySchema, dropUndefined({ start_date: q.startDate, end_date: q.endDate, chatbot_id: q.chatbotId }));
+    const params = validate(
+      op,
+      v1AnalyticsQuerySchema,
+      dropUndefined({ start_date: q.startDate, end_date: q.endDate, chatbot_id: q.chatbotId }),
+    );
     const body = await this.call(op, 'GET', '/v1/analytics/overview', { params, retry: 'read' });
     return decode(op, v1AnalyticsSchema, body.data);
   }
@@ -138,9 +160,15 @@ export class V1Client {
     const op = 'v1.userConversations';
     const uid = validate(op, v1IdSchema('userId'), userId);
     const params = validate(op, v1UserConversationsQuerySchema, dropUndefined(q));
-    const body = await this.call(op, 'GET', `/v1/users/${encodeURIComponent(uid)}/conversations`, { params, retry: 'read' });
+    const body = await this.call(op, 'GET', `/v1/users/${encodeURIComponent(uid)}/conversations`, {
+      params,
+      retry: 'read',
+    });
     const items = decode(op, zod.array(v1ConversationSchema), body.data);
-    const meta = body.meta === undefined ? { total: items.length, limit: params.limit ?? 20 } : decode(op, v1UserListMetaSchema, body.meta);
+    const meta =
+      body.meta === undefined
+        ? { total: items.length, limit: params.limit ?? 20 }
+        : decode(op, v1UserListMetaSchema, body.meta);
     return { items, meta };
   }
 
@@ -167,11 +195,19 @@ export class V1Client {
       retry: o.retry,
     });
     if (!isRecord(res) || typeof res.success !== 'boolean') {
-      throw new ServiceError(op, 'bad_response', `the chatbot service answered ${op} with something that is not a /v1 response`);
+      throw new ServiceError(
+        op,
+        'bad_response',
+        `the chatbot service answered ${op} with something that is not a /v1 response`,
+      );
     }
     if (!res.success) {
       const err = isRecord(res.error) ? res.error : {};
-      throw errorFromCode(op, typeof err.code === 'number' || typeof err.code === 'string' ? err.code : 'error', typeof err.message === 'string' ? err.message : undefined);
+      throw errorFromCode(
+        op,
+        typeof err.code === 'number' || typeof err.code === 'string' ? err.code : 'error',
+        typeof err.message === 'string' ? err.message : undefined,
+      );
     }
     return { data: res.data, meta: res.meta };
   }

@@ -41,10 +41,7 @@ export const voteRecordSchema = z.object({
 });
 export type VoteRecord = z.infer<typeof voteRecordSchema>;
 
-export type VoteOutcome =
-  | { kind: 'recorded' }
-  | { kind: 'changed'; previous: Vote }
-  | { kind: 'unchanged' };
+export type VoteOutcome = { kind: 'recorded' } | { kind: 'changed'; previous: Vote } | { kind: 'unchanged' };
 
 export interface FeedbackTally {
   positive: number;

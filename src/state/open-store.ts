@@ -2,7 +2,8 @@ import { RedisStore } from './redis-store';
 import { SqliteStore } from './sqlite-store';
 import type { StateStore } from './store';
 
-const ACCEPTED = 'accepted forms: sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://[user:password@]host:port[/db] (rediss:// for TLS)';
+const ACCEPTED =
+  'accepted forms: sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://[user:password@]host:port[/db] (rediss:// for TLS)';
 
 /**
  * Opens the store STATE_URL names. The URL itself is never echoed in errors: a Redis URL may carry a

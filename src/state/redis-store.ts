@@ -162,12 +162,16 @@ export class RedisStore implements StateStore {
 
   async compareAndSet(key: string, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean> {
     const ttl = checkTtl(ttlMs);
-    const reply = await this.script(COMPARE_AND_SET, [this.kv(key)], [
-      expected === undefined ? '0' : '1',
-      expected === undefined ? '' : canonicalJson(expected),
-      canonicalJson(next),
-      ttl === undefined ? '' : String(ttl),
-    ]);
+    const reply = await this.script(
+      COMPARE_AND_SET,
+      [this.kv(key)],
+      [
+        expected === undefined ? '0' : '1',
+        expected === undefined ? '' : canonicalJson(expected),
+        canonicalJson(next),
+        ttl === undefined ? '' : String(ttl),
+      ],
+    );
     return reply === 1;
   }
 

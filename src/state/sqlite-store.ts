@@ -77,10 +77,9 @@ export class SqliteStore implements StateStore {
   async set(key: string, value: Json, ttlMs?: number): Promise<void> {
     const expiresAt = this.expiry(ttlMs);
     this.stmt(
-        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+      `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
-      )
-      .run(key, canonicalJson(value), expiresAt);
+    ).run(key, canonicalJson(value), expiresAt);
     this.maybePurge();
   }
 
@@ -92,11 +91,10 @@ export class SqliteStore implements StateStore {
     const expiresAt = this.expiry(ttlMs);
     // One statement is atomic on its own: the upsert only overwrites a row that has expired.
     const info = this.stmt(
-        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+      `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
          WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= ?`,
-      )
-      .run(key, canonicalJson(value), expiresAt, Date.now());
+    ).run(key, canonicalJson(value), expiresAt, Date.now());
     this.maybePurge();
     return info.changes === 1;
   }
@@ -111,10 +109,9 @@ export class SqliteStore implements StateStore {
       const current = row && (row.expires_at === null || row.expires_at > now) ? row.value : undefined;
       if (current !== expectedText) return false;
       this.stmt(
-          `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
            ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
-        )
-        .run(key, nextText, expiresAt);
+      ).run(key, nextText, expiresAt);
       return true;
     });
     return tx.immediate();
@@ -122,10 +119,9 @@ export class SqliteStore implements StateStore {
 
   async keys(prefix: string): Promise<string[]> {
     const rows = this.stmt(
-        `SELECT key FROM kv WHERE key >= ? AND substr(key, 1, ?) = ?
+      `SELECT key FROM kv WHERE key >= ? AND substr(key, 1, ?) = ?
          AND (expires_at IS NULL OR expires_at > ?)`,
-      )
-      .all(prefix, prefix.length, prefix, Date.now()) as Array<{ key: string }>;
+    ).all(prefix, prefix.length, prefix, Date.now()) as Array<{ key: string }>;
     return rows.map((r) => r.key);
   }
 
@@ -135,8 +131,9 @@ export class SqliteStore implements StateStore {
   }
 
   async peek<T extends Json = Json>(queue: string): Promise<QueueItem<T> | undefined> {
-    const row = this.stmt('SELECT id, value FROM queue_items WHERE queue = ? ORDER BY id LIMIT 1')
-      .get(queue) as { id: number; value: string } | undefined;
+    const row = this.stmt('SELECT id, value FROM queue_items WHERE queue = ? ORDER BY id LIMIT 1').get(queue) as
+      | { id: number; value: string }
+      | undefined;
     return row ? { id: formatQueueId(row.id), value: JSON.parse(row.value) as T } : undefined;
   }
 
@@ -154,11 +151,10 @@ export class SqliteStore implements StateStore {
     const ttl = checkTtl(ttlMs) as number;
     const now = Date.now();
     const info = this.stmt(
-        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+      `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
          ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
          WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
-      )
-      .run(name, owner, now + ttl, now);
+    ).run(name, owner, now + ttl, now);
     return info.changes === 1;
   }
 
@@ -166,8 +162,12 @@ export class SqliteStore implements StateStore {
     const ttl = checkTtl(ttlMs) as number;
     const now = Date.now();
     // An expired lease is lost even if nobody took it yet: the owner must acquire again, as with Redis.
-    const info = this.stmt('UPDATE leases SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?')
-      .run(now + ttl, name, owner, now);
+    const info = this.stmt('UPDATE leases SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?').run(
+      now + ttl,
+      name,
+      owner,
+      now,
+    );
     return info.changes === 1;
   }
 
@@ -176,8 +176,10 @@ export class SqliteStore implements StateStore {
   }
 
   async leaseInfo(name: string): Promise<LeaseInfo | undefined> {
-    const row = this.stmt('SELECT owner, expires_at FROM leases WHERE name = ? AND expires_at > ?')
-      .get(name, Date.now()) as { owner: string; expires_at: number } | undefined;
+    const row = this.stmt('SELECT owner, expires_at FROM leases WHERE name = ? AND expires_at > ?').get(
+      name,
+      Date.now(),
+    ) as { owner: string; expires_at: number } | undefined;
     return row ? { owner: row.owner, expiresAt: row.expires_at } : undefined;
   }
 

@@ -20,7 +20,10 @@ export interface DownloadOptions {
   platform: string;
 }
 
-export async function downloadCapped(url: string, opts: DownloadOptions): Promise<{ bytes: Buffer; contentType: string }> {
+export async function downloadCapped(
+  url: string,
+  opts: DownloadOptions,
+): Promise<{ bytes: Buffer; contentType: string }> {
   const maxBytes = opts.maxBytes ?? MAX_DOWNLOAD_BYTES;
   const timeoutMs = opts.timeoutMs ?? DOWNLOAD_TIMEOUT_MS;
   let res: Response;
@@ -31,7 +34,9 @@ export async function downloadCapped(url: string, opts: DownloadOptions): Promis
     if (isAbort(err)) {
       throw new Error(`${opts.platform} did not hand out ${opts.name} within ${Math.round(timeoutMs / 1000)} s`);
     }
-    throw new Error(`could not download ${opts.name} from ${opts.platform} (${err instanceof Error ? err.message : String(err)})`);
+    throw new Error(
+      `could not download ${opts.name} from ${opts.platform} (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => undefined);

@@ -4,17 +4,21 @@ import { runRelayScenario } from '../../bench/relay-bench';
 describe('relay bench (smoke)', () => {
   const tiny = { channels: 2, answerChars: 300, streamMs: 1_000, arrivalWindowMs: 300, graceMs: 5_000 };
 
-  it.each(['ours-update', 'ours-native'] as const)('%s: every answer exact, no 429', async (kind) => {
-    const f = await runRelayScenario(kind, 3, tiny);
-    expect(f.rateLimited).toBe(0);
-    expect(f.exact).toBe(3);
-    expect(f.exactPct).toBe(100);
-    expect(f.unfinished).toBe(0);
-    expect(f.firstVisibleP95Ms).not.toBeNull();
-    expect(f.finalLagP95Ms).not.toBeNull();
-    // A placeholder and a final per answer at least.
-    expect(f.callsPerAnswer).toBeGreaterThanOrEqual(2);
-  }, 20_000);
+  it.each(['ours-update', 'ours-native'] as const)(
+    '%s: every answer exact, no 429',
+    async (kind) => {
+      const f = await runRelayScenario(kind, 3, tiny);
+      expect(f.rateLimited).toBe(0);
+      expect(f.exact).toBe(3);
+      expect(f.exactPct).toBe(100);
+      expect(f.unfinished).toBe(0);
+      expect(f.firstVisibleP95Ms).not.toBeNull();
+      expect(f.finalLagP95Ms).not.toBeNull();
+      // A placeholder and a final per answer at least.
+      expect(f.callsPerAnswer).toBeGreaterThanOrEqual(2);
+    },
+    20_000,
+  );
 
   it('naive: one edit per fragment, far more calls than ours', async () => {
     const f = await runRelayScenario('naive', 2, tiny);

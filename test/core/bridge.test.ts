@@ -63,7 +63,10 @@ describe('Bridge dispatch', () => {
     const admin = h.invocation(h.users.admin);
     await h.bridge.command(admin, 'analytics', '2024-01-01');
     await h.bridge.action(admin, 'analytics.refresh', '');
-    expect(await h.bridge.submitForm(admin, 'analytics.range', '', {})).toEqual({ ok: false, errors: { from: 'bad date' } });
+    expect(await h.bridge.submitForm(admin, 'analytics.range', '', {})).toEqual({
+      ok: false,
+      errors: { from: 'bad date' },
+    });
     expect(ran).toEqual(['2024-01-01', 'refresh']);
   });
 

@@ -13,7 +13,11 @@ describe('durability: close and reopen the SQLite store with a new Bridge', () =
     expect(h.storePath).not.toBe(':memory:');
     await h.bridge.command(h.invocation(h.users.alice), 'ask', 'Which homes are for sale in Austin?');
     const thread = h.surface.calls.find((c) => c.op === 'startThread')!.place!;
-    await waitFor(() => h.surface.messagesIn(thread).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')), 'h.surface.messagesIn(thread).some((m) => m.current.buttons?.some((b...', 10_000);
+    await waitFor(
+      () => h.surface.messagesIn(thread).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')),
+      'h.surface.messagesIn(thread).some((m) => m.current.buttons?.some((b...',
+      10_000,
+    );
     const convId = conversationIdOf(thread);
     const sessionBefore = await h.store.get(keys.session(convId));
     expect(typeof sessionBefore).toBe('number');
@@ -21,7 +25,11 @@ describe('durability: close and reopen the SQLite store with a new Bridge', () =
     // A second conversation with an open ticket.
     await h.bridge.command(h.invocation(h.users.bob), 'ask', 'Which homes are for rent in Denver?');
     const bobThread = h.surface.calls.filter((c) => c.op === 'startThread')[1]!.place!;
-    await waitFor(() => h.surface.messagesIn(bobThread).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')), 'h.surface.messagesIn(bobThread).some((m) => m.current.buttons?.some...', 10_000);
+    await waitFor(
+      () => h.surface.messagesIn(bobThread).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')),
+      'h.surface.messagesIn(bobThread).some((m) => m.current.buttons?.some...',
+      10_000,
+    );
     await h.bridge.command(h.invocation(h.users.bob, bobThread), 'handoff', 'Needs a person');
     const ticket = h.surface.messagesIn(h.handoffChannel)[0]!;
     const ticketId = ticket.current.buttons!.find((b) => b.action === 'handoff.claim')!.value;
@@ -36,7 +44,15 @@ describe('durability: close and reopen the SQLite store with a new Bridge', () =
 
     const before = h.surface.messagesIn(thread).length;
     await h.say(h.users.alice, thread, 'Any for rent in Austin?');
-    await waitFor(() => h.surface.messagesIn(thread).slice(before).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')), 'h.surface.messagesIn(thread).slice(before).some((m) => m.current.bu...', 10_000);
+    await waitFor(
+      () =>
+        h.surface
+          .messagesIn(thread)
+          .slice(before)
+          .some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')),
+      'h.surface.messagesIn(thread).slice(before).some((m) => m.current.bu...',
+      10_000,
+    );
     expect(getSessionCalls).toBe(0);
     expect(await h.store.get(keys.session(convId))).toBe(sessionBefore);
 
@@ -47,8 +63,14 @@ describe('durability: close and reopen the SQLite store with a new Bridge', () =
     await h.bridge.action(inv, 'handoff.claim', ticketId);
     expect(inv.replies).toEqual([]);
     expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.text).toContain('Claimed by Ann Agent');
-    const ticketThread = h.surface.calls.filter((c) => c.op === 'startThread' && c.place?.channel === h.handoffChannel.channel)[0]!.place!;
+    const ticketThread = h.surface.calls.filter(
+      (c) => c.op === 'startThread' && c.place?.channel === h.handoffChannel.channel,
+    )[0]!.place!;
     await h.say(h.users.bob, bobThread, 'still there?');
-    await waitFor(() => h.surface.messagesIn(ticketThread).some((m) => m.current.text === '*Bob:* still there?'), 'h.surface.messagesIn(ticketThread).some((m) => m.current.text === \'...', 5000);
+    await waitFor(
+      () => h.surface.messagesIn(ticketThread).some((m) => m.current.text === '*Bob:* still there?'),
+      "h.surface.messagesIn(ticketThread).some((m) => m.current.text === '...",
+      5000,
+    );
   });
 });

@@ -29,40 +29,135 @@ const except = (all: string[], ...out: string[]) => all.filter((m) => !out.inclu
 
 const ROWS: Row[] = [
   // The issue's own examples.
-  { ask: 'What homes are for rent in Denver under 3000 a month?', must: ['DEN240269'], mustNot: [...AUSTIN, ...SEATTLE, 'DEN240007'], says: [/no homes for rent in Denver under \$3,000/, '$3,475', 'without the price limit'] },
-  { ask: 'How much is 3096 Larimer St?', must: ['DEN240007'], mustNot: except(DENVER, 'DEN240007'), says: ['$670,000'] },
-  { ask: 'Show me 3 bedroom homes for sale in Seattle', must: ['SEA240014'], mustNot: ['SEA240145', 'SEA240276', 'SEA240669', 'SEA240407'], says: ['Coming soon', /sold home is not shown/] },
+  {
+    ask: 'What homes are for rent in Denver under 3000 a month?',
+    must: ['DEN240269'],
+    mustNot: [...AUSTIN, ...SEATTLE, 'DEN240007'],
+    says: [/no homes for rent in Denver under \$3,000/, '$3,475', 'without the price limit'],
+  },
+  {
+    ask: 'How much is 3096 Larimer St?',
+    must: ['DEN240007'],
+    mustNot: except(DENVER, 'DEN240007'),
+    says: ['$670,000'],
+  },
+  {
+    ask: 'Show me 3 bedroom homes for sale in Seattle',
+    must: ['SEA240014'],
+    mustNot: ['SEA240145', 'SEA240276', 'SEA240669', 'SEA240407'],
+    says: ['Coming soon', /sold home is not shown/],
+  },
   // City and sale type.
-  { ask: 'Homes for sale in Austin', must: ['ATX240000', 'ATX240131', 'ATX240524'], mustNot: ['ATX240393', 'ATX240262', 'ATX240655', ...DENVER] },
-  { ask: 'rentals in Seattle', must: ['SEA240276', 'SEA240669'], mustNot: ['SEA240014', 'SEA240407', ...MIAMI], says: ['/month', 'For rent'] },
-  { ask: 'Which homes are for rent in Miami?', must: ['MIA240283', 'MIA240676'], mustNot: ['MIA240152', 'MIA240414', ...SOLD] },
-  { ask: 'I want to buy a home in Denver', must: ['DEN240007', 'DEN240138', 'DEN240400', 'DEN240531'], mustNot: ['DEN240269', 'DEN240662'] },
-  { ask: 'Show me listings in Miami', must: ['MIA240152', 'MIA240283', 'MIA240414', 'MIA240676'], mustNot: ['MIA240021', 'MIA240545'] },
+  {
+    ask: 'Homes for sale in Austin',
+    must: ['ATX240000', 'ATX240131', 'ATX240524'],
+    mustNot: ['ATX240393', 'ATX240262', 'ATX240655', ...DENVER],
+  },
+  {
+    ask: 'rentals in Seattle',
+    must: ['SEA240276', 'SEA240669'],
+    mustNot: ['SEA240014', 'SEA240407', ...MIAMI],
+    says: ['/month', 'For rent'],
+  },
+  {
+    ask: 'Which homes are for rent in Miami?',
+    must: ['MIA240283', 'MIA240676'],
+    mustNot: ['MIA240152', 'MIA240414', ...SOLD],
+  },
+  {
+    ask: 'I want to buy a home in Denver',
+    must: ['DEN240007', 'DEN240138', 'DEN240400', 'DEN240531'],
+    mustNot: ['DEN240269', 'DEN240662'],
+  },
+  {
+    ask: 'Show me listings in Miami',
+    must: ['MIA240152', 'MIA240283', 'MIA240414', 'MIA240676'],
+    mustNot: ['MIA240021', 'MIA240545'],
+  },
   // Price bounds in their many spellings.
-  { ask: 'homes for sale under 600k', must: ['ATX240000', 'ATX240524'], mustNot: ['ATX240131', 'DEN240007', 'DEN240400'] },
-  { ask: 'homes for sale under $650,000', must: ['ATX240000', 'ATX240524', 'DEN240400'], mustNot: ['DEN240007', 'ATX240131'] },
+  {
+    ask: 'homes for sale under 600k',
+    must: ['ATX240000', 'ATX240524'],
+    mustNot: ['ATX240131', 'DEN240007', 'DEN240400'],
+  },
+  {
+    ask: 'homes for sale under $650,000',
+    must: ['ATX240000', 'ATX240524', 'DEN240400'],
+    mustNot: ['DEN240007', 'ATX240131'],
+  },
   { ask: 'homes for sale over $1.2M', must: ['SEA240014'], mustNot: ['SEA240145', 'MIA240152', 'SEA240407'] },
-  { ask: 'homes for sale between 800k and 900k', must: ['ATX240131', 'DEN240531', 'SEA240407'], mustNot: ['DEN240138', 'MIA240545', 'MIA240152'] },
-  { ask: 'apartments for rent between $3,500 and $3,800 a month', must: ['ATX240262', 'MIA240283'], mustNot: ['DEN240269', 'SEA240276', 'MIA240676'] },
+  {
+    ask: 'homes for sale between 800k and 900k',
+    must: ['ATX240131', 'DEN240531', 'SEA240407'],
+    mustNot: ['DEN240138', 'MIA240545', 'MIA240152'],
+  },
+  {
+    ask: 'apartments for rent between $3,500 and $3,800 a month',
+    must: ['ATX240262', 'MIA240283'],
+    mustNot: ['DEN240269', 'SEA240276', 'MIA240676'],
+  },
   { ask: 'rentals under 3,300 a month', must: ['ATX240655'], mustNot: ['DEN240269', 'MIA240676'] },
-  { ask: 'something in Austin for less than 3,500 a month', must: ['ATX240655'], mustNot: ['ATX240262', ...except(AUSTIN, 'ATX240655')] },
-  { ask: 'homes for sale in Miami from 950k to 1.1 million', must: ['MIA240152', 'MIA240414'], mustNot: ['MIA240021', 'MIA240545', 'MIA240283'] },
-  { ask: 'homes for sale in Seattle around 800k', must: ['SEA240407', 'SEA240538'], mustNot: ['SEA240014', 'SEA240145'] },
+  {
+    ask: 'something in Austin for less than 3,500 a month',
+    must: ['ATX240655'],
+    mustNot: ['ATX240262', ...except(AUSTIN, 'ATX240655')],
+  },
+  {
+    ask: 'homes for sale in Miami from 950k to 1.1 million',
+    must: ['MIA240152', 'MIA240414'],
+    mustNot: ['MIA240021', 'MIA240545', 'MIA240283'],
+  },
+  {
+    ask: 'homes for sale in Seattle around 800k',
+    must: ['SEA240407', 'SEA240538'],
+    mustNot: ['SEA240014', 'SEA240145'],
+  },
   // Bedrooms, bathrooms, property type.
-  { ask: '4 bedroom homes for sale under $900k', must: ['ATX240131', 'DEN240531'], mustNot: ['SEA240014', 'MIA240152', 'DEN240400'] },
-  { ask: 'homes with at least 3 bathrooms', must: ['ATX240131', 'DEN240531', 'SEA240014', 'MIA240152'], mustNot: ['SEA240145', 'DEN240007'] },
-  { ask: 'condos for sale', must: ['ATX240131', 'DEN240138', 'MIA240152'], mustNot: ['SEA240145', 'ATX240655', 'ATX240000'] },
+  {
+    ask: '4 bedroom homes for sale under $900k',
+    must: ['ATX240131', 'DEN240531'],
+    mustNot: ['SEA240014', 'MIA240152', 'DEN240400'],
+  },
+  {
+    ask: 'homes with at least 3 bathrooms',
+    must: ['ATX240131', 'DEN240531', 'SEA240014', 'MIA240152'],
+    mustNot: ['SEA240145', 'DEN240007'],
+  },
+  {
+    ask: 'condos for sale',
+    must: ['ATX240131', 'DEN240138', 'MIA240152'],
+    mustNot: ['SEA240145', 'ATX240655', 'ATX240000'],
+  },
   { ask: 'apartments for rent in Seattle', must: ['SEA240276'], mustNot: ['SEA240669'] },
-  { ask: 'houses for sale in Denver with 3 bedrooms', must: ['DEN240400', 'DEN240531'], mustNot: ['DEN240007', 'DEN240138'] },
-  { ask: 'townhouses in Austin', must: ['ATX240000'], mustNot: [], says: [/no townhouses in Austin/, 'of any property type'] },
+  {
+    ask: 'houses for sale in Denver with 3 bedrooms',
+    must: ['DEN240400', 'DEN240531'],
+    mustNot: ['DEN240007', 'DEN240138'],
+  },
+  {
+    ask: 'townhouses in Austin',
+    must: ['ATX240000'],
+    mustNot: [],
+    says: [/no townhouses in Austin/, 'of any property type'],
+  },
   // Status.
-  { ask: 'Which homes are coming soon?', must: ['ATX240262', 'DEN240138', 'DEN240662', 'SEA240014', 'SEA240538'], mustNot: ['DEN240007', ...SOLD], says: ['Coming soon', /I found 6 homes coming soon/] },
+  {
+    ask: 'Which homes are coming soon?',
+    must: ['ATX240262', 'DEN240138', 'DEN240662', 'SEA240014', 'SEA240538'],
+    mustNot: ['DEN240007', ...SOLD],
+    says: ['Coming soon', /I found 6 homes coming soon/],
+  },
   { ask: 'sold homes in Miami', must: ['MIA240021', 'MIA240545'], mustNot: ['MIA240152', 'MIA240283'], says: ['Sold'] },
   { ask: 'What has sold in Seattle?', must: ['SEA240145'], mustNot: ['SEA240014'] },
   // Address, MLS number, listing id.
   { ask: 'Tell me about MLS DEN240007', must: ['DEN240007'], mustNot: ['DEN240138'], says: ['Denver, CO'] },
   { ask: 'What about sea240276?', must: ['SEA240276'], mustNot: ['SEA240669'] },
-  { ask: 'Is 299 Rainey Street still available?', must: ['ATX240393'], mustNot: except(AUSTIN, 'ATX240393'), says: ['Sold'] },
+  {
+    ask: 'Is 299 Rainey Street still available?',
+    must: ['ATX240393'],
+    mustNot: except(AUSTIN, 'ATX240393'),
+    says: ['Sold'],
+  },
   { ask: 'Tell me about 5040 Collins', must: ['MIA240152'], mustNot: except(MIAMI, 'MIA240152') },
   { ask: 'Show me listing 9', must: ['DEN240269'], mustNot: ['DEN240007'] },
   { ask: 'Anything on Pike St?', must: ['SEA240014'], mustNot: ['SEA240276'] },
@@ -72,19 +167,57 @@ const ROWS: Row[] = [
   { ask: 'the largest rental', must: ['ATX240262'], mustNot: ['SEA240276', 'DEN240269'] },
   { ask: 'newest home in Denver', must: ['DEN240007'], mustNot: ['DEN240400', 'DEN240269'] },
   { ask: 'the 3 cheapest rentals', must: ['ATX240655', 'DEN240269', 'DEN240662'], mustNot: ['SEA240276', 'ATX240262'] },
-  { ask: 'How many homes are for rent in Miami?', must: ['MIA240283', 'MIA240676'], mustNot: ['MIA240152'], says: [/There are 2 homes for rent in Miami/] },
-  { ask: 'how many condos do you have in Denver', must: ['DEN240138', 'DEN240662'], mustNot: ['DEN240007'], says: [/There are 2 condos in Denver/] },
+  {
+    ask: 'How many homes are for rent in Miami?',
+    must: ['MIA240283', 'MIA240676'],
+    mustNot: ['MIA240152'],
+    says: [/There are 2 homes for rent in Miami/],
+  },
+  {
+    ask: 'how many condos do you have in Denver',
+    must: ['DEN240138', 'DEN240662'],
+    mustNot: ['DEN240007'],
+    says: [/There are 2 condos in Denver/],
+  },
   // Follow-ups within a session.
   { ask: ['Homes for sale in Denver', 'the second one'], must: ['DEN240138'], mustNot: ['DEN240007', 'DEN240400'] },
-  { ask: ['cheapest home for sale in Miami', 'tell me more about it'], must: ['MIA240414'], mustNot: ['MIA240152'], says: ['Pets'] },
-  { ask: ['houses for sale in Denver', 'anything cheaper?'], must: [], mustNot: ['DEN240531', 'DEN240400', 'DEN240007'], says: ['Nothing cheaper'] },
-  { ask: ['homes for sale in Austin over 800k', 'anything cheaper?'], must: ['ATX240000', 'ATX240524'], mustNot: ['ATX240131', ...DENVER] },
-  { ask: ['Homes for rent in Austin', 'and in Denver?'], must: ['DEN240269', 'DEN240662'], mustNot: ['DEN240007', ...AUSTIN] },
+  {
+    ask: ['cheapest home for sale in Miami', 'tell me more about it'],
+    must: ['MIA240414'],
+    mustNot: ['MIA240152'],
+    says: ['Pets'],
+  },
+  {
+    ask: ['houses for sale in Denver', 'anything cheaper?'],
+    must: [],
+    mustNot: ['DEN240531', 'DEN240400', 'DEN240007'],
+    says: ['Nothing cheaper'],
+  },
+  {
+    ask: ['homes for sale in Austin over 800k', 'anything cheaper?'],
+    must: ['ATX240000', 'ATX240524'],
+    mustNot: ['ATX240131', ...DENVER],
+  },
+  {
+    ask: ['Homes for rent in Austin', 'and in Denver?'],
+    must: ['DEN240269', 'DEN240662'],
+    mustNot: ['DEN240007', ...AUSTIN],
+  },
   { ask: ['Homes for sale in Austin', 'the last one'], must: ['ATX240524'], mustNot: ['ATX240000'] },
   { ask: 'Show me the first homes for rent in Austin', must: ['ATX240262', 'ATX240655'], mustNot: ['ATX240000'] },
   // Nothing matches: truthful, with what was relaxed.
-  { ask: 'homes in Boston', must: [], mustNot: [...AUSTIN, ...DENVER], says: ['no listings in Boston', 'Austin, Denver, Seattle and Miami'] },
-  { ask: '6 bedroom homes for sale in Austin', must: ['ATX240131'], mustNot: ['ATX240393'], says: [/no homes for sale in Austin with 6\+ bedrooms/, 'with fewer bedrooms'] },
+  {
+    ask: 'homes in Boston',
+    must: [],
+    mustNot: [...AUSTIN, ...DENVER],
+    says: ['no listings in Boston', 'Austin, Denver, Seattle and Miami'],
+  },
+  {
+    ask: '6 bedroom homes for sale in Austin',
+    must: ['ATX240131'],
+    mustNot: ['ATX240393'],
+    says: [/no homes for sale in Austin with 6\+ bedrooms/, 'with fewer bedrooms'],
+  },
   // Outside the listings: the only noAnswer.
   { ask: 'What is the capital of France?', must: [], mustNot: [...AUSTIN], noAnswer: true },
   { ask: 'Can you write me a poem?', must: [], mustNot: [...DENVER], noAnswer: true },
@@ -122,7 +255,9 @@ describe('the built-in answerer over the demo data', () => {
     }
     expect(a.noAnswer).toBe(row.noAnswer ?? false);
     // Never claims that a person was contacted, never shows a wire value.
-    expect(a.content).not.toMatch(/passing your question|will reply here shortly|has been notified|PreOnMarket|for_sale|for_rent/);
+    expect(a.content).not.toMatch(
+      /passing your question|will reply here shortly|has been notified|PreOnMarket|for_sale|for_rent/,
+    );
   });
 });
 
@@ -138,7 +273,8 @@ describe('settings the built-in answerer honours', () => {
       });
       expect(edit.body.Success).toBe(true);
       const sid = await h2.session('espanol');
-      const ask = async (content: string) => (await h2.post<AskData>('/chat/Chat/ClientAsk', { sessionID: sid, content })).body.Data;
+      const ask = async (content: string) =>
+        (await h2.post<AskData>('/chat/Chat/ClientAsk', { sessionID: sid, content })).body.Data;
       const rent = await ask('¿Qué viviendas hay en alquiler en Denver por menos de 3000 al mes?');
       expect(rent.content).toMatch(/Ahora mismo no hay viviendas en alquiler en Denver por menos de \$3,000\/mes/);
       expect(rent.content).toContain('$3,475/mes');

@@ -22,7 +22,11 @@ async function upload(fileName: string, bytes: Buffer): Promise<number> {
   expect(r.body.Success).toBe(true);
   expect(typeof r.body.Data.FileStoreId).toBe('string');
   expect(r.body.Data.PreUploadUrl.startsWith(h.url)).toBe(true);
-  const put = await fetch(r.body.Data.PreUploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } });
+  const put = await fetch(r.body.Data.PreUploadUrl, {
+    method: 'PUT',
+    body: new Uint8Array(bytes),
+    headers: { 'content-type': 'application/octet-stream' },
+  });
   expect(put.status).toBe(200);
   return Number(r.body.Data.FileStoreId);
 }
@@ -30,15 +34,32 @@ async function upload(fileName: string, bytes: Buffer): Promise<number> {
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
 const WAV = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVEfmt '), Buffer.alloc(32)]);
 const MP4 = Buffer.concat([Buffer.alloc(4), Buffer.from('ftypisom'), Buffer.alloc(32)]);
-const GIF_STILL = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(16), Buffer.from([0x21, 0xf9, 0x04]), Buffer.alloc(16)]);
-const GIF_ANIM = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(8), Buffer.from('NETSCAPE2.0'), Buffer.from([0x21, 0xf9, 0x04]), Buffer.alloc(8), Buffer.from([0x21, 0xf9, 0x04])]);
+const GIF_STILL = Buffer.concat([
+  Buffer.from('GIF89a'),
+  Buffer.alloc(16),
+  Buffer.from([0x21, 0xf9, 0x04]),
+  Buffer.alloc(16),
+]);
+const GIF_ANIM = Buffer.concat([
+  Buffer.from('GIF89a'),
+  Buffer.alloc(8),
+  Buffer.from('NETSCAPE2.0'),
+  Buffer.from([0x21, 0xf9, 0x04]),
+  Buffer.alloc(8),
+  Buffer.from([0x21, 0xf9, 0x04]),
+]);
 
 describe('ClientAsk, plain', () => {
   it('answers Data {messageid, content, totalToken, noAnswer} grounded in listings', async () => {
     const sid = await h.session();
     const r = await ask(sid, 'Show me homes for sale in Austin');
     expect(r.body.Success).toBe(true);
-    expect(r.body.Data).toEqual({ messageid: expect.any(Number), content: expect.any(String), totalToken: expect.any(Number), noAnswer: false });
+    expect(r.body.Data).toEqual({
+      messageid: expect.any(Number),
+      content: expect.any(String),
+      totalToken: expect.any(Number),
+      noAnswer: false,
+    });
     expect(r.body.Data.content).toMatch(/Austin, TX/);
     expect(r.body.Data.content).toMatch(/\$\d{3},\d{3}/);
     expect(r.body.Data.content).toMatch(/MLS ATX\d+/);
@@ -46,7 +67,10 @@ describe('ClientAsk, plain', () => {
   });
 
   it('is deterministic', async () => {
-    const [a, b] = [await ask(await h.session(), 'rentals in Seattle'), await ask(await h.session(), 'rentals in Seattle')];
+    const [a, b] = [
+      await ask(await h.session(), 'rentals in Seattle'),
+      await ask(await h.session(), 'rentals in Seattle'),
+    ];
     expect(a.body.Data.content).toBe(b.body.Data.content);
     expect(a.body.Data.content).toMatch(/for rent in Seattle/);
     expect(a.body.Data.content).toMatch(/\/month/);
@@ -54,7 +78,9 @@ describe('ClientAsk, plain', () => {
 
   it('greets with WelcomeMessage and answers an MLS number in detail', async () => {
     const sid = await h.session();
-    expect((await ask(sid, 'Hello!')).body.Data.content).toBe(h.svc.context.chatbots.get('demo')?.settings.WelcomeMessage);
+    expect((await ask(sid, 'Hello!')).body.Data.content).toBe(
+      h.svc.context.chatbots.get('demo')?.settings.WelcomeMessage,
+    );
     const mls = (await ask(sid, 'Tell me about MLS DEN240007')).body.Data;
     expect(mls.noAnswer).toBe(false);
     expect(mls.content).toContain('DEN240007');
@@ -100,7 +126,10 @@ describe('AnswerSuffix', () => {
   it('is appended to answers', async () => {
     const h2 = await harness({ chatbotId: 'suffixed' });
     try {
-      await h2.post('/chat/Chatbot/Edit', { serialNumber: 'suffixed', AnswerSuffix: '-- Skyline Realty, call 555-0100' });
+      await h2.post('/chat/Chatbot/Edit', {
+        serialNumber: 'suffixed',
+        AnswerSuffix: '-- Skyline Realty, call 555-0100',
+      });
       const sid = await h2.session('suffixed');
       const r = await h2.post<AskData>('/chat/Chat/ClientAsk', { sessionID: sid, content: 'condos in Miami' });
       expect(r.body.Data.content.endsWith('-- Skyline Realty, call 555-0100')).toBe(true);
@@ -121,7 +150,12 @@ describe('ClientAsk, streamed', () => {
     const deltas = objs.slice(0, -1);
     expect(deltas.length).toBeGreaterThan(5);
     expect(deltas.every((d) => typeof d.content === 'string' && Object.keys(d).length === 1)).toBe(true);
-    expect(final).toMatchObject({ QuestionID: expect.any(Number), AnswerID: expect.any(Number), Answer: expect.any(String), TotalToken: expect.any(Number) });
+    expect(final).toMatchObject({
+      QuestionID: expect.any(Number),
+      AnswerID: expect.any(Number),
+      Answer: expect.any(String),
+      TotalToken: expect.any(Number),
+    });
     expect(deltas.map((d) => d.content).join('')).toBe(final.Answer);
     expect(final.AnswerID).toBeGreaterThan(final.QuestionID as number);
   });
@@ -133,9 +167,17 @@ describe('ClientAsk, streamed', () => {
       const r = await n.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'rentals in Miami', stream: true });
       expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
       expect(r.raw).not.toContain('data:');
-      const lines = r.raw.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = r.raw
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const final = lines[lines.length - 1];
-      expect(lines.slice(0, -1).map((l) => l.content).join('')).toBe(final.Answer);
+      expect(
+        lines
+          .slice(0, -1)
+          .map((l) => l.content)
+          .join(''),
+      ).toBe(final.Answer);
     } finally {
       await n.close();
     }
@@ -216,7 +258,9 @@ describe('fileIds and uploads', () => {
     expect((await ask(sid, 'hi', { fileIds: [png] })).body.Message).toContain('fileIds');
     expect((await ask(sid, '', { chatAskType: 'Image', fileIds: [99999999] })).body.Message).toContain('99999999');
     const pending = await h.post<{ FileStoreId: string }>('/chat/User/GetPreUploadUrl', { fileName: 'later.png' });
-    expect((await ask(sid, '', { chatAskType: 'Image', fileIds: [Number(pending.body.Data.FileStoreId)] })).body.Message).toContain('not been uploaded');
+    expect(
+      (await ask(sid, '', { chatAskType: 'Image', fileIds: [Number(pending.body.Data.FileStoreId)] })).body.Message,
+    ).toContain('not been uploaded');
   });
 
   it('the PUT refuses a wrong signature', async () => {
@@ -229,11 +273,18 @@ describe('fileIds and uploads', () => {
     const r = await h.post<{ PreUploadUrl: string }>('/chat/User/GetPreUploadUrl', { fileName: 'x.png' });
     const forged = new URL(r.body.Data.PreUploadUrl.replace(/token=[^&]+/, 'token=forged'));
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request(forged, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(90 * 1024 * 1024) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-        req.destroy();
-      });
+      const req = http.request(
+        forged,
+        {
+          method: 'PUT',
+          headers: { 'content-type': 'application/octet-stream', 'content-length': String(90 * 1024 * 1024) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        },
+      );
       req.on('error', (err) => (/ECONNRESET|socket hang up|EPIPE/.test(String(err)) ? undefined : reject(err)));
       // Only the first bytes: the answer must come without the rest ever being sent.
       req.write(Buffer.alloc(1024));
@@ -246,9 +297,15 @@ describe('limits', () => {
   it('RateLimitCount per RateLimitTime per session: Code 429 with RateLimitMessage', async () => {
     const l = await harness({ chatbotId: 'limited' });
     try {
-      await l.post('/chat/Chatbot/Edit', { serialNumber: 'limited', RateLimitCount: 2, RateLimitTime: 3600, RateLimitMessage: 'Slow down, please.' });
+      await l.post('/chat/Chatbot/Edit', {
+        serialNumber: 'limited',
+        RateLimitCount: 2,
+        RateLimitTime: 3600,
+        RateLimitMessage: 'Slow down, please.',
+      });
       const sid = await l.session('limited');
-      for (let i = 0; i < 2; i++) expect((await l.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'hi' })).body.Success).toBe(true);
+      for (let i = 0; i < 2; i++)
+        expect((await l.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'hi' })).body.Success).toBe(true);
       const third = await l.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'hi' });
       expect(third.body).toMatchObject({ Success: false, Code: 429, Message: 'Slow down, please.' });
       const streamed = await l.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'hi', stream: true });
@@ -277,7 +334,8 @@ describe('limits', () => {
       now = Date.UTC(2025, 1, 1, 0, 1);
       expect((await m.post('/chat/Chat/ClientAsk', { sessionID: s1, content: 'hi' })).body.Success).toBe(true);
       await m.post('/chat/Chatbot/Edit', { serialNumber: 'capped', MessageLimit: -1 });
-      for (let i = 0; i < 3; i++) expect((await m.post('/chat/Chat/ClientAsk', { sessionID: s1, content: 'hi' })).body.Success).toBe(true);
+      for (let i = 0; i < 3; i++)
+        expect((await m.post('/chat/Chat/ClientAsk', { sessionID: s1, content: 'hi' })).body.Success).toBe(true);
     } finally {
       await m.close();
     }
@@ -297,7 +355,12 @@ describe('concurrency', () => {
       if (r.headers.get('content-type')?.startsWith('text/event-stream')) {
         const objs = streamObjects(r.raw);
         const final = objs[objs.length - 1];
-        expect(objs.slice(0, -1).map((o) => o.content).join('')).toBe(final.Answer);
+        expect(
+          objs
+            .slice(0, -1)
+            .map((o) => o.content)
+            .join(''),
+        ).toBe(final.Answer);
         ids.add(final.AnswerID as number);
       } else {
         expect(r.body.Success).toBe(true);

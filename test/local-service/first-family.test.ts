@@ -12,7 +12,13 @@ const sessionHeaders = { 'chatrobot-sessionkey': KEYS.sessionKey };
 describe('envelope and credentials', () => {
   it('answers the envelope with Version 1.0.0 on success', async () => {
     const r = await h.post('/chat/Chatbot/GetSession', { serialNumber: 'demo' });
-    expect(r.body).toEqual({ Data: { SessionID: expect.any(Number) }, Version: '1.0.0', Success: true, Code: 200, Message: '' });
+    expect(r.body).toEqual({
+      Data: { SessionID: expect.any(Number) },
+      Version: '1.0.0',
+      Success: true,
+      Code: 200,
+      Message: '',
+    });
   });
 
   it('every GetSession returns a new SessionID', async () => {
@@ -52,14 +58,30 @@ describe('envelope and credentials', () => {
   it('Create/Update/Delete accept either credential, and refuse none or wrong ones', async () => {
     const bySecret = await h.post('/chat/Chatbot/RealEstateCreate', listingBody({ MLSNumber: 'AUTH1' }));
     expect(bySecret.body.Success).toBe(true);
-    const bySession = await h.post('/chat/Chatbot/RealEstateCreate', listingBody({ MLSNumber: 'AUTH2' }), sessionHeaders);
+    const bySession = await h.post(
+      '/chat/Chatbot/RealEstateCreate',
+      listingBody({ MLSNumber: 'AUTH2' }),
+      sessionHeaders,
+    );
     expect(bySession.body.Success).toBe(true);
     expect((await h.post('/chat/Chatbot/RealEstateCreate', listingBody(), {})).body.Success).toBe(false);
-    const upd = await h.post('/chat/Chatbot/RealEstateUpdate', { ...listingBody({ MLSNumber: 'AUTH2', Bedrooms: 4 }), Key: 'AUTH2', KeyType: 'MLSNumber' }, sessionHeaders);
+    const upd = await h.post(
+      '/chat/Chatbot/RealEstateUpdate',
+      { ...listingBody({ MLSNumber: 'AUTH2', Bedrooms: 4 }), Key: 'AUTH2', KeyType: 'MLSNumber' },
+      sessionHeaders,
+    );
     expect(upd.body.Data).toBe(1);
-    const del = await h.post('/chat/Chatbot/RealEstateDelete', { SerialNumber: 'demo', Keys: ['AUTH1'], KeyType: 'MLSNumber' }, { authorization: 'bad' });
+    const del = await h.post(
+      '/chat/Chatbot/RealEstateDelete',
+      { SerialNumber: 'demo', Keys: ['AUTH1'], KeyType: 'MLSNumber' },
+      { authorization: 'bad' },
+    );
     expect(del.status).toBe(403);
-    const del2 = await h.post('/chat/Chatbot/RealEstateDelete', { SerialNumber: 'demo', Keys: ['AUTH1', 'NO-SUCH-MLS'], KeyType: 'MLSNumber' }, sessionHeaders);
+    const del2 = await h.post(
+      '/chat/Chatbot/RealEstateDelete',
+      { SerialNumber: 'demo', Keys: ['AUTH1', 'NO-SUCH-MLS'], KeyType: 'MLSNumber' },
+      sessionHeaders,
+    );
     expect(del2.body.Data).toEqual({ SuccessCount: 1 });
   });
 });
@@ -128,7 +150,12 @@ describe('bad input', () => {
 
 describe('Edit and ModelList', () => {
   it('Edit changes only the fields sent and answers 1', async () => {
-    const r = await h.post('/chat/Chatbot/Edit', { serialNumber: 'demo', WelcomeMessage: 'Howdy from the test!', ChatBubbleColor: 'rgb(1,2,3)', Model: '3' });
+    const r = await h.post('/chat/Chatbot/Edit', {
+      serialNumber: 'demo',
+      WelcomeMessage: 'Howdy from the test!',
+      ChatBubbleColor: 'rgb(1,2,3)',
+      Model: '3',
+    });
     expect(r.body).toMatchObject({ Success: true, Data: 1 });
     const s = h.svc.context.chatbots.get('demo')?.settings;
     expect(s?.WelcomeMessage).toBe('Howdy from the test!');
@@ -157,7 +184,11 @@ describe('Edit and ModelList', () => {
 
 describe('listings', () => {
   it('demo data: >= 20 listings, >= 3 cities, both sale types, all statuses, images and extension columns', async () => {
-    const r = await h.post<unknown>('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', PageSize: 100 }, sessionHeaders);
+    const r = await h.post<unknown>(
+      '/chat/Chatbot/RealEstateList',
+      { SerialNumber: 'demo', PageSize: 100 },
+      sessionHeaders,
+    );
     const data = listingListDataWireSchema.parse(r.body.Data);
     expect(data.VirtualCount).toBeGreaterThanOrEqual(20);
     const demo = data.List.filter((l) => l.MLSNumber.match(/^(ATX|DEN|SEA|MIA)/));
@@ -168,10 +199,25 @@ describe('listings', () => {
   });
 
   it('create -> list returns the item of section 2.4 exactly, Data is the new ID as a string', async () => {
-    const c = await h.post<string>('/chat/Chatbot/RealEstateCreate', listingBody({ MLSNumber: 'SHAPE1', City: 'Shapeville', SaleType: 'for_rent', RentPrice: 2400, SalePrice: undefined, DepositFee: 2400, Tours: '3D' }));
+    const c = await h.post<string>(
+      '/chat/Chatbot/RealEstateCreate',
+      listingBody({
+        MLSNumber: 'SHAPE1',
+        City: 'Shapeville',
+        SaleType: 'for_rent',
+        RentPrice: 2400,
+        SalePrice: undefined,
+        DepositFee: 2400,
+        Tours: '3D',
+      }),
+    );
     expect(c.body.Success).toBe(true);
     expect(typeof c.body.Data).toBe('string');
-    const r = await h.post<{ List: Record<string, unknown>[]; VirtualCount: number }>('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', CityName: 'Shapeville' }, sessionHeaders);
+    const r = await h.post<{ List: Record<string, unknown>[]; VirtualCount: number }>(
+      '/chat/Chatbot/RealEstateList',
+      { SerialNumber: 'demo', CityName: 'Shapeville' },
+      sessionHeaders,
+    );
     expect(r.body.Data.VirtualCount).toBe(1);
     const item = r.body.Data.List[0];
     expect(listingListDataWireSchema.parse(r.body.Data).List).toHaveLength(1);
@@ -196,12 +242,45 @@ describe('listings', () => {
   });
 
   it('update by ListingId, MLSNumber and URL; unknown key is never 1', async () => {
-    const id = (await h.post<string>('/chat/Chatbot/RealEstateCreate', listingBody({ MLSNumber: 'UPD1', Url: 'https://homes.example.com/upd1' }))).body.Data;
+    const id = (
+      await h.post<string>(
+        '/chat/Chatbot/RealEstateCreate',
+        listingBody({ MLSNumber: 'UPD1', Url: 'https://homes.example.com/upd1' }),
+      )
+    ).body.Data;
     const base = listingBody({ MLSNumber: 'UPD1', Url: 'https://homes.example.com/upd1' });
-    expect((await h.post('/chat/Chatbot/RealEstateUpdate', { ...base, Bedrooms: 5, Key: id, KeyType: 'ListingId' })).body.Data).toBe(1);
-    expect((await h.post('/chat/Chatbot/RealEstateUpdate', { ...base, Bedrooms: 5, Status: 'Sold', Key: 'UPD1', KeyType: 'MLSNumber' })).body.Data).toBe(1);
-    expect((await h.post('/chat/Chatbot/RealEstateUpdate', { ...base, Bedrooms: 5, Status: 'Sold', SalePrice: 1, Key: 'https://homes.example.com/upd1', KeyType: 'URL' })).body.Data).toBe(1);
-    const list = await h.post<{ List: Record<string, unknown>[] }>('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', MLSNumber: 'UPD1' }, sessionHeaders);
+    expect(
+      (await h.post('/chat/Chatbot/RealEstateUpdate', { ...base, Bedrooms: 5, Key: id, KeyType: 'ListingId' })).body
+        .Data,
+    ).toBe(1);
+    expect(
+      (
+        await h.post('/chat/Chatbot/RealEstateUpdate', {
+          ...base,
+          Bedrooms: 5,
+          Status: 'Sold',
+          Key: 'UPD1',
+          KeyType: 'MLSNumber',
+        })
+      ).body.Data,
+    ).toBe(1);
+    expect(
+      (
+        await h.post('/chat/Chatbot/RealEstateUpdate', {
+          ...base,
+          Bedrooms: 5,
+          Status: 'Sold',
+          SalePrice: 1,
+          Key: 'https://homes.example.com/upd1',
+          KeyType: 'URL',
+        })
+      ).body.Data,
+    ).toBe(1);
+    const list = await h.post<{ List: Record<string, unknown>[] }>(
+      '/chat/Chatbot/RealEstateList',
+      { SerialNumber: 'demo', MLSNumber: 'UPD1' },
+      sessionHeaders,
+    );
     expect(list.body.Data.List[0]).toMatchObject({ ID: Number(id), Bedrooms: '5', Status: 'Sold', SalePrice: '1.00' });
     const unknown = await h.post('/chat/Chatbot/RealEstateUpdate', { ...base, Key: '999999', KeyType: 'ListingId' });
     expect(unknown.body.Data).not.toBe(1);
@@ -213,9 +292,17 @@ describe('listings', () => {
 
   it('delete counts only what it deleted', async () => {
     const a = (await h.post<string>('/chat/Chatbot/RealEstateCreate', listingBody({ MLSNumber: 'DEL1' }))).body.Data;
-    const r = await h.post('/chat/Chatbot/RealEstateDelete', { SerialNumber: 'demo', Keys: [a, a, '424242'], KeyType: 'ListingId' });
+    const r = await h.post('/chat/Chatbot/RealEstateDelete', {
+      SerialNumber: 'demo',
+      Keys: [a, a, '424242'],
+      KeyType: 'ListingId',
+    });
     expect(r.body.Data).toEqual({ SuccessCount: 1 });
-    const again = await h.post('/chat/Chatbot/RealEstateDelete', { SerialNumber: 'demo', Keys: [a], KeyType: 'ListingId' });
+    const again = await h.post('/chat/Chatbot/RealEstateDelete', {
+      SerialNumber: 'demo',
+      Keys: [a],
+      KeyType: 'ListingId',
+    });
     expect(again.body.Data).toEqual({ SuccessCount: 0 });
   });
 
@@ -239,16 +326,26 @@ describe('listings', () => {
     }
     expect(new Set(pages).size).toBe(9);
     expect([...pages].sort((x, y) => x - y)).toEqual(pages);
-    const beyond = await h.post<{ List: unknown[]; VirtualCount: number }>('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', PageNumber: 999 }, sessionHeaders);
+    const beyond = await h.post<{ List: unknown[]; VirtualCount: number }>(
+      '/chat/Chatbot/RealEstateList',
+      { SerialNumber: 'demo', PageNumber: 999 },
+      sessionHeaders,
+    );
     expect(beyond.body.Data.List).toEqual([]);
     expect(beyond.body.Data.VirtualCount).toBeGreaterThan(0);
   });
 
   it('a write is seen by the next list of the same filter and page', async () => {
     const list = () =>
-      h.post<{ List: { MLSNumber: string }[]; VirtualCount: number }>('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', CityName: 'Miami', SaleType: 'for_sale', PageSize: 50 }, sessionHeaders);
+      h.post<{ List: { MLSNumber: string }[]; VirtualCount: number }>(
+        '/chat/Chatbot/RealEstateList',
+        { SerialNumber: 'demo', CityName: 'Miami', SaleType: 'for_sale', PageSize: 50 },
+        sessionHeaders,
+      );
     const before = (await list()).body.Data;
-    const id = (await h.post<string>('/chat/Chatbot/RealEstateCreate', listingBody({ City: 'Miami', MLSNumber: 'CACHE1' }))).body.Data;
+    const id = (
+      await h.post<string>('/chat/Chatbot/RealEstateCreate', listingBody({ City: 'Miami', MLSNumber: 'CACHE1' }))
+    ).body.Data;
     const after = (await list()).body.Data;
     expect(after.VirtualCount).toBe(before.VirtualCount + 1);
     expect(after.List.map((l) => l.MLSNumber)).toContain('CACHE1');
@@ -257,7 +354,13 @@ describe('listings', () => {
   });
 
   it('refuses a bad page and an unknown filter value', async () => {
-    expect((await h.post('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', PageNumber: 0 }, sessionHeaders)).body.Message).toContain('PageNumber');
-    expect((await h.post('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', SaleType: 'buy' }, sessionHeaders)).body.Message).toContain('SaleType must be one of for_sale, for_rent');
+    expect(
+      (await h.post('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', PageNumber: 0 }, sessionHeaders)).body
+        .Message,
+    ).toContain('PageNumber');
+    expect(
+      (await h.post('/chat/Chatbot/RealEstateList', { SerialNumber: 'demo', SaleType: 'buy' }, sessionHeaders)).body
+        .Message,
+    ).toContain('SaleType must be one of for_sale, for_rent');
   });
 });

@@ -1,6 +1,5 @@
 import { buildLocalService, type LocalService, type LocalServiceOptions } from '../../src/local-service';
 
-
 export const KEYS = { secretKey: 'test-secret', sessionKey: 'test-session', apiKey: 'test-account' } as const;
 
 export interface Envelope<T = unknown> {
@@ -30,7 +29,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-async function send<T>(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<HttpResult<T>> {
+async function send<T>(
+  url: string,
+  method: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<HttpResult<T>> {
   const res = await fetch(url, {
     method,
     headers,
@@ -59,7 +63,10 @@ export async function harness(opts: LocalServiceOptions = {}): Promise<Harness> 
       send(url + path, 'POST', body, { 'content-type': 'application/json', ...headers }),
     request: (method, path, body, headers = {}) => send(url + path, method, body, headers),
     v1: (method, path, body, key = KEYS.apiKey) =>
-      send(url + path, method, body, { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }),
+      send(url + path, method, body, {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      }),
     async session(chatbot = 'demo') {
       const r = await h.post<{ SessionID: number }>('/chat/Chatbot/GetSession', { serialNumber: chatbot });
       return r.body.Data.SessionID;

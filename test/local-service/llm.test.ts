@@ -14,13 +14,26 @@ afterAll(async () => {
 
 describe('answers through an OpenAI-compatible backend', () => {
   it('streams the model deltas through as fragments; the final Answer is their concatenation', async () => {
-    await h.post('/chat/Chatbot/Edit', { serialNumber: 'demo', SystemMessage: 'You are Sky, a realtor bot.', Temperature: 1, AIResponseLanguage: 'French' });
+    await h.post('/chat/Chatbot/Edit', {
+      serialNumber: 'demo',
+      SystemMessage: 'You are Sky, a realtor bot.',
+      Temperature: 1,
+      AIResponseLanguage: 'French',
+    });
     const sid = await h.session();
     fake.reply.totalTokens = 77;
     const r = await h.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'Any homes in Austin?', stream: true });
     const objs = streamObjects(r.raw);
-    expect(objs.slice(0, -1).map((o) => o.content)).toEqual(['The Austin ', 'home at ', '2345 Barton Springs Rd ', 'is available.']);
-    expect(objs[objs.length - 1]).toMatchObject({ Answer: 'The Austin home at 2345 Barton Springs Rd is available.', TotalToken: 77 });
+    expect(objs.slice(0, -1).map((o) => o.content)).toEqual([
+      'The Austin ',
+      'home at ',
+      '2345 Barton Springs Rd ',
+      'is available.',
+    ]);
+    expect(objs[objs.length - 1]).toMatchObject({
+      Answer: 'The Austin home at 2345 Barton Springs Rd is available.',
+      TotalToken: 77,
+    });
 
     const req = fake.requests[fake.requests.length - 1];
     expect(req.headers.authorization).toBe('Bearer llm-key');
@@ -37,7 +50,10 @@ describe('answers through an OpenAI-compatible backend', () => {
   it('sends the session history and answers plain requests too', async () => {
     const sid = await h.session();
     await h.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'first question' });
-    const r = await h.post<{ content: string; noAnswer: boolean }>('/chat/Chat/ClientAsk', { sessionID: sid, content: 'second question' });
+    const r = await h.post<{ content: string; noAnswer: boolean }>('/chat/Chat/ClientAsk', {
+      sessionID: sid,
+      content: 'second question',
+    });
     expect(r.body.Data.content).toBe('The Austin home at 2345 Barton Springs Rd is available.');
     expect(r.body.Data.noAnswer).toBe(false);
     const msgs = fake.requests[fake.requests.length - 1].body.messages;

@@ -13,9 +13,20 @@ const READY = /^Chatbot service listening on http:\/\/127\.0\.0\.1:(\d+)$/m;
 type Running = { child: ChildProcess; output: () => string; base: string };
 
 function runService(extra: NodeJS.ProcessEnv): Promise<Running> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...extra,
+  };
   // Own process group, so the test can stop npm and the node process it started.
-  const child = spawn('npm', ['run', 'service', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['run', 'service', '--silent'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service not ready; output:\n${out}`)), 120_000);
@@ -45,7 +56,12 @@ function stop(r: Running): Promise<void> {
   });
 }
 
-async function post(base: string, path: string, body: unknown, headers: Record<string, string>): Promise<Record<string, unknown>> {
+async function post(
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -83,7 +99,12 @@ describe('npm run service', () => {
     const s = await post(first.base, '/chat/Chatbot/GetSession', { serialNumber: 'acme' }, { authorization: secret });
     expect(s.Success).toBe(true);
     const sessionID = (s.Data as { SessionID: number }).SessionID;
-    const list = await post(first.base, '/chat/Chatbot/RealEstateList', { SerialNumber: 'acme' }, { 'chatrobot-sessionkey': sessionKey });
+    const list = await post(
+      first.base,
+      '/chat/Chatbot/RealEstateList',
+      { SerialNumber: 'acme' },
+      { 'chatrobot-sessionkey': sessionKey },
+    );
     expect((list.Data as { VirtualCount: number }).VirtualCount).toBeGreaterThanOrEqual(20);
     const v1 = await fetch(`${first.base}/v1/chatbots`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(((await v1.json()) as { data: { id: string }[] }).data.map((c) => c.id)).toContain('acme');
@@ -92,13 +113,24 @@ describe('npm run service', () => {
     const second = await runService({ SERVICE_DB: db, CHATBOT_ID: 'acme' });
     running.push(second);
     expect(generated(second.output(), 'CHATBOT_SECRET_KEY')).toBe(secret);
-    const ask = await post(second.base, '/chat/Chat/ClientAsk', { sessionID, content: 'hello' }, { authorization: secret });
+    const ask = await post(
+      second.base,
+      '/chat/Chat/ClientAsk',
+      { sessionID, content: 'hello' },
+      { authorization: secret },
+    );
     expect(ask.Success).toBe(true);
     await stop(second);
   }, 240_000);
 
   test('credentials from the environment are the ones accepted and are not printed; STREAM_FRAMING=ndjson', async () => {
-    const r = await runService({ SERVICE_DB: ':memory:', CHATBOT_SECRET_KEY: 'sec-env-1', CHATBOT_SESSION_KEY: 'ses-env-1', CHATBOT_API_KEY: 'api-env-1', STREAM_FRAMING: 'ndjson' });
+    const r = await runService({
+      SERVICE_DB: ':memory:',
+      CHATBOT_SECRET_KEY: 'sec-env-1',
+      CHATBOT_SESSION_KEY: 'ses-env-1',
+      CHATBOT_API_KEY: 'api-env-1',
+      STREAM_FRAMING: 'ndjson',
+    });
     running.push(r);
     expect(r.output()).not.toContain('sec-env-1');
     const wrong = await post(r.base, '/chat/Chatbot/GetSession', { serialNumber: 'demo' }, { authorization: 'nope' });
@@ -112,13 +144,24 @@ describe('npm run service', () => {
     });
     const raw = await res.text();
     expect(raw).not.toMatch(/^data:/m);
-    const objects = raw.trim().split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const objects = raw
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const final = objects[objects.length - 1];
-    expect(objects.slice(0, -1).map((o) => o.content).join('')).toBe(final?.Answer);
+    expect(
+      objects
+        .slice(0, -1)
+        .map((o) => o.content)
+        .join(''),
+    ).toBe(final?.Answer);
     await stop(r);
   }, 240_000);
 
   test('a bad variable stops start-up with a message naming it', async () => {
-    await expect(runService({ SERVICE_DB: ':memory:', STREAM_FRAMING: 'xml', PORT: 'abc' })).rejects.toThrow(/PORT[\s\S]*STREAM_FRAMING/);
+    await expect(runService({ SERVICE_DB: ':memory:', STREAM_FRAMING: 'xml', PORT: 'abc' })).rejects.toThrow(
+      /PORT[\s\S]*STREAM_FRAMING/,
+    );
   }, 120_000);
 });

@@ -40,19 +40,35 @@ describe('/v1 chatbots', () => {
   });
 
   it('creates a draft chatbot with an api_key that is a first-family serialNumber', async () => {
-    const r = await h.v1<V1<Bot>>('POST', '/v1/chatbots', { name: 'Lakeside Homes', settings: { language: 'Spanish', tone: 'warm' } });
+    const r = await h.v1<V1<Bot>>('POST', '/v1/chatbots', {
+      name: 'Lakeside Homes',
+      settings: { language: 'Spanish', tone: 'warm' },
+    });
     expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ name: 'Lakeside Homes', status: 'draft', api_key: expect.any(String), created_at: expect.any(String) });
+    expect(r.body.data).toMatchObject({
+      name: 'Lakeside Homes',
+      status: 'draft',
+      api_key: expect.any(String),
+      created_at: expect.any(String),
+    });
     expect(r.body.data.settings).toMatchObject({ language: 'Spanish', tone: 'warm' });
     const gs = await h.post<{ SessionID: number }>('/chat/Chatbot/GetSession', { serialNumber: r.body.data.id });
     expect(gs.body.Success).toBe(true);
-    const list = await h.post<{ VirtualCount: number }>('/chat/Chatbot/RealEstateList', { SerialNumber: r.body.data.id }, { 'chatrobot-sessionkey': KEYS.sessionKey });
+    const list = await h.post<{ VirtualCount: number }>(
+      '/chat/Chatbot/RealEstateList',
+      { SerialNumber: r.body.data.id },
+      { 'chatrobot-sessionkey': KEYS.sessionKey },
+    );
     expect(list.body.Data.VirtualCount).toBe(0);
   });
 
   it('updates name, settings and status; updated_at moves', async () => {
     const c = (await h.v1<V1<Bot>>('POST', '/v1/chatbots', { name: 'To rename' })).body.data;
-    const r = await h.v1<V1<Bot>>('PATCH', `/v1/chatbots/${c.id}`, { name: 'Renamed', settings: { max_tokens: 300 }, status: 'active' });
+    const r = await h.v1<V1<Bot>>('PATCH', `/v1/chatbots/${c.id}`, {
+      name: 'Renamed',
+      settings: { max_tokens: 300 },
+      status: 'active',
+    });
     expect(r.body.data).toMatchObject({ id: c.id, name: 'Renamed', status: 'active' });
     expect(r.body.data.settings.max_tokens).toBe(300);
     expect(Date.parse(r.body.data.updated_at)).toBeGreaterThan(Date.parse(c.updated_at));
@@ -67,7 +83,10 @@ describe('/v1 chatbots', () => {
     expect(one.body.meta).toMatchObject({ page: 2, limit: 1 });
     const bad = await h.v1<V1<unknown>>('GET', '/v1/chatbots?status=archived');
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, error: { code: 'bad_request', message: expect.stringContaining('status must be one of active, inactive, draft') } });
+    expect(bad.body).toEqual({
+      success: false,
+      error: { code: 'bad_request', message: expect.stringContaining('status must be one of active, inactive, draft') },
+    });
     expect((await h.v1('GET', '/v1/chatbots?limit=101')).status).toBe(400);
   });
 
@@ -87,20 +106,25 @@ describe('/v1 chatbots', () => {
 
 describe('/v1 conversations and messages', () => {
   it('start, send (plain), get with and without messages', async () => {
-    const c = await h.v1<V1<Conv>>('POST', '/v1/conversations', { chatbot_id: 'demo', user_id: 'u-1', metadata: { channel: 'web' } });
+    const c = await h.v1<V1<Conv>>('POST', '/v1/conversations', {
+      chatbot_id: 'demo',
+      user_id: 'u-1',
+      metadata: { channel: 'web' },
+    });
     expect(c.status).toBe(201);
     expect(c.body.data).toMatchObject({ chatbot_id: 'demo', status: 'active', session_token: expect.any(String) });
-    const m = await h.v1<V1<{ message_id: string; conversation_id: string; response: { id: string; content: string; timestamp: string } }>>(
-      'POST',
-      `/v1/conversations/${c.body.data.id}/messages`,
-      { content: 'condos for sale in Miami' },
-    );
+    const m = await h.v1<
+      V1<{ message_id: string; conversation_id: string; response: { id: string; content: string; timestamp: string } }>
+    >('POST', `/v1/conversations/${c.body.data.id}/messages`, { content: 'condos for sale in Miami' });
     expect(m.body.data.conversation_id).toBe(c.body.data.id);
     expect(m.body.data.response.content).toContain('Miami');
     expect(Number.isNaN(Date.parse(m.body.data.response.timestamp))).toBe(false);
     const got = await h.v1<V1<Conv>>('GET', `/v1/conversations/${c.body.data.id}`);
     expect(got.body.data.messages?.map((x) => x.role)).toEqual(['user', 'assistant']);
-    expect(got.body.data.messages?.[1]).toMatchObject({ id: m.body.data.response.id, content: m.body.data.response.content });
+    expect(got.body.data.messages?.[1]).toMatchObject({
+      id: m.body.data.response.id,
+      content: m.body.data.response.content,
+    });
     const bare = await h.v1<V1<Conv>>('GET', `/v1/conversations/${c.body.data.id}?include_messages=false`);
     expect('messages' in bare.body.data).toBe(false);
     expect((await h.v1('GET', `/v1/conversations/${c.body.data.id}?include_messages=maybe`)).status).toBe(400);
@@ -115,13 +139,25 @@ describe('/v1 conversations and messages', () => {
 
   it('streams deltas then the message object', async () => {
     const c = (await h.v1<V1<Conv>>('POST', '/v1/conversations', { chatbot_id: 'demo' })).body.data;
-    const r = await h.v1<unknown>('POST', `/v1/conversations/${c.id}/messages`, { content: 'rentals in Austin', stream: true });
+    const r = await h.v1<unknown>('POST', `/v1/conversations/${c.id}/messages`, {
+      content: 'rentals in Austin',
+      stream: true,
+    });
     expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(r.raw.startsWith('data: {"content":')).toBe(true);
     const objs = streamObjects(r.raw);
-    const final = objs[objs.length - 1] as { message_id: string; conversation_id: string; response: { content: string } };
+    const final = objs[objs.length - 1] as {
+      message_id: string;
+      conversation_id: string;
+      response: { content: string };
+    };
     expect(final.conversation_id).toBe(c.id);
-    expect(objs.slice(0, -1).map((o) => o.content).join('')).toBe(final.response.content);
+    expect(
+      objs
+        .slice(0, -1)
+        .map((o) => o.content)
+        .join(''),
+    ).toBe(final.response.content);
   });
 
   it('unknown conversation is 404, empty content 400', async () => {
@@ -151,7 +187,10 @@ describe('/v1 analytics', () => {
       await a.post('/chat/Chat/ClientAsk', { sessionID: sid, content: 'homes in Austin' });
       const c = (await a.v1<V1<Conv>>('POST', '/v1/conversations', { chatbot_id: 'stats', user_id: 'bob' })).body.data;
       await a.v1('POST', `/v1/conversations/${c.id}/messages`, { content: 'what is the meaning of life?' });
-      const r = await a.v1<V1<{ period: { start: string; end: string }; metrics: Record<string, number> }>>('GET', '/v1/analytics/overview?chatbot_id=stats');
+      const r = await a.v1<V1<{ period: { start: string; end: string }; metrics: Record<string, number> }>>(
+        'GET',
+        '/v1/analytics/overview?chatbot_id=stats',
+      );
       expect(r.body.data.metrics).toMatchObject({
         total_conversations: 2,
         total_messages: 4,
@@ -160,7 +199,10 @@ describe('/v1 analytics', () => {
         resolution_rate: 0.5,
       });
       expect(r.body.data.metrics.avg_response_time).toBeGreaterThanOrEqual(0);
-      const past = await a.v1<V1<{ metrics: Record<string, number> }>>('GET', '/v1/analytics/overview?start_date=2020-01-01&end_date=2020-12-31');
+      const past = await a.v1<V1<{ metrics: Record<string, number> }>>(
+        'GET',
+        '/v1/analytics/overview?start_date=2020-01-01&end_date=2020-12-31',
+      );
       expect(past.body.data.metrics.total_conversations).toBe(0);
       const bad = await a.v1<V1<unknown>>('GET', '/v1/analytics/overview?start_date=yesterday');
       expect(bad.status).toBe(400);
@@ -183,12 +225,16 @@ describe('/v1 key scoping', () => {
     expect((await h.v1('POST', '/v1/conversations', { chatbot_id: 'demo' }, key)).status).toBe(403);
     const demoConv = (await h.v1<V1<Conv>>('POST', '/v1/conversations', { chatbot_id: 'demo' })).body.data;
     expect([403, 404]).toContain((await h.v1('GET', `/v1/conversations/${demoConv.id}`, undefined, key)).status);
-    expect([403, 404]).toContain((await h.v1('POST', `/v1/conversations/${demoConv.id}/messages`, { content: 'hi' }, key)).status);
+    expect([403, 404]).toContain(
+      (await h.v1('POST', `/v1/conversations/${demoConv.id}/messages`, { content: 'hi' }, key)).status,
+    );
     expect((await h.v1('GET', '/v1/analytics/overview?chatbot_id=demo', undefined, key)).status).toBe(403);
     const own = await h.v1<V1<Conv>>('POST', '/v1/conversations', { chatbot_id: mine.id }, key);
     expect(own.status).toBe(201);
     expect((await h.v1('GET', `/v1/conversations/${own.body.data.id}`, undefined, key)).status).toBe(200);
     // The chatbot key is no first-family credential.
-    expect((await h.post('/chat/Chatbot/GetSession', { serialNumber: mine.id }, { authorization: key })).body.Success).toBe(false);
+    expect(
+      (await h.post('/chat/Chatbot/GetSession', { serialNumber: mine.id }, { authorization: key })).body.Success,
+    ).toBe(false);
   });
 });

@@ -4,10 +4,20 @@ import { runClientContract } from './contract';
 
 runClientContract('local chatbot service (sse)', async () => {
   const service = await startLocalService({ port: 0, dbPath: ':memory:' });
-  return { baseUrl: service.url, credentials: service.credentials, chatbotId: service.chatbotId, close: () => service.close() };
+  return {
+    baseUrl: service.url,
+    credentials: service.credentials,
+    chatbotId: service.chatbotId,
+    close: () => service.close(),
+  };
 });
 
 runClientContract('local chatbot service (ndjson, like the hosted service)', async () => {
   const service = await startLocalService({ port: 0, dbPath: ':memory:', streamFraming: 'ndjson' });
-  return { baseUrl: service.url, credentials: service.credentials, chatbotId: service.chatbotId, close: () => service.close() };
+  return {
+    baseUrl: service.url,
+    credentials: service.credentials,
+    chatbotId: service.chatbotId,
+    close: () => service.close(),
+  };
 });

@@ -26,7 +26,12 @@ afterAll(async () => {
 });
 beforeEach(() => {
   server.reset();
-  client = new ChatbotClient({ baseUrl: server.baseUrl, ...KEYS, timeoutMs: 2000, retries: { count: 3, baseDelayMs: 5 } });
+  client = new ChatbotClient({
+    baseUrl: server.baseUrl,
+    ...KEYS,
+    timeoutMs: 2000,
+    retries: { count: 3, baseDelayMs: 5 },
+  });
 });
 
 const wireItem = {
@@ -76,17 +81,37 @@ describe('operations send the right request and decode the answer', () => {
   });
 
   test('ask: ClientAsk body in wire casing, stream false, answer decoded', async () => {
-    server.on('POST', '/chat/Chat/ClientAsk', ok({ messageid: 9, content: 'Hi there', totalToken: 12, noAnswer: true }));
+    server.on(
+      'POST',
+      '/chat/Chat/ClientAsk',
+      ok({ messageid: 9, content: 'Hi there', totalToken: 12, noAnswer: true }),
+    );
     const answer = await client.ask({ sessionId: 5, content: 'hello', chatAskType: 'Image', fileIds: ['34317', 2] });
     expect(answer).toEqual({ messageId: 9, content: 'Hi there', totalTokens: 12, noAnswer: true });
-    expect(server.requests[0].json).toEqual({ sessionID: 5, content: 'hello', chatAskType: 'Image', stream: false, fileIds: [34317, 2] });
+    expect(server.requests[0].json).toEqual({
+      sessionID: 5,
+      content: 'hello',
+      chatAskType: 'Image',
+      stream: false,
+      fileIds: [34317, 2],
+    });
     expect(server.requests[0].headers.authorization).toBe('sk-123');
   });
 
   test('editChatbot: serialNumber plus only the changed fields', async () => {
     server.on('POST', '/chat/Chatbot/Edit', ok(1));
-    await client.editChatbot({ serialNumber: 'demo', Temperature: 1, ChatBubbleColor: 'rgb(37,99,235)', VerifyDomain: false });
-    expect(server.requests[0].json).toEqual({ serialNumber: 'demo', Temperature: 1, ChatBubbleColor: 'rgb(37,99,235)', VerifyDomain: false });
+    await client.editChatbot({
+      serialNumber: 'demo',
+      Temperature: 1,
+      ChatBubbleColor: 'rgb(37,99,235)',
+      VerifyDomain: false,
+    });
+    expect(server.requests[0].json).toEqual({
+      serialNumber: 'demo',
+      Temperature: 1,
+      ChatBubbleColor: 'rgb(37,99,235)',
+      VerifyDomain: false,
+    });
     expect(server.requests[0].headers.authorization).toBe('sk-123');
   });
 
@@ -96,7 +121,14 @@ describe('operations send the right request and decode the answer', () => {
   });
 
   test('listModels: GET with {} body, models decoded', async () => {
-    server.on('GET', '/chat/Chatbot/ModelList', ok([{ Key: '2', Value: 'gpt-4o', Status: true }, { Key: 3, Value: 'old', Status: false }]));
+    server.on(
+      'GET',
+      '/chat/Chatbot/ModelList',
+      ok([
+        { Key: '2', Value: 'gpt-4o', Status: true },
+        { Key: 3, Value: 'old', Status: false },
+      ]),
+    );
     await expect(client.listModels()).resolves.toEqual([
       { key: '2', name: 'gpt-4o', enabled: true },
       { key: '3', name: 'old', enabled: false },
@@ -108,9 +140,23 @@ describe('operations send the right request and decode the answer', () => {
 
   test('listListings: only the session key; query mapped; items decoded', async () => {
     server.on('POST', '/chat/Chatbot/RealEstateList', ok({ List: [wireItem], VirtualCount: 31 }));
-    const page = await client.listListings({ chatbotId: 'demo', city: 'Seattle', saleType: 'for_sale', mls: 'NW-7', page: 2, pageSize: 5 });
+    const page = await client.listListings({
+      chatbotId: 'demo',
+      city: 'Seattle',
+      saleType: 'for_sale',
+      mls: 'NW-7',
+      page: 2,
+      pageSize: 5,
+    });
     const req = server.requests[0];
-    expect(req.json).toEqual({ SerialNumber: 'demo', CityName: 'Seattle', SaleType: 'for_sale', MLSNumber: 'NW-7', PageNumber: 2, PageSize: 5 });
+    expect(req.json).toEqual({
+      SerialNumber: 'demo',
+      CityName: 'Seattle',
+      SaleType: 'for_sale',
+      MLSNumber: 'NW-7',
+      PageNumber: 2,
+      PageSize: 5,
+    });
     expect(req.headers['chatrobot-sessionkey']).toBe('ss-456');
     expect(req.headers.authorization).toBeUndefined();
     expect(page.total).toBe(31);
@@ -151,7 +197,11 @@ describe('operations send the right request and decode the answer', () => {
   });
 
   test('listListings: comma-separated Images and defaults of page/pageSize', async () => {
-    server.on('POST', '/chat/Chatbot/RealEstateList', ok({ List: [{ ...wireItem, Images: 'https://a/1.jpg, https://a/2.jpg', ExtensionColumn: '' }], VirtualCount: 1 }));
+    server.on(
+      'POST',
+      '/chat/Chatbot/RealEstateList',
+      ok({ List: [{ ...wireItem, Images: 'https://a/1.jpg, https://a/2.jpg', ExtensionColumn: '' }], VirtualCount: 1 }),
+    );
     const page = await client.listListings({ chatbotId: 'demo' });
     expect(page.items[0].images).toEqual(['https://a/1.jpg', 'https://a/2.jpg']);
     expect(page.items[0].extensionColumns).toEqual([]);
@@ -185,7 +235,11 @@ describe('operations send the right request and decode the answer', () => {
   });
 
   test('upload: GetPreUploadUrl then PUT of the bytes without credentials', async () => {
-    server.on('POST', '/chat/User/GetPreUploadUrl', ok({ FileStoreId: '34317', PreUploadUrl: `${server.baseUrl}/bucket/obj?X-Sig=1` }));
+    server.on(
+      'POST',
+      '/chat/User/GetPreUploadUrl',
+      ok({ FileStoreId: '34317', PreUploadUrl: `${server.baseUrl}/bucket/obj?X-Sig=1` }),
+    );
     server.on('PUT', '/bucket/obj', (_req, res) => void res.writeHead(200).end());
     const bytes = Buffer.from([0xff, 0xd8, 0xff, 0x00, 0x10]);
     await expect(client.upload('house.jpg', bytes)).resolves.toBe(34317);
@@ -201,7 +255,9 @@ describe('operations send the right request and decode the answer', () => {
   });
 
   test('upload: an image over 20 MB is refused before any request', async () => {
-    await expect(client.upload('big.png', Buffer.alloc(20 * 1024 * 1024 + 1))).rejects.toBeInstanceOf(RequestValidationError);
+    await expect(client.upload('big.png', Buffer.alloc(20 * 1024 * 1024 + 1))).rejects.toBeInstanceOf(
+      RequestValidationError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -214,13 +270,35 @@ describe('operations send the right request and decode the answer', () => {
 });
 
 describe('v1 family', () => {
-  const bot = { id: 'cb_1', name: 'Bot', status: 'active', created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-02T00:00:00Z', settings: { language: 'en' } };
-  const conv = { id: 'c1', chatbot_id: 'cb_1', status: 'active', created_at: '2024-01-01T00:00:00Z', session_token: 'st' };
+  const bot = {
+    id: 'cb_1',
+    name: 'Bot',
+    status: 'active',
+    created_at: '2024-01-01T00:00:00Z',
+    updated_at: '2024-01-02T00:00:00Z',
+    settings: { language: 'en' },
+  };
+  const conv = {
+    id: 'c1',
+    chatbot_id: 'cb_1',
+    status: 'active',
+    created_at: '2024-01-01T00:00:00Z',
+    session_token: 'st',
+  };
 
   test('listChatbots: GET with query and Bearer key; camelCase items and meta', async () => {
-    server.on('GET', '/v1/chatbots', json({ success: true, data: [bot], meta: { page: 2, limit: 5, total: 6, pages: 2 } }));
+    server.on(
+      'GET',
+      '/v1/chatbots',
+      json({ success: true, data: [bot], meta: { page: 2, limit: 5, total: 6, pages: 2 } }),
+    );
     const r = await client.v1.listChatbots({ page: 2, limit: 5, status: 'active' });
-    expect(r.items[0]).toMatchObject({ id: 'cb_1', createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-02T00:00:00Z', settings: { language: 'en' } });
+    expect(r.items[0]).toMatchObject({
+      id: 'cb_1',
+      createdAt: '2024-01-01T00:00:00Z',
+      updatedAt: '2024-01-02T00:00:00Z',
+      settings: { language: 'en' },
+    });
     expect(r.meta).toEqual({ page: 2, limit: 5, total: 6, pages: 2 });
     const req = server.requests[0];
     expect(req.headers.authorization).toBe('Bearer ak-789');
@@ -230,7 +308,10 @@ describe('v1 family', () => {
   test('createChatbot POST, updateChatbot PATCH', async () => {
     server.on('POST', '/v1/chatbots', json({ success: true, data: { ...bot, status: 'draft', api_key: 'k1' } }, 201));
     server.on('PATCH', '/v1/chatbots/cb_1', json({ success: true, data: { ...bot, name: 'New' } }));
-    await expect(client.v1.createChatbot({ name: 'Bot', settings: { tone: 'warm' } })).resolves.toMatchObject({ apiKey: 'k1', status: 'draft' });
+    await expect(client.v1.createChatbot({ name: 'Bot', settings: { tone: 'warm' } })).resolves.toMatchObject({
+      apiKey: 'k1',
+      status: 'draft',
+    });
     await expect(client.v1.updateChatbot('cb_1', { name: 'New' })).resolves.toMatchObject({ name: 'New' });
     expect(server.requests.map((r) => [r.method, r.json])).toEqual([
       ['POST', { name: 'Bot', settings: { tone: 'warm' } }],
@@ -240,28 +321,73 @@ describe('v1 family', () => {
 
   test('conversations, messages, analytics, user lists', async () => {
     server.on('POST', '/v1/conversations', json({ success: true, data: conv }));
-    server.on('GET', '/v1/conversations/c1', json({ success: true, data: { ...conv, messages: [{ id: 'm1', role: 'user', content: 'q', timestamp: 't' }] } }));
-    server.on('POST', '/v1/conversations/c1/messages', json({ success: true, data: { message_id: 'm2', conversation_id: 'c1', response: { id: 'm3', content: 'a', timestamp: 't' } } }));
+    server.on(
+      'GET',
+      '/v1/conversations/c1',
+      json({ success: true, data: { ...conv, messages: [{ id: 'm1', role: 'user', content: 'q', timestamp: 't' }] } }),
+    );
+    server.on(
+      'POST',
+      '/v1/conversations/c1/messages',
+      json({
+        success: true,
+        data: { message_id: 'm2', conversation_id: 'c1', response: { id: 'm3', content: 'a', timestamp: 't' } },
+      }),
+    );
     server.on(
       'GET',
       '/v1/analytics/overview',
-      json({ success: true, data: { period: { start: 's', end: 'e' }, metrics: { total_conversations: 1, total_messages: 2, unique_users: 1, avg_conversation_length: 2, resolution_rate: 0.5, avg_response_time: 1.2 } } }),
+      json({
+        success: true,
+        data: {
+          period: { start: 's', end: 'e' },
+          metrics: {
+            total_conversations: 1,
+            total_messages: 2,
+            unique_users: 1,
+            avg_conversation_length: 2,
+            resolution_rate: 0.5,
+            avg_response_time: 1.2,
+          },
+        },
+      }),
     );
-    server.on('GET', '/v1/users/u%201/conversations', json({ success: true, data: [{ ...conv, message_count: 4 }], meta: { total: 1, limit: 3 } }));
+    server.on(
+      'GET',
+      '/v1/users/u%201/conversations',
+      json({ success: true, data: [{ ...conv, message_count: 4 }], meta: { total: 1, limit: 3 } }),
+    );
 
-    await expect(client.v1.startConversation({ chatbotId: 'cb_1', userId: 'u1', metadata: { a: 1 } })).resolves.toMatchObject({ chatbotId: 'cb_1', sessionToken: 'st' });
-    await expect(client.v1.getConversation('c1', { includeMessages: true })).resolves.toMatchObject({ messages: [{ id: 'm1', role: 'user' }] });
-    await expect(client.v1.sendMessage('c1', 'hi')).resolves.toEqual({ messageId: 'm2', conversationId: 'c1', response: { id: 'm3', content: 'a', timestamp: 't' } });
-    await expect(client.v1.analyticsOverview({ startDate: '2024-01-01', endDate: '2024-02-01', chatbotId: 'cb_1' })).resolves.toMatchObject({
+    await expect(
+      client.v1.startConversation({ chatbotId: 'cb_1', userId: 'u1', metadata: { a: 1 } }),
+    ).resolves.toMatchObject({ chatbotId: 'cb_1', sessionToken: 'st' });
+    await expect(client.v1.getConversation('c1', { includeMessages: true })).resolves.toMatchObject({
+      messages: [{ id: 'm1', role: 'user' }],
+    });
+    await expect(client.v1.sendMessage('c1', 'hi')).resolves.toEqual({
+      messageId: 'm2',
+      conversationId: 'c1',
+      response: { id: 'm3', content: 'a', timestamp: 't' },
+    });
+    await expect(
+      client.v1.analyticsOverview({ startDate: '2024-01-01', endDate: '2024-02-01', chatbotId: 'cb_1' }),
+    ).resolves.toMatchObject({
       metrics: { totalConversations: 1, resolutionRate: 0.5, avgResponseTime: 1.2 },
     });
-    await expect(client.v1.userConversations('u 1', { limit: 3, status: 'active' })).resolves.toMatchObject({ items: [{ messageCount: 4 }], meta: { total: 1, limit: 3 } });
+    await expect(client.v1.userConversations('u 1', { limit: 3, status: 'active' })).resolves.toMatchObject({
+      items: [{ messageCount: 4 }],
+      meta: { total: 1, limit: 3 },
+    });
 
     const [start, get, send, analytics, users] = server.requests;
     expect(start.json).toEqual({ chatbot_id: 'cb_1', user_id: 'u1', metadata: { a: 1 } });
     expect(get.query.get('include_messages')).toBe('true');
     expect([send.method, send.json]).toEqual(['POST', { content: 'hi' }]);
-    expect(Object.fromEntries(analytics.query)).toEqual({ start_date: '2024-01-01', end_date: '2024-02-01', chatbot_id: 'cb_1' });
+    expect(Object.fromEntries(analytics.query)).toEqual({
+      start_date: '2024-01-01',
+      end_date: '2024-02-01',
+      chatbot_id: 'cb_1',
+    });
     expect(Object.fromEntries(users.query)).toEqual({ limit: '3', status: 'active' });
     for (const r of server.requests) expect(r.headers.authorization).toBe('Bearer ak-789');
   });
@@ -269,7 +395,11 @@ describe('v1 family', () => {
   test('v1 base URL is separate when configured', async () => {
     const other = await FakeChatbotServer.start();
     try {
-      other.on('GET', '/v1/chatbots', json({ success: true, data: [], meta: { page: 1, limit: 20, total: 0, pages: 0 } }));
+      other.on(
+        'GET',
+        '/v1/chatbots',
+        json({ success: true, data: [], meta: { page: 1, limit: 20, total: 0, pages: 0 } }),
+      );
       const c = new ChatbotClient({ baseUrl: server.baseUrl, v1BaseUrl: `${other.baseUrl}/`, apiKey: 'x' });
       await c.v1.listChatbots();
       expect(other.requests).toHaveLength(1);
@@ -280,9 +410,17 @@ describe('v1 family', () => {
   });
 
   test('v1 errors are typed: rate_limited, quota_exceeded, others', async () => {
-    server.on('POST', '/v1/conversations/c1/messages', json({ success: false, error: { code: 'rate_limited', message: 'Slow down please.' } }, 429));
+    server.on(
+      'POST',
+      '/v1/conversations/c1/messages',
+      json({ success: false, error: { code: 'rate_limited', message: 'Slow down please.' } }, 429),
+    );
     server.on('GET', '/v1/chatbots', json({ success: false, error: { code: 'not_found', message: 'nope' } }, 404));
-    server.on('POST', '/v1/conversations', json({ success: false, error: { code: 'quota_exceeded', message: 'Monthly cap reached' } }, 402));
+    server.on(
+      'POST',
+      '/v1/conversations',
+      json({ success: false, error: { code: 'quota_exceeded', message: 'Monthly cap reached' } }, 402),
+    );
     const e1 = await client.v1.sendMessage('c1', 'x').catch((e: unknown) => e);
     expect(e1).toBeInstanceOf(RateLimitedError);
     expect((e1 as Error).message).toBe('Slow down please.');
@@ -333,7 +471,11 @@ describe('error kinds', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((r) => closed.close(() => r()));
-    const c = new ChatbotClient({ baseUrl: `http://127.0.0.1:${port}`, secretKey: 'k', retries: { count: 1, baseDelayMs: 1 } });
+    const c = new ChatbotClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      secretKey: 'k',
+      retries: { count: 1, baseDelayMs: 1 },
+    });
     const err = await c.getSession('demo').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).causeCode).toBe('ECONNREFUSED');
@@ -351,7 +493,12 @@ describe('error kinds', () => {
 
 describe('retries', () => {
   test('ClientAsk answered 503 is not retried (exactly one request)', async () => {
-    server.on('POST', '/chat/Chat/ClientAsk', status(503), ok({ messageid: 1, content: 'late', totalToken: 1, noAnswer: false }));
+    server.on(
+      'POST',
+      '/chat/Chat/ClientAsk',
+      status(503),
+      ok({ messageid: 1, content: 'late', totalToken: 1, noAnswer: false }),
+    );
     const err = await client.ask({ sessionId: 1, content: 'hi' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
     expect((err as ServiceError).httpStatus).toBe(503);
@@ -359,7 +506,12 @@ describe('retries', () => {
   });
 
   test('ClientAsk whose connection drops after the body was read is not retried', async () => {
-    server.on('POST', '/chat/Chat/ClientAsk', drop, ok({ messageid: 1, content: 'late', totalToken: 1, noAnswer: false }));
+    server.on(
+      'POST',
+      '/chat/Chat/ClientAsk',
+      drop,
+      ok({ messageid: 1, content: 'late', totalToken: 1, noAnswer: false }),
+    );
     await expect(client.ask({ sessionId: 1, content: 'hi' })).rejects.toBeInstanceOf(NetworkError);
     expect(server.requestsTo('/chat/Chat/ClientAsk')).toHaveLength(1);
   });
@@ -430,7 +582,12 @@ describe('retries', () => {
   });
 
   test('v1 GETs are retried on 503', async () => {
-    server.on('GET', '/v1/chatbots', status(503), json({ success: true, data: [], meta: { page: 1, limit: 20, total: 0, pages: 0 } }));
+    server.on(
+      'GET',
+      '/v1/chatbots',
+      status(503),
+      json({ success: true, data: [], meta: { page: 1, limit: 20, total: 0, pages: 0 } }),
+    );
     await expect(client.v1.listChatbots()).resolves.toMatchObject({ items: [] });
     expect(server.requests).toHaveLength(2);
   });
@@ -438,19 +595,59 @@ describe('retries', () => {
 
 describe('bad requests never reach the server', () => {
   const cases: Array<[string, () => Promise<unknown>, RegExp]> = [
-    ['SaleType outside the enumeration', () => client.createListing({ ...sampleListing('demo'), SaleType: 'sold' as never }), /SaleType must be one of for_sale, for_rent/],
-    ['ChatBubbleColor not rgb()', () => client.editChatbot({ serialNumber: 'demo', ChatBubbleColor: '#2563eb' }), /ChatBubbleColor must look like rgb\(37,99,235\)/],
-    ['ChatBubbleColor out of range', () => client.editChatbot({ serialNumber: 'demo', ChatBubbleColor: 'rgb(256,0,0)' }), /ChatBubbleColor must look like/],
-    ['Temperature not an integer', () => client.editChatbot({ serialNumber: 'demo', Temperature: 0.7 }), /Temperature must be a whole number/],
-    ['unknown setting', () => client.editChatbot({ serialNumber: 'demo', Colour: 'red' } as never), /unknown field Colour/],
-    ['fileIds in Text mode', () => client.ask({ sessionId: 1, content: 'hi', fileIds: [1] }), /fileIds are allowed only when chatAskType is Image, Video or Audio/],
-    ['two files in Video mode', () => client.ask({ sessionId: 1, content: '', chatAskType: 'Video', fileIds: [1, 2] }), /exactly one file when chatAskType is Video/],
+    [
+      'SaleType outside the enumeration',
+      () => client.createListing({ ...sampleListing('demo'), SaleType: 'sold' as never }),
+      /SaleType must be one of for_sale, for_rent/,
+    ],
+    [
+      'ChatBubbleColor not rgb()',
+      () => client.editChatbot({ serialNumber: 'demo', ChatBubbleColor: '#2563eb' }),
+      /ChatBubbleColor must look like rgb\(37,99,235\)/,
+    ],
+    [
+      'ChatBubbleColor out of range',
+      () => client.editChatbot({ serialNumber: 'demo', ChatBubbleColor: 'rgb(256,0,0)' }),
+      /ChatBubbleColor must look like/,
+    ],
+    [
+      'Temperature not an integer',
+      () => client.editChatbot({ serialNumber: 'demo', Temperature: 0.7 }),
+      /Temperature must be a whole number/,
+    ],
+    [
+      'unknown setting',
+      () => client.editChatbot({ serialNumber: 'demo', Colour: 'red' } as never),
+      /unknown field Colour/,
+    ],
+    [
+      'fileIds in Text mode',
+      () => client.ask({ sessionId: 1, content: 'hi', fileIds: [1] }),
+      /fileIds are allowed only when chatAskType is Image, Video or Audio/,
+    ],
+    [
+      'two files in Video mode',
+      () => client.ask({ sessionId: 1, content: '', chatAskType: 'Video', fileIds: [1, 2] }),
+      /exactly one file when chatAskType is Video/,
+    ],
     ['empty question', () => client.ask({ sessionId: 1, content: '  ' }), /content must not be empty/],
-    ['missing required listing fields', () => client.createListing({ SerialNumber: 'demo' } as never), /SaleType is required/],
-    ['bad KeyType', () => client.deleteListings('demo', ['1'], 'Id' as never), /KeyType must be one of ListingId, MLSNumber, URL/],
+    [
+      'missing required listing fields',
+      () => client.createListing({ SerialNumber: 'demo' } as never),
+      /SaleType is required/,
+    ],
+    [
+      'bad KeyType',
+      () => client.deleteListings('demo', ['1'], 'Id' as never),
+      /KeyType must be one of ListingId, MLSNumber, URL/,
+    ],
     ['no keys to delete', () => client.deleteListings('demo', [], 'URL'), /Keys must name at least one listing/],
     ['v1 limit over 100', () => client.v1.listChatbots({ limit: 500 }), /limit must be from 1 to 100/],
-    ['v1 bad date', () => client.v1.analyticsOverview({ startDate: 'yesterday' }), /start_date must be an ISO 8601 date/],
+    [
+      'v1 bad date',
+      () => client.v1.analyticsOverview({ startDate: 'yesterday' }),
+      /start_date must be an ISO 8601 date/,
+    ],
     ['empty chatbot id', () => client.getSession(''), /serialNumber must not be empty/],
   ];
   test.each(cases)('%s', async (_name, call, message) => {

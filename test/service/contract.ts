@@ -128,7 +128,13 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
       const events = await withAnswerSuffix(marker, async () => {
         // Several fields at once, as /chatbot edit sends them; AnswerSuffix is the one an answer shows.
         await expect(
-          client.editChatbot({ serialNumber: target.chatbotId, WelcomeMessage: 'Hello from the contract test', ChatBubbleColor: 'rgb(37,99,235)', Temperature: 1, AnswerSuffix: marker }),
+          client.editChatbot({
+            serialNumber: target.chatbotId,
+            WelcomeMessage: 'Hello from the contract test',
+            ChatBubbleColor: 'rgb(37,99,235)',
+            Temperature: 1,
+            AnswerSuffix: marker,
+          }),
         ).resolves.toBeUndefined();
         const sessionId = await client.getSession(target.chatbotId);
         return collect(client.askStream({ sessionId, content: 'Tell me about a condo' }));
@@ -143,7 +149,9 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
     });
 
     test('editChatbot on an unknown chatbot is refused with a ServiceError', async () => {
-      await expect(client.editChatbot({ serialNumber: `no-such-bot-${randomUUID()}`, Name: 'x' })).rejects.toBeInstanceOf(ServiceError);
+      await expect(
+        client.editChatbot({ serialNumber: `no-such-bot-${randomUUID()}`, Name: 'x' }),
+      ).rejects.toBeInstanceOf(ServiceError);
     });
 
     test('listModels returns models with string keys', async () => {
@@ -182,7 +190,13 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
       expect(listing.images).toEqual(input.Images);
       expect(listing.extensionColumns).toEqual([{ key: 'View', value: 'Bay' }]);
 
-      const updated = await client.updateListing({ ...input, Status: 'Sold', Bedrooms: 3, Key: id, KeyType: 'ListingId' });
+      const updated = await client.updateListing({
+        ...input,
+        Status: 'Sold',
+        Bedrooms: 3,
+        Key: id,
+        KeyType: 'ListingId',
+      });
       expect(updated).toBe(1);
       const after = await client.listListings({ chatbotId: target.chatbotId, mls: input.MLSNumber });
       expect(after.items[0]).toMatchObject({ status: 'Sold', bedrooms: 3 });
@@ -197,12 +211,29 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
     test('listListings filters by city and sale type, and pages', async () => {
       const city = `City-${randomUUID().slice(0, 6)}`;
       const keys: string[] = [];
-      for (let i = 0; i < 3; i++) keys.push(await client.createListing(sampleListing(target.chatbotId, { City: city })));
-      keys.push(await client.createListing(sampleListing(target.chatbotId, { City: city, SaleType: 'for_rent', RentPrice: 2500, SalePrice: undefined })));
+      for (let i = 0; i < 3; i++)
+        keys.push(await client.createListing(sampleListing(target.chatbotId, { City: city })));
+      keys.push(
+        await client.createListing(
+          sampleListing(target.chatbotId, { City: city, SaleType: 'for_rent', RentPrice: 2500, SalePrice: undefined }),
+        ),
+      );
       const rent = await client.listListings({ chatbotId: target.chatbotId, city, saleType: 'for_rent' });
       expect(rent.items.map((l) => l.rentPrice)).toEqual([2500]);
-      const p1 = await client.listListings({ chatbotId: target.chatbotId, city, saleType: 'for_sale', page: 1, pageSize: 2 });
-      const p2 = await client.listListings({ chatbotId: target.chatbotId, city, saleType: 'for_sale', page: 2, pageSize: 2 });
+      const p1 = await client.listListings({
+        chatbotId: target.chatbotId,
+        city,
+        saleType: 'for_sale',
+        page: 1,
+        pageSize: 2,
+      });
+      const p2 = await client.listListings({
+        chatbotId: target.chatbotId,
+        city,
+        saleType: 'for_sale',
+        page: 2,
+        pageSize: 2,
+      });
       expect(p1.items).toHaveLength(2);
       expect(p2.items).toHaveLength(1);
       expect(p1.total).toBe(3);
@@ -212,7 +243,9 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
 
     test('updateListing with an unknown key is refused naming the key', async () => {
       const input = sampleListing(target.chatbotId);
-      const err = await client.updateListing({ ...input, Key: 'MLS-does-not-exist', KeyType: 'MLSNumber' }).catch((e: unknown) => e);
+      const err = await client
+        .updateListing({ ...input, Key: 'MLS-does-not-exist', KeyType: 'MLSNumber' })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceError);
       expect((err as ServiceError).message).toContain('MLS-does-not-exist');
     });
@@ -230,7 +263,11 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
 
     test('v1: create, list and update a chatbot', async () => {
       const name = `Contract bot ${randomUUID().slice(0, 6)}`;
-      const created = await client.v1.createChatbot({ name, description: 'made by the contract test', settings: { language: 'en' } });
+      const created = await client.v1.createChatbot({
+        name,
+        description: 'made by the contract test',
+        settings: { language: 'en' },
+      });
       expect(created).toMatchObject({ name, status: 'draft' });
       expect(created.id).toMatch(/\S/);
       const list = await client.v1.listChatbots({ limit: 100 });
@@ -242,7 +279,11 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
 
     test('v1: conversation, message, stream, transcript and user list', async () => {
       const userId = `user-${randomUUID().slice(0, 6)}`;
-      const conv = await client.v1.startConversation({ chatbotId: target.chatbotId, userId, metadata: { from: 'contract' } });
+      const conv = await client.v1.startConversation({
+        chatbotId: target.chatbotId,
+        userId,
+        metadata: { from: 'contract' },
+      });
       expect(conv).toMatchObject({ chatbotId: target.chatbotId, status: 'active' });
       const sent = await client.v1.sendMessage(conv.id, 'Any condos?');
       expect(sent.conversationId).toBe(conv.id);
@@ -268,7 +309,12 @@ export function runClientContract(name: string, makeTarget: () => Promise<Contra
     });
 
     test('v1: a wrong API key is refused with a ServiceError', async () => {
-      const bad = new ChatbotClient({ baseUrl: target.baseUrl, v1BaseUrl: target.v1BaseUrl, apiKey: 'wrong', retries: 0 });
+      const bad = new ChatbotClient({
+        baseUrl: target.baseUrl,
+        v1BaseUrl: target.v1BaseUrl,
+        apiKey: 'wrong',
+        retries: 0,
+      });
       await expect(bad.v1.listChatbots()).rejects.toBeInstanceOf(ServiceError);
     });
   });

@@ -21,7 +21,13 @@ afterAll(async () => {
 });
 beforeEach(() => {
   server.reset();
-  client = new ChatbotClient({ baseUrl: server.baseUrl, secretKey: 'sk', apiKey: 'ak', timeoutMs: 2000, idleTimeoutMs: 2000 });
+  client = new ChatbotClient({
+    baseUrl: server.baseUrl,
+    secretKey: 'sk',
+    apiKey: 'ak',
+    timeoutMs: 2000,
+    idleTimeoutMs: 2000,
+  });
 });
 
 async function collect(it: AsyncIterable<AnswerEvent>): Promise<AnswerEvent[]> {
@@ -37,20 +43,28 @@ const expected: AnswerEvent[] = [
 
 describe('framings over HTTP', () => {
   test('NDJSON (no prefix), request carries stream: true and raw Authorization', async () => {
-    server.on('POST', ASK, streamOf(ndjson([...FRAGMENTS.map((content) => ({ content })), FINAL]), { contentType: 'text/event-stream' }));
+    server.on(
+      'POST',
+      ASK,
+      streamOf(ndjson([...FRAGMENTS.map((content) => ({ content })), FINAL]), { contentType: 'text/event-stream' }),
+    );
     await expect(collect(client.askStream({ sessionId: 3, content: 'prix?' }))).resolves.toEqual(expected);
     expect(server.requests[0].json).toEqual({ sessionID: 3, content: 'prix?', stream: true });
     expect(server.requests[0].headers.authorization).toBe('sk');
   });
 
   test('NDJSON with blank lines between objects and CRLF endings', async () => {
-    const body = [...FRAGMENTS.map((content) => ({ content })), FINAL].map((o) => `${JSON.stringify(o)}\r\n\r\n`).join('');
+    const body = [...FRAGMENTS.map((content) => ({ content })), FINAL]
+      .map((o) => `${JSON.stringify(o)}\r\n\r\n`)
+      .join('');
     server.on('POST', ASK, streamOf([body]));
     await expect(collect(client.askStream({ sessionId: 3, content: 'q' }))).resolves.toEqual(expected);
   });
 
   test('SSE with event:/id: lines and a comment', async () => {
-    const frames = [...FRAGMENTS.map((content) => ({ content })), FINAL].map((o, i) => `: keep-alive\nevent: message\nid: ${i}\ndata: ${JSON.stringify(o)}\n\n`);
+    const frames = [...FRAGMENTS.map((content) => ({ content })), FINAL].map(
+      (o, i) => `: keep-alive\nevent: message\nid: ${i}\ndata: ${JSON.stringify(o)}\n\n`,
+    );
     server.on('POST', ASK, streamOf(frames));
     await expect(collect(client.askStream({ sessionId: 3, content: 'q' }))).resolves.toEqual(expected);
   });
@@ -60,11 +74,22 @@ describe('framings over HTTP', () => {
     server.on('POST', ASK, streamOf(sse([...FRAGMENTS.map((c) => ({ Content: c })), final])));
     const events = await collect(client.askStream({ sessionId: 3, content: 'q' }));
     expect(events.slice(0, 3)).toEqual(expected.slice(0, 3));
-    expect(events[3]).toEqual({ type: 'final', questionId: 11, answerId: 12, answer: ANSWER, totalTokens: 42, noAnswer: true });
+    expect(events[3]).toEqual({
+      type: 'final',
+      questionId: 11,
+      answerId: 12,
+      answer: ANSWER,
+      totalTokens: 42,
+      noAnswer: true,
+    });
   });
 
   test('messageid is accepted as the answer id', async () => {
-    server.on('POST', ASK, streamOf(ndjson([{ content: 'ok' }, { QuestionID: 1, messageid: 99, Answer: 'ok', TotalToken: 1 }])));
+    server.on(
+      'POST',
+      ASK,
+      streamOf(ndjson([{ content: 'ok' }, { QuestionID: 1, messageid: 99, Answer: 'ok', TotalToken: 1 }])),
+    );
     const events = await collect(client.askStream({ sessionId: 3, content: 'q' }));
     expect(events[1]).toMatchObject({ type: 'final', answerId: 99 });
   });
@@ -77,7 +102,9 @@ describe('framings over HTTP', () => {
     const stream = await control;
     const second = Buffer.from(`${JSON.stringify({ content: '🏡 maison' })}\n`, 'utf8');
     const cut = second.indexOf(Buffer.from('🏡')) + 2; // two of the emoji's four bytes
-    await stream.write(Buffer.concat([Buffer.from(`${JSON.stringify({ content: 'Une ' })}\n`), second.subarray(0, cut)]));
+    await stream.write(
+      Buffer.concat([Buffer.from(`${JSON.stringify({ content: 'Une ' })}\n`), second.subarray(0, cut)]),
+    );
     // The first fragment is delivered while half of the emoji is still in flight.
     await expect(first).resolves.toEqual({ done: false, value: { type: 'delta', text: 'Une ' } });
     await stream.write(second.subarray(cut));
@@ -89,10 +116,21 @@ describe('framings over HTTP', () => {
   });
 
   test('v1 sendMessageStream: SSE deltas then the {message_id, conversation_id, response} final', async () => {
-    const final = { message_id: 'm1', conversation_id: 'c1', response: { id: 'm2', content: ANSWER, timestamp: '2024-01-01T00:00:00Z' } };
-    server.on('POST', '/v1/conversations/c1/messages', streamOf(sse([...FRAGMENTS.map((content) => ({ content })), final])));
+    const final = {
+      message_id: 'm1',
+      conversation_id: 'c1',
+      response: { id: 'm2', content: ANSWER, timestamp: '2024-01-01T00:00:00Z' },
+    };
+    server.on(
+      'POST',
+      '/v1/conversations/c1/messages',
+      streamOf(sse([...FRAGMENTS.map((content) => ({ content })), final])),
+    );
     const events = await collect(client.v1.sendMessageStream('c1', 'prix?'));
-    expect(events).toEqual([...expected.slice(0, 3), { type: 'final', questionId: 'm1', answerId: 'm2', answer: ANSWER, totalTokens: 0 }]);
+    expect(events).toEqual([
+      ...expected.slice(0, 3),
+      { type: 'final', questionId: 'm1', answerId: 'm2', answer: ANSWER, totalTokens: 0 },
+    ]);
     const req = server.requests[0];
     expect(req.json).toEqual({ content: 'prix?', stream: true });
     expect(req.headers.authorization).toBe('Bearer ak');
@@ -167,7 +205,11 @@ describe('broken streams', () => {
     await first;
     const second = it.next();
     ac.abort();
-    await expect(second).rejects.toMatchObject({ name: 'InterruptedStreamError', reason: 'aborted', partialText: 'Hi' });
+    await expect(second).rejects.toMatchObject({
+      name: 'InterruptedStreamError',
+      reason: 'aborted',
+      partialText: 'Hi',
+    });
   });
 
   test('no response headers within timeoutMs: TimeoutError', async () => {
@@ -186,20 +228,40 @@ describe('errors in place of a stream', () => {
   });
 
   test('error envelope as an SSE data line throws the typed error', async () => {
-    server.on('POST', ASK, streamOf(sse([{ Data: null, Version: '1.0.0', Success: false, Code: 500, Message: 'model offline' }])));
-    await expect(collect(client.askStream({ sessionId: 1, content: 'q' }))).rejects.toMatchObject({ name: 'ServiceError', code: 500, message: 'model offline' });
+    server.on(
+      'POST',
+      ASK,
+      streamOf(sse([{ Data: null, Version: '1.0.0', Success: false, Code: 500, Message: 'model offline' }])),
+    );
+    await expect(collect(client.askStream({ sessionId: 1, content: 'q' }))).rejects.toMatchObject({
+      name: 'ServiceError',
+      code: 500,
+      message: 'model offline',
+    });
   });
 
   test('HTTP 429 with a pretty-printed envelope body', async () => {
     server.on('POST', ASK, (_req, res) => {
       res.writeHead(429, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ Data: null, Version: '1.0.0', Success: false, Code: 429, Message: 'Slow down' }, null, 2));
+      res.end(
+        JSON.stringify({ Data: null, Version: '1.0.0', Success: false, Code: 429, Message: 'Slow down' }, null, 2),
+      );
     });
     await expect(collect(client.askStream({ sessionId: 1, content: 'q' }))).rejects.toBeInstanceOf(RateLimitedError);
   });
 
   test('a non-stream success envelope is turned into delta + final', async () => {
-    server.on('POST', ASK, json({ Data: { messageid: 5, content: 'whole', totalToken: 2, noAnswer: false }, Version: '1.0.0', Success: true, Code: 200, Message: '' }));
+    server.on(
+      'POST',
+      ASK,
+      json({
+        Data: { messageid: 5, content: 'whole', totalToken: 2, noAnswer: false },
+        Version: '1.0.0',
+        Success: true,
+        Code: 200,
+        Message: '',
+      }),
+    );
     await expect(collect(client.askStream({ sessionId: 1, content: 'q' }))).resolves.toEqual([
       { type: 'delta', text: 'whole' },
       { type: 'final', questionId: 0, answerId: 5, answer: 'whole', totalTokens: 2, noAnswer: false },
@@ -207,7 +269,11 @@ describe('errors in place of a stream', () => {
   });
 
   test('v1 error body on a stream is typed', async () => {
-    server.on('POST', '/v1/conversations/c1/messages', json({ success: false, error: { code: 'rate_limited', message: 'easy' } }, 429));
+    server.on(
+      'POST',
+      '/v1/conversations/c1/messages',
+      json({ success: false, error: { code: 'rate_limited', message: 'easy' } }, 429),
+    );
     await expect(collect(client.v1.sendMessageStream('c1', 'x'))).rejects.toBeInstanceOf(RateLimitedError);
   });
 });
@@ -229,27 +295,53 @@ describe('readAnswerStream at every byte split', () => {
   test.each(bodies)('%s: every two-piece split gives the same events', async (_name, buf) => {
     for (let cut = 1; cut < buf.length; cut++) {
       const events: AnswerEvent[] = [];
-      for await (const e of readAnswerStream(pieces(buf, [cut]), { operation: 't', idleTimeoutMs: 1000, cancel: () => undefined })) events.push(e);
+      for await (const e of readAnswerStream(pieces(buf, [cut]), {
+        operation: 't',
+        idleTimeoutMs: 1000,
+        cancel: () => undefined,
+      }))
+        events.push(e);
       expect(events).toEqual(expected);
     }
   });
   test.each(bodies)('%s: one byte at a time', async (_name, buf) => {
     const cuts = Array.from({ length: buf.length - 1 }, (_, i) => i + 1);
     const events: AnswerEvent[] = [];
-    for await (const e of readAnswerStream(pieces(buf, cuts), { operation: 't', idleTimeoutMs: 1000, cancel: () => undefined })) events.push(e);
+    for await (const e of readAnswerStream(pieces(buf, cuts), {
+      operation: 't',
+      idleTimeoutMs: 1000,
+      cancel: () => undefined,
+    }))
+      events.push(e);
     expect(events).toEqual(expected);
   });
   test('a final line without a trailing newline still completes the answer', async () => {
-    const buf = Buffer.from(`${JSON.stringify({ content: 'a' })}\n${JSON.stringify({ Answer: 'a', AnswerID: 1, QuestionID: 1, TotalToken: 1 })}`);
+    const buf = Buffer.from(
+      `${JSON.stringify({ content: 'a' })}\n${JSON.stringify({ Answer: 'a', AnswerID: 1, QuestionID: 1, TotalToken: 1 })}`,
+    );
     const events: AnswerEvent[] = [];
-    for await (const e of readAnswerStream(pieces(buf, []), { operation: 't', idleTimeoutMs: 1000, cancel: () => undefined })) events.push(e);
+    for await (const e of readAnswerStream(pieces(buf, []), {
+      operation: 't',
+      idleTimeoutMs: 1000,
+      cancel: () => undefined,
+    }))
+      events.push(e);
     expect(events.map((e) => e.type)).toEqual(['delta', 'final']);
   });
   test('stops reading and cancels after the final object', async () => {
     let cancelled = 0;
-    const buf = Buffer.from(ndjson([{ content: 'a' }, { Answer: 'a', AnswerID: 1, QuestionID: 1, TotalToken: 1 }, { content: 'late' }]).join(''));
+    const buf = Buffer.from(
+      ndjson([{ content: 'a' }, { Answer: 'a', AnswerID: 1, QuestionID: 1, TotalToken: 1 }, { content: 'late' }]).join(
+        '',
+      ),
+    );
     const events: AnswerEvent[] = [];
-    for await (const e of readAnswerStream(pieces(buf, []), { operation: 't', idleTimeoutMs: 1000, cancel: () => void cancelled++ })) events.push(e);
+    for await (const e of readAnswerStream(pieces(buf, []), {
+      operation: 't',
+      idleTimeoutMs: 1000,
+      cancel: () => void cancelled++,
+    }))
+      events.push(e);
     expect(events.map((e) => e.type)).toEqual(['delta', 'final']);
     expect(cancelled).toBe(1);
   });

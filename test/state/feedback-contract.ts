@@ -20,7 +20,15 @@ export function runFeedbackContract(open: () => Promise<StateStore>): void {
     await b?.close();
   });
 
-  const answer = (id: string, at = 1_000) => ({ id, surface: 'slack', conversation: 'conv1', workspace: 'T1', channel: 'D1', thread: '1.1', at });
+  const answer = (id: string, at = 1_000) => ({
+    id,
+    surface: 'slack',
+    conversation: 'conv1',
+    workspace: 'T1',
+    channel: 'D1',
+    thread: '1.1',
+    at,
+  });
 
   it('keeps a rated answer, completed later with its message and the service AnswerID', async () => {
     const id = fresh('ans');

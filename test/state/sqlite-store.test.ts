@@ -66,14 +66,24 @@ describe('SqliteStore across OS processes', () => {
     const labels = ['p1', 'p2', 'p3'];
     const outputs = await Promise.all(
       labels.map((label) =>
-        run(process.execPath, [join(__dirname, 'sqlite-child.js'), file, String(labels.length), label, String(rounds)], {
-          timeout: 60_000,
-        }),
+        run(
+          process.execPath,
+          [join(__dirname, 'sqlite-child.js'), file, String(labels.length), label, String(rounds)],
+          {
+            timeout: 60_000,
+          },
+        ),
       ),
     );
     const results = outputs.map(
       (o) =>
-        JSON.parse(o.stdout.trim()) as { label: string; wonKeys: number[]; wonClaims: number[]; pushed: string[]; tokens: number },
+        JSON.parse(o.stdout.trim()) as {
+          label: string;
+          wonKeys: number[];
+          wonClaims: number[];
+          pushed: string[];
+          tokens: number;
+        },
     );
 
     const keyWins = results.flatMap((r) => r.wonKeys).sort((x, y) => x - y);

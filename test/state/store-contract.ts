@@ -33,7 +33,14 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
   describe('key/value', () => {
     it('round-trips every JSON shape and reports absent keys as undefined', async () => {
       const key = fresh('kv');
-      const value: Json = { s: 'x', n: 1.5, b: true, nil: null, list: [1, 'two', { three: 3 }], nested: { z: 1, a: 2 } };
+      const value: Json = {
+        s: 'x',
+        n: 1.5,
+        b: true,
+        nil: null,
+        list: [1, 'two', { three: 3 }],
+        nested: { z: 1, a: 2 },
+      };
       expect(await a.get(key)).toBeUndefined();
       await a.set(key, value);
       expect(await b.get(key)).toEqual(value);
@@ -146,7 +153,11 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       await a.set(key, { ticket: 7, status: 'open' });
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          (i % 2 ? a : b).compareAndSet(key, { status: 'open', ticket: 7 }, { ticket: 7, status: 'claimed', by: `agent${i}` }),
+          (i % 2 ? a : b).compareAndSet(
+            key,
+            { status: 'open', ticket: 7 },
+            { ticket: 7, status: 'claimed', by: `agent${i}` },
+          ),
         ),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
@@ -236,7 +247,7 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
     it('expires and is taken over; the old owner then cannot renew', async () => {
       const name = fresh('lease-exp');
       expect(await a.acquireLease(name, 'alice', 300)).toBe(true);
-      await waitFor(() => b.acquireLease(name, 'bob', 60_000), 'b.acquireLease(name, \'bob\', 60_000)', 5000);
+      await waitFor(() => b.acquireLease(name, 'bob', 60_000), "b.acquireLease(name, 'bob', 60_000)", 5000);
       expect((await a.leaseInfo(name))?.owner).toBe('bob');
       expect(await a.renewLease(name, 'alice', 60_000)).toBe(false);
       expect(await a.acquireLease(name, 'alice', 60_000)).toBe(false);
@@ -263,7 +274,9 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
     it('grants at most limit per window across two instances, then again once the window slides', async () => {
       const key = fresh('rate');
       const windowMs = 1500;
-      const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).takeToken(key, 5, windowMs)));
+      const decisions = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).takeToken(key, 5, windowMs)),
+      );
       const granted = decisions.filter((d) => d.granted);
       expect(granted).toHaveLength(5);
       for (const d of granted) expect(d.retryInMs).toBe(0);
@@ -273,7 +286,12 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       }
       // Other keys have their own budget.
       expect((await a.takeToken(fresh('rate-other'), 1, windowMs)).granted).toBe(true);
-      await waitFor(async () => (await a.takeToken(key, 5, windowMs)).granted, '(await a.takeToken(key, 5, windowMs)).granted', 5000, 50);
+      await waitFor(
+        async () => (await a.takeToken(key, 5, windowMs)).granted,
+        '(await a.takeToken(key, 5, windowMs)).granted',
+        5000,
+        50,
+      );
     });
 
     it('counts strictly alternating calls from two instances against one budget', async () => {

@@ -48,7 +48,11 @@ export async function startTestService(opts: {
   /** Answer with an OpenAI-compatible backend (a fake one in tests) instead of the built-in answerer. */
   llm?: { baseUrl: string };
 }): Promise<TestService> {
-  const service = buildLocalService({ dbPath: join(opts.dir, 'service.db'), fragmentDelayMs: opts.fragmentDelayMs, ...(opts.llm ? { llm: opts.llm } : {}) });
+  const service = buildLocalService({
+    dbPath: join(opts.dir, 'service.db'),
+    fragmentDelayMs: opts.fragmentDelayMs,
+    ...(opts.llm ? { llm: opts.llm } : {}),
+  });
   opts.prepare?.(service);
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = service.app.server.address();
@@ -70,13 +74,15 @@ export async function startTestService(opts: {
       return rows.map((r) => r.content);
     },
     sessionOf(question) {
-      const row = db.prepare(`SELECT session_id AS s FROM messages WHERE role = 'user' AND content = ? ORDER BY id DESC LIMIT 1`).get(question) as
-        | { s: number }
-        | undefined;
+      const row = db
+        .prepare(`SELECT session_id AS s FROM messages WHERE role = 'user' AND content = ? ORDER BY id DESC LIMIT 1`)
+        .get(question) as { s: number } | undefined;
       return row?.s;
     },
     questionsOf(sessionId) {
-      const rows = db.prepare(`SELECT content FROM messages WHERE role = 'user' AND session_id = ? ORDER BY id`).all(sessionId) as Array<{ content: string }>;
+      const rows = db
+        .prepare(`SELECT content FROM messages WHERE role = 'user' AND session_id = ? ORDER BY id`)
+        .all(sessionId) as Array<{ content: string }>;
       return rows.map((r) => r.content);
     },
   };

@@ -78,11 +78,12 @@ export class BridgeProcess {
     const proc = new BridgeProcess(name, child);
     try {
       const ready = await waitFor(
-        () => proc.exit ? { failed: true as const } : proc.lines.find((l) => l.msg === 'chatbot-bridge ready'),
+        () => (proc.exit ? { failed: true as const } : proc.lines.find((l) => l.msg === 'chatbot-bridge ready')),
         `bridge ${name} to be ready`,
         timeoutMs,
       );
-      if ('failed' in ready) throw new Error(`bridge ${name} exited at start-up:\n${proc.rawOutput.slice(-20).join('\n')}`);
+      if ('failed' in ready)
+        throw new Error(`bridge ${name} exited at start-up:\n${proc.rawOutput.slice(-20).join('\n')}`);
       proc.port = Number(ready.port);
     } catch (err) {
       proc.child.kill('SIGKILL');
@@ -193,11 +194,30 @@ export class OwnRedis {
   async start(): Promise<void> {
     const child = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir, '--daemonize', 'no'],
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--dir',
+        this.dir,
+        '--daemonize',
+        'no',
+      ],
       { stdio: 'ignore' },
     );
     this.child = child;
-    const probe = new Redis(this.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis(this.port, '127.0.0.1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => undefined);
     try {
       await waitFor(

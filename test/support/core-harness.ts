@@ -18,7 +18,16 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createBridge, type Bridge } from '../../src/core';
 import type { CommandHandler, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
-import type { Actor, FormSpec, Invocation, MessageRef, OutMessage, Place, SurfaceName, SurfacePort } from '../../src/core/surface';
+import type {
+  Actor,
+  FormSpec,
+  Invocation,
+  MessageRef,
+  OutMessage,
+  Place,
+  SurfaceName,
+  SurfacePort,
+} from '../../src/core/surface';
 import { Relay } from '../../src/core/relay';
 import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } from '../../src/local-service';
 import { ChatbotClient } from '../../src/service/client';
@@ -91,7 +100,17 @@ export interface CoreHarness {
   /** An Invocation by `actor` in `place` (default: `channel`) whose replies, updates and forms are recorded. */
   invocation(actor: Actor, place?: Place, opts?: { surface?: SurfacePort; source?: MessageRef }): RecordedInvocation;
   /** Hands a typed message to the bridge, as a surface would (a fresh id unless given). */
-  say(actor: Actor, place: Place, text: string, opts?: { id?: string; startsConversation?: boolean; surface?: SurfacePort; attachments?: import('../../src/core/surface').Attachment[] }): Promise<boolean>;
+  say(
+    actor: Actor,
+    place: Place,
+    text: string,
+    opts?: {
+      id?: string;
+      startsConversation?: boolean;
+      surface?: SurfacePort;
+      attachments?: import('../../src/core/surface').Attachment[];
+    },
+  ): Promise<boolean>;
   /** Stops the bridge and closes the store (keeping the file), then builds a new store and Bridge on it. */
   restart(): Promise<CoreHarness>;
   /** Stops the bridge and closes everything this harness started. */
@@ -146,7 +165,8 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
 
   const surface = opts.surface ?? new TestSurface(opts.surfaceOptions);
   const handoffOn = opts.handoffOn ?? 'same';
-  const handoffSurface = handoffOn === 'other' ? (opts.handoffSurface ?? new TestSurface(opts.surfaceOptions)) : surface;
+  const handoffSurface =
+    handoffOn === 'other' ? (opts.handoffSurface ?? new TestSurface(opts.surfaceOptions)) : surface;
   const handoffPort: SurfacePort = handoffOn === 'other' ? renamedSurface(handoffSurface, 'discord') : surface;
   const ports = new Map<SurfaceName, SurfacePort>([[surface.name, surface]]);
   if (handoffOn === 'other') ports.set('discord', handoffPort);
@@ -165,7 +185,13 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     handoff:
       handoffOn === 'none'
         ? {}
-        : { [handoffChannel.surface]: { surface: handoffChannel.surface, workspace: handoffChannel.workspace, channel: handoffChannel.channel } },
+        : {
+            [handoffChannel.surface]: {
+              surface: handoffChannel.surface,
+              workspace: handoffChannel.workspace,
+              channel: handoffChannel.channel,
+            },
+          },
     handoffClaimTimeoutMs: opts.handoffClaimTimeoutMs ?? 10 * 60_000,
     handoffOnNoAnswer: opts.handoffOnNoAnswer ?? false,
     instanceId,

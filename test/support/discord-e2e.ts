@@ -8,7 +8,14 @@ import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { spellsAnswer } from './answer-text';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
-import { FakeDiscord, type FakeChannel, type FakeDiscordOptions, type FakeMember, type FakeMessage, type InteractionRecord } from './fake-discord';
+import {
+  FakeDiscord,
+  type FakeChannel,
+  type FakeDiscordOptions,
+  type FakeMember,
+  type FakeMessage,
+  type InteractionRecord,
+} from './fake-discord';
 
 /** A request the local chatbot service received (body as parsed; uploads as their size). */
 export interface ServiceRequest {
@@ -117,7 +124,13 @@ export async function startDiscordE2E(
 
 /** Whether messages, in order, carry `answer` exactly (only whitespace at their boundaries may differ). */
 export function sameAnswer(messages: FakeMessage[], answer: string): boolean {
-  return messages.length > 0 && spellsAnswer(messages.map((m) => m.content), answer);
+  return (
+    messages.length > 0 &&
+    spellsAnswer(
+      messages.map((m) => m.content),
+      answer,
+    )
+  );
 }
 
 /** The bot's messages in a thread (a thread is a channel on Discord). */
@@ -150,8 +163,18 @@ export async function waitForAnswer(
 }
 
 /** Runs `/ask` and waits for its thread; returns the thread id and the interaction. */
-export async function ask(e: DiscordE2E, question: string, member = e.user, channelId = e.general.id): Promise<{ threadId: string; rec: InteractionRecord }> {
-  const rec = e.fake.slashCommand({ name: 'ask', channelId, member, options: [{ name: 'question', type: 3, value: question }] });
+export async function ask(
+  e: DiscordE2E,
+  question: string,
+  member = e.user,
+  channelId = e.general.id,
+): Promise<{ threadId: string; rec: InteractionRecord }> {
+  const rec = e.fake.slashCommand({
+    name: 'ask',
+    channelId,
+    member,
+    options: [{ name: 'question', type: 3, value: question }],
+  });
   const threadId = await e.fake.waitFor(
     () => {
       const root = e.fake.channelMessages(channelId).find((m) => m.content.includes(`> ${question.split('\n')[0]}`));
@@ -165,12 +188,25 @@ export async function ask(e: DiscordE2E, question: string, member = e.user, chan
 
 /** The latest ephemeral or public response text of an interaction. */
 export function responseText(e: DiscordE2E, rec: InteractionRecord): string {
-  return e.fake.responsesOf(rec).map((m) => [m.content, ...m.embeds.map((x) => `${x.title ?? ''} ${x.description ?? ''} ${(x.fields ?? []).map((f) => `${f.name}: ${f.value}`).join(' ')}`)].join('\n')).join('\n');
+  return e.fake
+    .responsesOf(rec)
+    .map((m) =>
+      [
+        m.content,
+        ...m.embeds.map(
+          (x) =>
+            `${x.title ?? ''} ${x.description ?? ''} ${(x.fields ?? []).map((f) => `${f.name}: ${f.value}`).join(' ')}`,
+        ),
+      ].join('\n'),
+    )
+    .join('\n');
 }
 
 /** How many times discord.js held a request back or met a 429 (the app's Discord runtime counts them). */
 export function discordRateLimitEvents(e: DiscordE2E): number {
-  const runtime = e.app.surfaces.find((s) => s.surface.name === 'discord') as unknown as { rateLimitEvents?: () => number } | undefined;
+  const runtime = e.app.surfaces.find((s) => s.surface.name === 'discord') as unknown as
+    | { rateLimitEvents?: () => number }
+    | undefined;
   if (!runtime?.rateLimitEvents) throw new Error('the app runs no Discord surface');
   return runtime.rateLimitEvents();
 }

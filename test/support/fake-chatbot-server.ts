@@ -134,7 +134,10 @@ export class FakeChatbotServer {
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -178,7 +181,10 @@ export function streamOf(pieces: Array<string | Buffer>, opts: { contentType?: s
 }
 
 /** Hands the test a StreamControl for the next request of the route (via the returned promise). */
-export function controlledStream(contentType = 'text/event-stream'): { handler: Handler; control: Promise<StreamControl> } {
+export function controlledStream(contentType = 'text/event-stream'): {
+  handler: Handler;
+  control: Promise<StreamControl>;
+} {
   let resolve!: (c: StreamControl) => void;
   const control = new Promise<StreamControl>((r) => {
     resolve = r;

@@ -8,7 +8,11 @@ import type { z } from 'zod';
 import { errorEnvelope, okEnvelope } from '../../src/service/schemas/envelope';
 import { describeIssues, fieldIssues } from '../../src/service/schemas/fields';
 import { chatbotSettingsSchema } from '../../src/service/schemas/settings';
-import { clientAskRequestSchema, getSessionRequestSchema, preUploadRequestSchema } from '../../src/service/schemas/chat';
+import {
+  clientAskRequestSchema,
+  getSessionRequestSchema,
+  preUploadRequestSchema,
+} from '../../src/service/schemas/chat';
 import {
   listingCreateSchema,
   listingDeleteRequestSchema,
@@ -34,7 +38,11 @@ export interface FakeServiceCredentials {
   apiKey: string;
 }
 
-export const FAKE_CREDENTIALS: FakeServiceCredentials = { secretKey: 'sk-fake', sessionKey: 'ss-fake', apiKey: 'ak-fake' };
+export const FAKE_CREDENTIALS: FakeServiceCredentials = {
+  secretKey: 'sk-fake',
+  sessionKey: 'ss-fake',
+  apiKey: 'ak-fake',
+};
 
 /** The deterministic answer to a question (multi-byte characters included on purpose). */
 export function fakeAnswer(question: string): string {
@@ -62,7 +70,8 @@ export async function startFakeChatbotService(
   const v1convs = new Map<string, V1ConversationWire & { messages: V1MessageWire[] }>();
   const now = () => new Date().toISOString();
 
-  const envelopeFail = (res: ServerResponse, code: number, message: string) => sendJson(res, code, errorEnvelope(code, message));
+  const envelopeFail = (res: ServerResponse, code: number, message: string) =>
+    sendJson(res, code, errorEnvelope(code, message));
   const checkSecret = (req: RecordedRequest, res: ServerResponse) => {
     if (req.headers.authorization === creds.secretKey) return true;
     envelopeFail(res, 401, 'Authorization: missing or wrong secret key');
@@ -74,11 +83,16 @@ export async function startFakeChatbotService(
     return false;
   };
   const checkEither = (req: RecordedRequest, res: ServerResponse) => {
-    if (req.headers.authorization === creds.secretKey || req.headers['chatrobot-sessionkey'] === creds.sessionKey) return true;
+    if (req.headers.authorization === creds.secretKey || req.headers['chatrobot-sessionkey'] === creds.sessionKey)
+      return true;
     envelopeFail(res, 401, 'missing or wrong credentials');
     return false;
   };
-  function parse<S extends z.ZodTypeAny>(schema: S, req: RecordedRequest, res: ServerResponse): z.output<S> | undefined {
+  function parse<S extends z.ZodTypeAny>(
+    schema: S,
+    req: RecordedRequest,
+    res: ServerResponse,
+  ): z.output<S> | undefined {
     const r = schema.safeParse(req.json);
     if (r.success) return r.data as z.output<S>;
     envelopeFail(res, 400, describeIssues(fieldIssues(r.error)));
@@ -109,12 +123,18 @@ export async function startFakeChatbotService(
     const questionId = nextId++;
     const answerId = nextId++;
     if (!body.stream) {
-      sendJson(res, 200, okEnvelope({ messageid: answerId, content: answer, totalToken: answer.length, noAnswer: false }));
+      sendJson(
+        res,
+        200,
+        okEnvelope({ messageid: answerId, content: answer, totalToken: answer.length, noAnswer: false }),
+      );
       return;
     }
     const stream = openStream(res, 'text/event-stream');
     for (const w of words(answer)) await stream.write(`${JSON.stringify({ content: w })}\n`);
-    await stream.write(`${JSON.stringify({ QuestionID: questionId, AnswerID: answerId, Answer: answer, TotalToken: answer.length })}\n`);
+    await stream.write(
+      `${JSON.stringify({ QuestionID: questionId, AnswerID: answerId, Answer: answer, TotalToken: answer.length })}\n`,
+    );
     stream.end();
   });
 
@@ -188,7 +208,15 @@ export async function startFakeChatbotService(
   };
   const findKeys = (serial: string, key: string, keyType: string): number[] =>
     [...listings.entries()]
-      .filter(([id, l]) => l.serial === serial && (keyType === 'ListingId' ? String(id) === key : keyType === 'MLSNumber' ? l.input.MLSNumber === key : l.input.Url === key))
+      .filter(
+        ([id, l]) =>
+          l.serial === serial &&
+          (keyType === 'ListingId'
+            ? String(id) === key
+            : keyType === 'MLSNumber'
+              ? l.input.MLSNumber === key
+              : l.input.Url === key),
+      )
       .map(([id]) => id);
 
   server.on('POST', '/chat/Chatbot/RealEstateCreate', (req, res) => {
@@ -263,13 +291,26 @@ export async function startFakeChatbotService(
     const limit = Number(req.query.get('limit') ?? 20);
     const all = [...v1bots.values()].filter((b) => !req.query.get('status') || b.status === req.query.get('status'));
     const items = all.slice((page - 1) * limit, page * limit).map(({ api_key: _a, ...b }) => b);
-    sendJson(res, 200, { success: true, data: items, meta: { page, limit, total: all.length, pages: Math.max(1, Math.ceil(all.length / limit)) } });
+    sendJson(res, 200, {
+      success: true,
+      data: items,
+      meta: { page, limit, total: all.length, pages: Math.max(1, Math.ceil(all.length / limit)) },
+    });
   });
   server.on('POST', '/v1/chatbots', (req, res) => {
     if (!bearer(req, res)) return;
     const body = v1Parse(v1CreateChatbotBodySchema, req.json, res);
     if (!body) return;
-    const bot: V1ChatbotWire = { id: `cb_${nextId++}`, name: body.name, description: body.description, status: 'draft', created_at: now(), updated_at: now(), settings: body.settings, api_key: `key_${nextId++}` };
+    const bot: V1ChatbotWire = {
+      id: `cb_${nextId++}`,
+      name: body.name,
+      description: body.description,
+      status: 'draft',
+      created_at: now(),
+      updated_at: now(),
+      settings: body.settings,
+      api_key: `key_${nextId++}`,
+    };
     v1bots.set(bot.id, bot);
     chatbots.add(bot.id);
     sendJson(res, 201, { success: true, data: bot });
@@ -279,7 +320,16 @@ export async function startFakeChatbotService(
     const body = v1Parse(v1StartConversationBodySchema, req.json, res);
     if (!body) return;
     if (!chatbots.has(body.chatbot_id)) return v1Fail(res, 404, 'not_found', `unknown chatbot ${body.chatbot_id}`);
-    const conv = { id: `conv_${nextId++}`, chatbot_id: body.chatbot_id, status: 'active', created_at: now(), updated_at: now(), session_token: `st_${nextId++}`, user_id: body.user_id, messages: [] as V1MessageWire[] };
+    const conv = {
+      id: `conv_${nextId++}`,
+      chatbot_id: body.chatbot_id,
+      status: 'active',
+      created_at: now(),
+      updated_at: now(),
+      session_token: `st_${nextId++}`,
+      user_id: body.user_id,
+      messages: [] as V1MessageWire[],
+    };
     v1convs.set(conv.id, conv);
     const { messages: _m, ...rest } = conv;
     sendJson(res, 201, { success: true, data: rest });
@@ -291,8 +341,18 @@ export async function startFakeChatbotService(
     sendJson(res, 200, {
       success: true,
       data: {
-        period: { start: req.query.get('start_date') ?? '2024-01-01T00:00:00Z', end: req.query.get('end_date') ?? now() },
-        metrics: { total_conversations: convs.length, total_messages: messages, unique_users: new Set(convs.map((c) => c.user_id)).size, avg_conversation_length: convs.length ? messages / convs.length : 0, resolution_rate: 0, avg_response_time: 0.1 },
+        period: {
+          start: req.query.get('start_date') ?? '2024-01-01T00:00:00Z',
+          end: req.query.get('end_date') ?? now(),
+        },
+        metrics: {
+          total_conversations: convs.length,
+          total_messages: messages,
+          unique_users: new Set(convs.map((c) => c.user_id)).size,
+          avg_conversation_length: convs.length ? messages / convs.length : 0,
+          resolution_rate: 0,
+          avg_response_time: 0.1,
+        },
       },
     });
   });
@@ -329,7 +389,11 @@ export async function startFakeChatbotService(
       const answer = fakeAnswer(body.content);
       const botMsg = { id: `msg_${nextId++}`, role: 'assistant', content: answer, timestamp: now() };
       conv.messages.push(userMsg, botMsg);
-      const result = { message_id: userMsg.id, conversation_id: conv.id, response: { id: botMsg.id, content: answer, timestamp: botMsg.timestamp } };
+      const result = {
+        message_id: userMsg.id,
+        conversation_id: conv.id,
+        response: { id: botMsg.id, content: answer, timestamp: botMsg.timestamp },
+      };
       if (!body.stream) return sendJson(res, 200, { success: true, data: result });
       const stream = openStream(res, 'text/event-stream');
       for (const w of words(answer)) await stream.write(`data: ${JSON.stringify({ content: w })}\n\n`);

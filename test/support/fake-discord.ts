@@ -43,7 +43,12 @@ export interface FakeChannel {
 }
 
 /** Gateway intents the fake honours when dispatching messages. */
-export const INTENTS = { guilds: 1 << 0, guildMessages: 1 << 9, directMessages: 1 << 12, messageContent: 1 << 15 } as const;
+export const INTENTS = {
+  guilds: 1 << 0,
+  guildMessages: 1 << 9,
+  directMessages: 1 << 12,
+  messageContent: 1 << 15,
+} as const;
 const DM_CHANNEL = 1;
 
 export interface FakeAttachment {
@@ -182,7 +187,10 @@ function invalidForm(path: string, message: string, code = 'BASE_TYPE_MAX_LENGTH
 }
 
 /** Splits a multipart/form-data body into its named parts. */
-function parseMultipart(buf: Buffer, contentType: string): Array<{ name: string; filename?: string; type?: string; data: Buffer }> {
+function parseMultipart(
+  buf: Buffer,
+  contentType: string,
+): Array<{ name: string; filename?: string; type?: string; data: Buffer }> {
   const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
   if (!m) throw new HttpError(400, { code: 50109, message: 'The request body contains invalid JSON.' });
   const boundary = Buffer.from(`--${m[1] ?? m[2]}`);
@@ -241,7 +249,9 @@ export class FakeDiscord {
   private seq = 0;
   private port = 0;
   private readonly listeners = new Set<() => void>();
-  private forced: { count: number; retryAfterSec: number; match: (method: string, path: string) => boolean } | undefined;
+  private forced:
+    | { count: number; retryAfterSec: number; match: (method: string, path: string) => boolean }
+    | undefined;
   private readonly revokedTokens = new Set<string>();
 
   constructor(opts: FakeDiscordOptions = {}) {
@@ -271,7 +281,9 @@ export class FakeDiscord {
 
   /** The DM channel between the bot and a member (Discord has one per pair), created on first use. */
   openDm(member: FakeMember): FakeChannel {
-    const existing = [...this.channels.values()].find((c) => c.type === DM_CHANNEL && c.recipients?.[0]?.id === member.user.id);
+    const existing = [...this.channels.values()].find(
+      (c) => c.type === DM_CHANNEL && c.recipients?.[0]?.id === member.user.id,
+    );
     if (existing) return existing;
     const ch: FakeChannel = { id: snowflake(), type: DM_CHANNEL, name: '', recipients: [member.user] };
     this.channels.set(ch.id, ch);
@@ -499,7 +511,14 @@ export class FakeDiscord {
   }
 
   private userPayload(u: FakeUser): Json {
-    return { id: u.id, username: u.username, global_name: u.global_name ?? null, discriminator: '0', avatar: null, bot: u.bot ?? false };
+    return {
+      id: u.id,
+      username: u.username,
+      global_name: u.global_name ?? null,
+      discriminator: '0',
+      avatar: null,
+      bot: u.bot ?? false,
+    };
   }
 
   private memberPayload(m: FakeMember): Json {
@@ -517,12 +536,23 @@ export class FakeDiscord {
 
   private channelPayload(c: FakeChannel): Json {
     if (c.type === DM_CHANNEL) {
-      return { id: c.id, type: DM_CHANNEL, last_message_id: null, flags: 0, recipients: (c.recipients ?? []).map((u) => this.userPayload(u)) };
+      return {
+        id: c.id,
+        type: DM_CHANNEL,
+        last_message_id: null,
+        flags: 0,
+        recipients: (c.recipients ?? []).map((u) => this.userPayload(u)),
+      };
     }
     const base: Json = { id: c.id, type: c.type, name: c.name, guild_id: c.guild_id, parent_id: c.parent_id ?? null };
     if (c.type === 11 || c.type === 12) {
       base.owner_id = c.owner_id ?? this.botUser.id;
-      base.thread_metadata = { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false };
+      base.thread_metadata = {
+        archived: false,
+        auto_archive_duration: 1440,
+        archive_timestamp: new Date().toISOString(),
+        locked: false,
+      };
       base.member_count = 1;
       base.message_count = 0;
     } else {
@@ -549,8 +579,28 @@ export class FakeDiscord {
       emojis: [],
       stickers: [],
       roles: [
-        { id: this.guildId, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
-        ...(this.quirks.guildRolesListed === false && !opts.allRoles ? [] : this.roles).map((r, i) => ({ id: r.id, name: r.name, permissions: '0', position: i + 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 })),
+        {
+          id: this.guildId,
+          name: '@everyone',
+          permissions: '1071698660929',
+          position: 0,
+          color: 0,
+          hoist: false,
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
+        ...(this.quirks.guildRolesListed === false && !opts.allRoles ? [] : this.roles).map((r, i) => ({
+          id: r.id,
+          name: r.name,
+          permissions: '0',
+          position: i + 1,
+          color: 0,
+          hoist: false,
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        })),
       ],
       channels: channels.map((c) => this.channelPayload(c)),
       threads: threads.map((c) => this.channelPayload(c)),
@@ -614,7 +664,9 @@ export class FakeDiscord {
       webhook_id: opts.webhookId,
     });
     // A DM carries neither guild_id nor member.
-    const payload = this.isDm(opts.channelId) ? this.messagePayload(msg) : { ...this.messagePayload(msg), member: this.memberNoUser(opts.member) };
+    const payload = this.isDm(opts.channelId)
+      ? this.messagePayload(msg)
+      : { ...this.messagePayload(msg), member: this.memberNoUser(opts.member) };
     this.dispatchMessageEvent('MESSAGE_CREATE', opts.channelId, payload);
     return msg;
   }
@@ -626,10 +678,21 @@ export class FakeDiscord {
 
   /** A direct message from a member to the bot, in their DM channel (opened if need be). */
   directMessage(opts: { member: FakeMember; content: string; attachments?: FakeAttachment[] }): FakeMessage {
-    return this.userMessage({ channelId: this.openDm(opts.member).id, member: opts.member, content: opts.content, attachments: opts.attachments });
+    return this.userMessage({
+      channelId: this.openDm(opts.member).id,
+      member: opts.member,
+      content: opts.content,
+      attachments: opts.attachments,
+    });
   }
 
-  private newInteraction(type: number, channelId: string, member: FakeMember, data: Json, message?: FakeMessage): InteractionRecord {
+  private newInteraction(
+    type: number,
+    channelId: string,
+    member: FakeMember,
+    data: Json,
+    message?: FakeMessage,
+  ): InteractionRecord {
     const rec: InteractionRecord = {
       id: snowflake(),
       token: `itoken-${snowflake()}`,
@@ -643,9 +706,16 @@ export class FakeDiscord {
     this.interactions.set(rec.id, rec);
     const ch = this.channels.get(channelId);
     // In a DM, Discord sends the user instead of a member, and no guild.
-    const where = ch?.type === DM_CHANNEL
-      ? { user: this.userPayload(member.user), context: 1 }
-      : { guild_id: this.guildId, guild: { id: this.guildId, locale: 'en-US', features: [] }, member: this.memberPayload(member), guild_locale: 'en-US', context: 0 };
+    const where =
+      ch?.type === DM_CHANNEL
+        ? { user: this.userPayload(member.user), context: 1 }
+        : {
+            guild_id: this.guildId,
+            guild: { id: this.guildId, locale: 'en-US', features: [] },
+            member: this.memberPayload(member),
+            guild_locale: 'en-US',
+            context: 0,
+          };
     this.dispatch('INTERACTION_CREATE', {
       id: rec.id,
       application_id: this.applicationId,
@@ -678,8 +748,14 @@ export class FakeDiscord {
   }): InteractionRecord {
     const inDm = this.isDm(opts.channelId);
     // Guild commands never show in DMs; a global one shows there only when its contexts allow DMs.
-    const registered = inDm ? (this.commands.get('global') ?? []) : [...(this.commands.get(this.guildId) ?? []), ...(this.commands.get('global') ?? [])];
-    const cmd = registered.find((c) => c.name === opts.name && (!inDm || (Array.isArray(c.contexts) ? c.contexts.includes(1) : c.dm_permission !== false)));
+    const registered = inDm
+      ? (this.commands.get('global') ?? [])
+      : [...(this.commands.get(this.guildId) ?? []), ...(this.commands.get('global') ?? [])];
+    const cmd = registered.find(
+      (c) =>
+        c.name === opts.name &&
+        (!inDm || (Array.isArray(c.contexts) ? c.contexts.includes(1) : c.dm_permission !== false)),
+    );
     if (inDm && !cmd) throw new Error(`/${opts.name} is not offered in DMs (no global command allowing the bot's DMs)`);
     const options = opts.subcommand
       ? [{ type: 1, name: opts.subcommand, options: opts.options ?? [] }]
@@ -701,16 +777,30 @@ export class FakeDiscord {
     options: Array<{ name: string; type: number; value: string; focused?: boolean }>;
   }): InteractionRecord {
     const options = opts.subcommand ? [{ type: 1, name: opts.subcommand, options: opts.options }] : opts.options;
-    return this.newInteraction(4, opts.channelId, opts.member, { id: snowflake(), name: opts.name, type: 1, guild_id: this.guildId, options });
+    return this.newInteraction(4, opts.channelId, opts.member, {
+      id: snowflake(),
+      name: opts.name,
+      type: 1,
+      guild_id: this.guildId,
+      options,
+    });
   }
 
   clickButton(opts: { message: FakeMessage; customId: string; member: FakeMember }): InteractionRecord {
-    return this.newInteraction(3, opts.message.channel_id, opts.member, { custom_id: opts.customId, component_type: 2 }, opts.message);
+    return this.newInteraction(
+      3,
+      opts.message.channel_id,
+      opts.member,
+      { custom_id: opts.customId, component_type: 2 },
+      opts.message,
+    );
   }
 
   /** Finds a button by label on a message and clicks it. */
   clickButtonLabelled(message: FakeMessage, label: string | RegExp, member: FakeMember): InteractionRecord {
-    const button = this.buttons(message).find((b) => (typeof label === 'string' ? b.label === label : label.test(b.label ?? '')));
+    const button = this.buttons(message).find((b) =>
+      typeof label === 'string' ? b.label === label : label.test(b.label ?? ''),
+    );
     if (!button?.custom_id) throw new Error(`no button labelled ${String(label)} on message ${message.id}`);
     return this.clickButton({ message, customId: button.custom_id, member });
   }
@@ -734,16 +824,24 @@ export class FakeDiscord {
   }
 
   /** The modal the bot opened in answer to an interaction, if any. */
-  modalOf(rec: InteractionRecord): { custom_id: string; title: string; inputs: Array<{ custom_id: string; label: string; value?: string; required?: boolean }> } | undefined {
+  modalOf(rec: InteractionRecord):
+    | {
+        custom_id: string;
+        title: string;
+        inputs: Array<{ custom_id: string; label: string; value?: string; required?: boolean }>;
+      }
+    | undefined {
     const cb = rec.callbacks.find((c) => c.type === 9);
     if (!cb?.data) return undefined;
     const rows = (cb.data.components as FakeComponent[] | undefined) ?? [];
-    const inputs = rows.flatMap((r) => r.components ?? []).map((c) => ({
-      custom_id: String(c.custom_id),
-      label: String(c.label ?? ''),
-      value: c.value as string | undefined,
-      required: c.required as boolean | undefined,
-    }));
+    const inputs = rows
+      .flatMap((r) => r.components ?? [])
+      .map((c) => ({
+        custom_id: String(c.custom_id),
+        label: String(c.label ?? ''),
+        value: c.value as string | undefined,
+        required: c.required as boolean | undefined,
+      }));
     return { custom_id: String(cb.data.custom_id), title: String(cb.data.title), inputs };
   }
 
@@ -756,7 +854,9 @@ export class FakeDiscord {
 
   // ---------------------------------------------------------------- REST
 
-  private async readBody(req: IncomingMessage): Promise<{ json: Json | Json[] | undefined; files: FakeAttachment[]; multipart: boolean }> {
+  private async readBody(
+    req: IncomingMessage,
+  ): Promise<{ json: Json | Json[] | undefined; files: FakeAttachment[]; multipart: boolean }> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const buf = Buffer.concat(chunks);
@@ -897,8 +997,10 @@ export class FakeDiscord {
 
   private validateMessage(body: Json, partial: boolean): void {
     const content = body.content;
-    if (content !== undefined && content !== null && typeof content !== 'string') throw invalidForm('content', 'Must be a string.', 'STRING_TYPE_CONVERT');
-    if (typeof content === 'string' && [...content].length > 2000) throw invalidForm('content', 'Must be 2000 or fewer in length.');
+    if (content !== undefined && content !== null && typeof content !== 'string')
+      throw invalidForm('content', 'Must be a string.', 'STRING_TYPE_CONVERT');
+    if (typeof content === 'string' && [...content].length > 2000)
+      throw invalidForm('content', 'Must be 2000 or fewer in length.');
     const embeds = (body.embeds as FakeEmbed[] | undefined) ?? [];
     if (embeds.length > 10) throw invalidForm('embeds', 'Must be 10 or fewer in length.');
     let total = 0;
@@ -917,7 +1019,8 @@ export class FakeDiscord {
       fields.forEach((f, j) => {
         check(`fields.${j}.name`, f.name, 256);
         check(`fields.${j}.value`, f.value, 1024);
-        if (!f.name || !f.value) throw invalidForm(`embeds.${i}.fields.${j}.value`, 'This field is required', 'BASE_TYPE_REQUIRED');
+        if (!f.name || !f.value)
+          throw invalidForm(`embeds.${i}.fields.${j}.value`, 'This field is required', 'BASE_TYPE_REQUIRED');
       });
     });
     if (total > 6000) throw invalidForm('embeds', 'Embed size exceeds maximum size of 6000', 'MAX_EMBED_SIZE_EXCEEDED');
@@ -927,11 +1030,19 @@ export class FakeDiscord {
       const cs = row.components ?? [];
       if (cs.length > 5) throw invalidForm(`components.${i}.components`, 'Must be 5 or fewer in length.');
       cs.forEach((c, j) => {
-        if (c.custom_id !== undefined && c.custom_id.length > 100) throw invalidForm(`components.${i}.components.${j}.custom_id`, 'Must be 100 or fewer in length.');
-        if (c.label !== undefined && c.label.length > 80) throw invalidForm(`components.${i}.components.${j}.label`, 'Must be 80 or fewer in length.');
+        if (c.custom_id !== undefined && c.custom_id.length > 100)
+          throw invalidForm(`components.${i}.components.${j}.custom_id`, 'Must be 100 or fewer in length.');
+        if (c.label !== undefined && c.label.length > 80)
+          throw invalidForm(`components.${i}.components.${j}.label`, 'Must be 80 or fewer in length.');
       });
     });
-    if (!partial && (content === undefined || content === '') && embeds.length === 0 && rows.length === 0 && !body.__files) {
+    if (
+      !partial &&
+      (content === undefined || content === '') &&
+      embeds.length === 0 &&
+      rows.length === 0 &&
+      !body.__files
+    ) {
       throw new HttpError(400, { code: 50006, message: 'Cannot send an empty message' });
     }
   }
@@ -973,7 +1084,12 @@ export class FakeDiscord {
     return msg;
   }
 
-  private botMessage(channelId: string, body: Json, files: FakeAttachment[], extra: { interactionId?: string; flags?: number } = {}): FakeMessage {
+  private botMessage(
+    channelId: string,
+    body: Json,
+    files: FakeAttachment[],
+    extra: { interactionId?: string; flags?: number } = {},
+  ): FakeMessage {
     this.validateMessage({ ...body, __files: files.length > 0 }, false);
     const msg = this.storeMessage({
       channel_id: channelId,
@@ -1010,7 +1126,8 @@ export class FakeDiscord {
 
   private findMessage(channelId: string, id: string): FakeMessage {
     const msg = this.messages.get(id);
-    if (!msg || msg.channel_id !== channelId || msg.deleted) throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
+    if (!msg || msg.channel_id !== channelId || msg.deleted)
+      throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
     return msg;
   }
 
@@ -1019,21 +1136,37 @@ export class FakeDiscord {
     const rec = [...this.interactions.values()].find((i) => i.token === token);
     if (!rec) throw new HttpError(404, { code: 10015, message: 'Unknown Webhook' });
     if (this.revokedTokens.has(token)) throw new HttpError(401, { code: 50027, message: 'Invalid Webhook Token' });
-    if (Date.now() - rec.createdAt > 15 * 60 * 1000) throw new HttpError(401, { code: 50027, message: 'Invalid Webhook Token' });
+    if (Date.now() - rec.createdAt > 15 * 60 * 1000)
+      throw new HttpError(401, { code: 50027, message: 'Invalid Webhook Token' });
     return rec;
   }
 
-  private route(method: string, path: string, query: URLSearchParams, body: Json | Json[] | undefined, files: FakeAttachment[]): RouteResult {
+  private route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    body: Json | Json[] | undefined,
+    files: FakeAttachment[],
+  ): RouteResult {
     const obj = (body && !Array.isArray(body) ? body : {}) as Json;
     let m: RegExpExecArray | null;
-    const ok = (b?: unknown, headers?: Record<string, string>): RouteResult => ({ status: b === undefined ? 204 : 200, body: b, headers });
+    const ok = (b?: unknown, headers?: Record<string, string>): RouteResult => ({
+      status: b === undefined ? 204 : 200,
+      body: b,
+      headers,
+    });
 
     if (method === 'GET' && path === '/gateway/bot') {
-      return ok({ url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14400000, max_concurrency: 1 } });
+      return ok({
+        url: this.gatewayUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 14400000, max_concurrency: 1 },
+      });
     }
     if (method === 'GET' && path === '/gateway') return ok({ url: this.gatewayUrl });
     if (method === 'GET' && path === '/users/@me') return ok(this.userPayload(this.botUser));
-    if (method === 'GET' && path === '/applications/@me') return ok({ id: this.applicationId, name: 'bridge', flags: 0, bot: this.userPayload(this.botUser) });
+    if (method === 'GET' && path === '/applications/@me')
+      return ok({ id: this.applicationId, name: 'bridge', flags: 0, bot: this.userPayload(this.botUser) });
 
     if ((m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path))) {
       if (m[1] !== this.applicationId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
@@ -1076,7 +1209,12 @@ export class FakeDiscord {
     if ((m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
       const channelId = m[1]!;
       if (!this.channels.has(channelId)) throw new HttpError(404, { code: 10003, message: 'Unknown Channel' });
-      if (method === 'GET') return ok(this.channelMessages(channelId).reverse().map((x) => this.messagePayload(x)));
+      if (method === 'GET')
+        return ok(
+          this.channelMessages(channelId)
+            .reverse()
+            .map((x) => this.messagePayload(x)),
+        );
       if (method === 'POST') {
         const headers = this.spend(channelId);
         const msg = this.botMessage(channelId, obj, files, { flags: 0 });
@@ -1087,13 +1225,18 @@ export class FakeDiscord {
       const msg = this.findMessage(m[1]!, m[2]!);
       if (method === 'GET') return ok(this.messagePayload(msg));
       if (method === 'PATCH') {
-        if (msg.author.id !== this.botUser.id) throw new HttpError(403, { code: 50005, message: 'Cannot edit a message authored by another user' });
+        if (msg.author.id !== this.botUser.id)
+          throw new HttpError(403, { code: 50005, message: 'Cannot edit a message authored by another user' });
         const headers = this.spend(m[1]!);
         return ok(this.messagePayload(this.editMessage(msg, obj, files)), headers);
       }
       if (method === 'DELETE') {
         msg.deleted = true;
-        this.dispatchMessageEvent('MESSAGE_DELETE', msg.channel_id, { id: msg.id, channel_id: msg.channel_id, guild_id: msg.guild_id });
+        this.dispatchMessageEvent('MESSAGE_DELETE', msg.channel_id, {
+          id: msg.id,
+          channel_id: msg.channel_id,
+          guild_id: msg.guild_id,
+        });
         return ok();
       }
     }
@@ -1103,7 +1246,8 @@ export class FakeDiscord {
       if (onMessage === 'none' || (onMessage === 'not-interaction-replies' && msg.interactionId)) {
         throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
       }
-      if ([...this.channels.values()].some((c) => c.id === msg.id)) throw new HttpError(400, { code: 160004, message: 'A thread has already been created for this message' });
+      if ([...this.channels.values()].some((c) => c.id === msg.id))
+        throw new HttpError(400, { code: 160004, message: 'A thread has already been created for this message' });
       const name = String(obj.name ?? '');
       if (name.length < 1 || name.length > 100) throw invalidForm('name', 'Must be between 1 and 100 in length.');
       return ok(this.createThread(m[1]!, name, msg.id));
@@ -1118,7 +1262,8 @@ export class FakeDiscord {
     if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
       const rec = this.interactions.get(m[1]!);
       if (!rec || rec.token !== m[2]) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
-      if (rec.callbacks.length > 0) throw new HttpError(400, { code: 40060, message: 'Interaction has already been acknowledged.' });
+      if (rec.callbacks.length > 0)
+        throw new HttpError(400, { code: 40060, message: 'Interaction has already been acknowledged.' });
       if (Date.now() - rec.createdAt > 3000) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
       const type = Number(obj.type);
       const data = obj.data as Json | undefined;
@@ -1128,25 +1273,44 @@ export class FakeDiscord {
         const flags = Number(data?.flags ?? 0) & 64;
         if (type === 4) message = this.botMessage(rec.channelId, data ?? {}, files, { interactionId: rec.id, flags });
         else {
-          message = this.storeMessage({ channel_id: rec.channelId, author: this.botUser, content: '', flags: flags | 128, webhook_id: this.applicationId, interactionId: rec.id });
+          message = this.storeMessage({
+            channel_id: rec.channelId,
+            author: this.botUser,
+            content: '',
+            flags: flags | 128,
+            webhook_id: this.applicationId,
+            interactionId: rec.id,
+          });
         }
         rec.originalMessageId = message.id;
       } else if (type === 6 || type === 7) {
-        if (!rec.sourceMessageId) throw new HttpError(400, { code: 50035, message: 'Invalid interaction response type for this interaction' });
+        if (!rec.sourceMessageId)
+          throw new HttpError(400, { code: 50035, message: 'Invalid interaction response type for this interaction' });
         rec.originalMessageId = rec.sourceMessageId;
         if (type === 7) message = this.editMessage(this.messages.get(rec.sourceMessageId)!, data ?? {}, files);
       } else if (type === 9) {
         const rows = (data?.components as FakeComponent[] | undefined) ?? [];
-        if (rows.length < 1 || rows.length > 5) throw invalidForm('data.components', 'Must be between 1 and 5 in length.');
+        if (rows.length < 1 || rows.length > 5)
+          throw invalidForm('data.components', 'Must be between 1 and 5 in length.');
         if (String(data?.title ?? '').length > 45) throw invalidForm('data.title', 'Must be 45 or fewer in length.');
-        for (const r of rows) for (const c of r.components ?? []) if (String(c.label ?? '').length > 45) throw invalidForm('data.components.label', 'Must be 45 or fewer in length.');
+        for (const r of rows)
+          for (const c of r.components ?? [])
+            if (String(c.label ?? '').length > 45)
+              throw invalidForm('data.components.label', 'Must be 45 or fewer in length.');
       } else if (type !== 8) {
         throw invalidForm('type', 'Value must be one of {1, 4, 5, 6, 7, 8, 9, 10, 12}.', 'BASE_TYPE_CHOICES');
       }
       this.changed();
       if (query.get('with_response') === 'true') {
         return ok({
-          interaction: { id: rec.id, type: rec.type, activity_instance_id: null, response_message_id: message?.id ?? null, response_message_loading: type === 5, response_message_ephemeral: message?.ephemeral ?? false },
+          interaction: {
+            id: rec.id,
+            type: rec.type,
+            activity_instance_id: null,
+            response_message_id: message?.id ?? null,
+            response_message_loading: type === 5,
+            response_message_ephemeral: message?.ephemeral ?? false,
+          },
           resource: { type, ...(message ? { message: this.messagePayload(message) } : {}) },
         });
       }
@@ -1176,7 +1340,14 @@ export class FakeDiscord {
   }
 
   private createThread(parentId: string, name: string, id: string): Json {
-    const ch: FakeChannel = { id, type: 11, name, guild_id: this.guildId, parent_id: parentId, owner_id: this.botUser.id };
+    const ch: FakeChannel = {
+      id,
+      type: 11,
+      name,
+      guild_id: this.guildId,
+      parent_id: parentId,
+      owner_id: this.botUser.id,
+    };
     this.channels.set(id, ch);
     const payload = this.channelPayload(ch);
     this.dispatch('THREAD_CREATE', { ...payload, newly_created: true });
@@ -1187,18 +1358,31 @@ export class FakeDiscord {
     const names = new Set<string>();
     cmds.forEach((c, i) => {
       const name = String(c.name ?? '');
-      if (!/^[-_\p{L}\p{N}]{1,32}$/u.test(name) || name !== name.toLowerCase()) throw invalidForm(`${i}.name`, 'Command name is invalid', 'APPLICATION_COMMAND_INVALID_NAME');
-      if (names.has(name)) throw invalidForm(`${i}.name`, 'Application command names must be unique', 'APPLICATION_COMMANDS_DUPLICATE_NAME');
+      if (!/^[-_\p{L}\p{N}]{1,32}$/u.test(name) || name !== name.toLowerCase())
+        throw invalidForm(`${i}.name`, 'Command name is invalid', 'APPLICATION_COMMAND_INVALID_NAME');
+      if (names.has(name))
+        throw invalidForm(
+          `${i}.name`,
+          'Application command names must be unique',
+          'APPLICATION_COMMANDS_DUPLICATE_NAME',
+        );
       names.add(name);
       const desc = String(c.description ?? '');
-      if (desc.length < 1 || desc.length > 100) throw invalidForm(`${i}.description`, 'Must be between 1 and 100 in length.');
+      if (desc.length < 1 || desc.length > 100)
+        throw invalidForm(`${i}.description`, 'Must be between 1 and 100 in length.');
       const walk = (opts: Json[] | undefined, path: string): void => {
         if (!opts) return;
         if (opts.length > 25) throw invalidForm(`${path}.options`, 'Must be 25 or fewer in length.');
         opts.forEach((o, j) => {
           const choices = o.choices as Json[] | undefined;
-          if (choices && choices.length > 25) throw invalidForm(`${path}.options.${j}.choices`, 'Must be 25 or fewer in length.');
-          if (choices && o.autocomplete) throw invalidForm(`${path}.options.${j}.autocomplete`, 'Autocomplete cannot be set with choices', 'AUTOCOMPLETE_CHOICES');
+          if (choices && choices.length > 25)
+            throw invalidForm(`${path}.options.${j}.choices`, 'Must be 25 or fewer in length.');
+          if (choices && o.autocomplete)
+            throw invalidForm(
+              `${path}.options.${j}.autocomplete`,
+              'Autocomplete cannot be set with choices',
+              'AUTOCOMPLETE_CHOICES',
+            );
           walk(o.options as Json[] | undefined, `${path}.options.${j}`);
         });
       };

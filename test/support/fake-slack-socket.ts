@@ -138,7 +138,10 @@ export class FakeSlackSocket {
     const ws = this.current;
     if (!ws) return Promise.reject(new Error('no Socket Mode client connected'));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the Socket Mode connection stayed open for ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`the Socket Mode connection stayed open for ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       ws.once('close', (code: number) => {
         clearTimeout(timer);
         resolve({ code });
@@ -153,7 +156,15 @@ export class FakeSlackSocket {
     const envelopeId = randomUUID();
     this.sentAt.set(envelopeId, Date.now());
     const acceptsResponsePayload = type === 'slash_commands';
-    ws.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: acceptsResponsePayload, ...extra }));
+    ws.send(
+      JSON.stringify({
+        envelope_id: envelopeId,
+        type,
+        payload,
+        accepts_response_payload: acceptsResponsePayload,
+        ...extra,
+      }),
+    );
     return envelopeId;
   }
 
@@ -183,7 +194,11 @@ export class FakeSlackSocket {
   }
 
   /** A slash command, as Socket Mode delivers it (the HTTP form fields as a JSON object). */
-  slashCommand(command: string, text: string, who: { user?: string; userName?: string; channel?: string } = {}): string {
+  slashCommand(
+    command: string,
+    text: string,
+    who: { user?: string; userName?: string; channel?: string } = {},
+  ): string {
     const user = who.user ?? 'U0USER1';
     return this.push('slash_commands', {
       token: 'legacy-verification-token',
@@ -203,7 +218,10 @@ export class FakeSlackSocket {
   }
 
   /** An Events API delivery; returns the envelope and event ids. */
-  event(event: Record<string, unknown>, opts: { eventId?: string; retryAttempt?: number } = {}): { envelopeId: string; eventId: string } {
+  event(
+    event: Record<string, unknown>,
+    opts: { eventId?: string; retryAttempt?: number } = {},
+  ): { envelopeId: string; eventId: string } {
     const eventId = opts.eventId ?? `Ev${Date.now()}${++this.counter}`;
     const envelopeId = this.push(
       'events_api',
@@ -214,7 +232,9 @@ export class FakeSlackSocket {
         type: 'event_callback',
         event_id: eventId,
         event_time: Math.floor(Date.now() / 1000),
-        authorizations: [{ team_id: this.fake.team, user_id: this.fake.botUserId, is_bot: true, is_enterprise_install: false }],
+        authorizations: [
+          { team_id: this.fake.team, user_id: this.fake.botUserId, is_bot: true, is_enterprise_install: false },
+        ],
         event: { event_ts: event.ts, ...event },
       },
       { retry_attempt: opts.retryAttempt ?? 0, retry_reason: opts.retryAttempt ? 'timeout' : '' },
@@ -235,13 +255,27 @@ export class FakeSlackSocket {
       user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: this.fake.team },
       api_app_id: this.appId,
       token: 'legacy',
-      container: { type: 'message', message_ts: where.messageTs, channel_id: where.channel, is_ephemeral: false, ...thread },
+      container: {
+        type: 'message',
+        message_ts: where.messageTs,
+        channel_id: where.channel,
+        is_ephemeral: false,
+        ...thread,
+      },
       trigger_id: `trig-${++this.counter}`,
       team: { id: this.fake.team, domain: 'fake' },
       channel: { id: where.channel, name: 'general' },
       message: { type: 'message', ts: where.messageTs, ...thread },
       response_url: 'http://127.0.0.1:9/response-url-unused',
-      actions: [{ type: 'button', action_id: button.action_id, block_id: button.block_id ?? 'b', value: button.value, action_ts: String(Date.now() / 1000) }],
+      actions: [
+        {
+          type: 'button',
+          action_id: button.action_id,
+          block_id: button.block_id ?? 'b',
+          value: button.value,
+          action_ts: String(Date.now() / 1000),
+        },
+      ],
     });
   }
 
@@ -361,10 +395,15 @@ export interface SlackSocketE2E extends SlackE2E {
  * The whole bridge in Socket Mode. `driver` points at the app's /slack/events with a secret the app
  * does not have: it exists only to show that nothing is served there.
  */
-export async function startSlackSocketE2E(opts: { fake?: FakeSlackOptions; env?: Record<string, string>; fragmentDelayMs?: number } = {}): Promise<SlackSocketE2E> {
+export async function startSlackSocketE2E(
+  opts: { fake?: FakeSlackOptions; env?: Record<string, string>; fragmentDelayMs?: number } = {},
+): Promise<SlackSocketE2E> {
   const tmp = tempDir('slack-socket-e2e-');
   const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2 });
-  const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper' }, ...opts.fake }).start();
+  const fake = await new FakeSlack({
+    users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper' },
+    ...opts.fake,
+  }).start();
   const socket = await new FakeSlackSocket(fake).start();
   const config = loadConfig({
     ...inProcessEnv(svc, tmp.dir),

@@ -196,7 +196,11 @@ export class FakeSlack {
   }
 
   /** A file a user "shared": its url_private needs the bot token, like Slack's. */
-  addFile(name: string, mime: string, data: Buffer): { id: string; name: string; mimetype: string; size: number; url_private: string; url_private_download: string } {
+  addFile(
+    name: string,
+    mime: string,
+    data: Buffer,
+  ): { id: string; name: string; mimetype: string; size: number; url_private: string; url_private_download: string } {
     const id = `F${String(++this.seq).padStart(8, '0')}`;
     this.files.set(id, { name, mime, data });
     const url = `${this.url}/files-pri/${id}/${encodeURIComponent(name)}`;
@@ -298,7 +302,10 @@ export class FakeSlack {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const raw = await this.readBody(req);
     if (url.pathname.startsWith('/response/')) {
-      this.responses.push({ id: decodeURIComponent(url.pathname.split('/')[2] ?? ''), body: JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown> });
+      this.responses.push({
+        id: decodeURIComponent(url.pathname.split('/')[2] ?? ''),
+        body: JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>,
+      });
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok');
       return;
@@ -388,7 +395,8 @@ export class FakeSlack {
         if (typeof b !== 'object' || b === null || typeof b.type !== 'string') return 'invalid_blocks';
         const t = b.text as { text?: unknown } | undefined;
         if (b.type === 'section') {
-          if (t && (typeof t.text !== 'string' || t.text.length === 0 || t.text.length > LIMITS.sectionText)) return 'invalid_blocks';
+          if (t && (typeof t.text !== 'string' || t.text.length === 0 || t.text.length > LIMITS.sectionText))
+            return 'invalid_blocks';
           if (!t && !Array.isArray(b.fields)) return 'invalid_blocks';
         }
         if (b.type === 'context_actions' && !this.validContextActions(b, actionIds)) return 'invalid_blocks';
@@ -460,10 +468,16 @@ export class FakeSlack {
       case 'assistant.threads.setStatus': {
         const loading = a.loading_messages;
         if (!isStr(a.status)) return { ok: false, error: 'invalid_arguments' };
-        if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10 || !loading.every(isStr))) return { ok: false, error: 'invalid_arguments' };
+        if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10 || !loading.every(isStr)))
+          return { ok: false, error: 'invalid_arguments' };
         const t = this.assistantThreadOf(a);
         if (!t) return { ok: false, error: 'invalid_arguments' };
-        t.statuses.push({ status: a.status, ...(Array.isArray(loading) ? { loading_messages: loading as string[] } : {}), at: Date.now(), seq: this.calls.length });
+        t.statuses.push({
+          status: a.status,
+          ...(Array.isArray(loading) ? { loading_messages: loading as string[] } : {}),
+          at: Date.now(),
+          seq: this.calls.length,
+        });
         return { ok: true };
       }
       case 'assistant.threads.setSuggestedPrompts': {
@@ -472,8 +486,17 @@ export class FakeSlack {
           Array.isArray(prompts) &&
           prompts.length >= 1 &&
           prompts.length <= 4 &&
-          prompts.every((p: unknown) => typeof p === 'object' && p !== null && isStr((p as Args).title) && isStr((p as Args).message) && ((p as Args).title as string).length > 0 && ((p as Args).message as string).length > 0);
-        if (!valid || (typeof a.thread_ts !== 'string' && a.thread_ts !== undefined)) return { ok: false, error: 'invalid_arguments' };
+          prompts.every(
+            (p: unknown) =>
+              typeof p === 'object' &&
+              p !== null &&
+              isStr((p as Args).title) &&
+              isStr((p as Args).message) &&
+              ((p as Args).title as string).length > 0 &&
+              ((p as Args).message as string).length > 0,
+          );
+        if (!valid || (typeof a.thread_ts !== 'string' && a.thread_ts !== undefined))
+          return { ok: false, error: 'invalid_arguments' };
         const t = this.assistantThreadOf(a);
         if (!t) return { ok: false, error: 'invalid_arguments' };
         t.prompts = prompts as Array<{ title: string; message: string }>;
@@ -514,7 +537,12 @@ export class FakeSlack {
     });
     if (pointers.length === 0) return undefined;
     const errors = pointers.map((p) => `downloading image failed [json-pointer:${p}]`);
-    return { ok: false, error: 'invalid_blocks', errors, response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) } };
+    return {
+      ok: false,
+      error: 'invalid_blocks',
+      errors,
+      response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) },
+    };
   }
 
   private answer(method: string, a: Args): Args {
@@ -522,7 +550,15 @@ export class FakeSlack {
     switch (method) {
       case 'auth.test':
         if (this.opts.authTest) return this.opts.authTest;
-        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'bridge', team_id: this.team, user_id: this.botUserId, bot_id: this.botId };
+        return {
+          ok: true,
+          url: 'https://fake.slack.test/',
+          team: 'Fake Team',
+          user: 'bridge',
+          team_id: this.team,
+          user_id: this.botUserId,
+          bot_id: this.botId,
+        };
       case 'users.info': {
         const id = String(a.user ?? '');
         if (!id) return { ok: false, error: 'user_not_found' };
@@ -625,7 +661,8 @@ export class FakeSlack {
       case 'views.update': {
         if (method !== 'views.update' && !a.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
         const view = a.view as Args | undefined;
-        if (!view || typeof view !== 'object' || !Array.isArray(view.blocks) || view.blocks.length > 100) return { ok: false, error: 'invalid_arguments' };
+        if (!view || typeof view !== 'object' || !Array.isArray(view.blocks) || view.blocks.length > 100)
+          return { ok: false, error: 'invalid_arguments' };
         const id = `V${String(++this.seq).padStart(8, '0')}`;
         this.views.push({ ...view, id });
         return { ok: true, view: { ...view, id } };
@@ -635,7 +672,10 @@ export class FakeSlack {
         const ts = String(a.ts ?? '');
         const root = this.message(channel, ts);
         if (!root) return { ok: false, error: 'thread_not_found' };
-        return { ok: true, messages: [root, ...this.replies(channel, ts)].map(({ history: _h, ...m }) => ({ ...m, type: 'message' })) };
+        return {
+          ok: true,
+          messages: [root, ...this.replies(channel, ts)].map(({ history: _h, ...m }) => ({ ...m, type: 'message' })),
+        };
       }
       case 'conversations.history':
         return {
@@ -663,7 +703,8 @@ export class FakeSlack {
       }
       case 'views.publish': {
         const view = a.view as Args | undefined;
-        if (!a.user_id || !view || view.type !== 'home' || !Array.isArray(view.blocks) || view.blocks.length > 100) return { ok: false, error: 'invalid_arguments' };
+        if (!a.user_id || !view || view.type !== 'home' || !Array.isArray(view.blocks) || view.blocks.length > 100)
+          return { ok: false, error: 'invalid_arguments' };
         this.homeViews.push({ user: String(a.user_id), view });
         return { ok: true, view: { ...view, id: `V${String(++this.seq).padStart(8, '0')}` } };
       }

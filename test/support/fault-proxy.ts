@@ -47,10 +47,19 @@ export async function startFaultProxy(target = 'http://127.0.0.1:9'): Promise<Fa
         return;
       }
       const headers = { ...req.headers, host: base.host };
-      const up = http.request({ host: base.hostname, port: base.port, method: req.method, path: `${base.pathname.replace(/\/$/, '')}${path}`, headers }, (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-      });
+      const up = http.request(
+        {
+          host: base.hostname,
+          port: base.port,
+          method: req.method,
+          path: `${base.pathname.replace(/\/$/, '')}${path}`,
+          headers,
+        },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       up.end(Buffer.concat(chunks));
     });

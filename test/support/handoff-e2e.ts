@@ -21,10 +21,21 @@ export interface RestartableSlackE2E {
   close(): Promise<void>;
 }
 
-export async function startRestartableSlackE2E(env: Record<string, string> = {}, users: Record<string, string> = {}): Promise<RestartableSlackE2E> {
+export async function startRestartableSlackE2E(
+  env: Record<string, string> = {},
+  users: Record<string, string> = {},
+): Promise<RestartableSlackE2E> {
   const tmp = tempDir('handoff-e2e-');
   const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: 2 });
-  const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith', ...users } }).start();
+  const fake = await new FakeSlack({
+    users: {
+      U0USER1: 'Ada Lovelace',
+      U0USER2: 'Grace Hopper',
+      [ADMIN]: 'Alan Admin',
+      U0AGENT: 'Agent Smith',
+      ...users,
+    },
+  }).start();
   const config: Config = loadConfig({
     ...inProcessEnv(svc, tmp.dir),
     SLACK_BOT_TOKEN: fake.botToken,

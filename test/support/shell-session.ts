@@ -21,7 +21,10 @@ export class ShellSession {
   /** Resolves with what `probe` finds in the output, re-checked on every chunk; rejects with the output on timeout. */
   probe<T>(probe: (out: string) => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; output:\n${this.output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${what}; output:\n${this.output}`)),
+        timeoutMs,
+      );
       const check = () => {
         const found = probe(this.output);
         if (found !== undefined) {

@@ -22,7 +22,10 @@ export function button(msg: FakeMessage, label: RegExp | string): ButtonElement 
 
 /** Compare an answer split over messages with the service's text, ignoring boundary whitespace only. */
 export function sameAnswer(messages: FakeMessage[], answer: string): boolean {
-  return spellsAnswer(messages.map((m) => shown(m.text)), answer);
+  return spellsAnswer(
+    messages.map((m) => shown(m.text)),
+    answer,
+  );
 }
 
 /** What Slack displays for a message's text: its `&lt;` `&gt;` `&amp;` as the characters. */

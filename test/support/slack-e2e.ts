@@ -34,8 +34,15 @@ export async function startSlackE2E(
   } = {},
 ): Promise<SlackE2E> {
   const tmp = tempDir('slack-e2e-');
-  const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: opts.fragmentDelayMs ?? 2, ...(opts.llm ? { llm: opts.llm } : {}) });
-  const fake = await new FakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith' }, ...opts.fake }).start();
+  const svc = await startTestService({
+    dir: tmp.dir,
+    fragmentDelayMs: opts.fragmentDelayMs ?? 2,
+    ...(opts.llm ? { llm: opts.llm } : {}),
+  });
+  const fake = await new FakeSlack({
+    users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith' },
+    ...opts.fake,
+  }).start();
   const config = loadConfig({
     ...inProcessEnv(svc, tmp.dir),
     SLACK_BOT_TOKEN: fake.botToken,
@@ -46,7 +53,9 @@ export async function startSlackE2E(
     ...opts.env,
   });
   const sink = opts.logLines;
-  const log = sink ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) }) : pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
+  const log = sink
+    ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) })
+    : pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
   const app = await startApp(config, { log });
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
   return {
@@ -75,7 +84,13 @@ export function rootFor(fake: FakeSlack, channel: string, question: string): Fak
 }
 
 /** Wait for an answer in a thread to equal what the service stored for the question. */
-export async function waitForAnswer(e: SlackE2E, channel: string, threadTs: string, question: string, timeoutMs = 20_000): Promise<{ answer: string; messages: FakeMessage[] }> {
+export async function waitForAnswer(
+  e: SlackE2E,
+  channel: string,
+  threadTs: string,
+  question: string,
+  timeoutMs = 20_000,
+): Promise<{ answer: string; messages: FakeMessage[] }> {
   return waitFor(
     () => {
       const stored = e.storedAnswers(question).at(-1);

@@ -42,7 +42,9 @@ export class SlackDriver {
       'content-type': contentType,
       'x-slack-request-timestamp': String(ts),
       'x-slack-signature': opts.signature ?? sign(opts.secret ?? this.signingSecret, ts, body),
-      ...(opts.retryNum !== undefined ? { 'x-slack-retry-num': String(opts.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+      ...(opts.retryNum !== undefined
+        ? { 'x-slack-retry-num': String(opts.retryNum), 'x-slack-retry-reason': 'http_timeout' }
+        : {}),
       ...opts.headers,
     };
     const started = Date.now();
@@ -92,7 +94,10 @@ export class SlackDriver {
   }
 
   /** An Events API delivery; returns the event_id used (repeat it to test dedupe). */
-  async event(event: Record<string, unknown>, opts: SendOptions & { eventId?: string; team?: string } = {}): Promise<SlackResponse & { eventId: string }> {
+  async event(
+    event: Record<string, unknown>,
+    opts: SendOptions & { eventId?: string; team?: string } = {},
+  ): Promise<SlackResponse & { eventId: string }> {
     const eventId = opts.eventId ?? `Ev${Date.now()}${++this.counter}`;
     const res = await this.json(
       {
@@ -132,7 +137,15 @@ export class SlackDriver {
         team: { id: who.team ?? this.team, domain: 'fake' },
         channel: { id: where.channel, name: 'general' },
         response_url: where.responseUrl ?? 'http://127.0.0.1:9/response-url-unused',
-        actions: [{ type: 'button', action_id: button.action_id, block_id: button.block_id ?? 'b', value: button.value, action_ts: String(Date.now() / 1000) }],
+        actions: [
+          {
+            type: 'button',
+            action_id: button.action_id,
+            block_id: button.block_id ?? 'b',
+            value: button.value,
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
       });
     }
     return this.interaction({
@@ -140,13 +153,27 @@ export class SlackDriver {
       user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: who.team ?? this.team },
       api_app_id: 'A0APP',
       token: 'legacy',
-      container: { type: 'message', message_ts: where.messageTs, channel_id: where.channel, is_ephemeral: false, ...(where.threadTs ? { thread_ts: where.threadTs } : {}) },
+      container: {
+        type: 'message',
+        message_ts: where.messageTs,
+        channel_id: where.channel,
+        is_ephemeral: false,
+        ...(where.threadTs ? { thread_ts: where.threadTs } : {}),
+      },
       trigger_id: `trig-${++this.counter}`,
       team: { id: who.team ?? this.team, domain: 'fake' },
       channel: { id: where.channel, name: 'general' },
       message: { type: 'message', ts: where.messageTs, ...(where.threadTs ? { thread_ts: where.threadTs } : {}) },
       response_url: 'http://127.0.0.1:9/response-url-unused',
-      actions: [{ type: 'button', action_id: button.action_id, block_id: button.block_id ?? 'b', value: button.value, action_ts: String(Date.now() / 1000) }],
+      actions: [
+        {
+          type: 'button',
+          action_id: button.action_id,
+          block_id: button.block_id ?? 'b',
+          value: button.value,
+          action_ts: String(Date.now() / 1000),
+        },
+      ],
     });
   }
 
@@ -165,10 +192,16 @@ export class SlackDriver {
       const blockId = String(b.block_id);
       const actionId = String(el.action_id);
       const given = values[blockId];
-      const initial = (el.initial_value as string | undefined) ?? (el.initial_option as { value?: string } | undefined)?.value;
+      const initial =
+        (el.initial_value as string | undefined) ?? (el.initial_option as { value?: string } | undefined)?.value;
       const v = given ?? initial;
       if (el.type === 'static_select') {
-        state[blockId] = { [actionId]: { type: 'static_select', selected_option: v === undefined || v === '' ? null : { value: v, text: { type: 'plain_text', text: v } } } };
+        state[blockId] = {
+          [actionId]: {
+            type: 'static_select',
+            selected_option: v === undefined || v === '' ? null : { value: v, text: { type: 'plain_text', text: v } },
+          },
+        };
       } else {
         state[blockId] = { [actionId]: { type: el.type, value: v === undefined || v === '' ? null : v } };
       }

@@ -155,8 +155,18 @@ export class TestSurface implements SurfacePort {
   }
 
   /** The one outbound path: every call spends its budget here first (and 429s are retried here). */
-  outbound<T>(op: 'post' | 'edit' | 'append', place: Place, opts: { priority?: Priority; coalesceKey?: string }, fn: () => Promise<T>): Promise<T> {
-    return this.scheduler.run(this.budgetFor(op, place), opts.priority ?? 'final', fn, opts.coalesceKey === undefined ? {} : { coalesceKey: opts.coalesceKey });
+  outbound<T>(
+    op: 'post' | 'edit' | 'append',
+    place: Place,
+    opts: { priority?: Priority; coalesceKey?: string },
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    return this.scheduler.run(
+      this.budgetFor(op, place),
+      opts.priority ?? 'final',
+      fn,
+      opts.coalesceKey === undefined ? {} : { coalesceKey: opts.coalesceKey },
+    );
   }
 
   post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
@@ -288,12 +298,20 @@ export class TestSurface implements SurfacePort {
       startedAt,
       expiresAt: startedAt + native.ttlMs,
       appended: first.text,
-      append(text: string, o: { priority?: Priority; coalesceKey?: string; latest?: () => string } = {}): Promise<string> {
-        return surface.outbound(surface.opts.budget?.append ? 'append' : 'edit', place, { priority: o.priority ?? 'interim', coalesceKey: o.coalesceKey }, async () => {
-          const more = o.latest ? o.latest() : text;
-          await stream.rawAppend(more);
-          return more;
-        });
+      append(
+        text: string,
+        o: { priority?: Priority; coalesceKey?: string; latest?: () => string } = {},
+      ): Promise<string> {
+        return surface.outbound(
+          surface.opts.budget?.append ? 'append' : 'edit',
+          place,
+          { priority: o.priority ?? 'interim', coalesceKey: o.coalesceKey },
+          async () => {
+            const more = o.latest ? o.latest() : text;
+            await stream.rawAppend(more);
+            return more;
+          },
+        );
       },
       async rawAppend(text: string): Promise<void> {
         if (stream.stoppedAt !== undefined) throw new Error('append after stop');

@@ -60,13 +60,21 @@ describe('downloads are capped in bytes and time', () => {
   });
 
   test('too big (announced or streamed): a clear AttachmentTooLargeError', async () => {
-    await expect(downloadCapped(`${base}/big-announced`, { name: 'huge.mp4', platform: 'Slack', maxBytes: 1_000 })).rejects.toBeInstanceOf(AttachmentTooLargeError);
-    const err = await downloadCapped(`${base}/big-streamed`, { name: 'endless.mp4', platform: 'Discord', maxBytes: 10_000 }).catch((e: unknown) => e);
+    await expect(
+      downloadCapped(`${base}/big-announced`, { name: 'huge.mp4', platform: 'Slack', maxBytes: 1_000 }),
+    ).rejects.toBeInstanceOf(AttachmentTooLargeError);
+    const err = await downloadCapped(`${base}/big-streamed`, {
+      name: 'endless.mp4',
+      platform: 'Discord',
+      maxBytes: 10_000,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AttachmentTooLargeError);
     expect((err as Error).message).toMatch(/endless\.mp4 is too big/);
   });
 
   test('too slow: abandoned after the time cap, with a clear message', async () => {
-    await expect(downloadCapped(`${base}/slow`, { name: 'slow.wav', platform: 'Slack', timeoutMs: 300 })).rejects.toThrow(/did not hand out slow\.wav within/);
+    await expect(
+      downloadCapped(`${base}/slow`, { name: 'slow.wav', platform: 'Slack', timeoutMs: 300 }),
+    ).rejects.toThrow(/did not hand out slow\.wav within/);
   });
 });

@@ -55,7 +55,9 @@ const valueLabels: Plugin<'bar'> = {
 };
 
 function formatValue(value: number): string {
-  return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  return Number.isInteger(value)
+    ? value.toLocaleString('en-US')
+    : value.toLocaleString('en-US', { maximumFractionDigits: 2 });
 }
 
 /** Renders a bar chart to PNG in-process (no browser): chart.js drawing on a @napi-rs/canvas. */
@@ -93,13 +95,23 @@ function drawBarChart(spec: BarChartSpec, width: number, height: number) {
       layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
       font: { family: FONT_FAMILY },
       plugins: {
-        title: { display: true, text: spec.title, font: { size: width < 600 ? 14 : 18, weight: 'bold', family: FONT_FAMILY }, color: '#111111' },
+        title: {
+          display: true,
+          text: spec.title,
+          font: { size: width < 600 ? 14 : 18, weight: 'bold', family: FONT_FAMILY },
+          color: '#111111',
+        },
         legend: { display: false },
       },
       scales: {
         x: { ticks: { color: '#333333', font: { family: FONT_FAMILY } }, grid: { display: false } },
         // Headroom so the value label above the tallest bar stays inside the plot.
-        y: { beginAtZero: true, grace: '10%', ...(spec.max !== undefined ? { max: spec.max } : {}), ticks: { color: '#333333', font: { family: FONT_FAMILY } } },
+        y: {
+          beginAtZero: true,
+          grace: '10%',
+          ...(spec.max !== undefined ? { max: spec.max } : {}),
+          ticks: { color: '#333333', font: { family: FONT_FAMILY } },
+        },
       },
     },
     plugins: [whiteBackground, valueLabels],
@@ -120,7 +132,12 @@ export interface ChartPanel {
  * Several small bar charts on one PNG, each on its own scale: counts, a percentage and seconds on
  * one axis would flatten all but the largest. Panels are laid out two to a row under one title.
  */
-export async function renderPanelChart(spec: { title: string; panels: ChartPanel[]; panelWidth?: number; panelHeight?: number }): Promise<Buffer> {
+export async function renderPanelChart(spec: {
+  title: string;
+  panels: ChartPanel[];
+  panelWidth?: number;
+  panelHeight?: number;
+}): Promise<Buffer> {
   if (spec.panels.length === 0) throw new RangeError('a panel chart needs at least one panel');
   const pw = Math.round(spec.panelWidth ?? 420);
   const ph = Math.round(spec.panelHeight ?? 260);
@@ -137,7 +154,16 @@ export async function renderPanelChart(spec: { title: string; panels: ChartPanel
   ctx.textBaseline = 'middle';
   ctx.fillText(spec.title, canvas.width / 2, header / 2);
   for (const [i, panel] of spec.panels.entries()) {
-    const drawn = drawBarChart({ title: panel.title, labels: panel.labels, values: panel.values, ...(panel.max !== undefined ? { max: panel.max } : {}) }, pw, ph);
+    const drawn = drawBarChart(
+      {
+        title: panel.title,
+        labels: panel.labels,
+        values: panel.values,
+        ...(panel.max !== undefined ? { max: panel.max } : {}),
+      },
+      pw,
+      ph,
+    );
     try {
       ctx.drawImage(drawn.canvas, (i % columns) * pw, header + Math.floor(i / columns) * ph);
     } finally {

@@ -43,7 +43,9 @@ async function promptsFromListings(ctx: CoreContext): Promise<AssistantIntro['pr
     if (city) counts.set(city, (counts.get(city) ?? 0) + 1);
   }
   const cities = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([c]) => c);
-  return cities.slice(0, MAX_PROMPTS).map((city) => ({ title: title(`Homes in ${city}`), message: `Which homes are available in ${city}?` }));
+  return cities
+    .slice(0, MAX_PROMPTS)
+    .map((city) => ({ title: title(`Homes in ${city}`), message: `Which homes are available in ${city}?` }));
 }
 
 export async function assistantIntro(ctx: CoreContext): Promise<AssistantIntro> {

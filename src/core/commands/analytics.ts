@@ -43,9 +43,15 @@ export function parseAnalyticsArgs(args: string, nowMs: number): AnalyticsRange 
   const raw: Record<string, string> = {};
   const positional: Array<'from' | 'to'> = ['from', 'to'];
   for (const t of tokenize(args)) {
-    const name = t.key === undefined ? positional.find((p) => raw[p] === undefined) : (t.key.toLowerCase() as 'from' | 'to');
+    const name =
+      t.key === undefined ? positional.find((p) => raw[p] === undefined) : (t.key.toLowerCase() as 'from' | 'to');
     if (name !== 'from' && name !== 'to') {
-      throw new UsageError(t.key === undefined ? `Too many dates: "${t.value}". Give at most from and to.` : `Unknown option "${t.key}:"; use from: and to:.`, USAGE);
+      throw new UsageError(
+        t.key === undefined
+          ? `Too many dates: "${t.value}". Give at most from and to.`
+          : `Unknown option "${t.key}:"; use from: and to:.`,
+        USAGE,
+      );
     }
     if (raw[name] !== undefined) throw new UsageError(`${name}: given twice.`, USAGE);
     raw[name] = t.value;
@@ -94,11 +100,22 @@ async function chatbotName(ctx: CoreContext): Promise<string> {
 }
 
 /** Each measure on its own scale: counts together, the length, the percentage (0-100) and the seconds apart. */
-export function analyticsPanels(a: V1AnalyticsOverview, feedback: Pick<FeedbackTally, 'positive' | 'negative'>): ChartPanel[] {
+export function analyticsPanels(
+  a: V1AnalyticsOverview,
+  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
+): ChartPanel[] {
   const m = a.metrics;
   return [
-    { title: 'Activity', labels: ['Conversations', 'Messages', 'Unique users'], values: [m.totalConversations, m.totalMessages, m.uniqueUsers] },
-    { title: 'Avg conversation length (messages)', labels: ['Messages per conversation'], values: [m.avgConversationLength] },
+    {
+      title: 'Activity',
+      labels: ['Conversations', 'Messages', 'Unique users'],
+      values: [m.totalConversations, m.totalMessages, m.uniqueUsers],
+    },
+    {
+      title: 'Avg conversation length (messages)',
+      labels: ['Messages per conversation'],
+      values: [m.avgConversationLength],
+    },
     { title: 'Resolution rate (%)', labels: ['Resolved'], values: [resolutionPercent(m.resolutionRate)], max: 100 },
     { title: 'Avg response time (s)', labels: ['Seconds'], values: [m.avgResponseTime] },
     { title: 'Answer feedback (votes)', labels: FEEDBACK_CHART_LABELS, values: [feedback.positive, feedback.negative] },
@@ -119,11 +136,22 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     }),
     chatbotName(ctx),
   ]);
-  const feedback = await new FeedbackStore(ctx.store).tally(Date.parse(`${range.from}T00:00:00.000Z`), Date.parse(`${range.to}T23:59:59.999Z`));
+  const feedback = await new FeedbackStore(ctx.store).tally(
+    Date.parse(`${range.from}T00:00:00.000Z`),
+    Date.parse(`${range.to}T23:59:59.999Z`),
+  );
   const handoffs = await handoffFigures(ctx.store, range);
-  const png = await renderPanelChart({ title: `${name}: ${range.from} to ${range.to}`, panels: [...analyticsPanels(overview, feedback), ...handoffChartPanels(handoffs)] });
+  const png = await renderPanelChart({
+    title: `${name}: ${range.from} to ${range.to}`,
+    panels: [...analyticsPanels(overview, feedback), ...handoffChartPanels(handoffs)],
+  });
   const text = `${analyticsText(name, range, overview)}\n${feedbackLine(feedback)}\n${handoffFiguresText(handoffs)}`;
-  const file = { name: `analytics-${range.from}-${range.to}.png`, mime: 'image/png', data: png, title: `Analytics ${range.from} to ${range.to}` };
+  const file = {
+    name: `analytics-${range.from}-${range.to}.png`,
+    mime: 'image/png',
+    data: png,
+    title: `Analytics ${range.from} to ${range.to}`,
+  };
   if (progress) {
     await inv.surface.edit(progress, { text });
     await inv.reply({ text: `Chart: ${name}, ${range.from} to ${range.to}`, file });

@@ -6,7 +6,14 @@ import { SETTING_GROUPS, SETTING_FIELDS } from '../../service/schemas/settings';
 import type { CoreContext } from '../context';
 import { applySettings, readAppliedSettings } from '../settings/applied';
 import { settingsChangeFromForm, settingsFormFields } from '../settings/form';
-import { checkSetting, describeApplied, displaySetting, fetchModels, resolveSettingName, type ModelChoice } from '../settings/parse';
+import {
+  checkSetting,
+  describeApplied,
+  displaySetting,
+  fetchModels,
+  resolveSettingName,
+  type ModelChoice,
+} from '../settings/parse';
 import type { Card, FormResult, Invocation } from '../surface';
 import { UsageError, restValue, splitHead, usageOf } from './grammar';
 import { describeError, guardedCommand, requireAdmin } from './respond';
@@ -26,7 +33,10 @@ async function modelsOrUndefined(ctx: CoreContext): Promise<ModelChoice[] | unde
 
 /** "WelcomeMessage" -> "Welcome message"; "max_tokens" -> "Max tokens". */
 function words(name: string): string {
-  const spaced = name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const spaced = name
+    .replace(/_/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }
 
@@ -38,7 +48,8 @@ function day(iso: string): string {
 
 /** The service's own model settings in words (max_tokens=1024 -> "Longest answer: 1,024 tokens"). */
 function modelSettingLine(key: string, value: unknown): string {
-  if (key === 'max_tokens' && typeof value === 'number') return `Longest answer: ${value.toLocaleString('en-US')} tokens`;
+  if (key === 'max_tokens' && typeof value === 'number')
+    return `Longest answer: ${value.toLocaleString('en-US')} tokens`;
   if (key === 'temperature' && typeof value === 'number') return `Creativity (temperature): ${value}`;
   return `${words(key)}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`;
 }
@@ -49,16 +60,28 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
   const models = applied.Model !== undefined ? await modelsOrUndefined(ctx) : undefined;
   const fields: Card['fields'] = [];
   if (ctx.config.embeddedService) {
-    fields.push({ label: 'Service', value: 'The embedded demo chatbot service (CHATBOT_API_URL=embedded): answers come from its demo data, not your chatbot service.' });
+    fields.push({
+      label: 'Service',
+      value:
+        'The embedded demo chatbot service (CHATBOT_API_URL=embedded): answers come from its demo data, not your chatbot service.',
+    });
   }
   const appliedLines = describeApplied(applied, models);
   for (const group of SETTING_GROUPS) {
     const inGroup = appliedLines.filter((l) => SETTING_FIELDS.find((f) => l.startsWith(`${f.name}:`))?.group === group);
     if (inGroup.length > 0) {
-      fields.push({ label: words(group), value: inGroup.map((l) => l.replace(/^(\w+):/, (_m, n: string) => `${words(n)}:`)).join('\n') });
+      fields.push({
+        label: words(group),
+        value: inGroup.map((l) => l.replace(/^(\w+):/, (_m, n: string) => `${words(n)}:`)).join('\n'),
+      });
     }
   }
-  if (appliedLines.length === 0) fields.push({ label: 'Settings', value: "The chatbot's defaults: nothing was changed from here yet. Change them with /chatbot set or /chatbot edit." });
+  if (appliedLines.length === 0)
+    fields.push({
+      label: 'Settings',
+      value:
+        "The chatbot's defaults: nothing was changed from here yet. Change them with /chatbot set or /chatbot edit.",
+    });
   let title = ctx.config.chatbotId;
   let badge: string | undefined;
   const footer: string[] = [];
@@ -68,7 +91,13 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
       title = record.name || title;
       badge = words(record.status);
       const s = record.settings;
-      if (s && Object.keys(s).length > 0) fields.push({ label: 'Answering', value: Object.entries(s).map(([k, v]) => modelSettingLine(k, v)).join('\n') });
+      if (s && Object.keys(s).length > 0)
+        fields.push({
+          label: 'Answering',
+          value: Object.entries(s)
+            .map(([k, v]) => modelSettingLine(k, v))
+            .join('\n'),
+        });
       if (record.updatedAt) footer.push(`Last changed ${day(record.updatedAt)}`);
     }
   } catch (err) {
@@ -86,7 +115,8 @@ async function set(ctx: CoreContext, inv: Invocation, rest: string): Promise<voi
   if (!field) throw new UsageError('Say which setting to change: /chatbot set <Field> <value>.', USAGE);
   const name = resolveSettingName(field);
   if (!name.ok) throw new UsageError(name.error, USAGE);
-  if (valueText === '') throw new UsageError(`Give a value for ${name.value}: /chatbot set ${name.value} <value>.`, USAGE);
+  if (valueText === '')
+    throw new UsageError(`Give a value for ${name.value}: /chatbot set ${name.value} <value>.`, USAGE);
   const models = name.value === 'Model' ? await fetchModels(ctx) : undefined;
   const checked = checkSetting(name.value, restValue(valueText), models);
   if (!checked.ok) throw new UsageError(checked.error, USAGE);
@@ -106,7 +136,12 @@ async function edit(ctx: CoreContext, inv: Invocation): Promise<void> {
   });
 }
 
-async function submitEdit(ctx: CoreContext, inv: Invocation, _state: string, values: Record<string, string>): Promise<FormResult> {
+async function submitEdit(
+  ctx: CoreContext,
+  inv: Invocation,
+  _state: string,
+  values: Record<string, string>,
+): Promise<FormResult> {
   const first = SETTING_FIELDS[0]?.name ?? 'Name';
   if (!inv.actor.isAdmin) return { ok: false, errors: { [first]: 'Only admins may change the chatbot settings.' } };
   const applied = await readAppliedSettings(ctx);
@@ -135,7 +170,10 @@ async function models(ctx: CoreContext, inv: Invocation): Promise<void> {
     return;
   }
   const lines = list.map((m) => `• ${m.name} (${m.key})${m.enabled ? '' : ' — disabled'}`);
-  await inv.reply({ text: `Models (set one with /chatbot set Model <name or key>):\n${lines.join('\n')}` }, { ephemeral: true });
+  await inv.reply(
+    { text: `Models (set one with /chatbot set Model <name or key>):\n${lines.join('\n')}` },
+    { ephemeral: true },
+  );
 }
 
 async function list(ctx: CoreContext, inv: Invocation): Promise<void> {
@@ -158,7 +196,9 @@ async function create(ctx: CoreContext, inv: Invocation, rest: string): Promise<
   // The key is shown once: only to the admin who asked, never in the channel.
   if (bot.apiKey) {
     await inv.reply(
-      { text: `API key of ${bot.name}: ${bot.apiKey}\nStore it now in your secrets manager: it is not shown again. Don't paste it in a channel.` },
+      {
+        text: `API key of ${bot.name}: ${bot.apiKey}\nStore it now in your secrets manager: it is not shown again. Don't paste it in a channel.`,
+      },
       { ephemeral: true },
     );
   }

@@ -34,7 +34,11 @@ export interface Token {
 const KEY = /^[A-Za-z][A-Za-z0-9_]*$/;
 // Slack and macOS turn straight quotes into typographic ones; both mean the same to a user.
 const OPEN_QUOTES = new Set(['"', '\u201c', '\u201e']);
-const CLOSE_QUOTE: Record<string, string[]> = { '"': ['"'], '\u201c': ['\u201d', '"'], '\u201e': ['\u201d', '\u201c', '"'] };
+const CLOSE_QUOTE: Record<string, string[]> = {
+  '"': ['"'],
+  '\u201c': ['\u201d', '"'],
+  '\u201e': ['\u201d', '\u201c', '"'],
+};
 
 /**
  * Splits an argument string into tokens. Whitespace separates tokens, except inside double quotes
@@ -193,9 +197,10 @@ const FIELDS_OPTION: OptionSpec = {
   positional: true,
 };
 
-
 const USAGE: Record<CommandName, string> = {
-  ask: ['Usage: /ask <question>', 'Starts a conversation in a new thread; reply in the thread to continue it.'].join('\n'),
+  ask: ['Usage: /ask <question>', 'Starts a conversation in a new thread; reply in the thread to continue it.'].join(
+    '\n',
+  ),
   listings: [
     'Usage: /listings [city:<City>] [type:for_sale|for_rent] [mls:<MLS>] [page:<n>]',
     'Lists the chatbot\'s listings, 5 per page. Quote values with spaces: city:"San Antonio".',
@@ -235,7 +240,7 @@ const USAGE: Record<CommandName, string> = {
   ].join('\n'),
   history: [
     'Usage: /history [user id | conversation id]   (admins)',
-    'A user\'s conversations, or one conversation\'s transcript; no argument: your own conversations.',
+    "A user's conversations, or one conversation's transcript; no argument: your own conversations.",
     'Be explicit with user:<id> or conversation:<id>.',
   ].join('\n'),
 };
@@ -327,7 +332,9 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.handoff,
     adminOnly: false,
     answersInChannel: false,
-    options: [{ name: 'reason', description: 'Why you need a human', type: 'string', required: false, positional: true }],
+    options: [
+      { name: 'reason', description: 'Why you need a human', type: 'string', required: false, positional: true },
+    ],
     subcommands: [],
   },
   {
@@ -350,7 +357,9 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.history,
     adminOnly: true,
     answersInChannel: false,
-    options: [{ name: 'id', description: 'User id or conversation id', type: 'string', required: false, positional: true }],
+    options: [
+      { name: 'id', description: 'User id or conversation id', type: 'string', required: false, positional: true },
+    ],
     subcommands: [],
   },
 ];
@@ -385,9 +394,7 @@ export function argsFromOptions(
   values: Record<string, string | number | boolean | undefined>,
 ): string {
   const spec = specOf(name);
-  const options = subcommand
-    ? spec.subcommands.find((s) => s.name === subcommand)?.options ?? []
-    : spec.options;
+  const options = subcommand ? (spec.subcommands.find((s) => s.name === subcommand)?.options ?? []) : spec.options;
   const parts: string[] = subcommand ? [subcommand] : [];
   for (const opt of options.filter((o) => !o.positional)) {
     const v = values[opt.name];

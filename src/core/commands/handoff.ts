@@ -40,7 +40,10 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       const reason = args.trim();
       if (reason.toLowerCase() === 'queue') {
         if (!(await handoffs.isAgent(inv.actor, inv.surface, inv.place))) {
-          await inv.reply({ text: 'The handoff queue is for members of the handoff channel and admins.' }, { ephemeral: true });
+          await inv.reply(
+            { text: 'The handoff queue is for members of the handoff channel and admins.' },
+            { ephemeral: true },
+          );
           return;
         }
         await inv.reply(await handoffs.queueMessage(), { ephemeral: true });
@@ -54,7 +57,10 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       if (reason.toLowerCase() === 'cancel') {
         const ticket = await handoffs.activeTicket(conv.id);
         if (!ticket) {
-          await inv.reply({ text: 'This conversation is not with a human, so there is nothing to cancel.' }, { ephemeral: true });
+          await inv.reply(
+            { text: 'This conversation is not with a human, so there is nothing to cancel.' },
+            { ephemeral: true },
+          );
           return;
         }
         if (await handoffs.end(ticket.id, 'cancelled', inv)) {
@@ -69,11 +75,19 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       [HANDOFF_ACTIONS.request]: async (_ctx, inv, convId) => {
         const conv = await conversations.load(convId);
         if (!conv) {
-          await inv.reply({ text: 'This conversation is no longer known; start a new one with /ask.' }, { ephemeral: true });
+          await inv.reply(
+            { text: 'This conversation is no longer known; start a new one with /ask.' },
+            { ephemeral: true },
+          );
           return;
         }
         if (!(await handoffs.mayRequest(conv.id, inv.actor))) {
-          await inv.reply({ text: 'Only the person who asked in this conversation, or an admin, may ask for a human here. Start your own with /ask.' }, { ephemeral: true });
+          await inv.reply(
+            {
+              text: 'Only the person who asked in this conversation, or an admin, may ask for a human here. Start your own with /ask.',
+            },
+            { ephemeral: true },
+          );
           return;
         }
         await handoffs.request(conv, inv.actor, 'Pressed "Talk to a human"');
@@ -84,7 +98,12 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
           (await conversationOf(conversations, inv)) ??
           (await conversations.startFromCommand(inv, `I'd like to schedule a viewing of ${listing}.`));
         await handoffs.request(conv, inv.actor, `Viewing request: ${listing}`);
-        await inv.reply({ text: `An agent has been asked to arrange a viewing of ${listing}; they will reply in your conversation thread.` }, { ephemeral: true });
+        await inv.reply(
+          {
+            text: `An agent has been asked to arrange a viewing of ${listing}; they will reply in your conversation thread.`,
+          },
+          { ephemeral: true },
+        );
       },
       [HANDOFF_ACTIONS.claim]: async (_ctx, inv, ticketId) => handoffs.claim(inv, ticketId),
       [HANDOFF_ACTIONS.close]: async (_ctx, inv, ticketId) => {

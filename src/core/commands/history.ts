@@ -28,14 +28,18 @@ export function parseHistoryArgs(args: string, self: string): HistoryTarget {
   const key = t.key.toLowerCase();
   const kind = key === 'user' ? 'user' : key === 'conversation' || key === 'conv' ? 'conversation' : undefined;
   if (!kind) throw new UsageError(`Unknown option "${t.key}:"; use user:<id> or conversation:<id>.`, USAGE);
-  if (id === '' || id.includes('/')) throw new UsageError(`${kind}: give an id, e.g. ${kind}:${kind === 'user' ? 'U123' : '42'}.`, USAGE);
+  if (id === '' || id.includes('/'))
+    throw new UsageError(`${kind}: give an id, e.g. ${kind}:${kind === 'user' ? 'U123' : '42'}.`, USAGE);
   return { kind, id };
 }
 
 const day = (iso: string | undefined): string => (iso ? iso.slice(0, 10) : 'unknown date');
 
 function isNotFound(err: unknown): boolean {
-  return err instanceof ServiceError && (err.httpStatus === 404 || err.code === 404 || /not.?found|unknown/i.test(err.message));
+  return (
+    err instanceof ServiceError &&
+    (err.httpStatus === 404 || err.code === 404 || /not.?found|unknown/i.test(err.message))
+  );
 }
 
 /** The transcript, keeping the latest messages when it outgrows one message. */
@@ -50,7 +54,13 @@ export function transcriptText(c: V1Conversation, maxLength: number): string {
   return [head, ...(kept.length < lines.length ? [omitted] : []), ...kept].join('\n');
 }
 
-async function userHistory(ctx: CoreContext, inv: Invocation, userId: string, self: boolean, triedConversation: boolean): Promise<void> {
+async function userHistory(
+  ctx: CoreContext,
+  inv: Invocation,
+  userId: string,
+  self: boolean,
+  triedConversation: boolean,
+): Promise<void> {
   const res = await ctx.client.v1.userConversations(userId, { limit: LIST_LIMIT });
   const who = self ? `you (${userId})` : `user ${userId}`;
   if (res.items.length === 0) {
@@ -79,7 +89,10 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     } catch (err) {
       if (!isNotFound(err)) throw err;
       if (target.kind === 'conversation') {
-        await inv.reply({ text: `No conversation has id ${target.id}. List a user's with /history user:<id>.` }, { ephemeral: true });
+        await inv.reply(
+          { text: `No conversation has id ${target.id}. List a user's with /history user:<id>.` },
+          { ephemeral: true },
+        );
         return;
       }
       // Not a conversation: read the id as a user's.

@@ -36,10 +36,16 @@ const KEY_TYPES = { id: 'ListingId', mls: 'MLSNumber', url: 'URL' } as const;
 
 const keySchema = z.discriminatedUnion('keyType', [
   z.object({ keyType: z.literal('ListingId'), key: z.string().trim().min(1, 'id: give the listing id, e.g. id:42') }),
-  z.object({ keyType: z.literal('MLSNumber'), key: z.string().trim().min(1, 'mls: give the MLS number, e.g. mls:TX-1001') }),
+  z.object({
+    keyType: z.literal('MLSNumber'),
+    key: z.string().trim().min(1, 'mls: give the MLS number, e.g. mls:TX-1001'),
+  }),
   z.object({
     keyType: z.literal('URL'),
-    key: z.string().trim().regex(/^https?:\/\/\S+$/i, 'url: give the listing URL, e.g. url:https://example.com/listing/1'),
+    key: z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/\S+$/i, 'url: give the listing URL, e.g. url:https://example.com/listing/1'),
   }),
 ]);
 
@@ -106,7 +112,8 @@ export function parseListingArgs(args: string): ListingArgs {
 async function findOne(ctx: CoreContext, key: ListingKey): Promise<Listing> {
   const found = await findListings(ctx, key);
   const first = found[0];
-  if (!first) throw new RefusalError(`No listing matches ${describeKey(key)}. Check the key, or find it with /listings.`);
+  if (!first)
+    throw new RefusalError(`No listing matches ${describeKey(key)}. Check the key, or find it with /listings.`);
   return first;
 }
 
@@ -131,7 +138,8 @@ function serviceErrors(err: unknown): FieldErrors | undefined {
 async function createListing(ctx: CoreContext, raw: Record<string, string>): Promise<Outcome> {
   const { values, errors } = coerceListingValues(raw);
   const checked = validateListing(ctx.config.chatbotId, values);
-  if (Object.keys(errors).length > 0 || !checked.ok) return { ok: false, errors: { ...(checked.ok ? {} : checked.errors), ...errors } };
+  if (Object.keys(errors).length > 0 || !checked.ok)
+    return { ok: false, errors: { ...(checked.ok ? {} : checked.errors), ...errors } };
   try {
     const id = await ctx.client.createListing(checked.body);
     const label = checked.body.Address ?? `MLS ${checked.body.MLSNumber}`;
@@ -175,7 +183,12 @@ function formsUnavailable(): UsageError {
   return new UsageError('Forms cannot be opened here: give the fields as Field:value pairs.', USAGE);
 }
 
-async function submitCreate(ctx: CoreContext, inv: Invocation, _state: string, values: Record<string, string>): Promise<FormResult> {
+async function submitCreate(
+  ctx: CoreContext,
+  inv: Invocation,
+  _state: string,
+  values: Record<string, string>,
+): Promise<FormResult> {
   if (!inv.actor.isAdmin) return { ok: false, errors: { SaleType: 'Only admins may create listings.' } };
   const outcome = await createListing(ctx, values);
   if (!outcome.ok) return outcome;
@@ -183,7 +196,12 @@ async function submitCreate(ctx: CoreContext, inv: Invocation, _state: string, v
   return { ok: true };
 }
 
-async function submitUpdate(ctx: CoreContext, inv: Invocation, state: string, values: Record<string, string>): Promise<FormResult> {
+async function submitUpdate(
+  ctx: CoreContext,
+  inv: Invocation,
+  state: string,
+  values: Record<string, string>,
+): Promise<FormResult> {
   if (!inv.actor.isAdmin) return { ok: false, errors: { SaleType: 'Only admins may update listings.' } };
   const key = decodeKey(state);
   if (!key) return { ok: false, errors: { SaleType: 'This form is out of date; run /listing update again.' } };
@@ -230,7 +248,11 @@ async function editListing(ctx: CoreContext, inv: Invocation, value: string): Pr
   await guarded(ctx, inv, 'listing', async () => {
     const key = decodeKey(value);
     if (!key) throw new UsageError('That Edit button is out of date; run /listing show again.', USAGE);
-    await run(ctx, inv, `update ${key.keyType === 'ListingId' ? 'id' : key.keyType === 'MLSNumber' ? 'mls' : 'url'}:${JSON.stringify(key.key)}`);
+    await run(
+      ctx,
+      inv,
+      `update ${key.keyType === 'ListingId' ? 'id' : key.keyType === 'MLSNumber' ? 'mls' : 'url'}:${JSON.stringify(key.key)}`,
+    );
   });
 }
 
@@ -243,22 +265,40 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     case 'show': {
       const found = await findListings(ctx, parsed.key);
       const first = found[0];
-      if (!first) throw new RefusalError(`No listing matches ${describeKey(parsed.key)}. Check the key, or find it with /listings.`);
-      const more = found.length > 1 ? `${found.length} listings match ${describeKey(parsed.key)}; showing the first.` : '';
+      if (!first)
+        throw new RefusalError(
+          `No listing matches ${describeKey(parsed.key)}. Check the key, or find it with /listings.`,
+        );
+      const more =
+        found.length > 1 ? `${found.length} listings match ${describeKey(parsed.key)}; showing the first.` : '';
       // Next steps: a viewing for anyone, Edit for admins (the button checks again when pressed).
       const named = `${listingTitle(first)}${first.mlsNumber ? ` (MLS ${first.mlsNumber})` : ''}`.slice(0, 80);
-      const buttons: Button[] = [{ action: VIEWING_ACTION, label: 'Ask about a viewing', value: named, style: 'primary' }];
+      const buttons: Button[] = [
+        { action: VIEWING_ACTION, label: 'Ask about a viewing', value: named, style: 'primary' },
+      ];
       if (inv.actor.isAdmin) buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(parsed.key) });
       await inv.reply({ text: more, cards: [listingCard(first, { details: true })], buttons });
       // A card the user opened counts in the lead summary of their next handoff.
-      await noteOpenedListing(ctx.store, inv.surface.name, inv.actor.id, first.mlsNumber ? `MLS ${first.mlsNumber}` : listingTitle(first), ctx.now());
+      await noteOpenedListing(
+        ctx.store,
+        inv.surface.name,
+        inv.actor.id,
+        first.mlsNumber ? `MLS ${first.mlsNumber}` : listingTitle(first),
+        ctx.now(),
+      );
       return;
     }
     case 'create': {
       requireAdmin(inv, 'create listings');
       if (Object.keys(parsed.pairs).length === 0) {
         if (!inv.openForm) throw formsUnavailable();
-        await inv.openForm({ id: LISTING_CREATE_FORM, title: 'New listing', state: '', fields: listingFormFields(), submitLabel: 'Create' });
+        await inv.openForm({
+          id: LISTING_CREATE_FORM,
+          title: 'New listing',
+          state: '',
+          fields: listingFormFields(),
+          submitLabel: 'Create',
+        });
         return;
       }
       const outcome = await createListing(ctx, parsed.pairs);
@@ -312,6 +352,10 @@ export const listingCommand = guardedCommand({
   // show is for everyone; writes check the admin list themselves.
   adminOnly: false,
   body: run,
-  actions: { [LISTING_DELETE_CONFIRM]: confirmDelete, [LISTING_DELETE_CANCEL]: cancelDelete, [LISTING_EDIT]: editListing },
+  actions: {
+    [LISTING_DELETE_CONFIRM]: confirmDelete,
+    [LISTING_DELETE_CANCEL]: cancelDelete,
+    [LISTING_EDIT]: editListing,
+  },
   forms: { [LISTING_CREATE_FORM]: submitCreate, [LISTING_UPDATE_FORM]: submitUpdate },
 });

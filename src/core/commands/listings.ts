@@ -29,7 +29,11 @@ const argsSchema = z
       .string()
       .transform((t, c) => {
         const v = matchOption(SALE_TYPES, t);
-        if (!v) c.addIssue({ code: 'custom', message: `type: "${t}" is not a sale type; use type:for_sale or type:for_rent` });
+        if (!v)
+          c.addIssue({
+            code: 'custom',
+            message: `type: "${t}" is not a sale type; use type:for_sale or type:for_rent`,
+          });
         return v as SaleType;
       })
       .optional(),
@@ -62,7 +66,8 @@ export function parseListingsArgs(args: string): ListingsQuery {
   }
   // A bare word is the common mistake for a city (`/listings Austin`): take it as one.
   if (bare.length > 0) {
-    if (raw.city !== undefined) throw new UsageError(`Unexpected "${bare.join(' ')}": write options as name:value.`, USAGE);
+    if (raw.city !== undefined)
+      throw new UsageError(`Unexpected "${bare.join(' ')}": write options as name:value.`, USAGE);
     raw.city = bare.join(' ');
   }
   const parsed = parseArgs(argsSchema, raw, USAGE);
@@ -108,7 +113,8 @@ export async function listingsMessage(ctx: CoreContext, q: ListingsQuery): Promi
   const res = await fetchListingPage(ctx, q, q.page, CARDS_PER_PAGE);
   const filters = describeFilters(q);
   if (res.total === 0) {
-    const hint = q.city || q.saleType || q.mls ? ' Try fewer filters, another city, or `/listings` with no filters.' : '';
+    const hint =
+      q.city || q.saleType || q.mls ? ' Try fewer filters, another city, or `/listings` with no filters.' : '';
     return { text: `No listings found${filters}.${hint}` };
   }
   if (res.items.length === 0) {
@@ -117,8 +123,18 @@ export async function listingsMessage(ctx: CoreContext, q: ListingsQuery): Promi
     };
   }
   const buttons: Button[] = [];
-  if (q.page > 1) buttons.push({ action: LISTINGS_PAGE_ACTION, label: '◀ Prev', value: encodeListingsQuery({ ...q, page: q.page - 1 }) });
-  if (q.page < res.pages) buttons.push({ action: LISTINGS_PAGE_ACTION, label: 'Next ▶', value: encodeListingsQuery({ ...q, page: q.page + 1 }) });
+  if (q.page > 1)
+    buttons.push({
+      action: LISTINGS_PAGE_ACTION,
+      label: '◀ Prev',
+      value: encodeListingsQuery({ ...q, page: q.page - 1 }),
+    });
+  if (q.page < res.pages)
+    buttons.push({
+      action: LISTINGS_PAGE_ACTION,
+      label: 'Next ▶',
+      value: encodeListingsQuery({ ...q, page: q.page + 1 }),
+    });
   const msg: OutMessage = {
     text: `Listings${filters}: page ${q.page} of ${res.pages} (${res.total} listing${res.total === 1 ? '' : 's'})`,
     cards: res.items.map((l) => listingCard(l)),

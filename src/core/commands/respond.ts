@@ -25,14 +25,21 @@ export function requireAdmin(inv: Invocation, what: string): void {
 export function describeError(err: unknown): string {
   if (err instanceof UsageError) return err.render();
   if (err instanceof RefusalError) return err.message;
-  if (err instanceof RequestValidationError) return `Some values were not accepted:\n${err.issues.map((i) => `• ${i.message}`).join('\n')}`;
+  if (err instanceof RequestValidationError)
+    return `Some values were not accepted:\n${err.issues.map((i) => `• ${i.message}`).join('\n')}`;
   if (err instanceof ServiceError) return `The chatbot service refused: ${err.message}`;
-  if (err instanceof TimeoutError || err instanceof NetworkError) return `The chatbot service could not be reached (${err.message}). Try again in a moment.`;
+  if (err instanceof TimeoutError || err instanceof NetworkError)
+    return `The chatbot service could not be reached (${err.message}). Try again in a moment.`;
   return `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 /** Runs a command body; any error is answered ephemerally to the invoker. */
-export async function guarded(ctx: CoreContext, inv: Invocation, name: string, body: () => Promise<void>): Promise<void> {
+export async function guarded(
+  ctx: CoreContext,
+  inv: Invocation,
+  name: string,
+  body: () => Promise<void>,
+): Promise<void> {
   try {
     await body();
   } catch (err) {
@@ -49,7 +56,9 @@ type CommandBody = (ctx: CoreContext, inv: Invocation, args: string) => Promise<
  * A command whose body runs `guarded`, and whose `help` argument (with `helpWhenEmpty`, no argument
  * too) is answered with its usage.
  */
-export function guardedCommand(spec: Omit<CommandHandler, 'run'> & { body: CommandBody; helpWhenEmpty?: boolean }): CommandHandler {
+export function guardedCommand(
+  spec: Omit<CommandHandler, 'run'> & { body: CommandBody; helpWhenEmpty?: boolean },
+): CommandHandler {
   const { body, helpWhenEmpty, ...handler } = spec;
   return {
     ...handler,

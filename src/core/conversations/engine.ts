@@ -12,7 +12,17 @@ import { planAttachments, uploadAttachments } from '../attachments';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
-import type { Actor, Attachment, Button, IncomingMessage, Invocation, MessageRef, OutMessage, Place, SurfacePort } from '../surface';
+import type {
+  Actor,
+  Attachment,
+  Button,
+  IncomingMessage,
+  Invocation,
+  MessageRef,
+  OutMessage,
+  Place,
+  SurfacePort,
+} from '../surface';
 import {
   conversationIdOf,
   conversationSchema,
@@ -67,7 +77,10 @@ export class Conversations {
   /** `/ask <question>`: a new thread whose root names the user and quotes the question. */
   async startFromCommand(inv: Invocation, question: string): Promise<Conversation> {
     this.remember(inv.surface);
-    const quoted = question.split('\n').map((l) => `> ${l}`).join('\n');
+    const quoted = question
+      .split('\n')
+      .map((l) => `> ${l}`)
+      .join('\n');
     const root = { text: `${inv.surface.mention(inv.actor)} asked:\n${quoted}`, markdown: true };
     const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
     const { thread, root: rootRef } = await inv.surface.startThread(inv.place, root, title);
@@ -117,7 +130,10 @@ export class Conversations {
       return;
     }
     if (record.asker && record.asker.id !== inv.actor.id && !inv.actor.isAdmin) {
-      await inv.reply({ text: `Only ${record.asker.name}, who asked this question, or an admin can press Retry.` }, { ephemeral: true });
+      await inv.reply(
+        { text: `Only ${record.asker.name}, who asked this question, or an admin can press Retry.` },
+        { ephemeral: true },
+      );
       return;
     }
     // One retry at a time per answer: a second press while it is queued or streaming does nothing.
@@ -259,7 +275,9 @@ export class Conversations {
     const lease = keys.lease(convId);
     if (!(await store.acquireLease(lease, config.instanceId, LEASE_TTL_MS))) return false;
     const renew = setInterval(() => {
-      store.renewLease(lease, config.instanceId, LEASE_TTL_MS).catch((err: unknown) => this.ctx.log.warn({ err, convId }, 'lease renewal failed'));
+      store
+        .renewLease(lease, config.instanceId, LEASE_TTL_MS)
+        .catch((err: unknown) => this.ctx.log.warn({ err, convId }, 'lease renewal failed'));
     }, LEASE_TTL_MS / 3);
     renew.unref();
     try {
@@ -291,10 +309,16 @@ export class Conversations {
       // Lost in between (after "started", before the relay's in-flight record): answered here.
       const earlier = parseStored(startedMarkSchema, await this.ctx.store.get(startedKey));
       if (!earlier || earlier.done || (await this.relayHolds(convId))) {
-        this.ctx.log.warn({ convId, item: raw.id }, 'conversation: item started by an earlier worker; left to recovery');
+        this.ctx.log.warn(
+          { convId, item: raw.id },
+          'conversation: item started by an earlier worker; left to recovery',
+        );
         return;
       }
-      this.ctx.log.warn({ convId, item: raw.id, owner: earlier.owner }, 'conversation: item lost by an earlier worker before the relay took it; answering it again');
+      this.ctx.log.warn(
+        { convId, item: raw.id, owner: earlier.owner },
+        'conversation: item lost by an earlier worker before the relay took it; answering it again',
+      );
       if (earlier.placeholder) mark.placeholder = earlier.placeholder;
       await this.ctx.store.set(startedKey, toJson(mark), DAY_MS);
     }
@@ -311,7 +335,9 @@ export class Conversations {
         await this.answerMessage(conv, surface, item.actor, item.text, item.attachments);
       } else {
         if (ticket) {
-          await surface.post(conv.place, { text: 'A human is handling this conversation; use /handoff cancel first to ask the bot again.' });
+          await surface.post(conv.place, {
+            text: 'A human is handling this conversation; use /handoff cancel first to ask the bot again.',
+          });
           return;
         }
         const record = parseStored(retryRecordSchema, await this.ctx.store.get(keys.retry(item.retryId)));
@@ -374,8 +400,18 @@ export class Conversations {
 
   // ---- answering ---------------------------------------------------------------------------------
 
-  private async answerMessage(conv: Conversation, surface: SurfacePort, actor: Actor, text: string, attachments: Attachment[]): Promise<void> {
-    await this.addTurn(conv.id, { author: actor.name, text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''), at: this.ctx.now() });
+  private async answerMessage(
+    conv: Conversation,
+    surface: SurfacePort,
+    actor: Actor,
+    text: string,
+    attachments: Attachment[],
+  ): Promise<void> {
+    await this.addTurn(conv.id, {
+      author: actor.name,
+      text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''),
+      at: this.ctx.now(),
+    });
     if (attachments.length === 0) {
       if (text.trim() === '') return;
       await this.answer(conv, surface, actor, { conv: conv.id, question: text });
@@ -396,7 +432,14 @@ export class Conversations {
       await surface.edit(placeholder, { text: uploaded.message });
       return;
     }
-    await this.answer(conv, surface, actor, { conv: conv.id, question: text, chatAskType: plan.kind, fileIds: uploaded.fileIds }, undefined, placeholder);
+    await this.answer(
+      conv,
+      surface,
+      actor,
+      { conv: conv.id, question: text, chatAskType: plan.kind, fileIds: uploaded.fileIds },
+      undefined,
+      placeholder,
+    );
   }
 
   private async answer(
@@ -432,7 +475,12 @@ export class Conversations {
     const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
     if (placeholder) await this.notePlaceholder(conv.id, placeholder);
     const retryId = existingRetryId ?? randomBytes(8).toString('hex');
-    if (!existingRetryId) await this.ctx.store.set(keys.retry(retryId), toJson({ ...ask, asker: ask.asker ?? { id: actor.id, name: actor.name } }), RETRY_TTL_MS);
+    if (!existingRetryId)
+      await this.ctx.store.set(
+        keys.retry(retryId),
+        toJson({ ...ask, asker: ask.asker ?? { id: actor.id, name: actor.name } }),
+        RETRY_TTL_MS,
+      );
     const retryButton = { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
     const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
       const target = ref ?? placeholder;
@@ -458,7 +506,15 @@ export class Conversations {
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     try {
       await this.pauseBeforeRelayForTests(conv.id);
-      await this.stream(conv, surface, actor, ask, { native, placeholder, retryId, sessionId, signal: own.signal, show, status });
+      await this.stream(conv, surface, actor, ask, {
+        native,
+        placeholder,
+        retryId,
+        sessionId,
+        signal: own.signal,
+        show,
+        status,
+      });
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);
     }
@@ -481,7 +537,12 @@ export class Conversations {
   ): Promise<void> {
     const { native, placeholder, retryId, sessionId, signal, show, status } = run;
     const stream = this.ctx.client.askStream(
-      { sessionId, content: ask.question, ...(ask.chatAskType ? { chatAskType: ask.chatAskType } : {}), ...(ask.fileIds ? { fileIds: ask.fileIds } : {}) },
+      {
+        sessionId,
+        content: ask.question,
+        ...(ask.chatAskType ? { chatAskType: ask.chatAskType } : {}),
+        ...(ask.fileIds ? { fileIds: ask.fileIds } : {}),
+      },
       { signal, idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs },
     );
     let events: AsyncIterable<AnswerEvent> = status.clearOnFirst(stream);
@@ -520,11 +581,16 @@ export class Conversations {
       return;
     }
     if (result.status === 'interrupted' && result.text === '' && isServerFailure(result.error)) {
-      await this.showServerFailure(conv, result.error, retryButton, (msg) => show(msg, result.messages[result.messages.length - 1]));
+      await this.showServerFailure(conv, result.error, retryButton, (msg) =>
+        show(msg, result.messages[result.messages.length - 1]),
+      );
       return;
     }
     if (result.status === 'complete') {
-      await completeRatedAnswer(this.ctx, feedbackId, { message: result.messages.at(-1), answerId: result.final?.answerId });
+      await completeRatedAnswer(this.ctx, feedbackId, {
+        message: result.messages.at(-1),
+        answerId: result.final?.answerId,
+      });
     }
     await this.addTurn(conv.id, {
       author: BOT_AUTHOR,
@@ -535,20 +601,33 @@ export class Conversations {
       if (this.ctx.config.handoffOnNoAnswer) {
         await this.handoffs.request(conv, actor, `The chatbot had no answer to: ${ask.question}`);
       } else {
-        await surface.post(conv.place, { text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.", markdown: true });
+        await surface.post(conv.place, {
+          text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",
+          markdown: true,
+        });
       }
     }
   }
 
   /** The service said no (rate limit, monthly cap, bad request...): its own words, not retried. */
-  private async showRefusal(conv: Conversation, error: ServiceError | RequestValidationError, show: (msg: OutMessage) => Promise<void>): Promise<void> {
-    const text = error instanceof ServiceError ? error.message : `Sorry, I could not send that to the chatbot: ${error.message}`;
+  private async showRefusal(
+    conv: Conversation,
+    error: ServiceError | RequestValidationError,
+    show: (msg: OutMessage) => Promise<void>,
+  ): Promise<void> {
+    const text =
+      error instanceof ServiceError ? error.message : `Sorry, I could not send that to the chatbot: ${error.message}`;
     await show({ text });
     await this.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.ctx.now() });
   }
 
   /** The service failed (HTTP 5xx) before any text: say so plainly; the user decides whether to retry. */
-  private async showServerFailure(conv: Conversation, error: ServiceError, retry: Button, show: (msg: OutMessage) => Promise<void>): Promise<void> {
+  private async showServerFailure(
+    conv: Conversation,
+    error: ServiceError,
+    retry: Button,
+    show: (msg: OutMessage) => Promise<void>,
+  ): Promise<void> {
     const status = error.httpStatus ?? error.code;
     // Our own generic wording ("answered HTTP 500 ... to askStream") adds nothing; the service's own message does.
     const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;

@@ -33,7 +33,8 @@ export function describeInterruption(err: unknown, idleTimeoutMs: number): strin
   // Before the 5xx check: a rate limit answered with a 5xx status is still the service's refusal.
   if (err instanceof RateLimitedError || err instanceof QuotaExceededError) return err.message;
   if (err instanceof ServiceError) {
-    if (err.httpStatus !== undefined && err.httpStatus >= 500) return `the chatbot service failed (HTTP ${err.httpStatus})`;
+    if (err.httpStatus !== undefined && err.httpStatus >= 500)
+      return `the chatbot service failed (HTTP ${err.httpStatus})`;
     return err.message || `the chatbot service refused the question (${String(err.code)})`;
   }
   if (err instanceof RequestValidationError) return err.message || 'the question could not be sent';

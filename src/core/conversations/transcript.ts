@@ -18,7 +18,12 @@ export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
  * Appends with compare-and-set so a relay on another instance cannot overwrite a turn. Each turn
  * restarts the transcript's retention: it expires `retentionMs` after the conversation's last turn.
  */
-export async function appendTurn(store: StateStore, convId: string, turn: Turn, retentionMs = DEFAULT_RETENTION_MS): Promise<void> {
+export async function appendTurn(
+  store: StateStore,
+  convId: string,
+  turn: Turn,
+  retentionMs = DEFAULT_RETENTION_MS,
+): Promise<void> {
   const key = keys.transcript(convId);
   for (let attempt = 0; attempt < 5; attempt++) {
     const raw = await store.get(key);

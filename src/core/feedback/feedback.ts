@@ -29,7 +29,12 @@ export function parseFeedbackValue(value: string): { vote: Vote; id: string } | 
 }
 
 /** Before the answer streams: the answer is known (so an early press finds it), its ids come later. */
-export async function beginRatedAnswer(ctx: CoreContext, id: string, conversation: string, place: Place): Promise<void> {
+export async function beginRatedAnswer(
+  ctx: CoreContext,
+  id: string,
+  conversation: string,
+  place: Place,
+): Promise<void> {
   await new FeedbackStore(ctx.store).saveAnswer({
     id,
     surface: place.surface,
@@ -67,7 +72,10 @@ export async function onFeedbackPressed(ctx: CoreContext, inv: Invocation, value
     return;
   }
   const outcome = await store.vote(answer.id, inv.actor.id, parsed.vote, inv.surface.name, ctx.now());
-  ctx.log.info({ answer: answer.id, answerId: answer.answerId, vote: parsed.vote, outcome: outcome.kind }, 'answer feedback');
+  ctx.log.info(
+    { answer: answer.id, answerId: answer.answerId, vote: parsed.vote, outcome: outcome.kind },
+    'answer feedback',
+  );
   const mark = parsed.vote === 'positive' ? '👍' : '👎';
   const ack =
     outcome.kind === 'recorded'
@@ -79,7 +87,9 @@ export async function onFeedbackPressed(ctx: CoreContext, inv: Invocation, value
     await inv.reply(
       {
         text: `${ack} Sorry it did not help. Would you like a person to take over?`,
-        buttons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: answer.conversation, style: 'primary' }],
+        buttons: [
+          { action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: answer.conversation, style: 'primary' },
+        ],
       },
       { ephemeral: true },
     );

@@ -34,7 +34,8 @@ export function percentile(values: number[], p: number): number | undefined {
 
 export function computeHandoffFigures(tickets: Ticket[], fromMs: number, toMs: number): HandoffFigures {
   const inRange = (at: number | undefined): at is number => at !== undefined && at >= fromMs && at <= toMs;
-  const ended = (status: Ticket['status']): number => tickets.filter((t) => t.status === status && inRange(t.endedAt)).length;
+  const ended = (status: Ticket['status']): number =>
+    tickets.filter((t) => t.status === status && inRange(t.endedAt)).length;
   const claimWaits = tickets.filter((t) => inRange(t.firstClaimedAt)).map((t) => t.firstClaimedAt! - t.createdAt);
   const replyWaits = tickets.filter((t) => inRange(t.firstReplyAt)).map((t) => t.firstReplyAt! - t.createdAt);
   const ratings = tickets.filter((t) => t.rating !== undefined && inRange(t.ratedAt)).map((t) => t.rating!);
@@ -53,7 +54,8 @@ export function computeHandoffFigures(tickets: Ticket[], fromMs: number, toMs: n
   set('claimP90', percentile(claimWaits, 0.9));
   set('replyP50', percentile(replyWaits, 0.5));
   set('replyP90', percentile(replyWaits, 0.9));
-  if (ratings.length > 0) figures.satisfactionAverage = Math.round((ratings.reduce((a, b) => a + b, 0) / ratings.length) * 100) / 100;
+  if (ratings.length > 0)
+    figures.satisfactionAverage = Math.round((ratings.reduce((a, b) => a + b, 0) / ratings.length) * 100) / 100;
   return figures;
 }
 
@@ -64,7 +66,11 @@ export async function handoffFigures(store: StateStore, range: { from: string; t
     const t = parseStored(ticketSchema, await store.get(key));
     if (t) tickets.push(t);
   }
-  return computeHandoffFigures(tickets, Date.parse(`${range.from}T00:00:00.000Z`), Date.parse(`${range.to}T23:59:59.999Z`));
+  return computeHandoffFigures(
+    tickets,
+    Date.parse(`${range.from}T00:00:00.000Z`),
+    Date.parse(`${range.to}T23:59:59.999Z`),
+  );
 }
 
 const maybe = (ms: number | undefined): string => (ms === undefined ? 'n/a' : duration(ms));
@@ -82,8 +88,21 @@ export function handoffFiguresText(f: HandoffFigures): string {
 export function handoffChartPanels(f: HandoffFigures): ChartPanel[] {
   const min = (ms: number | undefined): number => (ms === undefined ? 0 : Math.round((ms / 60_000) * 100) / 100);
   return [
-    { title: 'Handoffs', labels: ['Opened', 'Claimed', 'Closed', 'Cancelled', 'Timed out'], values: [f.opened, f.claimed, f.closed, f.cancelled, f.timedOut] },
-    { title: 'Handoff waits (min)', labels: ['Claim p50', 'Claim p90', 'Reply p50', 'Reply p90'], values: [min(f.claimP50), min(f.claimP90), min(f.replyP50), min(f.replyP90)] },
-    { title: `Satisfaction (1-5, ${f.satisfactionCount} rating${f.satisfactionCount === 1 ? '' : 's'})`, labels: ['Average'], values: [f.satisfactionAverage ?? 0], max: 5 },
+    {
+      title: 'Handoffs',
+      labels: ['Opened', 'Claimed', 'Closed', 'Cancelled', 'Timed out'],
+      values: [f.opened, f.claimed, f.closed, f.cancelled, f.timedOut],
+    },
+    {
+      title: 'Handoff waits (min)',
+      labels: ['Claim p50', 'Claim p90', 'Reply p50', 'Reply p90'],
+      values: [min(f.claimP50), min(f.claimP90), min(f.replyP50), min(f.replyP90)],
+    },
+    {
+      title: `Satisfaction (1-5, ${f.satisfactionCount} rating${f.satisfactionCount === 1 ? '' : 's'})`,
+      labels: ['Average'],
+      values: [f.satisfactionAverage ?? 0],
+      max: 5,
+    },
   ];
 }

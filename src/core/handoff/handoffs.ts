@@ -102,7 +102,10 @@ export class Handoffs {
     const userSurface = this.surface(conv.place);
     const active = await this.activeTicket(conv.id);
     if (active) {
-      const who = active.status === 'claimed' ? `${active.claimedBy?.name ?? 'An agent'} is already with you here` : 'A human has already been asked to join this conversation';
+      const who =
+        active.status === 'claimed'
+          ? `${active.claimedBy?.name ?? 'An agent'} is already with you here`
+          : 'A human has already been asked to join this conversation';
       await userSurface.post(conv.place, { text: `${who}. Use /handoff cancel to go back to the bot.` });
       return;
     }
@@ -135,7 +138,10 @@ export class Handoffs {
     await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
 
     // "Talk to a human" no longer applies while a human is asked for.
-    await this.quietly(() => userSurface.stripButtons?.(conv.place, [HANDOFF_ACTIONS.request]), 'removing Talk to a human');
+    await this.quietly(
+      () => userSurface.stripButtons?.(conv.place, [HANDOFF_ACTIONS.request]),
+      'removing Talk to a human',
+    );
     const noticeText = await this.talkToHumanMessage();
     const notice = await userSurface.post(conv.place, {
       text: noticeText,
@@ -182,7 +188,10 @@ export class Handoffs {
       return { ...t, status: 'claimed', claimedBy: agent, claimedAt: now, firstClaimedAt: t.firstClaimedAt ?? now };
     });
     if (!won) return;
-    await this.tellThread(won, `${agent.name} claimed this ticket. Their messages in this thread go to ${won.user.name} (start one with "note:" to keep it for the team); theirs appear here. Press Close to hand them back to the bot.`);
+    await this.tellThread(
+      won,
+      `${agent.name} claimed this ticket. Their messages in this thread go to ${won.user.name} (start one with "note:" to keep it for the team); theirs appear here. Press Close to hand them back to the bot.`,
+    );
     await this.tellUser(won, `${agent.name} (agent) has joined the conversation and will answer you here.`);
     // Last: a ticket edit Slack or Discord holds back (rate limits) must not keep either side waiting.
     await this.refreshTicketMessage(won);
@@ -191,15 +200,23 @@ export class Handoffs {
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */
   async release(inv: Invocation, ticketId: string): Promise<void> {
     const released = await this.transition(inv, ticketId, (t) => {
-      if (t.status !== 'claimed') return `This ticket is ${stateWord(t.status).toLowerCase()}: there is nothing to release.`;
-      if (t.claimedBy?.id !== inv.actor.id) return `Only ${t.claimedBy?.name ?? 'the claiming agent'}, who claimed this ticket, may release it.`;
+      if (t.status !== 'claimed')
+        return `This ticket is ${stateWord(t.status).toLowerCase()}: there is nothing to release.`;
+      if (t.claimedBy?.id !== inv.actor.id)
+        return `Only ${t.claimedBy?.name ?? 'the claiming agent'}, who claimed this ticket, may release it.`;
       const { claimedBy: _c, claimedAt: _a, ...rest } = t;
       return { ...rest, status: 'open', waitingSince: this.ctx.now(), reminders: 0, lastRemindAt: undefined };
     });
     if (!released) return;
     await this.refreshTicketMessage(released);
-    await this.tellThread(released, `${inv.actor.name} released this ticket: it is waiting again. Press Claim to take it.`);
-    await this.tellUser(released, `${inv.actor.name} handed your request back to the team: someone else will pick it up here shortly.`);
+    await this.tellThread(
+      released,
+      `${inv.actor.name} released this ticket: it is waiting again. Press Claim to take it.`,
+    );
+    await this.tellUser(
+      released,
+      `${inv.actor.name} handed your request back to the team: someone else will pick it up here shortly.`,
+    );
   }
 
   /** Take over: asks the pressing agent to confirm (the claimer is named), nothing changes yet. */
@@ -207,15 +224,32 @@ export class Handoffs {
     const t = await this.load(ticketId);
     if (!t) return void (await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true }));
     if (t.status !== 'claimed') {
-      await inv.reply({ text: `This ticket is ${stateWord(t.status).toLowerCase()}: ${t.status === 'open' ? 'press Claim instead.' : 'there is nothing to take over.'}` }, { ephemeral: true });
+      await inv.reply(
+        {
+          text: `This ticket is ${stateWord(t.status).toLowerCase()}: ${t.status === 'open' ? 'press Claim instead.' : 'there is nothing to take over.'}`,
+        },
+        { ephemeral: true },
+      );
       return;
     }
-    if (t.claimedBy?.id === inv.actor.id) return void (await inv.reply({ text: 'You already hold this ticket.' }, { ephemeral: true }));
-    if (!this.inHandoffChannel(inv, t)) return void (await inv.reply({ text: 'Only members of the handoff channel may take over a ticket.' }, { ephemeral: true }));
+    if (t.claimedBy?.id === inv.actor.id)
+      return void (await inv.reply({ text: 'You already hold this ticket.' }, { ephemeral: true }));
+    if (!this.inHandoffChannel(inv, t))
+      return void (await inv.reply(
+        { text: 'Only members of the handoff channel may take over a ticket.' },
+        { ephemeral: true },
+      ));
     await inv.reply(
       {
         text: `Take this ticket over from ${t.claimedBy?.name ?? 'the claiming agent'}? ${t.user.name} will be told you answer from now on.`,
-        buttons: [{ action: HANDOFF_ACTIONS.takeoverConfirm, label: 'Take over', value: `${t.id}:${t.claimedBy?.id ?? ''}`, style: 'primary' }],
+        buttons: [
+          {
+            action: HANDOFF_ACTIONS.takeoverConfirm,
+            label: 'Take over',
+            value: `${t.id}:${t.claimedBy?.id ?? ''}`,
+            style: 'primary',
+          },
+        ],
       },
       { ephemeral: true },
     );
@@ -228,8 +262,10 @@ export class Handoffs {
     const expected = cut < 0 ? '' : value.slice(cut + 1);
     let previous: Actor | undefined;
     const taken = await this.transition(inv, ticketId, (t) => {
-      if (t.status !== 'claimed') return `This ticket is ${stateWord(t.status).toLowerCase()} now: nothing was taken over.`;
-      if (t.claimedBy?.id !== expected) return `The ticket changed hands meanwhile (now ${t.claimedBy?.name ?? 'nobody'}): nothing was taken over.`;
+      if (t.status !== 'claimed')
+        return `This ticket is ${stateWord(t.status).toLowerCase()} now: nothing was taken over.`;
+      if (t.claimedBy?.id !== expected)
+        return `The ticket changed hands meanwhile (now ${t.claimedBy?.name ?? 'nobody'}): nothing was taken over.`;
       if (t.claimedBy?.id === inv.actor.id) return 'You already hold this ticket.';
       if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may take over a ticket.';
       previous = t.claimedBy;
@@ -237,9 +273,17 @@ export class Handoffs {
     });
     if (!taken) return;
     await this.refreshTicketMessage(taken);
-    await this.tellThread(taken, `${inv.actor.name} took this ticket over from ${previous?.name ?? 'the previous agent'}. From now on their messages here go to ${taken.user.name}.`);
-    await this.tellUser(taken, `${inv.actor.name} (agent) now answers you here, taking over from ${previous?.name ?? 'the previous agent'}.`);
-    await inv.reply({ text: `You now hold the ticket of ${taken.user.name}.` }, { ephemeral: true }).catch(() => undefined);
+    await this.tellThread(
+      taken,
+      `${inv.actor.name} took this ticket over from ${previous?.name ?? 'the previous agent'}. From now on their messages here go to ${taken.user.name}.`,
+    );
+    await this.tellUser(
+      taken,
+      `${inv.actor.name} (agent) now answers you here, taking over from ${previous?.name ?? 'the previous agent'}.`,
+    );
+    await inv
+      .reply({ text: `You now hold the ticket of ${taken.user.name}.` }, { ephemeral: true })
+      .catch(() => undefined);
   }
 
   /**
@@ -266,7 +310,12 @@ export class Handoffs {
   }
 
   /** The bridge ends a ticket itself (the ticket could not be posted, or nobody claimed it in time). */
-  private async finish(ticketId: string, how: Ended, by: Actor, opts: { quiet?: boolean } = {}): Promise<Ticket | undefined> {
+  private async finish(
+    ticketId: string,
+    how: Ended,
+    by: Actor,
+    opts: { quiet?: boolean } = {},
+  ): Promise<Ticket | undefined> {
     let ended: Ticket | undefined;
     const changed = await this.update(ticketId, (t) => {
       if (isEnded(t.status) || (how === 'timedout' && t.status !== 'open')) return undefined;
@@ -305,7 +354,11 @@ export class Handoffs {
         () =>
           this.surface(ended.userPlace).post(ended.userPlace, {
             text: `${closedText(ended)}\n${ratingQuestion(ended)}`,
-            buttons: [1, 2, 3, 4, 5].map((n) => ({ action: HANDOFF_ACTIONS.rate, label: String(n), value: `${ended.id}:${n}` })),
+            buttons: [1, 2, 3, 4, 5].map((n) => ({
+              action: HANDOFF_ACTIONS.rate,
+              label: String(n),
+              value: `${ended.id}:${n}`,
+            })),
           }),
         'telling the user and asking for a rating',
       );
@@ -321,7 +374,10 @@ export class Handoffs {
     // The Cancel button no longer applies.
     if (ended.userNotice) {
       await this.quietly(
-        () => this.surface(ended.userPlace).edit(ended.userNotice!, { text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)` }),
+        () =>
+          this.surface(ended.userPlace).edit(ended.userNotice!, {
+            text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)`,
+          }),
         'removing the Cancel button',
       );
     }
@@ -336,7 +392,8 @@ export class Handoffs {
       return;
     }
     const rated = await this.transition(inv, ticketId, (t) => {
-      if (t.user.id !== inv.actor.id || t.userPlace.surface !== inv.surface.name) return `Only ${t.user.name}, who was helped, may rate this.`;
+      if (t.user.id !== inv.actor.id || t.userPlace.surface !== inv.surface.name)
+        return `Only ${t.user.name}, who was helped, may rate this.`;
       if (t.rating !== undefined) return `You already rated the help ${t.rating}/5. Thank you!`;
       return { ...t, rating: score, ratedAt: this.ctx.now() };
     });
@@ -355,7 +412,10 @@ export class Handoffs {
       this.ctx.log.warn({ ticket: ticket.id }, 'handoff: user message before the ticket thread exists');
       return;
     }
-    await this.surface(ticket.thread).post(ticket.thread, { text: `*${actor.name}:* ${text}${fileLines(attachments)}`, markdown: true });
+    await this.surface(ticket.thread).post(ticket.thread, {
+      text: `*${actor.name}:* ${text}${fileLines(attachments)}`,
+      markdown: true,
+    });
   }
 
   /**
@@ -366,7 +426,9 @@ export class Handoffs {
     const ticket = await this.load(ticketId);
     if (!ticket) return;
     if (isEnded(ticket.status)) {
-      await surface.notify(msg.place, msg.actor, { text: `This ticket is ${stateWord(ticket.status).toLowerCase()}: the user no longer sees messages here.` });
+      await surface.notify(msg.place, msg.actor, {
+        text: `This ticket is ${stateWord(ticket.status).toLowerCase()}: the user no longer sees messages here.`,
+      });
       return;
     }
     const fromClaimer = ticket.status === 'claimed' && ticket.claimedBy?.id === msg.actor.id;
@@ -378,10 +440,16 @@ export class Handoffs {
           : fromClaimer
             ? ''
             : ` Only ${ticket.claimedBy?.name ?? 'the claiming agent'}'s messages reach them.`;
-      await surface.post(msg.place, { text: `Internal note from ${msg.actor.name}: kept for the team, not sent to ${ticket.user.name}.${why}` });
+      await surface.post(msg.place, {
+        text: `Internal note from ${msg.actor.name}: kept for the team, not sent to ${ticket.user.name}.${why}`,
+      });
       return;
     }
-    await appendTurn(this.ctx.store, ticket.convId, { author: `${msg.actor.name} (agent)`, text: msg.text, at: this.ctx.now() });
+    await appendTurn(this.ctx.store, ticket.convId, {
+      author: `${msg.actor.name} (agent)`,
+      text: msg.text,
+      at: this.ctx.now(),
+    });
     await this.surface(ticket.userPlace).post(ticket.userPlace, {
       text: `*${msg.actor.name} (agent):* ${msg.text}${fileLines(msg.attachments)}`,
       markdown: true,
@@ -414,7 +482,10 @@ export class Handoffs {
   private async sweepOne(ticket: Ticket): Promise<void> {
     const now = this.ctx.now();
     const since = ticket.waitingSince ?? ticket.createdAt;
-    if (now - ticket.createdAt >= this.ctx.config.handoffClaimTimeoutMs && (await this.ctx.store.setIfAbsent(ticketKeys.late(ticket.id), now))) {
+    if (
+      now - ticket.createdAt >= this.ctx.config.handoffClaimTimeoutMs &&
+      (await this.ctx.store.setIfAbsent(ticketKeys.late(ticket.id), now))
+    ) {
       await this.tellUser(
         ticket,
         `No one has picked up your request yet (${minutes(now - ticket.createdAt)}). It stays open in the handoff channel ` +
@@ -429,10 +500,16 @@ export class Handoffs {
       return;
     }
     if (sent >= MAX_REMINDERS || now - last < this.remindMs || !ticket.thread) return;
-    if (!(await this.ctx.store.setIfAbsent(ticketKeys.remind(ticket.id, since, sent + 1), now, 7 * 24 * 3600 * 1000))) return;
-    const updated = await this.update(ticket.id, (t) => (t.status === 'open' ? { ...t, reminders: sent + 1, lastRemindAt: now } : undefined));
+    if (!(await this.ctx.store.setIfAbsent(ticketKeys.remind(ticket.id, since, sent + 1), now, 7 * 24 * 3600 * 1000)))
+      return;
+    const updated = await this.update(ticket.id, (t) =>
+      t.status === 'open' ? { ...t, reminders: sent + 1, lastRemindAt: now } : undefined,
+    );
     if (!updated) return;
-    await this.tellThread(updated, `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${ticket.user.name} has been waiting ${duration(now - since)} for an agent. Press Claim on the ticket to take it.`);
+    await this.tellThread(
+      updated,
+      `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${ticket.user.name} has been waiting ${duration(now - since)} for an agent. Press Claim on the ticket to take it.`,
+    );
     await this.refreshTicketMessage(updated);
   }
 
@@ -465,17 +542,26 @@ export class Handoffs {
   /** Members of the handoff channel (and admins) may see the queue. */
   async isAgent(actor: Actor, surface: SurfacePort, place?: Place): Promise<boolean> {
     if (actor.isAdmin) return true;
-    const targets = Object.values(this.ctx.config.handoff).filter((t): t is HandoffTarget => t !== undefined && t.surface === surface.name);
+    const targets = Object.values(this.ctx.config.handoff).filter(
+      (t): t is HandoffTarget => t !== undefined && t.surface === surface.name,
+    );
     for (const t of targets) {
       if (place && place.channel === t.channel) return true;
-      const member = await this.quietly(() => surface.isMember?.({ surface: t.surface, workspace: t.workspace, channel: t.channel }, actor.id), 'membership');
+      const member = await this.quietly(
+        () => surface.isMember?.({ surface: t.surface, workspace: t.workspace, channel: t.channel }, actor.id),
+        'membership',
+      );
       if (member) return true;
     }
     return false;
   }
 
   /** Runs one compare-and-set transition; a refusal (a string) is told to the invoker, ephemerally. */
-  private async transition(inv: Invocation, ticketId: string, change: (t: Ticket) => Ticket | string): Promise<Ticket | undefined> {
+  private async transition(
+    inv: Invocation,
+    ticketId: string,
+    change: (t: Ticket) => Ticket | string,
+  ): Promise<Ticket | undefined> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const raw = await this.ctx.store.get(ticketKeys.ticket(ticketId));
       const ticket = parseStored(ticketSchema, raw);
@@ -544,7 +630,11 @@ export class Handoffs {
 
   /** The lead summary of a ticket's conversation (deterministic: see lead.ts). */
   async leadOf(ticket: Ticket): Promise<LeadSummary> {
-    return leadFrom(ticket, await readTranscript(this.ctx.store, ticket.convId), await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id));
+    return leadFrom(
+      ticket,
+      await readTranscript(this.ctx.store, ticket.convId),
+      await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id),
+    );
   }
 
   private async renderFor(ticket: Ticket, handoffSurface: SurfacePort): Promise<OutMessage> {
@@ -558,7 +648,11 @@ export class Handoffs {
     return renderTicket(ticket, {
       userLabel: label,
       transcript,
-      lead: leadFrom(ticket, transcript, await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id)),
+      lead: leadFrom(
+        ticket,
+        transcript,
+        await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id),
+      ),
       maxLength: handoffSurface.limits.maxMessageLength,
       now: this.ctx.now(),
     });
@@ -576,7 +670,10 @@ export class Handoffs {
   }
 
   private async talkToHumanMessage(): Promise<string> {
-    const applied = parseStored(appliedSettingsSchema, await this.ctx.store.get(`settings:applied:${this.ctx.config.chatbotId}`));
+    const applied = parseStored(
+      appliedSettingsSchema,
+      await this.ctx.store.get(`settings:applied:${this.ctx.config.chatbotId}`),
+    );
     const text = applied?.TalkToHumanResponseMessage?.trim();
     return text ? text : DEFAULT_TALK_TO_HUMAN;
   }
@@ -595,7 +692,9 @@ function leadFrom(ticket: Ticket, transcript: Turn[], opened: string[]): LeadSum
   const isAgent = (t: Turn): boolean => t.author.endsWith(' (agent)');
   return extractLead({
     name: ticket.user.name,
-    userTexts: transcript.filter((t) => !isAnswer(t) && !isAgent(t)).map((t) => t.text.replace(/^\(asked for a human\) /, '')),
+    userTexts: transcript
+      .filter((t) => !isAnswer(t) && !isAgent(t))
+      .map((t) => t.text.replace(/^\(asked for a human\) /, '')),
     answerTexts: transcript.filter(isAnswer).map((t) => t.text),
     openedListings: opened,
   });
@@ -603,7 +702,10 @@ function leadFrom(ticket: Ticket, transcript: Turn[], opened: string[]): LeadSum
 
 /** The message a conversation thread hangs on (Slack: the root's ts; Discord: the thread, named after its root). */
 function rootOf(place: Place): { place: Place; id: string } {
-  return { place: { surface: place.surface, workspace: place.workspace, channel: place.channel }, id: place.thread ?? '' };
+  return {
+    place: { surface: place.surface, workspace: place.workspace, channel: place.channel },
+    id: place.thread ?? '',
+  };
 }
 
 function surfaceLabel(s: Place['surface']): string {

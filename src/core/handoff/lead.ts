@@ -28,7 +28,8 @@ export interface LeadSummary {
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 /** North American numbers in the usual spellings, and international ones written with a +. */
-const PHONE = /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b|\+\d{1,3}(?:[\s.-]?\d){7,12}\b|\b\d{10}\b/g;
+const PHONE =
+  /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b|\+\d{1,3}(?:[\s.-]?\d){7,12}\b|\b\d{10}\b/g;
 /** "MLS ATX240131", "MLS# 1234567", or a bare board-prefixed number like SEA240007. */
 const MLS_TAGGED = /\bMLS\s*(?:#|no\.?|number)?\s*:?\s*([A-Z]{0,4}\d{5,10})\b/gi;
 const MLS_BARE = /\b([A-Z]{2,4}\d{5,9})\b/g;
@@ -41,13 +42,56 @@ const ADDRESS = new RegExp(
 /** A city after "in", "near", "around" or "to": capitalised words, up to three. */
 const CITY = /\b(?:in|near|around|to|at|from|city of)\s+([A-Z][a-zA-Z.'-]+(?:\s+[A-Z][a-zA-Z.'-]+){0,2})/g;
 const NOT_CITIES = new Set([
-  'I', 'A', 'The', 'My', 'Your', 'Our', 'This', 'That', 'It', 'MLS', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday',
-  'Saturday', 'Sunday', 'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October',
-  'November', 'December', 'Touch', 'Person', 'Cash', 'Total', 'Mind',
+  'I',
+  'A',
+  'The',
+  'My',
+  'Your',
+  'Our',
+  'This',
+  'That',
+  'It',
+  'MLS',
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+  'Touch',
+  'Person',
+  'Cash',
+  'Total',
+  'Mind',
 ]);
-const MONEY = /\$\s?\d[\d,]*(?:\.\d+)?\s?(?:[kKmM]\b|million\b|thousand\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:[kK]|million|thousand)\b(?:\s?(?:dollars|USD))?|\b\d{1,3}(?:,\d{3})+\s?(?:dollars|USD)\b/g;
-const BUDGET_CUE = /\b(?:budget|afford|spend|up to|under|below|max(?:imum)?|around|about|price range|no more than|less than)\b/i;
-const WORD_NUMBERS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, studio: 0 };
+const MONEY =
+  /\$\s?\d[\d,]*(?:\.\d+)?\s?(?:[kKmM]\b|million\b|thousand\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:[kK]|million|thousand)\b(?:\s?(?:dollars|USD))?|\b\d{1,3}(?:,\d{3})+\s?(?:dollars|USD)\b/g;
+const BUDGET_CUE =
+  /\b(?:budget|afford|spend|up to|under|below|max(?:imum)?|around|about|price range|no more than|less than)\b/i;
+const WORD_NUMBERS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  studio: 0,
+};
 const BEDROOMS = /\b(\d{1,2}|one|two|three|four|five|six|seven|eight)\s*(?:-|\s)?\s*(?:bed(?:room)?s?|br|bd|bdrm)\b/i;
 
 function uniq(values: string[]): string[] {
@@ -80,7 +124,10 @@ export function extractListings(text: string): string[] {
   const mls = [...all(MLS_TAGGED, text, 1), ...all(MLS_BARE, text, 1)].map((m) => `MLS ${m.toUpperCase()}`);
   const addresses = all(ADDRESS, text).map((a) => a.replace(/\.$/, ''));
   // Keep the order the text mentions them in.
-  const withPos = [...mls, ...addresses].map((v) => ({ v, at: text.toUpperCase().indexOf(v.replace(/^MLS /, '').toUpperCase()) }));
+  const withPos = [...mls, ...addresses].map((v) => ({
+    v,
+    at: text.toUpperCase().indexOf(v.replace(/^MLS /, '').toUpperCase()),
+  }));
   withPos.sort((a, b) => a.at - b.at);
   return uniq(withPos.map((x) => x.v));
 }

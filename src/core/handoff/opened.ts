@@ -14,7 +14,13 @@ const openedSchema = z.array(z.object({ label: z.string(), at: z.number() }));
 const key = (surface: SurfaceName, userId: string): string => `leadopened:${surface}:${encodeURIComponent(userId)}`;
 
 /** Best effort: a listing card shown must not fail because this note could not be stored. */
-export async function noteOpenedListing(store: StateStore, surface: SurfaceName, userId: string, label: string, at: number): Promise<void> {
+export async function noteOpenedListing(
+  store: StateStore,
+  surface: SurfaceName,
+  userId: string,
+  label: string,
+  at: number,
+): Promise<void> {
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       const raw = await store.get(key(surface, userId));

@@ -60,7 +60,8 @@ export interface TicketView {
 
 export function ticketButtons(ticket: Ticket): Button[] {
   const close = { action: HANDOFF_ACTIONS.close, label: 'Close', value: ticket.id, style: 'danger' as const };
-  if (ticket.status === 'open') return [{ action: HANDOFF_ACTIONS.claim, label: 'Claim', value: ticket.id, style: 'primary' }, close];
+  if (ticket.status === 'open')
+    return [{ action: HANDOFF_ACTIONS.claim, label: 'Claim', value: ticket.id, style: 'primary' }, close];
   if (ticket.status === 'claimed') {
     return [
       close,

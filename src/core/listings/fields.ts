@@ -71,7 +71,9 @@ export const LISTING_FIELDS: readonly ListingFieldDef[] = [
   f('HOAMonth', 'HOA dues', 'number', false, 'Rent and costs', { hint: 'per month, e.g. 350' }),
   f('CurrencySymbol', 'Currency', 'string', true, 'Rent and costs', { hint: 'e.g. $' }),
   f('Images', 'Photos', 'images', false, 'Photos and facts', { hint: 'photo links, one per line' }),
-  f('ExtensionColumn', 'More facts', 'extension', false, 'Photos and facts', { hint: 'one per line, e.g. Heating: Gas' }),
+  f('ExtensionColumn', 'More facts', 'extension', false, 'Photos and facts', {
+    hint: 'one per line, e.g. Heating: Gas',
+  }),
   f('Location', 'Neighborhood', 'string', false, 'Photos and facts', { hint: 'e.g. LoDo, Denver' }),
   f('EstimatePrice', 'Estimated value', 'number', false, 'Photos and facts', { hint: 'e.g. 460,000' }),
   f('UnitAreaPrice', 'Price per square foot', 'number', false, 'Photos and facts', { hint: 'e.g. 245' }),
@@ -139,7 +141,9 @@ function coerce(def: ListingFieldDef, raw: string): { value?: unknown; error?: s
     case 'number': {
       const cleaned = text.replace(/[,$€£\s]/g, '');
       const n = Number(cleaned);
-      return cleaned !== '' && Number.isFinite(n) ? { value: n } : { error: `${def.name} must be a number (got "${text}")` };
+      return cleaned !== '' && Number.isFinite(n)
+        ? { value: n }
+        : { error: `${def.name} must be a number (got "${text}")` };
     }
     case 'enum':
       return { value: matchOption(def.options ?? [], text) ?? text };
@@ -147,7 +151,10 @@ function coerce(def: ListingFieldDef, raw: string): { value?: unknown; error?: s
       return { value: text.split(/[\s,]+/).filter((s) => s !== '') };
     case 'extension': {
       const items: Array<{ Key: string; value: string }> = [];
-      for (const line of text.split(/[\n;]+/).map((l) => l.trim()).filter((l) => l !== '')) {
+      for (const line of text
+        .split(/[\n;]+/)
+        .map((l) => l.trim())
+        .filter((l) => l !== '')) {
         // "Heating: Gas" or "Heating=Gas".
         const eq = /[=:]/.exec(line)?.index ?? -1;
         if (eq <= 0) return { error: `More facts: write one fact per line, like Heating: Gas (got "${line}")` };
@@ -162,7 +169,10 @@ function coerce(def: ListingFieldDef, raw: string): { value?: unknown; error?: s
 }
 
 /** Raw text per field name (pairs or form values) to typed values, with per-field errors. */
-export function coerceListingValues(raw: Record<string, string>): { values: Partial<Record<ListingFieldName, unknown>>; errors: FieldErrors } {
+export function coerceListingValues(raw: Record<string, string>): {
+  values: Partial<Record<ListingFieldName, unknown>>;
+  errors: FieldErrors;
+} {
   const values: Partial<Record<ListingFieldName, unknown>> = {};
   const errors: FieldErrors = {};
   for (const [name, text] of Object.entries(raw)) {
@@ -211,8 +221,8 @@ const unitOf = (area: string | undefined): string | undefined =>
 export function listingToText(l: Listing): Partial<Record<ListingFieldName, string>> {
   const n = (v: number | undefined): string | undefined => (v === undefined ? undefined : String(v));
   const out: Partial<Record<ListingFieldName, string>> = {
-    SaleType: l.saleType === undefined ? undefined : matchOption(SALE_TYPES, l.saleType) ?? l.saleType,
-    Status: l.status === undefined ? undefined : matchOption(LISTING_STATUSES, l.status) ?? l.status,
+    SaleType: l.saleType === undefined ? undefined : (matchOption(SALE_TYPES, l.saleType) ?? l.saleType),
+    Status: l.status === undefined ? undefined : (matchOption(LISTING_STATUSES, l.status) ?? l.status),
     PropertyType: l.propertyType,
     MLSNumber: l.mlsNumber,
     Url: l.url,
@@ -242,7 +252,8 @@ export function listingToText(l: Listing): Partial<Record<ListingFieldName, stri
     Longitude: l.longitude === undefined || (l.latitude === 0 && l.longitude === 0) ? undefined : String(l.longitude),
     Description: l.description,
     Images: l.images.length > 0 ? l.images.join('\n') : undefined,
-    ExtensionColumn: l.extensionColumns.length > 0 ? l.extensionColumns.map((e) => `${e.key}: ${e.value}`).join('\n') : undefined,
+    ExtensionColumn:
+      l.extensionColumns.length > 0 ? l.extensionColumns.map((e) => `${e.key}: ${e.value}`).join('\n') : undefined,
   };
   for (const k of Object.keys(out) as ListingFieldName[]) if (out[k] === undefined) delete out[k];
   return out;

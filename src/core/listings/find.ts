@@ -18,7 +18,12 @@ export interface ListingPage {
 /** A page holds a short list whole (a city's six listings are one page) and stays within Discord's 10 embeds. */
 export const CARDS_PER_PAGE = 8;
 
-export async function fetchListingPage(ctx: CoreContext, filters: ListingFilters, page: number, pageSize = CARDS_PER_PAGE): Promise<ListingPage> {
+export async function fetchListingPage(
+  ctx: CoreContext,
+  filters: ListingFilters,
+  page: number,
+  pageSize = CARDS_PER_PAGE,
+): Promise<ListingPage> {
   const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, ...filters, page, pageSize });
   return { items: res.items, total: res.total, page, pages: Math.max(1, Math.ceil(res.total / pageSize)) };
 }
@@ -70,7 +75,12 @@ const normUrl = (u: string): string => u.trim().replace(/\/+$/, '').toLowerCase(
  */
 export async function findListings(ctx: CoreContext, k: ListingKey): Promise<Listing[]> {
   if (k.keyType === 'MLSNumber') {
-    const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, mls: k.key, page: 1, pageSize: SCAN_PAGE_SIZE });
+    const res = await ctx.client.listListings({
+      chatbotId: ctx.config.chatbotId,
+      mls: k.key,
+      page: 1,
+      pageSize: SCAN_PAGE_SIZE,
+    });
     const exact = res.items.filter((l) => matches(l, k));
     return exact;
   }

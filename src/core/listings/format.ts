@@ -44,7 +44,8 @@ export function areaUnit(l: Listing): string {
 export function formatArea(l: Listing): string | undefined {
   const area = l.area;
   const unit = area ? UNIT_SHORT[area.toLowerCase()] : undefined;
-  if (l.buildingArea !== undefined) return `${formatNumber(l.buildingArea)} ${unit ?? (area && !/\d/.test(area) ? area : 'sq ft')}`;
+  if (l.buildingArea !== undefined)
+    return `${formatNumber(l.buildingArea)} ${unit ?? (area && !/\d/.test(area) ? area : 'sq ft')}`;
   if (area && /\d/.test(area)) return area;
   return undefined;
 }

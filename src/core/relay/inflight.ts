@@ -6,7 +6,14 @@
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import { type Button, type MessageRef, type OutMessage, SURFACE_NAMES, type SurfaceName, type SurfacePort } from '../surface';
+import {
+  type Button,
+  type MessageRef,
+  type OutMessage,
+  SURFACE_NAMES,
+  type SurfaceName,
+  type SurfacePort,
+} from '../surface';
 import type { Json, StateStore } from '../../state/store';
 
 export const INFLIGHT_PREFIX = 'inflight:';

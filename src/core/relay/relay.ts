@@ -10,7 +10,16 @@
 import type { Logger } from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
 import type { StateStore } from '../../state/store';
-import type { Button, FeedbackPrompt, MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
+import type {
+  Button,
+  FeedbackPrompt,
+  MessageRef,
+  NativeStream,
+  OutMessage,
+  Place,
+  Priority,
+  SurfacePort,
+} from '../surface';
 import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import { isPlatformRateLimit } from './scheduler';
@@ -292,7 +301,8 @@ class AnswerRun {
             this.text += ev.text;
             // The live message's cut is decided: an interim of it waiting for its planned turn in
             // the gateway goes now, so the seal (and the next message) does not wait for that turn.
-            if (this.phase.kind === 'streaming' && this.liveView().cut !== undefined) this.surface.promote?.(this.coalesceKey);
+            if (this.phase.kind === 'streaming' && this.liveView().cut !== undefined)
+              this.surface.promote?.(this.coalesceKey);
             this.wake.bump();
           } else {
             this.finish(ev);
@@ -648,7 +658,11 @@ class AnswerRun {
       let stream: NativeStream | undefined;
       try {
         // The stream starts with what the message may show already (text that came while it waited).
-        stream = await this.surface.startNativeStream(this.req.place, { text: want.text, markdown: true, typing: true });
+        stream = await this.surface.startNativeStream(this.req.place, {
+          text: want.text,
+          markdown: true,
+          typing: true,
+        });
       } catch (err) {
         // The gateway's retries of a rate-limited start are spent: post and edit instead (see step).
         if (isPlatformRateLimit(err)) throw err;
@@ -662,7 +676,11 @@ class AnswerRun {
       this.nativeMode = false;
     }
     let sent = want;
-    const ref = await this.surface.post(this.req.place, want, this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)));
+    const ref = await this.surface.post(
+      this.req.place,
+      want,
+      this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
+    );
     this.slots[index] = this.slot(ref, sent);
   }
 
@@ -706,7 +724,11 @@ class AnswerRun {
       return;
     }
     let sent = want;
-    await this.surface.edit(slot.ref, want, this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)));
+    await this.surface.edit(
+      slot.ref,
+      want,
+      this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
+    );
     slot.sent = sent;
     if (sent.typing) slot.lastInterimAt = this.now;
   }

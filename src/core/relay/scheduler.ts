@@ -364,12 +364,16 @@ export class BudgetScheduler {
     if (job.priority === 'final') return job.budgets;
     // Planned budgets need no share (the reservation and the plan keep their finals), nor do safety
     // buckets under a tighter budget (plan: false).
-    const shares = job.budgets.filter((b) => b.plan !== false && !this.reserves(b)).map((b) => ({
-      key: `${b.key}:interim`,
-      limit: Math.max(1, Math.floor(b.limit * this.interimShare)),
-      windowMs: b.windowMs,
-    }));
-    const unreserved = job.budgets.map((b) => (this.reserves(b) ? { ...b, limit: b.limit - this.finalsAwaited(b.key) } : b));
+    const shares = job.budgets
+      .filter((b) => b.plan !== false && !this.reserves(b))
+      .map((b) => ({
+        key: `${b.key}:interim`,
+        limit: Math.max(1, Math.floor(b.limit * this.interimShare)),
+        windowMs: b.windowMs,
+      }));
+    const unreserved = job.budgets.map((b) =>
+      this.reserves(b) ? { ...b, limit: b.limit - this.finalsAwaited(b.key) } : b,
+    );
     return [...shares, ...unreserved];
   }
 
@@ -441,11 +445,14 @@ export class BudgetScheduler {
     if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.kick();
-    }, Math.max(MIN_WAKE_MS, ms));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.kick();
+      },
+      Math.max(MIN_WAKE_MS, ms),
+    );
     // Waiting calls hold their callers' promises, not the process.
     this.timer.unref();
   }

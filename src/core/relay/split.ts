@@ -152,7 +152,10 @@ function cutWith(text: string, start: number, limit: number, fences: Fence[], fl
   if (text.length - start <= limit) return text.length;
   const end = start + limit;
   // A floor the window does not reach cannot be honoured: the limit wins.
-  const all = floor > start && floor <= end ? candidates(text, start, end).filter((c) => c.at >= floor) : candidates(text, start, end);
+  const all =
+    floor > start && floor <= end
+      ? candidates(text, start, end).filter((c) => c.at >= floor)
+      : candidates(text, start, end);
   const outside = all.filter((c) => !insideFence(fences, c.at));
 
   for (const kind of [Kind.Paragraph, Kind.Line, Kind.Sentence, Kind.Word, Kind.Cjk]) {
@@ -261,7 +264,8 @@ export function streamingCut(text: string, start: number, limit: number, floor =
   // Text ending in whitespace outside a fence will have a cut after that whitespace starts, so the
   // fallback to the latest cut outside a fence cannot land before it.
   const pendingOutside =
-    open.trailing > Math.max(start, floor - 1) && open.trailing < Math.min(text.length, end) &&
+    open.trailing > Math.max(start, floor - 1) &&
+    open.trailing < Math.min(text.length, end) &&
     !insideFence(fences, open.trailing + 1) &&
     // A fence reaching the end may be unclosed: what follows would be inside it.
     !fences.some((f) => f.end >= text.length);

@@ -28,10 +28,13 @@ export class Wake {
       };
       this.waiters.push(done);
       if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-        timer = setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== done);
-          resolve();
-        }, Math.max(0, timeoutMs));
+        timer = setTimeout(
+          () => {
+            this.waiters = this.waiters.filter((w) => w !== done);
+            resolve();
+          },
+          Math.max(0, timeoutMs),
+        );
       }
     });
   }

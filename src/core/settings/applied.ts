@@ -16,7 +16,10 @@ const appliedSchema = z.record(z.union([z.string(), z.number(), z.boolean()]));
 
 export type AppliedSettings = Partial<SettingsFields>;
 
-export async function readAppliedSettings(ctx: CoreContext, chatbotId = ctx.config.chatbotId): Promise<AppliedSettings> {
+export async function readAppliedSettings(
+  ctx: CoreContext,
+  chatbotId = ctx.config.chatbotId,
+): Promise<AppliedSettings> {
   const raw = await ctx.store.get(appliedSettingsKey(chatbotId));
   const parsed = appliedSchema.safeParse(raw ?? {});
   return parsed.success ? (parsed.data as AppliedSettings) : {};

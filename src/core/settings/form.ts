@@ -81,7 +81,8 @@ export function settingsChangeFromForm(
     if (raw === undefined) continue;
     const before = applied[f.name];
     if (raw.trim() === '') {
-      if (before !== undefined && before !== '' && (f.kind === 'string' || f.kind === 'url' || f.kind === 'email')) change[f.name] = '';
+      if (before !== undefined && before !== '' && (f.kind === 'string' || f.kind === 'url' || f.kind === 'email'))
+        change[f.name] = '';
       continue;
     }
     const checked = checkSetting(f.name, raw, models);

@@ -51,14 +51,22 @@ export function resolveModel(models: readonly ModelChoice[], typed: string): Set
     models.find((m) => m.key === t) ??
     models.find((m) => m.name.toLowerCase() === t.toLowerCase()) ??
     models.find((m) => m.key.toLowerCase() === t.toLowerCase());
-  const enabled = models.filter((m) => m.enabled).map((m) => `${m.name} (${m.key})`).join(', ') || 'none listed';
+  const enabled =
+    models
+      .filter((m) => m.enabled)
+      .map((m) => `${m.name} (${m.key})`)
+      .join(', ') || 'none listed';
   if (hit?.enabled) return { ok: true, value: hit.key };
   if (hit) return { ok: false, error: `Model: ${hit.name} (${hit.key}) is disabled. Choose one of: ${enabled}.` };
   return { ok: false, error: `Model: "${typed}" is not a known model. Models: ${enabled}. See /chatbot models.` };
 }
 
 /** Checks one value; Model needs the model list (fetched by the caller once per change). */
-export function checkSetting(name: SettingName, raw: string, models?: readonly ModelChoice[]): SettingResult<string | number | boolean> {
+export function checkSetting(
+  name: SettingName,
+  raw: string,
+  models?: readonly ModelChoice[],
+): SettingResult<string | number | boolean> {
   if (name === 'Model' && models) {
     const m = resolveModel(models, raw);
     if (!m.ok) return m;
@@ -70,7 +78,9 @@ export function checkSetting(name: SettingName, raw: string, models?: readonly M
     const v = (parsed.data as Record<string, unknown>)[name];
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: v };
   }
-  const why = parsed.success ? `${name} has an unexpected value` : (parsed.error.issues[0]?.message ?? `${name} is not valid`);
+  const why = parsed.success
+    ? `${name} has an unexpected value`
+    : (parsed.error.issues[0]?.message ?? `${name} is not valid`);
   return { ok: false, error: `${why}: ${FIX[kindOf(name)](name)}.` };
 }
 
@@ -79,7 +89,11 @@ export async function fetchModels(ctx: CoreContext): Promise<ModelChoice[]> {
 }
 
 /** The value as people read it: booleans as yes/no, a Model key with its name. */
-export function displaySetting(name: SettingName, value: string | number | boolean, models?: readonly ModelChoice[]): string {
+export function displaySetting(
+  name: SettingName,
+  value: string | number | boolean,
+  models?: readonly ModelChoice[],
+): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (name === 'Model' && models) {
     const m = models.find((x) => x.key === String(value));

@@ -52,7 +52,8 @@ export function compose(req: AnswerRequest): Composed {
   const s = chatbot.settings;
   const p = phrasesFor(s.AIResponseLanguage);
   const talkToHuman: Composed = { text: s.TalkToHumanResponseMessage.trim() || DEFAULT_TALK_TO_HUMAN, noAnswer: true };
-  const intro = req.files.length > 0 ? p.media(req.files[0].kind.toLowerCase(), req.files.map((f) => f.fileName).join(', ')) : '';
+  const intro =
+    req.files.length > 0 ? p.media(req.files[0].kind.toLowerCase(), req.files.map((f) => f.fileName).join(', ')) : '';
   const question = req.question.trim();
   if (question === '') return intro ? answered(`${intro} ${p.mediaOnly}`) : talkToHuman;
   const prefix = intro ? `${intro} ` : '';
@@ -63,7 +64,8 @@ export function compose(req: AnswerRequest): Composed {
   const body = answerListings(intent, all, vocab, req, p);
   if (body !== undefined) return answered(prefix + body);
   if (intent.greeting) return answered(prefix + s.WelcomeMessage);
-  if (intent.privacy && s.ChatbotPrivacyPolicyUrl) return answered(prefix + p.privacy(s.ChatbotPrivacyPolicyName || 'Privacy policy', s.ChatbotPrivacyPolicyUrl));
+  if (intent.privacy && s.ChatbotPrivacyPolicyUrl)
+    return answered(prefix + p.privacy(s.ChatbotPrivacyPolicyName || 'Privacy policy', s.ChatbotPrivacyPolicyUrl));
   if (intent.contact) {
     const how = [s.TalkToHumanEmail, s.MessagingContactUrl].filter((v) => v.trim() !== '');
     return answered(prefix + (how.length > 0 ? p.contact(p.joinAnd(how)) : p.noContact));
@@ -72,7 +74,13 @@ export function compose(req: AnswerRequest): Composed {
 }
 
 /** The answer about listings, or undefined when the question is not about them. */
-function answerListings(intent: Intent, all: StoredListing[], vocab: Vocabulary, req: AnswerRequest, p: Phrases): string | undefined {
+function answerListings(
+  intent: Intent,
+  all: StoredListing[],
+  vocab: Vocabulary,
+  req: AnswerRequest,
+  p: Phrases,
+): string | undefined {
   const currency = all[0]?.data.CurrencySymbol ?? '$';
 
   // A listing named outright: MLS number, listing id, a house's address.
@@ -104,7 +112,8 @@ function answerListings(intent: Intent, all: StoredListing[], vocab: Vocabulary,
   if (f && (f.kind === 'ordinal' || (f.kind === 'it' && !hasCriteria(intent.criteria)))) {
     const prev = previousTurn(req.history, all, vocab);
     // "the first homes in Austin" with nothing before it is a search, not a reference.
-    if (prev.shown.length === 0 && hasCriteria(intent.criteria)) return searchAnswer(intent, intent.criteria, all, vocab, p, currency);
+    if (prev.shown.length === 0 && hasCriteria(intent.criteria))
+      return searchAnswer(intent, intent.criteria, all, vocab, p, currency);
     if (prev.shown.length === 0) return p.noPrevious;
     if (f.kind === 'it') return details(prev.shown.slice(0, SHOWN), p);
     const index = f.index === -1 ? prev.shown.length : f.index;
@@ -124,7 +133,8 @@ function answerListings(intent: Intent, all: StoredListing[], vocab: Vocabulary,
       criteria = { ...criteria, minPrice: Math.max(...prices) + 1 };
       delete criteria.maxPrice;
     }
-    if (f.kind === 'larger' && prev.shown.length > 0) criteria = { ...criteria, minArea: Math.max(...prev.shown.map((l) => l.data.BuildingArea)) };
+    if (f.kind === 'larger' && prev.shown.length > 0)
+      criteria = { ...criteria, minArea: Math.max(...prev.shown.map((l) => l.data.BuildingArea)) };
     const found = filter(all, criteria);
     if (found.length === 0) {
       const none = f.kind === 'cheaper' ? p.nothingCheaper : f.kind === 'larger' ? p.nothingLarger : p.nothingPricier;
@@ -141,7 +151,14 @@ function answerListings(intent: Intent, all: StoredListing[], vocab: Vocabulary,
 }
 
 /** The listings matching `criteria`: sorted, counted or listed, or the nearest when none match. */
-function searchAnswer(intent: Intent, criteria: Criteria, all: StoredListing[], vocab: Vocabulary, p: Phrases, currency: string): string | undefined {
+function searchAnswer(
+  intent: Intent,
+  criteria: Criteria,
+  all: StoredListing[],
+  vocab: Vocabulary,
+  p: Phrases,
+  currency: string,
+): string | undefined {
   if (intent.unknownPlace && !criteria.city && !criteria.area) return p.noPlace(intent.unknownPlace, vocab.cities);
   if (!hasCriteria(criteria) && !intent.aboutListings && !intent.sort && !intent.count) return undefined;
 

@@ -20,7 +20,11 @@ export function namedMls(text: string): string[] {
  * Reads the session's history (kept by the chat repo) back: the criteria carried by its questions
  * (a continuation like "and for rent?" adds to the ones before) and the homes the last answer named.
  */
-export function previousTurn(history: readonly MessageRecord[], all: readonly StoredListing[], vocab: Vocabulary): PreviousTurn {
+export function previousTurn(
+  history: readonly MessageRecord[],
+  all: readonly StoredListing[],
+  vocab: Vocabulary,
+): PreviousTurn {
   let criteria: Criteria = {};
   for (const m of history) {
     if (m.role !== 'user') continue;

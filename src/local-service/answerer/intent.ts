@@ -62,35 +62,75 @@ export interface Vocabulary {
   areas: readonly string[];
 }
 
-const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+};
 const ORDINALS: Record<string, number> = {
-  first: 1, '1st': 1, second: 2, '2nd': 2, third: 3, '3rd': 3, fourth: 4, '4th': 4, fifth: 5, '5th': 5,
-  sixth: 6, '6th': 6, seventh: 7, '7th': 7, eighth: 8, '8th': 8, ninth: 9, '9th': 9, tenth: 10, '10th': 10,
+  first: 1,
+  '1st': 1,
+  second: 2,
+  '2nd': 2,
+  third: 3,
+  '3rd': 3,
+  fourth: 4,
+  '4th': 4,
+  fifth: 5,
+  '5th': 5,
+  sixth: 6,
+  '6th': 6,
+  seventh: 7,
+  '7th': 7,
+  eighth: 8,
+  '8th': 8,
+  ninth: 9,
+  '9th': 9,
+  tenth: 10,
+  '10th': 10,
 };
 
 /** Trigger words of the long answer (documented: the bridge's tests use them to get a long answer). */
 export const LONG_ANSWER_PATTERN = /\b(long answer|all (the )?(listings|homes|properties)|every listing)\b/i;
 
-const GREETING = /^\s*(hi|hello|hey|howdy|hiya|greetings|good (morning|afternoon|evening)|yo|hola|buenos d[ií]as|buenas)\b/i;
+const GREETING =
+  /^\s*(hi|hello|hey|howdy|hiya|greetings|good (morning|afternoon|evening)|yo|hola|buenos d[ií]as|buenas)\b/i;
 const RENT = /\b(rent|rents|rental|rentals|renting|lease|leasing|for[_ ]rent|tenant|alquiler|alquilar|arriendo)\b/i;
 const MONTHLY = /\b(a|per|each|every|\/)\s*(month|mo)\b|\/\s*mo(nth)?\b|\bmonthly\b|\bal mes\b|\bmensual/i;
 const SALE = /\b(buy|buying|purchase|purchasing|for[_ ]sale|on sale|sell|selling|own|venta|comprar)\b/i;
 const LISTING_WORDS =
   /\b(listings?|homes?|houses?|properties|property|apartments?|condos?|townhouses?|townhomes?|places?|available|bedrooms?|beds?|baths?|bathrooms?|price[sd]?|cost|costs|rent|cheap(est)?|afford(able)?|mls|viviendas?|casas?|pisos?|apartamentos?)\b/i;
-const BEDS = /\b(\d+|one|two|three|four|five|six|seven)\s*\+?\s*-?\s*(bed(room)?s?|br|bd|bdr|habitaci[oó]n(es)?|dormitorios?)\b/i;
+const BEDS =
+  /\b(\d+|one|two|three|four|five|six|seven)\s*\+?\s*-?\s*(bed(room)?s?|br|bd|bdr|habitaci[oó]n(es)?|dormitorios?)\b/i;
 const BATHS = /\b(\d+(?:\.5)?|one|two|three|four|five)\s*\+?\s*-?\s*(bath(room)?s?|ba|baños?)\b/i;
 /** An amount: "3000", "3,000", "$1.2M", "500k", "1.5 million". */
 const AMT = String.raw`\$?\s*(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m|mm|million|millones|thousand|grand)?\b`;
 /** Numbers that count rooms, areas or years are not prices. */
 const NOT_PRICE = String.raw`(?!\s*\+?\s*-?\s*(bed|bd|br|bath|ba\b|bedroom|bathroom|car|parking|sq|square|feet|ft|m2|year|day|story|stories|habitaci|baño))`;
-const BETWEEN = new RegExp(String.raw`\b(?:between|from|entre|de)\s+${AMT}\s*(?:and|to|-|–|y|a)\s*${AMT}${NOT_PRICE}`, 'i');
+const BETWEEN = new RegExp(
+  String.raw`\b(?:between|from|entre|de)\s+${AMT}\s*(?:and|to|-|–|y|a)\s*${AMT}${NOT_PRICE}`,
+  'i',
+);
 const RANGE = /\$\s*(\d[\d,.]*)\s*(k|m|million)?\s*(?:-|–|to)\s*\$?\s*(\d[\d,.]*)\s*(k|m|million)?\b/i;
 const MAX_PRICE = new RegExp(
   String.raw`(?:\b(?:under|below|less than|at most|up to|max(?:imum)?|cheaper than|no more than|within|budget(?: of| is)?|menos de|hasta)|<)\s*${AMT}${NOT_PRICE}`,
   'i',
 );
-const MIN_PRICE = new RegExp(String.raw`(?:\b(?:over|above|more than|at least|min(?:imum)?|starting at|from|m[aá]s de|desde)|>)\s*${AMT}${NOT_PRICE}`, 'i');
-const AROUND = new RegExp(String.raw`\b(?:around|about|approximately|roughly|near|close to|alrededor de)\s*${AMT}${NOT_PRICE}`, 'i');
+const MIN_PRICE = new RegExp(
+  String.raw`(?:\b(?:over|above|more than|at least|min(?:imum)?|starting at|from|m[aá]s de|desde)|>)\s*${AMT}${NOT_PRICE}`,
+  'i',
+);
+const AROUND = new RegExp(
+  String.raw`\b(?:around|about|approximately|roughly|near|close to|alrededor de)\s*${AMT}${NOT_PRICE}`,
+  'i',
+);
 const MLS = /\b(?:mls\s*#?\s*:?\s*)?([a-z]{2,5}-?\d{4,}|\d{6,})\b/gi;
 const LISTING_ID = /\b(?:listing|anuncio)\s*(?:id\s*)?(?:#|no\.?|number)?\s*(\d{1,9})\b(?!\s*(bed|bath|bd|ba|br))/i;
 const ID_ALONE = /\bid\s*#?\s*:?\s*(\d{1,9})\b/i;
@@ -103,17 +143,38 @@ const TYPES: [RegExp, string][] = [
 ];
 
 const SORTS: [RegExp, SortKind][] = [
-  [/\b(cheapest|least expensive|lowest[- ]priced?|most affordable|lowest price|m[aá]s barat[ao]s?|m[aá]s econ[oó]mic[ao]s?)\b/i, 'cheapest'],
+  [
+    /\b(cheapest|least expensive|lowest[- ]priced?|most affordable|lowest price|m[aá]s barat[ao]s?|m[aá]s econ[oó]mic[ao]s?)\b/i,
+    'cheapest',
+  ],
   [/\b(most expensive|priciest|highest[- ]priced?|highest price|m[aá]s car[ao]s?)\b/i, 'priciest'],
   [/\b(largest|biggest|most space|most square|roomiest|m[aá]s grandes?)\b/i, 'largest'],
   [/\b(smallest|tiniest|m[aá]s peque[nñ]as?)\b/i, 'smallest'],
-  [/\b(newest|latest|most recent|just listed)\b.*\b(listed|listings?|on the market|added)\b|\b(recently listed|just listed|newest listings?|latest listings?)\b/i, 'recent'],
+  [
+    /\b(newest|latest|most recent|just listed)\b.*\b(listed|listings?|on the market|added)\b|\b(recently listed|just listed|newest listings?|latest listings?)\b/i,
+    'recent',
+  ],
   [/\b(newest|most recently built|newer|m[aá]s nuev[ao]s?)\b/i, 'newest'],
   [/\b(oldest|m[aá]s antigu[ao]s?)\b/i, 'oldest'],
 ];
 
 /** Words that follow "in" without being a place. */
-const NOT_PLACES = new Set(['english', 'spanish', 'french', 'german', 'person', 'total', 'detail', 'details', 'general', 'a', 'the', 'my', 'your', 'our']);
+const NOT_PLACES = new Set([
+  'english',
+  'spanish',
+  'french',
+  'german',
+  'person',
+  'total',
+  'detail',
+  'details',
+  'general',
+  'a',
+  'the',
+  'my',
+  'your',
+  'our',
+]);
 
 function amount(num: string, unit: string | undefined): number {
   const n = Number(num.replace(/,/g, ''));
@@ -132,9 +193,26 @@ function escapeRe(s: string): string {
 }
 
 const SUFFIXES: Record<string, string> = {
-  street: 'st', avenue: 'ave', av: 'ave', road: 'rd', boulevard: 'blvd', drive: 'dr', lane: 'ln', court: 'ct',
-  place: 'pl', terrace: 'ter', parkway: 'pkwy', highway: 'hwy', north: 'n', south: 's', east: 'e', west: 'w',
-  northwest: 'nw', northeast: 'ne', southwest: 'sw', southeast: 'se',
+  street: 'st',
+  avenue: 'ave',
+  av: 'ave',
+  road: 'rd',
+  boulevard: 'blvd',
+  drive: 'dr',
+  lane: 'ln',
+  court: 'ct',
+  place: 'pl',
+  terrace: 'ter',
+  parkway: 'pkwy',
+  highway: 'hwy',
+  north: 'n',
+  south: 's',
+  east: 'e',
+  west: 'w',
+  northwest: 'nw',
+  northeast: 'ne',
+  southwest: 'sw',
+  southeast: 'se',
 };
 
 /** "3096 Larimer Street," -> "3096 larimer st": the same spelling for questions and addresses. */
@@ -157,14 +235,27 @@ function findName(q: string, names: readonly string[]): string | undefined {
 }
 
 function parseFollowUp(q: string): FollowUp | undefined {
-  const ord = /\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|4th|5th|6th|7th|8th|9th|10th|last)\b(?:\s+(?:one|listing|home|house|property|place|condo|apartment|option))?/i.exec(q);
-  if (ord && !/\bfirst[- ]time\b/i.test(q)) return { kind: 'ordinal', index: ord[1].toLowerCase() === 'last' ? -1 : ORDINALS[ord[1].toLowerCase()] };
+  const ord =
+    /\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|4th|5th|6th|7th|8th|9th|10th|last)\b(?:\s+(?:one|listing|home|house|property|place|condo|apartment|option))?/i.exec(
+      q,
+    );
+  if (ord && !/\bfirst[- ]time\b/i.test(q))
+    return { kind: 'ordinal', index: ord[1].toLowerCase() === 'last' ? -1 : ORDINALS[ord[1].toLowerCase()] };
   const num = /\b(?:number|no\.?|#)\s*(\d{1,2})\b(?!\s*(bed|bath))/i.exec(q);
   if (num) return { kind: 'ordinal', index: Number(num[1]) };
-  if (/\b(anything|something|any|one|ones|options?)?\s*(cheaper|less expensive|lower[- ]priced|m[aá]s barat[ao]s?)\b/i.test(q)) return { kind: 'cheaper' };
+  if (
+    /\b(anything|something|any|one|ones|options?)?\s*(cheaper|less expensive|lower[- ]priced|m[aá]s barat[ao]s?)\b/i.test(
+      q,
+    )
+  )
+    return { kind: 'cheaper' };
   if (/\b(bigger|larger|more space|roomier|m[aá]s grandes?)\b/i.test(q)) return { kind: 'larger' };
   if (/\b(pricier|more expensive|higher[- ]priced|m[aá]s car[ao]s?)\b/i.test(q)) return { kind: 'pricier' };
-  if (/\b(tell me more|more (details|info|information)|about (it|that|this)|that one|this one|details|describe it|is it|does it|has it|how much is it|where is it|m[aá]s detalles)\b/i.test(q)) {
+  if (
+    /\b(tell me more|more (details|info|information)|about (it|that|this)|that one|this one|details|describe it|is it|does it|has it|how much is it|where is it|m[aá]s detalles)\b/i.test(
+      q,
+    )
+  ) {
     return { kind: 'it' };
   }
   return undefined;
@@ -216,7 +307,10 @@ export function parseIntent(question: string, vocab: Vocabulary): Intent {
     }
   }
   if (/\b(sold|vendidas?)\b/i.test(q)) criteria.status = 'Sold';
-  else if (/\b(pre-?on-?market|pre on market|coming soon|upcoming|not yet (listed|on the market)|pr[oó]ximamente)\b/i.test(q)) criteria.status = 'PreOnMarket';
+  else if (
+    /\b(pre-?on-?market|pre on market|coming soon|upcoming|not yet (listed|on the market)|pr[oó]ximamente)\b/i.test(q)
+  )
+    criteria.status = 'PreOnMarket';
   else if (/\b(active|available now)\b/i.test(q)) criteria.status = 'Active';
 
   let sort: SortKind | undefined;
@@ -226,7 +320,11 @@ export function parseIntent(question: string, vocab: Vocabulary): Intent {
       break;
     }
   }
-  const topN = sort ? /\b(?:the\s+)?(\d|two|three|four|five)\s+(?:cheapest|least|most|lowest|highest|largest|biggest|smallest|newest|oldest)/i.exec(q) : null;
+  const topN = sort
+    ? /\b(?:the\s+)?(\d|two|three|four|five)\s+(?:cheapest|least|most|lowest|highest|largest|biggest|smallest|newest|oldest)/i.exec(
+        q,
+      )
+    : null;
   const plural = /\b(homes|houses|listings|properties|condos|apartments|rentals|ones|options)\b/i.test(q);
 
   let unknownPlace: string | undefined;

@@ -133,12 +133,16 @@ export function buildMessages(req: AnswerRequest): ChatMessage[] {
   const relevant = (hasCriteria(intent.criteria) ? filter(all, intent.criteria) : all).slice(0, CONTEXT_LISTINGS);
   const mls = all.filter((l) => intent.mlsCandidates.includes(l.data.MLSNumber.toUpperCase())).slice(0, 3);
   const p = phrasesFor('English');
-  const context = [...mls, ...relevant.filter((l) => !mls.some((m) => m.id === l.id))].map((l) => listingParagraph(l, p));
+  const context = [...mls, ...relevant.filter((l) => !mls.some((m) => m.id === l.id))].map((l) =>
+    listingParagraph(l, p),
+  );
   const system = [
     s.SystemMessage,
     `Always answer in ${s.AIResponseLanguage || 'English'}.`,
     `When you cannot help, say: ${s.TalkToHumanResponseMessage}`,
-    context.length > 0 ? `Listings relevant to the question:\n${context.join('\n')}` : 'No listing matches the question.',
+    context.length > 0
+      ? `Listings relevant to the question:\n${context.join('\n')}`
+      : 'No listing matches the question.',
   ].join('\n\n');
   const files = req.files.map((f) => `[${f.kind.toLowerCase()} attached: ${f.fileName}]`).join(' ');
   return [

@@ -67,7 +67,13 @@ export type SortKind = 'cheapest' | 'priciest' | 'largest' | 'smallest' | 'newes
 
 const EN: Phrases = {
   status: (d) =>
-    d.Status === 'Sold' ? 'Sold' : d.Status === 'PreOnMarket' ? 'Coming soon' : d.SaleType === 'for_rent' ? 'For rent' : 'For sale',
+    d.Status === 'Sold'
+      ? 'Sold'
+      : d.Status === 'PreOnMarket'
+        ? 'Coming soon'
+        : d.SaleType === 'for_rent'
+          ? 'For rent'
+          : 'For sale',
   forSale: 'for sale',
   forRent: 'for rent',
   sold: 'sold',
@@ -101,8 +107,10 @@ const EN: Phrases = {
   relaxedSaleType: 'for sale or for rent',
   relaxedStreet: 'on any street',
   relaxedArea: 'in any neighborhood',
-  joinAnd: (items) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`),
-  soldHidden: (n) => `(${n} sold ${n === 1 ? 'home is' : 'homes are'} not shown; ask for sold homes to see ${n === 1 ? 'it' : 'them'}.)`,
+  joinAnd: (items) =>
+    items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`,
+  soldHidden: (n) =>
+    `(${n} sold ${n === 1 ? 'home is' : 'homes are'} not shown; ask for sold homes to see ${n === 1 ? 'it' : 'them'}.)`,
   noPlace: (place, cities) => `We have no listings in ${place}. Our listings are in ${EN.joinAnd([...cities])}.`,
   superlative: (kind, what) =>
     ({
@@ -118,14 +126,17 @@ const EN: Phrases = {
   nothingLarger: 'Nothing larger matches: these were already the largest.',
   nothingPricier: 'Nothing more expensive matches: these were already the most expensive.',
   noPrevious: "I'm not sure which home you mean. Ask me about a city, an address or an MLS number and I'll look it up.",
-  noOrdinal: (n, shown) => `My last answer listed ${shown} ${shown === 1 ? 'home' : 'homes'}, so there is no number ${n}.`,
+  noOrdinal: (n, shown) =>
+    `My last answer listed ${shown} ${shown === 1 ? 'home' : 'homes'}, so there is no number ${n}.`,
   notFoundKey: (key) => `I have no listing matching ${key}.`,
   offer: 'Would you like more details on any of these, or to schedule a viewing?',
   offerOne: 'Would you like to schedule a viewing of this home?',
-  everything: (n, what) => `Here is every listing${what ? ` ${what}` : ''} we have right now (${n} in total), with the details of each.`,
+  everything: (n, what) =>
+    `Here is every listing${what ? ` ${what}` : ''} we have right now (${n} in total), with the details of each.`,
   arrange: "Tell me which ones you would like to see in person and I'll help you ask for a viewing.",
   media: (kind, names) => `Thanks, I received your ${kind} (${names}).`,
-  mediaOnly: "I can't look inside media files yet, but I can help with our listings: ask me about a city, a price range, bedrooms or an MLS number.",
+  mediaOnly:
+    "I can't look inside media files yet, but I can help with our listings: ask me about a city, a price range, bedrooms or an MLS number.",
   contact: (how) => `You can reach our agents at ${how}.`,
   noContact: 'I can put you in touch with one of our agents: ask for a person and they will take it from there.',
   privacy: (name, url) => `${name}: ${url}`,
@@ -144,7 +155,13 @@ const ES_TYPES: Record<string, [string, string]> = {
 
 const ES: Phrases = {
   status: (d) =>
-    d.Status === 'Sold' ? 'Vendida' : d.Status === 'PreOnMarket' ? 'Próximamente' : d.SaleType === 'for_rent' ? 'En alquiler' : 'En venta',
+    d.Status === 'Sold'
+      ? 'Vendida'
+      : d.Status === 'PreOnMarket'
+        ? 'Próximamente'
+        : d.SaleType === 'for_rent'
+          ? 'En alquiler'
+          : 'En venta',
   forSale: 'en venta',
   forRent: 'en alquiler',
   sold: 'vendidas',
@@ -181,8 +198,10 @@ const ES: Phrases = {
   relaxedSaleType: 'en venta o en alquiler',
   relaxedStreet: 'en cualquier calle',
   relaxedArea: 'en cualquier barrio',
-  joinAnd: (items) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} y ${items[items.length - 1]}`),
-  soldHidden: (n) => `(${n === 1 ? 'No se muestra 1 vivienda vendida' : `No se muestran ${n} viviendas vendidas`}; pregunte por las vendidas para verlas.)`,
+  joinAnd: (items) =>
+    items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} y ${items[items.length - 1]}`,
+  soldHidden: (n) =>
+    `(${n === 1 ? 'No se muestra 1 vivienda vendida' : `No se muestran ${n} viviendas vendidas`}; pregunte por las vendidas para verlas.)`,
   noPlace: (place, cities) => `No tenemos anuncios en ${place}. Nuestros anuncios están en ${ES.joinAnd([...cities])}.`,
   superlative: (kind, what) =>
     ({
@@ -198,14 +217,17 @@ const ES: Phrases = {
   nothingLarger: 'No hay nada más grande: estas ya eran las más grandes.',
   nothingPricier: 'No hay nada más caro: estas ya eran las más caras.',
   noPrevious: 'No sé a qué vivienda se refiere. Pregúnteme por una ciudad, una dirección o un número MLS.',
-  noOrdinal: (n, shown) => `Mi última respuesta mostró ${shown} ${shown === 1 ? 'vivienda' : 'viviendas'}, así que no hay número ${n}.`,
+  noOrdinal: (n, shown) =>
+    `Mi última respuesta mostró ${shown} ${shown === 1 ? 'vivienda' : 'viviendas'}, así que no hay número ${n}.`,
   notFoundKey: (key) => `No tengo ningún anuncio que coincida con ${key}.`,
   offer: '¿Quiere más detalles de alguna, o pedir una visita?',
   offerOne: '¿Quiere pedir una visita de esta vivienda?',
-  everything: (n, what) => `Estos son todos nuestros anuncios${what ? ` ${what}` : ''} (${n} en total), con los detalles de cada uno.`,
+  everything: (n, what) =>
+    `Estos son todos nuestros anuncios${what ? ` ${what}` : ''} (${n} en total), con los detalles de cada uno.`,
   arrange: 'Dígame cuáles le gustaría ver en persona y le ayudo a pedir una visita.',
   media: (_kind, names) => `Gracias, recibí su archivo (${names}).`,
-  mediaOnly: 'Todavía no puedo ver archivos, pero puedo ayudarle con nuestros anuncios: pregúnteme por una ciudad, un precio, habitaciones o un número MLS.',
+  mediaOnly:
+    'Todavía no puedo ver archivos, pero puedo ayudarle con nuestros anuncios: pregúnteme por una ciudad, un precio, habitaciones o un número MLS.',
   contact: (how) => `Puede contactar con nuestros agentes en ${how}.`,
   noContact: 'Puedo ponerle en contacto con uno de nuestros agentes: pida hablar con una persona.',
   privacy: (name, url) => `${name}: ${url}`,

@@ -79,7 +79,8 @@ export function soldLeftOut(all: readonly StoredListing[], c: Criteria): number 
   return all.filter((l) => l.data.Status === 'Sold' && matches(l.data, { ...c, status: 'Sold' })).length;
 }
 
-const byNumber = (f: (d: ListingData) => number) => (a: StoredListing, b: StoredListing) => f(a.data) - f(b.data) || a.id - b.id;
+const byNumber = (f: (d: ListingData) => number) => (a: StoredListing, b: StoredListing) =>
+  f(a.data) - f(b.data) || a.id - b.id;
 
 export function sortBy(list: readonly StoredListing[], kind: SortKind): StoredListing[] {
   const price = (d: ListingData) => listingPrice(d) ?? Number.MAX_SAFE_INTEGER;
@@ -125,7 +126,12 @@ function distance(d: ListingData, c: Criteria): number {
  * The nearest listings when nothing matches: criteria are dropped one group at a time (the city is
  * kept: another city is not "near"), and what is left is ordered by how close it comes.
  */
-export function nearest(all: readonly StoredListing[], c: Criteria, p: Phrases, limit: number): { found: StoredListing[]; relaxed: string[] } {
+export function nearest(
+  all: readonly StoredListing[],
+  c: Criteria,
+  p: Phrases,
+  limit: number,
+): { found: StoredListing[]; relaxed: string[] } {
   let current: Criteria = { ...c };
   const relaxed: string[] = [];
   for (const step of RELAXATIONS) {

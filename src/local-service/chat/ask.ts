@@ -20,15 +20,24 @@ export function resolveFiles(ctx: ServiceContext, mode: ChatAskType, fileIds: re
   const rule = ASK_FILE_RULES[mode];
   return fileIds.map((id) => {
     const up = ctx.uploads.get(id);
-    if (!up) throw badRequest(`fileIds: no uploaded file has id ${id}; get an upload URL with GetPreUploadUrl and PUT the file first`);
+    if (!up)
+      throw badRequest(
+        `fileIds: no uploaded file has id ${id}; get an upload URL with GetPreUploadUrl and PUT the file first`,
+      );
     const label = `file ${id} (${up.fileName})`;
-    if (up.size === null) throw badRequest(`fileIds: ${label} has not been uploaded yet; PUT its bytes to the PreUploadUrl first`);
+    if (up.size === null)
+      throw badRequest(`fileIds: ${label} has not been uploaded yet; PUT its bytes to the PreUploadUrl first`);
     if (kindOfFormat(up.format ?? undefined) !== mode) {
-      const what = up.format === 'animated-gif' ? 'an animated GIF' : `not ${mode === 'Audio' ? 'a WAV file' : mode === 'Image' ? 'an image' : 'a video'}`;
+      const what =
+        up.format === 'animated-gif'
+          ? 'an animated GIF'
+          : `not ${mode === 'Audio' ? 'a WAV file' : mode === 'Image' ? 'an image' : 'a video'}`;
       throw badRequest(`fileIds: ${label} is ${what}; chatAskType ${mode} accepts ${ACCEPTS[mode]}`);
     }
     if (up.size > rule.maxBytes) {
-      throw badRequest(`fileIds: ${label} is ${(up.size / 1048576).toFixed(1)} MB; ${mode.toLowerCase()} files may be up to ${rule.maxBytes / 1048576} MB`);
+      throw badRequest(
+        `fileIds: ${label} is ${(up.size / 1048576).toFixed(1)} MB; ${mode.toLowerCase()} files may be up to ${rule.maxBytes / 1048576} MB`,
+      );
     }
     return { id, fileName: up.fileName, kind: mode };
   });
@@ -45,7 +54,8 @@ export function checkLimits(ctx: ServiceContext, chatbot: ChatbotRecord, session
   const now = ctx.now();
   if (s.RateLimitCount > 0 && s.RateLimitTime > 0) {
     const recent = ctx.chat.userMessagesInSessionSince(session.id, now - s.RateLimitTime * 1000);
-    if (recent >= s.RateLimitCount) throw new Failure(SERVICE_CODES.rateLimited, s.RateLimitMessage || 'Too many messages; please wait a moment.');
+    if (recent >= s.RateLimitCount)
+      throw new Failure(SERVICE_CODES.rateLimited, s.RateLimitMessage || 'Too many messages; please wait a moment.');
   }
   if (s.MessageLimit >= 0) {
     const used = ctx.chat.userMessagesOfChatbotSince(chatbot.id, startOfMonthUtc(now));
@@ -81,9 +91,17 @@ export class Ask {
     private readonly history: MessageRecord[],
   ) {}
 
-  static begin(ctx: ServiceContext, session: SessionRecord, input: { content: string; mode: ChatAskType; fileIds: readonly number[] }): Ask {
+  static begin(
+    ctx: ServiceContext,
+    session: SessionRecord,
+    input: { content: string; mode: ChatAskType; fileIds: readonly number[] },
+  ): Ask {
     const chatbot = ctx.chatbots.get(session.chatbotId);
-    if (!chatbot) throw new Failure(SERVICE_CODES.notFound, `Chatbot ${session.chatbotId} of session ${session.id} no longer exists`);
+    if (!chatbot)
+      throw new Failure(
+        SERVICE_CODES.notFound,
+        `Chatbot ${session.chatbotId} of session ${session.id} no longer exists`,
+      );
     const files = resolveFiles(ctx, input.mode, input.fileIds);
     checkLimits(ctx, chatbot, session);
     const history = ctx.chat.recentMessages(session.id, HISTORY);

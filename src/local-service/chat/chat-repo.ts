@@ -195,7 +195,13 @@ export class ChatRepo {
                 AVG(CASE WHEN role = 'assistant' THEN response_ms END) AS avg_ms
          FROM messages WHERE created_at >= ? AND created_at <= ?${cb}`,
       )
-      .get(...args) as { n: number; sessions: number; answers: number | null; resolved: number | null; avg_ms: number | null };
+      .get(...args) as {
+      n: number;
+      sessions: number;
+      answers: number | null;
+      resolved: number | null;
+      avg_ms: number | null;
+    };
     const answers = msg.answers ?? 0;
     return {
       total_conversations: conv.n,

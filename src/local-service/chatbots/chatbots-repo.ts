@@ -96,7 +96,12 @@ export class ChatbotsRepo {
 
   update(
     id: string,
-    change: { status?: ChatbotStatus; description?: string; settings?: Partial<ChatbotSettings>; v1Settings?: Record<string, unknown> },
+    change: {
+      status?: ChatbotStatus;
+      description?: string;
+      settings?: Partial<ChatbotSettings>;
+      v1Settings?: Record<string, unknown>;
+    },
   ): ChatbotRecord | undefined {
     const cur = this.get(id);
     if (!cur) return undefined;
@@ -122,7 +127,10 @@ export class ChatbotsRepo {
   }
 
   /** A page in creation order (stable), optionally one status or one chatbot only. */
-  list(f: { status?: ChatbotStatus; onlyId?: string; page: number; limit: number }): { items: ChatbotRecord[]; total: number } {
+  list(f: { status?: ChatbotStatus; onlyId?: string; page: number; limit: number }): {
+    items: ChatbotRecord[];
+    total: number;
+  } {
     const where: string[] = [];
     const args: unknown[] = [];
     if (f.status) {

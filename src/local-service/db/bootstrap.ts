@@ -17,7 +17,10 @@ const PREFIX = { secretKey: 'sk_', sessionKey: 'ssk_', apiKey: 'ak_' } as const;
  * The keys the service accepts: given ones win; missing ones are generated once and kept in the
  * database, so a restart on the same file accepts the same keys. `generated` lists the ones made now.
  */
-export function resolveCredentials(db: Db, given: Partial<Credentials>): { credentials: Credentials; generated: (keyof Credentials)[] } {
+export function resolveCredentials(
+  db: Db,
+  given: Partial<Credentials>,
+): { credentials: Credentials; generated: (keyof Credentials)[] } {
   const get = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
   const put = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?)');
   const generated: (keyof Credentials)[] = [];

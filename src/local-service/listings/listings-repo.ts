@@ -5,7 +5,6 @@ import { type ListingData, listingPrice, normCity } from './listing-data';
 import { PageCache } from './page-cache';
 import { toWireItem } from './wire-item';
 
-
 export interface ListFilter {
   city?: string;
   saleType?: SaleType;
@@ -32,16 +31,23 @@ interface Row {
 
 /** Listings of every chatbot; all statements prepared once. */
 export class ListingsRepo {
-  private readonly insertStmt: Statement<[string, string, string, string, string, string, string, number, number | null, string, string]>;
+  private readonly insertStmt: Statement<
+    [string, string, string, string, string, string, string, number, number | null, string, string]
+  >;
   private readonly setItemStmt: Statement<[string, number]>;
-  private readonly updateStmt: Statement<[string, string, string, string, string, string, number, number | null, string, string, number]>;
+  private readonly updateStmt: Statement<
+    [string, string, string, string, string, string, number, number | null, string, string, number]
+  >;
   private readonly deleteStmt: Statement<[number]>;
   private readonly byIdStmt: Statement<[string, number], Row>;
   private readonly byMlsStmt: Statement<[string, string], Row>;
   private readonly byUrlStmt: Statement<[string, string], Row>;
   private readonly citiesStmt: Statement<[string], { city: string }>;
   private readonly countAllStmt: Statement<[string], { n: number }>;
-  private readonly listCache = new Map<string, { page: Statement<unknown[], { item_json: string }>; count: Statement<unknown[], { n: number }> }>();
+  private readonly listCache = new Map<
+    string,
+    { page: Statement<unknown[], { item_json: string }>; count: Statement<unknown[], { n: number }> }
+  >();
   private readonly searchCache = new Map<string, Statement<unknown[], Row>>();
   private readonly citiesCache = new Map<string, string[]>();
   /**
@@ -64,7 +70,9 @@ export class ListingsRepo {
     );
     this.deleteStmt = db.prepare('DELETE FROM listings WHERE id = ?');
     this.byIdStmt = db.prepare('SELECT id, data_json FROM listings WHERE chatbot_id = ? AND id = ?');
-    this.byMlsStmt = db.prepare('SELECT id, data_json FROM listings WHERE chatbot_id = ? AND mls_number = ? ORDER BY id');
+    this.byMlsStmt = db.prepare(
+      'SELECT id, data_json FROM listings WHERE chatbot_id = ? AND mls_number = ? ORDER BY id',
+    );
     this.byUrlStmt = db.prepare('SELECT id, data_json FROM listings WHERE chatbot_id = ? AND url = ? ORDER BY id');
     this.citiesStmt = db.prepare(
       `SELECT MIN(city) AS city FROM listings WHERE chatbot_id = ? AND city_norm <> ''
@@ -160,7 +168,12 @@ export class ListingsRepo {
   }
 
   /** One page of wire items as JSON array members (`{..},{..}`) and the total matching the filter. */
-  list(chatbotId: string, filter: ListFilter, pageNumber: number, pageSize: number): { itemsJson: string; total: number } {
+  list(
+    chatbotId: string,
+    filter: ListFilter,
+    pageNumber: number,
+    pageSize: number,
+  ): { itemsJson: string; total: number } {
     const args: unknown[] = [chatbotId];
     const where: string[] = ['chatbot_id = ?'];
     if (filter.city !== undefined && filter.city.trim() !== '') {
@@ -199,7 +212,10 @@ export class ListingsRepo {
     const pageKey = `${countKey}|${pageSize}|${offset}`;
     let itemsJson = this.pageCache.get(pageKey);
     if (itemsJson === undefined) {
-      itemsJson = stmts.page.all(...args, pageSize, offset).map((r) => r.item_json).join(',');
+      itemsJson = stmts.page
+        .all(...args, pageSize, offset)
+        .map((r) => r.item_json)
+        .join(',');
       this.pageCache.set(pageKey, itemsJson);
     }
     return { itemsJson, total };

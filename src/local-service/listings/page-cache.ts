@@ -19,7 +19,8 @@ export class PageCache {
     const size = sizeOf(key, json);
     this.delete(key);
     if (size > this.maxBytes / 4) return;
-    while (this.used + size > this.maxBytes && this.entries.size > 0) this.delete(this.entries.keys().next().value as string);
+    while (this.used + size > this.maxBytes && this.entries.size > 0)
+      this.delete(this.entries.keys().next().value as string);
     this.entries.set(key, json);
     this.used += size;
   }

@@ -41,7 +41,11 @@ type Handler = (req: FastifyRequest, reply: FastifyReply) => unknown;
 
 /** Every first-family operation: POST with a JSON body, answered with the envelope. */
 export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const op = (path: string, needs: FirstFamilyCredential, run: (req: FastifyRequest, reply: FastifyReply) => unknown): Handler => {
+  const op = (
+    path: string,
+    needs: FirstFamilyCredential,
+    run: (req: FastifyRequest, reply: FastifyReply) => unknown,
+  ): Handler => {
     const handler: Handler = async (req, reply) => {
       checkFirstFamily(ctx, req, needs);
       const data = await run(req, reply);
@@ -59,9 +63,12 @@ export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): v
     chatbotOf(ctx, serialNumber, 'serialNumber');
     if (change.Model !== undefined) {
       const model = MODELS.find((m) => String(m.Key) === change.Model);
-      const allowed = MODELS.filter((m) => m.Status).map((m) => `${m.Key} (${m.Value})`).join(', ');
+      const allowed = MODELS.filter((m) => m.Status)
+        .map((m) => `${m.Key} (${m.Value})`)
+        .join(', ');
       if (!model) throw badRequest(`Model must be the Key of a model from ModelList: ${allowed}`);
-      if (!model.Status) throw badRequest(`Model ${change.Model} (${model.Value}) is not available; choose one of ${allowed}`);
+      if (!model.Status)
+        throw badRequest(`Model ${change.Model} (${model.Value}) is not available; choose one of ${allowed}`);
     }
     ctx.chatbots.update(serialNumber, { settings: change });
     return 1;
@@ -91,11 +98,20 @@ export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const body = parseWith(clientAskRequestSchema, req.body);
     const session = ctx.chat.getSession(body.sessionID);
     if (!session) throw notFound(`Unknown sessionID ${body.sessionID}: create a chat session with GetSession first`);
-    const ask = Ask.begin(ctx, session, { content: body.content, mode: body.chatAskType ?? 'Text', fileIds: body.fileIds ?? [] });
+    const ask = Ask.begin(ctx, session, {
+      content: body.content,
+      mode: body.chatAskType ?? 'Text',
+      fileIds: body.fileIds ?? [],
+    });
 
     if (!body.stream) {
       const r = await ask.run(() => undefined);
-      return { messageid: r.answer.id, content: r.text, totalToken: r.outcome.totalTokens, noAnswer: r.outcome.noAnswer };
+      return {
+        messageid: r.answer.id,
+        content: r.text,
+        totalToken: r.outcome.totalTokens,
+        noAnswer: r.outcome.noAnswer,
+      };
     }
 
     // Headers go out with the first fragment, so a failure before it is still an envelope.

@@ -10,7 +10,9 @@ export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
  */
 export async function uploadRoutes(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_req, body, done) =>
+    done(null, body),
+  );
 
   app.put<{ Params: { id: string }; Querystring: { token?: string } }>(
     '/upload/:id',

@@ -65,11 +65,17 @@ function conversationJson(s: SessionRecord): V1ConversationWire {
 }
 
 /** `settings` of a /v1 body: known members type-checked; `language` also drives AIResponseLanguage. */
-function settingsChange(raw: Record<string, unknown> | undefined): { v1Settings?: Record<string, unknown>; settings?: Partial<ChatbotSettings> } {
+function settingsChange(raw: Record<string, unknown> | undefined): {
+  v1Settings?: Record<string, unknown>;
+  settings?: Partial<ChatbotSettings>;
+} {
   if (raw === undefined) return {};
   const v1Settings = parseWith(v1ChatbotSettingsSchema, raw, 'settings') as Record<string, unknown>;
   const language = v1Settings.language;
-  return { v1Settings, settings: typeof language === 'string' && language.trim() !== '' ? { AIResponseLanguage: language } : undefined };
+  return {
+    v1Settings,
+    settings: typeof language === 'string' && language.trim() !== '' ? { AIResponseLanguage: language } : undefined,
+  };
 }
 
 /** Date-only end dates mean the whole day. */
@@ -89,7 +95,10 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
   const chatbotFor = (p: V1Principal, id: string, field: string): ChatbotRecord => {
     const c = ctx.chatbots.get(id);
     if (!c) throw notFound(`Unknown chatbot '${id}' (${field})`);
-    if (!mayTouch(p, id)) throw forbidden(`This API key may only access chatbot '${p.kind === 'chatbot' ? p.chatbot.id : ''}', not '${id}'`);
+    if (!mayTouch(p, id))
+      throw forbidden(
+        `This API key may only access chatbot '${p.kind === 'chatbot' ? p.chatbot.id : ''}', not '${id}'`,
+      );
     return c;
   };
 
@@ -98,7 +107,12 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
     const q = parseWith(v1ListChatbotsQuerySchema, req.query, 'query');
     const page = q.page ?? 1;
     const limit = q.limit ?? 20;
-    const { items, total } = ctx.chatbots.list({ status: q.status, page, limit, onlyId: p.kind === 'chatbot' ? p.chatbot.id : undefined });
+    const { items, total } = ctx.chatbots.list({
+      status: q.status,
+      page,
+      limit,
+      onlyId: p.kind === 'chatbot' ? p.chatbot.id : undefined,
+    });
     return {
       success: true,
       data: items.map((c) => chatbotJson(c)),
@@ -180,7 +194,10 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
       stream.send(result(r));
       stream.end();
     } catch (err) {
-      if (!stream) throw err instanceof Failure ? err : new Failure(SERVICE_CODES.internal, `The chatbot could not answer: ${(err as Error).message}`, 502);
+      if (!stream)
+        throw err instanceof Failure
+          ? err
+          : new Failure(SERVICE_CODES.internal, `The chatbot could not answer: ${(err as Error).message}`, 502);
       stream.end();
     }
     return reply;
@@ -202,20 +219,23 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
     return { success: true, data };
   });
 
-  app.get<{ Params: { id: string } }>('/v1/users/:id/conversations', (req: FastifyRequest<{ Params: { id: string } }>) => {
-    const p = checkV1(ctx, req);
-    const q = parseWith(v1UserConversationsQuerySchema, req.query, 'query');
-    const limit = q.limit ?? 20;
-    if (limit > 100) throw badRequest('limit must be from 1 to 100');
-    const { items, total } = ctx.chat.conversationsOfUser(req.params.id, {
-      status: q.status,
-      limit,
-      chatbotId: p.kind === 'chatbot' ? p.chatbot.id : undefined,
-    });
-    return {
-      success: true,
-      data: items.map((s): V1ConversationWire => ({ ...conversationJson(s), message_count: s.messageCount })),
-      meta: { total, limit },
-    };
-  });
+  app.get<{ Params: { id: string } }>(
+    '/v1/users/:id/conversations',
+    (req: FastifyRequest<{ Params: { id: string } }>) => {
+      const p = checkV1(ctx, req);
+      const q = parseWith(v1UserConversationsQuerySchema, req.query, 'query');
+      const limit = q.limit ?? 20;
+      if (limit > 100) throw badRequest('limit must be from 1 to 100');
+      const { items, total } = ctx.chat.conversationsOfUser(req.params.id, {
+        status: q.status,
+        limit,
+        chatbotId: p.kind === 'chatbot' ? p.chatbot.id : undefined,
+      });
+      return {
+        success: true,
+        data: items.map((s): V1ConversationWire => ({ ...conversationJson(s), message_count: s.messageCount })),
+        meta: { total, limit },
+      };
+    },
+  );
 }

@@ -34,17 +34,21 @@ export function checkFirstFamily(ctx: ServiceContext, req: FastifyRequest, needs
   const sessionOk = session !== undefined && sameSecret(session, ctx.credentials.sessionKey);
   if (needs === 'secret') {
     if (secretOk) return;
-    if (secret === undefined) throw unauthorized('Missing credentials: send the secret key in the Authorization header');
+    if (secret === undefined)
+      throw unauthorized('Missing credentials: send the secret key in the Authorization header');
     throw forbidden('The secret key in the Authorization header is not valid');
   }
   if (needs === 'session') {
     if (sessionOk) return;
-    if (session === undefined) throw unauthorized('Missing credentials: send the session key in the chatrobot-sessionkey header');
+    if (session === undefined)
+      throw unauthorized('Missing credentials: send the session key in the chatrobot-sessionkey header');
     throw forbidden('The session key in the chatrobot-sessionkey header is not valid');
   }
   if (secretOk || sessionOk) return;
   if (secret === undefined && session === undefined) {
-    throw unauthorized('Missing credentials: send the secret key in Authorization or the session key in chatrobot-sessionkey');
+    throw unauthorized(
+      'Missing credentials: send the secret key in Authorization or the session key in chatrobot-sessionkey',
+    );
   }
   throw forbidden('The credentials sent (Authorization / chatrobot-sessionkey) are not valid');
 }

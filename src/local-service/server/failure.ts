@@ -48,7 +48,14 @@ export function v1CodeOf(status: number): string {
  */
 export function parseWith<S extends z.ZodTypeAny>(schema: S, value: unknown, what = 'body'): z.output<S> {
   if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
-    const got = value === undefined ? 'nothing' : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    const got =
+      value === undefined
+        ? 'nothing'
+        : value === null
+          ? 'null'
+          : Array.isArray(value)
+            ? 'an array'
+            : `a ${typeof value}`;
     throw badRequest(`The request ${what} must be a JSON object; got ${got}`);
   }
   const r = schema.safeParse(value);

@@ -1,6 +1,17 @@
 import type { MediaKind } from '../../service/schemas';
 
-export type FileFormat = 'png' | 'jpeg' | 'gif' | 'animated-gif' | 'webp' | 'wav' | 'mp4' | 'mkv' | 'avi' | 'flv' | 'mpeg';
+export type FileFormat =
+  | 'png'
+  | 'jpeg'
+  | 'gif'
+  | 'animated-gif'
+  | 'webp'
+  | 'wav'
+  | 'mp4'
+  | 'mkv'
+  | 'avi'
+  | 'flv'
+  | 'mpeg';
 
 const KIND_OF: Record<FileFormat, MediaKind | undefined> = {
   png: 'Image',
@@ -35,9 +46,11 @@ const ascii = (b: Buffer, start: number, end: number): string => b.subarray(star
 
 /** The format the bytes declare, by their magic numbers; undefined when unrecognised. */
 export function sniffFormat(b: Buffer): FileFormat | undefined {
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'png';
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 6 && (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a')) return isAnimatedGif(b) ? 'animated-gif' : 'gif';
+  if (b.length >= 6 && (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a'))
+    return isAnimatedGif(b) ? 'animated-gif' : 'gif';
   if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF') {
     const form = ascii(b, 8, 12);
     if (form === 'WEBP') return 'webp';
@@ -56,7 +69,11 @@ function isAnimatedGif(b: Buffer): boolean {
   if (b.includes('NETSCAPE2.0', 0, 'latin1')) return true;
   let frames = 0;
   // Graphic control extensions (21 F9 04) precede each frame of an animation.
-  for (let i = b.indexOf(Buffer.from([0x21, 0xf9, 0x04])); i !== -1; i = b.indexOf(Buffer.from([0x21, 0xf9, 0x04]), i + 3)) {
+  for (
+    let i = b.indexOf(Buffer.from([0x21, 0xf9, 0x04]));
+    i !== -1;
+    i = b.indexOf(Buffer.from([0x21, 0xf9, 0x04]), i + 3)
+  ) {
     if (++frames > 1) return true;
   }
   return false;

@@ -43,20 +43,40 @@ export class UploadsRepo {
     const now = Date.now();
     const token = crypto.randomBytes(18).toString('base64url');
     const info = this.insertStmt.run(fileName, token, now + UPLOAD_URL_TTL_MS, now);
-    return { id: Number(info.lastInsertRowid), fileName, token, expiresAt: now + UPLOAD_URL_TTL_MS, size: null, format: null };
+    return {
+      id: Number(info.lastInsertRowid),
+      fileName,
+      token,
+      expiresAt: now + UPLOAD_URL_TTL_MS,
+      size: null,
+      format: null,
+    };
   }
 
   get(id: number): UploadRecord | undefined {
     if (!Number.isSafeInteger(id)) return undefined;
     const r = this.getStmt.get(id);
-    return r ? { id: r.id, fileName: r.file_name, token: r.token, expiresAt: r.expires_at, size: r.size, format: r.format || null } : undefined;
+    return r
+      ? {
+          id: r.id,
+          fileName: r.file_name,
+          token: r.token,
+          expiresAt: r.expires_at,
+          size: r.size,
+          format: r.format || null,
+        }
+      : undefined;
   }
 
   /** Whether a PUT to this pre-signed URL may send its body: the signature and the expiry. */
-  authorize(id: number, token: string): { ok: true; record: UploadRecord } | { ok: false; status: number; message: string } {
+  authorize(
+    id: number,
+    token: string,
+  ): { ok: true; record: UploadRecord } | { ok: false; status: number; message: string } {
     const rec = this.get(id);
     if (!rec || !safeEqual(rec.token, token)) return { ok: false, status: 403, message: 'The upload URL is not valid' };
-    if (Date.now() > rec.expiresAt) return { ok: false, status: 403, message: 'The upload URL has expired; ask GetPreUploadUrl for a new one' };
+    if (Date.now() > rec.expiresAt)
+      return { ok: false, status: 403, message: 'The upload URL has expired; ask GetPreUploadUrl for a new one' };
     return { ok: true, record: rec };
   }
 

@@ -56,7 +56,11 @@ export const clientAskRequestSchema = z
     const files = body.fileIds ?? [];
     if (mode === 'Text') {
       if (body.content.trim() === '') {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['content'], message: 'content must not be empty when chatAskType is Text' });
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['content'],
+          message: 'content must not be empty when chatAskType is Text',
+        });
       }
       if (files.length > 0) {
         ctx.addIssue({
@@ -69,7 +73,11 @@ export const clientAskRequestSchema = z
     }
     const rule = ASK_FILE_RULES[mode];
     if (files.length === 0) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['fileIds'], message: `fileIds must hold at least one file when chatAskType is ${mode}` });
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['fileIds'],
+        message: `fileIds must hold at least one file when chatAskType is ${mode}`,
+      });
     } else if (files.length > rule.maxFiles) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
@@ -110,6 +118,7 @@ export function uploadSizeProblem(fileName: string, size: number): string | unde
   const kind = mediaKindOf(fileName);
   if (!kind) return undefined;
   const max = ASK_FILE_RULES[kind].maxBytes;
-  if (size > max) return `${fileName} is ${size} bytes; ${kind.toLowerCase()} files may be up to ${max / (1024 * 1024)} MB`;
+  if (size > max)
+    return `${fileName} is ${size} bytes; ${kind.toLowerCase()} files may be up to ${max / (1024 * 1024)} MB`;
   return undefined;
 }

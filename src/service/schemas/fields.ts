@@ -35,7 +35,12 @@ export function bool(name: string) {
 export function oneOf<const T extends readonly [string, ...string[]]>(name: string, values: T) {
   const message = `${name} must be one of ${values.join(', ')}`;
   return z.enum(values as unknown as [T[number], ...T[number][]], {
-    errorMap: (issue) => ({ message: issue.code === 'invalid_type' && issue.received === 'undefined' ? `${name} is required (${values.join(', ')})` : message }),
+    errorMap: (issue) => ({
+      message:
+        issue.code === 'invalid_type' && issue.received === 'undefined'
+          ? `${name} is required (${values.join(', ')})`
+          : message,
+    }),
   });
 }
 
@@ -76,7 +81,10 @@ export function fieldIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.map((issue) => {
     const field = issue.path.join('.');
     if (issue.code === 'unrecognized_keys') {
-      return { field: issue.keys.join(', '), message: `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` };
+      return {
+        field: issue.keys.join(', '),
+        message: `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`,
+      };
     }
     if (issue.code === 'invalid_type' && issue.expected === 'object' && field === '') {
       return { field, message: 'the body must be a JSON object' };

@@ -31,7 +31,11 @@ const listingFields = {
   LotArea: nonNegNum('LotArea'),
   BuildingArea: nonNegNum('BuildingArea'),
   AreaUnit: oneOf('AreaUnit', AREA_UNITS),
-  Images: z.array(str('Images item').url('Images must hold image URLs'), { invalid_type_error: 'Images must be an array of image URLs' }).optional(),
+  Images: z
+    .array(str('Images item').url('Images must hold image URLs'), {
+      invalid_type_error: 'Images must be an array of image URLs',
+    })
+    .optional(),
   Tours: oneOf('Tours', TOURS).optional(),
   ParkingSpots: nonNegNum('ParkingSpots'),
   Description: str('Description').optional(),
@@ -43,8 +47,14 @@ const listingFields = {
   City: str('City').optional(),
   State: str('State').optional(),
   ZIP: str('ZIP').optional(),
-  Latitude: num('Latitude').min(-90, 'Latitude must be between -90 and 90').max(90, 'Latitude must be between -90 and 90').optional(),
-  Longitude: num('Longitude').min(-180, 'Longitude must be between -180 and 180').max(180, 'Longitude must be between -180 and 180').optional(),
+  Latitude: num('Latitude')
+    .min(-90, 'Latitude must be between -90 and 90')
+    .max(90, 'Latitude must be between -90 and 90')
+    .optional(),
+  Longitude: num('Longitude')
+    .min(-180, 'Longitude must be between -180 and 180')
+    .max(180, 'Longitude must be between -180 and 180')
+    .optional(),
   SalePrice: nonNegNum('SalePrice').optional(),
   UnitAreaPrice: nonNegNum('UnitAreaPrice').optional(),
   HOAMonth: nonNegNum('HOAMonth').optional(),
@@ -89,7 +99,10 @@ export const listingDeleteRequestSchema = z
   .object({
     SerialNumber: nonEmptyStr('SerialNumber'),
     Keys: z
-      .array(nonEmptyStr('Keys item'), { required_error: 'Keys is required', invalid_type_error: 'Keys must be an array of listing keys' })
+      .array(nonEmptyStr('Keys item'), {
+        required_error: 'Keys is required',
+        invalid_type_error: 'Keys must be an array of listing keys',
+      })
       .min(1, 'Keys must name at least one listing'),
     KeyType: oneOf('KeyType', KEY_TYPES),
   })
@@ -239,7 +252,10 @@ export function parseExtensionColumns(v: unknown): Array<{ key: string; value: s
     return out;
   }
   if (parsed !== null && typeof parsed === 'object') {
-    return Object.entries(parsed as Record<string, unknown>).map(([key, value]) => ({ key, value: String(value ?? '') }));
+    return Object.entries(parsed as Record<string, unknown>).map(([key, value]) => ({
+      key,
+      value: String(value ?? ''),
+    }));
   }
   return [];
 }
@@ -325,6 +341,12 @@ export const listingFromWireSchema = z
   });
 
 export const listingListDataSchema = z.object({
-  List: z.array(listingFromWireSchema).nullish().transform((l) => l ?? []),
-  VirtualCount: z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)]).nullish().transform((n) => n ?? 0),
+  List: z
+    .array(listingFromWireSchema)
+    .nullish()
+    .transform((l) => l ?? []),
+  VirtualCount: z
+    .union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)])
+    .nullish()
+    .transform((n) => n ?? 0),
 });

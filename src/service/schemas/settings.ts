@@ -59,7 +59,13 @@ export const SETTING_FIELDS: readonly SettingField[] = (Object.keys(DEFS) as Set
   group: DEFS[name][1],
 }));
 
-export const SETTING_GROUPS: readonly SettingGroup[] = ['model and prompt', 'appearance', 'contact and handoff', 'limits', 'privacy'];
+export const SETTING_GROUPS: readonly SettingGroup[] = [
+  'model and prompt',
+  'appearance',
+  'contact and handoff',
+  'limits',
+  'privacy',
+];
 
 type KindValue = { string: string; integer: number; boolean: boolean; color: string; url: string; email: string };
 

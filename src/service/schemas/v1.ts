@@ -8,7 +8,9 @@ export type V1ChatbotStatus = (typeof V1_CHATBOT_STATUSES)[number];
 export type V1ConversationStatus = (typeof V1_CONVERSATION_STATUSES)[number];
 
 const isoDate = (name: string) =>
-  str(name).refine((s) => !Number.isNaN(Date.parse(s)), { message: `${name} must be an ISO 8601 date like 2024-05-01 or 2024-05-01T00:00:00Z` });
+  str(name).refine((s) => !Number.isNaN(Date.parse(s)), {
+    message: `${name} must be an ISO 8601 date like 2024-05-01 or 2024-05-01T00:00:00Z`,
+  });
 
 /** Query strings arrive as text on the server: numbers and booleans are coerced. */
 const qInt = (name: string) =>
@@ -106,7 +108,6 @@ export const v1ChatbotSchema = v1ChatbotWireSchema.transform((c) => ({
 }));
 export type V1Chatbot = z.output<typeof v1ChatbotSchema>;
 
-
 export const v1ConversationSchema = v1ConversationWireSchema.transform((c) => ({
   id: c.id,
   chatbotId: c.chatbot_id,
@@ -147,7 +148,9 @@ export type V1AnalyticsOverview = z.output<typeof v1AnalyticsSchema>;
 export const v1ListChatbotsQuerySchema = z
   .object({
     page: qInt('page').pipe(z.number().min(1, 'page must be 1 or more')).optional(),
-    limit: qInt('limit').pipe(z.number().min(1, 'limit must be from 1 to 100').max(100, 'limit must be from 1 to 100')).optional(),
+    limit: qInt('limit')
+      .pipe(z.number().min(1, 'limit must be from 1 to 100').max(100, 'limit must be from 1 to 100'))
+      .optional(),
     status: oneOf('status', V1_CHATBOT_STATUSES).optional(),
   })
   .strict();
@@ -180,7 +183,9 @@ export const v1StartConversationBodySchema = z
   .strict();
 
 /** GET /v1/conversations/{id} query. */
-export const v1GetConversationQuerySchema = z.object({ include_messages: qBool('include_messages').optional() }).strict();
+export const v1GetConversationQuerySchema = z
+  .object({ include_messages: qBool('include_messages').optional() })
+  .strict();
 
 /** POST /v1/conversations/{id}/messages body. */
 export const v1SendMessageBodySchema = z

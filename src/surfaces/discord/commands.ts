@@ -28,11 +28,31 @@ const MAX_CHOICES = 25;
  * contact and privacy texts) are set with `/chatbot edit`, whose modals hold every field.
  */
 export const PREFERRED_SETTING_CHOICES: readonly string[] = [
-  'Name', 'Model', 'SystemMessage', 'Temperature', 'AIResponseLanguage', 'TimeZone', 'WelcomeMessage',
-  'SuggestedMessage', 'AnswerSuffix', 'ChatBubbleAlign', 'ChatBubbleColor', 'UserMessageColor',
-  'UserInputPlaceholder', 'EnableUploadImage', 'TalkToHumanEmail', 'TalkToHumanResponseMessage',
-  'SocialPageUrl', 'EmailForDailyLeads', 'RateLimitCount', 'RateLimitTime', 'RateLimitMessage',
-  'MessageLimit', 'ChatbotPrivacyPolicyUrl', 'VerifyDomain', 'Domains',
+  'Name',
+  'Model',
+  'SystemMessage',
+  'Temperature',
+  'AIResponseLanguage',
+  'TimeZone',
+  'WelcomeMessage',
+  'SuggestedMessage',
+  'AnswerSuffix',
+  'ChatBubbleAlign',
+  'ChatBubbleColor',
+  'UserMessageColor',
+  'UserInputPlaceholder',
+  'EnableUploadImage',
+  'TalkToHumanEmail',
+  'TalkToHumanResponseMessage',
+  'SocialPageUrl',
+  'EmailForDailyLeads',
+  'RateLimitCount',
+  'RateLimitTime',
+  'RateLimitMessage',
+  'MessageLimit',
+  'ChatbotPrivacyPolicyUrl',
+  'VerifyDomain',
+  'Domains',
 ];
 
 function choicesOf(opt: OptionSpec): Array<{ name: string; value: string }> | undefined {
@@ -43,13 +63,18 @@ function choicesOf(opt: OptionSpec): Array<{ name: string; value: string }> | un
   return [...preferred, ...rest].slice(0, MAX_CHOICES);
 }
 
-function addOptions(builder: SlashCommandBuilder | SlashCommandSubcommandBuilder, options: readonly OptionSpec[]): void {
+function addOptions(
+  builder: SlashCommandBuilder | SlashCommandSubcommandBuilder,
+  options: readonly OptionSpec[],
+): void {
   // Discord wants required options before optional ones.
   const ordered = [...options.filter((o) => o.required), ...options.filter((o) => !o.required)];
   for (const opt of ordered) {
     const description = opt.description.slice(0, 100);
     if (opt.type === 'integer') {
-      builder.addIntegerOption((o) => o.setName(opt.name).setDescription(description).setRequired(opt.required).setMinValue(1));
+      builder.addIntegerOption((o) =>
+        o.setName(opt.name).setDescription(description).setRequired(opt.required).setMinValue(1),
+      );
     } else if (opt.type === 'boolean') {
       builder.addBooleanOption((o) => o.setName(opt.name).setDescription(description).setRequired(opt.required));
     } else {
@@ -68,14 +93,20 @@ function addOptions(builder: SlashCommandBuilder | SlashCommandSubcommandBuilder
  * `dm` (the DM commands, in the bot's DMs only) or `global` (every command in guilds, the DM
  * commands in DMs too) when the bot is not registered per guild.
  */
-export function slashCommandDefinitions(scope: 'guild' | 'dm' | 'global' = 'guild'): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+export function slashCommandDefinitions(
+  scope: 'guild' | 'dm' | 'global' = 'guild',
+): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
   const specs = scope === 'dm' ? COMMAND_SPECS.filter((s) => DM_COMMANDS.has(s.name)) : COMMAND_SPECS;
   return specs.map((spec) => {
     const builder = new SlashCommandBuilder().setName(spec.name).setDescription(spec.summary.slice(0, 100));
     if (scope === 'guild') builder.setDMPermission(false);
     else {
       const contexts =
-        scope === 'dm' ? [InteractionContextType.BotDM] : DM_COMMANDS.has(spec.name) ? [InteractionContextType.Guild, InteractionContextType.BotDM] : [InteractionContextType.Guild];
+        scope === 'dm'
+          ? [InteractionContextType.BotDM]
+          : DM_COMMANDS.has(spec.name)
+            ? [InteractionContextType.Guild, InteractionContextType.BotDM]
+            : [InteractionContextType.Guild];
       builder.setContexts(...contexts).setIntegrationTypes(ApplicationIntegrationType.GuildInstall);
     }
     if (spec.subcommands.length > 0) {

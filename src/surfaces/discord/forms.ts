@@ -47,7 +47,10 @@ export function chunkFields(fields: FormField[]): Array<{ label: string; names: 
     const parts = Math.ceil(fs.length / MAX_INPUTS);
     for (let i = 0; i < parts; i++) {
       const label = parts > 1 ? `${group} (${i + 1}/${parts})` : group;
-      chunks.push({ label: label.charAt(0).toUpperCase() + label.slice(1), names: fs.slice(i * MAX_INPUTS, (i + 1) * MAX_INPUTS).map((f) => f.name) });
+      chunks.push({
+        label: label.charAt(0).toUpperCase() + label.slice(1),
+        names: fs.slice(i * MAX_INPUTS, (i + 1) * MAX_INPUTS).map((f) => f.name),
+      });
     }
   }
   return chunks;
@@ -121,7 +124,9 @@ export interface ModalBody {
 /** The modal of one chunk, pre-filled with what the user typed so far (or the form's initial values). */
 export function modalOf(key: string, session: FormSession, chunk: number, submitOnClose: boolean): ModalBody {
   const part = session.chunks[chunk] ?? session.chunks[0]!;
-  const fields = part.names.map((n) => session.fields.find((f) => f.name === n)).filter((f): f is FormField => f !== undefined);
+  const fields = part.names
+    .map((n) => session.fields.find((f) => f.name === n))
+    .filter((f): f is FormField => f !== undefined);
   const title = session.chunks.length > 1 ? `${session.title}: ${part.label}` : session.title;
   return {
     custom_id: formIds.modal(key, chunk, submitOnClose),
@@ -162,11 +167,18 @@ export function errorsText(session: FormSession, errors: Record<string, string>)
 
 /** The panel of a form with several modals: status, then a button per chunk, Submit and Cancel. */
 export function panelOf(key: string, session: FormSession): { content: string; components: ApiRow[] } {
-  const status = session.chunks.map((c, i) => `${session.done.includes(i) ? '\u2705' : '\u270f\ufe0f'} ${c.label}`).join('\n');
+  const status = session.chunks
+    .map((c, i) => `${session.done.includes(i) ? '\u2705' : '\u270f\ufe0f'} ${c.label}`)
+    .join('\n');
   let content = `**${session.title}**\nOpen each part, fill it in, then press **${session.submitLabel}**.\n${status}`;
   if (session.errors && Object.keys(session.errors).length > 0) content += `\n\n${errorsText(session, session.errors)}`;
   const buttons = [
-    ...session.chunks.slice(0, 23).map((c, i) => ({ type: 2 as const, style: 2 as const, label: cut(c.label, 80), custom_id: formIds.group(key, i) })),
+    ...session.chunks.slice(0, 23).map((c, i) => ({
+      type: 2 as const,
+      style: 2 as const,
+      label: cut(c.label, 80),
+      custom_id: formIds.group(key, i),
+    })),
     { type: 2 as const, style: 1 as const, label: cut(session.submitLabel, 80), custom_id: formIds.submit(key) },
     { type: 2 as const, style: 4 as const, label: 'Cancel', custom_id: formIds.cancel(key) },
   ];

@@ -71,6 +71,11 @@ export class DiscordGateway {
   }
 
   private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
-    return this.scheduler.run(budgets, c.priority ?? 'final', fn, c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey });
+    return this.scheduler.run(
+      budgets,
+      c.priority ?? 'final',
+      fn,
+      c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey },
+    );
   }
 }

@@ -45,7 +45,11 @@ const botMessageSchema = z
   .object({
     id: z.string(),
     components: z
-      .array(z.object({ components: z.array(z.object({ custom_id: z.string().optional() }).passthrough()).optional() }).passthrough())
+      .array(
+        z
+          .object({ components: z.array(z.object({ custom_id: z.string().optional() }).passthrough()).optional() })
+          .passthrough(),
+      )
       .optional(),
   })
   .passthrough();
@@ -149,7 +153,10 @@ export class DiscordPort implements SurfacePort {
       const m = await msg();
       try {
         const body = { ...m.body, allowed_mentions: sendableMentions(m.body) };
-        const res = await this.rest.post(Routes.channelMessages(channelId), { body, files: m.files.length ? m.files : undefined });
+        const res = await this.rest.post(Routes.channelMessages(channelId), {
+          body,
+          files: m.files.length ? m.files : undefined,
+        });
         return idSchema.parse(res).id;
       } catch (err) {
         throw toRateLimitError(err);
@@ -190,7 +197,10 @@ export class DiscordPort implements SurfacePort {
     const channel = place.channel;
     const rendered = await this.render(root);
     const scope = interactionScope.getStore();
-    let rootId = scope && !place.thread ? await this.gateway.global({}, () => scope.responder.rootMessage(rendered, channel)) : undefined;
+    let rootId =
+      scope && !place.thread
+        ? await this.gateway.global({}, () => scope.responder.rootMessage(rendered, channel))
+        : undefined;
     let threadId: string | undefined;
     if (rootId) {
       try {
@@ -217,7 +227,9 @@ export class DiscordPort implements SurfacePort {
     let threadId: string;
     try {
       const res = await this.gateway.global({}, () =>
-        this.rest.post(Routes.threads(channelId, messageId), { body: { name: threadName(title), auto_archive_duration: 1440 } }),
+        this.rest.post(Routes.threads(channelId, messageId), {
+          body: { name: threadName(title), auto_archive_duration: 1440 },
+        }),
       );
       threadId = idSchema.parse(res).id;
     } catch (err) {
@@ -263,7 +275,8 @@ export class DiscordPort implements SurfacePort {
     }
     // Outside an interaction Discord has no ephemeral messages: a reply that mentions the user.
     const prefix = `${this.mention(user)} `;
-    const text = msg.text.length + prefix.length > MAX_CONTENT ? msg.text.slice(0, MAX_CONTENT - prefix.length) : msg.text;
+    const text =
+      msg.text.length + prefix.length > MAX_CONTENT ? msg.text.slice(0, MAX_CONTENT - prefix.length) : msg.text;
     await this.post(place, { ...msg, text: `${prefix}${text}`, typing: false });
   }
 
@@ -283,7 +296,11 @@ export class DiscordPort implements SurfacePort {
     const channel = targetOf(thread);
     const listed = z
       .array(botMessageSchema)
-      .safeParse(await this.gateway.inChannel(channel, {}, () => this.rest.get(Routes.channelMessages(channel), { query: new URLSearchParams({ limit: '50' }) })));
+      .safeParse(
+        await this.gateway.inChannel(channel, {}, () =>
+          this.rest.get(Routes.channelMessages(channel), { query: new URLSearchParams({ limit: '50' }) }),
+        ),
+      );
     if (!listed.success) return;
     for (const m of listed.data) {
       let changed = false;
@@ -301,7 +318,9 @@ export class DiscordPort implements SurfacePort {
       await this.gateway.inChannel(channel, {}, async () => {
         try {
           // Only the components change: Discord keeps the content and embeds of a partial edit.
-          await this.rest.patch(Routes.channelMessage(channel, m.id), { body: { components: rows, allowed_mentions: { parse: [] } } });
+          await this.rest.patch(Routes.channelMessage(channel, m.id), {
+            body: { components: rows, allowed_mentions: { parse: [] } },
+          });
         } catch (err) {
           throw toRateLimitError(err);
         }
@@ -319,7 +338,12 @@ export class DiscordPort implements SurfacePort {
    * A button's update of the message that carried it, through the interaction (or an edit of the
    * message once the interaction is spent): a reply the user waits for, on the channel's budgets.
    */
-  async updateFromInteraction(place: Place, source: MessageRef | undefined, msg: OutMessage, viaInteraction: (m: RenderedMessage) => Promise<boolean>): Promise<void> {
+  async updateFromInteraction(
+    place: Place,
+    source: MessageRef | undefined,
+    msg: OutMessage,
+    viaInteraction: (m: RenderedMessage) => Promise<boolean>,
+  ): Promise<void> {
     const rendered = await this.render(msg);
     const done = await this.gateway.viaInteraction(targetOf(place), {}, () => viaInteraction(rendered));
     if (!done && source) await this.edit(source, msg);

@@ -10,7 +10,16 @@ export const MAX_CONTENT = 2000;
 /** Shown after the text while an answer streams; dropped when it would not fit. */
 export const TYPING_MARK = ' \u258d';
 
-const EMBED = { title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, total: 6000, perMessage: 10 };
+const EMBED = {
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  total: 6000,
+  perMessage: 10,
+};
 
 export interface ApiButton {
   type: 2;
@@ -71,7 +80,8 @@ function cut(text: string, max: number): string {
 /** The message content: the text exactly, plus the typing mark while streaming when it fits. */
 export function contentOf(msg: OutMessage): string {
   const text = msg.text.length > MAX_CONTENT ? msg.text.slice(0, MAX_CONTENT) : msg.text;
-  if (msg.typing && text.length + TYPING_MARK.length <= MAX_CONTENT) return text === '' ? TYPING_MARK.trim() : `${text}${TYPING_MARK}`;
+  if (msg.typing && text.length + TYPING_MARK.length <= MAX_CONTENT)
+    return text === '' ? TYPING_MARK.trim() : `${text}${TYPING_MARK}`;
   return text;
 }
 
@@ -83,7 +93,11 @@ export function cardEmbed(card: Card): ApiEmbed {
   const fields = card.fields
     .filter((f) => f.label.trim() !== '' && f.value.trim() !== '')
     .slice(0, EMBED.fields)
-    .map((f) => ({ name: cut(f.label, EMBED.fieldName), value: cut(f.value, EMBED.fieldValue), inline: f.value.length <= 40 }));
+    .map((f) => ({
+      name: cut(f.label, EMBED.fieldName),
+      value: cut(f.value, EMBED.fieldValue),
+      inline: f.value.length <= 40,
+    }));
   if (fields.length > 0) embed.fields = fields;
   if (card.footer) embed.footer = { text: cut(card.footer, EMBED.footer) };
   return embed;
@@ -133,7 +147,10 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     ...(msg.notice ? [{ description: cut(msg.notice, EMBED.description) }] : []),
   ]);
   // Rating an answer: 👍 and 👎 after the message's own buttons.
-  const components = await buttonRows([...(msg.buttons ?? []), ...(msg.feedback ? feedbackButtons(msg.feedback) : [])], idOf);
+  const components = await buttonRows(
+    [...(msg.buttons ?? []), ...(msg.feedback ? feedbackButtons(msg.feedback) : [])],
+    idOf,
+  );
   // The bridge's own mentions (port.mention tokens) become real ones, listed so they ping.
   const restored = restoreMentions(contentOf(msg), (id) => `<@${id}>`);
   let content = restored.text;

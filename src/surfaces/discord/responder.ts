@@ -65,7 +65,9 @@ export class Responder {
   /** Arms the deferral timer. */
   start(): void {
     this.timer = setTimeout(() => {
-      void this.serial(() => this.deferIfFresh()).catch((err: unknown) => this.opts.log.warn({ err: errInfo(err) }, 'discord: could not defer an interaction'));
+      void this.serial(() => this.deferIfFresh()).catch((err: unknown) =>
+        this.opts.log.warn({ err: errInfo(err) }, 'discord: could not defer an interaction'),
+      );
     }, this.opts.deferAfterMs);
   }
 
@@ -116,7 +118,9 @@ export class Responder {
    * Replies and learns the reply's message id: from the callback's response, or, when the platform
    * answered the callback without a body, by fetching the original response.
    */
-  private async replyWithId(payload: BaseMessageOptions & { flags?: MessageFlags.Ephemeral }): Promise<string | undefined> {
+  private async replyWithId(
+    payload: BaseMessageOptions & { flags?: MessageFlags.Ephemeral },
+  ): Promise<string | undefined> {
     const i = this.interaction;
     try {
       const res = await i.reply({ ...payload, withResponse: true });

@@ -27,7 +27,9 @@ function renderLine(line: string, c: Palette, styled: boolean): string {
   return line
     .replace(/^(\s*)[-*+]\s+/, '$1• ')
     .split(/(`[^`\n]+`)/)
-    .map((part, i) => (i % 2 === 1 ? (styled ? c.cyan(part.slice(1, -1)) : part.slice(1, -1)) : inline(part, c, styled)))
+    .map((part, i) =>
+      i % 2 === 1 ? (styled ? c.cyan(part.slice(1, -1)) : part.slice(1, -1)) : inline(part, c, styled),
+    )
     .join('');
 }
 
@@ -44,8 +46,14 @@ function inline(s: string, c: Palette, styled: boolean): string {
       )
       .replace(/\*\*([^*\n]+)\*\*/g, (_m, t: string) => (styled ? c.bold(t) : t))
       .replace(/__([^_\n]+)__/g, (_m, t: string) => (styled ? c.bold(t) : t))
-      .replace(/(^|[\s(])\*([^*\s][^*\n]*?)\*(?=[\s).,:;!?]|$)/g, (_m, pre: string, t: string) => pre + (styled ? c.bold(t) : t))
-      .replace(/(^|[\s(])_([^_\s][^_\n]*?)_(?=[\s).,:;!?]|$)/g, (_m, pre: string, t: string) => pre + (styled ? c.italic(t) : t))
+      .replace(
+        /(^|[\s(])\*([^*\s][^*\n]*?)\*(?=[\s).,:;!?]|$)/g,
+        (_m, pre: string, t: string) => pre + (styled ? c.bold(t) : t),
+      )
+      .replace(
+        /(^|[\s(])_([^_\s][^_\n]*?)_(?=[\s).,:;!?]|$)/g,
+        (_m, pre: string, t: string) => pre + (styled ? c.italic(t) : t),
+      )
       .replace(/~~([^~\n]+)~~/g, (_m, t: string) => (styled ? c.strikethrough(t) : t))
   );
 }

@@ -54,9 +54,7 @@ export function renderCards(cards: Card[], colors: Palette): string {
   const line = (cells: string[]) => cells.map((c, i) => fit(c.replace(/\s+/g, ' '), widths[i])).join('  ');
   const out = [colors.bold(line(header)), colors.dim(widths.map((w) => '─'.repeat(w)).join('  '))];
   for (const row of rows) out.push(line(row));
-  const links = cards
-    .map((card, index) => (card.url ? `  ${index + 1}. ${card.url}` : ''))
-    .filter((l) => l !== '');
+  const links = cards.map((card, index) => (card.url ? `  ${index + 1}. ${card.url}` : '')).filter((l) => l !== '');
   if (links.length > 0) out.push(colors.dim('Links:'), ...links.map((l) => colors.dim(l)));
   return out.join('\n');
 }
@@ -107,7 +105,12 @@ export function renderMessage(msg: OutMessage, colors: Palette, opts: { typing: 
   if (text !== '') parts.push(text);
   if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards.map(cleanCard), colors));
   if (msg.notice) parts.push(colors.yellow(stripControl(msg.notice)));
-  if (msg.file) parts.push(opts.savedFile ? `${stripControl(msg.file.title ?? 'File')} saved to ${colors.bold(opts.savedFile)}` : colors.dim(`(file: ${stripControl(msg.file.name)})`));
+  if (msg.file)
+    parts.push(
+      opts.savedFile
+        ? `${stripControl(msg.file.title ?? 'File')} saved to ${colors.bold(opts.savedFile)}`
+        : colors.dim(`(file: ${stripControl(msg.file.name)})`),
+    );
   if (msg.buttons && msg.buttons.length > 0) parts.push(renderButtons(msg.buttons, colors));
   return parts.join('\n');
 }

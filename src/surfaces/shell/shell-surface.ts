@@ -128,7 +128,9 @@ export class ShellSurface implements SurfacePort {
   }
 
   /** The newest message that matches (tickets for `/agent`). */
-  latestMessage(match: (shown: { ref: MessageRef; msg: OutMessage }) => boolean): { ref: MessageRef; msg: OutMessage } | undefined {
+  latestMessage(
+    match: (shown: { ref: MessageRef; msg: OutMessage }) => boolean,
+  ): { ref: MessageRef; msg: OutMessage } | undefined {
     const all = [...this.messages.values()];
     for (let i = all.length - 1; i >= 0; i -= 1) if (match(all[i])) return all[i];
     return undefined;
@@ -170,7 +172,9 @@ export class ShellSurface implements SurfacePort {
     if (!this.opts.interactive) {
       // Piped output: print each message once, when it is no longer streaming.
       if (msg.typing || (msg.text === '' && !msg.notice && !msg.cards?.length && !msg.file)) return;
-      this.write(`${this.label(ref.place)} ${renderMessage(msg, this.colors, { typing: false, savedFile: shown.savedFile })}`);
+      this.write(
+        `${this.label(ref.place)} ${renderMessage(msg, this.colors, { typing: false, savedFile: shown.savedFile })}`,
+      );
       shown.printed = true;
       return;
     }

@@ -3,15 +3,7 @@ import { basename } from 'path';
 import * as readline from 'readline';
 import type { Readable, Writable } from 'stream';
 import { COMMAND_NAMES, COMMAND_SPECS, commandHelpLines, isCommandName } from '../../core/commands/grammar';
-import type {
-  Actor,
-  BridgeCore,
-  FormSpec,
-  Invocation,
-  MessageRef,
-  OutMessage,
-  Place,
-} from '../../core/surface';
+import type { Actor, BridgeCore, FormSpec, Invocation, MessageRef, OutMessage, Place } from '../../core/surface';
 import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 
 // The bridge's commands come from the grammar's catalogue; the rest are the shell's own.
@@ -30,11 +22,24 @@ const SHELL_HELP = [
 ].join('\n');
 
 /** Every command the prompt knows, for Tab completion: the grammar's catalogue, then the shell's own. */
-export const SHELL_COMMANDS: readonly string[] = [...COMMAND_NAMES, 'new', 'press', 'attach', 'agent', 'help', 'quit'].map((c) => `/${c}`);
+export const SHELL_COMMANDS: readonly string[] = [
+  ...COMMAND_NAMES,
+  'new',
+  'press',
+  'attach',
+  'agent',
+  'help',
+  'quit',
+].map((c) => `/${c}`);
 
 /** Subcommands for completion: the catalogue's (plus `/handoff cancel`, a word of its reason), then `/agent`'s. */
 const SUBCOMMANDS: Record<string, readonly string[]> = {
-  ...Object.fromEntries(COMMAND_SPECS.filter((c) => c.subcommands.length > 0).map((c) => [`/${c.name}`, c.subcommands.map((sub) => sub.name)])),
+  ...Object.fromEntries(
+    COMMAND_SPECS.filter((c) => c.subcommands.length > 0).map((c) => [
+      `/${c.name}`,
+      c.subcommands.map((sub) => sub.name),
+    ]),
+  ),
   '/handoff': ['cancel', 'queue'],
   '/agent': ['claim', 'say', 'close'],
 };
@@ -115,9 +120,7 @@ export class Shell {
   /** Runs until /quit or the end of input; then waits for answers still streaming. Resolves with the number of lines handled. */
   async run(): Promise<number> {
     let handled = 0;
-    this.surface.print(
-      `${this.surface.colors.bold('chatbot-bridge shell')} — type a question, or /help for commands.`,
-    );
+    this.surface.print(`${this.surface.colors.bold('chatbot-bridge shell')} — type a question, or /help for commands.`);
     this.redrawPrompt();
     for (;;) {
       const next = await this.lines.next();
@@ -213,12 +216,23 @@ export class Shell {
     if (verb === 'claim' || verb === 'close') {
       const button = (ticket.msg.buttons ?? []).find((b) => b.action === `handoff.${verb}`);
       if (!button) return this.surface.print(`The ticket has no ${verb} button.`);
-      return this.opts.core.action(this.invocation(this.agent, ticket.ref.place, ticket.ref), button.action, button.value);
+      return this.opts.core.action(
+        this.invocation(this.agent, ticket.ref.place, ticket.ref),
+        button.action,
+        button.value,
+      );
     }
     if (verb === 'say') {
       const place: Place = ticket.ref.place.thread ? ticket.ref.place : { ...ticket.ref.place, thread: ticket.ref.id };
       await this.opts.core.message(
-        { place, actor: this.agent, text: words.join(' '), id: randomUUID(), attachments: [], startsConversation: false },
+        {
+          place,
+          actor: this.agent,
+          text: words.join(' '),
+          id: randomUUID(),
+          attachments: [],
+          startsConversation: false,
+        },
         this.surface,
       );
       return;
@@ -248,7 +262,9 @@ export class Shell {
   /** A form, asked field by field on the following lines; invalid values are asked again. */
   private async fillForm(actor: Actor, place: Place, form: FormSpec): Promise<void> {
     const c = this.surface.colors;
-    this.surface.print(c.bold(`${form.title}`) + c.dim(' — Enter keeps the value in [brackets]; "-" leaves it empty; "/cancel" stops.'));
+    this.surface.print(
+      c.bold(`${form.title}`) + c.dim(' — Enter keeps the value in [brackets]; "-" leaves it empty; "/cancel" stops.'),
+    );
     const values: Record<string, string> = {};
     let toAsk = form.fields;
     for (let round = 0; round < 5; round += 1) {
@@ -263,7 +279,9 @@ export class Shell {
         const answer = await this.ask(prompt);
         if (answer === undefined || answer === '/cancel') return this.surface.print(c.dim('(form cancelled)'));
         const squash = (t: string) => t.toLowerCase().replace(/[\s_-]+/g, '');
-        const chosen = field.options?.find((o) => squash(o.label) === squash(answer) || squash(o.value) === squash(answer));
+        const chosen = field.options?.find(
+          (o) => squash(o.label) === squash(answer) || squash(o.value) === squash(answer),
+        );
         const value = answer === '' ? current : answer === '-' ? '' : (chosen?.value ?? answer);
         if (value !== '') values[field.name] = value;
         else delete values[field.name];

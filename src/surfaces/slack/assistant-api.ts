@@ -24,7 +24,14 @@ export const MAX_TITLE = 60;
 /** The rotating lines Slack shows under the status while it waits. */
 export const LOADING_MESSAGES = ['Reading your question…', 'Looking through the listings…', 'Writing the answer…'];
 
-const UNSUPPORTED = new Set(['unknown_method', 'not_allowed_token_type', 'missing_scope', 'method_deprecated', 'feature_not_enabled', 'not_supported']);
+const UNSUPPORTED = new Set([
+  'unknown_method',
+  'not_allowed_token_type',
+  'missing_scope',
+  'method_deprecated',
+  'feature_not_enabled',
+  'not_supported',
+]);
 
 type Method = 'assistant.threads.setStatus' | 'assistant.threads.setSuggestedPrompts' | 'assistant.threads.setTitle';
 
@@ -49,21 +56,32 @@ export class AssistantThreads {
     if (!place.thread) return;
     const inChannel = !place.channel.startsWith('D');
     if (inChannel && this.noChannelStatus.has(this.team(place))) return;
-    const budget: RateBudget = { key: `slack:${this.team(place)}:assistant.setStatus:${place.channel}`, ...ASSISTANT_BUDGETS.status };
+    const budget: RateBudget = {
+      key: `slack:${this.team(place)}:assistant.setStatus:${place.channel}`,
+      ...ASSISTANT_BUDGETS.status,
+    };
     // Cosmetic: a status without budget is skipped rather than delaying the answer; a clear is always
     // sent (a status left up would say "thinking" over a finished answer).
     const token = await this.deps.store.takeToken(budget.key, budget.limit, budget.windowMs).catch(() => undefined);
     if (!token?.granted && status !== '') return;
     await this.run(
       'assistant.threads.setStatus',
-      { channel_id: place.channel, thread_ts: place.thread, status, ...(status ? { loading_messages: LOADING_MESSAGES } : {}) },
+      {
+        channel_id: place.channel,
+        thread_ts: place.thread,
+        status,
+        ...(status ? { loading_messages: LOADING_MESSAGES } : {}),
+      },
       [],
     ).catch((err: unknown) => {
       const code = slackErrorCode(err);
       if (inChannel && code && !this.noChannelStatus.has(this.team(place))) {
         // Slack may keep the status to assistant threads: stop trying it in channel threads (said once).
         this.noChannelStatus.add(this.team(place));
-        this.deps.log.info({ code }, 'slack: no assistant status in channel threads here; showing it in assistant threads only');
+        this.deps.log.info(
+          { code },
+          'slack: no assistant status in channel threads here; showing it in assistant threads only',
+        );
         return;
       }
       this.deps.log.debug({ code }, 'slack: assistant status not set');
@@ -83,7 +101,9 @@ export class AssistantThreads {
   async setTitle(place: Place, title: string): Promise<void> {
     const text = threadTitle(title);
     if (!place.thread || text === '') return;
-    await this.run('assistant.threads.setTitle', { channel_id: place.channel, thread_ts: place.thread, title: text }, [this.tier3(place, 'setTitle')]);
+    await this.run('assistant.threads.setTitle', { channel_id: place.channel, thread_ts: place.thread, title: text }, [
+      this.tier3(place, 'setTitle'),
+    ]);
   }
 
   private team(place: Place): string {

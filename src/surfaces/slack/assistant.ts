@@ -91,7 +91,10 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
     if (!env.success) return false;
     return d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS);
   };
-  const remember = async (team: string, t: z.infer<typeof assistantThreadEventSchema>['assistant_thread']): Promise<void> => {
+  const remember = async (
+    team: string,
+    t: z.infer<typeof assistantThreadEventSchema>['assistant_thread'],
+  ): Promise<void> => {
     const key = assistantKeys.thread(team, t.channel_id, t.thread_ts);
     const known = assistantThreadRecordSchema.safeParse(await d.store.get(key));
     const c = t.context ?? {};
@@ -126,7 +129,9 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
       const team = workspaceOf(body);
       const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
       await remember(team, t);
-      await d.port.noteRecipient(place, t.user_id).catch((err: unknown) => d.log.warn({ err }, 'slack: storing the thread recipient failed'));
+      await d.port
+        .noteRecipient(place, t.user_id)
+        .catch((err: unknown) => d.log.warn({ err }, 'slack: storing the thread recipient failed'));
       const { greeting, prompts } = await intro();
       // Prompts first: the pane shows them under the greeting as soon as the thread opens.
       await d.threads
@@ -152,7 +157,14 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
     async onThreadMessage(place, text) {
       if (!place.thread || text.trim() === '') return;
       try {
-        if (!(await d.store.setIfAbsent(assistantKeys.titled(place.workspace, place.channel, place.thread), Date.now(), THREAD_TTL_MS))) return;
+        if (
+          !(await d.store.setIfAbsent(
+            assistantKeys.titled(place.workspace, place.channel, place.thread),
+            Date.now(),
+            THREAD_TTL_MS,
+          ))
+        )
+          return;
         await d.threads.setTitle(place, text);
       } catch (err) {
         d.log.warn({ err }, 'slack: assistant thread title not set');
@@ -162,8 +174,13 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
 }
 
 /** The context kept for an assistant thread (what channel the user had open), if any. */
-export async function assistantThreadContext(store: StateStore, place: Place): Promise<AssistantThreadRecord | undefined> {
+export async function assistantThreadContext(
+  store: StateStore,
+  place: Place,
+): Promise<AssistantThreadRecord | undefined> {
   if (!place.thread) return undefined;
-  const parsed = assistantThreadRecordSchema.safeParse(await store.get(assistantKeys.thread(place.workspace, place.channel, place.thread)));
+  const parsed = assistantThreadRecordSchema.safeParse(
+    await store.get(assistantKeys.thread(place.workspace, place.channel, place.thread)),
+  );
   return parsed.success ? parsed.data : undefined;
 }

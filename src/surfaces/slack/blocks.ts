@@ -67,7 +67,10 @@ function cardBlocks(card: Card): Block[] {
   const section: Block = { type: 'section', text: { type: 'mrkdwn', text: clip(title, SLACK_LIMITS.sectionText) } };
   const all = card.fields
     .filter((f) => f.value.length > 0)
-    .map((f) => ({ type: 'mrkdwn', text: clip(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, SLACK_LIMITS.fieldText) }));
+    .map((f) => ({
+      type: 'mrkdwn',
+      text: clip(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, SLACK_LIMITS.fieldText),
+    }));
   const fields = all.slice(0, SLACK_LIMITS.fieldsPerSection);
   if (fields.length > 0) section.fields = fields;
   // More than a section holds (a listing's details): the rest in sections of their own.
@@ -76,9 +79,15 @@ function cardBlocks(card: Card): Block[] {
     more.push({ type: 'section', fields: all.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
   }
   // alt_text is plain text, never parsed; still, no control character of Slack's leaves the bridge.
-  if (card.imageUrl) section.accessory = { type: 'image', image_url: card.imageUrl, alt_text: clip(card.title.replace(/[<>]/g, ''), 2000) || 'listing' };
+  if (card.imageUrl)
+    section.accessory = {
+      type: 'image',
+      image_url: card.imageUrl,
+      alt_text: clip(card.title.replace(/[<>]/g, ''), 2000) || 'listing',
+    };
   const out: Block[] = [section, ...more];
-  if (card.footer) out.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(card.footer), 2000) }] });
+  if (card.footer)
+    out.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(card.footer), 2000) }] });
   return out;
 }
 
@@ -86,11 +95,17 @@ function cardBlocks(card: Card): Block[] {
 export function buttonValue(b: Button): string {
   // Slack never shows a value, but no `<`, `>` or `&` of untrusted text leaves the bridge raw: JSON
   // unicode escapes, which JSON.parse restores.
-  return JSON.stringify({ a: b.action, v: b.value }).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+  return JSON.stringify({ a: b.action, v: b.value })
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026');
 }
 
 /** Core's action and value from a clicked button (its value, else its action_id). */
-export function buttonValueFromAction(actionId: string, value: string | undefined): { a: string; v: string } | undefined {
+export function buttonValueFromAction(
+  actionId: string,
+  value: string | undefined,
+): { a: string; v: string } | undefined {
   if (value !== undefined) {
     try {
       const parsed = buttonValueSchema.safeParse(JSON.parse(value));
@@ -163,7 +178,11 @@ export function renderMessage(msg: OutMessage): RenderedMessage {
       tail.push(...cardBlocks(card));
     });
   }
-  if (msg.notice) tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(withMentions(escapeMrkdwn(msg.notice)), 3000) }] });
+  if (msg.notice)
+    tail.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: clip(withMentions(escapeMrkdwn(msg.notice)), 3000) }],
+    });
   if (msg.buttons && msg.buttons.length > 0) tail.push(...actionsBlocks(msg.buttons));
   if (msg.feedback) tail.push(feedbackBlock(msg.feedback));
   const room = SLACK_LIMITS.blocksPerMessage - tail.length;
@@ -226,7 +245,8 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
       };
       if (f.hint) block.hint = plain(f.hint, 2000);
       // The hint as the empty input's placeholder too ("square feet, e.g. 1,850").
-      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean') (block.element as Block).placeholder = plain(f.hint, 150);
+      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean')
+        (block.element as Block).placeholder = plain(f.hint, 150);
       blocks.push(block);
     }
   }

@@ -62,7 +62,11 @@ export class SlackGateway {
 
   constructor(private readonly opts: SlackGatewayOptions) {
     // Four tries of a call Slack answers 429 (each after its Retry-After), then the caller hears it.
-    this.scheduler = new BudgetScheduler({ store: opts.store, log: opts.log.child({ part: 'slack-gateway' }), maxTries: 4 });
+    this.scheduler = new BudgetScheduler({
+      store: opts.store,
+      log: opts.log.child({ part: 'slack-gateway' }),
+      maxTries: 4,
+    });
   }
 
   close(): void {
@@ -89,7 +93,12 @@ export class SlackGateway {
   }
 
   private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
-    return this.scheduler.run(budgets, c.priority ?? 'final', fn, c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey });
+    return this.scheduler.run(
+      budgets,
+      c.priority ?? 'final',
+      fn,
+      c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey },
+    );
   }
 
   /**
@@ -126,7 +135,9 @@ export class SlackGateway {
   update(ref: MessageRef, payload: () => SlackPayload, c: GatewayCall = {}): Promise<void> {
     return this.run([this.editBudget(ref.place)], c, async () => {
       const { text, blocks } = payload();
-      await call(() => this.opts.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }));
+      await call(() =>
+        this.opts.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }),
+      );
     });
   }
 
@@ -183,12 +194,22 @@ export class SlackGateway {
 
   /** chat.appendStream; `text` is read when the call goes out, and the call resolves to it. */
   appendStream(ref: MessageRef, text: () => string, c: GatewayCall = {}): Promise<string> {
-    return this.run([this.streamBudget('append', ref.place)], { priority: c.priority ?? 'interim', ...(c.coalesceKey ? { coalesceKey: c.coalesceKey } : {}) }, async () => {
-      const more = text();
-      if (more.length === 0) return '';
-      await call(() => this.opts.client.apiCall('chat.appendStream', { channel: ref.place.channel, ts: ref.id, markdown_text: more }));
-      return more;
-    });
+    return this.run(
+      [this.streamBudget('append', ref.place)],
+      { priority: c.priority ?? 'interim', ...(c.coalesceKey ? { coalesceKey: c.coalesceKey } : {}) },
+      async () => {
+        const more = text();
+        if (more.length === 0) return '';
+        await call(() =>
+          this.opts.client.apiCall('chat.appendStream', {
+            channel: ref.place.channel,
+            ts: ref.id,
+            markdown_text: more,
+          }),
+        );
+        return more;
+      },
+    );
   }
 
   /**
@@ -214,7 +235,9 @@ export class SlackGateway {
   /** chat.stopStream (a final). */
   stopStream(ref: MessageRef, args: Record<string, unknown>): Promise<void> {
     return this.run([this.streamBudget('stop', ref.place)], {}, async () => {
-      await call(() => this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id, ...args }));
+      await call(() =>
+        this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id, ...args }),
+      );
     });
   }
 }

@@ -26,7 +26,11 @@ const membersSchema = z.object({
   members: z.array(z.string()),
   response_metadata: z.object({ next_cursor: z.string().optional() }).passthrough().optional(),
 });
-const homeOpenedSchema = z.object({ type: z.literal('app_home_opened'), user: z.string().min(1), tab: z.string().optional() });
+const homeOpenedSchema = z.object({
+  type: z.literal('app_home_opened'),
+  user: z.string().min(1),
+  tab: z.string().optional(),
+});
 
 export class SlackDirectory {
   private readonly names = new Map<string, { until: number; name: string | undefined }>();
@@ -40,7 +44,14 @@ export class SlackDirectory {
   async permalink(ref: MessageRef): Promise<string | undefined> {
     if (!ref.id) return undefined;
     try {
-      const res = permalinkSchema.safeParse(await this.gateway.methodCall(ref.place, 'chat.getPermalink', { channel: ref.place.channel, message_ts: ref.id }, 4));
+      const res = permalinkSchema.safeParse(
+        await this.gateway.methodCall(
+          ref.place,
+          'chat.getPermalink',
+          { channel: ref.place.channel, message_ts: ref.id },
+          4,
+        ),
+      );
       return res.success ? res.data.permalink : undefined;
     } catch (err) {
       this.log.debug({ code: slackErrorCode(err) }, 'slack: chat.getPermalink failed');
@@ -55,7 +66,9 @@ export class SlackDirectory {
     if (place.channel.startsWith('D')) name = 'direct message';
     else {
       try {
-        const res = channelInfoSchema.safeParse(await this.gateway.methodCall(place, 'conversations.info', { channel: place.channel }, 3));
+        const res = channelInfoSchema.safeParse(
+          await this.gateway.methodCall(place, 'conversations.info', { channel: place.channel }, 3),
+        );
         name = res.success ? res.data.channel.name : undefined;
       } catch (err) {
         this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
@@ -81,7 +94,14 @@ export class SlackDirectory {
     let cursor: string | undefined;
     try {
       for (let page = 0; page < MAX_MEMBER_PAGES; page++) {
-        const res = membersSchema.parse(await this.gateway.methodCall(place, 'conversations.members', { channel, limit: 1000, ...(cursor ? { cursor } : {}) }, 4));
+        const res = membersSchema.parse(
+          await this.gateway.methodCall(
+            place,
+            'conversations.members',
+            { channel, limit: 1000, ...(cursor ? { cursor } : {}) },
+            4,
+          ),
+        );
         for (const id of res.members) ids.add(id);
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!cursor) break;
@@ -112,13 +132,19 @@ export function registerHome(d: HomeDeps): void {
       const opened = homeOpenedSchema.safeParse(event);
       if (!opened.success || (opened.data.tab && opened.data.tab !== 'home')) return;
       const env = eventEnvelopeSchema.safeParse(body);
-      if (env.success && !(await d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS))) return;
+      if (
+        env.success &&
+        !(await d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS))
+      )
+        return;
       const core = d.core();
       if (!core?.handoffQueue) return;
       const userId = opened.data.user;
       const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin: d.adminUsers.includes(userId) };
       const queue = await core.handoffQueue(viewer, d.port);
-      const msg = queue ?? { text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.' };
+      const msg = queue ?? {
+        text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.',
+      };
       const { blocks } = renderMessage(msg);
       const team = env.success ? env.data.team_id : undefined;
       const place: Place = { surface: 'slack', workspace: team ?? '', channel: userId };

@@ -16,7 +16,8 @@ const WITH_BLOCKS = new Set(['chat.postMessage', 'chat.update', 'chat.postEpheme
 /** The refusal's own words: its `errors` and `response_metadata.messages`. */
 function refusalMessages(err: unknown): string[] {
   if (typeof err !== 'object' || err === null) return [];
-  const data = (err as { data?: { error?: unknown; errors?: unknown; response_metadata?: { messages?: unknown } } }).data;
+  const data = (err as { data?: { error?: unknown; errors?: unknown; response_metadata?: { messages?: unknown } } })
+    .data;
   if (data?.error !== 'invalid_blocks') return [];
   const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
   return [...list(data.errors), ...list(data.response_metadata?.messages)];
@@ -40,14 +41,17 @@ function isImage(v: unknown): boolean {
 /** The blocks without the images at `pointers` (every image when `pointers` is empty). */
 export function withoutImages(blocks: readonly Block[], pointers: readonly string[]): Block[] {
   const all = pointers.length === 0;
-  const at = (i: number, tail: string) => pointers.some((p) => p === `/blocks/${i}${tail}` || p.startsWith(`/blocks/${i}${tail}/`));
+  const at = (i: number, tail: string) =>
+    pointers.some((p) => p === `/blocks/${i}${tail}` || p.startsWith(`/blocks/${i}${tail}/`));
   const out: Block[] = [];
   blocks.forEach((block, i) => {
     if (block.type === 'image' && (all || at(i, ''))) return;
     const copy: Block = { ...block };
     if (isImage(copy.accessory) && (all || at(i, '/accessory'))) delete copy.accessory;
     if (Array.isArray(copy.elements)) {
-      copy.elements = (copy.elements as unknown[]).filter((el, j) => !(isImage(el) && (all || at(i, `/elements/${j}`))));
+      copy.elements = (copy.elements as unknown[]).filter(
+        (el, j) => !(isImage(el) && (all || at(i, `/elements/${j}`))),
+      );
       // A context block needs at least one element.
       if ((copy.elements as unknown[]).length === 0) return;
     }

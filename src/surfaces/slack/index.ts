@@ -23,7 +23,6 @@ import { SlackPort } from './port';
 import { UserNames } from './users';
 import { createWebClient, slackErrorCode, slackLogger } from './web';
 
-
 export interface SlackSurfaceOptions {
   botToken: string;
   /** Required in HTTP mode (no appToken). */
@@ -73,7 +72,9 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
         return who;
       } catch (err) {
         whoPromise = undefined;
-        throw new Error(`Slack auth.test failed (${slackErrorCode(err) ?? (err as Error).message}): check SLACK_BOT_TOKEN`);
+        throw new Error(
+          `Slack auth.test failed (${slackErrorCode(err) ?? (err as Error).message}): check SLACK_BOT_TOKEN`,
+        );
       }
     })();
     return whoPromise;
@@ -82,10 +83,20 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
   // Bolt asks per event; the single workspace's identity is learned once.
   const authorize: Authorize<boolean> = async () => {
     const id = await identify();
-    return { botToken: opts.botToken, botUserId: id.botUserId, ...(id.botId ? { botId: id.botId } : {}), teamId: id.team };
+    return {
+      botToken: opts.botToken,
+      botUserId: id.botUserId,
+      ...(id.botId ? { botId: id.botId } : {}),
+      teamId: id.team,
+    };
   };
 
-  const assistantThreads: AssistantThreads = new AssistantThreads({ gateway: (): SlackGateway => port.gateway, store: opts.store, log, team: () => who?.team ?? '' });
+  const assistantThreads: AssistantThreads = new AssistantThreads({
+    gateway: (): SlackGateway => port.gateway,
+    store: opts.store,
+    log,
+    team: () => who?.team ?? '',
+  });
   const port = new SlackPort({
     client,
     store: opts.store,
@@ -117,7 +128,8 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     });
     app = new App({ receiver: socket, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
   } else {
-    if (!opts.signingSecret) throw new Error('Slack HTTP mode needs SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode)');
+    if (!opts.signingSecret)
+      throw new Error('Slack HTTP mode needs SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode)');
     receiver = new HTTPReceiver({
       signingSecret: opts.signingSecret,
       endpoints: '/slack/events',
@@ -151,7 +163,10 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
         },
         (err: unknown) => {
           reconnecting = false;
-          log.warn({ code: slackErrorCode(err) ?? (err as Error).message, attempt }, 'slack: Socket Mode reconnect failed, retrying');
+          log.warn(
+            { code: slackErrorCode(err) ?? (err as Error).message, attempt },
+            'slack: Socket Mode reconnect failed, retrying',
+          );
           reconnect();
         },
       );

@@ -119,7 +119,9 @@ function helpers(d: ListenerDeps) {
   };
 
   const notReady = async (inv: Invocation): Promise<void> => {
-    await inv.reply({ text: 'The bridge is starting up: please try again in a few seconds.' }, { ephemeral: true }).catch(() => undefined);
+    await inv
+      .reply({ text: 'The bridge is starting up: please try again in a few seconds.' }, { ephemeral: true })
+      .catch(() => undefined);
   };
 
   return { actor, invocation, reportFailure, notReady };
@@ -193,7 +195,10 @@ function registerFormSubmits(d: ListenerDeps, h: Helpers): void {
   d.app.view<ViewSubmitAction>(forms, async ({ ack, body: v }) => {
     // Slack echoes the modal's private_metadata (ours, so parsed): should it ever come back empty,
     // the form is still known from the callback_id (without a channel to answer in, errors show inline).
-    const metaJson = safeJson(v.view.private_metadata) ?? { formId: v.view.callback_id.slice(VIEW_PREFIX.length), state: '' };
+    const metaJson = safeJson(v.view.private_metadata) ?? {
+      formId: v.view.callback_id.slice(VIEW_PREFIX.length),
+      state: '',
+    };
     const meta = formMetadataSchema.safeParse(metaJson);
     const core = d.core();
     if (!meta.success || !core) {
@@ -320,7 +325,10 @@ function safeJson(s: string): unknown {
 
 /** The bot's own mention is how the user addressed it, not part of the question. */
 export function stripMention(text: string, botUserId: string): string {
-  return text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g'), '').replace(/^[\s,:]+/, '').trim();
+  return text
+    .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g'), '')
+    .replace(/^[\s,:]+/, '')
+    .trim();
 }
 
 function toAttachment(f: SlackFile): Attachment {

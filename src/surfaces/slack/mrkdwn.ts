@@ -36,9 +36,7 @@ export function markdownToMrkdwn(md: string): string {
       if (inFence) return escapeMrkdwn(line);
       // Escape first, but keep the angle brackets we generate for links.
       const parts = line.split(/(`[^`]*`)/);
-      return parts
-        .map((part, i) => (i % 2 === 1 ? escapeMrkdwn(part) : convertLine(escapeMrkdwn(part))))
-        .join('');
+      return parts.map((part, i) => (i % 2 === 1 ? escapeMrkdwn(part) : convertLine(escapeMrkdwn(part)))).join('');
     })
     .join('\n');
 }

@@ -39,7 +39,10 @@ export class SlackNativeStream implements NativeStream {
     throw err;
   }
 
-  async append(text: string, opts: { priority?: Priority; coalesceKey?: string; latest?: () => string } = {}): Promise<string> {
+  async append(
+    text: string,
+    opts: { priority?: Priority; coalesceKey?: string; latest?: () => string } = {},
+  ): Promise<string> {
     const latest = opts.latest;
     // Slack gets the text escaped (safe-text.ts); `appended` holds what Slack was sent, like
     // plainText() of the final message; the caller gets back the raw text it handed in.
@@ -65,7 +68,8 @@ export class SlackNativeStream implements NativeStream {
     const args: Record<string, unknown> = {};
     const finalText = finalMessage ? plainText(finalMessage) : this.appended;
     const continues = finalText.startsWith(this.appended);
-    if (continues && finalText.length > this.appended.length) args.markdown_text = finalText.slice(this.appended.length);
+    if (continues && finalText.length > this.appended.length)
+      args.markdown_text = finalText.slice(this.appended.length);
     if (finalMessage) {
       // Only what follows the text (notice, buttons): stopStream appends blocks after the stream.
       const tail = renderMessage({ ...finalMessage, text: '', typing: false }).blocks;

@@ -96,7 +96,10 @@ export const viewInputStateSchema = z
   .object({
     type: z.string().max(100).optional(),
     value: z.string().max(10_000).nullish(),
-    selected_option: z.object({ value: z.string().max(2000) }).passthrough().nullish(),
+    selected_option: z
+      .object({ value: z.string().max(2000) })
+      .passthrough()
+      .nullish(),
     selected_options: z
       .array(z.object({ value: z.string().max(2000) }).passthrough())
       .max(100)

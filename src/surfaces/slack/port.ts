@@ -56,17 +56,28 @@ export interface SlackPortOptions {
   assistant?: AssistantThreads;
 }
 
-
 /** How many messages of a thread stripButtons looks at (the recent ones carry the buttons). */
 const STRIP_SCAN = 100;
 const threadMessagesSchema = z.object({
   messages: z
-    .array(z.object({ ts: z.string(), text: z.string().optional(), bot_id: z.string().optional(), blocks: z.array(z.record(z.unknown())).optional() }).passthrough())
+    .array(
+      z
+        .object({
+          ts: z.string(),
+          text: z.string().optional(),
+          bot_id: z.string().optional(),
+          blocks: z.array(z.record(z.unknown())).optional(),
+        })
+        .passthrough(),
+    )
     .optional(),
 });
 
 /** The blocks without the bridge's buttons of `actions`; undefined when none was there. */
-function withoutButtons(blocks: Array<Record<string, unknown>>, actions: string[]): Array<Record<string, unknown>> | undefined {
+function withoutButtons(
+  blocks: Array<Record<string, unknown>>,
+  actions: string[],
+): Array<Record<string, unknown>> | undefined {
   let changed = false;
   const out: Array<Record<string, unknown>> = [];
   for (const b of blocks) {
@@ -99,7 +110,12 @@ export class SlackPort implements SurfacePort {
 
   constructor(private readonly opts: SlackPortOptions) {
     this.recipients = new Recipients(opts.store, opts.log);
-    this.gateway = new SlackGateway({ client: opts.client, store: opts.store, log: opts.log, team: (p) => this.team(p) });
+    this.gateway = new SlackGateway({
+      client: opts.client,
+      store: opts.store,
+      log: opts.log,
+      team: (p) => this.team(p),
+    });
   }
 
   private team(place: Place): string {
@@ -145,7 +161,10 @@ export class SlackPort implements SurfacePort {
   reserveFinal(place: Place, holder: string): () => void {
     // A thread holds one answer at a time: while a native stream is live there, the answer's
     // interims and final are its appends and stop, on the append budget.
-    const budget = place.thread && this.streamingIn(place) ? this.gateway.streamBudget('append', place) : this.gateway.editBudget(place);
+    const budget =
+      place.thread && this.streamingIn(place)
+        ? this.gateway.streamBudget('append', place)
+        : this.gateway.editBudget(place);
     return this.gateway.scheduler.expectFinal([budget], holder);
   }
 
@@ -223,7 +242,10 @@ export class SlackPort implements SurfacePort {
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
       if (!respond) {
-        this.opts.log.warn({ code: slackErrorCode(err) ?? String(err), channel: place.channel }, 'slack: ephemeral message failed');
+        this.opts.log.warn(
+          { code: slackErrorCode(err) ?? String(err), channel: place.channel },
+          'slack: ephemeral message failed',
+        );
         return;
       }
       this.opts.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
@@ -257,7 +279,12 @@ export class SlackPort implements SurfacePort {
 
   async stripButtons(thread: Place, actions: string[]): Promise<void> {
     if (!thread.thread) return;
-    const res = await this.gateway.methodCall(thread, 'conversations.replies', { channel: thread.channel, ts: thread.thread, limit: STRIP_SCAN }, 3);
+    const res = await this.gateway.methodCall(
+      thread,
+      'conversations.replies',
+      { channel: thread.channel, ts: thread.thread, limit: STRIP_SCAN },
+      3,
+    );
     for (const m of threadMessagesSchema.parse(res).messages ?? []) {
       if (!m.bot_id || !m.blocks) continue;
       const blocks = withoutButtons(m.blocks, actions);
@@ -271,7 +298,8 @@ export class SlackPort implements SurfacePort {
     const url = att.url ?? att.id;
     if (!/^https?:\/\//.test(url)) throw new Error(`attachment ${att.name} has no download URL`);
     // The bot token goes to Slack's own hosts only (or SLACK_API_URL's): never to a host a file names.
-    if (!slackFileHost(url, this.opts.client.slackApiUrl)) throw new Error(`attachment ${att.name} is not on a Slack host: not downloaded`);
+    if (!slackFileHost(url, this.opts.client.slackApiUrl))
+      throw new Error(`attachment ${att.name} is not on a Slack host: not downloaded`);
     const { bytes, contentType: type } = await downloadCapped(url, {
       name: att.name,
       platform: 'Slack',
@@ -320,9 +348,15 @@ export class SlackPort implements SurfacePort {
       const code = slackErrorCode(err);
       if ((code && STREAM_UNAVAILABLE.has(code)) || isMissingMethod(err)) {
         this.noNativeStream.set(team, Date.now() + NO_NATIVE_RETRY_MS);
-        this.opts.log.info({ team, code: code ?? `HTTP ${httpStatus(err)}` }, 'slack: native streaming unavailable, using chat.update');
+        this.opts.log.info(
+          { team, code: code ?? `HTTP ${httpStatus(err)}` },
+          'slack: native streaming unavailable, using chat.update',
+        );
       } else {
-        this.opts.log.warn({ code: code ?? String(err) }, 'slack: chat.startStream failed, using chat.update for this answer');
+        this.opts.log.warn(
+          { code: code ?? String(err) },
+          'slack: chat.startStream failed, using chat.update for this answer',
+        );
       }
       return undefined;
     }
@@ -346,7 +380,10 @@ export class SlackPort implements SurfacePort {
       await this.gateway.stopStream(ref, {});
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
-      this.opts.log.info({ code: slackErrorCode(err) ?? String(err) }, 'slack: stream already over, finishing the message with chat.update');
+      this.opts.log.info(
+        { code: slackErrorCode(err) ?? String(err) },
+        'slack: stream already over, finishing the message with chat.update',
+      );
     }
     this.liveStreams.get(this.threadKey(ref.place))?.delete(ref.id);
     await this.edit(ref, final);

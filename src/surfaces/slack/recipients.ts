@@ -37,7 +37,8 @@ export class Recipients {
       const k = `${team}:${place.channel}`;
       this.lastCommandUser.delete(k);
       this.lastCommandUser.set(k, userId);
-      if (this.lastCommandUser.size > MAX_CACHED) this.lastCommandUser.delete(this.lastCommandUser.keys().next().value as string);
+      if (this.lastCommandUser.size > MAX_CACHED)
+        this.lastCommandUser.delete(this.lastCommandUser.keys().next().value as string);
       return;
     }
     const key = Recipients.key(team, place.channel, place.thread);

@@ -52,7 +52,9 @@ export class UserNames {
     const res = userInfoSchema.safeParse(await this.client.users.info({ user: userId }));
     if (!res.success) return undefined;
     const u = res.data.user;
-    const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find((s) => s && s.trim().length > 0);
+    const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(
+      (s) => s && s.trim().length > 0,
+    );
     return pick?.trim();
   }
 }

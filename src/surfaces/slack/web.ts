@@ -48,7 +48,11 @@ export type WebClient = webApi.WebClient;
  * Slack's own is https://slack.com/api/). A bare origin is ambiguous: a proxy may serve the methods
  * at its root, or at /api/ like Slack. Then one auth.test decides: /api/ when only it answers.
  */
-export async function resolveApiUrl(apiUrl: string | undefined, token: string, log: Logger): Promise<string | undefined> {
+export async function resolveApiUrl(
+  apiUrl: string | undefined,
+  token: string,
+  log: Logger,
+): Promise<string | undefined> {
   if (!apiUrl) return apiUrl;
   let url: URL;
   try {
@@ -116,7 +120,11 @@ export function isMissingMethod(err: unknown): boolean {
 
 /** Turn the SDK's rate-limited error into core's PlatformRateLimitError; others pass through. */
 export function translateError(err: unknown): unknown {
-  if (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'slack_webapi_rate_limited_error') {
+  if (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { code?: unknown }).code === 'slack_webapi_rate_limited_error'
+  ) {
     const sec = Number((err as { retryAfter?: unknown }).retryAfter);
     return new PlatformRateLimitError(Number.isFinite(sec) && sec > 0 ? sec * 1000 : 1000);
   }

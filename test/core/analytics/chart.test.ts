@@ -13,7 +13,13 @@ describe('renderBarChart', () => {
   const labels = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'];
 
   it('returns a PNG of the requested size', async () => {
-    const png = await renderBarChart({ title: 'Questions per day', labels, values: [12, 30, 7, 22, 15], width: 640, height: 360 });
+    const png = await renderBarChart({
+      title: 'Questions per day',
+      labels,
+      values: [12, 30, 7, 22, 15],
+      width: 640,
+      height: 360,
+    });
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     expect(ihdrSize(png)).toEqual({ width: 640, height: 360 });
     writeFileSync('/tmp/chart-sample.png', png);

@@ -114,13 +114,15 @@ describe('/history', () => {
     const nobody = await env.run(historyCommand, env.admin, 'user:U-nobody');
     expect(nobody.last().text).toBe('No conversations found for user U-nobody.');
     const missing = await env.run(historyCommand, env.admin, 'conversation:999999');
-    expect(missing.last().text).toBe('No conversation has id 999999. List a user\'s with /history user:<id>.');
+    expect(missing.last().text).toBe("No conversation has id 999999. List a user's with /history user:<id>.");
     const either = await env.run(historyCommand, env.admin, '999999');
     expect(either.last().text).toBe('No conversations found for user 999999 (and no conversation has id 999999).');
   });
 
   test('admins only; bad arguments; help', async () => {
-    expect((await env.run(historyCommand, env.alice, USER)).last().text).toMatch(/only admins may read conversation history/i);
+    expect((await env.run(historyCommand, env.alice, USER)).last().text).toMatch(
+      /only admins may read conversation history/i,
+    );
     const bad = await env.run(historyCommand, env.admin, 'session:1');
     expect(bad.last().text).toMatch(/Unknown option "session:"/);
     expect(bad.last().text).toContain(usageOf('history'));

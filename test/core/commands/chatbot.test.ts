@@ -12,7 +12,8 @@ afterAll(async () => {
   await env.close();
 });
 
-const applied = (): Promise<Record<string, unknown>> => readAppliedSettings(env.ctx) as Promise<Record<string, unknown>>;
+const applied = (): Promise<Record<string, unknown>> =>
+  readAppliedSettings(env.ctx) as Promise<Record<string, unknown>>;
 
 test('non-admins are refused for every subcommand', async () => {
   for (const args of ['show', 'set Temperature 1', 'edit', 'models', 'list', 'create Sneaky']) {
@@ -35,9 +36,15 @@ test('help and unknown subcommands answer the usage', async () => {
 describe('set', () => {
   test('integer, boolean, colour and text values are applied and remembered', async () => {
     expect((await env.run(chatbotCommand, env.admin, 'set Temperature 1')).last().text).toBe('Set Temperature to 1.');
-    expect((await env.run(chatbotCommand, env.admin, 'set enableuploadimage yes')).last().text).toBe('Set EnableUploadImage to yes.');
-    expect((await env.run(chatbotCommand, env.admin, 'set RemoveChatLogOnBrowserClose false')).last().text).toBe('Set RemoveChatLogOnBrowserClose to no.');
-    expect((await env.run(chatbotCommand, env.admin, 'set ChatBubbleColor rgb(37, 99, 235)')).last().text).toMatch(/Set ChatBubbleColor to rgb\(37, ?99, ?235\)\./);
+    expect((await env.run(chatbotCommand, env.admin, 'set enableuploadimage yes')).last().text).toBe(
+      'Set EnableUploadImage to yes.',
+    );
+    expect((await env.run(chatbotCommand, env.admin, 'set RemoveChatLogOnBrowserClose false')).last().text).toBe(
+      'Set RemoveChatLogOnBrowserClose to no.',
+    );
+    expect((await env.run(chatbotCommand, env.admin, 'set ChatBubbleColor rgb(37, 99, 235)')).last().text).toMatch(
+      /Set ChatBubbleColor to rgb\(37, ?99, ?235\)\./,
+    );
     await env.run(chatbotCommand, env.admin, 'set TalkToHumanResponseMessage "A human will be with you shortly."');
     await env.run(chatbotCommand, env.admin, 'set SystemMessage You are a helpful "real estate" assistant.');
     const a = await applied();
@@ -90,13 +97,15 @@ describe('set', () => {
     const off = models.find((x) => !x.enabled);
     if (off) {
       const disabled = await env.run(chatbotCommand, env.admin, `set Model ${off.name}`);
-      expect(disabled.last().text).toMatch(new RegExp(`Model: ${off.name.replace(/[.]/g, '\\.')} \\(${off.key}\\) is disabled`));
+      expect(disabled.last().text).toMatch(
+        new RegExp(`Model: ${off.name.replace(/[.]/g, '\\.')} \\(${off.key}\\) is disabled`),
+      );
       expect((await applied()).Model).toBe(m.key);
     }
   });
 });
 
-test('show is a readable card: the chatbot\'s name, settings grouped in words, no timestamps or wire keys', async () => {
+test("show is a readable card: the chatbot's name, settings grouped in words, no timestamps or wire keys", async () => {
   await env.run(chatbotCommand, env.admin, 'set WelcomeMessage Hello!');
   const inv = await env.run(chatbotCommand, env.admin, 'show');
   const msg = inv.last();
@@ -128,7 +137,8 @@ describe('edit form', () => {
     const groups = new Map<string, number>();
     for (const f of fields) groups.set(f.group, (groups.get(f.group) ?? 0) + 1);
     for (const n of groups.values()) expect(n).toBeLessThanOrEqual(5);
-    for (const g of ['model and prompt', 'appearance', 'contact and handoff', 'limits', 'privacy']) expect(groups.has(g)).toBe(true);
+    for (const g of ['model and prompt', 'appearance', 'contact and handoff', 'limits', 'privacy'])
+      expect(groups.has(g)).toBe(true);
     const byName = (n: string) => fields.find((f) => f.name === n);
     expect(byName('Temperature')).toMatchObject({ kind: 'number', initial: '1' });
     expect(byName('EnableUploadImage')).toMatchObject({ kind: 'boolean', initial: 'yes' });
@@ -138,7 +148,13 @@ describe('edit form', () => {
   });
 
   test('invalid values come back as field errors; valid ones are applied', async () => {
-    const bad = await env.submit(chatbotCommand, CHATBOT_EDIT_FORM, env.ctx.config.chatbotId, { Temperature: 'hot', ChatBubbleColor: 'blue', Name: 'Fine' }, env.admin);
+    const bad = await env.submit(
+      chatbotCommand,
+      CHATBOT_EDIT_FORM,
+      env.ctx.config.chatbotId,
+      { Temperature: 'hot', ChatBubbleColor: 'blue', Name: 'Fine' },
+      env.admin,
+    );
     expect(bad.result.ok).toBe(false);
     const errors = bad.result.ok ? {} : bad.result.errors;
     expect(Object.keys(errors).sort()).toEqual(['ChatBubbleColor', 'Temperature']);
@@ -154,7 +170,13 @@ describe('edit form', () => {
     );
     expect(ok.result).toEqual({ ok: true });
     expect(ok.inv.last().text).toMatch(/Updated 4 settings: Name, WelcomeMessage, RateLimitCount, VerifyDomain\./);
-    expect(await applied()).toMatchObject({ Name: 'Realty Bot', RateLimitCount: 20, VerifyDomain: false, WelcomeMessage: '', Temperature: 1 });
+    expect(await applied()).toMatchObject({
+      Name: 'Realty Bot',
+      RateLimitCount: 20,
+      VerifyDomain: false,
+      WelcomeMessage: '',
+      Temperature: 1,
+    });
   });
 });
 

@@ -55,7 +55,15 @@ describe('command catalogue', () => {
       expect(spec?.usage).toBe(h.usage);
       expect(spec?.adminOnly).toBe(h.adminOnly);
     }
-    expect(COMMAND_SPECS.map((s) => s.name).sort()).toEqual(['analytics', 'ask', 'chatbot', 'handoff', 'history', 'listing', 'listings']);
+    expect(COMMAND_SPECS.map((s) => s.name).sort()).toEqual([
+      'analytics',
+      'ask',
+      'chatbot',
+      'handoff',
+      'history',
+      'listing',
+      'listings',
+    ]);
     for (const s of COMMAND_SPECS) {
       expect(s.usage).toMatch(/Usage/);
       expect(s.summary.length).toBeLessThanOrEqual(100);
@@ -65,9 +73,14 @@ describe('command catalogue', () => {
   test('listings options and chatbot set field choices mirror the grammar', () => {
     const listings = COMMAND_SPECS.find((s) => s.name === 'listings');
     expect(listings?.options.map((o) => o.name)).toEqual(['city', 'type', 'mls', 'page']);
-    expect(listings?.options.find((o) => o.name === 'type')?.choices?.map((c) => c.value)).toEqual(['for_sale', 'for_rent']);
+    expect(listings?.options.find((o) => o.name === 'type')?.choices?.map((c) => c.value)).toEqual([
+      'for_sale',
+      'for_rent',
+    ]);
     const set = COMMAND_SPECS.find((s) => s.name === 'chatbot')?.subcommands.find((s) => s.name === 'set');
-    expect(set?.options.find((o) => o.name === 'field')?.choices?.map((c) => c.value)).toEqual(SETTING_FIELDS.map((f) => f.name));
+    expect(set?.options.find((o) => o.name === 'field')?.choices?.map((c) => c.value)).toEqual(
+      SETTING_FIELDS.map((f) => f.name),
+    );
   });
 
   test('argsFromOptions renders options as the text grammar, which parses back', () => {
@@ -76,7 +89,11 @@ describe('command catalogue', () => {
     expect(parseListingsArgs(text)).toEqual({ city: 'San Antonio', saleType: 'for_rent', page: 2 });
     expect(argsFromOptions('chatbot', 'set', { field: 'Temperature', value: '1' })).toBe('set Temperature 1');
     const upd = argsFromOptions('listing', 'update', { mls: 'TX 1', fields: 'Status:Sold' });
-    expect(parseListingArgs(upd)).toEqual({ sub: 'update', key: { keyType: 'MLSNumber', key: 'TX 1' }, pairs: { Status: 'Sold' } });
+    expect(parseListingArgs(upd)).toEqual({
+      sub: 'update',
+      key: { keyType: 'MLSNumber', key: 'TX 1' },
+      pairs: { Status: 'Sold' },
+    });
   });
 });
 
@@ -111,7 +128,10 @@ describe('argument parsers', () => {
 
   test('listing: keys and pairs', () => {
     expect(parseListingArgs('show id:42')).toEqual({ sub: 'show', key: { keyType: 'ListingId', key: '42' } });
-    expect(parseListingArgs('delete url:https://x.test/1')).toEqual({ sub: 'delete', key: { keyType: 'URL', key: 'https://x.test/1' } });
+    expect(parseListingArgs('delete url:https://x.test/1')).toEqual({
+      sub: 'delete',
+      key: { keyType: 'URL', key: 'https://x.test/1' },
+    });
     expect(parseListingArgs('create SaleType:for_sale AreaUnit:"Square Feet"')).toEqual({
       sub: 'create',
       pairs: { SaleType: 'for_sale', AreaUnit: 'Square Feet' },
@@ -130,7 +150,9 @@ describe('argument parsers', () => {
     expect(parseAnalyticsArgs('from:2024-05-10', now)).toEqual({ from: '2024-05-10', to: '2024-05-31' });
     expect(usageErr(() => parseAnalyticsArgs('2024-13-01', now)).message).toMatch(/from.*not a calendar date/);
     expect(usageErr(() => parseAnalyticsArgs('yesterday', now)).message).toMatch(/from.*YYYY-MM-DD/);
-    expect(usageErr(() => parseAnalyticsArgs('2024-02-01 2024-01-01', now)).message).toMatch(/from must be on or before to/);
+    expect(usageErr(() => parseAnalyticsArgs('2024-02-01 2024-01-01', now)).message).toMatch(
+      /from must be on or before to/,
+    );
     expect(usageErr(() => parseAnalyticsArgs('2024-01-01 2024-01-02 2024-01-03', now)).message).toMatch(/Too many/);
   });
 

@@ -14,7 +14,12 @@ let env: CommandEnv;
 let sample: Listing;
 beforeAll(async () => {
   env = await startCommandEnv();
-  const page = await env.ctx.client.listListings({ chatbotId: env.ctx.config.chatbotId, city: 'Denver', page: 1, pageSize: 5 });
+  const page = await env.ctx.client.listListings({
+    chatbotId: env.ctx.config.chatbotId,
+    city: 'Denver',
+    page: 1,
+    pageSize: 5,
+  });
   const first = page.items[0];
   if (!first) throw new Error('no demo listing in Denver');
   sample = first;
@@ -23,8 +28,10 @@ afterAll(async () => {
   await env.close();
 });
 
-const field = (card: { fields: Array<{ label: string; value: string }> } | undefined, label: string): string | undefined =>
-  card?.fields.find((f) => f.label === label)?.value;
+const field = (
+  card: { fields: Array<{ label: string; value: string }> } | undefined,
+  label: string,
+): string | undefined => card?.fields.find((f) => f.label === label)?.value;
 
 const PAIRS = [
   'SaleType:for_sale',
@@ -108,7 +115,12 @@ describe('show (everyone)', () => {
 describe('writes (admins)', () => {
   test('non-admins are refused clearly and nothing changes', async () => {
     const before = await env.ctx.client.listListings({ chatbotId: env.ctx.config.chatbotId, page: 1, pageSize: 1 });
-    for (const args of [`create ${PAIRS}`, `update mls:${sample.mlsNumber} Status:Sold`, `delete mls:${sample.mlsNumber}`, 'create']) {
+    for (const args of [
+      `create ${PAIRS}`,
+      `update mls:${sample.mlsNumber} Status:Sold`,
+      `delete mls:${sample.mlsNumber}`,
+      'create',
+    ]) {
       const inv = await env.run(listingCommand, env.alice, args);
       expect(inv.replies[0]?.ephemeral).toBe(true);
       expect(inv.last().text).toMatch(/only admins may (create|update|delete) listings/i);
@@ -175,7 +187,11 @@ describe('writes (admins)', () => {
 
   test('invalid pairs: every bad field is named, nothing is created', async () => {
     const before = await env.ctx.client.listListings({ chatbotId: env.ctx.config.chatbotId, page: 1, pageSize: 1 });
-    const inv = await env.run(listingCommand, env.admin, 'create SaleType:for_lease Bedrooms:many Status:Active Colour:red');
+    const inv = await env.run(
+      listingCommand,
+      env.admin,
+      'create SaleType:for_lease Bedrooms:many Status:Active Colour:red',
+    );
     const text = inv.last().text;
     expect(inv.replies[0]?.ephemeral).toBe(true);
     expect(text).toMatch(/SaleType must be one of for_sale, for_rent/);
@@ -199,17 +215,48 @@ describe('forms', () => {
     expect(form?.id).toBe(LISTING_CREATE_FORM);
     const fields = form?.fields ?? [];
     expect(fields).toHaveLength(32);
-    const required = fields.filter((f) => f.required).map((f) => f.name).sort();
+    const required = fields
+      .filter((f) => f.required)
+      .map((f) => f.name)
+      .sort();
     expect(required).toEqual(
-      ['AreaUnit', 'BuildingArea', 'Bathrooms', 'Bedrooms', 'CurrencySymbol', 'DaysOnMarket', 'LotArea', 'MLSNumber', 'ParkingSpots', 'PropertyType', 'SaleType', 'Status', 'Url', 'YearBuilt'].sort(),
+      [
+        'AreaUnit',
+        'BuildingArea',
+        'Bathrooms',
+        'Bedrooms',
+        'CurrencySymbol',
+        'DaysOnMarket',
+        'LotArea',
+        'MLSNumber',
+        'ParkingSpots',
+        'PropertyType',
+        'SaleType',
+        'Status',
+        'Url',
+        'YearBuilt',
+      ].sort(),
     );
     expect(fields.find((f) => f.name === 'SaleType')?.kind).toBe('select');
     // As an agent fills it: the home first; enumerations in words; usual defaults; placeholders with units.
-    expect(fields.slice(0, 5).map((f) => f.name)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
+    expect(fields.slice(0, 5).map((f) => f.name)).toEqual([
+      'Address',
+      'SalePrice',
+      'PropertyType',
+      'Bedrooms',
+      'Bathrooms',
+    ]);
     expect(fields.find((f) => f.name === 'SaleType')?.options?.map((o) => o.label)).toEqual(['For sale', 'For rent']);
-    expect(fields.find((f) => f.name === 'Status')?.options?.map((o) => o.label)).toEqual(['Active', 'Coming soon', 'Sold']);
+    expect(fields.find((f) => f.name === 'Status')?.options?.map((o) => o.label)).toEqual([
+      'Active',
+      'Coming soon',
+      'Sold',
+    ]);
     expect(fields.find((f) => f.name === 'Tours')?.options?.map((o) => o.label)).toEqual(['Open house', '3D tour']);
-    expect(fields.find((f) => f.name === 'AreaUnit')?.options?.map((o) => o.value)).toEqual(['Square Feet', 'Square Meters']);
+    expect(fields.find((f) => f.name === 'AreaUnit')?.options?.map((o) => o.value)).toEqual([
+      'Square Feet',
+      'Square Meters',
+    ]);
     expect(fields.find((f) => f.name === 'CurrencySymbol')?.initial).toBe('$');
     expect(fields.find((f) => f.name === 'AreaUnit')?.initial).toBe('Square Feet');
     expect(fields.find((f) => f.name === 'BuildingArea')?.hint).toMatch(/square feet/);
@@ -228,7 +275,13 @@ describe('forms', () => {
   });
 
   test('submit with invalid values returns field errors; valid values create', async () => {
-    const bad = await env.submit(listingCommand, LISTING_CREATE_FORM, '', { SaleType: 'for_lease', Bedrooms: 'three', Status: 'Active' }, env.admin);
+    const bad = await env.submit(
+      listingCommand,
+      LISTING_CREATE_FORM,
+      '',
+      { SaleType: 'for_lease', Bedrooms: 'three', Status: 'Active' },
+      env.admin,
+    );
     expect(bad.result.ok).toBe(false);
     const errors = bad.result.ok ? {} : bad.result.errors;
     expect(errors.SaleType).toMatch(/SaleType must be one of/);
@@ -238,10 +291,26 @@ describe('forms', () => {
     expect(bad.inv.replies).toHaveLength(0);
 
     const values: Record<string, string> = {
-      SaleType: 'for_rent', Status: 'Active', CurrencySymbol: '$', PropertyType: 'Apartment', Bedrooms: '1', Bathrooms: '1',
-      Url: 'https://homes.example.com/test/form-1', MLSNumber: 'FORM-1', YearBuilt: '2010', DaysOnMarket: '0', LotArea: '0',
-      BuildingArea: '700', AreaUnit: 'Square Feet', ParkingSpots: '0', RentPrice: '1,800', Address: '1 Form Way', City: 'Denver',
-      Images: '', Description: '', ExtensionColumn: 'Pets=No',
+      SaleType: 'for_rent',
+      Status: 'Active',
+      CurrencySymbol: '$',
+      PropertyType: 'Apartment',
+      Bedrooms: '1',
+      Bathrooms: '1',
+      Url: 'https://homes.example.com/test/form-1',
+      MLSNumber: 'FORM-1',
+      YearBuilt: '2010',
+      DaysOnMarket: '0',
+      LotArea: '0',
+      BuildingArea: '700',
+      AreaUnit: 'Square Feet',
+      ParkingSpots: '0',
+      RentPrice: '1,800',
+      Address: '1 Form Way',
+      City: 'Denver',
+      Images: '',
+      Description: '',
+      ExtensionColumn: 'Pets=No',
     };
     const good = await env.submit(listingCommand, LISTING_CREATE_FORM, '', values, env.admin);
     expect(good.result).toEqual({ ok: true });
@@ -262,13 +331,32 @@ describe('forms', () => {
     expect(init('AreaUnit')).toBe('Square Feet');
     expect(init('Images')).toBe(sample.images.join('\n'));
 
-    const bad = await env.submit(listingCommand, LISTING_UPDATE_FORM, form?.state ?? '', { YearBuilt: '19x9' }, env.admin);
-    expect(bad.result.ok ? {} : bad.result.errors).toEqual({ YearBuilt: expect.stringMatching(/YearBuilt must be a number/) });
+    const bad = await env.submit(
+      listingCommand,
+      LISTING_UPDATE_FORM,
+      form?.state ?? '',
+      { YearBuilt: '19x9' },
+      env.admin,
+    );
+    expect(bad.result.ok ? {} : bad.result.errors).toEqual({
+      YearBuilt: expect.stringMatching(/YearBuilt must be a number/),
+    });
 
-    const ok = await env.submit(listingCommand, LISTING_UPDATE_FORM, form?.state ?? '', { PropertyType: 'Loft', DaysOnMarket: '77' }, env.admin);
+    const ok = await env.submit(
+      listingCommand,
+      LISTING_UPDATE_FORM,
+      form?.state ?? '',
+      { PropertyType: 'Loft', DaysOnMarket: '77' },
+      env.admin,
+    );
     expect(ok.result).toEqual({ ok: true });
     expect(ok.inv.last().text).toMatch(/Updated 1 listing/);
-    const after = await env.ctx.client.listListings({ chatbotId: env.ctx.config.chatbotId, mls: sample.mlsNumber, page: 1, pageSize: 5 });
+    const after = await env.ctx.client.listListings({
+      chatbotId: env.ctx.config.chatbotId,
+      mls: sample.mlsNumber,
+      page: 1,
+      pageSize: 5,
+    });
     expect(after.items[0]?.propertyType).toBe('Loft');
     expect(after.items[0]?.daysOnMarket).toBe(77);
     expect(after.items[0]?.address).toBe(sample.address);

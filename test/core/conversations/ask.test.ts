@@ -48,7 +48,10 @@ describe('conversations: /ask and follow-ups', () => {
     expect(root.current.text).toContain(`> ${question}`);
 
     await waitAnswered(thread, 1);
-    const expected = await h.client.ask({ sessionId: await h.client.getSession(h.config.chatbotId), content: question });
+    const expected = await h.client.ask({
+      sessionId: await h.client.getSession(h.config.chatbotId),
+      content: question,
+    });
     getSessionCalls--; // the reference ask above is not the bridge's
     const answer = lastThreadMessage(thread);
     expect(answer.current.text).toBe(expected.content);

@@ -36,7 +36,17 @@ describe('conversations: retention', () => {
     const activeUntil = Date.now() + RETENTION_MS * 1.5;
     let n = 0;
     while (Date.now() < activeUntil) {
-      await h.bridge.message({ place: thread, actor: h.users.alice, text: `and ${n}?`, id: `keep-${n++}`, attachments: [], startsConversation: false }, h.surface);
+      await h.bridge.message(
+        {
+          place: thread,
+          actor: h.users.alice,
+          text: `and ${n}?`,
+          id: `keep-${n++}`,
+          attachments: [],
+          startsConversation: false,
+        },
+        h.surface,
+      );
       await h.bridge.conversations.idle();
       await new Promise((r) => setTimeout(r, RETENTION_MS / 4));
     }
@@ -45,9 +55,13 @@ describe('conversations: retention', () => {
     expect(kept.transcript).toBeDefined();
 
     // Then silence: all three expire.
-    await waitFor(async () => {
-      const s = await stored();
-      return s.conversation === undefined && s.session === undefined && s.transcript === undefined;
-    }, 'the conversation, session and transcript to expire', RETENTION_MS * 4);
+    await waitFor(
+      async () => {
+        const s = await stored();
+        return s.conversation === undefined && s.session === undefined && s.transcript === undefined;
+      },
+      'the conversation, session and transcript to expire',
+      RETENTION_MS * 4,
+    );
   }, 60_000);
 });

@@ -65,7 +65,10 @@ describe('conversations: an interrupted answer and its Retry', () => {
     await h.bridge.conversations.idle();
     expect(h.surface.messagesIn(thread)).toHaveLength(2);
     const conversation = await h.client.v1.getConversation(String(sessionId), { includeMessages: true });
-    expect((conversation.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content)).toEqual([question, question]);
+    expect((conversation.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      question,
+      question,
+    ]);
 
     // Once that retry is over the button works again, and an admin may press it too.
     await h.bridge.action(h.invocation(h.users.admin, thread), button.action, button.value);

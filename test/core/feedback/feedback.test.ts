@@ -1,8 +1,18 @@
 /** Core's answer feedback, assistant intro and the /analytics feedback figures (local service, SQLite store). */
 import { assistantIntro, DEFAULT_GREETING, promptsFromSuggested } from '../../../src/core/assistant/intro';
-import { analyticsCommand, analyticsPanels, FEEDBACK_CHART_LABELS, feedbackLine } from '../../../src/core/commands/analytics';
+import {
+  analyticsCommand,
+  analyticsPanels,
+  FEEDBACK_CHART_LABELS,
+  feedbackLine,
+} from '../../../src/core/commands/analytics';
 import { askCommand } from '../../../src/core/commands/ask';
-import { FEEDBACK_ACTION, beginRatedAnswer, feedbackPrompt, parseFeedbackValue } from '../../../src/core/feedback/feedback';
+import {
+  FEEDBACK_ACTION,
+  beginRatedAnswer,
+  feedbackPrompt,
+  parseFeedbackValue,
+} from '../../../src/core/feedback/feedback';
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
 import { feedbackButtons } from '../../../src/core/surface';
 import { FeedbackStore } from '../../../src/state/feedback-store';
@@ -54,7 +64,14 @@ describe('/analytics feedback', () => {
   });
 
   test('the chart has a panel with a bar for each kind of vote', () => {
-    const m = { totalConversations: 1, totalMessages: 2, uniqueUsers: 1, avgConversationLength: 2, resolutionRate: 0.5, avgResponseTime: 1 };
+    const m = {
+      totalConversations: 1,
+      totalMessages: 2,
+      uniqueUsers: 1,
+      avgConversationLength: 2,
+      resolutionRate: 0.5,
+      avgResponseTime: 1,
+    };
     const panels = analyticsPanels({ metrics: m } as never, { positive: 7, negative: 2 });
     const votes = panels.find((p) => p.labels.includes(FEEDBACK_CHART_LABELS[0]!));
     expect(votes).toBeDefined();
@@ -72,7 +89,8 @@ describe('/analytics feedback', () => {
     await store.vote('a-old', 'U2', 'negative', 'discord', Date.parse('2001-01-15T12:00:00Z'));
     // /analytics posts a progress note and replaces it with the figures: read what it shows now.
     const resultOf = (inv: Awaited<ReturnType<typeof env.run>>): string =>
-      [...env.surface.messages.values()].filter((m) => m.versions[0]?.text === inv.replies[0]?.msg.text).at(-1)?.current.text ?? '';
+      [...env.surface.messages.values()].filter((m) => m.versions[0]?.text === inv.replies[0]?.msg.text).at(-1)?.current
+        .text ?? '';
     const inv = await env.run(analyticsCommand, env.admin, '');
     const t = await store.tally(0, Date.now());
     expect(resultOf(inv)).toContain(feedbackLine({ positive: t.positive, negative: t.negative - 1 }));
@@ -93,8 +111,17 @@ describe('assistant intro', () => {
     expect(plain.prompts.length).toBeGreaterThanOrEqual(1);
     expect(plain.prompts.length).toBeLessThanOrEqual(4);
     expect(plain.prompts.every((p) => /^Which homes are available in .+\?$/.test(p.message))).toBe(true);
-    await env.ctx.store.set(appliedSettingsKey(env.ctx.config.chatbotId), { WelcomeMessage: 'Hello from Acme', SuggestedMessage: 'One?\nTwo?' });
+    await env.ctx.store.set(appliedSettingsKey(env.ctx.config.chatbotId), {
+      WelcomeMessage: 'Hello from Acme',
+      SuggestedMessage: 'One?\nTwo?',
+    });
     const applied = await assistantIntro(env.ctx);
-    expect(applied).toEqual({ greeting: 'Hello from Acme', prompts: [{ title: 'One?', message: 'One?' }, { title: 'Two?', message: 'Two?' }] });
+    expect(applied).toEqual({
+      greeting: 'Hello from Acme',
+      prompts: [
+        { title: 'One?', message: 'One?' },
+        { title: 'Two?', message: 'Two?' },
+      ],
+    });
   });
 });

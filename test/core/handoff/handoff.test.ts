@@ -21,7 +21,9 @@ async function askInThread(h: CoreHarness, question: string): Promise<Place> {
 }
 
 function ticketThreads(s: TestSurface, handoffChannel: Place): Place[] {
-  return s.calls.filter((c) => c.op === 'startThread' && c.place?.channel === handoffChannel.channel).map((c) => c.place!);
+  return s.calls
+    .filter((c) => c.op === 'startThread' && c.place?.channel === handoffChannel.channel)
+    .map((c) => c.place!);
 }
 
 describe('handoff: round trip on one surface', () => {
@@ -62,7 +64,10 @@ describe('handoff: round trip on one surface', () => {
     // Two agents click Claim at the same moment: exactly one wins, the other is told who.
     const annInv = h.invocation(h.agents.ann, h.handoffChannel, { source: ticket.ref });
     const andyInv = h.invocation(h.agents.andy, h.handoffChannel, { source: ticket.ref });
-    await Promise.all([h.bridge.action(annInv, claim!.action, claim!.value), h.bridge.action(andyInv, claim!.action, claim!.value)]);
+    await Promise.all([
+      h.bridge.action(annInv, claim!.action, claim!.value),
+      h.bridge.action(andyInv, claim!.action, claim!.value),
+    ]);
     const loserInv = [annInv, andyInv].find((i) => i.replies.some((r) => /Already claimed by/.test(r.msg.text)));
     expect(loserInv).toBeDefined();
     const winner = loserInv === annInv ? h.agents.andy : h.agents.ann;
@@ -71,27 +76,60 @@ describe('handoff: round trip on one surface', () => {
     expect(loserInv!.replies[0]!.msg.text).toBe(`Already claimed by ${winner.name}.`);
     expect(winnerInv.replies.filter((r) => /Already claimed/.test(r.msg.text))).toHaveLength(0);
     expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.text).toContain(`Claimed by ${winner.name}`);
-    expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.buttons?.map((b) => b.action)).toEqual(['handoff.close', 'handoff.release', 'handoff.takeover']);
+    expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.buttons?.map((b) => b.action)).toEqual([
+      'handoff.close',
+      'handoff.release',
+      'handoff.takeover',
+    ]);
 
     // Relay both ways, authors named, text word for word; the bot stays silent.
     const userCount = h.surface.messagesIn(thread).length;
     await h.say(h.users.alice, thread, 'Hi! I need help with *financing* for 12 Oak St.');
-    await waitFor(() => h.surface.messagesIn(ticketThread!).some((m) => m.current.text === '*Alice:* Hi! I need help with *financing* for 12 Oak St.'), 'h.surface.messagesIn(ticketThread!).some((m) => m.current.text === ...', 5000);
+    await waitFor(
+      () =>
+        h.surface
+          .messagesIn(ticketThread!)
+          .some((m) => m.current.text === '*Alice:* Hi! I need help with *financing* for 12 Oak St.'),
+      'h.surface.messagesIn(ticketThread!).some((m) => m.current.text === ...',
+      5000,
+    );
     await h.say(winner, ticketThread!, 'Sure, I can help. What is your budget?');
-    await waitFor(() => h.surface.messagesIn(thread).some((m) => m.current.text === `*${winner.name} (agent):* Sure, I can help. What is your budget?`), 'h.surface.messagesIn(thread).some((m) => m.current.text === `*${win...', 5000);
+    await waitFor(
+      () =>
+        h.surface
+          .messagesIn(thread)
+          .some((m) => m.current.text === `*${winner.name} (agent):* Sure, I can help. What is your budget?`),
+      'h.surface.messagesIn(thread).some((m) => m.current.text === `*${win...',
+      5000,
+    );
     await h.bridge.conversations.idle();
-    const during = h.surface.messagesIn(thread).slice(userCount).map((m) => m.current.text);
+    const during = h.surface
+      .messagesIn(thread)
+      .slice(userCount)
+      .map((m) => m.current.text);
     expect(during.filter((t) => t === 'Thinking…' || t.includes('Talk to a human'))).toEqual([]);
     expect(during.every((t) => t.includes('(agent)'))).toBe(true);
 
     // Close hands back; both sides are told; the bot answers again.
-    await h.bridge.action(h.invocation(winner, h.handoffChannel, { source: ticket.ref }), 'handoff.close', claim!.value);
+    await h.bridge.action(
+      h.invocation(winner, h.handoffChannel, { source: ticket.ref }),
+      'handoff.close',
+      claim!.value,
+    );
     expect(h.surface.messagesIn(ticketThread!).some((m) => /closed this ticket/.test(m.current.text))).toBe(true);
     expect(h.surface.messagesIn(thread).some((m) => /closed the handoff/.test(m.current.text))).toBe(true);
     expect(h.surface.messagesIn(h.handoffChannel)[0]!.current.text.split('\n')[0]).toMatch(/^Closed by /);
     const afterClose = h.surface.messagesIn(thread).length;
     await h.say(h.users.alice, thread, 'Which homes are for sale in Austin?');
-    await waitFor(() => h.surface.messagesIn(thread).slice(afterClose).some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')), 'h.surface.messagesIn(thread).slice(afterClose).some((m) => m.curren...', 10_000);
+    await waitFor(
+      () =>
+        h.surface
+          .messagesIn(thread)
+          .slice(afterClose)
+          .some((m) => m.current.buttons?.some((b) => b.action === 'handoff.request')),
+      'h.surface.messagesIn(thread).slice(afterClose).some((m) => m.curren...',
+      10_000,
+    );
   });
 
   it('/handoff in the channel hands off the most recent conversation, and /handoff cancel gives it back', async () => {
@@ -115,10 +153,14 @@ describe('handoff: round trip on one surface', () => {
   });
 
   it('shows the TalkToHumanResponseMessage the bridge last applied', async () => {
-    await h.store.set(`settings:applied:${h.config.chatbotId}`, { TalkToHumanResponseMessage: 'An agent from Acme Realty will be right with you.' });
+    await h.store.set(`settings:applied:${h.config.chatbotId}`, {
+      TalkToHumanResponseMessage: 'An agent from Acme Realty will be right with you.',
+    });
     const thread = await askInThread(h, 'Which homes are for sale in Miami?');
     await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', '');
-    expect(h.surface.messagesIn(thread).some((m) => m.current.text === 'An agent from Acme Realty will be right with you.')).toBe(true);
+    expect(
+      h.surface.messagesIn(thread).some((m) => m.current.text === 'An agent from Acme Realty will be right with you.'),
+    ).toBe(true);
     await h.store.delete(`settings:applied:${h.config.chatbotId}`);
   });
 });
@@ -134,9 +176,17 @@ describe('handoff: automatic on noAnswer, claim timeout', () => {
 
   it('hands off by itself, then tells the user once that nobody has claimed it; the ticket stays open', async () => {
     const thread = await askInThread(h, UNANSWERABLE);
-    await waitFor(() => h.surface.messagesIn(h.handoffChannel).length === 1, 'h.surface.messagesIn(h.handoffChannel).length === 1', 10_000);
+    await waitFor(
+      () => h.surface.messagesIn(h.handoffChannel).length === 1,
+      'h.surface.messagesIn(h.handoffChannel).length === 1',
+      10_000,
+    );
     expect(h.surface.messagesIn(thread).some((m) => m.current.text === DEFAULT_TALK_TO_HUMAN)).toBe(true);
-    await waitFor(() => h.surface.messagesIn(thread).some((m) => /No one has picked up your request yet/.test(m.current.text)), 'h.surface.messagesIn(thread).some((m) => /No one has picked up your...', 5000);
+    await waitFor(
+      () => h.surface.messagesIn(thread).some((m) => /No one has picked up your request yet/.test(m.current.text)),
+      'h.surface.messagesIn(thread).some((m) => /No one has picked up your...',
+      5000,
+    );
     await h.bridge.handoffs.sweepUnclaimed();
     await h.bridge.handoffs.sweepUnclaimed();
     expect(h.surface.messagesIn(thread).filter((m) => /No one has picked up/.test(m.current.text))).toHaveLength(1);
@@ -158,7 +208,7 @@ describe('handoff: ticket on another surface', () => {
     await h.close();
   });
 
-  it('puts the ticket in the other surface\'s handoff channel and relays across surfaces', async () => {
+  it("puts the ticket in the other surface's handoff channel and relays across surfaces", async () => {
     const thread = await askInThread(h, 'Which homes are for sale in Seattle?');
     await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'Wants a viewing');
     expect(h.surface.messagesIn(h.handoffChannel)).toHaveLength(0);
@@ -168,10 +218,23 @@ describe('handoff: ticket on another surface', () => {
     expect(ticket.current.text).toContain('Wants a viewing');
     const [ticketThread] = ticketThreads(h.handoffSurface, h.handoffChannel);
 
-    await h.bridge.action(h.invocation(h.agents.ann, h.handoffChannel), 'handoff.claim', ticket.current.buttons![0]!.value);
+    await h.bridge.action(
+      h.invocation(h.agents.ann, h.handoffChannel),
+      'handoff.claim',
+      ticket.current.buttons![0]!.value,
+    );
     await h.say(h.agents.ann, ticketThread!, 'Hello from the other side', { surface: h.handoffPort });
-    await waitFor(() => h.surface.messagesIn(thread).some((m) => m.current.text === '*Ann Agent (agent):* Hello from the other side'), 'h.surface.messagesIn(thread).some((m) => m.current.text === \'*Ann A...', 5000);
+    await waitFor(
+      () =>
+        h.surface.messagesIn(thread).some((m) => m.current.text === '*Ann Agent (agent):* Hello from the other side'),
+      "h.surface.messagesIn(thread).some((m) => m.current.text === '*Ann A...",
+      5000,
+    );
     await h.say(h.users.alice, thread, 'Great, thanks');
-    await waitFor(() => h.handoffSurface.messagesIn(ticketThread!).some((m) => m.current.text === '*Alice:* Great, thanks'), 'h.handoffSurface.messagesIn(ticketThread!).some((m) => m.current.te...', 5000);
+    await waitFor(
+      () => h.handoffSurface.messagesIn(ticketThread!).some((m) => m.current.text === '*Alice:* Great, thanks'),
+      'h.handoffSurface.messagesIn(ticketThread!).some((m) => m.current.te...',
+      5000,
+    );
   });
 });

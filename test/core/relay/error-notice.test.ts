@@ -16,7 +16,7 @@ import {
 } from '../../../src/service/errors';
 import type { Place } from '../../../src/core/surface';
 import type { SqliteStore } from '../../../src/state/sqlite-store';
-import { TEST_SURFACE, } from '../../support/test-surface';
+import { TEST_SURFACE } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
@@ -39,15 +39,50 @@ const RATE_TEXT = 'You have sent too many messages. Please wait 60 seconds.';
 const QUOTA_TEXT = 'This chatbot has used all of its messages for this month';
 
 const cases: Array<[string, () => unknown, string]> = [
-  ['a 5xx service failure', () => new ServiceError('askStream', 503, 'the chatbot service answered HTTP 503 to askStream', 503), 'the chatbot service failed (HTTP 503).'],
+  [
+    'a 5xx service failure',
+    () => new ServiceError('askStream', 503, 'the chatbot service answered HTTP 503 to askStream', 503),
+    'the chatbot service failed (HTTP 503).',
+  ],
   ['the chatbot rate limit', () => new RateLimitedError('askStream', 4001, RATE_TEXT, 200), RATE_TEXT],
   ['the monthly quota', () => new QuotaExceededError('askStream', 4002, QUOTA_TEXT), `${QUOTA_TEXT}.`],
-  ['a request that failed validation', () => new RequestValidationError('askStream', [{ field: 'content', message: 'content is too long (at most 4000 characters)' }]), 'content is too long (at most 4000 characters).'],
-  ['an unreachable service', () => new NetworkError('askStream', 'askStream: could not reach the chatbot service (ECONNREFUSED)', 'ECONNREFUSED'), 'could not reach the chatbot service.'],
-  ['a timeout', () => new TimeoutError('askStream', 30_000), 'the chatbot service stopped answering (no new text for 30 s).'],
-  ['an idle stream', () => new InterruptedStreamError('askStream', 'Some', 'idle-timeout', undefined, { cause: new TimeoutError('askStream', 20_000) }), 'the chatbot service stopped answering (no new text for 20 s).'],
-  ['a lost connection', () => new InterruptedStreamError('askStream', 'Some', 'connection-lost'), 'the connection to the chatbot service broke.'],
-  ['a stream that ended early', () => new InterruptedStreamError('askStream', 'Some', 'ended'), 'the answer stream ended before it was complete.'],
+  [
+    'a request that failed validation',
+    () =>
+      new RequestValidationError('askStream', [
+        { field: 'content', message: 'content is too long (at most 4000 characters)' },
+      ]),
+    'content is too long (at most 4000 characters).',
+  ],
+  [
+    'an unreachable service',
+    () =>
+      new NetworkError('askStream', 'askStream: could not reach the chatbot service (ECONNREFUSED)', 'ECONNREFUSED'),
+    'could not reach the chatbot service.',
+  ],
+  [
+    'a timeout',
+    () => new TimeoutError('askStream', 30_000),
+    'the chatbot service stopped answering (no new text for 30 s).',
+  ],
+  [
+    'an idle stream',
+    () =>
+      new InterruptedStreamError('askStream', 'Some', 'idle-timeout', undefined, {
+        cause: new TimeoutError('askStream', 20_000),
+      }),
+    'the chatbot service stopped answering (no new text for 20 s).',
+  ],
+  [
+    'a lost connection',
+    () => new InterruptedStreamError('askStream', 'Some', 'connection-lost'),
+    'the connection to the chatbot service broke.',
+  ],
+  [
+    'a stream that ended early',
+    () => new InterruptedStreamError('askStream', 'Some', 'ended'),
+    'the answer stream ended before it was complete.',
+  ],
   ['a cancelled stream', () => new InterruptedStreamError('askStream', 'Some', 'aborted'), 'the answer was cancelled.'],
 ];
 
@@ -56,7 +91,16 @@ describe('interruption notice (in the words conversations hand the relay)', () =
     const surface = bed.surface();
     const stream = new FakeAnswerStream();
     const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
-    const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: RETRY, idleTimeoutMs: 5000, explain: (e) => describeInterruption(e, 5000), answerKey: `err-${n}` });
+    const running = relay.run({
+      surface,
+      place,
+      events: stream,
+      finalButtons: [],
+      retry: RETRY,
+      idleTimeoutMs: 5000,
+      explain: (e) => describeInterruption(e, 5000),
+      answerKey: `err-${n}`,
+    });
     stream.push('Some');
     const err = make();
     stream.fail(err);

@@ -20,7 +20,10 @@ export class FakeAnswerStream implements AsyncIterable<AnswerEvent> {
   }
 
   final(answer = this.text, extra: Partial<FinalEvent> = {}): void {
-    this.add({ kind: 'event', event: { type: 'final', questionId: 1, answerId: 2, answer, totalTokens: 10, ...extra } });
+    this.add({
+      kind: 'event',
+      event: { type: 'final', questionId: 1, answerId: 2, answer, totalTokens: 10, ...extra },
+    });
   }
 
   end(): void {

@@ -27,7 +27,12 @@ describe('recoverAbandonedAnswers', () => {
     bed = new RelayTestbed();
     store = bed.store;
     surface = bed.surface({ maxMessageLength: 100 });
-    deps = { store, log: silentLog, instanceId: 'survivor', surfaces: (n) => (n === TEST_SURFACE ? surface : undefined) };
+    deps = {
+      store,
+      log: silentLog,
+      instanceId: 'survivor',
+      surfaces: (n) => (n === TEST_SURFACE ? surface : undefined),
+    };
   });
 
   afterEach(async () => {
@@ -57,7 +62,10 @@ describe('recoverAbandonedAnswers', () => {
   it('marks an answer whose lease expired: text kept, "interrupted", Retry', async () => {
     const rec = await abandoned('a1', 'dead-instance', 80);
     expect(await recoverAbandonedAnswers(deps)).toBe(0);
-    await waitFor(async () => (await store.leaseInfo(inflightLease('a1'))) === undefined, '(await store.leaseInfo(inflightLease(\'a1\'))) === undefined');
+    await waitFor(
+      async () => (await store.leaseInfo(inflightLease('a1'))) === undefined,
+      "(await store.leaseInfo(inflightLease('a1'))) === undefined",
+    );
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
 
     const [first, second] = rec.messages.map((m) => surface.messages.get(m.ref.id)?.current);
@@ -111,9 +119,12 @@ describe('recoverAbandonedAnswers', () => {
     await waitFor(async () => {
       const rec = await store.get<InflightRecord>(inflightKey('crash-native'));
       return rec?.messages[0]?.text === 'Streamed natively ';
-    }, '{ const rec = await store.get<InflightRecord>(inflightKey(\'crash-na...');
+    }, "{ const rec = await store.get<InflightRecord>(inflightKey('crash-na...");
     expect((await store.get<InflightRecord>(inflightKey('crash-native')))?.messages[0]?.native).toBe(true);
-    await waitFor(async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash-native\'))) === undefined');
+    await waitFor(
+      async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined,
+      "(await store.leaseInfo(inflightLease('crash-native'))) === undefined",
+    );
     expect(await recoverAbandonedAnswers({ ...deps, surfaces: () => nativeSurface })).toBe(1);
     const live = nativeSurface.nativeStreams[0];
     expect(stopped).toEqual([live?.ref.id]);
@@ -127,7 +138,14 @@ describe('recoverAbandonedAnswers', () => {
   });
 
   it('posts a notice for an answer that died before its placeholder', async () => {
-    const rec: InflightRecord = { surface: TEST_SURFACE, place, messages: [], retry: RETRY, owner: 'gone', updatedAt: 0 };
+    const rec: InflightRecord = {
+      surface: TEST_SURFACE,
+      place,
+      messages: [],
+      retry: RETRY,
+      owner: 'gone',
+      updatedAt: 0,
+    };
     await store.set(inflightKey('a3'), recordToJson(rec));
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [posted] = surface.messagesIn(place);
@@ -158,7 +176,10 @@ describe('recoverAbandonedAnswers', () => {
       return rec?.messages[0]?.text === 'Half an answer';
     }, '{ const rec = await store.get<{ messages: Array<{ text: string }> }...');
     // The instance is gone: no renewal, so the lease lapses and another instance takes over.
-    await waitFor(async () => (await store.leaseInfo(inflightLease('crash'))) === undefined, '(await store.leaseInfo(inflightLease(\'crash\'))) === undefined');
+    await waitFor(
+      async () => (await store.leaseInfo(inflightLease('crash'))) === undefined,
+      "(await store.leaseInfo(inflightLease('crash'))) === undefined",
+    );
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [msg] = surface.messagesIn(place);
     expect(msg?.current).toMatchObject({ text: 'Half an answer', typing: false });

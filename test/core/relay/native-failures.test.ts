@@ -4,7 +4,13 @@
  */
 import { Relay, type RelayResult } from '../../../src/core/relay/relay';
 import { RelayTestbed } from './testbed';
-import { PlatformRateLimitError, type MessageRef, type NativeStream, type OutMessage, type Place } from '../../../src/core/surface';
+import {
+  PlatformRateLimitError,
+  type MessageRef,
+  type NativeStream,
+  type OutMessage,
+  type Place,
+} from '../../../src/core/surface';
 import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface, type TestNativeStream, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, silentLog } from './fake-stream';
@@ -91,7 +97,15 @@ afterEach(async () => {
 async function relayAnswer(surface: TestSurface, answer: string, every = 2): Promise<RelayResult> {
   const stream = new FakeAnswerStream();
   const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
-  const running = relay.run({ surface, place, events: stream, finalButtons: [], retry: { action: 'r', value: 'v' }, idleTimeoutMs: 5000, answerKey: `nf-${n}` });
+  const running = relay.run({
+    surface,
+    place,
+    events: stream,
+    finalButtons: [],
+    retry: { action: 'r', value: 'v' },
+    idleTimeoutMs: 5000,
+    answerKey: `nf-${n}`,
+  });
   for (const f of fragments(answer, n, 40)) {
     stream.push(f);
     await new Promise((r) => setTimeout(r, every));

@@ -32,7 +32,10 @@ describe('Relay with native streams', () => {
           answerKey: `native-share-${i}`,
         }),
       );
-      await waitFor(() => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('test:append:W') === 3, 'surface.nativeStreams.length === 3 && scheduler.finalsAwaite');
+      await waitFor(
+        () => surface.nativeStreams.length === 3 && scheduler.finalsAwaited('test:append:W') === 3,
+        'surface.nativeStreams.length === 3 && scheduler.finalsAwaite',
+      );
       expect(scheduler.finalsAwaited('test:edit:W')).toBe(0);
       // 100 a minute shared by three streams: planned from what it holds (the spacing of three is
       // wider than the spacing of one).

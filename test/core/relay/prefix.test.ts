@@ -43,10 +43,22 @@ function trickyAnswer(seed: number, length: number, limit: number): string {
 
 async function relayAnswer(
   answer: string,
-  opts: { limit: number; fragmentMax: number; everyMs: number; seed: number; relay?: RelayOptions; surface?: TestSurfaceOptions },
+  opts: {
+    limit: number;
+    fragmentMax: number;
+    everyMs: number;
+    seed: number;
+    relay?: RelayOptions;
+    surface?: TestSurfaceOptions;
+  },
 ): Promise<{ surface: TestSurface; result: RelayResult }> {
   const surface = bed.surface({ maxMessageLength: opts.limit, ...opts.surface });
-  const relay = new Relay({ store, log: silentLog, instanceId: 'p', options: { minInterimIntervalMs: 10, ...opts.relay } });
+  const relay = new Relay({
+    store,
+    log: silentLog,
+    instanceId: 'p',
+    options: { minInterimIntervalMs: 10, ...opts.relay },
+  });
   const stream = new FakeAnswerStream();
   const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
   const running = relay.run({
@@ -77,7 +89,10 @@ function expectPrefixes(surface: TestSurface, result: RelayResult, answer: strin
     expect(final.length).toBeLessThanOrEqual(limit);
     for (const v of m?.versions ?? []) {
       versions++;
-      if (!final.startsWith(v.text)) throw new Error(`message ${ref.id} showed ${JSON.stringify(v.text.slice(-60))} (${v.text.length}), final ends ${JSON.stringify(final.slice(-60))} (${final.length})`);
+      if (!final.startsWith(v.text))
+        throw new Error(
+          `message ${ref.id} showed ${JSON.stringify(v.text.slice(-60))} (${v.text.length}), final ends ${JSON.stringify(final.slice(-60))} (${final.length})`,
+        );
     }
   }
   return versions;
@@ -85,23 +100,28 @@ function expectPrefixes(surface: TestSurface, result: RelayResult, answer: strin
 
 describe('prefix invariant', () => {
   const cases: Array<{ limit: number; seed: number; native: boolean }> = [];
-  for (const limit of [2000, 3000]) for (let seed = 1; seed <= 4; seed++) cases.push({ limit, seed, native: seed % 2 === 0 });
+  for (const limit of [2000, 3000])
+    for (let seed = 1; seed <= 4; seed++) cases.push({ limit, seed, native: seed % 2 === 0 });
 
-  it.each(cases)('limit $limit seed $seed native $native: every version is a prefix of its message final', async ({ limit, seed, native }) => {
-    const answer = trickyAnswer(seed * 7919 + limit, 11_000, limit);
-    const { surface, result } = await relayAnswer(answer, {
-      limit,
-      seed,
-      fragmentMax: 20 + (seed % 3) * 50,
-      everyMs: 1,
-      // A short hold commits cuts often, which the invariant must survive too.
-      relay: { maxHoldMs: seed <= 2 ? 5 : 1000 },
-      surface: native ? { native: { ttlMs: 300_000 } } : {},
-    });
-    const versions = expectPrefixes(surface, result, answer, limit);
-    expect(result.messages.length).toBeGreaterThanOrEqual(Math.ceil(answer.length / limit));
-    expect(versions).toBeGreaterThan(result.messages.length);
-  }, 30_000);
+  it.each(cases)(
+    'limit $limit seed $seed native $native: every version is a prefix of its message final',
+    async ({ limit, seed, native }) => {
+      const answer = trickyAnswer(seed * 7919 + limit, 11_000, limit);
+      const { surface, result } = await relayAnswer(answer, {
+        limit,
+        seed,
+        fragmentMax: 20 + (seed % 3) * 50,
+        everyMs: 1,
+        // A short hold commits cuts often, which the invariant must survive too.
+        relay: { maxHoldMs: seed <= 2 ? 5 : 1000 },
+        surface: native ? { native: { ttlMs: 300_000 } } : {},
+      });
+      const versions = expectPrefixes(surface, result, answer, limit);
+      expect(result.messages.length).toBeGreaterThanOrEqual(Math.ceil(answer.length / limit));
+      expect(versions).toBeGreaterThan(result.messages.length);
+    },
+    30_000,
+  );
 });
 
 describe('native streaming shows text as it arrives', () => {
@@ -142,6 +162,7 @@ describe('native streaming shows text as it arrives', () => {
     const appends = surface.calls.filter((c) => c.op === 'append');
     expect(appends.length).toBeGreaterThanOrEqual(2);
     for (const a of appends) expect(a.text?.length).toBeGreaterThan(0);
-    for (let i = 1; i < appends.length; i++) expect((appends[i]?.at ?? 0) - (appends[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(290);
+    for (let i = 1; i < appends.length; i++)
+      expect((appends[i]?.at ?? 0) - (appends[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(290);
   });
 });

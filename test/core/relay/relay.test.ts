@@ -206,7 +206,10 @@ describe('Relay', () => {
     });
     const stream = new FakeAnswerStream();
     const target = relay.run(request(surface, stream, { answerKey: 'target' }));
-    await waitFor(() => surface.count('edit') >= 4 && surface.scheduler.pending >= 6, "surface.count('edit') >= 4 && surface.scheduler.pending >= 6");
+    await waitFor(
+      () => surface.count('edit') >= 4 && surface.scheduler.pending >= 6,
+      "surface.count('edit') >= 4 && surface.scheduler.pending >= 6",
+    );
     stream.push('Short answer.');
     const waitingInterims = surface.scheduler.pending;
     const editsBefore = surface.count('edit');
@@ -239,7 +242,10 @@ describe('Relay', () => {
       const running = relay.run(request(surface, stream));
       stream.push('The first half of ');
       await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'The first half of');
-      const err = Object.assign(new Error('socket hang up'), { name: 'NetworkError', partialText: 'The first half of the' });
+      const err = Object.assign(new Error('socket hang up'), {
+        name: 'NetworkError',
+        partialText: 'The first half of the',
+      });
       stream.fail(err);
       const result = await running;
       expectInterrupted(surface, result, 'The first half of the');
@@ -410,10 +416,16 @@ describe('Relay', () => {
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream, { answerKey: 'renewed' }));
       const first = await (async () => {
-        await waitFor(async () => (await store.leaseInfo(inflightLease('renewed'))) !== undefined, '(await store.leaseInfo(inflightLease(\'renewed\'))) !== undefined');
+        await waitFor(
+          async () => (await store.leaseInfo(inflightLease('renewed'))) !== undefined,
+          "(await store.leaseInfo(inflightLease('renewed'))) !== undefined",
+        );
         return (await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0;
       })();
-      await waitFor(async () => ((await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0) > first + 100, '((await store.leaseInfo(inflightLease(\'renewed\')))?.expiresAt ?? 0)...');
+      await waitFor(
+        async () => ((await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0) > first + 100,
+        "((await store.leaseInfo(inflightLease('renewed')))?.expiresAt ?? 0)...",
+      );
       stream.final('done');
       await running;
     });

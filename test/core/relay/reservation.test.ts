@@ -51,7 +51,11 @@ describe('BudgetScheduler final reservation', () => {
     await waitFor(() => interims === 1 && scheduler.pending === 2, 'interims === 1 && scheduler.pending === 2');
     // A final that found the budget spent would wait for the next 10 s window: all three are shown
     // well before (a bound on the wait, not a measurement).
-    const finals = await within(Promise.all([1, 2, 3].map(() => scheduler.run([budget], 'final', async () => 'shown'))), 'the three finals', 5_000);
+    const finals = await within(
+      Promise.all([1, 2, 3].map(() => scheduler.run([budget], 'final', async () => 'shown'))),
+      'the three finals',
+      5_000,
+    );
     expect(finals).toEqual(['shown', 'shown', 'shown']);
     for (const release of releases) release();
     releases[0]?.();
@@ -130,7 +134,10 @@ describe('Relay on a long-window budget', () => {
           answerKey: `reserve-${i}`,
         });
       });
-      await waitFor(() => scheduler.finalsAwaited('test:edit:W') === 4 && surface.count('post') === 4, 'scheduler.finalsAwaited(\'test:edit:W\') === 4 && surface.count(\'post...');
+      await waitFor(
+        () => scheduler.finalsAwaited('test:edit:W') === 4 && surface.count('post') === 4,
+        "scheduler.finalsAwaited('test:edit:W') === 4 && surface.count('post...",
+      );
       for (const [i, s] of streams.entries()) {
         for (let k = 0; k < 5; k++) s.push(`part ${k} of ${i}. `);
       }

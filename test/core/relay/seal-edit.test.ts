@@ -29,7 +29,15 @@ function relayWith(maxHoldMs: number): Relay {
 
 function request(surface: TestSurface, events: FakeAnswerStream): RelayRequest & { place: Place } {
   const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
-  return { surface, place, events, finalButtons: [], retry: { action: 'r', value: 'v' }, idleTimeoutMs: 5000, answerKey: `seal-${n}` };
+  return {
+    surface,
+    place,
+    events,
+    finalButtons: [],
+    retry: { action: 'r', value: 'v' },
+    idleTimeoutMs: 5000,
+    answerKey: `seal-${n}`,
+  };
 }
 
 // 95 of the 100 characters a message may hold: the cut is about to be decided.

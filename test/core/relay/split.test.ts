@@ -1,4 +1,11 @@
-import { findFences, nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut } from '../../../src/core/relay/split';
+import {
+  findFences,
+  nextCut,
+  splitForLimit,
+  splitFrom,
+  splitIntoAtLeast,
+  streamingCut,
+} from '../../../src/core/relay/split';
 
 /** Small seeded PRNG so a failing case can be replayed. */
 function rng(seed: number): () => number {
@@ -39,7 +46,8 @@ function generate(seed: number, length: number, opts: { maxFence: number; longWo
       const start = text.length;
       let block = '```ts\n';
       const lines = 1 + Math.floor(r() * 12);
-      for (let i = 0; i < lines; i++) block += `${'  '.repeat(Math.floor(r() * 3))}const ${word()} = ${word()}(${word()});\n`;
+      for (let i = 0; i < lines; i++)
+        block += `${'  '.repeat(Math.floor(r() * 3))}const ${word()} = ${word()}(${word()});\n`;
       block += '```\n';
       if (block.length >= opts.maxFence) block = '```\nshort();\n```\n';
       text += block;
@@ -201,7 +209,10 @@ describe('streamingCut: what a piece may show while its text streams in', () => 
       out.push({ text: generate(seed * 31, 2500, { maxFence: 900, longWord: 350 }).text, limit });
     }
     // Hand-made traps: a fence opened after prose, a word longer than the window, blank lines arriving late.
-    out.push({ text: `Intro line.\n\n\`\`\`py\n${'x = 1\n'.repeat(120)}\`\`\`\nafter ${'word '.repeat(200)}`, limit: 300 });
+    out.push({
+      text: `Intro line.\n\n\`\`\`py\n${'x = 1\n'.repeat(120)}\`\`\`\nafter ${'word '.repeat(200)}`,
+      limit: 300,
+    });
     out.push({ text: `Hello world ${'y'.repeat(700)} tail ${'z '.repeat(300)}`, limit: 300 });
     out.push({ text: `${'a '.repeat(100)}\n${'b '.repeat(30)}\n\n${'c '.repeat(300)}`, limit: 300 });
     return out;

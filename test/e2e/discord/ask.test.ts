@@ -17,10 +17,15 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     const res = await fetch(`${e.app.url}/healthz`);
     expect(res.status).toBe(200);
     expect(e.fake.identifies).toBe(1);
-    const puts = e.fake.callsTo('PUT', new RegExp(`^/applications/${e.fake.applicationId}/guilds/${e.fake.guildId}/commands$`));
+    const puts = e.fake.callsTo(
+      'PUT',
+      new RegExp(`^/applications/${e.fake.applicationId}/guilds/${e.fake.guildId}/commands$`),
+    );
     expect(puts).toHaveLength(1);
     const names = (e.fake.commands.get(e.fake.guildId) ?? []).map((c) => c.name);
-    expect(names).toEqual(expect.arrayContaining(['ask', 'listings', 'listing', 'chatbot', 'handoff', 'analytics', 'history']));
+    expect(names).toEqual(
+      expect.arrayContaining(['ask', 'listings', 'listing', 'chatbot', 'handoff', 'analytics', 'history']),
+    );
     // Guild commands never show in DMs: the conversation commands are also global, for the bot's DMs only.
     const global = (e.fake.commands.get('global') ?? []).map((c) => ({ name: c.name, contexts: c.contexts }));
     expect(global).toEqual([
@@ -42,7 +47,9 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     const set = byName('chatbot').find((o) => o.name === 'set');
     const field = set?.options?.find((o) => o.name === 'field');
     expect(field?.choices?.length).toBe(25);
-    expect(field?.choices?.map((c) => c.value)).toEqual(expect.arrayContaining(['Temperature', 'Name', 'SystemMessage', 'WelcomeMessage']));
+    expect(field?.choices?.map((c) => c.value)).toEqual(
+      expect.arrayContaining(['Temperature', 'Name', 'SystemMessage', 'WelcomeMessage']),
+    );
     expect(set?.options?.map((o) => o.name)).toEqual(['field', 'value']);
     expect(byName('handoff').map((o) => o.name)).toEqual(['reason']);
     expect(byName('chatbot').map((o) => o.name)).toEqual(['show', 'set', 'edit', 'models', 'list', 'create']);
@@ -117,7 +124,11 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow, attachments: [file] });
     await e.fake.waitFor(() => e.fake.fileFetches > 0, 10_000, 'the attachment download');
     const asked = (): number =>
-      (e.service.context.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE role = 'user' AND content LIKE ?`).get(`%${follow}%`) as { n: number }).n;
+      (
+        e.service.context.db
+          .prepare(`SELECT COUNT(*) AS n FROM messages WHERE role = 'user' AND content LIKE ?`)
+          .get(`%${follow}%`) as { n: number }
+      ).n;
     await e.fake.waitFor(() => asked() > 0, 10_000, 'the question with its attachment reaching the service');
   });
 

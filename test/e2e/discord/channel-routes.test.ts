@@ -3,7 +3,14 @@
  * 15 minutes), attachments on thread messages uploaded to the service, /analytics's chart uploaded
  * as a multipart file.
  */
-import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  responseText,
+  startDiscordE2E,
+  waitForAnswer,
+  type DiscordE2E,
+} from '../../support/discord-e2e';
 import type { FakeMessage } from '../../support/fake-discord';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -34,12 +41,18 @@ describe('Discord: channel routes, attachments, analytics', () => {
       // Created by POST /channels/{thread}/messages, never by an interaction webhook.
       expect(m.interactionId).toBeUndefined();
       expect(m.webhook_id).toBeUndefined();
-      const edits = e.fake.callsTo('PATCH', new RegExp(`^/channels/${threadId}/messages/${m.id}$`)).filter((c) => c.status === 200);
+      const edits = e.fake
+        .callsTo('PATCH', new RegExp(`^/channels/${threadId}/messages/${m.id}$`))
+        .filter((c) => c.status === 200);
       // Every version after the first came from a channel-route edit.
       expect(edits.length).toBe(m.history.length - 1);
-      expect(e.fake.calls.filter((c) => /^\/webhooks\//.test(c.path) && c.path.endsWith(`/messages/${m.id}`))).toEqual([]);
+      expect(e.fake.calls.filter((c) => /^\/webhooks\//.test(c.path) && c.path.endsWith(`/messages/${m.id}`))).toEqual(
+        [],
+      );
     }
-    const posts = e.fake.callsTo('POST', new RegExp(`^/channels/${threadId}/messages$`)).filter((c) => c.status === 200);
+    const posts = e.fake
+      .callsTo('POST', new RegExp(`^/channels/${threadId}/messages$`))
+      .filter((c) => c.status === 200);
     expect(posts.length).toBeGreaterThanOrEqual(messages.length);
   }
 
@@ -77,7 +90,9 @@ describe('Discord: channel routes, attachments, analytics', () => {
     type AskBody = { content?: string; chatAskType?: string; fileIds?: number[] };
     const asked = await e.fake.waitFor(
       () =>
-        e.serviceRequests.slice(requestsBefore).find((r) => r.url.startsWith('/chat/Chat/ClientAsk') && (r.body as AskBody).content === follow),
+        e.serviceRequests
+          .slice(requestsBefore)
+          .find((r) => r.url.startsWith('/chat/Chat/ClientAsk') && (r.body as AskBody).content === follow),
       15_000,
       'the question with its image reaching the service',
     );
@@ -89,7 +104,9 @@ describe('Discord: channel routes, attachments, analytics', () => {
     expect(since.filter((r) => r.url.startsWith('/chat/User/GetPreUploadUrl'))).toHaveLength(1);
     const puts = since.filter((r) => r.method === 'PUT' && r.url.startsWith(`/upload/${body.fileIds![0]}`));
     expect(puts).toHaveLength(1);
-    const upload = e.service.context.db.prepare(`SELECT file_name AS name, size FROM uploads WHERE id = ?`).get(body.fileIds![0]) as { name: string; size: number };
+    const upload = e.service.context.db
+      .prepare(`SELECT file_name AS name, size FROM uploads WHERE id = ?`)
+      .get(body.fileIds![0]) as { name: string; size: number };
     expect(upload).toEqual({ name: 'front-porch.png', size: PNG.length });
     await waitForAnswer(e, threadId, follow);
   }, 40_000);
@@ -106,8 +123,20 @@ describe('Discord: channel routes, attachments, analytics', () => {
     ] as const) {
       const before = botMessagesIn(e.fake, threadId).length;
       const file = e.fake.addFile(name, Buffer.from('MZ not a picture'), type);
-      e.fake.userMessage({ channelId: threadId, member: e.user, content: `Can you read ${name}?`, attachments: [file] });
-      const reply = await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).slice(before).find((m) => m.content.includes(name)), 10_000, `the refusal of ${name}`);
+      e.fake.userMessage({
+        channelId: threadId,
+        member: e.user,
+        content: `Can you read ${name}?`,
+        attachments: [file],
+      });
+      const reply = await e.fake.waitFor(
+        () =>
+          botMessagesIn(e.fake, threadId)
+            .slice(before)
+            .find((m) => m.content.includes(name)),
+        10_000,
+        `the refusal of ${name}`,
+      );
       expect(reply.content).toMatch(/PNG/);
       expect(reply.content).toMatch(/JPEG/);
       expect(reply.content).toMatch(/WAV/);
@@ -115,7 +144,14 @@ describe('Discord: channel routes, attachments, analytics', () => {
     }
     expect(e.fake.fileFetches).toBe(fetchesBefore);
     const since = e.serviceRequests.slice(requestsBefore);
-    expect(since.filter((r) => r.url.startsWith('/chat/User/GetPreUploadUrl') || r.method === 'PUT' || r.url.startsWith('/chat/Chat/ClientAsk'))).toEqual([]);
+    expect(
+      since.filter(
+        (r) =>
+          r.url.startsWith('/chat/User/GetPreUploadUrl') ||
+          r.method === 'PUT' ||
+          r.url.startsWith('/chat/Chat/ClientAsk'),
+      ),
+    ).toEqual([]);
   }, 30_000);
 
   test('/analytics for an admin: the figures in the reply and the chart PNG uploaded as a multipart attachment', async () => {
@@ -130,14 +166,26 @@ describe('Discord: channel routes, attachments, analytics', () => {
         { name: 'to', type: 3, value: to },
       ],
     });
-    const withFile = await e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.attachments.length > 0), 15_000, 'the chart');
+    const withFile = await e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => m.attachments.length > 0),
+      15_000,
+      'the chart',
+    );
 
     // The figures the service computes for the same range.
     const url = `${e.serviceUrl}/v1/analytics/overview?start_date=${from}T00:00:00Z&end_date=${to}T23:59:59Z&chatbot_id=${e.service.chatbotId}`;
     const res = await fetch(url, { headers: { authorization: `Bearer ${e.service.credentials.apiKey}` } });
     expect(res.status).toBe(200);
-    const wire = ((await res.json()) as { data: { metrics: { total_conversations: number; total_messages: number; unique_users: number } } }).data.metrics;
-    const m = { totalConversations: wire.total_conversations, totalMessages: wire.total_messages, uniqueUsers: wire.unique_users };
+    const wire = (
+      (await res.json()) as {
+        data: { metrics: { total_conversations: number; total_messages: number; unique_users: number } };
+      }
+    ).data.metrics;
+    const m = {
+      totalConversations: wire.total_conversations,
+      totalMessages: wire.total_messages,
+      uniqueUsers: wire.unique_users,
+    };
     // The earlier tests of this file made conversations, so the figures are not all zero.
     expect(m.totalConversations).toBeGreaterThan(0);
     const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
@@ -152,7 +200,9 @@ describe('Discord: channel routes, attachments, analytics', () => {
     expect(att.filename).toMatch(/\.png$/);
     expect(att.data!.subarray(0, 8)).toEqual(PNG_SIGNATURE);
     // It travelled as a file part of a multipart request, not as a link or an embed.
-    const uploads = e.fake.calls.filter((c) => c.multipart && c.files.some((f) => f.name === att.filename && f.data.equals(att.data!)));
+    const uploads = e.fake.calls.filter(
+      (c) => c.multipart && c.files.some((f) => f.name === att.filename && f.data.equals(att.data!)),
+    );
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.status).toBe(200);
     expect(uploads[0]!.files[0]!.data.subarray(0, 8)).toEqual(PNG_SIGNATURE);

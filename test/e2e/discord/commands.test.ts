@@ -17,13 +17,28 @@ describe('Discord: every command', () => {
 
   function command(
     name: string,
-    opts: { sub?: string; options?: Array<{ name: string; type: number; value: string | number }>; member?: typeof e.user; channelId?: string } = {},
+    opts: {
+      sub?: string;
+      options?: Array<{ name: string; type: number; value: string | number }>;
+      member?: typeof e.user;
+      channelId?: string;
+    } = {},
   ): InteractionRecord {
-    return e.fake.slashCommand({ name, subcommand: opts.sub, options: opts.options, channelId: opts.channelId ?? e.general.id, member: opts.member ?? e.admin });
+    return e.fake.slashCommand({
+      name,
+      subcommand: opts.sub,
+      options: opts.options,
+      channelId: opts.channelId ?? e.general.id,
+      member: opts.member ?? e.admin,
+    });
   }
 
   async function firstResponse(rec: InteractionRecord, what: string): Promise<FakeMessage> {
-    return e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0), 10_000, what);
+    return e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0),
+      10_000,
+      what,
+    );
   }
 
   test('/listings shows cards with address, MLS and link; Next and Prev edit the same message', async () => {
@@ -58,10 +73,20 @@ describe('Discord: every command', () => {
   });
 
   test('/listing show by MLS number', async () => {
-    const row = e.service.context.db.prepare(`SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL LIMIT 1`).get() as { mls: string } | undefined;
+    const row = e.service.context.db
+      .prepare(`SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL LIMIT 1`)
+      .get() as { mls: string } | undefined;
     expect(row).toBeDefined();
-    const rec = command('listing', { sub: 'show', member: e.user, options: [{ name: 'mls', type: STRING, value: row!.mls }] });
-    const text = await e.fake.waitFor(() => (e.fake.responsesOf(rec).length > 0 ? responseText(e, rec) : undefined), 10_000, 'the listing');
+    const rec = command('listing', {
+      sub: 'show',
+      member: e.user,
+      options: [{ name: 'mls', type: STRING, value: row!.mls }],
+    });
+    const text = await e.fake.waitFor(
+      () => (e.fake.responsesOf(rec).length > 0 ? responseText(e, rec) : undefined),
+      10_000,
+      'the listing',
+    );
     expect(text).toContain(row!.mls);
   });
 
@@ -70,26 +95,49 @@ describe('Discord: every command', () => {
     const msg = await firstResponse(rec, 'the refusal');
     expect(msg.ephemeral).toBe(true);
     expect(msg.content.toLowerCase()).toContain('admin');
-    const del = command('listing', { sub: 'delete', member: e.agent, options: [{ name: 'id', type: STRING, value: '1' }] });
+    const del = command('listing', {
+      sub: 'delete',
+      member: e.agent,
+      options: [{ name: 'id', type: STRING, value: '1' }],
+    });
     const refusal = await firstResponse(del, 'the delete refusal');
     expect(refusal.ephemeral).toBe(true);
     expect(refusal.content.toLowerCase()).toContain('admin');
   });
 
   test('/chatbot set, show and models for an admin', async () => {
-    const set = command('chatbot', { sub: 'set', options: [{ name: 'field', type: STRING, value: 'WelcomeMessage' }, { name: 'value', type: STRING, value: 'Hello from Discord' }] });
+    const set = command('chatbot', {
+      sub: 'set',
+      options: [
+        { name: 'field', type: STRING, value: 'WelcomeMessage' },
+        { name: 'value', type: STRING, value: 'Hello from Discord' },
+      ],
+    });
     expect((await firstResponse(set, 'the set reply')).content).toContain('WelcomeMessage');
     const show = command('chatbot', { sub: 'show' });
-    await e.fake.waitFor(() => responseText(e, show).includes('Hello from Discord'), 10_000, 'the setting in /chatbot show');
+    await e.fake.waitFor(
+      () => responseText(e, show).includes('Hello from Discord'),
+      10_000,
+      'the setting in /chatbot show',
+    );
     const models = command('chatbot', { sub: 'models' });
     expect((await firstResponse(models, 'the models')).content).toMatch(/Models/);
-    const bad = command('chatbot', { sub: 'set', options: [{ name: 'field', type: STRING, value: 'Temperature' }, { name: 'value', type: STRING, value: 'hot' }] });
+    const bad = command('chatbot', {
+      sub: 'set',
+      options: [
+        { name: 'field', type: STRING, value: 'Temperature' },
+        { name: 'value', type: STRING, value: 'hot' },
+      ],
+    });
     const refusal = await firstResponse(bad, 'the refusal of a bad value');
     expect(refusal.content).toContain('Temperature');
   });
 
   test('/chatbot list and create (the /v1 family)', async () => {
-    const create = command('chatbot', { sub: 'create', options: [{ name: 'name', type: STRING, value: 'Discord Bot One' }] });
+    const create = command('chatbot', {
+      sub: 'create',
+      options: [{ name: 'name', type: STRING, value: 'Discord Bot One' }],
+    });
     await e.fake.waitFor(() => responseText(e, create).includes('Discord Bot One'), 10_000, 'the created chatbot');
     const list = command('chatbot', { sub: 'list' });
     await e.fake.waitFor(() => responseText(e, list).includes('Discord Bot One'), 10_000, 'the chatbot in the list');
@@ -105,15 +153,31 @@ describe('Discord: every command', () => {
     const open = e.fake.clickButtonLabelled(panel, 'The home', e.admin);
     const modal = await e.fake.waitFor(() => e.fake.modalOf(open), 10_000, 'the first modal');
     expect(modal.inputs.length).toBeLessThanOrEqual(5);
-    expect(modal.inputs.map((i) => i.custom_id)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
+    expect(modal.inputs.map((i) => i.custom_id)).toEqual([
+      'Address',
+      'SalePrice',
+      'PropertyType',
+      'Bedrooms',
+      'Bathrooms',
+    ]);
     e.fake.submitModal({
       customId: modal.custom_id,
       channelId: e.general.id,
       member: e.admin,
       message: panel,
-      values: { Address: '1 Discord Way', SalePrice: '500000', PropertyType: 'Condo', Bedrooms: 'many', Bathrooms: '2' },
+      values: {
+        Address: '1 Discord Way',
+        SalePrice: '500000',
+        PropertyType: 'Condo',
+        Bedrooms: 'many',
+        Bathrooms: '2',
+      },
     });
-    await e.fake.waitFor(() => panel.content.includes('\u2705 The home'), 10_000, 'the panel marking the first group done');
+    await e.fake.waitFor(
+      () => panel.content.includes('\u2705 The home'),
+      10_000,
+      'the panel marking the first group done',
+    );
     const openWhere = e.fake.clickButtonLabelled(panel, 'Where and how it is offered', e.admin);
     const whereModal = await e.fake.waitFor(() => e.fake.modalOf(openWhere), 10_000, 'the second modal');
     e.fake.submitModal({
@@ -123,7 +187,11 @@ describe('Discord: every command', () => {
       message: panel,
       values: { City: 'Austin', State: 'TX', ZIP: '78701', SaleType: 'castle', Status: 'Active' },
     });
-    await e.fake.waitFor(() => panel.content.includes('\u2705 Where and how it is offered'), 10_000, 'the panel marking the second group done');
+    await e.fake.waitFor(
+      () => panel.content.includes('\u2705 Where and how it is offered'),
+      10_000,
+      'the panel marking the second group done',
+    );
     e.fake.clickButtonLabelled(panel, 'Create', e.admin);
     await e.fake.waitFor(() => panel.content.includes('Please fix'), 10_000, 'the errors on the panel');
     expect(panel.content).toContain('SaleType');
@@ -145,25 +213,50 @@ describe('Discord: every command', () => {
     e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, message: panel, values });
     await e.fake.waitFor(() => panel.content.includes('\u2705'), 10_000, 'the group marked done');
     const save = e.fake.clickButtonLabelled(panel, 'Save', e.admin);
-    await e.fake.waitFor(() => responseText(e, save).includes('Name') || /saved|updated/i.test(panel.content), 10_000, 'the saved settings');
+    await e.fake.waitFor(
+      () => responseText(e, save).includes('Name') || /saved|updated/i.test(panel.content),
+      10_000,
+      'the saved settings',
+    );
     const show = command('chatbot', { sub: 'show' });
-    await e.fake.waitFor(() => responseText(e, show).includes('Discord Edited Bot'), 10_000, 'the new name in /chatbot show');
+    await e.fake.waitFor(
+      () => responseText(e, show).includes('Discord Edited Bot'),
+      10_000,
+      'the new name in /chatbot show',
+    );
   });
 
   test('/listing delete asks to confirm; Cancel keeps the listing', async () => {
-    const row = e.service.context.db.prepare(`SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL LIMIT 1 OFFSET 2`).get() as { mls: string };
+    const row = e.service.context.db
+      .prepare(`SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL LIMIT 1 OFFSET 2`)
+      .get() as { mls: string };
     const rec = command('listing', { sub: 'delete', options: [{ name: 'mls', type: STRING, value: row.mls }] });
     const msg = await firstResponse(rec, 'the confirmation');
     expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Delete', 'Cancel']);
     e.fake.clickButtonLabelled(msg, 'Cancel', e.admin);
-    await e.fake.waitFor(() => e.fake.buttons(msg).length === 0 || e.fake.responsesOf(rec).length > 1, 10_000, 'the cancellation');
-    const still = e.service.context.db.prepare(`SELECT COUNT(*) AS n FROM listings WHERE mls_number = ?`).get(row.mls) as { n: number };
+    await e.fake.waitFor(
+      () => e.fake.buttons(msg).length === 0 || e.fake.responsesOf(rec).length > 1,
+      10_000,
+      'the cancellation',
+    );
+    const still = e.service.context.db
+      .prepare(`SELECT COUNT(*) AS n FROM listings WHERE mls_number = ?`)
+      .get(row.mls) as { n: number };
     expect(still.n).toBe(1);
   });
 
   test('/analytics answers with figures and the chart PNG as an attachment', async () => {
-    const rec = command('analytics', { options: [{ name: 'from', type: STRING, value: '2024-01-01' }, { name: 'to', type: STRING, value: '2030-12-31' }] });
-    const withFile = await e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.attachments.length > 0), 15_000, 'the chart');
+    const rec = command('analytics', {
+      options: [
+        { name: 'from', type: STRING, value: '2024-01-01' },
+        { name: 'to', type: STRING, value: '2030-12-31' },
+      ],
+    });
+    const withFile = await e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => m.attachments.length > 0),
+      15_000,
+      'the chart',
+    );
     expect(withFile.attachments[0]!.filename).toMatch(/\.png$/);
     expect(withFile.attachments[0]!.data?.subarray(1, 4).toString()).toBe('PNG');
   });

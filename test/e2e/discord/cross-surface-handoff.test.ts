@@ -40,8 +40,16 @@ describe('Discord user, Slack handoff channel', () => {
     const { threadId } = await ask(e, question);
     await waitForAnswer(e, threadId, question);
 
-    e.fake.slashCommand({ name: 'handoff', channelId: threadId, member: e.user, options: [{ name: 'reason', type: 3, value: 'I want a viewing' }] });
-    const ticket = await waitFor(() => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')), 'the ticket in the Slack handoff channel');
+    e.fake.slashCommand({
+      name: 'handoff',
+      channelId: threadId,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: 'I want a viewing' }],
+    });
+    const ticket = await waitFor(
+      () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
+      'the ticket in the Slack handoff channel',
+    );
     expect(ticket.text).toContain('ada');
     expect(ticket.text).toContain('I want a viewing');
     expect(ticket.text).toContain(question);
@@ -57,21 +65,40 @@ describe('Discord user, Slack handoff channel', () => {
     await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
     await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim shown on the ticket');
     expect(slack.message(SLACK_HANDOFF, ticket.ts)!.text).toContain('Agent Smith');
-    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Agent Smith')), 10_000, 'the Discord user told who joined');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Agent Smith')),
+      10_000,
+      'the Discord user told who joined',
+    );
 
     // Agent (Slack ticket thread) -> user (Discord thread), with the agent's name.
     const agentText = 'Happy to help: Saturday at 11 works, see you there.';
     const agentTs = `${Math.floor(Date.now() / 1000)}.200001`;
-    const res = await driver.event({ type: 'message', channel: SLACK_HANDOFF, channel_type: 'channel', user: 'U0AGENT', text: agentText, ts: agentTs, thread_ts: ticket.ts });
+    const res = await driver.event({
+      type: 'message',
+      channel: SLACK_HANDOFF,
+      channel_type: 'channel',
+      user: 'U0AGENT',
+      text: agentText,
+      ts: agentTs,
+      thread_ts: ticket.ts,
+    });
     expect(res.status).toBe(200);
-    const relayed = await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)), 10_000, 'the agent reply in the Discord thread');
+    const relayed = await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)),
+      10_000,
+      'the agent reply in the Discord thread',
+    );
     expect(relayed.content).toContain('Agent Smith');
 
     // User (Discord thread) -> agent (Slack ticket thread), word for word; the bot does not answer it.
     const userTexts = ['Great, can I bring my *partner* — and our dog?', 'Also: is parking included (2 cars)?'];
     for (const text of userTexts) {
       e.fake.userMessage({ channelId: threadId, member: e.user, content: text });
-      await waitFor(() => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes(text)), `"${text}" in the Slack ticket thread`);
+      await waitFor(
+        () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes(text)),
+        `"${text}" in the Slack ticket thread`,
+      );
     }
     const inTicket = slack.replies(SLACK_HANDOFF, ticket.ts).map((m) => m.text);
     const firstAt = inTicket.findIndex((t) => t.includes(userTexts[0]!));
@@ -82,19 +109,46 @@ describe('Discord user, Slack handoff channel', () => {
 
     // Another Slack member's message in the ticket thread is an internal note: kept on Slack, marked.
     const noteTs = `${Math.floor(Date.now() / 1000)}.200009`;
-    await driver.event({ type: 'message', channel: SLACK_HANDOFF, channel_type: 'channel', user: 'U0OTHER', text: 'Her budget is firm', ts: noteTs, thread_ts: ticket.ts });
-    await waitFor(() => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.startsWith('Internal note from')), 'the note marked on Slack');
+    await driver.event({
+      type: 'message',
+      channel: SLACK_HANDOFF,
+      channel_type: 'channel',
+      user: 'U0OTHER',
+      text: 'Her budget is firm',
+      ts: noteTs,
+      thread_ts: ticket.ts,
+    });
+    await waitFor(
+      () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.startsWith('Internal note from')),
+      'the note marked on Slack',
+    );
     expect(botMessagesIn(e.fake, threadId).some((m) => m.content.includes('Her budget is firm'))).toBe(false);
 
     // Close by the agent: the ticket says so and the bot answers the Discord thread again.
     const claimed = slack.message(SLACK_HANDOFF, ticket.ts)!;
-    await driver.click(button(claimed, 'Close')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
-    await waitFor(() => /closed/i.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text) && !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Close'), 'the ticket closed');
-    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => /closed/i.test(m.content) && m.content.includes('Agent Smith')), 10_000, 'the Discord user told the bot is back');
+    await driver.click(
+      button(claimed, 'Close')!,
+      { channel: SLACK_HANDOFF, messageTs: ticket.ts },
+      { user: 'U0AGENT' },
+    );
+    await waitFor(
+      () =>
+        /closed/i.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text) &&
+        !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Close'),
+      'the ticket closed',
+    );
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => /closed/i.test(m.content) && m.content.includes('Agent Smith')),
+      10_000,
+      'the Discord user told the bot is back',
+    );
     // The Discord user rates the help; the Slack ticket shows the score.
     const prompt = botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '4'))!;
     e.fake.clickButtonLabelled(prompt, '4', e.user);
-    await waitFor(() => /^Closed by Agent Smith .*rated 4\/5/.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text), 'the rating on the Slack ticket');
+    await waitFor(
+      () => /^Closed by Agent Smith .*rated 4\/5/.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text),
+      'the rating on the Slack ticket',
+    );
     const after = 'And homes for sale in Seattle?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });
     await waitForAnswer(e, threadId, after);

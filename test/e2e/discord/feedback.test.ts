@@ -22,10 +22,14 @@ describe('Discord e2e: answer feedback', () => {
     const { messages, answer } = await waitForAnswer(e, threadId, question);
     // The text stays exactly the answer; the rating is in the buttons.
     expect(messages.map((m) => m.content).join('')).toBe(answer);
-    const last = await e.fake.waitFor(() => {
-      const m = e.fake.messages.get(messages.at(-1)!.id);
-      return m && e.fake.buttons(m).some((b) => b.label === '👍') ? m : undefined;
-    }, 10_000, 'the rating buttons');
+    const last = await e.fake.waitFor(
+      () => {
+        const m = e.fake.messages.get(messages.at(-1)!.id);
+        return m && e.fake.buttons(m).some((b) => b.label === '👍') ? m : undefined;
+      },
+      10_000,
+      'the rating buttons',
+    );
     const labels = e.fake.buttons(last).map((b) => b.label);
     expect(labels).toEqual(expect.arrayContaining(['Talk to a human', '👍', '👎']));
     const up = e.fake.buttons(last).find((b) => b.label === '👍')!;
@@ -33,19 +37,33 @@ describe('Discord e2e: answer feedback', () => {
     const feedback = new FeedbackStore(e.app.store);
 
     const first = e.fake.clickButtonLabelled(last, '👍', e.user);
-    const thanks = await e.fake.waitFor(() => e.fake.responsesOf(first).find((m) => /👍 recorded/.test(m.content)), 10_000, 'the thanks');
+    const thanks = await e.fake.waitFor(
+      () => e.fake.responsesOf(first).find((m) => /👍 recorded/.test(m.content)),
+      10_000,
+      'the thanks',
+    );
     expect(thanks.ephemeral).toBe(true);
-    expect((await feedback.votesOn(id)).map((v) => `${v.user}:${v.vote}:${v.surface}`)).toEqual([`${e.user.user.id}:positive:discord`]);
+    expect((await feedback.votesOn(id)).map((v) => `${v.user}:${v.vote}:${v.surface}`)).toEqual([
+      `${e.user.user.id}:positive:discord`,
+    ]);
     const rated = await feedback.answer(id);
     expect(rated).toMatchObject({ surface: 'discord', thread: threadId, message: last.id });
     expect(rated?.answerId).toBeDefined();
 
     const again = e.fake.clickButtonLabelled(last, '👍', e.user);
-    await e.fake.waitFor(() => e.fake.responsesOf(again).find((m) => /already rated/.test(m.content)), 10_000, 'already rated');
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(again).find((m) => /already rated/.test(m.content)),
+      10_000,
+      'already rated',
+    );
     expect(await feedback.votesOn(id)).toHaveLength(1);
 
     const down = e.fake.clickButtonLabelled(last, '👎', e.user);
-    const offer = await e.fake.waitFor(() => e.fake.responsesOf(down).find((m) => /now 👎/.test(m.content)), 10_000, 'the changed vote');
+    const offer = await e.fake.waitFor(
+      () => e.fake.responsesOf(down).find((m) => /now 👎/.test(m.content)),
+      10_000,
+      'the changed vote',
+    );
     expect(offer.ephemeral).toBe(true);
     expect(e.fake.buttons(offer).map((b) => b.label)).toContain('Talk to a human');
     expect((await feedback.votesOn(id)).map((v) => v.vote)).toEqual(['negative']);
@@ -60,10 +78,14 @@ describe('Discord e2e: answer feedback', () => {
     await waitFor(async () => (await feedback.votesOn(id)).length === 2, 'the second vote');
 
     const rec = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin, options: [] });
-    const text = await e.fake.waitFor(() => {
-      const t = responseText(e, rec);
-      return /Answer feedback:/.test(t) ? t : undefined;
-    }, 20_000, '/analytics');
+    const text = await e.fake.waitFor(
+      () => {
+        const t = responseText(e, rec);
+        return /Answer feedback:/.test(t) ? t : undefined;
+      },
+      20_000,
+      '/analytics',
+    );
     expect(text).toContain('Answer feedback: 1 👍, 1 👎 (50% positive)');
   });
 });

@@ -3,7 +3,14 @@
  * ticket's life, a reminder, the lead summary and the Discord message link, internal notes, release
  * and take-over, the satisfaction rating, /handoff queue and the figures in /analytics.
  */
-import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  responseText,
+  startDiscordE2E,
+  waitForAnswer,
+  type DiscordE2E,
+} from '../../support/discord-e2e';
 import type { FakeMember, FakeMessage } from '../../support/fake-discord';
 import { waitFor } from '../../support/wait-for';
 
@@ -17,7 +24,8 @@ describe('Discord: a lead through a handoff', () => {
   const stateLine = (): string => ticket.content.split('\n')[0]!;
   const inTicketThread = (): string[] => botMessagesIn(e.fake, ticket.id).map((m) => m.content);
   const inUserThread = (): string[] => botMessagesIn(e.fake, threadId).map((m) => m.content);
-  const wait = <T>(probe: () => T | undefined | false, what: string, ms = 15_000): Promise<T> => e.fake.waitFor(probe, ms, what);
+  const wait = <T>(probe: () => T | undefined | false, what: string, ms = 15_000): Promise<T> =>
+    e.fake.waitFor(probe, ms, what);
   const refusedTo = async (rec: ReturnType<DiscordE2E['fake']['clickButton']>, re: RegExp): Promise<void> => {
     const told = await wait(() => e.fake.responsesOf(rec).find((m) => re.test(m.content)), `a refusal matching ${re}`);
     expect(told.flags & 64).toBe(64);
@@ -40,42 +48,70 @@ describe('Discord: a lead through a handoff', () => {
     const follow = 'Reach me at ada@example.org or +1 305 555 0199. What about MIA240021 and 77 NE 2nd Ave?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow });
     await waitForAnswer(e, threadId, follow);
-    const answer = botMessagesIn(e.fake, threadId).filter((m) => e.fake.buttons(m).some((b) => b.label === 'Talk to a human')).at(-1)!;
+    const answer = botMessagesIn(e.fake, threadId)
+      .filter((m) => e.fake.buttons(m).some((b) => b.label === 'Talk to a human'))
+      .at(-1)!;
 
     await refusedTo(e.fake.clickButtonLabelled(answer, 'Talk to a human', bob), /Only the person who asked/);
     expect(e.fake.channelMessages(e.handoff.id)).toEqual([]);
 
     e.fake.clickButtonLabelled(answer, 'Talk to a human', e.user);
-    ticket = await wait(() => e.fake.channelMessages(e.handoff.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim')), 'the ticket');
+    ticket = await wait(
+      () => e.fake.channelMessages(e.handoff.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim')),
+      'the ticket',
+    );
     const answerText = answer.content;
-    await wait(() => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Talk to a human')), 'Talk to a human removed');
+    await wait(
+      () => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Talk to a human')),
+      'Talk to a human removed',
+    );
     expect(answer.content).toBe(answerText);
     expect(stateLine()).toMatch(/^Waiting since \d\d:\d\d UTC/);
     expect(ticket.content).toContain('ada');
     expect(ticket.content).toContain('#general');
     expect(ticket.content).toContain(`https://discord.com/channels/${e.fake.guildId}/${e.general.id}/${threadId}`);
-    for (const fact of ['ada@example.org', '+1 305 555 0199', 'City: Miami', 'Budget: $500,000', 'Bedrooms: 2', 'MLS MIA240021', '77 NE 2nd Ave']) {
+    for (const fact of [
+      'ada@example.org',
+      '+1 305 555 0199',
+      'City: Miami',
+      'Budget: $500,000',
+      'Bedrooms: 2',
+      'MLS MIA240021',
+      '77 NE 2nd Ave',
+    ]) {
       expect(ticket.content).toContain(fact);
     }
   }, 60_000);
 
   test('a reminder while it waits; claim; Close and Release by others refused; notes stay with the agents', async () => {
-    await wait(() => inTicketThread().find((t) => /Reminder \(1 of 3\): ada has been waiting \d+ s/.test(t)), 'the reminder');
+    await wait(
+      () => inTicketThread().find((t) => /Reminder \(1 of 3\): ada has been waiting \d+ s/.test(t)),
+      'the reminder',
+    );
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
     await wait(() => /^Claimed by agent-smith/.test(stateLine()), 'the claimed state line');
     await wait(() => inUserThread().find((t) => t.includes('agent-smith (agent) has joined')), 'the user told');
 
     await refusedTo(e.fake.clickButtonLabelled(ticket, 'Close', bea), /Only agent-smith .* or an admin may close/);
-    await refusedTo(e.fake.clickButtonLabelled(ticket, 'Release', bea), /Only agent-smith, who claimed this ticket, may release it/);
+    await refusedTo(
+      e.fake.clickButtonLabelled(ticket, 'Release', bea),
+      /Only agent-smith, who claimed this ticket, may release it/,
+    );
     const notice = botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel'))!;
-    await refusedTo(e.fake.clickButtonLabelled(notice, 'Cancel', bob), /Only ada, who asked for a human, or an admin may cancel/);
+    await refusedTo(
+      e.fake.clickButtonLabelled(notice, 'Cancel', bob),
+      /Only ada, who asked for a human, or an admin may cancel/,
+    );
     expect(stateLine()).toMatch(/^Claimed by agent-smith/);
 
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'Note: asked the lender already' });
     e.fake.userMessage({ channelId: ticket.id, member: bea, content: 'I can cover Saturday' });
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'Hi Ada, both are available.' });
     await wait(() => inUserThread().find((t) => t.includes('Hi Ada, both are available.')), 'the claimer’s reply');
-    await wait(() => inTicketThread().filter((t) => t.startsWith('Internal note from')).length >= 2, 'two notes marked');
+    await wait(
+      () => inTicketThread().filter((t) => t.startsWith('Internal note from')).length >= 2,
+      'two notes marked',
+    );
     const seen = inUserThread().join('\n');
     expect(seen).not.toContain('lender');
     expect(seen).not.toContain('Saturday');
@@ -84,43 +120,88 @@ describe('Discord: a lead through a handoff', () => {
   test('release returns it to Waiting; take over after confirming; close, and the user’s rating on the ticket', async () => {
     e.fake.clickButtonLabelled(ticket, 'Release', e.agent);
     await wait(() => /^Waiting since/.test(stateLine()), 'waiting again');
-    await wait(() => inUserThread().find((t) => /someone else will pick it up/.test(t)), 'the user told about the release');
+    await wait(
+      () => inUserThread().find((t) => /someone else will pick it up/.test(t)),
+      'the user told about the release',
+    );
     e.fake.clickButtonLabelled(ticket, 'Claim', bea);
     await wait(() => /^Claimed by bea-broker/.test(stateLine()), 'bea claims');
 
     const ask = e.fake.clickButtonLabelled(ticket, 'Take over', e.agent);
-    const confirm = await wait(() => e.fake.responsesOf(ask).find((m) => /Take this ticket over from bea-broker\?/.test(m.content)), 'the confirmation');
+    const confirm = await wait(
+      () => e.fake.responsesOf(ask).find((m) => /Take this ticket over from bea-broker\?/.test(m.content)),
+      'the confirmation',
+    );
     expect(stateLine()).toMatch(/^Claimed by bea-broker/);
     e.fake.clickButtonLabelled(confirm, 'Take over', e.agent);
     await wait(() => /^Claimed by agent-smith/.test(stateLine()), 'taken over');
-    await wait(() => inUserThread().find((t) => t.includes('agent-smith (agent) now answers you here, taking over from bea-broker')), 'the user told who answers');
+    await wait(
+      () =>
+        inUserThread().find((t) => t.includes('agent-smith (agent) now answers you here, taking over from bea-broker')),
+      'the user told who answers',
+    );
 
     e.fake.clickButtonLabelled(ticket, 'Close', e.agent);
     await wait(() => /^Closed by agent-smith/.test(stateLine()), 'closed');
     expect(e.fake.buttons(ticket)).toEqual([]);
-    const prompt = await wait(() => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '5')), 'the rating prompt');
-    await wait(() => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')), 'the Cancel button gone');
+    const prompt = await wait(
+      () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '5')),
+      'the rating prompt',
+    );
+    await wait(
+      () => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
+      'the Cancel button gone',
+    );
     await refusedTo(e.fake.clickButtonLabelled(prompt, '1', bob), /Only ada, who was helped, may rate this/);
     e.fake.clickButtonLabelled(prompt, '5', e.user);
-    await wait(() => /rated 5\/5/.test(stateLine()) && ticket.content.includes('Satisfaction: 5/5'), 'the score on the ticket');
+    await wait(
+      () => /rated 5\/5/.test(stateLine()) && ticket.content.includes('Satisfaction: 5/5'),
+      'the score on the ticket',
+    );
   }, 60_000);
 
   test('/handoff queue for agents (in the handoff channel) and admins, refused to others; figures in /analytics', async () => {
     const question = 'Which homes are for rent in Denver?';
     const second = await ask(e, question, bob);
     await waitForAnswer(e, second.threadId, question);
-    e.fake.slashCommand({ name: 'handoff', channelId: second.threadId, member: bob, options: [{ name: 'reason', type: 3, value: 'call me' }] });
-    const secondTicket = await wait(() => e.fake.channelMessages(e.handoff.id).find((m) => m.id !== ticket.id && m.content.includes('call me')), 'the second ticket');
+    e.fake.slashCommand({
+      name: 'handoff',
+      channelId: second.threadId,
+      member: bob,
+      options: [{ name: 'reason', type: 3, value: 'call me' }],
+    });
+    const secondTicket = await wait(
+      () => e.fake.channelMessages(e.handoff.id).find((m) => m.id !== ticket.id && m.content.includes('call me')),
+      'the second ticket',
+    );
     // The ticket's thread and link are stored right after its message is posted.
-    await waitFor(async () => (await e.app.bridge.handoffs.queue()).some((t) => t.ticketLink), 'the second ticket stored with its link');
+    await waitFor(
+      async () => (await e.app.bridge.handoffs.queue()).some((t) => t.ticketLink),
+      'the second ticket stored with its link',
+    );
 
-    const refused = e.fake.slashCommand({ name: 'handoff', channelId: e.general.id, member: bob, options: [{ name: 'reason', type: 3, value: 'queue' }] });
+    const refused = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: e.general.id,
+      member: bob,
+      options: [{ name: 'reason', type: 3, value: 'queue' }],
+    });
     await wait(() => /for members of the handoff channel and admins/.test(responseText(e, refused)), 'the refusal');
-    const queue = e.fake.slashCommand({ name: 'handoff', channelId: e.handoff.id, member: e.agent, options: [{ name: 'reason', type: 3, value: 'queue' }] });
+    const queue = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: e.handoff.id,
+      member: e.agent,
+      options: [{ name: 'reason', type: 3, value: 'queue' }],
+    });
     await wait(() => /Handoff queue/.test(responseText(e, queue)), 'the queue');
     expect(responseText(e, queue)).toMatch(/1 open, 1 waiting/);
     expect(responseText(e, queue)).toMatch(/Waiting \d+ s · bob \(Discord\) · https:\/\/discord\.com\/channels\//);
-    const admin = e.fake.slashCommand({ name: 'handoff', channelId: e.general.id, member: e.admin, options: [{ name: 'reason', type: 3, value: 'queue' }] });
+    const admin = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: e.general.id,
+      member: e.admin,
+      options: [{ name: 'reason', type: 3, value: 'queue' }],
+    });
     await wait(() => /bob \(Discord\)/.test(responseText(e, admin)), 'the queue for an admin');
 
     const figures = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin });
@@ -131,7 +212,10 @@ describe('Discord: a lead through a handoff', () => {
     expect(text).toMatch(/Time to first agent reply: p50 \d+ s/);
 
     // An agent may not close a ticket nobody claimed; an admin may.
-    await refusedTo(e.fake.clickButtonLabelled(secondTicket, 'Close', e.agent), /Only an admin may close a ticket nobody has claimed/);
+    await refusedTo(
+      e.fake.clickButtonLabelled(secondTicket, 'Close', e.agent),
+      /Only an admin may close a ticket nobody has claimed/,
+    );
     e.fake.clickButtonLabelled(secondTicket, 'Close', e.admin);
     await wait(() => /^Closed by alan-admin/.test(secondTicket.content), 'the admin closed it');
   }, 90_000);

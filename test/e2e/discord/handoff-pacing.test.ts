@@ -4,7 +4,14 @@
  * the port, button updates and core's edits through the edit budget), or a notice lands right after
  * a streamed edit and the channel's 5-per-5-s bucket runs dry: a 429, or discord.js holding calls.
  */
-import { ask, botMessagesIn, discordRateLimitEvents, sameAnswer, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  discordRateLimitEvents,
+  sameAnswer,
+  startDiscordE2E,
+  type DiscordE2E,
+} from '../../support/discord-e2e';
 import type { FakeMessage, RecordedCall } from '../../support/fake-discord';
 
 const TYPING = /\u258d/;
@@ -12,7 +19,10 @@ const TYPING = /\u258d/;
 const MIN_CHANNEL_GAP_MS = 500;
 
 function isChannelMessageCall(c: RecordedCall, channelId: string): boolean {
-  return (c.method === 'POST' || c.method === 'PATCH') && new RegExp(`^/channels/${channelId}/messages(/\\d+)?$`).test(c.path);
+  return (
+    (c.method === 'POST' || c.method === 'PATCH') &&
+    new RegExp(`^/channels/${channelId}/messages(/\\d+)?$`).test(c.path)
+  );
 }
 
 describe('Discord: a handoff round trip while an answer streams in the same thread', () => {
@@ -29,33 +39,84 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
   test('every notice arrives, no 429, discord.js never waits, and the answer still ends exact', async () => {
     const question = 'Tell me about every listing, the long answer';
     const { threadId } = await ask(e, question);
-    await e.fake.waitFor(() => e.fake.calls.find((c) => c.method === 'PATCH' && c.path.startsWith(`/channels/${threadId}/messages/`)), 15_000, 'the first streamed edit');
+    await e.fake.waitFor(
+      () => e.fake.calls.find((c) => c.method === 'PATCH' && c.path.startsWith(`/channels/${threadId}/messages/`)),
+      15_000,
+      'the first streamed edit',
+    );
 
     // Ask for a human mid-stream: the notice goes to the thread the answer is streaming in.
-    e.fake.slashCommand({ name: 'handoff', channelId: threadId, member: e.user, options: [{ name: 'reason', type: 3, value: 'Pacing: a person please' }] });
-    const notice = await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')), 15_000, 'the handoff notice');
+    e.fake.slashCommand({
+      name: 'handoff',
+      channelId: threadId,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: 'Pacing: a person please' }],
+    });
+    const notice = await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
+      15_000,
+      'the handoff notice',
+    );
     const streamingAtNotice = botMessagesIn(e.fake, threadId).some((m) => m !== notice && TYPING.test(m.content));
-    const ticket = await e.fake.waitFor(() => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('Pacing: a person please')), 15_000, 'the ticket');
+    const ticket = await e.fake.waitFor(
+      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('Pacing: a person please')),
+      15_000,
+      'the ticket',
+    );
     const ticketThread = await e.fake.waitFor(() => e.fake.channels.get(ticket.id), 10_000, 'the ticket thread');
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(() => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'), 15_000, 'the claim shown on the ticket');
-    await e.fake.waitFor(() => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('claimed this ticket')), 15_000, 'the agents told of the claim');
-    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith (agent) has joined')), 15_000, 'the user told who joined');
+    await e.fake.waitFor(
+      () => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'),
+      15_000,
+      'the claim shown on the ticket',
+    );
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('claimed this ticket')),
+      15_000,
+      'the agents told of the claim',
+    );
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith (agent) has joined')),
+      15_000,
+      'the user told who joined',
+    );
 
     // Bursts both ways: each relayed message is a post of core's, outside the relay.
     const fromAgent = ['Pacing agent 1: hello', 'Pacing agent 2: let me check', 'Pacing agent 3: found it'];
     const fromUser = ['Pacing user 1: thanks', 'Pacing user 2: and parking?'];
     for (const content of fromAgent) e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content });
     for (const content of fromUser) e.fake.userMessage({ channelId: threadId, member: e.user, content });
-    for (const text of fromAgent) await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(text)), 20_000, `"${text}" relayed to the user`);
-    for (const text of fromUser) await e.fake.waitFor(() => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes(text)), 20_000, `"${text}" relayed to the agents`);
+    for (const text of fromAgent)
+      await e.fake.waitFor(
+        () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(text)),
+        20_000,
+        `"${text}" relayed to the user`,
+      );
+    for (const text of fromUser)
+      await e.fake.waitFor(
+        () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes(text)),
+        20_000,
+        `"${text}" relayed to the agents`,
+      );
 
     // Cancel with the notice's button (an interaction in the streaming thread): both sides told.
     e.fake.clickButtonLabelled(notice, 'Cancel', e.user);
-    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Handoff cancelled')), 20_000, 'the user told the handoff ended');
-    await e.fake.waitFor(() => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('cancelled the request')), 20_000, 'the agents told the handoff ended');
-    await e.fake.waitFor(() => /cancel/i.test(ticket.content) && !e.fake.buttons(ticket).some((b) => b.label === 'Close'), 20_000, 'the ticket shown cancelled');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Handoff cancelled')),
+      20_000,
+      'the user told the handoff ended',
+    );
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('cancelled the request')),
+      20_000,
+      'the agents told the handoff ended',
+    );
+    await e.fake.waitFor(
+      () => /cancel/i.test(ticket.content) && !e.fake.buttons(ticket).some((b) => b.label === 'Close'),
+      20_000,
+      'the ticket shown cancelled',
+    );
 
     // The answer, its messages told apart from the notices around them, ends with the service's text.
     const notices: FakeMessage[] = [];
@@ -77,14 +138,17 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
     expect(answer.parts.map((m) => m.content).join('')).toBe(answer.stored);
     // Notice, joined, three agent messages, cancelled: each once.
     expect(notices.length).toBe(6);
-    for (const text of fromUser) expect(botMessagesIn(e.fake, ticketThread.id).filter((m) => m.content.includes(text)).length).toBe(1);
+    for (const text of fromUser)
+      expect(botMessagesIn(e.fake, ticketThread.id).filter((m) => m.content.includes(text)).length).toBe(1);
 
     // The notice really landed while the answer was streaming there.
     expect(streamingAtNotice).toBe(true);
 
     const threadCalls = e.fake.calls.filter((c) => isChannelMessageCall(c, threadId));
     const gaps = threadCalls.slice(1).map((c, i) => c.at - threadCalls[i]!.at);
-    process.stdout.write(`discord handoff pacing: ${threadCalls.length} creates/edits in the thread, least gap ${Math.min(...gaps)} ms, gaps ${gaps.join(', ')}\n`);
+    process.stdout.write(
+      `discord handoff pacing: ${threadCalls.length} creates/edits in the thread, least gap ${Math.min(...gaps)} ms, gaps ${gaps.join(', ')}\n`,
+    );
     expect(gaps.filter((g) => g < MIN_CHANNEL_GAP_MS)).toEqual([]);
     expect(e.fake.calls.filter((c) => c.status === 429)).toEqual([]);
     expect(e.fake.rateLimitHits).toBe(0);

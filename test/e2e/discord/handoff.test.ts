@@ -16,37 +16,75 @@ describe('Discord: handoff round trip', () => {
     const { threadId } = await ask(e, question);
     await waitForAnswer(e, threadId, question);
 
-    e.fake.slashCommand({ name: 'handoff', channelId: threadId, member: e.user, options: [{ name: 'reason', type: 3, value: 'I want to negotiate' }] });
-    const ticket = await e.fake.waitFor(() => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('I want to negotiate')), 10_000, 'the ticket');
+    e.fake.slashCommand({
+      name: 'handoff',
+      channelId: threadId,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: 'I want to negotiate' }],
+    });
+    const ticket = await e.fake.waitFor(
+      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('I want to negotiate')),
+      10_000,
+      'the ticket',
+    );
     expect(ticket.content).toMatch(new RegExp(`ada|<@${e.user.user.id}>`));
     expect(e.fake.buttons(ticket).map((b) => b.label)).toContain('Claim');
     const ticketThread = await e.fake.waitFor(() => e.fake.channels.get(ticket.id), 10_000, 'the ticket thread');
 
     const claimId = e.fake.buttons(ticket).find((b) => b.label === 'Claim')!.custom_id!;
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(() => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'), 10_000, 'the claim on the ticket');
+    await e.fake.waitFor(
+      () => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'),
+      10_000,
+      'the claim on the ticket',
+    );
     expect(ticket.content).toContain('agent-smith');
-    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith')), 10_000, 'the user told who joined');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith')),
+      10_000,
+      'the user told who joined',
+    );
 
     // A second agent is told, ephemerally, who holds it.
     const other = e.fake.addMember('agent-two', []);
     const second = e.fake.clickButton({ message: ticket, customId: claimId, member: other });
-    const told = await e.fake.waitFor(() => e.fake.responsesOf(second).find((m) => m.content.includes('agent-smith')), 10_000, 'the second agent told');
+    const told = await e.fake.waitFor(
+      () => e.fake.responsesOf(second).find((m) => m.content.includes('agent-smith')),
+      10_000,
+      'the second agent told',
+    );
     expect(told.ephemeral).toBe(true);
     expect(ticket.content).toContain('agent-smith');
 
     // User -> agent.
     e.fake.userMessage({ channelId: threadId, member: e.user, content: 'Can you lower the price?' });
-    await e.fake.waitFor(() => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the price?')), 10_000, 'the user message relayed to the ticket thread');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the price?')),
+      10_000,
+      'the user message relayed to the ticket thread',
+    );
     expect(e.storedAnswers('Can you lower the price?')).toEqual([]);
     // Agent -> user.
     e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'Yes, by five percent.' });
-    const relayed = await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Yes, by five percent.')), 10_000, 'the agent reply relayed');
+    const relayed = await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Yes, by five percent.')),
+      10_000,
+      'the agent reply relayed',
+    );
     expect(relayed.content).toContain('agent-smith');
 
     // Cancel: back to the bot.
-    const cancel = e.fake.slashCommand({ name: 'handoff', channelId: threadId, member: e.user, options: [{ name: 'reason', type: 3, value: 'cancel' }] });
-    await e.fake.waitFor(() => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)), 10_000, 'the cancellation');
+    const cancel = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: threadId,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: 'cancel' }],
+    });
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
+      10_000,
+      'the cancellation',
+    );
     const after = 'And homes for sale in Denver?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });
     await waitForAnswer(e, threadId, after);

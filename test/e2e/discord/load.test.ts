@@ -18,16 +18,26 @@ describe('Discord: long and concurrent answers', () => {
     expect(answer.length).toBeGreaterThan(6000);
     expect(messages.length).toBeGreaterThanOrEqual(Math.ceil(answer.length / 2000));
     for (const m of messages) expect([...m.content].length).toBeLessThanOrEqual(2000);
-    expect(messages.map((m) => m.content.trim()).join('').replace(/\s+/g, '')).toBe(answer.replace(/\s+/g, ''));
+    expect(
+      messages
+        .map((m) => m.content.trim())
+        .join('')
+        .replace(/\s+/g, ''),
+    ).toBe(answer.replace(/\s+/g, ''));
     for (const m of messages) expect(m.embeds).toEqual([]);
     expect(e.fake.rateLimitHits).toBe(0);
   }, 60_000);
 
   test('10 concurrent /ask answers all end exact, with no 429', async () => {
     const cities = ['Austin', 'Denver', 'Seattle', 'Miami'];
-    const questions = Array.from({ length: 10 }, (_, i) => `Concurrent ${i}: homes for sale in ${cities[i % cities.length]}?`);
+    const questions = Array.from(
+      { length: 10 },
+      (_, i) => `Concurrent ${i}: homes for sale in ${cities[i % cities.length]}?`,
+    );
     const started = await Promise.all(questions.map((q) => ask(e, q)));
-    const results = await Promise.all(started.map(({ threadId }, i) => waitForAnswer(e, threadId, questions[i]!, 40_000)));
+    const results = await Promise.all(
+      started.map(({ threadId }, i) => waitForAnswer(e, threadId, questions[i]!, 40_000)),
+    );
     for (const r of results) expect(r.messages.map((m) => m.content).join('')).toBe(r.answer);
     for (const { rec } of started) expect(rec.callbacks[0]!.at - rec.createdAt).toBeLessThan(3000);
     expect(e.fake.rateLimitHits).toBe(0);

@@ -4,20 +4,30 @@
  * their role ids), no thread on an interaction's reply, or no thread on any message at all.
  */
 import { type FakeDiscord, INTENTS } from '../../support/fake-discord';
-import { botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  botMessagesIn,
+  responseText,
+  startDiscordE2E,
+  waitForAnswer,
+  type DiscordE2E,
+} from '../../support/discord-e2e';
 
 const STRING = 3;
 
 /** The thread (a channel) the bot started in `parent` named after `name`. */
 function threadNamed(fake: FakeDiscord, parent: string, name: string): string | undefined {
-  return [...fake.channels.values()].find((c) => (c.type === 11 || c.type === 12) && c.parent_id === parent && c.name === name)?.id;
+  return [...fake.channels.values()].find(
+    (c) => (c.type === 11 || c.type === 12) && c.parent_id === parent && c.name === name,
+  )?.id;
 }
 
 describe('Discord with no roles in GUILD_CREATE and no thread on interaction replies', () => {
   let e: DiscordE2E;
 
   beforeAll(async () => {
-    e = await startDiscordE2E({ fake: { quirks: { guildRolesListed: false, threadOnMessage: 'not-interaction-replies' } } });
+    e = await startDiscordE2E({
+      fake: { quirks: { guildRolesListed: false, threadOnMessage: 'not-interaction-replies' } },
+    });
   });
 
   afterAll(async () => {
@@ -25,23 +35,47 @@ describe('Discord with no roles in GUILD_CREATE and no thread on interaction rep
   });
 
   test('IDENTIFY asks exactly the intents Guilds, GuildMessages, MessageContent and DirectMessages', () => {
-    expect(e.fake.lastIntents).toBe(INTENTS.guilds | INTENTS.guildMessages | INTENTS.messageContent | INTENTS.directMessages);
+    expect(e.fake.lastIntents).toBe(
+      INTENTS.guilds | INTENTS.guildMessages | INTENTS.messageContent | INTENTS.directMessages,
+    );
   });
 
   test('admins are the members holding a DISCORD_ADMIN_ROLES role even when the guild cache does not list it', async () => {
     const show = e.fake.slashCommand({ name: 'chatbot', subcommand: 'show', channelId: e.general.id, member: e.admin });
-    await e.fake.waitFor(() => e.fake.responsesOf(show).find((m) => m.content !== '' || m.embeds.length > 0), 10_000, 'the admin’s /chatbot show');
+    await e.fake.waitFor(
+      () => e.fake.responsesOf(show).find((m) => m.content !== '' || m.embeds.length > 0),
+      10_000,
+      'the admin’s /chatbot show',
+    );
     expect(responseText(e, show).toLowerCase()).not.toContain('admin');
-    const refused = e.fake.slashCommand({ name: 'chatbot', subcommand: 'show', channelId: e.general.id, member: e.user });
-    const msg = await e.fake.waitFor(() => e.fake.responsesOf(refused).find((m) => m.content !== ''), 10_000, 'the refusal');
+    const refused = e.fake.slashCommand({
+      name: 'chatbot',
+      subcommand: 'show',
+      channelId: e.general.id,
+      member: e.user,
+    });
+    const msg = await e.fake.waitFor(
+      () => e.fake.responsesOf(refused).find((m) => m.content !== ''),
+      10_000,
+      'the refusal',
+    );
     expect(msg.ephemeral).toBe(true);
     expect(msg.content.toLowerCase()).toContain('admin');
   });
 
   test('/ask still gets a thread (on a root message of its own) with the exact answer', async () => {
     const question = 'Which homes are for sale in Austin today?';
-    const rec = e.fake.slashCommand({ name: 'ask', channelId: e.general.id, member: e.user, options: [{ name: 'question', type: STRING, value: question }] });
-    const threadId = await e.fake.waitFor(() => threadNamed(e.fake, e.general.id, question), 10_000, 'the thread of /ask');
+    const rec = e.fake.slashCommand({
+      name: 'ask',
+      channelId: e.general.id,
+      member: e.user,
+      options: [{ name: 'question', type: STRING, value: question }],
+    });
+    const threadId = await e.fake.waitFor(
+      () => threadNamed(e.fake, e.general.id, question),
+      10_000,
+      'the thread of /ask',
+    );
     expect(rec.callbacks[0]!.at - rec.createdAt).toBeLessThan(3000);
     const root = e.fake.channelMessages(e.general.id).find((m) => m.id === threadId) ?? e.fake.messages.get(threadId);
     expect(root?.content).toContain(`<@${e.user.user.id}>`);
@@ -67,13 +101,26 @@ describe('Discord refusing threads on messages', () => {
   test('a mention starts a thread of its own in the channel, answered exactly; /ask too', async () => {
     const question = 'homes for sale in Austin under 600000?';
     e.fake.userMessage({ channelId: e.general.id, member: e.user, content: question, mentionsBot: true });
-    const threadId = await e.fake.waitFor(() => threadNamed(e.fake, e.general.id, question), 10_000, 'the thread of the mention');
+    const threadId = await e.fake.waitFor(
+      () => threadNamed(e.fake, e.general.id, question),
+      10_000,
+      'the thread of the mention',
+    );
     const { answer, messages } = await waitForAnswer(e, threadId, question);
     expect(messages.map((m) => m.content).join('')).toBe(answer);
 
     const asked = 'Show me homes for rent in Austin';
-    e.fake.slashCommand({ name: 'ask', channelId: e.general.id, member: e.user, options: [{ name: 'question', type: STRING, value: asked }] });
-    const askThread = await e.fake.waitFor(() => threadNamed(e.fake, e.general.id, asked), 10_000, 'the thread of /ask');
+    e.fake.slashCommand({
+      name: 'ask',
+      channelId: e.general.id,
+      member: e.user,
+      options: [{ name: 'question', type: STRING, value: asked }],
+    });
+    const askThread = await e.fake.waitFor(
+      () => threadNamed(e.fake, e.general.id, asked),
+      10_000,
+      'the thread of /ask',
+    );
     await waitForAnswer(e, askThread, asked);
     expect(botMessagesIn(e.fake, askThread).length).toBeGreaterThan(0);
   });

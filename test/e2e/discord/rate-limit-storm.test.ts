@@ -26,19 +26,30 @@ describe('Discord: a 429 storm while answers stream', () => {
   });
 
   test('Retry-After is obeyed on every refused route and no answer loses text', async () => {
-    const questions = ['Austin', 'Denver', 'Seattle', 'Miami'].map((city, i) => `Storm ${i}: give me the long answer, every listing in ${city}`);
+    const questions = ['Austin', 'Denver', 'Seattle', 'Miami'].map(
+      (city, i) => `Storm ${i}: give me the long answer, every listing in ${city}`,
+    );
     const started = await Promise.all(questions.map((q) => ask(e, q)));
     const threads = new Set(started.map((s) => s.threadId));
     // The storm starts once the answers are streaming (an edit went out in one of the threads).
     await e.fake.waitFor(
-      () => e.fake.calls.some((c) => c.method === 'PATCH' && [...threads].some((t) => c.path.startsWith(`/channels/${t}/messages/`))),
+      () =>
+        e.fake.calls.some(
+          (c) => c.method === 'PATCH' && [...threads].some((t) => c.path.startsWith(`/channels/${t}/messages/`)),
+        ),
       15_000,
       'the first streamed edit',
     );
     const stormFrom = Date.now();
-    e.fake.force429({ count: STORM, retryAfterSec: 1, match: (_m, path) => [...threads].some((t) => path.startsWith(`/channels/${t}/`)) });
+    e.fake.force429({
+      count: STORM,
+      retryAfterSec: 1,
+      match: (_m, path) => [...threads].some((t) => path.startsWith(`/channels/${t}/`)),
+    });
 
-    const results = await Promise.all(started.map(({ threadId }, i) => waitForAnswer(e, threadId, questions[i]!, 60_000)));
+    const results = await Promise.all(
+      started.map(({ threadId }, i) => waitForAnswer(e, threadId, questions[i]!, 60_000)),
+    );
     expect(e.fake.forced429Left).toBe(0);
 
     const refused = e.fake.calls.filter((c) => c.status === 429);
@@ -48,12 +59,16 @@ describe('Discord: a 429 storm while answers stream', () => {
       expect(r.retryAfterMs).toBe(1000);
       // Nothing was sent on that route (that channel's creates or edits) until Retry-After had passed.
       const route = routeOf(r);
-      const early = e.fake.calls.filter((c) => c !== r && routeOf(c) === route && c.at >= r.doneAt && c.at < r.doneAt + r.retryAfterMs!);
+      const early = e.fake.calls.filter(
+        (c) => c !== r && routeOf(c) === route && c.at >= r.doneAt && c.at < r.doneAt + r.retryAfterMs!,
+      );
       expect(early.map((c) => `${c.method} ${c.path} ${c.at - r.doneAt} ms after the 429`)).toEqual([]);
     }
     // Each refused call was sent again later and went through.
     for (const r of refused) {
-      const retried = e.fake.calls.find((c) => c.method === r.method && c.path === r.path && c.at >= r.doneAt + r.retryAfterMs! && c.status === 200);
+      const retried = e.fake.calls.find(
+        (c) => c.method === r.method && c.path === r.path && c.at >= r.doneAt + r.retryAfterMs! && c.status === 200,
+      );
       expect(retried).toBeDefined();
     }
 

@@ -16,12 +16,25 @@ describe('Discord: the everyday screens', () => {
   });
 
   const STRING = 3;
-  const command = (name: string, opts: { sub?: string; options?: Array<{ name: string; type: number; value: string }>; member?: typeof e.user } = {}): InteractionRecord =>
-    e.fake.slashCommand({ name, subcommand: opts.sub, options: opts.options, channelId: e.general.id, member: opts.member ?? e.admin });
+  const command = (
+    name: string,
+    opts: { sub?: string; options?: Array<{ name: string; type: number; value: string }>; member?: typeof e.user } = {},
+  ): InteractionRecord =>
+    e.fake.slashCommand({
+      name,
+      subcommand: opts.sub,
+      options: opts.options,
+      channelId: e.general.id,
+      member: opts.member ?? e.admin,
+    });
 
   test('/listings city:Miami: one page, each card with its status in words, no ids or wire values', async () => {
     const rec = command('listings', { member: e.user, options: [{ name: 'city', type: STRING, value: 'Miami' }] });
-    const msg = await e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.embeds.length > 0), 10_000, 'the Miami list');
+    const msg = await e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => m.embeds.length > 0),
+      10_000,
+      'the Miami list',
+    );
     expect(msg.content).toBe('Listings in Miami: page 1 of 1 (6 listings)');
     expect(e.fake.buttons(msg)).toHaveLength(0);
     const badges = msg.embeds.map((x) => x.description);
@@ -30,19 +43,35 @@ describe('Discord: the everyday screens', () => {
   });
 
   test('/listing show: every field, photos, and next steps (a viewing; Edit for admins only)', async () => {
-    const forUser = command('listing', { sub: 'show', member: e.user, options: [{ name: 'mls', type: STRING, value: 'DEN240007' }] });
-    const msg = await e.fake.waitFor(() => e.fake.responsesOf(forUser).find((m) => m.embeds.length > 0), 10_000, 'the listing');
+    const forUser = command('listing', {
+      sub: 'show',
+      member: e.user,
+      options: [{ name: 'mls', type: STRING, value: 'DEN240007' }],
+    });
+    const msg = await e.fake.waitFor(
+      () => e.fake.responsesOf(forUser).find((m) => m.embeds.length > 0),
+      10_000,
+      'the listing',
+    );
     expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Ask about a viewing']);
     const text = responseText(e, forUser);
     for (const label of ['Year built', 'Days on market', 'Photo 3']) expect(text).toContain(label);
     const forAdmin = command('listing', { sub: 'show', options: [{ name: 'mls', type: STRING, value: 'DEN240007' }] });
-    const adminMsg = await e.fake.waitFor(() => e.fake.responsesOf(forAdmin).find((m) => m.embeds.length > 0), 10_000, 'the listing for an admin');
+    const adminMsg = await e.fake.waitFor(
+      () => e.fake.responsesOf(forAdmin).find((m) => m.embeds.length > 0),
+      10_000,
+      'the listing for an admin',
+    );
     expect(e.fake.buttons(adminMsg).map((b) => b.label)).toEqual(['Ask about a viewing', 'Edit']);
   });
 
   test('/analytics: the progress message becomes the figures, named after the chatbot', async () => {
     const rec = command('analytics');
-    await e.fake.waitFor(() => (/Conversations: \d/.test(responseText(e, rec)) ? true : undefined), 10_000, 'the figures');
+    await e.fake.waitFor(
+      () => (/Conversations: \d/.test(responseText(e, rec)) ? true : undefined),
+      10_000,
+      'the figures',
+    );
     const shown = responseText(e, rec);
     expect(shown).toContain('Analytics for Skyline Realty Assistant');
     expect(shown).not.toContain('Crunching');

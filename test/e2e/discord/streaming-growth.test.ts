@@ -3,7 +3,13 @@
  * answer: each version (the first, core's empty placeholder with the typing mark, included) is a
  * prefix of the message's final content, and the visible answer grows about once a second or faster.
  */
-import { ask, discordRateLimitEvents, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  discordRateLimitEvents,
+  startDiscordE2E,
+  waitForAnswer,
+  type DiscordE2E,
+} from '../../support/discord-e2e';
 import type { FakeMessage } from '../../support/fake-discord';
 
 const TYPING = /\s*\u258d$/;
@@ -32,7 +38,9 @@ describe('Discord: a streaming answer only ever grows towards its final text', (
       m.history.forEach((version, v) => {
         const text = shown(version).trimEnd();
         if (!m.content.startsWith(text)) {
-          problems.push(`message ${index} version ${v}/${m.history.length - 1} (${text.length} chars) is not a prefix of its final text (${m.content.length} chars): ends "${JSON.stringify(text.slice(-60))}", final has "${JSON.stringify(m.content.slice(Math.max(0, text.length - 60), text.length + 20))}"`);
+          problems.push(
+            `message ${index} version ${v}/${m.history.length - 1} (${text.length} chars) is not a prefix of its final text (${m.content.length} chars): ends "${JSON.stringify(text.slice(-60))}", final has "${JSON.stringify(m.content.slice(Math.max(0, text.length - 60), text.length + 20))}"`,
+          );
         }
       });
       if (TYPING.test(m.content)) problems.push(`message ${index} still shows the typing mark`);
@@ -66,7 +74,8 @@ describe('Discord: a streaming answer only ever grows towards its final text', (
       const gaps: Array<{ ms: number; seals: number }> = [];
       const complete = answer.replace(/\s+/g, '').length;
       for (const ev of events) {
-        const version = messages[ev.index]!.history[events.filter((x) => x.index === ev.index && x.at <= ev.at).length - 1]!;
+        const version =
+          messages[ev.index]!.history[events.filter((x) => x.index === ev.index && x.at <= ev.at).length - 1]!;
         const wasMarked = marked[ev.index]!;
         marked[ev.index] = TYPING.test(version);
         current[ev.index] = ev.text;
@@ -84,7 +93,9 @@ describe('Discord: a streaming answer only ever grows towards its final text', (
         if (visible >= complete) break;
       }
       expect(last).toBe(complete);
-      process.stdout.write(`discord growth (${name}): ${messages.length} messages, ${events.length} versions, gaps ${gaps.map((g) => `${g.ms}${g.seals ? ` (+${g.seals} seal)` : ''}`).join(', ')} ms\n`);
+      process.stdout.write(
+        `discord growth (${name}): ${messages.length} messages, ${events.length} versions, gaps ${gaps.map((g) => `${g.ms}${g.seals ? ` (+${g.seals} seal)` : ''}`).join(', ')} ms\n`,
+      );
       // Most growths come ~1 s apart (the per-channel budget); the relay sometimes leaves one budget
       // slot unused (an idle slot, or a sealed message losing its typing mark) so the visible answer
       // pauses ~2 s: reported to the relay's owner; this bound keeps it from getting worse.

@@ -30,7 +30,9 @@ describe('Discord: streaming by edits, logs without the token, bad gateway paylo
       expect(m.content).not.toMatch(TYPING);
     }
     const gaps = first.historyAt.slice(1).map((t, i) => t - first.historyAt[i]!);
-    process.stdout.write(`discord streaming: ${first.history.length} versions of the first message, gaps ${gaps.join(', ')} ms\n`);
+    process.stdout.write(
+      `discord streaming: ${first.history.length} versions of the first message, gaps ${gaps.join(', ')} ms\n`,
+    );
     expect(e.fake.rateLimitHits).toBe(0);
   }, 90_000);
 

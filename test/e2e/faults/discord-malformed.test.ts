@@ -26,7 +26,15 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
 
   /** Valid dispatches of the kinds the bridge acts on; mutations of them are "nearly valid". */
   function templates(): Array<{ t: string; d: Record<string, unknown> }> {
-    const member = { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: '0', user: { id: e.user.user.id, username: 'ada', discriminator: '0', global_name: null, avatar: null } };
+    const member = {
+      roles: [],
+      joined_at: new Date().toISOString(),
+      deaf: false,
+      mute: false,
+      flags: 0,
+      permissions: '0',
+      user: { id: e.user.user.id, username: 'ada', discriminator: '0', global_name: null, avatar: null },
+    };
     const base = {
       application_id: e.fake.applicationId,
       guild_id: e.fake.guildId,
@@ -41,19 +49,62 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
     return [
       {
         t: 'INTERACTION_CREATE',
-        d: { ...base, id: snowflake(), token: `itoken-${snowflake()}`, type: 2, data: { id: snowflake(), name: 'listings', type: 1, options: [{ name: 'city', type: 3, value: 'Austin' }] } },
+        d: {
+          ...base,
+          id: snowflake(),
+          token: `itoken-${snowflake()}`,
+          type: 2,
+          data: { id: snowflake(), name: 'listings', type: 1, options: [{ name: 'city', type: 3, value: 'Austin' }] },
+        },
       },
       {
         t: 'INTERACTION_CREATE',
-        d: { ...base, id: snowflake(), token: `itoken-${snowflake()}`, type: 3, data: { custom_id: 'bridge|answer.retry|nope', component_type: 2 }, message: { id: snowflake(), channel_id: e.general.id, content: 'x', author: { id: e.fake.botUser.id, username: 'bot' }, components: [], embeds: [], attachments: [], timestamp: new Date().toISOString() } },
+        d: {
+          ...base,
+          id: snowflake(),
+          token: `itoken-${snowflake()}`,
+          type: 3,
+          data: { custom_id: 'bridge|answer.retry|nope', component_type: 2 },
+          message: {
+            id: snowflake(),
+            channel_id: e.general.id,
+            content: 'x',
+            author: { id: e.fake.botUser.id, username: 'bot' },
+            components: [],
+            embeds: [],
+            attachments: [],
+            timestamp: new Date().toISOString(),
+          },
+        },
       },
       {
         t: 'INTERACTION_CREATE',
-        d: { ...base, id: snowflake(), token: `itoken-${snowflake()}`, type: 5, data: { custom_id: 'bridge-form|listing.create|x', components: [{ type: 1, components: [{ type: 4, custom_id: 'City', value: 'Austin' }] }] } },
+        d: {
+          ...base,
+          id: snowflake(),
+          token: `itoken-${snowflake()}`,
+          type: 5,
+          data: {
+            custom_id: 'bridge-form|listing.create|x',
+            components: [{ type: 1, components: [{ type: 4, custom_id: 'City', value: 'Austin' }] }],
+          },
+        },
       },
       {
         t: 'MESSAGE_CREATE',
-        d: { id: snowflake(), channel_id: e.general.id, guild_id: e.fake.guildId, author: member.user, member: { roles: [] }, content: 'hello there', mentions: [], attachments: [], embeds: [], timestamp: new Date().toISOString(), type: 0 },
+        d: {
+          id: snowflake(),
+          channel_id: e.general.id,
+          guild_id: e.fake.guildId,
+          author: member.user,
+          member: { roles: [] },
+          content: 'hello there',
+          mentions: [],
+          attachments: [],
+          embeds: [],
+          timestamp: new Date().toISOString(),
+          type: 0,
+        },
       },
     ];
   }
@@ -65,7 +116,18 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
   /** A DM as Discord sends it: no guild_id, no member, the channel's type. */
   function dmMessage(): Record<string, unknown> {
     const author = { id: e.user.user.id, username: 'ada', discriminator: '0', global_name: null, avatar: null };
-    return { id: snowflake(), channel_id: dm().id, channel_type: 1, author, content: 'hello in a DM', mentions: [], attachments: [], embeds: [], timestamp: new Date().toISOString(), type: 0 };
+    return {
+      id: snowflake(),
+      channel_id: dm().id,
+      channel_type: 1,
+      author,
+      content: 'hello in a DM',
+      mentions: [],
+      attachments: [],
+      embeds: [],
+      timestamp: new Date().toISOString(),
+      type: 0,
+    };
   }
 
   test(`${COUNT} malformed dispatches: no crash, the gateway session stays, a normal /ask is answered`, async () => {
@@ -80,7 +142,10 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
       ['INTERACTION_CREATE', { ...tpl[0]!.d, data: null }],
       ['INTERACTION_CREATE', { ...tpl[0]!.d, member: null }],
       ['INTERACTION_CREATE', { ...tpl[0]!.d, member: { user: null } }],
-      ['INTERACTION_CREATE', { ...tpl[0]!.d, data: { name: 'ask', options: [{ name: 'question', type: 3, value: { nested: [1, 2] } }] } }],
+      [
+        'INTERACTION_CREATE',
+        { ...tpl[0]!.d, data: { name: 'ask', options: [{ name: 'question', type: 3, value: { nested: [1, 2] } }] } },
+      ],
       ['INTERACTION_CREATE', { ...tpl[0]!.d, data: { name: 'listings', options: 'city=Austin' } }],
       ['INTERACTION_CREATE', { ...tpl[0]!.d, type: 99 }],
       ['INTERACTION_CREATE', { ...tpl[1]!.d, data: { custom_id: 42 } }],
@@ -98,7 +163,10 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
       ['MESSAGE_CREATE', { ...dmMessage(), channel_type: 'dm' }],
       ['MESSAGE_CREATE', { ...dmMessage(), channel_id: null }],
       ['MESSAGE_CREATE', { ...dmMessage(), content: ['not', 'text'] }],
-      ['INTERACTION_CREATE', { ...tpl[0]!.d, guild_id: undefined, member: undefined, user: null, channel: { id: dm().id, type: 1 } }],
+      [
+        'INTERACTION_CREATE',
+        { ...tpl[0]!.d, guild_id: undefined, member: undefined, user: null, channel: { id: dm().id, type: 1 } },
+      ],
       ['MESSAGE_UPDATE', null],
       ['MESSAGE_DELETE', { id: null }],
       ['THREAD_CREATE', { id: snowflake(), type: 'thread' }],
@@ -119,7 +187,10 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
         const d = g.mutate({ ...one.d, id: snowflake() });
         e.fake.dispatch(one.t, d);
       } else {
-        e.fake.dispatch(g.pick(['INTERACTION_CREATE', 'MESSAGE_CREATE', 'MESSAGE_UPDATE', 'THREAD_CREATE', 'GUILD_CREATE']), g.value(4));
+        e.fake.dispatch(
+          g.pick(['INTERACTION_CREATE', 'MESSAGE_CREATE', 'MESSAGE_UPDATE', 'THREAD_CREATE', 'GUILD_CREATE']),
+          g.value(4),
+        );
       }
       sent++;
     }

@@ -66,7 +66,10 @@ export class Gen {
       default: {
         const o: Record<string, unknown> = {};
         const n = this.int(5);
-        for (let i = 0; i < n; i++) o[this.pick(['type', 'event', 'user', 'id', 'text', 'actions', 'view', this.string(8)])] = this.value(depth - 1);
+        for (let i = 0; i < n; i++)
+          o[this.pick(['type', 'event', 'user', 'id', 'text', 'actions', 'view', this.string(8)])] = this.value(
+            depth - 1,
+          );
         return o;
       }
     }
@@ -85,7 +88,10 @@ export class Gen {
     for (let i = 0; i < edits; i++) {
       const path = this.randomPath(copy);
       if (path.length === 0) continue;
-      const parent = path.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], copy) as Record<string, unknown>;
+      const parent = path.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], copy) as Record<
+        string,
+        unknown
+      >;
       const key = path[path.length - 1]!;
       const r = this.rand();
       if (r < 0.3) delete parent[key];
@@ -121,7 +127,15 @@ export function templates(team: string): Array<{ kind: 'json' | 'form' | 'payloa
         type: 'event_callback',
         event_id: 'Ev0MALFORMED',
         event_time: now,
-        event: { type: 'message', channel: 'C0MALFORMED', user: 'U0USER1', text: 'hello', ts: `${now}.000100`, thread_ts: `${now}.000001`, channel_type: 'channel' },
+        event: {
+          type: 'message',
+          channel: 'C0MALFORMED',
+          user: 'U0USER1',
+          text: 'hello',
+          ts: `${now}.000100`,
+          thread_ts: `${now}.000001`,
+          channel_type: 'channel',
+        },
       },
     },
     {
@@ -130,13 +144,28 @@ export function templates(team: string): Array<{ kind: 'json' | 'form' | 'payloa
         type: 'event_callback',
         team_id: team,
         event_id: 'Ev0MALMENTION',
-        event: { type: 'app_mention', channel: 'C0MALFORMED', user: 'U0USER2', text: '<@UBOT> hi', ts: `${now}.000200`, files: [{ id: 'F1', name: 'a.png', mimetype: 'image/png', size: 3, url_private: 'http://127.0.0.1:9/x' }] },
+        event: {
+          type: 'app_mention',
+          channel: 'C0MALFORMED',
+          user: 'U0USER2',
+          text: '<@UBOT> hi',
+          ts: `${now}.000200`,
+          files: [{ id: 'F1', name: 'a.png', mimetype: 'image/png', size: 3, url_private: 'http://127.0.0.1:9/x' }],
+        },
       },
     },
     { kind: 'json', value: { type: 'url_verification', challenge: 'abc', token: 't' } },
     {
       kind: 'form',
-      value: { command: '/listings', text: 'city:Austin', user_id: 'U0USER1', channel_id: 'C0MALFORMED', team_id: team, trigger_id: 'trig', response_url: 'http://127.0.0.1:9/r' },
+      value: {
+        command: '/listings',
+        text: 'city:Austin',
+        user_id: 'U0USER1',
+        channel_id: 'C0MALFORMED',
+        team_id: team,
+        trigger_id: 'trig',
+        response_url: 'http://127.0.0.1:9/r',
+      },
     },
     {
       kind: 'payload',
@@ -148,7 +177,13 @@ export function templates(team: string): Array<{ kind: 'json' | 'form' | 'payloa
         container: { type: 'message', message_ts: `${now}.000300`, channel_id: 'C0MALFORMED' },
         message: { ts: `${now}.000300` },
         trigger_id: 'trig',
-        actions: [{ action_id: 'bridge:answer.retry:0', value: JSON.stringify({ a: 'answer.retry', v: 'nope' }), block_id: 'b' }],
+        actions: [
+          {
+            action_id: 'bridge:answer.retry:0',
+            value: JSON.stringify({ a: 'answer.retry', v: 'nope' }),
+            block_id: 'b',
+          },
+        ],
       },
     },
     {
@@ -188,18 +223,42 @@ export function malformedCorpus(team: string, count: number, seed = 7): Malforme
     ['event_callback without event', '{"type":"event_callback","event_id":"Ev1"}', JSON_TYPE],
     ['event null', '{"type":"event_callback","event_id":"Ev2","event":null}', JSON_TYPE],
     ['event is a string', '{"type":"event_callback","event_id":"Ev3","event":"message"}', JSON_TYPE],
-    ['message with wrong types', '{"type":"event_callback","event_id":"Ev4","event":{"type":"message","text":5,"user":{},"channel":[],"ts":null}}', JSON_TYPE],
+    [
+      'message with wrong types',
+      '{"type":"event_callback","event_id":"Ev4","event":{"type":"message","text":5,"user":{},"channel":[],"ts":null}}',
+      JSON_TYPE,
+    ],
     ['url_verification without challenge', '{"type":"url_verification"}', JSON_TYPE],
     ['payload=null', 'payload=null', FORM],
     ['payload empty', 'payload=', FORM],
     ['payload array', `payload=${encodeURIComponent('[]')}`, FORM],
     ['payload twice', `payload=${encodeURIComponent('{"type":"block_actions"}')}&payload=x`, FORM],
     ['payload not json', 'payload=%7Bnot json', FORM],
-    ['block_actions without actions', `payload=${encodeURIComponent('{"type":"block_actions","user":{"id":"U1"}}')}`, FORM],
-    ['block_actions actions null', `payload=${encodeURIComponent('{"type":"block_actions","user":{"id":"U1"},"actions":null}')}`, FORM],
-    ['block_actions user null', `payload=${encodeURIComponent('{"type":"block_actions","user":null,"actions":[{"action_id":"bridge:x:0"}]}')}`, FORM],
-    ['view_submission view null', `payload=${encodeURIComponent('{"type":"view_submission","user":{"id":"U1"},"view":null}')}`, FORM],
-    ['view_submission bad metadata', `payload=${encodeURIComponent('{"type":"view_submission","user":{"id":"U1"},"view":{"callback_id":"bridge_form:x","private_metadata":"{{{","state":{"values":{}}}}')}`, FORM],
+    [
+      'block_actions without actions',
+      `payload=${encodeURIComponent('{"type":"block_actions","user":{"id":"U1"}}')}`,
+      FORM,
+    ],
+    [
+      'block_actions actions null',
+      `payload=${encodeURIComponent('{"type":"block_actions","user":{"id":"U1"},"actions":null}')}`,
+      FORM,
+    ],
+    [
+      'block_actions user null',
+      `payload=${encodeURIComponent('{"type":"block_actions","user":null,"actions":[{"action_id":"bridge:x:0"}]}')}`,
+      FORM,
+    ],
+    [
+      'view_submission view null',
+      `payload=${encodeURIComponent('{"type":"view_submission","user":{"id":"U1"},"view":null}')}`,
+      FORM,
+    ],
+    [
+      'view_submission bad metadata',
+      `payload=${encodeURIComponent('{"type":"view_submission","user":{"id":"U1"},"view":{"callback_id":"bridge_form:x","private_metadata":"{{{","state":{"values":{}}}}')}`,
+      FORM,
+    ],
     ['command without fields', 'command=%2Fask', FORM],
     ['command text twice', 'command=%2Flistings&text=a&text=b&user_id=U1&channel_id=C1', FORM],
     ['command unknown', 'command=%2Frm-rf&text=x&user_id=U1&channel_id=C1', FORM],
@@ -208,15 +267,39 @@ export function malformedCorpus(team: string, count: number, seed = 7): Malforme
     ['json with form', 'payload=%7B%7D', JSON_TYPE],
     ['text/plain', '{"type":"event_callback","event_id":"Ev5","event":{"type":"message"}}', 'text/plain'],
     ['xml', '<xml><type>event_callback</type></xml>', 'application/xml'],
-    ['multipart', '--x\r\nContent-Disposition: form-data; name="payload"\r\n\r\nnull\r\n--x--', 'multipart/form-data; boundary=x'],
+    [
+      'multipart',
+      '--x\r\nContent-Disposition: form-data; name="payload"\r\n\r\nnull\r\n--x--',
+      'multipart/form-data; boundary=x',
+    ],
     ['no content type', '{"type":"event_callback"}', undefined],
     ['json with charset', '{"type":"url_verification","challenge":"c"}', 'application/json; charset=utf-8'],
     ['form with charset, payload=null', 'payload=null', 'application/x-www-form-urlencoded; charset=utf-8'],
     ['deep nesting', `${'['.repeat(20_000)}${']'.repeat(20_000)}`, JSON_TYPE],
-    ['deep object nesting', `{"type":"event_callback","event_id":"Ev6","event":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`, JSON_TYPE],
-    ['proto pollution', '{"type":"event_callback","event_id":"Ev7","__proto__":{"admin":true},"event":{"type":"message","constructor":{"prototype":{"x":1}}}}', JSON_TYPE],
-    ['huge text in message', JSON.stringify({ type: 'event_callback', event_id: 'Ev8', event: { type: 'message', channel: 'C0MALFORMED', user: 'U0USER1', ts: '1.1', text: 'x'.repeat(900_000) } }), JSON_TYPE],
-    ['huge command text', stringify({ command: '/listings', text: 'y'.repeat(500_000), user_id: 'U1', channel_id: 'C1' }), FORM],
+    [
+      'deep object nesting',
+      `{"type":"event_callback","event_id":"Ev6","event":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`,
+      JSON_TYPE,
+    ],
+    [
+      'proto pollution',
+      '{"type":"event_callback","event_id":"Ev7","__proto__":{"admin":true},"event":{"type":"message","constructor":{"prototype":{"x":1}}}}',
+      JSON_TYPE,
+    ],
+    [
+      'huge text in message',
+      JSON.stringify({
+        type: 'event_callback',
+        event_id: 'Ev8',
+        event: { type: 'message', channel: 'C0MALFORMED', user: 'U0USER1', ts: '1.1', text: 'x'.repeat(900_000) },
+      }),
+      JSON_TYPE,
+    ],
+    [
+      'huge command text',
+      stringify({ command: '/listings', text: 'y'.repeat(500_000), user_id: 'U1', channel_id: 'C1' }),
+      FORM,
+    ],
     ['over the size limit', `{"type":"event_callback","pad":"${'z'.repeat(1_200_000)}"}`, JSON_TYPE],
     ['ssl_check', 'ssl_check=1&token=x', FORM],
   ];
@@ -231,18 +314,29 @@ export function malformedCorpus(team: string, count: number, seed = 7): Malforme
       const t = g.pick(tpl);
       const v = g.mutate(t.value);
       if (t.kind === 'json') add(`mutated ${String(t.value.type)}`, JSON.stringify(v), JSON_TYPE, g.rand() < 0.9);
-      else if (t.kind === 'payload') add(`mutated ${String(t.value.type)}`, stringify({ payload: JSON.stringify(v) }), FORM, g.rand() < 0.9);
+      else if (t.kind === 'payload')
+        add(`mutated ${String(t.value.type)}`, stringify({ payload: JSON.stringify(v) }), FORM, g.rand() < 0.9);
       else {
         const form: Record<string, string> = {};
         for (const [k, val] of Object.entries(v)) form[k] = typeof val === 'string' ? val : JSON.stringify(val);
         add('mutated command', stringify(form), FORM, g.rand() < 0.9);
       }
     } else if (r < 0.7) {
-      add('random json', JSON.stringify(g.value(4)), g.pick([JSON_TYPE, JSON_TYPE, 'text/plain', undefined]), g.rand() < 0.8);
+      add(
+        'random json',
+        JSON.stringify(g.value(4)),
+        g.pick([JSON_TYPE, JSON_TYPE, 'text/plain', undefined]),
+        g.rand() < 0.8,
+      );
     } else if (r < 0.85) {
       add('random payload=', stringify({ payload: JSON.stringify(g.value(4)) }), FORM, g.rand() < 0.8);
     } else {
-      add('random bytes', g.bytes(g.int(2000)), g.pick([JSON_TYPE, FORM, 'application/octet-stream', undefined]), g.rand() < 0.7);
+      add(
+        'random bytes',
+        g.bytes(g.int(2000)),
+        g.pick([JSON_TYPE, FORM, 'application/octet-stream', undefined]),
+        g.rand() < 0.7,
+      );
     }
   }
   return out;

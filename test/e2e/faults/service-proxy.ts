@@ -26,15 +26,19 @@ function forward(target: string, req: RecordedRequest, res: ServerResponse): Pro
     delete headers.host;
     headers['content-length'] = String(req.body.length);
     const query = req.query.toString();
-    const upstream = http.request(`${target}${req.path}${query ? `?${query}` : ''}`, { method: req.method, headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-      up.on('end', () => resolve());
-      up.on('error', () => {
-        res.destroy();
-        resolve();
-      });
-    });
+    const upstream = http.request(
+      `${target}${req.path}${query ? `?${query}` : ''}`,
+      { method: req.method, headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+        up.on('end', () => resolve());
+        up.on('error', () => {
+          res.destroy();
+          resolve();
+        });
+      },
+    );
     // The bridge gave up (idle timeout, shutdown): stop the answer upstream too.
     res.on('close', () => upstream.destroy());
     upstream.on('error', () => {

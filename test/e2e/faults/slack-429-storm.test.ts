@@ -41,11 +41,16 @@ describe('Slack e2e faults: a 429 storm during 5 concurrent answers', () => {
 
   async function storm(tag: string, forced: Record<string, number>): Promise<void> {
     // Long answers (several messages each, streamed for seconds) so that every method is in use.
-    const asks = [1, 2, 3, 4, 5].map((i) => ({ question: `Tell me about all listings, the long answer (${tag} storm ${i})`, channel: `C0${tag.toUpperCase()}${i}` }));
+    const asks = [1, 2, 3, 4, 5].map((i) => ({
+      question: `Tell me about all listings, the long answer (${tag} storm ${i})`,
+      channel: `C0${tag.toUpperCase()}${i}`,
+    }));
     const from = e.fake.calls.length;
     const limitedBefore = e.fake.rateLimited;
     for (const [method, count] of Object.entries(forced)) e.fake.force429(method, count, RETRY_AFTER_S);
-    const acks = await Promise.all(asks.map((a) => e.driver.command('/ask', a.question, { user: 'U0USER1', channel: a.channel })));
+    const acks = await Promise.all(
+      asks.map((a) => e.driver.command('/ask', a.question, { user: 'U0USER1', channel: a.channel })),
+    );
     for (const ack of acks) {
       expect(ack.status).toBe(200);
       expect(ack.ms).toBeLessThan(3000);

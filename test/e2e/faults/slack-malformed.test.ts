@@ -31,7 +31,12 @@ describe('Slack e2e faults: malformed payloads at /slack/events', () => {
     if (p.contentType !== undefined) headers['content-type'] = p.contentType;
     headers['x-slack-signature'] = p.signed ? sign(SIGNING_SECRET, ts, p.body.toString('utf8')) : 'v0=0123456789abcdef';
     try {
-      const res = await fetch(e.driver.eventsUrl, { method: 'POST', headers, body: new Uint8Array(p.body), signal: AbortSignal.timeout(15_000) });
+      const res = await fetch(e.driver.eventsUrl, {
+        method: 'POST',
+        headers,
+        body: new Uint8Array(p.body),
+        signal: AbortSignal.timeout(15_000),
+      });
       await res.arrayBuffer();
       return res.status;
     } catch {
@@ -52,13 +57,19 @@ describe('Slack e2e faults: malformed payloads at /slack/events', () => {
     const ok = results.filter((r) => r.status >= 200 && r.status < 500);
     const ratio = ok.length / results.length;
     const bad = results.filter((r) => !(r.status >= 200 && r.status < 500)).map((r) => `${r.status} ${r.p.label}`);
-    console.log(`malformed payloads: ${ok.length}/${results.length} answered non-5xx (${(ratio * 100).toFixed(1)}%)${bad.length ? `; others: ${bad.join(', ')}` : ''}`);
+    console.log(
+      `malformed payloads: ${ok.length}/${results.length} answered non-5xx (${(ratio * 100).toFixed(1)}%)${bad.length ? `; others: ${bad.join(', ')}` : ''}`,
+    );
     expect(ratio).toBeGreaterThanOrEqual(0.9);
 
     // Signed or not, none of the known-malformed bodies reached a handler that could answer 200 by accident.
-    const signedNull = results.filter((r) => r.p.signed && /^(json null|payload=null|event null|block_actions actions null) /.test(r.p.label));
+    const signedNull = results.filter(
+      (r) => r.p.signed && /^(json null|payload=null|event null|block_actions actions null) /.test(r.p.label),
+    );
     for (const r of signedNull) expect(r.status).toBe(400);
-    for (const r of results.filter((x) => !x.p.signed && !x.p.label.startsWith('ssl_check') && !x.p.label.startsWith('over the size'))) {
+    for (const r of results.filter(
+      (x) => !x.p.signed && !x.p.label.startsWith('ssl_check') && !x.p.label.startsWith('over the size'),
+    )) {
       expect(r.status).toBe(401);
     }
     for (const r of results.filter((x) => x.p.label.startsWith('over the size'))) expect(r.status).toBe(413);

@@ -52,7 +52,12 @@ describe.each([
   }
 
   /** The bot's replies once none of them looks busy any more and one matches `done`. */
-  async function settled(channel: string, root: FakeMessage, done: (m: FakeMessage) => boolean, timeoutMs = 20_000): Promise<FakeMessage[]> {
+  async function settled(
+    channel: string,
+    root: FakeMessage,
+    done: (m: FakeMessage) => boolean,
+    timeoutMs = 20_000,
+  ): Promise<FakeMessage[]> {
     return waitFor(
       () => {
         const msgs = answerMessages(e.fake, channel, root.ts);
@@ -61,7 +66,9 @@ describe.each([
       `a settled reply in ${channel}`,
       timeoutMs,
     ).catch((err: unknown) => {
-      throw new Error(`${String(err)}; the thread shows ${JSON.stringify(answerMessages(e.fake, channel, root.ts).map((m) => ({ text: m.text, streaming: m.streaming, blocks: m.blocks })))}`);
+      throw new Error(
+        `${String(err)}; the thread shows ${JSON.stringify(answerMessages(e.fake, channel, root.ts).map((m) => ({ text: m.text, streaming: m.streaming, blocks: m.blocks })))}`,
+      );
     });
   }
 
@@ -120,7 +127,11 @@ describe.each([
     expect(shown(marked)).toMatch(/interrupted/i);
     const firstAsk = proxy.asks()[before]!;
 
-    const res = await e.driver.click(button(marked, 'Retry')!, { channel: 'C0FCUT', messageTs: marked.ts, threadTs: root.ts });
+    const res = await e.driver.click(button(marked, 'Retry')!, {
+      channel: 'C0FCUT',
+      messageTs: marked.ts,
+      threadTs: root.ts,
+    });
     expect(res.status).toBe(200);
     const { messages } = await waitForAnswer(e, 'C0FCUT', root.ts, q);
     // The retry went to the same chat session, in the same thread.
@@ -137,14 +148,24 @@ describe.each([
   test("the chatbot's rate limit (Success:false with its RateLimitMessage) is shown word for word and not retried", async () => {
     const limitMessage = 'Easy there! This chatbot takes 1 question per hour — try again later. [rl-7]';
     const chatbot = e.service.chatbotId;
-    e.service.context.chatbots.update(chatbot, { settings: { RateLimitCount: 1, RateLimitTime: 3600, RateLimitMessage: limitMessage } });
+    e.service.context.chatbots.update(chatbot, {
+      settings: { RateLimitCount: 1, RateLimitTime: 3600, RateLimitMessage: limitMessage },
+    });
     try {
       const q = 'Homes for sale in Seattle? (rate limit)';
       const root = await ask('C0FRATE', q);
       await waitForAnswer(e, 'C0FRATE', root.ts, q);
       const before = proxy.asks().length;
       const follow = 'And in Tacoma? (over the limit)';
-      await e.driver.event({ type: 'message', channel: 'C0FRATE', channel_type: 'channel', user: 'U0USER1', text: follow, ts: `${Math.floor(Date.now() / 1000)}.200001`, thread_ts: root.ts });
+      await e.driver.event({
+        type: 'message',
+        channel: 'C0FRATE',
+        channel_type: 'channel',
+        user: 'U0USER1',
+        text: follow,
+        ts: `${Math.floor(Date.now() / 1000)}.200001`,
+        thread_ts: root.ts,
+      });
       const msgs = await settled('C0FRATE', root, (m) => m.text.includes(limitMessage));
       const told = msgs.find((m) => m.text.includes(limitMessage))!;
       expect(told.text).toBe(limitMessage);
@@ -166,7 +187,9 @@ describe.each([
       const root = await ask('C0FCAP', q);
       const msgs = await settled('C0FCAP', root, (m) => /monthly message limit/i.test(m.text));
       const told = msgs.find((m) => /monthly message limit/i.test(m.text))!;
-      expect(told.text).toBe(`The monthly message limit of chatbot ${chatbot} is reached (MessageLimit 0 messages per calendar month).`);
+      expect(told.text).toBe(
+        `The monthly message limit of chatbot ${chatbot} is reached (MessageLimit 0 messages per calendar month).`,
+      );
       await e.app.bridge.conversations.idle();
       expect(proxy.asks().length - before).toBe(1);
     } finally {

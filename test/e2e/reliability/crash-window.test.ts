@@ -7,7 +7,16 @@
 import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
 import { tempDir } from '../../support/app-env';
 import { SlackDriver, waitFor } from '../../support/slack-requests';
-import { BridgeProcess, SIGNING_SECRET, answerStart, bridgeEnv, buttonsOf, shownText, startSharedService, type SharedService } from '../../support/bridge-process';
+import {
+  BridgeProcess,
+  SIGNING_SECRET,
+  answerStart,
+  bridgeEnv,
+  buttonsOf,
+  shownText,
+  startSharedService,
+  type SharedService,
+} from '../../support/bridge-process';
 
 const WITHIN_MS = 60_000;
 const HOOK_LINE = 'test hook: paused between started and the in-flight record';
@@ -18,14 +27,23 @@ describe('reliability: killed between "started" and the in-flight record', () =>
   const tmp = tempDir('crash-window-');
   const started: BridgeProcess[] = [];
   const env = (id: string, extra: Record<string, string> = {}) =>
-    bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: `sqlite:${tmp.dir}/bridge.db`, instanceId: id, extra });
+    bridgeEnv({
+      serviceUrl: service.url,
+      service: service.service,
+      fake,
+      stateUrl: `sqlite:${tmp.dir}/bridge.db`,
+      instanceId: id,
+      extra,
+    });
   const start = async (id: string, extra?: Record<string, string>): Promise<BridgeProcess> => {
     const p = await BridgeProcess.start(id, env(id, extra));
     started.push(p);
     return p;
   };
-  const botReplies = (channel: string, thread: string): FakeMessage[] => fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
-  const typing = (m: FakeMessage): boolean => m.streaming === true || JSON.stringify(m.blocks).includes('▍') || m.text === '' || m.text === 'Thinking…';
+  const botReplies = (channel: string, thread: string): FakeMessage[] =>
+    fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
+  const typing = (m: FakeMessage): boolean =>
+    m.streaming === true || JSON.stringify(m.blocks).includes('▍') || m.text === '' || m.text === 'Thinking…';
 
   beforeAll(async () => {
     service = await startSharedService(2);
@@ -47,7 +65,10 @@ describe('reliability: killed between "started" and the in-flight record', () =>
       const victim = await start(`crash-${channel}`, { BRIDGE_TEST_PAUSE_BEFORE_RELAY: '1' });
       const driver = new SlackDriver(victim.eventsUrl, SIGNING_SECRET, fake.team);
       expect((await driver.command('/ask', question, { user: 'U0USER1', channel })).status).toBe(200);
-      const root = await waitFor(() => fake.channelMessages(channel).find((m) => shownText(m).includes(`> ${question}`)), 'the /ask root');
+      const root = await waitFor(
+        () => fake.channelMessages(channel).find((m) => shownText(m).includes(`> ${question}`)),
+        'the /ask root',
+      );
       await waitFor(() => victim.lines.some((l) => l.msg === HOOK_LINE), 'the bridge paused in the window', 20_000);
       victim.signal('SIGKILL');
       const killedAt = (await victim.waitExit(5000)).at;

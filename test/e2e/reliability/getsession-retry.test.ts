@@ -33,7 +33,13 @@ describe('reliability: GetSession failing', () => {
     new Promise<void>((done) => {
       const target = new URL(service.url);
       const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.path + (req.query.size ? `?${req.query}` : ''), headers: { ...req.headers, host: target.host } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.path + (req.query.size ? `?${req.query}` : ''),
+          headers: { ...req.headers, host: target.host },
+        },
         (up) => {
           res.writeHead(up.statusCode ?? 502, up.headers);
           up.pipe(res);
@@ -57,7 +63,16 @@ describe('reliability: GetSession failing', () => {
       return true;
     });
     fake = await startFakeSlack({ users: { U0USER1: 'Ada Lovelace' } });
-    bridge = await BridgeProcess.start('getsession', bridgeEnv({ serviceUrl: front.baseUrl, service: service.service, fake, stateUrl: STATE_URL, instanceId: 'getsession-a' }));
+    bridge = await BridgeProcess.start(
+      'getsession',
+      bridgeEnv({
+        serviceUrl: front.baseUrl,
+        service: service.service,
+        fake,
+        stateUrl: STATE_URL,
+        instanceId: 'getsession-a',
+      }),
+    );
     driver = new SlackDriver(bridge.eventsUrl, SIGNING_SECRET, fake.team);
   }, 60_000);
 
@@ -68,13 +83,16 @@ describe('reliability: GetSession failing', () => {
     await service?.close();
   });
 
-  const botReplies = (channel: string, thread: string): FakeMessage[] => fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
+  const botReplies = (channel: string, thread: string): FakeMessage[] =>
+    fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
   /** When each GetSession arrived (the scripted server records requests, not their times). */
   const arrivals: number[] = [];
-  const timed = (h: Handler): Handler => (req, res, raw) => {
-    arrivals.push(Date.now());
-    return h(req, res, raw);
-  };
+  const timed =
+    (h: Handler): Handler =>
+    (req, res, raw) => {
+      arrivals.push(Date.now());
+      return h(req, res, raw);
+    };
   const scriptGetSession = (...handlers: Handler[]): void => {
     front.on('POST', GET_SESSION, ...handlers.map(timed));
   };
@@ -85,11 +103,20 @@ describe('reliability: GetSession failing', () => {
     arrivals.length = 0;
   });
 
-  async function askAndWaitForFailure(channel: string, question: string): Promise<{ root: FakeMessage; told: FakeMessage }> {
+  async function askAndWaitForFailure(
+    channel: string,
+    question: string,
+  ): Promise<{ root: FakeMessage; told: FakeMessage }> {
     await driver.command('/ask', question, { user: 'U0USER1', channel });
-    const root = await waitFor(() => fake.channelMessages(channel).find((m) => m.text.includes(`> ${question}`)), 'the /ask root');
+    const root = await waitFor(
+      () => fake.channelMessages(channel).find((m) => m.text.includes(`> ${question}`)),
+      'the /ask root',
+    );
     const told = await waitFor(
-      () => botReplies(channel, root.ts).find((m) => /could not open a chat session/i.test(m.text) && buttonsOf(m).some((b) => b.text === 'Retry')),
+      () =>
+        botReplies(channel, root.ts).find(
+          (m) => /could not open a chat session/i.test(m.text) && buttonsOf(m).some((b) => b.text === 'Retry'),
+        ),
       'the user told GetSession failed, with a Retry button',
       30_000,
     );
@@ -114,10 +141,14 @@ describe('reliability: GetSession failing', () => {
     scriptGetSession(passThrough);
     const retry = buttonsOf(told).find((b) => b.text === 'Retry')!;
     await driver.click(retry, { channel: 'C0GS5XX', messageTs: told.ts, threadTs: root.ts }, { user: 'U0USER1' });
-    await waitFor(() => {
-      const stored = service.storedAnswers(question).at(-1);
-      return stored !== undefined && answerStart(botReplies('C0GS5XX', root.ts), stored) !== undefined;
-    }, 'the answer after Retry', 30_000);
+    await waitFor(
+      () => {
+        const stored = service.storedAnswers(question).at(-1);
+        return stored !== undefined && answerStart(botReplies('C0GS5XX', root.ts), stored) !== undefined;
+      },
+      'the answer after Retry',
+      30_000,
+    );
   }, 60_000);
 
   test('network error: 4 calls with growing gaps, then the user is told', async () => {
@@ -132,11 +163,18 @@ describe('reliability: GetSession failing', () => {
     scriptGetSession(status(502), drop, passThrough);
     const question = 'Condos for sale in Seattle please';
     await driver.command('/ask', question, { user: 'U0USER1', channel: 'C0GSOK' });
-    const root = await waitFor(() => fake.channelMessages('C0GSOK').find((m) => m.text.includes(`> ${question}`)), 'the /ask root');
-    await waitFor(() => {
-      const stored = service.storedAnswers(question).at(-1);
-      return stored !== undefined && answerStart(botReplies('C0GSOK', root.ts), stored) !== undefined;
-    }, 'the answer', 30_000);
+    const root = await waitFor(
+      () => fake.channelMessages('C0GSOK').find((m) => m.text.includes(`> ${question}`)),
+      'the /ask root',
+    );
+    await waitFor(
+      () => {
+        const stored = service.storedAnswers(question).at(-1);
+        return stored !== undefined && answerStart(botReplies('C0GSOK', root.ts), stored) !== undefined;
+      },
+      'the answer',
+      30_000,
+    );
     expect(getSessionTimes()).toHaveLength(3);
     expect(botReplies('C0GSOK', root.ts).some((m) => /could not open a chat session/i.test(m.text))).toBe(false);
   }, 60_000);

@@ -30,13 +30,15 @@ describe('reliability: the bridge killed mid-stream', () => {
   let keeper: BridgeProcess;
   const started: BridgeProcess[] = [];
 
-  const env = (id: string) => bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: id });
+  const env = (id: string) =>
+    bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: id });
   const start = async (id: string): Promise<BridgeProcess> => {
     const p = await BridgeProcess.start(id, env(id));
     started.push(p);
     return p;
   };
-  const botReplies = (channel: string, thread: string): FakeMessage[] => fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
+  const botReplies = (channel: string, thread: string): FakeMessage[] =>
+    fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
   const typing = (m: FakeMessage): boolean => JSON.stringify(m.blocks).includes('▍') || m.text === 'Thinking…';
 
   /** /ask the long question through `via` and wait until part of the answer shows, still streaming. */
@@ -44,8 +46,15 @@ describe('reliability: the bridge killed mid-stream', () => {
     const driver = new SlackDriver(via.eventsUrl, SIGNING_SECRET, fake.team);
     const res = await driver.command('/ask', LONG_QUESTION, { user: 'U0USER1', channel });
     expect(res.status).toBe(200);
-    const root = await waitFor(() => fake.channelMessages(channel).find((m) => m.text.includes(`> ${LONG_QUESTION}`)), 'the /ask root');
-    await waitFor(() => botReplies(channel, root.ts).some((m) => m.text.length > 0 && typing(m)), 'part of the answer, still streaming', 30_000);
+    const root = await waitFor(
+      () => fake.channelMessages(channel).find((m) => m.text.includes(`> ${LONG_QUESTION}`)),
+      'the /ask root',
+    );
+    await waitFor(
+      () => botReplies(channel, root.ts).some((m) => m.text.length > 0 && typing(m)),
+      'part of the answer, still streaming',
+      30_000,
+    );
     return root;
   };
 
@@ -79,7 +88,11 @@ describe('reliability: the bridge killed mid-stream', () => {
     const killedAt = (await victim.waitExit(5000)).at;
 
     const restarted = await start('kill-a');
-    const marked = await waitFor(() => markedInterrupted('C0KILL', root.ts), 'the interrupted answer marked', markDeadline(killedAt));
+    const marked = await waitFor(
+      () => markedInterrupted('C0KILL', root.ts),
+      'the interrupted answer marked',
+      markDeadline(killedAt),
+    );
     // The partial text stays, and it is the beginning of what the service answers to this question.
     expect(marked.text.length).toBeGreaterThan(0);
     expect(botReplies('C0KILL', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
@@ -87,11 +100,23 @@ describe('reliability: the bridge killed mid-stream', () => {
     // A follow-up after the restart continues the same chat session.
     const followUp = 'And homes for rent in Austin?';
     const driver = new SlackDriver(restarted.eventsUrl, SIGNING_SECRET, fake.team);
-    await driver.event({ type: 'message', channel: 'C0KILL', channel_type: 'channel', user: 'U0USER1', text: followUp, ts: nextTs(), thread_ts: root.ts });
-    await waitFor(() => {
-      const stored = service.storedAnswers(followUp).at(-1);
-      return stored !== undefined && answerStart(botReplies('C0KILL', root.ts), stored) !== undefined;
-    }, 'the follow-up answered in the thread', 30_000);
+    await driver.event({
+      type: 'message',
+      channel: 'C0KILL',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: followUp,
+      ts: nextTs(),
+      thread_ts: root.ts,
+    });
+    await waitFor(
+      () => {
+        const stored = service.storedAnswers(followUp).at(-1);
+        return stored !== undefined && answerStart(botReplies('C0KILL', root.ts), stored) !== undefined;
+      },
+      'the follow-up answered in the thread',
+      30_000,
+    );
     const session = service.sessionOf(LONG_QUESTION);
     expect(session).toBeDefined();
     expect(service.sessionOf(followUp)).toBe(session);
@@ -99,11 +124,17 @@ describe('reliability: the bridge killed mid-stream', () => {
     // Retry on the marked answer asks again, in the same session, and the full answer arrives.
     const retry = buttonsOf(marked).find((b) => b.text === 'Retry')!;
     await driver.click(retry, { channel: 'C0KILL', messageTs: marked.ts, threadTs: root.ts }, { user: 'U0USER1' });
-    await waitFor(() => {
-      const answers = service.storedAnswers(LONG_QUESTION);
-      const full = answers.at(-1);
-      return answers.length >= 2 && full !== undefined && answerStart(botReplies('C0KILL', root.ts), full) !== undefined;
-    }, 'the retried answer in full', 60_000);
+    await waitFor(
+      () => {
+        const answers = service.storedAnswers(LONG_QUESTION);
+        const full = answers.at(-1);
+        return (
+          answers.length >= 2 && full !== undefined && answerStart(botReplies('C0KILL', root.ts), full) !== undefined
+        );
+      },
+      'the retried answer in full',
+      60_000,
+    );
     expect(service.questionsOf(session!).filter((q) => q === LONG_QUESTION)).toHaveLength(2);
     expect(fake.rateLimited).toBe(0);
   }, 150_000);
@@ -114,9 +145,16 @@ describe('reliability: the bridge killed mid-stream', () => {
     victim.signal('SIGKILL');
     const killedAt = (await victim.waitExit(5000)).at;
 
-    await waitFor(() => markedInterrupted('C0KILL2', root.ts), 'the interrupted answer marked by the other instance', markDeadline(killedAt));
+    await waitFor(
+      () => markedInterrupted('C0KILL2', root.ts),
+      'the interrupted answer marked by the other instance',
+      markDeadline(killedAt),
+    );
     // Marked by one of the instances still running (this file's keeper, or the restarted kill-a).
-    const markers = started.filter((p) => p !== victim && p.lines.some((l) => l.msg === 'marked an abandoned answer interrupted' && l.owner === 'kill-c'));
+    const markers = started.filter(
+      (p) =>
+        p !== victim && p.lines.some((l) => l.msg === 'marked an abandoned answer interrupted' && l.owner === 'kill-c'),
+    );
     expect(markers).toHaveLength(1);
     expect(markers[0]!.exit).toBeUndefined();
     expect(botReplies('C0KILL2', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
@@ -124,11 +162,23 @@ describe('reliability: the bridge killed mid-stream', () => {
     // The thread works on the surviving instance: a follow-up is answered in the same session.
     const followUp = 'Any condos for sale in Seattle?';
     const driver = new SlackDriver(keeper.eventsUrl, SIGNING_SECRET, fake.team);
-    await driver.event({ type: 'message', channel: 'C0KILL2', channel_type: 'channel', user: 'U0USER1', text: followUp, ts: nextTs(), thread_ts: root.ts });
-    await waitFor(() => {
-      const stored = service.storedAnswers(followUp).at(-1);
-      return stored !== undefined && answerStart(botReplies('C0KILL2', root.ts), stored) !== undefined;
-    }, 'the follow-up answered by the surviving instance', 60_000);
+    await driver.event({
+      type: 'message',
+      channel: 'C0KILL2',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: followUp,
+      ts: nextTs(),
+      thread_ts: root.ts,
+    });
+    await waitFor(
+      () => {
+        const stored = service.storedAnswers(followUp).at(-1);
+        return stored !== undefined && answerStart(botReplies('C0KILL2', root.ts), stored) !== undefined;
+      },
+      'the follow-up answered by the surviving instance',
+      60_000,
+    );
     expect(service.sessionOf(followUp)).toBe(service.sessionOf(LONG_QUESTION));
   }, 150_000);
 
@@ -140,7 +190,11 @@ describe('reliability: the bridge killed mid-stream', () => {
       victim.signal('SIGKILL');
       const killedAt = (await victim.waitExit(5000)).at;
       await start('kill-n');
-      await waitFor(() => markedInterrupted('C0KILLN', root.ts), 'the natively streamed answer marked', markDeadline(killedAt));
+      await waitFor(
+        () => markedInterrupted('C0KILLN', root.ts),
+        'the natively streamed answer marked',
+        markDeadline(killedAt),
+      );
       // The messages finished before the kill keep their text.
       expect(botReplies('C0KILLN', root.ts)[0]!.text.length).toBeGreaterThan(0);
     } finally {
@@ -152,10 +206,15 @@ describe('reliability: the bridge killed mid-stream', () => {
   async function askAndCatchMidStreamNative(via: BridgeProcess, channel: string): Promise<FakeMessage> {
     const driver = new SlackDriver(via.eventsUrl, SIGNING_SECRET, fake.team);
     await driver.command('/ask', LONG_QUESTION, { user: 'U0USER1', channel });
-    const root = await waitFor(() => fake.channelMessages(channel).find((m) => m.text.includes(`> ${LONG_QUESTION}`)), 'the /ask root');
+    const root = await waitFor(
+      () => fake.channelMessages(channel).find((m) => m.text.includes(`> ${LONG_QUESTION}`)),
+      'the /ask root',
+    );
     // Mid-answer: one message of it already finished (stopStream), the next one's stream open.
     await waitFor(
-      () => fake.callsOf('chat.stopStream').some((c) => c.args.channel === channel) && botReplies(channel, root.ts).some((m) => m.streaming),
+      () =>
+        fake.callsOf('chat.stopStream').some((c) => c.args.channel === channel) &&
+        botReplies(channel, root.ts).some((m) => m.streaming),
       'the answer streaming natively, part of it shown',
       30_000,
     );

@@ -38,8 +38,19 @@ describe('reliability: two instances on one Redis', () => {
       streaming: 'unknown_method',
       users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', U0AGENT1: 'Agent Smith', U0AGENT2: 'Agent Jones' },
     });
-    const env = (id: string) => bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: id, extra: { LOG_LEVEL: process.env.REL_LOG ?? 'info' } });
-    [a, b] = await Promise.all([BridgeProcess.start('multi-a', env('multi-a')), BridgeProcess.start('multi-b', env('multi-b'))]);
+    const env = (id: string) =>
+      bridgeEnv({
+        serviceUrl: service.url,
+        service: service.service,
+        fake,
+        stateUrl: STATE_URL,
+        instanceId: id,
+        extra: { LOG_LEVEL: process.env.REL_LOG ?? 'info' },
+      });
+    [a, b] = await Promise.all([
+      BridgeProcess.start('multi-a', env('multi-a')),
+      BridgeProcess.start('multi-b', env('multi-b')),
+    ]);
     viaA = new SlackDriver(a.eventsUrl, SIGNING_SECRET, fake.team);
     viaB = new SlackDriver(b.eventsUrl, SIGNING_SECRET, fake.team);
   }, 60_000);
@@ -54,7 +65,10 @@ describe('reliability: two instances on one Redis', () => {
   const finalAnswerIndex = (channel: string, thread: string, question: string): number | undefined => {
     const stored = service.storedAnswers(question).at(-1);
     if (stored === undefined) return undefined;
-    return answerStart(fake.replies(channel, thread).filter((m) => m.user === fake.botUserId), stored);
+    return answerStart(
+      fake.replies(channel, thread).filter((m) => m.user === fake.botUserId),
+      stored,
+    );
   };
 
   test('both instances are healthy and report distinct instance ids', async () => {
@@ -68,17 +82,38 @@ describe('reliability: two instances on one Redis', () => {
   test('an event delivered to A and redelivered to B (X-Slack-Retry-Num: 1) is answered once', async () => {
     const ts = nextTs();
     const question = 'Homes for sale in Austin please';
-    const event = { type: 'app_mention', channel: 'C0DEDUPE', user: 'U0USER1', text: `<@${fake.botUserId}> ${question}`, ts };
+    const event = {
+      type: 'app_mention',
+      channel: 'C0DEDUPE',
+      user: 'U0USER1',
+      text: `<@${fake.botUserId}> ${question}`,
+      ts,
+    };
     const first = await viaA.event(event);
     const retry = await viaB.event(event, { eventId: first.eventId, retryNum: 1 });
     // Slack also sends the same message as a message.channels event, with another event id, to B.
-    const asMessage = await viaB.event({ type: 'message', channel: 'C0DEDUPE', channel_type: 'channel', user: 'U0USER1', text: event.text, ts });
+    const asMessage = await viaB.event({
+      type: 'message',
+      channel: 'C0DEDUPE',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: event.text,
+      ts,
+    });
     expect([first.status, retry.status, asMessage.status]).toEqual([200, 200, 200]);
     await waitFor(() => finalAnswerIndex('C0DEDUPE', ts, question) !== undefined, 'the answer in the thread', 30_000);
 
     // A follow-up through B, answered after the redeliveries were handled: a barrier without sleeping.
     const followUp = 'And condos for rent in Denver?';
-    await viaB.event({ type: 'message', channel: 'C0DEDUPE', channel_type: 'channel', user: 'U0USER1', text: followUp, ts: nextTs(), thread_ts: ts });
+    await viaB.event({
+      type: 'message',
+      channel: 'C0DEDUPE',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: followUp,
+      ts: nextTs(),
+      thread_ts: ts,
+    });
     await waitFor(() => finalAnswerIndex('C0DEDUPE', ts, followUp) !== undefined, 'the follow-up answer', 30_000);
 
     expect(service.storedAnswers(question)).toHaveLength(1);
@@ -90,7 +125,10 @@ describe('reliability: two instances on one Redis', () => {
   test('follow-ups in one thread sent alternately to A and B are answered in order', async () => {
     const opening = 'Show me homes for sale in Denver';
     await viaA.command('/ask', opening, { user: 'U0USER2', channel: 'C0ORDER' });
-    const root = await waitFor(() => fake.channelMessages('C0ORDER').find((m) => m.text.includes(`> ${opening}`)), 'the /ask root');
+    const root = await waitFor(
+      () => fake.channelMessages('C0ORDER').find((m) => m.text.includes(`> ${opening}`)),
+      'the /ask root',
+    );
     const questions = [
       'What about homes for rent in Austin?',
       'Any condos for sale in Seattle?',
@@ -106,7 +144,15 @@ describe('reliability: two instances on one Redis', () => {
       await waitFor(() => service.sessionOf(previous) !== undefined, `the service to receive "${previous}"`, 30_000);
       if (service.storedAnswers(previous).length === 0) queuedBehindAStream++;
       const driver = i % 2 === 0 ? viaA : viaB;
-      const res = await driver.event({ type: 'message', channel: 'C0ORDER', channel_type: 'channel', user: 'U0USER2', text: q, ts: nextTs(), thread_ts: root.ts });
+      const res = await driver.event({
+        type: 'message',
+        channel: 'C0ORDER',
+        channel_type: 'channel',
+        user: 'U0USER2',
+        text: q,
+        ts: nextTs(),
+        thread_ts: root.ts,
+      });
       expect(res.status).toBe(200);
     }
     expect(queuedBehindAStream).toBeGreaterThan(0);
@@ -130,33 +176,63 @@ describe('reliability: two instances on one Redis', () => {
   test('two agents clicking Claim at the same moment, on A and on B: one wins, the other is told who holds it', async () => {
     const question = 'Homes for sale in Austin with a garden';
     await viaA.command('/ask', question, { user: 'U0USER1', channel: 'C0CLAIM' });
-    const root = await waitFor(() => fake.channelMessages('C0CLAIM').find((m) => m.text.includes(`> ${question}`)), 'the /ask root');
+    const root = await waitFor(
+      () => fake.channelMessages('C0CLAIM').find((m) => m.text.includes(`> ${question}`)),
+      'the /ask root',
+    );
     await waitFor(() => finalAnswerIndex('C0CLAIM', root.ts, question) !== undefined, 'the answer', 30_000);
     const res = await viaB.command('/handoff', 'I want to speak to a person', { user: 'U0USER1', channel: 'C0CLAIM' });
     expect(res.status).toBe(200);
     const ticket = await waitFor(
-      () => fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.text.includes('I want to speak to a person') && buttonsOf(m).some((x) => x.text === 'Claim')),
+      () =>
+        fake
+          .channelMessages(HANDOFF_CHANNEL)
+          .find((m) => m.text.includes('I want to speak to a person') && buttonsOf(m).some((x) => x.text === 'Claim')),
       'the ticket with a Claim button',
       20_000,
     );
     const claim = buttonsOf(ticket).find((x) => x.text === 'Claim')!;
     const where = { channel: HANDOFF_CHANNEL, messageTs: ticket.ts };
-    const [r1, r2] = await Promise.all([viaA.click(claim, where, { user: 'U0AGENT1' }), viaB.click(claim, where, { user: 'U0AGENT2' })]);
+    const [r1, r2] = await Promise.all([
+      viaA.click(claim, where, { user: 'U0AGENT1' }),
+      viaB.click(claim, where, { user: 'U0AGENT2' }),
+    ]);
     expect([r1.status, r2.status]).toEqual([200, 200]);
 
-    const claimedPosts = () => fake.replies(HANDOFF_CHANNEL, ticket.ts).filter((m) => / claimed this ticket/.test(m.text));
-    const posts = await waitFor(() => (claimedPosts().length > 0 ? claimedPosts() : undefined), 'the claim notice in the ticket thread', 20_000);
-    const winner = posts[0]!.text.startsWith('Agent Smith') ? { id: 'U0AGENT1', name: 'Agent Smith' } : { id: 'U0AGENT2', name: 'Agent Jones' };
+    const claimedPosts = () =>
+      fake.replies(HANDOFF_CHANNEL, ticket.ts).filter((m) => / claimed this ticket/.test(m.text));
+    const posts = await waitFor(
+      () => (claimedPosts().length > 0 ? claimedPosts() : undefined),
+      'the claim notice in the ticket thread',
+      20_000,
+    );
+    const winner = posts[0]!.text.startsWith('Agent Smith')
+      ? { id: 'U0AGENT1', name: 'Agent Smith' }
+      : { id: 'U0AGENT2', name: 'Agent Jones' };
     const loser = winner.id === 'U0AGENT1' ? 'U0AGENT2' : 'U0AGENT1';
-    const told = await waitFor(() => fake.ephemerals.find((e) => e.user === loser && e.text.includes('Already claimed')), 'the loser told ephemerally', 20_000);
+    const told = await waitFor(
+      () => fake.ephemerals.find((e) => e.user === loser && e.text.includes('Already claimed')),
+      'the loser told ephemerally',
+      20_000,
+    );
     expect(told.text).toContain(winner.name);
     // The ticket message shows the claim (and no longer offers Claim).
-    await waitFor(() => fake.message(HANDOFF_CHANNEL, ticket.ts)!.text.includes(`Claimed by ${winner.name}`), 'the ticket message showing the claim', 20_000);
+    await waitFor(
+      () => fake.message(HANDOFF_CHANNEL, ticket.ts)!.text.includes(`Claimed by ${winner.name}`),
+      'the ticket message showing the claim',
+      20_000,
+    );
     expect(buttonsOf(fake.message(HANDOFF_CHANNEL, ticket.ts)!).some((x) => x.text === 'Claim')).toBe(false);
     // Exactly one winner: one claim notice in the agents' thread and one "has joined" to the user.
-    await waitFor(() => fake.replies('C0CLAIM', root.ts).some((m) => m.text.includes('has joined the conversation')), 'the user told an agent joined', 20_000);
+    await waitFor(
+      () => fake.replies('C0CLAIM', root.ts).some((m) => m.text.includes('has joined the conversation')),
+      'the user told an agent joined',
+      20_000,
+    );
     expect(claimedPosts()).toHaveLength(1);
-    expect(fake.replies('C0CLAIM', root.ts).filter((m) => m.text.includes('has joined the conversation'))).toHaveLength(1);
+    expect(fake.replies('C0CLAIM', root.ts).filter((m) => m.text.includes('has joined the conversation'))).toHaveLength(
+      1,
+    );
     expect(fake.ephemerals.filter((e) => e.user === winner.id && e.text.includes('Already claimed'))).toHaveLength(0);
   }, 90_000);
 
@@ -164,8 +240,13 @@ describe('reliability: two instances on one Redis', () => {
     // More answers on both instances at once than one minute's chat.update budget has finals for:
     // only a budget both instances spend together keeps Slack from answering 429.
     const cities = ['Austin', 'Denver', 'Seattle', 'Miami'];
-    const asks = Array.from({ length: 60 }, (_, i) => `Homes for ${i % 2 ? 'rent' : 'sale'} in ${cities[i % 4]} (burst ${i})`);
-    await Promise.all(asks.map((q, i) => (i % 2 === 0 ? viaA : viaB).command('/ask', q, { user: 'U0USER1', channel: `C0BURST${i}` })));
+    const asks = Array.from(
+      { length: 60 },
+      (_, i) => `Homes for ${i % 2 ? 'rent' : 'sale'} in ${cities[i % 4]} (burst ${i})`,
+    );
+    await Promise.all(
+      asks.map((q, i) => (i % 2 === 0 ? viaA : viaB).command('/ask', q, { user: 'U0USER1', channel: `C0BURST${i}` })),
+    );
     await waitFor(
       () =>
         asks.every((q, i) => {

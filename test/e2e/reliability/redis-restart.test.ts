@@ -29,7 +29,16 @@ describe('reliability: Redis restarting', () => {
     await redis.start();
     service = await startSharedService(5);
     fake = await startFakeSlack({ users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper' } });
-    bridge = await BridgeProcess.start('redis-restart', bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: redis.url, instanceId: 'redis-a' }));
+    bridge = await BridgeProcess.start(
+      'redis-restart',
+      bridgeEnv({
+        serviceUrl: service.url,
+        service: service.service,
+        fake,
+        stateUrl: redis.url,
+        instanceId: 'redis-a',
+      }),
+    );
     driver = new SlackDriver(bridge.eventsUrl, SIGNING_SECRET, fake.team);
   }, 60_000);
 
@@ -40,7 +49,8 @@ describe('reliability: Redis restarting', () => {
     await service?.close();
   });
 
-  const botReplies = (channel: string, thread: string): FakeMessage[] => fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
+  const botReplies = (channel: string, thread: string): FakeMessage[] =>
+    fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
   const answered = (channel: string, thread: string, question: string): boolean => {
     const stored = service.storedAnswers(question).at(-1);
     return stored !== undefined && answerStart(botReplies(channel, thread), stored) !== undefined;
@@ -49,7 +59,10 @@ describe('reliability: Redis restarting', () => {
   test('messages sent while Redis is down and after it is back are all answered, in the same session', async () => {
     const opening = 'Show me homes for sale in Austin';
     await driver.command('/ask', opening, { user: 'U0USER1', channel: 'C0REDIS' });
-    const root = await waitFor(() => fake.channelMessages('C0REDIS').find((m) => m.text.includes(`> ${opening}`)), 'the /ask root');
+    const root = await waitFor(
+      () => fake.channelMessages('C0REDIS').find((m) => m.text.includes(`> ${opening}`)),
+      'the /ask root',
+    );
     await waitFor(() => answered('C0REDIS', root.ts, opening), 'the first answer', 30_000);
 
     await redis.stop();
@@ -58,8 +71,22 @@ describe('reliability: Redis restarting', () => {
     const duringFollowUp = 'And homes for rent in Denver?';
     const mentionTs = nextTs();
     const mentionText = 'Any condos for sale in Seattle?';
-    const r1 = await driver.event({ type: 'message', channel: 'C0REDIS', channel_type: 'channel', user: 'U0USER1', text: duringFollowUp, ts: nextTs(), thread_ts: root.ts });
-    const r2 = await driver.event({ type: 'app_mention', channel: 'C0REDIS2', user: 'U0USER2', text: `<@${fake.botUserId}> ${mentionText}`, ts: mentionTs });
+    const r1 = await driver.event({
+      type: 'message',
+      channel: 'C0REDIS',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: duringFollowUp,
+      ts: nextTs(),
+      thread_ts: root.ts,
+    });
+    const r2 = await driver.event({
+      type: 'app_mention',
+      channel: 'C0REDIS2',
+      user: 'U0USER2',
+      text: `<@${fake.botUserId}> ${mentionText}`,
+      ts: mentionTs,
+    });
     expect([r1.status, r2.status]).toEqual([200, 200]);
     expect(bridge.exit).toBeUndefined();
 
@@ -69,13 +96,22 @@ describe('reliability: Redis restarting', () => {
 
     // After the restart, the thread still continues its session.
     const afterFollowUp = 'Houses for sale in Miami?';
-    await driver.event({ type: 'message', channel: 'C0REDIS', channel_type: 'channel', user: 'U0USER1', text: afterFollowUp, ts: nextTs(), thread_ts: root.ts });
+    await driver.event({
+      type: 'message',
+      channel: 'C0REDIS',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: afterFollowUp,
+      ts: nextTs(),
+      thread_ts: root.ts,
+    });
     await waitFor(() => answered('C0REDIS', root.ts, afterFollowUp), 'the follow-up after the restart', 30_000);
 
     const session = service.sessionOf(opening);
     expect(session).toBeDefined();
     expect(service.questionsOf(session!)).toEqual([opening, duringFollowUp, afterFollowUp]);
-    for (const q of [opening, duringFollowUp, afterFollowUp, mentionText]) expect(service.storedAnswers(q)).toHaveLength(1);
+    for (const q of [opening, duringFollowUp, afterFollowUp, mentionText])
+      expect(service.storedAnswers(q)).toHaveLength(1);
     const health = await fetch(`${bridge.url}/healthz`);
     expect(health.status).toBe(200);
     expect(bridge.exit).toBeUndefined();

@@ -4,7 +4,16 @@
  */
 import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
 import { SlackDriver, waitFor } from '../../support/slack-requests';
-import { BridgeProcess, SIGNING_SECRET, bridgeEnv, buttonsOf, flushRedisDb, shownText, startSharedService, type SharedService } from '../../support/bridge-process';
+import {
+  BridgeProcess,
+  SIGNING_SECRET,
+  bridgeEnv,
+  buttonsOf,
+  flushRedisDb,
+  shownText,
+  startSharedService,
+  type SharedService,
+} from '../../support/bridge-process';
 
 const STATE_URL = 'redis://127.0.0.1:6379/14';
 const LONG_QUESTION = 'Give me the long answer: all listings please';
@@ -28,15 +37,32 @@ describe('reliability: SIGTERM', () => {
     await service?.close();
   });
 
-  const botReplies = (channel: string, thread: string): FakeMessage[] => fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
+  const botReplies = (channel: string, thread: string): FakeMessage[] =>
+    fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
   const typing = (m: FakeMessage): boolean => JSON.stringify(m.blocks).includes('▍') || m.text === 'Thinking…';
 
   test('mid-answer: exits 0 within 10 s, the answer marked interrupted with Retry (no placeholder left)', async () => {
-    bridge = await BridgeProcess.start('sigterm', bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: 'sigterm-a' }));
+    bridge = await BridgeProcess.start(
+      'sigterm',
+      bridgeEnv({
+        serviceUrl: service.url,
+        service: service.service,
+        fake,
+        stateUrl: STATE_URL,
+        instanceId: 'sigterm-a',
+      }),
+    );
     const driver = new SlackDriver(bridge.eventsUrl, SIGNING_SECRET, fake.team);
     await driver.command('/ask', LONG_QUESTION, { user: 'U0USER1', channel: 'C0TERM' });
-    const root = await waitFor(() => fake.channelMessages('C0TERM').find((m) => m.text.includes(`> ${LONG_QUESTION}`)), 'the /ask root');
-    await waitFor(() => botReplies('C0TERM', root.ts).some((m) => m.text.length > 0 && typing(m)), 'part of the answer, still streaming', 30_000);
+    const root = await waitFor(
+      () => fake.channelMessages('C0TERM').find((m) => m.text.includes(`> ${LONG_QUESTION}`)),
+      'the /ask root',
+    );
+    await waitFor(
+      () => botReplies('C0TERM', root.ts).some((m) => m.text.length > 0 && typing(m)),
+      'part of the answer, still streaming',
+      30_000,
+    );
 
     const sentAt = Date.now();
     bridge.signal('SIGTERM');
@@ -49,7 +75,8 @@ describe('reliability: SIGTERM', () => {
     expect(replies.length).toBeGreaterThan(0);
     expect(replies.some(typing)).toBe(false);
     const last = replies.at(-1)!;
-    const complete = service.storedAnswers(LONG_QUESTION).length > 0 && buttonsOf(last).some((b) => b.text === 'Talk to a human');
+    const complete =
+      service.storedAnswers(LONG_QUESTION).length > 0 && buttonsOf(last).some((b) => b.text === 'Talk to a human');
     if (!complete) {
       expect(shownText(last)).toMatch(/interrupted/i);
       expect(buttonsOf(last).some((b) => b.text === 'Retry')).toBe(true);
@@ -59,7 +86,16 @@ describe('reliability: SIGTERM', () => {
   }, 60_000);
 
   test('idle: exits 0 within 10 s', async () => {
-    bridge = await BridgeProcess.start('sigterm-idle', bridgeEnv({ serviceUrl: service.url, service: service.service, fake, stateUrl: STATE_URL, instanceId: 'sigterm-b' }));
+    bridge = await BridgeProcess.start(
+      'sigterm-idle',
+      bridgeEnv({
+        serviceUrl: service.url,
+        service: service.service,
+        fake,
+        stateUrl: STATE_URL,
+        instanceId: 'sigterm-b',
+      }),
+    );
     const sentAt = Date.now();
     bridge.signal('SIGTERM');
     const exit = await bridge.waitExit(EXIT_WITHIN_MS + 2000);

@@ -37,7 +37,12 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
     e = await startDiscordE2E({
       omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
       llm: { baseUrl: llm.baseUrl },
-      env: { SLACK_BOT_TOKEN: slack.botToken, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF },
+      env: {
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: slack.apiUrl,
+        SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
+      },
     });
     mallory = e.fake.addMember('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
     victim = e.fake.addMember('victim');
@@ -53,24 +58,52 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
   test('answers, relays and the ticket: every create/edit has parse [], the Slack ticket shows the name as text', async () => {
     const question = `Homes please @everyone <@${victim.user.id}>`;
     const { threadId } = await ask(e, question, mallory);
-    await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Answer for you')), 20_000, 'the answer');
+    await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Answer for you')),
+      20_000,
+      'the answer',
+    );
 
-    e.fake.slashCommand({ name: 'handoff', channelId: threadId, member: mallory, options: [{ name: 'reason', type: 3, value: 'Ping <!here> please' }] });
-    const ticket = await waitFor(() => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')), 'the ticket on Slack');
+    e.fake.slashCommand({
+      name: 'handoff',
+      channelId: threadId,
+      member: mallory,
+      options: [{ name: 'reason', type: 3, value: 'Ping <!here> please' }],
+    });
+    const ticket = await waitFor(
+      () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
+      'the ticket on Slack',
+    );
     // The Discord display name is shown word for word, and forms no Slack mention, broadcast or link.
     expect(shown(ticket.text)).toContain('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
     expect(shown(ticket.text)).toContain('Ping <!here> please');
-    for (const bad of ['<!channel', '<!here', '<@U0AGENT', '<https://evil.test']) expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
+    for (const bad of ['<!channel', '<!here', '<@U0AGENT', '<https://evil.test'])
+      expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
 
     await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
     await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim');
     const agentText = `Hello @everyone <@${victim.user.id}>`;
-    await driver.event({ type: 'message', channel: SLACK_HANDOFF, channel_type: 'channel', user: 'U0AGENT', text: agentText, ts: `${Math.floor(Date.now() / 1000)}.400001`, thread_ts: ticket.ts });
-    const relayed = await e.fake.waitFor(() => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)), 10_000, 'the agent message on Discord');
+    await driver.event({
+      type: 'message',
+      channel: SLACK_HANDOFF,
+      channel_type: 'channel',
+      user: 'U0AGENT',
+      text: agentText,
+      ts: `${Math.floor(Date.now() / 1000)}.400001`,
+      thread_ts: ticket.ts,
+    });
+    const relayed = await e.fake.waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)),
+      10_000,
+      'the agent message on Discord',
+    );
     expect(relayed.content).toContain(agentText);
 
     // Every message the bridge created or edited on Discord, whatever the route.
-    const creates = e.fake.calls.filter((c) => (c.method === 'POST' || c.method === 'PATCH') && /\/messages(\/[^/]+)?$|\/callback$|\/webhooks\//.test(c.path));
+    const creates = e.fake.calls.filter(
+      (c) =>
+        (c.method === 'POST' || c.method === 'PATCH') && /\/messages(\/[^/]+)?$|\/callback$|\/webhooks\//.test(c.path),
+    );
     expect(creates.length).toBeGreaterThan(3);
     for (const c of creates) {
       const body = c.body as Body;

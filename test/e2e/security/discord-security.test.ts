@@ -23,7 +23,14 @@ describe('Discord e2e security', () => {
   type Opt = { name: string; type: number; value: string };
   const refused: Array<[string, string | undefined, Opt[]]> = [
     ['chatbot', 'show', []],
-    ['chatbot', 'set', [{ name: 'field', type: STRING, value: 'Name' }, { name: 'value', type: STRING, value: 'Hacked' }]],
+    [
+      'chatbot',
+      'set',
+      [
+        { name: 'field', type: STRING, value: 'Name' },
+        { name: 'value', type: STRING, value: 'Hacked' },
+      ],
+    ],
     ['chatbot', 'edit', []],
     ['chatbot', 'models', []],
     ['chatbot', 'list', []],
@@ -36,25 +43,40 @@ describe('Discord e2e security', () => {
   ];
 
   async function firstResponse(rec: InteractionRecord, what: string): Promise<{ text: string; ephemeral: boolean }> {
-    const msg = await e.fake.waitFor(() => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0), 10_000, what);
+    const msg = await e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0),
+      10_000,
+      what,
+    );
     return { text: responseText(e, rec), ephemeral: msg.ephemeral };
   }
 
-  test.each(refused.map(([n, s, o]) => [n, s ?? '', o] as [string, string, Opt[]]))('/%s %s is refused for members without an admin role, ephemerally', async (name, sub, options) => {
-    for (const member of [e.user, e.agent] as FakeMember[]) {
-      const rec = e.fake.slashCommand({ name, subcommand: sub || undefined, options, channelId: e.general.id, member });
-      const shown = await firstResponse(rec, `the refusal of /${name} ${sub ?? ''}`);
-      expect(shown.ephemeral).toBe(true);
-      expect(shown.text).toMatch(/admins? only|only admins/i);
-      // No form was opened instead.
-      expect(rec.callbacks.some((c) => c.type === 9)).toBe(false);
-    }
-  });
+  test.each(refused.map(([n, s, o]) => [n, s ?? '', o] as [string, string, Opt[]]))(
+    '/%s %s is refused for members without an admin role, ephemerally',
+    async (name, sub, options) => {
+      for (const member of [e.user, e.agent] as FakeMember[]) {
+        const rec = e.fake.slashCommand({
+          name,
+          subcommand: sub || undefined,
+          options,
+          channelId: e.general.id,
+          member,
+        });
+        const shown = await firstResponse(rec, `the refusal of /${name} ${sub ?? ''}`);
+        expect(shown.ephemeral).toBe(true);
+        expect(shown.text).toMatch(/admins? only|only admins/i);
+        // No form was opened instead.
+        expect(rec.callbacks.some((c) => c.type === 9)).toBe(false);
+      }
+    },
+  );
 
   test('nothing the refused commands asked for happened', async () => {
     const chatbot = e.service.context.chatbots.get(e.service.chatbotId)!;
     expect(chatbot.settings.Name).not.toBe('Hacked');
-    expect(e.service.context.chatbots.list({ page: 1, limit: 100 }).items.map((c) => c.settings.Name)).not.toContain('Intruder bot');
+    expect(e.service.context.chatbots.list({ page: 1, limit: 100 }).items.map((c) => c.settings.Name)).not.toContain(
+      'Intruder bot',
+    );
     const one = e.service.context.db.prepare(`SELECT COUNT(*) AS n FROM listings WHERE id = 1`).get() as { n: number };
     expect(one.n).toBe(1);
   });
@@ -63,11 +85,22 @@ describe('Discord e2e security', () => {
     const q = 'Homes for rent in Denver?';
     const { threadId } = await ask(e, q);
     await waitForAnswer(e, threadId, q);
-    const admin = e.fake.slashCommand({ name: 'chatbot', subcommand: 'show', channelId: e.general.id, member: e.admin });
+    const admin = e.fake.slashCommand({
+      name: 'chatbot',
+      subcommand: 'show',
+      channelId: e.general.id,
+      member: e.admin,
+    });
     await firstResponse(admin, 'the settings for the admin');
     // A malformed packet (logged as a warning), handled before the command that follows it.
     e.fake.dispatch('INTERACTION_CREATE', null);
-    const bad = e.fake.slashCommand({ name: 'listing', subcommand: 'show', options: [{ name: 'id', type: STRING, value: '987654' }], channelId: e.general.id, member: e.admin });
+    const bad = e.fake.slashCommand({
+      name: 'listing',
+      subcommand: 'show',
+      options: [{ name: 'id', type: STRING, value: '987654' }],
+      channelId: e.general.id,
+      member: e.admin,
+    });
     await firstResponse(bad, 'the unknown listing');
     await e.app.bridge.conversations.idle();
 
@@ -80,11 +113,14 @@ describe('Discord e2e security', () => {
     const logs = logLines.join('');
     expect(logs).toContain('dropped a malformed gateway packet');
     expect(logs).toContain('chatbot-bridge ready');
-    const calls = e.fake.calls.map((c) => JSON.stringify({ method: c.method, path: c.path, query: c.query, body: c.body }));
+    const calls = e.fake.calls.map((c) =>
+      JSON.stringify({ method: c.method, path: c.path, query: c.query, body: c.body }),
+    );
     const leaks: string[] = [];
     for (const [name, secret] of Object.entries(secrets)) {
       expect(secret.length).toBeGreaterThan(8);
-      if (logs.includes(secret)) leaks.push(`${name} in the logs: ${logLines.find((l) => l.includes(secret))!.slice(0, 400)}`);
+      if (logs.includes(secret))
+        leaks.push(`${name} in the logs: ${logLines.find((l) => l.includes(secret))!.slice(0, 400)}`);
       const call = calls.find((c) => c.includes(secret));
       if (call) leaks.push(`${name} in a Discord call: ${call.slice(0, 400)}`);
     }

@@ -50,7 +50,10 @@ describe('security: no secret in logs or messages', () => {
     const addr = service.app.server.address();
     proxy = await startServiceProxy();
     proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
-    fake = await new FakeSlack({ botToken: SECRETS.SLACK_BOT_TOKEN, users: { U0USER1: 'Ada', [ADMIN]: 'Alan' } }).start();
+    fake = await new FakeSlack({
+      botToken: SECRETS.SLACK_BOT_TOKEN,
+      users: { U0USER1: 'Ada', [ADMIN]: 'Alan' },
+    }).start();
     const config = loadConfig({
       ...SECRETS,
       CHATBOT_API_URL: proxy.url,
@@ -84,10 +87,20 @@ describe('security: no secret in logs or messages', () => {
     ...fake.ephemerals.filter((m) => m.channel === channel).map((m) => `${m.text} ${JSON.stringify(m.blocks)}`),
   ];
 
-  async function commandShows(command: string, text: string, user: string, channel: string, what: RegExp): Promise<void> {
+  async function commandShows(
+    command: string,
+    text: string,
+    user: string,
+    channel: string,
+    what: RegExp,
+  ): Promise<void> {
     const res = await driver.command(command, text, { user, channel });
     expect(res.status).toBe(200);
-    await waitFor(() => shownIn(channel).some((s) => what.test(s)), `${command} ${text} to show ${String(what)}`, 20_000);
+    await waitFor(
+      () => shownIn(channel).some((s) => what.test(s)),
+      `${command} ${text} to show ${String(what)}`,
+      20_000,
+    );
   }
 
   test('commands, answers and failures leak no secret into logs, messages or any Slack call', async () => {
@@ -109,7 +122,11 @@ describe('security: no secret in logs or messages', () => {
     await commandShows('/history', 'U0USER1', ADMIN, `${CHANNEL}8`, /.+/);
     await commandShows('/analytics', '', ADMIN, `${CHANNEL}9`, /.+/);
     // The figures and the chart come after the first ephemeral: wait for them before going on.
-    await waitFor(() => fake.messages.some((m) => m.channel === `${CHANNEL}9` && /Messages|conversations/i.test(m.text)), 'the analytics figures', 20_000);
+    await waitFor(
+      () => fake.messages.some((m) => m.channel === `${CHANNEL}9` && /Messages|conversations/i.test(m.text)),
+      'the analytics figures',
+      20_000,
+    );
     await commandShows('/chatbot', 'create Leak Check Bot', ADMIN, `${CHANNEL}10`, /API key of/);
     // Slack rate limiting a post.
     fake.force429('chat.postMessage', 1, 1);
@@ -130,16 +147,23 @@ describe('security: no secret in logs or messages', () => {
     // The logs really are at trace level and do carry errors (so the check below has something to look at).
     expect(logs).toMatch(/"level":10|"level":20/);
     expect(logs).toMatch(/"level":(40|50)/);
-    const slackTraffic = fake.calls.map((c) => JSON.stringify({ method: c.method, args: c.args, response: c.response }));
-    const shown = [...fake.messages.map((m) => `${m.text} ${JSON.stringify(m.blocks)}`), ...fake.ephemerals.map((m) => `${m.text} ${JSON.stringify(m.blocks)}`)];
+    const slackTraffic = fake.calls.map((c) =>
+      JSON.stringify({ method: c.method, args: c.args, response: c.response }),
+    );
+    const shown = [
+      ...fake.messages.map((m) => `${m.text} ${JSON.stringify(m.blocks)}`),
+      ...fake.ephemerals.map((m) => `${m.text} ${JSON.stringify(m.blocks)}`),
+    ];
     const leaks: string[] = [];
     for (const [name, secret] of Object.entries(SECRETS)) {
-      if (logs.includes(secret)) leaks.push(`${name} in the logs: ${logLines.find((l) => l.includes(secret))!.slice(0, 400)}`);
+      if (logs.includes(secret))
+        leaks.push(`${name} in the logs: ${logLines.find((l) => l.includes(secret))!.slice(0, 400)}`);
       const call = slackTraffic.find((c) => c.includes(secret));
       if (call) leaks.push(`${name} in a Slack call: ${call.slice(0, 400)}`);
       if (shown.some((s) => s.includes(secret))) leaks.push(`${name} in a message`);
     }
-    if (logs.includes(newKey)) leaks.push(`the new chatbot’s api_key in the logs: ${logLines.find((l) => l.includes(newKey))!.slice(0, 600)}`);
+    if (logs.includes(newKey))
+      leaks.push(`the new chatbot’s api_key in the logs: ${logLines.find((l) => l.includes(newKey))!.slice(0, 600)}`);
     const elsewhere = shown.filter((s) => s.includes(newKey));
     if (elsewhere.length !== 1) leaks.push(`the new chatbot’s api_key shown ${elsewhere.length} times`);
     expect(leaks).toEqual([]);

@@ -13,8 +13,20 @@ import { waitFor } from '../../support/slack-requests';
 import { sampleListing } from '../../service/contract';
 
 /** Everything a hostile text might try; U0USER2 and C0OTHER exist, evil.test is nobody's. */
-const INJECTION = 'Hi <!channel> <!here> <!everyone> <!subteam^S0TEAM|@team> <@U0USER2> <#C0OTHER|general> <https://evil.test/p|click me> & <b>';
-const FORBIDDEN = ['<!channel', '<!here', '<!everyone', '<!subteam', '<@U0USER2', '<#C0OTHER', '<https://evil.test', '<https://x.test', '|click me>', '<b>'];
+const INJECTION =
+  'Hi <!channel> <!here> <!everyone> <!subteam^S0TEAM|@team> <@U0USER2> <#C0OTHER|general> <https://evil.test/p|click me> & <b>';
+const FORBIDDEN = [
+  '<!channel',
+  '<!here',
+  '<!everyone',
+  '<!subteam',
+  '<@U0USER2',
+  '<#C0OTHER',
+  '<https://evil.test',
+  '<https://x.test',
+  '|click me>',
+  '<b>',
+];
 
 /** Every string the bridge sent to Slack since `from` (texts, blocks, views, streams, ephemerals). */
 function sentStrings(e: SlackE2E, from: number): string[] {
@@ -46,7 +58,8 @@ function expectNoLiveMarkup(e: SlackE2E, from: number): void {
     expect(hit === undefined ? undefined : `${bad} in: ${hit.slice(0, 300)}`).toBeUndefined();
   }
   // The only mentions are the bridge's own (users of this test: U0USER1 asks, U0AGENT claims).
-  for (const t of texts) for (const m of t.match(/<@[A-Z0-9]+[^>]*>/g) ?? []) expect(['<@U0USER1>', '<@U0AGENT>']).toContain(m);
+  for (const t of texts)
+    for (const m of t.match(/<@[A-Z0-9]+[^>]*>/g) ?? []) expect(['<@U0USER1>', '<@U0AGENT>']).toContain(m);
 }
 
 describe('Slack: injections ping nobody and show word for word', () => {
@@ -78,48 +91,106 @@ describe('Slack: injections ping nobody and show word for word', () => {
     expect(blockTexts).not.toContain('<https://x.test/a');
 
     await e.driver.command('/handoff', `Please help ${INJECTION}`, { user: 'U0USER1', channel: 'C0INJECT' });
-    const ticket = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => shown(m.text).includes('Please help')), 'the ticket');
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => shown(m.text).includes('Please help')),
+      'the ticket',
+    );
     expect(ticket.text).toContain('<@U0USER1>');
     expect(shown(ticket.text)).toContain(`Please help ${INJECTION}`);
-    await e.driver.click(button(ticket, 'Claim')!, { channel: HANDOFF_CHANNEL, messageTs: ticket.ts }, { user: 'U0AGENT' });
+    await e.driver.click(
+      button(ticket, 'Claim')!,
+      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
+      { user: 'U0AGENT' },
+    );
     await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim');
 
     // User -> ticket thread, as Slack delivers it (a literal `&` arrives as `&amp;`).
     const now = Math.floor(Date.now() / 1000);
     const userText = `From the user ${INJECTION}`;
-    await e.driver.event({ type: 'message', channel: 'C0INJECT', channel_type: 'channel', user: 'U0USER1', text: userText.replace(/&/g, '&amp;'), ts: `${now}.300001`, thread_ts: root.ts });
-    await waitFor(() => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes(userText)), 'the user message in the ticket thread');
+    await e.driver.event({
+      type: 'message',
+      channel: 'C0INJECT',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: userText.replace(/&/g, '&amp;'),
+      ts: `${now}.300001`,
+      thread_ts: root.ts,
+    });
+    await waitFor(
+      () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes(userText)),
+      'the user message in the ticket thread',
+    );
     // Agent -> user thread.
     const agentText = `From the agent ${INJECTION}`;
-    await e.driver.event({ type: 'message', channel: HANDOFF_CHANNEL, channel_type: 'channel', user: 'U0AGENT', text: agentText.replace(/&/g, '&amp;'), ts: `${now}.300002`, thread_ts: ticket.ts });
-    await waitFor(() => e.fake.replies('C0INJECT', root.ts).find((m) => shown(m.text).includes(agentText)), 'the agent message in the user thread');
+    await e.driver.event({
+      type: 'message',
+      channel: HANDOFF_CHANNEL,
+      channel_type: 'channel',
+      user: 'U0AGENT',
+      text: agentText.replace(/&/g, '&amp;'),
+      ts: `${now}.300002`,
+      thread_ts: ticket.ts,
+    });
+    await waitFor(
+      () => e.fake.replies('C0INJECT', root.ts).find((m) => shown(m.text).includes(agentText)),
+      'the agent message in the user thread',
+    );
     expect(messages.length).toBeGreaterThan(0);
     expectNoLiveMarkup(e, from);
   });
 
   test('a listing’s description and URL: shown as text in cards, no link out of the URL', async () => {
     const hostileUrl = 'https://x.test/a> <!channel> <https://x.test/b';
-    const listing = sampleListing(e.service.chatbotId, { City: 'Injectville', Description: `Nice ${INJECTION}`, Url: hostileUrl, Address: '<!here> 1 Main St' });
+    const listing = sampleListing(e.service.chatbotId, {
+      City: 'Injectville',
+      Description: `Nice ${INJECTION}`,
+      Url: hostileUrl,
+      Address: '<!here> 1 Main St',
+    });
     const { SerialNumber: _serial, ...data } = listing;
     const id = e.service.context.listings.create(e.service.chatbotId, data);
     const from = e.fake.calls.length;
-    const inChannel = (channel: string) => [...e.fake.channelMessages(channel), ...e.fake.ephemerals.filter((m) => m.channel === channel)];
+    const inChannel = (channel: string) => [
+      ...e.fake.channelMessages(channel),
+      ...e.fake.ephemerals.filter((m) => m.channel === channel),
+    ];
     await e.driver.command('/listings', 'city:Injectville', { user: 'U0USER1', channel: 'C0INJLIST' });
-    const page = await waitFor(() => inChannel('C0INJLIST').find((m) => JSON.stringify(m.blocks ?? []).includes('1 Main St')), 'the listing page');
+    const page = await waitFor(
+      () => inChannel('C0INJLIST').find((m) => JSON.stringify(m.blocks ?? []).includes('1 Main St')),
+      'the listing page',
+    );
     // The title shows the address word for word; the URL that tried to break out is text, not a link.
-    expect(JSON.stringify(page.blocks)).toContain('&lt;!here&gt; 1 Main St (https://x.test/a&gt; &lt;!channel&gt; &lt;https://x.test/b)');
+    expect(JSON.stringify(page.blocks)).toContain(
+      '&lt;!here&gt; 1 Main St (https://x.test/a&gt; &lt;!channel&gt; &lt;https://x.test/b)',
+    );
     await e.driver.command('/listing', `show id:${id}`, { user: ADMIN, channel: 'C0INJSHOW' });
-    const detail = await waitFor(() => inChannel('C0INJSHOW').find((m) => JSON.stringify(m.blocks ?? []).includes('Nice')), 'the listing details').catch((err: unknown) => {
+    const detail = await waitFor(
+      () => inChannel('C0INJSHOW').find((m) => JSON.stringify(m.blocks ?? []).includes('Nice')),
+      'the listing details',
+    ).catch((err: unknown) => {
       throw new Error(`${String(err)}: ${JSON.stringify(inChannel('C0INJSHOW')).slice(0, 1500)}`);
     });
-    expect(JSON.stringify(detail.blocks)).toContain(JSON.stringify(`Nice ${INJECTION}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')).slice(1, -1));
+    expect(JSON.stringify(detail.blocks)).toContain(
+      JSON.stringify(`Nice ${INJECTION}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')).slice(
+        1,
+        -1,
+      ),
+    );
     expectNoLiveMarkup(e, from);
   });
 
   test('an unsigned ssl_check is answered 200 by the gate and forwards nothing, whatever it carries', async () => {
     const from = e.fake.calls.length;
     const res = await e.driver.form(
-      { ssl_check: '1', token: 'x', command: '/ask', text: 'smuggled question', user_id: 'U0USER1', channel_id: 'C0SSL', team_id: e.fake.team },
+      {
+        ssl_check: '1',
+        token: 'x',
+        command: '/ask',
+        text: 'smuggled question',
+        user_id: 'U0USER1',
+        channel_id: 'C0SSL',
+        team_id: e.fake.team,
+      },
       { signature: '' },
     );
     expect(res.status).toBe(200);

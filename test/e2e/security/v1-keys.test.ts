@@ -10,7 +10,10 @@ import { buildLocalService, type LocalService } from '../../../src/local-service
 
 interface Reply {
   status: number;
-  body: { success?: boolean; Success?: boolean; data?: unknown; error?: { message?: string } } & Record<string, unknown>;
+  body: { success?: boolean; Success?: boolean; data?: unknown; error?: { message?: string } } & Record<
+    string,
+    unknown
+  >;
 }
 
 describe('local service security: a chatbot api_key cannot touch another chatbot', () => {
@@ -21,10 +24,20 @@ describe('local service security: a chatbot api_key cannot touch another chatbot
   let b: { id: string; key: string };
   let bConversation: string;
 
-  async function call(method: string, path: string, key: string | undefined, body?: unknown, auth = 'bearer'): Promise<Reply> {
+  async function call(
+    method: string,
+    path: string,
+    key: string | undefined,
+    body?: unknown,
+    auth = 'bearer',
+  ): Promise<Reply> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key !== undefined) headers.authorization = auth === 'bearer' ? `Bearer ${key}` : key;
-    const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: res.status, body: (await res.json()) as Reply['body'] };
   }
 
@@ -47,7 +60,9 @@ describe('local service security: a chatbot api_key cannot touch another chatbot
     const conv = await call('POST', '/v1/conversations', b.key, { chatbot_id: b.id, user_id: 'victim' });
     expect(conv.status).toBe(201);
     bConversation = (conv.body.data as { id: string }).id;
-    const sent = await call('POST', `/v1/conversations/${bConversation}/messages`, b.key, { content: 'Private question of B' });
+    const sent = await call('POST', `/v1/conversations/${bConversation}/messages`, b.key, {
+      content: 'Private question of B',
+    });
     expect(sent.status).toBe(201);
   });
   afterAll(async () => {
@@ -66,8 +81,18 @@ describe('local service security: a chatbot api_key cannot touch another chatbot
     ['PATCH /v1/chatbots/{B}', 'PATCH', () => `/v1/chatbots/${b.id}`, () => ({ name: 'Owned by A' })],
     ['POST /v1/conversations for B', 'POST', () => '/v1/conversations', () => ({ chatbot_id: b.id })],
     ['GET /v1/conversations/{B conversation}', 'GET', () => `/v1/conversations/${bConversation}`, () => undefined],
-    ['POST /v1/conversations/{B conversation}/messages', 'POST', () => `/v1/conversations/${bConversation}/messages`, () => ({ content: 'injected by A' })],
-    ['GET /v1/analytics/overview?chatbot_id=B', 'GET', () => `/v1/analytics/overview?chatbot_id=${encodeURIComponent(b.id)}`, () => undefined],
+    [
+      'POST /v1/conversations/{B conversation}/messages',
+      'POST',
+      () => `/v1/conversations/${bConversation}/messages`,
+      () => ({ content: 'injected by A' }),
+    ],
+    [
+      'GET /v1/analytics/overview?chatbot_id=B',
+      'GET',
+      () => `/v1/analytics/overview?chatbot_id=${encodeURIComponent(b.id)}`,
+      () => undefined,
+    ],
     ['POST /v1/chatbots (create)', 'POST', () => '/v1/chatbots', () => ({ name: 'Made by A' })],
   ];
   test.each(outOfScope)('%s with A’s key is refused (403, success false)', async (_label, method, path, body) => {
@@ -106,6 +131,8 @@ describe('local service security: a chatbot api_key cannot touch another chatbot
     expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Private question of B']);
     const list = await call('GET', '/v1/chatbots?limit=100', b.key);
     expect((list.body.data as Array<{ id: string; name: string }>).map((c) => c.name)).toEqual(['Chatbot B']);
-    expect(service.context.chatbots.list({ page: 1, limit: 100 }).items.map((c) => c.settings.Name)).not.toContain('Made by A');
+    expect(service.context.chatbots.list({ page: 1, limit: 100 }).items.map((c) => c.settings.Name)).not.toContain(
+      'Made by A',
+    );
   });
 });

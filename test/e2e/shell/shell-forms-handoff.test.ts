@@ -67,7 +67,10 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
 
     const before = session.output.length;
     session.type('/listing show mls:ATX240000');
-    const shown = await session.probe((o) => (/5 bd/.test(o.slice(before)) ? o.slice(before) : undefined), 'the updated listing');
+    const shown = await session.probe(
+      (o) => (/5 bd/.test(o.slice(before)) ? o.slice(before) : undefined),
+      'the updated listing',
+    );
     expect(shown).toContain('ATX240000');
   }, 120_000);
 
@@ -78,7 +81,10 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
 
     from = session.output.length;
     session.type('/handoff I want to visit this weekend');
-    await session.probe((o) => (/\[#handoff[^\n]*\] Waiting since [^\n]*\n[^\n]*Handoff request/.test(o.slice(from)) ? true : undefined), 'the ticket');
+    await session.probe(
+      (o) => (/\[#handoff[^\n]*\] Waiting since [^\n]*\n[^\n]*Handoff request/.test(o.slice(from)) ? true : undefined),
+      'the ticket',
+    );
     expect(session.output.slice(from)).toContain('I want to visit this weekend');
 
     from = session.output.length;
@@ -88,12 +94,18 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
     from = session.output.length;
     session.type('Is Saturday at 10 possible?');
     // The user's words reach the ticket thread verbatim, and the bot does not answer them.
-    await session.probe((o) => (/\[#handoff[^\n]*\] you: Is Saturday at 10 possible\?/.test(o.slice(from)) ? true : undefined), 'the relayed user message');
+    await session.probe(
+      (o) => (/\[#handoff[^\n]*\] you: Is Saturday at 10 possible\?/.test(o.slice(from)) ? true : undefined),
+      'the relayed user message',
+    );
     expect(session.output.slice(from)).not.toContain('Talk to a human');
 
     from = session.output.length;
     session.type('/agent say Saturday at 10 works, see you there');
-    await session.probe((o) => (/bot› Agent \(agent\): Saturday at 10 works, see you there/.test(o.slice(from)) ? true : undefined), 'the agent reply in the user thread');
+    await session.probe(
+      (o) => (/bot› Agent \(agent\): Saturday at 10 works, see you there/.test(o.slice(from)) ? true : undefined),
+      'the agent reply in the user thread',
+    );
 
     from = session.output.length;
     session.type('/agent close');
@@ -101,7 +113,10 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
 
     from = session.output.length;
     session.type('What about Seattle rentals?');
-    await session.probe((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the bot answering again');
+    await session.probe(
+      (o) => (o.slice(from).includes('Talk to a human') ? true : undefined),
+      'the bot answering again',
+    );
 
     session.child.stdin.end();
     expect(await session.exited).toBe(0);

@@ -43,7 +43,13 @@ describe('through a pseudo-terminal', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'bridge-pty-'));
     const command = `stty cols 160 rows 50; exec node ${JSON.stringify(MAIN)}`;
-    session = new Session(spawn('script', ['-qfc', command, '/dev/null'], { cwd: dir, env: { ...env(dir), TERM: 'xterm-256color' }, stdio: 'pipe' }));
+    session = new Session(
+      spawn('script', ['-qfc', command, '/dev/null'], {
+        cwd: dir,
+        env: { ...env(dir), TERM: 'xterm-256color' },
+        stdio: 'pipe',
+      }),
+    );
   });
 
   afterAll(() => {
@@ -65,7 +71,10 @@ describe('through a pseudo-terminal', () => {
     const before = session.output.length;
     press('/new\r');
     press('What homes are for rent in Denver under 3000 a month?\r');
-    await session.waitFor((o) => o.slice(before).replace(ANSI, '').includes('Would you like more details'), 'the Denver answer');
+    await session.waitFor(
+      (o) => o.slice(before).replace(ANSI, '').includes('Would you like more details'),
+      'the Denver answer',
+    );
     const answer = session.output.slice(before);
     // The link's label is underlined and its address shown; no Markdown brackets reach the screen.
     expect(answer).toContain('\u001b[4m6304 Tennyson St, Denver, CO');
@@ -75,10 +84,16 @@ describe('through a pseudo-terminal', () => {
     // Tab completes the command name ("/analy" -> "/analytics "), Enter runs it.
     const beforeChart = session.output.length;
     press('/analy\t');
-    await session.waitFor((o) => o.slice(beforeChart).replace(ANSI, '').includes('/analytics'), 'the completed command');
+    await session.waitFor(
+      (o) => o.slice(beforeChart).replace(ANSI, '').includes('/analytics'),
+      'the completed command',
+    );
     press('\r');
     const saved = await session.probe(
-      (o) => /saved to \.\/data\/(analytics-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.png)/.exec(o.slice(beforeChart).replace(ANSI, ''))?.[1],
+      (o) =>
+        /saved to \.\/data\/(analytics-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.png)/.exec(
+          o.slice(beforeChart).replace(ANSI, ''),
+        )?.[1],
       'the chart path',
     );
     expect(saved).toMatch(new RegExp(`^analytics-\\d{4}-\\d{2}-\\d{2}-${today()}\\.png$`));
@@ -121,20 +136,39 @@ describe('through a pipe', () => {
     session.type('/listing show mls:DEN240007');
     await session.waitFor((o) => o.slice(beforeShow).includes('front.jpg'), 'the listing in full');
     const shown = session.output.slice(beforeShow);
-    for (const label of ['Price', 'Beds / baths', 'Year built', 'Parking', 'Days on market', 'Neighborhood', 'Description', 'Link']) {
+    for (const label of [
+      'Price',
+      'Beds / baths',
+      'Year built',
+      'Parking',
+      'Days on market',
+      'Neighborhood',
+      'Description',
+      'Link',
+    ]) {
       expect(shown).toMatch(new RegExp(`^${label.replace('/', '\\/')}\\s+\\S`, 'm'));
     }
-    for (const photo of ['front.jpg', 'kitchen.jpg', 'living.jpg']) expect(shown).toContain(`https://images.example.com/listings/den240007/${photo}`);
+    for (const photo of ['front.jpg', 'kitchen.jpg', 'living.jpg'])
+      expect(shown).toContain(`https://images.example.com/listings/den240007/${photo}`);
     expect(shown).toContain('For sale');
     expect(shown).not.toMatch(/ID \d|for_sale|PreOnMarket/);
     // Next steps: a viewing (a handoff naming the listing) and, for admins, Edit.
-    await session.waitFor((o) => /\[1\] Ask about a viewing\s+\[2\] Edit/.test(o.slice(beforeShow)), 'the listing buttons');
+    await session.waitFor(
+      (o) => /\[1\] Ask about a viewing\s+\[2\] Edit/.test(o.slice(beforeShow)),
+      'the listing buttons',
+    );
     session.type('/press 1');
-    await session.waitFor((o) => o.slice(beforeShow).includes('Reason: Viewing request: 3096 Larimer St (MLS DEN240007)'), 'the viewing ticket');
+    await session.waitFor(
+      (o) => o.slice(beforeShow).includes('Reason: Viewing request: 3096 Larimer St (MLS DEN240007)'),
+      'the viewing ticket',
+    );
 
     const beforeChart = session.output.length;
     session.type('/analytics');
-    const saved = await session.probe((o) => /saved to (\.\/data\/analytics-[\d-]+\.png)/.exec(o.slice(beforeChart))?.[1], 'the chart path');
+    const saved = await session.probe(
+      (o) => /saved to (\.\/data\/analytics-[\d-]+\.png)/.exec(o.slice(beforeChart))?.[1],
+      'the chart path',
+    );
     expect(existsSync(join(dir, saved))).toBe(true);
 
     session.child.stdin.end();

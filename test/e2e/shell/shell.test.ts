@@ -39,8 +39,14 @@ describe('npm start: the terminal shell against the in-process local chatbot ser
 
     session.type('/ask What homes are for sale in Austin?');
     // The root names the user and quotes the question; the answer follows in the thread.
-    await session.waitFor((o) => o.includes('asked') && o.includes('What homes are for sale in Austin?'), 'the root message');
-    await session.waitFor((o) => /bot› [^\n]*Austin/.test(o.split('What homes are for sale in Austin?').slice(1).join('')), 'an answer about Austin');
+    await session.waitFor(
+      (o) => o.includes('asked') && o.includes('What homes are for sale in Austin?'),
+      'the root message',
+    );
+    await session.waitFor(
+      (o) => /bot› [^\n]*Austin/.test(o.split('What homes are for sale in Austin?').slice(1).join('')),
+      'an answer about Austin',
+    );
     const answers = count(session.output, 'Talk to a human');
     expect(answers).toBeGreaterThanOrEqual(1);
 

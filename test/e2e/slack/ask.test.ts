@@ -43,10 +43,29 @@ describe('Slack e2e: asking', () => {
     const root = await waitFor(() => rootFor(e.fake, 'C0FOLLOW', question), 'the root');
     await waitForAnswer(e, 'C0FOLLOW', root.ts, question);
     const followUp = 'And homes for rent in Austin?';
-    const res = await e.driver.event({ type: 'message', channel: 'C0FOLLOW', channel_type: 'channel', user: 'U0USER1', text: followUp, ts: `${Date.now() / 1000}`, thread_ts: root.ts });
+    const res = await e.driver.event({
+      type: 'message',
+      channel: 'C0FOLLOW',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: followUp,
+      ts: `${Date.now() / 1000}`,
+      thread_ts: root.ts,
+    });
     expect(res.status).toBe(200);
     const stored = await waitFor(() => e.storedAnswers(followUp).at(-1), 'the follow-up answer');
-    await waitFor(() => answerMessages(e.fake, 'C0FOLLOW', root.ts).some((m) => !m.streaming && m.text.trim() === stored.trim().slice(0, 3000).trim()) || answerMessages(e.fake, 'C0FOLLOW', root.ts).map((m) => m.text).join('').replace(/\s/g, '').includes(stored.replace(/\s/g, '')), 'the follow-up in the thread');
+    await waitFor(
+      () =>
+        answerMessages(e.fake, 'C0FOLLOW', root.ts).some(
+          (m) => !m.streaming && m.text.trim() === stored.trim().slice(0, 3000).trim(),
+        ) ||
+        answerMessages(e.fake, 'C0FOLLOW', root.ts)
+          .map((m) => m.text)
+          .join('')
+          .replace(/\s/g, '')
+          .includes(stored.replace(/\s/g, '')),
+      'the follow-up in the thread',
+    );
     const sessions = e.service.context.db
       .prepare(`SELECT DISTINCT session_id FROM messages WHERE role='user' AND content IN (?, ?)`)
       .all(question, followUp);
@@ -56,20 +75,40 @@ describe('Slack e2e: asking', () => {
   test('a mention starts a conversation in its thread; a DM too; retries and repeated event ids are answered once', async () => {
     const ts = `${Math.floor(Date.now() / 1000)}.000777`;
     const text = 'hello, homes in Austin under 600000?';
-    const event = { type: 'app_mention', channel: 'C0MENTION', user: 'U0USER2', text: `<@${e.fake.botUserId}> ${text}`, ts };
+    const event = {
+      type: 'app_mention',
+      channel: 'C0MENTION',
+      user: 'U0USER2',
+      text: `<@${e.fake.botUserId}> ${text}`,
+      ts,
+    };
     const first = await e.driver.event(event);
     const retry = await e.driver.event(event, { eventId: first.eventId, retryNum: 1 });
     const again = await e.driver.event(event, { eventId: first.eventId });
     expect([first.status, retry.status, again.status]).toEqual([200, 200, 200]);
     // Slack also delivers the same message as a message.channels event: still one answer.
-    await e.driver.event({ type: 'message', channel: 'C0MENTION', channel_type: 'channel', user: 'U0USER2', text: event.text, ts });
+    await e.driver.event({
+      type: 'message',
+      channel: 'C0MENTION',
+      channel_type: 'channel',
+      user: 'U0USER2',
+      text: event.text,
+      ts,
+    });
     const { answer } = await waitForAnswer(e, 'C0MENTION', ts, text);
     expect(answer.length).toBeGreaterThan(0);
     expect(e.storedAnswers(text)).toHaveLength(1);
 
     const dmTs = `${Math.floor(Date.now() / 1000)}.000888`;
     const dmText = 'Anything for rent in Denver?';
-    await e.driver.event({ type: 'message', channel: 'D0DM1', channel_type: 'im', user: 'U0USER2', text: dmText, ts: dmTs });
+    await e.driver.event({
+      type: 'message',
+      channel: 'D0DM1',
+      channel_type: 'im',
+      user: 'U0USER2',
+      text: dmText,
+      ts: dmTs,
+    });
     await waitForAnswer(e, 'D0DM1', dmTs, dmText);
     expect(e.storedAnswers(dmText)).toHaveLength(1);
     expect(e.fake.rateLimited).toBe(0);
@@ -77,8 +116,18 @@ describe('Slack e2e: asking', () => {
 
   test('a forged signature is refused with 401 and causes no Slack call', async () => {
     const before = e.fake.calls.length;
-    const res = await e.driver.command('/ask', 'forged question', { channel: 'C0FORGED' }, { secret: 'not-the-secret' });
-    const old = await e.driver.command('/ask', 'replayed question', { channel: 'C0FORGED' }, { timestamp: Math.floor(Date.now() / 1000) - 600 });
+    const res = await e.driver.command(
+      '/ask',
+      'forged question',
+      { channel: 'C0FORGED' },
+      { secret: 'not-the-secret' },
+    );
+    const old = await e.driver.command(
+      '/ask',
+      'replayed question',
+      { channel: 'C0FORGED' },
+      { timestamp: Math.floor(Date.now() / 1000) - 600 },
+    );
     expect(res.status).toBe(401);
     expect(old.status).toBe(401);
     // Give a wrongly accepted request every chance to show: a signed command right after is processed.
@@ -96,7 +145,12 @@ describe('Slack e2e: asking', () => {
     expect(answer.length).toBeGreaterThanOrEqual(9000);
     expect(messages.length).toBeGreaterThanOrEqual(3);
     for (const m of messages) expect(m.text.length).toBeLessThanOrEqual(3000);
-    expect(messages.map((m) => m.text).join('').replace(/\s+/g, '')).toBe(answer.replace(/\s+/g, ''));
+    expect(
+      messages
+        .map((m) => m.text)
+        .join('')
+        .replace(/\s+/g, ''),
+    ).toBe(answer.replace(/\s+/g, ''));
     expect(e.fake.rateLimited).toBe(0);
   });
 });

@@ -47,20 +47,36 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const thread = tsNow();
     const res = await e.driver.event({
       type: 'assistant_thread_started',
-      assistant_thread: { user_id: user, channel_id: channel, thread_ts: thread, context: { channel_id: 'C0VIEWING', team_id: e.fake.team, enterprise_id: null } },
+      assistant_thread: {
+        user_id: user,
+        channel_id: channel,
+        thread_ts: thread,
+        context: { channel_id: 'C0VIEWING', team_id: e.fake.team, enterprise_id: null },
+      },
       event_ts: thread,
     });
     expect(res.status).toBe(200);
     return thread;
   };
 
-  const pressFeedback = (el: FeedbackElement, which: 'positive' | 'negative', where: { channel: string; ts: string; thread: string }, user = 'U0USER1') =>
+  const pressFeedback = (
+    el: FeedbackElement,
+    which: 'positive' | 'negative',
+    where: { channel: string; ts: string; thread: string },
+    user = 'U0USER1',
+  ) =>
     e.driver.interaction({
       type: 'block_actions',
       user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: e.fake.team },
       api_app_id: 'A0APP',
       token: 'legacy',
-      container: { type: 'message', message_ts: where.ts, channel_id: where.channel, is_ephemeral: false, thread_ts: where.thread },
+      container: {
+        type: 'message',
+        message_ts: where.ts,
+        channel_id: where.channel,
+        is_ephemeral: false,
+        thread_ts: where.thread,
+      },
       trigger_id: `trig-fb-${++seq}`,
       team: { id: e.fake.team, domain: 'fake' },
       channel: { id: where.channel, name: 'directmessage' },
@@ -77,7 +93,8 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
       ],
     });
 
-  const ephemeralsTo = (user: string, channel: string) => e.fake.ephemerals.filter((x) => x.user === user && x.channel === channel);
+  const ephemeralsTo = (user: string, channel: string) =>
+    e.fake.ephemerals.filter((x) => x.user === user && x.channel === channel);
 
   test('assistant_thread_started: 1 to 4 suggested prompts from the listings and a greeting in the thread', async () => {
     const thread = await startThread('D0PANE1');
@@ -93,20 +110,40 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const cities = [...new Set(listings.items.map((l) => l.city).filter((c): c is string => Boolean(c)))];
     expect(cities.length).toBeGreaterThan(0);
     for (const p of shown) expect(cities.some((c) => p.message.includes(c))).toBe(true);
-    const greeting = await waitFor(() => e.fake.replies('D0PANE1', thread).find((m) => m.user === e.fake.botUserId), 'the greeting');
+    const greeting = await waitFor(
+      () => e.fake.replies('D0PANE1', thread).find((m) => m.user === e.fake.botUserId),
+      'the greeting',
+    );
     expect(greeting.text).toMatch(/real-estate assistant/i);
-    expect(e.fake.callsOf('assistant.threads.setSuggestedPrompts').every((c) => c.status === 200 && c.response.ok === true)).toBe(true);
+    expect(
+      e.fake.callsOf('assistant.threads.setSuggestedPrompts').every((c) => c.status === 200 && c.response.ok === true),
+    ).toBe(true);
   });
 
   test('the applied SuggestedMessage (one prompt per line) and WelcomeMessage open a new thread', async () => {
-    await e.driver.command('/chatbot', 'set SuggestedMessage Homes for sale in Austin?\nRentals in Denver?', { user: ADMIN, channel: 'C0SETTINGS' });
-    await waitFor(() => e.fake.channelMessages('C0SETTINGS').some((m) => /Set SuggestedMessage/.test(m.text)), 'SuggestedMessage applied');
-    await e.driver.command('/chatbot', 'set WelcomeMessage Welcome to Acme Realty! Ask away.', { user: ADMIN, channel: 'C0SETTINGS' });
-    await waitFor(() => e.fake.channelMessages('C0SETTINGS').some((m) => /Set WelcomeMessage/.test(m.text)), 'WelcomeMessage applied');
+    await e.driver.command('/chatbot', 'set SuggestedMessage Homes for sale in Austin?\nRentals in Denver?', {
+      user: ADMIN,
+      channel: 'C0SETTINGS',
+    });
+    await waitFor(
+      () => e.fake.channelMessages('C0SETTINGS').some((m) => /Set SuggestedMessage/.test(m.text)),
+      'SuggestedMessage applied',
+    );
+    await e.driver.command('/chatbot', 'set WelcomeMessage Welcome to Acme Realty! Ask away.', {
+      user: ADMIN,
+      channel: 'C0SETTINGS',
+    });
+    await waitFor(
+      () => e.fake.channelMessages('C0SETTINGS').some((m) => /Set WelcomeMessage/.test(m.text)),
+      'WelcomeMessage applied',
+    );
     const thread = await startThread('D0PANE2');
     const shown = await waitFor(() => e.fake.assistantThread('D0PANE2', thread)?.prompts, 'the suggested prompts');
     expect(shown.map((p) => p.message)).toEqual(['Homes for sale in Austin?', 'Rentals in Denver?']);
-    const greeting = await waitFor(() => e.fake.replies('D0PANE2', thread).find((m) => m.user === e.fake.botUserId), 'the greeting');
+    const greeting = await waitFor(
+      () => e.fake.replies('D0PANE2', thread).find((m) => m.user === e.fake.botUserId),
+      'the greeting',
+    );
     expect(greeting.text).toBe('Welcome to Acme Realty! Ask away.');
   });
 
@@ -115,17 +152,35 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const thread = await startThread(channel, 'U0USER2');
     await waitFor(() => e.fake.replies(channel, thread).length > 0, 'the greeting');
     const question = 'Which homes are for sale in Austin with 3 bedrooms and a garden, please?';
-    await e.driver.event({ type: 'message', channel, channel_type: 'im', user: 'U0USER2', text: question, ts: tsNow(), thread_ts: thread });
+    await e.driver.event({
+      type: 'message',
+      channel,
+      channel_type: 'im',
+      user: 'U0USER2',
+      text: question,
+      ts: tsNow(),
+      thread_ts: thread,
+    });
     const { messages } = await waitForAnswer(e, channel, thread, question);
-    await waitFor(() => e.fake.assistantThread(channel, thread)?.statuses.some((s) => s.status === ''), 'the status cleared');
+    await waitFor(
+      () => e.fake.assistantThread(channel, thread)?.statuses.some((s) => s.status === ''),
+      'the status cleared',
+    );
     const statuses = e.fake.assistantThread(channel, thread)!.statuses;
     expect(statuses[0]!.status.length).toBeGreaterThan(0);
     expect(statuses[0]!.loading_messages?.length).toBeGreaterThan(0);
     expect(statuses.at(-1)!.status).toBe('');
     // The status went up before the answer's first message (stream start or post) in the thread.
     const inThread = (c: SlackCall): boolean => c.args.channel === channel && c.args.thread_ts === thread;
-    const firstAnswerCall = e.fake.callIndex((c) => (c.method === 'chat.startStream' || (c.method === 'chat.postMessage' && c.args.text !== e.fake.replies(channel, thread)[0]!.text)) && inThread(c));
-    const statusCall = e.fake.callIndex((c) => c.method === 'assistant.threads.setStatus' && c.args.channel_id === channel && c.args.status !== '');
+    const firstAnswerCall = e.fake.callIndex(
+      (c) =>
+        (c.method === 'chat.startStream' ||
+          (c.method === 'chat.postMessage' && c.args.text !== e.fake.replies(channel, thread)[0]!.text)) &&
+        inThread(c),
+    );
+    const statusCall = e.fake.callIndex(
+      (c) => c.method === 'assistant.threads.setStatus' && c.args.channel_id === channel && c.args.status !== '',
+    );
     expect(statusCall).toBeGreaterThanOrEqual(0);
     expect(statusCall).toBeLessThan(firstAnswerCall);
     // The first question titles the thread (at most 60 characters).
@@ -136,9 +191,19 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     expect(feedbackOf(messages.at(-1)!)).toBeDefined();
 
     const followUp = 'And what about rentals in Austin?';
-    await e.driver.event({ type: 'message', channel, channel_type: 'im', user: 'U0USER2', text: followUp, ts: tsNow(), thread_ts: thread });
+    await e.driver.event({
+      type: 'message',
+      channel,
+      channel_type: 'im',
+      user: 'U0USER2',
+      text: followUp,
+      ts: tsNow(),
+      thread_ts: thread,
+    });
     await waitForAnswer(e, channel, thread, followUp);
-    const sessions = e.service.context.db.prepare(`SELECT DISTINCT session_id FROM messages WHERE role='user' AND content IN (?, ?)`).all(question, followUp);
+    const sessions = e.service.context.db
+      .prepare(`SELECT DISTINCT session_id FROM messages WHERE role='user' AND content IN (?, ?)`)
+      .all(question, followUp);
     expect(sessions).toHaveLength(1);
     // Titled once: the follow-up did not rename the thread.
     expect(e.fake.callsOf('assistant.threads.setTitle').filter((c) => c.args.channel_id === channel)).toHaveLength(1);
@@ -148,13 +213,23 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const channel = 'D0PANE5';
     const thread = await startThread(channel);
     const place = { surface: 'slack' as const, workspace: e.fake.team, channel, thread };
-    expect((await waitFor(() => assistantThreadContext(e.app.store, place), 'the thread record')).context.channel).toBe('C0VIEWING');
+    expect((await waitFor(() => assistantThreadContext(e.app.store, place), 'the thread record')).context.channel).toBe(
+      'C0VIEWING',
+    );
     await e.driver.event({
       type: 'assistant_thread_context_changed',
-      assistant_thread: { user_id: 'U0USER1', channel_id: channel, thread_ts: thread, context: { channel_id: 'C0OTHER', team_id: e.fake.team } },
+      assistant_thread: {
+        user_id: 'U0USER1',
+        channel_id: channel,
+        thread_ts: thread,
+        context: { channel_id: 'C0OTHER', team_id: e.fake.team },
+      },
       event_ts: tsNow(),
     });
-    await waitFor(async () => (await assistantThreadContext(e.app.store, place))?.context.channel === 'C0OTHER', 'the new context');
+    await waitFor(
+      async () => (await assistantThreadContext(e.app.store, place))?.context.channel === 'C0OTHER',
+      'the new context',
+    );
   });
 
   test('a channel thread (/ask) shows the status while the answer is on its way, then clears it', async () => {
@@ -174,7 +249,15 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const thread = await startThread(channel);
     await waitFor(() => e.fake.replies(channel, thread).length > 0, 'the greeting');
     const question = 'Any condos in Denver?';
-    await e.driver.event({ type: 'message', channel, channel_type: 'im', user: 'U0USER1', text: question, ts: tsNow(), thread_ts: thread });
+    await e.driver.event({
+      type: 'message',
+      channel,
+      channel_type: 'im',
+      user: 'U0USER1',
+      text: question,
+      ts: tsNow(),
+      thread_ts: thread,
+    });
     const { messages } = await waitForAnswer(e, channel, thread, question);
     const last = messages.at(-1)!;
     const el = feedbackOf(last)!;
@@ -184,12 +267,20 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const where = { channel, ts: last.ts, thread };
 
     expect((await pressFeedback(el, 'positive', where)).status).toBe(200);
-    await waitFor(() => ephemeralsTo('U0USER1', channel).some((x) => /👍 recorded/.test(x.text)), 'the ephemeral thanks');
+    await waitFor(
+      () => ephemeralsTo('U0USER1', channel).some((x) => /👍 recorded/.test(x.text)),
+      'the ephemeral thanks',
+    );
     expect((await feedback.votesOn(id)).map((v) => v.vote)).toEqual(['positive']);
     // Tied to the answer: thread, message and the service's AnswerID.
-    const rated = await waitFor(() => feedback.answer(id).then((a) => (a?.answerId !== undefined ? a : undefined)), 'the rated answer');
+    const rated = await waitFor(
+      () => feedback.answer(id).then((a) => (a?.answerId !== undefined ? a : undefined)),
+      'the rated answer',
+    );
     expect(rated).toMatchObject({ surface: 'slack', channel, thread, message: last.ts });
-    const answerRow = e.service.context.db.prepare(`SELECT id FROM messages WHERE role='assistant' ORDER BY id DESC`).all() as Array<{ id: number }>;
+    const answerRow = e.service.context.db
+      .prepare(`SELECT id FROM messages WHERE role='assistant' ORDER BY id DESC`)
+      .all() as Array<{ id: number }>;
     expect(answerRow.map((r) => String(r.id))).toContain(String(rated.answerId));
 
     await pressFeedback(el, 'positive', where);
@@ -197,7 +288,10 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     expect(await feedback.votesOn(id)).toHaveLength(1);
 
     await pressFeedback(el, 'negative', where);
-    const offer = await waitFor(() => ephemeralsTo('U0USER1', channel).find((x) => /now 👎/.test(x.text)), 'the changed vote and the handoff offer');
+    const offer = await waitFor(
+      () => ephemeralsTo('U0USER1', channel).find((x) => /now 👎/.test(x.text)),
+      'the changed vote and the handoff offer',
+    );
     expect(JSON.stringify(offer.blocks)).toContain('Talk to a human');
     expect((await feedback.votesOn(id)).map((v) => v.vote)).toEqual(['negative']);
 
@@ -206,14 +300,25 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     await waitFor(async () => (await feedback.votesOn(id)).length === 2, 'the second vote');
 
     // The offered "Talk to a human" opens a ticket in the handoff channel.
-    const actions = (offer.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }>).find((b) => b.type === 'actions')!;
+    const actions = (
+      offer.blocks as Array<{
+        type: string;
+        elements?: Array<{ action_id: string; value?: string; text?: { text: string } }>;
+      }>
+    ).find((b) => b.type === 'actions')!;
     const talk = actions.elements!.find((x) => x.text?.text === 'Talk to a human')!;
-    await e.driver.click({ action_id: talk.action_id, value: talk.value! }, { channel, messageTs: last.ts, threadTs: thread });
+    await e.driver.click(
+      { action_id: talk.action_id, value: talk.value! },
+      { channel, messageTs: last.ts, threadTs: thread },
+    );
     await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).length > 0, 'a ticket in the handoff channel');
 
     // /analytics: the votes of the period, with the positive share (this run's votes only: 1 up, 1 down at least).
     await e.driver.command('/analytics', '', { user: ADMIN, channel: 'C0ANALYTICS' });
-    const shown = await waitFor(() => e.fake.messages.find((m) => m.channel === 'C0ANALYTICS' && /Answer feedback:/.test(m.text)), '/analytics with feedback');
+    const shown = await waitFor(
+      () => e.fake.messages.find((m) => m.channel === 'C0ANALYTICS' && /Answer feedback:/.test(m.text)),
+      '/analytics with feedback',
+    );
     const m = /Answer feedback: (\d+) 👍, (\d+) 👎 \((\d+)% positive\)/.exec(shown.text);
     expect(m).not.toBeNull();
     const tally = await feedback.tally(0, Date.now());
@@ -236,10 +341,22 @@ describe('Slack e2e: a workspace without the assistant methods', () => {
 
   test('greets and answers without them, and stops calling a method it refused', async () => {
     const thread = `${Math.floor(Date.now() / 1000)}.000321`;
-    await e.driver.event({ type: 'assistant_thread_started', assistant_thread: { user_id: 'U0USER1', channel_id: 'D0NOPANE', thread_ts: thread }, event_ts: thread });
+    await e.driver.event({
+      type: 'assistant_thread_started',
+      assistant_thread: { user_id: 'U0USER1', channel_id: 'D0NOPANE', thread_ts: thread },
+      event_ts: thread,
+    });
     await waitFor(() => e.fake.replies('D0NOPANE', thread).find((m) => m.user === e.fake.botUserId), 'the greeting');
     for (const question of ['Homes for sale in Austin?', 'Homes for rent in Denver?']) {
-      await e.driver.event({ type: 'message', channel: 'D0NOPANE', channel_type: 'im', user: 'U0USER1', text: question, ts: `${Math.floor(Date.now() / 1000)}.${String(Math.random()).slice(2, 8)}`, thread_ts: thread });
+      await e.driver.event({
+        type: 'message',
+        channel: 'D0NOPANE',
+        channel_type: 'im',
+        user: 'U0USER1',
+        text: question,
+        ts: `${Math.floor(Date.now() / 1000)}.${String(Math.random()).slice(2, 8)}`,
+        thread_ts: thread,
+      });
       await waitForAnswer(e, 'D0NOPANE', thread, question);
     }
     // Each refused method was tried once, then left alone.

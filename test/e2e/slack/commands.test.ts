@@ -51,13 +51,21 @@ describe('Slack e2e: commands', () => {
     await waitFor(() => shownIn('C0HISTORY').length > 0, '/history');
     await e.driver.command('/analytics', '', { user: ADMIN, channel: 'C0ANALYTICS' });
     await waitFor(() => shownIn('C0ANALYTICS').length > 0, '/analytics');
-    const all = [...shownIn('C0CHATBOT'), ...shownIn('C0MODELS'), ...shownIn('C0HISTORY'), ...shownIn('C0ANALYTICS')].join('\n');
+    const all = [
+      ...shownIn('C0CHATBOT'),
+      ...shownIn('C0MODELS'),
+      ...shownIn('C0HISTORY'),
+      ...shownIn('C0ANALYTICS'),
+    ].join('\n');
     expect(all).not.toMatch(/something went wrong/i);
   });
 
   test('/listings shows cards; Next edits the same message', async () => {
     await e.driver.command('/listings', '', { user: 'U0USER1', channel: 'C0LISTINGS' });
-    const msg = await waitFor(() => e.fake.channelMessages('C0LISTINGS').find((m) => button(m, /Next/)), 'the listings page');
+    const msg = await waitFor(
+      () => e.fake.channelMessages('C0LISTINGS').find((m) => button(m, /Next/)),
+      'the listings page',
+    );
     expect(msg.text).toMatch(/page 1 of/);
     expect(JSON.stringify(msg.blocks)).toContain('"image"');
     const next = button(msg, /Next/)!;
@@ -71,7 +79,9 @@ describe('Slack e2e: commands', () => {
   test('/listing create opens a modal; invalid values come back inline (response_action errors)', async () => {
     await e.driver.command('/listing', 'create', { user: ADMIN, channel: 'C0CREATE' });
     const view = await waitFor(() => e.fake.views.find((v) => String(v.callback_id).includes('listing')), 'the modal');
-    const inputs = (view.blocks as Array<{ type: string; block_id?: string; optional?: boolean; element?: { type: string } }>).filter((b) => b.type === 'input');
+    const inputs = (
+      view.blocks as Array<{ type: string; block_id?: string; optional?: boolean; element?: { type: string } }>
+    ).filter((b) => b.type === 'input');
     expect(inputs.length).toBeGreaterThan(5);
     expect(inputs.some((b) => b.optional === false)).toBe(true);
     expect(inputs.some((b) => b.element?.type === 'static_select')).toBe(true);
@@ -92,19 +102,59 @@ describe('Slack e2e: commands', () => {
     const { messages } = await waitForAnswer(e, 'C0USERS', root.ts, question);
     const talk = button(messages.at(-1)!, 'Talk to a human')!;
     expect(talk).toBeDefined();
-    await e.driver.click(talk, { channel: 'C0USERS', messageTs: messages.at(-1)!.ts, threadTs: root.ts }, { user: 'U0USER1' });
-    const ticket = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')), 'the ticket');
+    await e.driver.click(
+      talk,
+      { channel: 'C0USERS', messageTs: messages.at(-1)!.ts, threadTs: root.ts },
+      { user: 'U0USER1' },
+    );
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
+      'the ticket',
+    );
     expect(ticket.text).toContain('<@U0USER1>');
-    await e.driver.click(button(ticket, 'Claim')!, { channel: HANDOFF_CHANNEL, messageTs: ticket.ts }, { user: 'U0AGENT' });
-    await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim to show on the ticket');
+    await e.driver.click(
+      button(ticket, 'Claim')!,
+      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
+      { user: 'U0AGENT' },
+    );
+    await waitFor(
+      () => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'),
+      'the claim to show on the ticket',
+    );
 
     const userText = 'I would like to *visit* the Denver one — tomorrow at 10?';
-    await e.driver.event({ type: 'message', channel: 'C0USERS', channel_type: 'channel', user: 'U0USER1', text: userText, ts: `${Math.floor(Date.now() / 1000)}.100001`, thread_ts: root.ts });
-    await waitFor(() => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => m.text.includes(userText)), 'the user message in the ticket thread');
+    await e.driver.event({
+      type: 'message',
+      channel: 'C0USERS',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: userText,
+      ts: `${Math.floor(Date.now() / 1000)}.100001`,
+      thread_ts: root.ts,
+    });
+    await waitFor(
+      () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => m.text.includes(userText)),
+      'the user message in the ticket thread',
+    );
 
     const agentText = 'Sure! 10am works — see you at the door.';
-    await e.driver.event({ type: 'message', channel: HANDOFF_CHANNEL, channel_type: 'channel', user: 'U0AGENT', text: agentText, ts: `${Math.floor(Date.now() / 1000)}.100002`, thread_ts: ticket.ts });
-    await waitFor(() => e.fake.replies('C0USERS', root.ts).find((m) => m.text.includes(agentText)), 'the agent reply in the user thread').catch((err: unknown) => { throw new Error(`${String(err)} eph=${JSON.stringify(e.fake.ephemerals.slice(-3))} user=${JSON.stringify(e.fake.replies('C0USERS', root.ts).map((m) => m.text))} ticket=${JSON.stringify(e.fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text))}`); });
+    await e.driver.event({
+      type: 'message',
+      channel: HANDOFF_CHANNEL,
+      channel_type: 'channel',
+      user: 'U0AGENT',
+      text: agentText,
+      ts: `${Math.floor(Date.now() / 1000)}.100002`,
+      thread_ts: ticket.ts,
+    });
+    await waitFor(
+      () => e.fake.replies('C0USERS', root.ts).find((m) => m.text.includes(agentText)),
+      'the agent reply in the user thread',
+    ).catch((err: unknown) => {
+      throw new Error(
+        `${String(err)} eph=${JSON.stringify(e.fake.ephemerals.slice(-3))} user=${JSON.stringify(e.fake.replies('C0USERS', root.ts).map((m) => m.text))} ticket=${JSON.stringify(e.fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text))}`,
+      );
+    });
     // The bot does not answer the user's message itself while a human holds the thread.
     expect(e.storedAnswers(userText)).toHaveLength(0);
     expect(e.fake.rateLimited).toBe(0);
@@ -117,7 +167,14 @@ describe('Slack e2e: commands', () => {
     await waitForAnswer(e, 'C0HANDOFFCMD', root.ts, question);
     const before = e.fake.channelMessages(HANDOFF_CHANNEL).length;
     await e.driver.command('/handoff', 'I need a person', { user: 'U0USER2', channel: 'C0HANDOFFCMD' });
-    const ticket = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).slice(before).find((m) => m.text.includes('<@U0USER2>')), 'the ticket');
+    const ticket = await waitFor(
+      () =>
+        e.fake
+          .channelMessages(HANDOFF_CHANNEL)
+          .slice(before)
+          .find((m) => m.text.includes('<@U0USER2>')),
+      'the ticket',
+    );
     expect(button(ticket, 'Claim')).toBeDefined();
   });
 });

@@ -18,7 +18,9 @@ describe('Slack e2e: 20 concurrent answers', () => {
       channel: `C0CONC${i % 4}`,
       user: i % 2 === 0 ? 'U0USER1' : 'U0USER2',
     }));
-    const acks = await Promise.all(asks.map((a) => e.driver.command('/ask', a.question, { user: a.user, channel: a.channel })));
+    const acks = await Promise.all(
+      asks.map((a) => e.driver.command('/ask', a.question, { user: a.user, channel: a.channel })),
+    );
     for (const ack of acks) {
       expect(ack.status).toBe(200);
       expect(ack.ms).toBeLessThan(3000);

@@ -28,11 +28,37 @@ describe('Slack: a lead through a handoff', () => {
   const stateLine = (): string => ticketNow().text.split('\n')[0]!;
   const userThread = (): string[] => e.fake.replies(USERS, root.ts).map((m) => m.text);
   const ticketThread = (): string[] => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text);
-  const ephemeralTo = (user: string, re: RegExp, after: number) => waitFor(() => e.fake.ephemerals.slice(after).find((m) => m.user === user && re.test(m.text)), `an ephemeral to ${user} matching ${re}`);
+  const ephemeralTo = (user: string, re: RegExp, after: number) =>
+    waitFor(
+      () => e.fake.ephemerals.slice(after).find((m) => m.user === user && re.test(m.text)),
+      `an ephemeral to ${user} matching ${re}`,
+    );
   const agentSays = (user: string, text: string) =>
-    e.driver.event({ type: 'message', channel: HANDOFF_CHANNEL, channel_type: 'channel', user, text, ts: nextTs(), thread_ts: ticket.ts });
-  const userSays = (text: string) => e.driver.event({ type: 'message', channel: USERS, channel_type: 'channel', user: ADA, text, ts: nextTs(), thread_ts: root.ts });
-  const click = (msg: FakeMessage, label: string, user: string) => e.driver.click(button(msg, label)!, { channel: msg.channel, messageTs: msg.ts, ...(msg.thread_ts ? { threadTs: msg.thread_ts } : {}) }, { user });
+    e.driver.event({
+      type: 'message',
+      channel: HANDOFF_CHANNEL,
+      channel_type: 'channel',
+      user,
+      text,
+      ts: nextTs(),
+      thread_ts: ticket.ts,
+    });
+  const userSays = (text: string) =>
+    e.driver.event({
+      type: 'message',
+      channel: USERS,
+      channel_type: 'channel',
+      user: ADA,
+      text,
+      ts: nextTs(),
+      thread_ts: root.ts,
+    });
+  const click = (msg: FakeMessage, label: string, user: string) =>
+    e.driver.click(
+      button(msg, label)!,
+      { channel: msg.channel, messageTs: msg.ts, ...(msg.thread_ts ? { threadTs: msg.thread_ts } : {}) },
+      { user },
+    );
 
   beforeAll(async () => {
     e = await startRestartableSlackE2E({ HANDOFF_REMIND_S: '1' }, { [BEA]: 'Bea Broker' });
@@ -48,13 +74,24 @@ describe('Slack: a lead through a handoff', () => {
     const question = 'I am looking for a 3 bedroom house in Austin, my budget is up to $650,000';
     await e.driver.command('/ask', question, { user: ADA, channel: USERS });
     root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
-    const answered = await waitFor(() => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')), 'the answer with Talk to a human');
-    await userSays('Please write to ada.l@example.com or call 512-555-0143. I like MLS ATX240131 and 1204 Barton Springs Rd.');
-    await waitFor(() => e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human')).length >= 2, 'the second answer');
+    const answered = await waitFor(
+      () => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
+      'the answer with Talk to a human',
+    );
+    await userSays(
+      'Please write to ada.l@example.com or call 512-555-0143. I like MLS ATX240131 and 1204 Barton Springs Rd.',
+    );
+    await waitFor(
+      () => e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human')).length >= 2,
+      'the second answer',
+    );
 
     // A listing card Ada opened counts among the listings of her lead.
     await e.driver.command('/listing', 'show mls:ATX240000', { user: ADA, channel: USERS });
-    await waitFor(() => e.fake.channelMessages(USERS).find((m) => JSON.stringify(m.blocks).includes('ATX240000')), 'the listing card');
+    await waitFor(
+      () => e.fake.channelMessages(USERS).find((m) => JSON.stringify(m.blocks).includes('ATX240000')),
+      'the listing card',
+    );
 
     // Someone else pressing "Talk to a human" under Ada's answer is told who may; nothing opens.
     const eph = e.fake.ephemerals.length;
@@ -63,11 +100,17 @@ describe('Slack: a lead through a handoff', () => {
     expect(refusal.text).toMatch(/admin/);
     expect(e.fake.channelMessages(HANDOFF_CHANNEL)).toHaveLength(0);
 
-    const answerTexts = e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human')).map((m) => m.text);
+    const answerTexts = e.fake
+      .replies(USERS, root.ts)
+      .filter((m) => button(m, 'Talk to a human'))
+      .map((m) => m.text);
     await click(answered, 'Talk to a human', ADA);
     ticket = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')), 'the ticket');
     // "Talk to a human" no longer applies: gone from every answer in the thread, their words unchanged.
-    await waitFor(() => !e.fake.replies(USERS, root.ts).some((m) => button(m, 'Talk to a human')), 'Talk to a human removed');
+    await waitFor(
+      () => !e.fake.replies(USERS, root.ts).some((m) => button(m, 'Talk to a human')),
+      'Talk to a human removed',
+    );
     for (const t of answerTexts) expect(e.fake.replies(USERS, root.ts).some((m) => m.text === t)).toBe(true);
     const text = ticket.text;
     expect(text.split('\n')[0]).toMatch(/^Waiting since \d\d:\d\d UTC/);
@@ -86,16 +129,29 @@ describe('Slack: a lead through a handoff', () => {
   }, 60_000);
 
   test('a waiting ticket gets a reminder naming how long the user waited, and the state line follows', async () => {
-    const reminder = await waitFor(() => ticketThread().find((t) => /Reminder \(1 of 3\): Ada Lovelace has been waiting \d+ s/.test(t)), 'the first reminder', 15_000);
+    const reminder = await waitFor(
+      () => ticketThread().find((t) => /Reminder \(1 of 3\): Ada Lovelace has been waiting \d+ s/.test(t)),
+      'the first reminder',
+      15_000,
+    );
     expect(reminder).toMatch(/Press Claim/);
-    await waitFor(() => /^Waiting since .*\(\d+ s so far\)/.test(stateLine()) && !/\(0 s so far\)/.test(stateLine()), 'the state line showing the wait');
+    await waitFor(
+      () => /^Waiting since .*\(\d+ s so far\)/.test(stateLine()) && !/\(0 s so far\)/.test(stateLine()),
+      'the state line showing the wait',
+    );
   }, 30_000);
 
   test('claim by a channel member; Close by another agent and Cancel by another user are refused; a restart before the first reply loses nothing', async () => {
     await click(ticketNow(), 'Claim', SMITH);
-    await waitFor(() => /^Claimed by Agent Smith at \d\d:\d\d UTC, \d+ s after the request/.test(stateLine()), 'the claimed state line');
+    await waitFor(
+      () => /^Claimed by Agent Smith at \d\d:\d\d UTC, \d+ s after the request/.test(stateLine()),
+      'the claimed state line',
+    );
     expect(buttons(ticketNow()).map((b) => b.text.text)).toEqual(['Close', 'Release', 'Take over']);
-    await waitFor(() => userThread().find((t) => t.includes('Agent Smith (agent) has joined')), 'the user told who joined');
+    await waitFor(
+      () => userThread().find((t) => t.includes('Agent Smith (agent) has joined')),
+      'the user told who joined',
+    );
 
     let eph = e.fake.ephemerals.length;
     await click(ticketNow(), 'Close', BEA);
@@ -108,7 +164,10 @@ describe('Slack: a lead through a handoff', () => {
 
     await e.restart();
     await agentSays(SMITH, 'Hello Ada, I can show you MLS ATX240131 on Saturday.');
-    await waitFor(() => userThread().find((t) => t.includes('Hello Ada, I can show you MLS ATX240131 on Saturday.')), 'the first agent reply after the restart');
+    await waitFor(
+      () => userThread().find((t) => t.includes('Hello Ada, I can show you MLS ATX240131 on Saturday.')),
+      'the first agent reply after the restart',
+    );
     expect(userThread().filter((t) => t.includes('Hello Ada, I can show you'))).toHaveLength(1);
     // No reminder once claimed (one already on its way at the claim may land next to it), at most 3 in all.
     const thread = ticketThread();
@@ -120,11 +179,21 @@ describe('Slack: a lead through a handoff', () => {
   test('internal notes: the claimer\'s "note:" and anyone else\'s messages stay with the agents, marked', async () => {
     await agentSays(SMITH, 'NOTE: she is pre-approved, keep her warm');
     await agentSays(BEA, 'I sold her neighbour a house last year');
-    await waitFor(() => ticketThread().filter((t) => t.startsWith('Internal note from')).length >= 2, 'both notes marked');
-    expect(ticketThread().find((t) => t.startsWith('Internal note from Agent Smith'))).toMatch(/not sent to Ada Lovelace/);
-    expect(ticketThread().find((t) => t.startsWith('Internal note from Bea Broker'))).toMatch(/Only Agent Smith's messages reach them/);
+    await waitFor(
+      () => ticketThread().filter((t) => t.startsWith('Internal note from')).length >= 2,
+      'both notes marked',
+    );
+    expect(ticketThread().find((t) => t.startsWith('Internal note from Agent Smith'))).toMatch(
+      /not sent to Ada Lovelace/,
+    );
+    expect(ticketThread().find((t) => t.startsWith('Internal note from Bea Broker'))).toMatch(
+      /Only Agent Smith's messages reach them/,
+    );
     await userSays('Saturday works for me');
-    await waitFor(() => ticketThread().find((t) => t.includes('Saturday works for me')), 'the user message in the ticket thread');
+    await waitFor(
+      () => ticketThread().find((t) => t.includes('Saturday works for me')),
+      'the user message in the ticket thread',
+    );
     const seen = userThread().join('\n');
     expect(seen).not.toContain('pre-approved');
     expect(seen).not.toContain('neighbour');
@@ -136,7 +205,10 @@ describe('Slack: a lead through a handoff', () => {
     await ephemeralTo(BEA, /Only Agent Smith, who claimed this ticket, may release it/, eph);
     await click(ticketNow(), 'Release', SMITH);
     await waitFor(() => /^Waiting since/.test(stateLine()), 'the ticket waiting again');
-    await waitFor(() => userThread().find((t) => /handed your request back to the team: someone else will pick it up/.test(t)), 'the user told about the release');
+    await waitFor(
+      () => userThread().find((t) => /handed your request back to the team: someone else will pick it up/.test(t)),
+      'the user told about the release',
+    );
 
     await click(ticketNow(), 'Claim', BEA);
     await waitFor(() => /^Claimed by Bea Broker/.test(stateLine()), 'Bea claims');
@@ -144,15 +216,31 @@ describe('Slack: a lead through a handoff', () => {
     await click(ticketNow(), 'Take over', SMITH);
     const confirm = await ephemeralTo(SMITH, /Take this ticket over from Bea Broker\?/, eph);
     expect(stateLine()).toMatch(/^Claimed by Bea Broker/);
-    const confirmButton = (confirm.blocks as Array<{ type?: string; elements?: Array<{ action_id: string; value?: string; text: { text: string } }> }>)
+    const confirmButton = (
+      confirm.blocks as Array<{
+        type?: string;
+        elements?: Array<{ action_id: string; value?: string; text: { text: string } }>;
+      }>
+    )
       .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
       .find((b) => b.text.text === 'Take over')!;
-    await e.driver.click(confirmButton, { channel: HANDOFF_CHANNEL, messageTs: ticket.ts, threadTs: ticket.ts }, { user: SMITH });
+    await e.driver.click(
+      confirmButton,
+      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts, threadTs: ticket.ts },
+      { user: SMITH },
+    );
     await waitFor(() => /^Claimed by Agent Smith/.test(stateLine()), 'Agent Smith holds it again');
-    await waitFor(() => userThread().find((t) => t.includes('Agent Smith (agent) now answers you here, taking over from Bea Broker')), 'the user told who answers now');
+    await waitFor(
+      () =>
+        userThread().find((t) => t.includes('Agent Smith (agent) now answers you here, taking over from Bea Broker')),
+      'the user told who answers now',
+    );
     // Bea's messages no longer reach the user.
     await agentSays(BEA, 'Bea here, anything else?');
-    await waitFor(() => ticketThread().find((t) => t.startsWith('Internal note from Bea Broker') && /Only Agent Smith/.test(t)), 'Bea kept in the thread');
+    await waitFor(
+      () => ticketThread().find((t) => t.startsWith('Internal note from Bea Broker') && /Only Agent Smith/.test(t)),
+      'Bea kept in the thread',
+    );
     expect(userThread().join('\n')).not.toContain('Bea here');
   }, 60_000);
 
@@ -172,19 +260,36 @@ describe('Slack: a lead through a handoff', () => {
     await click(prompt, '5', GRACE);
     await ephemeralTo(GRACE, /Only Ada Lovelace, who was helped, may rate this/, eph);
     await click(prompt, '4', ADA);
-    await waitFor(() => e.fake.message(USERS, prompt.ts)!.text.includes('You rated the help 4/5'), 'the thanks in place of the buttons');
-    await waitFor(() => /rated 4\/5/.test(stateLine()) && ticketNow().text.includes('Satisfaction: 4/5'), 'the score on the ticket');
+    await waitFor(
+      () => e.fake.message(USERS, prompt.ts)!.text.includes('You rated the help 4/5'),
+      'the thanks in place of the buttons',
+    );
+    await waitFor(
+      () => /rated 4\/5/.test(stateLine()) && ticketNow().text.includes('Satisfaction: 4/5'),
+      'the score on the ticket',
+    );
     await e.driver.click(one, { channel: USERS, messageTs: prompt.ts, threadTs: root.ts }, { user: ADA });
-    await waitFor(() => /rated 4\/5/.test(stateLine()) && e.fake.ephemerals.some((m) => m.user === ADA && /already rated the help 4\/5/.test(m.text)), 'a second rating refused');
+    await waitFor(
+      () =>
+        /rated 4\/5/.test(stateLine()) &&
+        e.fake.ephemerals.some((m) => m.user === ADA && /already rated the help 4\/5/.test(m.text)),
+      'a second rating refused',
+    );
   }, 60_000);
 
   test('/handoff queue for agents and admins; the App Home view for channel members', async () => {
     const question = 'Any condos for rent in Miami?';
     await e.driver.command('/ask', question, { user: GRACE, channel: USERS });
     const graceRoot = await waitFor(() => rootFor(e.fake, USERS, question), 'Grace’s conversation');
-    await waitFor(() => e.fake.replies(USERS, graceRoot.ts).find((m) => button(m, 'Talk to a human')), 'Grace’s answer');
+    await waitFor(
+      () => e.fake.replies(USERS, graceRoot.ts).find((m) => button(m, 'Talk to a human')),
+      'Grace’s answer',
+    );
     await e.driver.command('/handoff', 'I want a viewing', { user: GRACE, channel: USERS });
-    const second = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.ts !== ticket.ts && button(m, 'Claim')), 'the second ticket');
+    const second = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.ts !== ticket.ts && button(m, 'Claim')),
+      'the second ticket',
+    );
 
     let eph = e.fake.ephemerals.length;
     await e.driver.command('/handoff', 'queue', { user: GRACE, channel: USERS });
@@ -210,17 +315,26 @@ describe('Slack: a lead through a handoff', () => {
 
     // Grace cancels hers (the asker may): it counts as cancelled in the figures.
     await e.driver.command('/handoff', 'cancel', { user: GRACE, channel: USERS });
-    await waitFor(() => /^Cancelled by Grace Hopper/.test(e.fake.message(HANDOFF_CHANNEL, second.ts)!.text), 'the second ticket cancelled');
+    await waitFor(
+      () => /^Cancelled by Grace Hopper/.test(e.fake.message(HANDOFF_CHANNEL, second.ts)!.text),
+      'the second ticket cancelled',
+    );
   }, 60_000);
 
   test('/analytics adds the period’s handoff figures, values checked', async () => {
     await e.driver.command('/analytics', '', { user: ADMIN, channel: 'C0FIGURES' });
-    const shown = await waitFor(() => e.fake.channelMessages('C0FIGURES').find((m) => m.text.includes('Handoffs:')), 'the analytics text');
+    const shown = await waitFor(
+      () => e.fake.channelMessages('C0FIGURES').find((m) => m.text.includes('Handoffs:')),
+      'the analytics text',
+    );
     expect(shown.text).toContain('Handoffs: 2 opened, 1 claimed, 1 closed, 1 cancelled, 0 timed out');
     expect(shown.text).toMatch(/Time to claim: p50 \d+ s, p90 \d+ s/);
     expect(shown.text).toMatch(/Time to first agent reply: p50 \d+ (s|min), p90 \d+ (s|min)/);
     expect(shown.text).toContain('Satisfaction: 4/5 average of 1 rating');
-    await waitFor(() => [...e.fake.uploads.values()].find((u) => u.channel === 'C0FIGURES' && u.data.length > 0), 'the chart');
+    await waitFor(
+      () => [...e.fake.uploads.values()].find((u) => u.channel === 'C0FIGURES' && u.data.length > 0),
+      'the chart',
+    );
   }, 60_000);
 
   test('a claim and a close whose ticket update fails still tell both sides', async () => {
@@ -229,19 +343,34 @@ describe('Slack: a lead through a handoff', () => {
     const third = await waitFor(() => rootFor(e.fake, USERS, question), 'the third conversation');
     await waitFor(() => e.fake.replies(USERS, third.ts).find((m) => button(m, 'Talk to a human')), 'its answer');
     await e.driver.command('/handoff', 'urgent', { user: ADA, channel: USERS });
-    const t3 = await waitFor(() => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.text.includes('urgent') && button(m, 'Claim')), 'the third ticket');
+    const t3 = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.text.includes('urgent') && button(m, 'Claim')),
+      'the third ticket',
+    );
     const claimButton = button(t3, 'Claim')!;
     const closeButton = button(t3, 'Close')!;
 
     e.fake.force429('chat.update', 100, 1);
     await e.driver.click(claimButton, { channel: HANDOFF_CHANNEL, messageTs: t3.ts }, { user: SMITH });
-    await waitFor(() => e.fake.replies(USERS, third.ts).find((m) => m.text.includes('Agent Smith (agent) has joined')), 'the user told of the claim');
-    await waitFor(() => e.fake.replies(HANDOFF_CHANNEL, t3.ts).find((m) => m.text.startsWith('Agent Smith claimed this ticket')), 'the thread told of the claim');
+    await waitFor(
+      () => e.fake.replies(USERS, third.ts).find((m) => m.text.includes('Agent Smith (agent) has joined')),
+      'the user told of the claim',
+    );
+    await waitFor(
+      () => e.fake.replies(HANDOFF_CHANNEL, t3.ts).find((m) => m.text.startsWith('Agent Smith claimed this ticket')),
+      'the thread told of the claim',
+    );
     // The ticket message could not be updated: it still shows the state before.
     expect(e.fake.message(HANDOFF_CHANNEL, t3.ts)!.text).toMatch(/^Waiting since/);
     await e.driver.click(closeButton, { channel: HANDOFF_CHANNEL, messageTs: t3.ts }, { user: SMITH });
-    await waitFor(() => e.fake.replies(USERS, third.ts).find((m) => m.text.includes('Agent Smith closed the handoff')), 'the user told of the close');
-    await waitFor(() => e.fake.replies(HANDOFF_CHANNEL, t3.ts).find((m) => m.text.startsWith('Agent Smith closed this ticket')), 'the thread told of the close');
+    await waitFor(
+      () => e.fake.replies(USERS, third.ts).find((m) => m.text.includes('Agent Smith closed the handoff')),
+      'the user told of the close',
+    );
+    await waitFor(
+      () => e.fake.replies(HANDOFF_CHANNEL, t3.ts).find((m) => m.text.startsWith('Agent Smith closed this ticket')),
+      'the thread told of the close',
+    );
     e.fake.force429('chat.update', 0, 1);
   }, 60_000);
 });

@@ -27,7 +27,16 @@ describe('Slack: listing delete confirmed from an ephemeral message', () => {
     );
     const del = button(confirm as unknown as FakeMessage, 'Delete')!;
     const ephemeralsBefore = e.fake.ephemerals.length;
-    const res = await e.driver.click(del, { channel: 'C0DELEPH', messageTs: '1700000000.000100', ephemeral: true, responseUrl: e.fake.responseUrl('del-1') }, { user: ADMIN });
+    const res = await e.driver.click(
+      del,
+      {
+        channel: 'C0DELEPH',
+        messageTs: '1700000000.000100',
+        ephemeral: true,
+        responseUrl: e.fake.responseUrl('del-1'),
+      },
+      { user: ADMIN },
+    );
     expect(res.status).toBe(200);
 
     const replaced = await waitFor(() => e.fake.responses.find((r) => r.id === 'del-1'), 'the confirmation replaced');

@@ -29,7 +29,9 @@ describe('Slack e2e: a Web API with other habits', () => {
   test('SLACK_API_URL as a bare origin: the Web API under /api/ is found and the app gets ready', async () => {
     const res = await fetch(`${e.app.url}/healthz`);
     expect(res.status).toBe(200);
-    const outside = e.fake.calls.filter((c) => c.status === 404 && c.method !== 'chat.startStream' && c.method !== 'users.info');
+    const outside = e.fake.calls.filter(
+      (c) => c.status === 404 && c.method !== 'chat.startStream' && c.method !== 'users.info',
+    );
     // Only the one probe of the bare origin missed; every call since went to /api/.
     expect(outside.map((c) => c.method)).toEqual(['auth.test']);
   });
@@ -52,7 +54,15 @@ describe('Slack e2e: a Web API with other habits', () => {
     // A follow-up in the thread and a second /ask: native streaming is not tried again, and the
     // failed name lookup is not repeated for the same user.
     const follow = 'And for rent in Austin?';
-    await e.driver.event({ type: 'message', channel: 'C0OTHER', channel_type: 'channel', user: 'U0USER1', text: follow, ts: `${Date.now() / 1000}`, thread_ts: root.ts });
+    await e.driver.event({
+      type: 'message',
+      channel: 'C0OTHER',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: follow,
+      ts: `${Date.now() / 1000}`,
+      thread_ts: root.ts,
+    });
     await waitForAnswer(e, 'C0OTHER', root.ts, follow);
     const q2 = 'Homes for rent in Austin, second question';
     await e.driver.command('/ask', q2, { user: 'U0USER1', channel: 'C0OTHER2' });
@@ -74,9 +84,15 @@ describe('Slack e2e: a Web API with other habits', () => {
   test('a modal submitted without its private_metadata still gets inline errors', async () => {
     await e.driver.command('/listing', 'create', { user: ADMIN, channel: 'C0OTHER4' });
     const view = await waitFor(() => e.fake.views.find((v) => String(v.callback_id).includes('listing')), 'the modal');
-    const inputs = (view.blocks as Array<{ type: string; block_id?: string; element?: { type: string } }>).filter((b) => b.type === 'input');
+    const inputs = (view.blocks as Array<{ type: string; block_id?: string; element?: { type: string } }>).filter(
+      (b) => b.type === 'input',
+    );
     const numeric = inputs.find((b) => b.element?.type === 'number_input')!;
-    const res = await e.driver.submitView({ ...view, private_metadata: '' }, { [numeric.block_id!]: 'not a number' }, { user: ADMIN });
+    const res = await e.driver.submitView(
+      { ...view, private_metadata: '' },
+      { [numeric.block_id!]: 'not a number' },
+      { user: ADMIN },
+    );
     expect(res.status).toBe(200);
     const body = res.json as { response_action?: string; errors?: Record<string, string> };
     expect(body.response_action).toBe('errors');

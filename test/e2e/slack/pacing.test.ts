@@ -20,9 +20,17 @@ describe('Slack e2e: button updates share the chat.update budget', () => {
     const channels = ['C0PACE0', 'C0PACE1', 'C0PACE2'];
     await Promise.all(channels.map((channel) => e.driver.command('/listings', '', { user: 'U0USER1', channel })));
     const pages = await Promise.all(
-      channels.map((channel) => waitFor(() => e.fake.channelMessages(channel).find((m) => button(m, /Next/)), `the listings page in ${channel}`)),
+      channels.map((channel) =>
+        waitFor(
+          () => e.fake.channelMessages(channel).find((m) => button(m, /Next/)),
+          `the listings page in ${channel}`,
+        ),
+      ),
     );
-    const asks = Array.from({ length: 5 }, (_, i) => ({ question: `Pacing question ${i + 1}: homes in Austin please`, channel: `C0PACEASK${i}` }));
+    const asks = Array.from({ length: 5 }, (_, i) => ({
+      question: `Pacing question ${i + 1}: homes in Austin please`,
+      channel: `C0PACEASK${i}`,
+    }));
     await Promise.all(asks.map((a) => e.driver.command('/ask', a.question, { user: 'U0USER2', channel: a.channel })));
     const clicks = Array.from({ length: 60 }, (_, i) => {
       const msg = pages[i % pages.length]!;
@@ -32,7 +40,11 @@ describe('Slack e2e: button updates share the chat.update budget', () => {
     for (const ack of acks) expect(ack.status).toBe(200);
 
     for (const msg of pages) {
-      await waitFor(() => /page 2 of/.test(e.fake.message(msg.channel, msg.ts)!.text), `page 2 in ${msg.channel}`, 30_000);
+      await waitFor(
+        () => /page 2 of/.test(e.fake.message(msg.channel, msg.ts)!.text),
+        `page 2 in ${msg.channel}`,
+        30_000,
+      );
     }
     await Promise.all(
       asks.map(async (a) => {
@@ -40,7 +52,9 @@ describe('Slack e2e: button updates share the chat.update budget', () => {
         await waitForAnswer(e, a.channel, root.ts, a.question, 60_000);
       }),
     );
-    expect(e.fake.callsOf('chat.update').filter((c) => channels.includes(String(c.args.channel))).length).toBeGreaterThan(0);
+    expect(
+      e.fake.callsOf('chat.update').filter((c) => channels.includes(String(c.args.channel))).length,
+    ).toBeGreaterThan(0);
     expect(e.fake.ephemerals.filter((m) => /went wrong/i.test(m.text))).toEqual([]);
     expect(e.fake.rateLimited).toBe(0);
     expect(e.fake.calls.filter((c) => c.status === 429)).toHaveLength(0);

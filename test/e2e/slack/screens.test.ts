@@ -16,7 +16,10 @@ describe('Slack e2e: the everyday screens', () => {
     // Two Boise listings: one whose photo Slack cannot download, one whose photo is fine.
     const chatbot = e.service.chatbotId;
     const base = e.service.context.listings.search(chatbot, { city: 'Austin' }, 1)[0]!.data;
-    for (const [i, image] of [`https://${BROKEN_HOST}/boise/1.jpg`, 'https://images.example.com/boise/2.jpg'].entries()) {
+    for (const [i, image] of [
+      `https://${BROKEN_HOST}/boise/1.jpg`,
+      'https://images.example.com/boise/2.jpg',
+    ].entries()) {
       e.service.context.listings.create(chatbot, {
         ...base,
         City: 'Boise',
@@ -59,10 +62,25 @@ describe('Slack e2e: the everyday screens', () => {
   test('/listing create: the modal in the order an agent fills it, options in words, placeholders with units', async () => {
     await e.driver.command('/listing', 'create', { user: ADMIN, channel: 'C0FORM' });
     const view = await waitFor(() => e.fake.views.find((v) => String(v.callback_id).includes('listing')), 'the modal');
-    type Input = { type: string; block_id?: string; element?: { type: string; placeholder?: { text: string }; options?: Array<{ text: { text: string } }>; initial_option?: { text: { text: string } } } };
+    type Input = {
+      type: string;
+      block_id?: string;
+      element?: {
+        type: string;
+        placeholder?: { text: string };
+        options?: Array<{ text: { text: string } }>;
+        initial_option?: { text: { text: string } };
+      };
+    };
     const blocks = view.blocks as Input[];
     const inputs = blocks.filter((b) => b.type === 'input');
-    expect(inputs.slice(0, 5).map((b) => b.block_id)).toEqual(['Address', 'SalePrice', 'PropertyType', 'Bedrooms', 'Bathrooms']);
+    expect(inputs.slice(0, 5).map((b) => b.block_id)).toEqual([
+      'Address',
+      'SalePrice',
+      'PropertyType',
+      'Bedrooms',
+      'Bathrooms',
+    ]);
     const options = (id: string) => inputs.find((b) => b.block_id === id)?.element?.options?.map((o) => o.text.text);
     expect(options('SaleType')).toEqual(['For sale', 'For rent']);
     expect(options('Status')).toEqual(['Active', 'Coming soon', 'Sold']);
@@ -72,15 +90,28 @@ describe('Slack e2e: the everyday screens', () => {
     expect(inputs.find((b) => b.block_id === 'RentPrice')?.element?.placeholder?.text).toMatch(/per month/);
     // What a person reads (every text, not the values sent back) has no developer formats or wire values.
     const shown = [...JSON.stringify(view.blocks).matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]);
-    for (const t of shown) expect(t).not.toMatch(/^(basics|more)$|comma-separated|Key=value|for_sale|for_rent|PreOnMarket|OpenHouse/);
+    for (const t of shown)
+      expect(t).not.toMatch(/^(basics|more)$|comma-separated|Key=value|for_sale|for_rent|PreOnMarket|OpenHouse/);
   });
 
   test('/analytics: the progress message is replaced by the figures, named after the chatbot', async () => {
     await e.driver.command('/analytics', '', { user: ADMIN, channel: 'C0ANALYTICS' });
-    const progress = await waitFor(() => e.fake.channelMessages('C0ANALYTICS').find((m) => m.history[0]?.startsWith('Crunching')), 'the progress message');
-    await waitFor(() => (/Conversations: \d/.test(progress.text) ? true : undefined), 'the figures in place of the progress note');
+    const progress = await waitFor(
+      () => e.fake.channelMessages('C0ANALYTICS').find((m) => m.history[0]?.startsWith('Crunching')),
+      'the progress message',
+    );
+    await waitFor(
+      () => (/Conversations: \d/.test(progress.text) ? true : undefined),
+      'the figures in place of the progress note',
+    );
     expect(progress.text).toContain('Analytics for Skyline Realty Assistant');
     expect(e.fake.channelMessages('C0ANALYTICS').some((m) => m.text.includes('Crunching'))).toBe(false);
-    await waitFor(() => (e.fake.callsOf('files.completeUploadExternal').length + e.fake.callsOf('files.upload').length > 0 ? true : undefined), 'the chart upload');
+    await waitFor(
+      () =>
+        e.fake.callsOf('files.completeUploadExternal').length + e.fake.callsOf('files.upload').length > 0
+          ? true
+          : undefined,
+      'the chart upload',
+    );
   });
 });

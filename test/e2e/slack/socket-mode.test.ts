@@ -44,7 +44,12 @@ describe('Slack e2e: Socket Mode', () => {
     expect(root.thread_ts).toBeUndefined();
     const { answer, messages } = await waitForAnswer(e, 'C0SOCKASK', root.ts, question);
     expect(answer.length).toBeGreaterThan(0);
-    expect(messages.map((m) => m.text).join('').replace(/\s+/g, '')).toBe(answer.replace(/\s+/g, ''));
+    expect(
+      messages
+        .map((m) => m.text)
+        .join('')
+        .replace(/\s+/g, ''),
+    ).toBe(answer.replace(/\s+/g, ''));
     expect(e.storedAnswers(question)).toHaveLength(1);
     askRoot = root.ts;
   });
@@ -68,7 +73,14 @@ describe('Slack e2e: Socket Mode', () => {
     const stored = await waitFor(() => e.storedAnswers(followUp).at(-1), 'the follow-up answer stored');
     await waitFor(() => {
       const later = answerMessages(e.fake, 'C0SOCKASK', askRoot).slice(before);
-      return later.length > 0 && later.every((m) => !m.streaming) && later.map((m) => m.text).join('').replace(/\s+/g, '') === stored.replace(/\s+/g, '');
+      return (
+        later.length > 0 &&
+        later.every((m) => !m.streaming) &&
+        later
+          .map((m) => m.text)
+          .join('')
+          .replace(/\s+/g, '') === stored.replace(/\s+/g, '')
+      );
     }, 'the follow-up answer in the thread');
     const sessions = e.service.context.db
       .prepare(`SELECT DISTINCT session_id FROM messages WHERE role='user' AND content IN (?, ?)`)
@@ -81,7 +93,14 @@ describe('Slack e2e: Socket Mode', () => {
     await e.socket.waitAck(replay.envelopeId, 3_000);
     const dmTs = `${Math.floor(Date.now() / 1000)}.000456`;
     const dm = 'Anything for rent in Denver?';
-    const dmEnvelope = e.socket.event({ type: 'message', channel: 'D0SOCKDM', channel_type: 'im', user: 'U0USER2', text: dm, ts: dmTs });
+    const dmEnvelope = e.socket.event({
+      type: 'message',
+      channel: 'D0SOCKDM',
+      channel_type: 'im',
+      user: 'U0USER2',
+      text: dm,
+      ts: dmTs,
+    });
     await e.socket.waitAck(dmEnvelope.envelopeId, 3_000);
     await waitForAnswer(e, 'D0SOCKDM', dmTs, dm);
     expect(e.storedAnswers(followUp)).toHaveLength(1);
@@ -90,7 +109,10 @@ describe('Slack e2e: Socket Mode', () => {
   test('an interactive envelope (listings Next) is acked and edits the same message', async () => {
     const listings = e.socket.slashCommand('/listings', '', { user: 'U0USER1', channel: 'C0SOCKLIST' });
     await e.socket.waitAck(listings, 3_000);
-    const msg = await waitFor(() => e.fake.channelMessages('C0SOCKLIST').find((m) => button(m, /Next/)), 'the listings page');
+    const msg = await waitFor(
+      () => e.fake.channelMessages('C0SOCKLIST').find((m) => button(m, /Next/)),
+      'the listings page',
+    );
     expect(msg.text).toMatch(/page 1 of/);
     const click = e.socket.click(button(msg, /Next/)!, { channel: 'C0SOCKLIST', messageTs: msg.ts });
     const ack = await e.socket.waitAck(click, 3_000);
@@ -149,7 +171,11 @@ describe('Slack e2e: Socket Mode survives Slack failing a reconnect', () => {
     const down = await fetch(`${e.app.url}/healthz`);
     expect(down.status).toBe(503);
     e.socket.failOpens(0);
-    await waitFor(() => e.socket.connections === 2 && e.socket.connected, 'a reconnection after Slack recovered', 25_000);
+    await waitFor(
+      () => e.socket.connections === 2 && e.socket.connected,
+      'a reconnection after Slack recovered',
+      25_000,
+    );
     const q = 'Show me homes for sale in Austin';
     const envelopeId = e.socket.slashCommand('/ask', q, { channel: 'C0BACK' });
     await e.socket.waitAck(envelopeId, 3_000);

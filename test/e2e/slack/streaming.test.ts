@@ -19,7 +19,9 @@ describe('Slack e2e: streaming', () => {
     const root = await waitFor(() => rootFor(e.fake, 'C0NATIVE', LONG), 'the root');
     const { messages } = await waitForAnswer(e, 'C0NATIVE', root.ts, LONG, 40_000);
     const summary = e.fake.calls.map((c) => `${c.method}:${c.status}:${String(c.response.error ?? 'ok')}`);
-    const started = e.fake.callsOf('chat.startStream').filter((c) => c.args.thread_ts === root.ts && c.response.ok === true);
+    const started = e.fake
+      .callsOf('chat.startStream')
+      .filter((c) => c.args.thread_ts === root.ts && c.response.ok === true);
     expect({ started: started.length > 0, summary }).toMatchObject({ started: true });
     expect(e.fake.callsOf('chat.stopStream').length).toBeGreaterThan(0);
     for (const m of messages) expect(m.text.length).toBeLessThanOrEqual(3000);
@@ -32,7 +34,11 @@ describe('Slack e2e: streaming', () => {
     await e.driver.command('/ask', q, { user: 'U0USER1', channel: 'C0FALLBACK' });
     const root = await waitFor(() => rootFor(e.fake, 'C0FALLBACK', q), 'the root');
     const { messages } = await waitForAnswer(e, 'C0FALLBACK', root.ts, q, 40_000);
-    expect(e.fake.callsOf('chat.startStream').some((c) => c.args.thread_ts === root.ts && c.response.error === 'feature_not_enabled')).toBe(true);
+    expect(
+      e.fake
+        .callsOf('chat.startStream')
+        .some((c) => c.args.thread_ts === root.ts && c.response.error === 'feature_not_enabled'),
+    ).toBe(true);
     const updates = e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0FALLBACK');
     expect(updates.length).toBeGreaterThan(0);
     for (const m of messages) expect(m.text.length).toBeLessThanOrEqual(3000);

@@ -19,8 +19,14 @@ describe('Discord rendering', () => {
   });
 
   test('cards become embeds within Discord limits; a notice never enters the content', async () => {
-    const card = { title: 't'.repeat(400), fields: Array.from({ length: 30 }, (_, i) => ({ label: `f${i}`, value: 'v'.repeat(1500) })) };
-    const { body } = await renderMessage({ text: 'answer', notice: 'Answer interrupted', cards: Array.from({ length: 12 }, () => card) }, (b) => buttonId(store, b));
+    const card = {
+      title: 't'.repeat(400),
+      fields: Array.from({ length: 30 }, (_, i) => ({ label: `f${i}`, value: 'v'.repeat(1500) })),
+    };
+    const { body } = await renderMessage(
+      { text: 'answer', notice: 'Answer interrupted', cards: Array.from({ length: 12 }, () => card) },
+      (b) => buttonId(store, b),
+    );
     expect(body.content).toBe('answer');
     expect(body.embeds.length).toBeLessThanOrEqual(10);
     let total = 0;
@@ -28,13 +34,20 @@ describe('Discord rendering', () => {
       expect((e.title ?? '').length).toBeLessThanOrEqual(256);
       expect((e.fields ?? []).length).toBeLessThanOrEqual(25);
       for (const f of e.fields ?? []) expect(f.value.length).toBeLessThanOrEqual(1024);
-      total += (e.title ?? '').length + (e.description ?? '').length + (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
+      total +=
+        (e.title ?? '').length +
+        (e.description ?? '').length +
+        (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
     }
     expect(total).toBeLessThanOrEqual(6000);
   });
 
   test('buttons go 5 to a row; a long action value is kept in the store behind a short id', async () => {
-    const buttons = Array.from({ length: 7 }, (_, i) => ({ action: 'listings.page', label: `B${i}`, value: i === 6 ? 'v'.repeat(300) : String(i) }));
+    const buttons = Array.from({ length: 7 }, (_, i) => ({
+      action: 'listings.page',
+      label: `B${i}`,
+      value: i === 6 ? 'v'.repeat(300) : String(i),
+    }));
     const { body } = await renderMessage({ text: 'x', buttons }, (b) => buttonId(store, b));
     expect(body.components.map((r) => r.components.length)).toEqual([5, 2]);
     const long = body.components[1]!.components[1]!.custom_id;
@@ -43,7 +56,13 @@ describe('Discord rendering', () => {
   });
 
   test('form fields are cut into chunks of at most 5 by group', () => {
-    const fields: FormField[] = Array.from({ length: 12 }, (_, i) => ({ name: `F${i}`, label: `F${i}`, kind: 'text', required: false, group: i < 9 ? 'a' : 'b' }));
+    const fields: FormField[] = Array.from({ length: 12 }, (_, i) => ({
+      name: `F${i}`,
+      label: `F${i}`,
+      kind: 'text',
+      required: false,
+      group: i < 9 ? 'a' : 'b',
+    }));
     const chunks = chunkFields(fields);
     expect(chunks.map((c) => c.names.length)).toEqual([5, 4, 3]);
     expect(chunks.map((c) => c.label)).toEqual(['A (1/2)', 'A (2/2)', 'B']);

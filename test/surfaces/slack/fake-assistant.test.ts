@@ -10,7 +10,10 @@ describe('fake Slack: the assistant methods and feedback blocks', () => {
     await fake.close();
   });
 
-  const call = async (method: string, body: Record<string, unknown>): Promise<{ status: number; json: { ok: boolean; error?: string } }> => {
+  const call = async (
+    method: string,
+    body: Record<string, unknown>,
+  ): Promise<{ status: number; json: { ok: boolean; error?: string } }> => {
     const res = await fetch(`${fake.apiUrl}${method}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${fake.botToken}`, 'content-type': 'application/json' },
@@ -23,28 +26,70 @@ describe('fake Slack: the assistant methods and feedback blocks', () => {
     { type: 'section', text: { type: 'mrkdwn', text: 'answer' } },
     {
       type: 'context_actions',
-      elements: [{ type: 'feedback_buttons', action_id: 'fb', positive_button: positive, negative_button: { text: { type: 'plain_text', text: 'Bad' }, value: 'down' } }],
+      elements: [
+        {
+          type: 'feedback_buttons',
+          action_id: 'fb',
+          positive_button: positive,
+          negative_button: { text: { type: 'plain_text', text: 'Bad' }, value: 'down' },
+        },
+      ],
     },
   ];
 
   test('context_actions with feedback_buttons are accepted when well formed, refused otherwise', async () => {
-    const good = await call('chat.postMessage', { channel: 'C1', text: 'answer', blocks: feedback({ text: { type: 'plain_text', text: 'Good' }, value: 'up' }) });
+    const good = await call('chat.postMessage', {
+      channel: 'C1',
+      text: 'answer',
+      blocks: feedback({ text: { type: 'plain_text', text: 'Good' }, value: 'up' }),
+    });
     expect(good.json.ok).toBe(true);
-    const noValue = await call('chat.postMessage', { channel: 'C2', text: 'answer', blocks: feedback({ text: { type: 'plain_text', text: 'Good' } }) });
+    const noValue = await call('chat.postMessage', {
+      channel: 'C2',
+      text: 'answer',
+      blocks: feedback({ text: { type: 'plain_text', text: 'Good' } }),
+    });
     expect(noValue.json.error).toBe('invalid_blocks');
-    const wrongElement = await call('chat.postMessage', { channel: 'C3', text: 'a', blocks: [{ type: 'context_actions', elements: [{ type: 'button', action_id: 'x' }] }] });
+    const wrongElement = await call('chat.postMessage', {
+      channel: 'C3',
+      text: 'a',
+      blocks: [{ type: 'context_actions', elements: [{ type: 'button', action_id: 'x' }] }],
+    });
     expect(wrongElement.json.error).toBe('invalid_blocks');
   });
 
   test('prompts, title and status are checked and kept per thread', async () => {
-    expect((await call('assistant.threads.setSuggestedPrompts', { channel_id: 'D1', thread_ts: '1.1', prompts: [] })).json.error).toBe('invalid_arguments');
+    expect(
+      (await call('assistant.threads.setSuggestedPrompts', { channel_id: 'D1', thread_ts: '1.1', prompts: [] })).json
+        .error,
+    ).toBe('invalid_arguments');
     const five = Array.from({ length: 5 }, (_, i) => ({ title: `t${i}`, message: `m${i}` }));
-    expect((await call('assistant.threads.setSuggestedPrompts', { channel_id: 'D1', thread_ts: '1.1', prompts: five })).json.error).toBe('invalid_arguments');
-    expect((await call('assistant.threads.setSuggestedPrompts', { channel_id: 'D1', thread_ts: '1.1', prompts: five.slice(0, 2) })).json.ok).toBe(true);
-    expect((await call('assistant.threads.setTitle', { channel_id: 'D1', thread_ts: '1.1', title: '' })).json.error).toBe('invalid_arguments');
-    expect((await call('assistant.threads.setTitle', { channel_id: 'D1', thread_ts: '1.1', title: 'Homes' })).json.ok).toBe(true);
-    expect((await call('assistant.threads.setStatus', { channel_id: 'D1', thread_ts: '1.1', status: 'is thinking…' })).json.ok).toBe(true);
-    expect((await call('assistant.threads.setStatus', { channel_id: 'D1', thread_ts: '1.1', status: '' })).json.ok).toBe(true);
+    expect(
+      (await call('assistant.threads.setSuggestedPrompts', { channel_id: 'D1', thread_ts: '1.1', prompts: five })).json
+        .error,
+    ).toBe('invalid_arguments');
+    expect(
+      (
+        await call('assistant.threads.setSuggestedPrompts', {
+          channel_id: 'D1',
+          thread_ts: '1.1',
+          prompts: five.slice(0, 2),
+        })
+      ).json.ok,
+    ).toBe(true);
+    expect(
+      (await call('assistant.threads.setTitle', { channel_id: 'D1', thread_ts: '1.1', title: '' })).json.error,
+    ).toBe('invalid_arguments');
+    expect(
+      (await call('assistant.threads.setTitle', { channel_id: 'D1', thread_ts: '1.1', title: 'Homes' })).json.ok,
+    ).toBe(true);
+    expect(
+      (await call('assistant.threads.setStatus', { channel_id: 'D1', thread_ts: '1.1', status: 'is thinking…' })).json
+        .ok,
+    ).toBe(true);
+    expect(
+      (await call('assistant.threads.setStatus', { channel_id: 'D1', thread_ts: '1.1', status: '' })).json.ok,
+    ).toBe(true);
     const t = fake.assistantThread('D1', '1.1')!;
     expect(t.prompts).toHaveLength(2);
     expect(t.title).toBe('Homes');
@@ -57,10 +102,14 @@ describe('fake Slack: the assistant methods and feedback blocks', () => {
     expect(TIER_BUDGETS['assistant.threads.setSuggestedPrompts']).toBe(50);
     // Fired at once, so the bucket cannot refill meaningfully between them.
     const statuses = await Promise.all(
-      Array.from({ length: STATUS_PER_MINUTE + 20 }, () => call('assistant.threads.setStatus', { channel_id: 'D9', thread_ts: '9.9', status: 'x' })),
+      Array.from({ length: STATUS_PER_MINUTE + 20 }, () =>
+        call('assistant.threads.setStatus', { channel_id: 'D9', thread_ts: '9.9', status: 'x' }),
+      ),
     );
     expect(statuses.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(1);
     // Another DM has its own budget.
-    expect((await call('assistant.threads.setStatus', { channel_id: 'D8', thread_ts: '8.8', status: 'x' })).status).toBe(200);
+    expect(
+      (await call('assistant.threads.setStatus', { channel_id: 'D8', thread_ts: '8.8', status: 'x' })).status,
+    ).toBe(200);
   });
 });

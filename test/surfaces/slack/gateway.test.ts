@@ -21,7 +21,13 @@ describe('SlackGateway: one outbound path', () => {
   beforeAll(async () => {
     fake = await new FakeSlack({ team: 'T0GATE', streaming: 'unknown_method' }).start();
     store = new SqliteStore(':memory:');
-    port = new SlackPort({ client: createWebClient(fake.botToken, fake.apiUrl, log), store, log, botToken: fake.botToken, team: () => fake.team });
+    port = new SlackPort({
+      client: createWebClient(fake.botToken, fake.apiUrl, log),
+      store,
+      log,
+      botToken: fake.botToken,
+      team: () => fake.team,
+    });
   });
 
   afterAll(async () => {
@@ -31,7 +37,12 @@ describe('SlackGateway: one outbound path', () => {
   });
 
   test('a burst from relay, handoff, cards and ephemerals stays within every budget, and finals are not starved', async () => {
-    const channel = (c: string, thread?: string): Place => ({ surface: 'slack', workspace: fake.team, channel: c, ...(thread ? { thread } : {}) });
+    const channel = (c: string, thread?: string): Place => ({
+      surface: 'slack',
+      workspace: fake.team,
+      channel: c,
+      ...(thread ? { thread } : {}),
+    });
     // Twelve answers about to finish, each with its message posted and its final reserved, and
     // twelve other messages still streaming (one call at a time per message, as the relay does).
     const answers: MessageRef[] = [];
@@ -45,10 +56,16 @@ describe('SlackGateway: one outbound path', () => {
     // Interims first: five per streaming message, more than the 50-a-minute chat.update budget can carry.
     const interims = streaming.flatMap((ref, i) =>
       [1, 2, 3, 4, 5].map((k) =>
-        port.edit(ref, { text: `answer ${i} part ${k}`, typing: true }, { priority: 'interim', coalesceKey: `interim-${i}-${k}` }).then(
-          () => 'sent',
-          () => 'dropped',
-        ),
+        port
+          .edit(
+            ref,
+            { text: `answer ${i} part ${k}`, typing: true },
+            { priority: 'interim', coalesceKey: `interim-${i}-${k}` },
+          )
+          .then(
+            () => 'sent',
+            () => 'dropped',
+          ),
       ),
     );
     // Then everything else at once: card updates, ephemerals, handoff relays into one thread, finals.
@@ -56,12 +73,17 @@ describe('SlackGateway: one outbound path', () => {
     const ephemerals = Array.from({ length: 20 }, (_, i) =>
       port.notify(channel('C0EPH'), { id: `U0E${i}`, name: 'someone', isAdmin: false }, { text: `only for you ${i}` }),
     );
-    const relays = Array.from({ length: 3 }, (_, i) => port.post(channel('C0HAND', '1700000000.000100'), { text: `*Agent:* message ${i}` }));
-    const finals = answers.map((ref, i) => port.edit(ref, { text: `answer ${i} complete` }, { coalesceKey: `answer-${i}` }));
+    const relays = Array.from({ length: 3 }, (_, i) =>
+      port.post(channel('C0HAND', '1700000000.000100'), { text: `*Agent:* message ${i}` }),
+    );
+    const finals = answers.map((ref, i) =>
+      port.edit(ref, { text: `answer ${i} complete` }, { coalesceKey: `answer-${i}` }),
+    );
 
     await Promise.all([...finals, ...cards, ...ephemerals, ...relays]);
     for (const r of releases) r();
-    for (const [i, ref] of answers.entries()) expect(fake.message(ref.place.channel, ref.id)!.text).toBe(`answer ${i} complete`);
+    for (const [i, ref] of answers.entries())
+      expect(fake.message(ref.place.channel, ref.id)!.text).toBe(`answer ${i} complete`);
     expect(fake.message('C0CARDS', pages.id)!.text).toBe('page 6');
 
     // Interims only ever used what the finals left: 50 - 12 reserved at most, and no more calls

@@ -23,7 +23,13 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
 
   /** A port as one instance has it: its own memory, the shared store. */
   const newPort = (): SlackPort => {
-    const port = new SlackPort({ client: createWebClient(fake.botToken, fake.apiUrl, log), store, log, botToken: fake.botToken, team: () => fake.team });
+    const port = new SlackPort({
+      client: createWebClient(fake.botToken, fake.apiUrl, log),
+      store,
+      log,
+      botToken: fake.botToken,
+      team: () => fake.team,
+    });
     ports.push(port);
     return port;
   };
@@ -36,7 +42,12 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
   };
 
   /** Tests that need fresh store budgets use a workspace of their own (the store keys budgets by it). */
-  const place = (channel: string, thread: string, workspace = fake.team): Place => ({ surface: 'slack', workspace, channel, thread });
+  const place = (channel: string, thread: string, workspace = fake.team): Place => ({
+    surface: 'slack',
+    workspace,
+    channel,
+    thread,
+  });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'slack-port-'));
@@ -62,7 +73,8 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
           body: JSON.stringify(body),
         });
       const starts = [];
-      for (let i = 0; i < STREAM_BUDGETS.start.limit + 1; i++) starts.push(await post('chat.startStream', { channel: 'C1', thread_ts: '1.1' }));
+      for (let i = 0; i < STREAM_BUDGETS.start.limit + 1; i++)
+        starts.push(await post('chat.startStream', { channel: 'C1', thread_ts: '1.1' }));
       expect(starts.slice(0, -1).every((r) => r.status === 200)).toBe(true);
       expect(starts.at(-1)!.status).toBe(429);
       expect(Number(starts.at(-1)!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -76,7 +88,8 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
       expect(appends.at(-1)).toBe(429);
       expect(appends.length).toBeGreaterThan(STREAM_BUDGETS.append.limit);
       const stops = [];
-      for (let i = 0; i < STREAM_BUDGETS.stop.limit + 1; i++) stops.push((await post('chat.stopStream', { channel: 'C1', ts })).status);
+      for (let i = 0; i < STREAM_BUDGETS.stop.limit + 1; i++)
+        stops.push((await post('chat.stopStream', { channel: 'C1', ts })).status);
       expect(stops.at(-1)).toBe(429);
       expect(stops.filter((s) => s === 429)).toHaveLength(1);
       expect(other.rateLimited).toBe(3);
@@ -107,8 +120,12 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     await stream!.stop({ text: 'Hello world' });
     expect(fake.message('C0NATIVE', stream!.ref.id)!.text).toBe('Hello world');
     // The start and the stop each took one token of their own Tier 2 budget.
-    expect(await drain(`slack:${fake.team}:chat.startStream`, STREAM_BUDGETS.start.limit)).toBe(STREAM_BUDGETS.start.limit - 1);
-    expect(await drain(`slack:${fake.team}:chat.stopStream`, STREAM_BUDGETS.stop.limit)).toBe(STREAM_BUDGETS.stop.limit - 1);
+    expect(await drain(`slack:${fake.team}:chat.startStream`, STREAM_BUDGETS.start.limit)).toBe(
+      STREAM_BUDGETS.start.limit - 1,
+    );
+    expect(await drain(`slack:${fake.team}:chat.stopStream`, STREAM_BUDGETS.stop.limit)).toBe(
+      STREAM_BUDGETS.stop.limit - 1,
+    );
   });
 
   test('with the startStream budget spent, the answer falls back to chat.update at once (no call, no wait)', async () => {
@@ -128,7 +145,10 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     const a = await port.post({ surface: 'slack', workspace: fake.team, channel: 'C0PAGES' }, { text: 'page 1' });
     const b = await port.post({ surface: 'slack', workspace: fake.team, channel: 'C0PAGES2' }, { text: 'page 1' });
     const before = fake.callsOf('chat.update').length;
-    await Promise.all([...Array.from({ length: 10 }, (_, i) => port.update(a, { text: `page ${i + 2}` })), port.update(b, { text: 'page 2' })]);
+    await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => port.update(a, { text: `page ${i + 2}` })),
+      port.update(b, { text: 'page 2' }),
+    ]);
     expect(fake.message('C0PAGES', a.id)!.text).toBe('page 11');
     expect(fake.message('C0PAGES2', b.id)!.text).toBe('page 2');
     const made = fake.callsOf('chat.update').length - before;
@@ -179,9 +199,16 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     // Gone already (stopped): chat.update alone makes the message exactly the final.
     await heir.stopNativeStream(stream!.ref, { text: 'Partial answer, done' });
     expect(fake.message('C0ORPHAN', stream!.ref.id)!.text).toBe('Partial answer, done');
-    expect(fake.callsOf('chat.stopStream').filter((c) => c.args.ts === stream!.ref.id).at(-1)!.response.error).toBe('message_not_in_streaming_state');
+    expect(
+      fake
+        .callsOf('chat.stopStream')
+        .filter((c) => c.args.ts === stream!.ref.id)
+        .at(-1)!.response.error,
+    ).toBe('message_not_in_streaming_state');
     // Each stop spent a Tier 2 token and each chat.update one of the workspace's: all through the gateway.
-    expect(await drain('slack:T0ORPHAN:chat.stopStream', STREAM_BUDGETS.stop.limit)).toBe(STREAM_BUDGETS.stop.limit - 2);
+    expect(await drain('slack:T0ORPHAN:chat.stopStream', STREAM_BUDGETS.stop.limit)).toBe(
+      STREAM_BUDGETS.stop.limit - 2,
+    );
     expect(await drain('slack:T0ORPHAN:chat.update', 50)).toBe(48);
     expect(fake.rateLimited).toBe(0);
   });

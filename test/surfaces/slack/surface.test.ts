@@ -38,7 +38,12 @@ class RecordingCore implements BridgeCore {
     this.actions.push({ inv, action, value });
     await inv.update?.({ text: `page ${value}` });
   }
-  async submitForm(_inv: Invocation, formId: string, state: string, values: Record<string, string>): Promise<FormResult> {
+  async submitForm(
+    _inv: Invocation,
+    formId: string,
+    state: string,
+    values: Record<string, string>,
+  ): Promise<FormResult> {
     this.forms.push({ formId, state, values });
     return this.formResult;
   }
@@ -69,7 +74,11 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     await runtime.start();
     server = createServer((req, res) => runtime.requestListener!(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    driver = new SlackDriver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`, SECRET, fake.team);
+    driver = new SlackDriver(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`,
+      SECRET,
+      fake.team,
+    );
   });
 
   afterAll(async () => {
@@ -148,8 +157,15 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     core.onCommand = async (inv) => {
       await inv.reply({ text: 'only you', notice: 'psst' }, { ephemeral: true });
       // The bridge's own mention (a token from mention()) is real; a typed `<@U0USER2>` is text.
-      const { thread, root } = await inv.surface.startThread(inv.place, { text: `${inv.surface.mention(inv.actor)} asked:\n> q <@U0USER2>`, markdown: true }, 'q');
-      await inv.surface.post(thread, { text: 'in thread', buttons: [{ action: 'handoff.request', label: 'Talk to a human', value: 'c1' }] });
+      const { thread, root } = await inv.surface.startThread(
+        inv.place,
+        { text: `${inv.surface.mention(inv.actor)} asked:\n> q <@U0USER2>`, markdown: true },
+        'q',
+      );
+      await inv.surface.post(thread, {
+        text: 'in thread',
+        buttons: [{ action: 'handoff.request', label: 'Talk to a human', value: 'c1' }],
+      });
       expect(root.id).toBe(thread.thread);
     };
     await driver.command('/listings', 'city:Austin', { user: 'U0USER1', channel: 'C0REPLY' });
@@ -159,35 +175,77 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     const root = fake.message('C0REPLY', reply.thread_ts!)!;
     expect(root.text).toBe('<@U0USER1> asked:\n> q &lt;@U0USER2&gt;');
     expect(root.thread_ts).toBeUndefined();
-    const actions = reply.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: Array<{ action_id: string; value: string }> };
+    const actions = reply.blocks.find((b) => (b as { type: string }).type === 'actions') as {
+      elements: Array<{ action_id: string; value: string }>;
+    };
     expect(actions.elements[0]!.action_id).toMatch(/^bridge:/);
     core.onCommand = undefined;
   });
 
   test('retries reach core with the message id core dedupes on; bot and edited messages are ignored', async () => {
     const root = fake.messages.find((m) => m.channel === 'C0REPLY' && !m.thread_ts)!;
-    const event = { type: 'message', channel: 'C0REPLY', channel_type: 'channel', user: 'U0USER1', text: 'follow up', ts: '1700000000.000100', thread_ts: root.ts };
+    const event = {
+      type: 'message',
+      channel: 'C0REPLY',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: 'follow up',
+      ts: '1700000000.000100',
+      thread_ts: root.ts,
+    };
     const first = await driver.event(event);
     await driver.event(event, { eventId: first.eventId, retryNum: 1 });
     await driver.event(event, { eventId: first.eventId, retryNum: 2 });
     await driver.event({ ...event, ts: '1700000000.000101', bot_id: 'BOTHER', text: 'bot chatter' });
     await driver.event({ ...event, ts: '1700000000.000102', subtype: 'message_changed' });
     await driver.event({ ...event, ts: '1700000000.000103', user: fake.botUserId, text: 'self' });
-    await driver.event({ type: 'message', channel: 'C0REPLY', channel_type: 'channel', user: 'U0USER1', text: 'top level chatter', ts: '1700000000.000104' });
-    const mention = await driver.event({ type: 'app_mention', channel: 'C0REPLY', user: 'U0USER1', text: `<@${fake.botUserId}> hi there`, ts: '1700000000.000200' });
+    await driver.event({
+      type: 'message',
+      channel: 'C0REPLY',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: 'top level chatter',
+      ts: '1700000000.000104',
+    });
+    const mention = await driver.event({
+      type: 'app_mention',
+      channel: 'C0REPLY',
+      user: 'U0USER1',
+      text: `<@${fake.botUserId}> hi there`,
+      ts: '1700000000.000200',
+    });
     expect(mention.status).toBe(200);
     await waitFor(() => core.messages.find((m) => m.text === 'hi there'), 'the mention');
     // Core answers a message id once (test/core/conversations covers it): every delivery carries the same id.
     await waitFor(() => core.messages.filter((m) => m.text === 'follow up').length === 3 || undefined, 'the retries');
     const follow = core.messages.filter((m) => m.text === 'follow up');
-    for (const m of follow) expect(m).toMatchObject({ id: event.ts, startsConversation: false, place: { channel: 'C0REPLY', thread: root.ts } });
-    expect(core.messages.map((m) => m.text)).not.toEqual(expect.arrayContaining(['bot chatter', 'self', 'top level chatter']));
-    expect(core.messages.find((m) => m.text === 'hi there')).toMatchObject({ startsConversation: true, place: { thread: '1700000000.000200' } });
+    for (const m of follow)
+      expect(m).toMatchObject({
+        id: event.ts,
+        startsConversation: false,
+        place: { channel: 'C0REPLY', thread: root.ts },
+      });
+    expect(core.messages.map((m) => m.text)).not.toEqual(
+      expect.arrayContaining(['bot chatter', 'self', 'top level chatter']),
+    );
+    expect(core.messages.find((m) => m.text === 'hi there')).toMatchObject({
+      startsConversation: true,
+      place: { thread: '1700000000.000200' },
+    });
   });
 
   test('DMs start conversations; shared files become attachments the port can fetch with the bot token', async () => {
     const file = fake.addFile('photo.png', 'image/png', Buffer.from([1, 2, 3, 4]));
-    await driver.event({ type: 'message', subtype: 'file_share', channel: 'D0DM', channel_type: 'im', user: 'U0USER1', text: 'what is this', ts: '1700000001.000001', files: [file] });
+    await driver.event({
+      type: 'message',
+      subtype: 'file_share',
+      channel: 'D0DM',
+      channel_type: 'im',
+      user: 'U0USER1',
+      text: 'what is this',
+      ts: '1700000001.000001',
+      files: [file],
+    });
     const msg = await waitFor(() => core.messages.find((m) => m.text === 'what is this'), 'the DM');
     expect(msg.startsConversation).toBe(true);
     expect(msg.place.thread).toBe('1700000001.000001');
@@ -198,9 +256,16 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
 
   test('a button click reaches core with its action and value, and update edits the same message', async () => {
     const place = { surface: 'slack' as const, workspace: fake.team, channel: 'C0PAGE' };
-    const ref = await runtime.surface.post(place, { text: 'page 1', buttons: [{ action: 'listings.page', label: 'Next', value: '2' }] });
+    const ref = await runtime.surface.post(place, {
+      text: 'page 1',
+      buttons: [{ action: 'listings.page', label: 'Next', value: '2' }],
+    });
     const msg = fake.message('C0PAGE', ref.id)!;
-    const el = (msg.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: Array<{ action_id: string; value: string }> }).elements[0]!;
+    const el = (
+      msg.blocks.find((b) => (b as { type: string }).type === 'actions') as {
+        elements: Array<{ action_id: string; value: string }>;
+      }
+    ).elements[0]!;
     const res = await driver.click(el, { channel: 'C0PAGE', messageTs: ref.id });
     expect(res.status).toBe(200);
     await waitFor(() => fake.message('C0PAGE', ref.id)!.text === 'page 2', 'the edit');
@@ -217,26 +282,54 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
         fields: [
           { name: 'City', label: 'City', kind: 'text', required: true, group: 'Place' },
           { name: 'Price', label: 'Price', kind: 'number', required: true, group: 'Money', initial: '100' },
-          { name: 'SaleType', label: 'Sale type', kind: 'select', required: false, group: 'Money', options: [{ value: 'for_sale', label: 'For sale' }, { value: 'for_rent', label: 'For rent' }] },
+          {
+            name: 'SaleType',
+            label: 'Sale type',
+            kind: 'select',
+            required: false,
+            group: 'Money',
+            options: [
+              { value: 'for_sale', label: 'For sale' },
+              { value: 'for_rent', label: 'For rent' },
+            ],
+          },
           { name: 'Featured', label: 'Featured', kind: 'boolean', required: false, group: 'Money' },
         ],
       });
     };
     await driver.command('/listing', 'create', { user: 'U0ADMIN', channel: 'C0FORM' });
-    const view = await waitFor(() => fake.views.find((v) => v.callback_id === 'bridge_form:listing.create'), 'views.open');
+    const view = await waitFor(
+      () => fake.views.find((v) => v.callback_id === 'bridge_form:listing.create'),
+      'views.open',
+    );
     expect((view.title as { text: string }).text.length).toBeLessThanOrEqual(24);
     const input = (view.blocks as Array<Record<string, unknown>>).find((b) => b.block_id === 'Price')!;
-    expect(input).toMatchObject({ type: 'input', optional: false, element: { type: 'number_input', initial_value: '100' } });
+    expect(input).toMatchObject({
+      type: 'input',
+      optional: false,
+      element: { type: 'number_input', initial_value: '100' },
+    });
     core.formResult = { ok: false, errors: { Price: 'Price must be a number' } };
-    const bad = await driver.submitView(view, { City: 'Austin', Price: 'abc', SaleType: 'for_rent' }, { user: 'U0ADMIN' });
+    const bad = await driver.submitView(
+      view,
+      { City: 'Austin', Price: 'abc', SaleType: 'for_rent' },
+      { user: 'U0ADMIN' },
+    );
     expect(bad.status).toBe(200);
     expect(bad.json).toEqual({ response_action: 'errors', errors: { Price: 'Price must be a number' } });
-    expect(core.forms.at(-1)).toEqual({ formId: 'listing.create', state: 'st', values: { City: 'Austin', Price: 'abc', SaleType: 'for_rent', Featured: '' } });
+    expect(core.forms.at(-1)).toEqual({
+      formId: 'listing.create',
+      state: 'st',
+      values: { City: 'Austin', Price: 'abc', SaleType: 'for_rent', Featured: '' },
+    });
     core.formResult = { ok: true, message: { text: 'Listing created' } };
     const good = await driver.submitView(view, { City: 'Austin', Price: '250000' }, { user: 'U0ADMIN' });
     expect(good.status).toBe(200);
     expect(good.text).toBe('');
-    await waitFor(() => fake.ephemerals.find((e) => e.text === 'Listing created' && e.channel === 'C0FORM'), 'the confirmation');
+    await waitFor(
+      () => fake.ephemerals.find((e) => e.text === 'Listing created' && e.channel === 'C0FORM'),
+      'the confirmation',
+    );
     core.onCommand = undefined;
   });
 
@@ -247,7 +340,10 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     expect(stream).toBeDefined();
     expect(stream!.expiresAt).toBeGreaterThan(Date.now() + 4 * 60 * 1000);
     await stream!.append('lo wor');
-    await stream!.stop({ text: 'Hello world', buttons: [{ action: 'handoff.request', label: 'Talk to a human', value: 'x' }] });
+    await stream!.stop({
+      text: 'Hello world',
+      buttons: [{ action: 'handoff.request', label: 'Talk to a human', value: 'x' }],
+    });
     const msg = fake.message('C0STREAM', stream!.ref.id)!;
     expect(msg.text).toBe('Hello world');
     expect(msg.history).toEqual(['Hel', 'Hello wor', 'Hello world']);
@@ -287,11 +383,16 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).not.toContain('<@U1>');
     const text = `${'Fish & chips <cheap> **bold** '.repeat(99)}end`;
     expect(text.length).toBeLessThanOrEqual(3000);
-    const ref = await runtime.surface.post({ surface: 'slack', workspace: fake.team, channel: 'C0LONG' }, { text, markdown: true, typing: true });
+    const ref = await runtime.surface.post(
+      { surface: 'slack', workspace: fake.team, channel: 'C0LONG' },
+      { text, markdown: true, typing: true },
+    );
     const msg = fake.message('C0LONG', ref.id)!;
     // Word for word as Slack shows it: its three control characters escaped.
     expect(msg.text).toBe(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
-    const sections = msg.blocks.filter((b) => (b as { type: string }).type === 'section') as Array<{ text: { text: string } }>;
+    const sections = msg.blocks.filter((b) => (b as { type: string }).type === 'section') as Array<{
+      text: { text: string };
+    }>;
     expect(sections.length).toBeGreaterThan(1);
     for (const s of sections) expect(s.text.text.length).toBeLessThanOrEqual(3000);
     expect(sections.at(-1)!.text.text.endsWith('▍')).toBe(true);
@@ -308,7 +409,10 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
   test('files go up with files.uploadV2 in the thread', async () => {
     const place = { surface: 'slack' as const, workspace: fake.team, channel: 'C0FILE' };
     const { thread } = await runtime.surface.startThread(place, { text: 'analytics' }, 'a');
-    await runtime.surface.post(thread, { text: 'Chart', file: { name: 'chart.png', mime: 'image/png', data: Buffer.from('png-bytes') } });
+    await runtime.surface.post(thread, {
+      text: 'Chart',
+      file: { name: 'chart.png', mime: 'image/png', data: Buffer.from('png-bytes') },
+    });
     const done = await waitFor(() => fake.callsOf('files.completeUploadExternal')[0], 'upload');
     expect(done.args).toMatchObject({ channel_id: 'C0FILE', thread_ts: thread.thread });
     const upload = [...fake.uploads.values()].find((u) => u.name === 'chart.png')!;
