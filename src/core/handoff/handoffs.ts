@@ -137,8 +137,10 @@ export class Handoffs {
     await this.ctx.store.set(ticketKeys.open(ticket.id), 1);
     await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
 
-    // "Talk to a human" no longer applies while a human is asked for.
-    await this.quietly(
+    // "Talk to a human" no longer applies while a human is asked for. Removing it edits earlier
+    // messages one by one at the channel's pace: cosmetic, so it runs beside the notice and the
+    // ticket instead of ahead of them.
+    const stripping = this.quietly(
       () => userSurface.stripButtons?.(conv.place, [HANDOFF_ACTIONS.request]),
       'removing Talk to a human',
     );
@@ -168,6 +170,7 @@ export class Handoffs {
       await this.ctx.store.set(ticketKeys.byMessage(root), ticket.id);
       const ticketLink = await this.quietly(() => handoffSurface.permalink?.(root), 'ticket permalink');
       await this.update(ticket.id, (t) => ({ ...t, root, thread, ...(ticketLink ? { ticketLink } : {}) }));
+      await stripping;
     } catch (err) {
       this.ctx.log.error({ err, ticket: ticket.id }, 'handoff: posting the ticket failed');
       await this.finish(ticket.id, 'cancelled', BRIDGE, { quiet: true });

@@ -198,7 +198,7 @@ export class DiscordPort implements SurfacePort {
     const rendered = await this.render(root);
     const scope = interactionScope.getStore();
     let rootId =
-      scope && !place.thread
+      scope && !place.thread && scope.responder.isCommandIn(channel)
         ? await this.gateway.global({}, () => scope.responder.rootMessage(rendered, channel))
         : undefined;
     let threadId: string | undefined;
@@ -315,7 +315,7 @@ export class DiscordPort implements SurfacePort {
         if (kept.length > 0) rows.push({ ...row, components: kept });
       }
       if (!changed) continue;
-      await this.gateway.inChannel(channel, {}, async () => {
+      await this.gateway.inChannel(channel, { priority: 'interim' }, async () => {
         try {
           // Only the components change: Discord keeps the content and embeds of a partial edit.
           await this.rest.patch(Routes.channelMessage(channel, m.id), {

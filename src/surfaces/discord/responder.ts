@@ -167,6 +167,16 @@ export class Responder {
    * Uses the interaction's public reply as a thread's root message, when it is still free and lives
    * in `channelId`. Undefined when the caller must post the root itself.
    */
+  /**
+   * Whether this interaction is a slash command in `channelId`: only then can its reply root a thread
+   * there. Asked before queueing behind the responder's other calls, which may be the very ones
+   * waiting for a thread elsewhere (a button pressed in a DM that opens a ticket in a guild channel).
+   */
+  isCommandIn(channelId: string): boolean {
+    const i = this.interaction;
+    return i.isChatInputCommand() && i.channelId === channelId;
+  }
+
   rootMessage(msg: RenderedMessage, channelId: string): Promise<string | undefined> {
     return this.serial(async () => {
       const i = this.interaction;
