@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
 import type { CoreContext, HandoffTarget } from '../context';
-import { appendTurn, readTranscript } from '../conversations/transcript';
+import { appendTurn, DEFAULT_RETENTION_MS, readTranscript } from '../conversations/transcript';
 import { keys, parseStored, toJson, type Conversation, type Turn } from '../conversations/model';
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
 import {
@@ -128,13 +128,13 @@ export class Handoffs {
       createdAt: now,
       waitingSince: now,
     };
-    await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket));
-    if (!(await this.ctx.store.setIfAbsent(keys.handoff(conv.id), ticket.id))) {
+    await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket), this.retentionMs);
+    if (!(await this.ctx.store.setIfAbsent(keys.handoff(conv.id), ticket.id, this.retentionMs))) {
       // Another trigger (another instance, a double click) won the race; its ticket stands.
       await this.ctx.store.delete(ticketKeys.ticket(ticket.id));
       return;
     }
-    await this.ctx.store.set(ticketKeys.open(ticket.id), 1);
+    await this.ctx.store.set(ticketKeys.open(ticket.id), 1, this.retentionMs);
     await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
 
     // "Talk to a human" no longer applies while a human is asked for. Removing it edits earlier
@@ -166,8 +166,8 @@ export class Handoffs {
       const channel: Place = { surface: target.surface, workspace: target.workspace, channel: target.channel };
       const msg = await this.renderFor(placed ?? ticket, handoffSurface);
       const { thread, root } = await handoffSurface.startThread(channel, msg, `Handoff: ${user.name}`);
-      await this.ctx.store.set(ticketKeys.byThread(thread), ticket.id);
-      await this.ctx.store.set(ticketKeys.byMessage(root), ticket.id);
+      await this.ctx.store.set(ticketKeys.byThread(thread), ticket.id, this.retentionMs);
+      await this.ctx.store.set(ticketKeys.byMessage(root), ticket.id, this.retentionMs);
       const ticketLink = await this.quietly(() => handoffSurface.permalink?.(root), 'ticket permalink');
       await this.update(ticket.id, (t) => ({ ...t, root, thread, ...(ticketLink ? { ticketLink } : {}) }));
       await stripping;
@@ -577,7 +577,10 @@ export class Handoffs {
         await inv.reply({ text: next }, { ephemeral: true });
         return undefined;
       }
-      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(ticketId), raw, toJson(next))) return next;
+      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(ticketId), raw, toJson(next), this.retentionMs)) {
+        await this.touchLookups(next);
+        return next;
+      }
     }
     await inv.reply({ text: 'The ticket is busy; please press the button again.' }, { ephemeral: true });
     return undefined;
@@ -591,9 +594,28 @@ export class Handoffs {
       if (!ticket) return undefined;
       const next = change(ticket);
       if (!next) return undefined;
-      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(id), raw, toJson(next))) return next;
+      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(id), raw, toJson(next), this.retentionMs)) {
+        await this.touchLookups(next);
+        return next;
+      }
     }
     throw new Error(`ticket ${id}: could not update (contention)`);
+  }
+
+  /** RETENTION_DAYS after a ticket's last change, the ticket and the keys that find it expire. */
+  private get retentionMs(): number {
+    return this.ctx.config.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  /** Every change restarts the retention of the keys that lead to the ticket, not only of the ticket. */
+  private async touchLookups(t: Ticket): Promise<void> {
+    const ttl = this.retentionMs;
+    if (t.thread) await this.ctx.store.set(ticketKeys.byThread(t.thread), t.id, ttl);
+    if (t.root) await this.ctx.store.set(ticketKeys.byMessage(t.root), t.id, ttl);
+    if (t.status === 'open' || t.status === 'claimed') {
+      await this.ctx.store.set(ticketKeys.open(t.id), 1, ttl);
+      await this.ctx.store.set(keys.handoff(t.convId), t.id, ttl);
+    }
   }
 
   private inHandoffChannel(inv: Invocation, t: Ticket): boolean {

@@ -5,6 +5,7 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { waitFor } from '../../support/wait-for';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
+import { ticketKeys } from '../../../src/core/handoff/model';
 
 const RETENTION_MS = 2_500;
 
@@ -63,5 +64,26 @@ describe('conversations: retention', () => {
       'the conversation, session and transcript to expire',
       RETENTION_MS * 4,
     );
+  }, 60_000);
+
+  it('tickets and the keys that find them expire after the retention without a change', async () => {
+    await h.bridge.command(h.invocation(h.users.alice), 'ask', 'Homes for rent in Denver?');
+    const thread = h.surface.calls.filter((c) => c.op === 'startThread').at(-1)!.place!;
+    await h.bridge.conversations.idle();
+    await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'a person, please');
+    const ticketKeysNow = async () =>
+      [
+        ...(await h.store.keys('ticket:')),
+        ...(await h.store.keys(ticketKeys.openPrefix)),
+        ...(await h.store.keys('ticketthread:')),
+        ...(await h.store.keys('ticketmsg:')),
+      ].length;
+    expect(
+      await waitFor(async () => (await ticketKeysNow()) >= 4 && (await ticketKeysNow()), 'the ticket and its keys'),
+    ).toBeGreaterThanOrEqual(4);
+    expect(await h.store.get(keys.handoff(conversationIdOf(thread)))).toBeDefined();
+    // Nobody touches it: the ticket, its open marker and its lookups all expire.
+    await waitFor(async () => (await ticketKeysNow()) === 0, 'the ticket keys to expire', RETENTION_MS * 4);
+    expect(await h.store.get(keys.handoff(conversationIdOf(thread)))).toBeUndefined();
   }, 60_000);
 });
