@@ -17,6 +17,7 @@ import type { AssistantIntro, BridgeCore, Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { AssistantThreads } from './assistant-api';
 import { eventEnvelopeSchema } from './payloads';
+import { firstDelivery } from './redelivery';
 import type { SlackPort } from './port';
 
 const id = z.string().min(1).max(255);
@@ -48,7 +49,6 @@ export const assistantThreadRecordSchema = z.object({
 });
 export type AssistantThreadRecord = z.infer<typeof assistantThreadRecordSchema>;
 
-const EVENT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 /** Assistant threads are remembered as long as conversations' "recent" pointers. */
 const THREAD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -86,11 +86,6 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
     const env = eventEnvelopeSchema.safeParse(body);
     return (env.success ? env.data.team_id : undefined) ?? d.team();
   };
-  const firstTime = async (body: unknown): Promise<boolean> => {
-    const env = eventEnvelopeSchema.safeParse(body);
-    if (!env.success) return false;
-    return d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS);
-  };
   const remember = async (
     team: string,
     t: z.infer<typeof assistantThreadEventSchema>['assistant_thread'],
@@ -124,7 +119,7 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
   d.app.event('assistant_thread_started', async ({ body, event }) => {
     try {
       const parsed = assistantThreadEventSchema.safeParse(event);
-      if (!parsed.success || !(await firstTime(body))) return;
+      if (!parsed.success || !(await firstDelivery(d.store, body, parsed.data.assistant_thread.channel_id))) return;
       const t = parsed.data.assistant_thread;
       const team = workspaceOf(body);
       const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
@@ -146,7 +141,7 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
   d.app.event('assistant_thread_context_changed', async ({ body, event }) => {
     try {
       const parsed = assistantThreadEventSchema.safeParse(event);
-      if (!parsed.success || !(await firstTime(body))) return;
+      if (!parsed.success || !(await firstDelivery(d.store, body, parsed.data.assistant_thread.channel_id))) return;
       await remember(workspaceOf(body), parsed.data.assistant_thread);
     } catch (err) {
       d.log.error({ err }, 'slack: assistant_thread_context_changed handling failed');

@@ -11,6 +11,7 @@ import type { Actor, BridgeCore, MessageRef, Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
 import { eventEnvelopeSchema } from './payloads';
+import { firstDelivery } from './redelivery';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
 import type { SlackGateway } from './gateway';
@@ -18,7 +19,6 @@ import { slackErrorCode } from './web';
 
 const CACHE_MS = 60_000;
 const MAX_MEMBER_PAGES = 20;
-const EVENT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 
 const permalinkSchema = z.object({ permalink: z.string().url() });
 const channelInfoSchema = z.object({ channel: z.object({ name: z.string().min(1).optional() }).passthrough() });
@@ -131,12 +131,8 @@ export function registerHome(d: HomeDeps): void {
     try {
       const opened = homeOpenedSchema.safeParse(event);
       if (!opened.success || (opened.data.tab && opened.data.tab !== 'home')) return;
+      if (!(await firstDelivery(d.store, body, opened.data.user))) return;
       const env = eventEnvelopeSchema.safeParse(body);
-      if (
-        env.success &&
-        !(await d.store.setIfAbsent(`slack:event:${env.data.event_id}`, Date.now(), EVENT_DEDUPE_TTL_MS))
-      )
-        return;
       const core = d.core();
       if (!core?.handoffQueue) return;
       const userId = opened.data.user;
