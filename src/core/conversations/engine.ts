@@ -38,7 +38,6 @@ import {
   type RetryRecord,
 } from './model';
 import type { AnswerRelay } from './relay-port';
-import { INFLIGHT_PREFIX } from '../relay/inflight';
 import { AnswerStatus } from './status';
 import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
@@ -305,14 +304,17 @@ export class Conversations {
     const mark: StartedMark = { owner: this.ctx.config.instanceId, done: false };
     if (!(await this.ctx.store.setIfAbsent(startedKey, toJson(mark), DAY_MS))) {
       // An earlier worker (dead: we hold the lease it lost) started this item. Answered already, or
-      // handed to the relay (whose recovery marks the answer interrupted with Retry): nothing to do.
-      // Lost in between (after "started", before the relay's in-flight record): answered here.
+      // handed to the relay (its answer key is in the mark; the relay's recovery marks that answer
+      // interrupted with Retry, now or already): nothing to do. Lost before the relay: answered here.
       const earlier = parseStored(startedMarkSchema, await this.ctx.store.get(startedKey));
-      if (!earlier || earlier.done || (await this.relayHolds(convId))) {
+      if (!earlier || earlier.done || earlier.answerKey !== undefined) {
         this.ctx.log.warn(
-          { convId, item: raw.id },
+          { convId, item: raw.id, answerKey: earlier?.answerKey },
           'conversation: item started by an earlier worker; left to recovery',
         );
+        // Its Retry button (if any) must work again on the marked answer.
+        if (parsed.data.kind === 'retry')
+          await this.ctx.store.delete(keys.retrying(parsed.data.retryId)).catch(() => undefined);
         return;
       }
       this.ctx.log.warn(
@@ -360,11 +362,6 @@ export class Conversations {
     }
   }
 
-  /** Whether the relay keeps an in-flight record for this conversation (its recovery owns the answer). */
-  private async relayHolds(convId: string): Promise<boolean> {
-    return (await this.ctx.store.keys(`${INFLIGHT_PREFIX}${convId}:`)).length > 0;
-  }
-
   /**
    * Notes the placeholder of the item being handled in its started mark, so a worker that takes
    * the item over after a crash answers in it instead of leaving it hanging.
@@ -373,6 +370,17 @@ export class Conversations {
     const cur = this.current.get(convId);
     if (!cur) return;
     cur.mark.placeholder = ref;
+    await this.ctx.store.set(cur.key, toJson(cur.mark), DAY_MS);
+  }
+
+  /**
+   * Notes the relay's answer key in the started mark before the relay gets the answer: from then on
+   * the relay's crash recovery owns it, and a worker taking the item over must not answer it again.
+   */
+  private async noteAnswerKey(convId: string, answerKey: string): Promise<void> {
+    const cur = this.current.get(convId);
+    if (!cur) return;
+    cur.mark.answerKey = answerKey;
     await this.ctx.store.set(cur.key, toJson(cur.mark), DAY_MS);
   }
 
@@ -562,6 +570,8 @@ export class Conversations {
     // Every complete answer can be rated; the record exists before the control shows.
     const feedbackId = newFeedbackId();
     await beginRatedAnswer(this.ctx, feedbackId, conv.id, conv.place);
+    const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
+    await this.noteAnswerKey(conv.id, answerKey);
     const result = await this.relay.run({
       surface,
       place: conv.place,
@@ -573,7 +583,7 @@ export class Conversations {
       idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs,
       explain: (err) => describeInterruption(err, this.ctx.config.answerIdleTimeoutMs),
       signal,
-      answerKey: `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`,
+      answerKey,
     });
     if (result.status === 'interrupted' && result.text === '' && isRefusal(result.error)) {
       // Native path: the refusal came through the relay, which marked the message; show the service's words instead.

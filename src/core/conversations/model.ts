@@ -60,13 +60,20 @@ export const retryRecordSchema = z.object({
 /**
  * What a worker wrote when it started a queue item (keys.started): who, how far it got, and the
  * placeholder it posted. A worker that finds an item started by a dead one reads this to decide:
- * answered already (`done`), handed to the relay (its in-flight record exists: recovery marks it),
- * or lost in between (answered again here, in the placeholder it left).
+ * answered already (`done`), handed to the relay (`answerKey` set: the relay's recovery marks that
+ * answer interrupted with Retry, or already has), or lost before the relay (answered again here, in
+ * the placeholder it left).
  */
 export const startedMarkSchema = z.object({
   owner: z.string(),
   done: z.boolean().default(false),
   placeholder: messageRefSchema.optional(),
+  /**
+   * The relay's answer key, written before the item is handed to the relay. It outlives the relay's
+   * in-flight record (which recovery deletes once it has marked the answer), so a takeover cannot
+   * mistake an answer recovery already marked for one that was never started.
+   */
+  answerKey: z.string().optional(),
 });
 export type StartedMark = z.infer<typeof startedMarkSchema>;
 

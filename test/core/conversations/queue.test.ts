@@ -1,5 +1,13 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
-import { conversationIdOf, keys } from '../../../src/core/conversations/model';
+import {
+  conversationIdOf,
+  keys,
+  parseStored,
+  startedMarkSchema,
+  toJson,
+  type StartedMark,
+} from '../../../src/core/conversations/model';
+import type { RelayRequest } from '../../../src/core/relay/relay';
 import type { Place } from '../../../src/core/surface';
 import type { TestMessage } from '../../support/test-surface';
 import { waitFor } from '../../support/wait-for';
@@ -112,5 +120,99 @@ describe('conversations: queue order, dedupe, service refusals', () => {
     } finally {
       await h.client.editChatbot({ serialNumber: h.config.chatbotId, RateLimitCount: 0, RateLimitTime: 0 });
     }
+  });
+
+  describe('an item taken over from a dead worker', () => {
+    /** A finished thread, then a queue item as a dead worker left it: started (with `mark`), never acked. */
+    async function leftByDeadWorker(
+      question: string,
+      mark: (placeholderId: string) => StartedMark,
+    ): Promise<{ thread: Place; placeholder: string; convId: string }> {
+      const thread = await newThread(question);
+      await waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 1, 'the first answer', 10_000);
+      await h.bridge.conversations.idle();
+      const convId = conversationIdOf(thread);
+      // The message the dead worker answered into; recovery has since marked it interrupted.
+      const placeholder = await h.surface.post(thread, { text: 'Homes for rent in Miami: 12 Ocean', typing: false });
+      const item = await h.store.push(
+        keys.queue(convId),
+        toJson({
+          kind: 'message',
+          msgId: `dead-${placeholder.id}`,
+          actor: h.users.alice,
+          text: 'Any for rent in Miami?',
+          attachments: [],
+        }),
+      );
+      await h.store.set(keys.started(convId, item.id), toJson(mark(placeholder.id)));
+      await h.store.set(keys.pending(convId), 1);
+      return { thread, placeholder: placeholder.id, convId };
+    }
+
+    it('notes the answer key in the started mark before the relay gets the answer', async () => {
+      const seen: Array<{ answerKey: string; marks: Array<StartedMark | undefined> }> = [];
+      const original = h.relay.run.bind(h.relay);
+      h.relay.run = async (req: RelayRequest) => {
+        const convId = req.answerKey.split(':')[0]!;
+        const startedKeys = await h.store.keys(keys.started(convId, ''));
+        const marks = await Promise.all(
+          startedKeys.map(async (k) => parseStored(startedMarkSchema, await h.store.get(k))),
+        );
+        seen.push({ answerKey: req.answerKey, marks });
+        return original(req);
+      };
+      try {
+        const thread = await newThread('Which homes are for sale in Austin?');
+        await waitFor(() => h.surface.messagesIn(thread).filter(finished).length >= 1, 'the answer', 10_000);
+        await h.bridge.conversations.idle();
+      } finally {
+        h.relay.run = original;
+      }
+      expect(seen).toHaveLength(1);
+      const open = seen[0]!.marks.filter((m) => m && !m.done);
+      expect(open).toHaveLength(1);
+      expect(open[0]!.answerKey).toBe(seen[0]!.answerKey);
+    });
+
+    it('leaves an item the relay was given to recovery: its marked message is not answered again', async () => {
+      const { thread, placeholder, convId } = await leftByDeadWorker('Which homes are for sale in Seattle?', (id) => ({
+        owner: 'dead-worker',
+        done: false,
+        placeholder: { place: h.surface.messages.get(id)!.ref.place, id },
+        answerKey: 'dead-conv:retry-id:gone', // its in-flight record already deleted by recovery
+      }));
+      const before = h.surface.messages.get(placeholder)!.versions.length;
+      // The next message wakes the queue: the left item first, then this one.
+      await h.say(h.users.alice, thread, 'Any for rent in Denver?');
+      await waitFor(
+        () => h.surface.messagesIn(thread).some((m) => finished(m) && m.current.text.includes('Denver')),
+        'the next message answered',
+        10_000,
+      );
+      await h.bridge.conversations.idle();
+      expect(h.surface.messages.get(placeholder)!.versions).toHaveLength(before);
+      expect(h.surface.messagesIn(thread).filter((m) => m.current.text.includes('Miami'))).toHaveLength(1);
+      expect(await h.store.length(keys.queue(convId))).toBe(0);
+    });
+
+    it('answers again, in its placeholder, an item lost before the relay was given it', async () => {
+      const { thread, placeholder, convId } = await leftByDeadWorker('Which homes are for sale in Denver?', (id) => ({
+        owner: 'dead-worker',
+        done: false,
+        placeholder: { place: h.surface.messages.get(id)!.ref.place, id },
+      }));
+      await h.say(h.users.alice, thread, 'Any for rent in Austin?');
+      await waitFor(
+        () => h.surface.messagesIn(thread).some((m) => finished(m) && m.current.text.includes('Austin')),
+        'the next message answered',
+        10_000,
+      );
+      await h.bridge.conversations.idle();
+      const answered = h.surface.messages.get(placeholder)!;
+      expect(answered.versions.length).toBeGreaterThan(1);
+      expect(answered.current.text).not.toBe('Homes for rent in Miami: 12 Ocean');
+      expect(answered.current.text).toContain('Miami');
+      expect(await h.store.length(keys.queue(convId))).toBe(0);
+    });
   });
 });
