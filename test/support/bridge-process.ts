@@ -5,7 +5,7 @@
  * (buttons in recorded blocks) the reliability tests share.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -102,6 +102,25 @@ export class BridgeProcess {
 
   signal(sig: NodeJS.Signals): void {
     if (!this.exit) this.child.kill(sig);
+  }
+
+  /**
+   * SIGSTOP: resolves once the kernel shows the process stopped (state T in /proc/<pid>/stat), so
+   * nothing it does can land after this returns. `thaw` lets it run again.
+   */
+  async freeze(): Promise<void> {
+    this.signal('SIGSTOP');
+    const stat = `/proc/${String(this.child.pid)}/stat`;
+    const stopped = (): boolean => {
+      // The state is the field after the command name, which is in parentheses and may hold any character.
+      const text = readFileSync(stat, 'utf8');
+      return text.slice(text.lastIndexOf(')') + 2).startsWith('T');
+    };
+    await waitFor(stopped, `bridge ${this.name} stopped`, 5000);
+  }
+
+  thaw(): void {
+    this.signal('SIGCONT');
   }
 
   /** Resolves with the exit, or rejects after `timeoutMs`. */

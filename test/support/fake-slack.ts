@@ -141,6 +141,7 @@ export class FakeSlack {
   private readonly buckets = new Map<string, Bucket>();
   private readonly forced = new Map<string, { count: number; retryAfterSec: number }>();
   private server: Server | undefined;
+  private handling = 0;
   private seq = 0;
   private lastSec = 0;
   url = '';
@@ -163,6 +164,8 @@ export class FakeSlack {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
+      this.handling++;
+      res.once('close', () => this.handling--);
       void this.handle(req, res).catch((err: unknown) => {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ ok: false, error: 'fatal_error', detail: String(err) }));
@@ -180,6 +183,11 @@ export class FakeSlack {
     if (!s) return;
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  /** Requests received and not yet answered (a frozen client's last calls are applied once this is 0). */
+  get busy(): number {
+    return this.handling;
   }
 
   setStreaming(mode: 'on' | 'unknown_method' | 'feature_not_enabled'): void {

@@ -3,6 +3,8 @@
  * and a Retry button) by the restarted instance or by another running one; no placeholder is left
  * hanging; the thread keeps its chat session; Retry answers again.
  */
+import { inflightRecordSchema, INFLIGHT_PREFIX, type InflightRecord } from '../../../src/core/relay/inflight';
+import { RedisStore } from '../../../src/state/redis-store';
 import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
 import { SlackDriver, waitFor } from '../../support/slack-requests';
 import {
@@ -24,15 +26,11 @@ const MARK_WITHIN_MS = 60_000;
 /** The wait for the mark ends when the promise does: MARK_WITHIN_MS after the kill (a bound, not a measurement). */
 const markDeadline = (killedAt: number): number => Math.max(1, MARK_WITHIN_MS - (Date.now() - killedAt));
 
-// KNOWN FLAKE, not yet fixed at its cause: on a loaded 2-core CI run the abandoned answer was once
-// marked later than the 60 s bound (both kill cases in the same run; alone they take 13 s and 33 s).
-// One retry keeps CI from going red at random while it is investigated; a second failure is real.
-jest.retryTimes(1, { logErrorsBeforeRetry: true });
-
 describe('reliability: the bridge killed mid-stream', () => {
   let service: SharedService;
   let fake: FakeSlack;
   let keeper: BridgeProcess;
+  let state: RedisStore;
   const started: BridgeProcess[] = [];
 
   const env = (id: string) =>
@@ -63,6 +61,45 @@ describe('reliability: the bridge killed mid-stream', () => {
     return root;
   };
 
+  /** `owner`'s in-flight record of the answer in `channel` (what recovery will mark), if it has one. */
+  const inflightRecord = async (owner: string, channel: string): Promise<InflightRecord | undefined> => {
+    for (const key of await state.keys(INFLIGHT_PREFIX)) {
+      const rec = inflightRecordSchema.safeParse(await state.get(key));
+      if (rec.success && rec.data.owner === owner && rec.data.place.channel === channel) return rec.data;
+    }
+    return undefined;
+  };
+
+  /** The in-flight record lists every bot reply the thread shows, and the last one with text. */
+  const recordCoversThread = async (owner: string, channel: string, thread: string): Promise<boolean> => {
+    const rec = await inflightRecord(owner, channel);
+    const shown = botReplies(channel, thread);
+    if (!rec || shown.length === 0 || (rec.messages.at(-1)?.text ?? '') === '') return false;
+    return shown.every((m) => rec.messages.some((r) => r.ref.id === m.ts));
+  };
+
+  /**
+   * SIGKILL `victim` at a moment its in-flight record lists every message the thread shows, so the
+   * test depends on recovery alone, not on where the kill fell between a post and its record. The
+   * bridge is frozen (SIGSTOP) and the calls it sent before are applied by the fake before the last
+   * check, so nothing moves between that check and the kill. Resolves with the exit time.
+   */
+  const killWhenRecorded = async (victim: BridgeProcess, channel: string, thread: string): Promise<number> => {
+    for (;;) {
+      await waitFor(
+        () => recordCoversThread(victim.name, channel, thread),
+        'the in-flight record listing every shown message',
+        30_000,
+      );
+      await victim.freeze();
+      await waitFor(() => fake.busy === 0, 'the fake done with the calls sent before the freeze', 5000);
+      if (await recordCoversThread(victim.name, channel, thread)) break;
+      victim.thaw();
+    }
+    victim.signal('SIGKILL');
+    return (await victim.waitExit(5000)).at;
+  };
+
   /** Every bot reply finished, the last one marked interrupted with a Retry button; its text kept. */
   const markedInterrupted = (channel: string, thread: string): FakeMessage | undefined => {
     const replies = botReplies(channel, thread);
@@ -74,6 +111,7 @@ describe('reliability: the bridge killed mid-stream', () => {
 
   beforeAll(async () => {
     await flushRedisDb(STATE_URL);
+    state = new RedisStore(STATE_URL);
     // About 375 fragments 15 ms apart: an answer streams for several seconds.
     service = await startSharedService(15);
     fake = await startFakeSlack({ streaming: 'unknown_method', users: { U0USER1: 'Ada Lovelace' } });
@@ -82,6 +120,7 @@ describe('reliability: the bridge killed mid-stream', () => {
 
   afterAll(async () => {
     await Promise.all(started.map((p) => p.kill()));
+    await state?.close();
     await fake?.close();
     await service?.close();
   });
@@ -89,8 +128,7 @@ describe('reliability: the bridge killed mid-stream', () => {
   test('killed and restarted: the restarted instance marks the answer, the thread keeps its session, Retry answers', async () => {
     const victim = await start('kill-a');
     const root = await askAndCatchMidStream(victim, 'C0KILL');
-    victim.signal('SIGKILL');
-    const killedAt = (await victim.waitExit(5000)).at;
+    const killedAt = await killWhenRecorded(victim, 'C0KILL', root.ts);
 
     const restarted = await start('kill-a');
     const marked = await waitFor(
@@ -147,8 +185,7 @@ describe('reliability: the bridge killed mid-stream', () => {
   test('killed and not restarted: another running instance marks the answer within 60 s', async () => {
     const victim = await start('kill-c');
     const root = await askAndCatchMidStream(victim, 'C0KILL2');
-    victim.signal('SIGKILL');
-    const killedAt = (await victim.waitExit(5000)).at;
+    const killedAt = await killWhenRecorded(victim, 'C0KILL2', root.ts);
 
     await waitFor(
       () => markedInterrupted('C0KILL2', root.ts),
@@ -192,8 +229,7 @@ describe('reliability: the bridge killed mid-stream', () => {
     try {
       const victim = await start('kill-n');
       const root = await askAndCatchMidStreamNative(victim, 'C0KILLN');
-      victim.signal('SIGKILL');
-      const killedAt = (await victim.waitExit(5000)).at;
+      const killedAt = await killWhenRecorded(victim, 'C0KILLN', root.ts);
       await start('kill-n');
       await waitFor(
         () => markedInterrupted('C0KILLN', root.ts),
