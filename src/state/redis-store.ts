@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
 import { instanceId } from './instance-id';
-import type { Json, LeaseInfo, QueueItem, RateDecision, StateStore } from './store';
+import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
 
 export interface RedisStoreOptions {
   /** Prepended to every Redis key, so several bridges (or test runs) can share one database. */
@@ -28,6 +28,98 @@ else
   redis.call('SET', KEYS[1], ARGV[3])
 end
 return 1
+`;
+
+/*
+ * Outboxes: KEYS = kv key, then the box's sequence, pending zset (score = sequence), values hash,
+ * results hash and done zset (score = the server time until which a done id is remembered).
+ */
+
+/**
+ * COMPARE_AND_SET, then (only if it replaced) each intent not already pending or remembered as done
+ * joins the pending list. ARGV: the four of COMPARE_AND_SET, then id and value pairs.
+ */
+const COMPARE_AND_SET_WITH_INTENTS = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+else
+  if current then return 0 end
+end
+if ARGV[4] ~= '' then
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+else
+  redis.call('SET', KEYS[1], ARGV[3])
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now)) do
+  redis.call('HDEL', KEYS[4], old)
+  redis.call('HDEL', KEYS[5], old)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+for i = 5, #ARGV, 2 do
+  local id = ARGV[i]
+  if not redis.call('ZSCORE', KEYS[3], id) and not redis.call('ZSCORE', KEYS[6], id) then
+    local seq = redis.call('INCR', KEYS[2])
+    redis.call('ZADD', KEYS[3], seq, id)
+    redis.call('HSET', KEYS[4], id, ARGV[i + 1])
+  end
+end
+return 1
+`;
+
+/** KEYS: pending, values, results, done; ARGV[1]=id. Returns {state, value, result|false} or nil. */
+const READ_INTENT = `
+local value = redis.call('HGET', KEYS[2], ARGV[1])
+if not value then return nil end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local state = 'pending'
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  local until_ = redis.call('ZSCORE', KEYS[4], ARGV[1])
+  if not until_ or tonumber(until_) <= now then return nil end
+  state = 'done'
+end
+return {state, value, redis.call('HGET', KEYS[3], ARGV[1]) or ''}
+`;
+
+/** KEYS: pending, results; ARGV: id, result JSON. */
+const RECORD_INTENT_RESULT = `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
+`;
+
+/**
+ * KEYS: pending, values, results, done; ARGV: id, done ttl ms. The value stays while the id is
+ * remembered as done (a replay can still read what it was), and is dropped with the done marks
+ * that have run out.
+ */
+const COMPLETE_INTENT = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
+for _, old in ipairs(expired) do
+  redis.call('HDEL', KEYS[2], old)
+  redis.call('HDEL', KEYS[3], old)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), ARGV[1])
+return 1
+`;
+
+/** KEYS: pending, values, results; ARGV[1]=limit. Returns a flat list of id, value, result ('' = none). */
+const PENDING_INTENTS = `
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGET', KEYS[2], id) or 'null'
+  out[#out + 1] = redis.call('HGET', KEYS[3], id) or ''
+end
+return out
 `;
 
 /** KEYS[1]=sequence, KEYS[2]=order zset, KEYS[3]=values hash; ARGV[1]=value. Returns the sequence. */
@@ -175,6 +267,62 @@ export class RedisStore implements StateStore {
     return reply === 1;
   }
 
+  async compareAndSetWithIntents(
+    key: string,
+    expected: Json | undefined,
+    next: Json,
+    ttlMs: number | undefined,
+    box: string,
+    intents: OutboxIntent[],
+  ): Promise<boolean> {
+    const ttl = checkTtl(ttlMs);
+    const [seq, pending, values, results, done] = this.outboxKeys(box);
+    const reply = await this.script(
+      COMPARE_AND_SET_WITH_INTENTS,
+      [this.kv(key), seq, pending, values, results, done],
+      [
+        expected === undefined ? '0' : '1',
+        expected === undefined ? '' : canonicalJson(expected),
+        canonicalJson(next),
+        ttl === undefined ? '' : String(ttl),
+        ...intents.flatMap((i) => [i.id, canonicalJson(i.value)]),
+      ],
+    );
+    return reply === 1;
+  }
+
+  async pendingIntents<T extends Json = Json>(box: string, limit: number): Promise<Array<StoredIntent<T>>> {
+    const n = Math.max(0, Math.floor(limit));
+    if (n === 0) return [];
+    const [, pending, values, results] = this.outboxKeys(box);
+    const reply = await this.script(PENDING_INTENTS, [pending, values, results], [String(n)]);
+    const flat = Array.isArray(reply) ? reply.map(String) : [];
+    const out: Array<StoredIntent<T>> = [];
+    for (let i = 0; i + 2 < flat.length; i += 3) {
+      out.push(intentFrom<T>(flat[i]!, 'pending', flat[i + 1]!, flat[i + 2]!));
+    }
+    return out;
+  }
+
+  async intent<T extends Json = Json>(box: string, id: string): Promise<StoredIntent<T> | undefined> {
+    const [, pending, values, results, done] = this.outboxKeys(box);
+    const reply = await this.script(READ_INTENT, [pending, values, results, done], [id]);
+    if (!Array.isArray(reply)) return undefined;
+    const [state, value, result] = reply.map(String);
+    return intentFrom<T>(id, state === 'done' ? 'done' : 'pending', value!, result!);
+  }
+
+  async recordIntentResult(box: string, id: string, result: Json): Promise<boolean> {
+    const [, pending, , results] = this.outboxKeys(box);
+    return (await this.script(RECORD_INTENT_RESULT, [pending, results], [id, canonicalJson(result)])) === 1;
+  }
+
+  async completeIntent(box: string, id: string, doneTtlMs: number): Promise<boolean> {
+    const ttl = String(checkTtl(doneTtlMs));
+    const [, pending, values, results, done] = this.outboxKeys(box);
+    return (await this.script(COMPLETE_INTENT, [pending, values, results, done], [id, ttl])) === 1;
+  }
+
   async keys(prefix: string): Promise<string[]> {
     const base = this.kv('');
     const found = new Set<string>();
@@ -258,6 +406,12 @@ export class RedisStore implements StateStore {
     return `${this.prefix}lease:${name}`;
   }
 
+  /** [sequence, pending zset, values hash, results hash, done zset] of one outbox. */
+  private outboxKeys(box: string): [string, string, string, string, string] {
+    const base = `${this.prefix}ob:${box}`;
+    return [`${base}:seq`, `${base}:pending`, `${base}:values`, `${base}:results`, `${base}:done`];
+  }
+
   /** [order zset, values hash] and, for push, the sequence counter first. */
   private queueKeys(queue: string, withSeq: boolean): string[] {
     const base = `${this.prefix}q:${queue}`;
@@ -271,6 +425,15 @@ export class RedisStore implements StateStore {
     if (typeof commands[name] !== 'function') this.redis.defineCommand(name, { lua: body });
     return commands[name](keys.length, ...keys, ...args);
   }
+}
+
+function intentFrom<T extends Json>(
+  id: string,
+  state: 'pending' | 'done',
+  value: string,
+  result: string,
+): StoredIntent<T> {
+  return { id, value: JSON.parse(value) as T, state, ...(result !== '' ? { result: JSON.parse(result) as Json } : {}) };
 }
 
 const scriptNames = new Map<string, string>();

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
-import type { Json, LeaseInfo, QueueItem, RateDecision, StateStore } from './store';
+import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kv (
@@ -28,7 +28,33 @@ CREATE TABLE IF NOT EXISTS rate_log (
   at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rate_log_window ON rate_log (key, at);
+CREATE TABLE IF NOT EXISTS outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  box TEXT NOT NULL,
+  id TEXT NOT NULL,
+  value TEXT NOT NULL,
+  result TEXT,
+  done_until INTEGER,
+  UNIQUE (box, id)
+);
+CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (box, seq) WHERE done_until IS NULL;
 `;
+
+interface OutboxRow {
+  id: string;
+  value: string;
+  result: string | null;
+  done_until: number | null;
+}
+
+function storedIntent<T extends Json>(row: OutboxRow): StoredIntent<T> {
+  return {
+    id: row.id,
+    value: JSON.parse(row.value) as T,
+    state: row.done_until === null ? 'pending' : 'done',
+    ...(row.result !== null ? { result: JSON.parse(row.result) as Json } : {}),
+  };
+}
 
 /** Expired rows are skipped on every read; a full sweep at most this often keeps the file small. */
 const PURGE_EVERY_MS = 60_000;
@@ -115,6 +141,75 @@ export class SqliteStore implements StateStore {
       return true;
     });
     return tx.immediate();
+  }
+
+  async compareAndSetWithIntents(
+    key: string,
+    expected: Json | undefined,
+    next: Json,
+    ttlMs: number | undefined,
+    box: string,
+    intents: OutboxIntent[],
+  ): Promise<boolean> {
+    const expiresAt = this.expiry(ttlMs);
+    const expectedText = expected === undefined ? undefined : canonicalJson(expected);
+    const nextText = canonicalJson(next);
+    const tx = this.db.transaction((): boolean => {
+      const now = Date.now();
+      const row = this.stmt('SELECT value, expires_at FROM kv WHERE key = ?').get(key) as KvRow | undefined;
+      const current = row && (row.expires_at === null || row.expires_at > now) ? row.value : undefined;
+      if (current !== expectedText) return false;
+      this.stmt(
+        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+           ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+      ).run(key, nextText, expiresAt);
+      // A done row whose memory ran out no longer blocks its id.
+      this.stmt('DELETE FROM outbox WHERE box = ? AND done_until IS NOT NULL AND done_until <= ?').run(box, now);
+      for (const intent of intents) {
+        this.stmt('INSERT INTO outbox (box, id, value) VALUES (?, ?, ?) ON CONFLICT(box, id) DO NOTHING').run(
+          box,
+          intent.id,
+          canonicalJson(intent.value),
+        );
+      }
+      return true;
+    });
+    return tx.immediate();
+  }
+
+  async pendingIntents<T extends Json = Json>(box: string, limit: number): Promise<Array<StoredIntent<T>>> {
+    const rows = this.stmt(
+      'SELECT id, value, result, done_until FROM outbox WHERE box = ? AND done_until IS NULL ORDER BY seq LIMIT ?',
+    ).all(box, Math.max(0, Math.floor(limit))) as OutboxRow[];
+    return rows.map((r) => storedIntent<T>(r));
+  }
+
+  async intent<T extends Json = Json>(box: string, id: string): Promise<StoredIntent<T> | undefined> {
+    const row = this.stmt(
+      `SELECT id, value, result, done_until FROM outbox
+         WHERE box = ? AND id = ? AND (done_until IS NULL OR done_until > ?)`,
+    ).get(box, id, Date.now()) as OutboxRow | undefined;
+    return row ? storedIntent<T>(row) : undefined;
+  }
+
+  async recordIntentResult(box: string, id: string, result: Json): Promise<boolean> {
+    const info = this.stmt('UPDATE outbox SET result = ? WHERE box = ? AND id = ? AND done_until IS NULL').run(
+      canonicalJson(result),
+      box,
+      id,
+    );
+    return info.changes === 1;
+  }
+
+  async completeIntent(box: string, id: string, doneTtlMs: number): Promise<boolean> {
+    const ttl = checkTtl(doneTtlMs) as number;
+    const now = Date.now();
+    const info = this.stmt('UPDATE outbox SET done_until = ? WHERE box = ? AND id = ? AND done_until IS NULL').run(
+      now + ttl,
+      box,
+      id,
+    );
+    return info.changes === 1;
   }
 
   async keys(prefix: string): Promise<string[]> {

@@ -29,6 +29,19 @@ export interface RateDecision {
   retryInMs: number;
 }
 
+/** A notice (or any side effect) owed after a change, kept in an outbox until it has been carried out. */
+export interface OutboxIntent<T extends Json = Json> {
+  /** Stable for the intent's whole life: a replay finds the same intent; adding the id again is a no-op. */
+  id: string;
+  value: T;
+}
+
+export interface StoredIntent<T extends Json = Json> extends OutboxIntent<T> {
+  state: 'pending' | 'done';
+  /** What carrying it out produced (e.g. the posted message), recorded before it is marked done. */
+  result?: Json;
+}
+
 export interface StateStore {
   /** Read a value; undefined when absent or expired. */
   get<T extends Json = Json>(key: string): Promise<T | undefined>;
@@ -42,6 +55,31 @@ export interface StateStore {
    * (`undefined` = absent). True when replaced. This is the claim primitive: one caller wins.
    */
   compareAndSet(key: string, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean>;
+  /**
+   * compareAndSet, and only when it succeeds, in the same atomic step: `intents` join outbox `box` as
+   * pending, after everything already in it (an id the box already knows, pending or done, is left as
+   * it is). A change and the notices it owes are written together or not at all.
+   */
+  compareAndSetWithIntents(
+    key: string,
+    expected: Json | undefined,
+    next: Json,
+    ttlMs: number | undefined,
+    box: string,
+    intents: OutboxIntent[],
+  ): Promise<boolean>;
+  /** The pending intents of `box`, oldest first (at most `limit`). */
+  pendingIntents<T extends Json = Json>(box: string, limit: number): Promise<Array<StoredIntent<T>>>;
+  /** One intent of `box`, pending or done (done ones are remembered for their done TTL); undefined when unknown. */
+  intent<T extends Json = Json>(box: string, id: string): Promise<StoredIntent<T> | undefined>;
+  /** Records what carrying out a pending intent produced. False when the intent is not pending. */
+  recordIntentResult(box: string, id: string, result: Json): Promise<boolean>;
+  /**
+   * Marks a pending intent done: it leaves the pending list, and its id is remembered for `doneTtlMs`
+   * (adding it again stays a no-op meanwhile). True when this call moved it from pending to done.
+   */
+  completeIntent(box: string, id: string, doneTtlMs: number): Promise<boolean>;
+
   /** Keys currently present (not expired) that start with prefix. Order unspecified. */
   keys(prefix: string): Promise<string[]>;
 

@@ -165,6 +165,97 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
     });
   });
 
+  describe('outbox (compareAndSetWithIntents and intents)', () => {
+    it('writes the change and its intents together, and neither when the compare fails', async () => {
+      const key = fresh('obkey');
+      const box = fresh('box');
+      await a.set(key, { status: 'open' });
+      const intents = [
+        { id: 'n1', value: { post: 'thread', text: 'claimed' } },
+        { id: 'n2', value: { post: 'user', text: 'joined' } },
+      ];
+      // A stale expectation: no change, and no intent either.
+      expect(await a.compareAndSetWithIntents(key, { status: 'gone' }, { status: 'x' }, undefined, box, intents)).toBe(
+        false,
+      );
+      expect(await b.pendingIntents(box, 10)).toEqual([]);
+      expect(await b.intent(box, 'n1')).toBeUndefined();
+      // The right expectation: the change and both intents, in order, seen by the other instance.
+      expect(
+        await a.compareAndSetWithIntents(key, { status: 'open' }, { status: 'claimed' }, 60_000, box, intents),
+      ).toBe(true);
+      expect(await b.get(key)).toEqual({ status: 'claimed' });
+      expect(await b.pendingIntents(box, 10)).toEqual([
+        { id: 'n1', value: { post: 'thread', text: 'claimed' }, state: 'pending' },
+        { id: 'n2', value: { post: 'user', text: 'joined' }, state: 'pending' },
+      ]);
+      expect(await b.pendingIntents(box, 1)).toHaveLength(1);
+      expect(await b.pendingIntents(fresh('otherbox'), 10)).toEqual([]);
+    });
+
+    it('records a result, completes once, remembers done ids, and never adds a known id again', async () => {
+      const key = fresh('obkey2');
+      const box = fresh('box2');
+      expect(await a.compareAndSetWithIntents(key, undefined, 1, undefined, box, [{ id: 'p', value: 'post' }])).toBe(
+        true,
+      );
+      expect(await b.recordIntentResult(box, 'p', { ref: 'm1' })).toBe(true);
+      expect(await a.intent(box, 'p')).toEqual({ id: 'p', value: 'post', state: 'pending', result: { ref: 'm1' } });
+      expect(await a.pendingIntents(box, 10)).toEqual([
+        { id: 'p', value: 'post', state: 'pending', result: { ref: 'm1' } },
+      ]);
+      // A pending id added again (a replayed write) stays one intent, with its first value and result.
+      expect(
+        await b.compareAndSetWithIntents(key, 1, 2, undefined, box, [
+          { id: 'p', value: 'twice' },
+          { id: 'q', value: 'edit' },
+        ]),
+      ).toBe(true);
+      expect((await a.pendingIntents(box, 10)).map((i) => [i.id, i.value])).toEqual([
+        ['p', 'post'],
+        ['q', 'edit'],
+      ]);
+      // Exactly one of two instances completing it at once wins.
+      const done = await Promise.all([a.completeIntent(box, 'p', 60_000), b.completeIntent(box, 'p', 60_000)]);
+      expect(done.filter(Boolean)).toHaveLength(1);
+      expect(await a.intent(box, 'p')).toEqual({ id: 'p', value: 'post', state: 'done', result: { ref: 'm1' } });
+      expect(await b.recordIntentResult(box, 'p', { ref: 'm2' })).toBe(false);
+      expect((await b.pendingIntents(box, 10)).map((i) => i.id)).toEqual(['q']);
+      // A done id is not added again while it is remembered.
+      expect(await a.compareAndSetWithIntents(key, 2, 3, undefined, box, [{ id: 'p', value: 'again' }])).toBe(true);
+      expect((await b.pendingIntents(box, 10)).map((i) => i.id)).toEqual(['q']);
+      expect(await a.completeIntent(box, 'unknown', 60_000)).toBe(false);
+      expect(await a.recordIntentResult(box, 'unknown', 1)).toBe(false);
+    });
+
+    it('forgets a done id after its done TTL', async () => {
+      const box = fresh('box3');
+      const key = fresh('obkey3');
+      await a.compareAndSetWithIntents(key, undefined, 1, undefined, box, [{ id: 'x', value: 1 }]);
+      expect(await a.completeIntent(box, 'x', 60)).toBe(true);
+      await waitFor(async () => (await b.intent(box, 'x')) === undefined, 'the done id forgotten');
+      expect(await a.compareAndSetWithIntents(key, 1, 2, undefined, box, [{ id: 'x', value: 2 }])).toBe(true);
+      expect(await b.pendingIntents(box, 10)).toEqual([{ id: 'x', value: 2, state: 'pending' }]);
+    });
+
+    it('keeps the order of intents written by many parallel changes on two instances', async () => {
+      const box = fresh('box4');
+      const keysList = Array.from({ length: 20 }, (_, i) => fresh(`obpar${i}`));
+      await Promise.all(
+        keysList.map((k, i) =>
+          (i % 2 ? a : b).compareAndSetWithIntents(k, undefined, i, undefined, box, [
+            { id: `${i}-1`, value: i },
+            { id: `${i}-2`, value: i },
+          ]),
+        ),
+      );
+      const ids = (await a.pendingIntents(box, 100)).map((p) => p.id);
+      expect(ids).toHaveLength(40);
+      // Each change's intents are adjacent and in their written order.
+      for (let i = 0; i < 20; i++) expect(ids.indexOf(`${i}-2`)).toBe(ids.indexOf(`${i}-1`) + 1);
+    });
+  });
+
   describe('queues', () => {
     it('is FIFO with peek, ack and length', async () => {
       const q = fresh('q');

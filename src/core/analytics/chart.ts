@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Title, type Plugin } from 'chart.js';
 
@@ -170,5 +171,36 @@ export async function renderPanelChart(spec: {
       drawn.chart.destroy();
     }
   }
-  return canvas.encode('png');
+  const drawnSpec: ChartSpecText = { title: spec.title, panels: spec.panels };
+  return withTextChunk(await canvas.encode('png'), CHART_SPEC_KEYWORD, JSON.stringify(drawnSpec));
+}
+
+/** The keyword of the PNG text chunk that carries the figures a panel chart drew. */
+export const CHART_SPEC_KEYWORD = 'chart-spec';
+
+interface ChartSpecText {
+  title: string;
+  panels: ChartPanel[];
+}
+
+/**
+ * The figures go into the PNG as a tEXt chunk beside the pixels: a reader (a test, an archive,
+ * anyone who wants the numbers back) gets exactly what was drawn without reading bars off an image.
+ * The chunk is inserted before IEND, where any PNG decoder skips what it does not need.
+ */
+function withTextChunk(png: Buffer, keyword: string, text: string): Buffer {
+  const iend = png.length - 12;
+  if (png.subarray(iend + 4, iend + 8).toString('latin1') !== 'IEND') throw new Error('PNG does not end with IEND');
+  // tEXt is Latin-1; JSON escapes of anything wider keep the text ASCII.
+  const body = Buffer.from(`${keyword}\0${asciiJson(text)}`, 'latin1');
+  const chunk = Buffer.alloc(12 + body.length);
+  chunk.writeUInt32BE(body.length, 0);
+  chunk.write('tEXt', 4, 'latin1');
+  body.copy(chunk, 8);
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + body.length)), 8 + body.length);
+  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
+}
+
+function asciiJson(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

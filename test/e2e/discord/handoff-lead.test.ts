@@ -13,6 +13,7 @@ import {
 } from '../../support/discord-e2e';
 import type { FakeMember, FakeMessage } from '../../support/fake-discord';
 import { waitFor } from '../../support/wait-for';
+import { chartSpecOf, panelOf } from '../../support/png-chart';
 
 describe('Discord: a lead through a handoff', () => {
   let e: DiscordE2E;
@@ -210,6 +211,24 @@ describe('Discord: a lead through a handoff', () => {
     expect(text).toContain('Handoffs: 2 opened, 1 claimed, 1 closed, 0 cancelled, 0 timed out');
     expect(text).toContain('Satisfaction: 5/5 average of 1 rating');
     expect(text).toMatch(/Time to first agent reply: p50 \d+ s/);
+    // The chart attached to the reply is a PNG whose panels carry the same figures.
+    const chart = await e.fake.waitFor(
+      () => e.fake.responsesOf(figures).find((m) => m.attachments.some((a) => a.data)),
+      30_000,
+      'the chart',
+    );
+    const spec = chartSpecOf(chart.attachments.find((a) => a.data)!.data!);
+    expect(panelOf(spec!, 'Handoffs').values).toEqual([2, 1, 1, 0, 0]);
+    expect(panelOf(spec!, 'Satisfaction')).toMatchObject({
+      title: 'Satisfaction (1-5, 1 rating)',
+      values: [5],
+      max: 5,
+    });
+    const [claim50, claim90, reply50, reply90] = panelOf(spec!, 'Handoff waits').values;
+    expect([claim90, reply90]).toEqual([claim50, reply50]);
+    expect(reply50!).toBeGreaterThanOrEqual(claim50!);
+    const replyText = Number(/Time to first agent reply: p50 (\d+) s/.exec(text)![1]);
+    expect(Math.abs(reply50! * 60 - replyText)).toBeLessThanOrEqual(1);
 
     // An agent may not close a ticket nobody claimed; an admin may.
     await refusedTo(

@@ -9,6 +9,7 @@ import type { FakeMessage } from '../../support/fake-slack';
 import { button, buttons } from '../../support/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../support/slack-requests';
+import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 
 const USERS = 'C0LEADS';
 const ADA = 'U0USER1';
@@ -331,10 +332,33 @@ describe('Slack: a lead through a handoff', () => {
     expect(shown.text).toMatch(/Time to claim: p50 \d+ s, p90 \d+ s/);
     expect(shown.text).toMatch(/Time to first agent reply: p50 \d+ (s|min), p90 \d+ (s|min)/);
     expect(shown.text).toContain('Satisfaction: 4/5 average of 1 rating');
-    await waitFor(
+    const upload = await waitFor(
       () => [...e.fake.uploads.values()].find((u) => u.channel === 'C0FIGURES' && u.data.length > 0),
       'the chart',
     );
+    // The image is a PNG whose panels carry the same figures as the text.
+    const spec = chartSpecOf(pngInBody(upload.data));
+    expect(spec).toBeDefined();
+    expect(panelOf(spec!, 'Handoffs')).toEqual({
+      title: 'Handoffs',
+      labels: ['Opened', 'Claimed', 'Closed', 'Cancelled', 'Timed out'],
+      values: [2, 1, 1, 1, 0],
+    });
+    expect(panelOf(spec!, 'Satisfaction')).toEqual({
+      title: 'Satisfaction (1-5, 1 rating)',
+      labels: ['Average'],
+      values: [4],
+      max: 5,
+    });
+    const waits = panelOf(spec!, 'Handoff waits');
+    expect(waits.labels).toEqual(['Claim p50', 'Claim p90', 'Reply p50', 'Reply p90']);
+    // One claim and one first reply: p50 = p90, and each is the text's wait in minutes.
+    const [claim50, claim90, reply50, reply90] = waits.values;
+    expect(claim90).toBe(claim50);
+    expect(reply90).toBe(reply50);
+    const claimText = Number(/Time to claim: p50 (\d+) s/.exec(shown.text)![1]);
+    expect(Math.abs(claim50! * 60 - claimText)).toBeLessThanOrEqual(1);
+    expect(reply50!).toBeGreaterThanOrEqual(claim50!);
   }, 60_000);
 
   test('a claim and a close whose ticket update fails still tell both sides', async () => {
