@@ -1,6 +1,15 @@
 import { crc32 } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
-import { BarController, BarElement, CategoryScale, Chart, LinearScale, Title, type Plugin } from 'chart.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  type ChartConfiguration,
+  LinearScale,
+  type Plugin,
+  Title,
+} from 'chart.js';
 
 export interface BarChartSpec {
   title: string;
@@ -77,12 +86,20 @@ export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
   }
 }
 
+type BarConfig = ChartConfiguration<'bar', number[], string>;
+
 /** The chart drawn on a fresh canvas (the caller encodes or copies it, then destroys the chart). */
 function drawBarChart(spec: BarChartSpec, width: number, height: number) {
   const canvas = createCanvas(width, height);
   // chart.js only needs the 2D context API; @napi-rs/canvas provides it under the DOM's type names.
   const ctx = canvas.getContext('2d') as unknown as CanvasRenderingContext2D;
-  const chart = new Chart<'bar', number[], string>(ctx, {
+  const chart = new Chart<'bar', number[], string>(ctx, barChartConfig(spec, width));
+  return { canvas, chart };
+}
+
+/** What chart.js is told to draw: one dataset on one value axis. Pure, so a test can read the scales. */
+function barChartConfig(spec: BarChartSpec, width: number): BarConfig {
+  return {
     type: 'bar',
     data: {
       labels: spec.labels,
@@ -101,6 +118,8 @@ function drawBarChart(spec: BarChartSpec, width: number, height: number) {
           text: spec.title,
           font: { size: width < 600 ? 14 : 18, weight: 'bold', family: FONT_FAMILY },
           color: '#111111',
+          // Room for the figure above a bar that reaches a fixed top (a 100% resolution rate).
+          padding: { top: 4, bottom: 18 },
         },
         legend: { display: false },
       },
@@ -116,8 +135,7 @@ function drawBarChart(spec: BarChartSpec, width: number, height: number) {
       },
     },
     plugins: [whiteBackground, valueLabels],
-  });
-  return { canvas, chart };
+  };
 }
 
 export interface ChartPanel {
@@ -129,19 +147,39 @@ export interface ChartPanel {
   max?: number;
 }
 
+/** The top of a panel's axis: a round figure just above its largest bar (1 for an empty panel). */
+export function panelAxisMax(values: readonly number[]): number {
+  const top = Math.max(0, ...values.filter(Number.isFinite)) * 1.1;
+  if (top === 0) return 1;
+  const magnitude = 10 ** Math.floor(Math.log10(top));
+  const step = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * magnitude >= top - 1e-9) ?? 10;
+  return Math.round(step * magnitude * 1e6) / 1e6;
+}
+
+/**
+ * One chart.js configuration per panel: each its own dataset and its own value axis, topped by the
+ * panel's fixed maximum (100 for a percentage) or by its own largest figure, never by another panel's.
+ */
+export function panelChartConfigs(panels: readonly ChartPanel[], panelWidth = PANEL_WIDTH): BarConfig[] {
+  return panels.map((panel) =>
+    barChartConfig(
+      { title: panel.title, labels: panel.labels, values: panel.values, max: panel.max ?? panelAxisMax(panel.values) },
+      panelWidth,
+    ),
+  );
+}
+
+const PANEL_WIDTH = 420;
+const PANEL_HEIGHT = 260;
+
 /**
  * Several small bar charts on one PNG, each on its own scale: counts, a percentage and seconds on
  * one axis would flatten all but the largest. Panels are laid out two to a row under one title.
  */
-export async function renderPanelChart(spec: {
-  title: string;
-  panels: ChartPanel[];
-  panelWidth?: number;
-  panelHeight?: number;
-}): Promise<Buffer> {
+export async function renderPanelChart(spec: { title: string; panels: ChartPanel[] }): Promise<Buffer> {
   if (spec.panels.length === 0) throw new RangeError('a panel chart needs at least one panel');
-  const pw = Math.round(spec.panelWidth ?? 420);
-  const ph = Math.round(spec.panelHeight ?? 260);
+  const pw = PANEL_WIDTH;
+  const ph = PANEL_HEIGHT;
   const columns = Math.min(2, spec.panels.length);
   const rows = Math.ceil(spec.panels.length / columns);
   const header = 44;
@@ -154,21 +192,13 @@ export async function renderPanelChart(spec: {
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   ctx.fillText(spec.title, canvas.width / 2, header / 2);
-  for (const [i, panel] of spec.panels.entries()) {
-    const drawn = drawBarChart(
-      {
-        title: panel.title,
-        labels: panel.labels,
-        values: panel.values,
-        ...(panel.max !== undefined ? { max: panel.max } : {}),
-      },
-      pw,
-      ph,
-    );
+  for (const [i, config] of panelChartConfigs(spec.panels, pw).entries()) {
+    const panelCanvas = createCanvas(pw, ph);
+    const chart = new Chart(panelCanvas.getContext('2d') as unknown as CanvasRenderingContext2D, config);
     try {
-      ctx.drawImage(drawn.canvas, (i % columns) * pw, header + Math.floor(i / columns) * ph);
+      ctx.drawImage(panelCanvas, (i % columns) * pw, header + Math.floor(i / columns) * ph);
     } finally {
-      drawn.chart.destroy();
+      chart.destroy();
     }
   }
   const drawnSpec: ChartSpecText = { title: spec.title, panels: spec.panels };

@@ -37,20 +37,20 @@ const areaText = (d: ListingData, p: Phrases): string =>
 /** One line per listing: what someone scanning a list needs, status in words. */
 export function listingLine(n: number, { data: d }: StoredListing, p: Phrases): string {
   return (
-    `${n}. ${linkedAddress(d)} - ${priceText(d, p)}, ${groupDigits(d.Bedrooms)} ${p.bd} / ${groupDigits(d.Bathrooms)} ${p.ba}, ` +
-    `${areaText(d, p)} ${d.PropertyType.toLowerCase()}, ${p.status(d)}, MLS ${d.MLSNumber}`
+    `${n}. ${linkedAddress(d)} - ${priceText(d, p)}, ${groupDigits(d.Bedrooms)} ${p.bd(d.Bedrooms)} / ${groupDigits(d.Bathrooms)} ${p.ba(d.Bathrooms)}, ` +
+    `${areaText(d, p)} ${p.propertyType(d.PropertyType)}, ${p.status(d)}, MLS ${d.MLSNumber}`
   );
 }
 
 /** A paragraph per listing, for detail questions and the long answer. */
 export function listingParagraph({ data: d }: StoredListing, p: Phrases): string {
   const parts = [p.paragraph(d, linkedAddress(d), priceText(d, p), areaText(d, p))];
-  if (d.HOAMonth !== undefined) parts.push(`HOA: ${d.CurrencySymbol}${groupDigits(d.HOAMonth)}${p.perMonth}.`);
-  if (d.DepositFee !== undefined) parts.push(`Deposit: ${d.CurrencySymbol}${groupDigits(d.DepositFee)}.`);
+  if (d.HOAMonth !== undefined) parts.push(p.hoa(`${d.CurrencySymbol}${groupDigits(d.HOAMonth)}`));
+  if (d.DepositFee !== undefined) parts.push(p.deposit(`${d.CurrencySymbol}${groupDigits(d.DepositFee)}`));
   if (d.Description) parts.push(d.Description);
   const extras = (d.ExtensionColumn ?? []).map((e) => `${e.Key}: ${e.value}`).join('; ');
   if (extras) parts.push(`${extras}.`);
-  if (d.Tours) parts.push(d.Tours === '3D' ? '3D tour.' : 'Open house.');
+  if (d.Tours) parts.push(p.tour(d.Tours));
   return parts.join(' ');
 }
 

@@ -23,8 +23,14 @@ export interface Phrases {
   between(lo: string, hi: string): string;
   largerThan(area: string): string;
   perMonth: string;
-  bd: string;
-  ba: string;
+  /** The short bedroom and bathroom units of a list line ("3 bd / 2 ba"). */
+  bd(n: number): string;
+  ba(n: number): string;
+  /** A property type in words, lower case ("condo", "condominio"); a type the table lacks is kept as is. */
+  propertyType(type: string): string;
+  hoa(amount: string): string;
+  deposit(amount: string): string;
+  tour(kind: string): string;
   sqft: string;
   sqm: string;
   priceOnRequest: string;
@@ -89,8 +95,12 @@ const EN: Phrases = {
   between: (lo, hi) => `between ${lo} and ${hi}`,
   largerThan: (a) => `larger than ${a}`,
   perMonth: '/month',
-  bd: 'bd',
-  ba: 'ba',
+  bd: () => 'bd',
+  ba: () => 'ba',
+  propertyType: (type) => type.toLowerCase(),
+  hoa: (amount) => `HOA: ${amount}/month.`,
+  deposit: (amount) => `Deposit: ${amount}.`,
+  tour: (kind) => (kind === '3D' ? '3D tour.' : 'Open house.'),
   sqft: 'sq ft',
   sqm: 'm²',
   priceOnRequest: 'price on request',
@@ -141,8 +151,8 @@ const EN: Phrases = {
   noContact: 'I can put you in touch with one of our agents: ask for a person and they will take it from there.',
   privacy: (name, url) => `${name}: ${url}`,
   paragraph: (d, link, price, area) =>
-    `${link} (MLS ${d.MLSNumber}) is a ${d.Bedrooms}-bedroom, ${d.Bathrooms}-bath ${d.PropertyType.toLowerCase()} ` +
-    `${d.SaleType === 'for_rent' ? 'for rent' : 'for sale'} at ${price}. Status: ${EN.status(d)}. ` +
+    `${link} (MLS ${d.MLSNumber}) is a ${d.Bedrooms}-bedroom, ${d.Bathrooms}-bath ${EN.propertyType(d.PropertyType)} ` +
+    `${d.Status === 'Sold' ? 'sold' : d.SaleType === 'for_rent' ? 'for rent' : 'for sale'} at ${price}. Status: ${EN.status(d)}. ` +
     `${area} of living space, built in ${d.YearBuilt}, ${d.ParkingSpots} parking spot${d.ParkingSpots === 1 ? '' : 's'}.`,
 };
 
@@ -180,8 +190,12 @@ const ES: Phrases = {
   between: (lo, hi) => `entre ${lo} y ${hi}`,
   largerThan: (a) => `de más de ${a}`,
   perMonth: '/mes',
-  bd: 'hab.',
-  ba: 'baños',
+  bd: () => 'hab.',
+  ba: (n) => (n === 1 ? 'baño' : 'baños'),
+  propertyType: (type) => ES_TYPES[type]?.[0] ?? type.toLowerCase(),
+  hoa: (amount) => `Gastos de comunidad: ${amount}/mes.`,
+  deposit: (amount) => `Fianza: ${amount}.`,
+  tour: (kind) => (kind === '3D' ? 'Visita virtual en 3D.' : 'Jornada de puertas abiertas.'),
   sqft: 'pies²',
   sqm: 'm²',
   priceOnRequest: 'precio a consultar',
@@ -232,9 +246,10 @@ const ES: Phrases = {
   noContact: 'Puedo ponerle en contacto con uno de nuestros agentes: pida hablar con una persona.',
   privacy: (name, url) => `${name}: ${url}`,
   paragraph: (d, link, price, area) =>
-    `${link} (MLS ${d.MLSNumber}): ${d.PropertyType.toLowerCase()} de ${d.Bedrooms} habitaciones y ${d.Bathrooms} baños ` +
-    `${d.SaleType === 'for_rent' ? 'en alquiler' : 'en venta'} por ${price}. Estado: ${ES.status(d)}. ` +
-    `${area} de superficie, construida en ${d.YearBuilt}, ${d.ParkingSpots} plaza${d.ParkingSpots === 1 ? '' : 's'} de aparcamiento.`,
+    `${link} (MLS ${d.MLSNumber}): ${ES.propertyType(d.PropertyType)} de ${d.Bedrooms} ${d.Bedrooms === 1 ? 'habitación' : 'habitaciones'} ` +
+    `y ${d.Bathrooms} ${ES.ba(d.Bathrooms)} ` +
+    `${d.Status === 'Sold' ? 'vendida' : d.SaleType === 'for_rent' ? 'en alquiler' : 'en venta'} por ${price}. Estado: ${ES.status(d)}. ` +
+    `${area} de superficie, año de construcción ${d.YearBuilt}, ${d.ParkingSpots} plaza${d.ParkingSpots === 1 ? '' : 's'} de aparcamiento.`,
 };
 
 /** The table for a chatbot's AIResponseLanguage ("Spanish", "Español", "es" ...). */

@@ -1,0 +1,115 @@
+/**
+ * `/analytics` posts "Crunching analytics…" and replaces it with the figures. On a terminal (a
+ * pseudo-terminal from `script`) the figures take the progress line's place: once the output is
+ * played on a terminal screen, the progress line is gone and the figures sit right under the typed
+ * command. In a pipe nothing can be rewritten, so both come as plain lines, progress first.
+ */
+import { execFileSync, spawn } from 'child_process';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { ShellSession as Session } from '../../support/shell-session';
+import { screenOf } from '../../support/terminal-screen';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const MAIN = join(ROOT, 'dist', 'main.js');
+const COLUMNS = 160;
+const ESC = String.fromCharCode(0x1b);
+
+function env(dir: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
+    SERVICE_DB: join(dir, 'service.db'),
+  };
+}
+
+beforeAll(() => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
+}, 180_000);
+
+describe('/analytics on a terminal', () => {
+  let dir: string;
+  let session: Session;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bridge-pty-analytics-'));
+    const command = `stty cols ${COLUMNS} rows 50; exec node ${JSON.stringify(MAIN)}`;
+    session = new Session(
+      spawn('script', ['-qfc', command, '/dev/null'], {
+        cwd: dir,
+        env: { ...env(dir), TERM: 'xterm-256color' },
+        stdio: 'pipe',
+      }),
+    );
+  });
+
+  afterAll(() => {
+    if (session.child.exitCode === null) session.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the figures replace the "Crunching analytics…" line in place, after an answer was streamed', async () => {
+    await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
+    // An answer first, so the progress message is not the first thing the shell ever drew.
+    session.child.stdin.write('How much is 3096 Larimer St?\r');
+    await session.waitFor(
+      (o) => screenOf(o, COLUMNS).some((l) => l.includes('Would you like to schedule a viewing')),
+      'the answer',
+    );
+
+    session.child.stdin.write('/analytics\r');
+    // The chart follows the replaced message, so once its path is shown the replacement is done.
+    await session.waitFor((o) => screenOf(o, COLUMNS).some((l) => l.includes('saved to')), 'the chart');
+    expect(session.output).toContain('Crunching analytics'); // it was drawn...
+
+    const screen = screenOf(session.output, COLUMNS);
+    expect(screen.join('\n')).not.toContain('Crunching analytics'); // ...and replaced
+    expect(screen.join('\n')).not.toContain('(updated)');
+    const typed = screen.map((l) => l.endsWith('/analytics')).lastIndexOf(true);
+    expect(typed).toBeGreaterThan(-1);
+    expect(screen[typed + 1]).toMatch(
+      /^bot› Analytics for Skyline Realty Assistant, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}$/,
+    );
+    expect(screen[typed + 2]).toBe('Conversations: 1');
+    expect(screen.slice(typed).some((l) => /^bot› Chart: Skyline Realty Assistant/.test(l))).toBe(true);
+
+    session.child.stdin.write('/quit\r');
+    expect(await session.exited).toBe(0);
+  }, 240_000);
+});
+
+describe('/analytics in a pipe', () => {
+  let dir: string;
+  let session: Session;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bridge-pipe-analytics-'));
+    session = new Session(spawn('node', [MAIN], { cwd: dir, env: env(dir), stdio: 'pipe' }));
+  });
+
+  afterAll(() => {
+    if (session.child.exitCode === null) session.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('plain lines: the progress line, then the figures, then the chart path; no control sequences', async () => {
+    await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
+    const before = session.output.length;
+    session.type('/analytics');
+    await session.waitFor((o) => o.slice(before).includes('saved to'), 'the chart');
+    session.child.stdin.end();
+    expect(await session.exited).toBe(0);
+
+    const lines = session.output.slice(before).split('\n');
+    const progress = lines.findIndex((l) => /^bot› Crunching analytics for [\d-]+ to [\d-]+…$/.test(l));
+    const figures = lines.findIndex((l) => /^bot› Analytics for Skyline Realty Assistant, /.test(l));
+    const chart = lines.findIndex((l) => /saved to \.\/data\/analytics-[\d-]+\.png$/.test(l));
+    expect(progress).toBeGreaterThan(-1);
+    expect(figures).toBeGreaterThan(progress);
+    expect(chart).toBeGreaterThan(figures);
+    expect(lines.filter((l) => l.includes('Crunching analytics'))).toHaveLength(1);
+    expect(session.output).not.toContain(ESC);
+  }, 240_000);
+});
