@@ -102,12 +102,22 @@ export class SlackGateway {
   }
 
   /**
-   * Takes one chat.startStream token now, or reports that there is none: a short Tier 2 budget means
-   * chat.update for that answer, which is better than holding its first words back.
+   * Commits to one native stream now, or reports that the workspace cannot carry one more: the
+   * stream's chat.stopStream (its final) is reserved first, and only while the stop budget has room
+   * for it beside the stops taken within its window and those other live streams await; then one
+   * chat.startStream token is taken. A stream whose stop could not be sent for most of a minute
+   * would hold its answer's final text back that long; without the reservation, starts (paced by
+   * their own budget) outran stops, whose budget is spent later. Never waited for: an answer that
+   * finds no room uses chat.update, which is better than holding its first words back. Resolves to
+   * the release of the stop's reservation (call it once the stream is stopped or abandoned).
    */
-  async tryStartToken(place: Place): Promise<boolean> {
+  async reserveStream(place: Place): Promise<(() => void) | undefined> {
+    const release = this.scheduler.reserveIfRoom([this.streamBudget('stop', place)]);
+    if (!release) return undefined;
     const b = this.streamBudget('start', place);
-    return (await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted;
+    if ((await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted) return release;
+    release();
+    return undefined;
   }
 
   // ---- calls -----------------------------------------------------------------------------------
@@ -182,14 +192,13 @@ export class SlackGateway {
 
   /**
    * chat.startStream, on the channel's post budget (a stream starts a message there). The caller
-   * took the start token (tryStartToken); a retry after a 429 takes another or gives up.
+   * took the start token (reserveStream); a retry after a 429 goes out on that token (the refused
+   * call did not count at Slack).
    */
-  startStream(place: Place, args: () => Record<string, unknown>, retryToken: () => Promise<boolean>): Promise<unknown> {
-    let tries = 0;
-    return this.run([this.postBudget(place)], {}, async () => {
-      if (tries++ > 0 && !(await retryToken())) throw new StartBudgetShort();
-      return call(() => this.opts.client.apiCall('chat.startStream', args()));
-    });
+  startStream(place: Place, args: () => Record<string, unknown>): Promise<unknown> {
+    return this.run([this.postBudget(place)], {}, () =>
+      call(() => this.opts.client.apiCall('chat.startStream', args())),
+    );
   }
 
   /** chat.appendStream; `text` is read when the call goes out, and the call resolves to it. */
@@ -239,13 +248,5 @@ export class SlackGateway {
         this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id, ...args }),
       );
     });
-  }
-}
-
-/** The workspace's chat.startStream budget is spent right now. */
-export class StartBudgetShort extends Error {
-  constructor() {
-    super('chat.startStream budget spent');
-    this.name = 'StartBudgetShort';
   }
 }
