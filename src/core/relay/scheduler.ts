@@ -83,6 +83,30 @@ interface Job {
   paid: boolean;
 }
 
+/** How a surface's gateway is asked for one platform call: a final unless said otherwise. */
+export interface GatewayCall {
+  priority?: Priority;
+  coalesceKey?: string;
+}
+
+/** A gateway's one way to call its platform (see gatewayRunner). */
+export type GatewayRun = <T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * How both surfaces' gateways put a platform call through their scheduler: a call names its
+ * budgets, its priority (final unless said otherwise: a reply someone waits for) and what it
+ * coalesces with, and nothing else.
+ */
+export function gatewayRunner(scheduler: BudgetScheduler): GatewayRun {
+  return (budgets, c, fn) =>
+    scheduler.run(
+      budgets,
+      c.priority ?? 'final',
+      fn,
+      c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey },
+    );
+}
+
 /** Raised to the callers of waiting jobs when the scheduler closes. */
 export class SchedulerClosedError extends Error {
   constructor() {

@@ -13,8 +13,8 @@
  * - chat.postEphemeral and views.open: Tier 4, 100 a minute; file uploads: Tier 2, 20 a minute.
  */
 import type { Logger } from 'pino';
-import { BudgetScheduler } from '../../core/relay/scheduler';
-import type { MessageRef, Place, Priority, RateBudget } from '../../core/surface';
+import { BudgetScheduler, type GatewayCall, type GatewayRun, gatewayRunner } from '../../core/relay/scheduler';
+import type { MessageRef, Place, RateBudget } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { call, type WebClient } from './web';
 
@@ -44,11 +44,6 @@ export interface SlackPayload {
   blocks: unknown[];
 }
 
-export interface GatewayCall {
-  priority?: Priority;
-  coalesceKey?: string;
-}
-
 export interface SlackGatewayOptions {
   client: WebClient;
   store: StateStore;
@@ -59,6 +54,7 @@ export interface SlackGatewayOptions {
 
 export class SlackGateway {
   readonly scheduler: BudgetScheduler;
+  private readonly run: GatewayRun;
 
   constructor(private readonly opts: SlackGatewayOptions) {
     // Four tries of a call Slack answers 429 (each after its Retry-After), then the caller hears it.
@@ -67,6 +63,7 @@ export class SlackGateway {
       log: opts.log.child({ part: 'slack-gateway' }),
       maxTries: 4,
     });
+    this.run = gatewayRunner(this.scheduler);
   }
 
   close(): void {
@@ -90,15 +87,6 @@ export class SlackGateway {
 
   private tier4(place: Place, method: string): RateBudget {
     return { key: `slack:${this.opts.team(place)}:${method}`, ...TIER4_BUDGET };
-  }
-
-  private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
-    return this.scheduler.run(
-      budgets,
-      c.priority ?? 'final',
-      fn,
-      c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey },
-    );
   }
 
   /**
