@@ -75,6 +75,36 @@ interface Job {
   tries: number;
   coalesceKey?: string;
   notBefore: number;
+  /**
+   * The job holds its tokens already: the platform refused its call (429), so that call did not
+   * count there, and its retry goes out on the tokens it took (after Retry-After) instead of taking
+   * more. Taking again would charge a storm twice and leave finals behind it waiting a whole window.
+   */
+  paid: boolean;
+}
+
+/** How a surface's gateway is asked for one platform call: a final unless said otherwise. */
+export interface GatewayCall {
+  priority?: Priority;
+  coalesceKey?: string;
+}
+
+/** A gateway's one way to call its platform (see gatewayRunner). */
+export type GatewayRun = <T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * How both surfaces' gateways put a platform call through their scheduler: a call names its
+ * budgets, its priority (final unless said otherwise: a reply someone waits for) and what it
+ * coalesces with, and nothing else.
+ */
+export function gatewayRunner(scheduler: BudgetScheduler): GatewayRun {
+  return (budgets, c, fn) =>
+    scheduler.run(
+      budgets,
+      c.priority ?? 'final',
+      fn,
+      c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey },
+    );
 }
 
 /** Raised to the callers of waiting jobs when the scheduler closes. */
@@ -173,6 +203,7 @@ export class BudgetScheduler {
           tries: 0,
           coalesceKey: key,
           notBefore: 0,
+          paid: false,
         });
       }
       this.kick();
@@ -228,6 +259,17 @@ export class BudgetScheduler {
   /** Answers registered on budget `key` that still need their final call. */
   finalsAwaited(key: string): number {
     return this.finalsDue.get(key) ?? 0;
+  }
+
+  /**
+   * Registers one final on each of `budgets` (as expectFinal) only while each has room for it: fewer
+   * tokens taken within its window (by this process) plus finals already awaited than its limit.
+   * Something that commits to a final call later (a native stream commits to its stop) starts only
+   * when that final will find its token. Undefined when a budget is full.
+   */
+  reserveIfRoom(budgets: RateBudget[]): (() => void) | undefined {
+    const full = budgets.some((b) => this.reserves(b) && this.takenIn(b) + this.finalsAwaited(b.key) >= b.limit);
+    return full ? undefined : this.expectFinal(budgets);
   }
 
   /**
@@ -393,6 +435,13 @@ export class BudgetScheduler {
             wakeIn = Math.min(wakeIn, notBefore - now);
             continue;
           }
+          if (job.paid) {
+            // A retry after a 429 holds its tokens already (see Job.paid): only a pause holds it.
+            const paused = Math.max(0, ...job.budgets.map((b) => (this.pausedUntil.get(b.key) ?? 0) - now));
+            if (paused > 0) wakeIn = Math.min(wakeIn, paused);
+            else this.start(job);
+            continue;
+          }
           const budgets = this.spend(job);
           // A key an earlier (higher-priority) job could not get stays blocked for later jobs, so
           // a token freed in the meantime goes to the earlier one on the next pass.
@@ -478,6 +527,7 @@ export class BudgetScheduler {
             for (const b of job.budgets) this.pausedUntil.set(b.key, Math.max(this.pausedUntil.get(b.key) ?? 0, until));
             this.log?.warn({ retryAfterMs: delay, tries: job.tries }, 'platform rate limit, retrying');
             job.notBefore = until;
+            job.paid = true;
             // A job that may have been coalesced into meanwhile must not be duplicated.
             this.waiting.push(job);
             this.kick();

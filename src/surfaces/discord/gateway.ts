@@ -13,8 +13,8 @@
  * - the bot's global limit (50 requests a second), kept clear of at 40.
  */
 import type { Logger } from 'pino';
-import { BudgetScheduler } from '../../core/relay/scheduler';
-import type { Priority, RateBudget } from '../../core/surface';
+import { BudgetScheduler, type GatewayCall, type GatewayRun, gatewayRunner } from '../../core/relay/scheduler';
+import type { RateBudget } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 
 export const CHANNEL_BUDGET = { limit: 1, windowMs: 1000 };
@@ -22,16 +22,13 @@ export const GLOBAL_BUDGET = { limit: 40, windowMs: 1000 };
 /** Not planned: a final finds it within 5.4 s at worst, and the 1-a-second budget paces it already. */
 export const CHANNEL_BUCKET = { limit: 5, windowMs: 5400, plan: false };
 
-export interface GatewayCall {
-  priority?: Priority;
-  coalesceKey?: string;
-}
-
 export class DiscordGateway {
   readonly scheduler: BudgetScheduler;
+  private readonly run: GatewayRun;
 
   constructor(store: StateStore, log: Logger) {
     this.scheduler = new BudgetScheduler({ store, log: log.child({ part: 'discord-gateway' }) });
+    this.run = gatewayRunner(this.scheduler);
   }
 
   close(): void {
@@ -68,14 +65,5 @@ export class DiscordGateway {
   /** A call on no channel's message bucket (threads, interaction replies, ephemeral edits). */
   global<T>(c: GatewayCall, fn: () => Promise<T>): Promise<T> {
     return this.run([this.globalBudget()], c, fn);
-  }
-
-  private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
-    return this.scheduler.run(
-      budgets,
-      c.priority ?? 'final',
-      fn,
-      c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey },
-    );
   }
 }

@@ -13,8 +13,8 @@
  * - chat.postEphemeral and views.open: Tier 4, 100 a minute; file uploads: Tier 2, 20 a minute.
  */
 import type { Logger } from 'pino';
-import { BudgetScheduler } from '../../core/relay/scheduler';
-import type { MessageRef, Place, Priority, RateBudget } from '../../core/surface';
+import { BudgetScheduler, type GatewayCall, type GatewayRun, gatewayRunner } from '../../core/relay/scheduler';
+import type { MessageRef, Place, RateBudget } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { call, type WebClient } from './web';
 
@@ -44,11 +44,6 @@ export interface SlackPayload {
   blocks: unknown[];
 }
 
-export interface GatewayCall {
-  priority?: Priority;
-  coalesceKey?: string;
-}
-
 export interface SlackGatewayOptions {
   client: WebClient;
   store: StateStore;
@@ -59,6 +54,7 @@ export interface SlackGatewayOptions {
 
 export class SlackGateway {
   readonly scheduler: BudgetScheduler;
+  private readonly run: GatewayRun;
 
   constructor(private readonly opts: SlackGatewayOptions) {
     // Four tries of a call Slack answers 429 (each after its Retry-After), then the caller hears it.
@@ -67,6 +63,7 @@ export class SlackGateway {
       log: opts.log.child({ part: 'slack-gateway' }),
       maxTries: 4,
     });
+    this.run = gatewayRunner(this.scheduler);
   }
 
   close(): void {
@@ -92,22 +89,23 @@ export class SlackGateway {
     return { key: `slack:${this.opts.team(place)}:${method}`, ...TIER4_BUDGET };
   }
 
-  private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
-    return this.scheduler.run(
-      budgets,
-      c.priority ?? 'final',
-      fn,
-      c.coalesceKey === undefined ? {} : { coalesceKey: c.coalesceKey },
-    );
-  }
-
   /**
-   * Takes one chat.startStream token now, or reports that there is none: a short Tier 2 budget means
-   * chat.update for that answer, which is better than holding its first words back.
+   * Commits to one native stream now, or reports that the workspace cannot carry one more: the
+   * stream's chat.stopStream (its final) is reserved first, and only while the stop budget has room
+   * for it beside the stops taken within its window and those other live streams await; then one
+   * chat.startStream token is taken. A stream whose stop could not be sent for most of a minute
+   * would hold its answer's final text back that long; without the reservation, starts (paced by
+   * their own budget) outran stops, whose budget is spent later. Never waited for: an answer that
+   * finds no room uses chat.update, which is better than holding its first words back. Resolves to
+   * the release of the stop's reservation (call it once the stream is stopped or abandoned).
    */
-  async tryStartToken(place: Place): Promise<boolean> {
+  async reserveStream(place: Place): Promise<(() => void) | undefined> {
+    const release = this.scheduler.reserveIfRoom([this.streamBudget('stop', place)]);
+    if (!release) return undefined;
     const b = this.streamBudget('start', place);
-    return (await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted;
+    if ((await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted) return release;
+    release();
+    return undefined;
   }
 
   // ---- calls -----------------------------------------------------------------------------------
@@ -182,14 +180,13 @@ export class SlackGateway {
 
   /**
    * chat.startStream, on the channel's post budget (a stream starts a message there). The caller
-   * took the start token (tryStartToken); a retry after a 429 takes another or gives up.
+   * took the start token (reserveStream); a retry after a 429 goes out on that token (the refused
+   * call did not count at Slack).
    */
-  startStream(place: Place, args: () => Record<string, unknown>, retryToken: () => Promise<boolean>): Promise<unknown> {
-    let tries = 0;
-    return this.run([this.postBudget(place)], {}, async () => {
-      if (tries++ > 0 && !(await retryToken())) throw new StartBudgetShort();
-      return call(() => this.opts.client.apiCall('chat.startStream', args()));
-    });
+  startStream(place: Place, args: () => Record<string, unknown>): Promise<unknown> {
+    return this.run([this.postBudget(place)], {}, () =>
+      call(() => this.opts.client.apiCall('chat.startStream', args())),
+    );
   }
 
   /** chat.appendStream; `text` is read when the call goes out, and the call resolves to it. */
@@ -239,13 +236,5 @@ export class SlackGateway {
         this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id, ...args }),
       );
     });
-  }
-}
-
-/** The workspace's chat.startStream budget is spent right now. */
-export class StartBudgetShort extends Error {
-  constructor() {
-    super('chat.startStream budget spent');
-    this.name = 'StartBudgetShort';
   }
 }

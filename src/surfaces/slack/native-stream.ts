@@ -15,6 +15,8 @@ export interface SlackNativeStreamDeps {
   update: (ref: MessageRef, msg: OutMessage) => Promise<void>;
   /** The stream is over for this process: stopped, or failed other than by rate. */
   settled: () => void;
+  /** chat.stopStream went through: the stop reserved when the stream started is spent. */
+  stopped: () => void;
 }
 
 export class SlackNativeStream implements NativeStream {
@@ -80,6 +82,7 @@ export class SlackNativeStream implements NativeStream {
     } catch (err) {
       this.failed(err);
     }
+    this.deps.stopped();
     this.settle();
     this.appended = continues ? finalText : this.appended;
     if (!continues && finalMessage) {

@@ -25,7 +25,7 @@ import { slackMention, slackText } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
-import { SlackGateway, StartBudgetShort } from './gateway';
+import { SlackGateway } from './gateway';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
 import { httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
@@ -105,6 +105,11 @@ export class SlackPort implements SurfacePort {
   private readonly recipients: Recipients;
   /** Per thread: native streams this process has live there, with when each expires. */
   private readonly liveStreams = new Map<string, Map<string, number>>();
+  /**
+   * Per live native stream (channel and ts): the release of its stop's reservation (see
+   * SlackGateway.reserveStream), called once the stream is stopped here or by stopNativeStream.
+   */
+  private readonly stopReservations = new Map<string, () => void>();
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
 
@@ -146,16 +151,25 @@ export class SlackPort implements SurfacePort {
     return live.size > 0;
   }
 
-  private markLive(place: Place, ts: string, expiresAt: number): () => void {
+  private markLive(place: Place, ts: string, expiresAt: number, releaseStop: () => void): () => void {
     const key = this.threadKey(place);
     const live = this.liveStreams.get(key) ?? new Map<string, number>();
     live.set(ts, expiresAt);
     this.liveStreams.set(key, live);
+    this.stopReservations.set(`${place.channel}:${ts}`, releaseStop);
+    // A stream nobody stops (its answer gave up) expires at Slack: its stop is not due after that.
+    setTimeout(() => this.releaseStop(place, ts), expiresAt - Date.now()).unref();
     return () => {
       const l = this.liveStreams.get(key);
       l?.delete(ts);
       if (l && l.size === 0) this.liveStreams.delete(key);
     };
+  }
+
+  private releaseStop(place: Place, ts: string): void {
+    const key = `${place.channel}:${ts}`;
+    this.stopReservations.get(key)?.();
+    this.stopReservations.delete(key);
   }
 
   reserveFinal(place: Place, holder: string): () => void {
@@ -321,28 +335,25 @@ export class SlackPort implements SurfacePort {
       this.noNativeStream.delete(team);
     }
     const recipient = place.channel.startsWith('D') ? undefined : await this.recipients.forThread(team, place);
+    // Never waited for: answers beyond what the workspace's stream budgets carry use chat.update.
+    const releaseStop = await this.gateway.reserveStream(place);
+    if (!releaseStop) {
+      this.opts.log.debug({ team }, 'slack: stream budgets spent, using chat.update for this answer');
+      return undefined;
+    }
     let ts: string;
     try {
-      // Never waited for: answers beyond the workspace's chat.startStream budget use chat.update.
-      if (!(await this.gateway.tryStartToken(place))) throw new StartBudgetShort();
-      const res = await this.gateway.startStream(
-        place,
-        () => ({
-          channel: place.channel,
-          thread_ts: place.thread,
-          ...(first.text.length > 0 ? { markdown_text: slackText(first.text) } : {}),
-          ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
-        }),
-        () => this.gateway.tryStartToken(place),
-      );
+      const res = await this.gateway.startStream(place, () => ({
+        channel: place.channel,
+        thread_ts: place.thread,
+        ...(first.text.length > 0 ? { markdown_text: slackText(first.text) } : {}),
+        ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
+      }));
       const started = (res as { ts?: unknown }).ts;
       if (typeof started !== 'string' || started.length === 0) throw new Error('chat.startStream answered without ts');
       ts = started;
     } catch (err) {
-      if (err instanceof StartBudgetShort) {
-        this.opts.log.debug({ team }, 'slack: chat.startStream budget spent, using chat.update for this answer');
-        return undefined;
-      }
+      releaseStop();
       const e = translateError(err);
       if (e instanceof PlatformRateLimitError) throw e;
       const code = slackErrorCode(err);
@@ -361,9 +372,14 @@ export class SlackPort implements SurfacePort {
       return undefined;
     }
     const expiresAt = Date.now() + NATIVE_STREAM_TTL_MS;
-    const settled = this.markLive(place, ts, expiresAt);
+    const settled = this.markLive(place, ts, expiresAt, releaseStop);
     return new SlackNativeStream(
-      { gateway: this.gateway, update: (ref, msg) => this.edit(ref, msg), settled },
+      {
+        gateway: this.gateway,
+        update: (ref, msg) => this.edit(ref, msg),
+        settled,
+        stopped: () => this.releaseStop(place, ts),
+      },
       { place, id: ts },
       slackText(first.text),
       expiresAt,
@@ -386,6 +402,7 @@ export class SlackPort implements SurfacePort {
       );
     }
     this.liveStreams.get(this.threadKey(ref.place))?.delete(ref.id);
+    this.releaseStop(ref.place, ref.id);
     await this.edit(ref, final);
   }
 }

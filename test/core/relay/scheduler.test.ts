@@ -117,6 +117,37 @@ describe('BudgetScheduler', () => {
     limited.close();
   });
 
+  it('retries a call the platform refused (429) on the token that call took, not on another', async () => {
+    const budget: RateBudget = { key: 'refused', limit: 3, windowMs: 60_000 };
+    let calls = 0;
+    await scheduler.run([budget], 'final', async () => {
+      if (++calls === 1) throw new PlatformRateLimitError(5);
+    });
+    expect(calls).toBe(2);
+    // Two calls went out, one was refused: Slack counted one, and so did the budget.
+    let left = 0;
+    while ((await store.takeToken(budget.key, budget.limit, budget.windowMs)).granted) left++;
+    expect(left).toBe(budget.limit - 1);
+  });
+
+  it('reserves a final only while its budget has room beside the tokens taken and the finals awaited', async () => {
+    const budget: RateBudget = { key: 'room', limit: 3, windowMs: 60_000 };
+    await scheduler.run([budget], 'final', async () => undefined);
+    const first = scheduler.reserveIfRoom([budget]);
+    const second = scheduler.reserveIfRoom([budget]);
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(scheduler.finalsAwaited('room')).toBe(2);
+    // One taken and two awaited: the budget's three are all spoken for.
+    expect(scheduler.reserveIfRoom([budget])).toBeUndefined();
+    first!();
+    const third = scheduler.reserveIfRoom([budget]);
+    expect(third).toBeDefined();
+    second!();
+    third!();
+    expect(scheduler.finalsAwaited('room')).toBe(0);
+  });
+
   it('passes other errors through without retrying', async () => {
     let calls = 0;
     await expect(

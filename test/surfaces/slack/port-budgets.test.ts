@@ -140,6 +140,49 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     expect(await drain(`slack:${fake.team}:postMessage:C0SHORT`, POST_BUDGET.limit)).toBe(POST_BUDGET.limit);
   });
 
+  test('a native stream starts only while its stop is assured: stops taken and stops awaited leave room', async () => {
+    // A Slack of its own: its Tier 2 buckets are spent here, not the other tests'.
+    const ws = 'T0STOPS';
+    const slack = await new FakeSlack({ team: ws }).start();
+    const portOn = (): SlackPort => {
+      const p = new SlackPort({
+        client: createWebClient(slack.botToken, slack.apiUrl, log),
+        store,
+        log,
+        botToken: slack.botToken,
+        team: () => ws,
+      });
+      ports.push(p);
+      return p;
+    };
+    try {
+      const port = portOn();
+      const orphan = await portOn().startNativeStream(place('C0STOPS', '500.1', ws), { text: '' });
+      // Stops that no start of this process paid for (a stream stopped again, as recovery may): 15
+      // of the workspace's 20 chat.stopStream tokens are spent within the minute.
+      for (let i = 0; i < 15; i++) await port.stopNativeStream(orphan!.ref, { text: 'done' });
+      const streams = [];
+      for (let i = 0; i < 8; i++)
+        streams.push(await port.startNativeStream(place(`C0STOPS${i}`, '500.2', ws), { text: '' }));
+      // Five more stops fit in the minute: five streams start, the rest use chat.update at once,
+      // though chat.startStream still has tokens to give.
+      const started = streams.filter((s) => s !== undefined);
+      expect(started).toHaveLength(5);
+      expect(port.gateway.scheduler.finalsAwaited(`slack:${ws}:chat.stopStream`)).toBe(5);
+      await Promise.all(started.map((s) => s!.stop({ text: 'the end' })));
+      // Every stop found its token: nothing was refused, and the reservations are spent.
+      for (const s of started) expect(slack.message(s!.ref.place.channel, s!.ref.id)!.text).toBe('the end');
+      expect(port.gateway.scheduler.finalsAwaited(`slack:${ws}:chat.stopStream`)).toBe(0);
+      expect(slack.callsOf('chat.startStream')).toHaveLength(6);
+      expect(await drain(`slack:${ws}:chat.startStream`, STREAM_BUDGETS.start.limit)).toBe(
+        STREAM_BUDGETS.start.limit - 6,
+      );
+      expect(slack.rateLimited).toBe(0);
+    } finally {
+      await slack.close();
+    }
+  });
+
   test('button updates spend the chat.update budget and coalesce per message', async () => {
     const port = newPort();
     const a = await port.post({ surface: 'slack', workspace: fake.team, channel: 'C0PAGES' }, { text: 'page 1' });
