@@ -23,7 +23,7 @@ import type {
 import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import { isPlatformRateLimit } from './scheduler';
-import { nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut, type StreamingCut } from './split';
+import { type Ending, messagesOf, Segmenter } from './segmenter';
 import { Wake } from './wake';
 
 export interface RelayRequest {
@@ -105,11 +105,6 @@ interface Slot {
   unstopped: boolean;
 }
 
-type Phase =
-  | { kind: 'streaming' }
-  | { kind: 'final'; final: FinalEvent; pieces: string[] }
-  | { kind: 'interrupted'; reason: string; error: unknown };
-
 const DEFAULTS = {
   minInterimIntervalMs: 600,
   leaseTtlMs: LEASE_TTL_MS,
@@ -120,13 +115,6 @@ const DEFAULTS = {
 };
 
 const MAX_INTERIM_FAILURES = 5;
-
-/**
- * When the text still to place is within this share of the live message's room, its cut is about to
- * be decided: an interim edit then would most likely be followed by a sealing edit that shows
- * nothing new (only the typing mark goes), so the interim waits (up to maxHoldMs) for the seal.
- */
-const SEAL_NEAR_SHARE = 0.05;
 
 function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
   if (!a) return false;
@@ -165,25 +153,19 @@ class RelayInterrupt extends Error {
 /** One answer being relayed. */
 class AnswerRun {
   private readonly surface: SurfacePort;
-  private readonly limit: number;
   private readonly slots: Slot[] = [];
-  /** Texts of the messages whose cut is decided (all but the live last one, while streaming). */
-  private readonly sealed: string[] = [];
-  private text = '';
-  /** The live message's committed cut: it ends no earlier (see maxHoldMs). */
-  private floor: number | undefined;
-  /** Since when the live message's visible end has stood still with settled text hidden after it. */
-  private held: { since: number; at: number } | undefined;
-  private viewCache: { key: string; view: StreamingCut } | undefined;
-  private phase: Phase = { kind: 'streaming' };
+  /** The answer's text and what each message should carry (pure; see segmenter.ts). */
+  private readonly seg: Segmenter;
+  private readonly ending: Ending;
+  private final: FinalEvent | undefined;
+  /** Why the answer was interrupted. */
+  private stopError: unknown;
   private readonly wake = new Wake();
   private nativeMode: boolean;
   private readonly coalesceKey: string;
   private readonly stopController = new AbortController();
   private recordChain: Promise<void> = Promise.resolve();
   private lastError: unknown;
-  /** When an interim held back for an imminent seal goes anyway (see SEAL_NEAR_SHARE). */
-  private sealDueBy: number | undefined;
   readonly done: Promise<RelayResult>;
 
   constructor(
@@ -192,7 +174,8 @@ class AnswerRun {
     private readonly req: RelayRequest,
   ) {
     this.surface = req.surface;
-    this.limit = req.surface.limits.maxMessageLength;
+    this.seg = new Segmenter({ limit: req.surface.limits.maxMessageLength, maxHoldMs: opts.maxHoldMs });
+    this.ending = { buttons: req.finalButtons, feedback: req.finalFeedback, retry: req.retry };
     this.nativeMode = req.placeholder === undefined && typeof req.surface.startNativeStream === 'function';
     this.coalesceKey = `relay:${deps.instanceId}:${req.answerKey}`;
     if (req.placeholder) {
@@ -263,13 +246,10 @@ class AnswerRun {
       await store.releaseLease(leaseName, instanceId).catch(() => undefined);
     }
 
-    const phase = this.phase;
     const messages = this.slots.map((s) => s.ref);
-    if (phase.kind === 'final') {
-      return { status: 'complete', text: phase.final.answer, messages, final: phase.final, error: this.lastError };
-    }
-    const error = phase.kind === 'interrupted' ? phase.error : undefined;
-    return { status: 'interrupted', text: this.text, messages, error: error ?? this.lastError };
+    const final = this.final;
+    if (final) return { status: 'complete', text: final.answer, messages, final, error: this.lastError };
+    return { status: 'interrupted', text: this.seg.text, messages, error: this.stopError ?? this.lastError };
   }
 
   // ---- reading the stream ----------------------------------------------------------------------
@@ -298,11 +278,9 @@ class AnswerRun {
           }
           const ev = outcome.result.value;
           if (ev.type === 'delta') {
-            this.text += ev.text;
             // The live message's cut is decided: an interim of it waiting for its planned turn in
             // the gateway goes now, so the seal (and the next message) does not wait for that turn.
-            if (this.phase.kind === 'streaming' && this.liveView().cut !== undefined)
-              this.surface.promote?.(this.coalesceKey);
+            if (this.seg.push(ev.text)) this.surface.promote?.(this.coalesceKey);
             this.wake.bump();
           } else {
             this.finish(ev);
@@ -317,9 +295,7 @@ class AnswerRun {
           this.interruptWith(outcome.reason, undefined);
         } else {
           const partial = partialTextOf(outcome.error);
-          if (partial !== undefined && partial.length > this.text.length && partial.startsWith(this.text)) {
-            this.text = partial;
-          }
+          if (partial !== undefined) this.seg.catchUp(partial);
           this.interruptWith(this.explain(outcome.error), outcome.error);
         }
         return;
@@ -367,30 +343,15 @@ class AnswerRun {
   }
 
   private finish(final: FinalEvent): void {
-    if (this.phase.kind !== 'streaming') return;
-    const sealedText = this.sealed.join('');
-    // Messages already sealed keep their text when the final answer agrees with them.
-    // The final answer continues the streamed text (the normal case): the cuts decided or committed
-    // while streaming stand, so every message ends as a continuation of what it showed.
-    const pieces = final.answer.startsWith(this.text)
-      ? [...this.sealed, ...splitFrom(final.answer, sealedText.length, this.limit, this.floor)]
-      : this.sealed.length > 0 && final.answer.startsWith(sealedText)
-        ? [...this.sealed, ...splitForLimit(final.answer.slice(sealedText.length), this.limit)]
-        : splitIntoAtLeast(final.answer, this.limit, Math.max(1, this.slots.length));
-    this.phase = { kind: 'final', final, pieces };
+    if (!this.seg.finish(final.answer, this.slots.length)) return;
+    this.final = final;
     this.surface.promote?.(this.coalesceKey);
     this.wake.bump();
   }
 
   private interruptWith(reason: string, error: unknown): void {
-    if (this.phase.kind !== 'streaming') return;
-    // The partial text is final now: cut whatever exceeds the last message's room.
-    for (;;) {
-      const start = this.sealedLength();
-      if (this.text.length - start <= this.limit) break;
-      this.seal(nextCut(this.text, start, this.limit, this.floor));
-    }
-    this.phase = { kind: 'interrupted', reason, error: error ?? new Error(reason) };
+    if (!this.seg.interrupt(reason)) return;
+    this.stopError = error ?? new Error(reason);
     this.deps.log.info({ answerKey: this.req.answerKey, reason }, 'answer interrupted');
     this.surface.promote?.(this.coalesceKey);
     this.wake.bump();
@@ -398,108 +359,30 @@ class AnswerRun {
 
   // ---- what the messages should show --------------------------------------------------------------
 
-  private sealedLength(): number {
-    let n = 0;
-    for (const s of this.sealed) n += s.length;
-    return n;
-  }
-
-  private seal(cut: number): void {
-    this.sealed.push(this.text.slice(this.sealedLength(), cut));
-    this.floor = undefined;
-    this.held = undefined;
-    this.sealDueBy = undefined;
-    // An interim of this answer waiting for budget now carries a sealing edit (it reads the layout
-    // when it runs): a final, and the next message's post waits behind it.
-    this.surface.promote?.(this.coalesceKey);
-  }
-
-  /** How long an interim edit of the live message should still wait for its imminent seal. */
-  private sealWaitMs(): number {
-    const room = this.sealedLength() + this.limit - this.text.length;
-    if (room > this.limit * SEAL_NEAR_SHARE) {
-      this.sealDueBy = undefined;
-      return 0;
-    }
-    this.sealDueBy ??= this.now + this.opts.maxHoldMs;
-    return Math.max(0, this.sealDueBy - this.now);
-  }
-
-  /** Where the live message stands: its cut if decided, else how far it may show (see streamingCut). */
-  private liveView(): StreamingCut {
-    const start = this.sealedLength();
-    const key = `${this.text.length}:${start}:${this.floor ?? ''}`;
-    if (this.viewCache?.key !== key) {
-      this.viewCache = { key, view: streamingCut(this.text, start, this.limit, this.floor) };
-    }
-    return this.viewCache.view;
-  }
-
   /**
-   * Seals the live message once its cut can no longer move as more text arrives, and commits its cut
-   * when settled text has stayed hidden for maxHoldMs (so the visible text keeps growing).
+   * The live message's piece ends where it stands. An interim of this answer waiting for budget now
+   * carries a sealing edit (it reads the layout when it runs): a final, and the next message's post
+   * waits behind it.
    */
-  private sealWhileStreaming(): void {
-    for (;;) {
-      const view = this.liveView();
-      if (view.cut === undefined) break;
-      this.seal(view.cut);
-    }
-    const view = this.liveView();
-    if (view.settledCut === undefined || view.settledCut <= view.safe) {
-      this.held = undefined;
-      return;
-    }
-    if (this.held?.at !== view.safe) {
-      this.held = { since: this.now, at: view.safe };
-      return;
-    }
-    if (this.now - this.held.since < this.opts.maxHoldMs) return;
-    this.floor = view.settledCut;
-    this.held = undefined;
-  }
-
-  /** When a hold must be re-examined, if one runs. */
-  private holdWaitMs(): number | undefined {
-    if (!this.held) return undefined;
-    return Math.max(0, this.held.since + this.opts.maxHoldMs - this.now);
+  private sealShown(shown: number): void {
+    this.seg.sealShown(shown);
+    this.surface.promote?.(this.coalesceKey);
   }
 
   /** A native stream about to expire is finished at a natural cut within what it already shows. */
   private rotateExpiring(): void {
-    const live = this.slots[this.sealed.length];
-    if (!live?.native || this.slots.length !== this.sealed.length + 1) return;
+    const live = this.slots[this.seg.finishedCount];
+    if (!live?.native || this.slots.length !== this.seg.finishedCount + 1) return;
     if (this.now < live.native.expiresAt - this.opts.nativeExpiryMarginMs) return;
-    const shown = live.appended.length;
     // Nothing shown yet: an empty message would be left behind; the idle timeout ends such a stream.
-    if (shown === 0) return;
-    // Appends end at settled natural cuts (see layout), so the message keeps exactly what it shows.
-    this.seal(this.sealedLength() + shown);
+    if (live.appended.length === 0) return;
+    this.sealShown(live.appended.length);
   }
 
   private layout(): OutMessage[] {
-    const done = (text: string): OutMessage => ({ text, markdown: true, typing: false });
-    const phase = this.phase;
-    if (phase.kind === 'final') {
-      const last = phase.pieces.length - 1;
-      const tail = {
-        ...(this.req.finalButtons.length > 0 ? { buttons: this.req.finalButtons } : {}),
-        ...(this.req.finalFeedback ? { feedback: this.req.finalFeedback } : {}),
-      };
-      return phase.pieces.map((text, i) => (i === last ? { ...done(text), ...tail } : done(text)));
-    }
-    const start = this.sealedLength();
-    const tail = this.text.slice(start);
-    if (phase.kind === 'interrupted') {
-      return [...this.sealed.map(done), interruptedMessage(tail, phase.reason, this.req.retry)];
-    }
-    // Only what the message will keep: its final text starts with every version it shows. Appends to
-    // a native stream cannot be taken back, so they also stop at a natural cut (a whole word).
-    const view = this.liveView();
-    const live = this.slots[this.sealed.length];
+    const live = this.slots[this.seg.finishedCount];
     const native = live ? live.native !== undefined : this.nativeMode;
-    const visible = this.text.slice(start, native ? view.safeBoundary : view.safe);
-    return [...this.sealed.map(done), { text: visible, markdown: true, typing: true }];
+    return messagesOf(this.seg.view(native), this.ending);
   }
 
   /** True when slot i shows what it should (a live native stream only ever grows). */
@@ -515,16 +398,16 @@ class AnswerRun {
   private async reconcile(): Promise<void> {
     for (;;) {
       const seen = this.wake.current;
-      if (this.phase.kind === 'streaming') {
-        this.sealWhileStreaming();
+      if (this.seg.streaming) {
+        if (this.seg.settle(this.now)) this.surface.promote?.(this.coalesceKey);
         this.rotateExpiring();
       }
       const layout = this.layout();
-      const terminal = this.phase.kind !== 'streaming';
+      const terminal = !this.seg.streaming;
       const index = this.nextIndex(layout);
       if (index === undefined) {
         if (terminal) return;
-        const waits = [this.expiryWaitMs(), this.holdWaitMs()].filter((w): w is number => w !== undefined);
+        const waits = [this.expiryWaitMs(), this.seg.holdWaitMs(this.now)].filter((w): w is number => w !== undefined);
         await this.wake.wait(seen, waits.length > 0 ? Math.min(...waits) : undefined);
         continue;
       }
@@ -533,8 +416,8 @@ class AnswerRun {
       const slot = this.slots[index];
       // A new message is never held back: the user must see the bot is on it.
       const priority: Priority = slot && want.typing && !terminal ? 'interim' : 'final';
-      if (slot && priority === 'interim' && !slot.native && index === this.sealed.length) {
-        const wait = this.sealWaitMs();
+      if (slot && priority === 'interim' && !slot.native && index === this.seg.finishedCount) {
+        const wait = this.seg.interimWaitMs(this.now);
         if (wait > 0) {
           // Text that arrives meanwhile seals the message: its sealing edit then shows it all at once.
           await this.wake.wait(seen, wait);
@@ -578,7 +461,7 @@ class AnswerRun {
   /** Waits `ms`, or less if the answer finishes or is interrupted meanwhile. */
   private async phaseOrDelay(ms: number): Promise<void> {
     const deadline = this.now + ms;
-    while (this.phase.kind === 'streaming') {
+    while (this.seg.streaming) {
       const left = deadline - this.now;
       if (left <= 0) return;
       const seen = this.wake.current;
@@ -597,7 +480,7 @@ class AnswerRun {
     } catch (err) {
       this.lastError = err;
       const slot = this.slots[index];
-      const terminal = this.phase.kind !== 'streaming';
+      const terminal = !this.seg.streaming;
       this.deps.log.warn({ err, answerKey: this.req.answerKey, index, op }, 'relay platform call failed');
       if (!slot) {
         // The scheduler's retries of a rate-limited native start are spent: post and edit instead.
@@ -616,9 +499,9 @@ class AnswerRun {
         this.reserveFinal();
         // A failed append while streaming: the message keeps what it shows (appends end at settled
         // natural cuts) and is finished now, rather than when the whole answer is.
-        const live = index === this.sealed.length && index === this.slots.length - 1;
+        const live = index === this.seg.finishedCount && index === this.slots.length - 1;
         if (!terminal && live && slot.appended.length > 0) {
-          this.seal(this.sealedLength() + slot.appended.length);
+          this.sealShown(slot.appended.length);
           this.wake.bump();
         }
       }
