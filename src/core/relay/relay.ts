@@ -20,7 +20,7 @@ import type {
   Priority,
   SurfacePort,
 } from '../surface';
-import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
+import { inflightKey, inflightLease, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import { isPlatformRateLimit } from './scheduler';
 import { type Ending, messagesOf, Segmenter } from './segmenter';
