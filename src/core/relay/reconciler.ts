@@ -83,7 +83,12 @@ export class Reconciler {
   private readonly coalesceKey: string;
   private readonly opts: ReconcilerOptions;
   private readonly slots: Slot[] = [];
+  /** New messages start as native streams (until the surface refuses or a stream fails). */
   private nativeMode: boolean;
+  /** Failed posts of a message the answer's end needs (a final), and whether they are given up. */
+  private createFailures = 0;
+  private createGaveUp = false;
+  private releaseFinal: () => void = () => undefined;
   /** The last platform failure (the answer's result reports it). */
   lastError: unknown;
 
@@ -118,6 +123,19 @@ export class Reconciler {
     this.surface.promote?.(this.coalesceKey);
   }
 
+  /**
+   * Until the answer's final call is done, interims on the shared budget leave a token for it, and
+   * share that budget's rate with the other answers on it (see interimSpacingMs). Registered on the
+   * budget the message's edits spend now: a live native stream's are its appends, so the streams
+   * that append share the append budget evenly instead of the first ones spending it all.
+   */
+  reserveFinal(): void {
+    const previous = this.releaseFinal;
+    // Registered before the old one goes, so the answer keeps its place (and interim rhythm).
+    this.releaseFinal = this.surface.reserveFinal?.(this.deps.place, this.coalesceKey) ?? (() => undefined);
+    previous();
+  }
+
   /** Gives back the final call reserved for this answer (see reserveFinal). */
   release(): void {
     this.releaseFinal();
@@ -148,14 +166,14 @@ export class Reconciler {
     return slot.lastInterimAt + this.opts.minInterimIntervalMs - this.now;
   }
 
-  // ---- what the messages should show --------------------------------------------------------------
+  // ---- what the messages should show ------------------------------------------------------------
 
   /**
    * The live message's piece ends where it stands. An interim of this answer waiting for budget now
    * carries a sealing edit (it reads the layout when it runs): a final, and the next message's post
    * waits behind it.
    */
-  sealShown(shown: number): void {
+  private sealShown(shown: number): void {
     this.seg.sealShown(shown);
     this.promote();
   }
@@ -170,7 +188,7 @@ export class Reconciler {
     this.sealShown(live.appended.length);
   }
 
-  layout(): OutMessage[] {
+  private layout(): OutMessage[] {
     const live = this.slots[this.seg.finishedCount];
     const native = live ? live.native !== undefined : this.nativeMode;
     return messagesOf(this.seg.view(native), this.ending);
@@ -299,23 +317,6 @@ export class Reconciler {
       if (terminal && slot.failures >= this.opts.finalAttempts) slot.gaveUp = true;
       else if (!terminal) await this.phaseOrDelay(this.opts.minInterimIntervalMs);
     }
-  }
-
-  private createFailures = 0;
-  private createGaveUp = false;
-  private releaseFinal: () => void = () => undefined;
-
-  /**
-   * Until the answer's final call is done, interims on the shared budget leave a token for it, and
-   * share that budget's rate with the other answers on it (see interimSpacingMs). Registered on the
-   * budget the message's edits spend now: a live native stream's are its appends, so the streams
-   * that append share the append budget evenly instead of the first ones spending it all.
-   */
-  reserveFinal(): void {
-    const previous = this.releaseFinal;
-    // Registered before the old one goes, so the answer keeps its place (and interim rhythm).
-    this.releaseFinal = this.surface.reserveFinal?.(this.deps.place, this.coalesceKey) ?? (() => undefined);
-    previous();
   }
 
   /** The send options of one call of this answer; `latest` is read when the call goes out. */
