@@ -1,30 +1,25 @@
 /**
  * The relay: a streamed answer becomes chat messages that are posted, then edited as text arrives.
  *
- * It works by reconciliation: from the answer's state (streaming text, final answer, or interruption)
- * it derives what each message should show (`layout`), and one loop per answer brings the messages
- * there, one platform call at a time (so at most one edit is in flight per message). Each call reads
- * the layout when it actually runs, so a call that waited for rate budget carries all the text that
- * arrived meanwhile (coalescing).
+ * Per answer (`AnswerRun`), three parts: the reader (`answer-reader.ts`) turns the event stream into
+ * text, a final or an interruption; the segmenter (`segmenter.ts`, pure) cuts the text into the
+ * pieces the messages carry and says what the live one may show; the reconciler (`reconciler.ts`)
+ * brings the platform messages to that view through the surface's gateway. The run also keeps the
+ * answer's in-flight record and lease, so another instance can finish an answer this one abandons.
+ * Glossary: README.md in this folder.
  */
 import type { Logger } from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
 import type { StateStore } from '../../state/store';
-import type {
-  Button,
-  FeedbackPrompt,
-  MessageRef,
-  NativeStream,
-  OutMessage,
-  Place,
-  Priority,
-  SurfacePort,
-} from '../surface';
-import { inflightKey, inflightLease, interruptedMessage, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
+import type { Button, FeedbackPrompt, MessageRef, Place, SurfacePort } from '../surface';
+import { RelayInterrupt, readAnswer } from './answer-reader';
+import { inflightKey, inflightLease, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
-import { isPlatformRateLimit } from './scheduler';
-import { nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut, type StreamingCut } from './split';
+import { Reconciler } from './reconciler';
+import { Segmenter } from './segmenter';
 import { Wake } from './wake';
+
+export { stoppedAnswering } from './answer-reader';
 
 export interface RelayRequest {
   surface: SurfacePort;
@@ -86,30 +81,6 @@ export interface RelayDeps {
   options?: RelayOptions;
 }
 
-interface Slot {
-  ref: MessageRef;
-  /** Set while the message is a live native stream. */
-  native?: NativeStream;
-  /** Native: everything appended so far. */
-  appended: string;
-  /** What the platform shows now (as far as we know). */
-  sent: OutMessage;
-  createdAt: number;
-  lastInterimAt: number;
-  failures: number;
-  gaveUp: boolean;
-  /**
-   * A native stream whose append or stop failed: it may still be live on the platform, so it is no
-   * longer appended to, and its final call stops it (an edit alone may leave it streaming).
-   */
-  unstopped: boolean;
-}
-
-type Phase =
-  | { kind: 'streaming' }
-  | { kind: 'final'; final: FinalEvent; pieces: string[] }
-  | { kind: 'interrupted'; reason: string; error: unknown };
-
 const DEFAULTS = {
   minInterimIntervalMs: 600,
   leaseTtlMs: LEASE_TTL_MS,
@@ -119,71 +90,16 @@ const DEFAULTS = {
   maxHoldMs: 1000,
 };
 
-const MAX_INTERIM_FAILURES = 5;
-
-/**
- * When the text still to place is within this share of the live message's room, its cut is about to
- * be decided: an interim edit then would most likely be followed by a sealing edit that shows
- * nothing new (only the typing mark goes), so the interim waits (up to maxHoldMs) for the seal.
- */
-const SEAL_NEAR_SHARE = 0.05;
-
-function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
-  if (!a) return false;
-  return (
-    a.text === b.text &&
-    Boolean(a.typing) === Boolean(b.typing) &&
-    (a.notice ?? '') === (b.notice ?? '') &&
-    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? []) &&
-    JSON.stringify(a.feedback ?? null) === JSON.stringify(b.feedback ?? null)
-  );
-}
-
-function seconds(ms: number): string {
-  const s = ms / 1000;
-  return String(s >= 10 ? Math.round(s) : Math.round(s * 10) / 10);
-}
-
-/** The interruption notice's words for an answer whose stream went silent. */
-export function stoppedAnswering(ms: number): string {
-  return `the chatbot service stopped answering (no new text for ${seconds(ms)} s)`;
-}
-
-function partialTextOf(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null || !('partialText' in err)) return undefined;
-  const text = (err as { partialText?: unknown }).partialText;
-  return typeof text === 'string' ? text : undefined;
-}
-
-class RelayInterrupt extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'RelayInterrupt';
-  }
-}
-
-/** One answer being relayed. */
+/** One answer being relayed: the reader feeds the segmenter, the reconciler follows it. */
 class AnswerRun {
-  private readonly surface: SurfacePort;
-  private readonly limit: number;
-  private readonly slots: Slot[] = [];
-  /** Texts of the messages whose cut is decided (all but the live last one, while streaming). */
-  private readonly sealed: string[] = [];
-  private text = '';
-  /** The live message's committed cut: it ends no earlier (see maxHoldMs). */
-  private floor: number | undefined;
-  /** Since when the live message's visible end has stood still with settled text hidden after it. */
-  private held: { since: number; at: number } | undefined;
-  private viewCache: { key: string; view: StreamingCut } | undefined;
-  private phase: Phase = { kind: 'streaming' };
+  private readonly seg: Segmenter;
   private readonly wake = new Wake();
-  private nativeMode: boolean;
-  private readonly coalesceKey: string;
+  private readonly messages: Reconciler;
+  private final: FinalEvent | undefined;
+  /** Why the answer was interrupted. */
+  private stopError: unknown;
   private readonly stopController = new AbortController();
   private recordChain: Promise<void> = Promise.resolve();
-  private lastError: unknown;
-  /** When an interim held back for an imminent seal goes anyway (see SEAL_NEAR_SHARE). */
-  private sealDueBy: number | undefined;
   readonly done: Promise<RelayResult>;
 
   constructor(
@@ -191,13 +107,21 @@ class AnswerRun {
     private readonly opts: typeof DEFAULTS,
     private readonly req: RelayRequest,
   ) {
-    this.surface = req.surface;
-    this.limit = req.surface.limits.maxMessageLength;
-    this.nativeMode = req.placeholder === undefined && typeof req.surface.startNativeStream === 'function';
-    this.coalesceKey = `relay:${deps.instanceId}:${req.answerKey}`;
-    if (req.placeholder) {
-      this.slots.push(this.slot(req.placeholder, { text: '', markdown: true, typing: true }));
-    }
+    this.seg = new Segmenter({ limit: req.surface.limits.maxMessageLength, maxHoldMs: opts.maxHoldMs });
+    this.messages = new Reconciler({
+      surface: req.surface,
+      place: req.place,
+      placeholder: req.placeholder,
+      seg: this.seg,
+      ending: { buttons: req.finalButtons, feedback: req.finalFeedback, retry: req.retry },
+      wake: this.wake,
+      coalesceKey: `relay:${deps.instanceId}:${req.answerKey}`,
+      answerKey: req.answerKey,
+      log: deps.log,
+      now: () => this.now,
+      options: opts,
+      changed: () => this.saveRecord(),
+    });
     this.done = this.run();
   }
 
@@ -210,28 +134,6 @@ class AnswerRun {
     return (this.deps.now ?? Date.now)();
   }
 
-  private slot(ref: MessageRef, sent: OutMessage, native?: NativeStream): Slot {
-    return {
-      ref,
-      native,
-      appended: native ? sent.text : '',
-      sent,
-      createdAt: this.now,
-      lastInterimAt: 0,
-      failures: 0,
-      gaveUp: false,
-      unstopped: false,
-    };
-  }
-
-  /**
-   * How long slot's next interim must wait here: the least interval between two of its interims.
-   * The surface's gateway spaces interims further by the budget's plan (see reserveFinal).
-   */
-  private interimGap(slot: Slot): number {
-    return slot.lastInterimAt + this.opts.minInterimIntervalMs - this.now;
-  }
-
   private async run(): Promise<RelayResult> {
     const { store, log, instanceId } = this.deps;
     const leaseName = inflightLease(this.req.answerKey);
@@ -239,7 +141,7 @@ class AnswerRun {
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; relaying anyway');
     }
     this.saveRecord();
-    this.reserveFinal();
+    this.messages.reserveFinal();
     const renew = setInterval(() => {
       store
         .renewLease(leaseName, instanceId, this.opts.leaseTtlMs)
@@ -252,499 +154,61 @@ class AnswerRun {
     renew.unref();
 
     try {
-      const consuming = this.consume();
-      await this.reconcile();
-      await consuming;
+      const stops = [this.stopController.signal, ...(this.req.signal ? [this.req.signal] : [])];
+      const reading = readAnswer(
+        this.req.events,
+        { idleTimeoutMs: this.req.idleTimeoutMs, stops, explain: this.req.explain },
+        {
+          delta: (text) => this.delta(text),
+          final: (ev) => this.finish(ev),
+          interrupted: (reason, error, partial) => this.interruptWith(reason, error, partial),
+        },
+      );
+      await this.messages.run();
+      await reading;
     } finally {
-      this.releaseFinal();
+      this.messages.release();
       clearInterval(renew);
       await this.recordChain;
       await store.delete(inflightKey(this.req.answerKey)).catch(() => undefined);
       await store.releaseLease(leaseName, instanceId).catch(() => undefined);
     }
 
-    const phase = this.phase;
-    const messages = this.slots.map((s) => s.ref);
-    if (phase.kind === 'final') {
-      return { status: 'complete', text: phase.final.answer, messages, final: phase.final, error: this.lastError };
-    }
-    const error = phase.kind === 'interrupted' ? phase.error : undefined;
-    return { status: 'interrupted', text: this.text, messages, error: error ?? this.lastError };
+    const messages = this.messages.messages;
+    const { final } = this;
+    const lastError = this.messages.lastError;
+    if (final) return { status: 'complete', text: final.answer, messages, final, error: lastError };
+    return { status: 'interrupted', text: this.seg.text, messages, error: this.stopError ?? lastError };
   }
 
-  // ---- reading the stream ----------------------------------------------------------------------
-
-  private explain(err: unknown): string {
-    try {
-      return this.req.explain?.(err) ?? 'the answer could not be completed';
-    } catch {
-      return 'the answer could not be completed';
-    }
-  }
-
-  private async consume(): Promise<void> {
-    const iterator = this.req.events[Symbol.asyncIterator]();
-    const stops: AbortSignal[] = [this.stopController.signal];
-    if (this.req.signal) stops.push(this.req.signal);
-    try {
-      for (;;) {
-        const next = iterator.next();
-        next.catch(() => undefined);
-        const outcome = await this.raceNext(next, stops);
-        if (outcome.kind === 'event') {
-          if (outcome.result.done) {
-            this.interruptWith('the answer stream ended before it was complete', undefined);
-            return;
-          }
-          const ev = outcome.result.value;
-          if (ev.type === 'delta') {
-            this.text += ev.text;
-            // The live message's cut is decided: an interim of it waiting for its planned turn in
-            // the gateway goes now, so the seal (and the next message) does not wait for that turn.
-            if (this.phase.kind === 'streaming' && this.liveView().cut !== undefined)
-              this.surface.promote?.(this.coalesceKey);
-            this.wake.bump();
-          } else {
-            this.finish(ev);
-            return;
-          }
-          continue;
-        }
-        void Promise.resolve(iterator.return?.()).catch(() => undefined);
-        if (outcome.kind === 'idle') {
-          this.interruptWith(stoppedAnswering(this.req.idleTimeoutMs), undefined);
-        } else if (outcome.kind === 'stopped') {
-          this.interruptWith(outcome.reason, undefined);
-        } else {
-          const partial = partialTextOf(outcome.error);
-          if (partial !== undefined && partial.length > this.text.length && partial.startsWith(this.text)) {
-            this.text = partial;
-          }
-          this.interruptWith(this.explain(outcome.error), outcome.error);
-        }
-        return;
-      }
-    } catch (err) {
-      this.interruptWith(this.explain(err), err);
-    }
-  }
-
-  private raceNext(
-    next: Promise<IteratorResult<AnswerEvent>>,
-    stops: AbortSignal[],
-  ): Promise<
-    | { kind: 'event'; result: IteratorResult<AnswerEvent> }
-    | { kind: 'error'; error: unknown }
-    | { kind: 'idle' }
-    | { kind: 'stopped'; reason: string }
-  > {
-    return new Promise((resolve) => {
-      const cleanups: Array<() => void> = [];
-      const settle = (v: Parameters<typeof resolve>[0]): void => {
-        for (const c of cleanups) c();
-        resolve(v);
-      };
-      const timer = setTimeout(() => settle({ kind: 'idle' }), this.req.idleTimeoutMs);
-      cleanups.push(() => clearTimeout(timer));
-      for (const s of stops) {
-        const onAbort = (): void => {
-          const r: unknown = s.reason;
-          const reason = r instanceof RelayInterrupt ? r.reason : typeof r === 'string' ? r : 'the bridge stopped';
-          settle({ kind: 'stopped', reason });
-        };
-        if (s.aborted) {
-          onAbort();
-          return;
-        }
-        s.addEventListener('abort', onAbort, { once: true });
-        cleanups.push(() => s.removeEventListener('abort', onAbort));
-      }
-      next.then(
-        (result) => settle({ kind: 'event', result }),
-        (error: unknown) => settle({ kind: 'error', error }),
-      );
-    });
+  private delta(text: string): void {
+    // The live message's cut is decided: an interim of it waiting for its planned turn in the
+    // gateway goes now, so the seal (and the next message) does not wait for that turn.
+    if (this.seg.push(text)) this.messages.promote();
+    this.wake.bump();
   }
 
   private finish(final: FinalEvent): void {
-    if (this.phase.kind !== 'streaming') return;
-    const sealedText = this.sealed.join('');
-    // Messages already sealed keep their text when the final answer agrees with them.
-    // The final answer continues the streamed text (the normal case): the cuts decided or committed
-    // while streaming stand, so every message ends as a continuation of what it showed.
-    const pieces = final.answer.startsWith(this.text)
-      ? [...this.sealed, ...splitFrom(final.answer, sealedText.length, this.limit, this.floor)]
-      : this.sealed.length > 0 && final.answer.startsWith(sealedText)
-        ? [...this.sealed, ...splitForLimit(final.answer.slice(sealedText.length), this.limit)]
-        : splitIntoAtLeast(final.answer, this.limit, Math.max(1, this.slots.length));
-    this.phase = { kind: 'final', final, pieces };
-    this.surface.promote?.(this.coalesceKey);
+    if (!this.seg.finish(final.answer, this.messages.messages.length)) return;
+    this.final = final;
+    this.messages.promote();
     this.wake.bump();
   }
 
-  private interruptWith(reason: string, error: unknown): void {
-    if (this.phase.kind !== 'streaming') return;
-    // The partial text is final now: cut whatever exceeds the last message's room.
-    for (;;) {
-      const start = this.sealedLength();
-      if (this.text.length - start <= this.limit) break;
-      this.seal(nextCut(this.text, start, this.limit, this.floor));
-    }
-    this.phase = { kind: 'interrupted', reason, error: error ?? new Error(reason) };
+  private interruptWith(reason: string, error: unknown, partial?: string): void {
+    if (partial !== undefined) this.seg.catchUp(partial);
+    if (!this.seg.interrupt(reason)) return;
+    this.stopError = error ?? new Error(reason);
     this.deps.log.info({ answerKey: this.req.answerKey, reason }, 'answer interrupted');
-    this.surface.promote?.(this.coalesceKey);
+    this.messages.promote();
     this.wake.bump();
   }
-
-  // ---- what the messages should show --------------------------------------------------------------
-
-  private sealedLength(): number {
-    let n = 0;
-    for (const s of this.sealed) n += s.length;
-    return n;
-  }
-
-  private seal(cut: number): void {
-    this.sealed.push(this.text.slice(this.sealedLength(), cut));
-    this.floor = undefined;
-    this.held = undefined;
-    this.sealDueBy = undefined;
-    // An interim of this answer waiting for budget now carries a sealing edit (it reads the layout
-    // when it runs): a final, and the next message's post waits behind it.
-    this.surface.promote?.(this.coalesceKey);
-  }
-
-  /** How long an interim edit of the live message should still wait for its imminent seal. */
-  private sealWaitMs(): number {
-    const room = this.sealedLength() + this.limit - this.text.length;
-    if (room > this.limit * SEAL_NEAR_SHARE) {
-      this.sealDueBy = undefined;
-      return 0;
-    }
-    this.sealDueBy ??= this.now + this.opts.maxHoldMs;
-    return Math.max(0, this.sealDueBy - this.now);
-  }
-
-  /** Where the live message stands: its cut if decided, else how far it may show (see streamingCut). */
-  private liveView(): StreamingCut {
-    const start = this.sealedLength();
-    const key = `${this.text.length}:${start}:${this.floor ?? ''}`;
-    if (this.viewCache?.key !== key) {
-      this.viewCache = { key, view: streamingCut(this.text, start, this.limit, this.floor) };
-    }
-    return this.viewCache.view;
-  }
-
-  /**
-   * Seals the live message once its cut can no longer move as more text arrives, and commits its cut
-   * when settled text has stayed hidden for maxHoldMs (so the visible text keeps growing).
-   */
-  private sealWhileStreaming(): void {
-    for (;;) {
-      const view = this.liveView();
-      if (view.cut === undefined) break;
-      this.seal(view.cut);
-    }
-    const view = this.liveView();
-    if (view.settledCut === undefined || view.settledCut <= view.safe) {
-      this.held = undefined;
-      return;
-    }
-    if (this.held?.at !== view.safe) {
-      this.held = { since: this.now, at: view.safe };
-      return;
-    }
-    if (this.now - this.held.since < this.opts.maxHoldMs) return;
-    this.floor = view.settledCut;
-    this.held = undefined;
-  }
-
-  /** When a hold must be re-examined, if one runs. */
-  private holdWaitMs(): number | undefined {
-    if (!this.held) return undefined;
-    return Math.max(0, this.held.since + this.opts.maxHoldMs - this.now);
-  }
-
-  /** A native stream about to expire is finished at a natural cut within what it already shows. */
-  private rotateExpiring(): void {
-    const live = this.slots[this.sealed.length];
-    if (!live?.native || this.slots.length !== this.sealed.length + 1) return;
-    if (this.now < live.native.expiresAt - this.opts.nativeExpiryMarginMs) return;
-    const shown = live.appended.length;
-    // Nothing shown yet: an empty message would be left behind; the idle timeout ends such a stream.
-    if (shown === 0) return;
-    // Appends end at settled natural cuts (see layout), so the message keeps exactly what it shows.
-    this.seal(this.sealedLength() + shown);
-  }
-
-  private layout(): OutMessage[] {
-    const done = (text: string): OutMessage => ({ text, markdown: true, typing: false });
-    const phase = this.phase;
-    if (phase.kind === 'final') {
-      const last = phase.pieces.length - 1;
-      const tail = {
-        ...(this.req.finalButtons.length > 0 ? { buttons: this.req.finalButtons } : {}),
-        ...(this.req.finalFeedback ? { feedback: this.req.finalFeedback } : {}),
-      };
-      return phase.pieces.map((text, i) => (i === last ? { ...done(text), ...tail } : done(text)));
-    }
-    const start = this.sealedLength();
-    const tail = this.text.slice(start);
-    if (phase.kind === 'interrupted') {
-      return [...this.sealed.map(done), interruptedMessage(tail, phase.reason, this.req.retry)];
-    }
-    // Only what the message will keep: its final text starts with every version it shows. Appends to
-    // a native stream cannot be taken back, so they also stop at a natural cut (a whole word).
-    const view = this.liveView();
-    const live = this.slots[this.sealed.length];
-    const native = live ? live.native !== undefined : this.nativeMode;
-    const visible = this.text.slice(start, native ? view.safeBoundary : view.safe);
-    return [...this.sealed.map(done), { text: visible, markdown: true, typing: true }];
-  }
-
-  /** True when slot i shows what it should (a live native stream only ever grows). */
-  private inSync(slot: Slot, want: OutMessage): boolean {
-    if (slot.native && want.typing) {
-      return !(want.text.length > slot.appended.length && want.text.startsWith(slot.appended));
-    }
-    return !slot.native && sameMessage(slot.sent, want);
-  }
-
-  // ---- bringing the messages there ---------------------------------------------------------------
-
-  private async reconcile(): Promise<void> {
-    for (;;) {
-      const seen = this.wake.current;
-      if (this.phase.kind === 'streaming') {
-        this.sealWhileStreaming();
-        this.rotateExpiring();
-      }
-      const layout = this.layout();
-      const terminal = this.phase.kind !== 'streaming';
-      const index = this.nextIndex(layout);
-      if (index === undefined) {
-        if (terminal) return;
-        const waits = [this.expiryWaitMs(), this.holdWaitMs()].filter((w): w is number => w !== undefined);
-        await this.wake.wait(seen, waits.length > 0 ? Math.min(...waits) : undefined);
-        continue;
-      }
-      const want = layout[index];
-      if (!want) continue;
-      const slot = this.slots[index];
-      // A new message is never held back: the user must see the bot is on it.
-      const priority: Priority = slot && want.typing && !terminal ? 'interim' : 'final';
-      if (slot && priority === 'interim' && !slot.native && index === this.sealed.length) {
-        const wait = this.sealWaitMs();
-        if (wait > 0) {
-          // Text that arrives meanwhile seals the message: its sealing edit then shows it all at once.
-          await this.wake.wait(seen, wait);
-          continue;
-        }
-      }
-      if (slot && priority === 'interim') {
-        const gap = this.interimGap(slot);
-        if (gap > 0) {
-          // Woken by new text too: it may seal this message, whose final (and the next message's
-          // post) must not wait for an interim's turn.
-          await this.wake.wait(seen, gap);
-          continue;
-        }
-      }
-      await this.step(index, priority);
-    }
-  }
-
-  private nextIndex(layout: OutMessage[]): number | undefined {
-    for (let i = 0; i < layout.length; i++) {
-      const slot = this.slots[i];
-      const want = layout[i];
-      if (!want) continue;
-      if (!slot) return this.createGaveUp ? undefined : i;
-      if (slot.gaveUp) continue;
-      if (slot.failures >= MAX_INTERIM_FAILURES && want.typing) continue;
-      // Not edited while it may still stream: its final call stops it.
-      if (slot.unstopped && want.typing) continue;
-      if (!this.inSync(slot, want)) return i;
-    }
-    return undefined;
-  }
-
-  private expiryWaitMs(): number | undefined {
-    const live = this.slots[this.slots.length - 1];
-    if (!live?.native) return undefined;
-    return Math.max(0, live.native.expiresAt - this.opts.nativeExpiryMarginMs - this.now);
-  }
-
-  /** Waits `ms`, or less if the answer finishes or is interrupted meanwhile. */
-  private async phaseOrDelay(ms: number): Promise<void> {
-    const deadline = this.now + ms;
-    while (this.phase.kind === 'streaming') {
-      const left = deadline - this.now;
-      if (left <= 0) return;
-      const seen = this.wake.current;
-      await this.wake.wait(seen, left);
-    }
-  }
-
-  private async step(index: number, priority: Priority): Promise<void> {
-    const creating = this.slots[index] === undefined;
-    const op = creating ? 'post' : 'edit';
-    try {
-      await (creating ? this.create(index, priority) : this.sync(index, priority));
-      const slot = this.slots[index];
-      if (slot) slot.failures = 0;
-      this.saveRecord();
-    } catch (err) {
-      this.lastError = err;
-      const slot = this.slots[index];
-      const terminal = this.phase.kind !== 'streaming';
-      this.deps.log.warn({ err, answerKey: this.req.answerKey, index, op }, 'relay platform call failed');
-      if (!slot) {
-        // The scheduler's retries of a rate-limited native start are spent: post and edit instead.
-        if (creating && this.nativeMode && isPlatformRateLimit(err)) this.nativeMode = false;
-        if (terminal && ++this.createFailures >= this.opts.finalAttempts) this.createGaveUp = true;
-        else await this.phaseOrDelay(this.opts.minInterimIntervalMs);
-        return;
-      }
-      slot.failures++;
-      if (slot.native) {
-        // A native stream that failed is appended to no more; the rest of the answer is posted and edited.
-        slot.sent = { text: slot.appended, markdown: true, typing: true };
-        slot.native = undefined;
-        slot.unstopped = true;
-        this.nativeMode = false;
-        this.reserveFinal();
-        // A failed append while streaming: the message keeps what it shows (appends end at settled
-        // natural cuts) and is finished now, rather than when the whole answer is.
-        const live = index === this.sealed.length && index === this.slots.length - 1;
-        if (!terminal && live && slot.appended.length > 0) {
-          this.seal(this.sealedLength() + slot.appended.length);
-          this.wake.bump();
-        }
-      }
-      if (terminal && slot.failures >= this.opts.finalAttempts) slot.gaveUp = true;
-      else if (!terminal) await this.phaseOrDelay(this.opts.minInterimIntervalMs);
-    }
-  }
-
-  private createFailures = 0;
-  private createGaveUp = false;
-  private releaseFinal: () => void = () => undefined;
-
-  /**
-   * Until the answer's final call is done, interims on the shared budget leave a token for it, and
-   * share that budget's rate with the other answers on it (see interimSpacingMs). Registered on the
-   * budget the message's edits spend now: a live native stream's are its appends, so the streams
-   * that append share the append budget evenly instead of the first ones spending it all.
-   */
-  private reserveFinal(): void {
-    const previous = this.releaseFinal;
-    // Registered before the old one goes, so the answer keeps its place (and interim rhythm).
-    this.releaseFinal = this.surface.reserveFinal?.(this.req.place, this.coalesceKey) ?? (() => undefined);
-    previous();
-  }
-
-  /** The send options of one call of this answer; `latest` is read when the call goes out. */
-  private sendOpts(priority: Priority, latest: () => OutMessage) {
-    return { priority, coalesceKey: this.coalesceKey, latest };
-  }
-
-  /** Posts message `index` (a native stream when the surface offers one), with the layout as it is when it goes. */
-  private async create(index: number, priority: Priority): Promise<void> {
-    if (this.slots[index]) return;
-    const want = this.layout()[index];
-    if (!want) return;
-    if (this.nativeMode && want.typing && this.surface.startNativeStream) {
-      let stream: NativeStream | undefined;
-      try {
-        // The stream starts with what the message may show already (text that came while it waited).
-        stream = await this.surface.startNativeStream(this.req.place, {
-          text: want.text,
-          markdown: true,
-          typing: true,
-        });
-      } catch (err) {
-        // The gateway's retries of a rate-limited start are spent: post and edit instead (see step).
-        if (isPlatformRateLimit(err)) throw err;
-        this.deps.log.info({ err }, 'native streaming refused; using post and edit');
-      }
-      if (stream) {
-        this.slots[index] = this.slot(stream.ref, { text: want.text, markdown: true, typing: true }, stream);
-        this.reserveFinal();
-        return;
-      }
-      this.nativeMode = false;
-    }
-    let sent = want;
-    const ref = await this.surface.post(
-      this.req.place,
-      want,
-      this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
-    );
-    this.slots[index] = this.slot(ref, sent);
-  }
-
-  /** Brings message `index` to the layout as it is when the call goes out (coalescing). */
-  private async sync(index: number, priority: Priority): Promise<void> {
-    const slot = this.slots[index];
-    const want = this.layout()[index];
-    if (!slot || !want || this.inSync(slot, want)) return;
-    if (slot.native) {
-      if (want.typing) {
-        const native = slot.native;
-        const sentFrom = slot.appended;
-        let shows = want.text;
-        await native.append(want.text.slice(sentFrom.length), {
-          priority,
-          coalesceKey: this.coalesceKey,
-          latest: () => {
-            const now = this.layout()[index];
-            // Only growth is appended; anything else waits for the final stop.
-            if (now?.typing && now.text.startsWith(sentFrom)) shows = now.text;
-            return shows.slice(sentFrom.length);
-          },
-        });
-        slot.appended = shows;
-        slot.sent = { text: slot.appended, markdown: true, typing: true };
-        slot.lastInterimAt = this.now;
-        return;
-      }
-      await slot.native.stop(want);
-      slot.native = undefined;
-      slot.sent = want;
-      return;
-    }
-    if (slot.unstopped) {
-      // Only reached with a finished message (see nextIndex): stopping the stream ends it showing
-      // exactly `want`; without that method, an edit is the best there is.
-      if (this.surface.stopNativeStream) await this.surface.stopNativeStream(slot.ref, want);
-      else await this.surface.edit(slot.ref, want);
-      slot.unstopped = false;
-      slot.sent = want;
-      return;
-    }
-    let sent = want;
-    await this.surface.edit(
-      slot.ref,
-      want,
-      this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
-    );
-    slot.sent = sent;
-    if (sent.typing) slot.lastInterimAt = this.now;
-  }
-
-  // ---- the in-flight record ----------------------------------------------------------------------
 
   private saveRecord(): void {
     const rec: InflightRecord = {
-      surface: this.surface.name,
+      surface: this.req.surface.name,
       place: this.req.place,
-      messages: this.slots.map((s) => ({
-        ref: s.ref,
-        text: s.native ? s.appended : s.sent.text,
-        done: !s.native && !s.sent.typing,
-        native: s.native || s.unstopped ? true : undefined,
-      })),
+      messages: this.messages.shown,
       retry: this.req.retry,
       owner: this.deps.instanceId,
       updatedAt: this.now,

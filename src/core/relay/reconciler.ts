@@ -1,0 +1,410 @@
+/**
+ * The reconciler: brings one answer's chat messages to what its segmenter says they should show,
+ * one platform call at a time through the surface's gateway (so at most one call is in flight per
+ * message). Each call reads the layout when it actually goes out (`SendOptions.latest`), so a call
+ * that waited for budget carries all the text that came meanwhile (coalescing).
+ *
+ * It owns the timing the segmenter leaves out: the least gap between two interims of a message, the
+ * wait for an imminent seal, a native stream's expiry (rotated to a new message), and the retries
+ * of failed calls (a final is given up after `finalAttempts`).
+ */
+import type { Logger } from 'pino';
+import type { MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
+import type { InflightRecord } from './inflight';
+import { isPlatformRateLimit } from './scheduler';
+import { type Ending, messagesOf, type Segmenter } from './segmenter';
+import type { Wake } from './wake';
+
+export interface ReconcilerOptions {
+  /** Least time between two interim updates of one message (the budget may space them more). */
+  minInterimIntervalMs: number;
+  /** Rotate a native stream to a new message this long before it expires. */
+  nativeExpiryMarginMs: number;
+  /** Tries of one final (non-rate-limit) platform call before the message is given up. */
+  finalAttempts: number;
+}
+
+export interface ReconcilerDeps {
+  surface: SurfacePort;
+  place: Place;
+  /** Already posted by the caller: message 0, and native streaming is not used. */
+  placeholder?: MessageRef;
+  seg: Segmenter;
+  ending: Ending;
+  /** Bumped by whoever changes the segmenter (new text, the end): the loop looks again. */
+  wake: Wake;
+  /** Names this answer's calls in the gateway (coalescing, promotion, reservation). */
+  coalesceKey: string;
+  answerKey: string;
+  log: Logger;
+  now: () => number;
+  options: ReconcilerOptions;
+  /** A message changed on the platform (the caller saves its in-flight record). */
+  changed: () => void;
+}
+
+interface Slot {
+  ref: MessageRef;
+  /** Set while the message is a live native stream. */
+  native?: NativeStream;
+  /** Native: everything appended so far. */
+  appended: string;
+  /** What the platform shows now (as far as we know). */
+  sent: OutMessage;
+  lastInterimAt: number;
+  failures: number;
+  gaveUp: boolean;
+  /**
+   * A native stream whose append or stop failed: it may still be live on the platform, so it is no
+   * longer appended to, and its final call stops it (an edit alone may leave it streaming).
+   */
+  unstopped: boolean;
+}
+
+const MAX_INTERIM_FAILURES = 5;
+
+function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
+  if (!a) return false;
+  return (
+    a.text === b.text &&
+    Boolean(a.typing) === Boolean(b.typing) &&
+    (a.notice ?? '') === (b.notice ?? '') &&
+    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? []) &&
+    JSON.stringify(a.feedback ?? null) === JSON.stringify(b.feedback ?? null)
+  );
+}
+
+/** One answer's messages, brought to its segmenter's view. */
+export class Reconciler {
+  private readonly surface: SurfacePort;
+  private readonly seg: Segmenter;
+  private readonly wake: Wake;
+  private readonly ending: Ending;
+  private readonly coalesceKey: string;
+  private readonly opts: ReconcilerOptions;
+  private readonly slots: Slot[] = [];
+  /** New messages start as native streams (until the surface refuses or a stream fails). */
+  private nativeMode: boolean;
+  /** Failed posts of a message the answer's end needs (a final), and whether they are given up. */
+  private createFailures = 0;
+  private createGaveUp = false;
+  private releaseFinal: () => void = () => undefined;
+  /** The last platform failure (the answer's result reports it). */
+  lastError: unknown;
+
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.surface = deps.surface;
+    this.seg = deps.seg;
+    this.wake = deps.wake;
+    this.ending = deps.ending;
+    this.coalesceKey = deps.coalesceKey;
+    this.opts = deps.options;
+    this.nativeMode = deps.placeholder === undefined && typeof deps.surface.startNativeStream === 'function';
+    if (deps.placeholder) this.slots.push(this.slot(deps.placeholder, { text: '', markdown: true, typing: true }));
+  }
+
+  /** The answer's messages, in order. */
+  get messages(): MessageRef[] {
+    return this.slots.map((s) => s.ref);
+  }
+
+  /** What each message shows now, for the in-flight record. */
+  get shown(): InflightRecord['messages'] {
+    return this.slots.map((s) => ({
+      ref: s.ref,
+      text: s.native ? s.appended : s.sent.text,
+      done: !s.native && !s.sent.typing,
+      native: s.native || s.unstopped ? true : undefined,
+    }));
+  }
+
+  /** A waiting interim of this answer goes as a final (its cut is decided, or the answer ended). */
+  promote(): void {
+    this.surface.promote?.(this.coalesceKey);
+  }
+
+  /**
+   * Until the answer's final call is done, interims on the shared budget leave a token for it, and
+   * share that budget's rate with the other answers on it (see interimSpacingMs). Registered on the
+   * budget the message's edits spend now: a live native stream's are its appends, so the streams
+   * that append share the append budget evenly instead of the first ones spending it all.
+   */
+  reserveFinal(): void {
+    const previous = this.releaseFinal;
+    // Registered before the old one goes, so the answer keeps its place (and interim rhythm).
+    this.releaseFinal = this.surface.reserveFinal?.(this.deps.place, this.coalesceKey) ?? (() => undefined);
+    previous();
+  }
+
+  /** Gives back the final call reserved for this answer (see reserveFinal). */
+  release(): void {
+    this.releaseFinal();
+  }
+
+  private get now(): number {
+    return this.deps.now();
+  }
+
+  private slot(ref: MessageRef, sent: OutMessage, native?: NativeStream): Slot {
+    return {
+      ref,
+      native,
+      appended: native ? sent.text : '',
+      sent,
+      lastInterimAt: 0,
+      failures: 0,
+      gaveUp: false,
+      unstopped: false,
+    };
+  }
+
+  /**
+   * How long slot's next interim must wait here: the least interval between two of its interims.
+   * The surface's gateway spaces interims further by the budget's plan (see reserveFinal).
+   */
+  private interimGap(slot: Slot): number {
+    return slot.lastInterimAt + this.opts.minInterimIntervalMs - this.now;
+  }
+
+  // ---- what the messages should show ------------------------------------------------------------
+
+  /**
+   * The live message's piece ends where it stands. An interim of this answer waiting for budget now
+   * carries a sealing edit (it reads the layout when it runs): a final, and the next message's post
+   * waits behind it.
+   */
+  private sealShown(shown: number): void {
+    this.seg.sealShown(shown);
+    this.promote();
+  }
+
+  /** A native stream about to expire is finished at a natural cut within what it already shows. */
+  private rotateExpiring(): void {
+    const live = this.slots[this.seg.finishedCount];
+    if (!live?.native || this.slots.length !== this.seg.finishedCount + 1) return;
+    if (this.now < live.native.expiresAt - this.opts.nativeExpiryMarginMs) return;
+    // Nothing shown yet: an empty message would be left behind; the idle timeout ends such a stream.
+    if (live.appended.length === 0) return;
+    this.sealShown(live.appended.length);
+  }
+
+  private layout(): OutMessage[] {
+    const live = this.slots[this.seg.finishedCount];
+    const native = live ? live.native !== undefined : this.nativeMode;
+    return messagesOf(this.seg.view(native), this.ending);
+  }
+
+  /** True when slot i shows what it should (a live native stream only ever grows). */
+  private inSync(slot: Slot, want: OutMessage): boolean {
+    if (slot.native && want.typing) {
+      return !(want.text.length > slot.appended.length && want.text.startsWith(slot.appended));
+    }
+    return !slot.native && sameMessage(slot.sent, want);
+  }
+
+  // ---- bringing the messages there ---------------------------------------------------------------
+
+  async run(): Promise<void> {
+    for (;;) {
+      const seen = this.wake.current;
+      if (this.seg.streaming) {
+        if (this.seg.settle(this.now)) this.promote();
+        this.rotateExpiring();
+      }
+      const layout = this.layout();
+      const terminal = !this.seg.streaming;
+      const index = this.nextIndex(layout);
+      if (index === undefined) {
+        if (terminal) return;
+        const waits = [this.expiryWaitMs(), this.seg.holdWaitMs(this.now)].filter((w): w is number => w !== undefined);
+        await this.wake.wait(seen, waits.length > 0 ? Math.min(...waits) : undefined);
+        continue;
+      }
+      const want = layout[index];
+      if (!want) continue;
+      const slot = this.slots[index];
+      // A new message is never held back: the user must see the bot is on it.
+      const priority: Priority = slot && want.typing && !terminal ? 'interim' : 'final';
+      if (slot && priority === 'interim' && !slot.native && index === this.seg.finishedCount) {
+        const wait = this.seg.interimWaitMs(this.now);
+        if (wait > 0) {
+          // Text that arrives meanwhile seals the message: its sealing edit then shows it all at once.
+          await this.wake.wait(seen, wait);
+          continue;
+        }
+      }
+      if (slot && priority === 'interim') {
+        const gap = this.interimGap(slot);
+        if (gap > 0) {
+          // Woken by new text too: it may seal this message, whose final (and the next message's
+          // post) must not wait for an interim's turn.
+          await this.wake.wait(seen, gap);
+          continue;
+        }
+      }
+      await this.step(index, priority);
+    }
+  }
+
+  private nextIndex(layout: OutMessage[]): number | undefined {
+    for (let i = 0; i < layout.length; i++) {
+      const slot = this.slots[i];
+      const want = layout[i];
+      if (!want) continue;
+      if (!slot) return this.createGaveUp ? undefined : i;
+      if (slot.gaveUp) continue;
+      if (slot.failures >= MAX_INTERIM_FAILURES && want.typing) continue;
+      // Not edited while it may still stream: its final call stops it.
+      if (slot.unstopped && want.typing) continue;
+      if (!this.inSync(slot, want)) return i;
+    }
+    return undefined;
+  }
+
+  private expiryWaitMs(): number | undefined {
+    const live = this.slots[this.slots.length - 1];
+    if (!live?.native) return undefined;
+    return Math.max(0, live.native.expiresAt - this.opts.nativeExpiryMarginMs - this.now);
+  }
+
+  /** Waits `ms`, or less if the answer finishes or is interrupted meanwhile. */
+  private async phaseOrDelay(ms: number): Promise<void> {
+    const deadline = this.now + ms;
+    while (this.seg.streaming) {
+      const left = deadline - this.now;
+      if (left <= 0) return;
+      const seen = this.wake.current;
+      await this.wake.wait(seen, left);
+    }
+  }
+
+  private async step(index: number, priority: Priority): Promise<void> {
+    const creating = this.slots[index] === undefined;
+    const op = creating ? 'post' : 'edit';
+    try {
+      await (creating ? this.create(index, priority) : this.sync(index, priority));
+      const slot = this.slots[index];
+      if (slot) slot.failures = 0;
+      this.deps.changed();
+    } catch (err) {
+      this.lastError = err;
+      const slot = this.slots[index];
+      const terminal = !this.seg.streaming;
+      this.deps.log.warn({ err, answerKey: this.deps.answerKey, index, op }, 'relay platform call failed');
+      if (!slot) {
+        // The scheduler's retries of a rate-limited native start are spent: post and edit instead.
+        if (creating && this.nativeMode && isPlatformRateLimit(err)) this.nativeMode = false;
+        if (terminal && ++this.createFailures >= this.opts.finalAttempts) this.createGaveUp = true;
+        else await this.phaseOrDelay(this.opts.minInterimIntervalMs);
+        return;
+      }
+      slot.failures++;
+      if (slot.native) {
+        // A native stream that failed is appended to no more; the rest of the answer is posted and edited.
+        slot.sent = { text: slot.appended, markdown: true, typing: true };
+        slot.native = undefined;
+        slot.unstopped = true;
+        this.nativeMode = false;
+        this.reserveFinal();
+        // A failed append while streaming: the message keeps what it shows (appends end at settled
+        // natural cuts) and is finished now, rather than when the whole answer is.
+        const live = index === this.seg.finishedCount && index === this.slots.length - 1;
+        if (!terminal && live && slot.appended.length > 0) {
+          this.sealShown(slot.appended.length);
+          this.wake.bump();
+        }
+      }
+      if (terminal && slot.failures >= this.opts.finalAttempts) slot.gaveUp = true;
+      else if (!terminal) await this.phaseOrDelay(this.opts.minInterimIntervalMs);
+    }
+  }
+
+  /** The send options of one call of this answer; `latest` is read when the call goes out. */
+  private sendOpts(priority: Priority, latest: () => OutMessage) {
+    return { priority, coalesceKey: this.coalesceKey, latest };
+  }
+
+  /** Posts message `index` (a native stream when the surface offers one), with the layout as it is when it goes. */
+  private async create(index: number, priority: Priority): Promise<void> {
+    if (this.slots[index]) return;
+    const want = this.layout()[index];
+    if (!want) return;
+    if (this.nativeMode && want.typing && this.surface.startNativeStream) {
+      let stream: NativeStream | undefined;
+      try {
+        // The stream starts with what the message may show already (text that came while it waited).
+        stream = await this.surface.startNativeStream(this.deps.place, {
+          text: want.text,
+          markdown: true,
+          typing: true,
+        });
+      } catch (err) {
+        // The gateway's retries of a rate-limited start are spent: post and edit instead (see step).
+        if (isPlatformRateLimit(err)) throw err;
+        this.deps.log.info({ err }, 'native streaming refused; using post and edit');
+      }
+      if (stream) {
+        this.slots[index] = this.slot(stream.ref, { text: want.text, markdown: true, typing: true }, stream);
+        this.reserveFinal();
+        return;
+      }
+      this.nativeMode = false;
+    }
+    let sent = want;
+    const ref = await this.surface.post(
+      this.deps.place,
+      want,
+      this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
+    );
+    this.slots[index] = this.slot(ref, sent);
+  }
+
+  /** Brings message `index` to the layout as it is when the call goes out (coalescing). */
+  private async sync(index: number, priority: Priority): Promise<void> {
+    const slot = this.slots[index];
+    const want = this.layout()[index];
+    if (!slot || !want || this.inSync(slot, want)) return;
+    if (slot.native) {
+      if (want.typing) {
+        const native = slot.native;
+        const sentFrom = slot.appended;
+        let shows = want.text;
+        await native.append(want.text.slice(sentFrom.length), {
+          priority,
+          coalesceKey: this.coalesceKey,
+          latest: () => {
+            const now = this.layout()[index];
+            // Only growth is appended; anything else waits for the final stop.
+            if (now?.typing && now.text.startsWith(sentFrom)) shows = now.text;
+            return shows.slice(sentFrom.length);
+          },
+        });
+        slot.appended = shows;
+        slot.sent = { text: slot.appended, markdown: true, typing: true };
+        slot.lastInterimAt = this.now;
+        return;
+      }
+      await slot.native.stop(want);
+      slot.native = undefined;
+      slot.sent = want;
+      return;
+    }
+    if (slot.unstopped) {
+      // Only reached with a finished message (see nextIndex): stopping the stream ends it showing
+      // exactly `want`; without that method, an edit is the best there is.
+      if (this.surface.stopNativeStream) await this.surface.stopNativeStream(slot.ref, want);
+      else await this.surface.edit(slot.ref, want);
+      slot.unstopped = false;
+      slot.sent = want;
+      return;
+    }
+    let sent = want;
+    await this.surface.edit(
+      slot.ref,
+      want,
+      this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
+    );
+    slot.sent = sent;
+    if (sent.typing) slot.lastInterimAt = this.now;
+  }
+}
