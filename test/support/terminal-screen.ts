@@ -62,8 +62,11 @@ export function screenOf(output: string, columns: number): string[] {
       continue;
     }
     if (ch === '\r') col = 0;
-    else if (ch === '\n') row += 1;
-    else if (ch === '\b') col = Math.max(0, col - 1);
+    else if (ch === '\n') {
+      // A terminal's line discipline turns LF into CR LF (onlcr), so in-process streams read the same.
+      row += 1;
+      col = 0;
+    } else if (ch === '\b') col = Math.max(0, col - 1);
     else if (ch >= ' ') {
       if (col >= columns) {
         row += 1;

@@ -112,7 +112,8 @@ export function listingCard(l: Listing, opts: { details?: boolean } = {}): Card 
     for (const [i, url] of l.images.entries()) add(l.images.length === 1 ? 'Photo' : `Photo ${i + 1}`, url);
   }
   const card: Card = { title: listingTitle(l), fields, badge: statusBadge(l) };
-  if (l.propertyType) card.footer = l.propertyType;
+  // The detailed card has the type among its fields; a list card names it under the figures.
+  if (l.propertyType && !opts.details) card.footer = l.propertyType;
   if (l.url) card.url = l.url;
   const image = l.images[0];
   if (image) card.imageUrl = image;

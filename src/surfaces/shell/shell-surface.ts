@@ -58,8 +58,11 @@ export class ShellSurface implements SurfacePort {
   private counter = 0;
   private threadCounter = 0;
   private readonly runId = Date.now().toString(36);
-  /** The block last written and how many screen lines it took (interactive redraw). */
-  private live: { id: string; lines: number } | undefined;
+  /**
+   * The block last written and how many screen lines it took (interactive redraw), and the lines the
+   * person submitted since: readline echoed them below the block, so a redraw reaches over them too.
+   */
+  private live: { id: string; lines: number; below: string[] } | undefined;
   private spinnerTimer: NodeJS.Timeout | undefined;
   private spinnerFrame = 0;
   /** Buttons last shown, for `/press`. */
@@ -146,6 +149,14 @@ export class ShellSurface implements SurfacePort {
     return path.startsWith('/') || path.startsWith('.') ? path : `./${path}`;
   }
 
+  /**
+   * A line the person submitted at the prompt (`echo`: the prompt and the line, as readline left them
+   * on screen). It sits below the live block until the next message, so a rewrite redraws it too.
+   */
+  noteSubmitted(echo: string): void {
+    this.live?.below.push(echo);
+  }
+
   /** Print text that is not a message (banners, help, form prompts). */
   print(text: string): void {
     this.write(text);
@@ -186,7 +197,7 @@ export class ShellSurface implements SurfacePort {
       this.live = undefined;
     } else if (!isEdit || !shown.printed || !msg.typing) {
       this.write(`${this.label(ref.place)} ${body}`);
-      this.live = { id: ref.id, lines: this.countLines(`bot› ${body}`) };
+      this.live = { id: ref.id, lines: this.countLines(`bot› ${body}`), below: [] };
     }
     shown.printed = true;
     this.updateSpinner();
@@ -218,9 +229,14 @@ export class ShellSurface implements SurfacePort {
     const shown = this.messages.get(this.live.id);
     if (!shown) return;
     const text = `${this.label(shown.ref.place)} ${body}`;
+    const below = this.live.below;
+    const belowLines = below.reduce((sum, line) => sum + this.countLines(line), 0);
     this.opts.beforeWrite?.();
-    // Up over the previous rendering, clear to the end of the screen, draw again.
-    this.opts.output.write(`\u001b[${this.live.lines}F\u001b[0J${text}\n`);
+    // Up over the previous rendering and the lines typed under it, clear to the end of the screen,
+    // draw both again.
+    this.opts.output.write(
+      `\u001b[${this.live.lines + belowLines}F\u001b[0J${text}\n${below.map((line) => `${line}\n`).join('')}`,
+    );
     this.opts.afterWrite?.();
     this.live.lines = this.countLines(text);
   }

@@ -96,6 +96,9 @@ export class Shell {
       ...(opts.interactive ? { completer: completeCommand } : {}),
     });
     this.lines = this.rl[Symbol.asyncIterator]();
+    // readline has just echoed the line (prompt and text, then a new line): the surface must know,
+    // since a message it rewrites in place is now that much higher on screen.
+    if (opts.interactive) this.rl.on('line', (line) => this.surface.noteSubmitted(`${this.rl.getPrompt()}${line}`));
   }
 
   /** Hooks for the surface: keep the prompt below whatever is printed. */

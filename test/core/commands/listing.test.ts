@@ -145,6 +145,9 @@ describe('writes (admins)', () => {
     expect(card?.badge).toBe('For sale');
     expect(field(card, 'Heating')).toBe('Gas');
     expect(card?.imageUrl).toBe('https://img.example.com/a.jpg');
+    // The type is one of the detailed card's fields, not repeated under them.
+    expect(field(card, 'Type')).toBe('House');
+    expect(card?.footer).toBeUndefined();
 
     const updated = await env.run(listingCommand, env.admin, 'update mls:TST-0001 Status:Sold SalePrice:460000');
     expect(updated.last().text).toMatch(/Updated 1 listing for mls:TST-0001 \(Status, SalePrice\)/);
