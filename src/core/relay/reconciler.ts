@@ -11,6 +11,7 @@
 import type { Logger } from 'pino';
 import type { MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
 import type { InflightRecord } from './inflight';
+import { AnswerMessage } from './message';
 import { isPlatformRateLimit } from './scheduler';
 import { type Ending, messagesOf, type Segmenter } from './segmenter';
 import type { Wake } from './wake';
@@ -43,36 +44,7 @@ export interface ReconcilerDeps {
   changed: () => void;
 }
 
-interface Slot {
-  ref: MessageRef;
-  /** Set while the message is a live native stream. */
-  native?: NativeStream;
-  /** Native: everything appended so far. */
-  appended: string;
-  /** What the platform shows now (as far as we know). */
-  sent: OutMessage;
-  lastInterimAt: number;
-  failures: number;
-  gaveUp: boolean;
-  /**
-   * A native stream whose append or stop failed: it may still be live on the platform, so it is no
-   * longer appended to, and its final call stops it (an edit alone may leave it streaming).
-   */
-  unstopped: boolean;
-}
-
 const MAX_INTERIM_FAILURES = 5;
-
-function sameMessage(a: OutMessage | undefined, b: OutMessage): boolean {
-  if (!a) return false;
-  return (
-    a.text === b.text &&
-    Boolean(a.typing) === Boolean(b.typing) &&
-    (a.notice ?? '') === (b.notice ?? '') &&
-    JSON.stringify(a.buttons ?? []) === JSON.stringify(b.buttons ?? []) &&
-    JSON.stringify(a.feedback ?? null) === JSON.stringify(b.feedback ?? null)
-  );
-}
 
 /** One answer's messages, brought to its segmenter's view. */
 export class Reconciler {
@@ -82,7 +54,7 @@ export class Reconciler {
   private readonly ending: Ending;
   private readonly coalesceKey: string;
   private readonly opts: ReconcilerOptions;
-  private readonly slots: Slot[] = [];
+  private readonly slots: AnswerMessage[] = [];
   /** New messages start as native streams (until the surface refuses or a stream fails). */
   private nativeMode: boolean;
   /** Failed posts of a message the answer's end needs (a final), and whether they are given up. */
@@ -100,7 +72,8 @@ export class Reconciler {
     this.coalesceKey = deps.coalesceKey;
     this.opts = deps.options;
     this.nativeMode = deps.placeholder === undefined && typeof deps.surface.startNativeStream === 'function';
-    if (deps.placeholder) this.slots.push(this.slot(deps.placeholder, { text: '', markdown: true, typing: true }));
+    if (deps.placeholder)
+      this.slots.push(new AnswerMessage(deps.placeholder, { text: '', markdown: true, typing: true }));
   }
 
   /** The answer's messages, in order. */
@@ -110,12 +83,7 @@ export class Reconciler {
 
   /** What each message shows now, for the in-flight record. */
   get shown(): InflightRecord['messages'] {
-    return this.slots.map((s) => ({
-      ref: s.ref,
-      text: s.native ? s.appended : s.sent.text,
-      done: !s.native && !s.sent.typing,
-      native: s.native || s.unstopped ? true : undefined,
-    }));
+    return this.slots.map((m) => m.record);
   }
 
   /** A waiting interim of this answer goes as a final (its cut is decided, or the answer ended). */
@@ -145,24 +113,11 @@ export class Reconciler {
     return this.deps.now();
   }
 
-  private slot(ref: MessageRef, sent: OutMessage, native?: NativeStream): Slot {
-    return {
-      ref,
-      native,
-      appended: native ? sent.text : '',
-      sent,
-      lastInterimAt: 0,
-      failures: 0,
-      gaveUp: false,
-      unstopped: false,
-    };
-  }
-
   /**
    * How long slot's next interim must wait here: the least interval between two of its interims.
    * The surface's gateway spaces interims further by the budget's plan (see reserveFinal).
    */
-  private interimGap(slot: Slot): number {
+  private interimGap(slot: AnswerMessage): number {
     return slot.lastInterimAt + this.opts.minInterimIntervalMs - this.now;
   }
 
@@ -181,25 +136,18 @@ export class Reconciler {
   /** A native stream about to expire is finished at a natural cut within what it already shows. */
   private rotateExpiring(): void {
     const live = this.slots[this.seg.finishedCount];
-    if (!live?.native || this.slots.length !== this.seg.finishedCount + 1) return;
-    if (this.now < live.native.expiresAt - this.opts.nativeExpiryMarginMs) return;
+    const expiresAt = live?.expiresAt;
+    if (expiresAt === undefined || this.slots.length !== this.seg.finishedCount + 1) return;
+    if (this.now < expiresAt - this.opts.nativeExpiryMarginMs) return;
     // Nothing shown yet: an empty message would be left behind; the idle timeout ends such a stream.
-    if (live.appended.length === 0) return;
-    this.sealShown(live.appended.length);
+    if (live.streamed.length === 0) return;
+    this.sealShown(live.streamed.length);
   }
 
   private layout(): OutMessage[] {
     const live = this.slots[this.seg.finishedCount];
-    const native = live ? live.native !== undefined : this.nativeMode;
+    const native = live ? live.isNative : this.nativeMode;
     return messagesOf(this.seg.view(native), this.ending);
-  }
-
-  /** True when slot i shows what it should (a live native stream only ever grows). */
-  private inSync(slot: Slot, want: OutMessage): boolean {
-    if (slot.native && want.typing) {
-      return !(want.text.length > slot.appended.length && want.text.startsWith(slot.appended));
-    }
-    return !slot.native && sameMessage(slot.sent, want);
   }
 
   // ---- bringing the messages there ---------------------------------------------------------------
@@ -225,7 +173,7 @@ export class Reconciler {
       const slot = this.slots[index];
       // A new message is never held back: the user must see the bot is on it.
       const priority: Priority = slot && want.typing && !terminal ? 'interim' : 'final';
-      if (slot && priority === 'interim' && !slot.native && index === this.seg.finishedCount) {
+      if (slot && priority === 'interim' && !slot.isNative && index === this.seg.finishedCount) {
         const wait = this.seg.interimWaitMs(this.now);
         if (wait > 0) {
           // Text that arrives meanwhile seals the message: its sealing edit then shows it all at once.
@@ -256,15 +204,15 @@ export class Reconciler {
       if (slot.failures >= MAX_INTERIM_FAILURES && want.typing) continue;
       // Not edited while it may still stream: its final call stops it.
       if (slot.unstopped && want.typing) continue;
-      if (!this.inSync(slot, want)) return i;
+      if (!slot.inSync(want)) return i;
     }
     return undefined;
   }
 
   private expiryWaitMs(): number | undefined {
-    const live = this.slots[this.slots.length - 1];
-    if (!live?.native) return undefined;
-    return Math.max(0, live.native.expiresAt - this.opts.nativeExpiryMarginMs - this.now);
+    const expiresAt = this.slots[this.slots.length - 1]?.expiresAt;
+    if (expiresAt === undefined) return undefined;
+    return Math.max(0, expiresAt - this.opts.nativeExpiryMarginMs - this.now);
   }
 
   /** Waits `ms`, or less if the answer finishes or is interrupted meanwhile. */
@@ -299,18 +247,16 @@ export class Reconciler {
         return;
       }
       slot.failures++;
-      if (slot.native) {
+      if (slot.isNative) {
         // A native stream that failed is appended to no more; the rest of the answer is posted and edited.
-        slot.sent = { text: slot.appended, markdown: true, typing: true };
-        slot.native = undefined;
-        slot.unstopped = true;
+        slot.streamFailed();
         this.nativeMode = false;
         this.reserveFinal();
         // A failed append while streaming: the message keeps what it shows (appends end at settled
         // natural cuts) and is finished now, rather than when the whole answer is.
         const live = index === this.seg.finishedCount && index === this.slots.length - 1;
-        if (!terminal && live && slot.appended.length > 0) {
-          this.sealShown(slot.appended.length);
+        if (!terminal && live && slot.streamed.length > 0) {
+          this.sealShown(slot.streamed.length);
           this.wake.bump();
         }
       }
@@ -344,7 +290,7 @@ export class Reconciler {
         this.deps.log.info({ err }, 'native streaming refused; using post and edit');
       }
       if (stream) {
-        this.slots[index] = this.slot(stream.ref, { text: want.text, markdown: true, typing: true }, stream);
+        this.slots[index] = new AnswerMessage(stream.ref, { text: want.text, markdown: true, typing: true }, stream);
         this.reserveFinal();
         return;
       }
@@ -356,55 +302,20 @@ export class Reconciler {
       want,
       this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
     );
-    this.slots[index] = this.slot(ref, sent);
+    this.slots[index] = new AnswerMessage(ref, sent);
   }
 
   /** Brings message `index` to the layout as it is when the call goes out (coalescing). */
   private async sync(index: number, priority: Priority): Promise<void> {
-    const slot = this.slots[index];
+    const message = this.slots[index];
     const want = this.layout()[index];
-    if (!slot || !want || this.inSync(slot, want)) return;
-    if (slot.native) {
-      if (want.typing) {
-        const native = slot.native;
-        const sentFrom = slot.appended;
-        let shows = want.text;
-        await native.append(want.text.slice(sentFrom.length), {
-          priority,
-          coalesceKey: this.coalesceKey,
-          latest: () => {
-            const now = this.layout()[index];
-            // Only growth is appended; anything else waits for the final stop.
-            if (now?.typing && now.text.startsWith(sentFrom)) shows = now.text;
-            return shows.slice(sentFrom.length);
-          },
-        });
-        slot.appended = shows;
-        slot.sent = { text: slot.appended, markdown: true, typing: true };
-        slot.lastInterimAt = this.now;
-        return;
-      }
-      await slot.native.stop(want);
-      slot.native = undefined;
-      slot.sent = want;
-      return;
-    }
-    if (slot.unstopped) {
-      // Only reached with a finished message (see nextIndex): stopping the stream ends it showing
-      // exactly `want`; without that method, an edit is the best there is.
-      if (this.surface.stopNativeStream) await this.surface.stopNativeStream(slot.ref, want);
-      else await this.surface.edit(slot.ref, want);
-      slot.unstopped = false;
-      slot.sent = want;
-      return;
-    }
-    let sent = want;
-    await this.surface.edit(
-      slot.ref,
-      want,
-      this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
-    );
-    slot.sent = sent;
-    if (sent.typing) slot.lastInterimAt = this.now;
+    if (!message || !want) return;
+    await message.bringTo(want, {
+      surface: this.surface,
+      coalesceKey: this.coalesceKey,
+      priority,
+      latest: () => this.layout()[index],
+      now: () => this.now,
+    });
   }
 }
