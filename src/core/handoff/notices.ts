@@ -62,8 +62,11 @@ export interface NoticeDeps {
 }
 
 export class TicketNotices {
-  /** Notices this process is carrying out right now (a lease is per instance id, not per call). */
-  private readonly inFlight = new Set<string>();
+  /**
+   * Notices this process holds right now (a lease is per instance id, not per call), each with the
+   * timer that renews its lease until it is let go.
+   */
+  private readonly inFlight = new Map<string, NodeJS.Timeout>();
   private readonly attempts = new Map<string, number>();
 
   constructor(private readonly deps: NoticeDeps) {}
@@ -78,11 +81,16 @@ export class TicketNotices {
     return notices.map((n, i) => ({ id: `${n.ticketId}:${change}:${i}`, value: n as unknown as Json }));
   }
 
-  /** Carries out the notices of a change just written, in order (called right after the write). */
+  /**
+   * Carries out the notices of a change just written, in their order. Their leases are all taken
+   * first, so a drain (here or on another instance) cannot send a later notice before an earlier one.
+   */
   async deliver(intents: OutboxIntent[]): Promise<void> {
     if (intents.length === 0) return;
     await this.pauseForTests(intents);
-    for (const intent of intents) await this.carryOut(intent.id);
+    const held: string[] = [];
+    for (const { id } of intents) if (await this.hold(id)) held.push(id);
+    for (const id of held) await this.carryOutHeld(id);
   }
 
   /** Every pending notice, oldest first: on start (a replay after a restart) and periodically (an instance that died). */
@@ -90,48 +98,66 @@ export class TicketNotices {
     if (process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES === '1') return 0;
     const pending = await this.ctx.store.pendingIntents(NOTICE_BOX, DRAIN_BATCH);
     let done = 0;
-    for (const intent of pending) if (await this.carryOut(intent.id)) done++;
+    for (const intent of pending) if ((await this.hold(intent.id)) && (await this.carryOutHeld(intent.id))) done++;
     return done;
   }
 
-  /** True when this call carried the notice out (or found it already carried out). */
-  private async carryOut(id: string): Promise<boolean> {
+  /** Takes a notice for this process: not in flight here, and its lease is ours. */
+  private async hold(id: string): Promise<boolean> {
     if (this.inFlight.has(id)) return false;
-    this.inFlight.add(id);
     const { store, config } = this.ctx;
-    const lease = `notice:${id}`;
+    const lease = this.leaseName(id);
+    // Renewed from the start: a notice may wait behind earlier ones held back by rate limits.
+    const renew = setInterval(() => {
+      store.renewLease(lease, config.instanceId, LEASE_MS).catch(() => undefined);
+    }, LEASE_MS / 3);
+    renew.unref();
+    this.inFlight.set(id, renew);
     try {
-      if (!(await store.acquireLease(lease, config.instanceId, LEASE_MS))) return false;
-      const renew = setInterval(() => {
-        store.renewLease(lease, config.instanceId, LEASE_MS).catch(() => undefined);
-      }, LEASE_MS / 3);
-      renew.unref();
-      try {
-        // Read again under the lease: another instance may have finished it meanwhile.
-        const stored = await store.intent(NOTICE_BOX, id);
-        if (stored?.state !== 'pending') return stored?.state === 'done';
-        await this.perform(stored);
-        await store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS);
-        this.attempts.delete(id);
-        return true;
-      } finally {
-        clearInterval(renew);
-        await store.releaseLease(lease, config.instanceId).catch(() => undefined);
-      }
+      if (await store.acquireLease(lease, config.instanceId, LEASE_MS)) return true;
     } catch (err) {
-      const tries = (this.attempts.get(id) ?? 0) + 1;
-      this.attempts.set(id, tries);
-      if (tries >= MAX_ATTEMPTS) {
-        this.ctx.log.error({ err, notice: id, tries }, 'handoff: a ticket notice keeps failing; given up');
-        await store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS).catch(() => undefined);
-        this.attempts.delete(id);
-      } else {
-        this.ctx.log.warn({ err, notice: id, tries }, 'handoff: a ticket notice failed; it is tried again');
-      }
+      this.ctx.log.warn({ err, notice: id }, 'handoff: could not take a ticket notice');
+    }
+    clearInterval(renew);
+    this.inFlight.delete(id);
+    return false;
+  }
+
+  /** Carries out a held notice and lets it go. True when it is done (now or already). */
+  private async carryOutHeld(id: string): Promise<boolean> {
+    const { store, config } = this.ctx;
+    try {
+      // Read again under the lease: another instance may have finished it meanwhile.
+      const stored = await store.intent(NOTICE_BOX, id);
+      if (stored?.state !== 'pending') return stored?.state === 'done';
+      await this.perform(stored);
+      await store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS);
+      this.attempts.delete(id);
+      return true;
+    } catch (err) {
+      await this.failed(id, err);
       return false;
     } finally {
+      clearInterval(this.inFlight.get(id));
       this.inFlight.delete(id);
+      await store.releaseLease(this.leaseName(id), config.instanceId).catch(() => undefined);
     }
+  }
+
+  private async failed(id: string, err: unknown): Promise<void> {
+    const tries = (this.attempts.get(id) ?? 0) + 1;
+    this.attempts.set(id, tries);
+    if (tries < MAX_ATTEMPTS) {
+      this.ctx.log.warn({ err, notice: id, tries }, 'handoff: a ticket notice failed; it is tried again');
+      return;
+    }
+    this.ctx.log.error({ err, notice: id, tries }, 'handoff: a ticket notice keeps failing; given up');
+    this.attempts.delete(id);
+    await this.ctx.store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS).catch(() => undefined);
+  }
+
+  private leaseName(id: string): string {
+    return `notice:${id}`;
   }
 
   private async perform(stored: StoredIntent): Promise<void> {
