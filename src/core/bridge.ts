@@ -48,6 +48,8 @@ type FormFn = NonNullable<CommandHandler['forms']>[string];
 
 const RECOVERY_EVERY_MS = 15_000;
 const QUEUE_SWEEP_EVERY_MS = 15_000;
+/** How often pending ticket notices are looked for (a lease held by a dead instance runs out first). */
+const NOTICE_DRAIN_EVERY_MS = 5_000;
 const HELP_WORDS = new Set(['help', '-h', '--help', '?']);
 
 export class Bridge implements BridgeCore {
@@ -101,6 +103,8 @@ export class Bridge implements BridgeCore {
     );
     const sweepMs = Math.max(50, Math.min(15_000, Math.floor(handoffMs / 4)));
     every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff sweep (claim timeout, reminders)');
+    // Right away (notices a restart left pending) and then often (those of an instance that died).
+    every(NOTICE_DRAIN_EVERY_MS, () => this.handoffs.notices.drain(), 'handoff notice outbox');
     every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
     const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
     if (recover) every(RECOVERY_EVERY_MS, recover, 'abandoned-answer recovery');

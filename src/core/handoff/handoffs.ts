@@ -10,11 +10,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { Json } from '../../state/store';
+import type { Json, OutboxIntent } from '../../state/store';
 import type { CoreContext, HandoffTarget } from '../context';
 import { appendTurn, DEFAULT_RETENTION_MS, readTranscript } from '../conversations/transcript';
 import { keys, parseStored, toJson, type Conversation, type Turn } from '../conversations/model';
-import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
+import type {
+  Actor,
+  Attachment,
+  IncomingMessage,
+  Invocation,
+  MessageRef,
+  OutMessage,
+  Place,
+  SurfacePort,
+} from '../surface';
 import {
   DEFAULT_REMIND_MS,
   DEFAULT_TALK_TO_HUMAN,
@@ -27,6 +36,7 @@ import {
   type Ticket,
 } from './model';
 import { extractLead, type LeadSummary } from './lead';
+import { NOTICE_BOX, type Notice, TicketNotices } from './notices';
 import { openedListings } from './opened';
 import { duration, renderTicket } from './render';
 
@@ -40,8 +50,19 @@ const ASKER_TTL_MS = 30 * 24 * 3600 * 1000;
 
 type Ended = 'closed' | 'cancelled' | 'timedout';
 
+/** A ticket change as written, with the notices it owes (already in the outbox, not yet carried out). */
+interface Changed {
+  ticket: Ticket;
+  intents: OutboxIntent[];
+}
+
 export class Handoffs {
-  constructor(private readonly ctx: CoreContext) {}
+  /** The outbox of ticket notices: drained on start and periodically by the bridge. */
+  readonly notices: TicketNotices;
+
+  constructor(private readonly ctx: CoreContext) {
+    this.notices = new TicketNotices({ ctx, renderTicket: (id) => this.ticketView(id) });
+  }
 
   private get remindMs(): number {
     return this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS;
@@ -183,43 +204,55 @@ export class Handoffs {
   /** Claim button: exactly one agent wins (compare-and-set on the ticket); the others are told who. */
   async claim(inv: Invocation, ticketId: string): Promise<void> {
     const agent = inv.actor;
-    const won = await this.transition(inv, ticketId, (t) => {
-      if (t.status === 'claimed') return `Already claimed by ${t.claimedBy?.name ?? 'another agent'}.`;
-      if (t.status !== 'open') return `This ticket is ${stateWord(t.status).toLowerCase()}.`;
-      if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may claim a ticket.';
-      const now = this.ctx.now();
-      return { ...t, status: 'claimed', claimedBy: agent, claimedAt: now, firstClaimedAt: t.firstClaimedAt ?? now };
-    });
-    if (!won) return;
-    await this.tellThread(
-      won,
-      `${agent.name} claimed this ticket. Their messages in this thread go to ${won.user.name} (start one with "note:" to keep it for the team); theirs appear here. Press Close to hand them back to the bot.`,
+    const won = await this.transition(
+      inv,
+      ticketId,
+      (t) => {
+        if (t.status === 'claimed') return `Already claimed by ${t.claimedBy?.name ?? 'another agent'}.`;
+        if (t.status !== 'open') return `This ticket is ${stateWord(t.status).toLowerCase()}.`;
+        if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may claim a ticket.';
+        const now = this.ctx.now();
+        return { ...t, status: 'claimed', claimedBy: agent, claimedAt: now, firstClaimedAt: t.firstClaimedAt ?? now };
+      },
+      (won) => [
+        ...this.toThread(
+          won,
+          `${agent.name} claimed this ticket. Their messages in this thread go to ${won.user.name} (start one with "note:" to keep it for the team); theirs appear here. Press Close to hand them back to the bot.`,
+        ),
+        ...this.toUser(won, `${agent.name} (agent) has joined the conversation and will answer you here.`),
+        // Last: a ticket edit Slack or Discord holds back (rate limits) must not keep either side waiting.
+        ...this.refreshOf(won),
+      ],
     );
-    await this.tellUser(won, `${agent.name} (agent) has joined the conversation and will answer you here.`);
-    // Last: a ticket edit Slack or Discord holds back (rate limits) must not keep either side waiting.
-    await this.refreshTicketMessage(won);
+    if (won) await this.notices.deliver(won.intents);
   }
 
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */
   async release(inv: Invocation, ticketId: string): Promise<void> {
-    const released = await this.transition(inv, ticketId, (t) => {
-      if (t.status !== 'claimed')
-        return `This ticket is ${stateWord(t.status).toLowerCase()}: there is nothing to release.`;
-      if (t.claimedBy?.id !== inv.actor.id)
-        return `Only ${t.claimedBy?.name ?? 'the claiming agent'}, who claimed this ticket, may release it.`;
-      const { claimedBy: _c, claimedAt: _a, ...rest } = t;
-      return { ...rest, status: 'open', waitingSince: this.ctx.now(), reminders: 0, lastRemindAt: undefined };
-    });
-    if (!released) return;
-    await this.refreshTicketMessage(released);
-    await this.tellThread(
-      released,
-      `${inv.actor.name} released this ticket: it is waiting again. Press Claim to take it.`,
+    const released = await this.transition(
+      inv,
+      ticketId,
+      (t) => {
+        if (t.status !== 'claimed')
+          return `This ticket is ${stateWord(t.status).toLowerCase()}: there is nothing to release.`;
+        if (t.claimedBy?.id !== inv.actor.id)
+          return `Only ${t.claimedBy?.name ?? 'the claiming agent'}, who claimed this ticket, may release it.`;
+        const { claimedBy: _c, claimedAt: _a, ...rest } = t;
+        return { ...rest, status: 'open', waitingSince: this.ctx.now(), reminders: 0, lastRemindAt: undefined };
+      },
+      (released) => [
+        ...this.refreshOf(released),
+        ...this.toThread(
+          released,
+          `${inv.actor.name} released this ticket: it is waiting again. Press Claim to take it.`,
+        ),
+        ...this.toUser(
+          released,
+          `${inv.actor.name} handed your request back to the team: someone else will pick it up here shortly.`,
+        ),
+      ],
     );
-    await this.tellUser(
-      released,
-      `${inv.actor.name} handed your request back to the team: someone else will pick it up here shortly.`,
-    );
+    if (released) await this.notices.deliver(released.intents);
   }
 
   /** Take over: asks the pressing agent to confirm (the claimer is named), nothing changes yet. */
@@ -264,28 +297,35 @@ export class Handoffs {
     const ticketId = cut < 0 ? value : value.slice(0, cut);
     const expected = cut < 0 ? '' : value.slice(cut + 1);
     let previous: Actor | undefined;
-    const taken = await this.transition(inv, ticketId, (t) => {
-      if (t.status !== 'claimed')
-        return `This ticket is ${stateWord(t.status).toLowerCase()} now: nothing was taken over.`;
-      if (t.claimedBy?.id !== expected)
-        return `The ticket changed hands meanwhile (now ${t.claimedBy?.name ?? 'nobody'}): nothing was taken over.`;
-      if (t.claimedBy?.id === inv.actor.id) return 'You already hold this ticket.';
-      if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may take over a ticket.';
-      previous = t.claimedBy;
-      return { ...t, claimedBy: inv.actor, claimedAt: this.ctx.now() };
-    });
+    const taken = await this.transition(
+      inv,
+      ticketId,
+      (t) => {
+        if (t.status !== 'claimed')
+          return `This ticket is ${stateWord(t.status).toLowerCase()} now: nothing was taken over.`;
+        if (t.claimedBy?.id !== expected)
+          return `The ticket changed hands meanwhile (now ${t.claimedBy?.name ?? 'nobody'}): nothing was taken over.`;
+        if (t.claimedBy?.id === inv.actor.id) return 'You already hold this ticket.';
+        if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may take over a ticket.';
+        previous = t.claimedBy;
+        return { ...t, claimedBy: inv.actor, claimedAt: this.ctx.now() };
+      },
+      (taken) => [
+        ...this.refreshOf(taken),
+        ...this.toThread(
+          taken,
+          `${inv.actor.name} took this ticket over from ${previous?.name ?? 'the previous agent'}. From now on their messages here go to ${taken.user.name}.`,
+        ),
+        ...this.toUser(
+          taken,
+          `${inv.actor.name} (agent) now answers you here, taking over from ${previous?.name ?? 'the previous agent'}.`,
+        ),
+      ],
+    );
     if (!taken) return;
-    await this.refreshTicketMessage(taken);
-    await this.tellThread(
-      taken,
-      `${inv.actor.name} took this ticket over from ${previous?.name ?? 'the previous agent'}. From now on their messages here go to ${taken.user.name}.`,
-    );
-    await this.tellUser(
-      taken,
-      `${inv.actor.name} (agent) now answers you here, taking over from ${previous?.name ?? 'the previous agent'}.`,
-    );
+    await this.notices.deliver(taken.intents);
     await inv
-      .reply({ text: `You now hold the ticket of ${taken.user.name}.` }, { ephemeral: true })
+      .reply({ text: `You now hold the ticket of ${taken.ticket.user.name}.` }, { ephemeral: true })
       .catch(() => undefined);
   }
 
@@ -294,21 +334,27 @@ export class Handoffs {
    * are told, the user's Cancel button goes, and after a close the user is asked for a rating.
    */
   async end(ticketId: string, how: 'closed' | 'cancelled', inv: Invocation): Promise<boolean> {
-    const ended = await this.transition(inv, ticketId, (t) => {
-      if (isEnded(t.status)) return 'This handoff has already ended.';
-      const by = inv.actor;
-      if (how === 'closed' && !by.isAdmin && !(t.status === 'claimed' && t.claimedBy?.id === by.id)) {
-        return t.status === 'claimed'
-          ? `Only ${t.claimedBy?.name ?? 'the claiming agent'} (who claimed it) or an admin may close this ticket.`
-          : 'Only an admin may close a ticket nobody has claimed: press Claim to take it, then Close.';
-      }
-      if (how === 'cancelled' && !by.isAdmin && !(by.id === t.user.id && inv.surface.name === t.userPlace.surface)) {
-        return `Only ${t.user.name}, who asked for a human, or an admin may cancel this handoff.`;
-      }
-      return { ...t, status: how, endedBy: by, endedAt: this.ctx.now() };
-    });
+    const ended = await this.transition(
+      inv,
+      ticketId,
+      (t) => {
+        if (isEnded(t.status)) return 'This handoff has already ended.';
+        const by = inv.actor;
+        if (how === 'closed' && !by.isAdmin && !(t.status === 'claimed' && t.claimedBy?.id === by.id)) {
+          return t.status === 'claimed'
+            ? `Only ${t.claimedBy?.name ?? 'the claiming agent'} (who claimed it) or an admin may close this ticket.`
+            : 'Only an admin may close a ticket nobody has claimed: press Claim to take it, then Close.';
+        }
+        if (how === 'cancelled' && !by.isAdmin && !(by.id === t.user.id && inv.surface.name === t.userPlace.surface)) {
+          return `Only ${t.user.name}, who asked for a human, or an admin may cancel this handoff.`;
+        }
+        return { ...t, status: how, endedBy: by, endedAt: this.ctx.now() };
+      },
+      (ended) => this.endNotices(ended, how, inv.actor),
+    );
     if (!ended) return false;
-    await this.afterEnd(ended, how, inv.actor);
+    await this.clearMarks(ended.ticket);
+    await this.notices.deliver(ended.intents);
     return true;
   }
 
@@ -319,19 +365,18 @@ export class Handoffs {
     by: Actor,
     opts: { quiet?: boolean } = {},
   ): Promise<Ticket | undefined> {
-    let ended: Ticket | undefined;
-    const changed = await this.update(ticketId, (t) => {
-      if (isEnded(t.status) || (how === 'timedout' && t.status !== 'open')) return undefined;
-      ended = { ...t, status: how, endedBy: by, endedAt: this.ctx.now() };
-      return ended;
-    });
-    if (!changed || !ended) return undefined;
-    if (opts.quiet) {
-      await this.clearMarks(ended);
-      return ended;
-    }
-    await this.afterEnd(ended, how, by);
-    return ended;
+    const changed = await this.changeTicket(
+      ticketId,
+      (t) =>
+        isEnded(t.status) || (how === 'timedout' && t.status !== 'open')
+          ? undefined
+          : { ...t, status: how, endedBy: by, endedAt: this.ctx.now() },
+      (ended) => (opts.quiet ? [] : this.endNotices(ended, how, by)),
+    );
+    if (!changed) return undefined;
+    await this.clearMarks(changed.ticket);
+    await this.notices.deliver(changed.intents);
+    return changed.ticket;
   }
 
   private async clearMarks(ended: Ticket): Promise<void> {
@@ -342,48 +387,45 @@ export class Handoffs {
     await this.ctx.store.delete(ticketKeys.open(ended.id));
   }
 
-  private async afterEnd(ended: Ticket, how: Ended, by: Actor): Promise<void> {
-    await this.clearMarks(ended);
+  /** What both sides are told when a ticket ends, and the buttons that no longer apply. */
+  private endNotices(ended: Ticket, how: Ended, by: Actor): Notice[] {
     const toAgents =
       how === 'closed'
         ? `${by.name} closed this ticket. The bot answers ${ended.user.name} again.`
         : how === 'cancelled'
           ? `${by.id === ended.user.id ? ended.user.name : by.name} cancelled the request. The bot answers ${ended.user.name} again.`
           : `Nobody claimed this ticket in ${duration(this.ctx.now() - (ended.waitingSince ?? ended.createdAt))}: it timed out. The bot answers ${ended.user.name} again.`;
-    await this.tellThread(ended, toAgents);
-    if (how === 'closed' && by.id !== BRIDGE.id) {
-      // One message: the user is told the bot is back and asked for a rating (1-5 buttons).
-      await this.quietly(
-        () =>
-          this.surface(ended.userPlace).post(ended.userPlace, {
+    const toUser: Notice[] =
+      how === 'closed' && by.id !== BRIDGE.id
+        ? // One message: the user is told the bot is back and asked for a rating (1-5 buttons).
+          this.toUser(ended, {
             text: `${closedText(ended)}\n${ratingQuestion(ended)}`,
             buttons: [1, 2, 3, 4, 5].map((n) => ({
               action: HANDOFF_ACTIONS.rate,
               label: String(n),
               value: `${ended.id}:${n}`,
             })),
-          }),
-        'telling the user and asking for a rating',
-      );
-    } else {
-      await this.tellUser(
-        ended,
-        how === 'cancelled'
-          ? `Handoff cancelled. I'm back: ask me anything here.`
-          : `Sorry, no agent could pick up your request in time. I'm back: ask me anything here, or use /handoff to try again later.`,
-      );
-    }
-    await this.refreshTicketMessage(ended);
+          })
+        : this.toUser(
+            ended,
+            how === 'cancelled'
+              ? `Handoff cancelled. I'm back: ask me anything here.`
+              : `Sorry, no agent could pick up your request in time. I'm back: ask me anything here, or use /handoff to try again later.`,
+          );
     // The Cancel button no longer applies.
-    if (ended.userNotice) {
-      await this.quietly(
-        () =>
-          this.surface(ended.userPlace).edit(ended.userNotice!, {
-            text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)`,
-          }),
-        'removing the Cancel button',
-      );
-    }
+    const stripCancel: Notice[] = ended.userNotice
+      ? [
+          {
+            kind: 'edit',
+            ticketId: ended.id,
+            ref: ended.userNotice,
+            msg: {
+              text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)`,
+            },
+          },
+        ]
+      : [];
+    return [...this.toThread(ended, toAgents), ...toUser, ...this.refreshOf(ended), ...stripCancel];
   }
 
   /** A rating button: the user who asked, once; the score goes on the ticket and into the figures. */
@@ -394,18 +436,24 @@ export class Handoffs {
       await inv.reply({ text: 'That rating button is not valid.' }, { ephemeral: true });
       return;
     }
-    const rated = await this.transition(inv, ticketId, (t) => {
-      if (t.user.id !== inv.actor.id || t.userPlace.surface !== inv.surface.name)
-        return `Only ${t.user.name}, who was helped, may rate this.`;
-      if (t.rating !== undefined) return `You already rated the help ${t.rating}/5. Thank you!`;
-      return { ...t, rating: score, ratedAt: this.ctx.now() };
-    });
+    const rated = await this.transition(
+      inv,
+      ticketId,
+      (t) => {
+        if (t.user.id !== inv.actor.id || t.userPlace.surface !== inv.surface.name)
+          return `Only ${t.user.name}, who was helped, may rate this.`;
+        if (t.rating !== undefined) return `You already rated the help ${t.rating}/5. Thank you!`;
+        return { ...t, rating: score, ratedAt: this.ctx.now() };
+      },
+      (rated) => [...this.refreshOf(rated), ...this.toThread(rated, `${rated.user.name} rated the help ${score}/5.`)],
+    );
     if (!rated) return;
-    const thanks: OutMessage = { text: `${closedText(rated)}\nThank you! You rated the help ${score}/5.` };
+    // The buttons the user pressed: answered on the interaction (a press after a restart finds the
+    // rating given and is thanked again), so not an outbox notice.
+    const thanks: OutMessage = { text: `${closedText(rated.ticket)}\nThank you! You rated the help ${score}/5.` };
     if (inv.update) await this.quietly(() => inv.update!(thanks), 'replacing the rating buttons');
     else await inv.reply(thanks, { ephemeral: true });
-    await this.refreshTicketMessage(rated);
-    await this.tellThread(rated, `${rated.user.name} rated the help ${score}/5.`);
+    await this.notices.deliver(rated.intents);
   }
 
   /** A user's message in a thread in handoff: relayed word for word to the ticket thread. */
@@ -487,13 +535,21 @@ export class Handoffs {
     const since = ticket.waitingSince ?? ticket.createdAt;
     if (
       now - ticket.createdAt >= this.ctx.config.handoffClaimTimeoutMs &&
-      (await this.ctx.store.setIfAbsent(ticketKeys.late(ticket.id), now))
+      ticket.toldLateAt === undefined &&
+      (await this.ctx.store.get(ticketKeys.late(ticket.id))) === undefined
     ) {
-      await this.tellUser(
-        ticket,
-        `No one has picked up your request yet (${minutes(now - ticket.createdAt)}). It stays open in the handoff channel ` +
-          'and an agent will reply in this thread. Use /handoff cancel to go back to the bot.',
+      // Once per ticket: the compare-and-set lets one sweep (of one instance) win.
+      const told = await this.changeTicket(
+        ticket.id,
+        (t) => (t.status === 'open' && t.toldLateAt === undefined ? { ...t, toldLateAt: now } : undefined),
+        (t) =>
+          this.toUser(
+            t,
+            `No one has picked up your request yet (${minutes(now - t.createdAt)}). It stays open in the handoff channel ` +
+              'and an agent will reply in this thread. Use /handoff cancel to go back to the bot.',
+          ),
       );
+      if (told) await this.notices.deliver(told.intents);
     }
     const sent = ticket.reminders ?? 0;
     const last = ticket.lastRemindAt ?? since;
@@ -503,17 +559,23 @@ export class Handoffs {
       return;
     }
     if (sent >= MAX_REMINDERS || now - last < this.remindMs || !ticket.thread) return;
-    if (!(await this.ctx.store.setIfAbsent(ticketKeys.remind(ticket.id, since, sent + 1), now, 7 * 24 * 3600 * 1000)))
-      return;
-    const updated = await this.update(ticket.id, (t) =>
-      t.status === 'open' ? { ...t, reminders: sent + 1, lastRemindAt: now } : undefined,
+    // Reminder n of this wait: only if the ticket still waits the same wait with n - 1 sent, so a
+    // second sweep (or instance) that read the same ticket loses the compare-and-set.
+    const reminded = await this.changeTicket(
+      ticket.id,
+      (t) =>
+        t.status === 'open' && (t.reminders ?? 0) === sent && (t.waitingSince ?? t.createdAt) === since
+          ? { ...t, reminders: sent + 1, lastRemindAt: now }
+          : undefined,
+      (t) => [
+        ...this.toThread(
+          t,
+          `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${t.user.name} has been waiting ${duration(now - since)} for an agent. Press Claim on the ticket to take it.`,
+        ),
+        ...this.refreshOf(t),
+      ],
     );
-    if (!updated) return;
-    await this.tellThread(
-      updated,
-      `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${ticket.user.name} has been waiting ${duration(now - since)} for an agent. Press Claim on the ticket to take it.`,
-    );
-    await this.refreshTicketMessage(updated);
+    if (reminded) await this.notices.deliver(reminded.intents);
   }
 
   /** The open tickets (waiting and claimed), oldest first, as `/handoff queue` and App Home show them. */
@@ -559,47 +621,82 @@ export class Handoffs {
     return false;
   }
 
-  /** Runs one compare-and-set transition; a refusal (a string) is told to the invoker, ephemerally. */
+  /**
+   * Runs one compare-and-set transition; a refusal (a string) is told to the invoker, ephemerally.
+   * The notices the change owes are written with it (see notices.ts); the caller carries them out.
+   */
   private async transition(
     inv: Invocation,
     ticketId: string,
     change: (t: Ticket) => Ticket | string,
-  ): Promise<Ticket | undefined> {
-    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const raw = await this.ctx.store.get(ticketKeys.ticket(ticketId));
-      const ticket = parseStored(ticketSchema, raw);
-      if (!ticket) {
-        await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true });
+    notices: (t: Ticket) => Notice[] = () => [],
+  ): Promise<Changed | undefined> {
+    let refusal: string | undefined;
+    let missing = false;
+    const changed = await this.changeTicket(
+      ticketId,
+      (t) => {
+        const next = change(t);
+        if (typeof next !== 'string') return next;
+        refusal = next;
         return undefined;
-      }
-      const next = change(ticket);
-      if (typeof next === 'string') {
-        await inv.reply({ text: next }, { ephemeral: true });
-        return undefined;
-      }
-      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(ticketId), raw, toJson(next), this.retentionMs)) {
-        await this.touchLookups(next);
-        return next;
-      }
-    }
-    await inv.reply({ text: 'The ticket is busy; please press the button again.' }, { ephemeral: true });
+      },
+      notices,
+      () => {
+        missing = true;
+      },
+    ).catch((err: unknown) => {
+      if (err instanceof ContentionError) return undefined;
+      throw err;
+    });
+    if (changed) return changed;
+    const text = missing
+      ? 'This ticket no longer exists.'
+      : (refusal ?? 'The ticket is busy; please press the button again.');
+    await inv.reply({ text }, { ephemeral: true });
     return undefined;
   }
 
-  /** Compare-and-set update; `change` returning undefined leaves the ticket as it is. */
+  /** Compare-and-set update without notices; `change` returning undefined leaves the ticket as it is. */
   private async update(id: string, change: (t: Ticket) => Ticket | undefined): Promise<Ticket | undefined> {
+    return (await this.changeTicket(id, change))?.ticket;
+  }
+
+  /**
+   * The compare-and-set loop under every ticket change: the new ticket and the intents of its
+   * notices are written in one atomic store step, or neither is.
+   */
+  private async changeTicket(
+    id: string,
+    change: (t: Ticket) => Ticket | undefined,
+    notices: (t: Ticket) => Notice[] = () => [],
+    onMissing?: () => void,
+  ): Promise<Changed | undefined> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const raw: Json | undefined = await this.ctx.store.get(ticketKeys.ticket(id));
       const ticket = parseStored(ticketSchema, raw);
-      if (!ticket) return undefined;
+      if (!ticket) {
+        onMissing?.();
+        return undefined;
+      }
       const next = change(ticket);
       if (!next) return undefined;
-      if (await this.ctx.store.compareAndSet(ticketKeys.ticket(id), raw, toJson(next), this.retentionMs)) {
+      const intents = this.notices.intents(notices(next));
+      if (
+        await this.ctx.store.compareAndSetWithIntents(
+          ticketKeys.ticket(id),
+          raw,
+          toJson(next),
+          this.retentionMs,
+          NOTICE_BOX,
+          intents,
+        )
+      ) {
         await this.touchLookups(next);
-        return next;
+        return { ticket: next, intents };
       }
     }
-    throw new Error(`ticket ${id}: could not update (contention)`);
+    throw new ContentionError(`ticket ${id}: could not update (contention)`);
   }
 
   /** RETENTION_DAYS after a ticket's last change, the ticket and the keys that find it expire. */
@@ -623,25 +720,30 @@ export class Handoffs {
     return inv.surface.name === t.root.place.surface && inv.place.channel === t.root.place.channel;
   }
 
-  /** A failed ticket edit must not keep either side untold: it is logged, and the caller goes on. */
-  private async refreshTicketMessage(ticket: Ticket): Promise<void> {
-    if (!ticket.root) return;
-    const root = ticket.root;
-    await this.quietly(async () => {
-      const surface = this.surface(root.place);
-      // The latest state: a change made meanwhile (a claim during a reminder) must not be undone.
-      const msg = await this.renderFor((await this.load(ticket.id)) ?? ticket, surface);
-      await surface.edit(root, msg);
-    }, 'updating the ticket message');
+  /** The ticket message as the ticket is now (the 'refresh' notice): a change made meanwhile is not undone. */
+  private async ticketView(id: string): Promise<{ root: MessageRef; msg: OutMessage } | undefined> {
+    const ticket = await this.load(id);
+    if (!ticket?.root) return undefined;
+    return { root: ticket.root, msg: await this.renderFor(ticket, this.surface(ticket.root.place)) };
   }
 
-  private async tellThread(ticket: Ticket, text: string): Promise<void> {
-    const thread = ticket.thread;
-    if (thread) await this.quietly(() => this.surface(thread).post(thread, { text }), 'telling the ticket thread');
+  private refreshOf(ticket: Ticket): Notice[] {
+    return ticket.root ? [{ kind: 'refresh', ticketId: ticket.id }] : [];
   }
 
-  private async tellUser(ticket: Ticket, text: string): Promise<void> {
-    await this.quietly(() => this.surface(ticket.userPlace).post(ticket.userPlace, { text }), 'telling the user');
+  private toThread(ticket: Ticket, text: string): Notice[] {
+    return ticket.thread ? [{ kind: 'post', ticketId: ticket.id, place: ticket.thread, msg: { text } }] : [];
+  }
+
+  private toUser(ticket: Ticket, msg: string | Extract<Notice, { kind: 'post' }>['msg']): Notice[] {
+    return [
+      {
+        kind: 'post',
+        ticketId: ticket.id,
+        place: ticket.userPlace,
+        msg: typeof msg === 'string' ? { text: msg } : msg,
+      },
+    ];
   }
 
   private async quietly<T>(fn: () => Promise<T> | T | undefined, what: string): Promise<T | undefined> {
@@ -703,6 +805,8 @@ export class Handoffs {
     return text ? text : DEFAULT_TALK_TO_HUMAN;
   }
 }
+
+class ContentionError extends Error {}
 
 function closedText(t: Ticket): string {
   return `${t.endedBy?.name ?? 'The agent'} closed the handoff. I'm back: ask me anything here.`;

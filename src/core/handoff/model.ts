@@ -40,6 +40,8 @@ export const ticketSchema = z.object({
   /** Satisfaction 1-5 given by the user after the close. */
   rating: z.number().int().min(1).max(5).optional(),
   ratedAt: z.number().optional(),
+  /** When the user was told that nobody has claimed the ticket yet (once per ticket). */
+  toldLateAt: z.number().optional(),
   /** Internal notes kept in the ticket thread (not relayed). */
   notes: z.number().optional(),
 });
@@ -50,14 +52,12 @@ export const ticketKeys = {
   /** Present while a ticket is open or claimed: what the claim-timeout sweep walks. */
   open: (id: string) => `ticketopen:${id}`,
   openPrefix: 'ticketopen:',
-  /** The user was told nobody has claimed it yet (once). */
+  /** Tickets from before `toldLateAt` marked the late notice with this key instead. */
   late: (id: string) => `ticketlate:${id}`,
   byThread: (thread: Place) => `ticketthread:${placeKey(thread)}`,
   byMessage: (ref: { place: Place; id: string }) => `ticketmsg:${placeKey(ref.place)}:${encodeURIComponent(ref.id)}`,
   /** Every ticket, for the queue and the figures. */
   prefix: 'ticket:',
-  /** Reminder n of the wait that began at `since` was posted (a restart does not post it twice). */
-  remind: (id: string, since: number, n: number) => `ticketremind:${id}:${since}:${n}`,
   /** A user who asked in a conversation ("Talk to a human" is theirs). */
   asker: (convId: string, userId: string) => `convasker:${convId}:${encodeURIComponent(userId)}`,
   askerPrefix: (convId: string) => `convasker:${convId}:`,

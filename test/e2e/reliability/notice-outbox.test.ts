@@ -1,0 +1,181 @@
+/**
+ * The crash window between a ticket change and its notices: the bridge is SIGKILLed exactly after a
+ * claim (then after a close) was saved with its notices and before any notice went out (test hook
+ * BRIDGE_TEST_PAUSE_BEFORE_NOTICES). Another instance started on the same store carries out every
+ * notice exactly once: the ticket message edit, the posts in both threads, the rating prompt and the
+ * removal of the user's Cancel button. Before the outbox, these notices were lost.
+ */
+import { join } from 'node:path';
+import { NOTICE_BOX } from '../../../src/core/handoff/notices';
+import { RedisStore } from '../../../src/state/redis-store';
+import { SqliteStore } from '../../../src/state/sqlite-store';
+import type { StateStore } from '../../../src/state/store';
+import { tempDir } from '../../support/app-env';
+import {
+  BridgeProcess,
+  bridgeEnv,
+  flushRedisDb,
+  HANDOFF_CHANNEL,
+  SIGNING_SECRET,
+  startSharedService,
+  type SharedService,
+} from '../../support/bridge-process';
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
+import { button } from '../../support/slack-blocks';
+import { rootFor } from '../../support/slack-e2e';
+import { SlackDriver, waitFor } from '../../support/slack-requests';
+
+const HOOK_LINE = 'test hook: paused between a ticket change and its notices';
+const USERS = 'C0OUTBOX';
+const ADA = 'U0USER1';
+const SMITH = 'U0AGENT';
+
+/** Redis database 8 is this file's alone (store tests use 9-11, other reliability tests 12-15). */
+const REDIS_URL = 'redis://127.0.0.1:6379/8';
+
+describe.each([['SQLite'], ['Redis']] as const)(
+  'reliability: killed between a ticket change and its notices (%s)',
+  (backing) => {
+    let service: SharedService;
+    let fake: FakeSlack;
+    let store: StateStore;
+    const tmp = tempDir('notice-outbox-');
+    const dbPath = join(tmp.dir, 'bridge.db');
+    const stateUrl = backing === 'Redis' ? REDIS_URL : `sqlite:${dbPath}`;
+    const started: BridgeProcess[] = [];
+    const start = async (id: string, extra: Record<string, string> = {}): Promise<BridgeProcess> => {
+      const env = bridgeEnv({
+        serviceUrl: service.url,
+        service: service.service,
+        fake,
+        stateUrl,
+        instanceId: id,
+        extra,
+      });
+      const p = await BridgeProcess.start(id, env);
+      started.push(p);
+      return p;
+    };
+    const driverOf = (p: BridgeProcess): SlackDriver => new SlackDriver(p.eventsUrl, SIGNING_SECRET, fake.team);
+    const click = (p: BridgeProcess, msg: FakeMessage, label: string, user: string) =>
+      driverOf(p).click(
+        button(msg, label)!,
+        { channel: msg.channel, messageTs: msg.ts, ...(msg.thread_ts ? { threadTs: msg.thread_ts } : {}) },
+        { user },
+      );
+    /** Kills `p` where the hook paused it, after checking it paused there. */
+    const killInWindow = async (p: BridgeProcess): Promise<void> => {
+      await waitFor(() => p.lines.some((l) => l.msg === HOOK_LINE), 'the bridge paused before the notices', 20_000);
+      p.signal('SIGKILL');
+      await p.waitExit(5000);
+    };
+    const pendingNotices = async (): Promise<number> => (await store.pendingIntents(NOTICE_BOX, 100)).length;
+
+    beforeAll(async () => {
+      if (backing === 'Redis') await flushRedisDb(REDIS_URL);
+      service = await startSharedService(2);
+      fake = await startFakeSlack({ users: { [ADA]: 'Ada Lovelace', [SMITH]: 'Agent Smith' } });
+      fake.channelMembers[HANDOFF_CHANNEL] = [SMITH];
+    }, 60_000);
+    afterAll(async () => {
+      await Promise.all(started.map((p) => p.kill()));
+      await store?.close();
+      if (backing === 'Redis') await flushRedisDb(REDIS_URL);
+      await fake?.close();
+      await service?.close();
+      tmp.remove();
+    });
+
+    test('after a claim, a close and a rating: every notice arrives exactly once from the next instance', async () => {
+      // The first instance pauses at its first ticket change with notices: the claim.
+      const first = await start('outbox-a', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
+      const question = 'Which homes are for sale in Austin?';
+      await driverOf(first).command('/ask', question, { user: ADA, channel: USERS });
+      const root = await waitFor(() => rootFor(fake, USERS, question), 'the conversation root');
+      const answer = await waitFor(
+        () => fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
+        'the answer with Talk to a human',
+      );
+      await click(first, answer, 'Talk to a human', ADA);
+      const ticket = await waitFor(
+        () => fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
+        'the ticket',
+      );
+      const notice = await waitFor(
+        () => fake.replies(USERS, root.ts).find((m) => button(m, 'Cancel')),
+        'the user notice with Cancel',
+      );
+      const userThread = (): string[] => fake.replies(USERS, root.ts).map((m) => m.text);
+      const ticketThread = (): string[] => fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text);
+      const ticketNow = (): FakeMessage => fake.message(HANDOFF_CHANNEL, ticket.ts)!;
+      const count = (texts: string[], re: RegExp): number => texts.filter((t) => re.test(t)).length;
+      store = backing === 'Redis' ? new RedisStore(REDIS_URL) : new SqliteStore(dbPath);
+
+      // Claim: saved with its notices, then killed before any went out.
+      await click(first, ticket, 'Claim', SMITH);
+      await killInWindow(first);
+      expect(count(userThread(), /Agent Smith \(agent\) has joined/)).toBe(0);
+      expect(count(ticketThread(), /Agent Smith claimed this ticket/)).toBe(0);
+      expect(ticketNow().text.split('\n')[0]).toMatch(/^Waiting since/);
+      expect(await pendingNotices()).toBe(3);
+
+      // Another instance (not paused) replays them at start.
+      const second = await start('outbox-b');
+      await waitFor(async () => (await pendingNotices()) === 0, 'the notices carried out', 30_000);
+      await waitFor(
+        () => /^Claimed by Agent Smith/.test(ticketNow().text.split('\n')[0]!),
+        'the ticket shows the claim',
+      );
+      expect(count(userThread(), /Agent Smith \(agent\) has joined/)).toBe(1);
+      expect(count(ticketThread(), /Agent Smith claimed this ticket/)).toBe(1);
+      expect(button(ticketNow(), 'Claim')).toBeUndefined();
+      second.signal('SIGTERM');
+      await second.waitExit(15_000);
+
+      // Close: the same window, then a third instance.
+      const third = await start('outbox-c', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
+      await click(third, ticketNow(), 'Close', SMITH);
+      await killInWindow(third);
+      expect(count(userThread(), /How would you rate the help/)).toBe(0);
+      expect(count(ticketThread(), /Agent Smith closed this ticket/)).toBe(0);
+      expect(button(fake.message(USERS, notice.ts)!, 'Cancel')).toBeDefined();
+      expect(await pendingNotices()).toBe(4);
+
+      const fourth = await start('outbox-d');
+      await waitFor(async () => (await pendingNotices()) === 0, 'the close notices carried out', 30_000);
+      await waitFor(
+        () => /^Closed by Agent Smith/.test(ticketNow().text.split('\n')[0]!),
+        'the ticket shows the close',
+      );
+      expect(count(userThread(), /How would you rate the help you got from Agent Smith/)).toBe(1);
+      const prompt = fake.replies(USERS, root.ts).find((m) => /How would you rate/.test(m.text))!;
+      expect(['1', '2', '3', '4', '5'].every((n) => button(prompt, n))).toBe(true);
+      expect(count(ticketThread(), /Agent Smith closed this ticket/)).toBe(1);
+      // The user's Cancel button is gone; the notice says how the handoff ended.
+      const stripped = fake.message(USERS, notice.ts)!;
+      expect(button(stripped, 'Cancel')).toBeUndefined();
+      expect(stripped.text).toMatch(/\(Handoff closed\.\)/);
+      // Nothing twice, including what the earlier replay already delivered.
+      expect(count(userThread(), /Agent Smith \(agent\) has joined/)).toBe(1);
+      expect(count(ticketThread(), /Agent Smith claimed this ticket/)).toBe(1);
+      expect(fourth.problems().filter((l) => /notice/.test(l))).toEqual([]);
+      fourth.signal('SIGTERM');
+      await fourth.waitExit(15_000);
+
+      // The rating: the user is thanked on the press itself; the ticket's score and the thread's line
+      // are notices, killed before they went out and carried out by the next instance.
+      const fifth = await start('outbox-e', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
+      await click(fifth, prompt, '4', ADA);
+      await killInWindow(fifth);
+      expect(count(ticketThread(), /Ada Lovelace rated the help 4\/5/)).toBe(0);
+      expect(await pendingNotices()).toBe(2);
+      await start('outbox-f');
+      await waitFor(async () => (await pendingNotices()) === 0, 'the rating notices carried out', 30_000);
+      await waitFor(() => /rated 4\/5/.test(ticketNow().text.split('\n')[0]!), 'the ticket shows the score');
+      expect(count(ticketThread(), /Ada Lovelace rated the help 4\/5/)).toBe(1);
+      // The prompt became the thanks (on the press); no second prompt or close message came.
+      expect(fake.message(USERS, prompt.ts)!.text).toContain('You rated the help 4/5');
+      expect(count(userThread(), /closed the handoff/)).toBe(1);
+    }, 150_000);
+  },
+);
