@@ -88,6 +88,11 @@ export interface FakeSlackOptions {
    * shown as a broken icon, which the fake records in `brokenImagesShown`.
    */
   unfetchableImageHosts?: string[];
+  /**
+   * Which failing images a refusal names: all of them (default), or only the first, as a Slack that
+   * stops at the first image it cannot download would.
+   */
+  imageRefusalNames?: 'all' | 'first';
   /** assistant.threads.*: on (default), or the error this workspace answers for each of them. */
   assistant?: 'on' | 'unknown_method' | 'not_allowed_token_type' | 'missing_scope';
 }
@@ -559,6 +564,7 @@ export class FakeSlack {
       });
     });
     if (pointers.length === 0) return undefined;
+    if (this.opts.imageRefusalNames === 'first') pointers.splice(1);
     const errors = pointers.map((p) => `downloading image failed [json-pointer:${p}]`);
     return {
       ok: false,
