@@ -93,6 +93,12 @@ export interface FakeSlackOptions {
    * stops at the first image it cannot download would.
    */
   imageRefusalNames?: 'all' | 'first';
+  /**
+   * Channels the bot is not in (a private channel, a DM between people): chat.postMessage and
+   * chat.postEphemeral there answer `channel_not_found`, as Slack does; a command's response_url
+   * still reaches the user.
+   */
+  notInChannels?: string[];
   /** assistant.threads.*: on (default), or the error this workspace answers for each of them. */
   assistant?: 'on' | 'unknown_method' | 'not_allowed_token_type' | 'missing_scope';
 }
@@ -606,7 +612,7 @@ export class FakeSlack {
       }
       case 'chat.postMessage': {
         const channel = String(a.channel ?? '');
-        if (!channel) return { ok: false, error: 'channel_not_found' };
+        if (!channel || this.opts.notInChannels?.includes(channel)) return { ok: false, error: 'channel_not_found' };
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
         const image = this.imageFailure(a);
@@ -650,6 +656,7 @@ export class FakeSlack {
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
         if (!a.channel || !a.user) return { ok: false, error: 'channel_not_found' };
+        if (this.opts.notInChannels?.includes(String(a.channel))) return { ok: false, error: 'channel_not_found' };
         const image = this.imageFailure(a);
         if (image) return image;
         this.ephemerals.push({

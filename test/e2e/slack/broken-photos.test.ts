@@ -70,7 +70,10 @@ function refusedImages(call: { args: Record<string, unknown>; response: Record<s
 describe('Slack e2e: a photo Slack cannot download', () => {
   let e: SlackE2E;
   beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 2, fake: { unfetchableImageHosts: [BROKEN_HOST] } });
+    e = await startSlackE2E({
+      fragmentDelayMs: 2,
+      fake: { unfetchableImageHosts: [BROKEN_HOST], notInChannels: ['G0PRIVATE'] },
+    });
     const chatbot = e.service.chatbotId;
     const base = e.service.context.listings.search(chatbot, { city: 'Austin' }, 1)[0]!.data;
     const add = (city: string, n: number, image: string) =>
@@ -179,6 +182,26 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     expect(imagesIn(shown.blocks)).toEqual([]);
     expect(JSON.stringify(shown.blocks)).toContain('2 Photo Lane');
     expect(JSON.stringify(shown.blocks)).toContain('"text":"Delete"');
+    expect(e.fake.brokenImagesShown).toEqual([]);
+  });
+
+  test('where the bot is not in the channel, the confirmation reaches the admin by response_url, photo-free', async () => {
+    await e.driver.command('/listing', 'delete mls:PHO000001', {
+      user: ADMIN,
+      channel: 'G0PRIVATE',
+      responseUrl: e.fake.responseUrl('private-delete'),
+    });
+    const sent = await waitFor(() => e.fake.responses.find((r) => r.id === 'private-delete'), 'the confirmation');
+    // chat.postEphemeral was refused for the channel, not for a photo.
+    const calls = e.fake.callsOf('chat.postEphemeral').filter((c) => c.args.channel === 'G0PRIVATE');
+    expect(calls.map((c) => c.response.error ?? 'ok')).toEqual(['channel_not_found']);
+    // A response_url refusal names no image to leave out: the body carries none (the card's own
+    // photo is fine, yet is not risked), and nothing was refused or shown broken.
+    const blocks = (sent.body.blocks as unknown[]) ?? [];
+    expect(imagesIn(blocks)).toEqual([]);
+    expect(JSON.stringify(blocks)).toContain('1 Photo Lane');
+    expect(JSON.stringify(blocks)).toContain('"text":"Delete"');
+    expect(e.fake.refusedResponses).toEqual([]);
     expect(e.fake.brokenImagesShown).toEqual([]);
   });
 });
