@@ -19,6 +19,9 @@
  *   not_allowed_token_type, missing_scope). What each thread shows is kept (`assistantThreads`).
  * - context_actions blocks: 1 to 5 elements, feedback_buttons with positive and negative buttons
  *   (plain_text text <= 75, value <= 2,000), action ids unique in the message (`invalid_blocks`).
+ * - images from `unfetchableImageHosts`: in an image block (or a context image) the message is refused,
+ *   `invalid_blocks` / "downloading image failed [json-pointer:/blocks/N/image_url]"; in a section's
+ *   accessory it is accepted and shows as a broken icon (recorded in `brokenImagesShown`).
  * Any method may also be forced to answer 429 a number of times (`force429`).
  * The method is the last path segment, so any SLACK_API_URL prefix works (`/api/chat.update`).
  */
@@ -79,11 +82,23 @@ export interface FakeSlackOptions {
   servePrefix?: string;
   authTest?: Args;
   /**
-   * Hosts whose images Slack cannot download: a message naming one (an image block, a section's
-   * image accessory, a context image) is refused as Slack does, `invalid_blocks` with "downloading
-   * image failed [json-pointer:...]".
+   * Hosts whose images Slack cannot download. As Slack does: a message naming one in an `image`
+   * block (or a context block's image element) is refused, `invalid_blocks` with "downloading image
+   * failed [json-pointer:/blocks/N/image_url]"; one in a section's image accessory is accepted and
+   * shown as a broken icon, which the fake records in `brokenImagesShown`.
    */
   unfetchableImageHosts?: string[];
+  /**
+   * Which failing images a refusal names: all of them (default), or only the first, as a Slack that
+   * stops at the first image it cannot download would.
+   */
+  imageRefusalNames?: 'all' | 'first';
+  /**
+   * Channels the bot is not in (a private channel, a DM between people): chat.postMessage and
+   * chat.postEphemeral there answer `channel_not_found`, as Slack does; a command's response_url
+   * still reaches the user.
+   */
+  notInChannels?: string[];
   /** assistant.threads.*: on (default), or the error this workspace answers for each of them. */
   assistant?: 'on' | 'unknown_method' | 'not_allowed_token_type' | 'missing_scope';
 }
@@ -124,6 +139,11 @@ export class FakeSlack {
   readonly calls: SlackCall[] = [];
   readonly messages: FakeMessage[] = [];
   readonly ephemerals: FakeEphemeral[] = [];
+  /**
+   * Photos a person saw as a broken icon: an unfetchable image in a section's accessory, which Slack
+   * accepts without fetching and the client then cannot show (`ts` is the ephemeral's message_ts).
+   */
+  readonly brokenImagesShown: Array<{ channel: string; ts: string; url: string }> = [];
   readonly views: Args[] = [];
   readonly uploads = new Map<string, { name: string; data: Buffer; channel?: string; thread_ts?: string }>();
   readonly files = new Map<string, { name: string; mime: string; data: Buffer }>();
@@ -300,6 +320,8 @@ export class FakeSlack {
 
   /** Bodies the bot posted to response URLs (`responseUrl(id)`), in order. */
   readonly responses: Array<{ id: string; body: Record<string, unknown> }> = [];
+  /** Bodies a response URL refused (an image block Slack could not download). */
+  readonly refusedResponses: Array<{ id: string; body: Record<string, unknown> }> = [];
 
   /** A response_url for an interaction payload; what the bot posts there lands in `responses`. */
   responseUrl(id: string): string {
@@ -310,10 +332,18 @@ export class FakeSlack {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const raw = await this.readBody(req);
     if (url.pathname.startsWith('/response/')) {
-      this.responses.push({
-        id: decodeURIComponent(url.pathname.split('/')[2] ?? ''),
-        body: JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>,
-      });
+      const id = decodeURIComponent(url.pathname.split('/')[2] ?? '');
+      const body = JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
+      // A response_url refuses an unfetchable image block too (its answer names no block: recorded
+      // in `refusedResponses`, and the body is not shown).
+      if (this.imageFailure(body)) {
+        this.refusedResponses.push({ id, body });
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end('invalid_blocks');
+        return;
+      }
+      this.responses.push({ id, body });
+      this.noteBrokenAccessories(`response:${id}`, '', body.blocks);
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok');
       return;
@@ -523,27 +553,32 @@ export class FakeSlack {
     }
   }
 
-  /** The refusal Slack gives a message with an image it cannot download, or undefined. */
-  private imageFailure(args: Args): Args | undefined {
+  private unfetchable(url: unknown): boolean {
     const hosts = this.opts.unfetchableImageHosts ?? [];
-    if (hosts.length === 0 || !Array.isArray(args.blocks)) return undefined;
-    const unfetchable = (url: unknown): boolean => {
-      try {
-        return typeof url === 'string' && hosts.includes(new URL(url).hostname);
-      } catch {
-        return false;
-      }
-    };
+    try {
+      return typeof url === 'string' && hosts.includes(new URL(url).hostname);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The refusal Slack gives a message with an image block (or a context image) it cannot download,
+   * or undefined. Section accessories are not fetched before the message is accepted: see
+   * `noteBrokenAccessories`.
+   */
+  private imageFailure(args: Args): Args | undefined {
+    if (!Array.isArray(args.blocks)) return undefined;
     const pointers: string[] = [];
     (args.blocks as Array<Record<string, unknown>>).forEach((b, i) => {
-      if (b.type === 'image' && unfetchable(b.image_url)) pointers.push(`/blocks/${i}/image_url`);
-      const acc = b.accessory as Record<string, unknown> | undefined;
-      if (acc?.type === 'image' && unfetchable(acc.image_url)) pointers.push(`/blocks/${i}/accessory/image_url`);
+      if (b.type === 'image' && this.unfetchable(b.image_url)) pointers.push(`/blocks/${i}/image_url`);
       ((b.elements as Array<Record<string, unknown>> | undefined) ?? []).forEach((el, j) => {
-        if (el.type === 'image' && unfetchable(el.image_url)) pointers.push(`/blocks/${i}/elements/${j}/image_url`);
+        if (el.type === 'image' && this.unfetchable(el.image_url))
+          pointers.push(`/blocks/${i}/elements/${j}/image_url`);
       });
     });
     if (pointers.length === 0) return undefined;
+    if (this.opts.imageRefusalNames === 'first') pointers.splice(1);
     const errors = pointers.map((p) => `downloading image failed [json-pointer:${p}]`);
     return {
       ok: false,
@@ -551,6 +586,16 @@ export class FakeSlack {
       errors,
       response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) },
     };
+  }
+
+  /** An accepted message's section accessories Slack cannot fetch: shown as broken icons. */
+  private noteBrokenAccessories(channel: string, ts: string, blocks: unknown): void {
+    if (!Array.isArray(blocks)) return;
+    for (const b of blocks as Array<Record<string, unknown>>) {
+      const acc = b.accessory as Record<string, unknown> | undefined;
+      if (acc?.type === 'image' && this.unfetchable(acc.image_url))
+        this.brokenImagesShown.push({ channel, ts, url: String(acc.image_url) });
+    }
   }
 
   private answer(method: string, a: Args): Args {
@@ -575,7 +620,7 @@ export class FakeSlack {
       }
       case 'chat.postMessage': {
         const channel = String(a.channel ?? '');
-        if (!channel) return { ok: false, error: 'channel_not_found' };
+        if (!channel || this.opts.notInChannels?.includes(channel)) return { ok: false, error: 'channel_not_found' };
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
         const image = this.imageFailure(a);
@@ -593,6 +638,7 @@ export class FakeSlack {
           ...(thread ? { thread_ts: thread } : {}),
         };
         this.messages.push(msg);
+        this.noteBrokenAccessories(channel, msg.ts, a.blocks);
         return { ok: true, channel, ts: msg.ts, message: { ...msg, history: undefined } };
       }
       case 'chat.update': {
@@ -605,6 +651,7 @@ export class FakeSlack {
         msg.text = String(a.text ?? '');
         if (a.blocks !== undefined) msg.blocks = a.blocks as unknown[];
         msg.history.push(msg.text);
+        this.noteBrokenAccessories(msg.channel, msg.ts, a.blocks);
         return { ok: true, channel: msg.channel, ts: msg.ts, text: msg.text };
       }
       case 'chat.delete': {
@@ -617,6 +664,9 @@ export class FakeSlack {
         const bad = this.checkContent(a);
         if (bad) return { ok: false, error: bad };
         if (!a.channel || !a.user) return { ok: false, error: 'channel_not_found' };
+        if (this.opts.notInChannels?.includes(String(a.channel))) return { ok: false, error: 'channel_not_found' };
+        const image = this.imageFailure(a);
+        if (image) return image;
         this.ephemerals.push({
           channel: String(a.channel),
           user: String(a.user),
@@ -624,7 +674,9 @@ export class FakeSlack {
           blocks: (a.blocks as unknown[]) ?? [],
           ...(typeof a.thread_ts === 'string' ? { thread_ts: a.thread_ts } : {}),
         });
-        return { ok: true, message_ts: this.nextTs() };
+        const ts = this.nextTs();
+        this.noteBrokenAccessories(String(a.channel), ts, a.blocks);
+        return { ok: true, message_ts: ts };
       }
       case 'chat.startStream': {
         if (this.streaming !== 'on') return { ok: false, error: this.streaming };

@@ -70,7 +70,14 @@ export class SlackDriver {
   command(
     command: string,
     text: string,
-    who: { user?: string; userName?: string; channel?: string; team?: string; triggerId?: string } = {},
+    who: {
+      user?: string;
+      userName?: string;
+      channel?: string;
+      team?: string;
+      triggerId?: string;
+      responseUrl?: string;
+    } = {},
     opts?: SendOptions,
   ): Promise<SlackResponse> {
     const user = who.user ?? 'U0USER1';
@@ -86,7 +93,7 @@ export class SlackDriver {
         command,
         text,
         api_app_id: 'A0APP',
-        response_url: 'http://127.0.0.1:9/response-url-unused',
+        response_url: who.responseUrl ?? 'http://127.0.0.1:9/response-url-unused',
         trigger_id: who.triggerId ?? `trig-${++this.counter}-${randomUUID()}`,
       },
       opts,

@@ -25,6 +25,8 @@ export const SLACK_LIMITS = {
   optionsPerSelect: 100,
   privateMetadata: 3_000,
   headerText: 150,
+  imageAltText: 2_000,
+  imageUrl: 3_000,
 } as const;
 
 /** action_id prefix of every button the bridge renders (Bolt routes on it). */
@@ -78,16 +80,21 @@ function cardBlocks(card: Card): Block[] {
   for (let i = SLACK_LIMITS.fieldsPerSection; i < all.length && more.length < 3; i += SLACK_LIMITS.fieldsPerSection) {
     more.push({ type: 'section', fields: all.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
   }
-  // alt_text is plain text, never parsed; still, no control character of Slack's leaves the bridge.
-  if (card.imageUrl)
-    section.accessory = {
-      type: 'image',
-      image_url: card.imageUrl,
-      alt_text: clip(card.title.replace(/[<>]/g, ''), 2000) || 'listing',
-    };
   const out: Block[] = [section, ...more];
   if (card.footer)
     out.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clip(escapeMrkdwn(card.footer), 2000) }] });
+  // The photo as an image block under the card's text, never a section's accessory: Slack shows an
+  // accessory it cannot fetch as a broken icon, while it refuses a message whose image block it
+  // cannot fetch ("downloading image failed"), which image-retry.ts answers by sending the message
+  // again without that photo. alt_text is plain text, never parsed; still, no control character of
+  // Slack's leaves the bridge. A URL Slack would refuse outright (not http(s), too long) is not shown
+  // (the detailed card still lists it among its fields).
+  if (card.imageUrl && /^https?:\/\//i.test(card.imageUrl) && card.imageUrl.length <= SLACK_LIMITS.imageUrl)
+    out.push({
+      type: 'image',
+      image_url: card.imageUrl,
+      alt_text: clip(`Photo of ${card.title.replace(/[<>]/g, '')}`, SLACK_LIMITS.imageAltText),
+    });
   return out;
 }
 

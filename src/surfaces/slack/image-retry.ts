@@ -1,9 +1,10 @@
 /**
- * Slack fetches every image a message's blocks name before it accepts the message; one photo it
- * cannot download makes it refuse the whole message (`invalid_blocks`, "downloading image failed
- * [json-pointer:/blocks/3/accessory/image_url]"). One broken listing photo must never cost the list
+ * Slack fetches the image of every `image` block before it accepts the message; one photo it cannot
+ * download makes it refuse the whole message (`invalid_blocks`, "downloading image failed
+ * [json-pointer:/blocks/3/image_url]"). (A section's image accessory is not fetched first: it shows
+ * as a broken icon instead, which is why blocks.ts never puts a photo there.) One broken listing photo must never cost the list
  * or the card: the message is sent again without the images Slack named (without every image when it
- * named none), once.
+ * named none), once; should that be refused for an image too, without any image.
  */
 import { webApi } from '@slack/bolt';
 
@@ -76,7 +77,8 @@ function blocksOf(options: Record<string, unknown> | undefined): Block[] | undef
 
 /**
  * Sends a call; when Slack refuses it for an image it could not download, sends it once more
- * without that image (or without any image, when the refusal does not say which).
+ * without that image (or without any image, when the refusal does not say which). Should that be
+ * refused for an image too (Slack named only the first of several), the last try has no image.
  */
 export async function sendWithoutBrokenImages<T>(
   options: Record<string, unknown> | undefined,
@@ -87,15 +89,25 @@ export async function sendWithoutBrokenImages<T>(
   } catch (err) {
     const blocks = blocksOf(options);
     if (!blocks || !isImageDownloadFailure(err)) throw err;
-    let pointers = failingImagePointers(err);
-    let fewer = withoutImages(blocks, pointers);
+    const fewer = withoutImages(blocks, failingImagePointers(err));
+    const none = withoutImages(blocks, []);
     // Pointers that name nothing we sent: drop every image rather than send the same thing again.
-    if (JSON.stringify(fewer) === JSON.stringify(blocks)) {
-      pointers = [];
-      fewer = withoutImages(blocks, pointers);
+    if (JSON.stringify(fewer) === JSON.stringify(blocks)) return send({ ...options, blocks: none });
+    try {
+      return await send({ ...options, blocks: fewer });
+    } catch (again) {
+      if (!isImageDownloadFailure(again) || JSON.stringify(fewer) === JSON.stringify(none)) throw again;
+      return send({ ...options, blocks: none });
     }
-    return send({ ...options, blocks: fewer });
   }
+}
+
+/**
+ * A response_url body's blocks: without images. Its refusal names no image to leave out (and is a
+ * fallback worth more than a photo), so it never carries one Slack could refuse.
+ */
+export function forResponseUrl<B extends Block>(blocks: readonly B[]): Block[] {
+  return withoutImages(blocks, []);
 }
 
 /** A Web API client whose messages survive a photo Slack cannot fetch (see the module comment). */

@@ -23,6 +23,7 @@ import type {
 } from '../../core/surface';
 import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm, renderMessage } from './blocks';
 import { unescapeSlack } from './safe-text';
+import { forResponseUrl } from './image-retry';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
 import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
@@ -176,7 +177,12 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
       // chat.update cannot edit an ephemeral message: its response_url replaces it (buttons and all).
       inv.update = async (msg) => {
         const { text, blocks } = renderMessage(msg);
-        await respond({ response_type: 'ephemeral', replace_original: true, text, blocks: blocks as never });
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: true,
+          text,
+          blocks: forResponseUrl(blocks) as never,
+        });
       };
     }
     const core = d.core();

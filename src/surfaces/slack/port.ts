@@ -22,6 +22,7 @@ import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
 import { slackMention, slackText } from './safe-text';
+import { forResponseUrl } from './image-retry';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
@@ -264,7 +265,12 @@ export class SlackPort implements SurfacePort {
       }
       this.opts.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
     }
-    await respond({ response_type: 'ephemeral', replace_original: false, text, blocks: blocks as never });
+    await respond({
+      response_type: 'ephemeral',
+      replace_original: false,
+      text,
+      blocks: forResponseUrl(blocks) as never,
+    });
   }
 
   mention(user: Actor): string {

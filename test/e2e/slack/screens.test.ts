@@ -47,6 +47,15 @@ describe('Slack e2e: the everyday screens', () => {
     expect(blocks).toContain('https://images.example.com/boise/2.jpg');
     expect(blocks).toContain('10 Broken Photo Lane');
     expect(blocks).toContain('11 Broken Photo Lane');
+    // The refusal named the photo's image block; the photo kept is an image block too, never a
+    // section accessory (which Slack would show as a broken icon).
+    expect(JSON.stringify(refused[0]!.response)).toMatch(/json-pointer:\/blocks\/\d+\/image_url\]/);
+    const images = (msg.blocks as Array<{ type: string; image_url?: string; accessory?: unknown }>).filter(
+      (b) => b.type === 'image',
+    );
+    expect(images.map((b) => b.image_url)).toEqual(['https://images.example.com/boise/2.jpg']);
+    expect(blocks).not.toContain('"accessory"');
+    expect(e.fake.brokenImagesShown).toEqual([]);
   });
 
   test('/listings: badges in words, no ids or wire values, a city of six on one page', async () => {
