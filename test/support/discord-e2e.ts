@@ -186,6 +186,23 @@ export async function ask(
   return { threadId, rec };
 }
 
+/**
+ * Checks an interaction was acknowledged the way Discord requires: its one callback accepted (the
+ * fake refuses and records a callback later than 3 s, so none may be recorded) and sent before any
+ * call on the thread it led to (the answer never waits in front of the acknowledgement).
+ */
+export function expectAcknowledged(e: DiscordE2E, rec: InteractionRecord, threadId?: string): void {
+  expect(e.fake.lateCallbacks.filter((l) => l.interactionId === rec.id)).toEqual([]);
+  expect(rec.callbacks).toHaveLength(1);
+  const callback = e.fake.calls.findIndex(
+    (c) => c.path.startsWith(`/interactions/${rec.id}/`) && c.status >= 200 && c.status < 300,
+  );
+  expect(callback).toBeGreaterThanOrEqual(0);
+  if (threadId === undefined) return;
+  const firstInThread = e.fake.calls.findIndex((c) => c.path.includes(`/${threadId}`));
+  expect(firstInThread).toBeGreaterThan(callback);
+}
+
 /** The latest ephemeral or public response text of an interaction. */
 export function responseText(e: DiscordE2E, rec: InteractionRecord): string {
   return e.fake

@@ -123,6 +123,9 @@ export interface RecordedCall {
   retryAfterMs?: number;
 }
 
+/** Discord forgets an interaction not answered (callback) within 3 s of its creation. */
+const INTERACTION_ACK_WINDOW_MS = 3000;
+
 export interface InteractionRecord {
   id: string;
   token: string;
@@ -226,6 +229,11 @@ export class FakeDiscord {
   readonly members = new Map<string, FakeMember>();
   readonly messages = new Map<string, FakeMessage>();
   readonly interactions = new Map<string, InteractionRecord>();
+  /**
+   * Interaction callbacks that came after Discord's 3 s window (INTERACTION_ACK_WINDOW_MS): refused
+   * with 404 10062 "Unknown interaction", as Discord does, and recorded here.
+   */
+  readonly lateCallbacks: Array<{ interactionId: string; afterMs: number }> = [];
   readonly files = new Map<string, { data: Buffer; type: string }>();
   /** Every 429 the fake answered. */
   rateLimitHits = 0;
@@ -1264,7 +1272,11 @@ export class FakeDiscord {
       if (!rec || rec.token !== m[2]) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
       if (rec.callbacks.length > 0)
         throw new HttpError(400, { code: 40060, message: 'Interaction has already been acknowledged.' });
-      if (Date.now() - rec.createdAt > 3000) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
+      const afterMs = Date.now() - rec.createdAt;
+      if (afterMs > INTERACTION_ACK_WINDOW_MS) {
+        this.lateCallbacks.push({ interactionId: rec.id, afterMs });
+        throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
+      }
       const type = Number(obj.type);
       const data = obj.data as Json | undefined;
       rec.callbacks.push({ type, data, at: Date.now() });
