@@ -16,6 +16,7 @@ import {
   type FakeMessage,
   type InteractionRecord,
 } from './fake-discord';
+import { waitFor } from './wait-for';
 
 /** A request the local chatbot service received (body as parsed; uploads as their size). */
 export interface ServiceRequest {
@@ -146,7 +147,7 @@ export async function waitForAnswer(
   timeoutMs = 20_000,
   nth = -1,
 ): Promise<{ answer: string; messages: FakeMessage[] }> {
-  return e.fake.waitFor(
+  return waitFor(
     () => {
       const stored = e.storedAnswers(question).at(nth);
       if (stored === undefined) return undefined;
@@ -157,8 +158,9 @@ export async function waitForAnswer(
       }
       return undefined;
     },
-    timeoutMs,
     `the answer to "${question.slice(0, 40)}" in thread ${threadId}`,
+    timeoutMs,
+    e.fake.changes,
   );
 }
 
@@ -175,13 +177,14 @@ export async function ask(
     member,
     options: [{ name: 'question', type: 3, value: question }],
   });
-  const threadId = await e.fake.waitFor(
+  const threadId = await waitFor(
     () => {
       const root = e.fake.channelMessages(channelId).find((m) => m.content.includes(`> ${question.split('\n')[0]}`));
       return root && e.fake.channels.has(root.id) ? root.id : undefined;
     },
-    10_000,
     `the thread of /ask ${question.slice(0, 40)}`,
+    10_000,
+    e.fake.changes,
   );
   return { threadId, rec };
 }
