@@ -171,8 +171,8 @@ export interface SendOptions {
   priority?: Priority;
   /**
    * Names the caller's stream of calls (the relay: one answer). A waiting call with this key can be
-   * promoted (`promote`), and interims with it are spaced by the answer's registration
-   * (`reserveFinal`).
+   * promoted (`promote`), and interims with it go out at the intervals the answer's registration
+   * (`reserveFinal`) plans.
    */
   coalesceKey?: string;
   /**
@@ -223,8 +223,8 @@ export interface SurfacePort {
   mention(user: Actor): string;
   /**
    * An answer in flight in `place` will need one final edit: until released, interims on the
-   * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` are spaced
-   * by the plan. Absent: the surface has no budgets to plan.
+   * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` go out at
+   * the intervals of the plan. Absent: the surface has no budgets to plan.
    */
   reserveFinal?(place: Place, holder: string): () => void;
   /** The waiting call sent with this coalesceKey becomes a final (its answer just finished). */

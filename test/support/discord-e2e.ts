@@ -16,6 +16,7 @@ import {
   type FakeMessage,
   type InteractionRecord,
 } from './fake-discord';
+import { waitFor } from './wait-for';
 
 /** A request the local chatbot service received (body as parsed; uploads as their size). */
 export interface ServiceRequest {
@@ -146,7 +147,7 @@ export async function waitForAnswer(
   timeoutMs = 20_000,
   nth = -1,
 ): Promise<{ answer: string; messages: FakeMessage[] }> {
-  return e.fake.waitFor(
+  return waitFor(
     () => {
       const stored = e.storedAnswers(question).at(nth);
       if (stored === undefined) return undefined;
@@ -157,8 +158,9 @@ export async function waitForAnswer(
       }
       return undefined;
     },
-    timeoutMs,
     `the answer to "${question.slice(0, 40)}" in thread ${threadId}`,
+    timeoutMs,
+    e.fake.changes,
   );
 }
 
@@ -175,15 +177,33 @@ export async function ask(
     member,
     options: [{ name: 'question', type: 3, value: question }],
   });
-  const threadId = await e.fake.waitFor(
+  const threadId = await waitFor(
     () => {
       const root = e.fake.channelMessages(channelId).find((m) => m.content.includes(`> ${question.split('\n')[0]}`));
       return root && e.fake.channels.has(root.id) ? root.id : undefined;
     },
-    10_000,
     `the thread of /ask ${question.slice(0, 40)}`,
+    10_000,
+    e.fake.changes,
   );
   return { threadId, rec };
+}
+
+/**
+ * Checks an interaction was acknowledged the way Discord requires: its one callback accepted (the
+ * fake refuses and records a callback later than 3 s, so none may be recorded) and sent before any
+ * call on the thread it led to (the answer never waits in front of the acknowledgement).
+ */
+export function expectAcknowledged(e: DiscordE2E, rec: InteractionRecord, threadId?: string): void {
+  expect(e.fake.lateCallbacks.filter((l) => l.interactionId === rec.id)).toEqual([]);
+  expect(rec.callbacks).toHaveLength(1);
+  const callback = e.fake.calls.findIndex(
+    (c) => c.path.startsWith(`/interactions/${rec.id}/`) && c.status >= 200 && c.status < 300,
+  );
+  expect(callback).toBeGreaterThanOrEqual(0);
+  if (threadId === undefined) return;
+  const firstInThread = e.fake.calls.findIndex((c) => c.path.includes(`/${threadId}`));
+  expect(firstInThread).toBeGreaterThan(callback);
 }
 
 /** The latest ephemeral or public response text of an interaction. */

@@ -32,7 +32,6 @@ export interface StreamControl {
 export class FakeChatbotServer {
   readonly requests: RecordedRequest[] = [];
   private readonly routes = new Map<string, Handler[]>();
-  private readonly waiters: Array<() => void> = [];
   private readonly fallbacks: Fallback[] = [];
 
   private constructor(
@@ -74,21 +73,6 @@ export class FakeChatbotServer {
     this.routes.clear();
   }
 
-  /** Resolves once `n` requests have been recorded (bounded). */
-  async waitForRequests(n: number, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.requests.length < n) {
-      if (Date.now() > deadline) throw new Error(`expected ${n} requests, got ${this.requests.length}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 50);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-  }
-
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -114,7 +98,6 @@ export class FakeChatbotServer {
       json,
     };
     this.requests.push(recorded);
-    this.waiters.splice(0).forEach((w) => w());
     const handlers = this.routes.get(`${recorded.method} ${recorded.path}`);
     if (!handlers || handlers.length === 0) {
       for (const f of this.fallbacks) if ((await f(recorded, res)) !== false) return;

@@ -4,6 +4,7 @@
  * limits, per-channel rate limits with 429 + Retry-After) and records every call so tests can assert
  * what the bot did. Payloads are shaped like Discord's so discord.js parses them unchanged.
  */
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -123,6 +124,9 @@ export interface RecordedCall {
   retryAfterMs?: number;
 }
 
+/** Discord forgets an interaction not answered (callback) within 3 s of its creation. */
+const INTERACTION_ACK_WINDOW_MS = 3000;
+
 export interface InteractionRecord {
   id: string;
   token: string;
@@ -219,6 +223,8 @@ export class FakeDiscord {
   readonly guildId: string;
   readonly botUser: FakeUser;
   readonly calls: RecordedCall[] = [];
+  /** Emits 'change' whenever what the fake holds changes: pass it to waitFor (test/support/wait-for.ts). */
+  readonly changes = new EventEmitter();
   /** Registered commands per scope: 'global' or the guild id. */
   readonly commands = new Map<string, Json[]>();
   readonly channels = new Map<string, FakeChannel>();
@@ -226,6 +232,11 @@ export class FakeDiscord {
   readonly members = new Map<string, FakeMember>();
   readonly messages = new Map<string, FakeMessage>();
   readonly interactions = new Map<string, InteractionRecord>();
+  /**
+   * Interaction callbacks that came after Discord's 3 s window (INTERACTION_ACK_WINDOW_MS): refused
+   * with 404 10062 "Unknown interaction", as Discord does, and recorded here.
+   */
+  readonly lateCallbacks: Array<{ interactionId: string; afterMs: number }> = [];
   readonly files = new Map<string, { data: Buffer; type: string }>();
   /** Every 429 the fake answered. */
   rateLimitHits = 0;
@@ -248,7 +259,6 @@ export class FakeDiscord {
   private readonly intents = new Map<WebSocket, number>();
   private seq = 0;
   private port = 0;
-  private readonly listeners = new Set<() => void>();
   private forced:
     | { count: number; retryAfterSec: number; match: (method: string, path: string) => boolean }
     | undefined;
@@ -383,42 +393,8 @@ export class FakeDiscord {
     return this.calls.filter((c) => c.method === method && pattern.test(c.path));
   }
 
-  /** Resolves when `check` returns a value (not undefined/false), re-checking on every change. */
-  async waitFor<T>(check: () => T | undefined | false | null, timeoutMs = 10000, what = 'condition'): Promise<T> {
-    const first = check();
-    if (first !== undefined && first !== false && first !== null) return first;
-    return new Promise<T>((resolve, reject) => {
-      const onChange = (): void => {
-        let v: T | undefined | false | null;
-        try {
-          v = check();
-        } catch (err) {
-          cleanup();
-          reject(err instanceof Error ? err : new Error(String(err)));
-          return;
-        }
-        if (v !== undefined && v !== false && v !== null) {
-          cleanup();
-          resolve(v);
-        }
-      };
-      // The poll catches changes that do not go through this fake (e.g. a store the test also reads).
-      const poll = setInterval(onChange, 100);
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearInterval(poll);
-        clearTimeout(timer);
-        this.listeners.delete(onChange);
-      };
-      this.listeners.add(onChange);
-    });
-  }
-
   private changed(): void {
-    for (const l of [...this.listeners]) l();
+    this.changes.emit('change');
   }
 
   // ---------------------------------------------------------------- gateway
@@ -1264,7 +1240,11 @@ export class FakeDiscord {
       if (!rec || rec.token !== m[2]) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
       if (rec.callbacks.length > 0)
         throw new HttpError(400, { code: 40060, message: 'Interaction has already been acknowledged.' });
-      if (Date.now() - rec.createdAt > 3000) throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
+      const afterMs = Date.now() - rec.createdAt;
+      if (afterMs > INTERACTION_ACK_WINDOW_MS) {
+        this.lateCallbacks.push({ interactionId: rec.id, afterMs });
+        throw new HttpError(404, { code: 10062, message: 'Unknown interaction' });
+      }
       const type = Number(obj.type);
       const data = obj.data as Json | undefined;
       rec.callbacks.push({ type, data, at: Date.now() });

@@ -21,7 +21,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir } from './app-env';
 import { FakeSlack, type FakeSlackOptions } from './fake-slack';
-import { SlackDriver } from './slack-requests';
+import { ACK_WINDOW_MS, type LateAck, SlackDriver } from './slack-requests';
 import type { SlackE2E } from './slack-e2e';
 
 export type EnvelopeType = 'slash_commands' | 'events_api' | 'interactive';
@@ -30,8 +30,6 @@ export type EnvelopeType = 'slash_commands' | 'events_api' | 'interactive';
 export interface SocketAck {
   envelope_id: string;
   payload?: Record<string, unknown>;
-  /** Milliseconds from the push to the ack. */
-  ms: number;
 }
 
 export interface OpenCall {
@@ -54,6 +52,8 @@ export class FakeSlackSocket {
   readonly opens: OpenCall[] = [];
   /** Acks by envelope id, in arrival order. */
   readonly acks = new Map<string, SocketAck>();
+  /** Acks that came after Slack's 3 s window (ACK_WINDOW_MS): Slack counts those envelopes failed. */
+  readonly lateAcks: LateAck[] = [];
   /** Messages from the client that were not acks of a pushed envelope. */
   readonly strays: string[] = [];
   /** WebSocket connections accepted so far (a reconnect adds one). */
@@ -61,7 +61,7 @@ export class FakeSlackSocket {
   private server: Server | undefined;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly tickets = new Set<string>();
-  private readonly sentAt = new Map<string, number>();
+  private readonly sentAt = new Map<string, { at: number; type: EnvelopeType }>();
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly helloWaiters: Array<() => void> = [];
   private current: WebSocket | undefined;
@@ -154,7 +154,7 @@ export class FakeSlackSocket {
     const ws = this.current;
     if (!ws || ws.readyState !== ws.OPEN) throw new Error('no Socket Mode client connected');
     const envelopeId = randomUUID();
-    this.sentAt.set(envelopeId, Date.now());
+    this.sentAt.set(envelopeId, { at: Date.now(), type });
     const acceptsResponsePayload = type === 'slash_commands';
     ws.send(
       JSON.stringify({
@@ -168,8 +168,11 @@ export class FakeSlackSocket {
     return envelopeId;
   }
 
-  /** The ack of `envelopeId`: resolves when it arrives (at once if it has), rejects after timeoutMs. */
-  waitAck(envelopeId: string, timeoutMs = 3_000): Promise<SocketAck> {
+  /**
+   * The ack of `envelopeId`: resolves when it arrives (at once if it has), rejects after timeoutMs
+   * (a bound on the wait; whether it came within Slack's window is recorded in `lateAcks`).
+   */
+  waitAck(envelopeId: string, timeoutMs = 15_000): Promise<SocketAck> {
     const got = this.acks.get(envelopeId);
     if (got) return Promise.resolve(got);
     return new Promise<SocketAck>((resolve, reject) => {
@@ -373,10 +376,11 @@ export class FakeSlackSocket {
       this.strays.push(text);
       return;
     }
+    const afterMs = Date.now() - sent.at;
+    if (afterMs > ACK_WINDOW_MS) this.lateAcks.push({ what: sent.type, afterMs });
     const ack: SocketAck = {
       envelope_id: parsed.data.envelope_id,
       ...(parsed.data.payload ? { payload: parsed.data.payload } : {}),
-      ms: Date.now() - sent,
     };
     this.acks.set(ack.envelope_id, ack);
     for (const w of this.waiters.get(ack.envelope_id) ?? []) {

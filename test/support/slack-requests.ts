@@ -4,16 +4,31 @@
  * Also re-exports the bounded polling helper (tests wait for conditions, never for fixed times).
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { stringify } from 'node:querystring';
+import { parse, stringify } from 'node:querystring';
+import { z } from 'zod';
 
 export function sign(secret: string, timestamp: number, body: string): string {
   return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}
+
+/**
+ * Slack's acknowledgement window: a slash command or interaction answered later shows the user an
+ * error, and an event answered later is delivered again. The driver and the Socket Mode fake record
+ * every later answer in `lateAcks`, as Slack would count it failed; tests assert there were none.
+ */
+export const ACK_WINDOW_MS = 3000;
+
+export interface LateAck {
+  /** What was acknowledged late: the command, the event type or the payload type. */
+  what: string;
+  afterMs: number;
 }
 
 export interface SlackResponse {
   status: number;
   text: string;
   json: unknown;
+  /** How long the answer took; tests check `lateAcks` instead (kept for a test owned elsewhere). */
   ms: number;
 }
 
@@ -29,6 +44,8 @@ export interface SendOptions {
 
 export class SlackDriver {
   private counter = 0;
+  /** Requests the app answered after Slack's 3 s window (see ACK_WINDOW_MS). */
+  readonly lateAcks: LateAck[] = [];
 
   constructor(
     readonly eventsUrl: string,
@@ -50,13 +67,15 @@ export class SlackDriver {
     const started = Date.now();
     const res = await fetch(this.eventsUrl, { method: 'POST', headers, body, signal: AbortSignal.timeout(20_000) });
     const text = await res.text();
+    const ms = Date.now() - started;
+    if (ms > ACK_WINDOW_MS) this.lateAcks.push({ what: describeRequest(body, contentType), afterMs: ms });
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
       json = undefined;
     }
-    return { status: res.status, text, json, ms: Date.now() - started };
+    return { status: res.status, text, json, ms };
   }
 
   form(fields: Record<string, string>, opts?: SendOptions): Promise<SlackResponse> {
@@ -234,3 +253,31 @@ export class SlackDriver {
 }
 
 export { waitFor } from './wait-for';
+
+/** A short name of a request for `lateAcks`: the slash command, the event type or the payload type. */
+function describeRequest(body: string, contentType: string): string {
+  if (contentType.includes('json')) {
+    const parsed = describedSchema.safeParse(parseOrUndefined(body));
+    return parsed.success ? `event ${parsed.data.event?.type ?? parsed.data.type ?? '?'}` : 'event';
+  }
+  const fields = parse(body);
+  if (typeof fields.command === 'string') return fields.command;
+  if (typeof fields.payload === 'string') {
+    const parsed = describedSchema.safeParse(parseOrUndefined(fields.payload));
+    return parsed.success ? `interaction ${parsed.data.type ?? '?'}` : 'interaction';
+  }
+  return 'request';
+}
+
+const describedSchema = z.object({
+  type: z.string().optional(),
+  event: z.object({ type: z.string().optional() }).optional(),
+});
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -15,8 +15,9 @@
  * - `latencyMs`: each platform call takes this long (a real wait), so calls overlap as in life.
  * - `inFlight` / `maxInFlightPerMessage`: how many edits of one message ran at once.
  * - `startThread` makes a new thread id, `notify` records ephemeral messages, `mention` is `<@id>`.
- * - `waitFor(pred)`: resolve once a condition on the surface holds (event-driven, bounded).
+ * - `changes` emits 'change' after every call, for waitFor (test/support/wait-for.ts).
  */
+import { EventEmitter } from 'node:events';
 import {
   PlatformRateLimitError,
   type Actor,
@@ -92,6 +93,8 @@ export class TestSurface implements SurfacePort {
   readonly name: SurfaceName;
   readonly limits: SurfaceLimits;
   readonly calls: CallRecord[] = [];
+  /** Emits 'change' after every call: pass it to waitFor (test/support/wait-for.ts). */
+  readonly changes = new EventEmitter();
   readonly messages = new Map<string, TestMessage>();
   readonly notices: Array<{ place: Place; user: Actor; msg: OutMessage }> = [];
   readonly nativeStreams: TestNativeStream[] = [];
@@ -103,7 +106,6 @@ export class TestSurface implements SurfacePort {
   private readonly now: () => number;
   private readonly windows = new Map<string, number[]>();
   private readonly inFlight = new Map<string, number>();
-  private readonly waiters = new Set<() => void>();
   private nextId = 1;
   private nextThread = 1;
   private gateway?: { scheduler: BudgetScheduler; ownStore?: StateStore };
@@ -240,27 +242,9 @@ export class TestSurface implements SurfacePort {
     return this.calls.filter((c) => c.op === op && !c.refused).length;
   }
 
-  /** Resolves when `pred` holds (checked after every call), rejects after `timeoutMs`. */
-  waitFor(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-    if (pred()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!pred()) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error('TestSurface.waitFor timed out'));
-      }, timeoutMs);
-      this.waiters.add(check);
-    });
-  }
-
   private record(rec: Omit<CallRecord, 'at'>): void {
     this.calls.push({ at: this.now(), ...rec });
-    for (const w of [...this.waiters]) w();
+    this.changes.emit('change');
   }
 
   /** Latency, then the platform's own rate limit. */

@@ -33,11 +33,11 @@ async function modelsOrUndefined(ctx: CoreContext): Promise<ModelChoice[] | unde
 
 /** "WelcomeMessage" -> "Welcome message"; "max_tokens" -> "Max tokens". */
 function words(name: string): string {
-  const spaced = name
+  const lower = name
     .replace(/_/g, ' ')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase();
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+  return lower.charAt(0).toUpperCase() + lower.slice(1);
 }
 
 /** "23 Nov 2026": a date people read, not an ISO timestamp. */

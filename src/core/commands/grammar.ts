@@ -172,6 +172,11 @@ export interface CommandSpec {
    * for the invoker alone; a surface that must choose before core answers (Discord's deferred reply) reads it.
    */
   answersInChannel: boolean;
+  /**
+   * Whether it is also offered in a direct message with the bot (a DM is one conversation: a new
+   * question, or a human for it); the other commands need a channel.
+   */
+  directMessages: boolean;
   /** Options of a command without subcommands. */
   options: readonly OptionSpec[];
   /** Subcommands (Discord subcommands); empty for a flat command. */
@@ -257,6 +262,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.ask,
     adminOnly: false,
     answersInChannel: true,
+    directMessages: true,
     options: [{ name: 'question', description: 'Your question', type: 'string', required: true, positional: true }],
     subcommands: [],
   },
@@ -267,6 +273,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.listings,
     adminOnly: false,
     answersInChannel: true,
+    directMessages: false,
     options: [
       { name: 'city', description: 'City', type: 'string', required: false },
       { name: 'type', description: 'Sale type', type: 'string', required: false, choices: SALE_TYPE_CHOICES },
@@ -282,6 +289,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.listing,
     adminOnly: false,
     answersInChannel: false,
+    directMessages: false,
     options: [],
     subcommands: [
       { name: 'show', description: 'Show one listing', options: KEY_OPTIONS },
@@ -297,6 +305,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.chatbot,
     adminOnly: true,
     answersInChannel: false,
+    directMessages: false,
     options: [],
     subcommands: [
       { name: 'show', description: 'Settings last applied and the /v1 record', options: [] },
@@ -332,6 +341,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.handoff,
     adminOnly: false,
     answersInChannel: false,
+    directMessages: true,
     options: [
       { name: 'reason', description: 'Why you need a human', type: 'string', required: false, positional: true },
     ],
@@ -344,6 +354,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.analytics,
     adminOnly: true,
     answersInChannel: false,
+    directMessages: false,
     options: [
       { name: 'from', description: 'Start date YYYY-MM-DD', type: 'string', required: false, positional: true },
       { name: 'to', description: 'End date YYYY-MM-DD', type: 'string', required: false, positional: true },
@@ -357,6 +368,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     usage: USAGE.history,
     adminOnly: true,
     answersInChannel: false,
+    directMessages: false,
     options: [
       { name: 'id', description: 'User id or conversation id', type: 'string', required: false, positional: true },
     ],

@@ -159,7 +159,7 @@ export class Handoffs {
     await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
 
     // "Talk to a human" no longer applies while a human is asked for. Removing it edits earlier
-    // messages one by one at the channel's pace: cosmetic, so it runs beside the notice and the
+    // messages one by one, as the channel's budget allows: cosmetic, so it runs beside the notice and the
     // ticket instead of ahead of them.
     const stripping = this.quietly(
       () => userSurface.stripButtons?.(conv.place, [HANDOFF_ACTIONS.request]),

@@ -2,8 +2,9 @@
  * The slash commands, generated from core's catalogue (COMMAND_SPECS) so Discord mirrors the one
  * grammar, and the way back: an interaction's options rendered as the grammar's argument string.
  *
- * Guild commands never show in direct messages: the conversation commands (DM_COMMANDS) are also
- * registered globally for the bot's DMs only, so `/ask` there starts a new conversation.
+ * Guild commands never show in direct messages: the conversation commands (the catalogue's
+ * `directMessages`) are also registered globally for the bot's DMs only, so `/ask` there starts a
+ * new conversation.
  */
 import {
   ApplicationIntegrationType,
@@ -15,9 +16,6 @@ import {
 } from 'discord.js';
 import { argsFromOptions, COMMAND_SPECS, type OptionSpec } from '../../core/commands/grammar';
 import type { CommandName } from '../../core/surface';
-
-/** The commands a user can run in a DM with the bot: a new conversation, or a human for this one. */
-export const DM_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>(['ask', 'handoff']);
 
 /** Discord allows 25 choices per option. */
 const MAX_CHOICES = 25;
@@ -96,7 +94,7 @@ function addOptions(
 export function slashCommandDefinitions(
   scope: 'guild' | 'dm' | 'global' = 'guild',
 ): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
-  const specs = scope === 'dm' ? COMMAND_SPECS.filter((s) => DM_COMMANDS.has(s.name)) : COMMAND_SPECS;
+  const specs = scope === 'dm' ? COMMAND_SPECS.filter((s) => s.directMessages) : COMMAND_SPECS;
   return specs.map((spec) => {
     const builder = new SlashCommandBuilder().setName(spec.name).setDescription(spec.summary.slice(0, 100));
     if (scope === 'guild') builder.setDMPermission(false);
@@ -104,7 +102,7 @@ export function slashCommandDefinitions(
       const contexts =
         scope === 'dm'
           ? [InteractionContextType.BotDM]
-          : DM_COMMANDS.has(spec.name)
+          : spec.directMessages
             ? [InteractionContextType.Guild, InteractionContextType.BotDM]
             : [InteractionContextType.Guild];
       builder.setContexts(...contexts).setIntegrationTypes(ApplicationIntegrationType.GuildInstall);

@@ -11,9 +11,9 @@ import {
   type Interaction,
   type ModalSubmitInteraction,
 } from 'discord.js';
-import { COMMAND_SPECS } from '../../core/commands/grammar';
+import { COMMAND_SPECS, isCommandName, specOf } from '../../core/commands/grammar';
 import type { BridgeCore, CommandName } from '../../core/surface';
-import { argsOf, DM_COMMANDS } from './commands';
+import { argsOf } from './commands';
 import { parseId } from './custom-ids';
 import { NEW_CONVERSATION_ACTION } from './direct-messages';
 import type { FormFlow } from './form-flow';
@@ -22,12 +22,6 @@ import { errInfo } from './responder';
 
 /** Commands whose answers everyone in the channel sees; the others answer their invoker only. */
 const PUBLIC_COMMANDS = new Set<CommandName>(COMMAND_SPECS.filter((s) => s.answersInChannel).map((s) => s.name));
-const COMMAND_NAMES = new Set<string>(COMMAND_SPECS.map((s) => s.name));
-
-function isCommandName(name: string): name is CommandName {
-  return COMMAND_NAMES.has(name);
-}
-
 export class Interactions {
   constructor(
     private readonly inb: Inbound,
@@ -54,7 +48,7 @@ export class Interactions {
 
   private async command(core: BridgeCore, i: ChatInputCommandInteraction): Promise<void> {
     const name = i.commandName;
-    if (!isCommandName(name) || (!i.inGuild() && !DM_COMMANDS.has(name))) {
+    if (!isCommandName(name) || (!i.inGuild() && !specOf(name).directMessages)) {
       await i.reply({ content: `/${name} is not available here.`, flags: MessageFlags.Ephemeral });
       return;
     }

@@ -4,8 +4,8 @@
  * handled (AsyncLocalStorage) may use it: `/ask`'s root is the command's own reply, and `notify`
  * to the invoker is an ephemeral follow-up.
  *
- * Pacing: none here. Every REST call that shows something goes out through the surface's gateway
- * (gateway.ts), which owns the budgets: the port only translates.
+ * No rate decisions here. Every REST call that shows something goes out through the surface's
+ * gateway (gateway.ts), which owns the budgets: the port only translates.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';

@@ -21,7 +21,7 @@ import { registerHome } from './home';
 import { SLACK_COMMANDS, registerListeners } from './listeners';
 import { SlackPort } from './port';
 import { UserNames } from './users';
-import { createWebClient, slackErrorCode, slackLogger } from './web';
+import { createWebClient, SLACK_RETRY_POLICY, slackErrorCode, slackLogger } from './web';
 
 export interface SlackSurfaceOptions {
   botToken: string;
@@ -109,7 +109,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
   const boltLogger = slackLogger(log);
   const clientOptions = {
     slackApiUrl: opts.apiUrl,
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1_000, maxRetryTime: 5_000 },
+    retryConfig: SLACK_RETRY_POLICY,
     rejectRateLimitedCalls: true,
   };
 

@@ -84,11 +84,29 @@ export async function resolveApiUrl(
   return api;
 }
 
+/**
+ * The retry policy of every Slack Web API client the surface makes (its own and Bolt's): a few quick
+ * retries of what may pass on a second try (a network error, a 5xx). An HTTP answer that says the
+ * method is not there (404, 405, 410, 501) will say so again: it goes up at once. The SDK hands
+ * this object to p-retry, which stops retrying when `onFailedAttempt` throws.
+ */
+export const SLACK_RETRY_POLICY: webApi.RetryOptions & { onFailedAttempt: (err: unknown) => void } = {
+  retries: 2,
+  factor: 2,
+  minTimeout: 200,
+  maxTimeout: 1_000,
+  maxRetryTime: 5_000,
+  randomize: true,
+  onFailedAttempt: (err) => {
+    if (isMissingMethodStatus(httpStatus(err))) throw err;
+  },
+};
+
 export function createWebClient(token: string, apiUrl: string | undefined, log: Logger): WebClient {
   return new ImageSafeWebClient(token, {
     slackApiUrl: apiUrl,
     logger: slackLogger(log),
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1_000, maxRetryTime: 5_000, randomize: true },
+    retryConfig: SLACK_RETRY_POLICY,
     rejectRateLimitedCalls: true,
     timeout: 15_000,
   });
@@ -113,8 +131,10 @@ export function httpStatus(err: unknown): number | undefined {
  * proxy or a partial implementation of the Web API answers 404 (or 405/410/501) instead.
  */
 export function isMissingMethod(err: unknown): boolean {
-  if (slackErrorCode(err) === 'unknown_method') return true;
-  const status = httpStatus(err);
+  return slackErrorCode(err) === 'unknown_method' || isMissingMethodStatus(httpStatus(err));
+}
+
+function isMissingMethodStatus(status: number | undefined): boolean {
   return status === 404 || status === 405 || status === 410 || status === 501;
 }
 

@@ -34,10 +34,14 @@ describe('conversations: queue order, dedupe, service refusals', () => {
 
   it('answers three messages sent during a stream one after another, in order', async () => {
     const thread = await newThread('Which homes are for sale in Seattle?');
-    await h.surface.waitFor(() =>
-      h.surface
-        .messagesIn(thread)
-        .some((m) => m.current.typing === true && m.current.text.length > 0 && m.current.text !== 'Thinking…'),
+    await waitFor(
+      () =>
+        h.surface
+          .messagesIn(thread)
+          .some((m) => m.current.typing === true && m.current.text.length > 0 && m.current.text !== 'Thinking…'),
+      'part of the first answer shown, still streaming',
+      5000,
+      h.surface.changes,
     );
     const cities = ['Austin', 'Denver', 'Miami'];
     for (const city of cities) await h.say(h.users.alice, thread, `Which homes are for rent in ${city}?`);

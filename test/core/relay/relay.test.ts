@@ -78,7 +78,7 @@ describe('Relay', () => {
     const surface = bed.surface();
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
-    await surface.waitFor(() => surface.count('post') === 1);
+    await waitFor(() => surface.count('post') === 1, 'the placeholder posted', 5000, surface.changes);
     const [first] = surface.messagesIn(place);
     expect(first?.current).toMatchObject({ text: '', typing: true });
     stream.push('Hello ');
@@ -127,7 +127,12 @@ describe('Relay', () => {
     const running = relay.run(request(surface, stream));
     // A word shows once it is whole (until then it might grow past the limit and move the cut).
     stream.push('First part ');
-    await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'First part');
+    await waitFor(
+      () => surface.messagesIn(place)[0]?.current.text === 'First part',
+      "'First part' shown",
+      5000,
+      surface.changes,
+    );
     expect(surface.messagesIn(place)[0]?.current.typing).toBe(true);
     stream.push('and second part.');
     stream.final();
@@ -153,7 +158,12 @@ describe('Relay', () => {
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
     stream.push('Helo wrld ');
-    await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'Helo wrld');
+    await waitFor(
+      () => surface.messagesIn(place)[0]?.current.text === 'Helo wrld',
+      "'Helo wrld' shown",
+      5000,
+      surface.changes,
+    );
     stream.final('Hello world!');
     expectComplete(surface, await running, 'Hello world!');
   });
@@ -163,7 +173,7 @@ describe('Relay', () => {
     const stream = new FakeAnswerStream();
     const running = relay.run(request(surface, stream));
     await streamAll(stream, fragments('word '.repeat(200) + '\n', 9, 30));
-    await surface.waitFor(() => surface.count('post') >= 3);
+    await waitFor(() => surface.count('post') >= 3, 'three messages posted', 5000, surface.changes);
     const answer = 'A much shorter final answer, different from the deltas.';
     stream.final(answer);
     const result = await running;
@@ -241,7 +251,12 @@ describe('Relay', () => {
       const stream = new FakeAnswerStream();
       const running = relay.run(request(surface, stream));
       stream.push('The first half of ');
-      await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'The first half of');
+      await waitFor(
+        () => surface.messagesIn(place)[0]?.current.text === 'The first half of',
+        "'The first half of' shown",
+        5000,
+        surface.changes,
+      );
       const err = Object.assign(new Error('socket hang up'), {
         name: 'NetworkError',
         partialText: 'The first half of the',
@@ -303,7 +318,12 @@ describe('Relay', () => {
       const controller = new AbortController();
       const running = relay.run(request(surface, stream, { signal: controller.signal }));
       stream.push('Some text ');
-      await surface.waitFor(() => surface.messagesIn(place)[0]?.current.text === 'Some text');
+      await waitFor(
+        () => surface.messagesIn(place)[0]?.current.text === 'Some text',
+        "'Some text' shown",
+        5000,
+        surface.changes,
+      );
       controller.abort('the user cancelled');
       const result = await running;
       expectInterrupted(surface, result, 'Some text ');
@@ -438,7 +458,7 @@ describe('Relay', () => {
       const quickRun = relay.run(request(surface, quick, { answerKey: 'quick' }));
       slow.push('Slow partial');
       quick.push('Quick');
-      await surface.waitFor(() => surface.count('edit') >= 2);
+      await waitFor(() => surface.count('edit') >= 2, 'both answers edited', 5000, surface.changes);
       const shutdown = relay.shutdown(1500);
       quick.final('Quick answer.');
       await shutdown;

@@ -9,6 +9,7 @@ import type { Place } from '../../../src/core/surface';
 import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
+import { waitFor } from '../../support/wait-for';
 
 let store: SqliteStore;
 let bed: RelayTestbed;
@@ -53,7 +54,7 @@ describe('sealing edits', () => {
     const reqB = request(surface, b);
     const runA = relay.run(reqA);
     const runB = relay.run(reqB);
-    await surface.waitFor(() => surface.count('post') === 2);
+    await waitFor(() => surface.count('post') === 2, 'both placeholders posted', 5000, surface.changes);
     const [msgA] = surface.messagesIn(reqA.place);
     const [msgB] = surface.messagesIn(reqB.place);
 
@@ -63,7 +64,12 @@ describe('sealing edits', () => {
     for (const word of ['one ', 'two ', 'three ']) {
       const shownBefore = msgB?.current.text ?? '';
       b.push(word);
-      await surface.waitFor(() => (msgB?.current.text ?? '') !== shownBefore);
+      await waitFor(
+        () => (msgB?.current.text ?? '') !== shownBefore,
+        'the next word shown in B',
+        5000,
+        surface.changes,
+      );
     }
     expect(msgA?.current).toMatchObject({ text: '', typing: true });
 
@@ -90,7 +96,12 @@ describe('sealing edits', () => {
     const run = relay.run(req);
     a.push(NEAR_FULL);
     const shown = (): string => surface.messagesIn(req.place)[0]?.current.text ?? '';
-    await surface.waitFor(() => shown().length >= 'word '.repeat(18).length);
+    await waitFor(
+      () => shown().length >= 'word '.repeat(18).length,
+      'the near-full message shown',
+      5000,
+      surface.changes,
+    );
     expect(NEAR_FULL.startsWith(shown())).toBe(true);
     expect(surface.messagesIn(req.place)[0]?.current.typing).toBe(true);
     a.final();

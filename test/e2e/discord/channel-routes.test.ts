@@ -12,6 +12,7 @@ import {
   type DiscordE2E,
 } from '../../support/discord-e2e';
 import type { FakeMessage } from '../../support/fake-discord';
+import { waitFor } from '../../support/wait-for';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** A complete 1x1 PNG. */
@@ -88,13 +89,14 @@ describe('Discord: channel routes, attachments, analytics', () => {
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow, attachments: [file] });
 
     type AskBody = { content?: string; chatAskType?: string; fileIds?: number[] };
-    const asked = await e.fake.waitFor(
+    const asked = await waitFor(
       () =>
         e.serviceRequests
           .slice(requestsBefore)
           .find((r) => r.url.startsWith('/chat/Chat/ClientAsk') && (r.body as AskBody).content === follow),
-      15_000,
       'the question with its image reaching the service',
+      15_000,
+      e.fake.changes,
     );
     expect(e.fake.fileFetches).toBe(fetchesBefore + 1);
     const body = asked.body as AskBody;
@@ -129,13 +131,14 @@ describe('Discord: channel routes, attachments, analytics', () => {
         content: `Can you read ${name}?`,
         attachments: [file],
       });
-      const reply = await e.fake.waitFor(
+      const reply = await waitFor(
         () =>
           botMessagesIn(e.fake, threadId)
             .slice(before)
             .find((m) => m.content.includes(name)),
-        10_000,
         `the refusal of ${name}`,
+        10_000,
+        e.fake.changes,
       );
       expect(reply.content).toMatch(/PNG/);
       expect(reply.content).toMatch(/JPEG/);
@@ -166,10 +169,11 @@ describe('Discord: channel routes, attachments, analytics', () => {
         { name: 'to', type: 3, value: to },
       ],
     });
-    const withFile = await e.fake.waitFor(
+    const withFile = await waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.attachments.length > 0),
-      15_000,
       'the chart',
+      15_000,
+      e.fake.changes,
     );
 
     // The figures the service computes for the same range.

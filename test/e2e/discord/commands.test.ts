@@ -1,5 +1,6 @@
 import type { FakeMessage, InteractionRecord } from '../../support/fake-discord';
 import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { waitFor } from '../../support/wait-for';
 
 describe('Discord: every command', () => {
   let e: DiscordE2E;
@@ -34,10 +35,11 @@ describe('Discord: every command', () => {
   }
 
   async function firstResponse(rec: InteractionRecord, what: string): Promise<FakeMessage> {
-    return e.fake.waitFor(
+    return waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0),
-      10_000,
       what,
+      10_000,
+      e.fake.changes,
     );
   }
 
@@ -50,11 +52,11 @@ describe('Discord: every command', () => {
     expect(msg.embeds[0]!.fields?.some((f) => f.name === 'MLS')).toBe(true);
     expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Next ▶']);
     const next = e.fake.clickButtonLabelled(msg, 'Next ▶', e.user);
-    await e.fake.waitFor(() => /page 2 of/.test(msg.content), 10_000, 'page 2 on the same message');
+    await waitFor(() => /page 2 of/.test(msg.content), 'page 2 on the same message', 10_000, e.fake.changes);
     expect(next.callbacks[0]!.type === 6 || next.callbacks[0]!.type === 7).toBe(true);
     expect(e.fake.buttons(msg).map((b) => b.label)).toContain('◀ Prev');
     e.fake.clickButtonLabelled(msg, '◀ Prev', e.user);
-    await e.fake.waitFor(() => /page 1 of/.test(msg.content), 10_000, 'page 1 again on the same message');
+    await waitFor(() => /page 1 of/.test(msg.content), 'page 1 again on the same message', 10_000, e.fake.changes);
     expect(e.fake.responsesOf(rec)).toHaveLength(1);
   });
 
@@ -82,10 +84,11 @@ describe('Discord: every command', () => {
       member: e.user,
       options: [{ name: 'mls', type: STRING, value: row!.mls }],
     });
-    const text = await e.fake.waitFor(
+    const text = await waitFor(
       () => (e.fake.responsesOf(rec).length > 0 ? responseText(e, rec) : undefined),
-      10_000,
       'the listing',
+      10_000,
+      e.fake.changes,
     );
     expect(text).toContain(row!.mls);
   });
@@ -115,10 +118,11 @@ describe('Discord: every command', () => {
     });
     expect((await firstResponse(set, 'the set reply')).content).toContain('WelcomeMessage');
     const show = command('chatbot', { sub: 'show' });
-    await e.fake.waitFor(
+    await waitFor(
       () => responseText(e, show).includes('Hello from Discord'),
-      10_000,
       'the setting in /chatbot show',
+      10_000,
+      e.fake.changes,
     );
     const models = command('chatbot', { sub: 'models' });
     expect((await firstResponse(models, 'the models')).content).toMatch(/Models/);
@@ -138,9 +142,19 @@ describe('Discord: every command', () => {
       sub: 'create',
       options: [{ name: 'name', type: STRING, value: 'Discord Bot One' }],
     });
-    await e.fake.waitFor(() => responseText(e, create).includes('Discord Bot One'), 10_000, 'the created chatbot');
+    await waitFor(
+      () => responseText(e, create).includes('Discord Bot One'),
+      'the created chatbot',
+      10_000,
+      e.fake.changes,
+    );
     const list = command('chatbot', { sub: 'list' });
-    await e.fake.waitFor(() => responseText(e, list).includes('Discord Bot One'), 10_000, 'the chatbot in the list');
+    await waitFor(
+      () => responseText(e, list).includes('Discord Bot One'),
+      'the chatbot in the list',
+      10_000,
+      e.fake.changes,
+    );
   });
 
   test('/listing create opens the form in modal groups; invalid values come back naming the fields', async () => {
@@ -151,7 +165,7 @@ describe('Discord: every command', () => {
     // Grouped as an agent fills a listing: the home first.
     expect(labels).toEqual(expect.arrayContaining(['The home', 'Where and how it is offered', 'Create', 'Cancel']));
     const open = e.fake.clickButtonLabelled(panel, 'The home', e.admin);
-    const modal = await e.fake.waitFor(() => e.fake.modalOf(open), 10_000, 'the first modal');
+    const modal = await waitFor(() => e.fake.modalOf(open), 'the first modal', 10_000, e.fake.changes);
     expect(modal.inputs.length).toBeLessThanOrEqual(5);
     expect(modal.inputs.map((i) => i.custom_id)).toEqual([
       'Address',
@@ -173,13 +187,14 @@ describe('Discord: every command', () => {
         Bathrooms: '2',
       },
     });
-    await e.fake.waitFor(
+    await waitFor(
       () => panel.content.includes('\u2705 The home'),
-      10_000,
       'the panel marking the first group done',
+      10_000,
+      e.fake.changes,
     );
     const openWhere = e.fake.clickButtonLabelled(panel, 'Where and how it is offered', e.admin);
-    const whereModal = await e.fake.waitFor(() => e.fake.modalOf(openWhere), 10_000, 'the second modal');
+    const whereModal = await waitFor(() => e.fake.modalOf(openWhere), 'the second modal', 10_000, e.fake.changes);
     e.fake.submitModal({
       customId: whereModal.custom_id,
       channelId: e.general.id,
@@ -187,13 +202,14 @@ describe('Discord: every command', () => {
       message: panel,
       values: { City: 'Austin', State: 'TX', ZIP: '78701', SaleType: 'castle', Status: 'Active' },
     });
-    await e.fake.waitFor(
+    await waitFor(
       () => panel.content.includes('\u2705 Where and how it is offered'),
-      10_000,
       'the panel marking the second group done',
+      10_000,
+      e.fake.changes,
     );
     e.fake.clickButtonLabelled(panel, 'Create', e.admin);
-    await e.fake.waitFor(() => panel.content.includes('Please fix'), 10_000, 'the errors on the panel');
+    await waitFor(() => panel.content.includes('Please fix'), 'the errors on the panel', 10_000, e.fake.changes);
     expect(panel.content).toContain('SaleType');
     expect(panel.content).toContain('Bedrooms');
     expect(panel.ephemeral).toBe(true);
@@ -205,24 +221,26 @@ describe('Discord: every command', () => {
     const groups = e.fake.buttons(panel).filter((b) => b.label !== 'Save' && b.label !== 'Cancel');
     expect(groups.length).toBeGreaterThanOrEqual(8);
     const open = e.fake.clickButton({ message: panel, customId: groups[0]!.custom_id!, member: e.admin });
-    const modal = await e.fake.waitFor(() => e.fake.modalOf(open), 10_000, 'the first settings modal');
+    const modal = await waitFor(() => e.fake.modalOf(open), 'the first settings modal', 10_000, e.fake.changes);
     expect(modal.inputs.length).toBeLessThanOrEqual(5);
     expect(modal.inputs.map((i) => i.custom_id)).toContain('Name');
     const values = Object.fromEntries(modal.inputs.map((i) => [i.custom_id, i.value ?? '']));
     values.Name = 'Discord Edited Bot';
     e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, message: panel, values });
-    await e.fake.waitFor(() => panel.content.includes('\u2705'), 10_000, 'the group marked done');
+    await waitFor(() => panel.content.includes('\u2705'), 'the group marked done', 10_000, e.fake.changes);
     const save = e.fake.clickButtonLabelled(panel, 'Save', e.admin);
-    await e.fake.waitFor(
+    await waitFor(
       () => responseText(e, save).includes('Name') || /saved|updated/i.test(panel.content),
-      10_000,
       'the saved settings',
+      10_000,
+      e.fake.changes,
     );
     const show = command('chatbot', { sub: 'show' });
-    await e.fake.waitFor(
+    await waitFor(
       () => responseText(e, show).includes('Discord Edited Bot'),
-      10_000,
       'the new name in /chatbot show',
+      10_000,
+      e.fake.changes,
     );
   });
 
@@ -234,10 +252,11 @@ describe('Discord: every command', () => {
     const msg = await firstResponse(rec, 'the confirmation');
     expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Delete', 'Cancel']);
     e.fake.clickButtonLabelled(msg, 'Cancel', e.admin);
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.buttons(msg).length === 0 || e.fake.responsesOf(rec).length > 1,
-      10_000,
       'the cancellation',
+      10_000,
+      e.fake.changes,
     );
     const still = e.service.context.db
       .prepare(`SELECT COUNT(*) AS n FROM listings WHERE mls_number = ?`)
@@ -252,10 +271,11 @@ describe('Discord: every command', () => {
         { name: 'to', type: STRING, value: '2030-12-31' },
       ],
     });
-    const withFile = await e.fake.waitFor(
+    const withFile = await waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.attachments.length > 0),
-      15_000,
       'the chart',
+      15_000,
+      e.fake.changes,
     );
     expect(withFile.attachments[0]!.filename).toMatch(/\.png$/);
     expect(withFile.attachments[0]!.data?.subarray(1, 4).toString()).toBe('PNG');

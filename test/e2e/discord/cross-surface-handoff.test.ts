@@ -65,10 +65,11 @@ describe('Discord user, Slack handoff channel', () => {
     await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
     await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim shown on the ticket');
     expect(slack.message(SLACK_HANDOFF, ticket.ts)!.text).toContain('Agent Smith');
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Agent Smith')),
-      10_000,
       'the Discord user told who joined',
+      10_000,
+      e.fake.changes,
     );
 
     // Agent (Slack ticket thread) -> user (Discord thread), with the agent's name.
@@ -84,10 +85,11 @@ describe('Discord user, Slack handoff channel', () => {
       thread_ts: ticket.ts,
     });
     expect(res.status).toBe(200);
-    const relayed = await e.fake.waitFor(
+    const relayed = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)),
-      10_000,
       'the agent reply in the Discord thread',
+      10_000,
+      e.fake.changes,
     );
     expect(relayed.content).toContain('Agent Smith');
 
@@ -137,10 +139,11 @@ describe('Discord user, Slack handoff channel', () => {
         !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Close'),
       'the ticket closed',
     );
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => /closed/i.test(m.content) && m.content.includes('Agent Smith')),
-      10_000,
       'the Discord user told the bot is back',
+      10_000,
+      e.fake.changes,
     );
     // The Discord user rates the help; the Slack ticket shows the score.
     const prompt = botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '4'))!;

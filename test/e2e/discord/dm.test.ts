@@ -6,6 +6,7 @@
  */
 import { botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 import type { FakeChannel, FakeMessage } from '../../support/fake-discord';
+import { waitFor } from '../../support/wait-for';
 
 const TYPING = '\u258d';
 
@@ -43,10 +44,11 @@ describe('Discord: direct messages', () => {
   /** The answer's last message once it carries these buttons (they come with its final edit). */
   function withButtons(answer: FakeMessage[], labels: string[]): Promise<FakeMessage> {
     const last = answer[answer.length - 1]!;
-    return e.fake.waitFor(
+    return waitFor(
       () => labels.every((l) => e.fake.buttons(last).some((b) => b.label === l)) && last,
-      10_000,
       `the buttons ${labels.join(', ')}`,
+      10_000,
+      e.fake.changes,
     );
   }
 
@@ -66,10 +68,11 @@ describe('Discord: direct messages', () => {
 
     // "New conversation": the next DM starts a fresh chat session.
     const press = e.fake.clickButtonLabelled(last, 'New conversation', e.user);
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.responsesOf(press).find((m) => /new conversation/i.test(m.content)),
-      10_000,
       'the new conversation acknowledged',
+      10_000,
+      e.fake.changes,
     );
     const fresh = 'Show me homes for rent in Denver';
     await dmAnswer(fresh);
@@ -86,10 +89,11 @@ describe('Discord: direct messages', () => {
       member: e.user,
       options: [{ name: 'question', type: 3, value: asked }],
     });
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.content.includes(`> ${asked}`)),
-      10_000,
       'the /ask root in the DM',
+      10_000,
+      e.fake.changes,
     );
     await waitForAnswer(e, dm.id, asked);
     await e.app.bridge.conversations.idle();
@@ -104,43 +108,53 @@ describe('Discord: direct messages', () => {
     const question = 'Which homes are for rent in Austin?';
     const answer = await withButtons(await dmAnswer(question), ['Talk to a human']);
     e.fake.clickButtonLabelled(answer, 'Talk to a human', e.user);
-    const ticket = await e.fake.waitFor(
+    const ticket = await waitFor(
       () =>
         e.fake
           .channelMessages(e.handoff.id)
           .find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim') && m.content.includes('Talk to a human')),
-      10_000,
       'the ticket',
+      10_000,
+      e.fake.changes,
     );
     expect(ticket.content).toMatch(new RegExp(`ada|<@${e.user.user.id}>`));
-    const ticketThread = await e.fake.waitFor(() => e.fake.channels.get(ticket.id), 10_000, 'the ticket thread');
-    await e.fake.waitFor(
-      () => botMessagesIn(e.fake, dm.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
+    const ticketThread = await waitFor(
+      () => e.fake.channels.get(ticket.id),
+      'the ticket thread',
       10_000,
+      e.fake.changes,
+    );
+    await waitFor(
+      () => botMessagesIn(e.fake, dm.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
       'the handoff notice in the DM',
+      10_000,
+      e.fake.changes,
     );
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('agent-smith')),
-      10_000,
       'the user told who joined',
+      10_000,
+      e.fake.changes,
     );
 
     // User (DM) -> agent (ticket thread): relayed, not asked to the chatbot.
     e.fake.directMessage({ member: e.user, content: 'Can you lower the rent?' });
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the rent?')),
-      10_000,
       'the DM relayed to the ticket thread',
+      10_000,
+      e.fake.changes,
     );
     expect(e.storedAnswers('Can you lower the rent?')).toEqual([]);
     // Agent -> user, in the DM.
     e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'Yes, by fifty a month.' });
-    const relayed = await e.fake.waitFor(
+    const relayed = await waitFor(
       () => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('Yes, by fifty a month.')),
-      10_000,
       'the agent reply relayed to the DM',
+      10_000,
+      e.fake.changes,
     );
     expect(relayed.content).toContain('agent-smith');
 
@@ -151,10 +165,11 @@ describe('Discord: direct messages', () => {
       member: e.user,
       options: [{ name: 'reason', type: 3, value: 'cancel' }],
     });
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
-      10_000,
       'the cancellation',
+      10_000,
+      e.fake.changes,
     );
     const after = 'And homes for sale in Austin?';
     await dmAnswer(after);

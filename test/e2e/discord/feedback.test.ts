@@ -22,13 +22,14 @@ describe('Discord e2e: answer feedback', () => {
     const { messages, answer } = await waitForAnswer(e, threadId, question);
     // The text stays exactly the answer; the rating is in the buttons.
     expect(messages.map((m) => m.content).join('')).toBe(answer);
-    const last = await e.fake.waitFor(
+    const last = await waitFor(
       () => {
         const m = e.fake.messages.get(messages.at(-1)!.id);
         return m && e.fake.buttons(m).some((b) => b.label === '👍') ? m : undefined;
       },
-      10_000,
       'the rating buttons',
+      10_000,
+      e.fake.changes,
     );
     const labels = e.fake.buttons(last).map((b) => b.label);
     expect(labels).toEqual(expect.arrayContaining(['Talk to a human', '👍', '👎']));
@@ -37,10 +38,11 @@ describe('Discord e2e: answer feedback', () => {
     const feedback = new FeedbackStore(e.app.store);
 
     const first = e.fake.clickButtonLabelled(last, '👍', e.user);
-    const thanks = await e.fake.waitFor(
+    const thanks = await waitFor(
       () => e.fake.responsesOf(first).find((m) => /👍 recorded/.test(m.content)),
-      10_000,
       'the thanks',
+      10_000,
+      e.fake.changes,
     );
     expect(thanks.ephemeral).toBe(true);
     expect((await feedback.votesOn(id)).map((v) => `${v.user}:${v.vote}:${v.surface}`)).toEqual([
@@ -51,18 +53,20 @@ describe('Discord e2e: answer feedback', () => {
     expect(rated?.answerId).toBeDefined();
 
     const again = e.fake.clickButtonLabelled(last, '👍', e.user);
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.responsesOf(again).find((m) => /already rated/.test(m.content)),
-      10_000,
       'already rated',
+      10_000,
+      e.fake.changes,
     );
     expect(await feedback.votesOn(id)).toHaveLength(1);
 
     const down = e.fake.clickButtonLabelled(last, '👎', e.user);
-    const offer = await e.fake.waitFor(
+    const offer = await waitFor(
       () => e.fake.responsesOf(down).find((m) => /now 👎/.test(m.content)),
-      10_000,
       'the changed vote',
+      10_000,
+      e.fake.changes,
     );
     expect(offer.ephemeral).toBe(true);
     expect(e.fake.buttons(offer).map((b) => b.label)).toContain('Talk to a human');
@@ -78,13 +82,14 @@ describe('Discord e2e: answer feedback', () => {
     await waitFor(async () => (await feedback.votesOn(id)).length === 2, 'the second vote');
 
     const rec = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin, options: [] });
-    const text = await e.fake.waitFor(
+    const text = await waitFor(
       () => {
         const t = responseText(e, rec);
         return /Answer feedback:/.test(t) ? t : undefined;
       },
-      20_000,
       '/analytics',
+      20_000,
+      e.fake.changes,
     );
     expect(text).toContain('Answer feedback: 1 👍, 1 👎 (50% positive)');
   });

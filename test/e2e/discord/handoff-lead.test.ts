@@ -26,7 +26,7 @@ describe('Discord: a lead through a handoff', () => {
   const inTicketThread = (): string[] => botMessagesIn(e.fake, ticket.id).map((m) => m.content);
   const inUserThread = (): string[] => botMessagesIn(e.fake, threadId).map((m) => m.content);
   const wait = <T>(probe: () => T | undefined | false, what: string, ms = 15_000): Promise<T> =>
-    e.fake.waitFor(probe, ms, what);
+    waitFor(probe, what, ms, e.fake.changes);
   const refusedTo = async (rec: ReturnType<DiscordE2E['fake']['clickButton']>, re: RegExp): Promise<void> => {
     const told = await wait(() => e.fake.responsesOf(rec).find((m) => re.test(m.content)), `a refusal matching ${re}`);
     expect(told.flags & 64).toBe(64);

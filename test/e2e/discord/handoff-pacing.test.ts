@@ -13,6 +13,7 @@ import {
   type DiscordE2E,
 } from '../../support/discord-e2e';
 import type { FakeMessage, RecordedCall } from '../../support/fake-discord';
+import { waitFor } from '../../support/wait-for';
 
 const TYPING = /\u258d/;
 /** Two creates/edits of one channel never go out closer than this (the budget is one a second, less arrival jitter). */
@@ -39,10 +40,11 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
   test('every notice arrives, no 429, discord.js never waits, and the answer still ends exact', async () => {
     const question = 'Tell me about every listing, the long answer';
     const { threadId } = await ask(e, question);
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.calls.find((c) => c.method === 'PATCH' && c.path.startsWith(`/channels/${threadId}/messages/`)),
-      15_000,
       'the first streamed edit',
+      15_000,
+      e.fake.changes,
     );
 
     // Ask for a human mid-stream: the notice goes to the thread the answer is streaming in.
@@ -52,34 +54,44 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
       member: e.user,
       options: [{ name: 'reason', type: 3, value: 'Pacing: a person please' }],
     });
-    const notice = await e.fake.waitFor(
+    const notice = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
-      15_000,
       'the handoff notice',
+      15_000,
+      e.fake.changes,
     );
     const streamingAtNotice = botMessagesIn(e.fake, threadId).some((m) => m !== notice && TYPING.test(m.content));
-    const ticket = await e.fake.waitFor(
+    const ticket = await waitFor(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('Pacing: a person please')),
-      15_000,
       'the ticket',
+      15_000,
+      e.fake.changes,
     );
-    const ticketThread = await e.fake.waitFor(() => e.fake.channels.get(ticket.id), 10_000, 'the ticket thread');
+    const ticketThread = await waitFor(
+      () => e.fake.channels.get(ticket.id),
+      'the ticket thread',
+      10_000,
+      e.fake.changes,
+    );
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(
+    await waitFor(
       () => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'),
-      15_000,
       'the claim shown on the ticket',
+      15_000,
+      e.fake.changes,
     );
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('claimed this ticket')),
-      15_000,
       'the agents told of the claim',
-    );
-    await e.fake.waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith (agent) has joined')),
       15_000,
+      e.fake.changes,
+    );
+    await waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith (agent) has joined')),
       'the user told who joined',
+      15_000,
+      e.fake.changes,
     );
 
     // Bursts both ways: each relayed message is a post of core's, outside the relay.
@@ -88,39 +100,44 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
     for (const content of fromAgent) e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content });
     for (const content of fromUser) e.fake.userMessage({ channelId: threadId, member: e.user, content });
     for (const text of fromAgent)
-      await e.fake.waitFor(
+      await waitFor(
         () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(text)),
-        20_000,
         `"${text}" relayed to the user`,
+        20_000,
+        e.fake.changes,
       );
     for (const text of fromUser)
-      await e.fake.waitFor(
+      await waitFor(
         () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes(text)),
-        20_000,
         `"${text}" relayed to the agents`,
+        20_000,
+        e.fake.changes,
       );
 
     // Cancel with the notice's button (an interaction in the streaming thread): both sides told.
     e.fake.clickButtonLabelled(notice, 'Cancel', e.user);
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Handoff cancelled')),
-      20_000,
       'the user told the handoff ended',
+      20_000,
+      e.fake.changes,
     );
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('cancelled the request')),
-      20_000,
       'the agents told the handoff ended',
-    );
-    await e.fake.waitFor(
-      () => /cancel/i.test(ticket.content) && !e.fake.buttons(ticket).some((b) => b.label === 'Close'),
       20_000,
+      e.fake.changes,
+    );
+    await waitFor(
+      () => /cancel/i.test(ticket.content) && !e.fake.buttons(ticket).some((b) => b.label === 'Close'),
       'the ticket shown cancelled',
+      20_000,
+      e.fake.changes,
     );
 
     // The answer, its messages told apart from the notices around them, ends with the service's text.
     const notices: FakeMessage[] = [];
-    const answer = await e.fake.waitFor(
+    const answer = await waitFor(
       () => {
         const stored = e.storedAnswers(question).at(-1);
         if (stored === undefined) return undefined;
@@ -132,8 +149,9 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
         });
         return sameAnswer(parts, stored) && parts.every((m) => !TYPING.test(m.content)) ? { stored, parts } : undefined;
       },
-      60_000,
       'the complete answer',
+      60_000,
+      e.fake.changes,
     );
     expect(answer.parts.map((m) => m.content).join('')).toBe(answer.stored);
     // Notice, joined, three agent messages, cancelled: each once.

@@ -1,4 +1,5 @@
 import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { waitFor } from '../../support/wait-for';
 
 describe('Discord: handoff round trip', () => {
   let e: DiscordE2E;
@@ -22,54 +23,65 @@ describe('Discord: handoff round trip', () => {
       member: e.user,
       options: [{ name: 'reason', type: 3, value: 'I want to negotiate' }],
     });
-    const ticket = await e.fake.waitFor(
+    const ticket = await waitFor(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('I want to negotiate')),
-      10_000,
       'the ticket',
+      10_000,
+      e.fake.changes,
     );
     expect(ticket.content).toMatch(new RegExp(`ada|<@${e.user.user.id}>`));
     expect(e.fake.buttons(ticket).map((b) => b.label)).toContain('Claim');
-    const ticketThread = await e.fake.waitFor(() => e.fake.channels.get(ticket.id), 10_000, 'the ticket thread');
+    const ticketThread = await waitFor(
+      () => e.fake.channels.get(ticket.id),
+      'the ticket thread',
+      10_000,
+      e.fake.changes,
+    );
 
     const claimId = e.fake.buttons(ticket).find((b) => b.label === 'Claim')!.custom_id!;
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(
+    await waitFor(
       () => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'),
-      10_000,
       'the claim on the ticket',
+      10_000,
+      e.fake.changes,
     );
     expect(ticket.content).toContain('agent-smith');
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith')),
-      10_000,
       'the user told who joined',
+      10_000,
+      e.fake.changes,
     );
 
     // A second agent is told, ephemerally, who holds it.
     const other = e.fake.addMember('agent-two', []);
     const second = e.fake.clickButton({ message: ticket, customId: claimId, member: other });
-    const told = await e.fake.waitFor(
+    const told = await waitFor(
       () => e.fake.responsesOf(second).find((m) => m.content.includes('agent-smith')),
-      10_000,
       'the second agent told',
+      10_000,
+      e.fake.changes,
     );
     expect(told.ephemeral).toBe(true);
     expect(ticket.content).toContain('agent-smith');
 
     // User -> agent.
     e.fake.userMessage({ channelId: threadId, member: e.user, content: 'Can you lower the price?' });
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the price?')),
-      10_000,
       'the user message relayed to the ticket thread',
+      10_000,
+      e.fake.changes,
     );
     expect(e.storedAnswers('Can you lower the price?')).toEqual([]);
     // Agent -> user.
     e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'Yes, by five percent.' });
-    const relayed = await e.fake.waitFor(
+    const relayed = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Yes, by five percent.')),
-      10_000,
       'the agent reply relayed',
+      10_000,
+      e.fake.changes,
     );
     expect(relayed.content).toContain('agent-smith');
 
@@ -80,10 +92,11 @@ describe('Discord: handoff round trip', () => {
       member: e.user,
       options: [{ name: 'reason', type: 3, value: 'cancel' }],
     });
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
-      10_000,
       'the cancellation',
+      10_000,
+      e.fake.changes,
     );
     const after = 'And homes for sale in Denver?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });

@@ -10,7 +10,9 @@ import {
   startDiscordE2E,
   waitForAnswer,
   type DiscordE2E,
+  expectAcknowledged,
 } from '../../support/discord-e2e';
+import { waitFor } from '../../support/wait-for';
 
 const STRING = 3;
 
@@ -42,10 +44,11 @@ describe('Discord with no roles in GUILD_CREATE and no thread on interaction rep
 
   test('admins are the members holding a DISCORD_ADMIN_ROLES role even when the guild cache does not list it', async () => {
     const show = e.fake.slashCommand({ name: 'chatbot', subcommand: 'show', channelId: e.general.id, member: e.admin });
-    await e.fake.waitFor(
+    await waitFor(
       () => e.fake.responsesOf(show).find((m) => m.content !== '' || m.embeds.length > 0),
-      10_000,
       'the admin’s /chatbot show',
+      10_000,
+      e.fake.changes,
     );
     expect(responseText(e, show).toLowerCase()).not.toContain('admin');
     const refused = e.fake.slashCommand({
@@ -54,10 +57,11 @@ describe('Discord with no roles in GUILD_CREATE and no thread on interaction rep
       channelId: e.general.id,
       member: e.user,
     });
-    const msg = await e.fake.waitFor(
+    const msg = await waitFor(
       () => e.fake.responsesOf(refused).find((m) => m.content !== ''),
-      10_000,
       'the refusal',
+      10_000,
+      e.fake.changes,
     );
     expect(msg.ephemeral).toBe(true);
     expect(msg.content.toLowerCase()).toContain('admin');
@@ -71,12 +75,13 @@ describe('Discord with no roles in GUILD_CREATE and no thread on interaction rep
       member: e.user,
       options: [{ name: 'question', type: STRING, value: question }],
     });
-    const threadId = await e.fake.waitFor(
+    const threadId = await waitFor(
       () => threadNamed(e.fake, e.general.id, question),
-      10_000,
       'the thread of /ask',
+      10_000,
+      e.fake.changes,
     );
-    expect(rec.callbacks[0]!.at - rec.createdAt).toBeLessThan(3000);
+    expectAcknowledged(e, rec, threadId);
     const root = e.fake.channelMessages(e.general.id).find((m) => m.id === threadId) ?? e.fake.messages.get(threadId);
     expect(root?.content).toContain(`<@${e.user.user.id}>`);
     const { answer, messages } = await waitForAnswer(e, threadId, question);
@@ -101,10 +106,11 @@ describe('Discord refusing threads on messages', () => {
   test('a mention starts a thread of its own in the channel, answered exactly; /ask too', async () => {
     const question = 'homes for sale in Austin under 600000?';
     e.fake.userMessage({ channelId: e.general.id, member: e.user, content: question, mentionsBot: true });
-    const threadId = await e.fake.waitFor(
+    const threadId = await waitFor(
       () => threadNamed(e.fake, e.general.id, question),
-      10_000,
       'the thread of the mention',
+      10_000,
+      e.fake.changes,
     );
     const { answer, messages } = await waitForAnswer(e, threadId, question);
     expect(messages.map((m) => m.content).join('')).toBe(answer);
@@ -116,10 +122,11 @@ describe('Discord refusing threads on messages', () => {
       member: e.user,
       options: [{ name: 'question', type: STRING, value: asked }],
     });
-    const askThread = await e.fake.waitFor(
+    const askThread = await waitFor(
       () => threadNamed(e.fake, e.general.id, asked),
-      10_000,
       'the thread of /ask',
+      10_000,
+      e.fake.changes,
     );
     await waitForAnswer(e, askThread, asked);
     expect(botMessagesIn(e.fake, askThread).length).toBeGreaterThan(0);

@@ -5,6 +5,7 @@
  */
 import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 import type { RecordedCall } from '../../support/fake-discord';
+import { waitFor } from '../../support/wait-for';
 
 const TYPING = /\u258d/;
 const STORM = 10;
@@ -32,13 +33,14 @@ describe('Discord: a 429 storm while answers stream', () => {
     const started = await Promise.all(questions.map((q) => ask(e, q)));
     const threads = new Set(started.map((s) => s.threadId));
     // The storm starts once the answers are streaming (an edit went out in one of the threads).
-    await e.fake.waitFor(
+    await waitFor(
       () =>
         e.fake.calls.some(
           (c) => c.method === 'PATCH' && [...threads].some((t) => c.path.startsWith(`/channels/${t}/messages/`)),
         ),
-      15_000,
       'the first streamed edit',
+      15_000,
+      e.fake.changes,
     );
     const stormFrom = Date.now();
     e.fake.force429({

@@ -5,6 +5,7 @@
  */
 import type { InteractionRecord } from '../../support/fake-discord';
 import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { waitFor } from '../../support/wait-for';
 
 describe('Discord: the everyday screens', () => {
   let e: DiscordE2E;
@@ -30,10 +31,11 @@ describe('Discord: the everyday screens', () => {
 
   test('/listings city:Miami: one page, each card with its status in words, no ids or wire values', async () => {
     const rec = command('listings', { member: e.user, options: [{ name: 'city', type: STRING, value: 'Miami' }] });
-    const msg = await e.fake.waitFor(
+    const msg = await waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.embeds.length > 0),
-      10_000,
       'the Miami list',
+      10_000,
+      e.fake.changes,
     );
     expect(msg.content).toBe('Listings in Miami: page 1 of 1 (6 listings)');
     expect(e.fake.buttons(msg)).toHaveLength(0);
@@ -48,29 +50,32 @@ describe('Discord: the everyday screens', () => {
       member: e.user,
       options: [{ name: 'mls', type: STRING, value: 'DEN240007' }],
     });
-    const msg = await e.fake.waitFor(
+    const msg = await waitFor(
       () => e.fake.responsesOf(forUser).find((m) => m.embeds.length > 0),
-      10_000,
       'the listing',
+      10_000,
+      e.fake.changes,
     );
     expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Ask about a viewing']);
     const text = responseText(e, forUser);
     for (const label of ['Year built', 'Days on market', 'Photo 3']) expect(text).toContain(label);
     const forAdmin = command('listing', { sub: 'show', options: [{ name: 'mls', type: STRING, value: 'DEN240007' }] });
-    const adminMsg = await e.fake.waitFor(
+    const adminMsg = await waitFor(
       () => e.fake.responsesOf(forAdmin).find((m) => m.embeds.length > 0),
-      10_000,
       'the listing for an admin',
+      10_000,
+      e.fake.changes,
     );
     expect(e.fake.buttons(adminMsg).map((b) => b.label)).toEqual(['Ask about a viewing', 'Edit']);
   });
 
   test('/analytics: the progress message becomes the figures, named after the chatbot', async () => {
     const rec = command('analytics');
-    await e.fake.waitFor(
+    await waitFor(
       () => (/Conversations: \d/.test(responseText(e, rec)) ? true : undefined),
-      10_000,
       'the figures',
+      10_000,
+      e.fake.changes,
     );
     const shown = responseText(e, rec);
     expect(shown).toContain('Analytics for Skyline Realty Assistant');

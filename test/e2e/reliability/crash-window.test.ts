@@ -85,10 +85,10 @@ describe('reliability: killed between "started" and the in-flight record', () =>
           return undefined;
         },
         'the thread answered or marked with Retry',
-        WITHIN_MS,
+        // A bound on the wait (WITHIN_MS from the kill), not a measurement.
+        Math.max(1, killedAt + WITHIN_MS - Date.now()),
       );
       expect(['answered', 'marked']).toContain(outcome);
-      expect(Date.now() - killedAt).toBeLessThan(WITHIN_MS);
       // No placeholder or typing mark is left anywhere in the thread.
       expect(botReplies(channel, root.ts).filter(typing)).toEqual([]);
     },

@@ -1,11 +1,14 @@
 /**
  * SIGTERM: the process finishes or marks its in-flight answers and exits within 10 s (the contract's
- * bound; the Procfile runs node directly so the signal reaches it).
+ * bound; the Procfile runs node directly so the signal reaches it). The test stops it the way a
+ * supervisor does: SIGTERM, then SIGKILL once the grace period is over; a process that needed the
+ * SIGKILL shows in its exit (and leaves its answer unmarked), so the outcome is what is asserted.
  */
 import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
 import { SlackDriver, waitFor } from '../../support/slack-requests';
 import {
   BridgeProcess,
+  type ExitInfo,
   SIGNING_SECRET,
   bridgeEnv,
   buttonsOf,
@@ -17,7 +20,18 @@ import {
 
 const STATE_URL = 'redis://127.0.0.1:6379/14';
 const LONG_QUESTION = 'Give me the long answer: all listings please';
-const EXIT_WITHIN_MS = 10_000;
+const GRACE_MS = 10_000;
+
+/** SIGTERM, and SIGKILL when the grace period is over, as a supervisor does; resolves with the exit. */
+async function terminate(bridge: BridgeProcess): Promise<ExitInfo> {
+  bridge.signal('SIGTERM');
+  const graceOver = setTimeout(() => bridge.signal('SIGKILL'), GRACE_MS);
+  try {
+    return await bridge.waitExit(GRACE_MS + 5000);
+  } finally {
+    clearTimeout(graceOver);
+  }
+}
 
 describe('reliability: SIGTERM', () => {
   let service: SharedService;
@@ -41,7 +55,7 @@ describe('reliability: SIGTERM', () => {
     fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
   const typing = (m: FakeMessage): boolean => JSON.stringify(m.blocks).includes('▍') || m.text === 'Thinking…';
 
-  test('mid-answer: exits 0 within 10 s, the answer marked interrupted with Retry (no placeholder left)', async () => {
+  test('mid-answer: exits 0 by itself within the 10 s grace, the answer marked interrupted with Retry (no placeholder left)', async () => {
     bridge = await BridgeProcess.start(
       'sigterm',
       bridgeEnv({
@@ -64,11 +78,8 @@ describe('reliability: SIGTERM', () => {
       30_000,
     );
 
-    const sentAt = Date.now();
-    bridge.signal('SIGTERM');
-    const exit = await bridge.waitExit(EXIT_WITHIN_MS + 2000);
-    expect(exit.at - sentAt).toBeLessThanOrEqual(EXIT_WITHIN_MS);
-    expect(exit.code).toBe(0);
+    const exit = await terminate(bridge);
+    expect(exit).toMatchObject({ signal: null, code: 0 });
 
     // Finished or marked before it went: nothing is still typing, and an unfinished answer says so.
     const replies = botReplies('C0TERM', root.ts);
@@ -85,7 +96,7 @@ describe('reliability: SIGTERM', () => {
     expect(bridge.lines.some((l) => l.msg === 'stopping' && l.signal === 'SIGTERM')).toBe(true);
   }, 60_000);
 
-  test('idle: exits 0 within 10 s', async () => {
+  test('idle: exits 0 by itself within the 10 s grace', async () => {
     bridge = await BridgeProcess.start(
       'sigterm-idle',
       bridgeEnv({
@@ -96,10 +107,7 @@ describe('reliability: SIGTERM', () => {
         instanceId: 'sigterm-b',
       }),
     );
-    const sentAt = Date.now();
-    bridge.signal('SIGTERM');
-    const exit = await bridge.waitExit(EXIT_WITHIN_MS + 2000);
-    expect(exit.at - sentAt).toBeLessThanOrEqual(EXIT_WITHIN_MS);
-    expect(exit.code).toBe(0);
+    const exit = await terminate(bridge);
+    expect(exit).toMatchObject({ signal: null, code: 0 });
   }, 30_000);
 });

@@ -58,10 +58,11 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
   test('answers, relays and the ticket: every create/edit has parse [], the Slack ticket shows the name as text', async () => {
     const question = `Homes please @everyone <@${victim.user.id}>`;
     const { threadId } = await ask(e, question, mallory);
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Answer for you')),
-      20_000,
       'the answer',
+      20_000,
+      e.fake.changes,
     );
 
     e.fake.slashCommand({
@@ -92,10 +93,11 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
       ts: `${Math.floor(Date.now() / 1000)}.400001`,
       thread_ts: ticket.ts,
     });
-    const relayed = await e.fake.waitFor(
+    const relayed = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)),
-      10_000,
       'the agent message on Discord',
+      10_000,
+      e.fake.changes,
     );
     expect(relayed.content).toContain(agentText);
 

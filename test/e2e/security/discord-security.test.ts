@@ -6,6 +6,7 @@
  */
 import type { FakeMember, InteractionRecord } from '../../support/fake-discord';
 import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { waitFor } from '../../support/wait-for';
 
 const STRING = 3;
 const DISCORD_TOKEN = 'discord-SECRET-token.Zx9Yw8Vu7Ts6';
@@ -43,10 +44,11 @@ describe('Discord e2e security', () => {
   ];
 
   async function firstResponse(rec: InteractionRecord, what: string): Promise<{ text: string; ephemeral: boolean }> {
-    const msg = await e.fake.waitFor(
+    const msg = await waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0),
-      10_000,
       what,
+      10_000,
+      e.fake.changes,
     );
     return { text: responseText(e, rec), ephemeral: msg.ephemeral };
   }

@@ -24,7 +24,7 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
       NO_COLOR: '1',
     };
     session = new Session(spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: 'pipe' }));
-    await session.probe((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner');
+    await session.waitFor((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner');
   });
 
   afterAll(() => {
@@ -39,15 +39,16 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
     let bedroomsAsked = 0;
     // Answer each field as it is asked: Enter keeps the prefilled value, Bedrooms is wrong once.
     for (;;) {
-      const next = await session.probe(
+      const step = await session.waitFor(
         (o) => {
           const prompts = session.promptsAfter(start);
-          if (prompts.length > answered) return prompts[answered];
-          return /Updated|updated/.test(o.slice(start)) ? null : undefined;
+          if (prompts.length > answered) return { prompt: prompts[answered]! };
+          return /Updated|updated/.test(o.slice(start)) ? { done: true as const } : undefined;
         },
         `form prompt #${answered + 1}`,
       );
-      if (next === null) break;
+      if ('done' in step) break;
+      const next = step.prompt;
       answered += 1;
       if (next.startsWith('Bedrooms')) {
         bedroomsAsked += 1;
@@ -67,7 +68,7 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
 
     const before = session.output.length;
     session.type('/listing show mls:ATX240000');
-    const shown = await session.probe(
+    const shown = await session.waitFor(
       (o) => (/5 bd/.test(o.slice(before)) ? o.slice(before) : undefined),
       'the updated listing',
     );
@@ -77,11 +78,11 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
   test('/handoff, then /agent claim, say and close relay both ways and hand the thread back', async () => {
     let from = session.output.length;
     session.type('/ask Any condos for sale in Miami?');
-    await session.probe((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the answer');
+    await session.waitFor((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the answer');
 
     from = session.output.length;
     session.type('/handoff I want to visit this weekend');
-    await session.probe(
+    await session.waitFor(
       (o) => (/\[#handoff[^\n]*\] Waiting since [^\n]*\n[^\n]*Handoff request/.test(o.slice(from)) ? true : undefined),
       'the ticket',
     );
@@ -89,12 +90,12 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
 
     from = session.output.length;
     session.type('/agent claim');
-    await session.probe((o) => (/claimed/i.test(o.slice(from)) ? true : undefined), 'the claim');
+    await session.waitFor((o) => (/claimed/i.test(o.slice(from)) ? true : undefined), 'the claim');
 
     from = session.output.length;
     session.type('Is Saturday at 10 possible?');
     // The user's words reach the ticket thread verbatim, and the bot does not answer them.
-    await session.probe(
+    await session.waitFor(
       (o) => (/\[#handoff[^\n]*\] you: Is Saturday at 10 possible\?/.test(o.slice(from)) ? true : undefined),
       'the relayed user message',
     );
@@ -102,18 +103,18 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
 
     from = session.output.length;
     session.type('/agent say Saturday at 10 works, see you there');
-    await session.probe(
+    await session.waitFor(
       (o) => (/bot› Agent \(agent\): Saturday at 10 works, see you there/.test(o.slice(from)) ? true : undefined),
       'the agent reply in the user thread',
     );
 
     from = session.output.length;
     session.type('/agent close');
-    await session.probe((o) => (/closed/i.test(o.slice(from)) ? true : undefined), 'the close');
+    await session.waitFor((o) => (/closed/i.test(o.slice(from)) ? true : undefined), 'the close');
 
     from = session.output.length;
     session.type('What about Seattle rentals?');
-    await session.probe(
+    await session.waitFor(
       (o) => (o.slice(from).includes('Talk to a human') ? true : undefined),
       'the bot answering again',
     );

@@ -89,7 +89,7 @@ describe('through a pseudo-terminal', () => {
       'the completed command',
     );
     press('\r');
-    const saved = await session.probe(
+    const saved = await session.waitFor(
       (o) =>
         /saved to \.\/data\/(analytics-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.png)/.exec(
           o.slice(beforeChart).replace(ANSI, ''),
@@ -165,7 +165,7 @@ describe('through a pipe', () => {
 
     const beforeChart = session.output.length;
     session.type('/analytics');
-    const saved = await session.probe(
+    const saved = await session.waitFor(
       (o) => /saved to (\.\/data\/analytics-[\d-]+\.png)/.exec(o.slice(beforeChart))?.[1],
       'the chart path',
     );

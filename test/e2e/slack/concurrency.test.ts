@@ -21,10 +21,8 @@ describe('Slack e2e: 20 concurrent answers', () => {
     const acks = await Promise.all(
       asks.map((a) => e.driver.command('/ask', a.question, { user: a.user, channel: a.channel })),
     );
-    for (const ack of acks) {
-      expect(ack.status).toBe(200);
-      expect(ack.ms).toBeLessThan(3000);
-    }
+    for (const ack of acks) expect(ack.status).toBe(200);
+    expect(e.driver.lateAcks).toEqual([]);
     await Promise.all(
       asks.map(async (a) => {
         const root = await waitFor(() => rootFor(e.fake, a.channel, a.question), `root of ${a.question}`, 45_000);
