@@ -212,10 +212,11 @@ describe('Discord: a lead through a handoff', () => {
     expect(text).toContain('Satisfaction: 5/5 average of 1 rating');
     expect(text).toMatch(/Time to first agent reply: p50 \d+ s/);
     // The chart attached to the reply is a PNG whose panels carry the same figures.
-    const chart = await e.fake.waitFor(
+    const chart = await waitFor(
       () => e.fake.responsesOf(figures).find((m) => m.attachments.some((a) => a.data)),
-      30_000,
       'the chart',
+      30_000,
+      e.fake.changes,
     );
     const spec = chartSpecOf(chart.attachments.find((a) => a.data)!.data!);
     expect(panelOf(spec!, 'Handoffs').values).toEqual([2, 1, 1, 0, 0]);
