@@ -28,8 +28,6 @@ export interface SlackResponse {
   status: number;
   text: string;
   json: unknown;
-  /** How long the answer took; tests check `lateAcks` instead (kept for a test owned elsewhere). */
-  ms: number;
 }
 
 export interface SendOptions {
@@ -75,7 +73,7 @@ export class SlackDriver {
     } catch {
       json = undefined;
     }
-    return { status: res.status, text, json, ms };
+    return { status: res.status, text, json };
   }
 
   form(fields: Record<string, string>, opts?: SendOptions): Promise<SlackResponse> {

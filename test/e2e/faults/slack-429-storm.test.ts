@@ -51,10 +51,9 @@ describe('Slack e2e faults: a 429 storm during 5 concurrent answers', () => {
     const acks = await Promise.all(
       asks.map((a) => e.driver.command('/ask', a.question, { user: 'U0USER1', channel: a.channel })),
     );
-    for (const ack of acks) {
-      expect(ack.status).toBe(200);
-      expect(ack.ms).toBeLessThan(3000);
-    }
+    for (const ack of acks) expect(ack.status).toBe(200);
+    // Every /ask was acknowledged within Slack's 3 s window (the driver records any later answer).
+    expect(e.driver.lateAcks).toEqual([]);
     await Promise.all(
       asks.map(async (a) => {
         const root = await waitFor(() => rootFor(e.fake, a.channel, a.question), `the root of ${a.question}`, 30_000);
