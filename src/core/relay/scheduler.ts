@@ -444,19 +444,22 @@ export class BudgetScheduler {
           }
           const budgets = this.spend(job);
           // A key an earlier (higher-priority) job could not get stays blocked for later jobs, so
-          // a token freed in the meantime goes to the earlier one on the next pass.
+          // a token freed in the meantime goes to the earlier one on the next pass. Only that key:
+          // the job's other budgets (a channel's job also spends the bot's global budget) stay open
+          // to later jobs, or one channel waiting its turn would hold every other channel back.
           const stuck = budgets.find((b) => blocked.has(b.key) || (this.pausedUntil.get(b.key) ?? 0) > now);
           if (stuck) {
             const paused = (this.pausedUntil.get(stuck.key) ?? 0) - now;
             if (paused > 0) wakeIn = Math.min(wakeIn, paused);
-            for (const b of budgets) blocked.add(b.key);
+            blocked.add(stuck.key);
             continue;
           }
-          if (budgets.some((b) => b.limit <= 0)) {
+          const reserved = budgets.filter((b) => b.limit <= 0);
+          if (reserved.length > 0) {
             // All that is left is reserved for finals: a release or a promotion wakes the pump; the
             // timer is a backstop. Nothing is taken, so the interim share is not spent on a refusal.
             wakeIn = Math.min(wakeIn, 1_000);
-            for (const b of budgets) blocked.add(b.key);
+            for (const b of reserved) blocked.add(b.key);
             continue;
           }
           let granted = true;
@@ -465,7 +468,7 @@ export class BudgetScheduler {
             if (!decision.granted) {
               granted = false;
               wakeIn = Math.min(wakeIn, Math.min(decision.retryInMs, b.windowMs));
-              for (const other of budgets) blocked.add(other.key);
+              blocked.add(b.key);
               break;
             }
           }
