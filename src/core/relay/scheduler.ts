@@ -43,6 +43,14 @@ export interface SchedulerOptions {
   reserveAboveWindowMs?: number;
   /** Expected length of an answer before any has finished (then learnt from finished ones). */
   expectedAnswerMs?: number;
+  /**
+   * Least age of an answer before its first planned interim. The plan sees a surge of answers only
+   * once they have arrived for a moment: the first answers of a surge look alone, and interims they
+   * spent at once were tokens the surge's finals then waited a whole window for (at 50 answers on
+   * a 50-a-minute budget, one interim made one final wait most of a minute). The first words do not
+   * wait for it: they go with the message's post, on another budget.
+   */
+  firstInterimAfterMs?: number;
   now?: () => number;
 }
 
@@ -140,6 +148,7 @@ export class BudgetScheduler {
   private readonly maxTries: number;
   private readonly interimShare: number;
   private readonly reserveAboveWindowMs: number;
+  private readonly firstInterimAfterMs: number;
   /** Per budget key: answers in flight that still need their final call. */
   private readonly finalsDue = new Map<string, number>();
   /** Answers in flight by holder name (the coalesceKey of their calls). */
@@ -169,6 +178,7 @@ export class BudgetScheduler {
     this.interimShare = opts.interimShare ?? 0.5;
     this.reserveAboveWindowMs = opts.reserveAboveWindowMs ?? 1_000;
     this.answerMs = opts.expectedAnswerMs ?? 6_000;
+    this.firstInterimAfterMs = opts.firstInterimAfterMs ?? 1_000;
     this.now = opts.now ?? Date.now;
   }
 
@@ -357,8 +367,9 @@ export class BudgetScheduler {
     if (!h || h.keys.length === 0) return 0;
     const spacing = this.interimSpacingMs(job.budgets);
     if (spacing <= 0) return 0;
-    // The first interim comes after half a turn: sooner than a whole one, still spread out.
-    return h.lastInterimAt > 0 ? h.lastInterimAt + spacing : h.since + spacing / 2;
+    // The first interim comes after half a turn (sooner than a whole one, still spread out), and
+    // not before the plan has seen whether a surge is arriving (firstInterimAfterMs).
+    return h.lastInterimAt > 0 ? h.lastInterimAt + spacing : h.since + Math.max(spacing / 2, this.firstInterimAfterMs);
   }
 
   private reserves(b: RateBudget): boolean {
