@@ -16,7 +16,13 @@
  *   to arrive meanwhile (at the rate they arrived lately); that is split evenly over the answers
  *   (`interimSpacingMs`), and an answer's interim waits here until its turn (`coalesceKey` = the
  *   holder named in `expectFinal`). A lone answer then streams as fast as the caller allows, and a
- *   burst of answers finds the budget still there for their finals.
+ *   burst of answers finds the budget still there for their finals. An answer's first interim waits
+ *   until it is `firstInterimAfterMs` old, so the plan has seen a surge arrive before it spends;
+ * - commitments: something that will need a final later starts only while the budget has room for
+ *   it (`reserveIfRoom`: a Slack native stream and its stop).
+ *
+ * A call the platform refused (429) is retried after Retry-After on the tokens it took: the refused
+ * call did not count there.
  *
  * The scheduler is owned by a surface's gateway (one outbound path per surface): every platform
  * call of that surface runs through `run`, so "never over budget" holds by construction.
