@@ -54,9 +54,17 @@ export interface RelayFigures {
   interimPerAnswerP50: number;
   firstVisibleP50Ms: number | null;
   firstVisibleP95Ms: number | null;
+  /**
+   * First fragment to the first partial text visible (ms), over the answers that showed one (null
+   * when none did).
+   */
+  firstPartialP50Ms: number | null;
+  firstPartialP95Ms: number | null;
   /** null when more answers than the percentile allows never showed their exact final (see unfinished). */
   finalLagP50Ms: number | null;
   finalLagP95Ms: number | null;
+  /** The slowest answer's final lag (null when one never showed its exact final). */
+  finalLagMaxMs: number | null;
   /** Answers whose exact final text was not visible when the run stopped them. */
   unfinished: number;
   /** Answers whose relay gave up before the run stopped it (e.g. the final edit refused after its retries). */
@@ -88,6 +96,8 @@ interface Tracked {
   commandAt: number;
   stream: TimedAnswerStream;
   firstVisibleAt?: number;
+  /** When the thread first showed some of the answer's text, not all of it. */
+  firstPartialAt?: number;
   exactSince?: number;
 }
 
@@ -181,7 +191,9 @@ export async function runRelayScenario(
     if ((call.method === 'chat.postMessage' || call.method === 'chat.startStream') && t.firstVisibleAt === undefined) {
       t.firstVisibleAt = call.at;
     }
-    const exact = threadText(fake, t.place) === t.answer;
+    const shown = threadText(fake, t.place);
+    const exact = shown === t.answer;
+    if (!exact && shown.length > 0 && t.firstPartialAt === undefined) t.firstPartialAt = call.at;
     if (exact && t.exactSince === undefined) t.exactSince = call.at;
     if (!exact) t.exactSince = undefined;
   };
@@ -234,6 +246,11 @@ export async function runRelayScenario(
 
   const exact = tracked.filter((t) => threadText(fake, t.place) === t.answer);
   const firstVisible = tracked.map((t) => (t.firstVisibleAt === undefined ? Infinity : t.firstVisibleAt - t.commandAt));
+  const firstPartial = tracked.flatMap((t) =>
+    t.firstPartialAt === undefined || t.stream.firstAt === undefined
+      ? []
+      : [Math.max(0, t.firstPartialAt - t.stream.firstAt)],
+  );
   const finalLag = tracked.map((t) =>
     t.exactSince === undefined || t.stream.endedAt === undefined || threadText(fake, t.place) !== t.answer
       ? Infinity
@@ -268,8 +285,11 @@ export async function runRelayScenario(
     interimPerAnswerP50: percentile(partials, 50) ?? 0,
     firstVisibleP50Ms: percentile(firstVisible, 50),
     firstVisibleP95Ms: percentile(firstVisible, 95),
+    firstPartialP50Ms: percentile(firstPartial, 50),
+    firstPartialP95Ms: percentile(firstPartial, 95),
     finalLagP50Ms: percentile(finalLag, 50),
     finalLagP95Ms: percentile(finalLag, 95),
+    finalLagMaxMs: percentile(finalLag, 100),
     unfinished: finalLag.filter((x) => !Number.isFinite(x)).length,
     gaveUp: gaveUp.length,
     runMs,

@@ -7,6 +7,7 @@
  * BENCH_SERVICE_MS (local service load duration), BENCH_REDIS_URL (store bench).
  * `npm run bench -- --native`: only the relay table, with Slack's native streaming offered (our
  * relay's native rows, next to the 1-second relay for the calls comparison).
+ * `npm run bench -- --relay`: only the relay table (with BENCH_CONCURRENCY / BENCH_RELAYS, one case).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');
+  // The relay table alone: memory, store and service benches are skipped.
+  const relayOnly = native || process.argv.includes('--relay');
   const concurrency = (listEnv('BENCH_CONCURRENCY') ?? ['1', '30', '50']).map(Number);
   const defaultRelays: RelayKind[] = native ? ['ours-native', 'fixed-interval'] : [...RELAY_KINDS];
   const relays = (listEnv('BENCH_RELAYS') ?? defaultRelays).filter((k): k is RelayKind =>
@@ -39,8 +42,8 @@ async function main(): Promise<void> {
   const skipped: string[] = [];
 
   // Memory first, in a fresh process: what the relay runs leave behind would blur the heap delta.
-  if (!native) console.error('memory bench ...');
-  const memory = native
+  if (!relayOnly) console.error('memory bench ...');
+  const memory = relayOnly
     ? undefined
     : await runMemoryBench(1_000).catch((err: unknown) => {
         skipped.push(`memory: ${String(err)}`);
@@ -53,15 +56,15 @@ async function main(): Promise<void> {
       `  ${f.name} x ${f.concurrent}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`,
     ),
   );
-  if (!native) console.error('store bench ...');
-  const store = native
+  if (!relayOnly) console.error('store bench ...');
+  const store = relayOnly
     ? undefined
     : await runStoreBench({ ops: 2_000 }).catch((err: unknown) => {
         skipped.push(`store: ${String(err)}`);
         return undefined;
       });
-  if (!native) console.error('local service bench ...');
-  const service = native
+  if (!relayOnly) console.error('local service bench ...');
+  const service = relayOnly
     ? undefined
     : await runServiceBench({ durationMs: Number(process.env.BENCH_SERVICE_MS ?? 4_000) }).catch((err: unknown) => {
         skipped.push(`local service: ${String(err)}`);
@@ -82,7 +85,10 @@ async function main(): Promise<void> {
     runMs: Date.now() - started,
   };
   console.log(formatReport(report));
-  const file = join(process.cwd(), native ? 'bench-results-native.json' : 'bench-results.json');
+  const file = join(
+    process.cwd(),
+    native ? 'bench-results-native.json' : relayOnly ? 'bench-results-relay.json' : 'bench-results.json',
+  );
   writeFileSync(file, `${JSON.stringify({ ...report, table: formatRelayTable(relay, settings.graceMs) }, null, 2)}\n`);
   console.error(`wrote ${file}`);
 }

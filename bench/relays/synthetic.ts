@@ -59,6 +59,8 @@ export function wordGroups(text: string, seed: number): string[] {
 export class TimedAnswerStream implements AsyncIterable<AnswerEvent> {
   private readonly events = new AnswerQueue();
   private timer: NodeJS.Timeout | undefined;
+  /** When the first fragment was pushed. */
+  firstAt: number | undefined;
   endedAt: number | undefined;
 
   constructor(
@@ -95,6 +97,7 @@ export class TimedAnswerStream implements AsyncIterable<AnswerEvent> {
     const tick = (): void => {
       const fragment = fragments[i];
       if (fragment !== undefined) {
+        this.firstAt ??= Date.now();
         this.events.push({ type: 'delta', text: fragment });
         i++;
       }

@@ -147,6 +147,11 @@ export interface FakeDiscordOptions {
   guildId?: string;
   /** Per-channel message create+edit budget: `limit` per `windowMs` (sliding). Default 5 per 5 s. */
   channelLimit?: { limit: number; windowMs: number };
+  /**
+   * The bot's global limit (Discord: 50 requests a second, interaction callbacks and webhooks not
+   * counted): a call beyond it answers 429 with `global: true`. Off unless given.
+   */
+  globalLimit?: { limit: number; windowMs: number };
   heartbeatIntervalMs?: number;
   /**
    * Variations a different (still faithful) Discord could show, so the bot is proven not to rely on
@@ -248,6 +253,9 @@ export class FakeDiscord {
   heartbeatAcks = 0;
 
   private readonly channelLimit: { limit: number; windowMs: number };
+  private readonly globalLimit: { limit: number; windowMs: number } | undefined;
+  /** When the bot's calls counted by globalLimit were made, within its window. */
+  private globalLog: number[] = [];
   private readonly heartbeatIntervalMs: number;
   private readonly quirks: NonNullable<FakeDiscordOptions['quirks']>;
   private readonly rateLog = new Map<string, number[]>();
@@ -269,6 +277,7 @@ export class FakeDiscord {
     this.applicationId = opts.applicationId ?? snowflake();
     this.guildId = opts.guildId ?? snowflake();
     this.channelLimit = opts.channelLimit ?? { limit: 5, windowMs: 5000 };
+    this.globalLimit = opts.globalLimit;
     this.heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 5000;
     this.quirks = opts.quirks ?? {};
     this.botUser = { id: this.applicationId, username: 'bridge-bot', global_name: null, bot: true };
@@ -894,6 +903,7 @@ export class FakeDiscord {
         throw new HttpError(401, { code: 0, message: '401: Unauthorized' });
       }
       this.forceRateLimit(method, call.path);
+      if (!isInteractionRoute) this.spendGlobal();
       result = this.route(method, call.path, url.searchParams, json, files);
     } catch (err) {
       if (err instanceof HttpError) result = { status: err.status, body: err.body, headers: err.headers };
@@ -934,6 +944,24 @@ export class FakeDiscord {
         'x-ratelimit-scope': 'user',
       },
     );
+  }
+
+  /** The bot's global limit (globalLimit), sliding: a call beyond it is refused like Discord's. */
+  private spendGlobal(): void {
+    if (!this.globalLimit) return;
+    const { limit, windowMs } = this.globalLimit;
+    const now = Date.now();
+    this.globalLog = this.globalLog.filter((t) => t > now - windowMs);
+    if (this.globalLog.length >= limit) {
+      const retryAfter = (this.globalLog[0]! + windowMs - now) / 1000;
+      this.rateLimitHits += 1;
+      throw new HttpError(
+        429,
+        { message: 'You are being rate limited.', retry_after: retryAfter, global: true },
+        { 'retry-after': String(Math.ceil(retryAfter)), 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global' },
+      );
+    }
+    this.globalLog.push(now);
   }
 
   /** Sliding-window budget per channel for message create/edit; answers headers like Discord's. */

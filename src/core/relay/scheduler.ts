@@ -16,7 +16,13 @@
  *   to arrive meanwhile (at the rate they arrived lately); that is split evenly over the answers
  *   (`interimSpacingMs`), and an answer's interim waits here until its turn (`coalesceKey` = the
  *   holder named in `expectFinal`). A lone answer then streams as fast as the caller allows, and a
- *   burst of answers finds the budget still there for their finals.
+ *   burst of answers finds the budget still there for their finals. An answer's first interim waits
+ *   until it is `firstInterimAfterMs` old, so the plan has seen a surge arrive before it spends;
+ * - commitments: something that will need a final later starts only while the budget has room for
+ *   it (`reserveIfRoom`: a Slack native stream and its stop).
+ *
+ * A call the platform refused (429) is retried after Retry-After on the tokens it took: the refused
+ * call did not count there.
  *
  * The scheduler is owned by a surface's gateway (one outbound path per surface): every platform
  * call of that surface runs through `run`, so "never over budget" holds by construction.
@@ -43,6 +49,14 @@ export interface SchedulerOptions {
   reserveAboveWindowMs?: number;
   /** Expected length of an answer before any has finished (then learnt from finished ones). */
   expectedAnswerMs?: number;
+  /**
+   * Least age of an answer before its first planned interim. The plan sees a surge of answers only
+   * once they have arrived for a moment: the first answers of a surge look alone, and interims they
+   * spent at once were tokens the surge's finals then waited a whole window for (at 50 answers on
+   * a 50-a-minute budget, one interim made one final wait most of a minute). The first words do not
+   * wait for it: they go with the message's post, on another budget.
+   */
+  firstInterimAfterMs?: number;
   now?: () => number;
 }
 
@@ -140,6 +154,7 @@ export class BudgetScheduler {
   private readonly maxTries: number;
   private readonly interimShare: number;
   private readonly reserveAboveWindowMs: number;
+  private readonly firstInterimAfterMs: number;
   /** Per budget key: answers in flight that still need their final call. */
   private readonly finalsDue = new Map<string, number>();
   /** Answers in flight by holder name (the coalesceKey of their calls). */
@@ -169,6 +184,7 @@ export class BudgetScheduler {
     this.interimShare = opts.interimShare ?? 0.5;
     this.reserveAboveWindowMs = opts.reserveAboveWindowMs ?? 1_000;
     this.answerMs = opts.expectedAnswerMs ?? 6_000;
+    this.firstInterimAfterMs = opts.firstInterimAfterMs ?? 1_000;
     this.now = opts.now ?? Date.now;
   }
 
@@ -357,8 +373,9 @@ export class BudgetScheduler {
     if (!h || h.keys.length === 0) return 0;
     const spacing = this.interimSpacingMs(job.budgets);
     if (spacing <= 0) return 0;
-    // The first interim comes after half a turn: sooner than a whole one, still spread out.
-    return h.lastInterimAt > 0 ? h.lastInterimAt + spacing : h.since + spacing / 2;
+    // The first interim comes after half a turn (sooner than a whole one, still spread out), and
+    // not before the plan has seen whether a surge is arriving (firstInterimAfterMs).
+    return h.lastInterimAt > 0 ? h.lastInterimAt + spacing : h.since + Math.max(spacing / 2, this.firstInterimAfterMs);
   }
 
   private reserves(b: RateBudget): boolean {
@@ -444,19 +461,22 @@ export class BudgetScheduler {
           }
           const budgets = this.spend(job);
           // A key an earlier (higher-priority) job could not get stays blocked for later jobs, so
-          // a token freed in the meantime goes to the earlier one on the next pass.
+          // a token freed in the meantime goes to the earlier one on the next pass. Only that key:
+          // the job's other budgets (a channel's job also spends the bot's global budget) stay open
+          // to later jobs, or one channel waiting its turn would hold every other channel back.
           const stuck = budgets.find((b) => blocked.has(b.key) || (this.pausedUntil.get(b.key) ?? 0) > now);
           if (stuck) {
             const paused = (this.pausedUntil.get(stuck.key) ?? 0) - now;
             if (paused > 0) wakeIn = Math.min(wakeIn, paused);
-            for (const b of budgets) blocked.add(b.key);
+            blocked.add(stuck.key);
             continue;
           }
-          if (budgets.some((b) => b.limit <= 0)) {
+          const reserved = budgets.filter((b) => b.limit <= 0);
+          if (reserved.length > 0) {
             // All that is left is reserved for finals: a release or a promotion wakes the pump; the
             // timer is a backstop. Nothing is taken, so the interim share is not spent on a refusal.
             wakeIn = Math.min(wakeIn, 1_000);
-            for (const b of budgets) blocked.add(b.key);
+            for (const b of reserved) blocked.add(b.key);
             continue;
           }
           let granted = true;
@@ -465,7 +485,7 @@ export class BudgetScheduler {
             if (!decision.granted) {
               granted = false;
               wakeIn = Math.min(wakeIn, Math.min(decision.retryInMs, b.windowMs));
-              for (const other of budgets) blocked.add(other.key);
+              blocked.add(b.key);
               break;
             }
           }

@@ -20,6 +20,7 @@ import { PlatformRateLimitError } from '../../core/surface';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, renderMessage } from './blocks';
+import { awaitsFirstWords, firstWords } from './first-words';
 import { SlackDirectory } from './home';
 import { slackMention, slackText } from './safe-text';
 import { forResponseUrl } from './image-retry';
@@ -205,6 +206,8 @@ export class SlackPort implements SurfacePort {
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
     if (hasBody) {
       const latest = opts.latest;
+      // An answer's first message goes up with its first words when they come soon (first-words.ts).
+      if (awaitsFirstWords(msg, latest)) await firstWords(latest!);
       const ts = await this.gateway.postMessage(place, () => renderMessage(latest ? latest() : msg), opts);
       ref = { place, id: ts };
     }

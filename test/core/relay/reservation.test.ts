@@ -113,6 +113,42 @@ describe('BudgetScheduler final reservation', () => {
   });
 });
 
+describe("BudgetScheduler: an answer's first planned interim", () => {
+  it('waits until the plan has seen whether a surge arrives, then goes', async () => {
+    const store = new SqliteStore(':memory:');
+    let now = 1_000_000;
+    const planned = new BudgetScheduler({ store, log: silentLog, now: () => now, firstInterimAfterMs: 1_000 });
+    try {
+      const long: RateBudget = { key: 'l', limit: 50, windowMs: 60_000 };
+      const release = planned.expectFinal([long], 'a1');
+      // Alone, the plan gives it a turn every few ms: still, nothing before it is 1 s old.
+      expect(planned.interimSpacingMs([long])).toBeLessThan(1_000);
+      let ran = false;
+      const interim = planned.run(
+        [long],
+        'interim',
+        async () => {
+          ran = true;
+        },
+        { coalesceKey: 'a1' },
+      );
+      now += 999;
+      // A final on another budget passes through the pump: the interim still waits.
+      await planned.run([], 'final', async () => undefined);
+      expect(ran).toBe(false);
+      expect(planned.pending).toBe(1);
+      now += 1;
+      await planned.run([], 'final', async () => undefined);
+      await interim;
+      expect(ran).toBe(true);
+      release();
+    } finally {
+      planned.close();
+      await store.close();
+    }
+  });
+});
+
 describe('Relay on a long-window budget', () => {
   it('registers each answer until its final is shown, and keeps interims off a crowded budget', async () => {
     const bed = new RelayTestbed();

@@ -148,6 +148,25 @@ describe('BudgetScheduler', () => {
     expect(scheduler.finalsAwaited('room')).toBe(0);
   });
 
+  it('a job waiting for one budget holds back no job that shares only its other budgets', async () => {
+    const global: RateBudget = { key: 'global', limit: 40, windowMs: 1_000, plan: false };
+    const busy: RateBudget = { key: 'busy-channel', limit: 1, windowMs: 60_000, plan: false };
+    const free: RateBudget = { key: 'free-channel', limit: 1, windowMs: 60_000, plan: false };
+    await scheduler.run([busy, global], 'final', async () => undefined);
+    const order: string[] = [];
+    // Queued first, at the same priority: it waits a minute for its channel.
+    const waiting = scheduler
+      .run([busy, global], 'final', async () => order.push('busy'))
+      .then(
+        () => 'ran',
+        (err: Error) => err.message,
+      );
+    await scheduler.run([free, global], 'final', async () => order.push('free'));
+    expect(order).toEqual(['free']);
+    scheduler.close();
+    expect(await waiting).toBe('scheduler closed');
+  });
+
   it('passes other errors through without retrying', async () => {
     let calls = 0;
     await expect(
