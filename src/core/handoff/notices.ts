@@ -1,10 +1,15 @@
 /**
- * The outbox of ticket notices. A ticket change (claim, release, take-over, close, cancel, time-out,
- * reminder, rating) and the notices it owes (ticket message edit, posts in the ticket thread and the
- * user's thread, the Cancel button's removal, the rating prompt) are written in one atomic store step
+ * The outbox of ticket notices. A ticket change (opening, claim, release, take-over, close, cancel,
+ * time-out, reminder, rating) and the notices it owes (the ticket message and the user's notice when
+ * the ticket opens, ticket message edits, posts in the ticket thread and the user's thread, the Cancel
+ * button's removal, the rating prompt) are written in one atomic store step
  * (`compareAndSetWithIntents`); only then are the notices carried out, each marked done after it. A
  * restart (or a crash) between the two loses nothing: on start, and every few seconds on every
  * instance, pending notices are carried out again.
+ *
+ * Order per ticket: the opening notices have stable ids (`<ticket>:open`, `<ticket>:notice`), and a
+ * notice that needs what they post (the ticket thread, the ticket message, the user's notice) waits
+ * while they are pending: it stays pending for a later drain, and is not counted as a failure.
  *
  * Never twice: each notice has a stable id. While one instance carries a notice out it holds a lease
  * named after it (renewed while the platform call runs), and one process never runs the same notice
