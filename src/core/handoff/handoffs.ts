@@ -116,7 +116,7 @@ export class Handoffs {
     const out: Ticket[] = [];
     for (const key of await this.ctx.store.keys(ticketKeys.prefix)) {
       const t = parseStored(ticketSchema, await this.ctx.store.get(key));
-      if (t) out.push(t);
+      if (t && !t.opening) out.push(t);
     }
     return out;
   }
@@ -169,6 +169,7 @@ export class Handoffs {
       createdAt: now,
       waitingSince: now,
       userNoticeText: noticeText,
+      opening: true,
     };
     // The ticket first, short-lived until it is handed its conversation (a crash before that leaves a
     // record nothing points to, which expires), so no mark ever points to a ticket not written yet.
@@ -683,7 +684,8 @@ export class Handoffs {
         t.status === 'claimed'
           ? `Claimed by ${t.claimedBy?.name ?? 'an agent'}, waited ${duration((t.claimedAt ?? now) - since)}`
           : `Waiting ${duration(now - since)}`;
-      return `• ${state} · ${t.user.name} (${surfaceLabel(t.userPlace.surface)}) · ${t.ticketLink ?? 'no link'}`;
+      const link = t.ticketLink ?? (t.root ? 'no link' : 'ticket message not posted yet');
+      return `• ${state} · ${t.user.name} (${surfaceLabel(t.userPlace.surface)}) · ${link}`;
     });
     const waiting = tickets.filter((t) => t.status === 'open').length;
     return { text: `*Handoff queue*: ${tickets.length} open, ${waiting} waiting\n${lines.join('\n')}`, markdown: true };
@@ -764,8 +766,10 @@ export class Handoffs {
         onMissing?.();
         return undefined;
       }
-      const next = change(ticket);
-      if (!next) return undefined;
+      const changed = change(ticket);
+      if (!changed) return undefined;
+      // Only a ticket handed its conversation is ever changed: it is no longer in its opening.
+      const { opening: _opening, ...next } = changed;
       const intents = this.notices.intents(notices(next));
       if (
         await this.ctx.store.compareAndSetWithIntents(

@@ -7,7 +7,8 @@
  * observable.
  */
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
-import { DEFAULT_TALK_TO_HUMAN } from '../../../src/core/handoff/model';
+import { handoffFigures } from '../../../src/core/handoff/figures';
+import { DEFAULT_TALK_TO_HUMAN, type Ticket, ticketKeys } from '../../../src/core/handoff/model';
 import { NOTICE_BOX } from '../../../src/core/handoff/notices';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { waitFor } from '../../support/wait-for';
@@ -147,6 +148,27 @@ describe('handoff: a ticket opened through the outbox', () => {
       expect.stringMatching(/cancelled the request/),
     ]);
     expect(await pending()).toBe(0);
+  });
+
+  it('a ticket stranded by a crash before it was handed its conversation is no handoff: the figures skip it', async () => {
+    const day = new Date(h.ctx.now()).toISOString().slice(0, 10);
+    const counted = async (): Promise<number> => (await handoffFigures(h.store, { from: day, to: day })).opened;
+    const before = await counted();
+    // A handed ticket counts (and is no longer marked as opening).
+    const thread = await ask('Which lots are for sale in Boise?');
+    await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'land');
+    expect((await h.bridge.handoffs.load(ticketOf(thread)))?.opening).toBeUndefined();
+    expect(await counted()).toBe(before + 1);
+    // What the first step of an opening leaves when the process dies right after it.
+    const stranded: Ticket = {
+      ...(await h.bridge.handoffs.load(ticketOf(thread)))!,
+      id: 'stranded1',
+      status: 'open',
+      opening: true,
+    };
+    await h.store.set(ticketKeys.ticket(stranded.id), JSON.parse(JSON.stringify(stranded)), 60_000);
+    expect(await counted()).toBe(before + 1);
+    expect((await h.bridge.handoffs.allTickets()).some((t) => t.id === stranded.id)).toBe(false);
   });
 
   /** The ticket of the user's notice in `thread` (its Cancel button names it). */
