@@ -184,3 +184,66 @@ describe('handoff: a ticket opened through the outbox', () => {
     return starts[starts.length - 1]!.place!.thread!;
   }
 });
+
+describe('handoff: a ticket opened through the outbox, across surfaces', () => {
+  let h: CoreHarness;
+  let outage = false;
+  beforeAll(async () => {
+    h = await startCoreHarness({ start: false, handoffOn: 'other' });
+    const real = h.handoffSurface.startThread.bind(h.handoffSurface);
+    h.handoffSurface.startThread = async (place: Place, root: OutMessage, title: string) => {
+      if (outage) throw new Error('channel_unreachable');
+      return real(place, root, title);
+    };
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("the other surface's ticket message, owed across a failure, is posted once, recorded, claimed, and relays both ways", async () => {
+    await h.bridge.command(h.invocation(h.users.alice), 'ask', 'Which homes are for sale in Seattle?');
+    const starts = h.surface.calls.filter((c) => c.op === 'startThread' && c.place?.channel === h.channel.channel);
+    const thread = starts[starts.length - 1]!.place!;
+    outage = true;
+    await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'Wants a viewing');
+    const notice = await waitFor(
+      () => h.surface.messagesIn(thread).find((m) => m.current.text === DEFAULT_TALK_TO_HUMAN),
+      'the user notice',
+      5000,
+    );
+    expect(h.handoffSurface.messagesIn(h.handoffChannel)).toHaveLength(0);
+    outage = false;
+    await h.bridge.handoffs.notices.drain();
+    await h.bridge.handoffs.notices.drain();
+    const tickets = h.handoffSurface.messagesIn(h.handoffChannel);
+    expect(tickets).toHaveLength(1);
+    const ticket = tickets[0]!;
+    expect(ticket.ref.place.surface).toBe('discord');
+    const ticketId = notice.current.buttons!.find((b) => b.action === 'handoff.cancel')!.value;
+    const stored = (await h.bridge.handoffs.load(ticketId))!;
+    expect(stored.root).toEqual(ticket.ref);
+    const ticketThread = stored.thread!;
+    expect(ticketThread.surface).toBe('discord');
+
+    const claim = ticket.current.buttons!.find((b) => b.action === 'handoff.claim')!;
+    await h.bridge.action(
+      h.invocation(h.agents.ann, h.handoffChannel, { surface: h.handoffPort, source: ticket.ref }),
+      claim.action,
+      claim.value,
+    );
+    expect(h.handoffSurface.messagesIn(h.handoffChannel)[0]!.current.text.split('\n')[0]).toMatch(/^Claimed by Ann/);
+    await h.say(h.agents.ann, ticketThread, 'Hello from the other side', { surface: h.handoffPort });
+    await waitFor(
+      () =>
+        h.surface.messagesIn(thread).some((m) => m.current.text === '*Ann Agent (agent):* Hello from the other side'),
+      'the agent reply in the user thread',
+      5000,
+    );
+    await h.say(h.users.alice, thread, 'Great, thanks');
+    await waitFor(
+      () => h.handoffSurface.messagesIn(ticketThread).some((m) => m.current.text === '*Alice:* Great, thanks'),
+      'the user reply in the ticket thread',
+      5000,
+    );
+  });
+});
