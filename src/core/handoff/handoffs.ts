@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Json, OutboxIntent } from '../../state/store';
 import type { CoreContext, HandoffTarget } from '../context';
 import { appendTurn, DEFAULT_RETENTION_MS, readTranscript } from '../conversations/transcript';
-import { keys, parseStored, toJson, type Conversation, type Turn } from '../conversations/model';
+import { keys, parseStored, placeKey, toJson, type Conversation, type Turn } from '../conversations/model';
 import type {
   Actor,
   Attachment,
@@ -538,28 +538,40 @@ export class Handoffs {
     await this.notices.deliver(rated.intents);
   }
 
-  /** A user's message in a thread in handoff: relayed word for word to the ticket thread. */
-  async relayFromUser(ticket: Ticket, actor: Actor, text: string, attachments: Attachment[]): Promise<void> {
+  /**
+   * A user's message in a thread in handoff: relayed word for word to the ticket thread, through the
+   * outbox under the message's id, so a replayed queue item neither loses nor doubles it (and it waits
+   * for a ticket message not posted yet).
+   */
+  async relayFromUser(
+    ticket: Ticket,
+    actor: Actor,
+    text: string,
+    attachments: Attachment[],
+    msgId: string,
+  ): Promise<void> {
+    const stableId = `from-user:${encodeURIComponent(msgId)}`;
+    if (await this.notices.redo(ticket.id, stableId)) return;
     await appendTurn(this.ctx.store, ticket.convId, { author: actor.name, text, at: this.ctx.now() });
     const msg = { text: `*${actor.name}:* ${text}${fileLines(attachments)}`, markdown: true };
-    if (!ticket.thread) {
-      // The ticket message is not posted yet (its opening is in the outbox): the message follows it there.
-      const queued = await this.changeTicket(
-        ticket.id,
-        (t) => ({ ...t }),
-        (t) => [{ kind: 'toThread', ticketId: t.id, msg }],
-      );
-      if (queued) await this.notices.deliver(queued.intents);
-      return;
-    }
-    await this.surface(ticket.thread).post(ticket.thread, msg);
+    const relayed = await this.changeTicket(
+      ticket.id,
+      (t) => ({ ...t }),
+      (t) => [{ kind: 'toThread', ticketId: t.id, msg }],
+      undefined,
+      stableId,
+    );
+    if (relayed) await this.notices.deliver(relayed.intents);
   }
 
   /**
    * A message in a ticket thread: the claiming agent's reaches the user; a "note:" of theirs, and
-   * everyone else's, stays with the agents and is marked so its writer knows it did not go out.
+   * everyone else's, stays with the agents and is marked so its writer knows it did not go out. Both
+   * go through the outbox under the platform message id: a redelivered event is carried out once.
    */
   async relayFromAgent(ticketId: string, msg: IncomingMessage, surface: SurfacePort): Promise<void> {
+    const stableId = `from-agent:${encodeURIComponent(placeKey(msg.place))}:${encodeURIComponent(msg.id)}`;
+    if (await this.notices.redo(ticketId, stableId)) return;
     const ticket = await this.load(ticketId);
     if (!ticket) return;
     if (isEnded(ticket.status)) {
@@ -570,31 +582,43 @@ export class Handoffs {
     }
     const fromClaimer = ticket.status === 'claimed' && ticket.claimedBy?.id === msg.actor.id;
     if (!fromClaimer || NOTE_PREFIX.test(msg.text)) {
-      await this.update(ticket.id, (t) => ({ ...t, notes: (t.notes ?? 0) + 1 }));
       const why =
         ticket.status === 'open'
           ? ' Press Claim to talk to them.'
           : fromClaimer
             ? ''
             : ` Only ${ticket.claimedBy?.name ?? 'the claiming agent'}'s messages reach them.`;
-      await surface.post(msg.place, {
-        text: `Internal note from ${msg.actor.name}: kept for the team, not sent to ${ticket.user.name}.${why}`,
-      });
+      const noted = await this.changeTicket(
+        ticket.id,
+        (t) => ({ ...t, notes: (t.notes ?? 0) + 1 }),
+        (t) => [
+          {
+            kind: 'post',
+            ticketId: t.id,
+            place: msg.place,
+            msg: { text: `Internal note from ${msg.actor.name}: kept for the team, not sent to ${t.user.name}.${why}` },
+          },
+        ],
+        undefined,
+        stableId,
+      );
+      if (noted) await this.notices.deliver(noted.intents);
       return;
     }
-    await appendTurn(this.ctx.store, ticket.convId, {
-      author: `${msg.actor.name} (agent)`,
-      text: msg.text,
-      at: this.ctx.now(),
-    });
-    await this.surface(ticket.userPlace).post(ticket.userPlace, {
-      text: `*${msg.actor.name} (agent):* ${msg.text}${fileLines(msg.attachments)}`,
-      markdown: true,
-    });
-    if (ticket.firstReplyAt === undefined) {
-      const at = this.ctx.now();
-      await this.update(ticket.id, (t) => (t.firstReplyAt === undefined ? { ...t, firstReplyAt: at } : undefined));
-    }
+    const at = this.ctx.now();
+    await appendTurn(this.ctx.store, ticket.convId, { author: `${msg.actor.name} (agent)`, text: msg.text, at });
+    const relayed = await this.changeTicket(
+      ticket.id,
+      (t) => (t.firstReplyAt === undefined ? { ...t, firstReplyAt: at } : { ...t }),
+      (t) =>
+        this.toUser(t, {
+          text: `*${msg.actor.name} (agent):* ${msg.text}${fileLines(msg.attachments)}`,
+          markdown: true,
+        }),
+      undefined,
+      stableId,
+    );
+    if (relayed) await this.notices.deliver(relayed.intents);
   }
 
   /**
@@ -758,6 +782,7 @@ export class Handoffs {
     change: (t: Ticket) => Ticket | undefined,
     notices: (t: Ticket) => Notice[] = () => [],
     onMissing?: () => void,
+    stableId?: string,
   ): Promise<Changed | undefined> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const raw: Json | undefined = await this.ctx.store.get(ticketKeys.ticket(id));
@@ -770,7 +795,7 @@ export class Handoffs {
       if (!changed) return undefined;
       // Only a ticket handed its conversation is ever changed: it is no longer in its opening.
       const { opening: _opening, ...next } = changed;
-      const intents = this.notices.intents(notices(next));
+      const intents = this.notices.intents(notices(next), stableId);
       if (
         await this.ctx.store.compareAndSetWithIntents(
           ticketKeys.ticket(id),

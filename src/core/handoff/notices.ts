@@ -125,10 +125,31 @@ export class TicketNotices {
     return this.deps.ctx;
   }
 
-  /** Intents for the notices of one change, with ids that stay theirs for life. */
-  intents(notices: Notice[]): OutboxIntent[] {
-    const change = randomBytes(6).toString('hex');
+  /**
+   * Intents for the notices of one change, with ids that stay theirs for life. `stableId` names a
+   * change that may be made again (a platform event redelivered, a queue item replayed): its notices
+   * get the same ids each time, so the outbox keeps them once.
+   */
+  intents(notices: Notice[], stableId?: string): OutboxIntent[] {
+    const change = stableId ?? randomBytes(6).toString('hex');
     return notices.map((n, i) => ({ id: idOf(n, `${n.ticketId}:${change}:${i}`), value: n as unknown as Json }));
+  }
+
+  /**
+   * A change made before under `stableId` (see `intents`): its notices, carried out now if still
+   * pending. False when no change was ever made under that id.
+   */
+  async redo(ticketId: string, stableId: string): Promise<boolean> {
+    const first = await this.ctx.store.intent(NOTICE_BOX, `${ticketId}:${stableId}:0`);
+    if (!first) return false;
+    const again: OutboxIntent[] = [];
+    for (let i = 0; ; i++) {
+      const stored = i === 0 ? first : await this.ctx.store.intent(NOTICE_BOX, `${ticketId}:${stableId}:${i}`);
+      if (!stored) break;
+      if (stored.state === 'pending') again.push({ id: stored.id, value: stored.value });
+    }
+    await this.deliver(again);
+    return true;
   }
 
   /**
