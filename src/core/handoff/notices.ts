@@ -78,6 +78,9 @@ export type Opened = z.infer<typeof openedSchema>;
  */
 class NotYet extends Error {}
 
+/** Logged when a change made before (a redelivered event) is met again: nothing is done twice. */
+export const REDONE_LINE = 'handoff: a change seen before (redelivered); only its pending notices are carried out';
+
 /** Long enough for a platform call held back by rate limits; renewed meanwhile. */
 const LEASE_MS = 60_000;
 /** A done notice's id is remembered this long, so a replayed write cannot queue it again. */
@@ -148,6 +151,7 @@ export class TicketNotices {
       if (!stored) break;
       if (stored.state === 'pending') again.push({ id: stored.id, value: stored.value });
     }
+    this.ctx.log.info({ ticket: ticketId, change: stableId, pending: again.length }, REDONE_LINE);
     await this.deliver(again);
     return true;
   }

@@ -3,11 +3,12 @@
  * ticket was opened ("Talk to a human"), then after a claim, a close and a rating, each saved with its
  * notices and before any notice went out (test hook BRIDGE_TEST_PAUSE_BEFORE_NOTICES). Another
  * instance started on the same store carries out every notice exactly once: the ticket message and
- * the user's notice (then edited by the claim), the posts in both threads, the rating prompt and the
- * removal of the user's Cancel button. Before the outbox, these notices were lost.
+ * the user's notice (then edited by the claim), the posts in both threads, an agent's message to the
+ * user (also redelivered by Slack: still once), the rating prompt and the removal of the user's
+ * Cancel button. Before the outbox, these notices were lost.
  */
 import { join } from 'node:path';
-import { NOTICE_BOX } from '../../../src/core/handoff/notices';
+import { NOTICE_BOX, REDONE_LINE } from '../../../src/core/handoff/notices';
 import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import type { StateStore } from '../../../src/state/store';
@@ -17,6 +18,7 @@ import {
   bridgeEnv,
   flushRedisDb,
   HANDOFF_CHANNEL,
+  nextTs,
   SIGNING_SECRET,
   startSharedService,
   type SharedService,
@@ -148,6 +150,36 @@ describe.each([['SQLite'], ['Redis']] as const)(
       expect(button(ticketNow(), 'Claim')).toBeUndefined();
       second.signal('SIGTERM');
       await second.waitExit(15_000);
+
+      // The agent's message to the user: saved as a notice under its message id, killed before it
+      // went out. The next instance sends it; Slack's redelivery of the same event sends nothing more.
+      const relaying = await start('outbox-m', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
+      const said = {
+        type: 'message',
+        channel: HANDOFF_CHANNEL,
+        channel_type: 'channel',
+        user: SMITH,
+        text: 'The house on Elm St is open on Saturday',
+        ts: nextTs(),
+        thread_ts: ticket.ts,
+      };
+      const { eventId } = await driverOf(relaying).event(said);
+      await killInWindow(relaying);
+      const relayed = (): number => count(userThread(), /The house on Elm St is open on Saturday/);
+      expect(relayed()).toBe(0);
+      expect(await pendingNotices()).toBe(1);
+      const redelivered = await start('outbox-n');
+      await driverOf(redelivered).event(said, { eventId, retryNum: 1 });
+      await waitFor(async () => (await pendingNotices()) === 0, 'the relay carried out', 30_000);
+      await waitFor(() => relayed() === 1, 'the agent message in the user thread');
+      await waitFor(() => redelivered.lines.some((l) => l.msg === REDONE_LINE), 'the redelivery met as seen before');
+      const seenBefore = (): number => redelivered.lines.filter((l) => l.msg === REDONE_LINE).length;
+      const before = seenBefore();
+      await driverOf(redelivered).event(said, { eventId, retryNum: 2 });
+      await waitFor(() => seenBefore() === before + 1, 'the second redelivery met as seen before');
+      redelivered.signal('SIGTERM');
+      await redelivered.waitExit(15_000);
+      expect(relayed()).toBe(1);
 
       // Close: the same window, then a third instance.
       const third = await start('outbox-c', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
