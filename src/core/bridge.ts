@@ -163,7 +163,9 @@ export class Bridge implements BridgeCore {
     try {
       const ticketId = await this.handoffs.ticketForThread(msg.place);
       if (ticketId) {
-        if (await this.conversations.firstDelivery(msg)) await this.handoffs.relayFromAgent(ticketId, msg, surface);
+        // No seen-mark first (a crash after it would lose the message): the relay goes through the
+        // notice outbox under the message id, so a redelivery is carried out once.
+        await this.handoffs.relayFromAgent(ticketId, msg, surface);
         return true;
       }
       return await this.conversations.onMessage(msg, surface);

@@ -331,7 +331,7 @@ export class Conversations {
       const ticket = await this.handoffs.activeTicket(convId);
       if (item.kind === 'message') {
         if (ticket) {
-          await this.handoffs.relayFromUser(ticket, item.actor, item.text, item.attachments);
+          await this.handoffs.relayFromUser(ticket, item.actor, item.text, item.attachments, item.msgId);
           return;
         }
         await this.answerMessage(conv, surface, item.actor, item.text, item.attachments);

@@ -64,7 +64,8 @@ export async function handoffFigures(store: StateStore, range: { from: string; t
   const tickets: Ticket[] = [];
   for (const key of await store.keys(ticketKeys.prefix)) {
     const t = parseStored(ticketSchema, await store.get(key));
-    if (t) tickets.push(t);
+    // A ticket never handed its conversation (a crash while opening it) never was a handoff.
+    if (t && !t.opening) tickets.push(t);
   }
   return computeHandoffFigures(
     tickets,

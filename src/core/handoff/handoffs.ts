@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Json, OutboxIntent } from '../../state/store';
 import type { CoreContext, HandoffTarget } from '../context';
 import { appendTurn, DEFAULT_RETENTION_MS, readTranscript } from '../conversations/transcript';
-import { keys, parseStored, toJson, type Conversation, type Turn } from '../conversations/model';
+import { keys, parseStored, placeKey, toJson, type Conversation, type Turn } from '../conversations/model';
 import type {
   Actor,
   Attachment,
@@ -36,7 +36,7 @@ import {
   type Ticket,
 } from './model';
 import { extractLead, type LeadSummary } from './lead';
-import { NOTICE_BOX, type Notice, TicketNotices } from './notices';
+import { NOTICE_BOX, type Notice, type Opened, TicketNotices } from './notices';
 import { openedListings } from './opened';
 import { duration, renderTicket } from './render';
 
@@ -47,6 +47,12 @@ const BOT_AUTHOR = 'Bot';
 const NOTE_PREFIX = /^\s*note\s*:/i;
 const BRIDGE: Actor = { id: 'bridge', name: 'the bridge', isAdmin: false };
 const ASKER_TTL_MS = 30 * 24 * 3600 * 1000;
+/**
+ * A ticket not yet handed its conversation (the step right after writing it) expires after this if a
+ * crash strands it; once handed, its first change gives it the full retention. Long enough for a
+ * bridge that crashed right after the hand-over to be back before the ticket would expire.
+ */
+const UNOPENED_TTL_MS = 24 * 3600 * 1000;
 
 type Ended = 'closed' | 'cancelled' | 'timedout';
 
@@ -61,7 +67,20 @@ export class Handoffs {
   readonly notices: TicketNotices;
 
   constructor(private readonly ctx: CoreContext) {
-    this.notices = new TicketNotices({ ctx, renderTicket: (id) => this.ticketView(id) });
+    this.notices = new TicketNotices({
+      ctx,
+      renderTicket: (id) => this.ticketView(id),
+      placesOf: async (id) => {
+        const t = await this.load(id);
+        return (
+          t && { ...(t.thread ? { thread: t.thread } : {}), ...(t.userNotice ? { userNotice: t.userNotice } : {}) }
+        );
+      },
+      startTicket: (id, channel, title) => this.startTicket(id, channel, title),
+      ticketPosted: (id, opened) => this.ticketPosted(id, opened),
+      userNoticePosted: (id, ref) => this.userNoticePosted(id, ref),
+      openFailed: (id) => this.openFailed(id),
+    });
   }
 
   private get remindMs(): number {
@@ -97,7 +116,7 @@ export class Handoffs {
     const out: Ticket[] = [];
     for (const key of await this.ctx.store.keys(ticketKeys.prefix)) {
       const t = parseStored(ticketSchema, await this.ctx.store.get(key));
-      if (t) out.push(t);
+      if (t && !t.opening) out.push(t);
     }
     return out;
   }
@@ -139,6 +158,7 @@ export class Handoffs {
       return;
     }
     const now = this.ctx.now();
+    const noticeText = await this.talkToHumanMessage();
     const ticket: Ticket = {
       id: randomBytes(6).toString('hex'),
       convId: conv.id,
@@ -148,57 +168,118 @@ export class Handoffs {
       reason,
       createdAt: now,
       waitingSince: now,
+      userNoticeText: noticeText,
+      opening: true,
     };
-    await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket), this.retentionMs);
-    if (!(await this.ctx.store.setIfAbsent(keys.handoff(conv.id), ticket.id, this.retentionMs))) {
+    // The ticket first, short-lived until it is handed its conversation (a crash before that leaves a
+    // record nothing points to, which expires), so no mark ever points to a ticket not written yet.
+    await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket), UNOPENED_TTL_MS);
+    await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
+    const channel: Place = { surface: target.surface, workspace: target.workspace, channel: target.channel };
+    const intents = this.notices.intents([
+      {
+        kind: 'post',
+        ticketId: ticket.id,
+        place: conv.place,
+        msg: { text: noticeText, buttons: [{ action: HANDOFF_ACTIONS.cancel, label: 'Cancel', value: ticket.id }] },
+        keep: 'userNotice',
+      },
+      { kind: 'open', ticketId: ticket.id, channel, title: `Handoff: ${user.name}` },
+      // "Talk to a human" no longer applies while a human is asked for. Removing it edits earlier
+      // messages one by one, as the channel's budget allows: cosmetic, so it comes after the notice and the ticket.
+      { kind: 'strip', ticketId: ticket.id, place: conv.place, actions: [HANDOFF_ACTIONS.request] },
+    ]);
+    // The one atomic step: the conversation is in handoff with this ticket, and its opening notices
+    // (the user's notice, the ticket message, the button removal) are owed.
+    if (!(await this.markHandoff(conv.id, ticket.id, intents))) {
       // Another trigger (another instance, a double click) won the race; its ticket stands.
       await this.ctx.store.delete(ticketKeys.ticket(ticket.id));
       return;
     }
-    await this.ctx.store.set(ticketKeys.open(ticket.id), 1, this.retentionMs);
-    await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
+    // Its full retention, its open mark: a compare-and-set, since a drain elsewhere may already be
+    // recording its posts on it. (A crash before this: the opening's own writes do the same.)
+    await this.update(ticket.id, (t) => ({ ...t }));
+    await this.notices.deliver(intents);
+  }
 
-    // "Talk to a human" no longer applies while a human is asked for. Removing it edits earlier
-    // messages one by one, as the channel's budget allows: cosmetic, so it runs beside the notice and the
-    // ticket instead of ahead of them.
-    const stripping = this.quietly(
-      () => userSurface.stripButtons?.(conv.place, [HANDOFF_ACTIONS.request]),
-      'removing Talk to a human',
-    );
-    const noticeText = await this.talkToHumanMessage();
-    const notice = await userSurface.post(conv.place, {
-      text: noticeText,
-      buttons: [{ action: HANDOFF_ACTIONS.cancel, label: 'Cancel', value: ticket.id }],
-    });
-    // Where the user is, in words and a link (never raw ids): found once, kept on the ticket.
-    const [userLink, userChannelName] = await Promise.all([
-      this.quietly(() => userSurface.permalink?.(rootOf(conv.place)), 'permalink'),
-      this.quietly(() => userSurface.channelName?.(conv.place), 'channel name'),
-    ]);
-    const placed = await this.update(ticket.id, (t) => ({
-      ...t,
-      userNotice: notice,
-      userNoticeText: noticeText,
-      ...(userLink ? { userLink } : {}),
-      ...(userChannelName ? { userChannelName } : {}),
-    }));
-
-    try {
-      const channel: Place = { surface: target.surface, workspace: target.workspace, channel: target.channel };
-      const msg = await this.renderFor(placed ?? ticket, handoffSurface);
-      const { thread, root } = await handoffSurface.startThread(channel, msg, `Handoff: ${user.name}`);
-      await this.ctx.store.set(ticketKeys.byThread(thread), ticket.id, this.retentionMs);
-      await this.ctx.store.set(ticketKeys.byMessage(root), ticket.id, this.retentionMs);
-      const ticketLink = await this.quietly(() => handoffSurface.permalink?.(root), 'ticket permalink');
-      await this.update(ticket.id, (t) => ({ ...t, root, thread, ...(ticketLink ? { ticketLink } : {}) }));
-      await stripping;
-    } catch (err) {
-      this.ctx.log.error({ err, ticket: ticket.id }, 'handoff: posting the ticket failed');
-      await this.finish(ticket.id, 'cancelled', BRIDGE, { quiet: true });
-      await userSurface.post(conv.place, {
-        text: 'Sorry, I could not reach the handoff channel, so no human was notified. The bot keeps answering here; try /handoff again later.',
-      });
+  /**
+   * Points the conversation at `ticketId` together with the ticket's opening notices, unless it is
+   * in handoff already. A mark left behind by an ended or vanished ticket does not count.
+   */
+  private async markHandoff(convId: string, ticketId: string, intents: OutboxIntent[]): Promise<boolean> {
+    const key = keys.handoff(convId);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const current = await this.ctx.store.get<string>(key);
+      if (current !== undefined) {
+        const held = typeof current === 'string' ? await this.load(current) : undefined;
+        if (held && !isEnded(held.status)) return false;
+      }
+      if (await this.ctx.store.compareAndSetWithIntents(key, current, ticketId, this.retentionMs, NOTICE_BOX, intents))
+        return true;
     }
+    return false;
+  }
+
+  /** Where the ticket message went, and the user's conversation in words and a link (never raw ids). */
+  private async startTicket(ticketId: string, channel: Place, title: string): Promise<Opened> {
+    const ticket = await this.load(ticketId);
+    if (!ticket) throw new Error(`ticket ${ticketId} is gone`);
+    const handoffSurface = this.surface(channel);
+    let shown = ticket;
+    if (!ticket.userLink && !ticket.userChannelName) {
+      const userSurface = this.surface(ticket.userPlace);
+      const [userLink, userChannelName] = await Promise.all([
+        this.quietly(() => userSurface.permalink?.(rootOf(ticket.userPlace)), 'permalink'),
+        this.quietly(() => userSurface.channelName?.(ticket.userPlace), 'channel name'),
+      ]);
+      if (userLink || userChannelName) {
+        shown =
+          (await this.update(ticketId, (t) => ({
+            ...t,
+            ...(userLink ? { userLink } : {}),
+            ...(userChannelName ? { userChannelName } : {}),
+          }))) ?? ticket;
+      }
+    }
+    const { root, thread } = await handoffSurface.startThread(
+      channel,
+      await this.renderFor(shown, handoffSurface),
+      title,
+    );
+    return { root, thread };
+  }
+
+  /** The ticket message is posted: the ticket, and the keys that find it from its thread, say where. */
+  private async ticketPosted(ticketId: string, { root, thread }: Opened): Promise<void> {
+    // Before the ticket: a crash between the two writes must not leave the ticket unfindable.
+    await this.ctx.store.set(ticketKeys.byThread(thread), ticketId, this.retentionMs);
+    await this.ctx.store.set(ticketKeys.byMessage(root), ticketId, this.retentionMs);
+    const ticketLink = await this.quietly(() => this.surface(root.place).permalink?.(root), 'ticket permalink');
+    await this.update(ticketId, (t) =>
+      t.root ? undefined : { ...t, root, thread, ...(ticketLink ? { ticketLink } : {}) },
+    );
+  }
+
+  private async userNoticePosted(ticketId: string, ref: MessageRef): Promise<void> {
+    await this.update(ticketId, (t) => (t.userNotice ? undefined : { ...t, userNotice: ref }));
+  }
+
+  /** The ticket message could not be posted: the ticket is called off and the user told (both through the outbox). */
+  private async openFailed(ticketId: string): Promise<void> {
+    const changed = await this.changeTicket(
+      ticketId,
+      (t) => (isEnded(t.status) ? undefined : { ...t, status: 'cancelled', endedBy: BRIDGE, endedAt: this.ctx.now() }),
+      (t) => [
+        ...this.toUser(
+          t,
+          'Sorry, I could not reach the handoff channel, so no human was notified. The bot keeps answering here; try /handoff again later.',
+        ),
+        ...this.stripCancel(t),
+      ],
+    );
+    if (!changed) return;
+    await this.clearMarks(changed.ticket);
+    await this.notices.deliver(changed.intents);
   }
 
   /** Claim button: exactly one agent wins (compare-and-set on the ticket); the others are told who. */
@@ -413,19 +494,20 @@ export class Handoffs {
               : `Sorry, no agent could pick up your request in time. I'm back: ask me anything here, or use /handoff to try again later.`,
           );
     // The Cancel button no longer applies.
-    const stripCancel: Notice[] = ended.userNotice
-      ? [
-          {
-            kind: 'edit',
-            ticketId: ended.id,
-            ref: ended.userNotice,
-            msg: {
-              text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)`,
-            },
-          },
-        ]
-      : [];
-    return [...this.toThread(ended, toAgents), ...toUser, ...this.refreshOf(ended), ...stripCancel];
+    return [...this.toThread(ended, toAgents), ...toUser, ...this.refreshOf(ended), ...this.stripCancel(ended)];
+  }
+
+  /** The user's Cancel button no longer applies once the ticket ends (the notice waits for it to be posted). */
+  private stripCancel(ended: Ticket): Notice[] {
+    return [
+      {
+        kind: 'editNotice',
+        ticketId: ended.id,
+        msg: {
+          text: `${ended.userNoticeText ?? DEFAULT_TALK_TO_HUMAN}\n(Handoff ${stateWord(ended.status).toLowerCase()}.)`,
+        },
+      },
+    ];
   }
 
   /** A rating button: the user who asked, once; the score goes on the ticket and into the figures. */
@@ -456,24 +538,40 @@ export class Handoffs {
     await this.notices.deliver(rated.intents);
   }
 
-  /** A user's message in a thread in handoff: relayed word for word to the ticket thread. */
-  async relayFromUser(ticket: Ticket, actor: Actor, text: string, attachments: Attachment[]): Promise<void> {
+  /**
+   * A user's message in a thread in handoff: relayed word for word to the ticket thread, through the
+   * outbox under the message's id, so a replayed queue item neither loses nor doubles it (and it waits
+   * for a ticket message not posted yet).
+   */
+  async relayFromUser(
+    ticket: Ticket,
+    actor: Actor,
+    text: string,
+    attachments: Attachment[],
+    msgId: string,
+  ): Promise<void> {
+    const stableId = `from-user:${encodeURIComponent(msgId)}`;
+    if (await this.notices.redo(ticket.id, stableId)) return;
     await appendTurn(this.ctx.store, ticket.convId, { author: actor.name, text, at: this.ctx.now() });
-    if (!ticket.thread) {
-      this.ctx.log.warn({ ticket: ticket.id }, 'handoff: user message before the ticket thread exists');
-      return;
-    }
-    await this.surface(ticket.thread).post(ticket.thread, {
-      text: `*${actor.name}:* ${text}${fileLines(attachments)}`,
-      markdown: true,
-    });
+    const msg = { text: `*${actor.name}:* ${text}${fileLines(attachments)}`, markdown: true };
+    const relayed = await this.changeTicket(
+      ticket.id,
+      (t) => ({ ...t }),
+      (t) => [{ kind: 'toThread', ticketId: t.id, msg }],
+      undefined,
+      stableId,
+    );
+    if (relayed) await this.notices.deliver(relayed.intents);
   }
 
   /**
    * A message in a ticket thread: the claiming agent's reaches the user; a "note:" of theirs, and
-   * everyone else's, stays with the agents and is marked so its writer knows it did not go out.
+   * everyone else's, stays with the agents and is marked so its writer knows it did not go out. Both
+   * go through the outbox under the platform message id: a redelivered event is carried out once.
    */
   async relayFromAgent(ticketId: string, msg: IncomingMessage, surface: SurfacePort): Promise<void> {
+    const stableId = `from-agent:${encodeURIComponent(placeKey(msg.place))}:${encodeURIComponent(msg.id)}`;
+    if (await this.notices.redo(ticketId, stableId)) return;
     const ticket = await this.load(ticketId);
     if (!ticket) return;
     if (isEnded(ticket.status)) {
@@ -484,31 +582,43 @@ export class Handoffs {
     }
     const fromClaimer = ticket.status === 'claimed' && ticket.claimedBy?.id === msg.actor.id;
     if (!fromClaimer || NOTE_PREFIX.test(msg.text)) {
-      await this.update(ticket.id, (t) => ({ ...t, notes: (t.notes ?? 0) + 1 }));
       const why =
         ticket.status === 'open'
           ? ' Press Claim to talk to them.'
           : fromClaimer
             ? ''
             : ` Only ${ticket.claimedBy?.name ?? 'the claiming agent'}'s messages reach them.`;
-      await surface.post(msg.place, {
-        text: `Internal note from ${msg.actor.name}: kept for the team, not sent to ${ticket.user.name}.${why}`,
-      });
+      const noted = await this.changeTicket(
+        ticket.id,
+        (t) => ({ ...t, notes: (t.notes ?? 0) + 1 }),
+        (t) => [
+          {
+            kind: 'post',
+            ticketId: t.id,
+            place: msg.place,
+            msg: { text: `Internal note from ${msg.actor.name}: kept for the team, not sent to ${t.user.name}.${why}` },
+          },
+        ],
+        undefined,
+        stableId,
+      );
+      if (noted) await this.notices.deliver(noted.intents);
       return;
     }
-    await appendTurn(this.ctx.store, ticket.convId, {
-      author: `${msg.actor.name} (agent)`,
-      text: msg.text,
-      at: this.ctx.now(),
-    });
-    await this.surface(ticket.userPlace).post(ticket.userPlace, {
-      text: `*${msg.actor.name} (agent):* ${msg.text}${fileLines(msg.attachments)}`,
-      markdown: true,
-    });
-    if (ticket.firstReplyAt === undefined) {
-      const at = this.ctx.now();
-      await this.update(ticket.id, (t) => (t.firstReplyAt === undefined ? { ...t, firstReplyAt: at } : undefined));
-    }
+    const at = this.ctx.now();
+    await appendTurn(this.ctx.store, ticket.convId, { author: `${msg.actor.name} (agent)`, text: msg.text, at });
+    const relayed = await this.changeTicket(
+      ticket.id,
+      (t) => (t.firstReplyAt === undefined ? { ...t, firstReplyAt: at } : { ...t }),
+      (t) =>
+        this.toUser(t, {
+          text: `*${msg.actor.name} (agent):* ${msg.text}${fileLines(msg.attachments)}`,
+          markdown: true,
+        }),
+      undefined,
+      stableId,
+    );
+    if (relayed) await this.notices.deliver(relayed.intents);
   }
 
   /**
@@ -598,7 +708,8 @@ export class Handoffs {
         t.status === 'claimed'
           ? `Claimed by ${t.claimedBy?.name ?? 'an agent'}, waited ${duration((t.claimedAt ?? now) - since)}`
           : `Waiting ${duration(now - since)}`;
-      return `• ${state} · ${t.user.name} (${surfaceLabel(t.userPlace.surface)}) · ${t.ticketLink ?? 'no link'}`;
+      const link = t.ticketLink ?? (t.root ? 'no link' : 'ticket message not posted yet');
+      return `• ${state} · ${t.user.name} (${surfaceLabel(t.userPlace.surface)}) · ${link}`;
     });
     const waiting = tickets.filter((t) => t.status === 'open').length;
     return { text: `*Handoff queue*: ${tickets.length} open, ${waiting} waiting\n${lines.join('\n')}`, markdown: true };
@@ -671,6 +782,7 @@ export class Handoffs {
     change: (t: Ticket) => Ticket | undefined,
     notices: (t: Ticket) => Notice[] = () => [],
     onMissing?: () => void,
+    stableId?: string,
   ): Promise<Changed | undefined> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const raw: Json | undefined = await this.ctx.store.get(ticketKeys.ticket(id));
@@ -679,9 +791,11 @@ export class Handoffs {
         onMissing?.();
         return undefined;
       }
-      const next = change(ticket);
-      if (!next) return undefined;
-      const intents = this.notices.intents(notices(next));
+      const changed = change(ticket);
+      if (!changed) return undefined;
+      // Only a ticket handed its conversation is ever changed: it is no longer in its opening.
+      const { opening: _opening, ...next } = changed;
+      const intents = this.notices.intents(notices(next), stableId);
       if (
         await this.ctx.store.compareAndSetWithIntents(
           ticketKeys.ticket(id),
@@ -727,12 +841,13 @@ export class Handoffs {
     return { root: ticket.root, msg: await this.renderFor(ticket, this.surface(ticket.root.place)) };
   }
 
+  /** Both wait for the ticket message when it is not posted yet (see notices.ts). */
   private refreshOf(ticket: Ticket): Notice[] {
-    return ticket.root ? [{ kind: 'refresh', ticketId: ticket.id }] : [];
+    return [{ kind: 'refresh', ticketId: ticket.id }];
   }
 
   private toThread(ticket: Ticket, text: string): Notice[] {
-    return ticket.thread ? [{ kind: 'post', ticketId: ticket.id, place: ticket.thread, msg: { text } }] : [];
+    return [{ kind: 'toThread', ticketId: ticket.id, msg: { text } }];
   }
 
   private toUser(ticket: Ticket, msg: string | Extract<Notice, { kind: 'post' }>['msg']): Notice[] {

@@ -42,6 +42,11 @@ export const ticketSchema = z.object({
   ratedAt: z.number().optional(),
   /** When the user was told that nobody has claimed the ticket yet (once per ticket). */
   toldLateAt: z.number().optional(),
+  /**
+   * Written, but not yet handed its conversation (the next store step): a crash in between leaves
+   * a ticket nothing points to, which the figures skip and which expires. Any later change drops it.
+   */
+  opening: z.literal(true).optional(),
   /** Internal notes kept in the ticket thread (not relayed). */
   notes: z.number().optional(),
 });

@@ -1,10 +1,15 @@
 /**
- * The outbox of ticket notices. A ticket change (claim, release, take-over, close, cancel, time-out,
- * reminder, rating) and the notices it owes (ticket message edit, posts in the ticket thread and the
- * user's thread, the Cancel button's removal, the rating prompt) are written in one atomic store step
+ * The outbox of ticket notices. A ticket change (opening, claim, release, take-over, close, cancel,
+ * time-out, reminder, rating) and the notices it owes (the ticket message and the user's notice when
+ * the ticket opens, ticket message edits, posts in the ticket thread and the user's thread, the Cancel
+ * button's removal, the rating prompt) are written in one atomic store step
  * (`compareAndSetWithIntents`); only then are the notices carried out, each marked done after it. A
  * restart (or a crash) between the two loses nothing: on start, and every few seconds on every
  * instance, pending notices are carried out again.
+ *
+ * Order per ticket: the opening notices have stable ids (`<ticket>:open`, `<ticket>:notice`), and a
+ * notice that needs what they post (the ticket thread, the ticket message, the user's notice) waits
+ * while they are pending: it stays pending for a later drain, and is not counted as a failure.
  *
  * Never twice: each notice has a stable id. While one instance carries a notice out it holds a lease
  * named after it (renewed while the platform call runs), and one process never runs the same notice
@@ -35,17 +40,46 @@ const noticeMessageSchema = z.object({
 });
 
 const noticeSchema = z.discriminatedUnion('kind', [
-  /** A new message (in the ticket thread or the user's thread). */
-  z.object({ kind: z.literal('post'), ticketId: z.string(), place: placeSchema, msg: noticeMessageSchema }),
-  /** The ticket message shown as the ticket is now. */
+  /**
+   * A new message (in the user's thread). `keep: 'userNotice'` marks the user's "passed to the team"
+   * notice: what it posted is kept on the ticket (its Cancel button is removed when the ticket ends).
+   */
+  z.object({
+    kind: z.literal('post'),
+    ticketId: z.string(),
+    place: placeSchema,
+    msg: noticeMessageSchema,
+    keep: z.literal('userNotice').optional(),
+  }),
+  /** A new message in the ticket thread, wherever it is by then (it waits for the ticket message). */
+  z.object({ kind: z.literal('toThread'), ticketId: z.string(), msg: noticeMessageSchema }),
+  /** The ticket message posted in the handoff channel (the root of the ticket thread). */
+  z.object({ kind: z.literal('open'), ticketId: z.string(), channel: placeSchema, title: z.string() }),
+  /** The ticket message shown as the ticket is now (it waits for the ticket message). */
   z.object({ kind: z.literal('refresh'), ticketId: z.string() }),
-  /** A message replaced (the user's notice losing its Cancel button). */
+  /** A message replaced (the user's notice losing its Cancel button, before notices were kept on the ticket). */
   z.object({ kind: z.literal('edit'), ticketId: z.string(), ref: messageRefSchema, msg: noticeMessageSchema }),
+  /** The user's notice replaced (losing its Cancel button), wherever it is by then. */
+  z.object({ kind: z.literal('editNotice'), ticketId: z.string(), msg: noticeMessageSchema }),
+  /** Buttons that no longer apply removed from a thread ("Talk to a human" once a human is asked for). */
+  z.object({ kind: z.literal('strip'), ticketId: z.string(), place: placeSchema, actions: z.array(z.string()) }),
 ]);
 export type Notice = z.infer<typeof noticeSchema>;
 
 /** What a post made, recorded before the notice is marked done (a replay finds it and does not post). */
 const postedSchema = z.object({ posted: messageRefSchema.nullable() });
+/** What the ticket message's post made, recorded the same way. */
+const openedSchema = z.object({ root: messageRefSchema, thread: placeSchema });
+export type Opened = z.infer<typeof openedSchema>;
+
+/**
+ * A notice that must wait for its ticket's opening (the ticket message, the user's notice) to go out
+ * first: left pending, not counted as a failure, carried out by a later drain.
+ */
+class NotYet extends Error {}
+
+/** Logged when a change made before (a redelivered event) is met again: nothing is done twice. */
+export const REDONE_LINE = 'handoff: a change seen before (redelivered); only its pending notices are carried out';
 
 /** Long enough for a platform call held back by rate limits; renewed meanwhile. */
 const LEASE_MS = 60_000;
@@ -55,11 +89,30 @@ const DONE_TTL_MS = 7 * 24 * 3600 * 1000;
 const MAX_ATTEMPTS = 8;
 const DRAIN_BATCH = 200;
 
+/** Where a ticket's messages are, as far as they are posted. */
+export interface TicketPlaces {
+  thread?: Place;
+  userNotice?: MessageRef;
+}
+
 export interface NoticeDeps {
   ctx: CoreContext;
   /** The ticket message as the ticket is now: where it is and what it shows (undefined: no message yet). */
   renderTicket(ticketId: string): Promise<{ root: MessageRef; msg: OutMessage } | undefined>;
+  /** The ticket's places; undefined when the ticket is gone. */
+  placesOf(ticketId: string): Promise<TicketPlaces | undefined>;
+  /** Posts the ticket message in `channel`, showing the ticket as it is now. */
+  startTicket(ticketId: string, channel: Place, title: string): Promise<Opened>;
+  /** Keeps on the ticket what its opening posted (idempotent: a replay writes the same). */
+  ticketPosted(ticketId: string, opened: Opened): Promise<void>;
+  userNoticePosted(ticketId: string, ref: MessageRef): Promise<void>;
+  /** The ticket message could not be posted at all: the ticket is called off and the user told. */
+  openFailed(ticketId: string): Promise<void>;
 }
+
+/** The stable ids of a ticket's opening notices (later notices wait for them). */
+const openingId = (ticketId: string): string => `${ticketId}:open`;
+const userNoticeId = (ticketId: string): string => `${ticketId}:notice`;
 
 export class TicketNotices {
   /**
@@ -75,10 +128,32 @@ export class TicketNotices {
     return this.deps.ctx;
   }
 
-  /** Intents for the notices of one change, with ids that stay theirs for life. */
-  intents(notices: Notice[]): OutboxIntent[] {
-    const change = randomBytes(6).toString('hex');
-    return notices.map((n, i) => ({ id: `${n.ticketId}:${change}:${i}`, value: n as unknown as Json }));
+  /**
+   * Intents for the notices of one change, with ids that stay theirs for life. `stableId` names a
+   * change that may be made again (a platform event redelivered, a queue item replayed): its notices
+   * get the same ids each time, so the outbox keeps them once.
+   */
+  intents(notices: Notice[], stableId?: string): OutboxIntent[] {
+    const change = stableId ?? randomBytes(6).toString('hex');
+    return notices.map((n, i) => ({ id: idOf(n, `${n.ticketId}:${change}:${i}`), value: n as unknown as Json }));
+  }
+
+  /**
+   * A change made before under `stableId` (see `intents`): its notices, carried out now if still
+   * pending. False when no change was ever made under that id.
+   */
+  async redo(ticketId: string, stableId: string): Promise<boolean> {
+    const first = await this.ctx.store.intent(NOTICE_BOX, `${ticketId}:${stableId}:0`);
+    if (!first) return false;
+    const again: OutboxIntent[] = [];
+    for (let i = 0; ; i++) {
+      const stored = i === 0 ? first : await this.ctx.store.intent(NOTICE_BOX, `${ticketId}:${stableId}:${i}`);
+      if (!stored) break;
+      if (stored.state === 'pending') again.push({ id: stored.id, value: stored.value });
+    }
+    this.ctx.log.info({ ticket: ticketId, change: stableId, pending: again.length }, REDONE_LINE);
+    await this.deliver(again);
+    return true;
   }
 
   /**
@@ -145,6 +220,10 @@ export class TicketNotices {
   }
 
   private async failed(id: string, err: unknown): Promise<void> {
+    if (err instanceof NotYet) {
+      this.ctx.log.debug({ notice: id }, 'handoff: a ticket notice waits for its ticket message');
+      return;
+    }
     const tries = (this.attempts.get(id) ?? 0) + 1;
     this.attempts.set(id, tries);
     if (tries < MAX_ATTEMPTS) {
@@ -153,7 +232,14 @@ export class TicketNotices {
     }
     this.ctx.log.error({ err, notice: id, tries }, 'handoff: a ticket notice keeps failing; given up');
     this.attempts.delete(id);
+    const stored = await this.ctx.store.intent(NOTICE_BOX, id).catch(() => undefined);
     await this.ctx.store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS).catch(() => undefined);
+    const notice = noticeSchema.safeParse(stored?.value);
+    if (notice.success && notice.data.kind === 'open') {
+      await this.deps.openFailed(notice.data.ticketId).catch((e: unknown) => {
+        this.ctx.log.error({ err: e, notice: id }, 'handoff: calling off an unposted ticket failed');
+      });
+    }
   }
 
   private leaseName(id: string): string {
@@ -169,12 +255,30 @@ export class TicketNotices {
     const notice = parsed.data;
     switch (notice.kind) {
       case 'post': {
-        if (postedSchema.safeParse(stored.result).success) return; // posted before a restart
-        const ref = await this.surface(notice.place).post(notice.place, notice.msg);
-        await this.ctx.store.recordIntentResult(NOTICE_BOX, stored.id, { posted: ref ?? null } as unknown as Json);
+        const ref = await this.postOnce(stored, notice.place, notice.msg);
+        if (ref && notice.keep === 'userNotice') await this.deps.userNoticePosted(notice.ticketId, ref);
+        return;
+      }
+      case 'toThread': {
+        const thread = (await this.placesOf(notice.ticketId, 'thread', openingId))?.thread;
+        if (thread) await this.postOnce(stored, thread, notice.msg);
+        return;
+      }
+      case 'open': {
+        const recorded = openedSchema.safeParse(stored.result);
+        let opened: Opened;
+        if (recorded.success)
+          opened = recorded.data; // posted before a restart
+        else {
+          opened = await this.deps.startTicket(notice.ticketId, notice.channel, notice.title);
+          await this.ctx.store.recordIntentResult(NOTICE_BOX, stored.id, opened as unknown as Json);
+        }
+        await this.deps.ticketPosted(notice.ticketId, opened);
         return;
       }
       case 'refresh': {
+        // The edit waits for the ticket message: shown then as the ticket is (a change made meanwhile included).
+        if (!(await this.placesOf(notice.ticketId, 'thread', openingId))?.thread) return;
         const shown = await this.deps.renderTicket(notice.ticketId);
         if (shown) await this.surface(shown.root.place).edit(shown.root, shown.msg);
         return;
@@ -182,7 +286,39 @@ export class TicketNotices {
       case 'edit':
         await this.surface(notice.ref.place).edit(notice.ref, notice.msg);
         return;
+      case 'editNotice': {
+        const ref = (await this.placesOf(notice.ticketId, 'userNotice', userNoticeId))?.userNotice;
+        if (ref) await this.surface(ref.place).edit(ref, notice.msg);
+        return;
+      }
+      case 'strip':
+        await this.surface(notice.place).stripButtons?.(notice.place, notice.actions);
+        return;
     }
+  }
+
+  /** Posts once: a post recorded before a restart is not made again. */
+  private async postOnce(stored: StoredIntent, place: Place, msg: OutMessage): Promise<MessageRef | undefined> {
+    const recorded = postedSchema.safeParse(stored.result);
+    if (recorded.success) return recorded.data.posted ?? undefined;
+    const ref = await this.surface(place).post(place, msg);
+    await this.ctx.store.recordIntentResult(NOTICE_BOX, stored.id, { posted: ref ?? null } as unknown as Json);
+    return ref;
+  }
+
+  /**
+   * The ticket's places, once `which` is posted. While the notice that posts it is still pending, this
+   * notice waits (NotYet); once that one is done or gone without it, there is nothing to wait for.
+   */
+  private async placesOf(
+    ticketId: string,
+    which: keyof TicketPlaces,
+    poster: (ticketId: string) => string,
+  ): Promise<TicketPlaces | undefined> {
+    const places = await this.deps.placesOf(ticketId);
+    if (!places || places[which]) return places;
+    if ((await this.ctx.store.intent(NOTICE_BOX, poster(ticketId)))?.state === 'pending') throw new NotYet();
+    return places;
   }
 
   private surface(place: Place): SurfacePort {
@@ -204,4 +340,11 @@ export class TicketNotices {
     );
     await new Promise<never>(() => undefined);
   }
+}
+
+/** The opening notices have ids later notices can find; the others are per change. */
+function idOf(n: Notice, perChange: string): string {
+  if (n.kind === 'open') return openingId(n.ticketId);
+  if (n.kind === 'post' && n.keep === 'userNotice') return userNoticeId(n.ticketId);
+  return perChange;
 }

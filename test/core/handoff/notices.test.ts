@@ -39,6 +39,13 @@ describe.each(BACKINGS)('handoff notice outbox (%s)', (_name, open) => {
     new TicketNotices({
       ctx: { ...h.ctx, store: over, config: { ...h.config, instanceId } },
       renderTicket: async () => undefined,
+      placesOf: async () => ({}),
+      startTicket: async () => {
+        throw new Error('no ticket messages in these tests');
+      },
+      ticketPosted: async () => undefined,
+      userNoticePosted: async () => undefined,
+      openFailed: async () => undefined,
     });
   const posts = (place = h.channel): string[] => h.surface.messagesIn(place).map((m) => m.current.text);
   /** Writes a change with `texts` as post notices, as a ticket change does. */

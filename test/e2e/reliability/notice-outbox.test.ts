@@ -1,12 +1,14 @@
 /**
  * The crash window between a ticket change and its notices: the bridge is SIGKILLed exactly after a
- * claim (then after a close) was saved with its notices and before any notice went out (test hook
- * BRIDGE_TEST_PAUSE_BEFORE_NOTICES). Another instance started on the same store carries out every
- * notice exactly once: the ticket message edit, the posts in both threads, the rating prompt and the
- * removal of the user's Cancel button. Before the outbox, these notices were lost.
+ * ticket was opened ("Talk to a human"), then after a claim, a close and a rating, each saved with its
+ * notices and before any notice went out (test hook BRIDGE_TEST_PAUSE_BEFORE_NOTICES). Another
+ * instance started on the same store carries out every notice exactly once: the ticket message and
+ * the user's notice (then edited by the claim), the posts in both threads, an agent's message to the
+ * user (also redelivered by Slack: still once), the rating prompt and the removal of the user's
+ * Cancel button. Before the outbox, these notices were lost.
  */
 import { join } from 'node:path';
-import { NOTICE_BOX } from '../../../src/core/handoff/notices';
+import { NOTICE_BOX, REDONE_LINE } from '../../../src/core/handoff/notices';
 import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import type { StateStore } from '../../../src/state/store';
@@ -16,6 +18,7 @@ import {
   bridgeEnv,
   flushRedisDb,
   HANDOFF_CHANNEL,
+  nextTs,
   SIGNING_SECRET,
   startSharedService,
   type SharedService,
@@ -86,32 +89,48 @@ describe.each([['SQLite'], ['Redis']] as const)(
       tmp.remove();
     });
 
-    test('after a claim, a close and a rating: every notice arrives exactly once from the next instance', async () => {
-      // The first instance pauses at its first ticket change with notices: the claim.
-      const first = await start('outbox-a', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
+    test('after the opening, a claim, a close and a rating: every notice arrives exactly once from the next instance', async () => {
+      // The first instance pauses at its first ticket change with notices: the opening of the ticket.
+      const opener = await start('outbox-o', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
       const question = 'Which homes are for sale in Austin?';
-      await driverOf(first).command('/ask', question, { user: ADA, channel: USERS });
+      await driverOf(opener).command('/ask', question, { user: ADA, channel: USERS });
       const root = await waitFor(() => rootFor(fake, USERS, question), 'the conversation root');
       const answer = await waitFor(
         () => fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
         'the answer with Talk to a human',
       );
-      await click(first, answer, 'Talk to a human', ADA);
-      const ticket = await waitFor(
-        () => fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
-        'the ticket',
-      );
-      const notice = await waitFor(
-        () => fake.replies(USERS, root.ts).find((m) => button(m, 'Cancel')),
-        'the user notice with Cancel',
-      );
+      store = backing === 'Redis' ? new RedisStore(REDIS_URL) : new SqliteStore(dbPath);
+
+      // "Talk to a human": the ticket is saved with its opening notices, then killed before any went out.
+      await click(opener, answer, 'Talk to a human', ADA);
+      await killInWindow(opener);
+      const tickets = (): FakeMessage[] => fake.channelMessages(HANDOFF_CHANNEL).filter((m) => button(m, 'Claim'));
+      const notices = (): FakeMessage[] => fake.replies(USERS, root.ts).filter((m) => button(m, 'Cancel'));
+      expect(tickets()).toHaveLength(0);
+      expect(notices()).toHaveLength(0);
+      // The user's notice, the ticket message, the removal of "Talk to a human".
+      expect(await pendingNotices()).toBe(3);
+
+      // The next instance posts the ticket message and the user's notice, once each.
+      const replayer = await start('outbox-r');
+      await waitFor(async () => (await pendingNotices()) === 0, 'the opening carried out', 30_000);
+      const ticket = await waitFor(() => tickets()[0], 'the ticket');
+      const notice = await waitFor(() => notices()[0], 'the user notice with Cancel');
+      expect(tickets()).toHaveLength(1);
+      expect(notices()).toHaveLength(1);
+      expect(ticket.text).toMatch(/^Waiting since/);
+      expect(button(fake.message(USERS, answer.ts)!, 'Talk to a human')).toBeUndefined();
+      expect(replayer.problems().filter((l) => /notice/.test(l))).toEqual([]);
+      replayer.signal('SIGTERM');
+      await replayer.waitExit(15_000);
+
       const userThread = (): string[] => fake.replies(USERS, root.ts).map((m) => m.text);
       const ticketThread = (): string[] => fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text);
       const ticketNow = (): FakeMessage => fake.message(HANDOFF_CHANNEL, ticket.ts)!;
       const count = (texts: string[], re: RegExp): number => texts.filter((t) => re.test(t)).length;
-      store = backing === 'Redis' ? new RedisStore(REDIS_URL) : new SqliteStore(dbPath);
 
-      // Claim: saved with its notices, then killed before any went out.
+      // Claim (on the message the replay posted): saved with its notices, then killed before any went out.
+      const first = await start('outbox-a', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
       await click(first, ticket, 'Claim', SMITH);
       await killInWindow(first);
       expect(count(userThread(), /Agent Smith \(agent\) has joined/)).toBe(0);
@@ -131,6 +150,36 @@ describe.each([['SQLite'], ['Redis']] as const)(
       expect(button(ticketNow(), 'Claim')).toBeUndefined();
       second.signal('SIGTERM');
       await second.waitExit(15_000);
+
+      // The agent's message to the user: saved as a notice under its message id, killed before it
+      // went out. The next instance sends it; Slack's redelivery of the same event sends nothing more.
+      const relaying = await start('outbox-m', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
+      const said = {
+        type: 'message',
+        channel: HANDOFF_CHANNEL,
+        channel_type: 'channel',
+        user: SMITH,
+        text: 'The house on Elm St is open on Saturday',
+        ts: nextTs(),
+        thread_ts: ticket.ts,
+      };
+      const { eventId } = await driverOf(relaying).event(said);
+      await killInWindow(relaying);
+      const relayed = (): number => count(userThread(), /The house on Elm St is open on Saturday/);
+      expect(relayed()).toBe(0);
+      expect(await pendingNotices()).toBe(1);
+      const redelivered = await start('outbox-n');
+      await driverOf(redelivered).event(said, { eventId, retryNum: 1 });
+      await waitFor(async () => (await pendingNotices()) === 0, 'the relay carried out', 30_000);
+      await waitFor(() => relayed() === 1, 'the agent message in the user thread');
+      await waitFor(() => redelivered.lines.some((l) => l.msg === REDONE_LINE), 'the redelivery met as seen before');
+      const seenBefore = (): number => redelivered.lines.filter((l) => l.msg === REDONE_LINE).length;
+      const before = seenBefore();
+      await driverOf(redelivered).event(said, { eventId, retryNum: 2 });
+      await waitFor(() => seenBefore() === before + 1, 'the second redelivery met as seen before');
+      redelivered.signal('SIGTERM');
+      await redelivered.waitExit(15_000);
+      expect(relayed()).toBe(1);
 
       // Close: the same window, then a third instance.
       const third = await start('outbox-c', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
@@ -176,6 +225,11 @@ describe.each([['SQLite'], ['Redis']] as const)(
       // The prompt became the thanks (on the press); no second prompt or close message came.
       expect(fake.message(USERS, prompt.ts)!.text).toContain('You rated the help 4/5');
       expect(count(userThread(), /closed the handoff/)).toBe(1);
-    }, 150_000);
+      // The opening too: one ticket message, one notice to the user, over every restart.
+      expect(fake.channelMessages(HANDOFF_CHANNEL).filter((m) => /Ada Lovelace/.test(m.text))).toHaveLength(1);
+      expect(fake.replies(USERS, root.ts).filter((m) => m.text.startsWith(notice.text.split('\n')[0]!))).toHaveLength(
+        1,
+      );
+    }, 180_000);
   },
 );
