@@ -204,6 +204,18 @@ const ROWS: Row[] = [
     mustNot: ['DEN240007', ...AUSTIN],
   },
   { ask: ['Homes for sale in Austin', 'the last one'], must: ['ATX240524'], mustNot: ['ATX240000'] },
+  // A reply naming no home ("there is no number 2") leaves the list before it as the one referred to.
+  {
+    ask: ['Show me 3 bedroom homes for sale in Seattle', 'the second one', 'anything cheaper?'],
+    must: [],
+    mustNot: ['SEA240014', 'SEA240407', 'SEA240538'],
+    says: ['Nothing cheaper'],
+  },
+  {
+    ask: ['Homes for sale in Denver', 'the ninth one', 'the second one'],
+    must: ['DEN240138'],
+    mustNot: ['DEN240007', 'DEN240400'],
+  },
   { ask: 'Show me the first homes for rent in Austin', must: ['ATX240262', 'ATX240655'], mustNot: ['ATX240000'] },
   // Nothing matches: truthful, with what was relaxed.
   {
