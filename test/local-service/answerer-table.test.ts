@@ -163,6 +163,14 @@ const ROWS: Row[] = [
   { ask: 'Anything on Pike St?', must: ['SEA240014'], mustNot: ['SEA240276'] },
   // Superlatives and counts.
   { ask: 'What is the cheapest home for sale in Austin?', must: ['ATX240000'], mustNot: ['ATX240524', 'ATX240131'] },
+  // No sale type asked: a monthly rent is not "cheaper" than a price, so each kind has its cheapest.
+  {
+    ask: 'What is the cheapest home in Miami?',
+    must: ['MIA240414', 'MIA240676'],
+    mustNot: ['MIA240152', 'MIA240283', ...SOLD],
+    says: ['$957,000', '$3,650/month', /1\. \[6807 NE 2nd Ave[^\n]*\n2\. \[5186 SW 8th St/],
+  },
+  { ask: 'most expensive home in Austin', must: ['ATX240131', 'ATX240262'], mustNot: ['ATX240000', 'ATX240655'] },
   { ask: 'most expensive home for sale', must: ['SEA240014'], mustNot: ['SEA240145', 'MIA240152'] },
   { ask: 'the largest rental', must: ['ATX240262'], mustNot: ['SEA240276', 'DEN240269'] },
   { ask: 'newest home in Denver', must: ['DEN240007'], mustNot: ['DEN240400', 'DEN240269'] },
