@@ -112,6 +112,15 @@ const ROWS: Row[] = [
     must: ['SEA240407', 'SEA240538'],
     mustNot: ['SEA240014', 'SEA240145'],
   },
+  // No sale type named: the size of the amount says whether it is a price or a monthly rent.
+  {
+    ask: 'homes under 500k',
+    must: [],
+    mustNot: ['ATX240262', 'ATX240655', 'DEN240269', 'SEA240276'],
+    says: [/no homes under \$500,000/],
+  },
+  { ask: 'homes in Austin under 550k', must: ['ATX240000', 'ATX240524'], mustNot: ['ATX240655', 'ATX240262'] },
+  { ask: 'homes in Austin under 3500', must: ['ATX240655'], mustNot: ['ATX240000', 'ATX240524', 'ATX240262'] },
   // Bedrooms, bathrooms, property type.
   {
     ask: '4 bedroom homes for sale under $900k',
@@ -225,6 +234,13 @@ const ROWS: Row[] = [
     mustNot: ['DEN240007', 'DEN240400'],
   },
   { ask: 'Show me the first homes for rent in Austin', must: ['ATX240262', 'ATX240655'], mustNot: ['ATX240000'] },
+  // A question about one home's rooms is about that home, not a count of homes.
+  {
+    ask: 'How many bedrooms does 4460 Blake St have?',
+    must: ['DEN240531'],
+    mustNot: except(DENVER, 'DEN240531'),
+    says: ['4-bedroom'],
+  },
   // Nothing matches: truthful, with what was relaxed.
   {
     ask: 'homes in Boston',
@@ -238,6 +254,10 @@ const ROWS: Row[] = [
     mustNot: ['ATX240393'],
     says: [/no homes for sale in Austin with 6\+ bedrooms/, 'with fewer bedrooms'],
   },
+  // About the assistant itself (its settings answer), and thanks: answered, not handed to a person.
+  { ask: 'What can you do?', must: [], mustNot: [...AUSTIN], says: ["I'm the Skyline Realty assistant"] },
+  { ask: 'Who are you?', must: [], mustNot: [...DENVER], says: ["I'm the Skyline Realty assistant"] },
+  { ask: 'Thank you!', must: [], mustNot: [...SEATTLE], says: ["You're welcome"] },
   // Outside the listings: the only noAnswer.
   { ask: 'What is the capital of France?', must: [], mustNot: [...AUSTIN], noAnswer: true },
   { ask: 'Can you write me a poem?', must: [], mustNot: [...DENVER], noAnswer: true },

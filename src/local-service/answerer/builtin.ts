@@ -64,6 +64,7 @@ export function compose(req: AnswerRequest): Composed {
   const body = answerListings(intent, all, vocab, req, p);
   if (body !== undefined) return answered(prefix + body);
   if (intent.greeting) return answered(prefix + s.WelcomeMessage);
+  if (intent.thanks) return answered(prefix + p.thanks);
   if (intent.privacy && s.ChatbotPrivacyPolicyUrl)
     return answered(prefix + p.privacy(s.ChatbotPrivacyPolicyName || 'Privacy policy', s.ChatbotPrivacyPolicyUrl));
   if (intent.contact) {
