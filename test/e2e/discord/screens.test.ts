@@ -4,7 +4,7 @@
  * /analytics replacing its progress message.
  */
 import type { InteractionRecord } from '../../support/fake-discord';
-import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 
 describe('Discord: the everyday screens', () => {
   let e: DiscordE2E;
@@ -63,6 +63,18 @@ describe('Discord: the everyday screens', () => {
       'the listing for an admin',
     );
     expect(e.fake.buttons(adminMsg).map((b) => b.label)).toEqual(['Ask about a viewing', 'Edit']);
+  });
+
+  test('an answer that names a listing links it (a Markdown link on the address), with the true price', async () => {
+    const question = 'How much is 3096 Larimer St?';
+    const { threadId } = await ask(e, question);
+    const { messages } = await waitForAnswer(e, threadId, question);
+    const shown = messages.map((m) => m.content).join('');
+    expect(shown).toContain(
+      '[3096 Larimer St, Denver, CO 80201](https://homes.example.com/denver/3096-larimer-st-den240007)',
+    );
+    expect(shown).toContain('$670,000');
+    expect(shown).not.toMatch(/couldn't find anything|passing your question|will reply here shortly/);
   });
 
   test('/analytics: the progress message becomes the figures, named after the chatbot', async () => {
