@@ -97,6 +97,9 @@ describe('Slack e2e: the everyday screens', () => {
     expect(inputs.find((b) => b.block_id === 'AreaUnit')?.element?.initial_option?.text.text).toBe('Square feet');
     expect(inputs.find((b) => b.block_id === 'BuildingArea')?.element?.placeholder?.text).toMatch(/square feet/);
     expect(inputs.find((b) => b.block_id === 'RentPrice')?.element?.placeholder?.text).toMatch(/per month/);
+    // Every amount of money says its unit: dollars, the default currency.
+    for (const money of ['SalePrice', 'RentPrice', 'DepositFee', 'HOAMonth', 'EstimatePrice', 'UnitAreaPrice'])
+      expect(inputs.find((b) => b.block_id === money)?.element?.placeholder?.text).toMatch(/dollars.*\$\d/);
     // What a person reads (every text, not the values sent back) has no developer formats or wire values.
     const shown = [...JSON.stringify(view.blocks).matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]);
     for (const t of shown)
