@@ -77,6 +77,41 @@ describe('Discord: the everyday screens', () => {
     expect(shown).not.toMatch(/couldn't find anything|passing your question|will reply here shortly/);
   });
 
+  test('/listing create: options named in words in the modals (never wire values), typed back in words and taken', async () => {
+    const rec = command('listing', { sub: 'create' });
+    const panel = await e.fake.waitFor(
+      () => e.fake.responsesOf(rec).find((m) => e.fake.buttons(m).length > 0),
+      10_000,
+      'the form panel',
+    );
+    const open = (group: string) => {
+      const click = e.fake.clickButtonLabelled(panel, group, e.admin);
+      return e.fake.waitFor(() => e.fake.modalOf(click), 10_000, `the ${group} modal`);
+    };
+    const where = await open('Where and how it is offered');
+    const input = (id: string) => where.inputs.find((i) => i.custom_id === id);
+    expect(input('SaleType')?.placeholder).toBe('One of: For sale | For rent');
+    expect(input('SaleType')?.value).toBe('For sale');
+    expect(input('Status')?.placeholder).toBe('One of: Active | Coming soon | Sold');
+    const listing = await open('Listing');
+    expect(listing.inputs.find((i) => i.custom_id === 'Tours')?.placeholder).toBe('One of: Open house | 3D tour');
+    expect(JSON.stringify([where, listing])).not.toMatch(/for_sale|for_rent|PreOnMarket|OpenHouse/);
+    // The words typed back are taken: a rental coming soon is saved as one.
+    e.fake.submitModal({
+      customId: where.custom_id,
+      channelId: e.general.id,
+      member: e.admin,
+      message: panel,
+      values: { City: 'Boulder', State: 'CO', ZIP: '80302', SaleType: 'For rent', Status: 'coming soon' },
+    });
+    await e.fake.waitFor(() => (panel.content.includes('\u2705 Where') ? true : undefined), 10_000, 'the group done');
+    e.fake.clickButtonLabelled(panel, 'Create', e.admin);
+    await e.fake.waitFor(() => (panel.content.includes('Please fix') ? true : undefined), 10_000, 'the missing fields');
+    // Fields left empty are named; the options typed in words are not among them.
+    expect(panel.content).toContain('Bedrooms');
+    expect(panel.content).not.toMatch(/\*\*Offered|\*\*Status/);
+  });
+
   test('/analytics: the progress message becomes the figures, named after the chatbot', async () => {
     const rec = command('analytics');
     await e.fake.waitFor(
