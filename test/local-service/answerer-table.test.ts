@@ -112,6 +112,15 @@ const ROWS: Row[] = [
     must: ['SEA240407', 'SEA240538'],
     mustNot: ['SEA240014', 'SEA240145'],
   },
+  // No sale type named: the size of the amount says whether it is a price or a monthly rent.
+  {
+    ask: 'homes under 500k',
+    must: [],
+    mustNot: ['ATX240262', 'ATX240655', 'DEN240269', 'SEA240276'],
+    says: [/no homes under \$500,000/],
+  },
+  { ask: 'homes in Austin under 550k', must: ['ATX240000', 'ATX240524'], mustNot: ['ATX240655', 'ATX240262'] },
+  { ask: 'homes in Austin under 3500', must: ['ATX240655'], mustNot: ['ATX240000', 'ATX240524', 'ATX240262'] },
   // Bedrooms, bathrooms, property type.
   {
     ask: '4 bedroom homes for sale under $900k',
@@ -163,6 +172,14 @@ const ROWS: Row[] = [
   { ask: 'Anything on Pike St?', must: ['SEA240014'], mustNot: ['SEA240276'] },
   // Superlatives and counts.
   { ask: 'What is the cheapest home for sale in Austin?', must: ['ATX240000'], mustNot: ['ATX240524', 'ATX240131'] },
+  // No sale type asked: a monthly rent is not "cheaper" than a price, so each kind has its cheapest.
+  {
+    ask: 'What is the cheapest home in Miami?',
+    must: ['MIA240414', 'MIA240676'],
+    mustNot: ['MIA240152', 'MIA240283', ...SOLD],
+    says: ['$957,000', '$3,650/month', /1\. \[6807 NE 2nd Ave[^\n]*\n2\. \[5186 SW 8th St/],
+  },
+  { ask: 'most expensive home in Austin', must: ['ATX240131', 'ATX240262'], mustNot: ['ATX240000', 'ATX240655'] },
   { ask: 'most expensive home for sale', must: ['SEA240014'], mustNot: ['SEA240145', 'MIA240152'] },
   { ask: 'the largest rental', must: ['ATX240262'], mustNot: ['SEA240276', 'DEN240269'] },
   { ask: 'newest home in Denver', must: ['DEN240007'], mustNot: ['DEN240400', 'DEN240269'] },
@@ -204,7 +221,26 @@ const ROWS: Row[] = [
     mustNot: ['DEN240007', ...AUSTIN],
   },
   { ask: ['Homes for sale in Austin', 'the last one'], must: ['ATX240524'], mustNot: ['ATX240000'] },
+  // A reply naming no home ("there is no number 2") leaves the list before it as the one referred to.
+  {
+    ask: ['Show me 3 bedroom homes for sale in Seattle', 'the second one', 'anything cheaper?'],
+    must: [],
+    mustNot: ['SEA240014', 'SEA240407', 'SEA240538'],
+    says: ['Nothing cheaper'],
+  },
+  {
+    ask: ['Homes for sale in Denver', 'the ninth one', 'the second one'],
+    must: ['DEN240138'],
+    mustNot: ['DEN240007', 'DEN240400'],
+  },
   { ask: 'Show me the first homes for rent in Austin', must: ['ATX240262', 'ATX240655'], mustNot: ['ATX240000'] },
+  // A question about one home's rooms is about that home, not a count of homes.
+  {
+    ask: 'How many bedrooms does 4460 Blake St have?',
+    must: ['DEN240531'],
+    mustNot: except(DENVER, 'DEN240531'),
+    says: ['4-bedroom'],
+  },
   // Nothing matches: truthful, with what was relaxed.
   {
     ask: 'homes in Boston',
@@ -218,6 +254,10 @@ const ROWS: Row[] = [
     mustNot: ['ATX240393'],
     says: [/no homes for sale in Austin with 6\+ bedrooms/, 'with fewer bedrooms'],
   },
+  // About the assistant itself (its settings answer), and thanks: answered, not handed to a person.
+  { ask: 'What can you do?', must: [], mustNot: [...AUSTIN], says: ["I'm the Skyline Realty assistant"] },
+  { ask: 'Who are you?', must: [], mustNot: [...DENVER], says: ["I'm the Skyline Realty assistant"] },
+  { ask: 'Thank you!', must: [], mustNot: [...SEATTLE], says: ["You're welcome"] },
   // Outside the listings: the only noAnswer.
   { ask: 'What is the capital of France?', must: [], mustNot: [...AUSTIN], noAnswer: true },
   { ask: 'Can you write me a poem?', must: [], mustNot: [...DENVER], noAnswer: true },

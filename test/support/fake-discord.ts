@@ -813,7 +813,7 @@ export class FakeDiscord {
     | {
         custom_id: string;
         title: string;
-        inputs: Array<{ custom_id: string; label: string; value?: string; required?: boolean }>;
+        inputs: Array<{ custom_id: string; label: string; value?: string; placeholder?: string; required?: boolean }>;
       }
     | undefined {
     const cb = rec.callbacks.find((c) => c.type === 9);
@@ -825,6 +825,7 @@ export class FakeDiscord {
         custom_id: String(c.custom_id),
         label: String(c.label ?? ''),
         value: c.value as string | undefined,
+        placeholder: c.placeholder as string | undefined,
         required: c.required as boolean | undefined,
       }));
     return { custom_id: String(cb.data.custom_id), title: String(cb.data.title), inputs };

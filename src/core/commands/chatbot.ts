@@ -17,6 +17,7 @@ import {
 import type { Card, FormResult, Invocation } from '../surface';
 import { UsageError, restValue, splitHead, usageOf } from './grammar';
 import { describeError, guardedCommand, requireAdmin } from './respond';
+import { settingLabel } from '../settings/labels';
 
 const USAGE = usageOf('chatbot');
 export const CHATBOT_EDIT_FORM = 'chatbot.edit';
@@ -31,14 +32,8 @@ async function modelsOrUndefined(ctx: CoreContext): Promise<ModelChoice[] | unde
   }
 }
 
-/** "WelcomeMessage" -> "Welcome message"; "max_tokens" -> "Max tokens". */
-function words(name: string): string {
-  const lower = name
-    .replace(/_/g, ' ')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase();
-  return lower.charAt(0).toUpperCase() + lower.slice(1);
-}
+/** Setting names, groups and states in words ("WelcomeMessage" -> "Welcome message"). */
+const words = settingLabel;
 
 /** "23 Nov 2026": a date people read, not an ISO timestamp. */
 function day(iso: string): string {

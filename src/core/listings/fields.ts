@@ -46,7 +46,7 @@ const f = (
  */
 export const LISTING_FIELDS: readonly ListingFieldDef[] = [
   f('Address', 'Street address', 'string', false, 'The home', { hint: 'e.g. 3096 Larimer St' }),
-  f('SalePrice', 'Asking price', 'number', false, 'The home', { hint: 'for a sale, e.g. 450,000' }),
+  f('SalePrice', 'Asking price', 'number', false, 'The home', { hint: 'for a sale, in dollars, e.g. $450,000' }),
   f('PropertyType', 'Property type', 'string', true, 'The home', { hint: 'e.g. House, Condo, Apartment' }),
   f('Bedrooms', 'Bedrooms', 'number', true, 'The home', { hint: 'e.g. 3' }),
   f('Bathrooms', 'Bathrooms', 'number', true, 'The home', { hint: 'e.g. 2.5 (a half bath counts 0.5)' }),
@@ -62,21 +62,25 @@ export const LISTING_FIELDS: readonly ListingFieldDef[] = [
   f('ParkingSpots', 'Parking spots', 'number', true, 'Size', { hint: 'e.g. 2' }),
   f('MLSNumber', 'MLS number', 'string', true, 'Listing', { hint: 'e.g. DEN240007' }),
   f('Url', 'Listing page', 'string', true, 'Listing', { hint: 'the web page of the listing, https://...' }),
-  f('DaysOnMarket', 'Days on market', 'number', true, 'Listing', { hint: 'e.g. 12 (0 if new)' }),
+  f('DaysOnMarket', 'Days on market', 'number', true, 'Listing', { hint: 'days, e.g. 12 (0 if new)' }),
   f('Tours', 'Tours', 'enum', false, 'Listing', { options: TOURS }),
   f('Description', 'Description', 'textarea', false, 'Listing', { hint: 'what a buyer or tenant should know' }),
-  f('RentPrice', 'Monthly rent', 'number', false, 'Rent and costs', { hint: 'for a rental, per month, e.g. 2,400' }),
-  f('DepositFee', 'Deposit', 'number', false, 'Rent and costs', { hint: 'e.g. 2,400' }),
+  f('RentPrice', 'Monthly rent', 'number', false, 'Rent and costs', {
+    hint: 'for a rental, dollars per month, e.g. $2,400',
+  }),
+  f('DepositFee', 'Deposit', 'number', false, 'Rent and costs', { hint: 'in dollars, e.g. $2,400' }),
   f('SpaceType', 'Rented as', 'enum', false, 'Rent and costs', { options: SPACE_TYPES }),
-  f('HOAMonth', 'HOA dues', 'number', false, 'Rent and costs', { hint: 'per month, e.g. 350' }),
+  f('HOAMonth', 'HOA dues', 'number', false, 'Rent and costs', { hint: 'dollars per month, e.g. $350' }),
   f('CurrencySymbol', 'Currency', 'string', true, 'Rent and costs', { hint: 'e.g. $' }),
   f('Images', 'Photos', 'images', false, 'Photos and facts', { hint: 'photo links, one per line' }),
   f('ExtensionColumn', 'More facts', 'extension', false, 'Photos and facts', {
     hint: 'one per line, e.g. Heating: Gas',
   }),
   f('Location', 'Neighborhood', 'string', false, 'Photos and facts', { hint: 'e.g. LoDo, Denver' }),
-  f('EstimatePrice', 'Estimated value', 'number', false, 'Photos and facts', { hint: 'e.g. 460,000' }),
-  f('UnitAreaPrice', 'Price per square foot', 'number', false, 'Photos and facts', { hint: 'e.g. 245' }),
+  f('EstimatePrice', 'Estimated value', 'number', false, 'Photos and facts', { hint: 'in dollars, e.g. $460,000' }),
+  f('UnitAreaPrice', 'Price per square foot', 'number', false, 'Photos and facts', {
+    hint: 'dollars per square foot, e.g. $245',
+  }),
   f('Latitude', 'Latitude', 'number', false, 'Map', { hint: 'e.g. 39.7392' }),
   f('Longitude', 'Longitude', 'number', false, 'Map', { hint: 'e.g. -104.9903' }),
 ];

@@ -3,6 +3,7 @@ import type { Listing } from '../../service/schemas/listings';
 import type { Card } from '../surface';
 
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const centsFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 export function formatNumber(n: number): string {
   return numberFormat.format(n);
@@ -99,7 +100,11 @@ export function listingCard(l: Listing, opts: { details?: boolean } = {}): Card 
     add('Parking', l.parkingSpots === undefined ? undefined : formatNumber(l.parkingSpots));
     add('Days on market', l.daysOnMarket === undefined ? undefined : formatNumber(l.daysOnMarket));
     if (!isRental(l)) {
-      add('Price per area', money(l, l.unitAreaPrice));
+      // "Price per sq ft  $353.60": the unit in the label, and cents as money shows them.
+      add(
+        `Price per ${areaUnit(l)}`,
+        l.unitAreaPrice === undefined ? undefined : `${l.currencySymbol ?? ''}${centsFormat.format(l.unitAreaPrice)}`,
+      );
       add('Estimate', money(l, l.estimatePrice));
     }
     if (isRental(l)) add('Deposit', money(l, l.depositFee));

@@ -6,6 +6,7 @@
 import { SETTING_FIELDS, type SettingName } from '../../service/schemas/settings';
 import type { FormField } from '../surface';
 import type { AppliedSettings } from './applied';
+import { settingLabel } from './labels';
 import { checkSetting, type ModelChoice } from './parse';
 
 export const MAX_FIELDS_PER_GROUP = 5;
@@ -40,7 +41,7 @@ export function settingsFormFields(applied: AppliedSettings, models?: readonly M
     const part = Math.floor(n / MAX_FIELDS_PER_GROUP);
     const field: FormField = {
       name: f.name,
-      label: f.name.replace(/([a-z])([A-Z])/g, '$1 $2'),
+      label: settingLabel(f.name),
       kind: 'text',
       required: false,
       group: part === 0 ? f.group : `${f.group} ${part + 1}`,

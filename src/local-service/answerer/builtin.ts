@@ -4,7 +4,7 @@ import type { StoredListing } from '../listings/listings-repo';
 import { previousTurn } from './context';
 import { describe, listingLine, listingParagraph, wordGroups } from './format';
 import { type Criteria, hasCriteria, type Intent, parseIntent, type Vocabulary } from './intent';
-import { type Phrases, phrasesFor } from './phrases';
+import { type Phrases, phrasesFor, type SortKind } from './phrases';
 import { filter, isHouseAddress, nearest, onStreet, soldLeftOut, sortBy, vocabulary } from './query';
 import { type AnswerOutcome, type AnswerRequest, type Answerer, estimateTokens } from './types';
 
@@ -64,6 +64,7 @@ export function compose(req: AnswerRequest): Composed {
   const body = answerListings(intent, all, vocab, req, p);
   if (body !== undefined) return answered(prefix + body);
   if (intent.greeting) return answered(prefix + s.WelcomeMessage);
+  if (intent.thanks) return answered(prefix + p.thanks);
   if (intent.privacy && s.ChatbotPrivacyPolicyUrl)
     return answered(prefix + p.privacy(s.ChatbotPrivacyPolicyName || 'Privacy policy', s.ChatbotPrivacyPolicyUrl));
   if (intent.contact) {
@@ -166,7 +167,7 @@ function searchAnswer(
   const found = filter(all, criteria);
   if (found.length === 0) return noMatch(all, criteria, what(2), p);
   if (intent.sort) {
-    const top = sortBy(found, intent.sort).slice(0, intent.top ?? 1);
+    const top = topOf(found, intent.sort, intent.top ?? 1, criteria);
     const lines = top.map((l, i) => listingLine(i + 1, l, p));
     return `${p.superlative(intent.sort, what(2))}\n\n${lines.join('\n')}\n\n${p.offer}`;
   }
@@ -176,6 +177,24 @@ function searchAnswer(
     return withSold(`${p.count(found.length, what(found.length))}\n\n${lines.join('\n')}${more}`, all, criteria, p);
   }
   return listAnswer(found, what(found.length), p, all, criteria);
+}
+
+/**
+ * The first `n` by `kind`. A price ranking with no sale type asked ranks sales and rentals apart
+ * (a monthly rent is not "cheaper" than a purchase price): the top of each, sales first.
+ */
+function topOf(found: StoredListing[], kind: SortKind, n: number, c: Criteria): StoredListing[] {
+  const byPrice = kind === 'cheapest' || kind === 'priciest';
+  const types = [...new Set(found.map((l) => l.data.SaleType))].sort(
+    (a, b) => Number(b === 'for_sale') - Number(a === 'for_sale'),
+  );
+  if (!byPrice || c.saleType || types.length < 2) return sortBy(found, kind).slice(0, n);
+  return types.flatMap((t) =>
+    sortBy(
+      found.filter((l) => l.data.SaleType === t),
+      kind,
+    ).slice(0, n),
+  );
 }
 
 function details(found: StoredListing[], p: Phrases): string {

@@ -18,7 +18,8 @@ export function namedMls(text: string): string[] {
 
 /**
  * Reads the session's history (kept by the chat repo) back: the criteria carried by its questions
- * (a continuation like "and for rent?" adds to the ones before) and the homes the last answer named.
+ * (a continuation like "and for rent?" adds to the ones before) and the homes the last answer naming
+ * any named.
  */
 export function previousTurn(
   history: readonly MessageRecord[],
@@ -32,12 +33,16 @@ export function previousTurn(
     if (!hasCriteria(intent.criteria)) continue;
     criteria = intent.continues || intent.followUp ? { ...criteria, ...intent.criteria } : intent.criteria;
   }
-  const lastAnswer = [...history].reverse().find((m) => m.role === 'assistant');
+  // The last answer that named homes: a reply naming none ("there is no number 2", "nothing
+  // cheaper") leaves the list before it as the one "the first one" or "anything cheaper?" means.
   const byMls = new Map(all.map((l) => [l.data.MLSNumber, l]));
-  const shown = lastAnswer
-    ? namedMls(lastAnswer.content)
-        .map((mls) => byMls.get(mls))
-        .filter((l): l is StoredListing => l !== undefined)
-    : [];
+  let shown: StoredListing[] = [];
+  for (const m of [...history].reverse()) {
+    if (m.role !== 'assistant') continue;
+    shown = namedMls(m.content)
+      .map((mls) => byMls.get(mls))
+      .filter((l): l is StoredListing => l !== undefined);
+    if (shown.length > 0) break;
+  }
   return { criteria, shown };
 }

@@ -32,6 +32,8 @@ export type FollowUp =
 /** What a question asks for, as far as plain patterns can tell. */
 export interface Intent {
   greeting: boolean;
+  /** "thank you", "bye". */
+  thanks: boolean;
   criteria: Criteria;
   /** MLS-number-looking tokens, upper-cased. */
   mlsCandidates: string[];
@@ -102,6 +104,12 @@ export const LONG_ANSWER_PATTERN = /\b(long answer|all (the )?(listings|homes|pr
 
 const GREETING =
   /^\s*(hi|hello|hey|howdy|hiya|greetings|good (morning|afternoon|evening)|yo|hola|buenos d[ií]as|buenas)\b/i;
+/** Asking what the assistant is or does: its welcome message says it. */
+const ABOUT_YOU =
+  /\b(what can you do|what do you do|who are you|what are you|how can you help|what can you help( me)? with|qu[eé] puedes hacer|qui[eé]n eres)\b/i;
+/** Thanks or a goodbye: nothing to look up, nothing to hand to a person. */
+const THANKS =
+  /^\s*(thanks?( you)?|thx|ty|great,? thanks?|ok(ay)?,? thanks?|bye|goodbye|gracias|adi[oó]s)\b[\s!.,]*(a lot|so much|very much)?[\s!.]*$/i;
 const RENT = /\b(rent|rents|rental|rentals|renting|lease|leasing|for[_ ]rent|tenant|alquiler|alquilar|arriendo)\b/i;
 const MONTHLY = /\b(a|per|each|every|\/)\s*(month|mo)\b|\/\s*mo(nth)?\b|\bmonthly\b|\bal mes\b|\bmensual/i;
 const SALE = /\b(buy|buying|purchase|purchasing|for[_ ]sale|on sale|sell|selling|own|venta|comprar)\b/i;
@@ -336,13 +344,18 @@ export function parseIntent(question: string, vocab: Vocabulary): Intent {
   const idMatch = LISTING_ID.exec(q) ?? ID_ALONE.exec(q);
   const mlsCandidates = [...q.matchAll(MLS)].map((m) => m[1].toUpperCase());
   return {
-    greeting: GREETING.test(q),
+    greeting: GREETING.test(q) || ABOUT_YOU.test(q),
+    thanks: THANKS.test(q),
     criteria: dropUndefined(criteria),
     mlsCandidates,
     ...(idMatch ? { listingId: Number(idMatch[1]) } : {}),
     ...(unknownPlace ? { unknownPlace } : {}),
     ...(sort ? { sort, top: topN ? count(topN[1]) : plural ? 3 : 1 } : {}),
-    count: /\b(how many|number of|count|cu[aá]nt[ao]s)\b/i.test(q),
+    // "how many bedrooms does 4460 Blake St have?" asks about a home, not for a count of homes.
+    count:
+      /\b(how many|number of|count|cu[aá]nt[ao]s)\b(?!\s+(bed|bath|bd\b|ba\b|br\b|habitaci|baño|dormitor|parking|car|sq|square|feet|years?\b|days?\b))/i.test(
+        q,
+      ),
     ...(() => {
       const f = parseFollowUp(q);
       return f ? { followUp: f } : {};

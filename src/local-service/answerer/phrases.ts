@@ -55,6 +55,8 @@ export interface Phrases {
   nothingLarger: string;
   nothingPricier: string;
   noPrevious: string;
+  /** The answer to "thank you" or "bye". */
+  thanks: string;
   noOrdinal(n: number, shown: number): string;
   notFoundKey(key: string): string;
   offer: string;
@@ -135,6 +137,7 @@ const EN: Phrases = {
   nothingCheaper: 'Nothing cheaper matches: these were already the least expensive.',
   nothingLarger: 'Nothing larger matches: these were already the largest.',
   nothingPricier: 'Nothing more expensive matches: these were already the most expensive.',
+  thanks: "You're welcome! Ask me any time about homes for sale or for rent.",
   noPrevious: "I'm not sure which home you mean. Ask me about a city, an address or an MLS number and I'll look it up.",
   noOrdinal: (n, shown) =>
     `My last answer listed ${shown} ${shown === 1 ? 'home' : 'homes'}, so there is no number ${n}.`,
@@ -230,6 +233,7 @@ const ES: Phrases = {
   nothingCheaper: 'No hay nada más económico: estas ya eran las más baratas.',
   nothingLarger: 'No hay nada más grande: estas ya eran las más grandes.',
   nothingPricier: 'No hay nada más caro: estas ya eran las más caras.',
+  thanks: '¡De nada! Pregúnteme cuando quiera por viviendas en venta o en alquiler.',
   noPrevious: 'No sé a qué vivienda se refiere. Pregúnteme por una ciudad, una dirección o un número MLS.',
   noOrdinal: (n, shown) =>
     `Mi última respuesta mostró ${shown} ${shown === 1 ? 'vivienda' : 'viviendas'}, así que no hay número ${n}.`,

@@ -52,8 +52,20 @@ export function isHouseAddress(street: string): boolean {
   return /^\d/.test(street);
 }
 
+/**
+ * Below this a price bound is a monthly rent, from it a purchase price: "under 500k" with no sale
+ * type named means homes to buy (a $3,750/month rental is not "under $500,000"), "under 3000" rentals.
+ */
+const RENT_SCALE = 20_000;
+
+function impliedSaleType(bound: number): 'for_sale' | 'for_rent' {
+  return bound < RENT_SCALE ? 'for_rent' : 'for_sale';
+}
+
 export function matches(d: ListingData, c: Criteria): boolean {
   const price = listingPrice(d);
+  const bound = c.maxPrice ?? c.minPrice;
+  if (!c.saleType && bound !== undefined && d.SaleType !== impliedSaleType(bound)) return false;
   if (c.city && normCity(d.City) !== normCity(c.city)) return false;
   if (c.saleType && d.SaleType !== c.saleType) return false;
   if (c.minPrice !== undefined && (price === undefined || price < c.minPrice)) return false;
@@ -132,7 +144,9 @@ export function nearest(
   p: Phrases,
   limit: number,
 ): { found: StoredListing[]; relaxed: string[] } {
-  let current: Criteria = { ...c };
+  // Dropping the price keeps what its size said: the nearest to "under 500k" are homes to buy.
+  const bound = c.maxPrice ?? c.minPrice;
+  let current: Criteria = c.saleType || bound === undefined ? { ...c } : { ...c, saleType: impliedSaleType(bound) };
   const relaxed: string[] = [];
   for (const step of RELAXATIONS) {
     if (!step.keys.some((k) => current[k] !== undefined)) continue;

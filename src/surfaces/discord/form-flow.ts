@@ -6,7 +6,7 @@
 import type { ButtonInteraction, ModalSubmitInteraction } from 'discord.js';
 import type { Actor, FormSpec, Place } from '../../core/surface';
 import { newKey, type ParsedId } from './custom-ids';
-import { FormSessions, modalOf, panelOf, type FormSession } from './forms';
+import { FormSessions, modalOf, panelOf, typedValue, type FormSession } from './forms';
 import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
 import type { RenderedMessage } from './render';
 import type { Responder } from './responder';
@@ -62,7 +62,9 @@ export class FormFlow {
     if (!session) return;
     for (const name of session.chunks[parsed.chunk]?.names ?? []) {
       try {
-        session.values[name] = i.fields.getTextInputValue(name);
+        const field = session.fields.find((f) => f.name === name);
+        const text = i.fields.getTextInputValue(name);
+        session.values[name] = field ? typedValue(field, text) : text;
       } catch {
         // An input the modal did not carry keeps its earlier value.
       }

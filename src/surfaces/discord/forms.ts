@@ -96,7 +96,9 @@ function cut(text: string, max: number): string {
 }
 
 function placeholderOf(f: FormField): string | undefined {
-  if (f.options && f.options.length > 0) return cut(`One of: ${f.options.map((o) => o.value).join(' | ')}`, 100);
+  // A modal has no select: the options are typed, so they are named in words ("For sale"), never
+  // as the wire values the service takes ("for_sale").
+  if (f.options && f.options.length > 0) return cut(`One of: ${f.options.map((o) => o.label).join(' | ')}`, 100);
   if (f.kind === 'boolean') return 'yes or no';
   if (f.hint) return cut(f.hint, 100);
   if (f.kind === 'number') return 'a number';
@@ -119,6 +121,19 @@ export interface ModalBody {
       max_length: number;
     }>;
   }>;
+}
+
+const squash = (s: string): string => s.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** What a modal input shows for a value: an option's words rather than its wire value. */
+export function shownValue(f: FormField, value: string): string {
+  return f.options?.find((o) => o.value === value)?.label ?? value;
+}
+
+/** A typed value back to what the form takes: an option named by its words or its value; else as typed. */
+export function typedValue(f: FormField, text: string): string {
+  const want = squash(text);
+  return f.options?.find((o) => squash(o.label) === want || squash(o.value) === want)?.value ?? text;
 }
 
 /** The modal of one chunk, pre-filled with what the user typed so far (or the form's initial values). */
@@ -144,7 +159,7 @@ export function modalOf(key: string, session: FormSession, chunk: number, submit
             style: f.kind === 'textarea' ? (2 as const) : (1 as const),
             required: f.required,
             max_length: 4000,
-            ...(value !== undefined && value !== '' ? { value: value.slice(0, 4000) } : {}),
+            ...(value !== undefined && value !== '' ? { value: shownValue(f, value).slice(0, 4000) } : {}),
             ...(placeholder ? { placeholder } : {}),
           },
         ],

@@ -116,6 +116,10 @@ test("show is a readable card: the chatbot's name, settings grouped in words, no
   const field = (label: string) => card?.fields.find((f) => f.label === label)?.value ?? '';
   expect(field('Model and prompt')).toMatch(/Welcome message: Hello!/);
   expect(field('Model and prompt')).toMatch(/Temperature: 1/);
+  await env.run(chatbotCommand, env.admin, 'set AIResponseLanguage Spanish');
+  const again = (await env.run(chatbotCommand, env.admin, 'show')).last().cards?.[0];
+  expect(JSON.stringify(again)).toContain('Answer language: Spanish');
+  expect(JSON.stringify(again)).not.toMatch(/AIResponse|Airesponse/);
   expect(JSON.stringify(card)).toMatch(/Enable upload image: yes/);
   const all = JSON.stringify(msg);
   expect(all).not.toMatch(/\d{4}-\d{2}-\d{2}T|max_tokens=|has not applied any setting|no way to read them back/);
@@ -145,6 +149,10 @@ describe('edit form', () => {
     expect(byName('Model')?.kind).toBe('select');
     expect(byName('SystemMessage')?.kind).toBe('textarea');
     expect(byName('MessageLimit')?.initial).toBeUndefined();
+    // Labels in words, as the card shows them: never a camel-cased wire name.
+    expect(byName('AIResponseLanguage')?.label).toBe('Answer language');
+    expect(byName('SocialPageUrl')?.label).toBe('Social page URL');
+    for (const f of fields) expect(f.label).toMatch(/^[A-Z][a-z-]*( [a-zA-Z-]+)*$/);
   });
 
   test('invalid values come back as field errors; valid ones are applied', async () => {

@@ -67,6 +67,8 @@ describe('show (everyone)', () => {
       expect(card?.badge).toBe('For sale');
       expect(field(card, 'Photo 1')).toBe(sample.images[0]);
       expect(field(card, 'Description')).toBe(sample.description);
+      // The price per unit of area names its unit and shows cents ("$353.60", never "$353.6").
+      expect(field(card, 'Price per sq ft')).toMatch(/^\$\d{1,3}(,\d{3})*\.\d{2}$/);
     }
   });
 

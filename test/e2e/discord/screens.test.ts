@@ -4,7 +4,7 @@
  * /analytics replacing its progress message.
  */
 import type { InteractionRecord } from '../../support/fake-discord';
-import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 import { waitFor } from '../../support/wait-for';
 
 describe('Discord: the everyday screens', () => {
@@ -67,6 +67,54 @@ describe('Discord: the everyday screens', () => {
       e.fake.changes,
     );
     expect(e.fake.buttons(adminMsg).map((b) => b.label)).toEqual(['Ask about a viewing', 'Edit']);
+  });
+
+  test('an answer that names a listing links it (a Markdown link on the address), with the true price', async () => {
+    const question = 'How much is 3096 Larimer St?';
+    const { threadId } = await ask(e, question);
+    const { messages } = await waitForAnswer(e, threadId, question);
+    const shown = messages.map((m) => m.content).join('');
+    expect(shown).toContain(
+      '[3096 Larimer St, Denver, CO 80201](https://homes.example.com/denver/3096-larimer-st-den240007)',
+    );
+    expect(shown).toContain('$670,000');
+    expect(shown).not.toMatch(/couldn't find anything|passing your question|will reply here shortly/);
+  });
+
+  test('/listing create: options named in words in the modals (never wire values), typed back in words and taken', async () => {
+    const rec = command('listing', { sub: 'create' });
+    const panel = await waitFor(
+      () => e.fake.responsesOf(rec).find((m) => e.fake.buttons(m).length > 0),
+      'the form panel',
+      10_000,
+      e.fake.changes,
+    );
+    const open = (group: string) => {
+      const click = e.fake.clickButtonLabelled(panel, group, e.admin);
+      return waitFor(() => e.fake.modalOf(click), `the ${group} modal`, 10_000, e.fake.changes);
+    };
+    const where = await open('Where and how it is offered');
+    const input = (id: string) => where.inputs.find((i) => i.custom_id === id);
+    expect(input('SaleType')?.placeholder).toBe('One of: For sale | For rent');
+    expect(input('SaleType')?.value).toBe('For sale');
+    expect(input('Status')?.placeholder).toBe('One of: Active | Coming soon | Sold');
+    const listing = await open('Listing');
+    expect(listing.inputs.find((i) => i.custom_id === 'Tours')?.placeholder).toBe('One of: Open house | 3D tour');
+    expect(JSON.stringify([where, listing])).not.toMatch(/for_sale|for_rent|PreOnMarket|OpenHouse/);
+    // The words typed back are taken: a rental coming soon is saved as one.
+    e.fake.submitModal({
+      customId: where.custom_id,
+      channelId: e.general.id,
+      member: e.admin,
+      message: panel,
+      values: { City: 'Boulder', State: 'CO', ZIP: '80302', SaleType: 'For rent', Status: 'coming soon' },
+    });
+    await waitFor(() => panel.content.includes('\u2705 Where'), 'the group done', 10_000, e.fake.changes);
+    e.fake.clickButtonLabelled(panel, 'Create', e.admin);
+    await waitFor(() => panel.content.includes('Please fix'), 'the missing fields', 10_000, e.fake.changes);
+    // Fields left empty are named; the options typed in words are not among them.
+    expect(panel.content).toContain('Bedrooms');
+    expect(panel.content).not.toMatch(/\*\*Offered|\*\*Status/);
   });
 
   test('/analytics: the progress message becomes the figures, named after the chatbot', async () => {

@@ -3,7 +3,7 @@
  * as a badge, no internal ids or wire values, a short list on one page, a photo Slack cannot
  * download never costing the message, /analytics replacing its progress message.
  */
-import { startSlackE2E, ADMIN, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, ADMIN, rootFor, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../support/slack-requests';
 import { button } from '../../support/slack-blocks';
 
@@ -97,10 +97,29 @@ describe('Slack e2e: the everyday screens', () => {
     expect(inputs.find((b) => b.block_id === 'AreaUnit')?.element?.initial_option?.text.text).toBe('Square feet');
     expect(inputs.find((b) => b.block_id === 'BuildingArea')?.element?.placeholder?.text).toMatch(/square feet/);
     expect(inputs.find((b) => b.block_id === 'RentPrice')?.element?.placeholder?.text).toMatch(/per month/);
+    // Every amount of money says its unit: dollars, the default currency.
+    for (const money of ['SalePrice', 'RentPrice', 'DepositFee', 'HOAMonth', 'EstimatePrice', 'UnitAreaPrice'])
+      expect(inputs.find((b) => b.block_id === money)?.element?.placeholder?.text).toMatch(/dollars.*\$\d/);
     // What a person reads (every text, not the values sent back) has no developer formats or wire values.
     const shown = [...JSON.stringify(view.blocks).matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]);
     for (const t of shown)
       expect(t).not.toMatch(/^(basics|more)$|comma-separated|Key=value|for_sale|for_rent|PreOnMarket|OpenHouse/);
+  });
+
+  test('an answer that names a listing links it (a Markdown link on the address, streamed as markdown_text), with the true price', async () => {
+    const question = 'How much is 3096 Larimer St?';
+    await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0LINKED' });
+    const root = await waitFor(() => rootFor(e.fake, 'C0LINKED', question), 'the root');
+    const { messages } = await waitForAnswer(e, 'C0LINKED', root.ts, question);
+    // The fake keeps a streamed message's markdown_text, which Slack renders as Markdown (links too).
+    expect(messages.every((m) => m.history.length > 0)).toBe(true);
+    expect(e.fake.callsOf('chat.startStream').some((c) => c.args.channel === 'C0LINKED')).toBe(true);
+    const shown = messages.map((m) => m.text).join('');
+    expect(shown).toContain(
+      '[3096 Larimer St, Denver, CO 80201](https://homes.example.com/denver/3096-larimer-st-den240007)',
+    );
+    expect(shown).toContain('$670,000');
+    expect(shown).not.toMatch(/couldn't find anything|passing your question|will reply here shortly/);
   });
 
   test('/analytics: the progress message is replaced by the figures, named after the chatbot', async () => {

@@ -1,6 +1,6 @@
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { buttonId, parseId } from '../../../src/surfaces/discord/custom-ids';
-import { chunkFields } from '../../../src/surfaces/discord/forms';
+import { chunkFields, shownValue, typedValue } from '../../../src/surfaces/discord/forms';
 import { contentOf, renderMessage, TYPING_MARK } from '../../../src/surfaces/discord/render';
 import { slashCommandDefinitions } from '../../../src/surfaces/discord/commands';
 import type { FormField } from '../../../src/core/surface';
@@ -66,6 +66,25 @@ describe('Discord rendering', () => {
     const chunks = chunkFields(fields);
     expect(chunks.map((c) => c.names.length)).toEqual([5, 4, 3]);
     expect(chunks.map((c) => c.label)).toEqual(['A (1/2)', 'A (2/2)', 'B']);
+  });
+
+  test('a modal shows an option in words and takes it back in words or as its value; other text as typed', () => {
+    const f: FormField = {
+      name: 'SaleType',
+      label: 'Offered',
+      kind: 'select',
+      required: true,
+      group: 'Where and how it is offered',
+      options: [
+        { value: 'for_sale', label: 'For sale' },
+        { value: 'for_rent', label: 'For rent' },
+      ],
+    };
+    expect(shownValue(f, 'for_rent')).toBe('For rent');
+    expect(typedValue(f, 'for rent')).toBe('for_rent');
+    expect(typedValue(f, ' For Sale ')).toBe('for_sale');
+    expect(typedValue(f, 'FOR_SALE')).toBe('for_sale');
+    expect(typedValue(f, 'castle')).toBe('castle');
   });
 
   test('command definitions stay within Discord limits (25 choices, descriptions of 100)', () => {
