@@ -6,6 +6,7 @@
  * message edits of a later change. The drains here are called by hand (no timers), so "not yet" is
  * observable.
  */
+import { keys } from '../../../src/core/conversations/model';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { handoffFigures } from '../../../src/core/handoff/figures';
 import { DEFAULT_TALK_TO_HUMAN, type Ticket, ticketKeys } from '../../../src/core/handoff/model';
@@ -148,6 +149,28 @@ describe('handoff: a ticket opened through the outbox', () => {
       expect.stringMatching(/cancelled the request/),
     ]);
     expect(await pending()).toBe(0);
+  });
+
+  it('a handoff mark left behind (by an ended or a vanished ticket) does not block a new ticket', async () => {
+    const thread = await ask('Which homes are for sale in Tulsa?');
+    await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'first');
+    const first = ticketOf(thread);
+    const convId = (await h.bridge.handoffs.load(first))!.convId;
+    await h.bridge.action(h.invocation(h.users.alice, thread), 'handoff.cancel', first);
+    // As a crash right after the cancel would leave it: the mark still names the ended ticket.
+    await h.store.set(keys.handoff(convId), first);
+    const before = tickets().length;
+    await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'second');
+    expect(tickets()).toHaveLength(before + 1);
+    const second = (await h.bridge.handoffs.activeTicket(convId))!;
+    expect(second.id).not.toBe(first);
+    expect(second.reason).toBe('second');
+    // A mark naming a ticket that no longer exists (expired) does not block either.
+    await h.bridge.action(h.invocation(h.users.alice, thread), 'handoff.cancel', second.id);
+    await h.store.set(keys.handoff(convId), 'vanished');
+    await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'third');
+    expect(tickets()).toHaveLength(before + 2);
+    expect((await h.bridge.handoffs.activeTicket(convId))?.reason).toBe('third');
   });
 
   it('a ticket stranded by a crash before it was handed its conversation is no handoff: the figures skip it', async () => {
