@@ -79,6 +79,7 @@ describe('Slack e2e: the everyday screens', () => {
         placeholder?: { text: string };
         options?: Array<{ text: { text: string } }>;
         initial_option?: { text: { text: string } };
+        initial_value?: string;
       };
     };
     const blocks = view.blocks as Input[];
@@ -95,6 +96,8 @@ describe('Slack e2e: the everyday screens', () => {
     expect(options('Status')).toEqual(['Active', 'Coming soon', 'Sold']);
     expect(options('Tours')).toEqual(['Open house', '3D tour']);
     expect(inputs.find((b) => b.block_id === 'AreaUnit')?.element?.initial_option?.text.text).toBe('Square feet');
+    expect(inputs.find((b) => b.block_id === 'CurrencySymbol')?.element?.initial_value).toBe('$');
+    expect(inputs.find((b) => b.block_id === 'SaleType')?.element?.initial_option?.text.text).toBe('For sale');
     expect(inputs.find((b) => b.block_id === 'BuildingArea')?.element?.placeholder?.text).toMatch(/square feet/);
     expect(inputs.find((b) => b.block_id === 'RentPrice')?.element?.placeholder?.text).toMatch(/per month/);
     // Every amount of money says its unit: dollars, the default currency.
