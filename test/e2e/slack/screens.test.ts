@@ -125,6 +125,23 @@ describe('Slack e2e: the everyday screens', () => {
     expect(shown).not.toMatch(/couldn't find anything|passing your question|will reply here shortly/);
   });
 
+  test('without native streaming, the answer’s Markdown link becomes a Slack link in its blocks', async () => {
+    e.fake.setStreaming('feature_not_enabled');
+    try {
+      const question = 'Tell me about MLS DEN240138';
+      await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0LINKED2' });
+      const root = await waitFor(() => rootFor(e.fake, 'C0LINKED2', question), 'the root');
+      const { messages } = await waitForAnswer(e, 'C0LINKED2', root.ts, question);
+      const blocks = JSON.stringify(messages.map((m) => m.blocks));
+      expect(blocks).toContain(
+        '<https://homes.example.com/denver/4632-colfax-ave-den240138|4632 Colfax Ave, Denver, CO 80202>',
+      );
+      expect(blocks).not.toContain('](https://');
+    } finally {
+      e.fake.setStreaming('on');
+    }
+  });
+
   test('/listing show: a viewing for everyone (a ticket naming the listing), Edit only for admins', async () => {
     await e.driver.command('/listing', 'show mls:DEN240007', { user: 'U0USER1', channel: 'C0VIEWING' });
     const card = await waitFor(() => e.fake.channelMessages('C0VIEWING')[0], 'the detail card');
