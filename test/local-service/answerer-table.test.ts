@@ -258,6 +258,12 @@ const ROWS: Row[] = [
   { ask: 'What can you do?', must: [], mustNot: [...AUSTIN], says: ["I'm the Skyline Realty assistant"] },
   { ask: 'Who are you?', must: [], mustNot: [...DENVER], says: ["I'm the Skyline Realty assistant"] },
   { ask: 'Thank you!', must: [], mustNot: [...SEATTLE], says: ["You're welcome"] },
+  {
+    ask: 'Are there any 5 bedroom homes?',
+    must: ['ATX240131'],
+    mustNot: ['SEA240145'],
+    says: [/no homes with 5\+ bedrooms/, /1 sold home is not shown/, 'with fewer bedrooms'],
+  },
   // Outside the listings: the only noAnswer.
   { ask: 'What is the capital of France?', must: [], mustNot: [...AUSTIN], noAnswer: true },
   { ask: 'Can you write me a poem?', must: [], mustNot: [...DENVER], noAnswer: true },

@@ -12,6 +12,7 @@ import {
   listingToText,
   validateListing,
   type FieldErrors,
+  formErrorsInWords,
   type ListingFieldName,
   LISTING_FIELDS,
 } from '../listings/fields';
@@ -191,7 +192,7 @@ async function submitCreate(
 ): Promise<FormResult> {
   if (!inv.actor.isAdmin) return { ok: false, errors: { SaleType: 'Only admins may create listings.' } };
   const outcome = await createListing(ctx, values);
-  if (!outcome.ok) return outcome;
+  if (!outcome.ok) return { ok: false, errors: formErrorsInWords(outcome.errors) };
   await inv.reply({ text: outcome.text });
   return { ok: true };
 }
@@ -207,7 +208,7 @@ async function submitUpdate(
   if (!key) return { ok: false, errors: { SaleType: 'This form is out of date; run /listing update again.' } };
   try {
     const outcome = await updateListing(ctx, key, values);
-    if (!outcome.ok) return outcome;
+    if (!outcome.ok) return { ok: false, errors: formErrorsInWords(outcome.errors) };
     await inv.reply({ text: outcome.text });
     return { ok: true };
   } catch (err) {

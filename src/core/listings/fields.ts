@@ -192,6 +192,25 @@ export function coerceListingValues(raw: Record<string, string>): {
   return { values, errors };
 }
 
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A form's errors about enumerations name the options in words ("must be one of Active, Coming
+ * soon, Sold"), as the form shows them (the words are accepted: matchOption). `Field:value` pairs
+ * keep the wire values, which is what a pair is typed with.
+ */
+export function formErrorsInWords(errors: FieldErrors): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [field, message] of Object.entries(errors)) {
+    const options = findListingField(field)?.options ?? [];
+    let text = message;
+    for (const o of [...options].sort((a, b) => b.length - a.length))
+      text = text.replace(new RegExp(`(?<![\\w-])${escapeRegExp(o)}(?![\\w-])`, 'g'), optionLabel(o));
+    out[field] = text;
+  }
+  return out;
+}
+
 /** Validates a whole body with the client's schema; errors keyed by top-level field. */
 export function validateListing(
   chatbotId: string,

@@ -215,9 +215,11 @@ function listAnswer(found: StoredListing[], what: string, p: Phrases, all: Store
 
 /** Nothing matches: say so, then offer the nearest homes and what was relaxed to find them. */
 function noMatch(all: StoredListing[], c: Criteria, what: string, p: Phrases): string {
-  const none = p.none(what);
+  // A sold home that would match is said to exist: "none" is about homes on offer.
+  const sold = soldLeftOut(all, c);
+  const none = sold > 0 ? `${p.none(what)}\n\n${p.soldHidden(sold)}\n\n` : `${p.none(what)} `;
   const near = nearest(all, c, p, NEAREST);
-  if (near.found.length === 0) return none;
+  if (near.found.length === 0) return none.trim();
   const lines = near.found.map((l, i) => listingLine(i + 1, l, p));
-  return `${none} ${p.nearest(p.joinAnd(near.relaxed))}\n\n${lines.join('\n')}\n\n${p.offer}`;
+  return `${none}${p.nearest(p.joinAnd(near.relaxed))}\n\n${lines.join('\n')}\n\n${p.offer}`;
 }

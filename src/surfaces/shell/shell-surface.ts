@@ -248,7 +248,9 @@ export class ShellSurface implements SurfacePort {
   }
 
   private countLines(text: string): number {
-    const columns = this.opts.output.columns ?? 80;
+    // A terminal that reports no width (0, as `script` without a size does) is taken as 80 wide:
+    // dividing by 0 would move the cursor up "Infinity" lines, which no terminal does.
+    const columns = this.opts.output.columns || 80;
     return text
       .replace(ANSI, '')
       .split('\n')

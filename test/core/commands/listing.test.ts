@@ -284,12 +284,15 @@ describe('forms', () => {
       listingCommand,
       LISTING_CREATE_FORM,
       '',
-      { SaleType: 'for_lease', Bedrooms: 'three', Status: 'Active' },
+      { SaleType: 'for_lease', Bedrooms: 'three', Status: 'Active', Tours: 'Virtual' },
       env.admin,
     );
     expect(bad.result.ok).toBe(false);
     const errors = bad.result.ok ? {} : bad.result.errors;
-    expect(errors.SaleType).toMatch(/SaleType must be one of/);
+    // A form names the options in words, as it shows them.
+    expect(errors.SaleType).toMatch(/SaleType must be one of For sale, For rent/);
+    expect(errors.Tours).toMatch(/Tours must be one of Open house, 3D tour/);
+    expect(JSON.stringify(errors)).not.toMatch(/for_sale|for_rent|PreOnMarket|OpenHouse/);
     expect(errors.Bedrooms).toMatch(/Bedrooms must be a number/);
     expect(errors.Url).toMatch(/Url is required/);
     expect(errors.Status).toBeUndefined();

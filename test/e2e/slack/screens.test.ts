@@ -3,7 +3,7 @@
  * as a badge, no internal ids or wire values, a short list on one page, a photo Slack cannot
  * download never costing the message, /analytics replacing its progress message.
  */
-import { startSlackE2E, ADMIN, rootFor, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, ADMIN, HANDOFF_CHANNEL, rootFor, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../support/slack-requests';
 import { button } from '../../support/slack-blocks';
 
@@ -79,6 +79,7 @@ describe('Slack e2e: the everyday screens', () => {
         placeholder?: { text: string };
         options?: Array<{ text: { text: string } }>;
         initial_option?: { text: { text: string } };
+        initial_value?: string;
       };
     };
     const blocks = view.blocks as Input[];
@@ -95,6 +96,8 @@ describe('Slack e2e: the everyday screens', () => {
     expect(options('Status')).toEqual(['Active', 'Coming soon', 'Sold']);
     expect(options('Tours')).toEqual(['Open house', '3D tour']);
     expect(inputs.find((b) => b.block_id === 'AreaUnit')?.element?.initial_option?.text.text).toBe('Square feet');
+    expect(inputs.find((b) => b.block_id === 'CurrencySymbol')?.element?.initial_value).toBe('$');
+    expect(inputs.find((b) => b.block_id === 'SaleType')?.element?.initial_option?.text.text).toBe('For sale');
     expect(inputs.find((b) => b.block_id === 'BuildingArea')?.element?.placeholder?.text).toMatch(/square feet/);
     expect(inputs.find((b) => b.block_id === 'RentPrice')?.element?.placeholder?.text).toMatch(/per month/);
     // Every amount of money says its unit: dollars, the default currency.
@@ -120,6 +123,45 @@ describe('Slack e2e: the everyday screens', () => {
     );
     expect(shown).toContain('$670,000');
     expect(shown).not.toMatch(/couldn't find anything|passing your question|will reply here shortly/);
+  });
+
+  test('without native streaming, the answer’s Markdown link becomes a Slack link in its blocks', async () => {
+    e.fake.setStreaming('feature_not_enabled');
+    try {
+      const question = 'Tell me about MLS DEN240138';
+      await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0LINKED2' });
+      const root = await waitFor(() => rootFor(e.fake, 'C0LINKED2', question), 'the root');
+      const { messages } = await waitForAnswer(e, 'C0LINKED2', root.ts, question);
+      const blocks = JSON.stringify(messages.map((m) => m.blocks));
+      expect(blocks).toContain(
+        '<https://homes.example.com/denver/4632-colfax-ave-den240138|4632 Colfax Ave, Denver, CO 80202>',
+      );
+      expect(blocks).not.toContain('](https://');
+    } finally {
+      e.fake.setStreaming('on');
+    }
+  });
+
+  test('/listing show: a viewing for everyone (a ticket naming the listing), Edit only for admins', async () => {
+    await e.driver.command('/listing', 'show mls:DEN240007', { user: 'U0USER1', channel: 'C0VIEWING' });
+    const card = await waitFor(() => e.fake.channelMessages('C0VIEWING')[0], 'the detail card');
+    expect(button(card, /Edit/)).toBeUndefined();
+    const viewing = button(card, 'Ask about a viewing');
+    expect(viewing).toBeDefined();
+    // Every field and every photo link, once; no internal id.
+    const blocks = JSON.stringify(card.blocks);
+    for (const label of ['Year built', 'Days on market', 'Price per sq ft', 'Photo 3']) expect(blocks).toContain(label);
+    expect(blocks).not.toMatch(/ID \d|for_sale|PreOnMarket/);
+    await e.driver.click(viewing!, { channel: 'C0VIEWING', messageTs: card.ts }, { user: 'U0USER1' });
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => m.text.includes('3096 Larimer St (MLS DEN240007)')),
+      'the viewing ticket',
+    );
+    expect(ticket.text).toMatch(/Viewing request: 3096 Larimer St \(MLS DEN240007\)/);
+    expect(button(ticket, 'Claim')).toBeDefined();
+    await e.driver.command('/listing', 'show mls:DEN240007', { user: ADMIN, channel: 'C0VIEWADMIN' });
+    const forAdmin = await waitFor(() => e.fake.channelMessages('C0VIEWADMIN')[0], 'the admin card');
+    expect(button(forAdmin, 'Edit')).toBeDefined();
   });
 
   test('/analytics: the progress message is replaced by the figures, named after the chatbot', async () => {

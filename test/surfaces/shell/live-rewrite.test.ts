@@ -26,9 +26,9 @@ interface Rig {
   screen(): string[];
 }
 
-function rig(): Rig {
+function rig(reportedColumns = COLUMNS): Rig {
   const input = new PassThrough();
-  const out = Object.assign(new PassThrough(), { columns: COLUMNS, isTTY: true });
+  const out = Object.assign(new PassThrough(), { columns: reportedColumns, isTTY: true });
   let output = '';
   const waiters: Array<() => void> = [];
   out.on('data', (chunk: Buffer) => {
@@ -67,7 +67,7 @@ function rig(): Rig {
     finish: () => input.end(),
     release,
     done,
-    screen: () => screenOf(output, COLUMNS),
+    screen: () => screenOf(output, reportedColumns || 80),
   };
 }
 
@@ -110,5 +110,20 @@ describe('the shell on a terminal: a rewrite with a line typed below it', () => 
     const result = screen.indexOf('bot› Analytics for Skyline Realty Assistant');
     expect(screen[result - 1]).toBe('you› /analytics');
     expect(screen[result + 1]).toBe('Conversations: 3');
+  });
+
+  it('on a terminal that reports no width, the result still takes the progress line (80 columns assumed)', async () => {
+    const r = rig(0);
+    r.type('/analytics\r');
+    await r.shows('Crunching analytics');
+    r.release('Analytics for Skyline Realty Assistant\nConversations: 3');
+    await r.shows('Conversations: 3');
+    r.finish();
+    await r.done;
+    expect(r.output).not.toContain('Infinity');
+    const screen = r.screen();
+    expect(screen.join('\n')).not.toContain('Crunching analytics');
+    const result = screen.indexOf('bot› Analytics for Skyline Realty Assistant');
+    expect(screen[result - 1]).toBe('you› /analytics');
   });
 });
