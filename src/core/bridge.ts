@@ -36,7 +36,7 @@ export interface BridgeDeps {
   commands?: CommandHandler[];
   /**
    * The bridge marks answers whose instance died mid-stream (recoverAbandonedAnswers) on start and
-   * every 15 s; false turns that off.
+   * every 5 s; false turns that off.
    */
   recoverInflight?: boolean;
   /** Replaces that recovery (tests, or a caller with its own loop). */
@@ -46,8 +46,9 @@ export interface BridgeDeps {
 type ActionFn = (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>;
 type FormFn = NonNullable<CommandHandler['forms']>[string];
 
-const RECOVERY_EVERY_MS = 15_000;
-const QUEUE_SWEEP_EVERY_MS = 15_000;
+// A dead instance's work is found within one sweep of its lease running out (see LEASE_TTL_MS).
+const RECOVERY_EVERY_MS = 5_000;
+const QUEUE_SWEEP_EVERY_MS = 5_000;
 /** How often pending ticket notices are looked for (a lease held by a dead instance runs out first). */
 const NOTICE_DRAIN_EVERY_MS = 5_000;
 const HELP_WORDS = new Set(['help', '-h', '--help', '?']);

@@ -47,7 +47,7 @@ export const ANSWER_RETRY_ACTION = 'answer.retry';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** In-flight work holds its thread's lease at most this long without renewal (issue 7: <= 30 s). */
-export const LEASE_TTL_MS = 30_000;
+export const LEASE_TTL_MS = 20_000;
 const RETRY_TTL_MS = 14 * DAY_MS;
 /** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
 const RETRYING_TTL_MS = 10 * 60_000;

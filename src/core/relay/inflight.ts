@@ -17,8 +17,11 @@ import {
 import type { Json, StateStore } from '../../state/store';
 
 export const INFLIGHT_PREFIX = 'inflight:';
-export const LEASE_TTL_MS = 30_000;
-export const LEASE_RENEW_MS = 10_000;
+// Short enough that a dead instance's answer is marked well inside the 60 s promise even on a loaded
+// machine (lease 20 s + one recovery sweep of 5 s), long enough that four renewals can miss before a
+// live answer is taken for dead.
+export const LEASE_TTL_MS = 20_000;
+export const LEASE_RENEW_MS = 5_000;
 
 export function inflightKey(answerKey: string): string {
   return `${INFLIGHT_PREFIX}${answerKey}`;
