@@ -313,6 +313,10 @@ describe('Slack: a lead through a handoff', () => {
     const outsider = await waitFor(() => e.fake.homeViews.find((v) => v.user === GRACE), 'Grace’s App Home');
     expect(JSON.stringify(outsider.view.blocks)).not.toContain('Grace Hopper');
     expect(JSON.stringify(outsider.view.blocks)).toMatch(/members of the handoff channel/);
+    // An admin who is not in the handoff channel sees the queue too.
+    await e.driver.event({ type: 'app_home_opened', user: ADMIN, channel: 'D0ADMIN', tab: 'home' });
+    const admin = await waitFor(() => e.fake.homeViews.find((v) => v.user === ADMIN), 'the admin’s App Home');
+    expect(JSON.stringify(admin.view.blocks)).toMatch(/Waiting \d+ s · Grace Hopper \(Slack\)/);
 
     // Grace cancels hers (the asker may): it counts as cancelled in the figures.
     await e.driver.command('/handoff', 'cancel', { user: GRACE, channel: USERS });
