@@ -49,6 +49,20 @@ describe('Discord: a lead through a handoff', () => {
     const follow = 'Reach me at ada@example.org or +1 305 555 0199. What about MIA240021 and 77 NE 2nd Ave?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow });
     await waitForAnswer(e, threadId, follow);
+    // A listing card ada opened counts among the listings of her lead.
+    const card = e.service.context.db
+      .prepare(
+        `SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL AND mls_number <> 'MIA240021' LIMIT 1`,
+      )
+      .get() as { mls: string };
+    const shown = e.fake.slashCommand({
+      name: 'listing',
+      subcommand: 'show',
+      channelId: e.general.id,
+      member: e.user,
+      options: [{ name: 'mls', type: 3, value: card.mls }],
+    });
+    await wait(() => e.fake.responsesOf(shown).length > 0 && responseText(e, shown).includes(card.mls), 'the card');
     const answer = botMessagesIn(e.fake, threadId)
       .filter((m) => e.fake.buttons(m).some((b) => b.label === 'Talk to a human'))
       .at(-1)!;
@@ -79,6 +93,7 @@ describe('Discord: a lead through a handoff', () => {
       'Bedrooms: 2',
       'MLS MIA240021',
       '77 NE 2nd Ave',
+      `MLS ${card.mls}`,
     ]) {
       expect(ticket.content).toContain(fact);
     }
