@@ -2,7 +2,8 @@
  * The other way round from cross-surface-handoff: a Slack user handed to the Discord handoff channel.
  * One app with both surfaces, only DISCORD_HANDOFF_CHANNEL configured. The ticket (state line, Slack
  * permalink, channel name, lead), the claim, the agent's replies and notes live on Discord; the user,
- * their rating and the buttons that no longer apply stay on Slack.
+ * their rating and the buttons that no longer apply stay on Slack. The app restarts between the claim
+ * and the first reply and between the close and the rating.
  */
 import { startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
 import { FakeSlack, type FakeMessage as SlackMessage } from '../../support/fake-slack';
@@ -39,7 +40,7 @@ describe('Slack user, Discord handoff channel', () => {
     await slack?.close();
   });
 
-  test('the Discord ticket reads well for a Slack user; claim, note, relay, close and the Slack rating on the Discord ticket', async () => {
+  test('the Discord ticket reads well for a Slack user; claim, restart, note, relay, close, restart, and the Slack rating on the Discord ticket', async () => {
     const question = 'I want a 4 bedroom house in Boston, budget up to $900,000';
     await driver.command('/ask', question, { user: ADA, channel: USERS });
     const root = await waitFor(() => rootFor(slack, USERS, question), 'the Slack conversation');
@@ -116,6 +117,9 @@ describe('Slack user, Discord handoff channel', () => {
       'the Slack user told who joined',
     );
 
+    // A restart between the claim and the first reply (a new app, a new port for Slack's requests).
+    await e.restart();
+    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'NOTE: cash buyer, call back today' });
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'Hello Ada, 12 Beacon St is open Sunday.' });
     await waitFor(
@@ -140,6 +144,9 @@ describe('Slack user, Discord handoff channel', () => {
     expect(e.fake.buttons(ticket)).toEqual([]);
     const prompt = await waitFor(() => userThread().find((m) => button(m, '5')), 'the rating prompt on Slack');
     await waitFor(() => !userThread().some((m) => button(m, 'Cancel')), 'the Cancel button gone on Slack');
+    // A restart between the close and the rating.
+    await e.restart();
+    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
     await driver.click(
       button(prompt, '4')!,
       { channel: USERS, messageTs: prompt.ts, threadTs: root.ts },
@@ -150,5 +157,10 @@ describe('Slack user, Discord handoff channel', () => {
       15_000,
       'the Slack rating on the Discord ticket',
     );
+    // Nothing doubled across the restarts.
+    expect(userThread().filter((m) => m.text.includes('Hello Ada, 12 Beacon St is open Sunday.'))).toHaveLength(1);
+    expect(userThread().filter((m) => m.text.includes('agent-smith (agent) has joined'))).toHaveLength(1);
+    expect(userThread().filter((m) => /How would you rate|You rated the help/.test(m.text))).toHaveLength(1);
+    expect(e.fake.channelMessages(e.handoff.id)).toHaveLength(1);
   }, 90_000);
 });
