@@ -157,6 +157,12 @@ describe('Slack user, Discord handoff channel', () => {
       15_000,
       'the Slack rating on the Discord ticket',
     );
+    await waitFor(
+      () =>
+        slack.message(USERS, prompt.ts)!.text.includes('You rated the help 4/5') &&
+        !button(slack.message(USERS, prompt.ts)!, '1'),
+      'the thanks in place of the rating buttons on Slack',
+    );
     // Nothing doubled across the restarts.
     expect(userThread().filter((m) => m.text.includes('Hello Ada, 12 Beacon St is open Sunday.'))).toHaveLength(1);
     expect(userThread().filter((m) => m.text.includes('agent-smith (agent) has joined'))).toHaveLength(1);

@@ -184,6 +184,11 @@ describe('Discord: a lead through a handoff', () => {
       'the score on the ticket',
     );
     await wait(() => inTicketThread().find((t) => t.includes('ada rated the help 5/5')), 'the rating in the thread');
+    // The rating buttons no longer apply: the prompt thanks the user in their place.
+    await wait(
+      () => prompt.content.includes('You rated the help 5/5') && e.fake.buttons(prompt).length === 0,
+      'the thanks in place of the rating buttons',
+    );
     expect(
       botMessagesIn(e.fake, threadId).filter((m) => /How would you rate|You rated the help/.test(m.content)),
     ).toHaveLength(1);
