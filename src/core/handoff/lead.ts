@@ -132,9 +132,15 @@ export function extractListings(text: string): string[] {
   return uniq(withPos.map((x) => x.v));
 }
 
+/** Abbreviations a place name may hold ("St. Louis", "Ft. Lauderdale"); any other word ending in "." ends the sentence. */
+const NAME_ABBREVIATIONS = new Set(['St.', 'Ste.', 'Ft.', 'Mt.', 'Pt.']);
+
 export function extractCity(text: string): string | undefined {
   for (const m of text.matchAll(CITY)) {
     const words = (m[1] ?? '').split(/\s+/);
+    // "moving to Denver. Budget: ..." : the city ends with its sentence.
+    const end = words.findIndex((w, i) => i < words.length - 1 && w.endsWith('.') && !NAME_ABBREVIATIONS.has(w));
+    if (end >= 0) words.splice(end + 1);
     // Drop trailing words that are not part of a place name ("Austin Please" is unlikely; "Austin TX" is fine).
     while (words.length > 0 && NOT_CITIES.has(words[words.length - 1]!)) words.pop();
     if (words.length === 0 || NOT_CITIES.has(words[0]!)) continue;
