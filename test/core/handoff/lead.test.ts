@@ -98,4 +98,11 @@ describe('lead extraction', () => {
     expect(extractCity('a condo in St. Louis please')).toBe('St. Louis');
     expect(extractCity('homes near Ft. Lauderdale. Thanks')).toBe('Ft. Lauderdale');
   });
+
+  test('where they look beats where they come from; a budget in millions without a dollar sign', () => {
+    expect(extractCity('I am relocating from Chicago to Austin')).toBe('Austin');
+    expect(extractCity('We are coming from Chicago')).toBe('Chicago');
+    expect(extractBudget('I can afford 1.5M')).toBe('1.5M');
+    expect(extractBudget('budget is 2M tops')).toBe('2M');
+  });
 });
