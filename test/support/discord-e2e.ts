@@ -38,6 +38,11 @@ export interface DiscordE2E extends InProcessE2E {
   admin: FakeMember;
   user: FakeMember;
   agent: FakeMember;
+  /**
+   * Stops the app (as a deploy would) and starts a new one on the same state store, service and
+   * fake Discord: the new client identifies again on the fake gateway.
+   */
+  restart(): Promise<void>;
 }
 
 export async function startDiscordE2E(
@@ -101,7 +106,7 @@ export async function startDiscordE2E(
     await svc.close();
     throw err;
   }
-  return {
+  const e: DiscordE2E = {
     app,
     serviceUrl: svc.url,
     serviceRequests,
@@ -114,13 +119,18 @@ export async function startDiscordE2E(
     user,
     agent,
     storedAnswers: svc.storedAnswers,
+    async restart() {
+      await e.app.close(3000);
+      e.app = await startApp(config, { log });
+    },
     async close() {
-      await app.close(3000);
+      await e.app.close(3000);
       await fake.close();
       await svc.close();
       tmp.remove();
     },
   };
+  return e;
 }
 
 /** Whether messages, in order, carry `answer` exactly (only whitespace at their boundaries may differ). */

@@ -38,7 +38,7 @@ import {
 import { extractLead, type LeadSummary } from './lead';
 import { NOTICE_BOX, type Notice, type Opened, TicketNotices } from './notices';
 import { openedListings } from './opened';
-import { duration, renderTicket } from './render';
+import { claimWait, duration, renderTicket } from './render';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
@@ -293,7 +293,14 @@ export class Handoffs {
         if (t.status !== 'open') return `This ticket is ${stateWord(t.status).toLowerCase()}.`;
         if (!this.inHandoffChannel(inv, t)) return 'Only members of the handoff channel may claim a ticket.';
         const now = this.ctx.now();
-        return { ...t, status: 'claimed', claimedBy: agent, claimedAt: now, firstClaimedAt: t.firstClaimedAt ?? now };
+        return {
+          ...t,
+          status: 'claimed',
+          claimedBy: agent,
+          claimedAt: now,
+          claimWaitMs: now - (t.waitingSince ?? t.createdAt),
+          firstClaimedAt: t.firstClaimedAt ?? now,
+        };
       },
       (won) => [
         ...this.toThread(
@@ -318,7 +325,7 @@ export class Handoffs {
           return `This ticket is ${stateWord(t.status).toLowerCase()}: there is nothing to release.`;
         if (t.claimedBy?.id !== inv.actor.id)
           return `Only ${t.claimedBy?.name ?? 'the claiming agent'}, who claimed this ticket, may release it.`;
-        const { claimedBy: _c, claimedAt: _a, ...rest } = t;
+        const { claimedBy: _c, claimedAt: _a, claimWaitMs: _w, ...rest } = t;
         return { ...rest, status: 'open', waitingSince: this.ctx.now(), reminders: 0, lastRemindAt: undefined };
       },
       (released) => [
@@ -706,7 +713,7 @@ export class Handoffs {
       const since = t.waitingSince ?? t.createdAt;
       const state =
         t.status === 'claimed'
-          ? `Claimed by ${t.claimedBy?.name ?? 'an agent'}, waited ${duration((t.claimedAt ?? now) - since)}`
+          ? `Claimed by ${t.claimedBy?.name ?? 'an agent'}, waited ${duration(claimWait(t, now))}`
           : `Waiting ${duration(now - since)}`;
       const link = t.ticketLink ?? (t.root ? 'no link' : 'ticket message not posted yet');
       return `• ${state} · ${t.user.name} (${surfaceLabel(t.userPlace.surface)}) · ${link}`;

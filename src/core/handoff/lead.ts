@@ -40,7 +40,7 @@ const ADDRESS = new RegExp(
   'g',
 );
 /** A city after "in", "near", "around" or "to": capitalised words, up to three. */
-const CITY = /\b(?:in|near|around|to|at|from|city of)\s+([A-Z][a-zA-Z.'-]+(?:\s+[A-Z][a-zA-Z.'-]+){0,2})/g;
+const CITY = /\b(in|near|around|to|at|from|city of)\s+([A-Z][a-zA-Z.'-]+(?:\s+[A-Z][a-zA-Z.'-]+){0,2})/g;
 const NOT_CITIES = new Set([
   'I',
   'A',
@@ -78,7 +78,7 @@ const NOT_CITIES = new Set([
   'Mind',
 ]);
 const MONEY =
-  /\$\s?\d[\d,]*(?:\.\d+)?\s?(?:[kKmM]\b|million\b|thousand\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:[kK]|million|thousand)\b(?:\s?(?:dollars|USD))?|\b\d{1,3}(?:,\d{3})+\s?(?:dollars|USD)\b/g;
+  /\$\s?\d[\d,]*(?:\.\d+)?\s?(?:[kKmM]\b|million\b|thousand\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:[kK]|M|million|thousand)\b(?:\s?(?:dollars|USD))?|\b\d{1,3}(?:,\d{3})+\s?(?:dollars|USD)\b/g;
 const BUDGET_CUE =
   /\b(?:budget|afford|spend|up to|under|below|max(?:imum)?|around|about|price range|no more than|less than)\b/i;
 const WORD_NUMBERS: Record<string, number> = {
@@ -132,9 +132,18 @@ export function extractListings(text: string): string[] {
   return uniq(withPos.map((x) => x.v));
 }
 
+/** Abbreviations a place name may hold ("St. Louis", "Ft. Lauderdale"); any other word ending in "." ends the sentence. */
+const NAME_ABBREVIATIONS = new Set(['St.', 'Ste.', 'Ft.', 'Mt.', 'Pt.']);
+
 export function extractCity(text: string): string | undefined {
-  for (const m of text.matchAll(CITY)) {
-    const words = (m[1] ?? '').split(/\s+/);
+  // Where the user looks ("in", "near", "to") wins over where they come from ("from Chicago").
+  const matches = [...text.matchAll(CITY)];
+  const ordered = [...matches.filter((m) => m[1] !== 'from'), ...matches.filter((m) => m[1] === 'from')];
+  for (const m of ordered) {
+    const words = (m[2] ?? '').split(/\s+/);
+    // "moving to Denver. Budget: ..." : the city ends with its sentence.
+    const end = words.findIndex((w, i) => i < words.length - 1 && w.endsWith('.') && !NAME_ABBREVIATIONS.has(w));
+    if (end >= 0) words.splice(end + 1);
     // Drop trailing words that are not part of a place name ("Austin Please" is unlikely; "Austin TX" is fine).
     while (words.length > 0 && NOT_CITIES.has(words[words.length - 1]!)) words.pop();
     if (words.length === 0 || NOT_CITIES.has(words[0]!)) continue;

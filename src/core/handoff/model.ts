@@ -22,6 +22,8 @@ export const ticketSchema = z.object({
   endedAt: z.number().optional(),
   /** When the ticket last started waiting (creation, or a Release); reminders count from it. */
   waitingSince: z.number().optional(),
+  /** How long the current wait lasted until its claim: a take-over keeps it, a release drops it. */
+  claimWaitMs: z.number().optional(),
   /** The first claim (time to claim counts to it, whatever releases follow). */
   firstClaimedAt: z.number().optional(),
   /** The first claiming agent's message relayed to the user. */

@@ -31,6 +31,11 @@ export function duration(ms: number): string {
   return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
 }
 
+/** How long the user waited for the current claim (a take-over does not add the first agent's time). */
+export function claimWait(ticket: Ticket, now: number): number {
+  return ticket.claimWaitMs ?? (ticket.claimedAt ?? now) - (ticket.waitingSince ?? ticket.createdAt);
+}
+
 /** The first line of the ticket: its state word and the times that matter in that state. */
 export function stateLine(ticket: Ticket, now: number): string {
   const word = stateWord(ticket.status);
@@ -39,7 +44,7 @@ export function stateLine(ticket: Ticket, now: number): string {
     case 'open':
       return `${word} since ${clock(since)} (${duration(now - since)} so far)`;
     case 'claimed':
-      return `${word} by ${ticket.claimedBy?.name ?? 'an agent'} at ${clock(ticket.claimedAt ?? now)}, ${duration((ticket.claimedAt ?? now) - since)} after the request`;
+      return `${word} by ${ticket.claimedBy?.name ?? 'an agent'} at ${clock(ticket.claimedAt ?? now)}, ${duration(claimWait(ticket, now))} after the request`;
     case 'closed':
       return `${word} by ${ticket.endedBy?.name ?? 'an agent'} at ${clock(ticket.endedAt ?? now)}${ticket.rating ? `, rated ${ticket.rating}/5` : ''}`;
     case 'cancelled':

@@ -91,4 +91,18 @@ describe('lead extraction', () => {
     });
     expect([lead.city, lead.bedrooms]).toEqual(['Seattle', 4]);
   });
+
+  test('a city ends at the end of its sentence; St. and Ft. stay part of a name', () => {
+    expect(extractCity('I am moving to Denver. Budget: $450,000.')).toBe('Denver');
+    expect(extractCity('Relocating to Boston. My wife works there')).toBe('Boston');
+    expect(extractCity('a condo in St. Louis please')).toBe('St. Louis');
+    expect(extractCity('homes near Ft. Lauderdale. Thanks')).toBe('Ft. Lauderdale');
+  });
+
+  test('where they look beats where they come from; a budget in millions without a dollar sign', () => {
+    expect(extractCity('I am relocating from Chicago to Austin')).toBe('Austin');
+    expect(extractCity('We are coming from Chicago')).toBe('Chicago');
+    expect(extractBudget('I can afford 1.5M')).toBe('1.5M');
+    expect(extractBudget('budget is 2M tops')).toBe('2M');
+  });
 });

@@ -49,6 +49,20 @@ describe('Discord: a lead through a handoff', () => {
     const follow = 'Reach me at ada@example.org or +1 305 555 0199. What about MIA240021 and 77 NE 2nd Ave?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow });
     await waitForAnswer(e, threadId, follow);
+    // A listing card ada opened counts among the listings of her lead.
+    const card = e.service.context.db
+      .prepare(
+        `SELECT mls_number AS mls FROM listings WHERE mls_number IS NOT NULL AND mls_number <> 'MIA240021' LIMIT 1`,
+      )
+      .get() as { mls: string };
+    const shown = e.fake.slashCommand({
+      name: 'listing',
+      subcommand: 'show',
+      channelId: e.general.id,
+      member: e.user,
+      options: [{ name: 'mls', type: 3, value: card.mls }],
+    });
+    await wait(() => e.fake.responsesOf(shown).length > 0 && responseText(e, shown).includes(card.mls), 'the card');
     const answer = botMessagesIn(e.fake, threadId)
       .filter((m) => e.fake.buttons(m).some((b) => b.label === 'Talk to a human'))
       .at(-1)!;
@@ -79,6 +93,7 @@ describe('Discord: a lead through a handoff', () => {
       'Bedrooms: 2',
       'MLS MIA240021',
       '77 NE 2nd Ave',
+      `MLS ${card.mls}`,
     ]) {
       expect(ticket.content).toContain(fact);
     }
@@ -90,7 +105,10 @@ describe('Discord: a lead through a handoff', () => {
       'the reminder',
     );
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await wait(() => /^Claimed by agent-smith/.test(stateLine()), 'the claimed state line');
+    await wait(
+      () => /^Claimed by agent-smith at \d\d:\d\d UTC, \d+ s after the request/.test(stateLine()),
+      'the claimed state line (by whom, time to claim)',
+    );
     await wait(() => inUserThread().find((t) => t.includes('agent-smith (agent) has joined')), 'the user told');
 
     await refusedTo(e.fake.clickButtonLabelled(ticket, 'Close', bea), /Only agent-smith .* or an admin may close/);
@@ -105,10 +123,14 @@ describe('Discord: a lead through a handoff', () => {
     );
     expect(stateLine()).toMatch(/^Claimed by agent-smith/);
 
+    // A restart between the claim and the first reply loses nothing and doubles nothing.
+    await e.restart();
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'Note: asked the lender already' });
     e.fake.userMessage({ channelId: ticket.id, member: bea, content: 'I can cover Saturday' });
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'Hi Ada, both are available.' });
     await wait(() => inUserThread().find((t) => t.includes('Hi Ada, both are available.')), 'the claimer’s reply');
+    expect(inUserThread().filter((t) => t.includes('Hi Ada, both are available.'))).toHaveLength(1);
+    expect(inUserThread().filter((t) => t.includes('agent-smith (agent) has joined'))).toHaveLength(1);
     await wait(
       () => inTicketThread().filter((t) => t.startsWith('Internal note from')).length >= 2,
       'two notes marked',
@@ -143,7 +165,7 @@ describe('Discord: a lead through a handoff', () => {
     );
 
     e.fake.clickButtonLabelled(ticket, 'Close', e.agent);
-    await wait(() => /^Closed by agent-smith/.test(stateLine()), 'closed');
+    await wait(() => /^Closed by agent-smith at \d\d:\d\d UTC/.test(stateLine()), 'closed');
     expect(e.fake.buttons(ticket)).toEqual([]);
     const prompt = await wait(
       () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '5')),
@@ -153,12 +175,23 @@ describe('Discord: a lead through a handoff', () => {
       () => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
       'the Cancel button gone',
     );
+    // A restart between the close and the rating: the buttons still work, the score lands once.
+    await e.restart();
     await refusedTo(e.fake.clickButtonLabelled(prompt, '1', bob), /Only ada, who was helped, may rate this/);
     e.fake.clickButtonLabelled(prompt, '5', e.user);
     await wait(
       () => /rated 5\/5/.test(stateLine()) && ticket.content.includes('Satisfaction: 5/5'),
       'the score on the ticket',
     );
+    await wait(() => inTicketThread().find((t) => t.includes('ada rated the help 5/5')), 'the rating in the thread');
+    // The rating buttons no longer apply: the prompt thanks the user in their place.
+    await wait(
+      () => prompt.content.includes('You rated the help 5/5') && e.fake.buttons(prompt).length === 0,
+      'the thanks in place of the rating buttons',
+    );
+    expect(
+      botMessagesIn(e.fake, threadId).filter((m) => /How would you rate|You rated the help/.test(m.content)),
+    ).toHaveLength(1);
   }, 60_000);
 
   test('/handoff queue for agents (in the handoff channel) and admins, refused to others; figures in /analytics', async () => {

@@ -313,6 +313,10 @@ describe('Slack: a lead through a handoff', () => {
     const outsider = await waitFor(() => e.fake.homeViews.find((v) => v.user === GRACE), 'Grace’s App Home');
     expect(JSON.stringify(outsider.view.blocks)).not.toContain('Grace Hopper');
     expect(JSON.stringify(outsider.view.blocks)).toMatch(/members of the handoff channel/);
+    // An admin who is not in the handoff channel sees the queue too.
+    await e.driver.event({ type: 'app_home_opened', user: ADMIN, channel: 'D0ADMIN', tab: 'home' });
+    const admin = await waitFor(() => e.fake.homeViews.find((v) => v.user === ADMIN), 'the admin’s App Home');
+    expect(JSON.stringify(admin.view.blocks)).toMatch(/Waiting \d+ s · Grace Hopper \(Slack\)/);
 
     // Grace cancels hers (the asker may): it counts as cancelled in the figures.
     await e.driver.command('/handoff', 'cancel', { user: GRACE, channel: USERS });
@@ -386,6 +390,16 @@ describe('Slack: a lead through a handoff', () => {
     );
     // The ticket message could not be updated: it still shows the state before.
     expect(e.fake.message(HANDOFF_CHANNEL, t3.ts)!.text).toMatch(/^Waiting since/);
+    // The queue lists a claimed ticket with its state, its user, the wait to the claim and its link.
+    const eph = e.fake.ephemerals.length;
+    await e.driver.command('/handoff', 'queue', { user: SMITH, channel: HANDOFF_CHANNEL });
+    const queue = await ephemeralTo(SMITH, /Handoff queue/, eph);
+    expect(queue.text).toMatch(/1 open, 0 waiting/);
+    expect(queue.text).toMatch(
+      new RegExp(
+        `Claimed by Agent Smith, waited \\d+ s · Ada Lovelace \\(Slack\\) · https://fake\\.slack\\.test/archives/${HANDOFF_CHANNEL}/p${t3.ts.replace('.', '')}`,
+      ),
+    );
     await e.driver.click(closeButton, { channel: HANDOFF_CHANNEL, messageTs: t3.ts }, { user: SMITH });
     await waitFor(
       () => e.fake.replies(USERS, third.ts).find((m) => m.text.includes('Agent Smith closed the handoff')),

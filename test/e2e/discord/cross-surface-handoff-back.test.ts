@@ -1,0 +1,172 @@
+/**
+ * The other way round from cross-surface-handoff: a Slack user handed to the Discord handoff channel.
+ * One app with both surfaces, only DISCORD_HANDOFF_CHANNEL configured. The ticket (state line, Slack
+ * permalink, channel name, lead), the claim, the agent's replies and notes live on Discord; the user,
+ * their rating and the buttons that no longer apply stay on Slack. The app restarts between the claim
+ * and the first reply and between the close and the rating.
+ */
+import { startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { FakeSlack, type FakeMessage as SlackMessage } from '../../support/fake-slack';
+import type { FakeMessage } from '../../support/fake-discord';
+import { button } from '../../support/slack-blocks';
+import { rootFor } from '../../support/slack-e2e';
+import { SlackDriver, waitFor } from '../../support/slack-requests';
+
+const SECRET = 'cross-surface-back-signing-secret';
+const USERS = 'C0XLEADS';
+const ADA = 'U0XUSER';
+
+describe('Slack user, Discord handoff channel', () => {
+  let slack: FakeSlack;
+  let e: DiscordE2E;
+  let driver: SlackDriver;
+
+  beforeAll(async () => {
+    slack = await new FakeSlack({ users: { [ADA]: 'Ada Lovelace' } }).start();
+    slack.channelNames[USERS] = 'house-hunting';
+    e = await startDiscordE2E({
+      env: {
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: slack.apiUrl,
+        HANDOFF_REMIND_S: '1',
+      },
+    });
+    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+  });
+
+  afterAll(async () => {
+    await e?.close();
+    await slack?.close();
+  });
+
+  test('the Discord ticket reads well for a Slack user; claim, restart, note, relay, close, restart, and the Slack rating on the Discord ticket', async () => {
+    const question = 'I want a 4 bedroom house in Boston, budget up to $900,000';
+    await driver.command('/ask', question, { user: ADA, channel: USERS });
+    const root = await waitFor(() => rootFor(slack, USERS, question), 'the Slack conversation');
+    const answered = await waitFor(
+      () => slack.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
+      'the answer with Talk to a human',
+    );
+    const userThread = (): SlackMessage[] => slack.replies(USERS, root.ts);
+    let seq = 0;
+    const userSays = (text: string) =>
+      driver.event({
+        type: 'message',
+        channel: USERS,
+        channel_type: 'channel',
+        user: ADA,
+        text,
+        ts: `${Math.floor(Date.now() / 1000)}.7${String(++seq).padStart(5, '0')}`,
+        thread_ts: root.ts,
+      });
+    await userSays('Mail me at ada.b@example.com or call 617-555-0142. I liked MLS BOS240017 and 12 Beacon St.');
+    await waitFor(
+      () => userThread().filter((m) => button(m, 'Talk to a human')).length >= 2,
+      'the answer to the follow-up',
+    );
+
+    await driver.click(
+      button(answered, 'Talk to a human')!,
+      { channel: USERS, messageTs: answered.ts, threadTs: root.ts },
+      { user: ADA },
+    );
+    const ticket: FakeMessage = await e.fake.waitFor(
+      () => e.fake.channelMessages(e.handoff.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim')),
+      15_000,
+      'the ticket in the Discord handoff channel',
+    );
+    const stateLine = (): string => ticket.content.split('\n')[0]!;
+    expect(stateLine()).toMatch(/^Waiting since \d\d:\d\d UTC/);
+    expect(ticket.content).toContain('Ada Lovelace');
+    expect(ticket.content).toContain('#house-hunting');
+    expect(ticket.content).toContain('on Slack');
+    expect(ticket.content).toContain(`https://fake.slack.test/archives/${USERS}/p${root.ts.replace('.', '')}`);
+    expect(ticket.content).not.toContain(slack.team);
+    for (const fact of [
+      'ada.b@example.com',
+      '617-555-0142',
+      'City: Boston',
+      'Budget: $900,000',
+      'Bedrooms: 4',
+      'MLS BOS240017',
+      '12 Beacon St',
+    ]) {
+      expect(ticket.content).toContain(fact);
+    }
+    await waitFor(() => !userThread().some((m) => button(m, 'Talk to a human')), 'Talk to a human gone on Slack');
+    const inTicketThread = (): string[] =>
+      e.fake
+        .channelMessages(ticket.id)
+        .filter((m) => m.author.id === e.fake.botUser.id)
+        .map((m) => m.content);
+    await e.fake.waitFor(
+      () => inTicketThread().find((t) => /Reminder \(1 of 3\): Ada Lovelace has been waiting \d+ s/.test(t)),
+      15_000,
+      'a reminder in the Discord ticket thread',
+    );
+
+    e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
+    await e.fake.waitFor(
+      () => /^Claimed by agent-smith at \d\d:\d\d UTC, \d+ s after the request/.test(stateLine()),
+      15_000,
+      'the claimed state line',
+    );
+    await waitFor(
+      () => userThread().find((m) => m.text.includes('agent-smith (agent) has joined')),
+      'the Slack user told who joined',
+    );
+
+    // A restart between the claim and the first reply (a new app, a new port for Slack's requests).
+    await e.restart();
+    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+    e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'NOTE: cash buyer, call back today' });
+    e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'Hello Ada, 12 Beacon St is open Sunday.' });
+    await waitFor(
+      () => userThread().find((m) => m.text.includes('Hello Ada, 12 Beacon St is open Sunday.')),
+      'the agent reply on Slack',
+    );
+    await e.fake.waitFor(
+      () => inTicketThread().find((t) => /^Internal note from agent-smith: kept for the team/.test(t)),
+      15_000,
+      'the note marked on Discord',
+    );
+    expect(userThread().some((m) => m.text.includes('cash buyer'))).toBe(false);
+    await userSays('Sunday at 2 is fine');
+    await e.fake.waitFor(
+      () => inTicketThread().find((t) => t.includes('Sunday at 2 is fine')),
+      15_000,
+      'the Slack user’s message in the Discord ticket thread',
+    );
+
+    e.fake.clickButtonLabelled(ticket, 'Close', e.agent);
+    await e.fake.waitFor(() => /^Closed by agent-smith at \d\d:\d\d UTC/.test(stateLine()), 15_000, 'closed');
+    expect(e.fake.buttons(ticket)).toEqual([]);
+    const prompt = await waitFor(() => userThread().find((m) => button(m, '5')), 'the rating prompt on Slack');
+    await waitFor(() => !userThread().some((m) => button(m, 'Cancel')), 'the Cancel button gone on Slack');
+    // A restart between the close and the rating.
+    await e.restart();
+    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+    await driver.click(
+      button(prompt, '4')!,
+      { channel: USERS, messageTs: prompt.ts, threadTs: root.ts },
+      { user: ADA },
+    );
+    await e.fake.waitFor(
+      () => /rated 4\/5/.test(stateLine()) && ticket.content.includes('Satisfaction: 4/5'),
+      15_000,
+      'the Slack rating on the Discord ticket',
+    );
+    await waitFor(
+      () =>
+        slack.message(USERS, prompt.ts)!.text.includes('You rated the help 4/5') &&
+        !button(slack.message(USERS, prompt.ts)!, '1'),
+      'the thanks in place of the rating buttons on Slack',
+    );
+    // Nothing doubled across the restarts.
+    expect(userThread().filter((m) => m.text.includes('Hello Ada, 12 Beacon St is open Sunday.'))).toHaveLength(1);
+    expect(userThread().filter((m) => m.text.includes('agent-smith (agent) has joined'))).toHaveLength(1);
+    expect(userThread().filter((m) => /How would you rate|You rated the help/.test(m.text))).toHaveLength(1);
+    expect(e.fake.channelMessages(e.handoff.id)).toHaveLength(1);
+  }, 90_000);
+});
