@@ -71,10 +71,11 @@ describe('Slack user, Discord handoff channel', () => {
       { channel: USERS, messageTs: answered.ts, threadTs: root.ts },
       { user: ADA },
     );
-    const ticket: FakeMessage = await e.fake.waitFor(
+    const ticket: FakeMessage = await waitFor(
       () => e.fake.channelMessages(e.handoff.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim')),
-      15_000,
       'the ticket in the Discord handoff channel',
+      15_000,
+      e.fake.changes,
     );
     const stateLine = (): string => ticket.content.split('\n')[0]!;
     expect(stateLine()).toMatch(/^Waiting since \d\d:\d\d UTC/);
@@ -100,17 +101,19 @@ describe('Slack user, Discord handoff channel', () => {
         .channelMessages(ticket.id)
         .filter((m) => m.author.id === e.fake.botUser.id)
         .map((m) => m.content);
-    await e.fake.waitFor(
+    await waitFor(
       () => inTicketThread().find((t) => /Reminder \(1 of 3\): Ada Lovelace has been waiting \d+ s/.test(t)),
-      15_000,
       'a reminder in the Discord ticket thread',
+      15_000,
+      e.fake.changes,
     );
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(
+    await waitFor(
       () => /^Claimed by agent-smith at \d\d:\d\d UTC, \d+ s after the request/.test(stateLine()),
-      15_000,
       'the claimed state line',
+      15_000,
+      e.fake.changes,
     );
     await waitFor(
       () => userThread().find((m) => m.text.includes('agent-smith (agent) has joined')),
@@ -126,21 +129,23 @@ describe('Slack user, Discord handoff channel', () => {
       () => userThread().find((m) => m.text.includes('Hello Ada, 12 Beacon St is open Sunday.')),
       'the agent reply on Slack',
     );
-    await e.fake.waitFor(
+    await waitFor(
       () => inTicketThread().find((t) => /^Internal note from agent-smith: kept for the team/.test(t)),
-      15_000,
       'the note marked on Discord',
+      15_000,
+      e.fake.changes,
     );
     expect(userThread().some((m) => m.text.includes('cash buyer'))).toBe(false);
     await userSays('Sunday at 2 is fine');
-    await e.fake.waitFor(
+    await waitFor(
       () => inTicketThread().find((t) => t.includes('Sunday at 2 is fine')),
-      15_000,
       'the Slack user’s message in the Discord ticket thread',
+      15_000,
+      e.fake.changes,
     );
 
     e.fake.clickButtonLabelled(ticket, 'Close', e.agent);
-    await e.fake.waitFor(() => /^Closed by agent-smith at \d\d:\d\d UTC/.test(stateLine()), 15_000, 'closed');
+    await waitFor(() => /^Closed by agent-smith at \d\d:\d\d UTC/.test(stateLine()), 'closed', 15_000, e.fake.changes);
     expect(e.fake.buttons(ticket)).toEqual([]);
     const prompt = await waitFor(() => userThread().find((m) => button(m, '5')), 'the rating prompt on Slack');
     await waitFor(() => !userThread().some((m) => button(m, 'Cancel')), 'the Cancel button gone on Slack');
@@ -152,10 +157,11 @@ describe('Slack user, Discord handoff channel', () => {
       { channel: USERS, messageTs: prompt.ts, threadTs: root.ts },
       { user: ADA },
     );
-    await e.fake.waitFor(
+    await waitFor(
       () => /rated 4\/5/.test(stateLine()) && ticket.content.includes('Satisfaction: 4/5'),
-      15_000,
       'the Slack rating on the Discord ticket',
+      15_000,
+      e.fake.changes,
     );
     await waitFor(
       () =>

@@ -12,6 +12,7 @@ import {
   waitForAnswer,
   type DiscordE2E,
 } from '../../support/discord-e2e';
+import { waitFor } from '../../support/wait-for';
 import { chartSpecOf, panelOf } from '../../support/png-chart';
 
 describe('Discord: tickets that time out or are cancelled', () => {
@@ -34,10 +35,11 @@ describe('Discord: tickets that time out or are cancelled', () => {
       member,
       options: [{ name: 'reason', type: 3, value: reason }],
     });
-    const ticket = await e.fake.waitFor(
+    const ticket = await waitFor(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes(reason)),
-      15_000,
       'the ticket',
+      15_000,
+      e.fake.changes,
     );
     return { threadId, ticket };
   };
@@ -45,10 +47,11 @@ describe('Discord: tickets that time out or are cancelled', () => {
   test('nobody claims: three reminders, then Timed out on the ticket, the user told', async () => {
     const { threadId, ticket } = await handOff('Any townhouses for sale in Boise?', 'nobody will take this');
     expect(ticket.content.split('\n')[0]).toMatch(/^Waiting since \d\d:\d\d UTC/);
-    await e.fake.waitFor(
+    await waitFor(
       () => /^Timed out at \d\d:\d\d UTC: nobody claimed it in \d+ s/.test(ticket.content.split('\n')[0]!),
-      20_000,
       'the timed-out state line',
+      20_000,
+      e.fake.changes,
     );
     expect(e.fake.buttons(ticket)).toEqual([]);
     const thread = botMessagesIn(e.fake, ticket.id).map((m) => m.content);
@@ -58,15 +61,17 @@ describe('Discord: tickets that time out or are cancelled', () => {
         .map((t) => /^Reminder \((\d) of 3\): ada has been waiting \d+ s/.exec(t)?.[1]),
     ).toEqual(['1', '2', '3']);
     expect(thread.find((t) => /Nobody claimed this ticket in \d+ s: it timed out/.test(t))).toBeDefined();
-    await e.fake.waitFor(
+    await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => /no agent could pick up your request in time/.test(m.content)),
-      15_000,
       'the user told',
-    );
-    await e.fake.waitFor(
-      () => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
       15_000,
+      e.fake.changes,
+    );
+    await waitFor(
+      () => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
       'the Cancel button gone',
+      15_000,
+      e.fake.changes,
     );
   }, 60_000);
 
@@ -74,11 +79,12 @@ describe('Discord: tickets that time out or are cancelled', () => {
     const bob = e.fake.addMember('bob', []);
     const { threadId, ticket } = await handOff('Which homes are for rent in Denver?', 'call me please', bob);
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await e.fake.waitFor(() => /^Claimed by agent-smith/.test(ticket.content), 15_000, 'claimed');
-    await e.fake.waitFor(
+    await waitFor(() => /^Claimed by agent-smith/.test(ticket.content), 'claimed', 15_000, e.fake.changes);
+    await waitFor(
       async () => (await e.app.bridge.handoffs.queue()).some((t) => t.ticketLink),
-      15_000,
       'the ticket stored with its link',
+      15_000,
+      e.fake.changes,
     );
     const queue = e.fake.slashCommand({
       name: 'handoff',
@@ -86,7 +92,7 @@ describe('Discord: tickets that time out or are cancelled', () => {
       member: e.agent,
       options: [{ name: 'reason', type: 3, value: 'queue' }],
     });
-    await e.fake.waitFor(() => /Handoff queue/.test(responseText(e, queue)), 15_000, 'the queue');
+    await waitFor(() => /Handoff queue/.test(responseText(e, queue)), 'the queue', 15_000, e.fake.changes);
     expect(responseText(e, queue)).toMatch(/1 open, 0 waiting/);
     expect(responseText(e, queue)).toMatch(
       new RegExp(
@@ -96,25 +102,28 @@ describe('Discord: tickets that time out or are cancelled', () => {
 
     const notice = botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel'))!;
     e.fake.clickButtonLabelled(notice, 'Cancel', bob);
-    await e.fake.waitFor(
+    await waitFor(
       () => /^Cancelled by bob at \d\d:\d\d UTC/.test(ticket.content.split('\n')[0]!),
-      15_000,
       'the cancelled state line',
+      15_000,
+      e.fake.changes,
     );
     expect(e.fake.buttons(ticket)).toEqual([]);
-    await e.fake.waitFor(
+    await waitFor(
       () => !botMessagesIn(e.fake, threadId).some((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
-      15_000,
       'the Cancel button gone',
+      15_000,
+      e.fake.changes,
     );
 
     const figures = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin });
-    await e.fake.waitFor(() => /Handoffs:/.test(responseText(e, figures)), 30_000, 'the figures');
+    await waitFor(() => /Handoffs:/.test(responseText(e, figures)), 'the figures', 30_000, e.fake.changes);
     expect(responseText(e, figures)).toContain('Handoffs: 2 opened, 1 claimed, 0 closed, 1 cancelled, 1 timed out');
-    const chart = await e.fake.waitFor(
+    const chart = await waitFor(
       () => e.fake.responsesOf(figures).find((m) => m.attachments.some((a) => a.data)),
-      30_000,
       'the chart',
+      30_000,
+      e.fake.changes,
     );
     const spec = chartSpecOf(chart.attachments.find((a) => a.data)!.data!);
     expect(panelOf(spec!, 'Handoffs').values).toEqual([2, 1, 0, 1, 1]);
