@@ -12,7 +12,7 @@ import { ShellSession } from './shell-session';
 const ROOT = join(__dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'main.js');
 
-export interface ShellRun {
+interface ShellRun {
   /** The scratch directory the bridge runs in. */
   dir: string;
   session: ShellSession;
@@ -38,7 +38,7 @@ function env(dir: string): NodeJS.ProcessEnv {
  * `script` (util-linux) gives it a real TTY of `columns` × 50, so it styles and rewrites lines; on
  * 'pipe' it sees plain pipes.
  */
-export function startShell(on: 'terminal' | 'pipe', tmpPrefix: string, columns = 160): ShellRun {
+function startShell(on: 'terminal' | 'pipe', tmpPrefix: string, columns = 160): ShellRun {
   const dir = mkdtempSync(join(tmpdir(), tmpPrefix));
   if (on === 'pipe')
     return { dir, session: new ShellSession(spawn('node', [MAIN], { cwd: dir, env: env(dir), stdio: 'pipe' })) };
@@ -52,7 +52,20 @@ export function startShell(on: 'terminal' | 'pipe', tmpPrefix: string, columns =
 }
 
 /** Kills a bridge the test left running (a failed test) and removes its directory. */
-export function stopShell(run: ShellRun): void {
+function stopShell(run: ShellRun): void {
   if (run.session.child.exitCode === null) run.session.child.kill('SIGKILL');
   rmSync(run.dir, { recursive: true, force: true });
+}
+
+/**
+ * startShell before the enclosing describe's tests and stopShell after them. The run is filled in by
+ * beforeAll, so tests read `run.session` inside a test, never at describe time.
+ */
+export function shellForDescribe(on: 'terminal' | 'pipe', tmpPrefix: string, columns?: number): ShellRun {
+  const run = {} as ShellRun;
+  beforeAll(() => {
+    Object.assign(run, startShell(on, tmpPrefix, columns));
+  });
+  afterAll(() => stopShell(run));
+  return run;
 }

@@ -4,8 +4,7 @@
  * played on a terminal screen, the progress line is gone and the figures sit right under the typed
  * command. In a pipe nothing can be rewritten, so both come as plain lines, progress first.
  */
-import { type ShellRun, buildBridge, startShell, stopShell } from '../../support/shell-bridge';
-import type { ShellSession as Session } from '../../support/shell-session';
+import { buildBridge, shellForDescribe } from '../../support/shell-bridge';
 import { screenOf } from '../../support/terminal-screen';
 
 const COLUMNS = 160;
@@ -14,17 +13,10 @@ const ESC = String.fromCharCode(0x1b);
 beforeAll(buildBridge, 180_000);
 
 describe('/analytics on a terminal', () => {
-  let run: ShellRun;
-  let session: Session;
-
-  beforeAll(() => {
-    run = startShell('terminal', 'bridge-pty-analytics-', COLUMNS);
-    session = run.session;
-  });
-
-  afterAll(() => stopShell(run));
+  const run = shellForDescribe('terminal', 'bridge-pty-analytics-', COLUMNS);
 
   test('the figures replace the "Crunching analytics…" line in place, after an answer was streamed', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
     // An answer first, so the progress message is not the first thing the shell ever drew.
     session.child.stdin.write('How much is 3096 Larimer St?\r');
@@ -55,17 +47,10 @@ describe('/analytics on a terminal', () => {
 });
 
 describe('/analytics in a pipe', () => {
-  let run: ShellRun;
-  let session: Session;
-
-  beforeAll(() => {
-    run = startShell('pipe', 'bridge-pipe-analytics-');
-    session = run.session;
-  });
-
-  afterAll(() => stopShell(run));
+  const run = shellForDescribe('pipe', 'bridge-pipe-analytics-');
 
   test('plain lines: the progress line, then the figures, then the chart path; no control sequences', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
     const before = session.output.length;
     session.type('/analytics');

@@ -6,8 +6,7 @@
  */
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { type ShellRun, buildBridge, startShell, stopShell } from '../../support/shell-bridge';
-import type { ShellSession as Session } from '../../support/shell-session';
+import { buildBridge, shellForDescribe } from '../../support/shell-bridge';
 
 const BOLD = '\u001b[1m';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -22,19 +21,12 @@ const today = () => new Date().toISOString().slice(0, 10);
 beforeAll(buildBridge, 180_000);
 
 describe('through a pseudo-terminal', () => {
-  let run: ShellRun;
-  let session: Session;
+  const run = shellForDescribe('terminal', 'bridge-pty-');
 
-  beforeAll(() => {
-    run = startShell('terminal', 'bridge-pty-');
-    session = run.session;
-  });
-
-  afterAll(() => stopShell(run));
-
-  const press = (keys: string) => session.child.stdin.write(keys);
+  const press = (keys: string) => run.session.child.stdin.write(keys);
 
   test('markup is styled (bold, links underlined), Tab completes /analytics, the chart lands in ./data', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
 
     press('/ask What is the capital of France?\r');
@@ -82,17 +74,10 @@ describe('through a pseudo-terminal', () => {
 });
 
 describe('through a pipe', () => {
-  let run: ShellRun;
-  let session: Session;
-
-  beforeAll(() => {
-    run = startShell('pipe', 'bridge-pipe-');
-    session = run.session;
-  });
-
-  afterAll(() => stopShell(run));
+  const run = shellForDescribe('pipe', 'bridge-pipe-');
 
   test('plain text (no markup, no control sequences), /listing show in full, the chart path printed', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
 
     session.type('/ask What is the capital of France?');
