@@ -14,8 +14,13 @@ export interface RedisStoreOptions {
  * server's clock via TIME, so skewed host clocks cannot widen a window.
  */
 
-/** KEYS[1]=kv key; ARGV: hasExpected ('1'|'0'), expected canonical JSON, next JSON, ttl ms ('' = none). */
-const COMPARE_AND_SET = `
+/**
+ * The compare-and-set step, shared by COMPARE_AND_SET and COMPARE_AND_SET_WITH_INTENTS so that a plain
+ * claim and a claim with notices can never disagree on what "still holds the expected value" means.
+ * KEYS[1]=kv key; ARGV: hasExpected ('1'|'0'), expected canonical JSON, next JSON, ttl ms ('' = none)
+ * (see casArgs). Returns 0 from the script when the value was not the expected one.
+ */
+const CAS_STEP = `
 local current = redis.call('GET', KEYS[1])
 if ARGV[1] == '1' then
   if current ~= ARGV[2] then return 0 end
@@ -27,8 +32,40 @@ if ARGV[4] ~= '' then
 else
   redis.call('SET', KEYS[1], ARGV[3])
 end
-return 1
 `;
+
+/** The server's clock in ms as local `now`: every instance compares done marks against one clock. */
+const SERVER_NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * Drops the done marks (and their values and results) whose memory ran out by `now`, so an expired
+ * done id no longer blocks a new intent with the same id. Arguments are Lua key expressions.
+ */
+function forgetExpiredDone(done: string, values: string, results: string): string {
+  return `
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', ${done}, '-inf', now)) do
+  redis.call('HDEL', ${values}, old)
+  redis.call('HDEL', ${results}, old)
+end
+redis.call('ZREMRANGEBYSCORE', ${done}, '-inf', now)
+`;
+}
+
+const COMPARE_AND_SET = `${CAS_STEP}return 1
+`;
+
+/** ARGV of CAS_STEP, in its order: whether a value is expected, which one, the next, the ttl ('' = none). */
+function casArgs(expected: Json | undefined, next: Json, ttl: number | undefined): string[] {
+  return [
+    expected === undefined ? '0' : '1',
+    expected === undefined ? '' : canonicalJson(expected),
+    canonicalJson(next),
+    ttl === undefined ? '' : String(ttl),
+  ];
+}
 
 /*
  * Outboxes: KEYS = kv key, then the box's sequence, pending zset (score = sequence), values hash,
@@ -37,27 +74,9 @@ return 1
 
 /**
  * COMPARE_AND_SET, then (only if it replaced) each intent not already pending or remembered as done
- * joins the pending list. ARGV: the four of COMPARE_AND_SET, then id and value pairs.
+ * joins the pending list. ARGV: the four of CAS_STEP, then id and value pairs.
  */
-const COMPARE_AND_SET_WITH_INTENTS = `
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if current ~= ARGV[2] then return 0 end
-else
-  if current then return 0 end
-end
-if ARGV[4] ~= '' then
-  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-else
-  redis.call('SET', KEYS[1], ARGV[3])
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now)) do
-  redis.call('HDEL', KEYS[4], old)
-  redis.call('HDEL', KEYS[5], old)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+const COMPARE_AND_SET_WITH_INTENTS = `${CAS_STEP}${SERVER_NOW}${forgetExpiredDone('KEYS[6]', 'KEYS[4]', 'KEYS[5]')}
 for i = 5, #ARGV, 2 do
   local id = ARGV[i]
   if not redis.call('ZSCORE', KEYS[3], id) and not redis.call('ZSCORE', KEYS[6], id) then
@@ -73,9 +92,7 @@ return 1
 const READ_INTENT = `
 local value = redis.call('HGET', KEYS[2], ARGV[1])
 if not value then return nil end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local state = 'pending'
+${SERVER_NOW}local state = 'pending'
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   local until_ = redis.call('ZSCORE', KEYS[4], ARGV[1])
   if not until_ or tonumber(until_) <= now then return nil end
@@ -98,14 +115,7 @@ return 1
  */
 const COMPLETE_INTENT = `
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
-for _, old in ipairs(expired) do
-  redis.call('HDEL', KEYS[2], old)
-  redis.call('HDEL', KEYS[3], old)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+${SERVER_NOW}${forgetExpiredDone('KEYS[4]', 'KEYS[2]', 'KEYS[3]')}
 redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), ARGV[1])
 return 1
 `;
@@ -254,16 +264,7 @@ export class RedisStore implements StateStore {
 
   async compareAndSet(key: string, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean> {
     const ttl = checkTtl(ttlMs);
-    const reply = await this.script(
-      COMPARE_AND_SET,
-      [this.kv(key)],
-      [
-        expected === undefined ? '0' : '1',
-        expected === undefined ? '' : canonicalJson(expected),
-        canonicalJson(next),
-        ttl === undefined ? '' : String(ttl),
-      ],
-    );
+    const reply = await this.script(COMPARE_AND_SET, [this.kv(key)], casArgs(expected, next, ttl));
     return reply === 1;
   }
 
@@ -280,13 +281,7 @@ export class RedisStore implements StateStore {
     const reply = await this.script(
       COMPARE_AND_SET_WITH_INTENTS,
       [this.kv(key), seq, pending, values, results, done],
-      [
-        expected === undefined ? '0' : '1',
-        expected === undefined ? '' : canonicalJson(expected),
-        canonicalJson(next),
-        ttl === undefined ? '' : String(ttl),
-        ...intents.flatMap((i) => [i.id, canonicalJson(i.value)]),
-      ],
+      [...casArgs(expected, next, ttl), ...intents.flatMap((i) => [i.id, canonicalJson(i.value)])],
     );
     return reply === 1;
   }

@@ -126,21 +126,7 @@ export class SqliteStore implements StateStore {
   }
 
   async compareAndSet(key: string, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean> {
-    const expiresAt = this.expiry(ttlMs);
-    const expectedText = expected === undefined ? undefined : canonicalJson(expected);
-    const nextText = canonicalJson(next);
-    const tx = this.db.transaction((): boolean => {
-      const now = Date.now();
-      const row = this.stmt('SELECT value, expires_at FROM kv WHERE key = ?').get(key) as KvRow | undefined;
-      const current = row && (row.expires_at === null || row.expires_at > now) ? row.value : undefined;
-      if (current !== expectedText) return false;
-      this.stmt(
-        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
-           ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
-      ).run(key, nextText, expiresAt);
-      return true;
-    });
-    return tx.immediate();
+    return this.compareAndSetThen(key, expected, next, ttlMs, () => {});
   }
 
   async compareAndSetWithIntents(
@@ -151,18 +137,7 @@ export class SqliteStore implements StateStore {
     box: string,
     intents: OutboxIntent[],
   ): Promise<boolean> {
-    const expiresAt = this.expiry(ttlMs);
-    const expectedText = expected === undefined ? undefined : canonicalJson(expected);
-    const nextText = canonicalJson(next);
-    const tx = this.db.transaction((): boolean => {
-      const now = Date.now();
-      const row = this.stmt('SELECT value, expires_at FROM kv WHERE key = ?').get(key) as KvRow | undefined;
-      const current = row && (row.expires_at === null || row.expires_at > now) ? row.value : undefined;
-      if (current !== expectedText) return false;
-      this.stmt(
-        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
-           ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
-      ).run(key, nextText, expiresAt);
+    return this.compareAndSetThen(key, expected, next, ttlMs, (now) => {
       // A done row whose memory ran out no longer blocks its id.
       this.stmt('DELETE FROM outbox WHERE box = ? AND done_until IS NOT NULL AND done_until <= ?').run(box, now);
       for (const intent of intents) {
@@ -172,9 +147,7 @@ export class SqliteStore implements StateStore {
           canonicalJson(intent.value),
         );
       }
-      return true;
     });
-    return tx.immediate();
   }
 
   async pendingIntents<T extends Json = Json>(box: string, limit: number): Promise<Array<StoredIntent<T>>> {
@@ -299,6 +272,36 @@ export class SqliteStore implements StateStore {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * The one compare-and-set: replaces `key`'s value only if it still deep-equals `expected`, and runs
+   * `alsoWritten` in the same immediate transaction only when it replaced, so a change and what it
+   * owes (the outbox intents) are written together or not at all. `now` is the transaction's clock.
+   */
+  private compareAndSetThen(
+    key: string,
+    expected: Json | undefined,
+    next: Json,
+    ttlMs: number | undefined,
+    alsoWritten: (now: number) => void,
+  ): boolean {
+    const expiresAt = this.expiry(ttlMs);
+    const expectedText = expected === undefined ? undefined : canonicalJson(expected);
+    const nextText = canonicalJson(next);
+    const tx = this.db.transaction((): boolean => {
+      const now = Date.now();
+      const row = this.stmt('SELECT value, expires_at FROM kv WHERE key = ?').get(key) as KvRow | undefined;
+      const current = row && (row.expires_at === null || row.expires_at > now) ? row.value : undefined;
+      if (current !== expectedText) return false;
+      this.stmt(
+        `INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)
+           ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+      ).run(key, nextText, expiresAt);
+      alsoWritten(now);
+      return true;
+    });
+    return tx.immediate();
   }
 
   private expiry(ttlMs: number | undefined): number | null {

@@ -4,53 +4,19 @@
  * played on a terminal screen, the progress line is gone and the figures sit right under the typed
  * command. In a pipe nothing can be rewritten, so both come as plain lines, progress first.
  */
-import { execFileSync, spawn } from 'child_process';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import { ShellSession as Session } from '../../support/shell-session';
+import { buildBridge, shellForDescribe } from '../../support/shell-bridge';
 import { screenOf } from '../../support/terminal-screen';
 
-const ROOT = join(__dirname, '..', '..', '..');
-const MAIN = join(ROOT, 'dist', 'main.js');
 const COLUMNS = 160;
 const ESC = String.fromCharCode(0x1b);
 
-function env(dir: string): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-    SERVICE_DB: join(dir, 'service.db'),
-  };
-}
-
-beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
-}, 180_000);
+beforeAll(buildBridge, 180_000);
 
 describe('/analytics on a terminal', () => {
-  let dir: string;
-  let session: Session;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-pty-analytics-'));
-    const command = `stty cols ${COLUMNS} rows 50; exec node ${JSON.stringify(MAIN)}`;
-    session = new Session(
-      spawn('script', ['-qfc', command, '/dev/null'], {
-        cwd: dir,
-        env: { ...env(dir), TERM: 'xterm-256color' },
-        stdio: 'pipe',
-      }),
-    );
-  });
-
-  afterAll(() => {
-    if (session.child.exitCode === null) session.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const run = shellForDescribe('terminal', 'bridge-pty-analytics-', COLUMNS);
 
   test('the figures replace the "Crunching analytics…" line in place, after an answer was streamed', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
     // An answer first, so the progress message is not the first thing the shell ever drew.
     session.child.stdin.write('How much is 3096 Larimer St?\r');
@@ -81,20 +47,10 @@ describe('/analytics on a terminal', () => {
 });
 
 describe('/analytics in a pipe', () => {
-  let dir: string;
-  let session: Session;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-pipe-analytics-'));
-    session = new Session(spawn('node', [MAIN], { cwd: dir, env: env(dir), stdio: 'pipe' }));
-  });
-
-  afterAll(() => {
-    if (session.child.exitCode === null) session.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const run = shellForDescribe('pipe', 'bridge-pipe-analytics-');
 
   test('plain lines: the progress line, then the figures, then the chart path; no control sequences', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
     const before = session.output.length;
     session.type('/analytics');

@@ -4,14 +4,10 @@
  * the analytics chart written to ./data/analytics-<from>-<to>.png, `/listing show` in full, and Tab
  * completing command names.
  */
-import { execFileSync, spawn } from 'child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
+import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { ShellSession as Session } from '../../support/shell-session';
+import { buildBridge, shellForDescribe } from '../../support/shell-bridge';
 
-const ROOT = join(__dirname, '..', '..', '..');
-const MAIN = join(ROOT, 'dist', 'main.js');
 const BOLD = '\u001b[1m';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 // Escape sequences are what the test looks for: built from strings so no control character sits in a regex literal.
@@ -19,47 +15,18 @@ const ESC = String.fromCharCode(0x1b);
 const BEL = String.fromCharCode(0x07);
 const ANSI = new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]|${ESC}\\][^${BEL}]*${BEL}`, 'g');
 
-function env(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-    SERVICE_DB: join(dir, 'service.db'),
-    ...extra,
-  };
-}
-
 const today = () => new Date().toISOString().slice(0, 10);
 
-beforeAll(() => {
-  // The bridge runs from a scratch directory (./data is the run's own): build it once, as npm start would.
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
-}, 180_000);
+// The bridge runs from a scratch directory (./data is the run's own): build it once, as npm start would.
+beforeAll(buildBridge, 180_000);
 
 describe('through a pseudo-terminal', () => {
-  let dir: string;
-  let session: Session;
+  const run = shellForDescribe('terminal', 'bridge-pty-');
 
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-pty-'));
-    const command = `stty cols 160 rows 50; exec node ${JSON.stringify(MAIN)}`;
-    session = new Session(
-      spawn('script', ['-qfc', command, '/dev/null'], {
-        cwd: dir,
-        env: { ...env(dir), TERM: 'xterm-256color' },
-        stdio: 'pipe',
-      }),
-    );
-  });
-
-  afterAll(() => {
-    if (session.child.exitCode === null) session.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const press = (keys: string) => session.child.stdin.write(keys);
+  const press = (keys: string) => run.session.child.stdin.write(keys);
 
   test('markup is styled (bold, links underlined), Tab completes /analytics, the chart lands in ./data', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
 
     press('/ask What is the capital of France?\r');
@@ -97,7 +64,7 @@ describe('through a pseudo-terminal', () => {
       'the chart path',
     );
     expect(saved).toMatch(new RegExp(`^analytics-\\d{4}-\\d{2}-\\d{2}-${today()}\\.png$`));
-    const file = join(dir, 'data', saved);
+    const file = join(run.dir, 'data', saved);
     expect(existsSync(file)).toBe(true);
     expect(readFileSync(file).subarray(0, 8).equals(PNG)).toBe(true);
 
@@ -107,20 +74,10 @@ describe('through a pseudo-terminal', () => {
 });
 
 describe('through a pipe', () => {
-  let dir: string;
-  let session: Session;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-pipe-'));
-    session = new Session(spawn('node', [MAIN], { cwd: dir, env: env(dir), stdio: 'pipe' }));
-  });
-
-  afterAll(() => {
-    if (session.child.exitCode === null) session.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const run = shellForDescribe('pipe', 'bridge-pipe-');
 
   test('plain text (no markup, no control sequences), /listing show in full, the chart path printed', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
 
     session.type('/ask What is the capital of France?');
@@ -169,7 +126,7 @@ describe('through a pipe', () => {
       (o) => /saved to (\.\/data\/analytics-[\d-]+\.png)/.exec(o.slice(beforeChart))?.[1],
       'the chart path',
     );
-    expect(existsSync(join(dir, saved))).toBe(true);
+    expect(existsSync(join(run.dir, saved))).toBe(true);
 
     session.child.stdin.end();
     expect(await session.exited).toBe(0);

@@ -3,38 +3,23 @@
  * come within a moment (a partial text that costs no chat.update token), and goes up empty when
  * they do not.
  */
-import pino from 'pino';
 import type { OutMessage, Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { SlackPort } from '../../../src/surfaces/slack/port';
-import { createWebClient } from '../../../src/surfaces/slack/web';
-import { FakeSlack } from '../../support/fake-slack';
-
-const log = pino({ level: 'silent' });
+import type { SlackPort } from '../../../src/surfaces/slack/port';
+import type { FakeSlack } from '../../support/fake-slack';
+import { type SlackPortRig, startSlackPortRig } from '../../support/slack-port';
 
 describe("SlackPort: an answer's first message carries its first words", () => {
+  let rig: SlackPortRig;
   let fake: FakeSlack;
-  let store: SqliteStore;
   let port: SlackPort;
   const place = (channel: string): Place => ({ surface: 'slack', workspace: 'T0WORDS', channel, thread: '1.1' });
 
   beforeAll(async () => {
-    fake = await new FakeSlack({ team: 'T0WORDS' }).start();
-    store = new SqliteStore(':memory:');
-    port = new SlackPort({
-      client: createWebClient(fake.botToken, fake.apiUrl, log),
-      store,
-      log,
-      botToken: fake.botToken,
-      team: () => fake.team,
-    });
+    rig = await startSlackPortRig({ team: 'T0WORDS' });
+    ({ fake, port } = rig);
   });
 
-  afterAll(async () => {
-    port.close();
-    await fake.close();
-    await store.close();
-  });
+  afterAll(() => rig.close());
 
   test('words that arrive while the first message waits are in it when it goes up', async () => {
     let looks = 0;

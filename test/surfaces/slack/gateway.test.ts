@@ -4,37 +4,22 @@
  * Web API enforces Slack's budgets: the gateway must never exceed any of them, and the finals of the
  * answers in flight must go out although interims queued before them still wait.
  */
-import pino from 'pino';
 import type { MessageRef, Place } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { SlackPort } from '../../../src/surfaces/slack/port';
-import { createWebClient } from '../../../src/surfaces/slack/web';
-import { FakeSlack } from '../../support/fake-slack';
-
-const log = pino({ level: 'silent' });
+import type { SlackPort } from '../../../src/surfaces/slack/port';
+import type { FakeSlack } from '../../support/fake-slack';
+import { type SlackPortRig, startSlackPortRig } from '../../support/slack-port';
 
 describe('SlackGateway: one outbound path', () => {
+  let rig: SlackPortRig;
   let fake: FakeSlack;
-  let store: SqliteStore;
   let port: SlackPort;
 
   beforeAll(async () => {
-    fake = await new FakeSlack({ team: 'T0GATE', streaming: 'unknown_method' }).start();
-    store = new SqliteStore(':memory:');
-    port = new SlackPort({
-      client: createWebClient(fake.botToken, fake.apiUrl, log),
-      store,
-      log,
-      botToken: fake.botToken,
-      team: () => fake.team,
-    });
+    rig = await startSlackPortRig({ team: 'T0GATE', streaming: 'unknown_method' });
+    ({ fake, port } = rig);
   });
 
-  afterAll(async () => {
-    port.close();
-    await fake.close();
-    await store.close();
-  });
+  afterAll(() => rig.close());
 
   test('a burst from relay, handoff, cards and ephemerals stays within every budget, and finals are not starved', async () => {
     const channel = (c: string, thread?: string): Place => ({

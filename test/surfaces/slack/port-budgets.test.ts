@@ -6,14 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { POST_BUDGET, SlackPort, STREAM_BUDGETS } from '../../../src/surfaces/slack/port';
-import { createWebClient } from '../../../src/surfaces/slack/web';
+import { POST_BUDGET, type SlackPort, STREAM_BUDGETS } from '../../../src/surfaces/slack/port';
 import { FakeSlack } from '../../support/fake-slack';
-
-const log = pino({ level: 'silent' });
+import { slackPortOn } from '../../support/slack-port';
 
 describe('SlackPort budgets, recipients and stopNativeStream', () => {
   let fake: FakeSlack;
@@ -23,13 +20,7 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
 
   /** A port as one instance has it: its own memory, the shared store. */
   const newPort = (): SlackPort => {
-    const port = new SlackPort({
-      client: createWebClient(fake.botToken, fake.apiUrl, log),
-      store,
-      log,
-      botToken: fake.botToken,
-      team: () => fake.team,
-    });
+    const port = slackPortOn(fake, store);
     ports.push(port);
     return port;
   };
@@ -145,13 +136,7 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     const ws = 'T0STOPS';
     const slack = await new FakeSlack({ team: ws }).start();
     const portOn = (): SlackPort => {
-      const p = new SlackPort({
-        client: createWebClient(slack.botToken, slack.apiUrl, log),
-        store,
-        log,
-        botToken: slack.botToken,
-        team: () => ws,
-      });
+      const p = slackPortOn(slack, store, () => ws);
       ports.push(p);
       return p;
     };

@@ -1,0 +1,71 @@
+/**
+ * The built bridge (dist/main.js) started as a shell in a scratch directory of its own (./data, the
+ * state and the service database are the run's), through a pseudo-terminal or a pipe: the two ways a
+ * person meets the shell, which the shell e2e tests compare.
+ */
+import { execFileSync, spawn } from 'child_process';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { ShellSession } from './shell-session';
+
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'dist', 'main.js');
+
+interface ShellRun {
+  /** The scratch directory the bridge runs in. */
+  dir: string;
+  session: ShellSession;
+}
+
+/** Builds dist/ once, as npm start would: the bridge runs from a scratch directory, not through ts. */
+export function buildBridge(): void {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
+}
+
+/** Only what the bridge needs, so nothing from the developer's environment (tokens, STATE_URL) leaks in. */
+function env(dir: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
+    SERVICE_DB: join(dir, 'service.db'),
+  };
+}
+
+/**
+ * Starts the bridge in a new directory under the system's temp folder named `tmpPrefix`…. On 'terminal',
+ * `script` (util-linux) gives it a real TTY of `columns` × 50, so it styles and rewrites lines; on
+ * 'pipe' it sees plain pipes.
+ */
+function startShell(on: 'terminal' | 'pipe', tmpPrefix: string, columns = 160): ShellRun {
+  const dir = mkdtempSync(join(tmpdir(), tmpPrefix));
+  if (on === 'pipe')
+    return { dir, session: new ShellSession(spawn('node', [MAIN], { cwd: dir, env: env(dir), stdio: 'pipe' })) };
+  const command = `stty cols ${columns} rows 50; exec node ${JSON.stringify(MAIN)}`;
+  const child = spawn('script', ['-qfc', command, '/dev/null'], {
+    cwd: dir,
+    env: { ...env(dir), TERM: 'xterm-256color' },
+    stdio: 'pipe',
+  });
+  return { dir, session: new ShellSession(child) };
+}
+
+/** Kills a bridge the test left running (a failed test) and removes its directory. */
+function stopShell(run: ShellRun): void {
+  if (run.session.child.exitCode === null) run.session.child.kill('SIGKILL');
+  rmSync(run.dir, { recursive: true, force: true });
+}
+
+/**
+ * startShell before the enclosing describe's tests and stopShell after them. The run is filled in by
+ * beforeAll, so tests read `run.session` inside a test, never at describe time.
+ */
+export function shellForDescribe(on: 'terminal' | 'pipe', tmpPrefix: string, columns?: number): ShellRun {
+  const run = {} as ShellRun;
+  beforeAll(() => {
+    Object.assign(run, startShell(on, tmpPrefix, columns));
+  });
+  afterAll(() => stopShell(run));
+  return run;
+}
