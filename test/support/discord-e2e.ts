@@ -15,6 +15,7 @@ import {
   type FakeMember,
   type FakeMessage,
   type InteractionRecord,
+  VIEW_CHANNEL,
 } from './fake-discord';
 import { waitFor } from './wait-for';
 
@@ -35,6 +36,8 @@ export interface DiscordE2E extends InProcessE2E {
   general: FakeChannel;
   handoff: FakeChannel;
   adminRole: string;
+  /** The role the handoff channel's overwrites let view it (agent's role). */
+  agentRole: string;
   admin: FakeMember;
   user: FakeMember;
   agent: FakeMember;
@@ -80,6 +83,14 @@ export async function startDiscordE2E(
   const admin = fake.addMember('alan-admin', [adminRole]);
   const user = fake.addMember('ada', []);
   const agent = fake.addMember('agent-smith', [agentRole]);
+  // The handoff channel is private, as a real one is: @everyone may not view it, the agents role
+  // and the bot may. Its "members" (handoff agents) are those who can view it.
+  const view = VIEW_CHANNEL.toString();
+  fake.setOverwrites(handoff.id, [
+    { id: fake.guildId, type: 0, allow: '0', deny: view },
+    { id: agentRole, type: 0, allow: view, deny: '0' },
+    { id: fake.botUser.id, type: 1, allow: view, deny: '0' },
+  ]);
   await fake.start();
   const env: Record<string, string> = {
     ...inProcessEnv(svc, tmp.dir),
@@ -115,6 +126,7 @@ export async function startDiscordE2E(
     general,
     handoff,
     adminRole,
+    agentRole,
     admin,
     user,
     agent,

@@ -41,7 +41,21 @@ export interface FakeChannel {
   owner_id?: string;
   /** A DM channel's other party. */
   recipients?: FakeUser[];
+  /** A guild channel's permission overwrites (none: the roles' permissions apply as they are). */
+  permission_overwrites?: FakeOverwrite[];
 }
+
+/** A channel permission overwrite as Discord sends it: type 0 a role (the guild id is @everyone), 1 a member. */
+export interface FakeOverwrite {
+  id: string;
+  type: 0 | 1;
+  /** Permission bitfields as decimal strings. */
+  allow: string;
+  deny: string;
+}
+
+/** Discord's VIEW_CHANNEL permission bit. */
+export const VIEW_CHANNEL = 1n << 10n;
 
 /** Gateway intents the fake honours when dispatching messages. */
 export const INTENTS = {
@@ -233,6 +247,7 @@ export class FakeDiscord {
   /** Registered commands per scope: 'global' or the guild id. */
   readonly commands = new Map<string, Json[]>();
   readonly channels = new Map<string, FakeChannel>();
+  /** The guild's roles besides @everyone (with no permissions of their own: channel overwrites grant them). */
   readonly roles: Array<{ id: string; name: string }> = [];
   readonly members = new Map<string, FakeMember>();
   readonly messages = new Map<string, FakeMessage>();
@@ -316,6 +331,18 @@ export class FakeDiscord {
   addRole(name: string, id = snowflake()): string {
     this.roles.push({ id, name });
     return id;
+  }
+
+  /**
+   * Replaces a guild channel's permission overwrites; a connected bot learns of it by CHANNEL_UPDATE
+   * (Guilds intent), as on Discord.
+   */
+  setOverwrites(channelId: string, overwrites: FakeOverwrite[]): void {
+    const ch = this.channels.get(channelId);
+    if (!ch || ch.type === DM_CHANNEL) throw new Error(`no guild channel ${channelId}`);
+    ch.permission_overwrites = overwrites;
+    this.dispatch('CHANNEL_UPDATE', this.channelPayload(ch), INTENTS.guilds);
+    this.changes.emit('change');
   }
 
   addMember(username: string, roles: string[] = [], opts: { bot?: boolean; id?: string } = {}): FakeMember {
@@ -542,7 +569,7 @@ export class FakeDiscord {
       base.message_count = 0;
     } else {
       base.position = 0;
-      base.permission_overwrites = [];
+      base.permission_overwrites = c.permission_overwrites ?? [];
     }
     return base;
   }
@@ -1198,6 +1225,12 @@ export class FakeDiscord {
     if ((m = /^\/guilds\/(\d+)\/roles$/.exec(path)) && method === 'GET') {
       if (m[1] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
       return ok(this.guildPayload({ allRoles: true }).roles);
+    }
+    if ((m = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(path)) && method === 'GET') {
+      if (m[1] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
+      const member = m[2] === this.botUser.id ? { user: this.botUser, roles: [] } : this.members.get(m[2]!);
+      if (!member) throw new HttpError(404, { code: 10007, message: 'Unknown Member' });
+      return ok(this.memberPayload(member));
     }
     if (method === 'POST' && path === '/users/@me/channels') {
       const member = this.members.get(String(obj.recipient_id ?? ''));

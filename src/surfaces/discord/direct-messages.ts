@@ -121,6 +121,10 @@ export class DirectMessagePort implements SurfacePort {
     return isDirect(place) ? Promise.resolve('direct message') : this.port.channelName(place);
   }
 
+  isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    return isDirect(channel) ? Promise.resolve(undefined) : this.port.isMember(channel, userId);
+  }
+
   stripButtons(thread: Place, actions: string[]): Promise<void> {
     return this.port.stripButtons(channelPlace(thread), actions);
   }

@@ -79,7 +79,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   });
   const rest = client.rest;
   const threads = new Threads(rest, opts.store);
-  const port = new DiscordPort(rest, opts.store, threads, log);
+  const port = new DiscordPort(rest, opts.store, threads, log, client);
   const dms = new DirectMessages(opts.store);
   const surface = new DirectMessagePort(port, dms);
   let core: BridgeCore | undefined;

@@ -8,7 +8,7 @@
  * gateway (gateway.ts), which owns the budgets: the port only translates.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
+import { type Client, DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
@@ -24,6 +24,7 @@ import {
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { buttonId, parseId } from './custom-ids';
+import { ChannelMembers } from './channel-members';
 import { DiscordGateway } from './gateway';
 import { MAX_CONTENT, renderMessage, sendableMentions, type RenderedMessage } from './render';
 import { mentionToken } from '../mention-token';
@@ -114,14 +115,18 @@ export class DiscordPort implements SurfacePort {
   private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
   /** The surface's one outbound path. */
   readonly gateway: DiscordGateway;
+  /** Who can view a channel; absent without a client (the port alone only makes REST calls). */
+  private readonly members: ChannelMembers | undefined;
 
   constructor(
     private readonly rest: REST,
     private readonly store: StateStore,
     readonly threads: Threads,
     private readonly log: Logger,
+    client?: Client,
   ) {
     this.gateway = new DiscordGateway(store, log);
+    this.members = client && new ChannelMembers(client, this.gateway, log);
   }
 
   /** The surface stops: calls still waiting for budget fail. */
@@ -332,6 +337,11 @@ export class DiscordPort implements SurfacePort {
   async channelName(place: Place): Promise<string | undefined> {
     const ch = channelNameSchema.safeParse(await this.rest.get(Routes.channel(place.channel)).catch(() => undefined));
     return ch.success ? ch.data.name : undefined;
+  }
+
+  /** A guild channel's members are those who can view it (channel-members.ts). */
+  async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    return this.members?.canView(channel.channel, userId);
   }
 
   /**

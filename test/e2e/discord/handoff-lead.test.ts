@@ -11,7 +11,7 @@ import {
   waitForAnswer,
   type DiscordE2E,
 } from '../../support/discord-e2e';
-import type { FakeMember, FakeMessage } from '../../support/fake-discord';
+import { type FakeMember, type FakeMessage, VIEW_CHANNEL } from '../../support/fake-discord';
 import { waitFor } from '../../support/wait-for';
 import { chartSpecOf, panelOf } from '../../support/png-chart';
 
@@ -221,6 +221,40 @@ describe('Discord: a lead through a handoff', () => {
       options: [{ name: 'reason', type: 3, value: 'queue' }],
     });
     await wait(() => /for members of the handoff channel and admins/.test(responseText(e, refused)), 'the refusal');
+    expect(responseText(e, refused)).not.toMatch(/Handoff queue/);
+    // An agent (a member who can view the private handoff channel, through the agents role) gets
+    // the queue from any channel, though not an admin.
+    const fromGeneral = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: e.general.id,
+      member: e.agent,
+      options: [{ name: 'reason', type: 3, value: 'queue' }],
+    });
+    await wait(() => /Handoff queue/.test(responseText(e, fromGeneral)), 'the queue for an agent in #general');
+    expect(responseText(e, fromGeneral)).toMatch(/bob \(Discord\)/);
+    // A member let in by a member overwrite (a CHANNEL_UPDATE after the bot started) is an agent
+    // too, and is refused again once the overwrite is gone (the update and the command travel the
+    // same gateway connection, in that order).
+    const view = VIEW_CHANNEL.toString();
+    const overwrites = [...(e.handoff.permission_overwrites ?? [])];
+    e.fake.setOverwrites(e.handoff.id, [...overwrites, { id: bob.user.id, type: 1, allow: view, deny: '0' }]);
+    const letIn = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: e.general.id,
+      member: bob,
+      options: [{ name: 'reason', type: 3, value: 'queue' }],
+    });
+    await wait(() => /Handoff queue|for members of/.test(responseText(e, letIn)), 'bob let in');
+    expect(responseText(e, letIn)).toMatch(/Handoff queue/);
+    e.fake.setOverwrites(e.handoff.id, overwrites);
+    const shutOut = e.fake.slashCommand({
+      name: 'handoff',
+      channelId: e.general.id,
+      member: bob,
+      options: [{ name: 'reason', type: 3, value: 'queue' }],
+    });
+    await wait(() => /Handoff queue|for members of/.test(responseText(e, shutOut)), 'bob shut out');
+    expect(responseText(e, shutOut)).toMatch(/for members of the handoff channel and admins/);
     const queue = e.fake.slashCommand({
       name: 'handoff',
       channelId: e.handoff.id,

@@ -67,6 +67,27 @@ describe('Discord with no roles in GUILD_CREATE and no thread on interaction rep
     expect(msg.content.toLowerCase()).toContain('admin');
   });
 
+  test('an agent (the handoff channel lets the agents role view it) gets /handoff queue from #general; others are refused', async () => {
+    const queue = (member: typeof e.user) =>
+      e.fake.slashCommand({
+        name: 'handoff',
+        channelId: e.general.id,
+        member,
+        options: [{ name: 'reason', type: STRING, value: 'queue' }],
+      });
+    const asAgent = queue(e.agent);
+    const asUser = queue(e.user);
+    const told = (rec: typeof asAgent) =>
+      waitFor(
+        () => /Handoff queue|for members of/.test(responseText(e, rec)) && responseText(e, rec),
+        'the answer to /handoff queue',
+        10_000,
+        e.fake.changes,
+      );
+    expect(await told(asAgent)).toMatch(/Handoff queue/);
+    expect(await told(asUser)).toMatch(/for members of the handoff channel and admins/);
+  });
+
   test('/ask still gets a thread (on a root message of its own) with the exact answer', async () => {
     const question = 'Which homes are for sale in Austin today?';
     const rec = e.fake.slashCommand({
