@@ -157,6 +157,11 @@ export interface RateBudget {
    * budget). Otherwise budgets with a long window get both (see core/relay/scheduler).
    */
   plan?: boolean;
+  /**
+   * Under load, about how many steps an answer's message grows in on this budget, counting its
+   * first words (the scheduler's default otherwise; see BudgetScheduler.loadStepMs).
+   */
+  loadSteps?: number;
 }
 
 /**

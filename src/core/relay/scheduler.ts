@@ -317,21 +317,21 @@ export class BudgetScheduler {
       const refills = this.expiringWithin(b, horizon);
       const spendable = holds + refills - sharers - coming;
       const gap = spendable <= 0 ? b.windowMs : (horizon * sharers) / spendable;
-      spacing = Math.max(spacing, Math.min(b.windowMs, Math.max(gap, this.loadStepMs(sharers))));
+      spacing = Math.max(spacing, Math.min(b.windowMs, Math.max(gap, this.loadStepMs(sharers, b.loadSteps ?? this.loadSteps))));
     }
     return Math.round(spacing);
   }
 
   /**
    * The least spacing of an answer's interims when `sharers` answers share a budget: none for a
-   * lone answer (it grows as fast as the caller allows), rising with load towards a loadSteps-th of
-   * an answer's expected length, so that under load an answer grows in about loadSteps steps
+   * lone answer (it grows as fast as the caller allows), rising with load towards a `steps`-th of
+   * an answer's expected length, so that under load an answer grows in about `steps` steps
    * counting its first words, whatever burst the budget still holds. That burst spent on interims
    * under load buys readers little and costs the workspace many calls: 20 native streams at once
    * spent about 4 appends each without it.
    */
-  private loadStepMs(sharers: number): number {
-    return (this.answerMs * (1 - 1 / Math.max(1, sharers))) / this.loadSteps;
+  private loadStepMs(sharers: number, steps: number): number {
+    return (this.answerMs * (1 - 1 / Math.max(1, sharers))) / steps;
   }
 
   /** Answers registered within the last ARRIVAL_LOOKBACK_MS. */

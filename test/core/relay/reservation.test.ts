@@ -109,6 +109,9 @@ describe('BudgetScheduler final reservation', () => {
       now += 59_000;
       expect(Math.round((1_000 * 10) / (15 + 30 - 10))).toBe(286);
       expect(planned.interimSpacingMs([long])).toBe(Math.round((6_000 * (1 - 1 / 10)) / 3));
+      // A budget that grows its answers in one step under load (Slack's chat.update: first words,
+      // then the final) spaces them by most of an answer.
+      expect(planned.interimSpacingMs([{ ...long, loadSteps: 1 }])).toBe(Math.round(6_000 * (1 - 1 / 10)));
       first();
       for (const r of more) r();
     } finally {
