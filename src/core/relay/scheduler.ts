@@ -317,7 +317,10 @@ export class BudgetScheduler {
       const refills = this.expiringWithin(b, horizon);
       const spendable = holds + refills - sharers - coming;
       const gap = spendable <= 0 ? b.windowMs : (horizon * sharers) / spendable;
-      spacing = Math.max(spacing, Math.min(b.windowMs, Math.max(gap, this.loadStepMs(sharers, b.loadSteps ?? this.loadSteps))));
+      spacing = Math.max(
+        spacing,
+        Math.min(b.windowMs, Math.max(gap, this.loadStepMs(sharers, b.loadSteps ?? this.loadSteps))),
+      );
     }
     return Math.round(spacing);
   }

@@ -402,7 +402,12 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     const gateway = (runtime.surface as SlackPort).gateway;
     expect(gateway.postBudget(place)).toEqual({ key: 'slack:T9:postMessage:C9', limit: 1, windowMs: 1000 });
     // Under load an answer on chat.update shows its first words, then its final (one step).
-    expect(gateway.editBudget(place)).toEqual({ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000, loadSteps: 1 });
+    expect(gateway.editBudget(place)).toEqual({
+      key: 'slack:T9:chat.update',
+      limit: 50,
+      windowMs: 60000,
+      loadSteps: 1,
+    });
     // mention() is a token only the renderer turns into `<@U1>`: user text cannot forge it.
     expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).not.toContain('<@U1>');
     const text = `${'Fish & chips <cheap> **bold** '.repeat(99)}end`;
