@@ -169,6 +169,11 @@ export class BudgetScheduler {
   private readonly taken = new Map<string, number[]>();
   /** Learnt length of an answer (an average over the answers that finished). */
   private answerMs: number;
+  /**
+   * Per planned budget key: when answers registered on it, within about an answer's length, oldest
+   * first: the load the answers in flight have just seen (see loadStepMs).
+   */
+  private readonly registered = new Map<string, number[]>();
   /** When answers registered lately (within ARRIVAL_LOOKBACK_MS), oldest first. */
   private readonly arrivals: number[] = [];
   private readonly now: () => number;
@@ -246,6 +251,14 @@ export class BudgetScheduler {
     if (holder !== undefined) {
       const list = this.holders.get(holder) ?? [];
       if (list.length === 0 && keys.length > 0) this.arrivals.push(h.since);
+      // Counted once per answer and budget (a re-registration moves an answer, it adds no load).
+      const before = new Set(list.flatMap((x) => x.keys));
+      for (const k of keys) {
+        if (before.has(k)) continue;
+        const times = this.registered.get(k) ?? [];
+        times.push(h.since);
+        this.registered.set(k, times);
+      }
       // A re-registration (the answer's edits moved to another budget) keeps its interim rhythm.
       const prev = list[list.length - 1];
       if (prev) {
@@ -310,6 +323,9 @@ export class BudgetScheduler {
     for (const b of budgets) {
       if (!this.reserves(b)) continue;
       const sharers = Math.max(1, this.finalsAwaited(b.key));
+      // The load: the answers sharing it now, or that registered on it within an answer's length
+      // (as a surge ends, the last answers of it are not a lone answer's few).
+      const load = Math.max(sharers, this.recentlyRegistered(b.key));
       // A tenth of the budget stays for finals nobody can foresee yet (answers, button updates).
       const holds = Math.max(0, b.limit - this.takenIn(b) - Math.ceil(b.limit / 10));
       // The store's budgets are sliding windows: what comes back within the horizon is what was
@@ -319,14 +335,14 @@ export class BudgetScheduler {
       const gap = spendable <= 0 ? b.windowMs : (horizon * sharers) / spendable;
       spacing = Math.max(
         spacing,
-        Math.min(b.windowMs, Math.max(gap, this.loadStepMs(sharers, b.loadSteps ?? this.loadSteps))),
+        Math.min(b.windowMs, Math.max(gap, this.loadStepMs(load, b.loadSteps ?? this.loadSteps))),
       );
     }
     return Math.round(spacing);
   }
 
   /**
-   * The least spacing of an answer's interims when `sharers` answers share a budget: none for a
+   * The least spacing of an answer's interims when `sharers` answers load a budget: none for a
    * lone answer (it grows as fast as the caller allows), rising with load towards a `steps`-th of
    * an answer's expected length, so that under load an answer grows in about `steps` steps
    * counting its first words, whatever burst the budget still holds. That burst spent on interims
@@ -335,6 +351,16 @@ export class BudgetScheduler {
    */
   private loadStepMs(sharers: number, steps: number): number {
     return (this.answerMs * (1 - 1 / Math.max(1, sharers))) / steps;
+  }
+
+  /** Answers that registered on budget `key` within about an answer's length. */
+  private recentlyRegistered(key: string): number {
+    const times = this.registered.get(key);
+    if (!times) return 0;
+    const from = this.now() - this.answerMs;
+    while (times.length > 0 && (times[0] ?? 0) <= from) times.shift();
+    if (times.length === 0) this.registered.delete(key);
+    return times.length;
   }
 
   /** Answers registered within the last ARRIVAL_LOOKBACK_MS. */

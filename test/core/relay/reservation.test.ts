@@ -120,6 +120,36 @@ describe('BudgetScheduler final reservation', () => {
   });
 });
 
+describe('BudgetScheduler: interims under load', () => {
+  it('spaces an answer by the load it has just seen, and a lone answer by the budget alone', () => {
+    const store = new SqliteStore(':memory:');
+    let now = 1_000_000;
+    const planned = new BudgetScheduler({ store, log: silentLog, now: () => now, expectedAnswerMs: 6_000 });
+    try {
+      const long: RateBudget = { key: 'l', limit: 100, windowMs: 60_000 };
+      const lone = planned.expectFinal([long], 'lone');
+      // Alone: no load step, the budget's plan only (well under a second).
+      expect(planned.interimSpacingMs([long])).toBeLessThan(200);
+      lone();
+      // Ten answers of a surge, nine of which are over (at once: the learnt length stays 6 s): the
+      // last one still grows in about three steps.
+      now += 10_000;
+      const surge = Array.from({ length: 10 }, (_, i) => planned.expectFinal([long], `s${i}`));
+      for (const r of surge.slice(1)) r();
+      now += 3_000;
+      expect(planned.finalsAwaited('l')).toBe(1);
+      expect(planned.interimSpacingMs([long])).toBe(Math.round((6_000 * (1 - 1 / 10)) / 3));
+      // An answer's length later the surge is no load any more.
+      now += 6_000;
+      expect(planned.interimSpacingMs([long])).toBeLessThan(200);
+      surge[0]?.();
+    } finally {
+      planned.close();
+      void store.close();
+    }
+  });
+});
+
 describe("BudgetScheduler: an answer's first planned interim", () => {
   it('waits until the plan has seen whether a surge arrives, then goes', async () => {
     const store = new SqliteStore(':memory:');
