@@ -314,7 +314,7 @@ export class BudgetScheduler {
    * answers in flight are expected to finish, minus one reserved final per answer, split evenly over
    * those answers (0 when no budget applies).
    */
-  interimSpacingMs(budgets: RateBudget[]): number {
+  interimSpacingMs(budgets: RateBudget[], since?: number): number {
     let spacing = 0;
     const horizon = this.horizonMs();
     // Answers arriving before those in flight finish will need their finals too: projected from
@@ -325,7 +325,7 @@ export class BudgetScheduler {
       const sharers = Math.max(1, this.finalsAwaited(b.key));
       // The load: the answers sharing it now, or that registered on it within an answer's length
       // (as a surge ends, the last answers of it are not a lone answer's few).
-      const load = Math.max(sharers, this.recentlyRegistered(b.key));
+      const load = Math.max(sharers, this.recentlyRegistered(b.key, since));
       // A tenth of the budget stays for finals nobody can foresee yet (answers, button updates).
       const holds = Math.max(0, b.limit - this.takenIn(b) - Math.ceil(b.limit / 10));
       // The store's budgets are sliding windows: what comes back within the horizon is what was
@@ -353,14 +353,19 @@ export class BudgetScheduler {
     return (this.answerMs * (1 - 1 / Math.max(1, sharers))) / steps;
   }
 
-  /** Answers that registered on budget `key` within about an answer's length. */
-  private recentlyRegistered(key: string): number {
+  /**
+   * Answers that registered on budget `key` within about an answer's length, or, for an answer
+   * registered `since`, the ones that overlapped it (from an answer's length before it began).
+   */
+  private recentlyRegistered(key: string, since?: number): number {
     const times = this.registered.get(key);
     if (!times) return 0;
-    const from = this.now() - this.answerMs;
-    while (times.length > 0 && (times[0] ?? 0) <= from) times.shift();
+    const now = this.now();
+    const kept = now - 2 * this.answerMs;
+    while (times.length > 0 && (times[0] ?? 0) <= kept) times.shift();
     if (times.length === 0) this.registered.delete(key);
-    return times.length;
+    const from = Math.min(now, since ?? now) - this.answerMs;
+    return times.filter((t) => t > from).length;
   }
 
   /** Answers registered within the last ARRIVAL_LOOKBACK_MS. */
@@ -419,7 +424,7 @@ export class BudgetScheduler {
     if (job.priority !== 'interim' || job.coalesceKey === undefined) return 0;
     const h = this.holders.get(job.coalesceKey)?.at(-1);
     if (!h || h.keys.length === 0) return 0;
-    const spacing = this.interimSpacingMs(job.budgets);
+    const spacing = this.interimSpacingMs(job.budgets, h.since);
     if (spacing <= 0) return 0;
     // The first interim comes a whole turn after the answer's first words (its first message or
     // stream start carries them), and not before the plan has seen whether a surge is arriving
