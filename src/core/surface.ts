@@ -157,6 +157,11 @@ export interface RateBudget {
    * budget). Otherwise budgets with a long window get both (see core/relay/scheduler).
    */
   plan?: boolean;
+  /**
+   * Under load, about how many steps an answer's message grows in on this budget, counting its
+   * first words (the scheduler's default otherwise; see BudgetScheduler.loadStepMs).
+   */
+  loadSteps?: number;
 }
 
 /**
@@ -230,8 +235,17 @@ export interface SurfacePort {
   /** The waiting call sent with this coalesceKey becomes a final (its answer just finished). */
   promote?(coalesceKey: string): void;
   fetchAttachment(att: Attachment): Promise<Buffer>;
-  /** Native streaming where the platform offers it here; undefined = use post + edit. */
-  startNativeStream?(place: Place, first: OutMessage): Promise<NativeStream | undefined>;
+  /**
+   * Native streaming where the platform offers it here; undefined = use post + edit. With `latest`,
+   * the stream starts with the message as it is when the start goes out (it may wait briefly for
+   * the answer's first words, as a first post does): the caller learns what it started with from
+   * its last call of `latest`.
+   */
+  startNativeStream?(
+    place: Place,
+    first: OutMessage,
+    opts?: { latest?: () => OutMessage },
+  ): Promise<NativeStream | undefined>;
   /**
    * Finish a native stream left open by another (dead) process: the message ends showing `final`
    * exactly (falls back to a plain edit when the stream is already gone).

@@ -292,6 +292,8 @@ export class TestSurface implements SurfacePort {
           { priority: o.priority ?? 'interim', coalesceKey: o.coalesceKey },
           async () => {
             const more = o.latest ? o.latest() : text;
+            // Nothing to append is no call (as the Slack gateway does).
+            if (more.length === 0) return '';
             await stream.rawAppend(more);
             return more;
           },

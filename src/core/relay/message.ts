@@ -101,8 +101,12 @@ export class AnswerMessage {
           coalesceKey: call.coalesceKey,
           latest: () => {
             const now = call.latest();
+            // The message is finished meanwhile (the answer ended, or its piece was sealed): its
+            // stop, due next, carries the rest, so this append would be one more call for a text
+            // shown a moment. It goes out empty (no call).
+            if (now && !now.typing) shows = sentFrom;
             // Only growth is appended; anything else waits for the final stop.
-            if (now?.typing && now.text.startsWith(sentFrom)) shows = now.text;
+            else if (now?.typing && now.text.startsWith(sentFrom)) shows = now.text;
             return shows.slice(sentFrom.length);
           },
         });

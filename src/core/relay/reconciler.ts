@@ -277,20 +277,27 @@ export class Reconciler {
     if (!want) return;
     if (this.nativeMode && want.typing && this.surface.startNativeStream) {
       let stream: NativeStream | undefined;
+      // The stream starts with what the message may show when the start goes out (the surface may
+      // wait briefly for the first words): only settled whole words, as a stream cannot take text back.
+      let first = want.text;
+      const latest = (): OutMessage => {
+        const now = this.layout()[index];
+        if (now?.typing) first = now.text;
+        return { text: first, markdown: true, typing: now?.typing ?? true };
+      };
       try {
-        // The stream starts with what the message may show already (text that came while it waited).
-        stream = await this.surface.startNativeStream(this.deps.place, {
-          text: want.text,
-          markdown: true,
-          typing: true,
-        });
+        stream = await this.surface.startNativeStream(
+          this.deps.place,
+          { text: want.text, markdown: true, typing: true },
+          { latest },
+        );
       } catch (err) {
         // The gateway's retries of a rate-limited start are spent: post and edit instead (see step).
         if (isPlatformRateLimit(err)) throw err;
         this.deps.log.info({ err }, 'native streaming refused; using post and edit');
       }
       if (stream) {
-        this.slots[index] = new AnswerMessage(stream.ref, { text: want.text, markdown: true, typing: true }, stream);
+        this.slots[index] = new AnswerMessage(stream.ref, { text: first, markdown: true, typing: true }, stream);
         this.reserveFinal();
         return;
       }

@@ -57,6 +57,11 @@ export interface SchedulerOptions {
    * wait for it: they go with the message's post, on another budget.
    */
   firstInterimAfterMs?: number;
+  /**
+   * Under load, about how many steps an answer grows in, counting its first words (see
+   * loadStepMs); a lone answer is not held to it.
+   */
+  loadSteps?: number;
   now?: () => number;
 }
 
@@ -155,6 +160,7 @@ export class BudgetScheduler {
   private readonly interimShare: number;
   private readonly reserveAboveWindowMs: number;
   private readonly firstInterimAfterMs: number;
+  private readonly loadSteps: number;
   /** Per budget key: answers in flight that still need their final call. */
   private readonly finalsDue = new Map<string, number>();
   /** Answers in flight by holder name (the coalesceKey of their calls). */
@@ -163,6 +169,11 @@ export class BudgetScheduler {
   private readonly taken = new Map<string, number[]>();
   /** Learnt length of an answer (an average over the answers that finished). */
   private answerMs: number;
+  /**
+   * Per planned budget key: when answers registered on it, within about an answer's length, oldest
+   * first: the load the answers in flight have just seen (see loadStepMs).
+   */
+  private readonly registered = new Map<string, number[]>();
   /** When answers registered lately (within ARRIVAL_LOOKBACK_MS), oldest first. */
   private readonly arrivals: number[] = [];
   private readonly now: () => number;
@@ -185,6 +196,7 @@ export class BudgetScheduler {
     this.reserveAboveWindowMs = opts.reserveAboveWindowMs ?? 1_000;
     this.answerMs = opts.expectedAnswerMs ?? 6_000;
     this.firstInterimAfterMs = opts.firstInterimAfterMs ?? 1_000;
+    this.loadSteps = opts.loadSteps ?? 3;
     this.now = opts.now ?? Date.now;
   }
 
@@ -239,6 +251,14 @@ export class BudgetScheduler {
     if (holder !== undefined) {
       const list = this.holders.get(holder) ?? [];
       if (list.length === 0 && keys.length > 0) this.arrivals.push(h.since);
+      // Counted once per answer and budget (a re-registration moves an answer, it adds no load).
+      const before = new Set(list.flatMap((x) => x.keys));
+      for (const k of keys) {
+        if (before.has(k)) continue;
+        const times = this.registered.get(k) ?? [];
+        times.push(h.since);
+        this.registered.set(k, times);
+      }
       // A re-registration (the answer's edits moved to another budget) keeps its interim rhythm.
       const prev = list[list.length - 1];
       if (prev) {
@@ -294,7 +314,7 @@ export class BudgetScheduler {
    * answers in flight are expected to finish, minus one reserved final per answer, split evenly over
    * those answers (0 when no budget applies).
    */
-  interimSpacingMs(budgets: RateBudget[]): number {
+  interimSpacingMs(budgets: RateBudget[], since?: number): number {
     let spacing = 0;
     const horizon = this.horizonMs();
     // Answers arriving before those in flight finish will need their finals too: projected from
@@ -303,6 +323,9 @@ export class BudgetScheduler {
     for (const b of budgets) {
       if (!this.reserves(b)) continue;
       const sharers = Math.max(1, this.finalsAwaited(b.key));
+      // The load: the answers sharing it now, or that registered on it within an answer's length
+      // (as a surge ends, the last answers of it are not a lone answer's few).
+      const load = Math.max(sharers, this.recentlyRegistered(b.key, since));
       // A tenth of the budget stays for finals nobody can foresee yet (answers, button updates).
       const holds = Math.max(0, b.limit - this.takenIn(b) - Math.ceil(b.limit / 10));
       // The store's budgets are sliding windows: what comes back within the horizon is what was
@@ -310,9 +333,39 @@ export class BudgetScheduler {
       const refills = this.expiringWithin(b, horizon);
       const spendable = holds + refills - sharers - coming;
       const gap = spendable <= 0 ? b.windowMs : (horizon * sharers) / spendable;
-      spacing = Math.max(spacing, Math.min(b.windowMs, gap));
+      spacing = Math.max(
+        spacing,
+        Math.min(b.windowMs, Math.max(gap, this.loadStepMs(load, b.loadSteps ?? this.loadSteps))),
+      );
     }
     return Math.round(spacing);
+  }
+
+  /**
+   * The least spacing of an answer's interims when `sharers` answers load a budget: none for a
+   * lone answer (it grows as fast as the caller allows), rising with load towards a `steps`-th of
+   * an answer's expected length, so that under load an answer grows in about `steps` steps
+   * counting its first words, whatever burst the budget still holds. That burst spent on interims
+   * under load buys readers little and costs the workspace many calls: 20 native streams at once
+   * spent about 4 appends each without it.
+   */
+  private loadStepMs(sharers: number, steps: number): number {
+    return (this.answerMs * (1 - 1 / Math.max(1, sharers))) / steps;
+  }
+
+  /**
+   * Answers that registered on budget `key` within about an answer's length, or, for an answer
+   * registered `since`, the ones that overlapped it (from an answer's length before it began).
+   */
+  private recentlyRegistered(key: string, since?: number): number {
+    const times = this.registered.get(key);
+    if (!times) return 0;
+    const now = this.now();
+    const kept = now - 2 * this.answerMs;
+    while (times.length > 0 && (times[0] ?? 0) <= kept) times.shift();
+    if (times.length === 0) this.registered.delete(key);
+    const from = Math.min(now, since ?? now) - this.answerMs;
+    return times.filter((t) => t > from).length;
   }
 
   /** Answers registered within the last ARRIVAL_LOOKBACK_MS. */
@@ -371,11 +424,17 @@ export class BudgetScheduler {
     if (job.priority !== 'interim' || job.coalesceKey === undefined) return 0;
     const h = this.holders.get(job.coalesceKey)?.at(-1);
     if (!h || h.keys.length === 0) return 0;
-    const spacing = this.interimSpacingMs(job.budgets);
+    const spacing = this.interimSpacingMs(job.budgets, h.since);
     if (spacing <= 0) return 0;
-    // The first interim comes after half a turn (sooner than a whole one, still spread out), and
-    // not before the plan has seen whether a surge is arriving (firstInterimAfterMs).
-    return h.lastInterimAt > 0 ? h.lastInterimAt + spacing : h.since + Math.max(spacing / 2, this.firstInterimAfterMs);
+    // The first interim comes a whole turn after the answer's first words (its first message or
+    // stream start carries them), and not before the plan has seen whether a surge is arriving
+    // (firstInterimAfterMs).
+    const due = h.lastInterimAt > 0 ? h.lastInterimAt + spacing : h.since + Math.max(spacing, this.firstInterimAfterMs);
+    // An interim due within half a turn of the answer's expected end would show its text a moment
+    // before the final does: it waits until half a turn past that end (an answer that ends as
+    // expected sends its final instead; a longer one grows again then).
+    const end = h.since + this.answerMs;
+    return due > end - spacing / 2 && due < end + spacing / 2 ? end + spacing / 2 : due;
   }
 
   private reserves(b: RateBudget): boolean {

@@ -20,8 +20,13 @@ import { call, type WebClient } from './web';
 
 /** chat.postMessage: Slack allows about one message a second per channel. */
 export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
-/** chat.update is Tier 3: about 50 a minute per workspace. */
-export const EDIT_BUDGET = { limit: 50, windowMs: 60_000 } as const;
+/**
+ * chat.update is Tier 3: about 50 a minute per workspace, and every edit of the workspace spends it
+ * (answers, button and card updates, recovery, a failed stream's finish). Under load an answer on it
+ * shows its first words (on its post) and then its final: one step (see BudgetScheduler.loadStepMs);
+ * a lone answer still grows about once a second.
+ */
+export const EDIT_BUDGET = { limit: 50, windowMs: 60_000, loadSteps: 1 } as const;
 /**
  * Native streaming, per workspace: chat.startStream and chat.stopStream are Tier 2 (about 20 a
  * minute), chat.appendStream Tier 4 (about 100 a minute).

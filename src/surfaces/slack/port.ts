@@ -176,12 +176,15 @@ export class SlackPort implements SurfacePort {
 
   reserveFinal(place: Place, holder: string): () => void {
     // A thread holds one answer at a time: while a native stream is live there, the answer's
-    // interims and final are its appends and stop, on the append budget.
-    const budget =
+    // interims are its appends, planned on the append budget. It keeps a chat.update final too: a
+    // stream whose append or stop fails is finished with chat.update (stopNativeStream), so the
+    // chat.update answers' interims leave that token alone, and share that budget's plan with
+    // every answer in flight in the workspace, not only the ones that could not stream.
+    const budgets =
       place.thread && this.streamingIn(place)
-        ? this.gateway.streamBudget('append', place)
-        : this.gateway.editBudget(place);
-    return this.gateway.scheduler.expectFinal([budget], holder);
+        ? [this.gateway.streamBudget('append', place), this.gateway.editBudget(place)]
+        : [this.gateway.editBudget(place)];
+    return this.gateway.scheduler.expectFinal(budgets, holder);
   }
 
   promote(coalesceKey: string): void {
@@ -335,7 +338,11 @@ export class SlackPort implements SurfacePort {
     return bytes;
   }
 
-  async startNativeStream(place: Place, first: OutMessage): Promise<NativeStream | undefined> {
+  async startNativeStream(
+    place: Place,
+    first: OutMessage,
+    opts: { latest?: () => OutMessage } = {},
+  ): Promise<NativeStream | undefined> {
     const team = this.team(place);
     if (!place.thread) return undefined;
     const off = this.noNativeStream.get(team);
@@ -350,14 +357,23 @@ export class SlackPort implements SurfacePort {
       this.opts.log.debug({ team }, 'slack: stream budgets spent, using chat.update for this answer');
       return undefined;
     }
+    const latest = opts.latest;
+    // The start carries the answer's first words when they come soon (first-words.ts): a partial
+    // text on the start's own budget, where an append would be one more call.
+    if (awaitsFirstWords(first, latest)) await firstWords(latest!);
+    // Read when the start goes out (again on a retry after a 429): the stream shows what it sent.
+    let startText = first.text;
     let ts: string;
     try {
-      const res = await this.gateway.startStream(place, () => ({
-        channel: place.channel,
-        thread_ts: place.thread,
-        ...(first.text.length > 0 ? { markdown_text: slackText(first.text) } : {}),
-        ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
-      }));
+      const res = await this.gateway.startStream(place, () => {
+        startText = latest ? latest().text : first.text;
+        return {
+          channel: place.channel,
+          thread_ts: place.thread,
+          ...(startText.length > 0 ? { markdown_text: slackText(startText) } : {}),
+          ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
+        };
+      });
       const started = (res as { ts?: unknown }).ts;
       if (typeof started !== 'string' || started.length === 0) throw new Error('chat.startStream answered without ts');
       ts = started;
@@ -390,7 +406,7 @@ export class SlackPort implements SurfacePort {
         stopped: () => this.releaseStop(place, ts),
       },
       { place, id: ts },
-      slackText(first.text),
+      slackText(startText),
       expiresAt,
     );
   }

@@ -52,4 +52,41 @@ describe('Relay with native streams', () => {
       await bed.close();
     }
   });
+
+  it('sends no append that the final overtook: the stop carries the text it would have shown', async () => {
+    const bed = new RelayTestbed();
+    const relay = bed.relay('inst-o');
+    const surface = bed.surface({
+      native: { ttlMs: 600_000 },
+      budget: { edit: { limit: 50, windowMs: 60_000 }, append: { limit: 100, windowMs: 60_000 } },
+    });
+    const scheduler = surface.scheduler!;
+    try {
+      const events = new FakeAnswerStream();
+      const run = relay.run({
+        surface,
+        place: { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: 'T-overtaken' },
+        events,
+        finalButtons: [],
+        retry: { action: 'answer.retry', value: 'q' },
+        idleTimeoutMs: 5_000,
+        answerKey: 'native-overtaken',
+      });
+      await waitFor(() => surface.nativeStreams.length === 1, 'the stream started');
+      // Text after the start: its append waits in the gateway for the answer's first planned turn
+      // (an answer's first interim waits until it is a second old).
+      events.push('Three bedrooms in Austin, ');
+      await waitFor(() => scheduler.pending === 1, 'the append waits for its turn');
+      events.push('close to the lake.');
+      events.final();
+      const result = await run;
+      expect(result.status).toBe('complete');
+      const stream = surface.nativeStreams[0]!;
+      // The waiting append went when the final came: with nothing to show before the stop, no call.
+      expect(surface.count('append')).toBe(0);
+      expect(stream.finalMessage?.text).toBe('Three bedrooms in Austin, close to the lake.');
+    } finally {
+      await bed.close();
+    }
+  });
 });

@@ -102,13 +102,50 @@ describe('BudgetScheduler final reservation', () => {
       now += 2_000;
       for (let i = 0; i < 30; i++) await planned.run([long], 'final', async () => undefined);
       expect(planned.interimSpacingMs([long])).toBe(Math.round((4_000 * 10) / 5));
-      // 59 s on, the answers are expected to be over within a second, and the 30 tokens come back then.
+      // 59 s on, the answers are expected to be over within a second, and the 30 tokens come back
+      // then: the budget would give each of the ten answers an interim every 286 ms, but under load
+      // an answer grows in about three steps (a third of its expected 6 s, less a tenth for ten
+      // answers sharing: see loadStepMs).
       now += 59_000;
-      expect(planned.interimSpacingMs([long])).toBe(Math.round((1_000 * 10) / (15 + 30 - 10)));
+      expect(Math.round((1_000 * 10) / (15 + 30 - 10))).toBe(286);
+      expect(planned.interimSpacingMs([long])).toBe(Math.round((6_000 * (1 - 1 / 10)) / 3));
+      // A budget that grows its answers in one step under load (Slack's chat.update: first words,
+      // then the final) spaces them by most of an answer.
+      expect(planned.interimSpacingMs([{ ...long, loadSteps: 1 }])).toBe(Math.round(6_000 * (1 - 1 / 10)));
       first();
       for (const r of more) r();
     } finally {
       planned.close();
+    }
+  });
+});
+
+describe('BudgetScheduler: interims under load', () => {
+  it('spaces an answer by the load it has just seen, and a lone answer by the budget alone', () => {
+    const store = new SqliteStore(':memory:');
+    let now = 1_000_000;
+    const planned = new BudgetScheduler({ store, log: silentLog, now: () => now, expectedAnswerMs: 6_000 });
+    try {
+      const long: RateBudget = { key: 'l', limit: 100, windowMs: 60_000 };
+      const lone = planned.expectFinal([long], 'lone');
+      // Alone: no load step, the budget's plan only (well under a second).
+      expect(planned.interimSpacingMs([long])).toBeLessThan(200);
+      lone();
+      // Ten answers of a surge, nine of which are over (at once: the learnt length stays 6 s): the
+      // last one still grows in about three steps.
+      now += 10_000;
+      const surge = Array.from({ length: 10 }, (_, i) => planned.expectFinal([long], `s${i}`));
+      for (const r of surge.slice(1)) r();
+      now += 3_000;
+      expect(planned.finalsAwaited('l')).toBe(1);
+      expect(planned.interimSpacingMs([long])).toBe(Math.round((6_000 * (1 - 1 / 10)) / 3));
+      // An answer's length later the surge is no load any more.
+      now += 6_000;
+      expect(planned.interimSpacingMs([long])).toBeLessThan(200);
+      surge[0]?.();
+    } finally {
+      planned.close();
+      void store.close();
     }
   });
 });

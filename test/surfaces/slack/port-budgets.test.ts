@@ -89,7 +89,7 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     }
   });
 
-  test('a live native stream is paced on appendStream and stopStream budgets, not on chat.update', async () => {
+  test('a live native stream is paced on appendStream and stopStream budgets, and keeps a chat.update final for its fallback', async () => {
     const port = newPort();
     const thread = place('C0NATIVE', '100.1');
     const finals = (method: string): number => port.gateway.scheduler.finalsAwaited(`slack:${fake.team}:${method}`);
@@ -98,15 +98,19 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     release();
     const stream = await port.startNativeStream(thread, { text: '' });
     expect(stream).toBeDefined();
-    // The answer's final in this thread is now its stop after appends: reserved on the append budget.
+    // The answer's interims in this thread are now appends, planned on the append budget; a stream
+    // that fails is finished with chat.update, so it keeps a chat.update final too.
     const live = port.reserveFinal(thread, 'answer-1');
     expect(finals('chat.appendStream')).toBe(1);
-    expect(finals('chat.update')).toBe(0);
+    expect(finals('chat.update')).toBe(1);
     // Other threads still edit with chat.update.
     const other = port.reserveFinal(place('C0NATIVE', '100.2'), 'answer-2');
-    expect(finals('chat.update')).toBe(1);
+    expect(finals('chat.update')).toBe(2);
+    expect(finals('chat.appendStream')).toBe(1);
     live();
     other();
+    expect(finals('chat.update')).toBe(0);
+    expect(finals('chat.appendStream')).toBe(0);
     await stream!.append('Hello');
     await stream!.stop({ text: 'Hello world' });
     expect(fake.message('C0NATIVE', stream!.ref.id)!.text).toBe('Hello world');

@@ -334,6 +334,28 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     core.onCommand = undefined;
   });
 
+  test("a native stream's start carries the answer's first words: what the message shows when the start goes out", async () => {
+    const channel = { surface: 'slack' as const, workspace: fake.team, channel: 'C0FIRST' };
+    const { thread } = await runtime.surface.startThread(channel, { text: 'root' }, 'root');
+    // The relay hands an empty streaming message and its later versions; the words are there by
+    // the time the start goes out.
+    let words = '';
+    const latest = () => ({ text: words, markdown: true, typing: true });
+    const starting = runtime.surface.startNativeStream!(thread, { text: '', typing: true }, { latest });
+    words = 'Three bedrooms ';
+    const stream = await starting;
+    expect(stream).toBeDefined();
+    const start = fake.callsOf('chat.startStream').at(-1)!;
+    expect(start.args.markdown_text).toBe('Three bedrooms ');
+    await stream!.append('in Austin.');
+    await stream!.stop({ text: 'Three bedrooms in Austin.' });
+    const msg = fake.message('C0FIRST', stream!.ref.id)!;
+    // The start was the first partial text: no empty message, and the stream went on from it (the
+    // stop records the final text once more).
+    expect(msg.history).toEqual(['Three bedrooms ', 'Three bedrooms in Austin.', 'Three bedrooms in Austin.']);
+    expect(msg.text).toBe('Three bedrooms in Austin.');
+  });
+
   test('native streaming when offered, undefined (and remembered) when refused', async () => {
     const channel = { surface: 'slack' as const, workspace: fake.team, channel: 'C0STREAM' };
     const { thread } = await runtime.surface.startThread(channel, { text: 'root' }, 'root');
@@ -379,7 +401,13 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     // The surface's gateway owns the budgets: posts per channel, chat.update per workspace.
     const gateway = (runtime.surface as SlackPort).gateway;
     expect(gateway.postBudget(place)).toEqual({ key: 'slack:T9:postMessage:C9', limit: 1, windowMs: 1000 });
-    expect(gateway.editBudget(place)).toEqual({ key: 'slack:T9:chat.update', limit: 50, windowMs: 60000 });
+    // Under load an answer on chat.update shows its first words, then its final (one step).
+    expect(gateway.editBudget(place)).toEqual({
+      key: 'slack:T9:chat.update',
+      limit: 50,
+      windowMs: 60000,
+      loadSteps: 1,
+    });
     // mention() is a token only the renderer turns into `<@U1>`: user text cannot forge it.
     expect(runtime.surface.mention({ id: 'U1', name: 'x', isAdmin: false })).not.toContain('<@U1>');
     const text = `${'Fish & chips <cheap> **bold** '.repeat(99)}end`;
