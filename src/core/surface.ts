@@ -236,10 +236,14 @@ export interface SurfacePort {
   promote?(coalesceKey: string): void;
   fetchAttachment(att: Attachment): Promise<Buffer>;
   /**
+   * How long an answer's first message may wait for the answer's first words before it goes up
+   * empty (the relay waits; the surface says what its platform's budgets make worth it). Absent: 0.
+   */
+  readonly firstWordsWaitMs?: number;
+  /**
    * Native streaming where the platform offers it here; undefined = use post + edit. With `latest`,
-   * the stream starts with the message as it is when the start goes out (it may wait briefly for
-   * the answer's first words, as a first post does): the caller learns what it started with from
-   * its last call of `latest`.
+   * the stream starts with the message as it is when the start goes out (read again on a retry):
+   * the caller learns what it started with from its last call of `latest`.
    */
   startNativeStream?(
     place: Place,

@@ -59,6 +59,8 @@ export interface TestSurfaceOptions {
   now?: () => number;
   /** The surface name core sees (default TEST_SURFACE). */
   name?: SurfaceName;
+  /** How long an answer's first message waits for its first words (SurfacePort.firstWordsWaitMs). */
+  firstWordsWaitMs?: number;
 }
 
 export interface CallRecord {
@@ -101,6 +103,7 @@ export class TestSurface implements SurfacePort {
   violations = 0;
   maxInFlightPerMessage = 0;
   startNativeStream?: (place: Place, first: OutMessage) => Promise<NativeStream | undefined>;
+  readonly firstWordsWaitMs?: number;
 
   private readonly opts: TestSurfaceOptions;
   private readonly now: () => number;
@@ -116,6 +119,7 @@ export class TestSurface implements SurfacePort {
     this.now = opts.now ?? Date.now;
     this.limits = { maxMessageLength: opts.maxMessageLength ?? 3000, maxFormFields: opts.maxFormFields ?? 100 };
     if (opts.native) this.startNativeStream = (place, first) => this.nativeStart(place, first);
+    if (opts.firstWordsWaitMs !== undefined) this.firstWordsWaitMs = opts.firstWordsWaitMs;
   }
 
   /**

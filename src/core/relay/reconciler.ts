@@ -273,12 +273,14 @@ export class Reconciler {
   /** Posts message `index` (a native stream when the surface offers one), with the layout as it is when it goes. */
   private async create(index: number, priority: Priority): Promise<void> {
     if (this.slots[index]) return;
+    if (!this.layout()[index]) return;
+    await this.firstWords(index);
     const want = this.layout()[index];
     if (!want) return;
     if (this.nativeMode && want.typing && this.surface.startNativeStream) {
       let stream: NativeStream | undefined;
-      // The stream starts with what the message may show when the start goes out (the surface may
-      // wait briefly for the first words): only settled whole words, as a stream cannot take text back.
+      // The stream starts with what the message shows when the start goes out (a retry after a 429
+      // reads it again): only settled whole words, as a stream cannot take text back.
       let first = want.text;
       const latest = (): OutMessage => {
         const now = this.layout()[index];
@@ -310,6 +312,24 @@ export class Reconciler {
       this.sendOpts(priority, () => (sent = this.layout()[index] ?? want)),
     );
     this.slots[index] = new AnswerMessage(ref, sent);
+  }
+
+  /**
+   * An empty streaming message waits, up to the surface's `firstWordsWaitMs`, for the answer's first
+   * words (or its end), so that it goes up showing them: a partial text on the post's own budget
+   * instead of an edit later. Woken by the segmenter's changes, not by polling.
+   */
+  private async firstWords(index: number): Promise<void> {
+    const maxMs = this.surface.firstWordsWaitMs ?? 0;
+    const until = Date.now() + maxMs;
+    for (;;) {
+      const seen = this.wake.current;
+      const now = this.layout()[index];
+      const empty = now !== undefined && now.typing === true && now.text.length === 0 && (now.cards?.length ?? 0) === 0;
+      const left = until - Date.now();
+      if (!empty || left <= 0) return;
+      await this.wake.wait(seen, left);
+    }
   }
 
   /** Brings message `index` to the layout as it is when the call goes out (coalescing). */

@@ -20,7 +20,6 @@ import { PlatformRateLimitError } from '../../core/surface';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, renderMessage } from './blocks';
-import { awaitsFirstWords, firstWords } from './first-words';
 import { SlackDirectory } from './home';
 import { slackMention, slackText } from './safe-text';
 import { forResponseUrl } from './image-retry';
@@ -114,6 +113,15 @@ export class SlackPort implements SurfacePort {
   private readonly stopReservations = new Map<string, () => void>();
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
+  /**
+   * An answer's first message (a post, or a native stream's start) waits up to this long for the
+   * answer's first words. The post or start costs its own budget, not the workspace's chat.update or
+   * append budget: text it carries is a partial the reader sees for free, where an interim would take
+   * a token the answers in flight need for their finals (30 answers at once in a workspace could
+   * afford one edit for only half of them). Short and bounded: the user still sees the bot is on it
+   * within a moment.
+   */
+  readonly firstWordsWaitMs = 500;
 
   constructor(private readonly opts: SlackPortOptions) {
     this.recipients = new Recipients(opts.store, opts.log);
@@ -209,8 +217,6 @@ export class SlackPort implements SurfacePort {
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
     if (hasBody) {
       const latest = opts.latest;
-      // An answer's first message goes up with its first words when they come soon (first-words.ts).
-      if (awaitsFirstWords(msg, latest)) await firstWords(latest!);
       const ts = await this.gateway.postMessage(place, () => renderMessage(latest ? latest() : msg), opts);
       ref = { place, id: ts };
     }
@@ -358,9 +364,6 @@ export class SlackPort implements SurfacePort {
       return undefined;
     }
     const latest = opts.latest;
-    // The start carries the answer's first words when they come soon (first-words.ts): a partial
-    // text on the start's own budget, where an append would be one more call.
-    if (awaitsFirstWords(first, latest)) await firstWords(latest!);
     // Read when the start goes out (again on a retry after a 429): the stream shows what it sent.
     let startText = first.text;
     let ts: string;
