@@ -363,24 +363,18 @@ export class Conversations {
   }
 
   /**
-   * Notes the placeholder of the item being handled in its started mark, so a worker that takes
-   * the item over after a crash answers in it instead of leaving it hanging.
+   * Notes how far the item being handled got in its started mark, for a worker that takes it over
+   * after a crash: its `placeholder` (answer in it instead of leaving it hanging), then the relay's
+   * `answerKey`, written before the relay gets the answer (from then on the relay's crash recovery
+   * owns it, and the item must not be answered again).
    */
-  private async notePlaceholder(convId: string, ref: MessageRef): Promise<void> {
+  private async noteInMark(
+    convId: string,
+    note: Pick<StartedMark, 'placeholder'> | Pick<StartedMark, 'answerKey'>,
+  ): Promise<void> {
     const cur = this.current.get(convId);
     if (!cur) return;
-    cur.mark.placeholder = ref;
-    await this.ctx.store.set(cur.key, toJson(cur.mark), DAY_MS);
-  }
-
-  /**
-   * Notes the relay's answer key in the started mark before the relay gets the answer: from then on
-   * the relay's crash recovery owns it, and a worker taking the item over must not answer it again.
-   */
-  private async noteAnswerKey(convId: string, answerKey: string): Promise<void> {
-    const cur = this.current.get(convId);
-    if (!cur) return;
-    cur.mark.answerKey = answerKey;
+    Object.assign(cur.mark, note);
     await this.ctx.store.set(cur.key, toJson(cur.mark), DAY_MS);
   }
 
@@ -431,7 +425,7 @@ export class Conversations {
       return;
     }
     const placeholder = this.takeLeftPlaceholder(conv.id) ?? (await surface.post(conv.place, PLACEHOLDER));
-    await this.notePlaceholder(conv.id, placeholder);
+    await this.noteInMark(conv.id, { placeholder });
     const uploaded = await uploadAttachments(this.ctx.client, surface, plan).catch((err: unknown) => ({
       ok: false as const,
       message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
@@ -481,7 +475,7 @@ export class Conversations {
     // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at once.
     const native = existingPlaceholder === undefined && typeof surface.startNativeStream === 'function';
     const placeholder = native ? undefined : (existingPlaceholder ?? (await surface.post(conv.place, PLACEHOLDER)));
-    if (placeholder) await this.notePlaceholder(conv.id, placeholder);
+    if (placeholder) await this.noteInMark(conv.id, { placeholder });
     const retryId = existingRetryId ?? randomBytes(8).toString('hex');
     if (!existingRetryId)
       await this.ctx.store.set(
@@ -571,7 +565,7 @@ export class Conversations {
     const feedbackId = newFeedbackId();
     await beginRatedAnswer(this.ctx, feedbackId, conv.id, conv.place);
     const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
-    await this.noteAnswerKey(conv.id, answerKey);
+    await this.noteInMark(conv.id, { answerKey });
     const result = await this.relay.run({
       surface,
       place: conv.place,
