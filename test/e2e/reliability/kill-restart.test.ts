@@ -192,11 +192,17 @@ describe('reliability: the bridge killed mid-stream', () => {
       'the interrupted answer marked by the other instance',
       markDeadline(killedAt),
     );
-    // Marked by one of the instances still running (this file's keeper, or the restarted kill-a).
-    const markers = started.filter(
-      (p) =>
-        p !== victim && p.lines.some((l) => l.msg === 'marked an abandoned answer interrupted' && l.owner === 'kill-c'),
-    );
+    // Marked by one of the instances still running (this file's keeper, or the restarted kill-a). Its
+    // log line comes after the edit the fake already shows (then the record's removal) and reaches us
+    // through a pipe: wait for it rather than read the logs the moment the mark shows.
+    const markersNow = () =>
+      started.filter(
+        (p) =>
+          p !== victim &&
+          p.lines.some((l) => l.msg === 'marked an abandoned answer interrupted' && l.owner === 'kill-c'),
+      );
+    await waitFor(() => markersNow().length > 0, "the marking instance's log line", 10_000);
+    const markers = markersNow();
     expect(markers).toHaveLength(1);
     expect(markers[0]!.exit).toBeUndefined();
     expect(botReplies('C0KILL2', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
