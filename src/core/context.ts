@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
-import type { CommandName, FormResult, Invocation, SurfaceName, SurfacePort } from './surface';
+import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
 export interface HandoffTarget {
@@ -36,6 +36,16 @@ export interface CoreConfig {
 export interface SurfaceRegistry {
   get(name: SurfaceName): SurfacePort | undefined;
   all(): SurfacePort[];
+}
+
+/**
+ * The running surface of `place`. Throws when it is not running: a handoff step or notice that
+ * needs it fails (and its outbox notice is tried again) rather than going nowhere.
+ */
+export function surfaceAt(ctx: Pick<CoreContext, 'surfaces'>, place: Place): SurfacePort {
+  const surface = ctx.surfaces.get(place.surface);
+  if (!surface) throw new Error(`surface ${place.surface} is not running`);
+  return surface;
 }
 
 /** Everything a core module needs, handed in by main.ts (or by a test). */

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Json, OutboxIntent } from '../../state/store';
-import type { CoreContext, HandoffTarget } from '../context';
+import { type CoreContext, type HandoffTarget, surfaceAt } from '../context';
 import { appendTurn, DEFAULT_RETENTION_MS, readTranscript } from '../conversations/transcript';
 import { keys, parseStored, placeKey, toJson, type Conversation, type Turn } from '../conversations/model';
 import type {
@@ -139,7 +139,7 @@ export class Handoffs {
    * button, and a ticket with a Claim button appears in the handoff channel.
    */
   async request(conv: Conversation, user: Actor, reason: string): Promise<void> {
-    const userSurface = this.surface(conv.place);
+    const userSurface = surfaceAt(this.ctx, conv.place);
     const active = await this.activeTicket(conv.id);
     if (active) {
       const who =
@@ -224,10 +224,10 @@ export class Handoffs {
   private async startTicket(ticketId: string, channel: Place, title: string): Promise<Opened> {
     const ticket = await this.load(ticketId);
     if (!ticket) throw new Error(`ticket ${ticketId} is gone`);
-    const handoffSurface = this.surface(channel);
+    const handoffSurface = surfaceAt(this.ctx, channel);
     let shown = ticket;
     if (!ticket.userLink && !ticket.userChannelName) {
-      const userSurface = this.surface(ticket.userPlace);
+      const userSurface = surfaceAt(this.ctx, ticket.userPlace);
       const [userLink, userChannelName] = await Promise.all([
         this.quietly(() => userSurface.permalink?.(rootOf(ticket.userPlace)), 'permalink'),
         this.quietly(() => userSurface.channelName?.(ticket.userPlace), 'channel name'),
@@ -254,7 +254,7 @@ export class Handoffs {
     // Before the ticket: a crash between the two writes must not leave the ticket unfindable.
     await this.ctx.store.set(ticketKeys.byThread(thread), ticketId, this.retentionMs);
     await this.ctx.store.set(ticketKeys.byMessage(root), ticketId, this.retentionMs);
-    const ticketLink = await this.quietly(() => this.surface(root.place).permalink?.(root), 'ticket permalink');
+    const ticketLink = await this.quietly(() => surfaceAt(this.ctx, root.place).permalink?.(root), 'ticket permalink');
     await this.update(ticketId, (t) =>
       t.root ? undefined : { ...t, root, thread, ...(ticketLink ? { ticketLink } : {}) },
     );
@@ -446,25 +446,16 @@ export class Handoffs {
     return true;
   }
 
-  /** The bridge ends a ticket itself (the ticket could not be posted, or nobody claimed it in time). */
-  private async finish(
-    ticketId: string,
-    how: Ended,
-    by: Actor,
-    opts: { quiet?: boolean } = {},
-  ): Promise<Ticket | undefined> {
+  /** Nobody claimed a waiting ticket in time: the bridge ends it, and both sides are told. */
+  private async timeOut(ticketId: string): Promise<void> {
     const changed = await this.changeTicket(
       ticketId,
-      (t) =>
-        isEnded(t.status) || (how === 'timedout' && t.status !== 'open')
-          ? undefined
-          : { ...t, status: how, endedBy: by, endedAt: this.ctx.now() },
-      (ended) => (opts.quiet ? [] : this.endNotices(ended, how, by)),
+      (t) => (t.status === 'open' ? { ...t, status: 'timedout', endedBy: BRIDGE, endedAt: this.ctx.now() } : undefined),
+      (ended) => this.endNotices(ended, 'timedout', BRIDGE),
     );
-    if (!changed) return undefined;
+    if (!changed) return;
     await this.clearMarks(changed.ticket);
     await this.notices.deliver(changed.intents);
-    return changed.ticket;
   }
 
   private async clearMarks(ended: Ticket): Promise<void> {
@@ -672,7 +663,7 @@ export class Handoffs {
     const last = ticket.lastRemindAt ?? since;
     // Timed out only after every reminder went out and one more interval passed.
     if (now - since >= this.timeoutMs && sent >= MAX_REMINDERS && now - last >= this.remindMs) {
-      await this.finish(ticket.id, 'timedout', BRIDGE);
+      await this.timeOut(ticket.id);
       return;
     }
     if (sent >= MAX_REMINDERS || now - last < this.remindMs || !ticket.thread) return;
@@ -845,7 +836,7 @@ export class Handoffs {
   private async ticketView(id: string): Promise<{ root: MessageRef; msg: OutMessage } | undefined> {
     const ticket = await this.load(id);
     if (!ticket?.root) return undefined;
-    return { root: ticket.root, msg: await this.renderFor(ticket, this.surface(ticket.root.place)) };
+    return { root: ticket.root, msg: await this.renderFor(ticket, surfaceAt(this.ctx, ticket.root.place)) };
   }
 
   /** Both wait for the ticket message when it is not posted yet (see notices.ts). */
@@ -910,12 +901,6 @@ export class Handoffs {
   private target(from: Place): HandoffTarget | undefined {
     const configured = this.ctx.config.handoff;
     return configured[from.surface] ?? Object.values(configured).find((t): t is HandoffTarget => t !== undefined);
-  }
-
-  private surface(place: Place): SurfacePort {
-    const surface = this.ctx.surfaces.get(place.surface);
-    if (!surface) throw new Error(`surface ${place.surface} is not running`);
-    return surface;
   }
 
   private async talkToHumanMessage(): Promise<string> {

@@ -21,9 +21,9 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Json, OutboxIntent, StoredIntent } from '../../state/store';
-import type { CoreContext } from '../context';
+import { type CoreContext, surfaceAt } from '../context';
 import { messageRefSchema, placeSchema } from '../conversations/model';
-import type { MessageRef, OutMessage, Place, SurfacePort } from '../surface';
+import type { MessageRef, OutMessage, Place } from '../surface';
 
 export const NOTICE_BOX = 'handoff-notices';
 
@@ -57,8 +57,6 @@ const noticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('open'), ticketId: z.string(), channel: placeSchema, title: z.string() }),
   /** The ticket message shown as the ticket is now (it waits for the ticket message). */
   z.object({ kind: z.literal('refresh'), ticketId: z.string() }),
-  /** A message replaced (the user's notice losing its Cancel button, before notices were kept on the ticket). */
-  z.object({ kind: z.literal('edit'), ticketId: z.string(), ref: messageRefSchema, msg: noticeMessageSchema }),
   /** The user's notice replaced (losing its Cancel button), wherever it is by then. */
   z.object({ kind: z.literal('editNotice'), ticketId: z.string(), msg: noticeMessageSchema }),
   /** Buttons that no longer apply removed from a thread ("Talk to a human" once a human is asked for). */
@@ -280,19 +278,16 @@ export class TicketNotices {
         // The edit waits for the ticket message: shown then as the ticket is (a change made meanwhile included).
         if (!(await this.placesOf(notice.ticketId, 'thread', openingId))?.thread) return;
         const shown = await this.deps.renderTicket(notice.ticketId);
-        if (shown) await this.surface(shown.root.place).edit(shown.root, shown.msg);
+        if (shown) await surfaceAt(this.ctx, shown.root.place).edit(shown.root, shown.msg);
         return;
       }
-      case 'edit':
-        await this.surface(notice.ref.place).edit(notice.ref, notice.msg);
-        return;
       case 'editNotice': {
         const ref = (await this.placesOf(notice.ticketId, 'userNotice', userNoticeId))?.userNotice;
-        if (ref) await this.surface(ref.place).edit(ref, notice.msg);
+        if (ref) await surfaceAt(this.ctx, ref.place).edit(ref, notice.msg);
         return;
       }
       case 'strip':
-        await this.surface(notice.place).stripButtons?.(notice.place, notice.actions);
+        await surfaceAt(this.ctx, notice.place).stripButtons?.(notice.place, notice.actions);
         return;
     }
   }
@@ -301,7 +296,7 @@ export class TicketNotices {
   private async postOnce(stored: StoredIntent, place: Place, msg: OutMessage): Promise<MessageRef | undefined> {
     const recorded = postedSchema.safeParse(stored.result);
     if (recorded.success) return recorded.data.posted ?? undefined;
-    const ref = await this.surface(place).post(place, msg);
+    const ref = await surfaceAt(this.ctx, place).post(place, msg);
     await this.ctx.store.recordIntentResult(NOTICE_BOX, stored.id, { posted: ref ?? null } as unknown as Json);
     return ref;
   }
@@ -319,12 +314,6 @@ export class TicketNotices {
     if (!places || places[which]) return places;
     if ((await this.ctx.store.intent(NOTICE_BOX, poster(ticketId)))?.state === 'pending') throw new NotYet();
     return places;
-  }
-
-  private surface(place: Place): SurfacePort {
-    const surface = this.ctx.surfaces.get(place.surface);
-    if (!surface) throw new Error(`surface ${place.surface} is not running`);
-    return surface;
   }
 
   /**

@@ -321,12 +321,12 @@ export class Reconciler {
    */
   private async firstWords(index: number): Promise<void> {
     const maxMs = this.surface.firstWordsWaitMs ?? 0;
-    const until = Date.now() + maxMs;
+    const until = this.now + maxMs;
     for (;;) {
       const seen = this.wake.current;
       const now = this.layout()[index];
       const empty = now !== undefined && now.typing === true && now.text.length === 0 && (now.cards?.length ?? 0) === 0;
-      const left = until - Date.now();
+      const left = until - this.now;
       if (!empty || left <= 0) return;
       await this.wake.wait(seen, left);
     }
