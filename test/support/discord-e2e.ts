@@ -17,6 +17,7 @@ import {
   type InteractionRecord,
   VIEW_CHANNEL,
 } from './fake-discord';
+import { chartSpecOf, type ChartSpec } from './png-chart';
 import { waitFor } from './wait-for';
 
 /** A request the local chatbot service received (body as parsed; uploads as their size). */
@@ -242,6 +243,24 @@ export function responseText(e: DiscordE2E, rec: InteractionRecord): string {
       ].join('\n'),
     )
     .join('\n');
+}
+
+/**
+ * `/analytics` as an admin runs it in the general channel: the reply's text once it shows the
+ * handoff figures, and the chart spec of the PNG attached to it.
+ */
+export async function analyticsOf(e: DiscordE2E): Promise<{ text: string; spec: ChartSpec }> {
+  const figures = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin });
+  await waitFor(() => /Handoffs:/.test(responseText(e, figures)), 'the figures', 30_000, e.fake.changes);
+  const chart = await waitFor(
+    () => e.fake.responsesOf(figures).find((m) => m.attachments.some((a) => a.data)),
+    'the chart',
+    30_000,
+    e.fake.changes,
+  );
+  const spec = chartSpecOf(chart.attachments.find((a) => a.data)!.data!);
+  if (!spec) throw new Error('the /analytics chart carries no chart spec');
+  return { text: responseText(e, figures), spec };
 }
 
 /** How many times discord.js held a request back or met a 429 (the app's Discord runtime counts them). */

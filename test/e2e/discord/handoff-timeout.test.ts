@@ -5,6 +5,7 @@
  * chart). HANDOFF_REMIND_S and HANDOFF_CLAIM_TIMEOUT_S of 1 s time a ticket out about four seconds in.
  */
 import {
+  analyticsOf,
   ask,
   botMessagesIn,
   responseText,
@@ -13,7 +14,7 @@ import {
   type DiscordE2E,
 } from '../../support/discord-e2e';
 import { waitFor } from '../../support/wait-for';
-import { chartSpecOf, panelOf } from '../../support/png-chart';
+import { panelOf } from '../../support/png-chart';
 
 describe('Discord: tickets that time out or are cancelled', () => {
   let e: DiscordE2E;
@@ -116,16 +117,8 @@ describe('Discord: tickets that time out or are cancelled', () => {
       e.fake.changes,
     );
 
-    const figures = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin });
-    await waitFor(() => /Handoffs:/.test(responseText(e, figures)), 'the figures', 30_000, e.fake.changes);
-    expect(responseText(e, figures)).toContain('Handoffs: 2 opened, 1 claimed, 0 closed, 1 cancelled, 1 timed out');
-    const chart = await waitFor(
-      () => e.fake.responsesOf(figures).find((m) => m.attachments.some((a) => a.data)),
-      'the chart',
-      30_000,
-      e.fake.changes,
-    );
-    const spec = chartSpecOf(chart.attachments.find((a) => a.data)!.data!);
-    expect(panelOf(spec!, 'Handoffs').values).toEqual([2, 1, 0, 1, 1]);
+    const { text, spec } = await analyticsOf(e);
+    expect(text).toContain('Handoffs: 2 opened, 1 claimed, 0 closed, 1 cancelled, 1 timed out');
+    expect(panelOf(spec, 'Handoffs').values).toEqual([2, 1, 0, 1, 1]);
   }, 60_000);
 });
