@@ -3,7 +3,8 @@
  * 50 blocks per message, 100 per modal, button text 75, value 2,000, 10 fields per section).
  */
 import type { Button, Card, FeedbackPrompt, FormField, FormSpec, OutMessage } from '../../core/surface';
-import type { ViewOutput } from '@slack/bolt';
+import type { RespondArguments, ViewOutput } from '@slack/bolt';
+import { forResponseUrl } from './image-retry';
 import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
 import { slackLink, slackText, withMentions } from './safe-text';
@@ -198,6 +199,21 @@ export function renderMessage(msg: OutMessage): RenderedMessage {
     blocks = [{ type: 'context', elements: [{ type: 'mrkdwn', text: ':hourglass_flowing_sand: Thinking…' }] }];
   }
   return { text: plainText(msg), blocks: blocks.slice(0, SLACK_LIMITS.blocksPerMessage) };
+}
+
+/**
+ * A rendered message as an ephemeral response_url body: added under the command or button, or
+ * replacing the ephemeral message that carried the button. Without images: a response_url refusal
+ * names no image to leave out (see image-retry.ts).
+ */
+export function ephemeralResponse(rendered: RenderedMessage, replaceOriginal: boolean): RespondArguments {
+  return {
+    response_type: 'ephemeral',
+    replace_original: replaceOriginal,
+    text: rendered.text,
+    // Our blocks are plain JSON built to Slack's Block Kit; Bolt types them as a union per block kind.
+    blocks: forResponseUrl(rendered.blocks) as never,
+  };
 }
 
 function option(value: string, label: string): Block {

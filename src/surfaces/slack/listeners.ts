@@ -21,9 +21,16 @@ import type {
   OutMessage,
   Place,
 } from '../../core/surface';
-import { ACTION_PREFIX, VIEW_PREFIX, buttonValueFromAction, formValues, renderForm, renderMessage } from './blocks';
+import {
+  ACTION_PREFIX,
+  VIEW_PREFIX,
+  buttonValueFromAction,
+  ephemeralResponse,
+  formValues,
+  renderForm,
+  renderMessage,
+} from './blocks';
 import { unescapeSlack } from './safe-text';
-import { forResponseUrl } from './image-retry';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
 import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
@@ -176,13 +183,7 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
     if ((b.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true && b.response_url) {
       // chat.update cannot edit an ephemeral message: its response_url replaces it (buttons and all).
       inv.update = async (msg) => {
-        const { text, blocks } = renderMessage(msg);
-        await respond({
-          response_type: 'ephemeral',
-          replace_original: true,
-          text,
-          blocks: forResponseUrl(blocks) as never,
-        });
+        await respond(ephemeralResponse(renderMessage(msg), true));
       };
     }
     const core = d.core();

@@ -19,10 +19,9 @@ import type {
 import { PlatformRateLimitError } from '../../core/surface';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { buttonValueFromAction, renderMessage } from './blocks';
+import { buttonValueFromAction, ephemeralResponse, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
 import { slackMention, slackText } from './safe-text';
-import { forResponseUrl } from './image-retry';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
@@ -262,7 +261,6 @@ export class SlackPort implements SurfacePort {
    */
   async ephemeral(place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> {
     const rendered = renderMessage(msg);
-    const { text, blocks } = rendered;
     try {
       await this.gateway.ephemeral(place, user, rendered);
       return;
@@ -277,12 +275,7 @@ export class SlackPort implements SurfacePort {
       }
       this.opts.log.debug({ code: slackErrorCode(err) }, 'slack: postEphemeral failed, using response_url');
     }
-    await respond({
-      response_type: 'ephemeral',
-      replace_original: false,
-      text,
-      blocks: forResponseUrl(blocks) as never,
-    });
+    await respond(ephemeralResponse(rendered, false));
   }
 
   mention(user: Actor): string {
