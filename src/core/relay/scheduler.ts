@@ -28,7 +28,7 @@
  * call of that surface runs through `run`, so "never over budget" holds by construction.
  */
 import type { Logger } from 'pino';
-import { PlatformRateLimitError, type RateBudget } from '../surface';
+import { MAX_RETRY_AFTER_MS, PlatformRateLimitError, type RateBudget } from '../surface';
 import type { StateStore } from '../../state/store';
 
 import type { Priority } from '../surface';
@@ -180,6 +180,8 @@ export class BudgetScheduler {
   private readonly waiting: Job[] = [];
   /** Budget keys the platform told us to leave alone until the given time (Retry-After). */
   private readonly pausedUntil = new Map<string, number>();
+  /** Budget keys whose over-the-ceiling Retry-After was logged, until it runs out (logged once). */
+  private readonly ceilingLogged = new Map<string, number>();
   private seq = 0;
   private pumping = false;
   private pumpAgain = false;
@@ -585,6 +587,21 @@ export class BudgetScheduler {
     this.timer.unref();
   }
 
+  /**
+   * A Retry-After past the ceiling: the call is not retried (its caller gets the 429), and the log
+   * says so once per budget while that Retry-After lasts, however many calls meet it.
+   */
+  private pastCeiling(job: Job, delay: number): void {
+    const now = this.now();
+    const key = job.budgets.map((b) => b.key).join(',');
+    if ((this.ceilingLogged.get(key) ?? 0) > now) return;
+    this.ceilingLogged.set(key, now + delay);
+    this.log?.warn(
+      { retryAfterMs: delay, ceilingMs: MAX_RETRY_AFTER_MS, budgets: key },
+      'platform Retry-After past the 60 s ceiling: the call fails as a 429, not retried',
+    );
+  }
+
   private start(job: Job): void {
     const i = this.waiting.indexOf(job);
     if (i >= 0) this.waiting.splice(i, 1);
@@ -601,6 +618,11 @@ export class BudgetScheduler {
         (err: unknown) => {
           this.running--;
           const delay = rateLimitDelay(err);
+          if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) {
+            this.pastCeiling(job, delay);
+            for (const w of job.waiters) w.reject(err);
+            return;
+          }
           if (delay !== undefined && job.tries < this.maxTries && !this.closed) {
             const until = this.now() + Math.max(0, delay);
             for (const b of job.budgets) this.pausedUntil.set(b.key, Math.max(this.pausedUntil.get(b.key) ?? 0, until));
