@@ -154,12 +154,12 @@ export interface RateBudget {
   windowMs: number;
   /**
    * false: no final reservation nor interim plan on this budget (a safety bucket under a tighter
-   * budget). Otherwise budgets with a long window get both (see core/relay/scheduler).
+   * budget). Otherwise budgets with a long window get both (see surfaces/budgets/plan.ts).
    */
   plan?: boolean;
   /**
    * Under load, about how many steps an answer's message grows in on this budget, counting its
-   * first words (the scheduler's default otherwise; see BudgetScheduler.loadStepMs).
+   * first words (the plan's default otherwise; see FinalsPlan.loadStepMs).
    */
   loadSteps?: number;
 }
@@ -329,7 +329,7 @@ export interface BridgeCore {
 
 /**
  * Thrown by a surface when the platform refused a call for rate (HTTP 429) after the surface's own
- * bounded retries: the relay's scheduler waits `retryAfterMs` and tries again, within its own bound.
+ * bounded retries: the surface's gateway waits `retryAfterMs` and tries again, within its own bound.
  */
 export class PlatformRateLimitError extends Error {
   constructor(
@@ -339,4 +339,20 @@ export class PlatformRateLimitError extends Error {
     super(message);
     this.name = 'PlatformRateLimitError';
   }
+}
+
+/** The wait a platform asked for (Retry-After) when `err` is its rate refusal; undefined otherwise. */
+export function rateLimitDelay(err: unknown): number | undefined {
+  if (err instanceof PlatformRateLimitError) return err.retryAfterMs;
+  // Duck-typed too: a surface bundled with another copy of the class must still be obeyed.
+  if (err instanceof Error && err.name === 'PlatformRateLimitError') {
+    const ms = (err as Error & { retryAfterMs?: unknown }).retryAfterMs;
+    if (typeof ms === 'number' && Number.isFinite(ms)) return ms;
+  }
+  return undefined;
+}
+
+/** A platform 429 (Retry-After), which the surface's gateway retries itself. */
+export function isPlatformRateLimit(err: unknown): boolean {
+  return rateLimitDelay(err) !== undefined;
 }
