@@ -5,6 +5,7 @@
  */
 import { adminOnlyRefusal, mayUse } from './access';
 import { assistantIntro } from './assistant/intro';
+import { dailyWelcome } from './assistant/welcome';
 import { askCommand } from './commands/ask';
 import { handoffCommand } from './commands/handoff';
 import type { CommandHandler, CoreContext } from './context';
@@ -23,6 +24,7 @@ import type {
   IncomingMessage,
   Invocation,
   OutMessage,
+  Place,
   SurfacePort,
 } from './surface';
 
@@ -185,6 +187,11 @@ export class Bridge implements BridgeCore {
   /** The greeting and suggested prompts of a new assistant thread (assistant/intro.ts). */
   assistantIntro(): Promise<AssistantIntro> {
     return assistantIntro(this.ctx);
+  }
+
+  /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
+  dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
+    return dailyWelcome(this.ctx, place, user);
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {

@@ -320,6 +320,11 @@ export interface BridgeCore {
   handoffQueue?(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined>;
   /** The greeting and suggested prompts of a new assistant thread. */
   assistantIntro?(): Promise<AssistantIntro>;
+  /**
+   * The agent experience (a user opened the app's DM): the greeting and prompts the first time
+   * `user` opens it on a day, undefined on later opens that day.
+   */
+  dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
 }
 
 /**
