@@ -11,6 +11,7 @@ import { planAttachments, uploadAttachments } from '../attachments';
 import type { CoreContext } from '../context';
 import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import type { Handoffs } from '../handoff/handoffs';
+import { questionRefusal } from '../limits/user-limits';
 import { HANDOFF_ACTIONS } from '../handoff/model';
 import type { Actor, Attachment, Button, MessageRef, OutMessage, SurfacePort } from '../surface';
 import { describeInterruption } from './interruption';
@@ -114,6 +115,14 @@ export class TurnAnswerer {
 
   /** Asks the service and shows its answer in the thread. */
   async answer(turn: TurnRequest): Promise<void> {
+    // The chatbot's RateLimitCount per RateLimitTime, per person across all their conversations.
+    const refused = await questionRefusal(this.deps.ctx, turn.conv.place, turn.actor);
+    if (refused) {
+      if (turn.placeholder) await turn.surface.edit(turn.placeholder, { text: refused });
+      else await turn.surface.post(turn.conv.place, { text: refused });
+      await this.deps.addTurn(turn.conv.id, { author: BOT_AUTHOR, text: refused, at: this.deps.ctx.now() });
+      return;
+    }
     // "is thinking…" until the first fragment (where the surface has a status, e.g. Slack's assistant).
     const status = new AnswerStatus(turn.surface, turn.conv.place, this.deps.ctx.log);
     await status.show();
