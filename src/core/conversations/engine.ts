@@ -42,6 +42,7 @@ import { AnswerStatus } from './status';
 import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { describeInterruption } from './interruption';
+import { shownAsText, untrusted } from '../text/untrusted';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -78,8 +79,9 @@ export class Conversations {
     this.remember(inv.surface);
     const quoted = question
       .split('\n')
-      .map((l) => `> ${l}`)
+      .map((l) => `> ${shownAsText(untrusted(l))}`)
       .join('\n');
+    // The question is the user's: quoted as text (no link or markup of theirs goes live).
     const root = { text: `${inv.surface.mention(inv.actor)} asked:\n${quoted}`, markdown: true };
     const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
     const { thread, root: rootRef } = await inv.surface.startThread(inv.place, root, title);
