@@ -38,6 +38,8 @@ export interface AppOptions {
   /** Listen for HTTP (default: yes when Slack or Discord is configured). */
   http?: boolean;
   log?: Logger;
+  /** Core's clock (tests move it: e.g. the agent's greeting once per user per day); epoch ms. */
+  now?: () => number;
 }
 
 export interface AppHandle {
@@ -213,6 +215,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       instanceId,
       embeddedService: localService !== undefined,
       retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+      userRateLimit: config.userRateLimit,
     };
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
@@ -223,7 +226,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         config: coreConfig,
         surfaces: registry(runtimes),
         log: log.child({ part: 'core' }),
-        now: Date.now,
+        now: opts.now ?? Date.now,
       },
       { relay, commands: commandHandlers() },
     );

@@ -9,10 +9,17 @@
  * of failed calls (a final is given up after `finalAttempts`).
  */
 import type { Logger } from 'pino';
-import type { MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
+import {
+  isPlatformRateLimit,
+  type MessageRef,
+  type NativeStream,
+  type OutMessage,
+  type Place,
+  type Priority,
+  type SurfacePort,
+} from '../surface';
 import type { InflightRecord } from './inflight';
 import { AnswerMessage } from './message';
-import { isPlatformRateLimit } from './scheduler';
 import { type Ending, messagesOf, type Segmenter } from './segmenter';
 import type { Wake } from './wake';
 
