@@ -45,7 +45,9 @@ test('defaults with an empty environment', () => {
     retentionDays: 90,
     logLevel: 'info',
     instanceId: 'i1',
+    office: { escalate: [], assign: 'none', offerMs: 120000, digestHour: 8 },
   });
+  expect(c.mail).toBeUndefined();
   expect(c.slack).toBeUndefined();
   expect(c.discord).toBeUndefined();
   expect(loadConfig({}).instanceId).toMatch(/-\d+$/);
