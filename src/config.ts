@@ -4,7 +4,8 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
-import { type MailConfig, type OfficeConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
+import type { OfficeConfig } from './core/handoff/hours/office';
+import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -4,27 +4,9 @@
  * become. A bad value stops start-up like any other variable, with a message naming it.
  */
 import { z } from 'zod';
+import type { OfficeConfig } from './core/handoff/hours/office';
 import { parseHours, type OfficeWindow } from './core/handoff/hours/office-hours';
 import { isTimeZone } from './core/handoff/hours/zoned-time';
-
-export interface OfficeConfig {
-  /** HANDOFF_HOURS; unset = always open. */
-  hours?: OfficeWindow[];
-  /** HANDOFF_TIMEZONE: the office's clock until the chatbot's TimeZone is applied from chat (else UTC). */
-  timeZone?: string;
-  /** HANDOFF_EMAIL: where tickets go by e-mail until the chatbot's TalkToHumanEmail is applied. */
-  email?: string;
-  /** HANDOFF_FIRST_REPLY_S: target from claim to the agent's first reply. */
-  firstReplyMs?: number;
-  /** HANDOFF_ESCALATE: Slack user / user-group ids, Discord role ids mentioned when a target is missed. */
-  escalate: string[];
-  /** HANDOFF_ASSIGN: offer each new ticket to the next available agent in turn. */
-  assign: 'round-robin' | 'none';
-  /** HANDOFF_OFFER_S: how long one agent's offer lasts before the next is offered the ticket. */
-  offerMs: number;
-  /** LEADS_DIGEST_HOUR: the local hour the previous day's leads are e-mailed (EmailForDailyLeads). */
-  digestHour: number;
-}
 
 export interface MailConfig {
   /** SMTP_URL: smtp:// or smtps://, credentials in the URL (never logged). */
