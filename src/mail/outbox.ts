@@ -72,6 +72,11 @@ export class MailOutbox {
     return store.compareAndSetWithIntents(owedKey(id), undefined, now(), retentionMs, MAIL_BOX, [{ id, value }]);
   }
 
+  /** Whether a mail was ever owed under `id` (within its retention). */
+  async isOwed(id: string): Promise<boolean> {
+    return (await this.deps.store.get(owedKey(id))) !== undefined;
+  }
+
   /** Sends every pending mail whose retry time has come, oldest first. The count sent. */
   async drain(): Promise<number> {
     if (!this.deps.mailer) return 0;

@@ -124,9 +124,11 @@ function decodeWords(value: string): string {
 
 function decodeBody(body: string, encoding: string | undefined): string {
   const enc = (encoding ?? '7bit').toLowerCase();
-  if (enc === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (enc === 'quoted-printable') return qpBytes(body, false).toString('utf8');
-  return body;
+  // SMTP carries CRLF line ends; tests read parts with plain newlines.
+  const lf = (s: string) => s.replace(/\r\n/g, '\n');
+  if (enc === 'base64') return lf(Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8'));
+  if (enc === 'quoted-printable') return lf(qpBytes(body, false).toString('utf8'));
+  return lf(body);
 }
 
 function parseMail(raw: string): Omit<ReceivedMail, 'to' | 'from' | 'raw'> {
