@@ -39,6 +39,8 @@ export interface AppOptions {
   /** Listen for HTTP (default: yes when Slack or Discord is configured). */
   http?: boolean;
   log?: Logger;
+  /** Core's clock (tests move it: e.g. the agent's greeting once per user per day); epoch ms. */
+  now?: () => number;
 }
 
 export interface AppHandle {
@@ -215,6 +217,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       embeddedService: localService !== undefined,
       retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
       office: config.office,
+      userRateLimit: config.userRateLimit,
     };
     const mailer = config.mail ? smtpMailer(config.mail) : undefined;
     if (mailer) cleanups.push(async () => mailer.close());
@@ -231,7 +234,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         config: coreConfig,
         surfaces: registry(runtimes),
         log: log.child({ part: 'core' }),
-        now: Date.now,
+        now: opts.now ?? Date.now,
         ...(mailer ? { mailer } : {}),
       },
       { relay, commands: commandHandlers() },

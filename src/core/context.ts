@@ -34,6 +34,8 @@ export interface CoreConfig {
   retentionMs?: number;
   /** Office hours, response targets, round-robin, the day's leads (HANDOFF_HOURS …); always open when absent. */
   office?: OfficeConfig;
+  /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
+  userRateLimit?: number;
 }
 
 /** Surfaces by name, so a ticket can go to another surface's handoff channel. */
