@@ -215,6 +215,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       instanceId,
       embeddedService: localService !== undefined,
       retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+      userRateLimit: config.userRateLimit,
     };
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });

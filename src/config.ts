@@ -62,6 +62,8 @@ export interface Config {
   handoffOnNoAnswer: boolean;
   /** Conversations, transcripts and tickets expire after this many days without activity. */
   retentionDays: number;
+  /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 turns the limit off. */
+  userRateLimit: number;
   logLevel: LogLevel;
   /** INSTANCE_ID, else a random id + pid (distinct per process even on one host; not the host name). */
   instanceId: string;
@@ -176,6 +178,14 @@ const envObject = z.object({
       })
       .transform(Number),
   ),
+  USER_RATE_LIMIT: opt(
+    z
+      .string()
+      .refine((v) => /^\d+$/.test(v), {
+        message: 'must be a whole number of commands and button presses per minute per user, 0 for none (default 30)',
+      })
+      .transform(Number),
+  ),
   LOG_LEVEL: opt(
     z
       .string()
@@ -253,6 +263,7 @@ const envSchema = envObject
       handoffRemindMs: e.HANDOFF_REMIND_S ?? 300_000,
       handoffOnNoAnswer: e.HANDOFF_ON_NO_ANSWER ?? false,
       retentionDays: e.RETENTION_DAYS ?? 90,
+      userRateLimit: e.USER_RATE_LIMIT ?? 30,
       logLevel: e.LOG_LEVEL ?? 'info',
       instanceId: e.INSTANCE_ID ?? instanceId(),
       serviceDb: e.SERVICE_DB ?? './data/service.db',

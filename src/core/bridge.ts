@@ -13,6 +13,7 @@ import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
+import { floodRefusal } from './limits/user-limits';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
   Actor,
@@ -243,6 +244,12 @@ export class Bridge implements BridgeCore {
 
   private async guard(inv: Invocation, what: string, fn: () => Promise<void>): Promise<void> {
     try {
+      // USER_RATE_LIMIT: one person's commands and button presses, across instances.
+      const flood = await floodRefusal(this.ctx, inv.place, inv.actor);
+      if (flood) {
+        await this.tell(inv, { text: flood });
+        return;
+      }
       await fn();
     } catch (err) {
       this.ctx.log.error({ err, what }, 'invocation failed');

@@ -30,6 +30,8 @@ export interface CoreConfig {
   embeddedService?: boolean;
   /** Conversations, transcripts and tickets expire after this long without activity (RETENTION_DAYS). */
   retentionMs?: number;
+  /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
+  userRateLimit?: number;
 }
 
 /** Surfaces by name, so a ticket can go to another surface's handoff channel. */

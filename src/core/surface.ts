@@ -337,8 +337,16 @@ export interface BridgeCore {
 }
 
 /**
+ * The longest platform Retry-After the bridge waits for (the chatbot service's is capped the same).
+ * Past it the call fails as a 429 its caller handles: an hour's wait would hold the answer, its
+ * queue and everyone behind it.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
  * Thrown by a surface when the platform refused a call for rate (HTTP 429) after the surface's own
- * bounded retries: the surface's gateway waits `retryAfterMs` and tries again, within its own bound.
+ * bounded retries: the surface's gateway waits `retryAfterMs` and tries again, within its own bound
+ * (a Retry-After past MAX_RETRY_AFTER_MS is not waited for: the call fails to its caller).
  */
 export class PlatformRateLimitError extends Error {
   constructor(

@@ -42,6 +42,7 @@ import { AnswerStatus } from './status';
 import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { describeInterruption } from './interruption';
+import { questionRefusal } from '../limits/user-limits';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -452,6 +453,14 @@ export class Conversations {
     existingRetryId?: string,
     existingPlaceholder?: MessageRef,
   ): Promise<void> {
+    // The chatbot's RateLimitCount per RateLimitTime, per person across all their conversations.
+    const refused = await questionRefusal(this.ctx, conv.place, actor);
+    if (refused) {
+      if (existingPlaceholder) await surface.edit(existingPlaceholder, { text: refused });
+      else await surface.post(conv.place, { text: refused });
+      await this.addTurn(conv.id, { author: BOT_AUTHOR, text: refused, at: this.ctx.now() });
+      return;
+    }
     // "is thinking…" until the first fragment (where the surface has a status, e.g. Slack's assistant).
     const status = new AnswerStatus(surface, conv.place, this.ctx.log);
     await status.show();

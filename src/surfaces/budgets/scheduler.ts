@@ -16,7 +16,7 @@
  * holds by construction.
  */
 import type { Logger } from 'pino';
-import { type Priority, type RateBudget, rateLimitDelay } from '../../core/surface';
+import { MAX_RETRY_AFTER_MS, type Priority, type RateBudget, rateLimitDelay } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { FinalsPlan, type PlanOptions } from './plan';
 
@@ -76,6 +76,8 @@ export class BudgetScheduler {
   private readonly waiting: Job[] = [];
   /** Budget keys the platform told us to leave alone until the given time (Retry-After). */
   private readonly pausedUntil = new Map<string, number>();
+  /** Budget keys whose over-the-ceiling Retry-After was logged, until it runs out (logged once). */
+  private readonly ceilingLogged = new Map<string, number>();
   private seq = 0;
   private pumping = false;
   private pumpAgain = false;
@@ -283,6 +285,21 @@ export class BudgetScheduler {
     this.timer.unref();
   }
 
+  /**
+   * A Retry-After past the ceiling: the call is not retried (its caller gets the 429), and the log
+   * says so once per budget while that Retry-After lasts, however many calls meet it.
+   */
+  private pastCeiling(job: Job, delay: number): void {
+    const now = this.now();
+    const key = job.budgets.map((b) => b.key).join(',');
+    if ((this.ceilingLogged.get(key) ?? 0) > now) return;
+    this.ceilingLogged.set(key, now + delay);
+    this.log?.warn(
+      { retryAfterMs: delay, ceilingMs: MAX_RETRY_AFTER_MS, budgets: key },
+      'platform Retry-After past the 60 s ceiling: the call fails as a 429, not retried',
+    );
+  }
+
   private start(job: Job): void {
     const i = this.waiting.indexOf(job);
     if (i >= 0) this.waiting.splice(i, 1);
@@ -299,6 +316,11 @@ export class BudgetScheduler {
         (err: unknown) => {
           this.running--;
           const delay = rateLimitDelay(err);
+          if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) {
+            this.pastCeiling(job, delay);
+            for (const w of job.waiters) w.reject(err);
+            return;
+          }
           if (delay !== undefined && job.tries < this.maxTries && !this.closed) {
             const until = this.now() + Math.max(0, delay);
             for (const b of job.budgets) this.pausedUntil.set(b.key, Math.max(this.pausedUntil.get(b.key) ?? 0, until));
