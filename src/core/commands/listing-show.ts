@@ -7,7 +7,8 @@ import type { CoreContext } from '../context';
 import { noteOpenedListing } from '../handoff/opened';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
 import { listingCard, listingTitle } from '../listings/format';
-import type { Button, Invocation } from '../surface';
+import { listingsNamedIn } from '../listings/named';
+import type { Button, Card, Invocation } from '../surface';
 import { VIEWING_ACTION } from './handoff';
 import { RefusalError, guarded } from './respond';
 
@@ -70,4 +71,9 @@ export async function onDetailsPressed(ctx: CoreContext, inv: Invocation, value:
     if (!key) throw new RefusalError('That button is out of date; find the listing again with /listings.');
     await showListing(ctx, inv, key, { ephemeral: true });
   });
+}
+
+/** The compact cards of the listings an answer names (with its final edit). */
+export function cardsNamedIn(answer: string, listings: readonly Listing[]): Card[] {
+  return listingsNamedIn(answer, listings).map((l) => listingCard(l, { actions: listingActions(l) }));
 }

@@ -39,6 +39,9 @@ import {
 } from './model';
 import type { AnswerRelay } from './relay-port';
 import { AnswerStatus } from './status';
+import type { Listing } from '../../service/schemas/listings';
+import { cardsNamedIn } from '../commands/listing-show';
+import { ListingCatalogue } from '../listings/named';
 import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { describeInterruption } from './interruption';
@@ -65,12 +68,16 @@ export class Conversations {
   private readonly abort = new AbortController();
   /** The queue item each conversation is handling here: its started mark (crash recovery, see handleItem). */
   private readonly current = new Map<string, { key: string; mark: StartedMark; resumed?: boolean }>();
+  /** The listings answers may name (their cards come with the final edit). */
+  private readonly catalogue: ListingCatalogue;
 
   constructor(
     private readonly ctx: CoreContext,
     private readonly relay: AnswerRelay,
     private readonly handoffs: Handoffs,
-  ) {}
+  ) {
+    this.catalogue = new ListingCatalogue(ctx);
+  }
 
   // ---- entry points ------------------------------------------------------------------------------
 
@@ -575,6 +582,12 @@ export class Conversations {
     await beginRatedAnswer(this.ctx, feedbackId, conv.id, conv.place);
     const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
     await this.noteInMark(conv.id, { answerKey });
+    // The listings the answer names gain their cards with its final edit: the catalogue is read
+    // while the answer streams (kept a minute), never waited for at its end.
+    let catalogue: Listing[] = [];
+    void this.catalogue.read().then((items) => {
+      catalogue = items;
+    });
     const result = await this.relay.run({
       surface,
       place: conv.place,
@@ -582,6 +595,7 @@ export class Conversations {
       placeholder,
       finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
       finalFeedback: feedbackPrompt(feedbackId),
+      finalCards: (answer) => cardsNamedIn(answer, catalogue),
       retry: { action: ANSWER_RETRY_ACTION, value: retryId },
       idleTimeoutMs: this.ctx.config.answerIdleTimeoutMs,
       explain: (err) => describeInterruption(err, this.ctx.config.answerIdleTimeoutMs),

@@ -76,8 +76,8 @@ export class SlackNativeStream implements NativeStream {
       args.markdown_text = finalText.slice(this.appended.length);
     try {
       if (!finalMessage) await this.deps.gateway.stopStream(this.ref, args);
+      // Only what follows the text (notice, cards, buttons): stopStream appends blocks after the stream.
       else
-        // Only what follows the text (notice, cards, buttons): stopStream appends blocks after the stream.
         await this.deps.cards({ ...finalMessage, text: '', typing: false }, (render) => {
           const tail = render().blocks;
           return this.deps.gateway.stopStream(this.ref, tail.length > 0 ? { ...args, blocks: tail } : args);
