@@ -206,7 +206,7 @@ describe('Relay on a long-window budget', () => {
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
-          idleTimeoutMs: 5_000,
+          native: surface.startNativeStream !== undefined,
           answerKey: `reserve-${i}`,
         });
       });
