@@ -6,7 +6,7 @@ import { groupMentionToken, mentionToken } from '../../src/surfaces/mention-toke
 import { renderMessage, sendableMentions } from '../../src/surfaces/discord/render';
 import { slackText } from '../../src/surfaces/slack/safe-text';
 
-const idOf = async (action: string, value: string) => `${action}:${value}`;
+const idOf = async (b: { action: string; value: string }) => `${b.action}:${b.value}`;
 
 it('Slack: a user group and a user become real mentions; typed ones stay text', () => {
   const text = slackText(`${groupMentionToken('S0ESC')} ${mentionToken('U0LEAD')} <!subteam^S0EVIL> <!here>`);
