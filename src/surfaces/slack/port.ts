@@ -21,6 +21,7 @@ import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, ephemeralResponse, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
+import { groupMentionToken } from '../mention-token';
 import { slackMarkdownText, slackMention } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
@@ -291,6 +292,11 @@ export class SlackPort implements SurfacePort {
   mention(user: Actor): string {
     // A token blocks.ts/safe-text.ts turn into a real mention: a raw `<@U…>` would be escaped.
     return slackMention(user.id);
+  }
+
+  mentionGroup(id: string): string | undefined {
+    if (/^S[A-Z0-9]+$/.test(id)) return groupMentionToken(id);
+    return /^[UW][A-Z0-9]+$/.test(id) ? slackMention(id) : undefined;
   }
 
   /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
