@@ -16,8 +16,9 @@ export function namedMls(text: string): string[] {
  * it lasts as the session does): each question is parsed again in turn against the result before it,
  * so the last query about listings carries its criteria and filters (a refinement keeps the ones it
  * does not change); the homes are those the last answer naming any named, in its order, or the
- * homes a statistic covered ("which of them ..." after an average). A reply naming none ("there is
- * no number 9") leaves the list before it as the one "the second one" means.
+ * homes a statistic covered ("which of them ..." after an average); the list "the second one"
+ * counts in is the last search's or the last answer naming several. A reply naming none ("there is
+ * no number 9") leaves both as they were.
  */
 export function previousResult(
   history: readonly MessageRecord[],
@@ -25,13 +26,15 @@ export function previousResult(
   ctx: Omit<ParseContext, 'previous'>,
 ): Previous {
   const byMls = new Map(all.map((l) => [l.data.MLSNumber, l]));
-  let previous: Previous = { shown: [] };
+  let previous: Previous = { shown: [], list: [] };
   let covered: StoredListing[] | undefined;
+  let searched = false;
   for (const m of history) {
     if (m.role === 'user') {
       const query = parseQuery(m.content, { ...ctx, previous });
       if (query.op.kind !== 'none') previous = { ...previous, query };
       covered = query.op.kind === 'aggregate' ? evaluate(query, all, previous).found : undefined;
+      searched = query.set.kind === 'search';
       continue;
     }
     const shown =
@@ -39,7 +42,7 @@ export function previousResult(
       namedMls(m.content)
         .map((mls) => byMls.get(mls))
         .filter((l): l is StoredListing => l !== undefined);
-    if (shown.length > 0) previous = { ...previous, shown };
+    if (shown.length > 0) previous = { ...previous, shown, list: searched || shown.length > 1 ? shown : previous.list };
   }
   return previous;
 }

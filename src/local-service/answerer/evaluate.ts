@@ -35,8 +35,8 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
       for (const l of hits) if (!base.includes(l)) base.push(l);
     }
   } else if (set.kind === 'previous') {
-    if (previous.shown.length === 0) return { ...out, problem: { kind: 'noPrevious' } };
-    let shown = previous.shown;
+    let shown = set.pick ? previous.list : previous.shown;
+    if (shown.length === 0) return { ...out, problem: { kind: 'noPrevious' } };
     if (set.pick) {
       const at = set.pick.map((i) => (i < 0 ? shown.length + 1 + i : i));
       const bad = at.find((i) => i < 1 || i > shown.length);

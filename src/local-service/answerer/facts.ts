@@ -8,7 +8,7 @@ export function numberOf(d: ListingData, fact: NumericFact): number | undefined 
       return listingPrice(d);
     case 'ppsf': {
       const price = listingPrice(d);
-      return price !== undefined && d.BuildingArea > 0 ? Math.round((price / d.BuildingArea) * 100) / 100 : undefined;
+      return price !== undefined && d.BuildingArea > 0 ? price / d.BuildingArea : undefined;
     }
     case 'area':
       return d.BuildingArea;

@@ -84,7 +84,7 @@ const NUMERIC_ASKS: [RegExp, NumericFact][] = [
 ];
 
 const STATS: [RegExp, Stat][] = [
-  [/\b(average|avg|mean|typical|promedio|media)\b/i, 'average'],
+  [/\b(average|avg|mean|typical|promedio|media|medio)\b/i, 'average'],
   [/\b(median|mediana)\b/i, 'median'],
   [/\b(minimum|min|m[ií]nim[oa])\b/i, 'min'],
   [/\b(maximum|max|m[aá]xim[oa])\b/i, 'max'],
@@ -94,7 +94,7 @@ const STATS: [RegExp, Stat][] = [
 const EXTREMES: [RegExp, Stat, NumericFact][] = [
   [/\b(most|greatest number of) (parking|car spaces|garage spaces)/i, 'max', 'parking'],
   [/\b(fewest|least) (parking|car spaces)/i, 'min', 'parking'],
-  [/\b(longest|most days) on (the )?market\b/i, 'max', 'dom'],
+  [/\b(longest|most days) on (the )?market\b|\bon the market (the )?longest\b/i, 'max', 'dom'],
   [/\b(shortest|fewest days) on (the )?market\b|\bnewest on (the )?market\b/i, 'min', 'dom'],
   [/\b(largest|biggest) lot\b/i, 'max', 'lot'],
   [/\bsmallest lot\b/i, 'min', 'lot'],
@@ -129,6 +129,12 @@ interface Span {
   re: RegExp;
   read: (m: RegExpExecArray) => FactFilter | undefined;
 }
+
+/** "more than 2" of a counted fact is 3 or more, "under 30 days" 29 at most; "at least", "up to" include the bound. */
+const strict = (word: string): number =>
+  /^(over|above|more than|greater than|under|below|less than|fewer than|m[aá]s de|menos de)$/i.test(word.trim())
+    ? 1
+    : 0;
 
 const year = (s: string) => {
   const y = Number(s);
@@ -192,7 +198,8 @@ const SPANS: Span[] = [
     ),
     read: (m) => {
       const v = Number(m[2]);
-      return { kind: 'range', fact: 'dom', ...(m[1] && new RegExp(MORE, 'i').test(m[1]) ? { min: v } : { max: v }) };
+      if (m[1] && new RegExp(MORE, 'i').test(m[1])) return { kind: 'range', fact: 'dom', min: v + strict(m[1]) };
+      return { kind: 'range', fact: 'dom', max: v - strict(m[1] ?? '') };
     },
   },
   {
@@ -212,7 +219,11 @@ const SPANS: Span[] = [
     read: (m) => {
       const v = num(m[2]);
       const less = m[1] && new RegExp(LESS, 'i').test(m[1]);
-      return { kind: 'range', fact: 'parking', ...(less ? { max: v } : { min: v }) };
+      return {
+        kind: 'range',
+        fact: 'parking',
+        ...(less ? { max: v - strict(m[1]) } : { min: v + strict(m[1] ?? '') }),
+      };
     },
   },
   { re: /\b(no|without|sin)\s+(parking|aparcamiento)\b/i, read: () => ({ kind: 'range', fact: 'parking', max: 0 }) },

@@ -72,7 +72,7 @@ export function parseQuery(question: string, ctx: ParseContext): Query {
   const pick = picked(question, intent);
   const elsewhere = own.city !== undefined && own.city !== carried.city;
   const refersBack = !elsewhere && (pick !== undefined || THOSE.test(facts.rest) || f?.kind === 'it');
-  if (refersBack && (prev.shown.length > 0 || !hasCriteria(own))) {
+  if (refersBack && (prev.shown.length > 0 || prev.list.length > 0 || !hasCriteria(own))) {
     const set: SetRef = pick ? { kind: 'previous', pick } : { kind: 'previous' };
     const detail = facts.asks.length > 0 ? 'facts' : 'details';
     const op = operation(question, intent, facts, compare, pick || f?.kind === 'it' ? detail : 'list');
@@ -94,9 +94,12 @@ export function parseQuery(question: string, ctx: ParseContext): Query {
 
   const op = operation(question, intent, facts, compare, 'list');
   const mentionsFacts = hasCriteria(own) || facts.filters.length > 0;
+  // "the cheapest one", "how many?", "and the average?" with nothing of their own: about the search in force.
+  const bare = !mentionsFacts && op.kind !== 'list' && op.kind !== 'facts' && !intent.wantsAll;
   const refines =
     prev.query !== undefined &&
-    (intent.continues ||
+    (bare ||
+      intent.continues ||
       REFINE_START.test(question) ||
       /\b(instead|only|en su lugar)\b/i.test(question) ||
       (mentionsFacts && !NOUN.test(question)));

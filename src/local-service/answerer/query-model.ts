@@ -71,6 +71,11 @@ export interface Query {
 export interface Previous {
   /** The last query about listings: its criteria and filters carry into refinements. */
   query?: Query;
-  /** The listings the last answer naming any named, in its order. */
+  /** The listings the last answer naming any named, in its order: what "it", "those" mean. */
   shown: StoredListing[];
+  /**
+   * The last list: the homes of the last search answered, or of the last answer naming several.
+   * "the second one" counts in it, so a look at the first one ("is it pet friendly?") keeps the list.
+   */
+  list: StoredListing[];
 }

@@ -1,3 +1,4 @@
+import { isSpanish } from './phrases';
 import type { NumericFact, Stat } from './query-model';
 
 /**
@@ -35,7 +36,7 @@ export interface ReasonPhrases {
     status: string;
   };
   /** "Lowest price: ...", the summary lines of a comparison. */
-  best: { cheapest: string; ppsf: string; largest: string; newest: string; parking: string };
+  best: { cheapest: string; ppsf: string; largest: string; newest: string };
   /** A follow-up narrowed the previous homes to none. */
   noneOfThose(n: number, conditions: string): string;
   /** "of those", to describe a previous answer's homes. */
@@ -136,7 +137,6 @@ const EN: ReasonPhrases = {
     ppsf: 'Lowest price per sq ft',
     largest: 'Largest',
     newest: 'Newest',
-    parking: 'Most parking',
   },
   noneOfThose: (n, conditions) =>
     `None of the ${n} ${plural(n, 'home', 'homes')} from my last answer ${conditions ? `is ${conditions}` : 'matches'}.`,
@@ -229,7 +229,6 @@ const ES: ReasonPhrases = {
     ppsf: 'Precio por pie² más bajo',
     largest: 'La más grande',
     newest: 'La más nueva',
-    parking: 'Más aparcamiento',
   },
   noneOfThose: (n, conditions) =>
     `Ninguna de las ${n} ${plural(n, 'vivienda', 'viviendas')} de mi última respuesta ${conditions ? `está ${conditions}` : 'coincide'}.`,
@@ -240,5 +239,5 @@ const ES: ReasonPhrases = {
 
 /** The table for a chatbot's AIResponseLanguage, as `phrasesFor` picks the main one. */
 export function reasonPhrasesFor(language: string): ReasonPhrases {
-  return /^(es|spa|spanish|espa[nñ]ol|castellano)\b/i.test(language.trim()) ? ES : EN;
+  return isSpanish(language) ? ES : EN;
 }
