@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import type { Button, Card, OutMessage } from '../../core/surface';
+import { withoutSpanMarks } from '../../core/text/untrusted';
 import { renderMarkup } from './markup';
 
 /** Colours only where the terminal supports them (picocolors checks NO_COLOR, FORCE_COLOR, TTY). */
@@ -31,6 +32,25 @@ export function stripControl(text: string): string {
   );
 }
 // biome-ignore-end lint/suspicious/noControlCharactersInRegex: matching control characters is this function's job
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour (SGR) sequences start with the ESC control character
+const COLOUR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * The last line of defence before the terminal: every control sequence is stripped except colours
+ * (the SGR sequences the palette writes), so text that reached a line unstripped (a form prompt with
+ * a service value, an error's message, a usage line) still cannot move the cursor, retitle the
+ * window or clear the screen. Sources strip their own text first (stripControl), colours included.
+ */
+export function terminalSafe(text: string): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(COLOUR)) {
+    out += stripControl(text.slice(last, m.index)) + m[0];
+    last = m.index + m[0].length;
+  }
+  return out + stripControl(text.slice(last));
+}
 
 /** Listings as a readable table: one row per card, the card's fields as columns. */
 export function renderCards(cards: Card[], colors: Palette): string {
@@ -101,7 +121,11 @@ export function renderText(text: string, colors: Palette): string {
 /** Everything a message shows, as terminal lines (the text first). `savedFile`: where its file was written. */
 export function renderMessage(msg: OutMessage, colors: Palette, opts: { typing: boolean; savedFile?: string }): string {
   const parts: string[] = [];
-  const text = renderText(stripControl(msg.text), colors) + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
+  // Untrusted spans (core/text/untrusted.ts) need no more here: a terminal has no masked links (a
+  // Markdown link shows its URL) and no mentions; their marks go, the words are rendered with the rest.
+  const text =
+    renderText(withoutSpanMarks(stripControl(msg.text)), colors) +
+    (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
   if (text !== '') parts.push(text);
   if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards.map(cleanCard), colors));
   if (msg.notice) parts.push(colors.yellow(stripControl(msg.notice)));

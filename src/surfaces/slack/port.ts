@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, ephemeralResponse, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
-import { slackMention, slackText } from './safe-text';
+import { slackMarkdownText, slackMention } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
@@ -182,20 +182,11 @@ export class SlackPort implements SurfacePort {
   }
 
   reserveFinal(place: Place, holder: string): () => void {
-    // A thread holds one answer at a time: while a native stream is live there, the answer's
-    // interims are its appends, planned on the append budget. It keeps a chat.update final too: a
-    // stream whose append or stop fails is finished with chat.update (stopNativeStream), so the
-    // chat.update answers' interims leave that token alone, and share that budget's plan with
-    // every answer in flight in the workspace, not only the ones that could not stream.
-    const budgets =
-      place.thread && this.streamingIn(place)
-        ? [this.gateway.streamBudget('append', place), this.gateway.editBudget(place)]
-        : [this.gateway.editBudget(place)];
-    return this.gateway.scheduler.expectFinal(budgets, holder);
+    return this.gateway.reserveFinal(place, holder, Boolean(place.thread) && this.streamingIn(place));
   }
 
   promote(coalesceKey: string): void {
-    this.gateway.scheduler.promote(coalesceKey);
+    this.gateway.promote(coalesceKey);
   }
 
   /**
@@ -366,7 +357,7 @@ export class SlackPort implements SurfacePort {
         return {
           channel: place.channel,
           thread_ts: place.thread,
-          ...(startText.length > 0 ? { markdown_text: slackText(startText) } : {}),
+          ...(startText.length > 0 ? { markdown_text: slackMarkdownText(startText) } : {}),
           ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
         };
       });
@@ -402,7 +393,7 @@ export class SlackPort implements SurfacePort {
         stopped: () => this.releaseStop(place, ts),
       },
       { place, id: ts },
-      slackText(startText),
+      slackMarkdownText(startText),
       expiresAt,
     );
   }
