@@ -223,6 +223,13 @@ export class TestSurface implements SurfacePort {
     return `<@${user.id}>`;
   }
 
+  /** Channel id -> member ids; a channel not listed cannot tell (undefined), as a platform error would. */
+  readonly members = new Map<string, Set<string>>();
+
+  async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    return this.members.get(channel.channel)?.has(userId);
+  }
+
   async fetchAttachment(att: Attachment): Promise<Buffer> {
     return Buffer.from(att.id);
   }
