@@ -193,13 +193,13 @@ export class Handoffs {
   /** A rating button: the user who was helped, once; the score goes on the ticket and into the figures. */
   async rate(inv: Invocation, value: string): Promise<void> {
     const [ticketId = '', raw = ''] = value.split(':');
-    const rated = await this.act(inv, ticketId, { kind: 'rate', score: Number(raw) });
-    if (!rated?.reply) return;
-    // The buttons the user pressed: answered on the interaction (a press after a restart finds the
-    // rating given and is thanked again), so not an outbox notice.
-    const thanks: OutMessage = { text: rated.reply };
-    if (inv.update) await quietly(this.ctx, () => inv.update!(thanks), 'replacing the rating buttons');
-    else await inv.reply(thanks, { ephemeral: true });
+    // The buttons the user pressed: answered on the interaction, before the notices (a press after
+    // a restart finds the rating given and is thanked again), so not an outbox notice.
+    await this.act(inv, ticketId, { kind: 'rate', score: Number(raw) }, async (rated) => {
+      const thanks: OutMessage = { text: rated.reply ?? '' };
+      if (inv.update) await quietly(this.ctx, () => inv.update!(thanks), 'replacing the rating buttons');
+      else await inv.reply(thanks, { ephemeral: true });
+    });
   }
 
   /**
@@ -264,8 +264,13 @@ export class Handoffs {
   }
 
   /** A person's button or command on a ticket: a refusal is told to them, ephemerally. */
-  private async act(inv: Invocation, ticketId: string, step: HandoffStep): Promise<Decision | undefined> {
-    const done = await this.apply(ticketId, step, await whoIs(this.ctx, inv.actor, inv.surface));
+  private async act(
+    inv: Invocation,
+    ticketId: string,
+    step: HandoffStep,
+    first?: (d: Decision) => Promise<void>,
+  ): Promise<Decision | undefined> {
+    const done = await this.apply(ticketId, step, await whoIs(this.ctx, inv.actor, inv.surface), undefined, first);
     if (!('refusal' in done)) return done;
     await inv.reply({ text: done.refusal }, { ephemeral: true });
     return undefined;
@@ -273,9 +278,16 @@ export class Handoffs {
 
   /**
    * The one path of every ticket change: load, decide, store the ticket with its notices in one
-   * atomic step (retried when the ticket changed meanwhile), then carry the notices out.
+   * atomic step (retried when the ticket changed meanwhile), then carry the notices out (`first`:
+   * what must not wait for them).
    */
-  private async apply(ticketId: string, step: HandoffStep, who: Who, stableId?: string): Promise<Decision | Refused> {
+  private async apply(
+    ticketId: string,
+    step: HandoffStep,
+    who: Who,
+    stableId?: string,
+    first?: (d: Decision) => Promise<void>,
+  ): Promise<Decision | Refused> {
     const event = { ...step, at: this.ctx.now() } as HandoffEvent;
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const { ticket, raw } = await this.tickets.read(ticketId);
@@ -286,6 +298,7 @@ export class Handoffs {
       if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;
       if (decided.turn) await appendTurn(this.ctx.store, ticket.convId, { ...decided.turn, at: event.at });
       if (ends(ticket, decided.ticket)) await this.tickets.clearMarks(decided.ticket);
+      await first?.(decided);
       await this.deliver(intents);
       return decided;
     }
