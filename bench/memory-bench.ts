@@ -145,7 +145,7 @@ function request(
     events,
     finalButtons: [{ action: 'handoff.request', label: 'Talk to a human', value: answerKey }],
     retry: { action: 'answer.retry', value: answerKey },
-    idleTimeoutMs: 120_000,
+    native: port.startNativeStream !== undefined,
     answerKey,
   };
 }

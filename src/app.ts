@@ -11,6 +11,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config';
 import { SecretScrubber, safeLogger } from './log-safety';
 import { createBridge, type Bridge } from './core';
+import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
 import { Relay } from './core/relay';
@@ -38,6 +39,8 @@ export interface AppOptions {
   /** Listen for HTTP (default: yes when Slack or Discord is configured). */
   http?: boolean;
   log?: Logger;
+  /** Core's clock (tests move it: e.g. the agent's greeting once per user per day); epoch ms. */
+  now?: () => number;
 }
 
 export interface AppHandle {
@@ -213,7 +216,15 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       instanceId,
       embeddedService: localService !== undefined,
       retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+      office: config.office,
+      userRateLimit: config.userRateLimit,
     };
+    const mailer = config.mail ? smtpMailer(config.mail) : undefined;
+    if (mailer) cleanups.push(async () => mailer.close());
+    if (config.mail) scrubber.add(...smtpSecrets(config.mail.url));
+    // Once at start: whether tickets and the day's leads can be e-mailed (the server, never its credentials).
+    if (config.mail) log.info({ server: mailServerLabel(config.mail) }, 'e-mail: on');
+    else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
     const bridge = createBridge(
@@ -223,7 +234,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         config: coreConfig,
         surfaces: registry(runtimes),
         log: log.child({ part: 'core' }),
-        now: Date.now,
+        now: opts.now ?? Date.now,
+        ...(mailer ? { mailer } : {}),
       },
       { relay, commands: commandHandlers() },
     );

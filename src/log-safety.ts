@@ -107,17 +107,62 @@ export class SecretScrubber {
   }
 }
 
+const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
 /**
- * `base` with every logged object scrubbed (children inherit it): the one way the app logs, whoever
- * made `base` (the app's factory, or a test's pino writing to a buffer).
+ * `base` made safe (children inherit it): the one way the app logs, whoever made `base` (the app's
+ * factory, or a test's pino writing to a buffer). Every output path of a line is covered:
+ * - the merging object, through pino's `formatters.log` (errors reduced, secret keys censored);
+ * - the message string and its interpolation values (`log.info('x %s', secret)`), and an error's
+ *   message when it stands for the message (`log.warn(err)`);
+ * - child bindings and a child's message prefix (`log.child({ token })`), at every depth, since
+ *   every child is made safe the same way.
+ * A Proxy rather than patched methods: pino reassigns its level methods when the level changes.
  */
 export function safeLogger(base: Logger, scrubber: SecretScrubber): Logger {
-  return base.child(
-    {},
-    {
-      formatters: {
-        log: (obj: object) => scrubber.value(obj) as object,
+  return guard(
+    base.child(
+      {},
+      {
+        formatters: {
+          log: (obj: object) => scrubber.value(obj) as object,
+        },
       },
-    },
+    ),
+    scrubber,
   );
+}
+
+function guard(logger: Logger, scrubber: SecretScrubber): Logger {
+  return new Proxy(logger, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'string' && LEVELS.has(prop)) {
+        const method = Reflect.get(target, prop, target) as (...args: unknown[]) => void;
+        return (...args: unknown[]) => method.apply(target, safeArgs(args, scrubber));
+      }
+      if (prop === 'child') {
+        return (bindings: object, options?: { msgPrefix?: string }) => {
+          const opts = options?.msgPrefix ? { ...options, msgPrefix: scrubber.text(options.msgPrefix) } : options;
+          return guard(target.child(scrubber.value(bindings) as object, opts), scrubber);
+        };
+      }
+      if (prop === 'setBindings') return (bindings: object) => target.setBindings(scrubber.value(bindings) as object);
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A log call's arguments with every string and interpolation value scrubbed (the object is the formatter's). */
+function safeArgs(args: unknown[], scrubber: SecretScrubber): unknown[] {
+  const [first, ...rest] = args;
+  const tail = rest.map((a) => (typeof a === 'string' ? scrubber.text(a) : scrubber.value(a)));
+  if (typeof first === 'string') return [scrubber.text(first), ...tail];
+  // pino takes an error's message (`log.warn(err)`, `log.error({ err })`) as the line's message when
+  // none is given, before any formatter runs: given here, scrubbed.
+  if (typeof rest[0] !== 'string' && first !== null && typeof first === 'object') {
+    const err = first instanceof Error ? first : (first as { err?: unknown }).err;
+    if (err instanceof Error && !('msg' in first)) return [first, scrubber.text(err.message), ...tail];
+  }
+  return [first, ...tail];
 }

@@ -4,7 +4,8 @@
  */
 import { fstatSync } from 'fs';
 import { ConfigError, loadConfig, redactConfig, type Config } from './config';
-import { createLogger, startApp, type AppHandle } from './app';
+import { configSecrets, createLogger, startApp, type AppHandle } from './app';
+import { SecretScrubber } from './log-safety';
 import type { SurfaceRuntime } from './surfaces/runtime';
 import { ShellSurface, SHELL_HANDOFF_CHANNEL, SHELL_WORKSPACE } from './surfaces/shell/shell-surface';
 import { Shell } from './surfaces/shell/shell';
@@ -15,6 +16,18 @@ const HOW_TO_CONFIGURE = `chatbot-bridge: no chat surface is configured and no t
   - Discord: set DISCORD_TOKEN and DISCORD_APPLICATION_ID (and DISCORD_GUILD_ID to register commands in one guild).
   - Terminal: run \`npm start\` in a terminal (or pipe commands into it) for the shell.
 See .env.example and README.md.`;
+
+/**
+ * What main.ts writes itself (configuration problems, a failed start) goes through the log's scrubber:
+ * the configured secrets once the configuration is read, token shapes always. Errors once the app runs
+ * go to its log (stderr, or the shell's log file), never straight to the console.
+ */
+let scrubber = new SecretScrubber();
+let appLog: AppHandle['log'] | undefined;
+
+function printError(text: string): void {
+  process.stderr.write(`${scrubber.text(text)}\n`);
+}
 
 /** Stdin we can read lines from: a terminal, a pipe or a file (not /dev/null, not closed). */
 function stdinHasInput(): boolean {
@@ -76,6 +89,7 @@ async function runShell(config: Config): Promise<number> {
     interactive,
     idle: () => app.bridge.conversations.idle(),
   });
+  appLog = app.log;
   installSignals(app);
   const handled = await shell.run();
   await app.close(5000);
@@ -105,35 +119,39 @@ async function main(): Promise<void> {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(err.message);
+      printError(err.message);
       process.exit(1);
     }
     throw err;
   }
+  scrubber = configSecrets(config);
   if (!config.slack && !config.discord) {
     if (!stdinHasInput()) {
-      console.error(HOW_TO_CONFIGURE);
+      printError(HOW_TO_CONFIGURE);
       process.exit(1);
     }
     const handled = await runShell(config);
     // Piped input that was empty is "no terminal" too: say how to configure a surface.
     if (handled === 0 && !process.stdin.isTTY) {
-      console.error(HOW_TO_CONFIGURE);
+      printError(HOW_TO_CONFIGURE);
       process.exit(1);
     }
     process.exit(0);
   }
   const app = await startApp(config, { localServiceDb: config.serviceDb });
+  appLog = app.log;
   app.log.info({ config: redactConfig(config) }, 'configuration');
   installSignals(app);
 }
 
 process.on('unhandledRejection', (reason) => {
-  // A stray rejection must not take the bridge down; it is logged where logs go.
-  console.error('unhandled rejection:', reason instanceof Error ? reason.message : reason);
+  // A stray rejection must not take the bridge down; it is logged where logs go, scrubbed.
+  if (appLog) appLog.error({ err: reason }, 'unhandled rejection');
+  else printError(`unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}`);
 });
 
 main().catch((err: unknown) => {
-  console.error(`chatbot-bridge failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  if (appLog) appLog.fatal({ err }, 'chatbot-bridge failed');
+  printError(`chatbot-bridge failed to start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -78,3 +78,47 @@ test('cycles, buffers and ordinary fields survive', () => {
   expect(line.a).toMatchObject({ name: 'a', count: 3, self: '[Circular]' });
   expect(line.data).toBe('[10 bytes]');
 });
+
+test('message strings, interpolation values and an error standing for the message are scrubbed', () => {
+  const { log, text } = capture();
+  log.info('x %s', KEY);
+  log.warn(`posting with ${BOT} failed`);
+  log.info({ n: 1 }, 'key %s and %o and %j', KEY, { auth: `Bearer ${BOT}` }, { note: KEY });
+  log.error(new Error(`refused ${KEY}`));
+  log.error({ err: new Error(`refused ${BOT}`) });
+  const out = text();
+  expect(out).not.toContain(KEY);
+  expect(out).not.toContain(BOT);
+  expect(out).not.toContain('SECRET');
+  const msgs = out
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { msg?: string }).msg);
+  expect(msgs).toEqual([
+    'x ***',
+    'posting with *** failed',
+    expect.stringContaining('key *** and'),
+    'refused ***',
+    'refused ***',
+  ]);
+});
+
+test('child bindings and message prefixes are scrubbed at every depth, whatever the level', () => {
+  const { log, text } = capture();
+  const child = log
+    .child({ token: KEY, note: `key ${KEY}` })
+    .child({ header: `Bearer ${BOT}` }, { msgPrefix: `[${KEY}] ` });
+  child.info('hello');
+  child.level = 'debug';
+  child.debug('after a level change %s', BOT);
+  const grand = child.child({ deeper: { url: `https://x/?k=${KEY}` } });
+  grand.setBindings({ later: BOT });
+  grand.warn('deep');
+  const out = text();
+  expect(out).toContain('hello');
+  expect(out).toContain('after a level change');
+  expect(out).toContain('deep');
+  expect(out).not.toContain(KEY);
+  expect(out).not.toContain(BOT);
+  expect(out).not.toContain('SECRET');
+});

@@ -52,14 +52,15 @@ function slackManifestValidator(): (data: unknown) => { valid: boolean; errors: 
   };
 }
 
-const assistantSchema = z.object({
+const agentSchema = z.object({
   features: z.object({
-    assistant_view: z.object({
-      assistant_description: z.string().min(1),
+    agent_view: z.object({
+      agent_description: z.string().min(1).max(300),
       suggested_prompts: z
         .array(z.object({ title: z.string().min(1), message: z.string().min(1) }))
         .min(1)
         .max(4),
+      actions: z.array(z.object({ name: z.string().min(1), description: z.string().min(1) })),
     }),
   }),
 });
@@ -71,15 +72,24 @@ describe('manifest.yml', () => {
     expect(result.valid).toBe(true);
   });
 
-  test('the schema check catches a broken manifest (an unknown feature key)', () => {
-    const broken = JSON.parse(JSON.stringify(raw)) as { features: Record<string, unknown> };
-    broken.features.assistant_view = { suggested_prompts: [] };
+  test('the schema check catches a broken manifest (an agent description over 300 characters, 5 prompts)', () => {
+    const broken = JSON.parse(JSON.stringify(raw)) as { features: { agent_view: Record<string, unknown> } };
+    broken.features.agent_view.agent_description = 'x'.repeat(301);
     expect(slackManifestValidator()(broken).valid).toBe(false);
+    const many = JSON.parse(JSON.stringify(raw)) as { features: { agent_view: { suggested_prompts: unknown[] } } };
+    const prompts = many.features.agent_view.suggested_prompts;
+    many.features.agent_view.suggested_prompts = [...prompts, ...prompts].slice(0, 5);
+    expect(slackManifestValidator()(many).valid).toBe(false);
   });
 
-  test('declares the assistant pane: a description and a few suggested prompts', () => {
-    const a = assistantSchema.parse(raw).features.assistant_view;
+  test("declares the agent experience: a description, up to four prompts from the demo's cities, quick actions", () => {
+    const raw2 = raw as { features: Record<string, unknown> };
+    expect(raw2.features.assistant_view).toBeUndefined();
+    const a = agentSchema.parse(raw).features.agent_view;
+    expect(a.agent_description.length).toBeLessThanOrEqual(300);
     expect(a.suggested_prompts.length).toBeGreaterThanOrEqual(1);
+    for (const p of a.suggested_prompts) expect(p.message).toMatch(/Austin|Denver|Miami|Seattle/);
+    expect(a.actions.map((x) => x.name)).toEqual(['Search listings', 'Talk to a human']);
   });
 
   test("lists exactly the grammar's commands, with the catalogue's descriptions and usage hints", () => {
@@ -105,12 +115,11 @@ describe('manifest.yml', () => {
     for (const url of urls) expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
   });
 
-  test('subscribes to the events the surface handles and asks exactly the scopes it needs', () => {
+  test('subscribes to the agent experience (app_home_opened, app_context_changed, message.im) and asks exactly the scopes it needs, assistant:write kept', () => {
     expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      'app_context_changed',
       'app_home_opened',
       'app_mention',
-      'assistant_thread_context_changed',
-      'assistant_thread_started',
       'message.channels',
       'message.groups',
       'message.im',

@@ -27,7 +27,7 @@ export class OurRelay implements BenchRelay {
       events: a.events,
       finalButtons: [{ action: 'handoff.request', label: 'Talk to a human', value: a.answerKey }],
       retry: { action: 'answer.retry', value: a.answerKey },
-      idleTimeoutMs: 30_000,
+      native: this.port.startNativeStream !== undefined,
       signal: a.signal,
       answerKey: a.answerKey,
     });

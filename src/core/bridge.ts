@@ -5,6 +5,7 @@
  */
 import { adminOnlyRefusal, mayUse } from './access';
 import { assistantIntro } from './assistant/intro';
+import { dailyWelcome } from './assistant/welcome';
 import { askCommand } from './commands/ask';
 import { handoffCommand } from './commands/handoff';
 import type { CommandHandler, CoreContext } from './context';
@@ -12,6 +13,7 @@ import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
+import { floodRefusal } from './limits/user-limits';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
   Actor,
@@ -22,6 +24,7 @@ import type {
   IncomingMessage,
   Invocation,
   OutMessage,
+  Place,
   SurfacePort,
 } from './surface';
 
@@ -186,6 +189,11 @@ export class Bridge implements BridgeCore {
     return assistantIntro(this.ctx);
   }
 
+  /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
+  dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
+    return dailyWelcome(this.ctx, place, user);
+  }
+
   async action(inv: Invocation, action: string, value: string): Promise<void> {
     await this.guard(inv, 'that button', async () => {
       const found = this.actions.get(action);
@@ -236,6 +244,12 @@ export class Bridge implements BridgeCore {
 
   private async guard(inv: Invocation, what: string, fn: () => Promise<void>): Promise<void> {
     try {
+      // USER_RATE_LIMIT: one person's commands and button presses, across instances.
+      const flood = await floodRefusal(this.ctx, inv.place, inv.actor);
+      if (flood) {
+        await this.tell(inv, { text: flood });
+        return;
+      }
       await fn();
     } catch (err) {
       this.ctx.log.error({ err, what }, 'invocation failed');

@@ -154,12 +154,12 @@ export interface RateBudget {
   windowMs: number;
   /**
    * false: no final reservation nor interim plan on this budget (a safety bucket under a tighter
-   * budget). Otherwise budgets with a long window get both (see core/relay/scheduler).
+   * budget). Otherwise budgets with a long window get both (see surfaces/budgets/plan.ts).
    */
   plan?: boolean;
   /**
    * Under load, about how many steps an answer's message grows in on this budget, counting its
-   * first words (the scheduler's default otherwise; see BudgetScheduler.loadStepMs).
+   * first words (the plan's default otherwise; see FinalsPlan.loadStepMs).
    */
   loadSteps?: number;
 }
@@ -320,11 +320,24 @@ export interface BridgeCore {
   handoffQueue?(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined>;
   /** The greeting and suggested prompts of a new assistant thread. */
   assistantIntro?(): Promise<AssistantIntro>;
+  /**
+   * The agent experience (a user opened the app's DM): the greeting and prompts the first time
+   * `user` opens it on a day, undefined on later opens that day.
+   */
+  dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
 }
 
 /**
+ * The longest platform Retry-After the bridge waits for (the chatbot service's is capped the same).
+ * Past it the call fails as a 429 its caller handles: an hour's wait would hold the answer, its
+ * queue and everyone behind it.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
  * Thrown by a surface when the platform refused a call for rate (HTTP 429) after the surface's own
- * bounded retries: the relay's scheduler waits `retryAfterMs` and tries again, within its own bound.
+ * bounded retries: the surface's gateway waits `retryAfterMs` and tries again, within its own bound
+ * (a Retry-After past MAX_RETRY_AFTER_MS is not waited for: the call fails to its caller).
  */
 export class PlatformRateLimitError extends Error {
   constructor(
@@ -334,4 +347,20 @@ export class PlatformRateLimitError extends Error {
     super(message);
     this.name = 'PlatformRateLimitError';
   }
+}
+
+/** The wait a platform asked for (Retry-After) when `err` is its rate refusal; undefined otherwise. */
+export function rateLimitDelay(err: unknown): number | undefined {
+  if (err instanceof PlatformRateLimitError) return err.retryAfterMs;
+  // Duck-typed too: a surface bundled with another copy of the class must still be obeyed.
+  if (err instanceof Error && err.name === 'PlatformRateLimitError') {
+    const ms = (err as Error & { retryAfterMs?: unknown }).retryAfterMs;
+    if (typeof ms === 'number' && Number.isFinite(ms)) return ms;
+  }
+  return undefined;
+}
+
+/** A platform 429 (Retry-After), which the surface's gateway retries itself. */
+export function isPlatformRateLimit(err: unknown): boolean {
+  return rateLimitDelay(err) !== undefined;
 }

@@ -15,7 +15,8 @@ async function main(): Promise<void> {
   const addr = svc.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
 
-  // Generated keys are shown once so an operator can copy them; keys from the environment never are.
+  // Keys are printed only when they are created, so an operator can copy them then; keys kept from an
+  // earlier start or given in the environment never are (a log or a terminal scrollback keeps them).
   const names = {
     secretKey: 'CHATBOT_SECRET_KEY',
     sessionKey: 'CHATBOT_SESSION_KEY',
@@ -23,10 +24,11 @@ async function main(): Promise<void> {
   } as const;
   for (const k of svc.generated) console.log(`Generated ${names[k]}=${svc.credentials[k]} (kept in ${env.SERVICE_DB})`);
   const given = { secretKey: env.CHATBOT_SECRET_KEY, sessionKey: env.CHATBOT_SESSION_KEY, apiKey: env.CHATBOT_API_KEY };
-  for (const k of Object.keys(names) as (keyof typeof names)[]) {
-    if (!given[k] && !svc.generated.includes(k))
-      console.log(`${names[k]}=${svc.credentials[k]} (from ${env.SERVICE_DB})`);
-  }
+  const kept = (Object.keys(names) as (keyof typeof names)[]).filter((k) => !given[k] && !svc.generated.includes(k));
+  if (kept.length > 0)
+    console.log(
+      `${kept.map((k) => names[k]).join(', ')}: the keys generated on an earlier start, kept in ${env.SERVICE_DB} (not shown again)`,
+    );
   console.log(
     `Chatbot ${svc.chatbotId}; answers by ${env.LLM_BASE_URL ? 'the language model' : 'the built-in answerer'}; stream framing ${env.STREAM_FRAMING}`,
   );

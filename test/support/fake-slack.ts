@@ -101,6 +101,11 @@ export interface FakeSlackOptions {
   notInChannels?: string[];
   /** assistant.threads.*: on (default), or the error this workspace answers for each of them. */
   assistant?: 'on' | 'unknown_method' | 'not_allowed_token_type' | 'missing_scope';
+  /**
+   * The app declares agent_view: setSuggestedPrompts with a thread_ts fails silently (ok, nothing
+   * shown), as Slack's reference says; without one the prompts go on the DM (`dmPrompts`).
+   */
+  agentView?: boolean;
 }
 
 /** What an assistant thread shows in the fake: every status set (in order), the prompts, the title. */
@@ -148,6 +153,8 @@ export class FakeSlack {
   readonly uploads = new Map<string, { name: string; data: Buffer; channel?: string; thread_ts?: string }>();
   readonly files = new Map<string, { name: string; mime: string; data: Buffer }>();
   readonly assistantThreads = new Map<string, FakeAssistantThread>();
+  /** Suggested prompts set on a DM without a thread (the agent experience), per channel, in order. */
+  readonly dmPrompts = new Map<string, Array<Array<{ title: string; message: string }>>>();
   rateLimited = 0;
   /** App Home views published (views.publish), in order. */
   readonly homeViews: Array<{ user: string; view: Args }> = [];
@@ -535,6 +542,14 @@ export class FakeSlack {
           );
         if (!valid || (typeof a.thread_ts !== 'string' && a.thread_ts !== undefined))
           return { ok: false, error: 'invalid_arguments' };
+        if (a.thread_ts === undefined) {
+          if (!isStr(a.channel_id) || a.channel_id === '') return { ok: false, error: 'invalid_arguments' };
+          const sets = this.dmPrompts.get(a.channel_id) ?? [];
+          sets.push(prompts as Array<{ title: string; message: string }>);
+          this.dmPrompts.set(a.channel_id, sets);
+          return { ok: true };
+        }
+        if (this.opts.agentView) return { ok: true };
         const t = this.assistantThreadOf(a);
         if (!t) return { ok: false, error: 'invalid_arguments' };
         t.prompts = prompts as Array<{ title: string; message: string }>;

@@ -33,6 +33,8 @@ export async function startSlackE2E(
     logLines?: string[];
     /** SLACK_API_URL from the started fake (default: its /api/ base). */
     apiUrl?: (fake: FakeSlack) => string;
+    /** Core's clock (default Date.now). */
+    now?: () => number;
   } = {},
 ): Promise<SlackE2E> {
   const tmp = tempDir('slack-e2e-');
@@ -60,7 +62,7 @@ export async function startSlackE2E(
   const log = sink
     ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) })
     : pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
-  const app = await startApp(config, { log });
+  const app = await startApp(config, { log, ...(opts.now ? { now: opts.now } : {}) });
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
   return {
     app,

@@ -33,7 +33,7 @@ import {
   type SurfaceName,
   type SurfacePort,
 } from '../../src/core/surface';
-import { BudgetScheduler } from '../../src/core/relay/scheduler';
+import { BudgetScheduler } from '../../src/surfaces/budgets/scheduler';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import type { StateStore } from '../../src/state/store';
 

@@ -1,5 +1,6 @@
 /** `/ask <question>`: starts a conversation in a new thread; Retry buttons come back here. */
-import { ANSWER_RETRY_ACTION, type Conversations } from '../conversations/engine';
+import { ANSWER_RETRY_ACTION } from '../conversations/answer-turn';
+import type { Conversations } from '../conversations/engine';
 import type { CommandHandler } from '../context';
 import { FEEDBACK_ACTION, onFeedbackPressed } from '../feedback/feedback';
 

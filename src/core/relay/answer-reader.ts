@@ -1,6 +1,7 @@
 /**
  * Reading one answer's event stream: its deltas and its final in order, and the ways it ends early
- * (silence past the idle timeout, a stop signal, a stream that breaks or ends without its final),
+ * (a stop signal, a stream that breaks or ends without its final; silence is the stream's to end:
+ * the service client ends one that goes quiet past its idle timeout with an error),
  * each handed to the reader's sink once. The relay knows no service: the words for an error come
  * from its caller (`explain`).
  */
@@ -14,8 +15,6 @@ export interface AnswerSink {
 }
 
 export interface ReadOptions {
-  /** Silence between events after which the answer counts as interrupted. */
-  idleTimeoutMs: number;
   /** Any of these aborting stops the answer (reason: a RelayInterrupt, a string, or anything). */
   stops: AbortSignal[];
   /** The words for an error of the stream; a generic sentence when absent or when it throws. */
@@ -51,7 +50,6 @@ const GENERIC = 'the answer could not be completed';
 type Outcome =
   | { kind: 'event'; result: IteratorResult<AnswerEvent> }
   | { kind: 'error'; error: unknown }
-  | { kind: 'idle' }
   | { kind: 'stopped'; reason: string };
 
 /** Reads `events` into `sink` until the final or an early end; never throws. */
@@ -87,8 +85,7 @@ export async function readAnswer(
         continue;
       }
       void Promise.resolve(iterator.return?.()).catch(() => undefined);
-      if (outcome.kind === 'idle') sink.interrupted(stoppedAnswering(opts.idleTimeoutMs), undefined);
-      else if (outcome.kind === 'stopped') sink.interrupted(outcome.reason, undefined);
+      if (outcome.kind === 'stopped') sink.interrupted(outcome.reason, undefined);
       else sink.interrupted(explain(outcome.error), outcome.error, partialTextOf(outcome.error));
       return;
     }
@@ -97,7 +94,7 @@ export async function readAnswer(
   }
 }
 
-/** The next event, or silence past the idle timeout, or a stop, whichever comes first. */
+/** The next event, or a stop, whichever comes first. */
 function raceNext(next: Promise<IteratorResult<AnswerEvent>>, opts: ReadOptions): Promise<Outcome> {
   return new Promise((resolve) => {
     const cleanups: Array<() => void> = [];
@@ -105,8 +102,6 @@ function raceNext(next: Promise<IteratorResult<AnswerEvent>>, opts: ReadOptions)
       for (const c of cleanups) c();
       resolve(v);
     };
-    const timer = setTimeout(() => settle({ kind: 'idle' }), opts.idleTimeoutMs);
-    cleanups.push(() => clearTimeout(timer));
     for (const s of opts.stops) {
       const onAbort = (): void => {
         const r: unknown = s.reason;

@@ -9,10 +9,17 @@
  * of failed calls (a final is given up after `finalAttempts`).
  */
 import type { Logger } from 'pino';
-import type { MessageRef, NativeStream, OutMessage, Place, Priority, SurfacePort } from '../surface';
+import {
+  isPlatformRateLimit,
+  type MessageRef,
+  type NativeStream,
+  type OutMessage,
+  type Place,
+  type Priority,
+  type SurfacePort,
+} from '../surface';
 import type { InflightRecord } from './inflight';
 import { AnswerMessage } from './message';
-import { isPlatformRateLimit } from './scheduler';
 import { type Ending, messagesOf, type Segmenter } from './segmenter';
 import type { Wake } from './wake';
 
@@ -28,8 +35,10 @@ export interface ReconcilerOptions {
 export interface ReconcilerDeps {
   surface: SurfacePort;
   place: Place;
-  /** Already posted by the caller: message 0, and native streaming is not used. */
+  /** Already posted by the caller: message 0. */
   placeholder?: MessageRef;
+  /** New messages start as native streams (the caller's decision; see RelayRequest.native). */
+  native: boolean;
   seg: Segmenter;
   ending: Ending;
   /** Bumped by whoever changes the segmenter (new text, the end): the loop looks again. */
@@ -71,7 +80,7 @@ export class Reconciler {
     this.ending = deps.ending;
     this.coalesceKey = deps.coalesceKey;
     this.opts = deps.options;
-    this.nativeMode = deps.placeholder === undefined && typeof deps.surface.startNativeStream === 'function';
+    this.nativeMode = deps.native && deps.placeholder === undefined;
     if (deps.placeholder)
       this.slots.push(new AnswerMessage(deps.placeholder, { text: '', markdown: true, typing: true }));
   }

@@ -26,16 +26,23 @@ export interface RelayRequest {
   /** The thread the answer goes to. */
   place: Place;
   events: AsyncIterable<AnswerEvent>;
-  /** Already posted by the caller; the relay then never uses native streaming for this answer. */
+  /** Already posted by the caller: the answer starts there (and never as a native stream). */
   placeholder?: MessageRef;
+  /**
+   * Start the answer as a native stream where the surface offers one. The caller decides (it posts
+   * no placeholder then); the relay falls back to post and edit when the surface refuses.
+   */
+  native?: boolean;
   /** Buttons under the last message of a complete answer (e.g. "Talk to a human"). */
   finalButtons: Button[];
   /** The rating control of the last message of a complete answer. */
   finalFeedback?: FeedbackPrompt;
   /** The Retry button offered on interruption. */
   retry: { action: string; value: string };
-  /** Silence between events after which the answer counts as interrupted. */
-  idleTimeoutMs: number;
+  /**
+   * Stops the answer (shutdown). Silence is the event stream's to end: the service client ends a
+   * stream that goes quiet past its idle timeout with an error, which `explain` puts in words.
+   */
   signal?: AbortSignal;
   /** Unique per answer: names its in-flight record. */
   answerKey: string;
@@ -112,6 +119,7 @@ class AnswerRun {
       surface: req.surface,
       place: req.place,
       placeholder: req.placeholder,
+      native: req.native === true,
       seg: this.seg,
       ending: { buttons: req.finalButtons, feedback: req.finalFeedback, retry: req.retry },
       wake: this.wake,
@@ -157,7 +165,7 @@ class AnswerRun {
       const stops = [this.stopController.signal, ...(this.req.signal ? [this.req.signal] : [])];
       const reading = readAnswer(
         this.req.events,
-        { idleTimeoutMs: this.req.idleTimeoutMs, stops, explain: this.req.explain },
+        { stops, explain: this.req.explain },
         {
           delta: (text) => this.delta(text),
           final: (ev) => this.finish(ev),

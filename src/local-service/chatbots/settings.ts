@@ -1,4 +1,4 @@
-import type { SettingsFields } from '../../service/schemas';
+import { RATE_LIMIT_DEFAULTS, type SettingsFields } from '../../service/schemas';
 
 /**
  * A chatbot's settings: every member of section 2.1 except its id, defaults filled in, so the
@@ -41,9 +41,7 @@ export function defaultSettings(name: string): ChatbotSettings {
     MessagingContactUrl: '',
     VerifyDomain: false,
     Domains: '',
-    RateLimitCount: 0,
-    RateLimitMessage: 'You are sending messages too fast. Please wait a moment and try again.',
-    RateLimitTime: 60,
+    ...RATE_LIMIT_DEFAULTS,
     CustomDomain: '',
     EmailForDailyChatLogs: '',
     EmailForDailyLeads: '',

@@ -47,6 +47,16 @@ const DEFS = {
 
 export type SettingName = keyof typeof DEFS;
 
+/**
+ * The rate-limit settings a chatbot has until its owner changes them (the local service's defaults:
+ * no count, a one-minute window, this message). The bridge falls back on them for what it never applied.
+ */
+export const RATE_LIMIT_DEFAULTS = {
+  RateLimitCount: 0,
+  RateLimitTime: 60,
+  RateLimitMessage: 'You are sending messages too fast. Please wait a moment and try again.',
+} as const;
+
 export interface SettingField {
   name: SettingName;
   kind: SettingKind;

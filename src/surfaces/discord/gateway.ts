@@ -1,7 +1,7 @@
 /**
  * The Discord surface's one outbound path. Every REST call that shows something (messages created
  * and edited in a channel or thread, threads, interaction replies and button updates, ephemeral
- * edits) runs through `DiscordGateway`, which owns the budgets and one BudgetScheduler spending them:
+ * edits) runs through `DiscordGateway`, which owns the budgets and spends them (GatewayBudgets):
  * finals and replies first, interims in their turn. discord.js's own bucket tracking (X-RateLimit
  * headers) stays as the second line should arrival jitter bunch calls up.
  *
@@ -16,9 +16,9 @@
  *   second's calls (49 arrivals within one second, measured on a loaded machine).
  */
 import type { Logger } from 'pino';
-import { BudgetScheduler, type GatewayCall, type GatewayRun, gatewayRunner } from '../../core/relay/scheduler';
 import type { RateBudget } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { type GatewayCall, GatewayBudgets } from '../budgets/gateway-budgets';
 
 export const CHANNEL_BUDGET = { limit: 1, windowMs: 1000 };
 export const GLOBAL_BUDGET = { limit: 10, windowMs: 250 };
@@ -26,16 +26,28 @@ export const GLOBAL_BUDGET = { limit: 10, windowMs: 250 };
 export const CHANNEL_BUCKET = { limit: 5, windowMs: 5400, plan: false };
 
 export class DiscordGateway {
-  readonly scheduler: BudgetScheduler;
-  private readonly run: GatewayRun;
+  private readonly budgets: GatewayBudgets;
 
   constructor(store: StateStore, log: Logger) {
-    this.scheduler = new BudgetScheduler({ store, log: log.child({ part: 'discord-gateway' }) });
-    this.run = gatewayRunner(this.scheduler);
+    this.budgets = new GatewayBudgets({ store, log: log.child({ part: 'discord-gateway' }) });
   }
 
   close(): void {
-    this.scheduler.close();
+    this.budgets.close();
+  }
+
+  private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
+    return this.budgets.call(budgets, c, fn);
+  }
+
+  /** An answer in flight in `channelId` will need one final edit (see SurfacePort.reserveFinal). */
+  reserveFinal(channelId: string, holder: string): () => void {
+    return this.budgets.reserveFinal(this.channelBudgets(channelId), holder);
+  }
+
+  /** The waiting call with this coalesceKey becomes a final (its answer just finished). */
+  promote(coalesceKey: string): void {
+    this.budgets.promote(coalesceKey);
   }
 
   globalBudget(): RateBudget {

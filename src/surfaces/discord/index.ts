@@ -6,7 +6,7 @@
  */
 import { Client, Events, GatewayIntentBits, Partials, Routes } from 'discord.js';
 import type { Logger } from 'pino';
-import type { BridgeCore } from '../../core/surface';
+import { type BridgeCore, MAX_RETRY_AFTER_MS } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { SurfaceRuntime } from '../runtime';
 import { slashCommandDefinitions } from './commands';
@@ -66,7 +66,12 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     partials: [Partials.Channel],
     // Any reply discord.js sends without its own allowed_mentions (static notices) pings nobody.
     allowedMentions: { parse: [] },
-    rest: opts.apiUrl ? { api: restBase(opts.apiUrl) } : {},
+    // A Retry-After past the ceiling is not slept through inside discord.js: the call fails as a
+    // 429 (RateLimitError, then PlatformRateLimitError) that its caller handles.
+    rest: {
+      ...(opts.apiUrl ? { api: restBase(opts.apiUrl) } : {}),
+      rejectOnRateLimit: (info) => Math.max(info.retryAfter, info.sublimitTimeout) > MAX_RETRY_AFTER_MS,
+    },
     ws: {
       buildStrategy: (manager) =>
         new CheckedShardingStrategy(manager, (err, event) => {

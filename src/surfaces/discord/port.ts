@@ -135,11 +135,11 @@ export class DiscordPort implements SurfacePort {
   }
 
   reserveFinal(place: Place, holder: string): () => void {
-    return this.gateway.scheduler.expectFinal(this.gateway.channelBudgets(targetOf(place)), holder);
+    return this.gateway.reserveFinal(targetOf(place), holder);
   }
 
   promote(coalesceKey: string): void {
-    this.gateway.scheduler.promote(coalesceKey);
+    this.gateway.promote(coalesceKey);
   }
 
   render(msg: OutMessage): Promise<RenderedMessage> {

@@ -32,6 +32,25 @@ export function stripControl(text: string): string {
 }
 // biome-ignore-end lint/suspicious/noControlCharactersInRegex: matching control characters is this function's job
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour (SGR) sequences start with the ESC control character
+const COLOUR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * The last line of defence before the terminal: every control sequence is stripped except colours
+ * (the SGR sequences the palette writes), so text that reached a line unstripped (a form prompt with
+ * a service value, an error's message, a usage line) still cannot move the cursor, retitle the
+ * window or clear the screen. Sources strip their own text first (stripControl), colours included.
+ */
+export function terminalSafe(text: string): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(COLOUR)) {
+    out += stripControl(text.slice(last, m.index)) + m[0];
+    last = m.index + m[0].length;
+  }
+  return out + stripControl(text.slice(last));
+}
+
 /** Listings as a readable table: one row per card, the card's fields as columns. */
 export function renderCards(cards: Card[], colors: Palette): string {
   if (cards.length === 0) return '';

@@ -13,7 +13,7 @@ import type {
   SurfaceLimits,
   SurfacePort,
 } from '../../core/surface';
-import { palette, renderMessage, type Palette } from './render';
+import { palette, renderMessage, terminalSafe, type Palette } from './render';
 
 export const SHELL_WORKSPACE = 'local';
 export const SHELL_CHANNEL = 'terminal';
@@ -235,7 +235,7 @@ export class ShellSurface implements SurfacePort {
     // Up over the previous rendering and the lines typed under it, clear to the end of the screen,
     // draw both again.
     this.opts.output.write(
-      `\u001b[${this.live.lines + belowLines}F\u001b[0J${text}\n${below.map((line) => `${line}\n`).join('')}`,
+      `\u001b[${this.live.lines + belowLines}F\u001b[0J${terminalSafe(text)}\n${below.map((line) => `${terminalSafe(line)}\n`).join('')}`,
     );
     this.opts.afterWrite?.();
     this.live.lines = this.countLines(text);
@@ -243,7 +243,7 @@ export class ShellSurface implements SurfacePort {
 
   private write(text: string): void {
     this.opts.beforeWrite?.();
-    this.opts.output.write(`${text}\n`);
+    this.opts.output.write(`${terminalSafe(text)}\n`);
     this.opts.afterWrite?.();
   }
 

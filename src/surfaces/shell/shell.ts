@@ -5,6 +5,7 @@ import type { Readable, Writable } from 'stream';
 import { COMMAND_NAMES, COMMAND_SPECS, commandHelpLines, isCommandName } from '../../core/commands/grammar';
 import type { Actor, BridgeCore, FormSpec, Invocation, MessageRef, OutMessage, Place } from '../../core/surface';
 import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
+import { stripControl, terminalSafe } from './render';
 
 // The bridge's commands come from the grammar's catalogue; the rest are the shell's own.
 const SHELL_HELP = [
@@ -137,7 +138,7 @@ export class Shell {
           // Piped input: answer each line before reading the next, so the transcript reads in order.
           if (!this.opts.interactive) await this.opts.idle?.();
         } catch (err) {
-          this.surface.print(this.surface.colors.red(`Error: ${(err as Error).message}`));
+          this.surface.print(this.surface.colors.red(`Error: ${stripControl((err as Error).message)}`));
         }
       }
       this.redrawPrompt();
@@ -266,7 +267,8 @@ export class Shell {
   private async fillForm(actor: Actor, place: Place, form: FormSpec): Promise<void> {
     const c = this.surface.colors;
     this.surface.print(
-      c.bold(`${form.title}`) + c.dim(' — Enter keeps the value in [brackets]; "-" leaves it empty; "/cancel" stops.'),
+      c.bold(stripControl(form.title)) +
+        c.dim(' — Enter keeps the value in [brackets]; "-" leaves it empty; "/cancel" stops.'),
     );
     const values: Record<string, string> = {};
     let toAsk = form.fields;
@@ -278,7 +280,10 @@ export class Shell {
         const current = values[field.name] ?? field.initial ?? '';
         const hint = !field.options && !current && field.hint ? ` (${field.hint})` : '';
         const shownCurrent = current.includes('\n') ? current.replace(/\n/g, '; ') : words(current);
-        const prompt = `${field.label}${field.required ? '*' : ''}${choices}${hint}${current ? ` [${shownCurrent}]` : ''}: `;
+        // Labels, options and kept values come from the service: stripped before they reach the prompt.
+        const prompt = stripControl(
+          `${field.label}${field.required ? '*' : ''}${choices}${hint}${current ? ` [${shownCurrent}]` : ''}: `,
+        );
         const answer = await this.ask(prompt);
         if (answer === undefined || answer === '/cancel') return this.surface.print(c.dim('(form cancelled)'));
         const squash = (t: string) => t.toLowerCase().replace(/[\s_-]+/g, '');
@@ -294,7 +299,8 @@ export class Shell {
         if (result.message) await this.surface.post(place, result.message);
         return;
       }
-      for (const [field, error] of Object.entries(result.errors)) this.surface.print(c.red(`${field}: ${error}`));
+      for (const [field, error] of Object.entries(result.errors))
+        this.surface.print(c.red(stripControl(`${field}: ${error}`)));
       const bad = new Set(Object.keys(result.errors));
       toAsk = form.fields.filter((f) => bad.has(f.name));
       if (toAsk.length === 0) return;
@@ -302,8 +308,8 @@ export class Shell {
   }
 
   private async ask(prompt: string): Promise<string | undefined> {
-    if (this.opts.interactive) this.rl.setPrompt(prompt);
-    else this.opts.output.write(`${prompt}\n`);
+    if (this.opts.interactive) this.rl.setPrompt(terminalSafe(prompt));
+    else this.opts.output.write(`${terminalSafe(prompt)}\n`);
     this.redrawPrompt();
     const next = await this.lines.next();
     if (this.opts.interactive) this.rl.setPrompt(this.surface.colors.bold('you› '));

@@ -90,10 +90,17 @@ export class AssistantThreads {
 
   async setSuggestedPrompts(place: Place, prompts: SuggestedPrompt[], title?: string): Promise<void> {
     const list = prompts.slice(0, 4);
-    if (!place.thread || list.length === 0) return;
+    if (list.length === 0) return;
+    // Without a thread (the agent experience's DM): Slack sets them on the DM's latest message, and
+    // drops a call there that names a thread.
     await this.run(
       'assistant.threads.setSuggestedPrompts',
-      { channel_id: place.channel, thread_ts: place.thread, prompts: list, ...(title ? { title } : {}) },
+      {
+        channel_id: place.channel,
+        ...(place.thread ? { thread_ts: place.thread } : {}),
+        prompts: list,
+        ...(title ? { title } : {}),
+      },
       [this.tier3(place, 'setSuggestedPrompts')],
     );
   }

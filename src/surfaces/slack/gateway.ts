@@ -1,8 +1,8 @@
 /**
  * The Slack surface's one outbound path. Every Web API call the surface makes to post, edit, stream,
  * upload or show something (relay, handoff relays, button updates, ephemerals, forms, recovery)
- * goes through `SlackGateway`, which owns the workspace's budgets and one BudgetScheduler that
- * spends them: finals and user-visible replies first, then interims in their planned turn. Payloads
+ * goes through `SlackGateway`, which owns the workspace's budgets and spends them (GatewayBudgets,
+ * ../budgets/): finals and user-visible replies first, then interims in their planned turn. Payloads
  * come already built (blocks.ts): the gateway only decides when, and calls.
  *
  * Budgets (in the state store, so one workspace has one budget across instances):
@@ -13,9 +13,9 @@
  * - chat.postEphemeral and views.open: Tier 4, 100 a minute; file uploads: Tier 2, 20 a minute.
  */
 import type { Logger } from 'pino';
-import { BudgetScheduler, type GatewayCall, type GatewayRun, gatewayRunner } from '../../core/relay/scheduler';
 import type { MessageRef, Place, RateBudget } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { type GatewayCall, GatewayBudgets } from '../budgets/gateway-budgets';
 import { call, type WebClient } from './web';
 
 /** chat.postMessage: Slack allows about one message a second per channel. */
@@ -23,7 +23,7 @@ export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
 /**
  * chat.update is Tier 3: about 50 a minute per workspace, and every edit of the workspace spends it
  * (answers, button and card updates, recovery, a failed stream's finish). Under load an answer on it
- * shows its first words (on its post) and then its final: one step (see BudgetScheduler.loadStepMs);
+ * shows its first words (on its post) and then its final: one step (see FinalsPlan.loadStepMs);
  * a lone answer still grows about once a second.
  */
 export const EDIT_BUDGET = { limit: 50, windowMs: 60_000, loadSteps: 1 } as const;
@@ -58,21 +58,47 @@ export interface SlackGatewayOptions {
 }
 
 export class SlackGateway {
-  readonly scheduler: BudgetScheduler;
-  private readonly run: GatewayRun;
+  private readonly budgets: GatewayBudgets;
 
   constructor(private readonly opts: SlackGatewayOptions) {
     // Four tries of a call Slack answers 429 (each after its Retry-After), then the caller hears it.
-    this.scheduler = new BudgetScheduler({
+    this.budgets = new GatewayBudgets({
       store: opts.store,
       log: opts.log.child({ part: 'slack-gateway' }),
       maxTries: 4,
     });
-    this.run = gatewayRunner(this.scheduler);
   }
 
   close(): void {
-    this.scheduler.close();
+    this.budgets.close();
+  }
+
+  private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
+    return this.budgets.call(budgets, c, fn);
+  }
+
+  /**
+   * An answer in flight in `place` will need one final: on chat.update, and while it streams
+   * natively (`streaming`) on chat.appendStream too (see SurfacePort.reserveFinal).
+   */
+  reserveFinal(place: Place, holder: string, streaming: boolean): () => void {
+    // A thread holds one answer at a time: while a native stream is live there, the answer's
+    // interims are its appends, planned on the append budget. It keeps a chat.update final too: a
+    // stream whose append or stop fails is finished with chat.update (stopNativeStream), so the
+    // chat.update answers' interims leave that token alone, and share that budget's plan with
+    // every answer in flight in the workspace, not only the ones that could not stream.
+    const budgets = streaming ? [this.streamBudget('append', place), this.editBudget(place)] : [this.editBudget(place)];
+    return this.budgets.reserveFinal(budgets, holder);
+  }
+
+  /** The waiting call with this coalesceKey becomes a final (its answer just finished). */
+  promote(coalesceKey: string): void {
+    this.budgets.promote(coalesceKey);
+  }
+
+  /** Answers in flight on budget `key` that still need their final call. */
+  finalsAwaited(key: string): number {
+    return this.budgets.finalsAwaited(key);
   }
 
   // ---- budgets ---------------------------------------------------------------------------------
@@ -105,7 +131,7 @@ export class SlackGateway {
    * the release of the stop's reservation (call it once the stream is stopped or abandoned).
    */
   async reserveStream(place: Place): Promise<(() => void) | undefined> {
-    const release = this.scheduler.reserveIfRoom([this.streamBudget('stop', place)]);
+    const release = this.budgets.reserveIfRoom([this.streamBudget('stop', place)]);
     if (!release) return undefined;
     const b = this.streamBudget('start', place);
     if ((await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted) return release;

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { BridgeCore } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { SurfaceRuntime } from '../runtime';
+import { registerAgent } from './agent';
 import { registerAssistant } from './assistant';
 import { AssistantThreads } from './assistant-api';
 import type { SlackGateway } from './gateway';
@@ -191,6 +192,15 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
   const users = new UserNames(client, log);
   registerHome({ app, port, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
   const assistant = registerAssistant({
+    app,
+    port,
+    threads: assistantThreads,
+    store: opts.store,
+    log,
+    core: () => core,
+    team: () => who?.team ?? '',
+  });
+  registerAgent({
     app,
     port,
     threads: assistantThreads,

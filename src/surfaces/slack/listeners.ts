@@ -297,8 +297,9 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       d.log.warn('slack: message before the core was attached, dropped');
       return;
     }
-    // A DM thread is an assistant thread: its first question becomes its title (alongside the answer).
-    const titled = isDm && event.thread_ts && d.assistant ? d.assistant.onThreadMessage(place, text) : undefined;
+    // A DM thread is an assistant thread (the pane's, or the agent experience's thread on the user's
+    // first message): its first question becomes its title (alongside the answer).
+    const titled = isDm && d.assistant ? d.assistant.onThreadMessage(place, text) : undefined;
     try {
       const taken = await core.message(msg, d.port);
       if (taken && !(isMention || isDm)) await noteRecipient();

@@ -182,20 +182,11 @@ export class SlackPort implements SurfacePort {
   }
 
   reserveFinal(place: Place, holder: string): () => void {
-    // A thread holds one answer at a time: while a native stream is live there, the answer's
-    // interims are its appends, planned on the append budget. It keeps a chat.update final too: a
-    // stream whose append or stop fails is finished with chat.update (stopNativeStream), so the
-    // chat.update answers' interims leave that token alone, and share that budget's plan with
-    // every answer in flight in the workspace, not only the ones that could not stream.
-    const budgets =
-      place.thread && this.streamingIn(place)
-        ? [this.gateway.streamBudget('append', place), this.gateway.editBudget(place)]
-        : [this.gateway.editBudget(place)];
-    return this.gateway.scheduler.expectFinal(budgets, holder);
+    return this.gateway.reserveFinal(place, holder, Boolean(place.thread) && this.streamingIn(place));
   }
 
   promote(coalesceKey: string): void {
-    this.gateway.scheduler.promote(coalesceKey);
+    this.gateway.promote(coalesceKey);
   }
 
   /**

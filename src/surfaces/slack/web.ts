@@ -1,7 +1,7 @@
 /**
  * The Slack Web API client with a bounded retry policy. The SDK's default retries for about half an
  * hour, which would hold an answer hostage; here a few quick retries on network errors, and a 429 is
- * handed up at once as PlatformRateLimitError so the relay's scheduler (which owns the budgets)
+ * handed up at once as PlatformRateLimitError so the gateway's scheduler (which owns the budgets)
  * decides when to try again.
  */
 import { LogLevel, type webApi, type Logger as SlackLogger } from '@slack/bolt';

@@ -97,7 +97,7 @@ describe('interruption notice (in the words conversations hand the relay)', () =
       events: stream,
       finalButtons: [],
       retry: RETRY,
-      idleTimeoutMs: 5000,
+      native: surface.startNativeStream !== undefined,
       explain: (e) => describeInterruption(e, 5000),
       answerKey: `err-${n}`,
     });

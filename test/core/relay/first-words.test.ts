@@ -20,7 +20,7 @@ describe("Relay: an answer's first message carries its first words", () => {
     events,
     finalButtons: [],
     retry: { action: 'answer.retry', value: `q${n}` },
-    idleTimeoutMs: 5000,
+    native: surface.startNativeStream !== undefined,
     answerKey: `first-words-${n}`,
   });
 

@@ -111,7 +111,7 @@ describe('recoverAbandonedAnswers', () => {
       events: stream,
       finalButtons: [],
       retry: RETRY,
-      idleTimeoutMs: 60_000,
+      native: true,
       answerKey: 'crash-native',
     });
     // Appends end at settled word boundaries: the space after 'natively' is one once 'and' follows.
@@ -167,7 +167,7 @@ describe('recoverAbandonedAnswers', () => {
       events: stream,
       finalButtons: [],
       retry: RETRY,
-      idleTimeoutMs: 60_000,
+      native: surface.startNativeStream !== undefined,
       answerKey: 'crash',
     });
     stream.push('Half an answer ');

@@ -103,7 +103,7 @@ async function relayAnswer(surface: TestSurface, answer: string, every = 2): Pro
     events: stream,
     finalButtons: [],
     retry: { action: 'r', value: 'v' },
-    idleTimeoutMs: 5000,
+    native: surface.startNativeStream !== undefined,
     answerKey: `nf-${n}`,
   });
   for (const f of fragments(answer, n, 40)) {

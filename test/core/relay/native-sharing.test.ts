@@ -28,7 +28,7 @@ describe('Relay with native streams', () => {
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
-          idleTimeoutMs: 5_000,
+          native: surface.startNativeStream !== undefined,
           answerKey: `native-share-${i}`,
         }),
       );
@@ -69,7 +69,7 @@ describe('Relay with native streams', () => {
         events,
         finalButtons: [],
         retry: { action: 'answer.retry', value: 'q' },
-        idleTimeoutMs: 5_000,
+        native: surface.startNativeStream !== undefined,
         answerKey: 'native-overtaken',
       });
       await waitFor(() => surface.nativeStreams.length === 1, 'the stream started');

@@ -67,7 +67,7 @@ async function relayAnswer(
     events: stream,
     finalButtons: [],
     retry: { action: 'answer.retry', value: 'r' },
-    idleTimeoutMs: 10_000,
+    native: surface.startNativeStream !== undefined,
     answerKey: `prefix-${n}`,
   });
   for (const f of fragments(answer, opts.seed, opts.fragmentMax)) {

@@ -36,7 +36,7 @@ function request(surface: TestSurface, events: FakeAnswerStream): RelayRequest &
     events,
     finalButtons: [],
     retry: { action: 'r', value: 'v' },
-    idleTimeoutMs: 5000,
+    native: surface.startNativeStream !== undefined,
     answerKey: `seal-${n}`,
   };
 }

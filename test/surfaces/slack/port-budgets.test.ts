@@ -92,7 +92,7 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
   test('a live native stream is paced on appendStream and stopStream budgets, and keeps a chat.update final for its fallback', async () => {
     const port = newPort();
     const thread = place('C0NATIVE', '100.1');
-    const finals = (method: string): number => port.gateway.scheduler.finalsAwaited(`slack:${fake.team}:${method}`);
+    const finals = (method: string): number => port.gateway.finalsAwaited(`slack:${fake.team}:${method}`);
     const release = port.reserveFinal(thread, 'answer-1');
     expect(finals('chat.update')).toBe(1);
     release();
@@ -157,11 +157,11 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
       // though chat.startStream still has tokens to give.
       const started = streams.filter((s) => s !== undefined);
       expect(started).toHaveLength(5);
-      expect(port.gateway.scheduler.finalsAwaited(`slack:${ws}:chat.stopStream`)).toBe(5);
+      expect(port.gateway.finalsAwaited(`slack:${ws}:chat.stopStream`)).toBe(5);
       await Promise.all(started.map((s) => s!.stop({ text: 'the end' })));
       // Every stop found its token: nothing was refused, and the reservations are spent.
       for (const s of started) expect(slack.message(s!.ref.place.channel, s!.ref.id)!.text).toBe('the end');
-      expect(port.gateway.scheduler.finalsAwaited(`slack:${ws}:chat.stopStream`)).toBe(0);
+      expect(port.gateway.finalsAwaited(`slack:${ws}:chat.stopStream`)).toBe(0);
       expect(slack.callsOf('chat.startStream')).toHaveLength(6);
       expect(await drain(`slack:${ws}:chat.startStream`, STREAM_BUDGETS.start.limit)).toBe(
         STREAM_BUDGETS.start.limit - 6,

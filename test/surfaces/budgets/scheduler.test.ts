@@ -1,7 +1,7 @@
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { BudgetScheduler } from '../../../src/surfaces/budgets/scheduler';
 import { PlatformRateLimitError, type RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { silentLog } from './fake-stream';
+import { silentLog } from '../../core/relay/fake-stream';
 
 describe('BudgetScheduler', () => {
   let store: SqliteStore;

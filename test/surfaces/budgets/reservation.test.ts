@@ -1,9 +1,9 @@
-import { BudgetScheduler } from '../../../src/core/relay/scheduler';
+import { BudgetScheduler } from '../../../src/surfaces/budgets/scheduler';
 import type { Place, RateBudget } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { RelayTestbed } from './testbed';
+import { RelayTestbed } from '../../core/relay/testbed';
 import { TEST_SURFACE } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog } from './fake-stream';
+import { FakeAnswerStream, silentLog } from '../../core/relay/fake-stream';
 import { waitFor } from '../../support/wait-for';
 
 /** `promise`'s value, failing if it has not settled within `timeoutMs`. */
@@ -206,7 +206,7 @@ describe('Relay on a long-window budget', () => {
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
-          idleTimeoutMs: 5_000,
+          native: surface.startNativeStream !== undefined,
           answerKey: `reserve-${i}`,
         });
       });

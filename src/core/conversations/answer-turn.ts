@@ -1,0 +1,300 @@
+/**
+ * Answering one turn: a user's message (its files uploaded first) or a pressed Retry becomes one
+ * `TurnRequest`, and `answer` shows the service's answer for it in the thread: the "is thinking…"
+ * status, the placeholder (or a native stream, decided here once), the chat session, the relay, the
+ * transcript, and the no-answer handoff. The queue worker (worker.ts) decides when; this decides how.
+ */
+import { randomBytes } from 'node:crypto';
+import { type RequestValidationError, ServiceError } from '../../service/errors';
+import type { AnswerEvent } from '../../service/answer-events';
+import { planAttachments, uploadAttachments } from '../attachments';
+import type { CoreContext } from '../context';
+import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
+import type { Handoffs } from '../handoff/handoffs';
+import { questionRefusal } from '../limits/user-limits';
+import { HANDOFF_ACTIONS } from '../handoff/model';
+import type { Actor, Attachment, Button, MessageRef, OutMessage, SurfacePort } from '../surface';
+import { describeInterruption } from './interruption';
+import { keys, toJson, type Conversation, type RetryRecord, type Turn } from './model';
+import { describe, isRefusal, isServerFailure, openStream } from './opening';
+import type { AnswerRelay } from './relay-port';
+import type { ItemProgress } from './started';
+import { AnswerStatus } from './status';
+
+export const ANSWER_RETRY_ACTION = 'answer.retry';
+
+const RETRY_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+// Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
+const PLACEHOLDER = { text: '', typing: true } as const;
+const BOT_AUTHOR = 'Bot';
+
+/** One turn to answer: who asked what, where, and how far its queue item got. */
+export interface TurnRequest {
+  conv: Conversation;
+  surface: SurfacePort;
+  actor: Actor;
+  /** The question (and its uploaded files): what a Retry asks again. */
+  ask: RetryRecord;
+  /** A pressed Retry's id: the question is asked again under it (no new retry record). */
+  retryId?: string;
+  /** A message already posted for this answer (an upload's placeholder): the answer goes there. */
+  placeholder?: MessageRef;
+  /** The queue item's crash mark. */
+  progress: ItemProgress;
+}
+
+/** A user's message to answer: its text and files as they came. */
+export interface MessageTurn {
+  conv: Conversation;
+  surface: SurfacePort;
+  actor: Actor;
+  text: string;
+  attachments: Attachment[];
+  progress: ItemProgress;
+}
+
+export interface TurnDeps {
+  ctx: CoreContext;
+  relay: AnswerRelay;
+  handoffs: Handoffs;
+  /** The conversation's chat session (opened with the service on first use). */
+  session(convId: string): Promise<number>;
+  /** Appends to the conversation's transcript. */
+  addTurn(convId: string, turn: Turn): Promise<void>;
+  /** Aborts when the bridge stops: the answer in flight stops with it (marked, with Retry). */
+  stopSignal: AbortSignal;
+}
+
+/** What the answer's stream needs once the answer is set up. */
+interface Streaming {
+  turn: TurnRequest;
+  native: boolean;
+  placeholder?: MessageRef;
+  retryId: string;
+  sessionId: number;
+  signal: AbortSignal;
+  show: (msg: OutMessage, ref?: MessageRef) => Promise<void>;
+  status: AnswerStatus;
+}
+
+export class TurnAnswerer {
+  constructor(private readonly deps: TurnDeps) {}
+
+  /** A user's message: recorded in the transcript, its files uploaded, then answered. */
+  async answerMessage(m: MessageTurn): Promise<void> {
+    const { conv, surface, text, attachments, progress } = m;
+    await this.deps.addTurn(conv.id, {
+      author: m.actor.name,
+      text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''),
+      at: this.deps.ctx.now(),
+    });
+    const turn = { conv, surface, actor: m.actor, progress };
+    if (attachments.length === 0) {
+      if (text.trim() === '') return;
+      await this.answer({ ...turn, ask: { conv: conv.id, question: text } });
+      return;
+    }
+    const plan = planAttachments(attachments);
+    if (!plan.ok) {
+      await surface.post(conv.place, { text: plan.message });
+      return;
+    }
+    const placeholder = progress.takeLeftPlaceholder() ?? (await surface.post(conv.place, PLACEHOLDER));
+    await progress.notePlaceholder(placeholder);
+    const uploaded = await uploadAttachments(this.deps.ctx.client, surface, plan).catch((err: unknown) => ({
+      ok: false as const,
+      message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
+    }));
+    if (!uploaded.ok) {
+      await surface.edit(placeholder, { text: uploaded.message });
+      return;
+    }
+    const ask = { conv: conv.id, question: text, chatAskType: plan.kind, fileIds: uploaded.fileIds };
+    await this.answer({ ...turn, ask, placeholder });
+  }
+
+  /** Asks the service and shows its answer in the thread. */
+  async answer(turn: TurnRequest): Promise<void> {
+    // The chatbot's RateLimitCount per RateLimitTime, per person across all their conversations.
+    const refused = await questionRefusal(this.deps.ctx, turn.conv.place, turn.actor);
+    if (refused) {
+      if (turn.placeholder) await turn.surface.edit(turn.placeholder, { text: refused });
+      else await turn.surface.post(turn.conv.place, { text: refused });
+      await this.deps.addTurn(turn.conv.id, { author: BOT_AUTHOR, text: refused, at: this.deps.ctx.now() });
+      return;
+    }
+    // "is thinking…" until the first fragment (where the surface has a status, e.g. Slack's assistant).
+    const status = new AnswerStatus(turn.surface, turn.conv.place, this.deps.ctx.log);
+    await status.show();
+    try {
+      await this.answerShowing(turn, status);
+    } finally {
+      await status.clear();
+    }
+  }
+
+  private async answerShowing(turn: TurnRequest, status: AnswerStatus): Promise<void> {
+    const { conv, surface, actor, ask, progress } = turn;
+    const { ctx } = this.deps;
+    const existing = turn.placeholder ?? progress.takeLeftPlaceholder();
+    // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at
+    // once. Decided here only: the relay is told.
+    const native = existing === undefined && typeof surface.startNativeStream === 'function';
+    const placeholder = native ? undefined : (existing ?? (await surface.post(conv.place, PLACEHOLDER)));
+    if (placeholder) await progress.notePlaceholder(placeholder);
+    const retryId = turn.retryId ?? randomBytes(8).toString('hex');
+    if (!turn.retryId)
+      await ctx.store.set(
+        keys.retry(retryId),
+        toJson({ ...ask, asker: ask.asker ?? { id: actor.id, name: actor.name } }),
+        RETRY_TTL_MS,
+      );
+    const show = async (msg: OutMessage, ref?: MessageRef): Promise<void> => {
+      const target = ref ?? placeholder;
+      if (target) await surface.edit(target, msg);
+      else await surface.post(conv.place, msg);
+    };
+
+    let sessionId: number;
+    try {
+      sessionId = await this.deps.session(conv.id);
+    } catch (err) {
+      ctx.log.warn({ err, convId: conv.id }, 'conversation: GetSession failed');
+      await show({
+        text: `Sorry, I could not open a chat session with the chatbot service (${describe(err)}). Press Retry in a moment.`,
+        buttons: [retryButton(retryId)],
+      });
+      return;
+    }
+
+    // One signal per answer, tied to shutdown: listeners the client and relay add die with it.
+    const own = new AbortController();
+    const onStop = (): void => own.abort();
+    this.deps.stopSignal.addEventListener('abort', onStop, { once: true });
+    try {
+      await pauseBeforeRelayForTests(ctx, conv.id);
+      await this.stream({ turn, native, placeholder, retryId, sessionId, signal: own.signal, show, status });
+    } finally {
+      this.deps.stopSignal.removeEventListener('abort', onStop);
+    }
+  }
+
+  private async stream(run: Streaming): Promise<void> {
+    const { turn, native, placeholder, retryId, sessionId, signal, show, status } = run;
+    const { conv, surface, actor, ask } = turn;
+    const { ctx } = this.deps;
+    const idleTimeoutMs = ctx.config.answerIdleTimeoutMs;
+    // The client enforces the idle timeout (it also ends the request); the relay shows its error.
+    const stream = ctx.client.askStream(
+      {
+        sessionId,
+        content: ask.question,
+        ...(ask.chatAskType ? { chatAskType: ask.chatAskType } : {}),
+        ...(ask.fileIds ? { fileIds: ask.fileIds } : {}),
+      },
+      { signal, idleTimeoutMs },
+    );
+    let events: AsyncIterable<AnswerEvent> = status.clearOnFirst(stream);
+    if (!native) {
+      const opened = await openStream(events);
+      if (opened.kind === 'refused') {
+        await this.showRefusal(conv, opened.error, show);
+        return;
+      }
+      if (opened.kind === 'failed') {
+        await this.showServerFailure(conv, opened.error, retryButton(retryId), show);
+        return;
+      }
+      events = opened.events;
+    }
+    // Every complete answer can be rated; the record exists before the control shows.
+    const feedbackId = newFeedbackId();
+    await beginRatedAnswer(ctx, feedbackId, conv.id, conv.place);
+    const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
+    await turn.progress.noteAnswerKey(answerKey);
+    const result = await this.deps.relay.run({
+      surface,
+      place: conv.place,
+      events,
+      native,
+      placeholder,
+      finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
+      finalFeedback: feedbackPrompt(feedbackId),
+      retry: { action: ANSWER_RETRY_ACTION, value: retryId },
+      explain: (err) => describeInterruption(err, idleTimeoutMs),
+      signal,
+      answerKey,
+    });
+    const last = result.messages.at(-1);
+    if (result.status === 'interrupted' && result.text === '' && isRefusal(result.error)) {
+      // Native path: the refusal came through the relay, which marked the message; show the service's words instead.
+      await this.showRefusal(conv, result.error, (msg) => show(msg, last));
+      return;
+    }
+    if (result.status === 'interrupted' && result.text === '' && isServerFailure(result.error)) {
+      await this.showServerFailure(conv, result.error, retryButton(retryId), (msg) => show(msg, last));
+      return;
+    }
+    if (result.status === 'complete') {
+      await completeRatedAnswer(ctx, feedbackId, { message: last, answerId: result.final?.answerId });
+    }
+    await this.deps.addTurn(conv.id, {
+      author: BOT_AUTHOR,
+      text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
+      at: ctx.now(),
+    });
+    if (result.status === 'complete' && result.final?.noAnswer) {
+      if (ctx.config.handoffOnNoAnswer) {
+        // Only the asker's own question hands their conversation off (a participant's is just unanswered).
+        await this.deps.handoffs.request(conv, actor, surface, `The chatbot had no answer to: ${ask.question}`);
+      } else {
+        await surface.post(conv.place, {
+          text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",
+          markdown: true,
+        });
+      }
+    }
+  }
+
+  /** The service said no (rate limit, monthly cap, bad request...): its own words, not retried. */
+  private async showRefusal(
+    conv: Conversation,
+    error: ServiceError | RequestValidationError,
+    show: (msg: OutMessage) => Promise<void>,
+  ): Promise<void> {
+    const text =
+      error instanceof ServiceError ? error.message : `Sorry, I could not send that to the chatbot: ${error.message}`;
+    await show({ text });
+    await this.deps.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
+  }
+
+  /** The service failed (HTTP 5xx) before any text: say so plainly; the user decides whether to retry. */
+  private async showServerFailure(
+    conv: Conversation,
+    error: ServiceError,
+    retry: Button,
+    show: (msg: OutMessage) => Promise<void>,
+  ): Promise<void> {
+    const status = error.httpStatus ?? error.code;
+    // Our own generic wording ("answered HTTP 500 ... to askStream") adds nothing; the service's own message does.
+    const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;
+    const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)})${detail}. Press Retry to ask again.`;
+    await show({ text, buttons: [retry] });
+    await this.deps.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
+  }
+}
+
+function retryButton(retryId: string): Button {
+  return { action: ANSWER_RETRY_ACTION, label: 'Retry', value: retryId };
+}
+
+/**
+ * Test hook (crash tests, BRIDGE_TEST_PAUSE_BEFORE_RELAY=1): stops here, after "started" and the
+ * placeholder, before the relay's in-flight record, so a test can SIGKILL the process in exactly
+ * that window. Never set in production.
+ */
+async function pauseBeforeRelayForTests(ctx: CoreContext, convId: string): Promise<void> {
+  if (process.env.BRIDGE_TEST_PAUSE_BEFORE_RELAY !== '1') return;
+  ctx.log.warn({ convId }, 'test hook: paused between started and the in-flight record');
+  await new Promise<never>(() => undefined);
+}

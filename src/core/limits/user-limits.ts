@@ -1,0 +1,49 @@
+/**
+ * Limits per person, counted in the state store so they hold across instances:
+ * - the chatbot's own RateLimitCount per RateLimitTime, applied per platform user across all their
+ *   conversations (the service counts per chat session, and every /ask opens a new one, so a user
+ *   asking in a loop would otherwise spend the chatbot's MessageLimit for everyone);
+ * - the bridge's flood limit for commands and button presses (USER_RATE_LIMIT a minute).
+ * A store that cannot count lets the user through: a limit must not take the bridge down with it.
+ */
+import { RATE_LIMIT_DEFAULTS } from '../../service/schemas/settings';
+import type { StateStore } from '../../state/store';
+import type { CoreContext } from '../context';
+import { readAppliedSettings } from '../settings/applied';
+import type { Actor, Place } from '../surface';
+
+const MINUTE_MS = 60_000;
+
+/** One person on one surface, whatever conversation, channel or thread they write in. */
+function personKey(kind: 'chatbot' | 'flood', place: Place, actor: Actor): string {
+  return `limit:${kind}:${place.surface}:${actor.id}`;
+}
+
+async function take(store: StateStore, key: string, limit: number, windowMs: number): Promise<number | undefined> {
+  const decision = await store.takeToken(key, limit, windowMs).catch(() => undefined);
+  return decision && !decision.granted ? decision.retryInMs : undefined;
+}
+
+/**
+ * Undefined when this question may go to the chatbot, else the words to answer with (the chatbot's
+ * RateLimitMessage). Settings the bridge never applied are the service's defaults (no count: no limit).
+ */
+export async function questionRefusal(ctx: CoreContext, place: Place, actor: Actor): Promise<string | undefined> {
+  const applied = await readAppliedSettings(ctx);
+  const count = applied.RateLimitCount ?? RATE_LIMIT_DEFAULTS.RateLimitCount;
+  const seconds = applied.RateLimitTime ?? RATE_LIMIT_DEFAULTS.RateLimitTime;
+  if (count <= 0 || seconds <= 0) return undefined;
+  const wait = await take(ctx.store, personKey('chatbot', place, actor), count, seconds * 1000);
+  if (wait === undefined) return undefined;
+  return applied.RateLimitMessage?.trim() ? applied.RateLimitMessage : RATE_LIMIT_DEFAULTS.RateLimitMessage;
+}
+
+/** Undefined when this command or button press may run, else an ephemeral saying when to try again. */
+export async function floodRefusal(ctx: CoreContext, place: Place, actor: Actor): Promise<string | undefined> {
+  const perMinute = ctx.config.userRateLimit ?? 0;
+  if (perMinute <= 0) return undefined;
+  const wait = await take(ctx.store, personKey('flood', place, actor), perMinute, MINUTE_MS);
+  if (wait === undefined) return undefined;
+  const at = new Date(ctx.now() + wait).toISOString().slice(11, 19);
+  return `You are going too fast: at most ${perMinute} commands and button presses a minute. Try again in ${Math.ceil(wait / 1000)} s (at ${at} UTC).`;
+}

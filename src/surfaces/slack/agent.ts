@@ -1,0 +1,119 @@
+/**
+ * Slack's Agent messaging experience (manifest `features.agent_view`): the conversation lives in the
+ * app's Messages tab instead of the assistant pane.
+ *
+ * - app_home_opened with tab "messages" replaces assistant_thread_started: the first open of the
+ *   day greets the user (core decides, once per user per day) and sets the suggested prompts. In
+ *   this experience setSuggestedPrompts takes no thread_ts (Slack drops a call that has one), so the
+ *   prompts go with the latest message of the DM: the greeting, posted first.
+ * - app_context_changed: the channel the user is looking at, kept per user (store), like the
+ *   assistant pane's context per thread.
+ * - The user's DM messages (no assistant_app_thread root) are conversations through the message
+ *   listener, which titles the thread with its first question.
+ */
+import type { App } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { BridgeCore, Place } from '../../core/surface';
+import type { StateStore } from '../../state/store';
+import type { AssistantThreads } from './assistant-api';
+import { eventEnvelopeSchema } from './payloads';
+import { firstDelivery } from './redelivery';
+import type { SlackPort } from './port';
+
+const id = z.string().min(1).max(255);
+
+const messagesTabOpenedSchema = z.object({
+  type: z.literal('app_home_opened'),
+  user: id,
+  channel: id,
+  tab: z.literal('messages'),
+});
+
+const contextChangedSchema = z.object({
+  type: z.literal('app_context_changed'),
+  user: id.optional(),
+  channel: id.optional(),
+  context: z
+    .object({
+      entities: z
+        .array(z.object({ type: z.string(), value: z.unknown(), team_id: id.optional() }).passthrough())
+        .optional(),
+    })
+    .passthrough()
+    .optional(),
+});
+
+const agentContextSchema = z.object({
+  /** The channel the user is looking at (Slack orders the context's entities by relevance). */
+  channel: z.string().optional(),
+  team: z.string().optional(),
+  at: z.number(),
+});
+type AgentContext = z.infer<typeof agentContextSchema>;
+
+/** As long as an assistant thread's record. */
+const CONTEXT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+const contextKey = (team: string, user: string): string => `slack:agent:context:${team}:${user}`;
+
+export interface AgentDeps {
+  app: App;
+  port: SlackPort;
+  threads: AssistantThreads;
+  store: StateStore;
+  log: Logger;
+  core: () => BridgeCore | undefined;
+  team: () => string;
+}
+
+export function registerAgent(d: AgentDeps): void {
+  const workspaceOf = (body: unknown): string => {
+    const env = eventEnvelopeSchema.safeParse(body);
+    return (env.success ? env.data.team_id : undefined) ?? d.team();
+  };
+
+  d.app.event('app_home_opened', async ({ body, event }) => {
+    try {
+      // The Home tab is home.ts's; only the Messages tab is the agent's.
+      const opened = messagesTabOpenedSchema.safeParse(event);
+      if (!opened.success || !(await firstDelivery(d.store, body, opened.data.channel))) return;
+      const core = d.core();
+      if (!core?.dailyWelcome) return;
+      const place: Place = { surface: 'slack', workspace: workspaceOf(body), channel: opened.data.channel };
+      const welcome = await core.dailyWelcome(place, opened.data.user);
+      if (!welcome) return;
+      await d.port.post(place, { text: welcome.greeting, markdown: true });
+      await d.threads
+        .setSuggestedPrompts(place, welcome.prompts, 'Try asking')
+        .catch((err: unknown) => d.log.warn({ err }, 'slack: suggested prompts not set'));
+    } catch (err) {
+      d.log.error({ err }, 'slack: Messages tab greeting failed');
+    }
+  });
+
+  d.app.event('app_context_changed', async ({ body, event }) => {
+    try {
+      const parsed = contextChangedSchema.safeParse(event);
+      const who = parsed.success ? parsed.data.user : undefined;
+      if (!parsed.success || !who) return;
+      const seen = (parsed.data.context?.entities ?? []).find(
+        (e) => e.type === 'slack#/types/channel_id' && typeof e.value === 'string',
+      );
+      const record: AgentContext = {
+        ...(seen ? { channel: seen.value as string } : {}),
+        ...(seen?.team_id ? { team: seen.team_id } : {}),
+        at: Date.now(),
+      };
+      await d.store.set(contextKey(workspaceOf(body), who), record, CONTEXT_TTL_MS);
+    } catch (err) {
+      d.log.error({ err }, 'slack: app_context_changed handling failed');
+    }
+  });
+}
+
+/** What the user was last looking at while the agent was open (undefined: never told). */
+export async function agentContext(store: StateStore, team: string, user: string): Promise<AgentContext | undefined> {
+  const parsed = agentContextSchema.safeParse(await store.get(contextKey(team, user)));
+  return parsed.success ? parsed.data : undefined;
+}
