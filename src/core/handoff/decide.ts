@@ -10,6 +10,7 @@ import type { Notice, NoticeMessage } from './notice';
 import { type Action, outcome, type Role, type State } from './permissions';
 import { duration } from './render';
 import {
+  asText,
   CANCELLED_FOR_USER,
   closedText,
   endedForAgents,
@@ -204,7 +205,12 @@ export function decide(ticket: Ticket | undefined, event: HandoffEvent, who: Who
       const t: Ticket = ticket.firstReplyAt === undefined ? { ...ticket, firstReplyAt: now } : { ...ticket };
       return {
         ticket: t,
-        notices: [toUser(t, { text: `*${by.name} (agent):* ${event.text}${fileLines(event.files)}`, markdown: true })],
+        notices: [
+          toUser(t, {
+            text: `*${asText(by.name)} (agent):* ${asText(event.text)}${fileLines(event.files)}`,
+            markdown: true,
+          }),
+        ],
         turn: { author: `${by.name} (agent)`, text: event.text },
       };
     }
@@ -229,7 +235,7 @@ export function decide(ticket: Ticket | undefined, event: HandoffEvent, who: Who
           {
             kind: 'toThread',
             ticketId: ticket.id,
-            msg: { text: `*${by.name}:* ${event.text}${fileLines(event.files)}`, markdown: true },
+            msg: { text: `*${asText(by.name)}:* ${asText(event.text)}${fileLines(event.files)}`, markdown: true },
           },
         ],
         turn: { author: by.name, text: event.text },

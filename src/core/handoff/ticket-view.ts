@@ -12,6 +12,7 @@ import { extractLead, type LeadSummary } from './lead';
 import type { Ticket } from './model';
 import { openedListings } from './opened';
 import { renderTicket } from './render';
+import { asText } from './wording';
 import type { TicketStore } from './tickets';
 
 const BOT_AUTHOR = 'Bot';
@@ -55,8 +56,8 @@ export async function renderFor(ctx: CoreContext, ticket: Ticket, handoffSurface
   // A mention only notifies on its own platform; across surfaces, the name and platform say who.
   const label =
     userSurface && userSurface.name === handoffSurface.name
-      ? `${userSurface.mention(ticket.user)} (${ticket.user.name})`
-      : `${ticket.user.name} (${surfaceLabel(ticket.userPlace.surface)} user)`;
+      ? `${userSurface.mention(ticket.user)} (${asText(ticket.user.name)})`
+      : `${asText(ticket.user.name)} (${surfaceLabel(ticket.userPlace.surface)} user)`;
   const transcript = await readTranscript(ctx.store, ticket.convId);
   return renderTicket(ticket, {
     userLabel: label,

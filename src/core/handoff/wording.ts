@@ -4,6 +4,7 @@
  * rules read without the prose.
  */
 import type { Actor } from '../surface';
+import { shownAsText, untrusted } from '../text/untrusted';
 import { DEFAULT_TALK_TO_HUMAN, stateWord, type Ticket } from './model';
 import type { Action, Refusal } from './permissions';
 import { duration } from './render';
@@ -115,5 +116,10 @@ function minutes(ms: number): string {
 }
 
 export function fileLines(names: string[]): string {
-  return names.map((n) => `\n[file: ${n}]`).join('');
+  return names.map((n) => `\n[file: ${asText(n)}]`).join('');
+}
+
+/** A relayed message's words and its writer's name: the user's or the agent's, shown as text. */
+export function asText(text: string): string {
+  return shownAsText(untrusted(text));
 }

@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, ephemeralResponse, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
-import { slackMention, slackText } from './safe-text';
+import { slackMarkdownText, slackMention } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
@@ -357,7 +357,7 @@ export class SlackPort implements SurfacePort {
         return {
           channel: place.channel,
           thread_ts: place.thread,
-          ...(startText.length > 0 ? { markdown_text: slackText(startText) } : {}),
+          ...(startText.length > 0 ? { markdown_text: slackMarkdownText(startText) } : {}),
           ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
         };
       });
@@ -393,7 +393,7 @@ export class SlackPort implements SurfacePort {
         stopped: () => this.releaseStop(place, ts),
       },
       { place, id: ts },
-      slackText(startText),
+      slackMarkdownText(startText),
       expiresAt,
     );
   }
