@@ -35,7 +35,8 @@ import {
   ticketSchema,
   type Ticket,
 } from './model';
-import { extractLead, type LeadSummary } from './lead';
+import { leadSummary, type LeadFacts, type LeadSummary } from './lead';
+import { factsOfTurns, readLeadFacts } from './lead-store';
 import { NOTICE_BOX, type Notice, type Opened, TicketNotices } from './notices';
 import { openedListings } from './opened';
 import { claimWait, duration, renderTicket } from './render';
@@ -44,7 +45,6 @@ import { shownAsText, untrusted } from '../text/untrusted';
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
 const CAS_ATTEMPTS = 10;
-const BOT_AUTHOR = 'Bot';
 const NOTE_PREFIX = /^\s*note\s*:/i;
 const BRIDGE: Actor = { id: 'bridge', name: 'the bridge', isAdmin: false };
 const ASKER_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -873,6 +873,7 @@ export class Handoffs {
   async leadOf(ticket: Ticket): Promise<LeadSummary> {
     return leadFrom(
       ticket,
+      await readLeadFacts(this.ctx.store, ticket.convId),
       await readTranscript(this.ctx.store, ticket.convId),
       await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id),
     );
@@ -891,6 +892,7 @@ export class Handoffs {
       transcript,
       lead: leadFrom(
         ticket,
+        await readLeadFacts(this.ctx.store, ticket.convId),
         transcript,
         await openedListings(this.ctx.store, ticket.userPlace.surface, ticket.user.id),
       ),
@@ -924,17 +926,12 @@ function ratingQuestion(t: Ticket): string {
   return `How would you rate the help you got from ${t.claimedBy?.name ?? t.endedBy?.name ?? 'our agent'}? 1 = poor, 5 = great.`;
 }
 
-function leadFrom(ticket: Ticket, transcript: Turn[], opened: string[]): LeadSummary {
-  const isAnswer = (t: Turn): boolean => t.author === BOT_AUTHOR;
-  const isAgent = (t: Turn): boolean => t.author.endsWith(' (agent)');
-  return extractLead({
-    name: ticket.user.name,
-    userTexts: transcript
-      .filter((t) => !isAnswer(t) && !isAgent(t))
-      .map((t) => t.text.replace(/^\(asked for a human\) /, '')),
-    answerTexts: transcript.filter(isAnswer).map((t) => t.text),
-    openedListings: opened,
-  });
+/**
+ * The ticket's lead: the facts gathered as the conversation went (lead-store.ts), or, for one from
+ * before they were kept, those of the turns its transcript still holds.
+ */
+function leadFrom(ticket: Ticket, facts: LeadFacts | undefined, transcript: Turn[], opened: string[]): LeadSummary {
+  return leadSummary(ticket.user.name, facts ?? factsOfTurns(transcript), opened);
 }
 
 /** The message a conversation thread hangs on (Slack: the root's ts; Discord: the thread, named after its root). */
