@@ -226,6 +226,12 @@ export class TestSurface implements SurfacePort {
     return `<@${user.id}>`;
   }
 
+  /** Slack's shapes: a user group `<!subteam^S…>`, a user `<@U…>`; other ids are another platform's. */
+  mentionGroup(id: string): string | undefined {
+    if (/^S[A-Z0-9]+$/.test(id)) return `<!subteam^${id}>`;
+    return /^[UW][A-Z0-9]+$/.test(id) ? `<@${id}>` : undefined;
+  }
+
   async fetchAttachment(att: Attachment): Promise<Buffer> {
     return Buffer.from(att.id);
   }

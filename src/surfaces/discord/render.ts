@@ -58,14 +58,25 @@ export interface MessageBody {
 export interface AllowedMentions {
   parse: Array<'users' | 'roles' | 'everyone'>;
   users?: string[];
+  /** Only the roles of HANDOFF_ESCALATE, when the bridge escalates a ticket. */
+  roles?: string[];
 }
 
 /**
  * What every message create or edit carries: nothing parsed from the text (a user's, the service's
  * or a listing's `@everyone` or `<@id>` pings nobody), only the users the bridge itself mentioned.
  */
-export function sendableMentions(body: Partial<Pick<MessageBody, 'allowed_mentions'>>): { parse: []; users: string[] } {
-  return { parse: [], users: [...new Set(body.allowed_mentions?.users ?? [])].slice(0, 100) };
+export function sendableMentions(body: Partial<Pick<MessageBody, 'allowed_mentions'>>): {
+  parse: [];
+  users: string[];
+  roles?: string[];
+} {
+  const roles = [...new Set(body.allowed_mentions?.roles ?? [])].slice(0, 100);
+  return {
+    parse: [],
+    users: [...new Set(body.allowed_mentions?.users ?? [])].slice(0, 100),
+    ...(roles.length > 0 ? { roles } : {}),
+  };
 }
 
 export interface RenderedMessage {
@@ -186,11 +197,20 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     idOf,
   );
   // The bridge's own mentions (port.mention tokens) become real ones, listed so they ping.
-  const restored = restoreMentions(contentOf(msg), (id) => `<@${id}>`);
+  const restored = restoreMentions(contentOf(msg), (id, group) => (group ? `<@&${id}>` : `<@${id}>`));
   let content = restored.text;
   // Discord refuses a message with nothing in it; a zero-width space keeps the slot visible.
   if (content === '' && embeds.length === 0 && components.length === 0 && !msg.file) content = '\u200b';
-  const body: MessageBody = { content, embeds, components, allowed_mentions: { parse: [], users: restored.users } };
+  const body: MessageBody = {
+    content,
+    embeds,
+    components,
+    allowed_mentions: {
+      parse: [],
+      users: restored.users,
+      ...(restored.groups.length > 0 ? { roles: restored.groups } : {}),
+    },
+  };
   // A link a user wrote gets no preview under the bot's name (the bridge's own cards keep theirs).
   if (embeds.length === 0 && shownText(msg.text).userLinks) body.flags = SUPPRESS_EMBEDS;
   const files: RawFile[] = [];

@@ -32,9 +32,9 @@ export function slackMention(userId: string): string {
   return mentionToken(userId);
 }
 
-/** Turns the bridge's mention tokens in escaped text into real mentions. */
+/** Turns the bridge's mention tokens in escaped text into real mentions (a user group: `<!subteam^S…>`). */
 export function withMentions(escaped: string): string {
-  return restoreMentions(escaped, (id) => `<@${id}>`).text;
+  return restoreMentions(escaped, (id, group) => (group && id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`)).text;
 }
 
 /**
