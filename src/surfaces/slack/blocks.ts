@@ -179,9 +179,11 @@ function cardsBlocks(cards: Card[], layout: CardLayout): Block[] {
 
 /**
  * The message `text` Slack stores, naming every card the text does not already name: notifications
- * and screen readers read it, not the cards.
+ * and screen readers read it, not the cards. An answer's text stays exactly the service's: its cards
+ * are the listings it names (over all its messages).
  */
 function textNamingCards(msg: OutMessage): string {
+  if (msg.markdown) return msg.text;
   const missing = (msg.cards ?? []).filter((c) => !msg.text.includes(c.title)).map((c) => `• ${c.title}`);
   return missing.length === 0 ? msg.text : [msg.text, ...missing].filter((l) => l !== '').join('\n');
 }
