@@ -39,7 +39,7 @@ export function factsOfTurns(turns: Turn[]): LeadFacts {
 
 function gathered(facts: LeadFacts, turn: Turn): LeadFacts {
   const from = sourceOf(turn);
-  return from ? withMessage(facts, from, turn.text.replace(/^\(asked for a human\) /, '')) : facts;
+  return from ? withMessage(facts, from, turn.text.replace(/^\(asked for a human[^)]{0,200}\) /, '')) : facts;
 }
 
 /**
