@@ -24,6 +24,8 @@ import { resolveApiUrl as resolveSlackApiUrl } from './surfaces/slack/web';
 import { createDiscordSurface } from './surfaces/discord';
 import type { SurfaceRuntime } from './surfaces/runtime';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export interface AppOptions {
   /** Extra surfaces (the shell). */
   surfaces?: SurfaceRuntime[];
@@ -151,7 +153,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       } else log.info({ url: service.url }, 'local chatbot service started in-process');
     }
 
-    const store = await openStore(config.stateUrl);
+    // RETENTION_DAYS holds for every record by construction: the store caps every time to live.
+    const store = await openStore(config.stateUrl, { retentionMs: config.retentionDays * DAY_MS });
     cleanups.push(() => store.close());
 
     const client = new ChatbotClient({
@@ -214,7 +217,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
       embeddedService: localService !== undefined,
-      retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+      retentionMs: config.retentionDays * DAY_MS,
       userRateLimit: config.userRateLimit,
     };
     // Each surface's gateway owns its budgets: the relay only says what messages should show.

@@ -174,7 +174,12 @@ export class Handoffs {
     // The ticket first, short-lived until it is handed its conversation (a crash before that leaves a
     // record nothing points to, which expires), so no mark ever points to a ticket not written yet.
     await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket), UNOPENED_TTL_MS);
-    await appendTurn(this.ctx.store, conv.id, { author: user.name, text: `(asked for a human) ${reason}`, at: now });
+    await appendTurn(
+      this.ctx.store,
+      conv.id,
+      { author: user.name, text: `(asked for a human) ${reason}`, at: now },
+      this.retentionMs,
+    );
     const channel: Place = { surface: target.surface, workspace: target.workspace, channel: target.channel };
     const intents = this.notices.intents([
       {
@@ -550,7 +555,7 @@ export class Handoffs {
   ): Promise<void> {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
-    await appendTurn(this.ctx.store, ticket.convId, { author: actor.name, text, at: this.ctx.now() });
+    await appendTurn(this.ctx.store, ticket.convId, { author: actor.name, text, at: this.ctx.now() }, this.retentionMs);
     const msg = { text: `*${actor.name}:* ${text}${fileLines(attachments)}`, markdown: true };
     const relayed = await this.changeTicket(
       ticket.id,
@@ -604,7 +609,12 @@ export class Handoffs {
       return;
     }
     const at = this.ctx.now();
-    await appendTurn(this.ctx.store, ticket.convId, { author: `${msg.actor.name} (agent)`, text: msg.text, at });
+    await appendTurn(
+      this.ctx.store,
+      ticket.convId,
+      { author: `${msg.actor.name} (agent)`, text: msg.text, at },
+      this.retentionMs,
+    );
     const relayed = await this.changeTicket(
       ticket.id,
       (t) => (t.firstReplyAt === undefined ? { ...t, firstReplyAt: at } : { ...t }),
