@@ -11,6 +11,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config';
 import { SecretScrubber, safeLogger } from './log-safety';
 import { createBridge, type Bridge } from './core';
+import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
 import { Relay } from './core/relay';
@@ -218,8 +219,15 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       instanceId,
       embeddedService: localService !== undefined,
       retentionMs: config.retentionDays * DAY_MS,
+      office: config.office,
       userRateLimit: config.userRateLimit,
     };
+    const mailer = config.mail ? smtpMailer(config.mail) : undefined;
+    if (mailer) cleanups.push(async () => mailer.close());
+    if (config.mail) scrubber.add(...smtpSecrets(config.mail.url));
+    // Once at start: whether tickets and the day's leads can be e-mailed (the server, never its credentials).
+    if (config.mail) log.info({ server: mailServerLabel(config.mail) }, 'e-mail: on');
+    else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
     const bridge = createBridge(
@@ -230,6 +238,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         surfaces: registry(runtimes),
         log: log.child({ part: 'core' }),
         now: opts.now ?? Date.now,
+        ...(mailer ? { mailer } : {}),
       },
       { relay, commands: commandHandlers() },
     );

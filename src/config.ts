@@ -4,6 +4,8 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
+import type { OfficeConfig } from './core/handoff/hours/office';
+import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -71,6 +73,10 @@ export interface Config {
   serviceDb: string;
   /** OpenAI-compatible backend of the in-process local chatbot service; its built-in answerer when absent. */
   localLlm?: { baseUrl: string; apiKey?: string; model?: string };
+  /** Office hours, response targets, assignment, the day's leads (office-config.ts). */
+  office: OfficeConfig;
+  /** Present only when SMTP_URL is set: no e-mail otherwise. */
+  mail?: MailConfig;
 }
 
 export interface ConfigProblem {
@@ -199,6 +205,16 @@ const envObject = z.object({
   LLM_BASE_URL: opt(httpUrl),
   LLM_API_KEY: opt(text),
   LLM_MODEL: opt(text),
+  HANDOFF_HOURS: opt(officeSchemas.HANDOFF_HOURS),
+  HANDOFF_TIMEZONE: opt(officeSchemas.HANDOFF_TIMEZONE),
+  HANDOFF_EMAIL: opt(officeSchemas.HANDOFF_EMAIL),
+  SMTP_URL: opt(officeSchemas.SMTP_URL),
+  MAIL_FROM: opt(officeSchemas.MAIL_FROM),
+  HANDOFF_FIRST_REPLY_S: opt(seconds),
+  HANDOFF_ESCALATE: opt(officeSchemas.HANDOFF_ESCALATE),
+  HANDOFF_ASSIGN: opt(officeSchemas.HANDOFF_ASSIGN),
+  HANDOFF_OFFER_S: opt(seconds),
+  LEADS_DIGEST_HOUR: opt(officeSchemas.LEADS_DIGEST_HOUR),
 });
 
 const envSchema = envObject
@@ -267,6 +283,7 @@ const envSchema = envObject
       logLevel: e.LOG_LEVEL ?? 'info',
       instanceId: e.INSTANCE_ID ?? instanceId(),
       serviceDb: e.SERVICE_DB ?? './data/service.db',
+      ...officeConfig(e),
     };
     if (e.LLM_BASE_URL) config.localLlm = { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL };
     if (e.SLACK_BOT_TOKEN) {
@@ -339,5 +356,6 @@ export function redactConfig(config: Config): Config {
       copy.stateUrl = u.toString();
     }
   }
+  if (copy.mail) copy.mail = { ...copy.mail, url: redactedSmtpUrl(copy.mail.url) };
   return copy;
 }

@@ -43,9 +43,12 @@ test('defaults with an empty environment', () => {
     handoffRemindMs: 300000,
     handoffOnNoAnswer: false,
     retentionDays: 90,
+    userRateLimit: 30,
     logLevel: 'info',
     instanceId: 'i1',
+    office: { escalate: [], assign: 'none', offerMs: 120000, digestHour: 8 },
   });
+  expect(c.mail).toBeUndefined();
   expect(c.slack).toBeUndefined();
   expect(c.discord).toBeUndefined();
   expect(loadConfig({}).instanceId).toMatch(/-\d+$/);

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
+import type { OfficeConfig } from './handoff/hours/office';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -30,6 +32,8 @@ export interface CoreConfig {
   embeddedService?: boolean;
   /** Conversations, transcripts and tickets expire after this long without activity (RETENTION_DAYS). */
   retentionMs?: number;
+  /** Office hours, response targets, round-robin, the day's leads (HANDOFF_HOURS …); always open when absent. */
+  office?: OfficeConfig;
   /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
   userRateLimit?: number;
 }
@@ -59,6 +63,8 @@ export interface CoreContext {
   log: Logger;
   /** Time source (tests may fake it); epoch ms. */
   now(): number;
+  /** SMTP (SMTP_URL); absent: nothing is e-mailed. */
+  mailer?: Mailer;
 }
 
 /**

@@ -227,6 +227,11 @@ export interface SurfacePort {
   /** How a user is written so the platform notifies them (Slack `<@U1>`, Discord `<@1>`). */
   mention(user: Actor): string;
   /**
+   * How a group of HANDOFF_ESCALATE is written so the platform notifies it (Slack user `U…` or user
+   * group `S…`, Discord role): the only group mention the bridge builds. Undefined for an id of another platform.
+   */
+  mentionGroup?(id: string): string | undefined;
+  /**
    * An answer in flight in `place` will need one final edit: until released, interims on the
    * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` go out at
    * the intervals of the plan. Absent: the surface has no budgets to plan.

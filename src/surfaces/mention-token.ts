@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 const NONCE = randomBytes(12).toString('hex');
 const OPEN = '\uE000';
 const CLOSE = '\uE001';
-const TOKEN = new RegExp(`${OPEN}${NONCE}@([A-Za-z0-9]{1,64})${CLOSE}`, 'g');
+/** `@` a user, `@@` a group (a Slack user group, a Discord role: HANDOFF_ESCALATE, the only group mention). */
+const TOKEN = new RegExp(`${OPEN}${NONCE}(@@?)([A-Za-z0-9]{1,64})${CLOSE}`, 'g');
 /** The marks of a token that is not ours (forged, or from an earlier process) are dropped. */
 const MARKS = /[\uE000\uE001]/g;
 
@@ -21,18 +22,29 @@ export function mentionToken(userId: string): string {
   return `${OPEN}${NONCE}@${userId}${CLOSE}`;
 }
 
+/** The token a port's `mentionGroup()` returns for a group id (escalation only). */
+export function groupMentionToken(groupId: string): string {
+  if (!/^[A-Za-z0-9]{1,64}$/.test(groupId)) throw new Error(`not a group id: ${groupId.slice(0, 80)}`);
+  return `${OPEN}${NONCE}@@${groupId}${CLOSE}`;
+}
+
 /**
- * Replaces the bridge's mention tokens in already-escaped text with `render(id)` and drops anything
- * token-like that is not ours. Returns the ids mentioned (Discord lists them in allowed_mentions).
+ * Replaces the bridge's mention tokens in already-escaped text with `render(id, group)` and drops
+ * anything token-like that is not ours. Returns the ids mentioned (Discord lists them in allowed_mentions).
  */
-export function restoreMentions(text: string, render: (userId: string) => string): { text: string; users: string[] } {
-  if (!text.includes(OPEN) && !text.includes(CLOSE)) return { text, users: [] };
+export function restoreMentions(
+  text: string,
+  render: (id: string, group: boolean) => string,
+): { text: string; users: string[]; groups: string[] } {
+  if (!text.includes(OPEN) && !text.includes(CLOSE)) return { text, users: [], groups: [] };
   const users: string[] = [];
+  const groups: string[] = [];
   const out = text
-    .replace(TOKEN, (_m, id: string) => {
-      if (!users.includes(id)) users.push(id);
-      return render(id);
+    .replace(TOKEN, (_m, kind: string, id: string) => {
+      const list = kind === '@@' ? groups : users;
+      if (!list.includes(id)) list.push(id);
+      return render(id, kind === '@@');
     })
     .replace(MARKS, '');
-  return { text: out, users };
+  return { text: out, users, groups };
 }

@@ -1255,7 +1255,7 @@ export class FakeDiscord {
         );
       if (method === 'POST') {
         const headers = this.spend(channelId);
-        const msg = this.botMessage(channelId, obj, files, { flags: 0 });
+        const msg = this.botMessage(channelId, obj, files, { flags: Number(obj.flags ?? 0) & 4 });
         return ok(this.messagePayload(msg), headers);
       }
     }

@@ -34,6 +34,7 @@ import {
   type SurfacePort,
 } from '../../src/core/surface';
 import { BudgetScheduler } from '../../src/surfaces/budgets/scheduler';
+import { withoutSpanMarks } from '../../src/core/text/untrusted';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import type { StateStore } from '../../src/state/store';
 
@@ -179,7 +180,8 @@ export class TestSurface implements SurfacePort {
     return this.outbound('post', place, opts, () => this.rawPost(place, opts.latest ? opts.latest() : msg));
   }
 
-  private async rawPost(place: Place, msg: OutMessage): Promise<MessageRef> {
+  private async rawPost(place: Place, given: OutMessage): Promise<MessageRef> {
+    const msg = asShown(given);
     await this.platformCall('post', place);
     const ref: MessageRef = { place, id: String(this.nextId++) };
     this.messages.set(ref.id, { ref, current: msg, versions: [msg] });
@@ -191,7 +193,8 @@ export class TestSurface implements SurfacePort {
     return this.outbound('edit', ref.place, opts, () => this.rawEdit(ref, opts.latest ? opts.latest() : msg));
   }
 
-  private async rawEdit(ref: MessageRef, msg: OutMessage): Promise<void> {
+  private async rawEdit(ref: MessageRef, given: OutMessage): Promise<void> {
+    const msg = asShown(given);
     const m = this.messages.get(ref.id);
     if (!m) throw new Error(`edit of unknown message ${ref.id}`);
     const n = (this.inFlight.get(ref.id) ?? 0) + 1;
@@ -221,6 +224,12 @@ export class TestSurface implements SurfacePort {
 
   mention(user: Actor): string {
     return `<@${user.id}>`;
+  }
+
+  /** Slack's shapes: a user group `<!subteam^S…>`, a user `<@U…>`; other ids are another platform's. */
+  mentionGroup(id: string): string | undefined {
+    if (/^S[A-Z0-9]+$/.test(id)) return `<!subteam^${id}>`;
+    return /^[UW][A-Z0-9]+$/.test(id) ? `<@${id}>` : undefined;
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {
@@ -332,4 +341,9 @@ export class TestSurface implements SurfacePort {
     this.record({ op: 'nativeStart', ref, place, msg: first });
     return stream;
   }
+}
+
+/** A message as a surface shows it: untrusted spans' marks gone (their words are text anyway here). */
+function asShown(msg: OutMessage): OutMessage {
+  return { ...msg, text: withoutSpanMarks(msg.text) };
 }

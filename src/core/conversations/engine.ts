@@ -25,6 +25,7 @@ import type { AnswerRelay } from './relay-port';
 import { startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker } from './worker';
+import { shownAsText, untrusted } from '../text/untrusted';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
@@ -58,8 +59,9 @@ export class Conversations {
     this.remember(inv.surface);
     const quoted = question
       .split('\n')
-      .map((l) => `> ${l}`)
+      .map((l) => `> ${shownAsText(untrusted(l))}`)
       .join('\n');
+    // The question is the user's: quoted as text (no link or markup of theirs goes live).
     const root = { text: `${inv.surface.mention(inv.actor)} asked:\n${quoted}`, markdown: true };
     const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
     const { thread, root: rootRef } = await inv.surface.startThread(inv.place, root, title);

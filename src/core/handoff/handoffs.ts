@@ -39,6 +39,7 @@ import { extractLead, type LeadSummary } from './lead';
 import { NOTICE_BOX, type Notice, type Opened, TicketNotices } from './notices';
 import { openedListings } from './opened';
 import { claimWait, duration, renderTicket } from './render';
+import { shownAsText, untrusted } from '../text/untrusted';
 
 const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
@@ -556,7 +557,7 @@ export class Handoffs {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
     await appendTurn(this.ctx.store, ticket.convId, { author: actor.name, text, at: this.ctx.now() }, this.retentionMs);
-    const msg = { text: `*${actor.name}:* ${text}${fileLines(attachments)}`, markdown: true };
+    const msg = { text: `*${asText(actor.name)}:* ${asText(text)}${fileLines(attachments)}`, markdown: true };
     const relayed = await this.changeTicket(
       ticket.id,
       (t) => ({ ...t }),
@@ -620,7 +621,7 @@ export class Handoffs {
       (t) => (t.firstReplyAt === undefined ? { ...t, firstReplyAt: at } : { ...t }),
       (t) =>
         this.toUser(t, {
-          text: `*${msg.actor.name} (agent):* ${msg.text}${fileLines(msg.attachments)}`,
+          text: `*${asText(msg.actor.name)} (agent):* ${asText(msg.text)}${fileLines(msg.attachments)}`,
           markdown: true,
         }),
       undefined,
@@ -892,8 +893,8 @@ export class Handoffs {
     // A mention only notifies on its own platform; across surfaces, the name and platform say who.
     const label =
       userSurface && userSurface.name === handoffSurface.name
-        ? `${userSurface.mention(ticket.user)} (${ticket.user.name})`
-        : `${ticket.user.name} (${surfaceLabel(ticket.userPlace.surface)} user)`;
+        ? `${userSurface.mention(ticket.user)} (${asText(ticket.user.name)})`
+        : `${asText(ticket.user.name)} (${surfaceLabel(ticket.userPlace.surface)} user)`;
     const transcript = await readTranscript(this.ctx.store, ticket.convId);
     return renderTicket(ticket, {
       userLabel: label,
@@ -959,7 +960,12 @@ function surfaceLabel(s: Place['surface']): string {
 }
 
 function fileLines(attachments: Attachment[]): string {
-  return attachments.map((a) => `\n[file: ${a.name}]`).join('');
+  return attachments.map((a) => `\n[file: ${asText(a.name)}]`).join('');
+}
+
+/** A relayed message's words and its writer's name: the user's or the agent's, shown as text. */
+function asText(text: string): string {
+  return shownAsText(untrusted(text));
 }
 
 function minutes(ms: number): string {

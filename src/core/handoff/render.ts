@@ -6,6 +6,7 @@
 import type { Turn } from '../conversations/model';
 import { recentLines } from '../recent-lines';
 import type { Button, OutMessage } from '../surface';
+import { shownAsText, untrusted } from '../text/untrusted';
 import { leadLines, type LeadSummary } from './lead';
 import { HANDOFF_ACTIONS, stateWord, type Ticket } from './model';
 
@@ -14,6 +15,11 @@ const TURN_CHARS = 300;
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > TURN_CHARS ? `${flat.slice(0, TURN_CHARS - 1)}…` : flat;
+}
+
+/** Words from the user, the chatbot or the service, on one line and shown as text. */
+function quoted(text: string): string {
+  return shownAsText(untrusted(oneLine(text)));
 }
 
 /** 19:05 UTC: tickets are read within the day; the date is in the platform's own timestamp. */
@@ -88,12 +94,12 @@ export function renderTicket(ticket: Ticket, view: TicketView): OutMessage {
     stateLine(ticket, view.now),
     `*Handoff request* from ${view.userLabel}`,
     `Where: ${where}${ticket.userLink ? ` · conversation: ${ticket.userLink}` : ''}`,
-    `Reason: ${oneLine(ticket.reason) || '(none given)'}`,
+    `Reason: ${ticket.reason.trim() ? quoted(ticket.reason) : '(none given)'}`,
     ...(ticket.rating ? [`Satisfaction: ${ticket.rating}/5`] : []),
     `*Lead*`,
-    ...leadLines(view.lead).map((l) => `• ${oneLine(l)}`),
+    ...leadLines(view.lead).map((l) => `• ${quoted(l)}`),
   ].join('\n');
-  const lines = view.transcript.map((t) => `> *${oneLine(t.author)}:* ${oneLine(t.text)}`);
+  const lines = view.transcript.map((t) => `> *${quoted(t.author)}:* ${quoted(t.text)}`);
   const budget = view.maxLength - head.length - 40;
   const kept = recentLines(lines, budget);
   const body = kept.length > 0 ? `Recent conversation:\n${kept.join('\n')}` : 'Recent conversation: (none)';

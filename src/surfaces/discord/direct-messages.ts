@@ -133,6 +133,10 @@ export class DirectMessagePort implements SurfacePort {
     return this.port.mention(user);
   }
 
+  mentionGroup(id: string): string | undefined {
+    return this.port.mentionGroup(id);
+  }
+
   reserveFinal(place: Place, holder: string): () => void {
     return this.port.reserveFinal(channelPlace(place), holder);
   }

@@ -27,7 +27,7 @@ import { buttonId, parseId } from './custom-ids';
 import { ChannelMembers } from './channel-members';
 import { DiscordGateway } from './gateway';
 import { MAX_CONTENT, renderMessage, sendableMentions, type RenderedMessage } from './render';
-import { mentionToken } from '../mention-token';
+import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
 
@@ -283,6 +283,11 @@ export class DiscordPort implements SurfacePort {
     const text =
       msg.text.length + prefix.length > MAX_CONTENT ? msg.text.slice(0, MAX_CONTENT - prefix.length) : msg.text;
     await this.post(place, { ...msg, text: `${prefix}${text}`, typing: false });
+  }
+
+  mentionGroup(id: string): string | undefined {
+    // A role: render.ts writes `<@&id>` and lists it in allowed_mentions.roles.
+    return /^\d+$/.test(id) ? groupMentionToken(id) : undefined;
   }
 
   mention(user: Actor): string {

@@ -4,6 +4,7 @@
  */
 import type { RawFile } from 'discord.js';
 import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
+import { textSpans } from '../../core/text/untrusted';
 import { restoreMentions } from '../mention-token';
 
 export const MAX_CONTENT = 2000;
@@ -50,19 +51,32 @@ export interface MessageBody {
   /** Forced to `{ parse: [], users }` on every send (`sendableMentions`): only the bridge's own mentions ping. */
   allowed_mentions: AllowedMentions;
   attachments?: Array<{ id: number; filename: string }>;
+  /** SUPPRESS_EMBEDS when a link came from untrusted text and the message has no embeds of its own. */
+  flags?: number;
 }
 
 export interface AllowedMentions {
   parse: Array<'users' | 'roles' | 'everyone'>;
   users?: string[];
+  /** Only the roles of HANDOFF_ESCALATE, when the bridge escalates a ticket. */
+  roles?: string[];
 }
 
 /**
  * What every message create or edit carries: nothing parsed from the text (a user's, the service's
  * or a listing's `@everyone` or `<@id>` pings nobody), only the users the bridge itself mentioned.
  */
-export function sendableMentions(body: Partial<Pick<MessageBody, 'allowed_mentions'>>): { parse: []; users: string[] } {
-  return { parse: [], users: [...new Set(body.allowed_mentions?.users ?? [])].slice(0, 100) };
+export function sendableMentions(body: Partial<Pick<MessageBody, 'allowed_mentions'>>): {
+  parse: [];
+  users: string[];
+  roles?: string[];
+} {
+  const roles = [...new Set(body.allowed_mentions?.roles ?? [])].slice(0, 100);
+  return {
+    parse: [],
+    users: [...new Set(body.allowed_mentions?.users ?? [])].slice(0, 100),
+    ...(roles.length > 0 ? { roles } : {}),
+  };
 }
 
 export interface RenderedMessage {
@@ -77,9 +91,40 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
 }
 
+/** Discord's message flag that keeps link previews off a message. */
+const SUPPRESS_EMBEDS = 1 << 2;
+/** A URL as Discord auto-links it (it stops at a space, `<`, `>` and, here, a `)` that may close Markdown). */
+const URL = /https?:\/\/[^\s<>)]{1,2000}/g;
+
+/**
+ * Untrusted words as Discord content: Markdown's link brackets (and the backslash) escaped, so
+ * `[label](url)` shows as those characters, and every URL in `<...>`, so it shows without a preview.
+ */
+function inertText(text: string): string {
+  return text
+    .replace(/[\\[\]]/g, '\\$&')
+    .replace(URL, (url, at: number, all: string) =>
+      all[at - 1] === '<' && all[at + url.length] === '>' ? url : `<${url}>`,
+    );
+}
+
+/** Core's text with its untrusted spans made inert; whether one of them held a link. */
+function shownText(text: string): { text: string; userLinks: boolean } {
+  let userLinks = false;
+  const out = textSpans(text)
+    .map((span) => {
+      if (!span.untrusted) return span.text;
+      if (/https?:\/\//.test(span.text)) userLinks = true;
+      return inertText(span.text);
+    })
+    .join('');
+  return { text: out, userLinks };
+}
+
 /** The message content: the text exactly, plus the typing mark while streaming when it fits. */
 export function contentOf(msg: OutMessage): string {
-  const text = msg.text.length > MAX_CONTENT ? msg.text.slice(0, MAX_CONTENT) : msg.text;
+  const shown = shownText(msg.text).text;
+  const text = shown.length > MAX_CONTENT ? shown.slice(0, MAX_CONTENT) : shown;
   if (msg.typing && text.length + TYPING_MARK.length <= MAX_CONTENT)
     return text === '' ? TYPING_MARK.trim() : `${text}${TYPING_MARK}`;
   return text;
@@ -152,11 +197,22 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     idOf,
   );
   // The bridge's own mentions (port.mention tokens) become real ones, listed so they ping.
-  const restored = restoreMentions(contentOf(msg), (id) => `<@${id}>`);
+  const restored = restoreMentions(contentOf(msg), (id, group) => (group ? `<@&${id}>` : `<@${id}>`));
   let content = restored.text;
   // Discord refuses a message with nothing in it; a zero-width space keeps the slot visible.
   if (content === '' && embeds.length === 0 && components.length === 0 && !msg.file) content = '\u200b';
-  const body: MessageBody = { content, embeds, components, allowed_mentions: { parse: [], users: restored.users } };
+  const body: MessageBody = {
+    content,
+    embeds,
+    components,
+    allowed_mentions: {
+      parse: [],
+      users: restored.users,
+      ...(restored.groups.length > 0 ? { roles: restored.groups } : {}),
+    },
+  };
+  // A link a user wrote gets no preview under the bot's name (the bridge's own cards keep theirs).
+  if (embeds.length === 0 && shownText(msg.text).userLinks) body.flags = SUPPRESS_EMBEDS;
   const files: RawFile[] = [];
   if (msg.file) {
     files.push({ name: msg.file.name, data: msg.file.data, contentType: msg.file.mime });

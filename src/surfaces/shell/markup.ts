@@ -3,7 +3,8 @@ import type { Palette } from './render';
 /**
  * Chat markup (the Markdown answers and notices are written in, and Slack-style `*bold*`) for a
  * terminal: styled with the palette when colours are on, plain words when they are off (a pipe), so
- * no `*asterisks*`, `[brackets](links)` or backticks reach the reader either way.
+ * no `*asterisks*`, `[brackets](links)` or backticks reach the reader either way. Every pattern's
+ * repeats are bounded, so a long line costs time in proportion to its length.
  */
 export function renderMarkup(text: string, colors: Palette, styled: boolean): string {
   let inFence = false;
@@ -26,7 +27,7 @@ function renderLine(line: string, c: Palette, styled: boolean): string {
   // Inline code first: nothing inside it is markup.
   return line
     .replace(/^(\s*)[-*+]\s+/, '$1• ')
-    .split(/(`[^`\n]+`)/)
+    .split(/(`[^`\n]{1,2000}`)/)
     .map((part, i) =>
       i % 2 === 1 ? (styled ? c.cyan(part.slice(1, -1)) : part.slice(1, -1)) : inline(part, c, styled),
     )
@@ -37,23 +38,23 @@ function inline(s: string, c: Palette, styled: boolean): string {
   return (
     s
       // [label](url): the label styled, the address kept readable after it.
-      .replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_m, label: string, url: string) =>
+      .replace(/\[([^\]\n]{1,500})\]\((https?:\/\/[^)\s]{1,2000})\)/g, (_m, label: string, url: string) =>
         styled ? `${c.underline(label)} ${c.dim(`(${url})`)}` : `${label} (${url})`,
       )
       // Slack's <url|label> as well.
-      .replace(/<(https?:\/\/[^|>\s]+)\|([^>\n]+)>/g, (_m, url: string, label: string) =>
+      .replace(/<(https?:\/\/[^|>\s]{1,2000})\|([^>\n]{1,500})>/g, (_m, url: string, label: string) =>
         styled ? `${c.underline(label)} ${c.dim(`(${url})`)}` : `${label} (${url})`,
       )
-      .replace(/\*\*([^*\n]+)\*\*/g, (_m, t: string) => (styled ? c.bold(t) : t))
-      .replace(/__([^_\n]+)__/g, (_m, t: string) => (styled ? c.bold(t) : t))
+      .replace(/\*\*([^*\n]{1,500})\*\*/g, (_m, t: string) => (styled ? c.bold(t) : t))
+      .replace(/__([^_\n]{1,500})__/g, (_m, t: string) => (styled ? c.bold(t) : t))
       .replace(
-        /(^|[\s(])\*([^*\s][^*\n]*?)\*(?=[\s).,:;!?]|$)/g,
+        /(^|[\s(])\*([^*\s][^*\n]{0,500}?)\*(?=[\s).,:;!?]|$)/g,
         (_m, pre: string, t: string) => pre + (styled ? c.bold(t) : t),
       )
       .replace(
-        /(^|[\s(])_([^_\s][^_\n]*?)_(?=[\s).,:;!?]|$)/g,
+        /(^|[\s(])_([^_\s][^_\n]{0,500}?)_(?=[\s).,:;!?]|$)/g,
         (_m, pre: string, t: string) => pre + (styled ? c.italic(t) : t),
       )
-      .replace(/~~([^~\n]+)~~/g, (_m, t: string) => (styled ? c.strikethrough(t) : t))
+      .replace(/~~([^~\n]{1,500})~~/g, (_m, t: string) => (styled ? c.strikethrough(t) : t))
   );
 }

@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import type { Button, Card, OutMessage } from '../../core/surface';
+import { withoutSpanMarks } from '../../core/text/untrusted';
 import { renderMarkup } from './markup';
 
 /** Colours only where the terminal supports them (picocolors checks NO_COLOR, FORCE_COLOR, TTY). */
@@ -120,7 +121,11 @@ export function renderText(text: string, colors: Palette): string {
 /** Everything a message shows, as terminal lines (the text first). `savedFile`: where its file was written. */
 export function renderMessage(msg: OutMessage, colors: Palette, opts: { typing: boolean; savedFile?: string }): string {
   const parts: string[] = [];
-  const text = renderText(stripControl(msg.text), colors) + (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
+  // Untrusted spans (core/text/untrusted.ts) need no more here: a terminal has no masked links (a
+  // Markdown link shows its URL) and no mentions; their marks go, the words are rendered with the rest.
+  const text =
+    renderText(withoutSpanMarks(stripControl(msg.text)), colors) +
+    (opts.typing && msg.typing ? colors.dim(TYPING_MARK) : '');
   if (text !== '') parts.push(text);
   if (msg.cards && msg.cards.length > 0) parts.push(renderCards(msg.cards.map(cleanCard), colors));
   if (msg.notice) parts.push(colors.yellow(stripControl(msg.notice)));

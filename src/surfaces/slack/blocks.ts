@@ -7,7 +7,8 @@ import type { RespondArguments, ViewOutput } from '@slack/bolt';
 import { forResponseUrl } from './image-retry';
 import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
-import { slackLink, slackText, withMentions } from './safe-text';
+import { withoutSpanMarks } from '../../core/text/untrusted';
+import { slackLink, slackMarkdownText, slackText, withMentions } from './safe-text';
 
 export const SLACK_LIMITS = {
   text: 40_000,
@@ -55,7 +56,7 @@ function plain(text: string, max: number): { type: 'plain_text'; text: string; e
 }
 
 function textSections(msg: OutMessage, room: number): Block[] {
-  const source = withMentions(msg.markdown ? markdownToMrkdwn(msg.text) : escapeMrkdwn(msg.text));
+  const source = withMentions(msg.markdown ? markdownToMrkdwn(msg.text) : escapeMrkdwn(withoutSpanMarks(msg.text)));
   const shown = msg.typing ? `${source}${TYPING_MARK}` : source;
   if (shown.trim().length === 0) return [];
   return chunkMrkdwn(shown, SLACK_LIMITS.sectionText)
@@ -170,12 +171,20 @@ function feedbackBlock(f: FeedbackPrompt): Block {
  * The plain `text` Slack stores: core's text escaped (Slack shows it word for word, and nothing in it
  * pings or links), with the bridge's own mentions real; capped at Slack's hard limit.
  */
-export function plainText(msg: OutMessage): string {
-  const text = slackText(msg.text);
+function plainText(msg: OutMessage): string {
+  return capped(slackText(msg.text));
+}
+
+/** The same text for Slack's Markdown field (`markdown_text` of a native stream): see slackMarkdownText. */
+export function markdownText(msg: OutMessage): string {
+  return capped(slackMarkdownText(msg.text));
+}
+
+function capped(text: string): string {
   if (text.length <= SLACK_LIMITS.text) return text;
-  // Never end inside an entity or a mention.
+  // Never end inside an entity or a mention (bounded: a mention is short).
   const cut = text.slice(0, SLACK_LIMITS.text);
-  return cut.replace(/&[a-z]{0,3}$|<[^>]*$/, '');
+  return cut.replace(/&[a-z]{0,3}$|<[^<>]{0,120}$/, '');
 }
 
 export function renderMessage(msg: OutMessage): RenderedMessage {

@@ -5,9 +5,9 @@
  */
 import type { MessageRef, NativeStream, OutMessage, Priority } from '../../core/surface';
 import { PlatformRateLimitError } from '../../core/surface';
-import { plainText, renderMessage } from './blocks';
+import { markdownText, renderMessage } from './blocks';
 import type { SlackGateway } from './gateway';
-import { slackText } from './safe-text';
+import { slackMarkdownText } from './safe-text';
 
 export interface SlackNativeStreamDeps {
   gateway: SlackGateway;
@@ -47,7 +47,7 @@ export class SlackNativeStream implements NativeStream {
   ): Promise<string> {
     const latest = opts.latest;
     // Slack gets the text escaped (safe-text.ts); `appended` holds what Slack was sent, like
-    // plainText() of the final message; the caller gets back the raw text it handed in.
+    // markdownText() of the final message; the caller gets back the raw text it handed in.
     let raw = '';
     let sent = '';
     try {
@@ -55,7 +55,7 @@ export class SlackNativeStream implements NativeStream {
         this.ref,
         () => {
           raw = latest ? latest() : text;
-          return slackText(raw);
+          return slackMarkdownText(raw);
         },
         opts,
       );
@@ -68,7 +68,7 @@ export class SlackNativeStream implements NativeStream {
 
   async stop(finalMessage?: OutMessage): Promise<void> {
     const args: Record<string, unknown> = {};
-    const finalText = finalMessage ? plainText(finalMessage) : this.appended;
+    const finalText = finalMessage ? markdownText(finalMessage) : this.appended;
     const continues = finalText.startsWith(this.appended);
     if (continues && finalText.length > this.appended.length)
       args.markdown_text = finalText.slice(this.appended.length);

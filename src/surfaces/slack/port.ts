@@ -21,7 +21,8 @@ import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, ephemeralResponse, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
-import { slackMention, slackText } from './safe-text';
+import { groupMentionToken } from '../mention-token';
+import { slackMarkdownText, slackMention } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
@@ -274,6 +275,11 @@ export class SlackPort implements SurfacePort {
     return slackMention(user.id);
   }
 
+  mentionGroup(id: string): string | undefined {
+    if (/^S[A-Z0-9]+$/.test(id)) return groupMentionToken(id);
+    return /^[UW][A-Z0-9]+$/.test(id) ? slackMention(id) : undefined;
+  }
+
   /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
   private directoryCache: SlackDirectory | undefined;
   private get directory(): SlackDirectory {
@@ -357,7 +363,7 @@ export class SlackPort implements SurfacePort {
         return {
           channel: place.channel,
           thread_ts: place.thread,
-          ...(startText.length > 0 ? { markdown_text: slackText(startText) } : {}),
+          ...(startText.length > 0 ? { markdown_text: slackMarkdownText(startText) } : {}),
           ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
         };
       });
@@ -393,7 +399,7 @@ export class SlackPort implements SurfacePort {
         stopped: () => this.releaseStop(place, ts),
       },
       { place, id: ts },
-      slackText(startText),
+      slackMarkdownText(startText),
       expiresAt,
     );
   }

@@ -6,6 +6,7 @@
  * word (Slack displays `&lt;` `&gt;` `&amp;` as `<` `>` `&`) and never ping or link. The bridge's
  * own mentions are tokens (see mention-token.ts) turned into real `<@U…>` after escaping.
  */
+import { textSpans, withoutSpanMarks } from '../../core/text/untrusted';
 import { mentionToken, restoreMentions } from '../mention-token';
 
 /**
@@ -31,14 +32,30 @@ export function slackMention(userId: string): string {
   return mentionToken(userId);
 }
 
-/** Turns the bridge's mention tokens in escaped text into real mentions. */
+/** Turns the bridge's mention tokens in escaped text into real mentions (a user group: `<!subteam^S…>`). */
 export function withMentions(escaped: string): string {
-  return restoreMentions(escaped, (id) => `<@${id}>`).text;
+  return restoreMentions(escaped, (id, group) => (group && id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`)).text;
 }
 
-/** Untrusted text as Slack plain `text` / `markdown_text`: escaped, with the bridge's mentions real. */
+/**
+ * Untrusted text as Slack plain `text`: escaped, with the bridge's mentions real. Slack's `text` is
+ * mrkdwn, which has no `[label](url)` links, so an untrusted span's characters show as typed.
+ */
 export function slackText(s: string): string {
-  return withMentions(escapeSlack(s));
+  return withMentions(escapeSlack(withoutSpanMarks(s)));
+}
+
+/**
+ * Text for Slack's Markdown fields (native `markdown_text`): escaped like `text`, and since Slack
+ * renders `[label](url)` there, the link syntax of untrusted spans is broken by a zero-width space
+ * between `]` and `(`: the label and the URL show as the text they are. The chatbot's answers (not
+ * untrusted) keep their links.
+ */
+export function slackMarkdownText(s: string): string {
+  const shown = textSpans(s)
+    .map((span) => (span.untrusted ? escapeSlack(span.text).split('](').join(']\u200b(') : escapeSlack(span.text)))
+    .join('');
+  return withMentions(shown);
 }
 
 /**

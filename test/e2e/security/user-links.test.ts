@@ -1,0 +1,214 @@
+/**
+ * A user's Markdown link never becomes a masked link under the bot's name. `/ask Is this legit?
+ * [Reset your Slack password](https://evil.example/reset)`: the label and its URL show as text on the
+ * root quote, in the ticket (reason and transcript), and in both relays (user -> ticket thread,
+ * agent -> user), on Slack (no `<url|label>` anywhere; the mrkdwn shows the characters typed) and on
+ * Discord (the brackets escaped, the URL in `<...>` and the relay's link previews suppressed). The
+ * chatbot's own answer keeps its link.
+ */
+import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
+import { botMessagesIn, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import type { FakeMessage as DiscordMessage } from '../../support/fake-discord';
+import type { FakeMessage as SlackMessage } from '../../support/fake-slack';
+import { button, shown } from '../../support/slack-blocks';
+import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { waitFor } from '../../support/wait-for';
+
+const LINK = '[Reset your Slack password](https://evil.example/reset)';
+const QUESTION = `Is this legit? ${LINK}`;
+const ANSWER = 'No. See [our safety page](https://good.example/safety) for how we write to you.';
+
+/** What a Slack message shows: its text and every mrkdwn text of its blocks. */
+function slackShown(m: SlackMessage): string[] {
+  const texts: string[] = [shown(m.text)];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (o.type === 'mrkdwn' && typeof o.text === 'string') texts.push(shown(o.text));
+      Object.values(o).forEach(walk);
+    }
+  };
+  walk(m.blocks ?? []);
+  return texts;
+}
+
+/** The link shows as the characters typed (label and URL), in the text and in a block; never masked. */
+function expectSlackLinkAsText(m: SlackMessage, times = 1): void {
+  const texts = slackShown(m);
+  expect(texts[0]).toContain(LINK);
+  const inBlocks = texts.slice(1).join('\n').split(LINK).length - 1;
+  expect(inBlocks).toBeGreaterThanOrEqual(times);
+  expect(JSON.stringify(m)).not.toContain('|Reset your Slack password>');
+  expect(JSON.stringify(m)).not.toContain('<https://evil.example');
+}
+
+describe('Slack: a user’s [label](url) shows as text with its URL', () => {
+  let e: SlackE2E;
+  let llm: FakeOpenAi;
+
+  beforeAll(async () => {
+    llm = await startFakeOpenAi([ANSWER]);
+    e = await startSlackE2E({ llm: { baseUrl: llm.baseUrl } });
+  });
+  afterAll(async () => {
+    await e?.close();
+    await llm?.close();
+  });
+
+  test('root quote, ticket reason and transcript, both relays; the answer keeps its link', async () => {
+    const from = e.fake.calls.length;
+    await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0LINKS' });
+    const root = await waitFor(() => rootFor(e.fake, 'C0LINKS', 'Is this legit?'), 'the root');
+    expectSlackLinkAsText(root);
+    const { messages } = await waitForAnswer(e, 'C0LINKS', root.ts, QUESTION);
+    // The chatbot's answer is trusted: its Markdown link stays whole (a link in Slack's markdown_text
+    // of a native stream, `<url|label>` in mrkdwn blocks otherwise).
+    const answerShown = JSON.stringify(messages.map((m) => [m.text, m.blocks]));
+    expect(
+      answerShown.includes('[our safety page](https://good.example/safety)') ||
+        answerShown.includes('<https://good.example/safety|our safety page>'),
+    ).toBe(true);
+
+    await e.driver.command('/handoff', `Help: ${LINK}`, { user: 'U0USER1', channel: 'C0LINKS' });
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => shown(m.text).includes('Help: ')),
+      'the ticket',
+    );
+    // Twice: the reason and the question in the transcript.
+    expectSlackLinkAsText(ticket, 2);
+    await e.driver.click(
+      button(ticket, 'Claim')!,
+      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
+      { user: 'U0AGENT' },
+    );
+    await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim');
+
+    const now = Math.floor(Date.now() / 1000);
+    await e.driver.event({
+      type: 'message',
+      channel: 'C0LINKS',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: `From the user ${LINK}`,
+      ts: `${now}.500001`,
+      thread_ts: root.ts,
+    });
+    const toTicket = await waitFor(
+      () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes('From the user')),
+      'the user message in the ticket thread',
+    );
+    expectSlackLinkAsText(toTicket);
+    await e.driver.event({
+      type: 'message',
+      channel: HANDOFF_CHANNEL,
+      channel_type: 'channel',
+      user: 'U0AGENT',
+      text: `From the agent ${LINK}`,
+      ts: `${now}.500002`,
+      thread_ts: ticket.ts,
+    });
+    const toUser = await waitFor(
+      () => e.fake.replies('C0LINKS', root.ts).find((m) => shown(m.text).includes('From the agent')),
+      'the agent message in the user thread',
+    );
+    expectSlackLinkAsText(toUser);
+    // Nothing the bridge sent anywhere (edits included) made the user's link a masked link.
+    const sent = JSON.stringify(e.fake.calls.slice(from).map((c) => c.args));
+    expect(sent).not.toContain('|Reset your Slack password>');
+    expect(sent).not.toContain('<https://evil.example');
+  });
+});
+
+/** On Discord the brackets are escaped and the URL wrapped: `\[label\](<url>)` shows as `[label](url)`. */
+const DISCORD_INERT = '\\[Reset your Slack password\\](<https://evil.example/reset>)';
+
+function expectDiscordLinkAsText(m: DiscordMessage): void {
+  expect(m.content).toContain(DISCORD_INERT);
+  expect(m.content).not.toContain(LINK);
+}
+
+describe('Discord: a user’s [label](url) shows as text with its URL, without a preview', () => {
+  let e: DiscordE2E;
+  let llm: FakeOpenAi;
+
+  beforeAll(async () => {
+    llm = await startFakeOpenAi([ANSWER]);
+    e = await startDiscordE2E({ llm: { baseUrl: llm.baseUrl } });
+  });
+  afterAll(async () => {
+    await e?.close();
+    await llm?.close();
+  });
+
+  test('root quote, ticket reason and transcript, both relays; the answer keeps its link', async () => {
+    e.fake.slashCommand({
+      name: 'ask',
+      channelId: e.general.id,
+      member: e.user,
+      options: [{ name: 'question', type: 3, value: QUESTION }],
+    });
+    const root = await waitFor(
+      () =>
+        e.fake
+          .channelMessages(e.general.id)
+          .find((m) => m.content.includes('Is this legit?') && e.fake.channels.has(m.id)),
+      'the root and its thread',
+      10_000,
+      e.fake.changes,
+    );
+    expectDiscordLinkAsText(root);
+    const threadId = root.id;
+    const answer = await waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('our safety page')),
+      'the answer',
+      20_000,
+      e.fake.changes,
+    );
+    // The chatbot's own link stays a Markdown link.
+    await waitFor(() => answer.content.includes('[our safety page](https://good.example/safety)'), 'the final answer');
+
+    e.fake.slashCommand({
+      name: 'handoff',
+      channelId: threadId,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: `Help: ${LINK}` }],
+    });
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('Help: ')),
+      'the ticket',
+      10_000,
+      e.fake.changes,
+    );
+    expectDiscordLinkAsText(ticket);
+    // The reason and the question in the transcript.
+    expect(ticket.content.split(DISCORD_INERT).length - 1).toBeGreaterThanOrEqual(2);
+    const ticketThread = await waitFor(
+      () => e.fake.channels.get(ticket.id),
+      'the ticket thread',
+      10_000,
+      e.fake.changes,
+    );
+    e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
+    await waitFor(() => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'), 'the claim', 10_000, e.fake.changes);
+
+    e.fake.userMessage({ channelId: threadId, member: e.user, content: `From the user ${LINK}` });
+    const toTicket = await waitFor(
+      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('From the user')),
+      'the user message in the ticket thread',
+      10_000,
+      e.fake.changes,
+    );
+    expectDiscordLinkAsText(toTicket);
+    expect(toTicket.flags & 4).toBe(4);
+    e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: `From the agent ${LINK}` });
+    const toUser = await waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('From the agent')),
+      'the agent message in the user thread',
+      10_000,
+      e.fake.changes,
+    );
+    expectDiscordLinkAsText(toUser);
+    expect(toUser.flags & 4).toBe(4);
+  });
+});
