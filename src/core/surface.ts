@@ -45,7 +45,10 @@ export interface Button {
   style?: 'primary' | 'danger';
 }
 
-/** A rich item (a listing): Slack section+image blocks, a Discord embed, a table row in the shell. */
+/**
+ * A rich item (a listing): a card of a Slack carousel (or section+image blocks where the workspace
+ * refuses cards), a Discord container, a table row in the shell.
+ */
 export interface Card {
   title: string;
   url?: string;
@@ -54,6 +57,12 @@ export interface Card {
   footer?: string;
   /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
   badge?: string;
+  /** One line under the title, for compact cards (a listing: price, beds/baths, status in words). */
+  subtitle?: string;
+  /** A few words under the subtitle, for compact cards (a listing: its city and description's start). */
+  body?: string;
+  /** The card's own buttons (a listing: Details, Ask about a viewing). */
+  actions?: Button[];
 }
 
 export interface FileUpload {

@@ -7,6 +7,7 @@ import { matchOption } from '../listings/fields';
 import { listingCard } from '../listings/format';
 import type { Button, Invocation, OutMessage } from '../surface';
 import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
+import { listingActions } from './listing-show';
 import { guarded, guardedCommand } from './respond';
 
 const USAGE = usageOf('listings');
@@ -137,7 +138,7 @@ export async function listingsMessage(ctx: CoreContext, q: ListingsQuery): Promi
     });
   const msg: OutMessage = {
     text: `Listings${filters}: page ${q.page} of ${res.pages} (${res.total} listing${res.total === 1 ? '' : 's'})`,
-    cards: res.items.map((l) => listingCard(l)),
+    cards: res.items.map((l) => listingCard(l, { actions: listingActions(l) })),
   };
   if (buttons.length > 0) msg.buttons = buttons;
   return msg;

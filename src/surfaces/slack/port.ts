@@ -26,6 +26,7 @@ import { slackMarkdownText, slackMention } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
+import { CardFallback } from './card-fallback';
 import { SlackGateway } from './gateway';
 import { SlackNativeStream } from './native-stream';
 import { Recipients } from './recipients';
@@ -113,6 +114,8 @@ export class SlackPort implements SurfacePort {
   private readonly stopReservations = new Map<string, () => void>();
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
+  /** Carousels of cards, or sections where the workspace refuses cards. */
+  private readonly cards: CardFallback;
   /**
    * An answer's first message (a post, or a native stream's start) waits up to this long for the
    * answer's first words. The post or start costs its own budget, not the workspace's chat.update or
@@ -125,6 +128,7 @@ export class SlackPort implements SurfacePort {
 
   constructor(private readonly opts: SlackPortOptions) {
     this.recipients = new Recipients(opts.store, opts.log);
+    this.cards = new CardFallback(opts.store, opts.log);
     this.gateway = new SlackGateway({
       client: opts.client,
       store: opts.store,
@@ -208,7 +212,11 @@ export class SlackPort implements SurfacePort {
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
     if (hasBody) {
       const latest = opts.latest;
-      const ts = await this.gateway.postMessage(place, () => renderMessage(latest ? latest() : msg), opts);
+      const ts = await this.cards.send(
+        this.team(place),
+        () => (latest ? latest() : msg),
+        (render) => this.gateway.postMessage(place, render, opts),
+      );
       ref = { place, id: ts };
     }
     if (msg.file) {
@@ -220,7 +228,11 @@ export class SlackPort implements SurfacePort {
 
   async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
     const latest = opts.latest;
-    await this.gateway.update(ref, () => renderMessage(latest ? latest() : msg), opts);
+    await this.cards.send(
+      this.team(ref.place),
+      () => (latest ? latest() : msg),
+      (render) => this.gateway.update(ref, render, opts),
+    );
   }
 
   /** A modal opened with an interaction's trigger. */
@@ -252,9 +264,16 @@ export class SlackPort implements SurfacePort {
    * the gateway's to wait out.
    */
   async ephemeral(place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> {
-    const rendered = renderMessage(msg);
+    let rendered = renderMessage(msg, await this.cards.layout(this.team(place)));
     try {
-      await this.gateway.ephemeral(place, user, rendered);
+      await this.cards.send(
+        this.team(place),
+        () => msg,
+        (render) => {
+          rendered = render();
+          return this.gateway.ephemeral(place, user, rendered);
+        },
+      );
       return;
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
@@ -395,6 +414,7 @@ export class SlackPort implements SurfacePort {
       {
         gateway: this.gateway,
         update: (ref, msg) => this.edit(ref, msg),
+        cards: (msg, send) => this.cards.send(team, () => msg, send),
         settled,
         stopped: () => this.releaseStop(place, ts),
       },
