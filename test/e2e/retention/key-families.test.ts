@@ -23,12 +23,11 @@ const SLACK_HANDOFF = 'C0RHANDOFF';
 const REDIS_URL = 'redis://127.0.0.1:6379/15';
 /** The families the issue names, as they are spelt in the store: each must be there after the scenario. */
 const EXPECTED = [
-  'conv:*', // conversations
+  'conv:*', // conversations, with their asker (recorded on the conversation since the handoff rework)
   'conv:*:transcript', // transcripts, with the handoff's turns
   'conv:*:session',
   'ticket:*', // tickets
   'retry:*', // retry records
-  'convasker:*', // asker keys
   'recent:*', // recent keys
   'feedback:vote:*', // feedback votes
   'discord:dm:*', // DM markers
