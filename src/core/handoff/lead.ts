@@ -33,7 +33,9 @@ export interface LeadSummary {
  * REACH) and each is run through findAll's bounded windows, so a 40,000-character message costs
  * time in proportion to its length, whatever it holds (test/core/text/linear-patterns.test.ts).
  */
-const EMAIL = /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,30}){0,3}\.[A-Za-z]{2,24}/g;
+/** Starts where a word does: an unbroken run of letters is tried once, not at each of its letters. */
+const EMAIL =
+  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,30}){0,3}\.[A-Za-z]{2,24}/g;
 /** North American numbers in the usual spellings, and international ones written with a +. */
 const PHONE =
   /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b|\+\d{1,3}(?:[\s.-]?\d){7,12}\b|\b\d{10}\b/g;
