@@ -310,6 +310,16 @@ describe('in Spanish (AIResponseLanguage)', () => {
             check: (a) => expect(named(a)).toEqual(denverSale.slice(0, 2).map((d) => d.MLSNumber)),
           },
           {
+            q: '¿cuántas de ellas tienen aparcamiento para 2 coches?',
+            check: (a) => {
+              const n = denverSale.slice(0, 2).filter((d) => d.ParkingSpots >= 2).length;
+              says(
+                a,
+                `Hay ${n} ${n === 1 ? 'vivienda' : 'viviendas'} en venta en Denver con 2+ plazas de aparcamiento`,
+              );
+            },
+          },
+          {
             q: 'compara ATX240000 y ATX240131',
             check: (a) => {
               says(a, 'Estas son las 2 viviendas, una junto a otra', 'Precio por pie²', 'Año de construcción');

@@ -124,7 +124,7 @@ const STAT_FACTS: [RegExp, NumericFact][] = [
 
 /** A sentence that narrows a set ("which ...", "homes with ...") rather than asks a fact of one. */
 const FILTER_CUE =
-  /\b(which|any|anything|only|just|with|without|homes|houses|listings|properties|rentals|apartments|condos|ones|show|find|of (them|those|these)|cu[aá]les|alguna|viviendas|con|sin)\b/i;
+  /\b(which|any|anything|only|just|with|without|homes|houses|listings|properties|rentals|apartments|condos|ones|show|find|of (them|those|these)|cu[aá]les|alguna|viviendas|con|sin|de (ellas|esas|estas))\b/i;
 const ASK_START =
   /^\s*¿?\s*(does|do|did|is|are|has|have|what|what's|how|tell me|and|tiene|tienen|cu[aá]nt|qu[eé]|permite)\b/i;
 
@@ -273,7 +273,7 @@ export function parseFacts(question: string, fieldNames: readonly string[] = [])
         if (re.test(rest) && !asks.some((a) => a.kind === 'number' && a.fact === fact))
           asks.push({ kind: 'number', fact });
     } else if (
-      /\b(with|has|have|having|con)\s+(a\s+)?(parking|garage|aparcamiento)\b/i.test(rest) &&
+      /\b(with|has|have|having|con|tiene|tienen)\s+(a\s+)?(parking|garage|aparcamiento|garaje)\b/i.test(rest) &&
       !filters.some((f) => f.kind === 'range' && f.fact === 'parking')
     )
       filters.push({ kind: 'range', fact: 'parking', min: 1 });

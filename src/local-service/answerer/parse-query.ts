@@ -242,7 +242,9 @@ function namedKeys(question: string, intent: Intent, ctx: ParseContext): NamedKe
   const found: { at: number; key: NamedKey }[] = [];
   for (const m of question.matchAll(/\b(?:mls\s*#?\s*:?\s*)?([a-z]{2,5}-?\d{4,}|\d{6,})\b/gi)) {
     const mls = m[1].toUpperCase();
-    if (ctx.mls.has(mls)) found.push({ at: m.index ?? 0, key: { kind: 'mls', mls } });
+    // A board-prefixed number the listings lack is still a listing asked for (to say it is not there);
+    // a bare number may be a price.
+    if (ctx.mls.has(mls) || /^[A-Z]/.test(mls)) found.push({ at: m.index ?? 0, key: { kind: 'mls', mls } });
   }
   if (intent.listingId !== undefined) found.push({ at: 0, key: { kind: 'id', id: intent.listingId } });
   const nq = ` ${normalizeAddress(question)} `;

@@ -67,7 +67,7 @@ export function what(ev: Evaluation, w: Writing, n: number, criteria: Criteria =
   const q = ev.query;
   const fits =
     q.set.kind === 'search' ||
-    ev.base.every(
+    (ev.found.length > 0 ? ev.found : ev.base).every(
       (l) =>
         matches(l.data, { ...criteria, status: criteria.status ?? l.data.Status }) &&
         q.filters.every((f) => passes(l.data, f) || (f.kind === 'feature' && ev.unknown.includes(f.feature))),
