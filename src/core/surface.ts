@@ -63,6 +63,18 @@ export interface Card {
   body?: string;
   /** The card's own buttons (a listing: Details, Ask about a viewing). */
   actions?: Button[];
+  /**
+   * A detailed card's facts grouped as a reader takes them in ("Price and size", "The home", ...);
+   * `fields` holds the same facts flat, for surfaces that show no groups.
+   */
+  groups?: CardGroup[];
+  /** A detailed card's photos, shown as a gallery (never as facts). */
+  photos?: string[];
+}
+
+export interface CardGroup {
+  title: string;
+  fields: Array<{ label: string; value: string }>;
 }
 
 export interface FileUpload {
