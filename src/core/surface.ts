@@ -2,6 +2,7 @@
  * The port between core and a surface (Slack, Discord, the terminal shell). Core speaks only these types; a surface translates them to and from its platform.
  * Nothing here names a platform SDK.
  */
+import type { CommandName } from './commands/catalogue';
 
 /** Every surface the bridge has: the one list (stored places are checked against it). */
 export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
@@ -330,7 +331,8 @@ export interface IncomingMessage {
   startsConversation: boolean;
 }
 
-export type CommandName = 'ask' | 'listings' | 'listing' | 'chatbot' | 'handoff' | 'analytics' | 'history';
+/** The slash commands: derived from the one catalogue (commands/catalogue.ts). */
+export type { CommandName };
 
 /** What surfaces call. Implemented by core. */
 export interface BridgeCore {

@@ -9,13 +9,6 @@ import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
 import type { Invocation } from '../surface';
 
-export const HANDOFF_USAGE = [
-  'Usage: /handoff [reason]   hand the current conversation to a human',
-  '       /handoff cancel     give it back to the bot',
-  '       /handoff queue      the open tickets (members of the handoff channel and admins)',
-  'In a conversation thread it hands off that thread; in a channel, your most recent conversation there.',
-].join('\n');
-
 const NO_CONVERSATION =
   'There is no conversation of yours here to hand off. Start one with /ask, then use /handoff in its thread.';
 
@@ -32,10 +25,6 @@ export const VIEWING_ACTION = 'handoff.viewing';
 
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {
-    name: 'handoff',
-    summary: 'Hand the current conversation to a human',
-    usage: HANDOFF_USAGE,
-    adminOnly: false,
     async run(_ctx, inv, args) {
       const reason = args.trim();
       if (reason.toLowerCase() === 'queue') {

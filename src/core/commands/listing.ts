@@ -20,7 +20,8 @@ import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from
 import { listingCard, listingTitle } from '../listings/format';
 import type { FormResult, Invocation } from '../surface';
 import { LISTING_EDIT, LISTING_SHOW_ACTION, onDetailsPressed, showListing } from './listing-show';
-import { UsageError, isHelp, parseArgs, splitHead, tokenize, usageOf, type Token } from './grammar';
+import { UsageError, isHelp, parseArgs, splitHead, tokenize, type Token } from './grammar';
+import { usageOf } from './catalogue';
 import { RefusalError, guarded, guardedCommand, requireAdmin, describeError } from './respond';
 import { RequestValidationError, ServiceError } from '../../service/errors';
 
@@ -321,12 +322,8 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   }
 }
 
-export const listingCommand = guardedCommand({
-  name: 'listing',
-  summary: 'Show, create, update or delete one listing',
-  usage: USAGE,
-  // show is for everyone; writes check the admin list themselves.
-  adminOnly: false,
+export const listingCommand = guardedCommand('listing', {
+  // The catalogue lets everyone run it: show is for everyone; writes check the admin list themselves.
   body: run,
   actions: {
     [LISTING_DELETE_CONFIRM]: confirmDelete,
