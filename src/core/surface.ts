@@ -214,6 +214,8 @@ export interface SurfaceLimits {
   maxMessageLength: number;
   /** Most inputs in one form (Slack: 100; Discord: 5). */
   maxFormFields: number;
+  /** Listings on one page of a list (Slack: a carousel's 10; Discord: 5 containers in one message). */
+  cardsPerPage?: number;
 }
 
 /** Native streaming of one message (Slack chat.startStream/appendStream/stopStream). */
