@@ -106,7 +106,7 @@ export class Bridge implements BridgeCore {
     const sweepMs = Math.max(50, Math.min(15_000, Math.floor(handoffMs / 4)));
     every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff sweep (claim timeout, reminders)');
     // Right away (notices a restart left pending) and then often (those of an instance that died).
-    every(NOTICE_DRAIN_EVERY_MS, () => this.handoffs.notices.drain(), 'handoff notice outbox');
+    every(NOTICE_DRAIN_EVERY_MS, () => this.handoffs.drain(), 'handoff notice outbox');
     every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
     const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
     if (recover) every(RECOVERY_EVERY_MS, recover, 'abandoned-answer recovery');

@@ -132,6 +132,7 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
     reserveFinal: (place, holder) => inner.reserveFinal(place, holder),
     promote: (key) => inner.promote(key),
     fetchAttachment: (att) => inner.fetchAttachment(att),
+    isMember: (channel, userId) => inner.isMember(channel, userId),
   };
 }
 
@@ -214,6 +215,9 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     ann: { id: 'A-ann', name: 'Ann Agent', isAdmin: false },
     andy: { id: 'A-andy', name: 'Andy Agent', isAdmin: false },
   };
+  // The agents are the handoff channel's members (who is an agent: core/handoff/who.ts).
+  if (!handoffSurface.members.has(handoffChannel.channel))
+    handoffSurface.members.set(handoffChannel.channel, new Set([agents.ann.id, agents.andy.id]));
 
   let closed = false;
   const shutdown = async (keepFile: boolean): Promise<void> => {

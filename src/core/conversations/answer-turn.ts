@@ -260,7 +260,8 @@ export class TurnAnswerer {
     });
     if (result.status === 'complete' && result.final?.noAnswer) {
       if (ctx.config.handoffOnNoAnswer) {
-        await this.deps.handoffs.request(conv, actor, `The chatbot had no answer to: ${ask.question}`);
+        // Only the asker's own question hands their conversation off (a participant's is just unanswered).
+        await this.deps.handoffs.request(conv, actor, surface, `The chatbot had no answer to: ${ask.question}`);
       } else {
         await surface.post(conv.place, {
           text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",
