@@ -10,7 +10,7 @@ import { dirname, resolve } from 'path';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config';
 import { SecretScrubber, safeLogger } from './log-safety';
-import { createBridge, type Bridge } from './core';
+import { Bridge } from './core/bridge';
 import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
@@ -227,7 +227,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
     else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
-    const bridge = createBridge(
+    const bridge = new Bridge(
       {
         client,
         store,

@@ -5,7 +5,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { COMMAND_SPECS } from '../src/core/commands/grammar';
+import { COMMAND_SPECS } from '../src/core/commands/catalogue';
 
 const manifestSchema = z.object({
   display_information: z.object({ name: z.string().min(1), description: z.string().min(1) }),

@@ -1,9 +1,10 @@
 /** Who may do what: the surface decides who is an admin; core applies it to commands, buttons and forms. */
-import type { CommandHandler } from './context';
-import type { Actor } from './surface';
+import { specOf } from './commands/catalogue';
+import type { Actor, CommandName } from './surface';
 
-export function mayUse(handler: Pick<CommandHandler, 'adminOnly'>, actor: Actor): boolean {
-  return !handler.adminOnly || actor.isAdmin;
+/** Whether `actor` may run `command` (and press its buttons, submit its forms): the catalogue says. */
+export function mayUse(command: CommandName, actor: Actor): boolean {
+  return !specOf(command).adminOnly || actor.isAdmin;
 }
 
 export function adminOnlyRefusal(name: string): string {

@@ -7,8 +7,9 @@ import { adminOnlyRefusal, mayUse } from './access';
 import { assistantIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
 import { askCommand } from './commands/ask';
+import { COMMAND_NAMES, usageOf } from './commands/catalogue';
 import { handoffCommand } from './commands/handoff';
-import type { CommandHandler, CoreContext } from './context';
+import type { CommandHandler, CommandHandlers, CoreContext } from './context';
 import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
@@ -36,7 +37,7 @@ export interface BridgeRelay extends AnswerRelay {
 export interface BridgeDeps {
   relay: BridgeRelay;
   /** The other commands (listings, listing, chatbot, analytics, history); ask and handoff are built in. */
-  commands?: CommandHandler[];
+  commands?: CommandHandlers;
   /**
    * The bridge marks answers whose instance died mid-stream (recoverAbandonedAnswers) on start and
    * every 5 s; false turns that off.
@@ -60,8 +61,9 @@ export class Bridge implements BridgeCore {
   readonly conversations: Conversations;
   readonly handoffs: Handoffs;
   private readonly handlers = new Map<CommandName, CommandHandler>();
-  private readonly actions = new Map<string, { handler: CommandHandler; fn: ActionFn }>();
-  private readonly forms = new Map<string, { handler: CommandHandler; fn: FormFn }>();
+  /** Buttons and forms by id, with the command they belong to (whose admin rule applies to them). */
+  private readonly actions = new Map<string, { command: CommandName; fn: ActionFn }>();
+  private readonly forms = new Map<string, { command: CommandName; fn: FormFn }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
 
@@ -71,22 +73,18 @@ export class Bridge implements BridgeCore {
   ) {
     this.handoffs = new Handoffs(ctx);
     this.conversations = new Conversations(ctx, deps.relay, this.handoffs);
-    const all = [
-      askCommand(this.conversations),
-      handoffCommand(this.conversations, this.handoffs),
-      ...(deps.commands ?? []),
-    ];
-    for (const handler of all) {
-      if (this.handlers.has(handler.name)) continue;
-      this.handlers.set(handler.name, handler);
-      for (const [id, fn] of Object.entries(handler.actions ?? {})) this.actions.set(id, { handler, fn });
-      for (const [id, fn] of Object.entries(handler.forms ?? {})) this.forms.set(id, { handler, fn });
+    const all: CommandHandlers = {
+      ...deps.commands,
+      ask: askCommand(this.conversations),
+      handoff: handoffCommand(this.conversations, this.handoffs),
+    };
+    for (const command of COMMAND_NAMES) {
+      const handler = all[command];
+      if (!handler) continue;
+      this.handlers.set(command, handler);
+      for (const [id, fn] of Object.entries(handler.actions ?? {})) this.actions.set(id, { command, fn });
+      for (const [id, fn] of Object.entries(handler.forms ?? {})) this.forms.set(id, { command, fn });
     }
-  }
-
-  /** The handlers by name (surfaces register slash commands from their summaries and usages). */
-  commandHandlers(): CommandHandler[] {
-    return [...this.handlers.values()];
   }
 
   start(): void {
@@ -108,7 +106,7 @@ export class Bridge implements BridgeCore {
     const sweepMs = Math.max(50, Math.min(15_000, Math.floor(handoffMs / 4)));
     every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff sweep (claim timeout, reminders)');
     // Right away (notices a restart left pending) and then often (those of an instance that died).
-    every(NOTICE_DRAIN_EVERY_MS, () => this.handoffs.notices.drain(), 'handoff notice outbox');
+    every(NOTICE_DRAIN_EVERY_MS, () => this.handoffs.drain(), 'handoff notice outbox');
     every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
     const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
     if (recover) every(RECOVERY_EVERY_MS, recover, 'abandoned-answer recovery');
@@ -152,10 +150,10 @@ export class Bridge implements BridgeCore {
         return;
       }
       if (HELP_WORDS.has(args.trim().toLowerCase())) {
-        await inv.reply({ text: handler.usage }, { ephemeral: true });
+        await inv.reply({ text: usageOf(name) }, { ephemeral: true });
         return;
       }
-      if (!mayUse(handler, inv.actor)) {
+      if (!mayUse(name, inv.actor)) {
         await inv.reply({ text: adminOnlyRefusal(name) }, { ephemeral: true });
         return;
       }
@@ -204,8 +202,8 @@ export class Bridge implements BridgeCore {
         );
         return;
       }
-      if (!mayUse(found.handler, inv.actor)) {
-        await inv.reply({ text: adminOnlyRefusal(found.handler.name) }, { ephemeral: true });
+      if (!mayUse(found.command, inv.actor)) {
+        await inv.reply({ text: adminOnlyRefusal(found.command) }, { ephemeral: true });
         return;
       }
       await found.fn(this.ctx, inv, value);
@@ -223,8 +221,8 @@ export class Bridge implements BridgeCore {
       await this.tell(inv, { text: 'This form has expired. Run the command again.' });
       return { ok: true };
     }
-    if (!mayUse(found.handler, inv.actor)) {
-      await this.tell(inv, { text: adminOnlyRefusal(found.handler.name) });
+    if (!mayUse(found.command, inv.actor)) {
+      await this.tell(inv, { text: adminOnlyRefusal(found.command) });
       return { ok: true };
     }
     try {

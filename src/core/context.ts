@@ -68,18 +68,11 @@ export interface CoreContext {
 }
 
 /**
- * One slash command: its usage text and how it runs. Buttons and forms a command shows come back
- * to it through `actions` and `forms`, keyed by action/form ids that start with the command name
- * (`listings.page`, `listing.create`).
+ * What one slash command does (what it is, its usage and who may run it, is the catalogue's:
+ * commands/catalogue.ts). Buttons and forms a command shows come back to it through `actions` and
+ * `forms`, keyed by action/form ids that start with the command name (`listings.page`, `listing.create`).
  */
 export interface CommandHandler {
-  name: CommandName;
-  /** One line: what it does. */
-  summary: string;
-  /** The full usage, shown for `help` and bad arguments. */
-  usage: string;
-  /** Only surfaces' admins may run it (some subcommands may check further). */
-  adminOnly: boolean;
   run(ctx: CoreContext, inv: Invocation, args: string): Promise<void>;
   actions?: Record<string, (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>>;
   forms?: Record<
@@ -87,3 +80,6 @@ export interface CommandHandler {
     (ctx: CoreContext, inv: Invocation, state: string, values: Record<string, string>) => Promise<FormResult>
   >;
 }
+
+/** The handlers of the commands core answers, by name. */
+export type CommandHandlers = Partial<Record<CommandName, CommandHandler>>;

@@ -2,6 +2,7 @@
  * The port between core and a surface (Slack, Discord, the terminal shell). Core speaks only these types; a surface translates them to and from its platform.
  * Nothing here names a platform SDK.
  */
+import type { CommandName } from './commands/catalogue';
 
 /** Every surface the bridge has: the one list (stored places are checked against it). */
 export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
@@ -45,7 +46,10 @@ export interface Button {
   style?: 'primary' | 'danger';
 }
 
-/** A rich item (a listing): Slack section+image blocks, a Discord embed, a table row in the shell. */
+/**
+ * A rich item (a listing): a card of a Slack carousel (or section+image blocks where the workspace
+ * refuses cards), a Discord container, a table row in the shell.
+ */
 export interface Card {
   title: string;
   url?: string;
@@ -54,6 +58,12 @@ export interface Card {
   footer?: string;
   /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
   badge?: string;
+  /** One line under the title, for compact cards (a listing: price, beds/baths, status in words). */
+  subtitle?: string;
+  /** A few words under the subtitle, for compact cards (a listing: its city and description's start). */
+  body?: string;
+  /** The card's own buttons (a listing: Details, Ask about a viewing). */
+  actions?: Button[];
 }
 
 export interface FileUpload {
@@ -309,7 +319,8 @@ export interface IncomingMessage {
   startsConversation: boolean;
 }
 
-export type CommandName = 'ask' | 'listings' | 'listing' | 'chatbot' | 'handoff' | 'analytics' | 'history';
+/** The slash commands: derived from the one catalogue (commands/catalogue.ts). */
+export type { CommandName };
 
 /** What surfaces call. Implemented by core. */
 export interface BridgeCore {

@@ -5,10 +5,6 @@ describe('Bridge dispatch', () => {
   let h: CoreHarness;
   const ran: string[] = [];
   const adminCommand: CommandHandler = {
-    name: 'analytics',
-    summary: 'test',
-    usage: 'Usage: /analytics [from] [to]',
-    adminOnly: true,
     async run(_ctx, inv, args) {
       ran.push(args);
       await inv.reply({ text: 'figures' }, { ephemeral: true });
@@ -24,17 +20,13 @@ describe('Bridge dispatch', () => {
     },
   };
   const broken: CommandHandler = {
-    name: 'listings',
-    summary: 'test',
-    usage: 'Usage: /listings',
-    adminOnly: false,
     async run() {
       throw new Error('the listing service fell over');
     },
   };
 
   beforeAll(async () => {
-    h = await startCoreHarness({ commands: [adminCommand, broken] });
+    h = await startCoreHarness({ commands: { analytics: adminCommand, listings: broken } });
   });
   afterAll(async () => {
     await h.close();
@@ -45,7 +37,7 @@ describe('Bridge dispatch', () => {
     await h.bridge.command(inv, 'analytics', 'help');
     await h.bridge.command(inv, 'handoff', 'help');
     expect(inv.replies.map((r) => [r.ephemeral, r.msg.text.split('\n')[0]])).toEqual([
-      [true, 'Usage: /analytics [from] [to]'],
+      [true, 'Usage: /analytics [from] [to]   (admins)'],
       [true, 'Usage: /handoff [reason]   hand the current conversation to a human'],
     ]);
   });

@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { createBridge, type Bridge } from '../../src/core';
-import type { CommandHandler, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
+import { Bridge } from '../../src/core/bridge';
+import type { CommandHandlers, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
 import type {
   Actor,
   FormSpec,
@@ -55,7 +55,7 @@ export interface CoreHarnessOptions {
   retentionMs?: number;
   instanceId?: string;
   /** The commands besides ask and handoff (e.g. commandHandlers() of src/core/commands). */
-  commands?: CommandHandler[];
+  commands?: CommandHandlers;
   surfaceOptions?: TestSurfaceOptions;
   /** Start the bridge's timers (default true). */
   start?: boolean;
@@ -132,6 +132,7 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
     reserveFinal: (place, holder) => inner.reserveFinal(place, holder),
     promote: (key) => inner.promote(key),
     fetchAttachment: (att) => inner.fetchAttachment(att),
+    isMember: (channel, userId) => inner.isMember(channel, userId),
   };
 }
 
@@ -199,7 +200,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
   };
   const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now() };
   const relay = new Relay({ store, log, instanceId });
-  const bridge = createBridge(ctx, {
+  const bridge = new Bridge(ctx, {
     relay,
     commands: opts.commands,
   });
@@ -214,6 +215,9 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     ann: { id: 'A-ann', name: 'Ann Agent', isAdmin: false },
     andy: { id: 'A-andy', name: 'Andy Agent', isAdmin: false },
   };
+  // The agents are the handoff channel's members (who is an agent: core/handoff/who.ts).
+  if (!handoffSurface.members.has(handoffChannel.channel))
+    handoffSurface.members.set(handoffChannel.channel, new Set([agents.ann.id, agents.andy.id]));
 
   let closed = false;
   const shutdown = async (keepFile: boolean): Promise<void> => {

@@ -25,6 +25,7 @@
  * Any method may also be forced to answer 429 a number of times (`force429`).
  * The method is the last path segment, so any SLACK_API_URL prefix works (`/api/chat.update`).
  */
+import { cardProblem, carouselProblem } from './fake-slack-cards';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
@@ -106,6 +107,8 @@ export interface FakeSlackOptions {
    * shown), as Slack's reference says; without one the prompts go on the DM (`dmPrompts`).
    */
   agentView?: boolean;
+  /** `refuse`: an older workspace, which answers invalid_blocks to card and carousel blocks. */
+  cards?: 'on' | 'refuse';
 }
 
 /** What an assistant thread shows in the fake: every status set (in order), the prompts, the title. */
@@ -445,6 +448,11 @@ export class FakeSlack {
           if (!t && !Array.isArray(b.fields)) return 'invalid_blocks';
         }
         if (b.type === 'context_actions' && !this.validContextActions(b, actionIds)) return 'invalid_blocks';
+        if (b.type === 'carousel' || b.type === 'card') {
+          // An older workspace knows neither block; a newer one checks them by the reference.
+          if (this.opts.cards === 'refuse') return 'invalid_blocks';
+          if ((b.type === 'carousel' ? carouselProblem : cardProblem)(b, actionIds)) return 'invalid_blocks';
+        }
         if (b.type === 'actions') {
           for (const el of (b.elements as Array<Record<string, unknown>>) ?? []) {
             const id = String(el.action_id ?? '');
@@ -590,6 +598,10 @@ export class FakeSlack {
       ((b.elements as Array<Record<string, unknown>> | undefined) ?? []).forEach((el, j) => {
         if (el.type === 'image' && this.unfetchable(el.image_url))
           pointers.push(`/blocks/${i}/elements/${j}/image_url`);
+        // A carousel's card: its hero image is fetched like an image block's.
+        const hero = el.hero_image as Record<string, unknown> | undefined;
+        if (el.type === 'card' && hero && this.unfetchable(hero.image_url))
+          pointers.push(`/blocks/${i}/elements/${j}/hero_image/image_url`);
       });
     });
     if (pointers.length === 0) return undefined;
@@ -723,6 +735,8 @@ export class FakeSlack {
         const add = typeof a.markdown_text === 'string' ? a.markdown_text : '';
         if (method === 'chat.appendStream' && add.length === 0) return { ok: false, error: 'invalid_arguments' };
         if (msg.text.length + add.length > LIMITS.text) return { ok: false, error: 'msg_too_long' };
+        const badBlocks = method === 'chat.stopStream' ? this.checkContent({ blocks: a.blocks }, false) : undefined;
+        if (badBlocks) return { ok: false, error: badBlocks };
         msg.text += add;
         msg.history.push(msg.text);
         if (method === 'chat.stopStream') {

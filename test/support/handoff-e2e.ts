@@ -8,7 +8,7 @@ import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir, type TestService } from './app-env';
 import { FakeSlack } from './fake-slack';
-import { ADMIN, HANDOFF_CHANNEL, SIGNING_SECRET } from './slack-e2e';
+import { ADMIN, AGENT, HANDOFF_CHANNEL, SIGNING_SECRET } from './slack-e2e';
 import { SlackDriver } from './slack-requests';
 
 export interface RestartableSlackE2E {
@@ -32,10 +32,11 @@ export async function startRestartableSlackE2E(
       U0USER1: 'Ada Lovelace',
       U0USER2: 'Grace Hopper',
       [ADMIN]: 'Alan Admin',
-      U0AGENT: 'Agent Smith',
+      [AGENT]: 'Agent Smith',
       ...users,
     },
   }).start();
+  fake.channelMembers[HANDOFF_CHANNEL] = [AGENT];
   const config: Config = loadConfig({
     ...inProcessEnv(svc, tmp.dir),
     SLACK_BOT_TOKEN: fake.botToken,

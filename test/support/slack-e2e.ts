@@ -14,6 +14,8 @@ import { SlackDriver, waitFor } from './slack-requests';
 export const SIGNING_SECRET = 'e2e-signing-secret';
 export const ADMIN = 'U0ADMIN';
 export const HANDOFF_CHANNEL = 'C0HANDOFF';
+/** The handoff agent: a member of HANDOFF_CHANNEL. */
+export const AGENT = 'U0AGENT';
 
 export interface SlackE2E extends InProcessE2E {
   fake: FakeSlack;
@@ -42,9 +44,11 @@ export async function startSlackE2E(
     ...(opts.llm ? { llm: opts.llm } : {}),
   });
   const fake = await new FakeSlack({
-    users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', U0AGENT: 'Agent Smith' },
+    users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', [AGENT]: 'Agent Smith' },
     ...opts.fake,
   }).start();
+  // The handoff channel's members are its agents (conversations.members): Agent Smith by default.
+  fake.channelMembers[HANDOFF_CHANNEL] = [AGENT];
   const config = loadConfig({
     ...inProcessEnv(svc, tmp.dir),
     SLACK_BOT_TOKEN: fake.botToken,

@@ -226,6 +226,13 @@ export class TestSurface implements SurfacePort {
     return `<@${user.id}>`;
   }
 
+  /** Channel id -> member ids; a channel not listed cannot tell (undefined), as a platform error would. */
+  readonly members = new Map<string, Set<string>>();
+
+  async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    return this.members.get(channel.channel)?.has(userId);
+  }
+
   /** Slack's shapes: a user group `<!subteam^S…>`, a user `<@U…>`; other ids are another platform's. */
   mentionGroup(id: string): string | undefined {
     if (/^S[A-Z0-9]+$/.test(id)) return `<!subteam^${id}>`;

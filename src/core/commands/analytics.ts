@@ -6,7 +6,8 @@ import { type ChartPanel, renderPanelChart } from '../analytics/chart';
 import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { CoreContext } from '../context';
 import type { Invocation } from '../surface';
-import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
+import { UsageError, parseArgs, tokenize } from './grammar';
+import { usageOf } from './catalogue';
 import { guardedCommand, requireAdmin } from './respond';
 
 const USAGE = usageOf('analytics');
@@ -160,10 +161,6 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   }
 }
 
-export const analyticsCommand = guardedCommand({
-  name: 'analytics',
-  summary: 'Conversation analytics with a chart',
-  usage: USAGE,
-  adminOnly: true,
+export const analyticsCommand = guardedCommand('analytics', {
   body: run,
 });

@@ -2,25 +2,15 @@
 import { ANSWER_RETRY_ACTION } from '../conversations/answer-turn';
 import type { Conversations } from '../conversations/engine';
 import type { CommandHandler } from '../context';
+import { usageOf } from './catalogue';
 import { FEEDBACK_ACTION, onFeedbackPressed } from '../feedback/feedback';
-
-export const ASK_USAGE = [
-  'Usage: /ask <question>',
-  'Starts a conversation in a new thread; reply in the thread to continue it (no mention needed).',
-  'Attach images, a WAV recording or a video to a thread message to ask about them.',
-  'Example: /ask Which 3-bedroom homes are for sale in Austin?',
-].join('\n');
 
 export function askCommand(conversations: Conversations): CommandHandler {
   return {
-    name: 'ask',
-    summary: 'Ask the chatbot a question in a new thread',
-    usage: ASK_USAGE,
-    adminOnly: false,
     async run(_ctx, inv, args) {
       const question = args.trim();
       if (question === '') {
-        await inv.reply({ text: `Please write a question after /ask.\n${ASK_USAGE}` }, { ephemeral: true });
+        await inv.reply({ text: `Please write a question after /ask.\n${usageOf('ask')}` }, { ephemeral: true });
         return;
       }
       await conversations.startFromCommand(inv, question);

@@ -15,7 +15,8 @@ import {
   type ModelChoice,
 } from '../settings/parse';
 import type { Card, FormResult, Invocation } from '../surface';
-import { UsageError, restValue, splitHead, usageOf } from './grammar';
+import { UsageError, restValue, splitHead } from './grammar';
+import { usageOf } from './catalogue';
 import { describeError, guardedCommand, requireAdmin } from './respond';
 import { settingLabel } from '../settings/labels';
 
@@ -220,11 +221,7 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   }
 }
 
-export const chatbotCommand = guardedCommand({
-  name: 'chatbot',
-  summary: "Show and change the chatbot's settings, models and chatbots",
-  usage: USAGE,
-  adminOnly: true,
+export const chatbotCommand = guardedCommand('chatbot', {
   body: run,
   helpWhenEmpty: true,
   forms: { [CHATBOT_EDIT_FORM]: submitEdit },

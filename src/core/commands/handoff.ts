@@ -1,6 +1,7 @@
 /**
  * `/handoff [reason]`, `/handoff cancel` and `/handoff queue`, and the handoff buttons (request,
- * claim, close, cancel, release, take over, rating). Who may press what is checked in Handoffs.
+ * claim, close, cancel, release, take over, rating). Who may press what is decided by the handoff
+ * state machine (core/handoff/decide.ts and its permission table), the same on every path.
  */
 import type { Conversations } from '../conversations/engine';
 import type { Conversation } from '../conversations/model';
@@ -9,22 +10,20 @@ import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
 import type { Invocation } from '../surface';
 
-export const HANDOFF_USAGE = [
-  'Usage: /handoff [reason]   hand the current conversation to a human',
-  '       /handoff cancel     give it back to the bot',
-  '       /handoff queue      the open tickets (members of the handoff channel and admins)',
-  'In a conversation thread it hands off that thread; in a channel, your most recent conversation there.',
-].join('\n');
-
 const NO_CONVERSATION =
   'There is no conversation of yours here to hand off. Start one with /ask, then use /handoff in its thread.';
 
+/**
+ * In a conversation thread, that thread's conversation (whoever started it: the state machine
+ * refuses a bystander); in a channel, the invoker's most recent conversation there that they started.
+ */
 async function conversationOf(conversations: Conversations, inv: Invocation): Promise<Conversation | undefined> {
   if (inv.place.thread) {
     const here = await conversations.find(inv.place);
     if (here) return here;
   }
-  return conversations.recentFor(inv.place, inv.actor.id);
+  const recent = await conversations.recentFor(inv.place, inv.actor.id);
+  return recent && (recent.asker === undefined || recent.asker.id === inv.actor.id) ? recent : undefined;
 }
 
 /** The listing card's "Ask about a viewing" button (its value names the listing). */
@@ -32,14 +31,10 @@ export const VIEWING_ACTION = 'handoff.viewing';
 
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {
-    name: 'handoff',
-    summary: 'Hand the current conversation to a human',
-    usage: HANDOFF_USAGE,
-    adminOnly: false,
     async run(_ctx, inv, args) {
       const reason = args.trim();
       if (reason.toLowerCase() === 'queue') {
-        if (!(await handoffs.isAgent(inv.actor, inv.surface, inv.place))) {
+        if (!(await handoffs.isAgent(inv.actor, inv.surface))) {
           await inv.reply(
             { text: 'The handoff queue is for members of the handoff channel and admins.' },
             { ephemeral: true },
@@ -68,8 +63,11 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
         }
         return;
       }
-      await handoffs.request(conv, inv.actor, reason || 'Asked for a human with /handoff');
-      await inv.reply({ text: 'A human agent has been asked to join your conversation thread.' }, { ephemeral: true });
+      const refused = await handoffs.request(conv, inv.actor, inv.surface, reason || 'Asked for a human with /handoff');
+      await inv.reply(
+        { text: refused ?? 'A human agent has been asked to join your conversation thread.' },
+        { ephemeral: true },
+      );
     },
     actions: {
       [HANDOFF_ACTIONS.request]: async (_ctx, inv, convId) => {
@@ -81,26 +79,20 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
           );
           return;
         }
-        if (!(await handoffs.mayRequest(conv.id, inv.actor))) {
-          await inv.reply(
-            {
-              text: 'Only the person who asked in this conversation, or an admin, may ask for a human here. Start your own with /ask.',
-            },
-            { ephemeral: true },
-          );
-          return;
-        }
-        await handoffs.request(conv, inv.actor, 'Pressed "Talk to a human"');
+        const refused = await handoffs.request(conv, inv.actor, inv.surface, 'Pressed "Talk to a human"');
+        if (refused) await inv.reply({ text: refused }, { ephemeral: true });
       },
       // "Ask about a viewing" on a listing: in the user's conversation here, or a new one about the listing.
       [VIEWING_ACTION]: async (_ctx, inv, listing) => {
         const conv =
           (await conversationOf(conversations, inv)) ??
           (await conversations.startFromCommand(inv, `I'd like to schedule a viewing of ${listing}.`));
-        await handoffs.request(conv, inv.actor, `Viewing request: ${listing}`);
+        const refused = await handoffs.request(conv, inv.actor, inv.surface, `Viewing request: ${listing}`);
         await inv.reply(
           {
-            text: `An agent has been asked to arrange a viewing of ${listing}; they will reply in your conversation thread.`,
+            text:
+              refused ??
+              `An agent has been asked to arrange a viewing of ${listing}; they will reply in your conversation thread.`,
           },
           { ephemeral: true },
         );

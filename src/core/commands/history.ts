@@ -7,7 +7,8 @@ import type { V1Conversation } from '../../service/schemas/v1';
 import type { CoreContext } from '../context';
 import { recentLines } from '../recent-lines';
 import type { Invocation } from '../surface';
-import { UsageError, tokenize, usageOf } from './grammar';
+import { UsageError, tokenize } from './grammar';
+import { usageOf } from './catalogue';
 import { guardedCommand, requireAdmin } from './respond';
 
 const USAGE = usageOf('history');
@@ -101,10 +102,6 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   await userHistory(ctx, inv, target.id, args.trim() === '', target.kind === 'either');
 }
 
-export const historyCommand = guardedCommand({
-  name: 'history',
-  summary: "A user's conversations or one transcript",
-  usage: USAGE,
-  adminOnly: true,
+export const historyCommand = guardedCommand('history', {
   body: run,
 });

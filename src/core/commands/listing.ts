@@ -17,11 +17,11 @@ import {
   LISTING_FIELDS,
 } from '../listings/fields';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
-import { noteOpenedListing } from '../handoff/opened';
 import { listingCard, listingTitle } from '../listings/format';
-import type { Button, FormResult, Invocation } from '../surface';
-import { VIEWING_ACTION } from './handoff';
-import { UsageError, isHelp, parseArgs, splitHead, tokenize, usageOf, type Token } from './grammar';
+import type { FormResult, Invocation } from '../surface';
+import { LISTING_EDIT, LISTING_SHOW_ACTION, onDetailsPressed, showListing } from './listing-show';
+import { UsageError, isHelp, parseArgs, splitHead, tokenize, type Token } from './grammar';
+import { usageOf } from './catalogue';
 import { RefusalError, guarded, guardedCommand, requireAdmin, describeError } from './respond';
 import { RequestValidationError, ServiceError } from '../../service/errors';
 
@@ -31,7 +31,6 @@ export const LISTING_CREATE_FORM = 'listing.create';
 export const LISTING_UPDATE_FORM = 'listing.update';
 export const LISTING_DELETE_CONFIRM = 'listing.delete.confirm';
 export const LISTING_DELETE_CANCEL = 'listing.delete.cancel';
-export const LISTING_EDIT = 'listing.edit';
 
 const KEY_TYPES = { id: 'ListingId', mls: 'MLSNumber', url: 'URL' } as const;
 
@@ -263,32 +262,9 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     case 'help':
       await inv.reply({ text: USAGE }, { ephemeral: true });
       return;
-    case 'show': {
-      const found = await findListings(ctx, parsed.key);
-      const first = found[0];
-      if (!first)
-        throw new RefusalError(
-          `No listing matches ${describeKey(parsed.key)}. Check the key, or find it with /listings.`,
-        );
-      const more =
-        found.length > 1 ? `${found.length} listings match ${describeKey(parsed.key)}; showing the first.` : '';
-      // Next steps: a viewing for anyone, Edit for admins (the button checks again when pressed).
-      const named = `${listingTitle(first)}${first.mlsNumber ? ` (MLS ${first.mlsNumber})` : ''}`.slice(0, 80);
-      const buttons: Button[] = [
-        { action: VIEWING_ACTION, label: 'Ask about a viewing', value: named, style: 'primary' },
-      ];
-      if (inv.actor.isAdmin) buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(parsed.key) });
-      await inv.reply({ text: more, cards: [listingCard(first, { details: true })], buttons });
-      // A card the user opened counts in the lead summary of their next handoff.
-      await noteOpenedListing(
-        ctx.store,
-        inv.surface.name,
-        inv.actor.id,
-        first.mlsNumber ? `MLS ${first.mlsNumber}` : listingTitle(first),
-        ctx.now(),
-      );
+    case 'show':
+      await showListing(ctx, inv, parsed.key);
       return;
-    }
     case 'create': {
       requireAdmin(inv, 'create listings');
       if (Object.keys(parsed.pairs).length === 0) {
@@ -346,17 +322,14 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   }
 }
 
-export const listingCommand = guardedCommand({
-  name: 'listing',
-  summary: 'Show, create, update or delete one listing',
-  usage: USAGE,
-  // show is for everyone; writes check the admin list themselves.
-  adminOnly: false,
+export const listingCommand = guardedCommand('listing', {
+  // The catalogue lets everyone run it: show is for everyone; writes check the admin list themselves.
   body: run,
   actions: {
     [LISTING_DELETE_CONFIRM]: confirmDelete,
     [LISTING_DELETE_CANCEL]: cancelDelete,
     [LISTING_EDIT]: editListing,
+    [LISTING_SHOW_ACTION]: onDetailsPressed,
   },
   forms: { [LISTING_CREATE_FORM]: submitCreate, [LISTING_UPDATE_FORM]: submitUpdate },
 });

@@ -6,7 +6,9 @@ import { CARDS_PER_PAGE, fetchListingPage, type ListingFilters } from '../listin
 import { matchOption } from '../listings/fields';
 import { listingCard } from '../listings/format';
 import type { Button, Invocation, OutMessage } from '../surface';
-import { UsageError, parseArgs, tokenize, usageOf } from './grammar';
+import { UsageError, parseArgs, tokenize } from './grammar';
+import { usageOf } from './catalogue';
+import { listingActions } from './listing-show';
 import { guarded, guardedCommand } from './respond';
 
 const USAGE = usageOf('listings');
@@ -137,7 +139,7 @@ export async function listingsMessage(ctx: CoreContext, q: ListingsQuery): Promi
     });
   const msg: OutMessage = {
     text: `Listings${filters}: page ${q.page} of ${res.pages} (${res.total} listing${res.total === 1 ? '' : 's'})`,
-    cards: res.items.map((l) => listingCard(l)),
+    cards: res.items.map((l) => listingCard(l, { actions: listingActions(l) })),
   };
   if (buttons.length > 0) msg.buttons = buttons;
   return msg;
@@ -153,11 +155,7 @@ async function showPage(ctx: CoreContext, inv: Invocation, value: string): Promi
   });
 }
 
-export const listingsCommand = guardedCommand({
-  name: 'listings',
-  summary: 'Browse listings with filters and pages',
-  usage: USAGE,
-  adminOnly: false,
+export const listingsCommand = guardedCommand('listings', {
   async body(ctx, inv, args) {
     await inv.reply(await listingsMessage(ctx, parseListingsArgs(args)));
   },

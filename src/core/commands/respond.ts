@@ -4,7 +4,8 @@
  */
 import { NetworkError, RequestValidationError, ServiceError, TimeoutError } from '../../service/errors';
 import type { CommandHandler, CoreContext } from '../context';
-import type { Invocation } from '../surface';
+import type { CommandName, Invocation } from '../surface';
+import { usageOf } from './catalogue';
 import { UsageError, isHelp } from './grammar';
 
 /** The invoker may not do this (not an admin). The message says so and who may. */
@@ -53,19 +54,20 @@ export async function guarded(
 type CommandBody = (ctx: CoreContext, inv: Invocation, args: string) => Promise<void>;
 
 /**
- * A command whose body runs `guarded`, and whose `help` argument (with `helpWhenEmpty`, no argument
- * too) is answered with its usage.
+ * Command `name`'s handler: its body runs `guarded`, and its `help` argument (with `helpWhenEmpty`,
+ * no argument too) is answered with its usage from the catalogue.
  */
 export function guardedCommand(
+  name: CommandName,
   spec: Omit<CommandHandler, 'run'> & { body: CommandBody; helpWhenEmpty?: boolean },
 ): CommandHandler {
   const { body, helpWhenEmpty, ...handler } = spec;
   return {
     ...handler,
     async run(ctx, inv, args) {
-      await guarded(ctx, inv, handler.name, async () => {
+      await guarded(ctx, inv, name, async () => {
         if (isHelp(args) || (helpWhenEmpty === true && args.trim() === '')) {
-          await inv.reply({ text: handler.usage }, { ephemeral: true });
+          await inv.reply({ text: usageOf(name) }, { ephemeral: true });
           return;
         }
         await body(ctx, inv, args);

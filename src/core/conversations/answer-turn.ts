@@ -20,6 +20,9 @@ import { describe, isRefusal, isServerFailure, openStream } from './opening';
 import type { AnswerRelay } from './relay-port';
 import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
+import type { Listing } from '../../service/schemas/listings';
+import { cardsNamedIn } from '../commands/listing-show';
+import { ListingCatalogue } from '../listings/named';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -78,7 +81,12 @@ interface Streaming {
 }
 
 export class TurnAnswerer {
-  constructor(private readonly deps: TurnDeps) {}
+  /** The listings answers may name (their cards come with the final edit). */
+  private readonly catalogue: ListingCatalogue;
+
+  constructor(private readonly deps: TurnDeps) {
+    this.catalogue = new ListingCatalogue(deps.ctx);
+  }
 
   /** A user's message: recorded in the transcript, its files uploaded, then answered. */
   async answerMessage(m: MessageTurn): Promise<void> {
@@ -212,6 +220,12 @@ export class TurnAnswerer {
     await beginRatedAnswer(ctx, feedbackId, conv.id, conv.place);
     const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
     await turn.progress.noteAnswerKey(answerKey);
+    // The listings the answer names gain their cards with its final edit: the catalogue is read
+    // while the answer streams (kept a minute), never waited for at its end.
+    let catalogue: Listing[] = [];
+    void this.catalogue.read().then((items) => {
+      catalogue = items;
+    });
     const result = await this.deps.relay.run({
       surface,
       place: conv.place,
@@ -220,6 +234,7 @@ export class TurnAnswerer {
       placeholder,
       finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
       finalFeedback: feedbackPrompt(feedbackId),
+      finalCards: (answer) => cardsNamedIn(answer, catalogue),
       retry: { action: ANSWER_RETRY_ACTION, value: retryId },
       explain: (err) => describeInterruption(err, idleTimeoutMs),
       signal,
@@ -245,7 +260,8 @@ export class TurnAnswerer {
     });
     if (result.status === 'complete' && result.final?.noAnswer) {
       if (ctx.config.handoffOnNoAnswer) {
-        await this.deps.handoffs.request(conv, actor, `The chatbot had no answer to: ${ask.question}`);
+        // Only the asker's own question hands their conversation off (a participant's is just unanswered).
+        await this.deps.handoffs.request(conv, actor, surface, `The chatbot had no answer to: ${ask.question}`);
       } else {
         await surface.post(conv.place, {
           text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",

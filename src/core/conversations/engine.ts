@@ -7,7 +7,7 @@
 import type { QueueItem } from '../../state/store';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import type { Actor, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { TurnAnswerer } from './answer-turn';
 import {
   conversationIdOf,
@@ -65,7 +65,7 @@ export class Conversations {
     const root = { text: `${inv.surface.mention(inv.actor)} asked:\n${quoted}`, markdown: true };
     const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
     const { thread, root: rootRef } = await inv.surface.startThread(inv.place, root, title);
-    const conv = await this.ensureConversation(thread);
+    const conv = await this.ensureConversation(thread, inv.actor);
     await this.setRecent(thread, inv.actor.id, conv.id);
     await this.enqueue(conv, {
       kind: 'message',
@@ -83,7 +83,7 @@ export class Conversations {
     let conv = await this.find(msg.place);
     if (!conv) {
       if (!msg.startsConversation) return false;
-      conv = await this.ensureConversation(msg.place);
+      conv = await this.ensureConversation(msg.place, msg.actor);
     }
     if (!(await this.firstDelivery(msg))) return true;
     await this.setRecent(msg.place, msg.actor.id, conv.id);
@@ -160,15 +160,15 @@ export class Conversations {
 
   // ---- the conversation's records ----------------------------------------------------------------
 
-  private async ensureConversation(place: Place): Promise<Conversation> {
-    const conv: Conversation = { id: conversationIdOf(place), place, createdAt: this.ctx.now() };
+  /** The conversation of `place`; a new one is `starter`'s (its asker, kept as long as the conversation). */
+  private async ensureConversation(place: Place, starter: Actor): Promise<Conversation> {
+    const conv: Conversation = { id: conversationIdOf(place), place, createdAt: this.ctx.now(), asker: starter };
     if (await this.ctx.store.setIfAbsent(keys.conversation(conv.id), toJson(conv), this.retentionMs)) return conv;
     return (await this.load(conv.id)) ?? conv;
   }
 
   private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
     await this.ctx.store.set(keys.recent(place, userId), convId, 30 * DAY_MS);
-    await this.handoffs.noteAsker(convId, userId);
   }
 
   /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */

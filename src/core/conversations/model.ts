@@ -30,6 +30,8 @@ export const conversationSchema = z.object({
   id: z.string(),
   place: placeSchema,
   createdAt: z.number(),
+  /** Who started it: the one user (besides admins) who may hand it to a human or cancel that. */
+  asker: actorSchema.optional(),
 });
 export type Conversation = z.infer<typeof conversationSchema>;
 

@@ -18,57 +18,20 @@
  * remains: a crash after the platform accepted a post but before the record was written (one store
  * write, milliseconds) posts that notice again on replay.
  */
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Json, OutboxIntent, StoredIntent } from '../../state/store';
 import { type CoreContext, surfaceAt } from '../context';
 import { messageRefSchema, placeSchema } from '../conversations/model';
 import type { MessageRef, OutMessage, Place } from '../surface';
-
-export const NOTICE_BOX = 'handoff-notices';
-
-const buttonSchema = z.object({
-  action: z.string(),
-  label: z.string(),
-  value: z.string(),
-  style: z.enum(['primary', 'danger']).optional(),
-});
-const noticeMessageSchema = z.object({
-  text: z.string(),
-  markdown: z.boolean().optional(),
-  buttons: z.array(buttonSchema).optional(),
-});
-
-const noticeSchema = z.discriminatedUnion('kind', [
-  /**
-   * A new message (in the user's thread). `keep: 'userNotice'` marks the user's "passed to the team"
-   * notice: what it posted is kept on the ticket (its Cancel button is removed when the ticket ends).
-   */
-  z.object({
-    kind: z.literal('post'),
-    ticketId: z.string(),
-    place: placeSchema,
-    msg: noticeMessageSchema,
-    keep: z.literal('userNotice').optional(),
-  }),
-  /** A new message in the ticket thread, wherever it is by then (it waits for the ticket message). */
-  z.object({ kind: z.literal('toThread'), ticketId: z.string(), msg: noticeMessageSchema }),
-  /** The ticket message posted in the handoff channel (the root of the ticket thread). */
-  z.object({ kind: z.literal('open'), ticketId: z.string(), channel: placeSchema, title: z.string() }),
-  /** The ticket message shown as the ticket is now (it waits for the ticket message). */
-  z.object({ kind: z.literal('refresh'), ticketId: z.string() }),
-  /** The user's notice replaced (losing its Cancel button), wherever it is by then. */
-  z.object({ kind: z.literal('editNotice'), ticketId: z.string(), msg: noticeMessageSchema }),
-  /** Buttons that no longer apply removed from a thread ("Talk to a human" once a human is asked for). */
-  z.object({ kind: z.literal('strip'), ticketId: z.string(), place: placeSchema, actions: z.array(z.string()) }),
-]);
-export type Notice = z.infer<typeof noticeSchema>;
+import { NOTICE_BOX, noticeIntents, noticeSchema, type Notice, openingId, userNoticeId } from './notice';
+import { quietly, startTicket, ticketView } from './ticket-view';
+import { TicketStore } from './tickets';
 
 /** What a post made, recorded before the notice is marked done (a replay finds it and does not post). */
 const postedSchema = z.object({ posted: messageRefSchema.nullable() });
 /** What the ticket message's post made, recorded the same way. */
 const openedSchema = z.object({ root: messageRefSchema, thread: placeSchema });
-export type Opened = z.infer<typeof openedSchema>;
+type Opened = z.infer<typeof openedSchema>;
 
 /**
  * A notice that must wait for its ticket's opening (the ticket message, the user's notice) to go out
@@ -88,29 +51,10 @@ const MAX_ATTEMPTS = 8;
 const DRAIN_BATCH = 200;
 
 /** Where a ticket's messages are, as far as they are posted. */
-export interface TicketPlaces {
+interface TicketPlaces {
   thread?: Place;
   userNotice?: MessageRef;
 }
-
-export interface NoticeDeps {
-  ctx: CoreContext;
-  /** The ticket message as the ticket is now: where it is and what it shows (undefined: no message yet). */
-  renderTicket(ticketId: string): Promise<{ root: MessageRef; msg: OutMessage } | undefined>;
-  /** The ticket's places; undefined when the ticket is gone. */
-  placesOf(ticketId: string): Promise<TicketPlaces | undefined>;
-  /** Posts the ticket message in `channel`, showing the ticket as it is now. */
-  startTicket(ticketId: string, channel: Place, title: string): Promise<Opened>;
-  /** Keeps on the ticket what its opening posted (idempotent: a replay writes the same). */
-  ticketPosted(ticketId: string, opened: Opened): Promise<void>;
-  userNoticePosted(ticketId: string, ref: MessageRef): Promise<void>;
-  /** The ticket message could not be posted at all: the ticket is called off and the user told. */
-  openFailed(ticketId: string): Promise<void>;
-}
-
-/** The stable ids of a ticket's opening notices (later notices wait for them). */
-const openingId = (ticketId: string): string => `${ticketId}:open`;
-const userNoticeId = (ticketId: string): string => `${ticketId}:notice`;
 
 export class TicketNotices {
   /**
@@ -119,11 +63,20 @@ export class TicketNotices {
    */
   private readonly inFlight = new Map<string, NodeJS.Timeout>();
   private readonly attempts = new Map<string, number>();
+  /** Tickets whose message could never be posted, for Handoffs to call off (see `unposted`). */
+  private readonly givenUp: string[] = [];
 
-  constructor(private readonly deps: NoticeDeps) {}
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly tickets: TicketStore = new TicketStore(ctx),
+  ) {}
 
-  private get ctx(): CoreContext {
-    return this.deps.ctx;
+  /**
+   * Tickets whose ticket message was given up since the last call: the outbox decides nothing about
+   * them (it calls nothing back); Handoffs cancels them as the bridge.
+   */
+  unposted(): string[] {
+    return this.givenUp.splice(0);
   }
 
   /**
@@ -132,8 +85,7 @@ export class TicketNotices {
    * get the same ids each time, so the outbox keeps them once.
    */
   intents(notices: Notice[], stableId?: string): OutboxIntent[] {
-    const change = stableId ?? randomBytes(6).toString('hex');
-    return notices.map((n, i) => ({ id: idOf(n, `${n.ticketId}:${change}:${i}`), value: n as unknown as Json }));
+    return noticeIntents(notices, stableId);
   }
 
   /**
@@ -233,11 +185,7 @@ export class TicketNotices {
     const stored = await this.ctx.store.intent(NOTICE_BOX, id).catch(() => undefined);
     await this.ctx.store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS).catch(() => undefined);
     const notice = noticeSchema.safeParse(stored?.value);
-    if (notice.success && notice.data.kind === 'open') {
-      await this.deps.openFailed(notice.data.ticketId).catch((e: unknown) => {
-        this.ctx.log.error({ err: e, notice: id }, 'handoff: calling off an unposted ticket failed');
-      });
-    }
+    if (notice.success && notice.data.kind === 'open') this.givenUp.push(notice.data.ticketId);
   }
 
   private leaseName(id: string): string {
@@ -254,7 +202,8 @@ export class TicketNotices {
     switch (notice.kind) {
       case 'post': {
         const ref = await this.postOnce(stored, notice.place, notice.msg);
-        if (ref && notice.keep === 'userNotice') await this.deps.userNoticePosted(notice.ticketId, ref);
+        if (ref && notice.keep === 'userNotice')
+          await this.tickets.update(notice.ticketId, (t) => (t.userNotice ? undefined : { ...t, userNotice: ref }));
         return;
       }
       case 'toThread': {
@@ -268,16 +217,21 @@ export class TicketNotices {
         if (recorded.success)
           opened = recorded.data; // posted before a restart
         else {
-          opened = await this.deps.startTicket(notice.ticketId, notice.channel, notice.title);
+          opened = await startTicket(this.ctx, this.tickets, notice.ticketId, notice.channel, notice.title);
           await this.ctx.store.recordIntentResult(NOTICE_BOX, stored.id, opened as unknown as Json);
         }
-        await this.deps.ticketPosted(notice.ticketId, opened);
+        const link = await quietly(
+          this.ctx,
+          () => surfaceAt(this.ctx, opened.root.place).permalink?.(opened.root),
+          'ticket permalink',
+        );
+        await this.tickets.posted(notice.ticketId, opened.root, opened.thread, link);
         return;
       }
       case 'refresh': {
         // The edit waits for the ticket message: shown then as the ticket is (a change made meanwhile included).
         if (!(await this.placesOf(notice.ticketId, 'thread', openingId))?.thread) return;
-        const shown = await this.deps.renderTicket(notice.ticketId);
+        const shown = await ticketView(this.ctx, this.tickets, notice.ticketId);
         if (shown) await surfaceAt(this.ctx, shown.root.place).edit(shown.root, shown.msg);
         return;
       }
@@ -310,7 +264,11 @@ export class TicketNotices {
     which: keyof TicketPlaces,
     poster: (ticketId: string) => string,
   ): Promise<TicketPlaces | undefined> {
-    const places = await this.deps.placesOf(ticketId);
+    const t = await this.tickets.load(ticketId);
+    const places: TicketPlaces | undefined = t && {
+      ...(t.thread ? { thread: t.thread } : {}),
+      ...(t.userNotice ? { userNotice: t.userNotice } : {}),
+    };
     if (!places || places[which]) return places;
     if ((await this.ctx.store.intent(NOTICE_BOX, poster(ticketId)))?.state === 'pending') throw new NotYet();
     return places;
@@ -329,11 +287,4 @@ export class TicketNotices {
     );
     await new Promise<never>(() => undefined);
   }
-}
-
-/** The opening notices have ids later notices can find; the others are per change. */
-function idOf(n: Notice, perChange: string): string {
-  if (n.kind === 'open') return openingId(n.ticketId);
-  if (n.kind === 'post' && n.keep === 'userNotice') return userNoticeId(n.ticketId);
-  return perChange;
 }

@@ -15,8 +15,11 @@ export interface ListingPage {
   pages: number;
 }
 
-/** A page holds a short list whole (a city's six listings are one page) and stays within Discord's 10 embeds. */
-export const CARDS_PER_PAGE = 8;
+/**
+ * A page holds a short list whole (a city's six listings are one page) and is one Slack carousel
+ * (at most 10 cards); Discord splits a page across messages where its limits ask.
+ */
+export const CARDS_PER_PAGE = 10;
 
 export async function fetchListingPage(
   ctx: CoreContext,

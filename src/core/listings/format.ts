@@ -1,6 +1,6 @@
 /** Listings for reading: a Card per listing (Slack blocks, Discord embed, shell table row). */
 import type { Listing } from '../../service/schemas/listings';
-import type { Card } from '../surface';
+import type { Button, Card } from '../surface';
 
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const centsFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -82,7 +82,7 @@ const money = (l: Listing, n: number | undefined, suffix = ''): string | undefin
  * A listing as a card: the badge says its status in words; a list card shows what someone scanning
  * needs, the detailed card (`/listing show`) every field the listing has and its photos.
  */
-export function listingCard(l: Listing, opts: { details?: boolean } = {}): Card {
+export function listingCard(l: Listing, opts: { details?: boolean; actions?: Button[] } = {}): Card {
   const fields: Card['fields'] = [];
   const add = (label: string, value: string | undefined): void => {
     if (value !== undefined && value !== '') fields.push({ label, value });
@@ -117,10 +117,37 @@ export function listingCard(l: Listing, opts: { details?: boolean } = {}): Card 
     for (const [i, url] of l.images.entries()) add(l.images.length === 1 ? 'Photo' : `Photo ${i + 1}`, url);
   }
   const card: Card = { title: listingTitle(l), fields, badge: statusBadge(l) };
+  if (!opts.details) {
+    card.subtitle = cardSubtitle(l);
+    const body = cardBody(l);
+    if (body) card.body = body;
+    if (opts.actions && opts.actions.length > 0) card.actions = opts.actions;
+  }
   // The detailed card has the type among its fields; a list card names it under the figures.
   if (l.propertyType && !opts.details) card.footer = l.propertyType;
   if (l.url) card.url = l.url;
   const image = l.images[0];
   if (image) card.imageUrl = image;
   return card;
+}
+
+/** A compact card's body: the city, then the description's first words (whole words, within `max`). */
+export function cardBody(l: Listing, max = 160): string | undefined {
+  const place = formatPlace(l);
+  const words = (l.description ?? '').replace(/\s+/g, ' ').trim();
+  const lead = place ? `${place}` : '';
+  if (!words) return lead || undefined;
+  const room = max - lead.length - 3;
+  let excerpt = words;
+  if (words.length > room) {
+    const cut = words.slice(0, Math.max(0, room - 1));
+    const at = cut.lastIndexOf(' ');
+    excerpt = `${(at > room / 2 ? cut.slice(0, at) : cut).replace(/[\s,.;:!-]+$/, '')}…`;
+  }
+  return lead ? `${lead} — ${excerpt}` : excerpt;
+}
+
+/** A compact card's subtitle: "$450,000 · 3 bd / 2 ba · For sale". */
+export function cardSubtitle(l: Listing): string {
+  return [formatPrice(l), formatBedsBaths(l), statusBadge(l)].filter((p) => p !== undefined).join(' · ');
 }

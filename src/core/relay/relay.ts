@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
 import type { StateStore } from '../../state/store';
-import type { Button, FeedbackPrompt, MessageRef, Place, SurfacePort } from '../surface';
+import type { Button, Card, FeedbackPrompt, MessageRef, Place, SurfacePort } from '../surface';
 import { RelayInterrupt, readAnswer } from './answer-reader';
 import { inflightKey, inflightLease, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
@@ -37,6 +37,8 @@ export interface RelayRequest {
   finalButtons: Button[];
   /** The rating control of the last message of a complete answer. */
   finalFeedback?: FeedbackPrompt;
+  /** Cards under the last message of a complete answer, from its text (the listings it names). */
+  finalCards?: (answer: string) => Card[];
   /** The Retry button offered on interruption. */
   retry: { action: string; value: string };
   /**
@@ -121,7 +123,12 @@ class AnswerRun {
       placeholder: req.placeholder,
       native: req.native === true,
       seg: this.seg,
-      ending: { buttons: req.finalButtons, feedback: req.finalFeedback, retry: req.retry },
+      ending: {
+        buttons: req.finalButtons,
+        feedback: req.finalFeedback,
+        retry: req.retry,
+        ...(req.finalCards ? { cards: req.finalCards } : {}),
+      },
       wake: this.wake,
       coalesceKey: `relay:${deps.instanceId}:${req.answerKey}`,
       answerKey: req.answerKey,

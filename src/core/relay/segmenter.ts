@@ -26,7 +26,7 @@
  * the pieces joined are exactly the answer, cut where `split.ts` would cut (natural boundaries, never
  * inside a code fence when another cut exists, never inside a surrogate pair).
  */
-import type { Button, FeedbackPrompt, OutMessage } from '../surface';
+import type { Button, Card, FeedbackPrompt, OutMessage } from '../surface';
 import { interruptedMessage } from './inflight';
 import { nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut, type StreamingCut } from './split';
 
@@ -230,6 +230,8 @@ export interface Ending {
   /** The rating control of the last message of a complete answer. */
   feedback?: FeedbackPrompt;
   retry: { action: string; value: string };
+  /** The cards of what the complete answer names (listings), under its last message. */
+  cards?: (answer: string) => Card[];
 }
 
 /** The messages a view asks for: finished pieces plain, the live one typing, the last one with its ending. */
@@ -237,7 +239,9 @@ export function messagesOf(view: SegmentView, ending: Ending): OutMessage[] {
   const done = (text: string): OutMessage => ({ text, markdown: true, typing: false });
   if (view.phase === 'complete') {
     const last = view.finished.length - 1;
+    const cards = ending.cards?.(view.finished.join('')) ?? [];
     const tail = {
+      ...(cards.length > 0 ? { cards } : {}),
       ...(ending.buttons.length > 0 ? { buttons: ending.buttons } : {}),
       ...(ending.feedback ? { feedback: ending.feedback } : {}),
     };

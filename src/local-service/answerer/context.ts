@@ -1,13 +1,8 @@
 import type { MessageRecord } from '../chat/chat-repo';
 import type { StoredListing } from '../listings/listings-repo';
-import { type Criteria, hasCriteria, parseIntent, type Vocabulary } from './intent';
-
-/** What the session's previous answer was about: the criteria in force and the homes it named. */
-export interface PreviousTurn {
-  criteria: Criteria;
-  /** The listings the previous answer named, in the order it named them. */
-  shown: StoredListing[];
-}
+import { evaluate } from './evaluate';
+import { type ParseContext, parseQuery } from './parse-query';
+import type { Previous } from './query-model';
 
 /** MLS numbers as every answer prints them ("MLS DEN240007"), in order, once each. */
 export function namedMls(text: string): string[] {
@@ -17,32 +12,37 @@ export function namedMls(text: string): string[] {
 }
 
 /**
- * Reads the session's history (kept by the chat repo) back: the criteria carried by its questions
- * (a continuation like "and for rent?" adds to the ones before) and the homes the last answer naming
- * any named.
+ * The conversation's previous result, read back from the session's history (kept by the chat repo, so
+ * it lasts as the session does): each question is parsed again in turn against the result before it,
+ * so the last query about listings carries its criteria and filters (a refinement keeps the ones it
+ * does not change); the homes are those the last answer naming any named, in its order, or the
+ * homes a statistic covered ("which of them ..." after an average); the list "the second one"
+ * counts in is the last search's or the last answer naming several. A reply naming none ("there is
+ * no number 9") leaves both as they were.
  */
-export function previousTurn(
+export function previousResult(
   history: readonly MessageRecord[],
   all: readonly StoredListing[],
-  vocab: Vocabulary,
-): PreviousTurn {
-  let criteria: Criteria = {};
-  for (const m of history) {
-    if (m.role !== 'user') continue;
-    const intent = parseIntent(m.content, vocab);
-    if (!hasCriteria(intent.criteria)) continue;
-    criteria = intent.continues || intent.followUp ? { ...criteria, ...intent.criteria } : intent.criteria;
-  }
-  // The last answer that named homes: a reply naming none ("there is no number 2", "nothing
-  // cheaper") leaves the list before it as the one "the first one" or "anything cheaper?" means.
+  ctx: Omit<ParseContext, 'previous'>,
+): Previous {
   const byMls = new Map(all.map((l) => [l.data.MLSNumber, l]));
-  let shown: StoredListing[] = [];
-  for (const m of [...history].reverse()) {
-    if (m.role !== 'assistant') continue;
-    shown = namedMls(m.content)
-      .map((mls) => byMls.get(mls))
-      .filter((l): l is StoredListing => l !== undefined);
-    if (shown.length > 0) break;
+  let previous: Previous = { shown: [], list: [] };
+  let covered: StoredListing[] | undefined;
+  let searched = false;
+  for (const m of history) {
+    if (m.role === 'user') {
+      const query = parseQuery(m.content, { ...ctx, previous });
+      if (query.op.kind !== 'none') previous = { ...previous, query };
+      covered = query.op.kind === 'aggregate' ? evaluate(query, all, previous).found : undefined;
+      searched = query.set.kind === 'search';
+      continue;
+    }
+    const shown =
+      covered ??
+      namedMls(m.content)
+        .map((mls) => byMls.get(mls))
+        .filter((l): l is StoredListing => l !== undefined);
+    if (shown.length > 0) previous = { ...previous, shown, list: searched || shown.length > 1 ? shown : previous.list };
   }
-  return { criteria, shown };
+  return previous;
 }

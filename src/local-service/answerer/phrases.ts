@@ -256,7 +256,12 @@ const ES: Phrases = {
     `${area} de superficie, año de construcción ${d.YearBuilt}, ${d.ParkingSpots} plaza${d.ParkingSpots === 1 ? '' : 's'} de aparcamiento.`,
 };
 
-/** The table for a chatbot's AIResponseLanguage ("Spanish", "Español", "es" ...). */
+/** Whether a chatbot's AIResponseLanguage ("Spanish", "Español", "es" ...) picks the Spanish tables. */
+export function isSpanish(language: string): boolean {
+  return /^(es|spa|spanish|espa[nñ]ol|castellano)\b/i.test(language.trim());
+}
+
+/** The table for a chatbot's AIResponseLanguage; any language without one falls back to English. */
 export function phrasesFor(language: string): Phrases {
-  return /^(es|spa|spanish|espa[nñ]ol|castellano)\b/i.test(language.trim()) ? ES : EN;
+  return isSpanish(language) ? ES : EN;
 }

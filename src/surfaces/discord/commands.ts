@@ -14,7 +14,8 @@ import {
   type SlashCommandSubcommandBuilder,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
-import { argsFromOptions, COMMAND_SPECS, type OptionSpec } from '../../core/commands/grammar';
+import { argsFromOptions } from '../../core/commands/grammar';
+import { COMMAND_SPECS, type OptionSpec } from '../../core/commands/catalogue';
 import type { CommandName } from '../../core/surface';
 
 /** Discord allows 25 choices per option. */

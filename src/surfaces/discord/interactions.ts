@@ -11,7 +11,7 @@ import {
   type Interaction,
   type ModalSubmitInteraction,
 } from 'discord.js';
-import { COMMAND_SPECS, isCommandName, specOf } from '../../core/commands/grammar';
+import { COMMAND_SPECS, isCommandName, specOf } from '../../core/commands/catalogue';
 import type { BridgeCore, CommandName } from '../../core/surface';
 import { argsOf } from './commands';
 import { parseId } from './custom-ids';

@@ -9,7 +9,6 @@ import type {
   MessageRef,
   OutMessage,
   Place,
-  RateBudget,
   SurfaceLimits,
   SurfacePort,
 } from '../../core/surface';
@@ -119,10 +118,6 @@ export class ShellSurface implements SurfacePort {
 
   mention(user: Actor): string {
     return `@${user.name}`;
-  }
-
-  budgets(_op: 'post' | 'edit', _place: Place): RateBudget[] {
-    return [];
   }
 
   /** In the shell an attachment is a local file path. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { basename } from 'path';
 import * as readline from 'readline';
 import type { Readable, Writable } from 'stream';
-import { COMMAND_NAMES, COMMAND_SPECS, commandHelpLines, isCommandName } from '../../core/commands/grammar';
+import { COMMAND_NAMES, COMMAND_SPECS, commandHelpLines, isCommandName } from '../../core/commands/catalogue';
 import type { Actor, BridgeCore, FormSpec, Invocation, MessageRef, OutMessage, Place } from '../../core/surface';
 import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 import { stripControl, terminalSafe } from './render';

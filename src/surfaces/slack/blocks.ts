@@ -3,7 +3,8 @@
  * 50 blocks per message, 100 per modal, button text 75, value 2,000, 10 fields per section).
  */
 import type { Button, Card, FeedbackPrompt, FormField, FormSpec, OutMessage } from '../../core/surface';
-import type { RespondArguments, ViewOutput } from '@slack/bolt';
+import type { RespondArguments, types, ViewOutput } from '@slack/bolt';
+import { cardBlock, carousels, isCompact } from './card-blocks';
 import { forResponseUrl } from './image-retry';
 import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
@@ -127,24 +128,64 @@ export function buttonValueFromAction(
   return m ? { a: m[1]!, v: value ?? '' } : undefined;
 }
 
+/** One button; `index` keeps its action_id unique in the message. */
+function buttonElement(b: Button, index: number): types.Button {
+  const el: types.Button = {
+    type: 'button',
+    action_id: `${ACTION_PREFIX}${clip(b.action, 200)}:${index}`,
+    text: plain(b.label, SLACK_LIMITS.buttonText),
+    value: buttonValue(b).slice(0, SLACK_LIMITS.buttonValue),
+  };
+  if (b.style) el.style = b.style;
+  return el;
+}
+
 function actionsBlocks(buttons: Button[]): Block[] {
   const out: Block[] = [];
   for (let i = 0; i < buttons.length; i += SLACK_LIMITS.buttonsPerActions) {
     out.push({
       type: 'actions',
-      elements: buttons.slice(i, i + SLACK_LIMITS.buttonsPerActions).map((b, j) => {
-        const el: Block = {
-          type: 'button',
-          action_id: `${ACTION_PREFIX}${clip(b.action, 200)}:${i + j}`,
-          text: plain(b.label, SLACK_LIMITS.buttonText),
-          value: buttonValue(b).slice(0, SLACK_LIMITS.buttonValue),
-        };
-        if (b.style) el.style = b.style;
-        return el;
-      }),
+      elements: buttons.slice(i, i + SLACK_LIMITS.buttonsPerActions).map((b, j) => buttonElement(b, i + j)),
     });
   }
   return out;
+}
+
+/**
+ * How a message's cards are shown: `carousel` (compact cards as Slack's card blocks, sideways) or
+ * `sections` (the older section and image blocks, for a workspace that refuses cards).
+ */
+export type CardLayout = 'carousel' | 'sections';
+
+/** Compact cards as carousels (their buttons numbered after the message's own); others as sections. */
+function cardsBlocks(cards: Card[], layout: CardLayout): Block[] {
+  if (layout === 'carousel' && cards.length > 0 && cards.every(isCompact)) {
+    const blocks = cards.map((card, i) =>
+      cardBlock(
+        card,
+        (card.actions ?? []).map((b, j) => buttonElement(b, 1000 + i * 10 + j)),
+      ),
+    );
+    return carousels(blocks) as unknown as Block[];
+  }
+  // Today's sections (a page of ten stays within 50 blocks without the cards' own buttons).
+  const out: Block[] = [];
+  cards.forEach((card, i) => {
+    if (i > 0) out.push({ type: 'divider' });
+    out.push(...cardBlocks(card));
+  });
+  return out;
+}
+
+/**
+ * The message `text` Slack stores, naming every card the text does not already name: notifications
+ * and screen readers read it, not the cards. An answer's text stays exactly the service's: its cards
+ * are the listings it names (over all its messages).
+ */
+function textNamingCards(msg: OutMessage): string {
+  if (msg.markdown) return msg.text;
+  const missing = (msg.cards ?? []).filter((c) => !msg.text.includes(c.title)).map((c) => `• ${c.title}`);
+  return missing.length === 0 ? msg.text : [msg.text, ...missing].filter((l) => l !== '').join('\n');
 }
 
 /** Slack's own rating control for AI answers: a context_actions block with feedback_buttons. */
@@ -187,14 +228,9 @@ function capped(text: string): string {
   return cut.replace(/&[a-z]{0,3}$|<[^<>]{0,120}$/, '');
 }
 
-export function renderMessage(msg: OutMessage): RenderedMessage {
+export function renderMessage(msg: OutMessage, layout: CardLayout = 'carousel'): RenderedMessage {
   const tail: Block[] = [];
-  if (msg.cards) {
-    msg.cards.forEach((card, i) => {
-      if (i > 0) tail.push({ type: 'divider' });
-      tail.push(...cardBlocks(card));
-    });
-  }
+  if (msg.cards) tail.push(...cardsBlocks(msg.cards, layout));
   if (msg.notice)
     tail.push({
       type: 'context',
@@ -207,7 +243,10 @@ export function renderMessage(msg: OutMessage): RenderedMessage {
   if (blocks.length === 0 && msg.typing) {
     blocks = [{ type: 'context', elements: [{ type: 'mrkdwn', text: ':hourglass_flowing_sand: Thinking…' }] }];
   }
-  return { text: plainText(msg), blocks: blocks.slice(0, SLACK_LIMITS.blocksPerMessage) };
+  return {
+    text: plainText(msg.cards ? { ...msg, text: textNamingCards(msg) } : msg),
+    blocks: blocks.slice(0, SLACK_LIMITS.blocksPerMessage),
+  };
 }
 
 /**

@@ -49,6 +49,16 @@ export function withoutImages(blocks: readonly Block[], pointers: readonly strin
     if (block.type === 'image' && (all || at(i, ''))) return;
     const copy: Block = { ...block };
     if (isImage(copy.accessory) && (all || at(i, '/accessory'))) delete copy.accessory;
+    if (block.type === 'carousel' && Array.isArray(copy.elements)) {
+      // A card keeps its title and text without the photo Slack could not fetch.
+      copy.elements = (copy.elements as Block[]).map((card, j) => {
+        if (!(all || at(i, `/elements/${j}/hero_image`))) return card;
+        const { hero_image: _gone, ...rest } = card;
+        return rest;
+      });
+      out.push(copy);
+      return;
+    }
     if (Array.isArray(copy.elements)) {
       copy.elements = (copy.elements as unknown[]).filter(
         (el, j) => !(isImage(el) && (all || at(i, `/elements/${j}`))),

@@ -9,7 +9,7 @@
  */
 import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { COMMAND_SPECS } from '../../core/commands/grammar';
+import { COMMAND_SPECS } from '../../core/commands/catalogue';
 import type {
   Actor,
   Attachment,

@@ -5,7 +5,7 @@
  */
 import type { MessageRef, NativeStream, OutMessage, Priority } from '../../core/surface';
 import { PlatformRateLimitError } from '../../core/surface';
-import { markdownText, renderMessage } from './blocks';
+import { markdownText, type RenderedMessage, renderMessage } from './blocks';
 import type { SlackGateway } from './gateway';
 import { slackMarkdownText } from './safe-text';
 
@@ -13,6 +13,8 @@ export interface SlackNativeStreamDeps {
   gateway: SlackGateway;
   /** chat.update of the message (through the gateway). */
   update: (ref: MessageRef, msg: OutMessage) => Promise<void>;
+  /** Sends `msg` rendered for the workspace's card layout (sections where it refuses cards). */
+  cards: (msg: OutMessage, send: (render: () => RenderedMessage) => Promise<void>) => Promise<void>;
   /** The stream is over for this process: stopped, or failed other than by rate. */
   settled: () => void;
   /** chat.stopStream went through: the stop reserved when the stream started is spent. */
@@ -72,13 +74,14 @@ export class SlackNativeStream implements NativeStream {
     const continues = finalText.startsWith(this.appended);
     if (continues && finalText.length > this.appended.length)
       args.markdown_text = finalText.slice(this.appended.length);
-    if (finalMessage) {
-      // Only what follows the text (notice, buttons): stopStream appends blocks after the stream.
-      const tail = renderMessage({ ...finalMessage, text: '', typing: false }).blocks;
-      if (tail.length > 0) args.blocks = tail;
-    }
     try {
-      await this.deps.gateway.stopStream(this.ref, args);
+      if (!finalMessage) await this.deps.gateway.stopStream(this.ref, args);
+      // Only what follows the text (notice, cards, buttons): stopStream appends blocks after the stream.
+      else
+        await this.deps.cards({ ...finalMessage, text: '', typing: false }, (render) => {
+          const tail = render().blocks;
+          return this.deps.gateway.stopStream(this.ref, tail.length > 0 ? { ...args, blocks: tail } : args);
+        });
     } catch (err) {
       this.failed(err);
     }

@@ -22,29 +22,17 @@ import type { StateStore } from '../../state/store';
 import { buttonValueFromAction, ephemeralResponse, renderMessage } from './blocks';
 import { SlackDirectory } from './home';
 import { groupMentionToken } from '../mention-token';
-import { slackMarkdownText, slackMention } from './safe-text';
+import { slackMention } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
+import { CardFallback } from './card-fallback';
 import { SlackGateway } from './gateway';
-import { SlackNativeStream } from './native-stream';
+import { SlackNativeStreams } from './native-streams';
 import { Recipients } from './recipients';
-import { httpStatus, isMissingMethod, slackErrorCode, translateError, type WebClient } from './web';
+import { slackErrorCode, type WebClient } from './web';
 
 export { POST_BUDGET, STREAM_BUDGETS } from './gateway';
-
-/** A native stream expires after 5 minutes; the relay rotates before then. */
-export const NATIVE_STREAM_TTL_MS = 5 * 60 * 1000;
-/** Errors meaning "this workspace has no native streaming": chat.update from then on, for a while. */
-const STREAM_UNAVAILABLE = new Set([
-  'unknown_method',
-  'feature_not_enabled',
-  'not_allowed_token_type',
-  'method_deprecated',
-  'not_supported',
-]);
-/** How long a workspace that refused native streaming is not asked again. */
-export const NO_NATIVE_RETRY_MS = 30 * 60 * 1000;
 
 export interface SlackPortOptions {
   client: WebClient;
@@ -100,19 +88,14 @@ function withoutButtons(
 export class SlackPort implements SurfacePort {
   readonly name = 'slack' as const;
   readonly limits: SurfaceLimits = { maxMessageLength: 3_000, maxFormFields: 100 };
-  /** Workspaces where native streaming was refused, until when: chat.update meanwhile. */
-  private readonly noNativeStream = new Map<string, number>();
   /** Who a thread's answer is for (chat.startStream needs a recipient outside DMs), in the store. */
   private readonly recipients: Recipients;
-  /** Per thread: native streams this process has live there, with when each expires. */
-  private readonly liveStreams = new Map<string, Map<string, number>>();
-  /**
-   * Per live native stream (channel and ts): the release of its stop's reservation (see
-   * SlackGateway.reserveStream), called once the stream is stopped here or by stopNativeStream.
-   */
-  private readonly stopReservations = new Map<string, () => void>();
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
+  /** Native streaming: where it is refused, live, and each stream's reserved stop. */
+  private readonly streams: SlackNativeStreams;
+  /** Carousels of cards, or sections where the workspace refuses cards. */
+  private readonly cards: CardFallback;
   /**
    * An answer's first message (a post, or a native stream's start) waits up to this long for the
    * answer's first words. The post or start costs its own budget, not the workspace's chat.update or
@@ -125,11 +108,20 @@ export class SlackPort implements SurfacePort {
 
   constructor(private readonly opts: SlackPortOptions) {
     this.recipients = new Recipients(opts.store, opts.log);
+    this.cards = new CardFallback(opts.store, opts.log);
     this.gateway = new SlackGateway({
       client: opts.client,
       store: opts.store,
       log: opts.log,
       team: (p) => this.team(p),
+    });
+    this.streams = new SlackNativeStreams({
+      gateway: this.gateway,
+      recipients: this.recipients,
+      cards: this.cards,
+      log: opts.log,
+      team: (p) => this.team(p),
+      edit: (ref, msg) => this.edit(ref, msg),
     });
   }
 
@@ -147,43 +139,8 @@ export class SlackPort implements SurfacePort {
     await this.recipients.note(this.team(place), place, userId);
   }
 
-  private threadKey(place: Place): string {
-    return `${this.team(place)}:${place.channel}:${place.thread ?? ''}`;
-  }
-
-  /** True while this process streams natively in the thread (the relay's edits there are appends). */
-  private streamingIn(place: Place): boolean {
-    const live = this.liveStreams.get(this.threadKey(place));
-    if (!live) return false;
-    const now = Date.now();
-    for (const [ts, expiresAt] of live) if (expiresAt <= now) live.delete(ts);
-    if (live.size === 0) this.liveStreams.delete(this.threadKey(place));
-    return live.size > 0;
-  }
-
-  private markLive(place: Place, ts: string, expiresAt: number, releaseStop: () => void): () => void {
-    const key = this.threadKey(place);
-    const live = this.liveStreams.get(key) ?? new Map<string, number>();
-    live.set(ts, expiresAt);
-    this.liveStreams.set(key, live);
-    this.stopReservations.set(`${place.channel}:${ts}`, releaseStop);
-    // A stream nobody stops (its answer gave up) expires at Slack: its stop is not due after that.
-    setTimeout(() => this.releaseStop(place, ts), expiresAt - Date.now()).unref();
-    return () => {
-      const l = this.liveStreams.get(key);
-      l?.delete(ts);
-      if (l && l.size === 0) this.liveStreams.delete(key);
-    };
-  }
-
-  private releaseStop(place: Place, ts: string): void {
-    const key = `${place.channel}:${ts}`;
-    this.stopReservations.get(key)?.();
-    this.stopReservations.delete(key);
-  }
-
   reserveFinal(place: Place, holder: string): () => void {
-    return this.gateway.reserveFinal(place, holder, Boolean(place.thread) && this.streamingIn(place));
+    return this.gateway.reserveFinal(place, holder, Boolean(place.thread) && this.streams.streamingIn(place));
   }
 
   promote(coalesceKey: string): void {
@@ -208,7 +165,11 @@ export class SlackPort implements SurfacePort {
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
     if (hasBody) {
       const latest = opts.latest;
-      const ts = await this.gateway.postMessage(place, () => renderMessage(latest ? latest() : msg), opts);
+      const ts = await this.cards.send(
+        this.team(place),
+        () => (latest ? latest() : msg),
+        (render) => this.gateway.postMessage(place, render, opts),
+      );
       ref = { place, id: ts };
     }
     if (msg.file) {
@@ -220,7 +181,11 @@ export class SlackPort implements SurfacePort {
 
   async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
     const latest = opts.latest;
-    await this.gateway.update(ref, () => renderMessage(latest ? latest() : msg), opts);
+    await this.cards.send(
+      this.team(ref.place),
+      () => (latest ? latest() : msg),
+      (render) => this.gateway.update(ref, render, opts),
+    );
   }
 
   /** A modal opened with an interaction's trigger. */
@@ -252,9 +217,16 @@ export class SlackPort implements SurfacePort {
    * the gateway's to wait out.
    */
   async ephemeral(place: Place, user: string, msg: OutMessage, respond?: RespondFn): Promise<void> {
-    const rendered = renderMessage(msg);
+    let rendered = renderMessage(msg, await this.cards.layout(this.team(place)));
     try {
-      await this.gateway.ephemeral(place, user, rendered);
+      await this.cards.send(
+        this.team(place),
+        () => msg,
+        (render) => {
+          rendered = render();
+          return this.gateway.ephemeral(place, user, rendered);
+        },
+      );
       return;
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
@@ -334,93 +306,16 @@ export class SlackPort implements SurfacePort {
     return bytes;
   }
 
-  async startNativeStream(
+  startNativeStream(
     place: Place,
     first: OutMessage,
     opts: { latest?: () => OutMessage } = {},
   ): Promise<NativeStream | undefined> {
-    const team = this.team(place);
-    if (!place.thread) return undefined;
-    const off = this.noNativeStream.get(team);
-    if (off !== undefined) {
-      if (off > Date.now()) return undefined;
-      this.noNativeStream.delete(team);
-    }
-    const recipient = place.channel.startsWith('D') ? undefined : await this.recipients.forThread(team, place);
-    // Never waited for: answers beyond what the workspace's stream budgets carry use chat.update.
-    const releaseStop = await this.gateway.reserveStream(place);
-    if (!releaseStop) {
-      this.opts.log.debug({ team }, 'slack: stream budgets spent, using chat.update for this answer');
-      return undefined;
-    }
-    const latest = opts.latest;
-    // Read when the start goes out (again on a retry after a 429): the stream shows what it sent.
-    let startText = first.text;
-    let ts: string;
-    try {
-      const res = await this.gateway.startStream(place, () => {
-        startText = latest ? latest().text : first.text;
-        return {
-          channel: place.channel,
-          thread_ts: place.thread,
-          ...(startText.length > 0 ? { markdown_text: slackMarkdownText(startText) } : {}),
-          ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
-        };
-      });
-      const started = (res as { ts?: unknown }).ts;
-      if (typeof started !== 'string' || started.length === 0) throw new Error('chat.startStream answered without ts');
-      ts = started;
-    } catch (err) {
-      releaseStop();
-      const e = translateError(err);
-      if (e instanceof PlatformRateLimitError) throw e;
-      const code = slackErrorCode(err);
-      if ((code && STREAM_UNAVAILABLE.has(code)) || isMissingMethod(err)) {
-        this.noNativeStream.set(team, Date.now() + NO_NATIVE_RETRY_MS);
-        this.opts.log.info(
-          { team, code: code ?? `HTTP ${httpStatus(err)}` },
-          'slack: native streaming unavailable, using chat.update',
-        );
-      } else {
-        this.opts.log.warn(
-          { code: code ?? String(err) },
-          'slack: chat.startStream failed, using chat.update for this answer',
-        );
-      }
-      return undefined;
-    }
-    const expiresAt = Date.now() + NATIVE_STREAM_TTL_MS;
-    const settled = this.markLive(place, ts, expiresAt, releaseStop);
-    return new SlackNativeStream(
-      {
-        gateway: this.gateway,
-        update: (ref, msg) => this.edit(ref, msg),
-        settled,
-        stopped: () => this.releaseStop(place, ts),
-      },
-      { place, id: ts },
-      slackMarkdownText(startText),
-      expiresAt,
-    );
+    return this.streams.start(place, first, opts);
   }
 
-  /**
-   * Finish a native stream another process left open (it died mid-answer): stop the stream, then
-   * make the message show exactly `final` with chat.update, since what the dead process last
-   * appended is not known here. When the stream is gone already, the chat.update alone does it.
-   */
-  async stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void> {
-    try {
-      await this.gateway.stopStream(ref, {});
-    } catch (err) {
-      if (err instanceof PlatformRateLimitError) throw err;
-      this.opts.log.info(
-        { code: slackErrorCode(err) ?? String(err) },
-        'slack: stream already over, finishing the message with chat.update',
-      );
-    }
-    this.liveStreams.get(this.threadKey(ref.place))?.delete(ref.id);
-    this.releaseStop(ref.place, ref.id);
-    await this.edit(ref, final);
+  /** Finish a native stream another process left open (see SlackNativeStreams.stopLeftOpen). */
+  stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void> {
+    return this.streams.stopLeftOpen(ref, final);
   }
 }

@@ -1,6 +1,6 @@
 import { analyticsCommand } from '../../../src/core/commands/analytics';
 import { historyCommand } from '../../../src/core/commands/history';
-import { usageOf } from '../../../src/core/commands/grammar';
+import { usageOf } from '../../../src/core/commands/catalogue';
 import { startCommandEnv, type CommandEnv } from './support';
 
 let env: CommandEnv;

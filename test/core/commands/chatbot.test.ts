@@ -1,5 +1,5 @@
 import { chatbotCommand, CHATBOT_EDIT_FORM } from '../../../src/core/commands/chatbot';
-import { usageOf } from '../../../src/core/commands/grammar';
+import { usageOf } from '../../../src/core/commands/catalogue';
 import { appliedSettingsKey, readAppliedSettings } from '../../../src/core/settings/applied';
 import { SETTING_FIELDS } from '../../../src/service/schemas/settings';
 import { startCommandEnv, type CommandEnv } from './support';

@@ -1,16 +1,12 @@
 import { SETTING_FIELDS } from '../../../src/service/schemas/settings';
+import { UsageError, argsFromOptions, quote, restValue, tokenize } from '../../../src/core/commands/grammar';
 import {
   COMMAND_NAMES,
   COMMAND_SPECS,
-  UsageError,
-  argsFromOptions,
   commandHelpLines,
   isCommandName,
-  quote,
-  restValue,
-  tokenize,
   usageOf,
-} from '../../../src/core/commands/grammar';
+} from '../../../src/core/commands/catalogue';
 import { commandHandlers } from '../../../src/core/commands';
 import { parseListingsArgs, encodeListingsQuery, decodeListingsQuery } from '../../../src/core/commands/listings';
 import { parseListingArgs } from '../../../src/core/commands/listing';
@@ -48,13 +44,8 @@ describe('tokenize', () => {
 });
 
 describe('command catalogue', () => {
-  test('every handler has a spec with the same usage, and every spec has a usage', () => {
-    for (const h of commandHandlers()) {
-      const spec = COMMAND_SPECS.find((s) => s.name === h.name);
-      expect(spec).toBeDefined();
-      expect(spec?.usage).toBe(h.usage);
-      expect(spec?.adminOnly).toBe(h.adminOnly);
-    }
+  test('every handler is a command of the catalogue, and every command has a usage', () => {
+    for (const name of Object.keys(commandHandlers())) expect(isCommandName(name)).toBe(true);
     expect(COMMAND_SPECS.map((s) => s.name).sort()).toEqual([
       'analytics',
       'ask',
@@ -168,7 +159,7 @@ describe('argument parsers', () => {
 
 describe('the catalogue is the one command list', () => {
   test('names every command core answers (ask and handoff are built into the bridge), once', () => {
-    expect([...COMMAND_NAMES].sort()).toEqual(['ask', 'handoff', ...commandHandlers().map((h) => h.name)].sort());
+    expect([...COMMAND_NAMES].sort()).toEqual(['ask', 'handoff', ...Object.keys(commandHandlers())].sort());
     expect(new Set(COMMAND_NAMES).size).toBe(COMMAND_NAMES.length);
     expect(isCommandName('listings')).toBe(true);
     expect(isCommandName('press')).toBe(false);
@@ -183,4 +174,31 @@ describe('the catalogue is the one command list', () => {
       expect(spec.usage).toBe(usageOf(spec.name));
     }
   });
+});
+
+describe('every command of the catalogue', () => {
+  test.each(COMMAND_SPECS.map((s) => [s.name, s] as const))(
+    '/%s: usage, subcommands and options round-trip',
+    (_n, spec) => {
+      expect(usageOf(spec.name)).toBe(spec.usage);
+      expect(spec.usage).toMatch(/Usage/);
+      expect(spec.usage).toContain(`/${spec.name}`);
+      expect(spec.summary.length).toBeLessThanOrEqual(100);
+      // Each subcommand is written in the usage, and typed options render as the text a user types.
+      const variants =
+        spec.subcommands.length > 0
+          ? spec.subcommands.map((sub) => ({ sub: sub.name as string | undefined, options: sub.options }))
+          : [{ sub: undefined, options: spec.options }];
+      for (const { sub, options } of variants) {
+        if (sub) expect(spec.usage).toContain(`/${spec.name} ${sub}`);
+        const values = Object.fromEntries(options.map((o) => [o.name, o.type === 'integer' ? 2 : `v-${o.name}`]));
+        const tokens = tokenize(argsFromOptions(spec.name, sub, values));
+        if (sub) expect(tokens[0]).toEqual({ value: sub });
+        for (const o of options) {
+          const value = String(values[o.name]);
+          expect(tokens).toContainEqual(o.positional ? { value } : { key: o.name, value });
+        }
+      }
+    },
+  );
 });

@@ -6,7 +6,7 @@ import {
   LISTING_UPDATE_FORM,
 } from '../../../src/core/commands/listing';
 import { VIEWING_ACTION } from '../../../src/core/commands/handoff';
-import { usageOf } from '../../../src/core/commands/grammar';
+import { usageOf } from '../../../src/core/commands/catalogue';
 import type { Listing } from '../../../src/service/schemas/listings';
 import { startCommandEnv, type CommandEnv } from './support';
 

@@ -1,5 +1,5 @@
 import { listingsCommand, LISTINGS_PAGE_ACTION } from '../../../src/core/commands/listings';
-import { usageOf } from '../../../src/core/commands/grammar';
+import { usageOf } from '../../../src/core/commands/catalogue';
 import { startCommandEnv, type CommandEnv } from './support';
 
 let env: CommandEnv;

@@ -66,7 +66,7 @@ export async function startCommandEnv(): Promise<CommandEnv> {
     },
     async action(handler, action, value, actor) {
       const fn = handler.actions?.[action];
-      if (!fn) throw new Error(`${handler.name} has no action ${action}`);
+      if (!fn) throw new Error(`the handler has no action ${action}`);
       const source = await surface.post(channel, { text: 'the message with the button' });
       const i = inv(actor, { source });
       await fn(ctx, i, value);
@@ -74,7 +74,7 @@ export async function startCommandEnv(): Promise<CommandEnv> {
     },
     async submit(handler, formId, state, values, actor) {
       const fn = handler.forms?.[formId];
-      if (!fn) throw new Error(`${handler.name} has no form ${formId}`);
+      if (!fn) throw new Error(`the handler has no form ${formId}`);
       const i = inv(actor);
       const result = await fn(ctx, i, state, values);
       return { inv: i, result };

@@ -2,7 +2,8 @@
  * The ticket-notice outbox on its own: a notice posted before a crash is not posted again on replay,
  * two instances draining at once post each notice once, and a notice that failed is tried again.
  */
-import { NOTICE_BOX, type Notice, TicketNotices } from '../../../src/core/handoff/notices';
+import { NOTICE_BOX, type Notice } from '../../../src/core/handoff/notice';
+import { TicketNotices } from '../../../src/core/handoff/notices';
 import { randomBytes } from 'node:crypto';
 import { RedisStore } from '../../../src/state/redis-store';
 import type { StateStore } from '../../../src/state/store';
@@ -36,17 +37,7 @@ describe.each(BACKINGS)('handoff notice outbox (%s)', (_name, open) => {
 
   /** A TicketNotices as another process would have it: its own instance id, and optionally its own store view. */
   const instance = (instanceId: string, over: StateStore = store): TicketNotices =>
-    new TicketNotices({
-      ctx: { ...h.ctx, store: over, config: { ...h.config, instanceId } },
-      renderTicket: async () => undefined,
-      placesOf: async () => ({}),
-      startTicket: async () => {
-        throw new Error('no ticket messages in these tests');
-      },
-      ticketPosted: async () => undefined,
-      userNoticePosted: async () => undefined,
-      openFailed: async () => undefined,
-    });
+    new TicketNotices({ ...h.ctx, store: over, config: { ...h.config, instanceId } });
   const posts = (place = h.channel): string[] => h.surface.messagesIn(place).map((m) => m.current.text);
   /** Writes a change with `texts` as post notices, as a ticket change does. */
   const write = async (notices: TicketNotices, texts: string[]) => {

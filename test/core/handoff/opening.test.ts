@@ -10,7 +10,7 @@ import { keys } from '../../../src/core/conversations/model';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { handoffFigures } from '../../../src/core/handoff/figures';
 import { DEFAULT_TALK_TO_HUMAN, type Ticket, ticketKeys } from '../../../src/core/handoff/model';
-import { NOTICE_BOX } from '../../../src/core/handoff/notices';
+import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { waitFor } from '../../support/wait-for';
 
@@ -71,7 +71,7 @@ describe('handoff: a ticket opened through the outbox', () => {
 
     // The channel is back: the next drain posts the ticket message, then the user's message in its thread.
     outage = false;
-    await h.bridge.handoffs.notices.drain();
+    await h.bridge.handoffs.drain();
     expect(tickets()).toHaveLength(before + 1);
     const posted = tickets()[before]!;
     expect(posted.current.text.split('\n')[0]).toMatch(/^Waiting since/);
@@ -96,7 +96,7 @@ describe('handoff: a ticket opened through the outbox', () => {
       1,
     );
     // Nothing posted twice by a later drain.
-    await h.bridge.handoffs.notices.drain();
+    await h.bridge.handoffs.drain();
     expect(tickets()).toHaveLength(before + 1);
     expect(h.surface.messagesIn(thread).filter((m) => m.current.text === DEFAULT_TALK_TO_HUMAN)).toHaveLength(1);
   });
@@ -111,7 +111,7 @@ describe('handoff: a ticket opened through the outbox', () => {
     expect(await h.bridge.handoffs.activeTicket(convId)).toBeDefined();
     // The first try was inline; the drains retry until the notice is given up.
     for (let i = 0; i < 10 && (await h.bridge.handoffs.activeTicket(convId)); i++) {
-      await h.bridge.handoffs.notices.drain();
+      await h.bridge.handoffs.drain();
     }
     expect(await h.bridge.handoffs.activeTicket(convId)).toBeUndefined();
     expect((await h.bridge.handoffs.load(ticketId))?.status).toBe('cancelled');
@@ -141,7 +141,7 @@ describe('handoff: a ticket opened through the outbox', () => {
     expect(await pending()).toBeGreaterThanOrEqual(3);
 
     outage = false;
-    await h.bridge.handoffs.notices.drain();
+    await h.bridge.handoffs.drain();
     expect(tickets()).toHaveLength(before + 1);
     expect(tickets()[before]!.current.text.split('\n')[0]).toMatch(/^Cancelled by Alice/);
     const ticketThread: Place = { ...h.handoffChannel, thread: lastTicketThread() };
@@ -236,8 +236,8 @@ describe('handoff: a ticket opened through the outbox, across surfaces', () => {
     );
     expect(h.handoffSurface.messagesIn(h.handoffChannel)).toHaveLength(0);
     outage = false;
-    await h.bridge.handoffs.notices.drain();
-    await h.bridge.handoffs.notices.drain();
+    await h.bridge.handoffs.drain();
+    await h.bridge.handoffs.drain();
     const tickets = h.handoffSurface.messagesIn(h.handoffChannel);
     expect(tickets).toHaveLength(1);
     const ticket = tickets[0]!;

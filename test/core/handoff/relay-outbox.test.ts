@@ -5,7 +5,7 @@
  * never lost and never doubled. Drains are called by hand (no timers).
  */
 import { DEFAULT_TALK_TO_HUMAN } from '../../../src/core/handoff/model';
-import { NOTICE_BOX } from '../../../src/core/handoff/notices';
+import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import { readTranscript } from '../../../src/core/conversations/transcript';
 import type { MessageRef, OutMessage, Place, SendOptions } from '../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
@@ -77,7 +77,7 @@ describe('handoff: relays through the outbox', () => {
     // Slack retries an event its handler failed: the same id again.
     await h.say(h.agents.ann, ticketThread, 'Bring your ID to the viewing', { id: 'evt-2' });
     expect(inUserThread('Bring your ID to the viewing')).toBe(1);
-    await h.bridge.handoffs.notices.drain();
+    await h.bridge.handoffs.drain();
     expect(inUserThread('Bring your ID to the viewing')).toBe(1);
     expect(await pending()).toBe(0);
   });
@@ -87,7 +87,7 @@ describe('handoff: relays through the outbox', () => {
     await h.say(h.agents.ann, ticketThread, 'See you at 10', { id: 'evt-3' });
     expect(inUserThread('See you at 10')).toBe(0);
     userOutage = undefined;
-    await h.bridge.handoffs.notices.drain();
+    await h.bridge.handoffs.drain();
     expect(inUserThread('See you at 10')).toBe(1);
   });
 

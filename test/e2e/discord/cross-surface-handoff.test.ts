@@ -18,6 +18,8 @@ describe('Discord user, Slack handoff channel', () => {
 
   beforeAll(async () => {
     slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
+    // Agent Smith and U0OTHER are members of the Slack handoff channel (agents: conversations.members).
+    slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT', 'U0OTHER'];
     e = await startDiscordE2E({
       omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
       env: {

@@ -36,7 +36,7 @@ describe('Discord: a lead through a handoff', () => {
   beforeAll(async () => {
     e = await startDiscordE2E({ env: { HANDOFF_REMIND_S: '1' } });
     bob = e.fake.addMember('bob', []);
-    bea = e.fake.addMember('bea-broker', []);
+    bea = e.fake.addMember('bea-broker', [e.agentRole]);
   });
 
   afterAll(async () => {

@@ -54,8 +54,8 @@ describe('Discord: handoff round trip', () => {
       e.fake.changes,
     );
 
-    // A second agent is told, ephemerally, who holds it.
-    const other = e.fake.addMember('agent-two', []);
+    // A second agent (who can view the handoff channel) is told, ephemerally, who holds it.
+    const other = e.fake.addMember('agent-two', [e.agentRole]);
     const second = e.fake.clickButton({ message: ticket, customId: claimId, member: other });
     const told = await waitFor(
       () => e.fake.responsesOf(second).find((m) => m.content.includes('agent-smith')),

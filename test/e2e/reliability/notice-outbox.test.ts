@@ -8,7 +8,8 @@
  * Cancel button. Before the outbox, these notices were lost.
  */
 import { join } from 'node:path';
-import { NOTICE_BOX, REDONE_LINE } from '../../../src/core/handoff/notices';
+import { NOTICE_BOX } from '../../../src/core/handoff/notice';
+import { REDONE_LINE } from '../../../src/core/handoff/notices';
 import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import type { StateStore } from '../../../src/state/store';

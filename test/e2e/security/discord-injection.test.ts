@@ -34,6 +34,8 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
   beforeAll(async () => {
     llm = await startFakeOpenAi(['placeholder']);
     slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
+    // Agent Smith is a member of the Slack handoff channel (an agent: conversations.members).
+    slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT'];
     e = await startDiscordE2E({
       omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
       llm: { baseUrl: llm.baseUrl },

@@ -1,7 +1,8 @@
 /**
  * One listing photo Slack cannot download never breaks a list or a card, and never shows as a broken
- * picture. As Slack does, the fake refuses a message whose image block it cannot download
- * (`invalid_blocks` / "downloading image failed [json-pointer:/blocks/N/image_url]") and shows an
+ * picture. As Slack does, the fake refuses a message whose image block (or a carousel card's hero
+ * image) it cannot download (`invalid_blocks` / "downloading image failed
+ * [json-pointer:/blocks/N/image_url]") and shows an
  * unfetchable section accessory as a broken icon (`brokenImagesShown`). The bridge puts photos in
  * image blocks only and sends a refused message again without the failing photos, the others kept.
  * Covered for a list (chat.postMessage), both pages of a longer list (post, then chat.update), a
@@ -33,8 +34,21 @@ function cards(blocks: unknown[]): Block[][] {
   return out;
 }
 
-/** The photo of the card whose title names `address` (its image block), if any. */
+interface CardEl {
+  type: 'card';
+  title: { text: string };
+  hero_image?: { image_url: string; alt_text: string };
+}
+
+/** The photo of the card whose title names `address` (a carousel card's hero image, or its image block), if any. */
 function photoOf(blocks: unknown[], address: string): string | undefined {
+  const carousel = (blocks as Array<Block & { elements?: CardEl[] }>).find((b) => b.type === 'carousel');
+  if (carousel) {
+    const el = carousel.elements!.find((c) => c.title.text === address);
+    if (!el) throw new Error(`no card for ${address} in ${JSON.stringify(blocks)}`);
+    if (el.hero_image) expect(el.hero_image.alt_text).toContain(address);
+    return el.hero_image?.image_url;
+  }
   const card = cards(blocks).find((c) => c.some((b) => b.type === 'section' && b.text?.text.includes(address)));
   if (!card) throw new Error(`no card for ${address} in ${JSON.stringify(blocks)}`);
   const images = card.filter((b) => b.type === 'image');
@@ -59,6 +73,13 @@ function refusedImages(call: { args: Record<string, unknown>; response: Record<s
   const sent = call.args.blocks as Block[];
   const errors = (call.response.errors as string[] | undefined) ?? [];
   return errors.map((m) => {
+    const hero =
+      /downloading image failed \[json-pointer:\/blocks\/(\d+)\/elements\/(\d+)\/hero_image\/image_url\]/.exec(m);
+    if (hero) {
+      const carousel = sent[Number(hero[1])] as Block & { elements: CardEl[] };
+      expect(carousel.type).toBe('carousel');
+      return carousel.elements[Number(hero[2])]!.hero_image!.image_url;
+    }
     const at = /downloading image failed \[json-pointer:\/blocks\/(\d+)\/image_url\]/.exec(m);
     if (!at) throw new Error(`not an image block refusal: ${m}`);
     const block = sent[Number(at[1])]!;
@@ -91,8 +112,8 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     add('Caldwell', 1, good(1));
     add('Caldwell', 2, broken(2));
     add('Caldwell', 3, good(3));
-    // Nampa: ten listings over two pages, every other photo unfetchable.
-    for (let n = 11; n <= 20; n += 1) add('Nampa', n, n % 2 === 0 ? broken(n) : good(n));
+    // Nampa: fifteen listings over two pages of ten, every other photo unfetchable.
+    for (let n = 11; n <= 25; n += 1) add('Nampa', n, n % 2 === 0 ? broken(n) : good(n));
   });
   afterAll(async () => {
     await e?.close();
@@ -125,7 +146,7 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     const posts = e.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C0PAGES');
     expect(posts.map((c) => c.response.error ?? 'ok')).toEqual(['invalid_blocks', 'ok']);
     const onPage = (blocks: unknown[]) =>
-      Array.from({ length: 10 }, (_, i) => 11 + i).filter((n) => JSON.stringify(blocks).includes(`${n} Photo Lane`));
+      Array.from({ length: 15 }, (_, i) => 11 + i).filter((n) => JSON.stringify(blocks).includes(`"${n} Photo Lane`));
     const page1 = onPage(msg.blocks);
     expect(page1.length).toBeGreaterThan(1);
     expect(refusedImages(posts[0]!)).toEqual(page1.filter((n) => n % 2 === 0).map(broken));
@@ -138,8 +159,8 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     expect(updates.map((c) => c.response.error ?? 'ok')).toEqual(['invalid_blocks', 'ok']);
     const page2 = e.fake.message('C0PAGES', msg.ts)!;
     const shown = onPage(page2.blocks);
-    // The rest of the ten, with a broken photo among them.
-    expect(shown).toEqual(Array.from({ length: 10 }, (_, i) => 11 + i).filter((n) => !page1.includes(n)));
+    // The rest of the fifteen, with a broken photo among them.
+    expect(shown).toEqual(Array.from({ length: 15 }, (_, i) => 11 + i).filter((n) => !page1.includes(n)));
     expect(shown.some((n) => n % 2 === 0)).toBe(true);
     expect(refusedImages(updates[0]!)).toEqual(shown.filter((n) => n % 2 === 0).map(broken));
     // Every card of the page whose photo is fine still shows it.

@@ -47,13 +47,16 @@ describe('Slack e2e: the everyday screens', () => {
     expect(blocks).toContain('https://images.example.com/boise/2.jpg');
     expect(blocks).toContain('10 Broken Photo Lane');
     expect(blocks).toContain('11 Broken Photo Lane');
-    // The refusal named the photo's image block; the photo kept is an image block too, never a
-    // section accessory (which Slack would show as a broken icon).
-    expect(JSON.stringify(refused[0]!.response)).toMatch(/json-pointer:\/blocks\/\d+\/image_url\]/);
-    const images = (msg.blocks as Array<{ type: string; image_url?: string; accessory?: unknown }>).filter(
-      (b) => b.type === 'image',
+    // The refusal named the card's hero image; the card keeps its title, the other card its photo.
+    expect(JSON.stringify(refused[0]!.response)).toMatch(
+      /json-pointer:\/blocks\/\d+\/elements\/\d+\/hero_image\/image_url\]/,
     );
-    expect(images.map((b) => b.image_url)).toEqual(['https://images.example.com/boise/2.jpg']);
+    type CardEl = { title: { text: string }; hero_image?: { image_url: string } };
+    const carousel = (msg.blocks as Array<{ type: string; elements?: CardEl[] }>).find((b) => b.type === 'carousel')!;
+    expect(carousel.elements!.map((c) => [c.title.text, c.hero_image?.image_url])).toEqual([
+      ['10 Broken Photo Lane', undefined],
+      ['11 Broken Photo Lane', 'https://images.example.com/boise/2.jpg'],
+    ]);
     expect(blocks).not.toContain('"accessory"');
     expect(e.fake.brokenImagesShown).toEqual([]);
   });
@@ -61,10 +64,11 @@ describe('Slack e2e: the everyday screens', () => {
   test('/listings: badges in words, no ids or wire values, a city of six on one page', async () => {
     await e.driver.command('/listings', 'city:Seattle', { user: 'U0USER1', channel: 'C0BADGES' });
     const msg = await waitFor(() => e.fake.channelMessages('C0BADGES')[0], 'the Seattle list');
-    expect(msg.text).toBe('Listings in Seattle: page 1 of 1 (6 listings)');
+    expect(msg.text.split('\n')[0]).toBe('Listings in Seattle: page 1 of 1 (6 listings)');
     expect(button(msg, /Next/)).toBeUndefined();
     const blocks = JSON.stringify(msg.blocks);
-    for (const badge of ['`For sale`', '`For rent`', '`Coming soon`', '`Sold`']) expect(blocks).toContain(badge);
+    // The status in words on each card's subtitle.
+    for (const badge of ['For sale', 'For rent', 'Coming soon', 'Sold']) expect(blocks).toContain(`· ${badge}"`);
     expect(blocks).not.toMatch(/PreOnMarket|for_sale|for_rent|ID \d/);
   });
 

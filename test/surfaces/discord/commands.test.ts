@@ -1,5 +1,5 @@
 import { InteractionContextType } from 'discord.js';
-import { COMMAND_SPECS } from '../../../src/core/commands/grammar';
+import { COMMAND_SPECS } from '../../../src/core/commands/catalogue';
 import { slashCommandDefinitions } from '../../../src/surfaces/discord/commands';
 
 describe('Discord slash command registration scopes', () => {

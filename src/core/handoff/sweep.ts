@@ -1,0 +1,35 @@
+/**
+ * What the periodic sweep owes a waiting ticket at a given time, as state machine events: the user
+ * is told once when nobody claimed within the claim timeout (the ticket stays open), the thread gets
+ * a reminder each interval (at most MAX_REMINDERS), and a ticket still waiting after that times out.
+ * Pure: the caller passes the time and the intervals; `decide` refuses a step another sweep took.
+ */
+import type { HandoffStep } from './decide';
+import { MAX_REMINDERS, type Ticket } from './model';
+
+export interface SweepTiming {
+  claimTimeoutMs: number;
+  remindMs: number;
+}
+
+/** A waiting ticket times out after its reminders, and never before twice the claim timeout. */
+export function timeoutMs(timing: SweepTiming): number {
+  return Math.max((MAX_REMINDERS + 1) * timing.remindMs, 2 * timing.claimTimeoutMs);
+}
+
+/** `toldLate`: the user was told already (also under the key tickets from before `toldLateAt` used). */
+export function dueSteps(ticket: Ticket, now: number, timing: SweepTiming, toldLate: boolean): HandoffStep[] {
+  if (ticket.status !== 'open') return [];
+  const steps: HandoffStep[] = [];
+  const since = ticket.waitingSince ?? ticket.createdAt;
+  if (now - ticket.createdAt >= timing.claimTimeoutMs && ticket.toldLateAt === undefined && !toldLate)
+    steps.push({ kind: 'remind', to: 'user' });
+  const sent = ticket.reminders ?? 0;
+  const last = ticket.lastRemindAt ?? since;
+  // Timed out only after every reminder went out and one more interval passed.
+  if (now - since >= timeoutMs(timing) && sent >= MAX_REMINDERS && now - last >= timing.remindMs)
+    return [...steps, { kind: 'timeOut' }];
+  if (sent < MAX_REMINDERS && now - last >= timing.remindMs && ticket.thread)
+    steps.push({ kind: 'remind', to: 'agents', sent, since });
+  return steps;
+}

@@ -1,0 +1,168 @@
+/**
+ * Tickets in the state store: reading them, writing a change together with the notices it owes
+ * (one atomic `compareAndSetWithIntents`), the conversation's handoff mark, and the keys that find
+ * a ticket from its threads. No decisions are made here (decide.ts makes them).
+ */
+import type { Json, OutboxIntent } from '../../state/store';
+import type { CoreContext } from '../context';
+import { keys, parseStored, toJson } from '../conversations/model';
+import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
+import type { MessageRef, Place } from '../surface';
+import { isEnded, ticketKeys, ticketSchema, type Ticket } from './model';
+import { NOTICE_BOX } from './notice';
+
+const CAS_ATTEMPTS = 10;
+/**
+ * A ticket not yet handed its conversation (the step right after writing it) expires after this if a
+ * crash strands it; once handed, its first change gives it the full retention. Long enough for a
+ * bridge that crashed right after the hand-over to be back before the ticket would expire.
+ */
+const UNOPENED_TTL_MS = 24 * 3600 * 1000;
+
+/** A ticket as read, with the raw value a compare-and-set must find unchanged. */
+export interface ReadTicket {
+  ticket: Ticket | undefined;
+  raw: Json | undefined;
+}
+
+export class ContentionError extends Error {}
+
+export class TicketStore {
+  constructor(private readonly ctx: CoreContext) {}
+
+  /** RETENTION_DAYS after a ticket's last change, the ticket and the keys that find it expire. */
+  get retentionMs(): number {
+    return this.ctx.config.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  async read(id: string): Promise<ReadTicket> {
+    const raw = await this.ctx.store.get(ticketKeys.ticket(id));
+    return { ticket: parseStored(ticketSchema, raw), raw };
+  }
+
+  async load(id: string): Promise<Ticket | undefined> {
+    return (await this.read(id)).ticket;
+  }
+
+  /** The open or claimed ticket of a conversation, if it is in handoff. */
+  async active(convId: string): Promise<Ticket | undefined> {
+    const id = await this.ctx.store.get<string>(keys.handoff(convId));
+    if (typeof id !== 'string') return undefined;
+    const ticket = await this.load(id);
+    return ticket && !isEnded(ticket.status) ? ticket : undefined;
+  }
+
+  async idForThread(place: Place): Promise<string | undefined> {
+    if (!place.thread) return undefined;
+    const id = await this.ctx.store.get(ticketKeys.byThread(place));
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  /** Every stored ticket (the figures walk them), a stranded opening excluded. */
+  async all(): Promise<Ticket[]> {
+    const out: Ticket[] = [];
+    for (const key of await this.ctx.store.keys(ticketKeys.prefix)) {
+      const t = parseStored(ticketSchema, await this.ctx.store.get(key));
+      if (t && !t.opening) out.push(t);
+    }
+    return out;
+  }
+
+  /** The open tickets (waiting and claimed), oldest first. */
+  async inProgress(): Promise<Ticket[]> {
+    const open: Ticket[] = [];
+    for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
+      const t = await this.load(key.slice(ticketKeys.openPrefix.length));
+      if (t && !isEnded(t.status)) open.push(t);
+    }
+    return open.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** A new ticket, short-lived until its conversation is marked (so no mark points to a ticket not written yet). */
+  async create(ticket: Ticket): Promise<void> {
+    await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket), UNOPENED_TTL_MS);
+  }
+
+  async discard(id: string): Promise<void> {
+    await this.ctx.store.delete(ticketKeys.ticket(id));
+  }
+
+  /**
+   * The one atomic step of a change: `next` replaces the ticket as it was read (`raw`), and the
+   * notices' intents are written with it, or neither is. False when the ticket changed meanwhile.
+   */
+  async write(id: string, raw: Json | undefined, next: Ticket, intents: OutboxIntent[]): Promise<boolean> {
+    // Only a ticket handed its conversation is ever changed: it is no longer in its opening.
+    const { opening: _opening, ...written } = next;
+    const ok = await this.ctx.store.compareAndSetWithIntents(
+      ticketKeys.ticket(id),
+      raw,
+      toJson(written),
+      this.retentionMs,
+      NOTICE_BOX,
+      intents,
+    );
+    if (ok) await this.touchLookups(written);
+    return ok;
+  }
+
+  /** A record kept on the ticket (where its messages went), not a decision: `change` undefined leaves it. */
+  async update(id: string, change: (t: Ticket) => Ticket | undefined): Promise<Ticket | undefined> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const { ticket, raw } = await this.read(id);
+      if (!ticket) return undefined;
+      const next = change(ticket);
+      if (!next) return ticket;
+      if (await this.write(id, raw, next, [])) return next;
+    }
+    throw new ContentionError(`ticket ${id}: could not update (contention)`);
+  }
+
+  /**
+   * Points the conversation at `ticketId` together with the ticket's opening notices, unless it is
+   * in handoff already. A mark left behind by an ended or vanished ticket does not count.
+   */
+  async markHandoff(convId: string, ticketId: string, intents: OutboxIntent[]): Promise<boolean> {
+    const key = keys.handoff(convId);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const current = await this.ctx.store.get<string>(key);
+      if (current !== undefined) {
+        const held = typeof current === 'string' ? await this.load(current) : undefined;
+        if (held && !isEnded(held.status)) return false;
+      }
+      if (await this.ctx.store.compareAndSetWithIntents(key, current, ticketId, this.retentionMs, NOTICE_BOX, intents))
+        return true;
+    }
+    return false;
+  }
+
+  /** An ended ticket no longer holds its conversation, and the sweep no longer walks it. */
+  async clearMarks(ended: Ticket): Promise<void> {
+    // Only this ticket's mark: a later handoff of the same thread has its own.
+    if ((await this.ctx.store.get(keys.handoff(ended.convId))) === ended.id) {
+      await this.ctx.store.delete(keys.handoff(ended.convId));
+    }
+    await this.ctx.store.delete(ticketKeys.open(ended.id));
+  }
+
+  /** The ticket message is posted: the ticket, and the keys that find it from its thread, say where. */
+  async posted(ticketId: string, root: MessageRef, thread: Place, ticketLink: string | undefined): Promise<void> {
+    // Before the ticket: a crash between the two writes must not leave the ticket unfindable.
+    await this.ctx.store.set(ticketKeys.byThread(thread), ticketId, this.retentionMs);
+    await this.ctx.store.set(ticketKeys.byMessage(root), ticketId, this.retentionMs);
+    await this.update(ticketId, (t) =>
+      t.root ? undefined : { ...t, root, thread, ...(ticketLink ? { ticketLink } : {}) },
+    );
+  }
+
+  /** Every change restarts the retention of the keys that lead to the ticket, not only of the ticket. */
+  private async touchLookups(t: Ticket): Promise<void> {
+    const ttl = this.retentionMs;
+    if (t.thread) await this.ctx.store.set(ticketKeys.byThread(t.thread), t.id, ttl);
+    if (t.root) await this.ctx.store.set(ticketKeys.byMessage(t.root), t.id, ttl);
+    if (t.status === 'open' || t.status === 'claimed') {
+      await this.ctx.store.set(ticketKeys.open(t.id), 1, ttl);
+      await this.ctx.store.set(keys.handoff(t.convId), t.id, ttl);
+    }
+  }
+}

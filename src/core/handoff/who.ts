@@ -1,0 +1,45 @@
+/**
+ * Who is who, decided once for every handoff path.
+ *
+ * An agent is a bridge admin or a member of a handoff channel on the surface they act from: on
+ * Slack, `conversations.members` of the channel (cached briefly, refreshed: slack/home.ts); on
+ * Discord, the ViewChannel permission on it (discord/channel-members.ts). Where a button was
+ * pressed says nothing about who pressed it. A platform that cannot tell means "not an agent".
+ *
+ * The asker is the user who started the conversation, recorded on the conversation itself (so it
+ * lives as long as the conversation): not whoever posted in its thread.
+ */
+import type { CoreContext, HandoffTarget } from '../context';
+import type { Conversation } from '../conversations/model';
+import type { Actor, SurfacePort } from '../surface';
+import type { Who } from './decide';
+import { ticketKeys } from './model';
+import { quietly } from './ticket-view';
+
+export async function isAgent(ctx: CoreContext, actor: Actor, surface: SurfacePort): Promise<boolean> {
+  if (actor.isAdmin) return true;
+  const targets = Object.values(ctx.config.handoff).filter(
+    (t): t is HandoffTarget => t !== undefined && t.surface === surface.name,
+  );
+  for (const t of targets) {
+    const member = await quietly(
+      ctx,
+      () => surface.isMember?.({ surface: t.surface, workspace: t.workspace, channel: t.channel }, actor.id),
+      'membership',
+    );
+    if (member === true) return true;
+  }
+  return false;
+}
+
+/** The person acting, as the state machine sees them. */
+export async function whoIs(ctx: CoreContext, actor: Actor, surface: SurfacePort): Promise<Who> {
+  return { kind: 'person', actor, surface: surface.name, agent: await isAgent(ctx, actor, surface) };
+}
+
+/** Who started the conversation; undefined when nobody is known (only an admin may act for them then). */
+export async function askerOf(ctx: CoreContext, conv: Conversation, actor: Actor): Promise<Actor | undefined> {
+  if (conv.asker) return conv.asker;
+  // A conversation from before its asker was recorded: who asked in it then (those keys expire on their own).
+  return (await ctx.store.get(ticketKeys.asker(conv.id, actor.id))) !== undefined ? actor : undefined;
+}

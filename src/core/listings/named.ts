@@ -1,0 +1,77 @@
+/**
+ * The listings an answer names: an answer that talks about "12 Oak Street" gains
+ * that listing's card with its final edit. The service says nothing about which listings an answer
+ * used, so the names are looked up in the answer's text: each listing's address.
+ * The catalogue is read once a minute at most (a few pages), so an answer's end never waits on it.
+ */
+import type { Listing } from '../../service/schemas/listings';
+import type { CoreContext } from '../context';
+import { listingTitle } from './format';
+
+const CATALOGUE_TTL_MS = 60_000;
+const PAGE_SIZE = 50;
+const MAX_PAGES = 4;
+/** One carousel. */
+const MAX_NAMED = 10;
+
+const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ');
+
+/** The listings `text` names by address, in the order the text names them (at most 10). */
+export function listingsNamedIn(text: string, listings: readonly Listing[]): Listing[] {
+  const hay = norm(text);
+  const found: Array<{ at: number; l: Listing }> = [];
+  for (const l of listings) {
+    // By address only: a card is titled by its address, so the message text (which must stay the
+    // answer's exact text) already names every card it shows.
+    const address = l.address?.trim();
+    if (!address || address.length < 4) continue;
+    const at = hay.indexOf(norm(address));
+    if (at >= 0) found.push({ at, l });
+  }
+  const seen = new Set<string>();
+  return found
+    .sort((a, b) => a.at - b.at)
+    .map((f) => f.l)
+    .filter((l) => {
+      const k = listingTitle(l);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .slice(0, MAX_NAMED);
+}
+
+/** The catalogue of listings answers may name, read a few pages at a time and kept a minute. */
+export class ListingCatalogue {
+  private cached: { until: number; items: Promise<Listing[]> } | undefined;
+
+  constructor(private readonly ctx: CoreContext) {}
+
+  /** The listings, or none when the service cannot say (an answer then has no cards). */
+  read(): Promise<Listing[]> {
+    const now = this.ctx.now();
+    if (!this.cached || this.cached.until <= now) {
+      const items = this.fetch().catch((err: unknown) => {
+        this.ctx.log.warn({ err }, 'listings for answer cards unavailable');
+        this.cached = undefined;
+        return [];
+      });
+      this.cached = { until: now + CATALOGUE_TTL_MS, items };
+    }
+    return this.cached.items;
+  }
+
+  private async fetch(): Promise<Listing[]> {
+    const out: Listing[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const res = await this.ctx.client.listListings({
+        chatbotId: this.ctx.config.chatbotId,
+        page,
+        pageSize: PAGE_SIZE,
+      });
+      out.push(...res.items);
+      if (out.length >= res.total || res.items.length === 0) break;
+    }
+    return out;
+  }
+}

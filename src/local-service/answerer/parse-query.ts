@@ -1,0 +1,219 @@
+import { listingPrice } from '../listings/listing-data';
+import { type Criteria, hasCriteria, type Intent, normalizeAddress, parseIntent, type Vocabulary } from './intent';
+import { type FactReading, parseFacts } from './parse-facts';
+import type { FactFilter, NamedKey, Operation, Previous, Query, SetRef } from './query-model';
+import { isHouseAddress } from './query';
+
+/** What the parser reads a question against: the chatbot's names and the conversation so far. */
+export interface ParseContext {
+  vocab: Vocabulary;
+  /** MLS numbers of the chatbot's listings, upper-cased: a number-like word is one only if listed. */
+  mls: ReadonlySet<string>;
+  /** The extra fields the listings carry ("Pool"), as features a question may name. */
+  fieldNames: readonly string[];
+  previous: Previous;
+}
+
+const COMPARE =
+  /\b(compare|comparing|comparison|versus|vs\.?|side by side|difference between|compara[rn]?|comp[aá]rame)\b/i;
+/** Words pointing back at the previous answer's homes. */
+const THOSE =
+  /\b(those|these|them|they|their|both|which one|which of|any of|all of|the ones|of the (ones|homes|listings)|esas?|estas?|ellas|cu[aá]l de)\b/i;
+const ORDINAL_WORDS: Record<string, number> = {
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  '1st': 1,
+  '2nd': 2,
+  '3rd': 3,
+  '4th': 4,
+  '5th': 5,
+  last: -1,
+};
+const COUNTS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, '2': 2, '3': 3, '4': 4, '5': 5 };
+const FIRST_N =
+  /\b(?:the\s+)?(first|top|last)\s+(two|three|four|five|[2-5])\b(?!\s*(bed|bath|bd|ba|br|parking|sq|days))/i;
+const NOUN =
+  /\b(homes?|houses?|listings?|properties|property|apartments?|condos?|townhouses?|townhomes?|rentals?|places|viviendas?|casas?)\b/i;
+const REFINE_START =
+  /^\s*(only|just|but|now|instead|with|without|under|over|below|above|less than|more than|between|what about|how about|and|also|solo|s[oó]lo|y|pero)\b/i;
+
+/** The query of a question: which listings (set), narrowed by what (criteria, filters), and what to say. */
+export function parseQuery(question: string, ctx: ParseContext): Query {
+  const facts = parseFacts(question, ctx.fieldNames);
+  const intent = parseIntent(facts.rest, ctx.vocab);
+  const prev = ctx.previous;
+  const own = intent.criteria;
+  const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
+  const carried = prev.query?.criteria ?? {};
+  const base = { filters: facts.filters, asks: facts.asks, ...place };
+  const last = prev.query;
+  // "and the median?" after an average: the same homes, the same figure, another statistic.
+  if (facts.lonelyStat && last?.op.kind === 'aggregate' && !hasCriteria(own) && facts.filters.length === 0)
+    return { ...last, op: { ...last.op, stat: facts.lonelyStat } };
+
+  const named = namedKeys(question, intent, ctx);
+  const compare = COMPARE.test(question);
+  if (named.length > 0 && (compare || (!intent.count && !intent.sort && !facts.aggregate))) {
+    const op: Operation = compare
+      ? { kind: 'compare' }
+      : facts.asks.length > 0
+        ? { kind: 'facts' }
+        : { kind: 'details' };
+    // An address named is the home, not a street to search: the conditions in force stay as they were.
+    const { street: _street, ...rest } = own;
+    return { set: { kind: 'named', keys: named }, criteria: merge(carried, rest), narrow: {}, op, ...base };
+  }
+  if (intent.wantsAll) return { set: { kind: 'search' }, criteria: own, narrow: own, op: { kind: 'all' }, ...base };
+
+  const f = intent.followUp;
+  const pick = picked(question, intent);
+  const elsewhere = own.city !== undefined && own.city !== carried.city;
+  const refersBack = !elsewhere && (pick !== undefined || THOSE.test(facts.rest) || f?.kind === 'it');
+  if (refersBack && (prev.shown.length > 0 || prev.list.length > 0 || !hasCriteria(own))) {
+    const set: SetRef = pick ? { kind: 'previous', pick } : { kind: 'previous' };
+    const detail = facts.asks.length > 0 ? 'facts' : 'details';
+    const op = operation(question, intent, facts, compare, pick || f?.kind === 'it' ? detail : 'list');
+    return { set, criteria: merge(carried, own), narrow: own, op, ...base };
+  }
+
+  if (f && (f.kind === 'cheaper' || f.kind === 'pricier' || f.kind === 'larger') && (prev.query || hasCriteria(own))) {
+    const criteria = beyond(merge(carried, own), f.kind, prev);
+    const filters = mergeFilters(prev.query?.filters ?? [], facts.filters);
+    return {
+      set: { kind: 'search' },
+      criteria,
+      narrow: criteria,
+      op: { kind: 'beyond', direction: f.kind },
+      ...base,
+      filters,
+    };
+  }
+
+  const op = operation(question, intent, facts, compare, 'list');
+  const mentionsFacts = hasCriteria(own) || facts.filters.length > 0;
+  // "the cheapest one", "how many?", "and the average?" with nothing of their own: about the search in force.
+  const bare = !mentionsFacts && op.kind !== 'list' && op.kind !== 'facts' && !intent.wantsAll;
+  const refines =
+    prev.query !== undefined &&
+    (bare ||
+      intent.continues ||
+      REFINE_START.test(question) ||
+      /\b(instead|only|en su lugar)\b/i.test(question) ||
+      (mentionsFacts && !NOUN.test(question)));
+  if (refines && prev.query) {
+    const criteria = merge(carried, own);
+    const filters = mergeFilters(prev.query.filters, facts.filters);
+    return { set: { kind: 'search' }, criteria, narrow: criteria, op, ...base, filters };
+  }
+  // "does it have parking?" without "it" said: the homes of the last answer, if any.
+  if (op.kind === 'facts' && !mentionsFacts)
+    return { set: { kind: 'previous' }, criteria: carried, narrow: {}, op, ...base };
+  const aboutListings = mentionsFacts || intent.aboutListings || op.kind !== 'list' || intent.unknownPlace;
+  return { set: { kind: 'search' }, criteria: own, narrow: own, op: aboutListings ? op : { kind: 'none' }, ...base };
+}
+
+/** The operation a question asks for, `fallback` when it names none. */
+function operation(
+  question: string,
+  intent: Intent,
+  facts: FactReading,
+  compare: boolean,
+  fallback: 'list' | 'details' | 'facts',
+): Operation {
+  if (compare) return { kind: 'compare' };
+  if (facts.aggregate) return { kind: 'aggregate', ...facts.aggregate };
+  if (intent.sort) {
+    // "which of those homes is the cheapest?" asks for one, whatever noun it uses.
+    const one =
+      /\b(is|es)\b/i.test(question) &&
+      !/\b(are|son)\b|\b\d+\s+(cheapest|most|least|largest|smallest|newest|oldest)/i.test(question);
+    return { kind: 'superlative', sort: intent.sort, top: one ? 1 : (intent.top ?? 1) };
+  }
+  if (intent.count) return { kind: 'count' };
+  if (fallback === 'list' && facts.asks.length > 0 && facts.filters.length === 0) return { kind: 'facts' };
+  return { kind: fallback };
+}
+
+/**
+ * A new condition replaces the one of its kind and keeps the rest. A new place replaces the old place
+ * (a street or neighborhood says its own city); a new sale type drops price bounds (a rent is not a price).
+ */
+export function merge(carried: Criteria, own: Criteria): Criteria {
+  const out: Criteria = { ...carried };
+  if (own.city || own.street || own.area) {
+    delete out.city;
+    delete out.street;
+    delete out.area;
+  }
+  if (own.saleType && own.saleType !== carried.saleType) {
+    delete out.minPrice;
+    delete out.maxPrice;
+  }
+  if (own.minPrice !== undefined || own.maxPrice !== undefined) {
+    delete out.minPrice;
+    delete out.maxPrice;
+  }
+  return { ...out, ...own };
+}
+
+/** Filters of a refinement: one on the same fact replaces the old one, others add. */
+function mergeFilters(carried: readonly FactFilter[], own: readonly FactFilter[]): FactFilter[] {
+  const key = (f: FactFilter) => (f.kind === 'range' ? `n:${f.fact}` : `f:${f.feature.label}`);
+  const replaced = new Set(own.map(key));
+  return [...carried.filter((f) => !replaced.has(key(f))), ...own];
+}
+
+/** "anything cheaper?": below the least price the last answer showed (above the most, larger than the largest). */
+function beyond(c: Criteria, kind: 'cheaper' | 'pricier' | 'larger', prev: Previous): Criteria {
+  const prices = prev.shown.map((l) => listingPrice(l.data)).filter((v): v is number => v !== undefined);
+  const out: Criteria = { ...c };
+  if (kind === 'cheaper' && prices.length > 0) {
+    out.maxPrice = Math.min(...prices) - 1;
+    delete out.minPrice;
+  }
+  if (kind === 'pricier' && prices.length > 0) {
+    out.minPrice = Math.max(...prices) + 1;
+    delete out.maxPrice;
+  }
+  if (kind === 'larger' && prev.shown.length > 0) out.minArea = Math.max(...prev.shown.map((l) => l.data.BuildingArea));
+  return out;
+}
+
+/** Positions named: "the first two", "the first and the third", "the second one", "number 2". */
+function picked(question: string, intent: Intent): number[] | undefined {
+  const n = FIRST_N.exec(question);
+  if (n) {
+    const k = COUNTS[n[2].toLowerCase()];
+    const from = n[1].toLowerCase() === 'last' ? -k : 1;
+    return Array.from({ length: k }, (_, i) => (from < 0 ? from + i : i + 1));
+  }
+  const words = [...question.matchAll(/\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)\b/gi)].map(
+    (m) => ORDINAL_WORDS[m[1].toLowerCase()],
+  );
+  if (words.length > 1 && !/\bfirst[- ]time\b/i.test(question)) return words;
+  const f = intent.followUp;
+  return f?.kind === 'ordinal' ? [f.index] : undefined;
+}
+
+/** Listings named outright, in the question's order: MLS numbers, a listing id, house addresses. */
+function namedKeys(question: string, intent: Intent, ctx: ParseContext): NamedKey[] {
+  const found: { at: number; key: NamedKey }[] = [];
+  for (const m of question.matchAll(/\b(?:mls\s*#?\s*:?\s*)?([a-z]{2,5}-?\d{4,}|\d{6,})\b/gi)) {
+    const mls = m[1].toUpperCase();
+    if (ctx.mls.has(mls)) found.push({ at: m.index ?? 0, key: { kind: 'mls', mls } });
+  }
+  if (intent.listingId !== undefined) found.push({ at: 0, key: { kind: 'id', id: intent.listingId } });
+  const nq = ` ${normalizeAddress(question)} `;
+  const taken: [number, number][] = [];
+  for (const street of [...ctx.vocab.streets].filter(isHouseAddress).sort((a, b) => b.length - a.length)) {
+    const at = nq.indexOf(` ${street} `);
+    if (at < 0 || taken.some(([s, e]) => at < e && at + street.length > s)) continue;
+    taken.push([at, at + street.length]);
+    // Addresses are read from the normalised text: their place there orders them among themselves.
+    found.push({ at: 10_000 + at, key: { kind: 'address', street } });
+  }
+  return found.sort((a, b) => a.at - b.at).map((x) => x.key);
+}

@@ -1,0 +1,106 @@
+import type { ListingData } from '../listings/listing-data';
+import type { StoredListing } from '../listings/listings-repo';
+import type { Evaluation } from './evaluate';
+import { featureOf, numberOf } from './facts';
+import { describe, groupDigits, listingLine, money, priceText } from './format';
+import type { Criteria } from './intent';
+import type { Phrases } from './phrases';
+import type { FactFilter, NumericFact } from './query-model';
+import type { ReasonPhrases } from './reason-phrases';
+
+/** What every writer is handed besides the evaluation: the language's phrases and the currency. */
+export interface Writing {
+  p: Phrases;
+  rp: ReasonPhrases;
+  currency: string;
+  all: readonly StoredListing[];
+}
+
+/** A numeric fact of one listing in words ("2,030 sq ft", "$329.93"), undefined when it holds none. */
+export function factValue(d: ListingData, fact: NumericFact, w: Writing): string | undefined {
+  const v = numberOf(d, fact);
+  if (v === undefined || ((fact === 'hoa' || fact === 'lot') && v === 0)) return undefined;
+  if (fact === 'price') return priceText(d, w.p);
+  if (fact === 'ppsf') return `${d.CurrencySymbol}${cents(v)}`;
+  if (fact === 'hoa') return `${d.CurrencySymbol}${groupDigits(v)}`;
+  if (fact === 'area' || fact === 'lot')
+    return `${groupDigits(v)} ${d.AreaUnit === 'Square Meters' ? w.p.sqm : w.p.sqft}`;
+  return String(v);
+}
+
+/** A numeric fact as a phrase ("2 parking spots", "built in 1999"), or that the listing does not give it. */
+export function factPhrase(d: ListingData, fact: NumericFact, w: Writing): string {
+  const value = factValue(d, fact, w);
+  return value === undefined ? w.rp.noFact(fact) : w.rp.fact(fact, value, numberOf(d, fact) ?? 0);
+}
+
+/** A range filter in words, its bounds written as the fact is. */
+export function rangeText(f: Extract<FactFilter, { kind: 'range' }>, w: Writing): string {
+  const write = (v: number | undefined): string | undefined => {
+    if (v === undefined) return undefined;
+    if (f.fact === 'hoa' || f.fact === 'ppsf') return `${w.currency}${groupDigits(v)}`;
+    if (f.fact === 'area' || f.fact === 'lot') return `${groupDigits(v)} ${w.p.sqft}`;
+    return String(v);
+  };
+  return w.rp.range(f.fact, write(f.min), write(f.max), f.min, f.max);
+}
+
+/** The filters a query applied (the ones the data could answer), in words. */
+export function filterTexts(ev: Evaluation, w: Writing): string[] {
+  return ev.query.filters
+    .filter((f) => f.kind === 'range' || !ev.unknown.includes(f.feature))
+    .map((f) => (f.kind === 'range' ? rangeText(f, w) : w.rp.feature(f.feature.label)));
+}
+
+/** "homes for sale in Denver with 2+ parking spots", plus "from my last answer" for a follow-up's homes. */
+export function what(ev: Evaluation, w: Writing, n: number, criteria: Criteria = ev.query.criteria): string {
+  const bits = [describe(criteria, w.p, n, w.currency), ...filterTexts(ev, w)];
+  if (ev.query.set.kind === 'previous') bits.push(w.rp.fromLast);
+  return bits.join(' ');
+}
+
+/** What a listing's line adds: the facts filtered on (with the listing's own words) and the facts asked. */
+export function notes(d: ListingData, ev: Evaluation, w: Writing): string {
+  const out: string[] = [];
+  for (const f of ev.query.filters) {
+    if (f.kind === 'range') {
+      if (f.fact !== 'area' && f.fact !== 'price') out.push(factPhrase(d, f.fact, w));
+    } else if (!ev.unknown.includes(f.feature)) out.push(featureText(d, f.feature, w));
+  }
+  for (const a of ev.query.asks)
+    out.push(a.kind === 'number' ? factPhrase(d, a.fact, w) : featureText(d, a.feature, w));
+  const unique = [...new Set(out)];
+  const text = unique.join('; ');
+  return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : '';
+}
+
+function featureText(d: ListingData, feature: Parameters<typeof featureOf>[1], w: Writing): string {
+  const s = featureOf(d, feature);
+  if (s.has === 'unknown') return w.rp.featureUnknown(feature.label);
+  // The sentence quoted loses its full stop: the notes end with one.
+  const evidence = s.evidence.replace(/[.!?]+$/, '');
+  return s.has === 'yes'
+    ? w.rp.featureYes(feature.label, evidence, s.fromField)
+    : w.rp.featureNo(feature.label, evidence, s.fromField);
+}
+
+/** Numbered list lines, each followed by its notes when the question asked for any. */
+export function lines(list: readonly StoredListing[], ev: Evaluation, w: Writing): string {
+  return list
+    .map((l, i) => {
+      const n = notes(l.data, ev, w);
+      return n ? `${listingLine(i + 1, l, w.p)}\n   ${n}` : listingLine(i + 1, l, w.p);
+    })
+    .join('\n');
+}
+
+/** 353.6 -> "353.60": an amount per area is said to the cent. */
+export function cents(v: number): string {
+  const [int, frac] = v.toFixed(2).split('.');
+  return `${groupDigits(Number(int))}.${frac}`;
+}
+
+/** An amount in the listings' currency, monthly for rentals. */
+export function amount(v: number, monthly: boolean, w: Writing): string {
+  return money(v, w.currency, monthly, w.p);
+}

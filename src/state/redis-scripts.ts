@@ -1,0 +1,199 @@
+/**
+ * The Lua scripts of the Redis store (redis-store.ts), one per multi-step operation, apart from the
+ * store so its TypeScript reads as the StateStore it implements.
+ */
+import { canonicalJson } from './canonical-json';
+import type { Json } from './store';
+
+/*
+ * Lua scripts run atomically on the server, so each multi-step operation below is one step for every
+ * instance sharing the database. Times that several instances compare (rate windows) come from the
+ * server's clock via TIME, so skewed host clocks cannot widen a window.
+ */
+
+/**
+ * The compare-and-set step, shared by COMPARE_AND_SET and COMPARE_AND_SET_WITH_INTENTS so that a plain
+ * claim and a claim with notices can never disagree on what "still holds the expected value" means.
+ * KEYS[1]=kv key; ARGV: hasExpected ('1'|'0'), expected canonical JSON, next JSON, ttl ms ('' = none)
+ * (see casArgs). Returns 0 from the script when the value was not the expected one.
+ */
+const CAS_STEP = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+else
+  if current then return 0 end
+end
+if ARGV[4] ~= '' then
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+else
+  redis.call('SET', KEYS[1], ARGV[3])
+end
+`;
+
+/** The server's clock in ms as local `now`: every instance compares done marks against one clock. */
+const SERVER_NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * Drops the done marks (and their values and results) whose memory ran out by `now`, so an expired
+ * done id no longer blocks a new intent with the same id. Arguments are Lua key expressions.
+ */
+function forgetExpiredDone(done: string, values: string, results: string): string {
+  return `
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', ${done}, '-inf', now)) do
+  redis.call('HDEL', ${values}, old)
+  redis.call('HDEL', ${results}, old)
+end
+redis.call('ZREMRANGEBYSCORE', ${done}, '-inf', now)
+`;
+}
+
+export const COMPARE_AND_SET = `${CAS_STEP}return 1
+`;
+
+/** ARGV of CAS_STEP, in its order: whether a value is expected, which one, the next, the ttl ('' = none). */
+export function casArgs(expected: Json | undefined, next: Json, ttl: number | undefined): string[] {
+  return [
+    expected === undefined ? '0' : '1',
+    expected === undefined ? '' : canonicalJson(expected),
+    canonicalJson(next),
+    ttl === undefined ? '' : String(ttl),
+  ];
+}
+
+/*
+ * Outboxes: KEYS = kv key, then the box's sequence, pending zset (score = sequence), values hash,
+ * results hash and done zset (score = the server time until which a done id is remembered).
+ */
+
+/**
+ * COMPARE_AND_SET, then (only if it replaced) each intent not already pending or remembered as done
+ * joins the pending list. ARGV: the four of CAS_STEP, then id and value pairs.
+ */
+export const COMPARE_AND_SET_WITH_INTENTS = `${CAS_STEP}${SERVER_NOW}${forgetExpiredDone('KEYS[6]', 'KEYS[4]', 'KEYS[5]')}
+for i = 5, #ARGV, 2 do
+  local id = ARGV[i]
+  if not redis.call('ZSCORE', KEYS[3], id) and not redis.call('ZSCORE', KEYS[6], id) then
+    local seq = redis.call('INCR', KEYS[2])
+    redis.call('ZADD', KEYS[3], seq, id)
+    redis.call('HSET', KEYS[4], id, ARGV[i + 1])
+  end
+end
+return 1
+`;
+
+/** KEYS: pending, values, results, done; ARGV[1]=id. Returns {state, value, result|false} or nil. */
+export const READ_INTENT = `
+local value = redis.call('HGET', KEYS[2], ARGV[1])
+if not value then return nil end
+${SERVER_NOW}local state = 'pending'
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  local until_ = redis.call('ZSCORE', KEYS[4], ARGV[1])
+  if not until_ or tonumber(until_) <= now then return nil end
+  state = 'done'
+end
+return {state, value, redis.call('HGET', KEYS[3], ARGV[1]) or ''}
+`;
+
+/** KEYS: pending, results; ARGV: id, result JSON. */
+export const RECORD_INTENT_RESULT = `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
+`;
+
+/**
+ * KEYS: pending, values, results, done; ARGV: id, done ttl ms. The value stays while the id is
+ * remembered as done (a replay can still read what it was), and is dropped with the done marks
+ * that have run out.
+ */
+export const COMPLETE_INTENT = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+${SERVER_NOW}${forgetExpiredDone('KEYS[4]', 'KEYS[2]', 'KEYS[3]')}
+redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), ARGV[1])
+return 1
+`;
+
+/** KEYS: pending, values, results; ARGV[1]=limit. Returns a flat list of id, value, result ('' = none). */
+export const PENDING_INTENTS = `
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGET', KEYS[2], id) or 'null'
+  out[#out + 1] = redis.call('HGET', KEYS[3], id) or ''
+end
+return out
+`;
+
+/** KEYS[1]=sequence, KEYS[2]=order zset, KEYS[3]=values hash; ARGV[1]=value. Returns the sequence. */
+export const PUSH = `
+local seq = redis.call('INCR', KEYS[1])
+local id = string.format('%016d', seq)
+redis.call('ZADD', KEYS[2], seq, id)
+redis.call('HSET', KEYS[3], id, ARGV[1])
+return seq
+`;
+
+/** KEYS[1]=order zset, KEYS[2]=values hash. Returns {id, value} or nil. */
+export const PEEK = `
+local first = redis.call('ZRANGE', KEYS[1], 0, 0)
+if #first == 0 then return nil end
+return {first[1], redis.call('HGET', KEYS[2], first[1])}
+`;
+
+/** KEYS[1]=order zset, KEYS[2]=values hash; ARGV[1]=id. */
+export const ACK = `
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return removed
+`;
+
+/** KEYS[1]=lease key; ARGV: owner, ttl ms. A lease key exists only while held (PX drops it). */
+export const ACQUIRE_LEASE = `
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+export const RENEW_LEASE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+export const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/** Returns {owner, pttl} or nil. */
+export const LEASE_INFO = `
+local owner = redis.call('GET', KEYS[1])
+if not owner then return nil end
+return {owner, redis.call('PTTL', KEYS[1])}
+`;
+
+/**
+ * Sliding-window log over a sorted set scored by grant time. KEYS[1]=log; ARGV: limit, window ms,
+ * unique member. Returns {granted, retryInMs}.
+ */
+export const TAKE_TOKEN = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #oldest == 0 then return {0, window} end
+return {0, math.max(1, tonumber(oldest[2]) + window - now)}
+`;

@@ -1,0 +1,184 @@
+/**
+ * Slack's native streaming (chat.startStream / appendStream / stopStream) for the port: which
+ * workspaces refused it (chat.update there for a while), which threads have a live stream (the
+ * relay's edits there are appends), and the reservation of each stream's stop. Calls go through the
+ * gateway like everything else.
+ */
+import type { Logger } from 'pino';
+import {
+  type MessageRef,
+  type NativeStream,
+  type OutMessage,
+  type Place,
+  PlatformRateLimitError,
+} from '../../core/surface';
+import type { CardFallback } from './card-fallback';
+import type { SlackGateway } from './gateway';
+import { SlackNativeStream } from './native-stream';
+import type { Recipients } from './recipients';
+import { slackMarkdownText } from './safe-text';
+import { httpStatus, isMissingMethod, slackErrorCode, translateError } from './web';
+
+/** A native stream expires after 5 minutes; the relay rotates before then. */
+export const NATIVE_STREAM_TTL_MS = 5 * 60 * 1000;
+/** Errors meaning "this workspace has no native streaming": chat.update from then on, for a while. */
+const STREAM_UNAVAILABLE = new Set([
+  'unknown_method',
+  'feature_not_enabled',
+  'not_allowed_token_type',
+  'method_deprecated',
+  'not_supported',
+]);
+/** How long a workspace that refused native streaming is not asked again. */
+export const NO_NATIVE_RETRY_MS = 30 * 60 * 1000;
+
+export interface NativeStreamsDeps {
+  gateway: SlackGateway;
+  recipients: Recipients;
+  cards: CardFallback;
+  log: Logger;
+  /** The workspace of a place (the bot's own team when it names none). */
+  team: (place: Place) => string;
+  /** The port's chat.update of a message (a failed stream is finished with it). */
+  edit: (ref: MessageRef, msg: OutMessage) => Promise<void>;
+}
+
+export class SlackNativeStreams {
+  /** Workspaces where native streaming was refused, until when: chat.update meanwhile. */
+  private readonly noNativeStream = new Map<string, number>();
+  /** Per thread: native streams this process has live there, with when each expires. */
+  private readonly liveStreams = new Map<string, Map<string, number>>();
+  /**
+   * Per live native stream (channel and ts): the release of its stop's reservation (see
+   * SlackGateway.reserveStream), called once the stream is stopped here or by stopNativeStream.
+   */
+  private readonly stopReservations = new Map<string, () => void>();
+
+  constructor(private readonly deps: NativeStreamsDeps) {}
+
+  private threadKey(place: Place): string {
+    return `${this.deps.team(place)}:${place.channel}:${place.thread ?? ''}`;
+  }
+
+  /** True while this process streams natively in the thread (the relay's edits there are appends). */
+  streamingIn(place: Place): boolean {
+    const live = this.liveStreams.get(this.threadKey(place));
+    if (!live) return false;
+    const now = Date.now();
+    for (const [ts, expiresAt] of live) if (expiresAt <= now) live.delete(ts);
+    if (live.size === 0) this.liveStreams.delete(this.threadKey(place));
+    return live.size > 0;
+  }
+
+  private markLive(place: Place, ts: string, expiresAt: number, releaseStop: () => void): () => void {
+    const key = this.threadKey(place);
+    const live = this.liveStreams.get(key) ?? new Map<string, number>();
+    live.set(ts, expiresAt);
+    this.liveStreams.set(key, live);
+    this.stopReservations.set(`${place.channel}:${ts}`, releaseStop);
+    // A stream nobody stops (its answer gave up) expires at Slack: its stop is not due after that.
+    setTimeout(() => this.releaseStop(place, ts), expiresAt - Date.now()).unref();
+    return () => {
+      const l = this.liveStreams.get(key);
+      l?.delete(ts);
+      if (l && l.size === 0) this.liveStreams.delete(key);
+    };
+  }
+
+  private releaseStop(place: Place, ts: string): void {
+    const key = `${place.channel}:${ts}`;
+    this.stopReservations.get(key)?.();
+    this.stopReservations.delete(key);
+  }
+
+  async start(
+    place: Place,
+    first: OutMessage,
+    opts: { latest?: () => OutMessage } = {},
+  ): Promise<NativeStream | undefined> {
+    const team = this.deps.team(place);
+    if (!place.thread) return undefined;
+    const off = this.noNativeStream.get(team);
+    if (off !== undefined) {
+      if (off > Date.now()) return undefined;
+      this.noNativeStream.delete(team);
+    }
+    const recipient = place.channel.startsWith('D') ? undefined : await this.deps.recipients.forThread(team, place);
+    // Never waited for: answers beyond what the workspace's stream budgets carry use chat.update.
+    const releaseStop = await this.deps.gateway.reserveStream(place);
+    if (!releaseStop) {
+      this.deps.log.debug({ team }, 'slack: stream budgets spent, using chat.update for this answer');
+      return undefined;
+    }
+    const latest = opts.latest;
+    // Read when the start goes out (again on a retry after a 429): the stream shows what it sent.
+    let startText = first.text;
+    let ts: string;
+    try {
+      const res = await this.deps.gateway.startStream(place, () => {
+        startText = latest ? latest().text : first.text;
+        return {
+          channel: place.channel,
+          thread_ts: place.thread,
+          ...(startText.length > 0 ? { markdown_text: slackMarkdownText(startText) } : {}),
+          ...(recipient ? { recipient_user_id: recipient, recipient_team_id: team } : {}),
+        };
+      });
+      const started = (res as { ts?: unknown }).ts;
+      if (typeof started !== 'string' || started.length === 0) throw new Error('chat.startStream answered without ts');
+      ts = started;
+    } catch (err) {
+      releaseStop();
+      const e = translateError(err);
+      if (e instanceof PlatformRateLimitError) throw e;
+      const code = slackErrorCode(err);
+      if ((code && STREAM_UNAVAILABLE.has(code)) || isMissingMethod(err)) {
+        this.noNativeStream.set(team, Date.now() + NO_NATIVE_RETRY_MS);
+        this.deps.log.info(
+          { team, code: code ?? `HTTP ${httpStatus(err)}` },
+          'slack: native streaming unavailable, using chat.update',
+        );
+      } else {
+        this.deps.log.warn(
+          { code: code ?? String(err) },
+          'slack: chat.startStream failed, using chat.update for this answer',
+        );
+      }
+      return undefined;
+    }
+    const expiresAt = Date.now() + NATIVE_STREAM_TTL_MS;
+    const settled = this.markLive(place, ts, expiresAt, releaseStop);
+    return new SlackNativeStream(
+      {
+        gateway: this.deps.gateway,
+        update: (ref, msg) => this.deps.edit(ref, msg),
+        cards: (msg, send) => this.deps.cards.send(team, () => msg, send),
+        settled,
+        stopped: () => this.releaseStop(place, ts),
+      },
+      { place, id: ts },
+      slackMarkdownText(startText),
+      expiresAt,
+    );
+  }
+
+  /**
+   * Finish a native stream another process left open (it died mid-answer): stop the stream, then
+   * make the message show exactly `final` with chat.update, since what the dead process last
+   * appended is not known here. When the stream is gone already, the chat.update alone does it.
+   */
+  async stopLeftOpen(ref: MessageRef, final: OutMessage): Promise<void> {
+    try {
+      await this.deps.gateway.stopStream(ref, {});
+    } catch (err) {
+      if (err instanceof PlatformRateLimitError) throw err;
+      this.deps.log.info(
+        { code: slackErrorCode(err) ?? String(err) },
+        'slack: stream already over, finishing the message with chat.update',
+      );
+    }
+    this.liveStreams.get(this.threadKey(ref.place))?.delete(ref.id);
+    this.releaseStop(ref.place, ref.id);
+    await this.deps.edit(ref, final);
+  }
+}
