@@ -157,7 +157,8 @@ export class HandoffHours {
     const now = this.ctx.now();
     const elapsed = officeTimeBetween(office.hours, t.firstClaimedAt, now);
     const step = targetStep(t, targetMs, elapsed);
-    if (step === 'warn') await this.deps.apply(t.id, { kind: 'warnTarget', at: now, leftMs: targetMs - elapsed, targetMs });
+    if (step === 'warn')
+      await this.deps.apply(t.id, { kind: 'warnTarget', at: now, leftMs: targetMs - elapsed, targetMs });
     if (step === 'escalate') {
       const surface = this.deps.handoffSurfaceOf(t);
       // Only HANDOFF_ESCALATE's ids of the ticket's own platform: the only group mention the bridge builds.
@@ -180,7 +181,10 @@ export class HandoffHours {
     const holder = entries.find((e) => e.key === current);
     const expired = t.offeredAt !== undefined && now - t.offeredAt >= this.config.offerMs;
     if (t.offeredTo && holder && !holder.away && !expired) return;
-    const next = await this.roster.next(surface.name, { ...(current ? { after: current } : {}), skip: t.offered ?? [] });
+    const next = await this.roster.next(surface.name, {
+      ...(current ? { after: current } : {}),
+      skip: t.offered ?? [],
+    });
     // One agent available and already offered: their offer simply stands.
     if (!next || (next.key === current && holder && !holder.away)) return;
     const changed = await this.deps.apply(t.id, {

@@ -6,12 +6,12 @@
  */
 import type { Actor } from '../../surface';
 import type { Ticket } from '../model';
-import type { Notice } from '../notices';
+import type { Notice } from '../notice';
 import { duration } from '../render';
-import { missedByLine } from './response-target';
+import { asText } from '../wording';
 
+/** An offer's `previousAt`: the offer it replaces (none: the first), so two sweeps cannot both offer. */
 export type HoursStep = { at: number } & (
-  /** `previousAt`: the offer this one replaces (none: the first), so two sweeps cannot both offer. */
   | { kind: 'offer'; to: Actor; key: string; mention: string; offerMs: number; previousAt?: number }
   | { kind: 'warnTarget'; leftMs: number; targetMs: number }
   | { kind: 'escalate'; mentions: string[]; targetMs: number }
@@ -49,7 +49,7 @@ export function decideHours(t: Ticket, step: HoursStep): HoursDecision | undefin
         ticket: { ...t, targetWarnedAt: step.at },
         notices: [
           toThread(
-            `Response target: ${duration(step.leftMs)} left for ${t.claimedBy?.name ?? 'the claiming agent'}'s first reply to ${t.user.name} (target ${duration(step.targetMs)} from the claim, in office time).`,
+            `Response target: ${duration(step.leftMs)} left for ${asText(t.claimedBy?.name ?? 'the claiming agent')}'s first reply to ${asText(t.user.name)} (target ${duration(step.targetMs)} from the claim, in office time).`,
           ),
         ],
       };
@@ -61,20 +61,11 @@ export function decideHours(t: Ticket, step: HoursStep): HoursDecision | undefin
         ticket: { ...t, escalatedAt: step.at },
         notices: [
           toThread(
-            `${who}Escalated: ${t.user.name} has had no reply from ${t.claimedBy?.name ?? 'the claiming agent'} ${duration(step.targetMs)} after the claim (the response target). Please step in or take it over.`,
+            `${who}Escalated: ${asText(t.user.name)} has had no reply from ${asText(t.claimedBy?.name ?? 'the claiming agent')} ${duration(step.targetMs)} after the claim (the response target). Please step in or take it over.`,
           ),
           refresh,
         ],
       };
     }
   }
-}
-
-/** What the ticket message adds for handoff around the clock (after the state line). */
-export function hoursLines(t: Ticket, now: number): string[] {
-  const lines: string[] = [];
-  if (t.afterHours) lines.push('After hours: opened outside office hours');
-  if (t.status === 'open' && t.offeredTo) lines.push(`Offered to ${t.offeredTo.name} (round-robin)`);
-  if (t.escalatedAt !== undefined) lines.push(missedByLine((t.firstReplyAt ?? now) - t.escalatedAt));
-  return lines;
 }
