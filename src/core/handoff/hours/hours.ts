@@ -80,10 +80,14 @@ export class HandoffHours {
     return this.outbox.enabled && office.ticketEmail !== undefined;
   }
 
-  /** A new ticket: offered right away when round-robin is on (the sweep re-offers). */
+  /** A new ticket: e-mailed right away when after hours, offered right away with round-robin (the sweep does both again). */
   async opened(ticketId: string): Promise<void> {
     const ticket = (await this.deps.inProgress()).find((t) => t.id === ticketId);
-    if (ticket) await this.offer(ticket, await this.readOffice());
+    if (!ticket) return;
+    const office = await this.readOffice();
+    await this.mails(ticket, office);
+    await this.offer(ticket, office);
+    await this.outbox.drain();
   }
 
   /** Every in-progress ticket's e-mails, target and offers; then the outbox sends what is owed. */
