@@ -227,6 +227,46 @@ const SESSIONS: Step[][] = [
       check: (a) => says(a, `${dollars(ppsf(byMls('DEN240007')), true)} per sq ft`),
     },
   ],
+  [
+    { q: 'Homes for sale in Denver', check: (a) => exactly(a, denverSale) },
+    { q: 'compare ATX240000 and ATX240131', check: (a) => expect(named(a)).toEqual(['ATX240000', 'ATX240131']) },
+    {
+      // Austin homes compared in a Denver conversation are not described as Denver's.
+      q: 'which of them is newer?',
+      check: (a) => {
+        exactly(a, [[byMls('ATX240000'), byMls('ATX240131')].sort((x, y) => y.YearBuilt - x.YearBuilt)[0]]);
+        expect(a.content).not.toContain('Denver');
+      },
+    },
+  ],
+  [
+    { q: 'how many homes have a pool?', check: (a) => says(a, "The listings don't say whether they have a pool.") },
+    {
+      // The pool, said once, does not follow into the refinement.
+      q: "What's the cheapest one with parking?",
+      check: (a) => {
+        expect(a.content).not.toContain('pool');
+        exactly(
+          a,
+          [forSale, forRent].map((t) => cheapest(offered(t, (d) => d.ParkingSpots >= 1))),
+        );
+      },
+    },
+  ],
+  [
+    {
+      q: 'What are the cheapest 2 rentals?',
+      check: (a) =>
+        exactly(a, [...offered(forRent)].sort((x, y) => (x.RentPrice ?? 0) - (y.RentPrice ?? 0)).slice(0, 2)),
+    },
+    {
+      q: 'How many days has the second one been on the market?',
+      check: (a) => {
+        const second = [...offered(forRent)].sort((x, y) => (x.RentPrice ?? 0) - (y.RentPrice ?? 0))[1];
+        says(a, `(MLS ${second.MLSNumber}): ${second.DaysOnMarket} days on the market.`);
+      },
+    },
+  ],
 ];
 
 let h: Harness;
@@ -265,6 +305,20 @@ describe('in Spanish (AIResponseLanguage)', () => {
               ),
           },
           { q: '¿Cuál de ellas es la más barata?', check: (a) => exactly(a, [cheapest(denverSale)]) },
+          {
+            q: 'compara las dos primeras',
+            check: (a) => expect(named(a)).toEqual(denverSale.slice(0, 2).map((d) => d.MLSNumber)),
+          },
+          {
+            q: '¿cuántas de ellas tienen aparcamiento para 2 coches?',
+            check: (a) => {
+              const n = denverSale.slice(0, 2).filter((d) => d.ParkingSpots >= 2).length;
+              says(
+                a,
+                `Hay ${n} ${n === 1 ? 'vivienda' : 'viviendas'} en venta en Denver con 2+ plazas de aparcamiento`,
+              );
+            },
+          },
           {
             q: 'compara ATX240000 y ATX240131',
             check: (a) => {

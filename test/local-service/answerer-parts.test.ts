@@ -135,6 +135,13 @@ describe('the writers', () => {
     expect(text).toContain('Lowest price: 2345 Barton Springs Rd ($521,000).');
   });
 
+  it('a home the data does not hold is said not to be there, not guessed', () => {
+    expect(say(parse('Tell me about MLS XYZ123456'))).toBe('I have no listing matching XYZ123456.');
+    const text = say(parse('compare ATX240000 and ATX999999'));
+    expect(text).toMatch(/^I have no listing matching ATX999999\.\n\nTo compare, name two or more homes/);
+    expect(text).toContain('(MLS ATX240000)');
+  });
+
   it('a fact the data does not hold is said plainly', () => {
     expect(say(parse('homes in Denver with a pool'))).toMatch(/^The listings don't say whether they have a pool\./);
   });

@@ -1,4 +1,5 @@
 import type { StateStore } from '../../state/store';
+import { gatherLead, touchLeadFacts } from '../handoff/lead-store';
 import { keys, parseStored, toJson, turnSchema, type Turn } from './model';
 import { z } from 'zod';
 
@@ -17,6 +18,7 @@ export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 /**
  * Appends with compare-and-set so a relay on another instance cannot overwrite a turn. Each turn
  * restarts the transcript's retention: it expires `retentionMs` after the conversation's last turn.
+ * The turn's lead facts are gathered with it (handoff/lead-store.ts).
  */
 export async function appendTurn(
   store: StateStore,
@@ -29,8 +31,10 @@ export async function appendTurn(
     const raw = await store.get(key);
     const turns = parseStored(turnsSchema, raw) ?? [];
     const next = [...turns, turn].slice(-TRANSCRIPT_TURNS);
-    if (await store.compareAndSet(key, raw, toJson(next), retentionMs)) return;
+    if (await store.compareAndSet(key, raw, toJson(next), retentionMs)) break;
   }
+  // The lead summary's facts, gathered as the turn arrives: they outlive the turn's place here.
+  await gatherLead(store, convId, turn, retentionMs);
 }
 
 /** Restarts the transcript's retention without changing it (activity that adds no turn). */
@@ -38,4 +42,5 @@ export async function touchTranscript(store: StateStore, convId: string, retenti
   const key = keys.transcript(convId);
   const raw = await store.get(key);
   if (raw !== undefined) await store.compareAndSet(key, raw, raw, retentionMs);
+  await touchLeadFacts(store, convId, retentionMs);
 }

@@ -8,14 +8,13 @@ import { type CoreContext, surfaceAt } from '../context';
 import type { Turn } from '../conversations/model';
 import { readTranscript } from '../conversations/transcript';
 import type { MessageRef, OutMessage, Place, SurfacePort } from '../surface';
-import { extractLead, type LeadSummary } from './lead';
+import { leadSummary, type LeadSummary } from './lead';
+import { factsOfTurns, readLeadFacts } from './lead-store';
 import type { Ticket } from './model';
 import { openedListings } from './opened';
 import { renderTicket } from './render';
 import { asText } from './wording';
 import type { TicketStore } from './tickets';
-
-const BOT_AUTHOR = 'Bot';
 
 /** A platform nicety (a link, a name) that must not fail what it decorates. */
 export async function quietly<T>(
@@ -35,20 +34,17 @@ export function surfaceLabel(s: Place['surface']): string {
   return s === 'slack' ? 'Slack' : s === 'discord' ? 'Discord' : s;
 }
 
-/** The lead summary of a ticket's conversation (deterministic: see lead.ts). */
+/**
+ * The lead summary of a ticket's conversation (deterministic: see lead.ts): the facts gathered as
+ * the whole conversation went (lead-store.ts), or, for one from before they were kept, those of the
+ * turns its transcript still holds.
+ */
 export async function leadOf(ctx: CoreContext, ticket: Ticket, transcript?: Turn[]): Promise<LeadSummary> {
-  const turns = transcript ?? (await readTranscript(ctx.store, ticket.convId));
+  const facts =
+    (await readLeadFacts(ctx.store, ticket.convId)) ??
+    factsOfTurns(transcript ?? (await readTranscript(ctx.store, ticket.convId)));
   const opened = await openedListings(ctx.store, ticket.userPlace.surface, ticket.user.id);
-  const isAnswer = (t: Turn): boolean => t.author === BOT_AUTHOR;
-  const isAgent = (t: Turn): boolean => t.author.endsWith(' (agent)');
-  return extractLead({
-    name: ticket.user.name,
-    userTexts: turns
-      .filter((t) => !isAnswer(t) && !isAgent(t))
-      .map((t) => t.text.replace(/^\(asked for a human[^)]*\) /, '')),
-    answerTexts: turns.filter(isAnswer).map((t) => t.text),
-    openedListings: opened,
-  });
+  return leadSummary(ticket.user.name, facts, opened);
 }
 
 export async function renderFor(ctx: CoreContext, ticket: Ticket, handoffSurface: SurfacePort): Promise<OutMessage> {

@@ -2,7 +2,7 @@ import type { MessageRecord } from '../chat/chat-repo';
 import type { StoredListing } from '../listings/listings-repo';
 import { evaluate } from './evaluate';
 import { type ParseContext, parseQuery } from './parse-query';
-import type { Previous } from './query-model';
+import type { FactFilter, Previous } from './query-model';
 
 /** MLS numbers as every answer prints them ("MLS DEN240007"), in order, once each. */
 export function namedMls(text: string): string[] {
@@ -32,8 +32,11 @@ export function previousResult(
   for (const m of history) {
     if (m.role === 'user') {
       const query = parseQuery(m.content, { ...ctx, previous });
-      if (query.op.kind !== 'none') previous = { ...previous, query };
-      covered = query.op.kind === 'aggregate' ? evaluate(query, all, previous).found : undefined;
+      const ev = query.op.kind === 'none' ? undefined : evaluate(query, all, previous);
+      covered = query.op.kind === 'aggregate' ? ev?.found : undefined;
+      // A feature the listings never state was said once; it does not follow into refinements.
+      const known = (f: FactFilter) => !(f.kind === 'feature' && ev?.unknown.includes(f.feature));
+      if (ev) previous = { ...previous, query: { ...query, filters: query.filters.filter(known) } };
       searched = query.set.kind === 'search';
       continue;
     }

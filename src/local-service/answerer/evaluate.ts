@@ -2,7 +2,7 @@ import type { StoredListing } from '../listings/listings-repo';
 import { featureOf, passes } from './facts';
 import type { Criteria } from './intent';
 import type { SortKind } from './phrases';
-import type { Feature, NamedKey, Previous, Query } from './query-model';
+import type { FactFilter, Feature, NamedKey, Previous, Query } from './query-model';
 import { filter, matches, onStreet, soldLeftOut, sortBy } from './query';
 
 /** What a query comes to over the listings: everything a writer needs, nothing it must look up. */
@@ -44,13 +44,14 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
       shown = at.map((i) => shown[i - 1]);
     }
     // The homes named stay in whatever status they have: only what the question adds narrows them.
-    base = shown.filter((l) => matches(l.data, { ...query.narrow, status: query.narrow.status ?? l.data.Status }));
+    const own = query.own.criteria;
+    base = shown.filter((l) => matches(l.data, { ...own, status: own.status ?? l.data.Status }));
   } else {
     base = filter(all, query.criteria);
     out.soldLeftOut = soldLeftOut(all, query.criteria);
   }
   let found = base;
-  for (const f of query.filters) {
+  for (const f of appliedFilters(query)) {
     if (f.kind === 'feature' && !base.some((l) => featureOf(l.data, f.feature).has !== 'unknown')) {
       out.unknown.push(f.feature);
       continue;
@@ -65,6 +66,11 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
       op.direction === 'cheaper' ? 'priciest' : op.direction === 'larger' ? 'smallest' : 'cheapest',
     );
   return { ...out, base, found };
+}
+
+/** A search applies the filters in force; homes already named are narrowed only by what the question adds. */
+export function appliedFilters(query: Query): FactFilter[] {
+  return query.set.kind === 'search' ? query.filters : query.own.filters;
 }
 
 function isNamed(l: StoredListing, key: NamedKey): boolean {

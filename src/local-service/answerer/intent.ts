@@ -329,9 +329,13 @@ export function parseIntent(question: string, vocab: Vocabulary): Intent {
     }
   }
   const topN = sort
-    ? /\b(?:the\s+)?(\d|two|three|four|five)\s+(?:cheapest|least|most|lowest|highest|largest|biggest|smallest|newest|oldest)/i.exec(
+    ? (/\b(?:the\s+)?(\d|two|three|four|five)\s+(?:cheapest|least|most|lowest|highest|largest|biggest|smallest|newest|oldest)/i.exec(
         q,
-      )
+      ) ??
+      // "the cheapest 2 rentals"
+      /\b(?:cheapest|priciest|largest|biggest|smallest|newest|oldest)\s+(\d|two|three|four|five)\b(?!\s*(bed|bath|bd|ba|br))/i.exec(
+        q,
+      ))
     : null;
   const plural = /\b(homes|houses|listings|properties|condos|apartments|rentals|ones|options)\b/i.test(q);
 

@@ -79,7 +79,10 @@ const NUMERIC_ASKS: [RegExp, NumericFact][] = [
   [/\bper (square )?(foot|feet|sq\.? ?ft)\b|\/\s*sq\.? ?ft|\bppsf\b/i, 'ppsf'],
   [/\b(lot size|lot area|size of the lot|how big is the lot|parcela)\b/i, 'lot'],
   [/\b(square footage|how big|living (area|space)|floor area|how many square feet|superficie)\b/i, 'area'],
-  [/\b(days on (the )?market|how long (has it been|has .* been|on the market)|listed for how long)\b/i, 'dom'],
+  [
+    /\b(days on (the )?market|how long (has it been|has .* been|on the market)|listed for how long|how many days)\b/i,
+    'dom',
+  ],
   [/\b(hoa|homeowners'? association|gastos de comunidad)\b/i, 'hoa'],
 ];
 
@@ -121,7 +124,7 @@ const STAT_FACTS: [RegExp, NumericFact][] = [
 
 /** A sentence that narrows a set ("which ...", "homes with ...") rather than asks a fact of one. */
 const FILTER_CUE =
-  /\b(which|any|anything|only|just|homes|houses|listings|properties|rentals|apartments|condos|ones|show|find|of (them|those|these)|cu[aá]les|alguna|viviendas)\b/i;
+  /\b(which|any|anything|only|just|with|without|homes|houses|listings|properties|rentals|apartments|condos|ones|show|find|of (them|those|these)|cu[aá]les|alguna|viviendas|con|sin|de (ellas|esas|estas))\b/i;
 const ASK_START =
   /^\s*¿?\s*(does|do|did|is|are|has|have|what|what's|how|tell me|and|tiene|tienen|cu[aá]nt|qu[eé]|permite)\b/i;
 
@@ -213,7 +216,7 @@ const SPANS: Span[] = [
   { re: /\b(no|without( an?)?|sin)\s+hoa\b/i, read: () => ({ kind: 'range', fact: 'hoa', max: 0 }) },
   {
     re: new RegExp(
-      String.raw`(${MORE}|${LESS})?\s*\b${N}\s*(\+|or more)?\s*(?:parking|car|garage)(?:\s*(?:spots?|spaces?|stalls?))?`,
+      String.raw`(${MORE}|${LESS})?\s*\b${N}\s*(\+|or more)?\s*(?:parking|car|garage|coches?|plazas? de (?:aparcamiento|garaje))(?:\s*(?:spots?|spaces?|stalls?))?`,
       'i',
     ),
     read: (m) => {
@@ -270,7 +273,7 @@ export function parseFacts(question: string, fieldNames: readonly string[] = [])
         if (re.test(rest) && !asks.some((a) => a.kind === 'number' && a.fact === fact))
           asks.push({ kind: 'number', fact });
     } else if (
-      /\b(with|has|have|having|con)\s+(a\s+)?(parking|garage|aparcamiento)\b/i.test(rest) &&
+      /\b(with|has|have|having|con|tiene|tienen)\s+(a\s+)?(parking|garage|aparcamiento|garaje)\b/i.test(rest) &&
       !filters.some((f) => f.kind === 'range' && f.fact === 'parking')
     )
       filters.push({ kind: 'range', fact: 'parking', min: 1 });

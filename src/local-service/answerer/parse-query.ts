@@ -32,7 +32,32 @@ const ORDINAL_WORDS: Record<string, number> = {
   '5th': 5,
   last: -1,
 };
-const COUNTS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, '2': 2, '3': 3, '4': 4, '5': 5 };
+const COUNTS: Record<string, number> = {
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  dos: 2,
+  tres: 3,
+  cuatro: 4,
+  cinco: 5,
+  '2': 2,
+  '3': 3,
+  '4': 4,
+  '5': 5,
+};
+/** "las dos primeras", "los tres últimos", "las primeras dos". */
+const FIRST_N_ES =
+  /\b(?:las|los)\s+(?:(dos|tres|cuatro|cinco|[2-5])\s+(primer[oa]s|[uú]ltim[oa]s)|(primer[oa]s|[uú]ltim[oa]s)\s+(dos|tres|cuatro|cinco|[2-5]))(?![\wáéíóú])/i;
+const ORDINALS_ES: Record<string, number> = {
+  primer: 1,
+  segund: 2,
+  tercer: 3,
+  cuart: 4,
+  quint: 5,
+  últim: -1,
+  ultim: -1,
+};
 const FIRST_N =
   /\b(?:the\s+)?(first|top|last)\s+(two|three|four|five|[2-5])\b(?!\s*(bed|bath|bd|ba|br|parking|sq|days))/i;
 const NOUN =
@@ -45,13 +70,17 @@ export function parseQuery(question: string, ctx: ParseContext): Query {
   const facts = parseFacts(question, ctx.fieldNames);
   const intent = parseIntent(facts.rest, ctx.vocab);
   const prev = ctx.previous;
-  const own = intent.criteria;
-  const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
-  const carried = prev.query?.criteria ?? {};
-  const base = { filters: facts.filters, asks: facts.asks, ...place };
   const last = prev.query;
+  const mine = intent.criteria;
+  const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
+  const carried = last?.criteria ?? {};
+  const kept = last?.filters ?? [];
+  const own = { criteria: mine, filters: facts.filters };
+  // What a follow-up keeps: the conditions in force, with the question's own changed.
+  const inForce = { criteria: merge(carried, mine), filters: mergeFilters(kept, facts.filters) };
+  const base = { asks: facts.asks, own, ...place };
   // "and the median?" after an average: the same homes, the same figure, another statistic.
-  if (facts.lonelyStat && last?.op.kind === 'aggregate' && !hasCriteria(own) && facts.filters.length === 0)
+  if (facts.lonelyStat && last?.op.kind === 'aggregate' && !hasCriteria(mine) && facts.filters.length === 0)
     return { ...last, op: { ...last.op, stat: facts.lonelyStat } };
 
   const named = namedKeys(question, intent, ctx);
@@ -63,56 +92,57 @@ export function parseQuery(question: string, ctx: ParseContext): Query {
         ? { kind: 'facts' }
         : { kind: 'details' };
     // An address named is the home, not a street to search: the conditions in force stay as they were.
-    const { street: _street, ...rest } = own;
-    return { set: { kind: 'named', keys: named }, criteria: merge(carried, rest), narrow: {}, op, ...base };
+    const { street: _street, ...rest } = mine;
+    const criteria = merge(carried, rest);
+    return {
+      set: { kind: 'named', keys: named },
+      ...base,
+      own: { criteria: {}, filters: [] },
+      criteria,
+      filters: kept,
+      op,
+    };
   }
-  if (intent.wantsAll) return { set: { kind: 'search' }, criteria: own, narrow: own, op: { kind: 'all' }, ...base };
+  if (intent.wantsAll) return { set: { kind: 'search' }, ...base, ...own, op: { kind: 'all' } };
 
   const f = intent.followUp;
   const pick = picked(question, intent);
-  const elsewhere = own.city !== undefined && own.city !== carried.city;
+  const elsewhere = mine.city !== undefined && mine.city !== carried.city;
   const refersBack = !elsewhere && (pick !== undefined || THOSE.test(facts.rest) || f?.kind === 'it');
-  if (refersBack && (prev.shown.length > 0 || prev.list.length > 0 || !hasCriteria(own))) {
+  if (refersBack && (prev.shown.length > 0 || prev.list.length > 0 || !hasCriteria(mine))) {
     const set: SetRef = pick ? { kind: 'previous', pick } : { kind: 'previous' };
     const detail = facts.asks.length > 0 ? 'facts' : 'details';
     const op = operation(question, intent, facts, compare, pick || f?.kind === 'it' ? detail : 'list');
-    return { set, criteria: merge(carried, own), narrow: own, op, ...base };
+    return { set, ...base, ...inForce, op };
   }
 
-  if (f && (f.kind === 'cheaper' || f.kind === 'pricier' || f.kind === 'larger') && (prev.query || hasCriteria(own))) {
-    const criteria = beyond(merge(carried, own), f.kind, prev);
-    const filters = mergeFilters(prev.query?.filters ?? [], facts.filters);
+  if (f && (f.kind === 'cheaper' || f.kind === 'pricier' || f.kind === 'larger') && (last || hasCriteria(mine))) {
+    const criteria = beyond(inForce.criteria, f.kind, prev);
     return {
       set: { kind: 'search' },
-      criteria,
-      narrow: criteria,
-      op: { kind: 'beyond', direction: f.kind },
       ...base,
-      filters,
+      criteria,
+      filters: inForce.filters,
+      op: { kind: 'beyond', direction: f.kind },
     };
   }
 
   const op = operation(question, intent, facts, compare, 'list');
-  const mentionsFacts = hasCriteria(own) || facts.filters.length > 0;
+  const mentionsFacts = hasCriteria(mine) || facts.filters.length > 0;
   // "the cheapest one", "how many?", "and the average?" with nothing of their own: about the search in force.
   const bare = !mentionsFacts && op.kind !== 'list' && op.kind !== 'facts' && !intent.wantsAll;
   const refines =
-    prev.query !== undefined &&
+    last !== undefined &&
     (bare ||
       intent.continues ||
       REFINE_START.test(question) ||
       /\b(instead|only|en su lugar)\b/i.test(question) ||
       (mentionsFacts && !NOUN.test(question)));
-  if (refines && prev.query) {
-    const criteria = merge(carried, own);
-    const filters = mergeFilters(prev.query.filters, facts.filters);
-    return { set: { kind: 'search' }, criteria, narrow: criteria, op, ...base, filters };
-  }
+  if (refines) return { set: { kind: 'search' }, ...base, ...inForce, op };
   // "does it have parking?" without "it" said: the homes of the last answer, if any.
-  if (op.kind === 'facts' && !mentionsFacts)
-    return { set: { kind: 'previous' }, criteria: carried, narrow: {}, op, ...base };
+  if (op.kind === 'facts' && !mentionsFacts) return { set: { kind: 'previous' }, ...base, ...inForce, op };
   const aboutListings = mentionsFacts || intent.aboutListings || op.kind !== 'list' || intent.unknownPlace;
-  return { set: { kind: 'search' }, criteria: own, narrow: own, op: aboutListings ? op : { kind: 'none' }, ...base };
+  return { set: { kind: 'search' }, ...base, ...own, op: aboutListings ? op : { kind: 'none' } };
 }
 
 /** The operation a question asks for, `fallback` when it names none. */
@@ -190,12 +220,21 @@ function picked(question: string, intent: Intent): number[] | undefined {
     const from = n[1].toLowerCase() === 'last' ? -k : 1;
     return Array.from({ length: k }, (_, i) => (from < 0 ? from + i : i + 1));
   }
+  const es = FIRST_N_ES.exec(question);
+  if (es) {
+    const k = COUNTS[(es[1] ?? es[4]).toLowerCase()];
+    const last = /[uú]ltim/i.test(es[2] ?? es[3]);
+    return Array.from({ length: k }, (_, i) => (last ? i - k : i + 1));
+  }
   const words = [...question.matchAll(/\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)\b/gi)].map(
     (m) => ORDINAL_WORDS[m[1].toLowerCase()],
   );
   if (words.length > 1 && !/\bfirst[- ]time\b/i.test(question)) return words;
   const f = intent.followUp;
-  return f?.kind === 'ordinal' ? [f.index] : undefined;
+  if (f?.kind === 'ordinal') return [f.index];
+  // "la segunda", "el primero", "la última": a Spanish position.
+  const m = /\b(?:la|el|lo)\s+(primer|segund|tercer|cuart|quint|[uú]ltim)[oa]?(?![\wáéíóú])/i.exec(question);
+  return m ? [ORDINALS_ES[m[1].toLowerCase()]] : undefined;
 }
 
 /** Listings named outright, in the question's order: MLS numbers, a listing id, house addresses. */
@@ -203,7 +242,9 @@ function namedKeys(question: string, intent: Intent, ctx: ParseContext): NamedKe
   const found: { at: number; key: NamedKey }[] = [];
   for (const m of question.matchAll(/\b(?:mls\s*#?\s*:?\s*)?([a-z]{2,5}-?\d{4,}|\d{6,})\b/gi)) {
     const mls = m[1].toUpperCase();
-    if (ctx.mls.has(mls)) found.push({ at: m.index ?? 0, key: { kind: 'mls', mls } });
+    // A board-prefixed number the listings lack is still a listing asked for (to say it is not there);
+    // a bare number may be a price.
+    if (ctx.mls.has(mls) || /^[A-Z]/.test(mls)) found.push({ at: m.index ?? 0, key: { kind: 'mls', mls } });
   }
   if (intent.listingId !== undefined) found.push({ at: 0, key: { kind: 'id', id: intent.listingId } });
   const nq = ` ${normalizeAddress(question)} `;

@@ -58,9 +58,10 @@ export interface Query {
   set: SetRef;
   /** The conditions in force: the question's own and, for a follow-up or refinement, those it keeps. */
   criteria: Criteria;
-  /** The question's own conditions: what narrows a previous answer's homes ("which of those are condos?"). */
-  narrow: Criteria;
+  /** The fact filters in force, like `criteria`. */
   filters: FactFilter[];
+  /** The question's own conditions: what narrows a previous answer's homes ("which of those are condos?"). */
+  own: { criteria: Criteria; filters: FactFilter[] };
   op: Operation;
   asks: Asked[];
   /** A place named that is none of the chatbot's cities. */

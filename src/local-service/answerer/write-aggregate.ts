@@ -41,6 +41,7 @@ export function rounded(fact: NumericFact, v: number): number {
 export function writeAggregate(ev: Evaluation, w: Writing): string {
   const op = ev.query.op;
   if (op.kind !== 'aggregate') return '';
+  if (ev.found.length === 0) return w.p.none(what(ev, w, 2));
   const priced = op.fact === 'price' || op.fact === 'ppsf' || op.fact === 'hoa';
   const types: (SaleType | undefined)[] =
     priced && !ev.query.criteria.saleType

@@ -1,10 +1,11 @@
 import type { ListingData } from '../listings/listing-data';
 import type { StoredListing } from '../listings/listings-repo';
-import type { Evaluation } from './evaluate';
-import { featureOf, numberOf } from './facts';
+import { appliedFilters, type Evaluation } from './evaluate';
+import { featureOf, numberOf, passes } from './facts';
 import { describe, groupDigits, listingLine, money, priceText } from './format';
 import type { Criteria } from './intent';
 import type { Phrases } from './phrases';
+import { matches } from './query';
 import type { FactFilter, NumericFact } from './query-model';
 import type { ReasonPhrases } from './reason-phrases';
 
@@ -45,24 +46,42 @@ export function rangeText(f: Extract<FactFilter, { kind: 'range' }>, w: Writing)
   return w.rp.range(f.fact, write(f.min), write(f.max), f.min, f.max);
 }
 
-/** The filters a query applied (the ones the data could answer), in words. */
-export function filterTexts(ev: Evaluation, w: Writing): string[] {
-  return ev.query.filters
+/** Filters in words, leaving out the features the data could not answer. */
+function filterTexts(filters: readonly FactFilter[], ev: Evaluation, w: Writing): string[] {
+  return filters
     .filter((f) => f.kind === 'range' || !ev.unknown.includes(f.feature))
     .map((f) => (f.kind === 'range' ? rangeText(f, w) : w.rp.feature(f.feature.label)));
 }
 
-/** "homes for sale in Denver with 2+ parking spots", plus "from my last answer" for a follow-up's homes. */
+/** The conditions the question itself added, in words ("built in 2001 or later"). */
+export function ownConditions(ev: Evaluation, w: Writing): string[] {
+  return filterTexts(appliedFilters(ev.query), ev, w);
+}
+
+/**
+ * "homes for sale in Denver with 2+ parking spots", plus "from my last answer" for a follow-up's
+ * homes. Those homes are described by the conditions in force only when every one of them meets
+ * them (homes compared by MLS number need not be the search's); otherwise by the question's own.
+ */
 export function what(ev: Evaluation, w: Writing, n: number, criteria: Criteria = ev.query.criteria): string {
-  const bits = [describe(criteria, w.p, n, w.currency), ...filterTexts(ev, w)];
-  if (ev.query.set.kind === 'previous') bits.push(w.rp.fromLast);
+  const q = ev.query;
+  const fits =
+    q.set.kind === 'search' ||
+    (ev.found.length > 0 ? ev.found : ev.base).every(
+      (l) =>
+        matches(l.data, { ...criteria, status: criteria.status ?? l.data.Status }) &&
+        q.filters.every((f) => passes(l.data, f) || (f.kind === 'feature' && ev.unknown.includes(f.feature))),
+    );
+  const c = fits ? criteria : { ...q.own.criteria, ...(criteria.saleType ? { saleType: criteria.saleType } : {}) };
+  const bits = [describe(c, w.p, n, w.currency), ...filterTexts(fits ? q.filters : q.own.filters, ev, w)];
+  if (q.set.kind === 'previous') bits.push(w.rp.fromLast);
   return bits.join(' ');
 }
 
 /** What a listing's line adds: the facts filtered on (with the listing's own words) and the facts asked. */
 export function notes(d: ListingData, ev: Evaluation, w: Writing): string {
   const out: string[] = [];
-  for (const f of ev.query.filters) {
+  for (const f of appliedFilters(ev.query)) {
     if (f.kind === 'range') {
       if (f.fact !== 'area' && f.fact !== 'price') out.push(factPhrase(d, f.fact, w));
     } else if (!ev.unknown.includes(f.feature)) out.push(featureText(d, f.feature, w));

@@ -1,7 +1,7 @@
 import type { Evaluation } from './evaluate';
 import { listingLine } from './format';
 import { nearest } from './query';
-import { filterTexts, lines, type Writing, what } from './write-common';
+import { lines, ownConditions, type Writing, what } from './write-common';
 
 /** How many listings a list answer shows (the long answer shows every match). */
 const SHOWN = 5;
@@ -59,7 +59,7 @@ export function writeBeyond(ev: Evaluation, w: Writing): string {
  * nearest homes, naming what was relaxed to find them (and any sold home left out).
  */
 function writeNone(ev: Evaluation, w: Writing): string {
-  const conditions = w.p.joinAnd(filterTexts(ev, w));
+  const conditions = w.p.joinAnd(ownConditions(ev, w));
   if (ev.query.set.kind === 'previous') return w.rp.noneOfThose(ev.base.length, conditions);
   const desc = what(ev, w, 2);
   if (ev.base.length > 0) {

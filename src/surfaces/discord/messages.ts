@@ -8,6 +8,7 @@ import { MessageType, type Message } from 'discord.js';
 import type { Attachment, IncomingMessage, Place } from '../../core/surface';
 import type { Inbound } from './inbound';
 import { errInfo } from './responder';
+import { untrusted } from '../../core/text/untrusted';
 
 /** Plain messages and replies; system messages (thread created, pins, joins) are not for the bot. */
 const USER_MESSAGE_TYPES = new Set<MessageType>([MessageType.Default, MessageType.Reply]);
@@ -38,7 +39,8 @@ export class Messages {
     if (!core || m.author.bot || m.webhookId || m.author.id === botId || !USER_MESSAGE_TYPES.has(m.type)) return;
     const mentioned =
       m.mentions.users.has(botId) || m.content.includes(`<@${botId}>`) || m.content.includes(`<@!${botId}>`);
-    const text = m.content.split(`<@${botId}>`).join('').split(`<@!${botId}>`).join('').trim();
+    // Cut at Discord's own maximum for a message (4,000 characters with Nitro), should one come longer.
+    const text = untrusted(m.content.split(`<@${botId}>`).join('').split(`<@!${botId}>`).join('').trim(), 4000);
     const place = await this.placeOf(m, mentioned, text);
     if (!place) return;
     const msg: IncomingMessage = {

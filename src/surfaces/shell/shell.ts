@@ -6,6 +6,7 @@ import { COMMAND_NAMES, COMMAND_SPECS, commandHelpLines, isCommandName } from '.
 import type { Actor, BridgeCore, FormSpec, Invocation, MessageRef, OutMessage, Place } from '../../core/surface';
 import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 import { stripControl, terminalSafe } from './render';
+import { untrusted } from '../../core/text/untrusted';
 
 // The bridge's commands come from the grammar's catalogue; the rest are the shell's own.
 const SHELL_HELP = [
@@ -183,7 +184,8 @@ export class Shell {
       {
         place: this.here(),
         actor: this.user,
-        text,
+        // The shell has no platform maximum: Slack's (40,000 characters) stands in.
+        text: untrusted(text, 40_000),
         id: randomUUID(),
         attachments,
         startsConversation,

@@ -29,6 +29,7 @@ import {
   formValues,
   renderForm,
   renderMessage,
+  SLACK_LIMITS,
 } from './blocks';
 import { unescapeSlack } from './safe-text';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
@@ -36,6 +37,7 @@ import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
 import type { WebClient } from './web';
+import { untrusted, type UntrustedText } from '../../core/text/untrusted';
 
 /** Every slash command the app registers, with the slash: the grammar's catalogue (manifest.yml is checked against it). */
 export const SLACK_COMMANDS: readonly string[] = COMMAND_SPECS.map((s) => `/${s.name}`);
@@ -150,7 +152,7 @@ function registerCommands(d: ListenerDeps, h: Helpers): void {
       if (!core) return h.notReady(inv);
       try {
         // Slack escapes what people type (`&lt;` for `<`): core gets the characters they typed.
-        await core.command(inv, spec.name, unescapeSlack(c.text ?? ''));
+        await core.command(inv, spec.name, incoming(c.text ?? ''));
       } catch (err) {
         await h.reportFailure(inv, err, c.command);
       }
@@ -283,7 +285,7 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
     // once core took it (a thread the bridge does not follow leaves no key behind).
     if (isMention || isDm) await noteRecipient();
     // Slack escapes what people type (`&lt;` for `<`): core gets the characters they typed.
-    const text = unescapeSlack(mentionsBot ? stripMention(event.text, bot) : event.text);
+    const text = incoming(mentionsBot ? stripMention(event.text, bot) : event.text);
     const msg: IncomingMessage = {
       place,
       actor: await h.actor(event.user),
@@ -346,4 +348,12 @@ function toAttachment(f: SlackFile): Attachment {
   const url = f.url_private_download ?? f.url_private;
   if (url) att.url = url;
   return att;
+}
+
+/**
+ * What a person typed, as core gets it: Slack's escaping undone, cut at Slack's own maximum for a
+ * message's text (40,000 characters), so nothing longer than Slack allows reaches a pattern.
+ */
+function incoming(text: string): UntrustedText {
+  return untrusted(unescapeSlack(text), SLACK_LIMITS.text);
 }

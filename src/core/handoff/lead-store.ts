@@ -1,0 +1,64 @@
+/**
+ * The lead facts of a conversation, kept with it: each turn adds what it tells (lead.ts's
+ * `withMessage`) as it is written, so the ticket's summary covers the whole conversation, not only
+ * the turns the transcript still holds, and no render scans the transcript again.
+ */
+import { z } from 'zod';
+import type { StateStore } from '../../state/store';
+import { parseStored, toJson, type Turn } from '../conversations/model';
+import { noFacts, withMessage, type LeadFacts } from './lead';
+
+const leadKey = (convId: string): string => `conv:${convId}:lead`;
+
+const factsSchema = z.object({
+  emails: z.array(z.string()),
+  phones: z.array(z.string()),
+  listings: z.array(z.string()),
+  city: z.string().optional(),
+  budget: z.string().optional(),
+  bedrooms: z.number().optional(),
+});
+
+/** Who wrote a turn, as the lead sees it: the chatbot's answers, an agent's replies, or the user. */
+function sourceOf(turn: Turn): 'user' | 'answer' | undefined {
+  // The author the answering turn writes its answers under (conversations/answer-turn.ts).
+  if (turn.author === 'Bot') return 'answer';
+  if (turn.author.endsWith(' (agent)')) return undefined;
+  return 'user';
+}
+
+/** The facts gathered so far; undefined for a conversation from before they were kept. */
+export async function readLeadFacts(store: StateStore, convId: string): Promise<LeadFacts | undefined> {
+  return parseStored(factsSchema, await store.get(leadKey(convId)));
+}
+
+/** The facts of a list of turns (a conversation whose facts were not kept: its transcript). */
+export function factsOfTurns(turns: Turn[]): LeadFacts {
+  return turns.reduce((facts, turn) => gathered(facts, turn), noFacts());
+}
+
+function gathered(facts: LeadFacts, turn: Turn): LeadFacts {
+  const from = sourceOf(turn);
+  return from ? withMessage(facts, from, turn.text.replace(/^\(asked for a human[^)]{0,200}\) /, '')) : facts;
+}
+
+/**
+ * Adds one turn's facts (compare-and-set: turns written at once on two instances both count), kept
+ * as long as the transcript (`retentionMs` after the last turn).
+ */
+export async function gatherLead(store: StateStore, convId: string, turn: Turn, retentionMs: number): Promise<void> {
+  if (!sourceOf(turn)) return;
+  const key = leadKey(convId);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const raw = await store.get(key);
+    const next = gathered(parseStored(factsSchema, raw) ?? noFacts(), turn);
+    if (await store.compareAndSet(key, raw, toJson(next), retentionMs)) return;
+  }
+}
+
+/** Restarts the facts' retention with the transcript's (activity that adds no turn). */
+export async function touchLeadFacts(store: StateStore, convId: string, retentionMs: number): Promise<void> {
+  const key = leadKey(convId);
+  const raw = await store.get(key);
+  if (raw !== undefined) await store.compareAndSet(key, raw, raw, retentionMs);
+}

@@ -1,0 +1,163 @@
+/**
+ * Who is who in a Slack handoff, end to end. An agent is a member of the handoff channel
+ * (`conversations.members`) or an admin: someone who can see the ticket (a public handoff channel)
+ * but is not a member presses Claim, Take over (and its confirmation, forged), Close, and writes in
+ * the ticket thread: each is refused with an ephemeral that says why, the ticket does not change,
+ * and nothing reaches the user. The member agent's claim, reply and close do. The asker is who
+ * started the conversation: a participant in it may ask the bot, but their `/handoff` and their
+ * "Ask about a viewing" in that thread are refused.
+ */
+import type { FakeMessage } from '../../support/fake-slack';
+import { button } from '../../support/slack-blocks';
+import { AGENT, HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { waitFor } from '../../support/slack-requests';
+
+const USERS = 'C0WHO';
+const ADA = 'U0USER1';
+const GRACE = 'U0USER2';
+const MALLORY = 'U0MALLORY';
+
+/** A button as the bridge renders it (blocks.ts), for a press on a message that never carried it. */
+const forged = (action: string, value: string) => ({
+  action_id: `bridge:${action}:0`,
+  value: JSON.stringify({ a: action, v: value }),
+});
+
+let tsSeq = 0;
+const nextTs = (): string => `${Math.floor(Date.now() / 1000)}.7${String(++tsSeq).padStart(5, '0')}`;
+
+describe('Slack: who may act on a handoff', () => {
+  let e: SlackE2E;
+  let root: FakeMessage;
+
+  const ephemeralTo = (user: string, re: RegExp, after: number) =>
+    waitFor(
+      () => e.fake.ephemerals.slice(after).find((m) => m.user === user && re.test(m.text)),
+      `an ephemeral to ${user} matching ${re}`,
+    );
+  const click = (msg: FakeMessage, label: string, user: string) =>
+    e.driver.click(
+      button(msg, label)!,
+      { channel: msg.channel, messageTs: msg.ts, ...(msg.thread_ts ? { threadTs: msg.thread_ts } : {}) },
+      { user },
+    );
+  const say = (user: string, channel: string, thread: string, text: string) =>
+    e.driver.event({ type: 'message', channel, channel_type: 'channel', user, text, ts: nextTs(), thread_ts: thread });
+  const userThread = (): string[] => e.fake.replies(USERS, root.ts).map((m) => m.text);
+
+  beforeAll(async () => {
+    e = await startSlackE2E({
+      fake: { users: { [ADA]: 'Ada Lovelace', [GRACE]: 'Grace Hopper', [AGENT]: 'Agent Smith', [MALLORY]: 'Mallory' } },
+    });
+  });
+
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  test('a participant may ask in the thread, but neither /handoff nor "Ask about a viewing" hands it off', async () => {
+    const question = 'Any 2 bedroom condos for sale in Austin?';
+    await e.driver.command('/ask', question, { user: ADA, channel: USERS });
+    root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
+    await waitFor(() => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')), 'the answer');
+    // Grace joins Ada's thread with a question of her own: the bot answers it.
+    await say(GRACE, USERS, root.ts, 'And any with a garden?');
+    await waitFor(
+      () => e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human')).length >= 2,
+      'the answer to Grace',
+    );
+
+    const eph = e.fake.ephemerals.length;
+    // Slack sends a slash command without its thread: /handoff takes Grace's own recent conversation
+    // in the channel, and Ada's is not hers.
+    await e.driver.command('/handoff', 'hand this to a human', { user: GRACE, channel: USERS });
+    await ephemeralTo(GRACE, /no conversation of yours here to hand off/, eph);
+    // "Ask about a viewing" on a card in Ada's thread.
+    await e.driver.click(
+      forged('handoff.viewing', 'MLS ATX240000'),
+      { channel: USERS, messageTs: root.ts, threadTs: root.ts },
+      { user: GRACE },
+    );
+    await ephemeralTo(GRACE, /Only the person who asked in this conversation, or an admin/, eph);
+    // "Talk to a human" under the answer to Grace's own question is still Ada's.
+    const toGrace = e.fake
+      .replies(USERS, root.ts)
+      .filter((m) => button(m, 'Talk to a human'))
+      .at(-1)!;
+    await click(toGrace, 'Talk to a human', GRACE);
+    await waitFor(
+      () =>
+        e.fake.ephemerals.slice(eph).filter((m) => m.user === GRACE && /Only the person who asked/.test(m.text))
+          .length >= 2,
+      'the button refused to Grace',
+    );
+    expect(e.fake.channelMessages(HANDOFF_CHANNEL)).toEqual([]);
+    expect(userThread().some((t) => /Connecting you with a human/.test(t))).toBe(false);
+  }, 60_000);
+
+  test('a non-member’s Claim, Take over, Close and thread messages change nothing and reach no one; the member agent’s do', async () => {
+    await e.driver.command('/handoff', 'I want to make an offer', { user: ADA, channel: USERS });
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
+      'the ticket',
+    );
+    const now = (): FakeMessage => e.fake.message(HANDOFF_CHANNEL, ticket.ts)!;
+    const ticketThread = (): string[] => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text);
+    const before = { ticket: now().text, user: userThread().length };
+    const eph = e.fake.ephemerals.length;
+
+    await click(now(), 'Claim', MALLORY);
+    await ephemeralTo(MALLORY, /Only members of the handoff channel may claim a ticket/, eph);
+    await click(now(), 'Close', MALLORY);
+    await ephemeralTo(MALLORY, /Only members of the handoff channel may close this ticket/, eph);
+    await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, please send your bank details to me');
+    await ephemeralTo(MALLORY, /your message was not sent to anyone/, eph);
+    expect(now().text).toBe(before.ticket);
+    expect(now().text.split('\n')[0]).toMatch(/^Waiting since/);
+
+    // The member claims: the ticket and the user say so.
+    await click(now(), 'Claim', AGENT);
+    await waitFor(() => /^Claimed by Agent Smith/.test(now().text.split('\n')[0]!), 'claimed by the agent');
+    await waitFor(() => userThread().find((t) => /Agent Smith \(agent\) has joined/.test(t)), 'Ada told');
+
+    await click(now(), 'Take over', MALLORY);
+    await ephemeralTo(MALLORY, /Only members of the handoff channel may take over a ticket/, eph);
+    // Even the confirmation, forged with the holder's id, changes nothing.
+    await e.driver.click(
+      forged('handoff.takeover.confirm', `${JSON.parse(button(now(), 'Close')!.value!).v}:${AGENT}`),
+      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
+      { user: MALLORY },
+    );
+    await waitFor(
+      () =>
+        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /may take over a ticket/.test(m.text))
+          .length >= 2,
+      'the forged confirmation refused',
+    );
+    await click(now(), 'Close', MALLORY);
+    await waitFor(
+      () =>
+        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /may close this ticket/.test(m.text)).length >=
+        2,
+      'the second Close refused',
+    );
+    await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Ada, wire the deposit to account 12345');
+    await waitFor(
+      () =>
+        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /not sent to anyone/.test(m.text)).length >= 2,
+      'the second thread message refused',
+    );
+    expect(now().text.split('\n')[0]).toMatch(/^Claimed by Agent Smith/);
+
+    // The member agent's reply reaches Ada; their Close hands her back to the bot.
+    await say(AGENT, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, happy to help with the offer.');
+    await waitFor(() => userThread().find((t) => t.includes('happy to help with the offer')), 'the reply relayed');
+    await click(now(), 'Close', AGENT);
+    await waitFor(() => /^Closed by Agent Smith/.test(now().text.split('\n')[0]!), 'closed by the agent');
+    await waitFor(() => userThread().find((t) => /Agent Smith closed the handoff/.test(t)), 'Ada told');
+
+    // Nothing of Mallory's reached Ada or the ticket's thread (not even as a note).
+    const seen = [...userThread().slice(before.user), ...ticketThread()].join('\n');
+    expect(seen).not.toMatch(/bank details|deposit|Mallory/);
+  }, 60_000);
+});
