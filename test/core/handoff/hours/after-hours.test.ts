@@ -8,7 +8,7 @@
  */
 import { parseHours, type OfficeWindow } from '../../../../src/core/handoff/hours/office-hours';
 import { appliedSettingsKey } from '../../../../src/core/settings/applied';
-import type { MessageRef, Place } from '../../../../src/core/surface';
+import type { MessageRef, Place, SurfacePort } from '../../../../src/core/surface';
 import { smtpMailer, type Mailer } from '../../../../src/mail/mailer';
 import { startCoreHarness, type CoreHarness } from '../../../support/core-harness';
 import { startSmtpSink, type SmtpSink } from '../../../support/smtp-sink';
@@ -46,7 +46,8 @@ describe('handoff outside office hours', () => {
       offerMs: 2 * MIN,
       digestHour: 8,
     };
-    harness.surface.permalink = async (ref: MessageRef) => `https://chat.example/${ref.place.channel}/${ref.id}`;
+    (harness.surface as SurfacePort).permalink = async (ref: MessageRef) =>
+      `https://chat.example/${ref.place.channel}/${ref.id}`;
   }
 
   beforeAll(async () => {
