@@ -153,7 +153,7 @@ export class Handoffs {
     // The ticket first, short-lived until it is handed its conversation (a crash before that leaves a
     // record nothing points to, which expires), so no mark ever points to a ticket not written yet.
     await this.tickets.create(ticket);
-    if (decided.turn) await appendTurn(this.ctx.store, conv.id, { ...decided.turn, at });
+    if (decided.turn) await appendTurn(this.ctx.store, conv.id, { ...decided.turn, at }, this.tickets.retentionMs);
     const intents = noticeIntents(decided.notices);
     // The one atomic step: the conversation is in handoff with this ticket, and its opening notices are owed.
     if (!(await this.tickets.markHandoff(conv.id, ticket.id, intents))) {
@@ -351,7 +351,8 @@ export class Handoffs {
       if ('refusal' in decided) return decided;
       const intents = noticeIntents(decided.notices, stableId);
       if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;
-      if (decided.turn) await appendTurn(this.ctx.store, ticket.convId, { ...decided.turn, at: event.at });
+      if (decided.turn)
+        await appendTurn(this.ctx.store, ticket.convId, { ...decided.turn, at: event.at }, this.tickets.retentionMs);
       if (ends(ticket, decided.ticket)) await this.tickets.clearMarks(decided.ticket);
       await first?.(decided);
       await this.deliver(intents);
