@@ -3,6 +3,7 @@ import type { OutMessage } from '../surface';
 import type { Ticket } from './model';
 import { claimWait, duration } from './render';
 import { surfaceLabel } from './ticket-view';
+import { asText } from './wording';
 
 /** `extra`: what handoff around the clock adds (who is away, e-mails not sent yet: hours/hours.ts). */
 export function queueMessage(tickets: Ticket[], now: number, extra: string[] = []): OutMessage {
@@ -13,10 +14,11 @@ export function queueMessage(tickets: Ticket[], now: number, extra: string[] = [
     const since = t.waitingSince ?? t.createdAt;
     const state =
       t.status === 'claimed'
-        ? `Claimed by ${t.claimedBy?.name ?? 'an agent'}, waited ${duration(claimWait(t, now))}`
+        ? `Claimed by ${t.claimedBy ? asText(t.claimedBy.name) : 'an agent'}, waited ${duration(claimWait(t, now))}`
         : `Waiting ${duration(now - since)}`;
     const link = t.ticketLink ?? (t.root ? 'no link' : 'ticket message not posted yet');
-    return `• ${state} · ${t.user.name} (${surfaceLabel(t.userPlace.surface)}) · ${link}`;
+    // Names are what people chose: shown as text in this Markdown list.
+    return `• ${state} · ${asText(t.user.name)} (${surfaceLabel(t.userPlace.surface)}) · ${link}`;
   });
   const waiting = tickets.filter((t) => t.status === 'open').length;
   return {

@@ -51,11 +51,11 @@ export function stateLine(ticket: Ticket, now: number): string {
     case 'open':
       return `${word} since ${clock(since)} (${duration(now - since)} so far)`;
     case 'claimed':
-      return `${word} by ${ticket.claimedBy?.name ?? 'an agent'} at ${clock(ticket.claimedAt ?? now)}, ${duration(claimWait(ticket, now))} after the request`;
+      return `${word} by ${ticket.claimedBy ? quoted(ticket.claimedBy.name) : 'an agent'} at ${clock(ticket.claimedAt ?? now)}, ${duration(claimWait(ticket, now))} after the request`;
     case 'closed':
-      return `${word} by ${ticket.endedBy?.name ?? 'an agent'} at ${clock(ticket.endedAt ?? now)}${ticket.rating ? `, rated ${ticket.rating}/5` : ''}`;
+      return `${word} by ${ticket.endedBy ? quoted(ticket.endedBy.name) : 'an agent'} at ${clock(ticket.endedAt ?? now)}${ticket.rating ? `, rated ${ticket.rating}/5` : ''}`;
     case 'cancelled':
-      return `${word} by ${ticket.endedBy?.name ?? 'the user'} at ${clock(ticket.endedAt ?? now)}`;
+      return `${word} by ${ticket.endedBy ? quoted(ticket.endedBy.name) : 'the user'} at ${clock(ticket.endedAt ?? now)}`;
     case 'timedout':
       return `${word} at ${clock(ticket.endedAt ?? now)}: nobody claimed it in ${duration((ticket.endedAt ?? now) - since)}`;
   }
