@@ -8,6 +8,7 @@ import { recentLines } from '../recent-lines';
 import type { Button, OutMessage } from '../surface';
 import { shownAsText, untrusted } from '../text/untrusted';
 import { leadLines, type LeadSummary } from './lead';
+import { hoursLines } from './hours/ticket-lines';
 import { HANDOFF_ACTIONS, stateWord, type Ticket } from './model';
 
 const TURN_CHARS = 300;
@@ -92,6 +93,7 @@ export function renderTicket(ticket: Ticket, view: TicketView): OutMessage {
     .join(' ');
   const head = [
     stateLine(ticket, view.now),
+    ...hoursLines(ticket, view.now),
     `*Handoff request* from ${view.userLabel}`,
     `Where: ${where}${ticket.userLink ? ` · conversation: ${ticket.userLink}` : ''}`,
     `Reason: ${ticket.reason.trim() ? quoted(ticket.reason) : '(none given)'}`,
