@@ -257,7 +257,7 @@ function open(o: Opening, now: number, who: Who): Decision {
     opening: true,
   };
   const by = actorOf(who);
-  const forUser = by.id === o.asker.id ? '' : ` (asked by ${by.name})`;
+  const forUser = by.id === o.asker.id ? '' : `, by ${by.name}`;
   return {
     ticket: t,
     notices: [
