@@ -38,7 +38,8 @@ export function previousResult(
       covered = query.op.kind === 'aggregate' ? ev?.found : undefined;
       // A feature the listings never state was said once; it does not follow into refinements.
       const known = (f: FactFilter) => !(f.kind === 'feature' && ev?.unknown.includes(f.feature));
-      if (query.op.kind !== 'none') previous = { ...previous, query: { ...query, filters: query.filters.filter(known) } };
+      if (query.op.kind !== 'none')
+        previous = { ...previous, query: { ...query, filters: query.filters.filter(known) } };
       searched = query.set.kind === 'search';
       continue;
     }
