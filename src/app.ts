@@ -25,6 +25,8 @@ import { resolveApiUrl as resolveSlackApiUrl } from './surfaces/slack/web';
 import { createDiscordSurface } from './surfaces/discord';
 import type { SurfaceRuntime } from './surfaces/runtime';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export interface AppOptions {
   /** Extra surfaces (the shell). */
   surfaces?: SurfaceRuntime[];
@@ -152,7 +154,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       } else log.info({ url: service.url }, 'local chatbot service started in-process');
     }
 
-    const store = await openStore(config.stateUrl);
+    // RETENTION_DAYS holds for every record by construction: the store caps every time to live.
+    const store = await openStore(config.stateUrl, { retentionMs: config.retentionDays * DAY_MS });
     cleanups.push(() => store.close());
 
     const client = new ChatbotClient({
@@ -215,7 +218,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
       embeddedService: localService !== undefined,
-      retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+      retentionMs: config.retentionDays * DAY_MS,
       office: config.office,
       userRateLimit: config.userRateLimit,
     };

@@ -5,7 +5,8 @@
  * Two records: the rated answer (`feedback:answer:<id>`: where it was posted, its message and the
  * service's AnswerID) and one vote per person per answer (`feedback:vote:<id>:<user>`). A person's
  * second press replaces their vote atomically (compare-and-set), so concurrent presses on several
- * instances never count twice. Nothing here expires: feedback is what /analytics reports.
+ * instances never count twice. Like every record, they expire RETENTION_DAYS after their last write
+ * (the store caps every time to live): /analytics reports the votes of that period.
  */
 import { z } from 'zod';
 import type { Json, StateStore } from './store';

@@ -18,9 +18,10 @@ import {
   TAKE_TOKEN,
   casArgs,
 } from './redis-scripts';
+import { type RetentionOptions, retainedTtl } from './retention';
 import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
 
-export interface RedisStoreOptions {
+export interface RedisStoreOptions extends RetentionOptions {
   /** Prepended to every Redis key, so several bridges (or test runs) can share one database. */
   keyPrefix?: string;
 }
@@ -45,9 +46,11 @@ function escapeGlob(text: string): string {
 export class RedisStore implements StateStore {
   private readonly redis: Redis;
   private readonly prefix: string;
+  private readonly retentionMs: number | undefined;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
     this.prefix = options.keyPrefix ?? 'bridge:';
+    this.retentionMs = options.retentionMs;
     this.redis = new Redis(url, {
       maxRetriesPerRequest: null,
       enableOfflineQueue: true,
@@ -68,7 +71,7 @@ export class RedisStore implements StateStore {
   }
 
   async set(key: string, value: Json, ttlMs?: number): Promise<void> {
-    const ttl = checkTtl(ttlMs);
+    const ttl = retainedTtl(ttlMs, this.retentionMs);
     if (ttl === undefined) await this.redis.set(this.kv(key), canonicalJson(value));
     else await this.redis.set(this.kv(key), canonicalJson(value), 'PX', ttl);
   }
@@ -78,7 +81,7 @@ export class RedisStore implements StateStore {
   }
 
   async setIfAbsent(key: string, value: Json, ttlMs?: number): Promise<boolean> {
-    const ttl = checkTtl(ttlMs);
+    const ttl = retainedTtl(ttlMs, this.retentionMs);
     const reply =
       ttl === undefined
         ? await this.redis.set(this.kv(key), canonicalJson(value), 'NX')
@@ -87,7 +90,7 @@ export class RedisStore implements StateStore {
   }
 
   async compareAndSet(key: string, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean> {
-    const ttl = checkTtl(ttlMs);
+    const ttl = retainedTtl(ttlMs, this.retentionMs);
     const reply = await this.script(COMPARE_AND_SET, [this.kv(key)], casArgs(expected, next, ttl));
     return reply === 1;
   }
@@ -100,13 +103,14 @@ export class RedisStore implements StateStore {
     box: string,
     intents: OutboxIntent[],
   ): Promise<boolean> {
-    const ttl = checkTtl(ttlMs);
+    const ttl = retainedTtl(ttlMs, this.retentionMs);
     const [seq, pending, values, results, done] = this.outboxKeys(box);
     const reply = await this.script(
       COMPARE_AND_SET_WITH_INTENTS,
       [this.kv(key), seq, pending, values, results, done],
       [...casArgs(expected, next, ttl), ...intents.flatMap((i) => [i.id, canonicalJson(i.value)])],
     );
+    if (reply === 1 && intents.length > 0) await this.retain(this.outboxKeys(box));
     return reply === 1;
   }
 
@@ -133,13 +137,17 @@ export class RedisStore implements StateStore {
 
   async recordIntentResult(box: string, id: string, result: Json): Promise<boolean> {
     const [, pending, , results] = this.outboxKeys(box);
-    return (await this.script(RECORD_INTENT_RESULT, [pending, results], [id, canonicalJson(result)])) === 1;
+    const recorded = (await this.script(RECORD_INTENT_RESULT, [pending, results], [id, canonicalJson(result)])) === 1;
+    if (recorded) await this.retain(this.outboxKeys(box));
+    return recorded;
   }
 
   async completeIntent(box: string, id: string, doneTtlMs: number): Promise<boolean> {
-    const ttl = String(checkTtl(doneTtlMs));
+    const ttl = String(retainedTtl(doneTtlMs, this.retentionMs));
     const [, pending, values, results, done] = this.outboxKeys(box);
-    return (await this.script(COMPLETE_INTENT, [pending, values, results, done], [id, ttl])) === 1;
+    const completed = (await this.script(COMPLETE_INTENT, [pending, values, results, done], [id, ttl])) === 1;
+    if (completed) await this.retain(this.outboxKeys(box));
+    return completed;
   }
 
   async keys(prefix: string): Promise<string[]> {
@@ -156,6 +164,7 @@ export class RedisStore implements StateStore {
 
   async push(queue: string, value: Json): Promise<QueueItem> {
     const seq = await this.script(PUSH, this.queueKeys(queue, true), [canonicalJson(value)]);
+    await this.retain(this.queueKeys(queue, true));
     return { id: formatQueueId(Number(seq)), value };
   }
 
@@ -215,6 +224,17 @@ export class RedisStore implements StateStore {
       // Quitting a connection that is down: drop it instead of waiting for a reconnect.
       this.redis.disconnect();
     }
+  }
+
+  /**
+   * RETENTION_DAYS for the structures a write does not give a time to live (a queue, an outbox): the
+   * whole structure expires the retention period after its last write.
+   */
+  private async retain(keys: string[]): Promise<void> {
+    if (this.retentionMs === undefined) return;
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.pexpire(key, this.retentionMs);
+    await pipeline.exec();
   }
 
   private kv(key: string): string {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
+import { type RetentionOptions, retainedTtl } from './retention';
 import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
 
 const SCHEMA = `
@@ -14,7 +15,8 @@ CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires_at) WHERE expires_at IS NOT
 CREATE TABLE IF NOT EXISTS queue_items (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   queue TEXT NOT NULL,
-  value TEXT NOT NULL
+  value TEXT NOT NULL,
+  at INTEGER
 );
 CREATE INDEX IF NOT EXISTS queue_items_order ON queue_items (queue, id);
 CREATE TABLE IF NOT EXISTS leases (
@@ -35,6 +37,7 @@ CREATE TABLE IF NOT EXISTS outbox (
   value TEXT NOT NULL,
   result TEXT,
   done_until INTEGER,
+  at INTEGER,
   UNIQUE (box, id)
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (box, seq) WHERE done_until IS NULL;
@@ -77,7 +80,10 @@ export class SqliteStore implements StateStore {
   private lastPurge = 0;
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(path: string) {
+  private readonly retentionMs: number | undefined;
+
+  constructor(path: string, opts: RetentionOptions = {}) {
+    this.retentionMs = opts.retentionMs;
     if (path !== ':memory:' && path !== '' && !path.startsWith('file:')) {
       mkdirSync(dirname(path), { recursive: true });
     }
@@ -87,6 +93,20 @@ export class SqliteStore implements StateStore {
     // WAL + NORMAL is durable against process crashes; only an OS crash can lose the last commit.
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
+    this.addActivityColumns();
+  }
+
+  /**
+   * Queue items, outbox intents: when they were last written (`at`), so the retention sweep can drop
+   * them. Files made before the column existed get it, their rows dated now.
+   */
+  private addActivityColumns(): void {
+    for (const table of ['queue_items', 'outbox']) {
+      const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+      if (columns.some((c) => c.name === 'at')) continue;
+      this.db.exec(`ALTER TABLE ${table} ADD COLUMN at INTEGER`);
+      this.db.prepare(`UPDATE ${table} SET at = ? WHERE at IS NULL`).run(Date.now());
+    }
   }
 
   async get<T extends Json = Json>(key: string): Promise<T | undefined> {
@@ -141,10 +161,11 @@ export class SqliteStore implements StateStore {
       // A done row whose memory ran out no longer blocks its id.
       this.stmt('DELETE FROM outbox WHERE box = ? AND done_until IS NOT NULL AND done_until <= ?').run(box, now);
       for (const intent of intents) {
-        this.stmt('INSERT INTO outbox (box, id, value) VALUES (?, ?, ?) ON CONFLICT(box, id) DO NOTHING').run(
+        this.stmt('INSERT INTO outbox (box, id, value, at) VALUES (?, ?, ?, ?) ON CONFLICT(box, id) DO NOTHING').run(
           box,
           intent.id,
           canonicalJson(intent.value),
+          now,
         );
       }
     });
@@ -166,8 +187,9 @@ export class SqliteStore implements StateStore {
   }
 
   async recordIntentResult(box: string, id: string, result: Json): Promise<boolean> {
-    const info = this.stmt('UPDATE outbox SET result = ? WHERE box = ? AND id = ? AND done_until IS NULL').run(
+    const info = this.stmt('UPDATE outbox SET result = ?, at = ? WHERE box = ? AND id = ? AND done_until IS NULL').run(
       canonicalJson(result),
+      Date.now(),
       box,
       id,
     );
@@ -175,13 +197,11 @@ export class SqliteStore implements StateStore {
   }
 
   async completeIntent(box: string, id: string, doneTtlMs: number): Promise<boolean> {
-    const ttl = checkTtl(doneTtlMs) as number;
+    const ttl = retainedTtl(doneTtlMs, this.retentionMs) as number;
     const now = Date.now();
-    const info = this.stmt('UPDATE outbox SET done_until = ? WHERE box = ? AND id = ? AND done_until IS NULL').run(
-      now + ttl,
-      box,
-      id,
-    );
+    const info = this.stmt(
+      'UPDATE outbox SET done_until = ?, at = ? WHERE box = ? AND id = ? AND done_until IS NULL',
+    ).run(now + ttl, now, box, id);
     return info.changes === 1;
   }
 
@@ -194,7 +214,12 @@ export class SqliteStore implements StateStore {
   }
 
   async push(queue: string, value: Json): Promise<QueueItem> {
-    const info = this.stmt('INSERT INTO queue_items (queue, value) VALUES (?, ?)').run(queue, canonicalJson(value));
+    const info = this.stmt('INSERT INTO queue_items (queue, value, at) VALUES (?, ?, ?)').run(
+      queue,
+      canonicalJson(value),
+      Date.now(),
+    );
+    this.maybePurge();
     return { id: formatQueueId(Number(info.lastInsertRowid)), value };
   }
 
@@ -305,7 +330,7 @@ export class SqliteStore implements StateStore {
   }
 
   private expiry(ttlMs: number | undefined): number | null {
-    const ttl = checkTtl(ttlMs);
+    const ttl = retainedTtl(ttlMs, this.retentionMs);
     return ttl === undefined ? null : Date.now() + ttl;
   }
 
@@ -324,5 +349,14 @@ export class SqliteStore implements StateStore {
     if (now - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = now;
     this.stmt('DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now);
+    this.stmt('DELETE FROM leases WHERE expires_at <= ?').run(now);
+    this.stmt('DELETE FROM outbox WHERE done_until IS NOT NULL AND done_until <= ?').run(now);
+    if (this.retentionMs === undefined) return;
+    // RETENTION_DAYS for the rows that carry no expiry of their own: a queue item or an intent left
+    // unhandled, a rate log's grants (every window is far shorter).
+    const before = now - this.retentionMs;
+    this.stmt('DELETE FROM queue_items WHERE at <= ?').run(before);
+    this.stmt('DELETE FROM outbox WHERE at <= ?').run(before);
+    this.stmt('DELETE FROM rate_log WHERE at <= ?').run(before);
   }
 }

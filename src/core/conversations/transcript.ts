@@ -24,7 +24,8 @@ export async function appendTurn(
   store: StateStore,
   convId: string,
   turn: Turn,
-  retentionMs = DEFAULT_RETENTION_MS,
+  // Required: a caller without it (handoff turns did) restarted the transcript at the default period.
+  retentionMs: number,
 ): Promise<void> {
   const key = keys.transcript(convId);
   for (let attempt = 0; attempt < 5; attempt++) {

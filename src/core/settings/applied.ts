@@ -16,11 +16,22 @@ const appliedSchema = z.record(z.union([z.string(), z.number(), z.boolean()]));
 
 export type AppliedSettings = Partial<SettingsFields>;
 
+/** When this process last restarted a chatbot's record's retention (it is read on every question). */
+const touchedAt = new Map<string, number>();
+const TOUCH_EVERY_MS = 60 * 60 * 1000;
+
 export async function readAppliedSettings(
   ctx: CoreContext,
   chatbotId = ctx.config.chatbotId,
 ): Promise<AppliedSettings> {
-  const raw = await ctx.store.get(appliedSettingsKey(chatbotId));
+  const key = appliedSettingsKey(chatbotId);
+  const raw = await ctx.store.get(key);
+  // Like every record, this one expires RETENTION_DAYS after its last write; a bridge in use keeps
+  // it (re-written at most hourly), so what the owner set is not forgotten while people ask.
+  if (raw !== undefined && ctx.now() - (touchedAt.get(key) ?? 0) >= TOUCH_EVERY_MS) {
+    touchedAt.set(key, ctx.now());
+    await ctx.store.compareAndSet(key, raw, raw, ctx.config.retentionMs);
+  }
   const parsed = appliedSchema.safeParse(raw ?? {});
   return parsed.success ? (parsed.data as AppliedSettings) : {};
 }
@@ -30,6 +41,6 @@ export async function applySettings(ctx: CoreContext, change: AppliedSettings): 
   const chatbotId = ctx.config.chatbotId;
   await ctx.client.editChatbot({ serialNumber: chatbotId, ...change });
   const merged: AppliedSettings = { ...(await readAppliedSettings(ctx, chatbotId)), ...change };
-  await ctx.store.set(appliedSettingsKey(chatbotId), merged as { [key: string]: Json });
+  await ctx.store.set(appliedSettingsKey(chatbotId), merged as { [key: string]: Json }, ctx.config.retentionMs);
   return merged;
 }

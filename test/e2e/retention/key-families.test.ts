@@ -1,0 +1,285 @@
+/**
+ * RETENTION_DAYS holds for every record the bridge writes. One app with Slack and Discord runs a
+ * full scenario (questions and follow-ups, a Discord DM, feedback votes, a handoff claimed, relayed
+ * both ways and closed, the chatbot's settings changed, limits counted), then every key family the
+ * store holds is listed with its expiry, read from the store itself (SQLite's tables, Redis's PTTL):
+ * each has one, at most RETENTION_DAYS away.
+ */
+import Database from 'better-sqlite3';
+import Redis from 'ioredis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { FakeSlack } from '../../support/fake-slack';
+import { button } from '../../support/slack-blocks';
+import { SlackDriver, waitFor } from '../../support/slack-requests';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const RETENTION_DAYS = 2;
+const RETENTION_MS = RETENTION_DAYS * DAY_MS;
+const SECRET = 'retention-signing-secret';
+const SLACK_HANDOFF = 'C0RHANDOFF';
+const REDIS_URL = 'redis://127.0.0.1:6379/15';
+/** The families the issue names, as they are spelt in the store: each must be there after the scenario. */
+const EXPECTED = [
+  'conv:*', // conversations, with their asker (recorded on the conversation since the handoff rework)
+  'conv:*:transcript', // transcripts, with the handoff's turns
+  'conv:*:session',
+  'ticket:*', // tickets
+  'retry:*', // retry records
+  'recent:*', // recent keys
+  'feedback:vote:*', // feedback votes
+  'discord:dm:*', // DM markers
+  'seen:*', // dedupe keys
+];
+
+/** A key with its ids replaced by `*`: `conv:slack:T0:C1:1700.1:transcript` -> `conv:*:transcript`. */
+function family(key: string): string {
+  const parts = key.split(':').map((p) => (/^[a-z][a-z._-]{0,23}$/.test(p) ? p : '*'));
+  const out: string[] = [];
+  for (const p of parts) if (!(p === '*' && out.at(-1) === '*')) out.push(p);
+  // Surface names inside ids (conv:slack:T0...) are ids too.
+  return out.join(':').replace(/^(conv|seen|recent|convasker|ticketthread|ticketmsg):(slack|discord|shell):/, '$1:');
+}
+
+interface Expiry {
+  family: string;
+  /** Remaining life in ms; null when the record never expires. */
+  ttlMs: number | null;
+}
+
+function sqliteExpiries(path: string, now: number): Expiry[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    const out: Expiry[] = [];
+    for (const r of db.prepare('SELECT key, expires_at FROM kv').all() as Array<{
+      key: string;
+      expires_at: number | null;
+    }>)
+      out.push({ family: family(r.key), ttlMs: r.expires_at === null ? null : r.expires_at - now });
+    for (const r of db.prepare('SELECT queue, at FROM queue_items').all() as Array<{
+      queue: string;
+      at: number | null;
+    }>)
+      out.push({ family: `queue ${family(r.queue)}`, ttlMs: r.at === null ? null : r.at + RETENTION_MS - now });
+    const outbox = db.prepare('SELECT box, at, done_until FROM outbox').all() as Array<{
+      box: string;
+      at: number | null;
+      done_until: number | null;
+    }>;
+    for (const r of outbox) {
+      const byActivity = r.at === null ? null : r.at + RETENTION_MS - now;
+      const ttl = r.done_until === null ? byActivity : Math.min(r.done_until - now, byActivity ?? Infinity);
+      out.push({ family: `outbox ${family(r.box)}`, ttlMs: ttl });
+    }
+    for (const r of db.prepare('SELECT key, at FROM rate_log').all() as Array<{ key: string; at: number }>)
+      out.push({ family: `rate ${family(r.key)}`, ttlMs: r.at + RETENTION_MS - now });
+    for (const r of db.prepare('SELECT name, expires_at FROM leases').all() as Array<{
+      name: string;
+      expires_at: number;
+    }>)
+      out.push({ family: `lease ${family(r.name)}`, ttlMs: r.expires_at - now });
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+async function redisExpiries(redis: Redis): Promise<Expiry[]> {
+  const out: Expiry[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'COUNT', 500);
+    for (const key of batch) {
+      const ttl = await redis.pttl(key);
+      if (ttl === -2) continue; // gone meanwhile
+      // bridge:<structure>:<key...>: kv records by their key's family, the others by structure too.
+      const [, structure, ...rest] = key.split(':');
+      const name = family(rest.join(':'));
+      out.push({ family: structure === 'kv' ? name : `${structure} ${name}`, ttlMs: ttl === -1 ? null : ttl });
+    }
+    cursor = next;
+  } while (cursor !== '0');
+  return out;
+}
+
+/** One line per family: how many records, the longest remaining life. */
+function table(expiries: Expiry[]): string[] {
+  const byFamily = new Map<string, { n: number; longest: number | null }>();
+  for (const e of expiries) {
+    const row = byFamily.get(e.family) ?? { n: 0, longest: 0 };
+    row.n++;
+    row.longest = row.longest === null || e.ttlMs === null ? null : Math.max(row.longest, e.ttlMs);
+    byFamily.set(e.family, row);
+  }
+  return [...byFamily.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([f, r]) =>
+        `${f.padEnd(40)} ${String(r.n).padStart(4)}  ${r.longest === null ? 'NEVER' : `${(r.longest / DAY_MS).toFixed(3)} d`}`,
+    );
+}
+
+describe.each([['SQLite'], ['Redis']] as const)(
+  'retention on %s: every key family expires within RETENTION_DAYS',
+  (kind) => {
+    let slack: FakeSlack;
+    let e: DiscordE2E;
+    let driver: SlackDriver;
+    let dir: string;
+    let redis: Redis | undefined;
+    const stateUrl = (): string => (kind === 'Redis' ? REDIS_URL : `sqlite:${join(dir, 'state.db')}`);
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'retention-'));
+      if (kind === 'Redis') {
+        // Database 15 is this test's own: it starts empty, so every key listed is the scenario's.
+        redis = new Redis(REDIS_URL);
+        await redis.flushdb();
+      }
+      slack = await new FakeSlack({
+        users: { U0USER1: 'Ada Lovelace', U0AGENT: 'Agent Smith', U0ADMIN: 'Alan Admin' },
+      }).start();
+      slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT'];
+      e = await startDiscordE2E({
+        env: {
+          STATE_URL: stateUrl(),
+          RETENTION_DAYS: String(RETENTION_DAYS),
+          SLACK_BOT_TOKEN: slack.botToken,
+          SLACK_SIGNING_SECRET: SECRET,
+          SLACK_API_URL: slack.apiUrl,
+          SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
+          SLACK_ADMIN_USERS: 'U0ADMIN',
+        },
+      });
+      driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+    });
+
+    afterAll(async () => {
+      await e?.close();
+      await slack?.close();
+      if (redis) {
+        await redis.flushdb();
+        redis.disconnect();
+      }
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('a full scenario, then every key family listed with its expiry', async () => {
+      // Slack: the owner's settings, a question, a vote, a follow-up.
+      await driver.command('/chatbot', 'set RateLimitCount 50', { user: 'U0ADMIN', channel: 'C0RSET' });
+      await waitFor(
+        () =>
+          slack.messages.find((m) => m.channel === 'C0RSET') ?? slack.ephemerals.find((m) => m.channel === 'C0RSET'),
+        'the setting',
+      );
+      const question = 'Homes for rent in Denver? (retention)';
+      await driver.command('/ask', question, { user: 'U0USER1', channel: 'C0RUSER' });
+      const root = await waitFor(
+        () => slack.channelMessages('C0RUSER').find((m) => m.text.includes(`> ${question}`)),
+        'the Slack root',
+      );
+      const answered = await waitFor(() => {
+        const msgs = slack.replies('C0RUSER', root.ts).filter((m) => m.user === slack.botUserId && !m.streaming);
+        const last = msgs.at(-1);
+        return last && button(last, 'Talk to a human') ? last : undefined;
+      }, 'the Slack answer with its buttons');
+      // A thumbs-up: Slack's feedback_buttons element on the answer (wherever its block puts it).
+      const thumbs = slack
+        .replies('C0RUSER', root.ts)
+        .flatMap((m) =>
+          (m.blocks as Array<{ elements?: unknown[] }>).flatMap((b) => b.elements ?? []).map((el) => ({ el, m })),
+        )
+        .find(({ el }) => (el as { type?: string }).type === 'feedback_buttons') as
+        | { el: { action_id: string; positive_button: { value: string } }; m: { ts: string } }
+        | undefined;
+      expect(thumbs).toBeDefined();
+      await driver.click(
+        { action_id: thumbs!.el.action_id, value: thumbs!.el.positive_button.value },
+        { channel: 'C0RUSER', messageTs: thumbs!.m.ts, threadTs: root.ts },
+        { user: 'U0USER1' },
+      );
+      const follow = 'And with a garden? (retention)';
+      await driver.event({
+        type: 'message',
+        channel: 'C0RUSER',
+        channel_type: 'channel',
+        user: 'U0USER1',
+        text: follow,
+        ts: `${Math.floor(Date.now() / 1000)}.500001`,
+        thread_ts: root.ts,
+      });
+      await waitFor(() => e.storedAnswers(follow).length > 0 || undefined, 'the follow-up answered');
+      await waitFor(() => e.app.store.keys('feedback:vote:').then((k) => k.length > 0 || undefined), 'the vote');
+      await e.app.bridge.conversations.idle();
+
+      // A handoff: the ticket claimed, a message relayed each way, closed.
+      const talk = button(answered, 'Talk to a human')!;
+      await driver.click(talk, { channel: 'C0RUSER', messageTs: answered.ts, threadTs: root.ts }, { user: 'U0USER1' });
+      const ticket = await waitFor(
+        () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
+        'the ticket',
+      );
+      await driver.click(
+        button(ticket, 'Claim')!,
+        { channel: SLACK_HANDOFF, messageTs: ticket.ts },
+        { user: 'U0AGENT' },
+      );
+      await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim') || undefined, 'the claim');
+      const userText = 'Can I visit tomorrow? (retention)';
+      await driver.event({
+        type: 'message',
+        channel: 'C0RUSER',
+        channel_type: 'channel',
+        user: 'U0USER1',
+        text: userText,
+        ts: `${Math.floor(Date.now() / 1000)}.600001`,
+        thread_ts: root.ts,
+      });
+      await waitFor(
+        () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes(userText)),
+        'user -> ticket',
+      );
+      const agentText = 'Sure, 10am. (retention)';
+      await driver.event({
+        type: 'message',
+        channel: SLACK_HANDOFF,
+        channel_type: 'channel',
+        user: 'U0AGENT',
+        text: agentText,
+        ts: `${Math.floor(Date.now() / 1000)}.600002`,
+        thread_ts: ticket.ts,
+      });
+      await waitFor(() => slack.replies('C0RUSER', root.ts).find((m) => m.text.includes(agentText)), 'agent -> user');
+      const claimed = slack.message(SLACK_HANDOFF, ticket.ts)!;
+      const close = button(claimed, /close/i);
+      if (close) await driver.click(close, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
+
+      // Discord: a question in a thread and a DM.
+      const dq = 'Condos for sale in Austin? (retention)';
+      const { threadId } = await ask(e, dq);
+      await waitForAnswer(e, threadId, dq);
+      const dm = e.fake.openDm(e.user);
+      const dmq = 'Lofts in Miami? (retention DM)';
+      e.fake.directMessage({ member: e.user, content: dmq });
+      await waitForAnswer(e, dm.id, dmq);
+      expect(botMessagesIn(e.fake, dm.id).length).toBeGreaterThan(0);
+      await e.app.bridge.conversations.idle();
+
+      const expiries =
+        kind === 'Redis' ? await redisExpiries(redis!) : sqliteExpiries(join(dir, 'state.db'), Date.now());
+      const lines = table(expiries);
+      // The list, for the record (and for whoever reads a failure).
+      process.stdout.write(
+        `\nKey families on ${kind} after the scenario (RETENTION_DAYS=${RETENTION_DAYS}):\n${lines.join('\n')}\n`,
+      );
+      const families = new Set(expiries.map((x) => x.family));
+      for (const f of EXPECTED) expect({ family: f, present: families.has(f) }).toEqual({ family: f, present: true });
+      const never = expiries.filter((x) => x.ttlMs === null).map((x) => x.family);
+      expect([...new Set(never)]).toEqual([]);
+      const tooLong = expiries.filter((x) => x.ttlMs !== null && x.ttlMs > RETENTION_MS + 1000).map((x) => x.family);
+      expect([...new Set(tooLong)]).toEqual([]);
+    }, 120_000);
+  },
+);
