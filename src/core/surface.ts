@@ -64,6 +64,18 @@ export interface Card {
   body?: string;
   /** The card's own buttons (a listing: Details, Ask about a viewing). */
   actions?: Button[];
+  /**
+   * A detailed card's facts grouped as a reader takes them in ("Price and size", "The home", ...);
+   * `fields` holds the same facts flat, for surfaces that show no groups.
+   */
+  groups?: CardGroup[];
+  /** A detailed card's photos, shown as a gallery (never as facts). */
+  photos?: string[];
+}
+
+export interface CardGroup {
+  title: string;
+  fields: Array<{ label: string; value: string }>;
 }
 
 export interface FileUpload {
@@ -202,6 +214,8 @@ export interface SurfaceLimits {
   maxMessageLength: number;
   /** Most inputs in one form (Slack: 100; Discord: 5). */
   maxFormFields: number;
+  /** Listings on one page of a list (Slack: a carousel's 10; Discord: 5 containers in one message). */
+  cardsPerPage?: number;
 }
 
 /** Native streaming of one message (Slack chat.startStream/appendStream/stopStream). */

@@ -3,6 +3,7 @@
  * SQLite file), the fake Discord (REST + gateway), and the app from src/app.ts configured through
  * the environment as a deployment would be (DISCORD_API_URL pointed at the fake).
  */
+import { shownText } from './fake-discord-cv2';
 import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig } from '../../src/config';
@@ -235,7 +236,7 @@ export function responseText(e: DiscordE2E, rec: InteractionRecord): string {
     .responsesOf(rec)
     .map((m) =>
       [
-        m.content,
+        shownText(m),
         ...m.embeds.map(
           (x) =>
             `${x.title ?? ''} ${x.description ?? ''} ${(x.fields ?? []).map((f) => `${f.name}: ${f.value}`).join(' ')}`,

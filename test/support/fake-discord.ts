@@ -4,6 +4,7 @@
  * limits, per-channel rate limits with 429 + Retry-After) and records every call so tests can assert
  * what the bot did. Payloads are shaped like Discord's so discord.js parses them unchanged.
  */
+import { componentsV2Problem, IS_COMPONENTS_V2 } from './fake-discord-cv2';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -817,8 +818,11 @@ export class FakeDiscord {
     return this.clickButton({ message, customId: button.custom_id, member });
   }
 
+  /** Every button of the message, in rows or (Components V2) anywhere in its layout. */
   buttons(message: FakeMessage): FakeComponent[] {
-    return message.components.flatMap((row) => row.components ?? []).filter((c) => c.type === 2);
+    const all = (cs: FakeComponent[]): FakeComponent[] =>
+      cs.flatMap((c) => [c, ...all(c.components ?? []), ...(c.accessory ? all([c.accessory as FakeComponent]) : [])]);
+    return all(message.components).filter((c) => c.type === 2);
   }
 
   submitModal(opts: {
@@ -1027,7 +1031,10 @@ export class FakeDiscord {
     };
   }
 
-  private validateMessage(body: Json, partial: boolean): void {
+  private validateMessage(body: Json, partial: boolean, flags = Number(body.flags ?? 0)): void {
+    const v2 = componentsV2Problem(body, flags);
+    if (v2) throw invalidForm(v2[0], v2[1], 'COMPONENT_LAYOUT_INVALID');
+    if ((flags & IS_COMPONENTS_V2) !== 0) return;
     const content = body.content;
     if (content !== undefined && content !== null && typeof content !== 'string')
       throw invalidForm('content', 'Must be a string.', 'STRING_TYPE_CONVERT');
@@ -1140,7 +1147,7 @@ export class FakeDiscord {
 
   private editMessage(msg: FakeMessage, body: Json, files: FakeAttachment[]): FakeMessage {
     if (msg.deleted) throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
-    this.validateMessage(body, true);
+    this.validateMessage(body, true, Number(body.flags ?? msg.flags));
     if (typeof body.content === 'string') msg.content = body.content;
     if (body.content === null) msg.content = '';
     if (Array.isArray(body.embeds)) msg.embeds = body.embeds as FakeEmbed[];
@@ -1255,7 +1262,7 @@ export class FakeDiscord {
         );
       if (method === 'POST') {
         const headers = this.spend(channelId);
-        const msg = this.botMessage(channelId, obj, files, { flags: Number(obj.flags ?? 0) & 4 });
+        const msg = this.botMessage(channelId, obj, files, { flags: Number(obj.flags ?? 0) & (4 | IS_COMPONENTS_V2) });
         return ok(this.messagePayload(msg), headers);
       }
     }
@@ -1312,7 +1319,7 @@ export class FakeDiscord {
       rec.callbacks.push({ type, data, at: Date.now() });
       let message: FakeMessage | undefined;
       if (type === 4 || type === 5) {
-        const flags = Number(data?.flags ?? 0) & 64;
+        const flags = Number(data?.flags ?? 0) & (64 | IS_COMPONENTS_V2);
         if (type === 4) message = this.botMessage(rec.channelId, data ?? {}, files, { interactionId: rec.id, flags });
         else {
           message = this.storeMessage({
@@ -1362,7 +1369,7 @@ export class FakeDiscord {
     if ((m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path)) && method === 'POST') {
       const rec = this.interactionByToken(m[1]!, m[2]!);
       if (rec.callbacks.length === 0) throw new HttpError(404, { code: 10015, message: 'Unknown Webhook' });
-      const flags = Number(obj.flags ?? 0) & 64;
+      const flags = Number(obj.flags ?? 0) & (64 | IS_COMPONENTS_V2);
       return ok(this.messagePayload(this.botMessage(rec.channelId, obj, files, { interactionId: rec.id, flags })));
     }
     // discord.js sends @original URL-encoded (%40original), as Discord accepts it.

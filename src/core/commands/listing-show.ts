@@ -6,6 +6,7 @@ import type { Listing } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
 import { noteOpenedListing } from '../handoff/opened';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
+import { listingDetailCard } from '../listings/detail';
 import { listingCard, listingTitle } from '../listings/format';
 import { listingsNamedIn } from '../listings/named';
 import type { Button, Card, Invocation } from '../surface';
@@ -51,7 +52,7 @@ export async function showListing(
   ];
   if (inv.actor.isAdmin) buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(key) });
   await inv.reply(
-    { text: more, cards: [listingCard(first, { details: true })], buttons },
+    { text: more, cards: [listingDetailCard(first)], buttons },
     opts.ephemeral ? { ephemeral: true } : undefined,
   );
   // A card the user opened counts in the lead summary of their next handoff.

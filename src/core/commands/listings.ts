@@ -111,8 +111,12 @@ function describeFilters(q: ListingFilters): string {
 }
 
 /** The message of one page: header, cards, Prev/Next. */
-export async function listingsMessage(ctx: CoreContext, q: ListingsQuery): Promise<OutMessage> {
-  const res = await fetchListingPage(ctx, q, q.page, CARDS_PER_PAGE);
+export async function listingsMessage(
+  ctx: CoreContext,
+  q: ListingsQuery,
+  perPage = CARDS_PER_PAGE,
+): Promise<OutMessage> {
+  const res = await fetchListingPage(ctx, q, q.page, perPage);
   const filters = describeFilters(q);
   if (res.total === 0) {
     const hint =
@@ -149,7 +153,7 @@ async function showPage(ctx: CoreContext, inv: Invocation, value: string): Promi
   await guarded(ctx, inv, 'listings', async () => {
     const q = decodeListingsQuery(value);
     if (!q) throw new UsageError('That page button is out of date; run /listings again.', USAGE);
-    const msg = await listingsMessage(ctx, q);
+    const msg = await listingsMessage(ctx, q, inv.surface.limits.cardsPerPage);
     if (inv.update) await inv.update(msg);
     else await inv.reply(msg);
   });
@@ -157,7 +161,7 @@ async function showPage(ctx: CoreContext, inv: Invocation, value: string): Promi
 
 export const listingsCommand = guardedCommand('listings', {
   async body(ctx, inv, args) {
-    await inv.reply(await listingsMessage(ctx, parseListingsArgs(args)));
+    await inv.reply(await listingsMessage(ctx, parseListingsArgs(args), inv.surface.limits.cardsPerPage));
   },
   actions: { [LISTINGS_PAGE_ACTION]: showPage },
 });

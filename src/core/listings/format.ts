@@ -3,7 +3,7 @@ import type { Listing } from '../../service/schemas/listings';
 import type { Button, Card } from '../surface';
 
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const centsFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+export const centsFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 export function formatNumber(n: number): string {
   return numberFormat.format(n);
@@ -75,14 +75,15 @@ export function tourText(tours: string | undefined): string | undefined {
   return tours === undefined ? undefined : (TOUR_WORDS[tours.replace(/\s/g, '').toLowerCase()] ?? tours);
 }
 
-const money = (l: Listing, n: number | undefined, suffix = ''): string | undefined =>
+export const money = (l: Listing, n: number | undefined, suffix = ''): string | undefined =>
   n === undefined ? undefined : `${l.currencySymbol ?? ''}${formatNumber(n)}${suffix}`;
 
 /**
- * A listing as a card: the badge says its status in words; a list card shows what someone scanning
- * needs, the detailed card (`/listing show`) every field the listing has and its photos.
+ * A listing as a compact card (lists, answers): the badge says its status in words; the subtitle
+ * the figures someone scanning needs, the body its city and the start of its description. The
+ * detailed card (`/listing show`) is detail.ts's.
  */
-export function listingCard(l: Listing, opts: { details?: boolean; actions?: Button[] } = {}): Card {
+export function listingCard(l: Listing, opts: { actions?: Button[] } = {}): Card {
   const fields: Card['fields'] = [];
   const add = (label: string, value: string | undefined): void => {
     if (value !== undefined && value !== '') fields.push({ label, value });
@@ -92,39 +93,12 @@ export function listingCard(l: Listing, opts: { details?: boolean; actions?: But
   add('Area', formatArea(l));
   add('City', formatPlace(l));
   add('MLS', l.mlsNumber);
-  if (opts.details) {
-    add('Type', l.propertyType);
-    add('Space', l.spaceType);
-    add('Year built', l.yearBuilt === undefined ? undefined : String(l.yearBuilt));
-    add('Lot', l.lotArea ? `${formatNumber(l.lotArea)} ${areaUnit(l)}` : undefined);
-    add('Parking', l.parkingSpots === undefined ? undefined : formatNumber(l.parkingSpots));
-    add('Days on market', l.daysOnMarket === undefined ? undefined : formatNumber(l.daysOnMarket));
-    if (!isRental(l)) {
-      // "Price per sq ft  $353.60": the unit in the label, and cents as money shows them.
-      add(
-        `Price per ${areaUnit(l)}`,
-        l.unitAreaPrice === undefined ? undefined : `${l.currencySymbol ?? ''}${centsFormat.format(l.unitAreaPrice)}`,
-      );
-      add('Estimate', money(l, l.estimatePrice));
-    }
-    if (isRental(l)) add('Deposit', money(l, l.depositFee));
-    add('HOA / month', money(l, l.hoaMonth));
-    add('Tours', tourText(l.tours));
-    for (const e of l.extensionColumns) add(e.key, e.value);
-    add('Map', l.latitude !== undefined && l.longitude !== undefined ? `${l.latitude}, ${l.longitude}` : undefined);
-    add('Description', l.description);
-    add('Link', l.url);
-    for (const [i, url] of l.images.entries()) add(l.images.length === 1 ? 'Photo' : `Photo ${i + 1}`, url);
-  }
-  const card: Card = { title: listingTitle(l), fields, badge: statusBadge(l) };
-  if (!opts.details) {
-    card.subtitle = cardSubtitle(l);
-    const body = cardBody(l);
-    if (body) card.body = body;
-    if (opts.actions && opts.actions.length > 0) card.actions = opts.actions;
-  }
-  // The detailed card has the type among its fields; a list card names it under the figures.
-  if (l.propertyType && !opts.details) card.footer = l.propertyType;
+  const card: Card = { title: listingTitle(l), fields, badge: statusBadge(l), subtitle: cardSubtitle(l) };
+  const body = cardBody(l);
+  if (body) card.body = body;
+  if (opts.actions && opts.actions.length > 0) card.actions = opts.actions;
+  // A list card names the type under the figures.
+  if (l.propertyType) card.footer = l.propertyType;
   if (l.url) card.url = l.url;
   const image = l.images[0];
   if (image) card.imageUrl = image;

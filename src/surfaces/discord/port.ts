@@ -26,7 +26,7 @@ import type { StateStore } from '../../state/store';
 import { buttonId, parseId } from './custom-ids';
 import { ChannelMembers } from './channel-members';
 import { DiscordGateway } from './gateway';
-import { MAX_CONTENT, renderMessage, sendableMentions, type RenderedMessage } from './render';
+import { MAX_CONTENT, renderMessage, restBody, type RenderedMessage } from './render';
 import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
@@ -111,7 +111,7 @@ export function toRateLimitError(err: unknown): unknown {
 
 export class DiscordPort implements SurfacePort {
   readonly name = 'discord' as const;
-  readonly limits: SurfaceLimits = { maxMessageLength: MAX_CONTENT, maxFormFields: 5 };
+  readonly limits: SurfaceLimits = { maxMessageLength: MAX_CONTENT, maxFormFields: 5, cardsPerPage: 5 };
   private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
   /** The surface's one outbound path. */
   readonly gateway: DiscordGateway;
@@ -157,16 +157,22 @@ export class DiscordPort implements SurfacePort {
     return this.gateway.inChannel(channelId, opts, async () => {
       const m = await msg();
       try {
-        const body = { ...m.body, allowed_mentions: sendableMentions(m.body) };
         const res = await this.rest.post(Routes.channelMessages(channelId), {
-          body,
+          body: restBody(m.body),
           files: m.files.length ? m.files : undefined,
         });
-        return idSchema.parse(res).id;
+        const id = idSchema.parse(res).id;
+        await this.postMore(channelId, m);
+        return id;
       } catch (err) {
         throw toRateLimitError(err);
       }
     });
+  }
+
+  /** The messages that go on after this one (render.ts's `more`: listings past one message's limits). */
+  private async postMore(channelId: string, m: RenderedMessage): Promise<void> {
+    for (const body of m.more ?? []) await this.rest.post(Routes.channelMessages(channelId), { body: restBody(body) });
   }
 
   async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
@@ -188,9 +194,10 @@ export class DiscordPort implements SurfacePort {
       const rendered = await this.render(latest ? latest() : msg);
       try {
         await this.rest.patch(Routes.channelMessage(channel, ref.id), {
-          body: { ...rendered.body, allowed_mentions: sendableMentions(rendered.body) },
+          body: restBody(rendered.body),
           files: rendered.files.length ? rendered.files : undefined,
         });
+        await this.postMore(channel, rendered);
       } catch (err) {
         throw toRateLimitError(err);
       }

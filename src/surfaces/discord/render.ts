@@ -2,7 +2,8 @@
  * OutMessage -> Discord message body. Discord's limits live here: content 2,000 characters, 10
  * embeds of at most 6,000 characters in all, 5 rows of 5 buttons, labels of 80, custom ids of 100.
  */
-import type { RawFile } from 'discord.js';
+import { TextDisplayBuilder, type APIMessageTopLevelComponent, type RawFile } from 'discord.js';
+import { detailContainer, isListingCard, IS_COMPONENTS_V2, listingContainer, packMessages } from './components-v2';
 import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
 import { textSpans } from '../../core/text/untrusted';
 import { restoreMentions } from '../mention-token';
@@ -47,7 +48,8 @@ export interface ApiEmbed {
 export interface MessageBody {
   content: string;
   embeds: ApiEmbed[];
-  components: ApiRow[];
+  /** Button rows; with IS_COMPONENTS_V2 in `flags`, the message's whole layout (no content, no embeds). */
+  components: Array<ApiRow | APIMessageTopLevelComponent>;
   /** Forced to `{ parse: [], users }` on every send (`sendableMentions`): only the bridge's own mentions ping. */
   allowed_mentions: AllowedMentions;
   attachments?: Array<{ id: number; filename: string }>;
@@ -82,6 +84,11 @@ export function sendableMentions(body: Partial<Pick<MessageBody, 'allowed_mentio
 export interface RenderedMessage {
   body: MessageBody;
   files: RawFile[];
+  /**
+   * Messages that follow this one (Components V2 beyond one message's 40 components or 4,000
+   * characters; an answer's listing cards), posted after it whenever it is sent.
+   */
+  more?: MessageBody[];
 }
 
 /** Resolves a core button to a custom id of at most 100 characters (long values go to the store). */
@@ -186,7 +193,81 @@ export async function buttonRows(buttons: Button[], idOf: ButtonIdFn): Promise<A
   return rows;
 }
 
+/** A body as the REST API takes it: a Components V2 one without content and embeds (Discord refuses them). */
+export function restBody(body: MessageBody): Partial<MessageBody> {
+  const out: Partial<MessageBody> = { ...body, allowed_mentions: sendableMentions(body) };
+  if (((body.flags ?? 0) & IS_COMPONENTS_V2) !== 0) {
+    delete out.content;
+    delete out.embeds;
+  }
+  return out;
+}
+
+/**
+ * A classic body for a message already sent as Components V2 (Discord keeps the flag for good): its
+ * content and embeds' words become text displays above its buttons.
+ */
+export function asComponentsV2(body: MessageBody): MessageBody {
+  if (((body.flags ?? 0) & IS_COMPONENTS_V2) !== 0) return body;
+  const texts = [
+    body.content === '\u200b' ? '' : body.content,
+    ...body.embeds.map((x) =>
+      [
+        x.title ? `**${x.title}**` : '',
+        x.description ?? '',
+        ...(x.fields ?? []).map((f) => `**${f.name}:** ${f.value}`),
+      ]
+        .filter((t) => t !== '')
+        .join('\n'),
+    ),
+  ].filter((t) => t.trim() !== '');
+  const head = texts.map((t) => new TextDisplayBuilder().setContent(cut(t, 4_000)).toJSON());
+  return {
+    ...v2Body([...head, ...(body.components as APIMessageTopLevelComponent[])], []),
+    allowed_mentions: body.allowed_mentions,
+  };
+}
+
+/** A body of Components V2 (the flag set; text lives in text displays). */
+function v2Body(components: APIMessageTopLevelComponent[], users: string[]): MessageBody {
+  return { content: '', embeds: [], components, allowed_mentions: { parse: [], users }, flags: IS_COMPONENTS_V2 };
+}
+
+/**
+ * Listings as Components V2: a command's reply becomes V2 whole (its text a text display, then a
+ * container per listing, then its buttons); an answer keeps its text as it is and its listings
+ * follow in V2 messages of their own, sent with its final edit.
+ */
+async function renderListings(msg: OutMessage, idOf: ButtonIdFn): Promise<RenderedMessage> {
+  const cards = msg.cards ?? [];
+  const containers = (
+    await Promise.all(
+      cards.map((c) =>
+        c.groups ? Promise.resolve(detailContainer(c, inertText)) : listingContainer(c, idOf, inertText),
+      ),
+    )
+  ).map((c) => c.toJSON());
+  if (msg.markdown) {
+    const answer = await renderMessage({ ...msg, cards: [] }, idOf);
+    return { ...answer, more: packMessages([], containers, []).map((cs) => v2Body(cs, [])) };
+  }
+  const restored = restoreMentions(contentOf(msg), (id, group) => (group ? `<@&${id}>` : `<@${id}>`));
+  const head: APIMessageTopLevelComponent[] = [];
+  if (restored.text.trim() !== '') head.push(new TextDisplayBuilder().setContent(restored.text).toJSON());
+  if (msg.notice) head.push(new TextDisplayBuilder().setContent(cut(msg.notice, 2_000)).toJSON());
+  const tail = (await buttonRows(
+    [...(msg.buttons ?? []), ...(msg.feedback ? feedbackButtons(msg.feedback) : [])],
+    idOf,
+  )) as unknown as APIMessageTopLevelComponent[];
+  const [first, ...rest] = packMessages(head, containers, tail).map((cs, i) =>
+    v2Body(cs, i === 0 ? restored.users : []),
+  );
+  return { body: first!, files: [], ...(rest.length > 0 ? { more: rest } : {}) };
+}
+
 export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<RenderedMessage> {
+  if (msg.cards && msg.cards.length > 0 && msg.cards.every(isListingCard) && !msg.file)
+    return renderListings(msg, idOf);
   const embeds = fitEmbeds([
     ...(msg.cards ?? []).map(cardEmbed),
     ...(msg.notice ? [{ description: cut(msg.notice, EMBED.description) }] : []),

@@ -14,7 +14,8 @@ import {
 } from 'discord.js';
 import type { Logger } from 'pino';
 import type { ModalBody } from './forms';
-import { sendableMentions, type RenderedMessage } from './render';
+import { IS_COMPONENTS_V2 } from './components-v2';
+import { asComponentsV2, sendableMentions, type MessageBody, type RenderedMessage } from './render';
 
 export type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
 
@@ -30,14 +31,27 @@ export interface ResponderOptions {
   onEphemeral(messageId: string, edit: (msg: RenderedMessage) => Promise<void>): void;
 }
 
-export function djsPayload(msg: RenderedMessage): BaseMessageOptions {
+type Payload = BaseMessageOptions & { flags?: number };
+
+/** A body as discord.js sends it; a Components V2 body carries its flag and neither content nor embeds. */
+function bodyPayload(body: MessageBody, files: RenderedMessage['files'] = []): Payload {
+  const v2 = ((body.flags ?? 0) & IS_COMPONENTS_V2) !== 0;
   return {
-    content: msg.body.content,
-    embeds: msg.body.embeds,
-    components: msg.body.components,
-    allowedMentions: sendableMentions(msg.body),
-    files: msg.files.map((f) => ({ attachment: Buffer.from(f.data as Buffer), name: f.name })),
+    ...(v2 ? { flags: IS_COMPONENTS_V2 } : { content: body.content, embeds: body.embeds }),
+    components: body.components as BaseMessageOptions['components'],
+    allowedMentions: sendableMentions(body),
+    files: files.map((f) => ({ attachment: Buffer.from(f.data as Buffer), name: f.name })),
   };
+}
+
+export function djsPayload(msg: RenderedMessage): Payload {
+  return bodyPayload(msg.body, msg.files);
+}
+
+/** The payload's own flags with Ephemeral added when asked. */
+function withEphemeral(p: Payload, ephemeral: boolean): number | undefined {
+  const flags = (p.flags ?? 0) | (ephemeral ? MessageFlags.Ephemeral : 0);
+  return flags === 0 ? undefined : flags;
 }
 
 export class Responder {
@@ -96,14 +110,15 @@ export class Responder {
       const payload = djsPayload(msg);
       let id: string | undefined;
       if (this.state === 'fresh') {
-        id = await this.replyWithId({ ...payload, flags: ephemeral ? MessageFlags.Ephemeral : undefined });
+        id = await this.replyWithId({ ...payload, flags: withEphemeral(payload, ephemeral) });
         this.state = 'replied';
       } else if (this.state === 'deferred' && !this.originalUsed && this.deferredEphemeral === ephemeral) {
         id = (await i.editReply(payload)).id;
         this.originalUsed = true;
       } else {
-        id = (await i.followUp({ ...payload, flags: ephemeral ? MessageFlags.Ephemeral : undefined })).id;
+        id = (await i.followUp({ ...payload, flags: withEphemeral(payload, ephemeral) })).id;
       }
+      await this.followUps(msg, ephemeral);
       if (ephemeral && id) {
         const messageId = id;
         this.opts.onEphemeral(messageId, async (m) => {
@@ -118,9 +133,15 @@ export class Responder {
    * Replies and learns the reply's message id: from the callback's response, or, when the platform
    * answered the callback without a body, by fetching the original response.
    */
-  private async replyWithId(
-    payload: BaseMessageOptions & { flags?: MessageFlags.Ephemeral },
-  ): Promise<string | undefined> {
+  /** The messages that go on after a reply or an update (render.ts's `more`), as follow-ups. */
+  private async followUps(msg: RenderedMessage, ephemeral: boolean): Promise<void> {
+    for (const body of msg.more ?? []) {
+      const p = bodyPayload(body);
+      await this.interaction.followUp({ ...p, flags: withEphemeral(p, ephemeral) });
+    }
+  }
+
+  private async replyWithId(payload: Payload): Promise<string | undefined> {
     const i = this.interaction;
     try {
       const res = await i.reply({ ...payload, withResponse: true });
@@ -137,17 +158,19 @@ export class Responder {
     return this.serial(async () => {
       const i = this.interaction;
       if (!(i.isButton() || (i.isModalSubmit() && i.isFromMessage()))) return false;
+      const ephemeral = i.message?.flags.has(MessageFlags.Ephemeral) ?? false;
+      // A message sent as Components V2 stays one: its replacement is laid out the same way.
+      if (i.message?.flags.has(MessageFlags.IsComponentsV2)) msg = { ...msg, body: asComponentsV2(msg.body) };
       if (this.state === 'fresh') {
         await i.update(djsPayload(msg));
         this.state = 'replied';
-        return true;
-      }
-      if (this.state === 'deferredUpdate') {
+      } else if (this.state === 'deferredUpdate') {
         await i.editReply(djsPayload(msg));
-        return true;
+      } else {
+        if (!i.message) return false;
+        await i.webhook.editMessage(i.message.id, djsPayload(msg));
       }
-      if (!i.message) return false;
-      await i.webhook.editMessage(i.message.id, djsPayload(msg));
+      await this.followUps(msg, ephemeral);
       return true;
     });
   }

@@ -4,7 +4,7 @@
  */
 import type { Button, Card, FeedbackPrompt, FormField, FormSpec, OutMessage } from '../../core/surface';
 import type { RespondArguments, types, ViewOutput } from '@slack/bolt';
-import { cardBlock, carousels, isCompact } from './card-blocks';
+import { cardBlock, carousels, detailBlocks, isCompact } from './card-blocks';
 import { forResponseUrl } from './image-retry';
 import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
@@ -172,7 +172,7 @@ function cardsBlocks(cards: Card[], layout: CardLayout): Block[] {
   const out: Block[] = [];
   cards.forEach((card, i) => {
     if (i > 0) out.push({ type: 'divider' });
-    out.push(...cardBlocks(card));
+    out.push(...(card.groups ? detailBlocks(card) : cardBlocks(card)));
   });
   return out;
 }

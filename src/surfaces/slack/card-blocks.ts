@@ -7,6 +7,7 @@
 import type { types } from '@slack/bolt';
 import type { Card } from '../../core/surface';
 import { escapeMrkdwn } from './mrkdwn';
+import { linkableUrl, slackLink } from './safe-text';
 
 export const CARD_LIMITS = { title: 150, subtitle: 150, body: 200, cardsPerCarousel: 10, imageUrl: 3_000 } as const;
 
@@ -52,5 +53,47 @@ export function carousels(cards: types.CardBlock[]): types.CarouselBlock[] {
   const out: types.CarouselBlock[] = [];
   for (let i = 0; i < cards.length; i += CARD_LIMITS.cardsPerCarousel)
     out.push({ type: 'carousel', elements: cards.slice(i, i + CARD_LIMITS.cardsPerCarousel) });
+  return out;
+}
+
+/** Slack's section limits a detailed card keeps to. */
+const SECTION = { text: 3_000, fields: 10, fieldText: 2_000 } as const;
+/** The gallery: the first photos, each an image block (Slack has no gallery block). */
+const GALLERY_PHOTOS = 4;
+
+function clipped(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1).replace(/&[a-z]{0,4}$/, '')}…`;
+}
+
+/**
+ * One listing in full: its title (linked) and status, a gallery of its first photos, then a section
+ * per group of facts. A fact that is a link shows as a link named by its label.
+ */
+export function detailBlocks(card: Card): Array<Record<string, unknown>> {
+  const linked = `*${slackLink(card.url, card.title)}*`;
+  const head = card.badge ? `${linked}   \`${escapeMrkdwn(card.badge)}\`` : linked;
+  const out: Array<Record<string, unknown>> = [
+    { type: 'section', text: { type: 'mrkdwn', text: clipped(head, SECTION.text) } },
+  ];
+  for (const url of (card.photos ?? []).filter(showablePhoto).slice(0, GALLERY_PHOTOS))
+    out.push({
+      type: 'image',
+      image_url: url,
+      alt_text: `Photo of ${card.title.replace(/[<>]/g, '')}`.slice(0, 2_000),
+    });
+  for (const group of card.groups ?? []) {
+    const fields = group.fields.map((f) => ({
+      type: 'mrkdwn',
+      text: clipped(
+        `*${escapeMrkdwn(f.label)}*\n${linkableUrl(f.value) ? slackLink(f.value, f.label) : escapeMrkdwn(f.value)}`,
+        SECTION.fieldText,
+      ),
+    }));
+    for (let i = 0; i < fields.length; i += SECTION.fields) {
+      const block: Record<string, unknown> = { type: 'section', fields: fields.slice(i, i + SECTION.fields) };
+      if (i === 0) block.text = { type: 'mrkdwn', text: `*${escapeMrkdwn(group.title)}*` };
+      out.push(block);
+    }
+  }
   return out;
 }

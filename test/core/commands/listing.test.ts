@@ -65,7 +65,16 @@ describe('show (everyone)', () => {
       expect(field(card, 'MLS')).toBe(sample.mlsNumber);
       expect(JSON.stringify(card)).not.toContain(`ID ${sample.id}`);
       expect(card?.badge).toBe('For sale');
-      expect(field(card, 'Photo 1')).toBe(sample.images[0]);
+      // The photos are a gallery, grouped facts follow; no photo URL or coordinates as a fact.
+      expect(card?.photos).toEqual(sample.images);
+      expect(card?.groups?.map((g) => g.title)).toEqual(['Price and size', 'The home', 'The neighbourhood', 'Links']);
+      for (const f of card?.fields ?? []) {
+        expect(sample.images).not.toContain(f.value);
+        expect(f.value).not.toMatch(/^-?\d+\.\d+, -?\d+\.\d+$/);
+      }
+      const map = card?.groups?.find((g) => g.title === 'Links')?.fields.find((f) => f.label === 'Map');
+      if (sample.latitude !== undefined)
+        expect(map?.value).toMatch(/^https:\/\/www\.google\.com\/maps\/search\/\?api=1&query=/);
       expect(field(card, 'Description')).toBe(sample.description);
       // The price per unit of area names its unit and shows cents ("$353.60", never "$353.6").
       expect(field(card, 'Price per sq ft')).toMatch(/^\$\d{1,3}(,\d{3})*\.\d{2}$/);

@@ -1,4 +1,5 @@
 import type { FakeMessage, InteractionRecord } from '../../support/fake-discord';
+import { containersOf, IS_COMPONENTS_V2, shownText } from '../../support/fake-discord-cv2';
 import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
 import { waitFor } from '../../support/wait-for';
 
@@ -36,7 +37,7 @@ describe('Discord: every command', () => {
 
   async function firstResponse(rec: InteractionRecord, what: string): Promise<FakeMessage> {
     return waitFor(
-      () => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0),
+      () => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0 || m.components.length > 0),
       what,
       10_000,
       e.fake.changes,
@@ -47,16 +48,20 @@ describe('Discord: every command', () => {
     const rec = command('listings', { member: e.user });
     const msg = await firstResponse(rec, 'the listings page');
     expect(msg.ephemeral).toBe(false);
-    expect(msg.content).toMatch(/page 1 of \d+/);
-    expect(msg.embeds.length).toBeGreaterThan(0);
-    expect(msg.embeds[0]!.fields?.some((f) => f.name === 'MLS')).toBe(true);
-    expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Next ▶']);
+    // Components V2: a container per listing (address linked, MLS), the page's buttons under them.
+    expect(msg.flags & IS_COMPONENTS_V2).toBe(IS_COMPONENTS_V2);
+    expect(shownText(msg)).toMatch(/page 1 of \d+/);
+    expect(containersOf(msg).length).toBe(5);
+    expect(shownText(msg)).toMatch(/### \[[^\]]+\]\(https:\/\/[^)]+\)/);
+    expect(shownText(msg)).toContain('MLS ');
+    const pageButtons = () => e.fake.buttons(msg).filter((b) => /Prev|Next/.test(String(b.label)));
+    expect(pageButtons().map((b) => b.label)).toEqual(['Next ▶']);
     const next = e.fake.clickButtonLabelled(msg, 'Next ▶', e.user);
-    await waitFor(() => /page 2 of/.test(msg.content), 'page 2 on the same message', 10_000, e.fake.changes);
+    await waitFor(() => /page 2 of/.test(shownText(msg)), 'page 2 on the same message', 10_000, e.fake.changes);
     expect(next.callbacks[0]!.type === 6 || next.callbacks[0]!.type === 7).toBe(true);
-    expect(e.fake.buttons(msg).map((b) => b.label)).toContain('◀ Prev');
+    expect(pageButtons().map((b) => b.label)).toContain('◀ Prev');
     e.fake.clickButtonLabelled(msg, '◀ Prev', e.user);
-    await waitFor(() => /page 1 of/.test(msg.content), 'page 1 again on the same message', 10_000, e.fake.changes);
+    await waitFor(() => /page 1 of/.test(shownText(msg)), 'page 1 again on the same message', 10_000, e.fake.changes);
     expect(e.fake.responsesOf(rec)).toHaveLength(1);
   });
 
@@ -70,8 +75,9 @@ describe('Discord: every command', () => {
       ],
     });
     const msg = await firstResponse(rec, 'filtered listings');
-    expect(msg.content).toContain('in Austin, for sale');
-    for (const embed of msg.embeds) expect(embed.fields?.find((f) => f.name === 'City')?.value).toContain('Austin');
+    expect(shownText(msg)).toContain('in Austin, for sale');
+    expect(containersOf(msg).length).toBeGreaterThan(0);
+    for (const c of containersOf(msg)) expect(shownText({ content: '', components: [c] })).toContain('Austin');
   });
 
   test('/listing show by MLS number', async () => {

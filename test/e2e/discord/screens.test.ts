@@ -3,6 +3,7 @@
  * internal ids or wire values, a city's list on one page, /listing show with its next steps, and
  * /analytics replacing its progress message.
  */
+import { componentsV2Problem, containersOf, IS_COMPONENTS_V2, shownText } from '../../support/fake-discord-cv2';
 import type { InteractionRecord } from '../../support/fake-discord';
 import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 import { waitFor } from '../../support/wait-for';
@@ -29,39 +30,62 @@ describe('Discord: the everyday screens', () => {
       member: opts.member ?? e.admin,
     });
 
-  test('/listings city:Miami: one page, each card with its status in words, no ids or wire values', async () => {
+  test('/listings city:Miami: Components V2 within the limits, a container per listing with its photo, status in words, no ids or wire values', async () => {
     const rec = command('listings', { member: e.user, options: [{ name: 'city', type: STRING, value: 'Miami' }] });
     const msg = await waitFor(
-      () => e.fake.responsesOf(rec).find((m) => m.embeds.length > 0),
+      () => e.fake.responsesOf(rec).find((m) => containersOf(m).length > 0),
       'the Miami list',
       10_000,
       e.fake.changes,
     );
-    expect(msg.content).toBe('Listings in Miami: page 1 of 1 (6 listings)');
-    expect(e.fake.buttons(msg)).toHaveLength(0);
-    const badges = msg.embeds.map((x) => x.description);
-    expect(new Set(badges)).toEqual(new Set(['**For sale**', '**For rent**', '**Coming soon**', '**Sold**']));
-    expect(JSON.stringify(msg.embeds)).not.toMatch(/PreOnMarket|for_sale|for_rent|ID \d/);
+    expect(msg.flags & IS_COMPONENTS_V2).toBe(IS_COMPONENTS_V2);
+    expect(msg.content).toBe('');
+    expect(msg.embeds).toHaveLength(0);
+    // Five listings a page on Discord: one message within 40 components and 4,000 characters.
+    expect(shownText(msg).split('\n')[0]).toBe('Listings in Miami: page 1 of 2 (6 listings)');
+    expect(componentsV2Problem(msg as unknown as Record<string, unknown>, msg.flags)).toBeUndefined();
+    const containers = containersOf(msg);
+    expect(containers).toHaveLength(5);
+    for (const c of containers) {
+      const section = (c.components as Array<Record<string, unknown>>).find((x) => x.type === 9);
+      expect((section?.accessory as { type?: number } | undefined)?.type).toBe(11);
+      const labels = e.fake.buttons({ ...msg, components: [c] } as typeof msg).map((b) => b.label);
+      expect(labels).toEqual(['Details', 'Ask about a viewing']);
+    }
+    const text = shownText(msg);
+    expect(text).toMatch(/For sale|For rent|Coming soon|Sold/);
+    expect(text).not.toMatch(/PreOnMarket|for_sale|for_rent|ID \d/);
   });
 
-  test('/listing show: every field, photos, and next steps (a viewing; Edit for admins only)', async () => {
+  test('/listing show: one container, a gallery of the photos, facts grouped, next steps (a viewing; Edit for admins only)', async () => {
     const forUser = command('listing', {
       sub: 'show',
       member: e.user,
       options: [{ name: 'mls', type: STRING, value: 'DEN240007' }],
     });
     const msg = await waitFor(
-      () => e.fake.responsesOf(forUser).find((m) => m.embeds.length > 0),
+      () => e.fake.responsesOf(forUser).find((m) => containersOf(m).length > 0),
       'the listing',
       10_000,
       e.fake.changes,
     );
+    expect(msg.flags & IS_COMPONENTS_V2).toBe(IS_COMPONENTS_V2);
     expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Ask about a viewing']);
+    const [container] = containersOf(msg);
+    const gallery = (container!.components as Array<{ type: number; items?: Array<{ media: { url: string } }> }>).find(
+      (x) => x.type === 12,
+    );
+    expect(gallery?.items?.length).toBeGreaterThanOrEqual(2);
+    expect(gallery?.items?.length).toBeLessThanOrEqual(4);
     const text = responseText(e, forUser);
-    for (const label of ['Year built', 'Days on market', 'Photo 3']) expect(text).toContain(label);
+    for (const label of ['Year built', 'Days on market', 'Price and size', 'The home', 'The neighbourhood', 'Links'])
+      expect(text).toContain(label);
+    // No photo URL nor coordinates as facts: the map is a link.
+    expect(text).not.toMatch(/Photo \d:|\.jpg|\d+\.\d{3,}, -?\d+\.\d{3,}/);
+    expect(text).toMatch(/\[Map\]\(https:\/\/www\.google\.com\/maps\/search\//);
     const forAdmin = command('listing', { sub: 'show', options: [{ name: 'mls', type: STRING, value: 'DEN240007' }] });
     const adminMsg = await waitFor(
-      () => e.fake.responsesOf(forAdmin).find((m) => m.embeds.length > 0),
+      () => e.fake.responsesOf(forAdmin).find((m) => containersOf(m).length > 0),
       'the listing for an admin',
       10_000,
       e.fake.changes,
@@ -79,6 +103,18 @@ describe('Discord: the everyday screens', () => {
     );
     expect(shown).toContain('$670,000');
     expect(shown).not.toMatch(/couldn't find anything|passing your question|will reply here shortly/);
+    // With the final edit, the listing it names follows as Components V2: its container, its photo.
+    const cards = await waitFor(
+      () => e.fake.channelMessages(threadId).find((m) => containersOf(m).length > 0),
+      'the named listing as a container',
+      10_000,
+      e.fake.changes,
+    );
+    expect(cards.flags & IS_COMPONENTS_V2).toBe(IS_COMPONENTS_V2);
+    expect(componentsV2Problem(cards as unknown as Record<string, unknown>, cards.flags)).toBeUndefined();
+    expect(shownText(cards)).toContain('3096 Larimer St');
+    // The answer's own messages keep its exact text (the cards are a message of their own).
+    expect(messages.every((m) => (m.flags & IS_COMPONENTS_V2) === 0)).toBe(true);
   });
 
   test('/listing create: options named in words in the modals (never wire values), typed back in words and taken', async () => {

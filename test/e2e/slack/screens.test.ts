@@ -152,9 +152,16 @@ describe('Slack e2e: the everyday screens', () => {
     expect(button(card, /Edit/)).toBeUndefined();
     const viewing = button(card, 'Ask about a viewing');
     expect(viewing).toBeDefined();
-    // Every field and every photo link, once; no internal id.
+    // The facts grouped as a buyer reads them, the photos as a gallery (image blocks, never as facts),
+    // the map as a link (no coordinates); no internal id.
     const blocks = JSON.stringify(card.blocks);
-    for (const label of ['Year built', 'Days on market', 'Price per sq ft', 'Photo 3']) expect(blocks).toContain(label);
+    for (const label of ['Year built', 'Days on market', 'Price per sq ft', 'Price and size', 'The home', 'Links'])
+      expect(blocks).toContain(label);
+    const images = (card.blocks as Array<{ type: string }>).filter((b) => b.type === 'image');
+    expect(images.length).toBeGreaterThanOrEqual(2);
+    expect(images.length).toBeLessThanOrEqual(4);
+    expect(blocks).toContain('|Map>');
+    expect(blocks).not.toMatch(/Photo \d\*|\d+\.\d{3,}, -?\d+\.\d{3,}/);
     expect(blocks).not.toMatch(/ID \d|for_sale|PreOnMarket/);
     await e.driver.click(viewing!, { channel: 'C0VIEWING', messageTs: card.ts }, { user: 'U0USER1' });
     const ticket = await waitFor(

@@ -1,7 +1,7 @@
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { buttonId, parseId } from '../../../src/surfaces/discord/custom-ids';
 import { chunkFields, shownValue, typedValue } from '../../../src/surfaces/discord/forms';
-import { contentOf, renderMessage, TYPING_MARK } from '../../../src/surfaces/discord/render';
+import { contentOf, renderMessage, TYPING_MARK, type ApiRow } from '../../../src/surfaces/discord/render';
 import { slashCommandDefinitions } from '../../../src/surfaces/discord/commands';
 import type { FormField } from '../../../src/core/surface';
 
@@ -49,8 +49,9 @@ describe('Discord rendering', () => {
       value: i === 6 ? 'v'.repeat(300) : String(i),
     }));
     const { body } = await renderMessage({ text: 'x', buttons }, (b) => buttonId(store, b));
-    expect(body.components.map((r) => r.components.length)).toEqual([5, 2]);
-    const long = body.components[1]!.components[1]!.custom_id;
+    const rows = body.components as ApiRow[];
+    expect(rows.map((r) => r.components.length)).toEqual([5, 2]);
+    const long = rows[1]!.components[1]!.custom_id;
     expect(long.length).toBeLessThanOrEqual(100);
     expect(await parseId(store, long)).toEqual({ kind: 'action', action: 'listings.page', value: 'v'.repeat(300) });
   });
