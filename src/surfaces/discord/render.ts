@@ -5,7 +5,7 @@
 import { TextDisplayBuilder, type APIMessageTopLevelComponent, type RawFile } from 'discord.js';
 import { detailContainer, isListingCard, IS_COMPONENTS_V2, listingContainer, packMessages } from './components-v2';
 import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
-import { textSpans } from '../../core/text/untrusted';
+import { textSpans, withoutSpanMarks } from '../../core/text/untrusted';
 import { restoreMentions } from '../mention-token';
 
 export const MAX_CONTENT = 2000;
@@ -115,10 +115,15 @@ function inertText(text: string): string {
     );
 }
 
-/** Core's text with its untrusted spans made inert; whether one of them held a link. */
-function shownText(text: string): { text: string; userLinks: boolean } {
+/**
+ * Core's text with its untrusted spans made inert; whether one of them held a link. Discord reads
+ * Markdown in every message, so a message core did not write as Markdown (a notice naming someone,
+ * the service's refusal in its own words, a setting's value) is inert as a whole.
+ */
+function shownText(msg: OutMessage): { text: string; userLinks: boolean } {
   let userLinks = false;
-  const out = textSpans(text)
+  const spans = msg.markdown ? textSpans(msg.text) : [{ text: withoutSpanMarks(msg.text), untrusted: true }];
+  const out = spans
     .map((span) => {
       if (!span.untrusted) return span.text;
       if (/https?:\/\//.test(span.text)) userLinks = true;
@@ -130,7 +135,7 @@ function shownText(text: string): { text: string; userLinks: boolean } {
 
 /** The message content: the text exactly, plus the typing mark while streaming when it fits. */
 export function contentOf(msg: OutMessage): string {
-  const shown = shownText(msg.text).text;
+  const shown = shownText(msg).text;
   const text = shown.length > MAX_CONTENT ? shown.slice(0, MAX_CONTENT) : shown;
   if (msg.typing && text.length + TYPING_MARK.length <= MAX_CONTENT)
     return text === '' ? TYPING_MARK.trim() : `${text}${TYPING_MARK}`;
@@ -293,7 +298,7 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     },
   };
   // A link a user wrote gets no preview under the bot's name (the bridge's own cards keep theirs).
-  if (embeds.length === 0 && shownText(msg.text).userLinks) body.flags = SUPPRESS_EMBEDS;
+  if (embeds.length === 0 && shownText(msg).userLinks) body.flags = SUPPRESS_EMBEDS;
   const files: RawFile[] = [];
   if (msg.file) {
     files.push({ name: msg.file.name, data: msg.file.data, contentType: msg.file.mime });
