@@ -36,6 +36,8 @@ export interface PhaseFigures {
   /** The event loop's worst delay in the phase (ms). */
   worstDelayMs: number;
   p99DelayMs: number;
+  /** This process's CPU time in the phase (ms): what the bridge spent, whatever else the machine ran. */
+  cpuMs: number;
   /** The other users' answer times (ms). */
   answers: number;
   medianAnswerMs: number;
@@ -219,13 +221,16 @@ function percentile(sorted: number[], p: number): number {
 async function phase(name: string, work: () => Promise<number[]>): Promise<PhaseFigures> {
   const h = monitorEventLoopDelay({ resolution: 5 });
   h.enable();
+  const cpu = process.cpuUsage();
   const times = await work();
+  const spent = process.cpuUsage(cpu);
   h.disable();
   const sorted = [...times].sort((a, b) => a - b);
   return {
     name,
     worstDelayMs: h.max / 1e6,
     p99DelayMs: h.percentile(99) / 1e6,
+    cpuMs: (spent.user + spent.system) / 1000,
     answers: times.length,
     medianAnswerMs: percentile(sorted, 50),
     p95AnswerMs: percentile(sorted, 95),
@@ -265,12 +270,12 @@ export async function runHostileBench(opts: { users?: number; rounds?: number } 
 export function formatHostileTable(rep: HostileReport): string {
   const ms = (n: number) => `${Math.round(n)} ms`;
   const row = (f: PhaseFigures) =>
-    `| ${f.name} | ${ms(f.worstDelayMs)} | ${ms(f.p99DelayMs)} | ${f.answers} | ${ms(f.medianAnswerMs)} | ${ms(f.p95AnswerMs)} | ${ms(f.meanAnswerMs)} |`;
+    `| ${f.name} | ${ms(f.worstDelayMs)} | ${ms(f.p99DelayMs)} | ${ms(f.cpuMs)} | ${f.answers} | ${ms(f.medianAnswerMs)} | ${ms(f.p95AnswerMs)} | ${ms(f.meanAnswerMs)} |`;
   return [
     `Hostile input through the Slack surface: ${rep.users} other users x ${rep.rounds} questions; the hostile user posts two 39,000-character words and 40,000 '[' (twice), then /handoff (ticket posted: ${rep.ticketPosted ? 'yes' : 'NO'}).`,
     '',
-    '| run | worst event-loop delay | p99 delay | answers | median answer | p95 answer | mean answer |',
-    '|---|---|---|---|---|---|---|',
+    '| run | worst event-loop delay | p99 delay | bridge CPU | answers | median answer | p95 answer | mean answer |',
+    '|---|---|---|---|---|---|---|---|',
     row(rep.quiet),
     row(rep.hostile),
     '',
