@@ -103,16 +103,19 @@ const SUPPRESS_EMBEDS = 1 << 2;
 /** A URL as Discord auto-links it (it stops at a space, `<`, `>` and, here, a `)` that may close Markdown). */
 const URL = /https?:\/\/[^\s<>)]{1,2000}/g;
 
+/** Markdown's link brackets (and the backslash) escaped: `[label](url)` shows as those characters. */
+function noLinkSyntax(text: string): string {
+  return text.replace(/[\\[\]]/g, '\\$&');
+}
+
 /**
  * Untrusted words as Discord content: Markdown's link brackets (and the backslash) escaped, so
  * `[label](url)` shows as those characters, and every URL in `<...>`, so it shows without a preview.
  */
 function inertText(text: string): string {
-  return text
-    .replace(/[\\[\]]/g, '\\$&')
-    .replace(URL, (url, at: number, all: string) =>
-      all[at - 1] === '<' && all[at + url.length] === '>' ? url : `<${url}>`,
-    );
+  return noLinkSyntax(text).replace(URL, (url, at: number, all: string) =>
+    all[at - 1] === '<' && all[at + url.length] === '>' ? url : `<${url}>`,
+  );
 }
 
 /**
@@ -144,7 +147,8 @@ export function contentOf(msg: OutMessage): string {
 
 export function cardEmbed(card: Card): ApiEmbed {
   const embed: ApiEmbed = { title: cut(card.title || 'Listing', EMBED.title) };
-  if (card.badge) embed.description = `**${card.badge}**`;
+  // A listing's words are untrusted: embeds render masked links in descriptions and field values.
+  if (card.badge) embed.description = `**${noLinkSyntax(card.badge)}**`;
   if (card.url && /^https?:\/\//.test(card.url)) embed.url = card.url;
   if (card.imageUrl && /^https?:\/\//.test(card.imageUrl)) embed.image = { url: card.imageUrl };
   const fields = card.fields
@@ -152,7 +156,7 @@ export function cardEmbed(card: Card): ApiEmbed {
     .slice(0, EMBED.fields)
     .map((f) => ({
       name: cut(f.label, EMBED.fieldName),
-      value: cut(f.value, EMBED.fieldValue),
+      value: cut(noLinkSyntax(f.value), EMBED.fieldValue),
       inline: f.value.length <= 40,
     }));
   if (fields.length > 0) embed.fields = fields;
