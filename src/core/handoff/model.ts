@@ -74,9 +74,11 @@ export const ticketKeys = {
   byMessage: (ref: { place: Place; id: string }) => `ticketmsg:${placeKey(ref.place)}:${encodeURIComponent(ref.id)}`,
   /** Every ticket, for the queue and the figures. */
   prefix: 'ticket:',
-  /** A user who asked in a conversation ("Talk to a human" is theirs). */
+  /**
+   * Written before the asker was recorded on the conversation (who.ts reads it for those older
+   * conversations only; nothing writes it now, and it expires on its own).
+   */
   asker: (convId: string, userId: string) => `convasker:${convId}:${encodeURIComponent(userId)}`,
-  askerPrefix: (convId: string) => `convasker:${convId}:`,
 };
 
 export const HANDOFF_ACTIONS = {
