@@ -176,4 +176,27 @@ describe('handoff outside office hours', () => {
     await h.bridge.command(after, 'handoff', 'queue');
     expect(after.texts().at(-1)).not.toMatch(/E-mail not sent/);
   });
+
+  it("the day's leads go out through the bridge at LEADS_DIGEST_HOUR office time, once", async () => {
+    await h.store.set(appliedSettingsKey(h.config.chatbotId), {
+      TalkToHumanResponseMessage: RESPONSE,
+      TalkToHumanEmail: 'agents@skyline.example',
+      EmailForDailyLeads: 'leads@skyline.example',
+    });
+    const before = sink.mails.length;
+    clock = utc('2026-03-10T12:59:00'); // Tuesday 07:59 CDT: Monday's digest not yet due
+    await h.bridge.handoffs.hours.digest();
+    expect(sink.mails.slice(before).map((m) => m.subject)).not.toContain('Leads of 2026-03-09: 1 handoff ticket');
+    clock = utc('2026-03-10T13:00:00');
+    await Promise.all([h.bridge.handoffs.hours.digest(), h.bridge.handoffs.hours.digest()]);
+    await h.bridge.handoffs.drain();
+    const digest = sink.mails.filter((m) => m.subject === 'Leads of 2026-03-09: 1 handoff ticket');
+    expect(digest).toHaveLength(1);
+    expect(digest[0]!.to).toEqual(['leads@skyline.example']);
+    expect(digest[0]!.text).toMatch(
+      /1\. Alice\n {3}State: Waiting\n {3}Handled by: nobody\n {3}Time to claim: not claimed/,
+    );
+    expect(digest[0]!.text).toContain('City: Dallas');
+    expect(digest[0]!.html).toContain('<h3>1. Alice</h3>');
+  });
 });
