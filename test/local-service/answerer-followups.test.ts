@@ -267,6 +267,39 @@ const SESSIONS: Step[][] = [
       },
     },
   ],
+  [
+    { q: 'rentals in Denver', check: (a) => exactly(a, offered(forRent, inCity('Denver'))) },
+    {
+      q: 'which one is bigger?',
+      check: (a) =>
+        exactly(a, holders(offered(forRent, inCity('Denver')), (d) => d.BuildingArea, true).who.slice(0, 1)),
+    },
+    {
+      q: 'is it pet friendly?',
+      check: (a) =>
+        says(
+          a,
+          `Pets: ${extra(holders(offered(forRent, inCity('Denver')), (d) => d.BuildingArea, true).who[0], 'Pets')}`,
+        ),
+    },
+  ],
+  [
+    {
+      q: "What's the average size of homes for sale in Seattle?",
+      check: (a) => says(a, 'The average living area of the'),
+    },
+    {
+      // A continuation repeats the statistic over the changed search.
+      q: 'and in Miami?',
+      check: (a) => {
+        const miami = offered(forSale, inCity('Miami'));
+        says(
+          a,
+          `The average living area of the ${miami.length} homes for sale in Miami is ${Math.round(mean(miami.map((d) => d.BuildingArea))).toLocaleString('en-US')} sq ft`,
+        );
+      },
+    },
+  ],
 ];
 
 let h: Harness;
@@ -317,6 +350,13 @@ describe('in Spanish (AIResponseLanguage)', () => {
                 a,
                 `Hay ${n} ${n === 1 ? 'vivienda' : 'viviendas'} en venta en Denver con 2+ plazas de aparcamiento`,
               );
+            },
+          },
+          {
+            q: 'viviendas en alquiler en Miami con piscina',
+            check: (a) => {
+              says(a, 'Los anuncios no dicen si tienen piscina.');
+              exactly(a, miamiRent);
             },
           },
           {

@@ -6,7 +6,7 @@
  *   const h = await startCoreHarness();
  *   const inv = h.invocation(h.users.alice);            // a slash command / button / form event
  *   await h.bridge.command(inv, 'ask', 'Which homes are for sale in Austin?');
- *   await waitFor(() => ..., 'what', timeoutMs);    // test/support/wait-for.ts
+ *   await waitFor(() => ..., 'what', timeoutMs);    // fakes/wait-for.ts
  *   await h.close();
  *
  * Cross-surface handoff: `startCoreHarness({ handoffOn: 'other' })` puts the handoff channel on a
@@ -33,6 +33,7 @@ import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } 
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from './test-surface';
+import { untrusted } from '../../src/core/text/untrusted';
 
 type LocalService = LocalServiceHandle;
 
@@ -285,7 +286,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
         {
           place,
           actor,
-          text,
+          text: untrusted(text),
           id: o.id ?? `m${Date.now()}-${++messageCounter}`,
           attachments: o.attachments ?? [],
           startsConversation: o.startsConversation ?? false,
