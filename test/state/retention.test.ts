@@ -13,7 +13,7 @@ import Redis from 'ioredis';
 import { RedisStore } from '../../src/state/redis-store';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import type { StateStore } from '../../src/state/store';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../fakes/wait-for';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
