@@ -55,6 +55,7 @@ const RECOVERY_EVERY_MS = 5_000;
 const QUEUE_SWEEP_EVERY_MS = 5_000;
 /** How often pending ticket notices are looked for (a lease held by a dead instance runs out first). */
 const NOTICE_DRAIN_EVERY_MS = 5_000;
+const DIGEST_CHECK_EVERY_MS = 60_000;
 const HELP_WORDS = new Set(['help', '-h', '--help', '?']);
 
 export class Bridge implements BridgeCore {
@@ -107,6 +108,8 @@ export class Bridge implements BridgeCore {
     every(sweepMs, () => this.handoffs.sweepUnclaimed(), 'handoff sweep (claim timeout, reminders)');
     // Right away (notices a restart left pending) and then often (those of an instance that died).
     every(NOTICE_DRAIN_EVERY_MS, () => this.handoffs.drain(), 'handoff notice outbox');
+    // The day's leads: checked every minute, sent once per day across instances (late after a restart).
+    every(DIGEST_CHECK_EVERY_MS, () => this.handoffs.hours.digest(), 'daily leads e-mail');
     every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
     const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
     if (recover) every(RECOVERY_EVERY_MS, recover, 'abandoned-answer recovery');

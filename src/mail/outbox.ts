@@ -58,6 +58,9 @@ export interface MailOutboxDeps {
 }
 
 export class MailOutbox {
+  /** Mails this process is sending now: its lease is per instance, so two drains here would both hold it. */
+  private readonly inFlight = new Set<string>();
+
   constructor(private readonly deps: MailOutboxDeps) {}
 
   get enabled(): boolean {
@@ -98,6 +101,16 @@ export class MailOutbox {
   }
 
   private async sendOne(id: string): Promise<boolean> {
+    if (this.inFlight.has(id)) return false;
+    this.inFlight.add(id);
+    try {
+      return await this.sendHeld(id);
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private async sendHeld(id: string): Promise<boolean> {
     const { store, instanceId, now, log } = this.deps;
     const failure = failureSchema.safeParse(await store.get(failureKey(id)));
     if (failure.success && failure.data.nextAt > now()) return false;

@@ -1,7 +1,7 @@
 import { evaluate } from '../../src/local-service/answerer/evaluate';
 import { type ParseContext, parseQuery } from '../../src/local-service/answerer/parse-query';
 import { phrasesFor } from '../../src/local-service/answerer/phrases';
-import { vocabulary } from '../../src/local-service/answerer/query';
+import { isHouseAddress, vocabulary } from '../../src/local-service/answerer/query';
 import type { Previous, Query } from '../../src/local-service/answerer/query-model';
 import { reasonPhrasesFor } from '../../src/local-service/answerer/reason-phrases';
 import { write } from '../../src/local-service/answerer/write';
@@ -23,6 +23,7 @@ const NONE: Previous = { shown: [], list: [] };
 const ctx = (previous: Previous = NONE): ParseContext => ({
   vocab: vocabulary(ALL),
   mls: new Set(ALL.map((l) => l.data.MLSNumber)),
+  houses: new Set(vocabulary(ALL).streets.filter(isHouseAddress)),
   fieldNames: ['Neighborhood', 'Heating', 'Pets'],
   previous,
 });

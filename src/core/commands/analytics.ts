@@ -141,7 +141,9 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     Date.parse(`${range.from}T00:00:00.000Z`),
     Date.parse(`${range.to}T23:59:59.999Z`),
   );
-  const handoffs = await handoffFigures(ctx.store, range);
+  const handoffs = await handoffFigures(ctx.store, range, {
+    responseTarget: ctx.config.office?.firstReplyMs !== undefined,
+  });
   const png = await renderPanelChart({
     title: `${name}: ${range.from} to ${range.to}`,
     panels: [...analyticsPanels(overview, feedback), ...handoffChartPanels(handoffs)],

@@ -197,6 +197,8 @@ const COMMANDS = [
       'Usage: /handoff [reason]   hand the current conversation to a human',
       '       /handoff cancel     give it back to the bot',
       '       /handoff queue      the open tickets (members of the handoff channel and admins)',
+      '       /handoff away       (agents) new tickets are not offered to you (round-robin)',
+      '       /handoff back       (agents) you are available again',
       'In a conversation thread it hands off that thread; in a channel, your most recent conversation there.',
     ],
     adminOnly: false,

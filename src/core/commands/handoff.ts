@@ -1,5 +1,5 @@
 /**
- * `/handoff [reason]`, `/handoff cancel` and `/handoff queue`, and the handoff buttons (request,
+ * `/handoff [reason]`, `/handoff cancel`, `/handoff queue`, `/handoff away|back`, and the handoff buttons (request,
  * claim, close, cancel, release, take over, rating). Who may press what is decided by the handoff
  * state machine (core/handoff/decide.ts and its permission table), the same on every path.
  */
@@ -26,6 +26,23 @@ async function conversationOf(conversations: Conversations, inv: Invocation): Pr
   return recent && (recent.asker === undefined || recent.asker.id === inv.actor.id) ? recent : undefined;
 }
 
+/** `/handoff away|back`: an agent's availability for round-robin offers (stored, shown in the queue and App Home). */
+async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolean): Promise<void> {
+  if (!(await handoffs.isAgent(inv.actor, inv.surface))) {
+    await inv.reply({ text: 'Away and back are for members of the handoff channel.' }, { ephemeral: true });
+    return;
+  }
+  await handoffs.hours.roster.setAway(inv.surface.name, inv.actor, away);
+  await inv.reply(
+    {
+      text: away
+        ? 'You are away: new tickets are not offered to you (you may still claim any). Use /handoff back when you return.'
+        : 'You are back: new tickets are offered to you in turn again.',
+    },
+    { ephemeral: true },
+  );
+}
+
 /** The listing card's "Ask about a viewing" button (its value names the listing). */
 export const VIEWING_ACTION = 'handoff.viewing';
 
@@ -42,6 +59,11 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
           return;
         }
         await inv.reply(await handoffs.queueMessage(), { ephemeral: true });
+        return;
+      }
+      const availability = reason.toLowerCase();
+      if (availability === 'away' || availability === 'back') {
+        await setAvailability(handoffs, inv, availability === 'away');
         return;
       }
       const conv = await conversationOf(conversations, inv);

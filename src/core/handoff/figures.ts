@@ -23,6 +23,12 @@ export interface HandoffFigures {
   replyP90?: number;
   satisfactionAverage?: number;
   satisfactionCount: number;
+  /**
+   * With a response target (HANDOFF_FIRST_REPLY_S): first replies in the period that came before the
+   * escalation, and escalations in the period (the target missed).
+   */
+  targetMet?: number;
+  targetMissed?: number;
 }
 
 /** Nearest-rank percentile of `values` (p in 0..1). */
@@ -32,7 +38,12 @@ export function percentile(values: number[], p: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 
-export function computeHandoffFigures(tickets: Ticket[], fromMs: number, toMs: number): HandoffFigures {
+export function computeHandoffFigures(
+  tickets: Ticket[],
+  fromMs: number,
+  toMs: number,
+  opts: { responseTarget?: boolean } = {},
+): HandoffFigures {
   const inRange = (at: number | undefined): at is number => at !== undefined && at >= fromMs && at <= toMs;
   const ended = (status: Ticket['status']): number =>
     tickets.filter((t) => t.status === status && inRange(t.endedAt)).length;
@@ -54,13 +65,21 @@ export function computeHandoffFigures(tickets: Ticket[], fromMs: number, toMs: n
   set('claimP90', percentile(claimWaits, 0.9));
   set('replyP50', percentile(replyWaits, 0.5));
   set('replyP90', percentile(replyWaits, 0.9));
+  if (opts.responseTarget) {
+    figures.targetMet = tickets.filter((t) => inRange(t.firstReplyAt) && t.escalatedAt === undefined).length;
+    figures.targetMissed = tickets.filter((t) => inRange(t.escalatedAt)).length;
+  }
   if (ratings.length > 0)
     figures.satisfactionAverage = Math.round((ratings.reduce((a, b) => a + b, 0) / ratings.length) * 100) / 100;
   return figures;
 }
 
 /** The figures of the days `from`..`to` (YYYY-MM-DD, UTC, both whole). */
-export async function handoffFigures(store: StateStore, range: { from: string; to: string }): Promise<HandoffFigures> {
+export async function handoffFigures(
+  store: StateStore,
+  range: { from: string; to: string },
+  opts: { responseTarget?: boolean } = {},
+): Promise<HandoffFigures> {
   const tickets: Ticket[] = [];
   for (const key of await store.keys(ticketKeys.prefix)) {
     const t = parseStored(ticketSchema, await store.get(key));
@@ -71,6 +90,7 @@ export async function handoffFigures(store: StateStore, range: { from: string; t
     tickets,
     Date.parse(`${range.from}T00:00:00.000Z`),
     Date.parse(`${range.to}T23:59:59.999Z`),
+    opts,
   );
 }
 
@@ -82,6 +102,9 @@ export function handoffFiguresText(f: HandoffFigures): string {
     `Time to claim: p50 ${maybe(f.claimP50)}, p90 ${maybe(f.claimP90)}`,
     `Time to first agent reply: p50 ${maybe(f.replyP50)}, p90 ${maybe(f.replyP90)}`,
     `Satisfaction: ${f.satisfactionAverage === undefined ? 'n/a' : `${f.satisfactionAverage}/5`} average of ${f.satisfactionCount} rating${f.satisfactionCount === 1 ? '' : 's'}`,
+    ...(f.targetMet !== undefined && f.targetMissed !== undefined
+      ? [`Response target: ${f.targetMet} met, ${f.targetMissed} missed`]
+      : []),
   ].join('\n');
 }
 

@@ -24,12 +24,16 @@ import {
   refusalOf,
   type Who,
 } from './decide';
+import { HandoffHours } from './hours/hours';
+import { afterHoursLines } from './hours/office';
+import { isOpen } from './hours/office-hours';
+import { decideHours, type HoursStep } from './hours/steps';
 import { DEFAULT_REMIND_MS, DEFAULT_TALK_TO_HUMAN, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
 import { noticeIntents } from './notice';
 import { TicketNotices } from './notices';
 import { queueMessage } from './queue';
 import { dueSteps } from './sweep';
-import { quietly } from './ticket-view';
+import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
 import { askerOf, isAgent, whoIs } from './who';
 
@@ -46,9 +50,23 @@ export class Handoffs {
   readonly notices: TicketNotices;
   private readonly tickets: TicketStore;
 
+  /** Office hours, e-mail, response targets, round-robin, the day's leads (hours/). */
+  readonly hours: HandoffHours;
+
   constructor(private readonly ctx: CoreContext) {
     this.tickets = new TicketStore(ctx);
     this.notices = new TicketNotices(ctx, this.tickets);
+    this.hours = new HandoffHours({
+      ctx,
+      inProgress: () => this.tickets.inProgress(),
+      allTickets: () => this.tickets.all(),
+      leadOf: (t) => leadOf(ctx, t),
+      apply: (id, step) => this.applyHours(id, step),
+      handoffSurfaceOf: (t) => {
+        const name = t.root?.place.surface ?? this.target(t.userPlace)?.surface;
+        return name ? this.ctx.surfaces.get(name) : undefined;
+      },
+    });
   }
 
   /** The open or claimed ticket of a conversation, if it is in handoff. */
@@ -75,7 +93,7 @@ export class Handoffs {
   }
 
   async queueMessage(): Promise<OutMessage> {
-    return queueMessage(await this.queue(), this.ctx.now());
+    return queueMessage(await this.queue(), this.ctx.now(), await this.hours.queueLines());
   }
 
   /** Members of the handoff channel and admins (see who.ts). */
@@ -87,6 +105,8 @@ export class Handoffs {
   async drain(): Promise<number> {
     const done = await this.notices.drain();
     await this.callOffUnposted();
+    // E-mails owed (and those waiting for a retry) go out on the same beat.
+    await this.hours.outbox.drain();
     return done;
   }
 
@@ -104,6 +124,13 @@ export class Handoffs {
     const who: Who = { kind: 'person', actor, surface: surface.name, agent: false };
     const active = await this.tickets.active(conv.id);
     const at = this.ctx.now();
+    // Outside office hours the ticket still opens, marked; the user is told when agents are back.
+    const office = await this.hours.readOffice();
+    const afterHours = !isOpen(office.hours, at);
+    const talkToHuman = await this.talkToHumanMessage();
+    const noticeText = afterHours
+      ? [talkToHuman, ...afterHoursLines(office, at, this.hours.mailsTickets(office))].join('\n')
+      : talkToHuman;
     const decided = decide(
       active,
       {
@@ -115,14 +142,14 @@ export class Handoffs {
           place: conv.place,
           asker,
           reason,
-          noticeText: await this.talkToHumanMessage(),
+          noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
         },
       },
       who,
     );
     if ('refusal' in decided) return decided.refusal;
-    const { ticket } = decided;
+    const ticket: Ticket = afterHours ? { ...decided.ticket, afterHours: true } : decided.ticket;
     // The ticket first, short-lived until it is handed its conversation (a crash before that leaves a
     // record nothing points to, which expires), so no mark ever points to a ticket not written yet.
     await this.tickets.create(ticket);
@@ -138,12 +165,17 @@ export class Handoffs {
     // recording its posts on it. (A crash before this: the opening's own writes do the same.)
     await this.tickets.update(ticket.id, (t) => ({ ...t }));
     await this.deliver(intents);
+    // Its e-mail (after hours) and its round-robin offer, right away rather than at the next sweep.
+    await this.hours.opened(ticket.id).catch((err: unknown) => {
+      this.ctx.log.error({ err, ticket: ticket.id }, 'handoff hours: a new ticket could not be offered or e-mailed');
+    });
     return undefined;
   }
 
   /** Claim button: exactly one agent wins (compare-and-set on the ticket); the others are told who. */
   async claim(inv: Invocation, ticketId: string): Promise<void> {
-    await this.act(inv, ticketId, { kind: 'claim' });
+    // An agent who claims is on the round-robin roster from then on.
+    if (await this.act(inv, ticketId, { kind: 'claim' })) await this.hours.roster.join(inv.surface.name, inv.actor);
   }
 
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */
@@ -249,6 +281,8 @@ export class Handoffs {
     const timing = {
       claimTimeoutMs: this.ctx.config.handoffClaimTimeoutMs,
       remindMs: this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS,
+      // Reminders and the claim timeout count office time only (HANDOFF_HOURS).
+      elapsed: await this.hours.elapsed(),
     };
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
       const id = key.slice(ticketKeys.openPrefix.length);
@@ -261,6 +295,27 @@ export class Handoffs {
         this.ctx.log.error({ err, ticket: id }, 'handoff: sweeping a waiting ticket failed');
       }
     }
+    // Then what the hours owe: e-mails (after hours, unclaimed after the last reminder), targets, offers.
+    await this.hours.sweep();
+  }
+
+  /**
+   * A bridge step of handoff around the clock (hours/steps.ts), on the same path as every change:
+   * stored with its notices in one atomic step, then carried out. The ticket after it, or undefined
+   * when the step no longer applied.
+   */
+  private async applyHours(ticketId: string, step: HoursStep): Promise<Ticket | undefined> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const { ticket, raw } = await this.tickets.read(ticketId);
+      if (!ticket) return undefined;
+      const decided = decideHours(ticket, step);
+      if (!decided) return undefined;
+      const intents = noticeIntents(decided.notices);
+      if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;
+      await this.deliver(intents);
+      return decided.ticket;
+    }
+    return undefined;
   }
 
   /** A person's button or command on a ticket: a refusal is told to them, ephemerally. */

@@ -17,8 +17,11 @@ export interface LeadInput {
   openedListings?: string[];
 }
 
-export interface LeadSummary {
-  name: string;
+/**
+ * What a conversation told about its lead so far: gathered as each message arrives and merged, so
+ * nothing is lost when old turns leave the transcript (lead-store.ts keeps it with the conversation).
+ */
+export interface LeadFacts {
   emails: string[];
   phones: string[];
   /** MLS numbers and street addresses, in the order first met. */
@@ -26,6 +29,11 @@ export interface LeadSummary {
   city?: string;
   budget?: string;
   bedrooms?: number;
+}
+
+/** The facts and who the person is: what a ticket shows. */
+export interface LeadSummary extends LeadFacts {
+  name: string;
 }
 
 /*
@@ -198,19 +206,6 @@ export function extractBedrooms(text: string, meter?: StepMeter): number | undef
   const raw = m.groups[1]!.toLowerCase();
   const n = WORD_NUMBERS[raw] ?? Number(raw);
   return Number.isFinite(n) ? n : undefined;
-}
-
-/**
- * What a conversation told about its lead so far: gathered as each message arrives and merged, so
- * nothing is lost when old turns leave the transcript (lead-store.ts keeps it with the conversation).
- */
-export interface LeadFacts {
-  emails: string[];
-  phones: string[];
-  listings: string[];
-  city?: string;
-  budget?: string;
-  bedrooms?: number;
 }
 
 /** How many of each list a conversation keeps (a flood of addresses must not grow its record). */

@@ -51,6 +51,15 @@ export const ticketSchema = z.object({
   opening: z.literal(true).optional(),
   /** Internal notes kept in the ticket thread (not relayed). */
   notes: z.number().optional(),
+  /** Opened outside office hours (HANDOFF_HOURS): marked, and e-mailed to TalkToHumanEmail. */
+  afterHours: z.literal(true).optional(),
+  /** Round-robin: the agent it is offered to now, since when, and the roster entries offered it so far. */
+  offeredTo: actorSchema.optional(),
+  offeredAt: z.number().optional(),
+  offered: z.array(z.string()).optional(),
+  /** Response target (HANDOFF_FIRST_REPLY_S): the 80% warning, and the escalation at 100%. */
+  targetWarnedAt: z.number().optional(),
+  escalatedAt: z.number().optional(),
 });
 export type Ticket = z.infer<typeof ticketSchema>;
 
@@ -65,9 +74,11 @@ export const ticketKeys = {
   byMessage: (ref: { place: Place; id: string }) => `ticketmsg:${placeKey(ref.place)}:${encodeURIComponent(ref.id)}`,
   /** Every ticket, for the queue and the figures. */
   prefix: 'ticket:',
-  /** A user who asked in a conversation ("Talk to a human" is theirs). */
+  /**
+   * Written before the asker was recorded on the conversation (who.ts reads it for those older
+   * conversations only; nothing writes it now, and it expires on its own).
+   */
   asker: (convId: string, userId: string) => `convasker:${convId}:${encodeURIComponent(userId)}`,
-  askerPrefix: (convId: string) => `convasker:${convId}:`,
 };
 
 export const HANDOFF_ACTIONS = {

@@ -17,6 +17,10 @@
  * it made before it is marked done, and a replay that finds the record does not post again. What
  * remains: a crash after the platform accepted a post but before the record was written (one store
  * write, milliseconds) posts that notice again on replay.
+ *
+ * It decides nothing and calls nothing back: what a ticket change owes was decided by decide.ts;
+ * what a notice posted is recorded on the ticket through tickets.ts; a ticket message given up is
+ * handed back to Handoffs (`unposted`), which cancels the ticket as the bridge.
  */
 import { z } from 'zod';
 import type { Json, OutboxIntent, StoredIntent } from '../../state/store';

@@ -8,6 +8,7 @@ import { recentLines } from '../recent-lines';
 import type { Button, OutMessage } from '../surface';
 import { shownAsText, untrusted } from '../text/untrusted';
 import { leadLines, type LeadSummary } from './lead';
+import { hoursLines } from './hours/ticket-lines';
 import { HANDOFF_ACTIONS, stateWord, type Ticket } from './model';
 
 const TURN_CHARS = 300;
@@ -50,11 +51,11 @@ export function stateLine(ticket: Ticket, now: number): string {
     case 'open':
       return `${word} since ${clock(since)} (${duration(now - since)} so far)`;
     case 'claimed':
-      return `${word} by ${ticket.claimedBy?.name ?? 'an agent'} at ${clock(ticket.claimedAt ?? now)}, ${duration(claimWait(ticket, now))} after the request`;
+      return `${word} by ${ticket.claimedBy ? quoted(ticket.claimedBy.name) : 'an agent'} at ${clock(ticket.claimedAt ?? now)}, ${duration(claimWait(ticket, now))} after the request`;
     case 'closed':
-      return `${word} by ${ticket.endedBy?.name ?? 'an agent'} at ${clock(ticket.endedAt ?? now)}${ticket.rating ? `, rated ${ticket.rating}/5` : ''}`;
+      return `${word} by ${ticket.endedBy ? quoted(ticket.endedBy.name) : 'an agent'} at ${clock(ticket.endedAt ?? now)}${ticket.rating ? `, rated ${ticket.rating}/5` : ''}`;
     case 'cancelled':
-      return `${word} by ${ticket.endedBy?.name ?? 'the user'} at ${clock(ticket.endedAt ?? now)}`;
+      return `${word} by ${ticket.endedBy ? quoted(ticket.endedBy.name) : 'the user'} at ${clock(ticket.endedAt ?? now)}`;
     case 'timedout':
       return `${word} at ${clock(ticket.endedAt ?? now)}: nobody claimed it in ${duration((ticket.endedAt ?? now) - since)}`;
   }
@@ -92,6 +93,7 @@ export function renderTicket(ticket: Ticket, view: TicketView): OutMessage {
     .join(' ');
   const head = [
     stateLine(ticket, view.now),
+    ...hoursLines(ticket, view.now),
     `*Handoff request* from ${view.userLabel}`,
     `Where: ${where}${ticket.userLink ? ` · conversation: ${ticket.userLink}` : ''}`,
     `Reason: ${ticket.reason.trim() ? quoted(ticket.reason) : '(none given)'}`,

@@ -10,6 +10,8 @@ import { MAX_REMINDERS, type Ticket } from './model';
 export interface SweepTiming {
   claimTimeoutMs: number;
   remindMs: number;
+  /** Time that counts between two instants: office time with HANDOFF_HOURS (hours/office-hours.ts), else all of it. */
+  elapsed?: (t0: number, t1: number) => number;
 }
 
 /** A waiting ticket times out after its reminders, and never before twice the claim timeout. */
@@ -22,14 +24,15 @@ export function dueSteps(ticket: Ticket, now: number, timing: SweepTiming, toldL
   if (ticket.status !== 'open') return [];
   const steps: HandoffStep[] = [];
   const since = ticket.waitingSince ?? ticket.createdAt;
-  if (now - ticket.createdAt >= timing.claimTimeoutMs && ticket.toldLateAt === undefined && !toldLate)
+  const elapsed = (from: number): number => (timing.elapsed ? timing.elapsed(from, now) : now - from);
+  if (elapsed(ticket.createdAt) >= timing.claimTimeoutMs && ticket.toldLateAt === undefined && !toldLate)
     steps.push({ kind: 'remind', to: 'user' });
   const sent = ticket.reminders ?? 0;
   const last = ticket.lastRemindAt ?? since;
   // Timed out only after every reminder went out and one more interval passed.
-  if (now - since >= timeoutMs(timing) && sent >= MAX_REMINDERS && now - last >= timing.remindMs)
+  if (elapsed(since) >= timeoutMs(timing) && sent >= MAX_REMINDERS && elapsed(last) >= timing.remindMs)
     return [...steps, { kind: 'timeOut' }];
-  if (sent < MAX_REMINDERS && now - last >= timing.remindMs && ticket.thread)
+  if (sent < MAX_REMINDERS && elapsed(last) >= timing.remindMs && ticket.thread)
     steps.push({ kind: 'remind', to: 'agents', sent, since });
   return steps;
 }

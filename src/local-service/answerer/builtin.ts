@@ -5,7 +5,7 @@ import { wordGroups } from './format';
 import { parseIntent } from './intent';
 import { parseQuery } from './parse-query';
 import { type Phrases, phrasesFor } from './phrases';
-import { vocabulary } from './query';
+import { isHouseAddress, vocabulary } from './query';
 import { reasonPhrasesFor } from './reason-phrases';
 import { type AnswerOutcome, type AnswerRequest, type Answerer, estimateTokens } from './types';
 import { write } from './write';
@@ -80,6 +80,7 @@ function answerListings(question: string, req: AnswerRequest, p: Phrases): strin
   const ctx = {
     vocab,
     mls: new Set(all.map((l) => l.data.MLSNumber.toUpperCase())),
+    houses: new Set(vocab.streets.filter(isHouseAddress)),
     fieldNames: [...new Set(all.flatMap((l) => (l.data.ExtensionColumn ?? []).map((e) => e.Key)))],
   };
   const previous = previousResult(req.history, all, ctx);

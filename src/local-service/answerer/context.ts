@@ -32,11 +32,14 @@ export function previousResult(
   for (const m of history) {
     if (m.role === 'user') {
       const query = parseQuery(m.content, { ...ctx, previous });
-      const ev = query.op.kind === 'none' ? undefined : evaluate(query, all, previous);
+      // Evaluated again only where the answer's homes or its unknown facts are needed.
+      const needed = query.op.kind === 'aggregate' || query.filters.some((f) => f.kind === 'feature');
+      const ev = needed ? evaluate(query, all, previous) : undefined;
       covered = query.op.kind === 'aggregate' ? ev?.found : undefined;
       // A feature the listings never state was said once; it does not follow into refinements.
       const known = (f: FactFilter) => !(f.kind === 'feature' && ev?.unknown.includes(f.feature));
-      if (ev) previous = { ...previous, query: { ...query, filters: query.filters.filter(known) } };
+      if (query.op.kind !== 'none')
+        previous = { ...previous, query: { ...query, filters: query.filters.filter(known) } };
       searched = query.set.kind === 'search';
       continue;
     }

@@ -60,6 +60,7 @@ export interface Intent {
 export interface Vocabulary {
   cities: readonly string[];
   /** Normalised street names ("larimer st") and full addresses ("3096 larimer st"). */
+  /** Longest first, so "3096 larimer st" is found before "larimer st". */
   streets: readonly string[];
   areas: readonly string[];
 }
@@ -277,7 +278,7 @@ export function parseIntent(question: string, vocab: Vocabulary): Intent {
   const area = findName(q, vocab.areas);
   if (area && area.toLowerCase() !== criteria.city?.toLowerCase()) criteria.area = area;
   const nq = ` ${normalizeAddress(q)} `;
-  const street = [...vocab.streets].sort((a, b) => b.length - a.length).find((s) => nq.includes(` ${s} `));
+  const street = vocab.streets.find((s) => nq.includes(` ${s} `));
   if (street) criteria.street = street;
 
   const rent = RENT.test(q) || MONTHLY.test(q);

@@ -2,13 +2,14 @@ import { listingPrice } from '../listings/listing-data';
 import { type Criteria, hasCriteria, type Intent, normalizeAddress, parseIntent, type Vocabulary } from './intent';
 import { type FactReading, parseFacts } from './parse-facts';
 import type { FactFilter, NamedKey, Operation, Previous, Query, SetRef } from './query-model';
-import { isHouseAddress } from './query';
 
 /** What the parser reads a question against: the chatbot's names and the conversation so far. */
 export interface ParseContext {
   vocab: Vocabulary;
   /** MLS numbers of the chatbot's listings, upper-cased: a number-like word is one only if listed. */
   mls: ReadonlySet<string>;
+  /** House addresses as `vocab.streets` spells them ("3096 larimer st", "3096 larimer"). */
+  houses: ReadonlySet<string>;
   /** The extra fields the listings carry ("Pool"), as features a question may name. */
   fieldNames: readonly string[];
   previous: Previous;
@@ -247,14 +248,18 @@ function namedKeys(question: string, intent: Intent, ctx: ParseContext): NamedKe
     if (ctx.mls.has(mls) || /^[A-Z]/.test(mls)) found.push({ at: m.index ?? 0, key: { kind: 'mls', mls } });
   }
   if (intent.listingId !== undefined) found.push({ at: 0, key: { kind: 'id', id: intent.listingId } });
-  const nq = ` ${normalizeAddress(question)} `;
-  const taken: [number, number][] = [];
-  for (const street of [...ctx.vocab.streets].filter(isHouseAddress).sort((a, b) => b.length - a.length)) {
-    const at = nq.indexOf(` ${street} `);
-    if (at < 0 || taken.some(([s, e]) => at < e && at + street.length > s)) continue;
-    taken.push([at, at + street.length]);
-    // Addresses are read from the normalised text: their place there orders them among themselves.
-    found.push({ at: 10_000 + at, key: { kind: 'address', street } });
+  // An address starts with its house number: try the few words after each number, longest first.
+  const words = normalizeAddress(question).split(' ');
+  for (let i = 0; i < words.length; i++) {
+    if (!/^\d/.test(words[i])) continue;
+    for (let n = Math.min(7, words.length - i); n >= 2; n--) {
+      const street = words.slice(i, i + n).join(' ');
+      if (!ctx.houses.has(street)) continue;
+      // Addresses come after MLS numbers and ids of the same question, in their own order.
+      found.push({ at: 10_000 + i, key: { kind: 'address', street } });
+      i += n - 1;
+      break;
+    }
   }
   return found.sort((a, b) => a.at - b.at).map((x) => x.key);
 }

@@ -37,7 +37,9 @@ export function vocabulary(all: readonly StoredListing[]): Vocabulary {
     const area = areaOf(d);
     if (area) areas.set(area.toLowerCase(), area);
   }
-  return { cities: [...cities.values()], streets: [...streets], areas: [...areas.values()] };
+  // Sorted once here: every question of a conversation is read against them.
+  const longestFirst = [...streets].sort((a, b) => b.length - a.length);
+  return { cities: [...cities.values()], streets: longestFirst, areas: [...areas.values()] };
 }
 
 /** Whether `street` (normalised) names this listing's address: the whole address or its street. */

@@ -5,7 +5,7 @@
 import { TextDisplayBuilder, type APIMessageTopLevelComponent, type RawFile } from 'discord.js';
 import { detailContainer, isListingCard, IS_COMPONENTS_V2, listingContainer, packMessages } from './components-v2';
 import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
-import { textSpans } from '../../core/text/untrusted';
+import { textSpans, withoutSpanMarks } from '../../core/text/untrusted';
 import { restoreMentions } from '../mention-token';
 
 export const MAX_CONTENT = 2000;
@@ -103,22 +103,30 @@ const SUPPRESS_EMBEDS = 1 << 2;
 /** A URL as Discord auto-links it (it stops at a space, `<`, `>` and, here, a `)` that may close Markdown). */
 const URL = /https?:\/\/[^\s<>)]{1,2000}/g;
 
+/** Markdown's link brackets (and the backslash) escaped: `[label](url)` shows as those characters. */
+function noLinkSyntax(text: string): string {
+  return text.replace(/[\\[\]]/g, '\\$&');
+}
+
 /**
  * Untrusted words as Discord content: Markdown's link brackets (and the backslash) escaped, so
  * `[label](url)` shows as those characters, and every URL in `<...>`, so it shows without a preview.
  */
 function inertText(text: string): string {
-  return text
-    .replace(/[\\[\]]/g, '\\$&')
-    .replace(URL, (url, at: number, all: string) =>
-      all[at - 1] === '<' && all[at + url.length] === '>' ? url : `<${url}>`,
-    );
+  return noLinkSyntax(text).replace(URL, (url, at: number, all: string) =>
+    all[at - 1] === '<' && all[at + url.length] === '>' ? url : `<${url}>`,
+  );
 }
 
-/** Core's text with its untrusted spans made inert; whether one of them held a link. */
-function shownText(text: string): { text: string; userLinks: boolean } {
+/**
+ * Core's text with its untrusted spans made inert; whether one of them held a link. Discord reads
+ * Markdown in every message, so a message core did not write as Markdown (a notice naming someone,
+ * the service's refusal in its own words, a setting's value) is inert as a whole.
+ */
+function shownText(msg: OutMessage): { text: string; userLinks: boolean } {
   let userLinks = false;
-  const out = textSpans(text)
+  const spans = msg.markdown ? textSpans(msg.text) : [{ text: withoutSpanMarks(msg.text), untrusted: true }];
+  const out = spans
     .map((span) => {
       if (!span.untrusted) return span.text;
       if (/https?:\/\//.test(span.text)) userLinks = true;
@@ -130,7 +138,7 @@ function shownText(text: string): { text: string; userLinks: boolean } {
 
 /** The message content: the text exactly, plus the typing mark while streaming when it fits. */
 export function contentOf(msg: OutMessage): string {
-  const shown = shownText(msg.text).text;
+  const shown = shownText(msg).text;
   const text = shown.length > MAX_CONTENT ? shown.slice(0, MAX_CONTENT) : shown;
   if (msg.typing && text.length + TYPING_MARK.length <= MAX_CONTENT)
     return text === '' ? TYPING_MARK.trim() : `${text}${TYPING_MARK}`;
@@ -139,7 +147,8 @@ export function contentOf(msg: OutMessage): string {
 
 export function cardEmbed(card: Card): ApiEmbed {
   const embed: ApiEmbed = { title: cut(card.title || 'Listing', EMBED.title) };
-  if (card.badge) embed.description = `**${card.badge}**`;
+  // A listing's words are untrusted: embeds render masked links in descriptions and field values.
+  if (card.badge) embed.description = `**${noLinkSyntax(card.badge)}**`;
   if (card.url && /^https?:\/\//.test(card.url)) embed.url = card.url;
   if (card.imageUrl && /^https?:\/\//.test(card.imageUrl)) embed.image = { url: card.imageUrl };
   const fields = card.fields
@@ -147,7 +156,7 @@ export function cardEmbed(card: Card): ApiEmbed {
     .slice(0, EMBED.fields)
     .map((f) => ({
       name: cut(f.label, EMBED.fieldName),
-      value: cut(f.value, EMBED.fieldValue),
+      value: cut(noLinkSyntax(f.value), EMBED.fieldValue),
       inline: f.value.length <= 40,
     }));
   if (fields.length > 0) embed.fields = fields;
@@ -293,7 +302,7 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     },
   };
   // A link a user wrote gets no preview under the bot's name (the bridge's own cards keep theirs).
-  if (embeds.length === 0 && shownText(msg.text).userLinks) body.flags = SUPPRESS_EMBEDS;
+  if (embeds.length === 0 && shownText(msg).userLinks) body.flags = SUPPRESS_EMBEDS;
   const files: RawFile[] = [];
   if (msg.file) {
     files.push({ name: msg.file.name, data: msg.file.data, contentType: msg.file.mime });

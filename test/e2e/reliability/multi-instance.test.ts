@@ -38,6 +38,8 @@ describe('reliability: two instances on one Redis', () => {
       streaming: 'unknown_method',
       users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', U0AGENT1: 'Agent Smith', U0AGENT2: 'Agent Jones' },
     });
+    // Both agents are members of the handoff channel (agents: conversations.members).
+    fake.channelMembers[HANDOFF_CHANNEL] = ['U0AGENT1', 'U0AGENT2'];
     const env = (id: string) =>
       bridgeEnv({
         serviceUrl: service.url,

@@ -4,6 +4,7 @@ import { chunkFields, shownValue, typedValue } from '../../../src/surfaces/disco
 import { contentOf, renderMessage, TYPING_MARK, type ApiRow } from '../../../src/surfaces/discord/render';
 import { slashCommandDefinitions } from '../../../src/surfaces/discord/commands';
 import type { FormField } from '../../../src/core/surface';
+import { shownAsText, untrusted } from '../../../src/core/text/untrusted';
 
 describe('Discord rendering', () => {
   const store = new SqliteStore(':memory:');
@@ -16,6 +17,31 @@ describe('Discord rendering', () => {
     expect(contentOf({ text: 'Hello', typing: true })).toBe(`Hello${TYPING_MARK}`);
     const full = 'x'.repeat(2000);
     expect(contentOf({ text: full, typing: true })).toBe(full);
+  });
+
+  test('untrusted words show their [label](url) as text: escaped, the URL in <...>, previews off', async () => {
+    const link = '[Reset your password](https://evil.example/reset)';
+    const inert = '\\[Reset your password\\](<https://evil.example/reset>)';
+    // Inside core's Markdown, only the span that came from a user.
+    const quoted = await renderMessage(
+      { text: `*Ada:* ${shownAsText(untrusted(link))} and [ours](https://good.example)`, markdown: true },
+      (b) => buttonId(store, b),
+    );
+    expect(quoted.body.content).toBe(`*Ada:* ${inert} and [ours](https://good.example)`);
+    expect(quoted.body.flags).toBe(4);
+    // The chatbot's answer keeps its link and its preview.
+    const answer = await renderMessage({ text: link, markdown: true }, (b) => buttonId(store, b));
+    expect(answer.body.content).toBe(link);
+    expect(answer.body.flags).toBeUndefined();
+    // A message core did not write as Markdown is inert as a whole.
+    const notice = await renderMessage({ text: `Sorry: ${link}` }, (b) => buttonId(store, b));
+    expect(notice.body.content).toBe(`Sorry: ${inert}`);
+    // A listing's field in an embed: no masked link there either.
+    const card = await renderMessage(
+      { text: '', cards: [{ title: 'Home', fields: [{ label: 'Description', value: link }] }] },
+      (b) => buttonId(store, b),
+    );
+    expect(card.body.embeds[0]!.fields![0]!.value).toBe('\\[Reset your password\\](https://evil.example/reset)');
   });
 
   test('cards become embeds within Discord limits; a notice never enters the content', async () => {

@@ -1,0 +1,94 @@
+/**
+ * Slack, configured only through the environment (HANDOFF_HOURS, HANDOFF_TIMEZONE, HANDOFF_EMAIL,
+ * SMTP_URL, MAIL_FROM) with an SMTP server on 127.0.0.1: "Talk to a human" on a Saturday opens a
+ * ticket marked after hours, tells the user when agents are back in the office's time and that it
+ * went by e-mail, and the e-mail arrives over SMTP. The log says once that e-mail is on, and never
+ * shows the SMTP password; without SMTP_URL it says once that e-mail is off.
+ */
+import type { FakeMessage } from '../../support/fake-slack';
+import { button } from '../../support/slack-blocks';
+import { HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { waitFor } from '../../support/slack-requests';
+import { startSmtpSink, type SmtpSink } from '../../support/smtp-sink';
+
+const USERS = 'C0LEADS';
+const ADA = 'U0USER1';
+// Saturday 7 March 2026, 10:00 in Chicago (16:00 UTC); the clock runs on from there.
+const OFFSET = Date.parse('2026-03-07T16:00:00Z') - Date.now();
+
+describe('Slack: handoff outside office hours', () => {
+  let sink: SmtpSink;
+  let e: SlackE2E;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    sink = await startSmtpSink({ user: 'bridge', pass: 'smtp-pass-9f3k' });
+    e = await startSlackE2E({
+      env: {
+        HANDOFF_HOURS: 'Mon-Fri 09:00-18:00',
+        HANDOFF_TIMEZONE: 'America/Chicago',
+        HANDOFF_EMAIL: 'agents@skyline.example',
+        SMTP_URL: sink.url,
+        MAIL_FROM: 'Skyline Bot <bot@skyline.example>',
+      },
+      logLines,
+      now: () => Date.now() + OFFSET,
+    });
+  });
+  afterAll(async () => {
+    await e?.close();
+    await sink?.close();
+  });
+
+  test('the ticket opens marked after hours, the user is told when agents are back, the e-mail arrives', async () => {
+    const question = 'I am looking for a 3 bedroom house in Austin, write me at ada.l@example.com';
+    await e.driver.command('/ask', question, { user: ADA, channel: USERS });
+    const root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
+    const answered: FakeMessage = await waitFor(
+      () => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
+      'the answer with Talk to a human',
+    );
+    await e.driver.click(
+      button(answered, 'Talk to a human')!,
+      { channel: USERS, messageTs: answered.ts, threadTs: root.ts },
+      { user: ADA },
+    );
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
+      'the ticket',
+    );
+    expect(ticket.text.split('\n')[1]).toBe('After hours: opened outside office hours');
+    const notice = await waitFor(
+      () => e.fake.replies(USERS, root.ts).find((m) => m.text.includes('Our agents are back')),
+      "the user's notice",
+    );
+    expect(notice.text).toContain('Our agents are back Monday at 9:00 AM (Central Time).');
+    expect(notice.text).toContain('Your request has also been sent to agents@skyline.example by e-mail.');
+    expect(button(notice, 'Cancel')).toBeDefined();
+
+    const mail = await waitFor(() => sink.mails[0], 'the after-hours e-mail', 15_000);
+    expect(mail.to).toEqual(['agents@skyline.example']);
+    expect(mail.from).toBe('bot@skyline.example');
+    expect(mail.subject).toBe('After-hours handoff: Ada Lovelace (Austin)');
+    for (const part of [mail.text, mail.html]) {
+      expect(part).toContain('ada.l@example.com');
+      expect(part).toContain('I am looking for a 3 bedroom house in Austin');
+      expect(part).toContain(`https://fake.slack.test/archives/${HANDOFF_CHANNEL}/p${ticket.ts.replace('.', '')}`);
+      expect(part).toContain(`https://fake.slack.test/archives/${USERS}/p${root.ts.replace('.', '')}`);
+    }
+    expect(sink.mails).toHaveLength(1);
+
+    expect(logLines.filter((l) => l.includes('"msg":"e-mail: on"'))).toHaveLength(1);
+    expect(logLines.join('\n')).not.toContain('smtp-pass-9f3k');
+  }, 60_000);
+
+  test('without SMTP_URL the log says once that e-mail is off', async () => {
+    const lines: string[] = [];
+    const off = await startSlackE2E({ logLines: lines });
+    try {
+      expect(lines.filter((l) => l.includes('e-mail: off (SMTP_URL is not set)'))).toHaveLength(1);
+    } finally {
+      await off.close();
+    }
+  }, 30_000);
+});
