@@ -9,10 +9,13 @@
  * relay's native rows, next to the 1-second relay for the calls comparison).
  * `npm run bench -- --relay`: only the relay table (with BENCH_CONCURRENCY / BENCH_RELAYS, one case).
  * `--unknown` (with `--native`): answers of different lengths, none known in advance.
+ * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
+ * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { formatHostileTable, runHostileBench } from './hostile/hostile-bench';
 import { runMemoryBench } from './memory-bench';
 import { RELAY_KINDS, runRelayBench, type RelayKind } from './relay-bench';
 import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } from './report';
@@ -29,7 +32,23 @@ function listEnv(name: string): string[] | undefined {
     : undefined;
 }
 
+async function hostile(): Promise<void> {
+  console.error('hostile bench: quiet run, then hostile run ...');
+  const report = await runHostileBench({
+    users: Number(process.env.BENCH_HOSTILE_USERS ?? 6),
+    rounds: Number(process.env.BENCH_HOSTILE_ROUNDS ?? 4),
+  });
+  console.log(formatHostileTable(report));
+  const file = join(process.cwd(), 'bench-results-hostile.json');
+  writeFileSync(
+    file,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, cpus: cpus().length, ...report }, null, 2)}\n`,
+  );
+  console.error(`wrote ${file}`);
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--hostile')) return hostile();
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');

@@ -16,6 +16,7 @@ import {
   type ListingFieldName,
   LISTING_FIELDS,
 } from '../listings/fields';
+import { listingsChanged } from '../listings/catalogue-scan';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
 import { listingCard, listingTitle } from '../listings/format';
 import type { FormResult, Invocation } from '../surface';
@@ -142,6 +143,7 @@ async function createListing(ctx: CoreContext, raw: Record<string, string>): Pro
     return { ok: false, errors: { ...(checked.ok ? {} : checked.errors), ...errors } };
   try {
     const id = await ctx.client.createListing(checked.body);
+    listingsChanged(ctx);
     const label = checked.body.Address ?? `MLS ${checked.body.MLSNumber}`;
     return { ok: true, text: `Listing created: ID ${id} (${label}). Show it with /listing show id:${id}` };
   } catch (err) {
@@ -164,6 +166,7 @@ async function updateListing(ctx: CoreContext, key: ListingKey, raw: Record<stri
   if (!checked.ok) return { ok: false, errors: checked.errors };
   try {
     const count = await ctx.client.updateListing({ ...checked.body, Key: key.key, KeyType: key.keyType });
+    listingsChanged(ctx);
     if (count === 0) return { ok: true, text: `Nothing matched ${describeKey(key)}; no listing was updated.` };
     const changed = Object.keys(pairs.values);
     const what = changed.length > 0 ? ` (${changed.join(', ')})` : '';
@@ -223,6 +226,7 @@ async function confirmDelete(ctx: CoreContext, inv: Invocation, value: string): 
     const key = decodeKey(value);
     if (!key) throw new UsageError('That button is out of date; run /listing delete again.', USAGE);
     const count = await ctx.client.deleteListings(ctx.config.chatbotId, [key.key], key.keyType);
+    listingsChanged(ctx);
     const text =
       count === 0
         ? `Nothing matched ${describeKey(key)}; nothing was deleted.`

@@ -1,6 +1,7 @@
 /** Finding listings by key and by page, through RealEstateList (the interface has no "get one"). */
 import type { KeyType, Listing, SaleType } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
+import { scanCatalogue } from './catalogue-scan';
 
 export interface ListingFilters {
   city?: string;
@@ -57,7 +58,6 @@ export function decodeKey(value: string): ListingKey | undefined {
 }
 
 const SCAN_PAGE_SIZE = 50;
-const MAX_SCAN_PAGES = 40;
 
 function matches(l: Listing, k: ListingKey): boolean {
   switch (k.keyType) {
@@ -74,7 +74,7 @@ const normUrl = (u: string): string => u.trim().replace(/\/+$/, '').toLowerCase(
 
 /**
  * Every listing the key names. MLS numbers filter on the service; ids and URLs have no filter, so
- * pages are scanned (bounded) until a match.
+ * the catalogue is scanned, bounded and shared between lookups (catalogue-scan.ts).
  */
 export async function findListings(ctx: CoreContext, k: ListingKey): Promise<Listing[]> {
   if (k.keyType === 'MLSNumber') {
@@ -87,11 +87,5 @@ export async function findListings(ctx: CoreContext, k: ListingKey): Promise<Lis
     const exact = res.items.filter((l) => matches(l, k));
     return exact;
   }
-  for (let page = 1; page <= MAX_SCAN_PAGES; page++) {
-    const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, page, pageSize: SCAN_PAGE_SIZE });
-    const found = res.items.filter((l) => matches(l, k));
-    if (found.length > 0) return found;
-    if (res.items.length < SCAN_PAGE_SIZE || page * SCAN_PAGE_SIZE >= res.total) break;
-  }
-  return [];
+  return scanCatalogue(ctx, (l) => matches(l, k));
 }

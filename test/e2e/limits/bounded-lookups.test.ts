@@ -1,0 +1,54 @@
+/**
+ * Lookups by id are bounded: the service cannot filter by id, so the catalogue is read page by page,
+ * and lookups share that reading. However many lookups come (found or not, at once or one after
+ * another), each page is fetched once per reading; a miss on a catalogue read to its end costs none.
+ */
+import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { waitFor } from '../../support/wait-for';
+
+const STRING = 3;
+
+describe('Discord e2e: /listing show id: is bounded', () => {
+  let e: DiscordE2E;
+  beforeAll(async () => {
+    e = await startDiscordE2E({ fragmentDelayMs: 2 });
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  const listCalls = (): number => e.serviceRequests.filter((r) => r.url.includes('RealEstateList')).length;
+
+  function show(id: string) {
+    return e.fake.slashCommand({
+      name: 'listing',
+      subcommand: 'show',
+      channelId: e.general.id,
+      member: e.user,
+      options: [{ name: 'id', type: STRING, value: id }],
+    });
+  }
+
+  test('a flood of lookups, found and missing, reads each catalogue page once', async () => {
+    const existing = e.service.context.db.prepare('SELECT id FROM listings ORDER BY id LIMIT 1').get() as
+      | { id: number | string }
+      | undefined;
+    expect(existing).toBeDefined();
+    const before = listCalls();
+    // Twelve at once, half for ids that do not exist.
+    const recs = Array.from({ length: 12 }, (_, i) => show(i % 2 === 0 ? String(existing!.id) : `9999${i}`));
+    for (const rec of recs) {
+      await waitFor(() => responseText(e, rec).length > 0 || undefined, 'a lookup answered', 10_000, e.fake.changes);
+    }
+    expect(responseText(e, recs[1]!)).toMatch(/No listing matches id:99991/);
+    const pages = listCalls() - before;
+    // The demo catalogue is one page of 50 at most: one reading, one call, for all twelve.
+    expect(pages).toBe(1);
+
+    // Another miss right after: the reading is complete and fresh, so no call at all.
+    const again = show('12345678');
+    await waitFor(() => responseText(e, again).length > 0 || undefined, 'the next miss', 10_000, e.fake.changes);
+    expect(responseText(e, again)).toMatch(/No listing matches id:12345678/);
+    expect(listCalls() - before).toBe(1);
+  });
+});
