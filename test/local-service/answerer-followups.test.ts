@@ -320,6 +320,13 @@ describe('in Spanish (AIResponseLanguage)', () => {
             },
           },
           {
+            q: 'viviendas en alquiler en Miami con piscina',
+            check: (a) => {
+              says(a, 'Los anuncios no dicen si tienen piscina.');
+              exactly(a, miamiRent);
+            },
+          },
+          {
             q: 'compara ATX240000 y ATX240131',
             check: (a) => {
               says(a, 'Estas son las 2 viviendas, una junto a otra', 'Precio por pie²', 'Año de construcción');

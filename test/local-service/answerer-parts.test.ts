@@ -117,6 +117,31 @@ describe('the evaluator', () => {
   });
 });
 
+describe('facts held in extra fields', () => {
+  const own = (mls: string, extra: { Key: string; value: string }[]): StoredListing => ({
+    id: 900 + Number(mls.slice(-1)),
+    data: { ...at('DEN240007').data, MLSNumber: mls, Address: `${mls} Test Ln`, ExtensionColumn: extra },
+  });
+  const set = [
+    own('TST000001', [{ Key: 'Pool', value: 'Yes' }]),
+    own('TST000002', [{ Key: 'Pool', value: 'No' }]),
+    own('TST000003', [{ Key: 'Waterfront', value: 'Lake access' }]),
+  ];
+  const context = { ...ctx(), fieldNames: ['Pool', 'Waterfront'] };
+
+  it('a field named for the feature says yes or no; a listing without it is not guessed to have it', () => {
+    const ev = evaluate(parseQuery('homes with a pool', context), set, NONE);
+    expect(ev.unknown).toEqual([]);
+    expect(ev.found.map((l) => l.data.MLSNumber)).toEqual(['TST000001']);
+    expect(write(ev, { ...W, all: set }, ['Denver'])).toContain('Pool: Yes.');
+  });
+
+  it("any extra field the listings carry is a fact a question can filter on (the chatbot's own names)", () => {
+    const ev = evaluate(parseQuery('homes in Denver on the waterfront', context), set, NONE);
+    expect(ev.found.map((l) => l.data.MLSNumber)).toEqual(['TST000003']);
+  });
+});
+
 describe('the writers', () => {
   const say = (q: Query, previous: Previous = NONE) => write(evaluate(q, ALL, previous), W, ['Denver']);
 

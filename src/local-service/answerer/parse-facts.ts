@@ -295,12 +295,17 @@ export function parseFacts(question: string, fieldNames: readonly string[] = [])
   };
 }
 
-/** The chatbot's own extra fields ("Pool", "Waterfront") as features a question can name. */
+/**
+ * The chatbot's own extra fields ("Waterfront") as features a question can name: the field is the
+ * feature, so its value says yes or no. A field a built-in feature already reads ("Pool") is left to it.
+ */
 function extraFields(names: readonly string[]): { ask: RegExp; feature: Feature }[] {
   return names
-    .filter((n) => !/^(neighbou?rhood|pets?|heating|mascotas|calefacci[oó]n)$/i.test(n.trim()) && n.trim().length > 2)
+    .map((n) => n.trim())
+    .filter((n) => n.length > 2 && !/^(neighbou?rhood|mascotas|calefacci[oó]n)$/i.test(n))
+    .filter((n) => !FEATURES.some((x) => x.feature.words.test(n) || x.feature.field?.test(n)))
     .map((n) => {
-      const words = new RegExp(`\\b${n.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i');
-      return { ask: words, feature: { label: n.trim().toLowerCase(), words, field: words } };
+      const words = new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i');
+      return { ask: words, feature: { label: n.toLowerCase(), words } };
     });
 }

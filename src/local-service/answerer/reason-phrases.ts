@@ -157,6 +157,40 @@ const ES_FACT: Record<NumericFact, string> = {
 };
 
 const ES_PETS: Record<string, string> = { pets: 'mascotas', dogs: 'perros', cats: 'gatos' };
+/** The features a question can name (parse-facts.ts), in Spanish; an extra field's own name is kept as written. */
+const ES_FEATURES: Record<string, string> = {
+  'a heat pump': 'bomba de calor',
+  'forced-air heating': 'calefacción por aire forzado',
+  heating: 'calefacción',
+  'a pool': 'piscina',
+  'a yard': 'patio',
+  'a garden': 'jardín',
+  'water views': 'vistas al agua',
+  'mountain views': 'vistas a la montaña',
+  'city views': 'vistas a la ciudad',
+  views: 'vistas',
+  'a balcony': 'balcón',
+  'a patio': 'patio',
+  'a terrace': 'terraza',
+  'a fireplace': 'chimenea',
+  'a garage': 'garaje',
+  'a gym': 'gimnasio',
+  'an elevator': 'ascensor',
+  'a doorman': 'conserje',
+  laundry: 'lavandería',
+  'air conditioning': 'aire acondicionado',
+  'hardwood floors': 'suelos de madera',
+  'a walk-in closet': 'vestidor',
+  'an island kitchen': 'cocina con isla',
+  'a courtyard': 'patio interior',
+  'a basement': 'sótano',
+  'a deck': 'terraza de madera',
+  'a rooftop': 'azotea',
+  'high ceilings': 'techos altos',
+  'an open-plan kitchen': 'cocina abierta',
+  'a renovation': 'reforma',
+};
+const es = (label: string): string => ES_FEATURES[label] ?? label;
 
 const ES: ReasonPhrases = {
   range: (fact, min, max, minN, maxN) => {
@@ -185,11 +219,11 @@ const ES: ReasonPhrases = {
     if (fact === 'area') return min ? `de al menos ${min}` : `de hasta ${max}`;
     return min ? `con ${ES_FACT[fact]} desde ${min}` : `con ${ES_FACT[fact]} de hasta ${max}`;
   },
-  feature: (label) => (ES_PETS[label] ? `que admiten ${ES_PETS[label]}` : `con ${label}`),
+  feature: (label) => (ES_PETS[label] ? `que admiten ${ES_PETS[label]}` : `con ${es(label)}`),
   unknownFeature: (label) =>
     ES_PETS[label]
       ? `Los anuncios no dicen si admiten ${ES_PETS[label]}.`
-      : `Los anuncios no dicen si tienen ${label}.`,
+      : `Los anuncios no dicen si tienen ${es(label)}.`,
   fact: (fact, value, n) =>
     ({
       price: `precio ${value}`,
@@ -202,9 +236,9 @@ const ES: ReasonPhrases = {
       hoa: `gastos de comunidad ${value}/mes`,
     })[fact],
   noFact: (fact) => `sin ${ES_FACT[fact]} indicado`,
-  featureYes: (label, evidence, fromField) => (fromField ? evidence : `Menciona ${label}: "${evidence}"`),
-  featureNo: (label, evidence, fromField) => (fromField ? evidence : `Sin ${label}: "${evidence}"`),
-  featureUnknown: (label) => (ES_PETS[label] ? `no dice si admite ${ES_PETS[label]}` : `no dice si tiene ${label}`),
+  featureYes: (label, evidence, fromField) => (fromField ? evidence : `Menciona ${es(label)}: "${evidence}"`),
+  featureNo: (label, evidence, fromField) => (fromField ? evidence : `Sin ${es(label)}: "${evidence}"`),
+  featureUnknown: (label) => (ES_PETS[label] ? `no dice si admite ${ES_PETS[label]}` : `no dice si tiene ${es(label)}`),
   aggregate: (stat, fact, monthly, n, what, value) => {
     const s = { average: 'medio', median: 'mediano', min: 'mínimo', max: 'máximo' }[stat];
     const f = fact === 'price' ? (monthly ? 'alquiler mensual' : 'precio') : ES_FACT[fact];

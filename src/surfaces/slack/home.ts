@@ -39,6 +39,8 @@ export class SlackDirectory {
   constructor(
     private readonly gateway: SlackGateway,
     private readonly log: Logger,
+    /** The caches' clock (tests move it to see a list refreshed). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async permalink(ref: MessageRef): Promise<string | undefined> {
@@ -61,7 +63,7 @@ export class SlackDirectory {
 
   async channelName(place: Place): Promise<string | undefined> {
     const hit = this.names.get(place.channel);
-    if (hit && hit.until > Date.now()) return hit.name;
+    if (hit && hit.until > this.now()) return hit.name;
     let name: string | undefined;
     if (place.channel.startsWith('D')) name = 'direct message';
     else {
@@ -74,14 +76,14 @@ export class SlackDirectory {
         this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
       }
     }
-    this.names.set(place.channel, { until: Date.now() + CACHE_MS, name });
+    this.names.set(place.channel, { until: this.now() + CACHE_MS, name });
     return name;
   }
 
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     let hit = this.members.get(channel.channel);
-    if (!hit || hit.until <= Date.now()) {
-      hit = { until: Date.now() + CACHE_MS, ids: this.fetchMembers(channel) };
+    if (!hit || hit.until <= this.now()) {
+      hit = { until: this.now() + CACHE_MS, ids: this.fetchMembers(channel) };
       this.members.set(channel.channel, hit);
     }
     const ids = await hit.ids;

@@ -104,7 +104,10 @@ export function describeOpening(at: number, timeZone: string, now: number): stri
     .join('')
     // ICU puts a narrow no-break space before AM/PM: plain text reads better with a plain one.
     .replace(/\s/g, ' ');
-  const zone = part(fmt({ timeZoneName: 'longGeneric' }), 'timeZoneName') || timeZone;
+  // "Central Time" names the zone whatever the season; where ICU has no such name ("GMT+00:00" for
+  // UTC) the specific one reads better ("Coordinated Universal Time").
+  const generic = part(fmt({ timeZoneName: 'longGeneric' }), 'timeZoneName');
+  const zone = (/^GMT[+-]/.test(generic) ? part(fmt({ timeZoneName: 'long' }), 'timeZoneName') : generic) || timeZone;
   // A week ahead names today's weekday: "next Monday".
   const next = at - now > DAY_MS && wallTime(at, timeZone).weekday === wallTime(now, timeZone).weekday ? 'next ' : '';
   return `${next}${day} at ${time} (${zone})`;

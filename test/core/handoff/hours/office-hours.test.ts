@@ -106,5 +106,12 @@ describe('office hours in Europe/London across the autumn change', () => {
     expect(nextOpening(office, utc('2026-10-23T07:00:00'))).toBe(utc('2026-10-23T08:00:00'));
     expect(nextOpening(office, utc('2026-10-23T17:00:00'))).toBe(utc('2026-10-26T09:00:00'));
     expect(isOpen(office, utc('2026-10-26T08:30:00'))).toBe(false);
+    expect(describeOpening(utc('2026-10-26T09:00:00'), 'Europe/London', utc('2026-10-23T17:00:00'))).toBe(
+      'Monday at 9:00 AM (United Kingdom Time)',
+    );
+    // UTC has no generic name in ICU ("GMT+00:00"): its own name is used.
+    expect(describeOpening(utc('2026-10-26T09:00:00'), 'UTC', utc('2026-10-23T17:00:00'))).toBe(
+      'Monday at 9:00 AM (Coordinated Universal Time)',
+    );
   });
 });
