@@ -2,6 +2,7 @@
  * The port between core and a surface (Slack, Discord, the terminal shell). Core speaks only these types; a surface translates them to and from its platform.
  * Nothing here names a platform SDK.
  */
+import type { UntrustedText } from './text/untrusted';
 import type { CommandName } from './commands/catalogue';
 
 /** Every surface the bridge has: the one list (stored places are checked against it). */
@@ -325,7 +326,8 @@ export interface Invocation {
 export interface IncomingMessage {
   place: Place;
   actor: Actor;
-  text: string;
+  /** What they wrote: untrusted (shown as text, never obeyed), cut at the platform's maximum by the surface. */
+  text: UntrustedText;
   /** The platform's id of the message: a redelivery carries the same id and is answered once. */
   id: string;
   attachments: Attachment[];

@@ -33,6 +33,7 @@ import { startLocalService, type LocalServiceHandle, type LocalServiceOptions } 
 import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from './test-surface';
+import { untrusted } from '../../src/core/text/untrusted';
 
 type LocalService = LocalServiceHandle;
 
@@ -285,7 +286,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
         {
           place,
           actor,
-          text,
+          text: untrusted(text),
           id: o.id ?? `m${Date.now()}-${++messageCounter}`,
           attachments: o.attachments ?? [],
           startsConversation: o.startsConversation ?? false,

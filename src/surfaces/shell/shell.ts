@@ -8,6 +8,9 @@ import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 import { stripControl, terminalSafe } from './render';
 import { untrusted } from '../../core/text/untrusted';
 
+/** The shell has no platform maximum for a message: Slack's (40,000 characters) stands in. */
+const MAX_TEXT = 40_000;
+
 // The bridge's commands come from the grammar's catalogue; the rest are the shell's own.
 const SHELL_HELP = [
   'Commands:',
@@ -184,8 +187,7 @@ export class Shell {
       {
         place: this.here(),
         actor: this.user,
-        // The shell has no platform maximum: Slack's (40,000 characters) stands in.
-        text: untrusted(text, 40_000),
+        text: untrusted(text, MAX_TEXT),
         id: randomUUID(),
         attachments,
         startsConversation,
@@ -234,7 +236,7 @@ export class Shell {
         {
           place,
           actor: this.agent,
-          text: words.join(' '),
+          text: untrusted(words.join(' '), MAX_TEXT),
           id: randomUUID(),
           attachments: [],
           startsConversation: false,

@@ -6,6 +6,7 @@ import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { waitFor } from '../../support/wait-for';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
 import { ticketKeys } from '../../../src/core/handoff/model';
+import { untrusted } from '../../../src/core/text/untrusted';
 
 const RETENTION_MS = 2_500;
 
@@ -41,7 +42,7 @@ describe('conversations: retention', () => {
         {
           place: thread,
           actor: h.users.alice,
-          text: `and ${n}?`,
+          text: untrusted(`and ${n}?`),
           id: `keep-${n++}`,
           attachments: [],
           startsConversation: false,
