@@ -24,12 +24,13 @@ export function buildBridge(): void {
 }
 
 /** Only what the bridge needs, so nothing from the developer's environment (tokens, STATE_URL) leaks in. */
-function env(dir: string): NodeJS.ProcessEnv {
+function env(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
     SERVICE_DB: join(dir, 'service.db'),
+    ...extra,
   };
 }
 
@@ -38,14 +39,22 @@ function env(dir: string): NodeJS.ProcessEnv {
  * `script` (util-linux) gives it a real TTY of `columns` × 50, so it styles and rewrites lines; on
  * 'pipe' it sees plain pipes.
  */
-function startShell(on: 'terminal' | 'pipe', tmpPrefix: string, columns = 160): ShellRun {
+function startShell(
+  on: 'terminal' | 'pipe',
+  tmpPrefix: string,
+  columns = 160,
+  extra?: Record<string, string>,
+): ShellRun {
   const dir = mkdtempSync(join(tmpdir(), tmpPrefix));
   if (on === 'pipe')
-    return { dir, session: new ShellSession(spawn('node', [MAIN], { cwd: dir, env: env(dir), stdio: 'pipe' })) };
+    return {
+      dir,
+      session: new ShellSession(spawn('node', [MAIN], { cwd: dir, env: env(dir, extra), stdio: 'pipe' })),
+    };
   const command = `stty cols ${columns} rows 50; exec node ${JSON.stringify(MAIN)}`;
   const child = spawn('script', ['-qfc', command, '/dev/null'], {
     cwd: dir,
-    env: { ...env(dir), TERM: 'xterm-256color' },
+    env: { ...env(dir, extra), TERM: 'xterm-256color' },
     stdio: 'pipe',
   });
   return { dir, session: new ShellSession(child) };
@@ -59,12 +68,18 @@ function stopShell(run: ShellRun): void {
 
 /**
  * startShell before the enclosing describe's tests and stopShell after them. The run is filled in by
- * beforeAll, so tests read `run.session` inside a test, never at describe time.
+ * beforeAll, so tests read `run.session` inside a test, never at describe time. `extraEnv`: more
+ * variables for the bridge (e.g. HANDOFF_HOURS).
  */
-export function shellForDescribe(on: 'terminal' | 'pipe', tmpPrefix: string, columns?: number): ShellRun {
+export function shellForDescribe(
+  on: 'terminal' | 'pipe',
+  tmpPrefix: string,
+  columns?: number,
+  extraEnv?: Record<string, string>,
+): ShellRun {
   const run = {} as ShellRun;
   beforeAll(() => {
-    Object.assign(run, startShell(on, tmpPrefix, columns));
+    Object.assign(run, startShell(on, tmpPrefix, columns, extraEnv));
   });
   afterAll(() => stopShell(run));
   return run;

@@ -335,10 +335,13 @@ function safeJson(s: string): unknown {
 
 /** The bot's own mention is how the user addressed it, not part of the question. */
 export function stripMention(text: string, botUserId: string): string {
-  return text
-    .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g'), '')
-    .replace(/^[\s,:]+/, '')
-    .trim();
+  return (
+    text
+      // The label's length bounded: a text of `<@BOT|` repeated with no `>` stays linear.
+      .replace(new RegExp(`<@${botUserId}(\\|[^>]{0,100})?>`, 'g'), '')
+      .replace(/^[\s,:]+/, '')
+      .trim()
+  );
 }
 
 function toAttachment(f: SlackFile): Attachment {

@@ -19,6 +19,7 @@ import {
 } from '../../../src/core/handoff/lead';
 import { StepMeter } from '../../../src/core/text/steps';
 import { shownAsText, untrusted } from '../../../src/core/text/untrusted';
+import { stripMention } from '../../../src/surfaces/slack/listeners';
 import { convertLinks, markdownToMrkdwn } from '../../../src/surfaces/slack/mrkdwn';
 
 const N = 40_000;
@@ -88,6 +89,14 @@ describe('patterns on untrusted text work in linear time (counted in steps)', ()
       }
     });
   }
+
+  test('the bot mention Slack prefixes is taken off in one pass, a label or none', () => {
+    expect(stripMention('<@U0BOT|bridge> homes in Austin', 'U0BOT')).toBe('homes in Austin');
+    expect(stripMention('<@U0BOT>, homes', 'U0BOT')).toBe('homes');
+    // `<@U0BOT|` repeated with no `>`: nothing to strip (a pattern whose repeats are bounded).
+    const hostile = fill('<@U0BOT|');
+    expect(stripMention(hostile, 'U0BOT')).toBe(hostile);
+  });
 
   test('the windows find what a whole-text search finds, once', () => {
     const text = `${fill('x ', 700)} write to ada.l@example.com ${fill('y ', 900)} or bo@mail.example.org.`;

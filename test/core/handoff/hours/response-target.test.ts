@@ -6,6 +6,7 @@
 import { handoffFigures, handoffFiguresText } from '../../../../src/core/handoff/figures';
 import type { Place } from '../../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../../support/core-harness';
+import { openTicket } from './open-ticket';
 
 const MIN = 60_000;
 const utc = (iso: string): number => Date.parse(`${iso}Z`);
@@ -30,22 +31,14 @@ describe('response target and escalation', () => {
   });
 
   async function claimedTicket(user = h.users.alice): Promise<{ thread: Place; ticketThread: Place }> {
-    await h.bridge.command(h.invocation(user), 'ask', 'Which homes are for sale in Austin?');
-    const thread = h.surface.calls
-      .filter((c) => c.op === 'startThread' && c.place?.channel === h.channel.channel)
-      .at(-1)!.place!;
-    await h.bridge.conversations.idle();
-    await h.bridge.command(h.invocation(user, thread), 'handoff', 'call me');
-    const ticketThread = h.surface.calls
-      .filter((c) => c.op === 'startThread' && c.place?.channel === h.handoffChannel.channel)
-      .at(-1)!.place!;
+    const opened = await openTicket(h, user);
     const ticket = h.surface.messagesIn(h.handoffChannel).at(-1)!;
     await h.bridge.action(
       h.invocation(h.agents.ann, h.handoffChannel, { source: ticket.ref }),
       'handoff.claim',
       ticketIdOf(ticket.current.buttons),
     );
-    return { thread, ticketThread };
+    return opened;
   }
   const ticketIdOf = (buttons: Array<{ action: string; value: string }> | undefined): string =>
     buttons?.find((b) => b.action === 'handoff.claim')?.value ?? '';

@@ -6,6 +6,7 @@
  */
 import type { Place } from '../../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../../support/core-harness';
+import { openTicket } from './open-ticket';
 
 const MIN = 60_000;
 
@@ -29,17 +30,6 @@ describe('round-robin assignment', () => {
     await h.bridge.command(inv, 'handoff', args);
     return inv.texts().at(-1);
   };
-  async function openTicket(user: typeof cat): Promise<Place> {
-    await h.bridge.command(h.invocation(user), 'ask', 'Which homes are for sale in Austin?');
-    const thread = h.surface.calls
-      .filter((c) => c.op === 'startThread' && c.place?.channel === h.channel.channel)
-      .at(-1)!.place!;
-    await h.bridge.conversations.idle();
-    await h.bridge.command(h.invocation(user, thread), 'handoff', 'call me');
-    return h.surface.calls
-      .filter((c) => c.op === 'startThread' && c.place?.channel === h.handoffChannel.channel)
-      .at(-1)!.place!;
-  }
   const offers = (ticketThread: Place): string[] =>
     h.surface
       .messagesIn(ticketThread)
@@ -56,7 +46,7 @@ describe('round-robin assignment', () => {
     // Not an agent: refused.
     expect(await say(h.users.bob, 'away')).toMatch(/for members of the handoff channel/);
 
-    const first = await openTicket(h.users.alice);
+    const first = (await openTicket(h, h.users.alice)).ticketThread;
     expect(offers(first)).toEqual(['<@A-ann>']);
     expect(h.surface.messagesIn(first).at(-1)!.current.text).toMatch(
       /^Offered to <@A-ann> \(round-robin\): please claim it within 2 min, or it goes to the next agent/,
@@ -79,7 +69,7 @@ describe('round-robin assignment', () => {
     expect(toldPrivately()).toEqual(['Ann Agent', 'Andy Agent', 'Ann Agent']);
 
     // The next ticket goes to the next in turn.
-    const second = await openTicket(h.users.bob);
+    const second = (await openTicket(h, h.users.bob)).ticketThread;
     expect(offers(second)).toEqual(['<@A-andy>']);
 
     // The queue (and App Home, which shows it) says who is away.
@@ -97,7 +87,7 @@ describe('round-robin assignment', () => {
     expect(ticketMsg.current.text).not.toMatch(/Offered to/);
     // Back: Cat is in the turn again, after Andy.
     expect(await say(cat, 'back')).toMatch(/^You are back/);
-    const third = await openTicket(h.users.admin);
+    const third = (await openTicket(h, h.users.admin)).ticketThread;
     expect(offers(third)).toEqual(['<@A-cat>']);
     expect(await say(h.users.admin, 'queue')).not.toMatch(/Away:/);
   });
