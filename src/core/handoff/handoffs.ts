@@ -8,9 +8,8 @@
  * Refusals are told to the person who acted, ephemerally; nothing changes.
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
-import type { CoreContext, HandoffTarget } from '../context';
-import { parseStored, placeKey, type Conversation } from '../conversations/model';
+import type { CoreContext } from '../context';
+import { placeKey, type Conversation } from '../conversations/model';
 import { appendTurn } from '../conversations/transcript';
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
 import {
@@ -28,16 +27,15 @@ import { HandoffHours } from './hours/hours';
 import { afterHoursLines } from './hours/office';
 import { isOpen } from './hours/office-hours';
 import { decideHours, type HoursStep } from './hours/steps';
-import { DEFAULT_REMIND_MS, DEFAULT_TALK_TO_HUMAN, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
+import { DEFAULT_REMIND_MS, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
 import { noticeIntents } from './notice';
 import { TicketNotices } from './notices';
 import { queueMessage } from './queue';
 import { dueSteps } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
+import { handoffTarget, talkToHumanMessage } from './channel';
 import { askerOf, isAgent, whoIs } from './who';
-
-const appliedSettingsSchema = z.object({ TalkToHumanResponseMessage: z.string().optional() }).passthrough();
 
 const CAS_ATTEMPTS = 10;
 const NOTE_PREFIX = /^\s*note\s*:/i;
@@ -63,7 +61,7 @@ export class Handoffs {
       leadOf: (t) => leadOf(ctx, t),
       apply: (id, step) => this.applyHours(id, step),
       handoffSurfaceOf: (t) => {
-        const name = t.root?.place.surface ?? this.target(t.userPlace)?.surface;
+        const name = t.root?.place.surface ?? handoffTarget(this.ctx, t.userPlace)?.surface;
         return name ? this.ctx.surfaces.get(name) : undefined;
       },
     });
@@ -116,7 +114,7 @@ export class Handoffs {
    * Claim button appears in the handoff channel. Returns why not, when refused (nothing changed).
    */
   async request(conv: Conversation, actor: Actor, surface: SurfacePort, reason: string): Promise<string | undefined> {
-    const target = this.target(conv.place);
+    const target = handoffTarget(this.ctx, conv.place);
     if (!target || !this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
@@ -127,7 +125,7 @@ export class Handoffs {
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
     const office = await this.hours.readOffice();
     const afterHours = !isOpen(office.hours, at);
-    const talkToHuman = await this.talkToHumanMessage();
+    const talkToHuman = await talkToHumanMessage(this.ctx);
     const noticeText = afterHours
       ? [talkToHuman, ...afterHoursLines(office, at, this.hours.mailsTickets(office))].join('\n')
       : talkToHuman;
@@ -305,17 +303,8 @@ export class Handoffs {
    * when the step no longer applied.
    */
   private async applyHours(ticketId: string, step: HoursStep): Promise<Ticket | undefined> {
-    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const { ticket, raw } = await this.tickets.read(ticketId);
-      if (!ticket) return undefined;
-      const decided = decideHours(ticket, step);
-      if (!decided) return undefined;
-      const intents = noticeIntents(decided.notices);
-      if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;
-      await this.deliver(intents);
-      return decided.ticket;
-    }
-    return undefined;
+    const done = await this.commit(ticketId, (t) => decideHours(t, step) ?? { refusal: 'no longer due', quiet: true });
+    return 'refusal' in done ? undefined : done.ticket;
   }
 
   /** A person's button or command on a ticket: a refusal is told to them, ephemerally. */
@@ -344,21 +333,31 @@ export class Handoffs {
     first?: (d: Decision) => Promise<void>,
   ): Promise<Decision | Refused> {
     const event = { ...step, at: this.ctx.now() } as HandoffEvent;
+    return this.commit(ticketId, (t) => decide(t, event, who), { at: event.at, stableId, first });
+  }
+
+  /** The compare-and-set loop under `apply` (and the hours' steps): `decideOn` sees the ticket as read. */
+  private async commit(
+    ticketId: string,
+    decideOn: (t: Ticket) => Decision | Refused,
+    opts: { at?: number; stableId?: string; first?: (d: Decision) => Promise<void> } = {},
+  ): Promise<Decision | Refused> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const { ticket, raw } = await this.tickets.read(ticketId);
       if (!ticket) return { refusal: 'This ticket no longer exists.' };
-      const decided = decide(ticket, event, who);
+      const decided = decideOn(ticket);
       if ('refusal' in decided) return decided;
-      const intents = noticeIntents(decided.notices, stableId);
+      const intents = noticeIntents(decided.notices, opts.stableId);
       if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;
+      const at = opts.at ?? this.ctx.now();
       if (decided.turn)
-        await appendTurn(this.ctx.store, ticket.convId, { ...decided.turn, at: event.at }, this.tickets.retentionMs);
+        await appendTurn(this.ctx.store, ticket.convId, { ...decided.turn, at }, this.tickets.retentionMs);
       if (ends(ticket, decided.ticket)) await this.tickets.clearMarks(decided.ticket);
-      await first?.(decided);
+      await opts.first?.(decided);
       await this.deliver(intents);
       return decided;
     }
-    this.ctx.log.warn({ ticket: ticketId, event: step.kind }, 'handoff: a ticket change lost every compare-and-set');
+    this.ctx.log.warn({ ticket: ticketId }, 'handoff: a ticket change lost every compare-and-set');
     return BUSY;
   }
 
@@ -374,19 +373,5 @@ export class Handoffs {
         this.ctx.log.error({ err, ticket: id }, 'handoff: calling off an unposted ticket failed');
       });
     }
-  }
-
-  private target(from: Place): HandoffTarget | undefined {
-    const configured = this.ctx.config.handoff;
-    return configured[from.surface] ?? Object.values(configured).find((t): t is HandoffTarget => t !== undefined);
-  }
-
-  private async talkToHumanMessage(): Promise<string> {
-    const applied = parseStored(
-      appliedSettingsSchema,
-      await this.ctx.store.get(`settings:applied:${this.ctx.config.chatbotId}`),
-    );
-    const text = applied?.TalkToHumanResponseMessage?.trim();
-    return text ? text : DEFAULT_TALK_TO_HUMAN;
   }
 }

@@ -17,7 +17,7 @@ import type { Inbound } from './inbound';
 import { Interactions } from './interactions';
 import { Messages } from './messages';
 import { People } from './people';
-import { DiscordPort, Threads } from './port';
+import { DiscordPort } from './port';
 import { errInfo } from './responder';
 
 export interface DiscordSurfaceOptions {
@@ -83,8 +83,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     },
   });
   const rest = client.rest;
-  const threads = new Threads(rest, opts.store);
-  const port = new DiscordPort(rest, opts.store, threads, log, client);
+  const port = new DiscordPort(rest, opts.store, log, client);
+  const threads = port.threads;
   const dms = new DirectMessages(opts.store);
   const surface = new DirectMessagePort(port, dms);
   let core: BridgeCore | undefined;

@@ -75,6 +75,8 @@ export class Threads {
   constructor(
     private readonly rest: REST,
     private readonly store: StateStore,
+    /** The surface's one outbound path (a lookup spends the bot's global budget too). */
+    private readonly gateway: DiscordGateway,
   ) {}
 
   async remember(threadId: string, parentId: string): Promise<void> {
@@ -91,7 +93,9 @@ export class Threads {
       this.parents.set(channelId, stored);
       return stored;
     }
-    const ch = channelSchema.safeParse(await this.rest.get(Routes.channel(channelId)).catch(() => undefined));
+    const ch = channelSchema.safeParse(
+      await this.gateway.global({}, () => this.rest.get(Routes.channel(channelId))).catch(() => undefined),
+    );
     const parent = ch.success && THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
     if (parent) await this.remember(channelId, parent);
     else this.parents.set(channelId, null);
@@ -115,17 +119,19 @@ export class DiscordPort implements SurfacePort {
   private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
   /** The surface's one outbound path. */
   readonly gateway: DiscordGateway;
+  /** Which channels are threads (looked up through the gateway). */
+  readonly threads: Threads;
   /** Who can view a channel; absent without a client (the port alone only makes REST calls). */
   private readonly members: ChannelMembers | undefined;
 
   constructor(
     private readonly rest: REST,
     private readonly store: StateStore,
-    readonly threads: Threads,
     private readonly log: Logger,
     client?: Client,
   ) {
     this.gateway = new DiscordGateway(store, log);
+    this.threads = new Threads(rest, store, this.gateway);
     this.members = client && new ChannelMembers(client, this.gateway, log);
   }
 
@@ -347,7 +353,9 @@ export class DiscordPort implements SurfacePort {
 
   /** The channel's name (a thread's parent channel for a place in a thread). */
   async channelName(place: Place): Promise<string | undefined> {
-    const ch = channelNameSchema.safeParse(await this.rest.get(Routes.channel(place.channel)).catch(() => undefined));
+    const ch = channelNameSchema.safeParse(
+      await this.gateway.global({}, () => this.rest.get(Routes.channel(place.channel))).catch(() => undefined),
+    );
     return ch.success ? ch.data.name : undefined;
   }
 

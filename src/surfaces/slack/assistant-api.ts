@@ -1,23 +1,16 @@
 /**
  * Slack's assistant.threads.* methods (the assistant pane): status, suggested prompts, title.
  *
- * Each call spends its rate budget in the store first (setStatus: about 60 a minute per DM;
- * setSuggestedPrompts and setTitle: Tier 3, about 50 a minute per workspace). A workspace without
+ * Each call goes through the surface's gateway, which spends its budget (setStatus: about 60 a minute
+ * per DM, never waited for; setSuggestedPrompts and setTitle: Tier 3, about 50 a minute per
+ * workspace). A workspace without
  * the feature (`unknown_method`, `not_allowed_token_type`, `missing_scope`, or a Web API without the
  * method) is said once in the log, and the bridge carries on without that method.
  */
 import type { Logger } from 'pino';
-import type { Place, RateBudget } from '../../core/surface';
-import type { StateStore } from '../../state/store';
+import type { Place } from '../../core/surface';
 import type { SlackGateway } from './gateway';
 import { isMissingMethod, slackErrorCode } from './web';
-
-export const ASSISTANT_BUDGETS = {
-  /** Per channel (a DM): Slack allows about one status a second there. */
-  status: { limit: 60, windowMs: 60_000 },
-  /** Tier 3, per workspace. */
-  tier3: { limit: 50, windowMs: 60_000 },
-} as const;
 
 /** Slack's cap on a thread title we keep to (the issue's contract: at most 60 characters). */
 export const MAX_TITLE = 60;
@@ -48,7 +41,7 @@ export class AssistantThreads {
 
   constructor(
     /** The surface's one outbound path (the port's gateway, known once the port exists). */
-    private readonly deps: { gateway: () => SlackGateway; store: StateStore; log: Logger; team: () => string },
+    private readonly deps: { gateway: () => SlackGateway; log: Logger; team: () => string },
   ) {}
 
   /** Non-empty: the status with rotating loading messages; '' clears it. Never throws. */
@@ -56,23 +49,15 @@ export class AssistantThreads {
     if (!place.thread) return;
     const inChannel = !place.channel.startsWith('D');
     if (inChannel && this.noChannelStatus.has(this.team(place))) return;
-    const budget: RateBudget = {
-      key: `slack:${this.team(place)}:assistant.setStatus:${place.channel}`,
-      ...ASSISTANT_BUDGETS.status,
+    const args = {
+      channel_id: place.channel,
+      thread_ts: place.thread,
+      status,
+      ...(status ? { loading_messages: LOADING_MESSAGES } : {}),
     };
-    // Cosmetic: a status without budget is skipped rather than delaying the answer; a clear is always
-    // sent (a status left up would say "thinking" over a finished answer).
-    const token = await this.deps.store.takeToken(budget.key, budget.limit, budget.windowMs).catch(() => undefined);
-    if (!token?.granted && status !== '') return;
-    await this.run(
-      'assistant.threads.setStatus',
-      {
-        channel_id: place.channel,
-        thread_ts: place.thread,
-        status,
-        ...(status ? { loading_messages: LOADING_MESSAGES } : {}),
-      },
-      [],
+    // Cosmetic: skipped without budget (the gateway says), except a clear.
+    await this.run('assistant.threads.setStatus', (gateway) =>
+      gateway.assistantStatus(place, args, status === ''),
     ).catch((err: unknown) => {
       const code = slackErrorCode(err);
       if (inChannel && code && !this.noChannelStatus.has(this.team(place))) {
@@ -93,39 +78,35 @@ export class AssistantThreads {
     if (list.length === 0) return;
     // Without a thread (the agent experience's DM): Slack sets them on the DM's latest message, and
     // drops a call there that names a thread.
-    await this.run(
-      'assistant.threads.setSuggestedPrompts',
-      {
-        channel_id: place.channel,
-        ...(place.thread ? { thread_ts: place.thread } : {}),
-        prompts: list,
-        ...(title ? { title } : {}),
-      },
-      [this.tier3(place, 'setSuggestedPrompts')],
+    const args = {
+      channel_id: place.channel,
+      ...(place.thread ? { thread_ts: place.thread } : {}),
+      prompts: list,
+      ...(title ? { title } : {}),
+    };
+    await this.run('assistant.threads.setSuggestedPrompts', (gateway) =>
+      gateway.methodCall(place, 'assistant.threads.setSuggestedPrompts', args, 3),
     );
   }
 
   async setTitle(place: Place, title: string): Promise<void> {
     const text = threadTitle(title);
     if (!place.thread || text === '') return;
-    await this.run('assistant.threads.setTitle', { channel_id: place.channel, thread_ts: place.thread, title: text }, [
-      this.tier3(place, 'setTitle'),
-    ]);
+    const args = { channel_id: place.channel, thread_ts: place.thread, title: text };
+    await this.run('assistant.threads.setTitle', (gateway) =>
+      gateway.methodCall(place, 'assistant.threads.setTitle', args, 3),
+    );
   }
 
   private team(place: Place): string {
     return place.workspace || this.deps.team();
   }
 
-  private tier3(place: Place, what: string): RateBudget {
-    return { key: `slack:${this.team(place)}:assistant.${what}`, ...ASSISTANT_BUDGETS.tier3 };
-  }
-
   /** One call; an unsupported method is remembered (logged once) and later calls are skipped. */
-  private async run(method: Method, args: Record<string, unknown>, budgets: RateBudget[]): Promise<void> {
+  private async run(method: Method, send: (gateway: SlackGateway) => Promise<unknown>): Promise<void> {
     if (this.unsupported.has(method)) return;
     try {
-      await this.deps.gateway().assistantCall(method, args, budgets);
+      await send(this.deps.gateway());
     } catch (err) {
       const code = slackErrorCode(err);
       if ((code && UNSUPPORTED.has(code)) || isMissingMethod(err)) {

@@ -43,6 +43,11 @@ export const STREAM_BUDGETS = {
 export const TIER4_BUDGET = { limit: 100, windowMs: 60_000, plan: false } as const;
 /** Tier 3 Web API methods that are not messages (conversations.info): about 50 a minute per workspace. */
 export const TIER3_BUDGET = { limit: 50, windowMs: 60_000, plan: false } as const;
+/**
+ * assistant.threads.setStatus, per channel (a DM): Slack allows about one status a second there.
+ * Cosmetic, so never waited for (see assistantStatus).
+ */
+export const STATUS_BUDGET = { limit: 60, windowMs: 60_000 } as const;
 /** File uploads: Tier 2. */
 export const UPLOAD_BUDGET = { limit: 20, windowMs: 60_000, plan: false } as const;
 
@@ -56,8 +61,8 @@ export interface SlackGatewayOptions {
   client: WebClient;
   store: StateStore;
   log: Logger;
-  /** The workspace of a place (a place may carry none: the bot's own team). */
-  team: (place: Place) => string;
+  /** The workspace of a place (a place may carry none, or none be given: the bot's own team). */
+  team: (place?: Place) => string;
 }
 
 export class SlackGateway {
@@ -244,13 +249,22 @@ export class SlackGateway {
   }
 
   /**
-   * assistant.threads.* (the assistant pane's status, prompts, title) on `budgets` (the caller's:
-   * a status takes its own token up front and passes none, so it never waits).
+   * assistant.threads.setStatus. A status is cosmetic: without a token of the channel's status
+   * budget right now it is skipped (false) rather than delaying the answer it is about; a clear
+   * (`always`) is sent regardless, since a status left up would say "thinking" over a finished answer.
    */
-  assistantCall(method: string, args: Record<string, unknown>, budgets: RateBudget[]): Promise<void> {
-    return this.run(budgets, {}, async () => {
-      await call(() => this.opts.client.apiCall(method, args));
-    });
+  async assistantStatus(place: Place, args: Record<string, unknown>, always: boolean): Promise<boolean> {
+    const b = { key: `slack:${this.opts.team(place)}:assistant.setStatus:${place.channel}`, ...STATUS_BUDGET };
+    const token = await this.opts.store.takeToken(b.key, b.limit, b.windowMs).catch(() => undefined);
+    if (!token?.granted && !always) return false;
+    await this.run([], {}, () => call(() => this.opts.client.apiCall('assistant.threads.setStatus', args)));
+    return true;
+  }
+
+  /** users.info (Tier 4, the bot's workspace): a user's profile, for display names. */
+  userInfo(userId: string): Promise<unknown> {
+    const budget = { key: `slack:${this.opts.team()}:users.info`, ...TIER4_BUDGET };
+    return this.run([budget], {}, () => call(() => this.opts.client.users.info({ user: userId })));
   }
 
   /**

@@ -94,7 +94,6 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
 
   const assistantThreads: AssistantThreads = new AssistantThreads({
     gateway: (): SlackGateway => port.gateway,
-    store: opts.store,
     log,
     team: () => who?.team ?? '',
   });
@@ -189,7 +188,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     log.error({ err }, 'slack: bolt error');
   });
 
-  const users = new UserNames(client, log);
+  const users = new UserNames(port.gateway, log);
   registerHome({ app, port, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
   const assistantDeps = {
     app,

@@ -125,8 +125,8 @@ export class SlackPort implements SurfacePort {
     });
   }
 
-  private team(place: Place): string {
-    return place.workspace || this.opts.team();
+  private team(place?: Place): string {
+    return place?.workspace || this.opts.team();
   }
 
   /** "is thinking…" in an assistant (or channel) thread while an answer is worked on; '' clears it. */

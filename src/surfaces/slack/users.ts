@@ -1,7 +1,10 @@
-/** Display names of Slack users (users.info), cached so a busy thread costs one lookup per user. */
+/**
+ * Display names of Slack users (users.info through the gateway, on its Tier 4 budget), cached so a
+ * busy thread costs one lookup per user.
+ */
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { WebClient } from './web';
+import type { SlackGateway } from './gateway';
 
 const userInfoSchema = z.object({
   user: z.object({
@@ -24,7 +27,7 @@ export class UserNames {
   private readonly cache = new Map<string, { until: number; name: Promise<string | undefined> }>();
 
   constructor(
-    private readonly client: WebClient,
+    private readonly gateway: SlackGateway,
     private readonly log: Logger,
   ) {}
 
@@ -49,7 +52,7 @@ export class UserNames {
   }
 
   private async lookup(userId: string): Promise<string | undefined> {
-    const res = userInfoSchema.safeParse(await this.client.users.info({ user: userId }));
+    const res = userInfoSchema.safeParse(await this.gateway.userInfo(userId));
     if (!res.success) return undefined;
     const u = res.data.user;
     const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(

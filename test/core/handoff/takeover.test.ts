@@ -5,6 +5,7 @@
  */
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import type { Place } from '../../../src/core/surface';
+import { withoutSpanMarks } from '../../../src/core/text/untrusted';
 import { waitFor } from '../../support/wait-for';
 
 describe('handoff: time to claim across a take-over', () => {
@@ -55,7 +56,10 @@ describe('handoff: time to claim across a take-over', () => {
     );
     await waitFor(() => stateLine().startsWith(`Claimed by ${h.agents.andy.name}`), 'taken over', 5000);
     expect(stateLine()).toBe(`Claimed by ${h.agents.andy.name} at 10:05 UTC, 40 s after the request`);
-    expect((await h.bridge.handoffs.queueMessage()).text).toContain(`Claimed by ${h.agents.andy.name}, waited 40 s`);
+    // Names are shown as text (between the span marks a surface renders as escaped text).
+    expect(withoutSpanMarks((await h.bridge.handoffs.queueMessage()).text)).toContain(
+      `Claimed by ${h.agents.andy.name}, waited 40 s`,
+    );
 
     // A release starts a new wait: the next claim counts from it.
     t += 60_000;

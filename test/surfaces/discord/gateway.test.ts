@@ -11,7 +11,7 @@ import pino from 'pino';
 import type { MessageRef, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { restBase } from '../../../src/surfaces/discord';
-import { DiscordPort, Threads } from '../../../src/surfaces/discord/port';
+import { DiscordPort } from '../../../src/surfaces/discord/port';
 import { type FakeChannel, FakeDiscord, type InteractionRecord } from '../../support/fake-discord';
 
 const log = pino({ level: 'silent' });
@@ -27,7 +27,7 @@ describe('DiscordGateway: one outbound path', () => {
     await fake.start();
     store = new SqliteStore(':memory:');
     rest = new REST({ version: '10', api: restBase(fake.apiUrl) }).setToken(fake.token);
-    port = new DiscordPort(rest, store, new Threads(rest, store), log);
+    port = new DiscordPort(rest, store, log);
   });
 
   afterAll(async () => {

@@ -6,8 +6,12 @@
  */
 import type { MessageRef, Place } from '../../../src/core/surface';
 import type { SlackPort } from '../../../src/surfaces/slack/port';
-import type { FakeSlack } from '../../support/fake-slack';
-import { type SlackPortRig, startSlackPortRig } from '../../support/slack-port';
+import { SqliteStore } from '../../../src/state/sqlite-store';
+import { AssistantThreads } from '../../../src/surfaces/slack/assistant-api';
+import { UserNames } from '../../../src/surfaces/slack/users';
+import { FakeSlack } from '../../support/fake-slack';
+import { type SlackPortRig, slackPortOn, startSlackPortRig } from '../../support/slack-port';
+import { silentLog } from '../../core/relay/fake-stream';
 
 describe('SlackGateway: one outbound path', () => {
   let rig: SlackPortRig;
@@ -81,4 +85,31 @@ describe('SlackGateway: one outbound path', () => {
     expect(outcome.filter((o) => o === 'dropped').length).toBeGreaterThan(0);
     expect(fake.rateLimited).toBe(0);
   }, 30_000);
+});
+
+describe('SlackGateway: methods besides messages spend its budgets too', () => {
+  test('users.info and the assistant methods take their tokens in the store, through the gateway', async () => {
+    const fake = await new FakeSlack({ team: 'T0METH' }).start();
+    const store = new SqliteStore(':memory:');
+    const port = slackPortOn(fake, store);
+    try {
+      const spent = async (key: string): Promise<boolean> => !(await store.takeToken(key, 1, 60_000)).granted;
+      await new UserNames(port.gateway, silentLog).name('U0NAME');
+      expect(fake.callsOf('users.info')).toHaveLength(1);
+      expect(await spent('slack:T0METH:users.info')).toBe(true);
+
+      const threads = new AssistantThreads({ gateway: () => port.gateway, log: silentLog, team: () => fake.team });
+      const dm: Place = { surface: 'slack', workspace: fake.team, channel: 'D0METH', thread: '1.000' };
+      await threads.setStatus(dm, 'is thinking…');
+      await threads.setTitle(dm, 'Homes in Austin');
+      expect(fake.callsOf('assistant.threads.setStatus')).toHaveLength(1);
+      expect(fake.callsOf('assistant.threads.setTitle')).toHaveLength(1);
+      expect(await spent('slack:T0METH:assistant.setStatus:D0METH')).toBe(true);
+      expect(await spent('slack:T0METH:assistant.threads.setTitle')).toBe(true);
+    } finally {
+      port.close();
+      await fake.close();
+      await store.close();
+    }
+  });
 });
