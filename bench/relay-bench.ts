@@ -15,7 +15,7 @@ import { SlackPort } from '../src/surfaces/slack/port';
 import { createWebClient } from '../src/surfaces/slack/web';
 import { SqliteStore } from '../src/state/sqlite-store';
 import type { StateStore } from '../src/state/store';
-import { FakeSlack, type SlackCall } from '../test/support/fake-slack';
+import { FakeSlack, type SlackCall } from '../fakes/fake-slack';
 import { AbortedError, type BenchRelay } from './relays/common';
 import { FixedIntervalRelay } from './relays/fixed-interval';
 import { NaiveRelay } from './relays/naive';

@@ -18,9 +18,9 @@ import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { FakeSlack, type FakeMessage } from '../../test/support/fake-slack';
-import { button } from '../../test/support/slack-blocks';
-import { SlackDriver, waitFor } from '../../test/support/slack-requests';
+import { FakeSlack, type FakeMessage } from '../../fakes/fake-slack';
+import { button } from '../../fakes/slack-blocks';
+import { SlackDriver, waitFor } from '../../fakes/slack-requests';
 
 const SECRET = 'hostile-bench-signing-secret';
 const HANDOFF = 'C0HANDOFF';

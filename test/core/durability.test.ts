@@ -1,6 +1,6 @@
 import { startCoreHarness, type CoreHarness } from '../support/core-harness';
 import { conversationIdOf, keys } from '../../src/core/conversations/model';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../fakes/wait-for';
 
 describe('durability: close and reopen the SQLite store with a new Bridge', () => {
   let h: CoreHarness;

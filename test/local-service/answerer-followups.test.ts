@@ -267,6 +267,39 @@ const SESSIONS: Step[][] = [
       },
     },
   ],
+  [
+    { q: 'rentals in Denver', check: (a) => exactly(a, offered(forRent, inCity('Denver'))) },
+    {
+      q: 'which one is bigger?',
+      check: (a) =>
+        exactly(a, holders(offered(forRent, inCity('Denver')), (d) => d.BuildingArea, true).who.slice(0, 1)),
+    },
+    {
+      q: 'is it pet friendly?',
+      check: (a) =>
+        says(
+          a,
+          `Pets: ${extra(holders(offered(forRent, inCity('Denver')), (d) => d.BuildingArea, true).who[0], 'Pets')}`,
+        ),
+    },
+  ],
+  [
+    {
+      q: "What's the average size of homes for sale in Seattle?",
+      check: (a) => says(a, 'The average living area of the'),
+    },
+    {
+      // A continuation repeats the statistic over the changed search.
+      q: 'and in Miami?',
+      check: (a) => {
+        const miami = offered(forSale, inCity('Miami'));
+        says(
+          a,
+          `The average living area of the ${miami.length} homes for sale in Miami is ${Math.round(mean(miami.map((d) => d.BuildingArea))).toLocaleString('en-US')} sq ft`,
+        );
+      },
+    },
+  ],
 ];
 
 let h: Harness;

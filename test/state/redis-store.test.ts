@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { RedisStore } from '../../src/state/redis-store';
 import { runStoreContract } from './store-contract';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../fakes/wait-for';
 
 const HOST = 'redis://127.0.0.1:6379';
 const prefix = `test:store:${randomBytes(4).toString('hex')}:`;

@@ -1,5 +1,5 @@
 import type { Json, StateStore } from '../../src/state/store';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../fakes/wait-for';
 
 /** Something that opens store instances sharing one backing (same file, same Redis db and prefix). */
 export interface StoreBacking {

@@ -12,9 +12,9 @@ import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import type { LocalService } from '../../src/local-service';
 import { chatbotEnv, startTestService, tempDir, type TestService } from './app-env';
-import type { FakeMessage, FakeSlack } from './fake-slack';
-import { sameAnswer } from './slack-blocks';
-import { waitFor } from './slack-requests';
+import type { FakeMessage, FakeSlack } from '../../fakes/fake-slack';
+import { sameAnswer } from '../../fakes/slack-blocks';
+import { waitFor } from '../../fakes/slack-requests';
 
 export const MAIN_JS = resolve(__dirname, '../../dist/main.js');
 export const SIGNING_SECRET = 'reliability-signing-secret';

@@ -6,7 +6,7 @@
  *   const h = await startCoreHarness();
  *   const inv = h.invocation(h.users.alice);            // a slash command / button / form event
  *   await h.bridge.command(inv, 'ask', 'Which homes are for sale in Austin?');
- *   await waitFor(() => ..., 'what', timeoutMs);    // test/support/wait-for.ts
+ *   await waitFor(() => ..., 'what', timeoutMs);    // fakes/wait-for.ts
  *   await h.close();
  *
  * Cross-surface handoff: `startCoreHarness({ handoffOn: 'other' })` puts the handoff channel on a

@@ -3,11 +3,11 @@
  * SQLite file), the fake Discord (REST + gateway), and the app from src/app.ts configured through
  * the environment as a deployment would be (DISCORD_API_URL pointed at the fake).
  */
-import { shownText } from './fake-discord-cv2';
+import { shownText } from '../../fakes/fake-discord-cv2';
 import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { spellsAnswer } from './answer-text';
+import { spellsAnswer } from '../../fakes/answer-text';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import {
   FakeDiscord,
@@ -17,9 +17,9 @@ import {
   type FakeMessage,
   type InteractionRecord,
   VIEW_CHANNEL,
-} from './fake-discord';
+} from '../../fakes/fake-discord';
 import { chartSpecOf, type ChartSpec } from './png-chart';
-import { waitFor } from './wait-for';
+import { waitFor } from '../../fakes/wait-for';
 
 /** A request the local chatbot service received (body as parsed; uploads as their size). */
 export interface ServiceRequest {

@@ -20,8 +20,8 @@ import { z } from 'zod';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir } from './app-env';
-import { FakeSlack, type FakeSlackOptions } from './fake-slack';
-import { ACK_WINDOW_MS, type LateAck, SlackDriver } from './slack-requests';
+import { FakeSlack, type FakeSlackOptions } from '../../fakes/fake-slack';
+import { ACK_WINDOW_MS, type LateAck, SlackDriver } from '../../fakes/slack-requests';
 import type { SlackE2E } from './slack-e2e';
 
 export type EnvelopeType = 'slash_commands' | 'events_api' | 'interactive';

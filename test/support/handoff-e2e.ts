@@ -7,9 +7,9 @@ import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir, type TestService } from './app-env';
-import { FakeSlack } from './fake-slack';
+import { FakeSlack } from '../../fakes/fake-slack';
 import { ADMIN, AGENT, HANDOFF_CHANNEL, SIGNING_SECRET } from './slack-e2e';
-import { SlackDriver } from './slack-requests';
+import { SlackDriver } from '../../fakes/slack-requests';
 
 export interface RestartableSlackE2E {
   fake: FakeSlack;

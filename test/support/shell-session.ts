@@ -1,7 +1,7 @@
 /** A bridge process driven through piped stdin, as a person at the shell would (shell e2e tests). */
 import type { ChildProcessWithoutNullStreams } from 'child_process';
 import { EventEmitter } from 'node:events';
-import { waitFor } from './wait-for';
+import { waitFor } from '../../fakes/wait-for';
 
 const PROMPT = /^(.+?): $/gm;
 

@@ -7,9 +7,9 @@ import pino from 'pino';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
-import { FakeSlack, type FakeSlackOptions, type FakeMessage } from './fake-slack';
-import { sameAnswer, shown } from './slack-blocks';
-import { SlackDriver, waitFor } from './slack-requests';
+import { FakeSlack, type FakeSlackOptions, type FakeMessage } from '../../fakes/fake-slack';
+import { sameAnswer, shown } from '../../fakes/slack-blocks';
+import { SlackDriver, waitFor } from '../../fakes/slack-requests';
 
 export const SIGNING_SECRET = 'e2e-signing-secret';
 export const ADMIN = 'U0ADMIN';

@@ -7,7 +7,7 @@ import type { StateStore } from '../../src/state/store';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { SlackPort } from '../../src/surfaces/slack/port';
 import { createWebClient } from '../../src/surfaces/slack/web';
-import { FakeSlack, type FakeSlackOptions } from './fake-slack';
+import { FakeSlack, type FakeSlackOptions } from '../../fakes/fake-slack';
 
 const log = pino({ level: 'silent' });
 

@@ -15,7 +15,7 @@
  * - `latencyMs`: each platform call takes this long (a real wait), so calls overlap as in life.
  * - `inFlight` / `maxInFlightPerMessage`: how many edits of one message ran at once.
  * - `startThread` makes a new thread id, `notify` records ephemeral messages, `mention` is `<@id>`.
- * - `changes` emits 'change' after every call, for waitFor (test/support/wait-for.ts).
+ * - `changes` emits 'change' after every call, for waitFor (fakes/wait-for.ts).
  */
 import { EventEmitter } from 'node:events';
 import {
@@ -96,7 +96,7 @@ export class TestSurface implements SurfacePort {
   readonly name: SurfaceName;
   readonly limits: SurfaceLimits;
   readonly calls: CallRecord[] = [];
-  /** Emits 'change' after every call: pass it to waitFor (test/support/wait-for.ts). */
+  /** Emits 'change' after every call: pass it to waitFor (fakes/wait-for.ts). */
   readonly changes = new EventEmitter();
   readonly messages = new Map<string, TestMessage>();
   readonly notices: Array<{ place: Place; user: Actor; msg: OutMessage }> = [];

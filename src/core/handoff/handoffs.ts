@@ -57,6 +57,7 @@ export class Handoffs {
     this.hours = new HandoffHours({
       ctx,
       inProgress: () => this.tickets.inProgress(),
+      load: (id) => this.tickets.load(id),
       allTickets: () => this.tickets.all(),
       leadOf: (t) => leadOf(ctx, t),
       apply: (id, step) => this.applyHours(id, step),

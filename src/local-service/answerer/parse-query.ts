@@ -1,6 +1,7 @@
 import { listingPrice } from '../listings/listing-data';
 import { type Criteria, hasCriteria, type Intent, normalizeAddress, parseIntent, type Vocabulary } from './intent';
 import { type FactReading, parseFacts } from './parse-facts';
+import type { SortKind } from './phrases';
 import type { FactFilter, NamedKey, Operation, Previous, Query, SetRef } from './query-model';
 
 /** What the parser reads a question against: the chatbot's names and the conversation so far. */
@@ -47,6 +48,8 @@ const COUNTS: Record<string, number> = {
   '4': 4,
   '5': 5,
 };
+/** A comparative asked of named homes ranks them: "which one is cheaper / bigger / pricier?". */
+const RANKS: Record<string, SortKind | undefined> = { cheaper: 'cheapest', larger: 'largest', pricier: 'priciest' };
 /** "las dos primeras", "los tres últimos", "las primeras dos". */
 const FIRST_N_ES =
   /\b(?:las|los)\s+(?:(dos|tres|cuatro|cinco|[2-5])\s+(primer[oa]s|[uú]ltim[oa]s)|(primer[oa]s|[uú]ltim[oa]s)\s+(dos|tres|cuatro|cinco|[2-5]))(?![\wáéíóú])/i;
@@ -113,7 +116,10 @@ export function parseQuery(question: string, ctx: ParseContext): Query {
   if (refersBack && (prev.shown.length > 0 || prev.list.length > 0 || !hasCriteria(mine))) {
     const set: SetRef = pick ? { kind: 'previous', pick } : { kind: 'previous' };
     const detail = facts.asks.length > 0 ? 'facts' : 'details';
-    const op = operation(question, intent, facts, compare, pick || f?.kind === 'it' ? detail : 'list');
+    let op = operation(question, intent, facts, compare, pick || f?.kind === 'it' ? detail : 'list');
+    // "which one is bigger?" among the homes named: the biggest of them.
+    const rank = f && /\b(which|cu[aá]l)\b/i.test(question) ? RANKS[f.kind] : undefined;
+    if (rank && op.kind === 'list') op = { kind: 'superlative', sort: rank, top: 1 };
     return { set, ...base, ...inForce, op };
   }
 
@@ -139,7 +145,12 @@ export function parseQuery(question: string, ctx: ParseContext): Query {
       REFINE_START.test(question) ||
       /\b(instead|only|en su lugar)\b/i.test(question) ||
       (mentionsFacts && !NOUN.test(question)));
-  if (refines) return { set: { kind: 'search' }, ...base, ...inForce, op };
+  if (refines) {
+    // "and in Miami?" after an average: the same statistic over the changed search.
+    const again =
+      intent.continues && op.kind === 'list' && last && ['aggregate', 'count', 'superlative'].includes(last.op.kind);
+    return { set: { kind: 'search' }, ...base, ...inForce, op: again && last ? last.op : op };
+  }
   // "does it have parking?" without "it" said: the homes of the last answer, if any.
   if (op.kind === 'facts' && !mentionsFacts) return { set: { kind: 'previous' }, ...base, ...inForce, op };
   const aboutListings = mentionsFacts || intent.aboutListings || op.kind !== 'list' || intent.unknownPlace;

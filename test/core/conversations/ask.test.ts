@@ -1,7 +1,7 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { keys, conversationIdOf } from '../../../src/core/conversations/model';
 import type { Place } from '../../../src/core/surface';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('conversations: /ask and follow-ups', () => {
   let h: CoreHarness;

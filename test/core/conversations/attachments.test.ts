@@ -2,7 +2,7 @@ import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { TestSurface } from '../../support/test-surface';
 import { planAttachments } from '../../../src/core/attachments';
 import type { Attachment, Place } from '../../../src/core/surface';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 /** A TestSurface whose attachments have real bytes (the local service checks magic numbers). */
 class FileSurface extends TestSurface {

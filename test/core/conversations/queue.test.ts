@@ -10,7 +10,7 @@ import {
 import type { RelayRequest } from '../../../src/core/relay/relay';
 import type { Place } from '../../../src/core/surface';
 import type { TestMessage } from '../../support/test-surface';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 function finished(m: TestMessage): boolean {
   return !m.current.typing && m.current.text !== 'Thinking…';

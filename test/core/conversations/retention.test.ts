@@ -3,7 +3,7 @@
  * conversation's last activity (here shortened to seconds), and activity keeps them alive.
  */
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
 import { ticketKeys } from '../../../src/core/handoff/model';
 import { untrusted } from '../../../src/core/text/untrusted';

@@ -1,6 +1,6 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('conversations: an interrupted answer and its Retry', () => {
   let h: CoreHarness;

@@ -9,7 +9,7 @@ import { VIEWING_ACTION } from '../../../src/core/commands/handoff';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
 import type { Button, Place } from '../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const ONLY_ASKER = /Only the person who asked in this conversation, or an admin/;
 

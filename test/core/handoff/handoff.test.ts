@@ -2,7 +2,7 @@ import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { DEFAULT_TALK_TO_HUMAN } from '../../../src/core/handoff/model';
 import type { Place } from '../../../src/core/surface';
 import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const UNANSWERABLE = 'What is the airspeed velocity of an unladen swallow?';
 

@@ -12,7 +12,7 @@ import { handoffFigures } from '../../../src/core/handoff/figures';
 import { DEFAULT_TALK_TO_HUMAN, type Ticket, ticketKeys } from '../../../src/core/handoff/model';
 import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('handoff: a ticket opened through the outbox', () => {
   let h: CoreHarness;

@@ -9,7 +9,7 @@ import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import { readTranscript } from '../../../src/core/conversations/transcript';
 import type { MessageRef, OutMessage, Place, SendOptions } from '../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('handoff: relays through the outbox', () => {
   let h: CoreHarness;

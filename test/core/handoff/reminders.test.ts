@@ -1,7 +1,7 @@
 /** Reminders in a waiting ticket's thread (at most 3, one per interval), then the ticket times out. */
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import type { Place } from '../../../src/core/surface';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('handoff: reminders and time-out', () => {
   let h: CoreHarness;

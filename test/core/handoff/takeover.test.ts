@@ -6,7 +6,7 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import type { Place } from '../../../src/core/surface';
 import { withoutSpanMarks } from '../../../src/core/text/untrusted';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('handoff: time to claim across a take-over', () => {
   let h: CoreHarness;

@@ -6,7 +6,7 @@
 import type { RelayRequest } from '../../../src/core/relay/relay';
 import type { Place } from '../../../src/core/surface';
 import { TEST_SURFACE } from '../../support/test-surface';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 import { FakeAnswerStream } from './fake-stream';
 import { RelayTestbed } from './testbed';
 

@@ -12,7 +12,7 @@ import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
 const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: 'T1' };

@@ -4,7 +4,7 @@
  * share it, not by the chat.update answers.
  */
 import { FakeAnswerStream } from './fake-stream';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 import { RelayTestbed } from './testbed';
 import { TEST_SURFACE } from '../../support/test-surface';
 

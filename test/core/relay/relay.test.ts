@@ -6,7 +6,7 @@ import type { Button, Place } from '../../../src/core/surface';
 import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, type TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, silentLog } from './fake-stream';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const TALK: Button = { action: 'handoff.request', label: 'Talk to a human', value: 'conv1' };
 const RETRY = { action: 'answer.retry', value: 'q42' };

@@ -9,7 +9,7 @@ import type { Place } from '../../../src/core/surface';
 import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 let store: SqliteStore;
 let bed: RelayTestbed;

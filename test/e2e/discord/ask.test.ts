@@ -8,7 +8,7 @@ import {
   type DiscordE2E,
   expectAcknowledged,
 } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('Discord: registration, /ask, threads and mentions', () => {
   let e: DiscordE2E;

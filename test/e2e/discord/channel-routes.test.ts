@@ -11,8 +11,8 @@ import {
   waitForAnswer,
   type DiscordE2E,
 } from '../../support/discord-e2e';
-import type { FakeMessage } from '../../support/fake-discord';
-import { waitFor } from '../../support/wait-for';
+import type { FakeMessage } from '../../../fakes/fake-discord';
+import { waitFor } from '../../../fakes/wait-for';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** A complete 1x1 PNG. */

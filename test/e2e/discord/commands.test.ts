@@ -1,7 +1,7 @@
-import type { FakeMessage, InteractionRecord } from '../../support/fake-discord';
-import { containersOf, IS_COMPONENTS_V2, shownText } from '../../support/fake-discord-cv2';
+import type { FakeMessage, InteractionRecord } from '../../../fakes/fake-discord';
+import { containersOf, IS_COMPONENTS_V2, shownText } from '../../../fakes/fake-discord-cv2';
 import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('Discord: every command', () => {
   let e: DiscordE2E;

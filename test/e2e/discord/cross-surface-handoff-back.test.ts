@@ -6,11 +6,11 @@
  * and the first reply and between the close and the rating.
  */
 import { startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
-import { FakeSlack, type FakeMessage as SlackMessage } from '../../support/fake-slack';
-import type { FakeMessage } from '../../support/fake-discord';
-import { button } from '../../support/slack-blocks';
+import { FakeSlack, type FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
+import type { FakeMessage } from '../../../fakes/fake-discord';
+import { button } from '../../../fakes/slack-blocks';
 import { rootFor } from '../../support/slack-e2e';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 
 const SECRET = 'cross-surface-back-signing-secret';
 const USERS = 'C0XLEADS';

@@ -4,9 +4,9 @@
  * (driven by signed requests to /slack/events), the user stays on Discord.
  */
 import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import { FakeSlack } from '../../support/fake-slack';
-import { button } from '../../support/slack-blocks';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { FakeSlack } from '../../../fakes/fake-slack';
+import { button } from '../../../fakes/slack-blocks';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 
 const SECRET = 'cross-surface-signing-secret';
 const SLACK_HANDOFF = 'C0XHANDOFF';

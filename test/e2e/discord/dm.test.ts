@@ -5,8 +5,8 @@
  * ticket thread in the handoff channel.
  */
 import { botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import type { FakeChannel, FakeMessage } from '../../support/fake-discord';
-import { waitFor } from '../../support/wait-for';
+import type { FakeChannel, FakeMessage } from '../../../fakes/fake-discord';
+import { waitFor } from '../../../fakes/wait-for';
 
 const TYPING = '\u258d';
 

@@ -5,7 +5,7 @@
  * same variable is not written on Discord); the ticket shows "Response target missed by N min".
  */
 import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const ROLE = '112233445566';
 

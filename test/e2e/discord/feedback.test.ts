@@ -4,7 +4,7 @@
  * human" (ephemeral, and it works), and /analytics counts the votes across surfaces.
  */
 import { FeedbackStore } from '../../../src/state/feedback-store';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 
 describe('Discord e2e: answer feedback', () => {

@@ -12,8 +12,8 @@ import {
   waitForAnswer,
   type DiscordE2E,
 } from '../../support/discord-e2e';
-import { type FakeMember, type FakeMessage, VIEW_CHANNEL } from '../../support/fake-discord';
-import { waitFor } from '../../support/wait-for';
+import { type FakeMember, type FakeMessage, VIEW_CHANNEL } from '../../../fakes/fake-discord';
+import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
 
 describe('Discord: a lead through a handoff', () => {

@@ -12,8 +12,8 @@ import {
   startDiscordE2E,
   type DiscordE2E,
 } from '../../support/discord-e2e';
-import type { FakeMessage, RecordedCall } from '../../support/fake-discord';
-import { waitFor } from '../../support/wait-for';
+import type { FakeMessage, RecordedCall } from '../../../fakes/fake-discord';
+import { waitFor } from '../../../fakes/wait-for';
 
 const TYPING = /\u258d/;
 /** Two creates/edits of one channel never go out closer than this (the budget is one a second, less arrival jitter). */

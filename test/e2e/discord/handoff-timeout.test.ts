@@ -13,7 +13,7 @@ import {
   waitForAnswer,
   type DiscordE2E,
 } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
 
 describe('Discord: tickets that time out or are cancelled', () => {

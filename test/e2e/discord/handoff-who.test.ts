@@ -15,8 +15,8 @@ import {
   startDiscordE2E,
   waitForAnswer,
 } from '../../support/discord-e2e';
-import type { FakeMember, FakeMessage } from '../../support/fake-discord';
-import { waitFor } from '../../support/wait-for';
+import type { FakeMember, FakeMessage } from '../../../fakes/fake-discord';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('Discord: who may act on a handoff', () => {
   let e: DiscordE2E;

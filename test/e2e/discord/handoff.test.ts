@@ -1,5 +1,5 @@
 import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('Discord: handoff round trip', () => {
   let e: DiscordE2E;

@@ -3,7 +3,7 @@
  * faithful implementation may: GUILD_CREATE without the guild's custom roles (members still carry
  * their role ids), no thread on an interaction's reply, or no thread on any message at all.
  */
-import { type FakeDiscord, INTENTS } from '../../support/fake-discord';
+import { type FakeDiscord, INTENTS } from '../../../fakes/fake-discord';
 import {
   botMessagesIn,
   responseText,
@@ -12,7 +12,7 @@ import {
   type DiscordE2E,
   expectAcknowledged,
 } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const STRING = 3;
 

@@ -4,8 +4,8 @@
  * on that route and still end every answer with the service's exact text.
  */
 import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import type { RecordedCall } from '../../support/fake-discord';
-import { waitFor } from '../../support/wait-for';
+import type { RecordedCall } from '../../../fakes/fake-discord';
+import { waitFor } from '../../../fakes/wait-for';
 
 const TYPING = /\u258d/;
 const STORM = 10;

@@ -3,10 +3,10 @@
  * internal ids or wire values, a city's list on one page, /listing show with its next steps, and
  * /analytics replacing its progress message.
  */
-import { componentsV2Problem, containersOf, IS_COMPONENTS_V2, shownText } from '../../support/fake-discord-cv2';
-import type { InteractionRecord } from '../../support/fake-discord';
+import { componentsV2Problem, containersOf, IS_COMPONENTS_V2, shownText } from '../../../fakes/fake-discord-cv2';
+import type { InteractionRecord } from '../../../fakes/fake-discord';
 import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('Discord: the everyday screens', () => {
   let e: DiscordE2E;

@@ -10,7 +10,7 @@ import {
   waitForAnswer,
   type DiscordE2E,
 } from '../../support/discord-e2e';
-import type { FakeMessage } from '../../support/fake-discord';
+import type { FakeMessage } from '../../../fakes/fake-discord';
 
 const TYPING = /\s*\u258d$/;
 /** "About once a second": the bot's budget is one call per second per channel; allow scheduling jitter. */

@@ -4,7 +4,7 @@
  * Discord gateway: the process never crashes, keeps its gateway session, and a normal /ask (and a
  * DM) afterwards is answered exactly.
  */
-import { snowflake } from '../../support/fake-discord';
+import { snowflake } from '../../../fakes/fake-discord';
 import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 import { CrashWatch } from '../../support/crash-watch';
 import { Gen, prng } from './payloads';

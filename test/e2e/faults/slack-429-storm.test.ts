@@ -3,9 +3,9 @@
  * run of calls of every method the answers use. The bridge waits at least Retry-After before it
  * sends that call again, and loses no final text: every answer ends exactly equal to the service's.
  */
-import type { SlackCall } from '../../support/fake-slack';
+import type { SlackCall } from '../../../fakes/fake-slack';
 import { rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const RETRY_AFTER_S = 1;
 /** Timer and clock granularity between the fake's clock reads. */

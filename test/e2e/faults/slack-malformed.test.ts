@@ -3,9 +3,9 @@
  * process never crashes, keeps serving (a normal /ask afterwards is answered), and at least 90%
  * of them get a non-5xx answer (the ratio is printed).
  */
-import { sign } from '../../support/slack-requests';
+import { sign } from '../../../fakes/slack-requests';
 import { rootFor, startSlackE2E, waitForAnswer, SIGNING_SECRET, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 import { CrashWatch } from '../../support/crash-watch';
 import { malformedCorpus, type Malformed } from './payloads';
 

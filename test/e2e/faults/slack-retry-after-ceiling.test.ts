@@ -4,7 +4,7 @@
  * goes on answering), and the log says so once, however many calls meet it.
  */
 import { rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 describe('Slack e2e faults: Retry-After past the 60 s ceiling', () => {
   let e: SlackE2E;

@@ -5,10 +5,10 @@
  */
 import type { ServerResponse } from 'node:http';
 import { openStream, status, hang, type Handler, type RecordedRequest } from '../../support/fake-chatbot-server';
-import type { FakeMessage } from '../../support/fake-slack';
-import { button } from '../../support/slack-blocks';
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { button } from '../../../fakes/slack-blocks';
 import { answerMessages, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 import { startServiceProxy, type ServiceProxy } from './service-proxy';
 
 /** Everything a Slack user sees of a message: its text and its blocks' words. */

@@ -4,7 +4,7 @@
  * another), each page is fetched once per reading; a miss on a catalogue read to its end costs none.
  */
 import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const STRING = 3;
 

@@ -5,9 +5,9 @@
  * (USER_RATE_LIMIT, default 30 a minute) for commands and button presses answers with an ephemeral
  * saying when to try again.
  */
-import { buttons } from '../../support/slack-blocks';
+import { buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, answerMessages, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const USERS = {
   U0USER1: 'Ada Lovelace',

@@ -4,9 +4,9 @@
  * 60 s the thread ends with the answer (or a marked message with Retry), with no placeholder left
  * hanging. Before this was fixed, the next worker skipped the started item and nobody recovered it.
  */
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
 import { tempDir } from '../../support/app-env';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import {
   BridgeProcess,
   SIGNING_SECRET,

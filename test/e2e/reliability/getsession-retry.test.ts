@@ -5,8 +5,8 @@
  */
 import { request } from 'node:http';
 import { FakeChatbotServer, drop, status, type Handler } from '../../support/fake-chatbot-server';
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import {
   BridgeProcess,
   SIGNING_SECRET,

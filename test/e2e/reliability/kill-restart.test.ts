@@ -5,8 +5,8 @@
  */
 import { inflightRecordSchema, INFLIGHT_PREFIX, type InflightRecord } from '../../../src/core/relay/inflight';
 import { RedisStore } from '../../../src/state/redis-store';
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import {
   BridgeProcess,
   SIGNING_SECRET,

@@ -3,8 +3,8 @@
  * redelivered event is answered once, follow-ups alternating between instances stay in order, a
  * ticket claimed on both at once has one winner, and the two together stay within Slack's budgets.
  */
-import { startFakeSlack, type FakeSlack } from '../../support/fake-slack';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { startFakeSlack, type FakeSlack } from '../../../fakes/fake-slack';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import {
   BridgeProcess,
   HANDOFF_CHANNEL,

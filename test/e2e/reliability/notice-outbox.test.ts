@@ -24,10 +24,10 @@ import {
   startSharedService,
   type SharedService,
 } from '../../support/bridge-process';
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
-import { button } from '../../support/slack-blocks';
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
+import { button } from '../../../fakes/slack-blocks';
 import { rootFor } from '../../support/slack-e2e';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 
 const HOOK_LINE = 'test hook: paused between a ticket change and its notices';
 const USERS = 'C0OUTBOX';

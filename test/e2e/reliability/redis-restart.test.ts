@@ -3,8 +3,8 @@
  * test's own (another port, its own data dir) is killed and started again, so the shared server on
  * 6379 that other tests use is never touched.
  */
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import {
   BridgeProcess,
   OwnRedis,

@@ -4,8 +4,8 @@
  * supervisor does: SIGTERM, then SIGKILL once the grace period is over; a process that needed the
  * SIGKILL shows in its exit (and leaves its answer unmarked), so the outcome is what is asserted.
  */
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../support/fake-slack';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import {
   BridgeProcess,
   type ExitInfo,

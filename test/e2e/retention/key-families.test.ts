@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import { FakeSlack } from '../../support/fake-slack';
-import { button } from '../../support/slack-blocks';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { FakeSlack } from '../../../fakes/fake-slack';
+import { button } from '../../../fakes/slack-blocks';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RETENTION_DAYS = 2;

@@ -6,11 +6,11 @@
  * follow-ups, webhook edits) carries `allowed_mentions.parse: []`, and the Slack ticket pings nobody.
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
-import { FakeSlack } from '../../support/fake-slack';
+import { FakeSlack } from '../../../fakes/fake-slack';
 import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
-import type { FakeMember } from '../../support/fake-discord';
-import { button, shown } from '../../support/slack-blocks';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import type { FakeMember } from '../../../fakes/fake-discord';
+import { button, shown } from '../../../fakes/slack-blocks';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 
 const SECRET = 'injection-signing-secret';
 const SLACK_HANDOFF = 'C0XINJECT';

@@ -4,9 +4,9 @@
  * role), and change nothing; and with the app logging at trace, neither DISCORD_TOKEN nor the
  * chatbot service keys appear in the logs, in any message, or in any call to (fake) Discord.
  */
-import type { FakeMember, InteractionRecord } from '../../support/fake-discord';
+import type { FakeMember, InteractionRecord } from '../../../fakes/fake-discord';
 import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const STRING = 3;
 const DISCORD_TOKEN = 'discord-SECRET-token.Zx9Yw8Vu7Ts6';

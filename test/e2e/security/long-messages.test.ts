@@ -7,9 +7,9 @@
  * linear, one such word cost the lead summary about 5 s, on every ticket render.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { shown } from '../../support/slack-blocks';
+import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const CHANNEL = 'C0LONG';
 /** A stall: the event loop held for longer than this (a loaded test machine stays far below it). */

@@ -7,7 +7,7 @@
 import { ask, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
 import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy';
 import { SIGNING_SECRET, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const SLACK_TOKEN = 'xoxb-SECRET-1122334455-ffeeddccbbaa';
 const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.SECRET.discord-token-abcdefghijklmnopqrstuvwxyz';

@@ -14,8 +14,8 @@ import { startApp, type AppHandle } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
 import { buildLocalService, type LocalService } from '../../../src/local-service';
 import { drop, status } from '../../support/fake-chatbot-server';
-import { FakeSlack } from '../../support/fake-slack';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { FakeSlack } from '../../../fakes/fake-slack';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { startServiceProxy, type ServiceProxy } from '../faults/service-proxy';
 
 const SECRETS = {

@@ -7,9 +7,9 @@
  * from such text, and what people see is still word for word.
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
-import { button, shown } from '../../support/slack-blocks';
+import { button, shown } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 import { sampleListing } from '../../service/contract';
 
 /** Everything a hostile text might try; U0USER2 and C0OTHER exist, evil.test is nobody's. */

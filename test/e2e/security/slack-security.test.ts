@@ -3,10 +3,10 @@
  * requests are refused with 401 and cause nothing; admin-only commands, buttons and forms are
  * refused for everyone not in SLACK_ADMIN_USERS, with a clear ephemeral message, and change nothing.
  */
-import { button, buttons } from '../../support/slack-blocks';
-import type { FakeMessage } from '../../support/fake-slack';
+import { button, buttons } from '../../../fakes/slack-blocks';
+import type { FakeMessage } from '../../../fakes/fake-slack';
 import { ADMIN, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const SIX_MINUTES_S = 6 * 60;
 

@@ -8,11 +8,11 @@
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
 import { botMessagesIn, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
-import type { FakeMessage as DiscordMessage } from '../../support/fake-discord';
-import type { FakeMessage as SlackMessage } from '../../support/fake-slack';
-import { button, shown } from '../../support/slack-blocks';
+import type { FakeMessage as DiscordMessage } from '../../../fakes/fake-discord';
+import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
+import { button, shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;

@@ -5,10 +5,10 @@
  * went by e-mail, and the e-mail arrives over SMTP. The log says once that e-mail is on, and never
  * shows the SMTP password; without SMTP_URL it says once that e-mail is off.
  */
-import type { FakeMessage } from '../../support/fake-slack';
-import { button } from '../../support/slack-blocks';
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { button } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 import { startSmtpSink, type SmtpSink } from '../../support/smtp-sink';
 
 const USERS = 'C0LEADS';

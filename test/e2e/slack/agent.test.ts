@@ -6,9 +6,9 @@
  * app_context_changed keeps the channel the user is looking at.
  */
 import { agentContext } from '../../../src/surfaces/slack/agent';
-import type { FakeMessage } from '../../support/fake-slack';
+import type { FakeMessage } from '../../../fakes/fake-slack';
 import { startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 let seq = 0;

@@ -1,6 +1,6 @@
 /** /ask, thread follow-ups, mentions, DMs, redeliveries and long answers through the whole app. */
 import { startSlackE2E, waitForAnswer, rootFor, answerMessages, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 describe('Slack e2e: asking', () => {
   let e: SlackE2E;

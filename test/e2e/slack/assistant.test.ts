@@ -6,9 +6,9 @@
  */
 import { assistantThreadContext } from '../../../src/surfaces/slack/assistant';
 import { FeedbackStore } from '../../../src/state/feedback-store';
-import type { FakeMessage, SlackCall } from '../../support/fake-slack';
+import type { FakeMessage, SlackCall } from '../../../fakes/fake-slack';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 interface FeedbackElement {
   type: 'feedback_buttons';

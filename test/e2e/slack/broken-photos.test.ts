@@ -9,8 +9,8 @@
  * listing's detail card (/listing show) and the ephemeral delete confirmation (chat.postEphemeral).
  */
 import { ADMIN, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
-import { button } from '../../support/slack-blocks';
-import { waitFor } from '../../support/slack-requests';
+import { button } from '../../../fakes/slack-blocks';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const BROKEN_HOST = 'photos.unreachable.example';
 const broken = (n: number) => `https://${BROKEN_HOST}/lane/${n}.jpg`;

@@ -1,7 +1,7 @@
 /** Every command through the whole app; listings paging; the listing modal's inline errors; handoff. */
 import { startSlackE2E, waitForAnswer, rootFor, ADMIN, HANDOFF_CHANNEL, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
-import { button } from '../../support/slack-blocks';
+import { waitFor } from '../../../fakes/slack-requests';
+import { button } from '../../../fakes/slack-blocks';
 
 describe('Slack e2e: commands', () => {
   let e: SlackE2E;

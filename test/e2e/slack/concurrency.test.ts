@@ -1,6 +1,6 @@
 /** 20 answers at once share Slack's budgets: every answer exact, no 429 from the fake. */
 import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 describe('Slack e2e: 20 concurrent answers', () => {
   let e: SlackE2E;

@@ -5,10 +5,10 @@
  * rating, /handoff queue, the App Home view and the figures in /analytics.
  */
 import { startRestartableSlackE2E, type RestartableSlackE2E } from '../../support/handoff-e2e';
-import type { FakeMessage } from '../../support/fake-slack';
-import { button, buttons } from '../../support/slack-blocks';
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { button, buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 
 const USERS = 'C0LEADS';

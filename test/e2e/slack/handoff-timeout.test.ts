@@ -6,9 +6,9 @@
  */
 import { startRestartableSlackE2E, type RestartableSlackE2E } from '../../support/handoff-e2e';
 import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
-import { button, buttons } from '../../support/slack-blocks';
+import { button, buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const USERS = 'C0WAITS';
 const GRACE = 'U0USER2';

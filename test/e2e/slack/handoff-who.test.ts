@@ -7,10 +7,10 @@
  * started the conversation: a participant in it may ask the bot, but their `/handoff` and their
  * "Ask about a viewing" in that thread are refused.
  */
-import type { FakeMessage } from '../../support/fake-slack';
-import { button } from '../../support/slack-blocks';
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { button } from '../../../fakes/slack-blocks';
 import { AGENT, HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 const USERS = 'C0WHO';
 const ADA = 'U0USER1';

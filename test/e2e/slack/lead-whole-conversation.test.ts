@@ -4,9 +4,9 @@
  * but the ticket's lead shows the e-mail, the phone, the city, the budget and the bedrooms, gathered
  * as that first message arrived.
  */
-import { shown } from '../../support/slack-blocks';
+import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 const CHANNEL = 'C0LEADALL';
 const FIRST =

@@ -5,10 +5,10 @@
  * answer naming listings gains its cards with its final (the stream's stop, or the final edit), its
  * streamed text unchanged; a workspace that refuses cards gets sections, once refused, remembered.
  */
-import type { FakeMessage, SlackCall } from '../../support/fake-slack';
+import type { FakeMessage, SlackCall } from '../../../fakes/fake-slack';
 import { rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { shown } from '../../support/slack-blocks';
-import { waitFor } from '../../support/slack-requests';
+import { shown } from '../../../fakes/slack-blocks';
+import { waitFor } from '../../../fakes/slack-requests';
 
 interface CardEl {
   type: 'card';

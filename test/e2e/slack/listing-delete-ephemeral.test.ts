@@ -3,10 +3,10 @@
  * so the bridge replaces it through the click's response_url: the admin sees the success, the
  * buttons are gone, and no error is shown.
  */
-import { button, buttons } from '../../support/slack-blocks';
-import type { FakeMessage } from '../../support/fake-slack';
+import { button, buttons } from '../../../fakes/slack-blocks';
+import type { FakeMessage } from '../../../fakes/fake-slack';
 import { ADMIN, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 describe('Slack: listing delete confirmed from an ephemeral message', () => {
   let e: SlackE2E;

@@ -5,7 +5,7 @@
  * Slack's `unknown_method`), and an auth.test answer with only the bot's user id.
  */
 import { ADMIN, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 
 describe('Slack e2e: a Web API with other habits', () => {
   let e: SlackE2E;

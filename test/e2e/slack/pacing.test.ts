@@ -3,8 +3,8 @@
  * workspace budget as the answers' edits, so a burst of clicks while answers stream gets no 429.
  */
 import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
-import { button } from '../../support/slack-blocks';
+import { waitFor } from '../../../fakes/slack-requests';
+import { button } from '../../../fakes/slack-blocks';
 
 describe('Slack e2e: button updates share the chat.update budget', () => {
   let e: SlackE2E;

@@ -4,8 +4,8 @@
  * download never costing the message, /analytics replacing its progress message.
  */
 import { startSlackE2E, ADMIN, HANDOFF_CHANNEL, rootFor, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
-import { button } from '../../support/slack-blocks';
+import { waitFor } from '../../../fakes/slack-requests';
+import { button } from '../../../fakes/slack-blocks';
 
 const BROKEN_HOST = 'photos.unreachable.example';
 

@@ -5,8 +5,8 @@
  */
 import { answerMessages, rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { startSlackSocketE2E, type SlackSocketE2E } from '../../support/fake-slack-socket';
-import { waitFor } from '../../support/slack-requests';
-import { button } from '../../support/slack-blocks';
+import { waitFor } from '../../../fakes/slack-requests';
+import { button } from '../../../fakes/slack-blocks';
 
 describe('Slack e2e: Socket Mode', () => {
   let e: SlackSocketE2E;

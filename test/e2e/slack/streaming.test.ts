@@ -1,6 +1,6 @@
 /** Native streaming (chat.startStream/appendStream/stopStream) when offered, chat.update when refused. */
 import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
-import { waitFor } from '../../support/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
 import { wordGroups } from '../../../src/local-service/answerer/format';
 
 const LONG = 'Tell me about all listings, the long answer';

@@ -4,7 +4,7 @@ import { SqliteStore } from '../../../src/state/sqlite-store';
 import { RelayTestbed } from '../../core/relay/testbed';
 import { TEST_SURFACE } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from '../../core/relay/fake-stream';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../fakes/wait-for';
 
 /** `promise`'s value, failing if it has not settled within `timeoutMs`. */
 async function within<T>(promise: Promise<T>, what: string, timeoutMs: number): Promise<T> {

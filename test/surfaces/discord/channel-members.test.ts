@@ -9,8 +9,8 @@ import pino from 'pino';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { createDiscordSurface, type DiscordRuntime } from '../../../src/surfaces/discord';
-import { type FakeChannel, FakeDiscord, VIEW_CHANNEL } from '../../support/fake-discord';
-import { waitFor } from '../../support/wait-for';
+import { type FakeChannel, FakeDiscord, VIEW_CHANNEL } from '../../../fakes/fake-discord';
+import { waitFor } from '../../../fakes/wait-for';
 
 describe('Discord isMember: who can view the channel', () => {
   let fake: FakeDiscord;

@@ -7,7 +7,7 @@ import type { Card } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { buttonId } from '../../../src/surfaces/discord/custom-ids';
 import { renderMessage, type MessageBody } from '../../../src/surfaces/discord/render';
-import { componentsV2Problem, containersOf, IS_COMPONENTS_V2 } from '../../support/fake-discord-cv2';
+import { componentsV2Problem, containersOf, IS_COMPONENTS_V2 } from '../../../fakes/fake-discord-cv2';
 
 const listing = (i: number): Card => ({
   title: `${i} Long Description Avenue`,

@@ -12,7 +12,7 @@ import type { MessageRef, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { restBase } from '../../../src/surfaces/discord';
 import { DiscordPort } from '../../../src/surfaces/discord/port';
-import { type FakeChannel, FakeDiscord, type InteractionRecord } from '../../support/fake-discord';
+import { type FakeChannel, FakeDiscord, type InteractionRecord } from '../../../fakes/fake-discord';
 
 const log = pino({ level: 'silent' });
 

@@ -9,7 +9,7 @@ import { SqliteStore } from '../../../src/state/sqlite-store';
 import { SlackGateway } from '../../../src/surfaces/slack/gateway';
 import { SlackDirectory } from '../../../src/surfaces/slack/home';
 import { createWebClient } from '../../../src/surfaces/slack/web';
-import { FakeSlack } from '../../support/fake-slack';
+import { FakeSlack } from '../../../fakes/fake-slack';
 
 const log = pino({ level: 'silent' });
 

@@ -1,5 +1,5 @@
 /** The fake Slack's assistant.threads.* and context_actions checks, so e2e tests can rely on them. */
-import { FakeSlack, STATUS_PER_MINUTE, TIER_BUDGETS } from '../../support/fake-slack';
+import { FakeSlack, STATUS_PER_MINUTE, TIER_BUDGETS } from '../../../fakes/fake-slack';
 
 describe('fake Slack: the assistant methods and feedback blocks', () => {
   let fake: FakeSlack;

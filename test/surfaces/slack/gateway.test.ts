@@ -9,7 +9,7 @@ import type { SlackPort } from '../../../src/surfaces/slack/port';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { AssistantThreads } from '../../../src/surfaces/slack/assistant-api';
 import { UserNames } from '../../../src/surfaces/slack/users';
-import { FakeSlack } from '../../support/fake-slack';
+import { FakeSlack } from '../../../fakes/fake-slack';
 import { type SlackPortRig, slackPortOn, startSlackPortRig } from '../../support/slack-port';
 import { silentLog } from '../../core/relay/fake-stream';
 

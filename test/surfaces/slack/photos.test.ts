@@ -10,7 +10,7 @@ import { CARDS_PER_PAGE } from '../../../src/core/listings/find';
 import { renderMessage, SLACK_LIMITS } from '../../../src/surfaces/slack/blocks';
 import { forResponseUrl } from '../../../src/surfaces/slack/image-retry';
 import { createWebClient } from '../../../src/surfaces/slack/web';
-import { FakeSlack } from '../../support/fake-slack';
+import { FakeSlack } from '../../../fakes/fake-slack';
 
 const BROKEN_HOST = 'photos.unreachable.example';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { POST_BUDGET, type SlackPort, STREAM_BUDGETS } from '../../../src/surfaces/slack/port';
-import { FakeSlack } from '../../support/fake-slack';
+import { FakeSlack } from '../../../fakes/fake-slack';
 import { slackPortOn } from '../../support/slack-port';
 
 describe('SlackPort budgets, recipients and stopNativeStream', () => {

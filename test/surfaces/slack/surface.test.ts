@@ -12,8 +12,8 @@ import { createSlackSurface, type SlackRuntime } from '../../../src/surfaces/sla
 import type { BridgeCore, CommandName, FormResult, IncomingMessage, Invocation } from '../../../src/core/surface';
 import { PlatformRateLimitError } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { FakeSlack } from '../../support/fake-slack';
-import { SlackDriver, waitFor } from '../../support/slack-requests';
+import { FakeSlack } from '../../../fakes/fake-slack';
+import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import type { SlackPort } from '../../../src/surfaces/slack/port';
 
 const SECRET = 'test-signing-secret';

@@ -27,6 +27,7 @@ export interface HoursDeps {
   ctx: CoreContext;
   /** Open and claimed tickets. */
   inProgress(): Promise<Ticket[]>;
+  load(id: string): Promise<Ticket | undefined>;
   allTickets(): Promise<Ticket[]>;
   leadOf(ticket: Ticket): Promise<LeadSummary>;
   /** The handoff's one change path for a bridge step; the ticket after it, or undefined when it no longer applied. */
@@ -82,8 +83,8 @@ export class HandoffHours {
 
   /** A new ticket: e-mailed right away when after hours, offered right away with round-robin (the sweep does both again). */
   async opened(ticketId: string): Promise<void> {
-    const ticket = (await this.deps.inProgress()).find((t) => t.id === ticketId);
-    if (!ticket) return;
+    const ticket = await this.deps.load(ticketId);
+    if (!ticket || (ticket.status !== 'open' && ticket.status !== 'claimed')) return;
     const office = await this.readOffice();
     await this.mails(ticket, office);
     await this.offer(ticket, office);

@@ -12,7 +12,7 @@ import type { MessageRef, Place, SurfacePort } from '../../../../src/core/surfac
 import { smtpMailer, type Mailer } from '../../../../src/mail/mailer';
 import { startCoreHarness, type CoreHarness } from '../../../support/core-harness';
 import { startSmtpSink, type SmtpSink } from '../../../support/smtp-sink';
-import { waitFor } from '../../../support/wait-for';
+import { waitFor } from '../../../../fakes/wait-for';
 
 const utc = (iso: string): number => Date.parse(`${iso}Z`);
 const MIN = 60_000;

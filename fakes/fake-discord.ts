@@ -243,7 +243,7 @@ export class FakeDiscord {
   readonly guildId: string;
   readonly botUser: FakeUser;
   readonly calls: RecordedCall[] = [];
-  /** Emits 'change' whenever what the fake holds changes: pass it to waitFor (test/support/wait-for.ts). */
+  /** Emits 'change' whenever what the fake holds changes: pass it to waitFor (fakes/wait-for.ts). */
   readonly changes = new EventEmitter();
   /** Registered commands per scope: 'global' or the guild id. */
   readonly commands = new Map<string, Json[]>();
