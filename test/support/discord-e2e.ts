@@ -189,6 +189,14 @@ export async function waitForAnswer(
 }
 
 /** Runs `/ask` and waits for its thread; returns the thread id and the interaction. */
+/**
+ * What Discord displays for content the bridge made inert (a user's words: link brackets escaped,
+ * URLs in `<...>`): the characters the user typed.
+ */
+export function discordShown(content: string): string {
+  return content.replace(/\\([\\[\]])/g, '$1').replace(/<(https?:\/\/[^\s<>]{1,2000})>/g, '$1');
+}
+
 export async function ask(
   e: DiscordE2E,
   question: string,
@@ -203,7 +211,9 @@ export async function ask(
   });
   const threadId = await waitFor(
     () => {
-      const root = e.fake.channelMessages(channelId).find((m) => m.content.includes(`> ${question.split('\n')[0]}`));
+      const root = e.fake
+        .channelMessages(channelId)
+        .find((m) => discordShown(m.content).includes(`> ${question.split('\n')[0]}`));
       return root && e.fake.channels.has(root.id) ? root.id : undefined;
     },
     `the thread of /ask ${question.slice(0, 40)}`,

@@ -7,7 +7,7 @@
  * chatbot's own answer keeps its link.
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
-import { botMessagesIn, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, botMessagesIn, discordShown, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
 import type { FakeMessage as DiscordMessage } from '../../../fakes/fake-discord';
 import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
 import { button, shown } from '../../../fakes/slack-blocks';
@@ -126,6 +126,8 @@ const DISCORD_INERT = '\\[Reset your Slack password\\](<https://evil.example/res
 function expectDiscordLinkAsText(m: DiscordMessage): void {
   expect(m.content).toContain(DISCORD_INERT);
   expect(m.content).not.toContain(LINK);
+  // What Discord displays: the characters the user typed, label and URL.
+  expect(discordShown(m.content)).toContain(LINK);
 }
 
 describe('Discord: a user’s [label](url) shows as text with its URL, without a preview', () => {
@@ -142,23 +144,9 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
   });
 
   test('root quote, ticket reason and transcript, both relays; the answer keeps its link', async () => {
-    e.fake.slashCommand({
-      name: 'ask',
-      channelId: e.general.id,
-      member: e.user,
-      options: [{ name: 'question', type: 3, value: QUESTION }],
-    });
-    const root = await waitFor(
-      () =>
-        e.fake
-          .channelMessages(e.general.id)
-          .find((m) => m.content.includes('Is this legit?') && e.fake.channels.has(m.id)),
-      'the root and its thread',
-      10_000,
-      e.fake.changes,
-    );
+    const { threadId } = await ask(e, QUESTION);
+    const root = e.fake.messages.get(threadId)!;
     expectDiscordLinkAsText(root);
-    const threadId = root.id;
     const answer = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('our safety page')),
       'the answer',

@@ -7,7 +7,7 @@
  */
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { AGENT, HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { startSmtpSink, type SmtpSink } from '../../support/smtp-sink';
 
@@ -81,6 +81,21 @@ describe('Slack: handoff outside office hours', () => {
     expect(logLines.filter((l) => l.includes('"msg":"e-mail: on"'))).toHaveLength(1);
     expect(logLines.join('\n')).not.toContain('smtp-pass-9f3k');
   }, 60_000);
+
+  test('/handoff away and back: stored, and the queue and App Home show who is away', async () => {
+    const told = async (args: string, re: RegExp) => {
+      const from = e.fake.ephemerals.length;
+      await e.driver.command('/handoff', args, { user: AGENT, channel: HANDOFF_CHANNEL });
+      return waitFor(() => e.fake.ephemerals.slice(from).find((m) => m.user === AGENT && re.test(m.text)), args);
+    };
+    expect((await told('away', /^You are away/)).text).toMatch(/Use \/handoff back when you return/);
+    expect((await told('queue', /Handoff queue/)).text).toMatch(/^Away: Agent Smith$/m);
+    await e.driver.event({ type: 'app_home_opened', user: AGENT, channel: 'D0AGENT', tab: 'home' });
+    const home = await waitFor(() => e.fake.homeViews.find((v) => v.user === AGENT), 'the App Home');
+    expect(JSON.stringify(home.view.blocks)).toContain('Away: Agent Smith');
+    await told('back', /^You are back/);
+    expect((await told('queue', /Handoff queue/)).text).not.toMatch(/Away:/);
+  }, 30_000);
 
   test('without SMTP_URL the log says once that e-mail is off', async () => {
     const lines: string[] = [];
