@@ -207,7 +207,8 @@ export class RedisStore implements StateStore {
   }
 
   async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const window = String(Math.max(1, Math.ceil(windowMs)));
+    // A log is not kept past the retention period, so no window is longer (none is, in practice).
+    const window = String(Math.max(1, Math.ceil(Math.min(windowMs, this.retentionMs ?? windowMs))));
     // Members must be unique across processes and across stores within one process: ZADD of an
     // existing member only moves it, so a repeated member would be a grant that the log does not count.
     const member = `${instanceId()}:${++tokenSeq}`;
