@@ -21,7 +21,7 @@ import { FixedIntervalRelay } from './relays/fixed-interval';
 import { NaiveRelay } from './relays/naive';
 import { OurRelay } from './relays/ours';
 import { RawSlack } from './relays/raw-slack';
-import { syntheticAnswer, TimedAnswerStream } from './relays/synthetic';
+import { rng, syntheticAnswer, TimedAnswerStream } from './relays/synthetic';
 
 export type RelayKind = 'ours-update' | 'ours-native' | 'naive' | 'fixed-interval';
 export const RELAY_KINDS: readonly RelayKind[] = ['ours-update', 'ours-native', 'naive', 'fixed-interval'];
@@ -36,6 +36,12 @@ export interface RelayBenchOptions {
   arrivalWindowMs?: number;
   /** After the last stream ends, how long relays may still work before the run stops them. */
   graceMs?: number;
+  /**
+   * Answers of different lengths, none known in advance: each streams for a third to five sixths of
+   * `streamMs` (its characters in proportion), seeded, so the relay's 6-second guess is wrong for
+   * nearly all of them, as in a real surge.
+   */
+  unknownLengths?: boolean;
 }
 
 export interface RelayFigures {
@@ -172,8 +178,10 @@ export async function runRelayScenario(
     const ts = `1700000000.${String(i + 1).padStart(6, '0')}`;
     fake.messages.push({ channel, ts, text: `question ${i}`, blocks: [], user: `U${i}`, history: [] });
     const place: Place = { surface: 'slack', workspace: fake.team, channel, thread: ts };
-    const answer = syntheticAnswer(1000 + i, o.answerChars);
-    const t: Tracked = { place, answer, commandAt: 0, stream: new TimedAnswerStream(answer, 1000 + i, o.streamMs) };
+    const share = o.unknownLengths ? 1 / 3 + rng(7000 + i)() / 2 : 1;
+    const answer = syntheticAnswer(1000 + i, Math.round(o.answerChars * share));
+    const stream = new TimedAnswerStream(answer, 1000 + i, Math.round(o.streamMs * share));
+    const t: Tracked = { place, answer, commandAt: 0, stream };
     tracked.push(t);
     byThread.set(`${channel}:${ts}`, t);
   }

@@ -61,10 +61,12 @@ export function evaluateTargets(rows: RelayFigures[]): RelayTargets[] {
       });
     }
     if (fixed && r.concurrent > 1) {
+      // Native streaming may spend up to the 1-second relay's half; chat.update its third.
+      const part = r.relay === 'ours-native' ? 2 : 3;
       checks.push({
-        target: 'calls/answer <= fixed interval (1 s) / 3',
-        value: `${r.callsPerAnswer} vs ${fixed.callsPerAnswer} / 3 = ${Math.round((fixed.callsPerAnswer / 3) * 100) / 100}`,
-        met: r.callsPerAnswer <= fixed.callsPerAnswer / 3,
+        target: `calls/answer <= fixed interval (1 s) / ${part}`,
+        value: `${r.callsPerAnswer} vs ${fixed.callsPerAnswer} / ${part} = ${Math.round((fixed.callsPerAnswer / part) * 100) / 100}`,
+        met: r.callsPerAnswer <= fixed.callsPerAnswer / part,
       });
     }
     out.push({ concurrent: r.concurrent, relay: r.relay, checks });

@@ -8,6 +8,7 @@
  * `npm run bench -- --native`: only the relay table, with Slack's native streaming offered (our
  * relay's native rows, next to the 1-second relay for the calls comparison).
  * `npm run bench -- --relay`: only the relay table (with BENCH_CONCURRENCY / BENCH_RELAYS, one case).
+ * `--unknown` (with `--native`): answers of different lengths, none known in advance.
  * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
  */
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');
+  // Answers of different lengths, not known in advance (see RelayBenchOptions.unknownLengths).
+  const unknownLengths = process.argv.includes('--unknown');
   // The relay table alone: memory, store and service benches are skipped.
   const relayOnly = native || process.argv.includes('--relay');
   const concurrency = (listEnv('BENCH_CONCURRENCY') ?? ['1', '30', '50']).map(Number);
@@ -70,7 +73,7 @@ async function main(): Promise<void> {
       });
 
   console.error(`relay bench: ${relays.join(', ')} at ${concurrency.join(' and ')} concurrent answers ...`);
-  const relay = await runRelayBench({ ...settings, concurrency, relays }, (f) =>
+  const relay = await runRelayBench({ ...settings, concurrency, relays, unknownLengths }, (f) =>
     console.error(
       `  ${f.name} x ${f.concurrent}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`,
     ),
@@ -106,7 +109,13 @@ async function main(): Promise<void> {
   console.log(formatReport(report));
   const file = join(
     process.cwd(),
-    native ? 'bench-results-native.json' : relayOnly ? 'bench-results-relay.json' : 'bench-results.json',
+    unknownLengths
+      ? 'bench-results-unknown.json'
+      : native
+        ? 'bench-results-native.json'
+        : relayOnly
+          ? 'bench-results-relay.json'
+          : 'bench-results.json',
   );
   writeFileSync(file, `${JSON.stringify({ ...report, table: formatRelayTable(relay, settings.graceMs) }, null, 2)}\n`);
   console.error(`wrote ${file}`);

@@ -20,6 +20,13 @@ describe('relay bench (smoke)', () => {
     20_000,
   );
 
+  it('ours-native with answers of different lengths (none known in advance): every answer exact, no 429', async () => {
+    const f = await runRelayScenario('ours-native', 3, { ...tiny, unknownLengths: true });
+    expect(f.rateLimited).toBe(0);
+    expect(f.exact).toBe(3);
+    expect(f.unfinished).toBe(0);
+  }, 20_000);
+
   it('naive: one edit per fragment, far more calls than ours', async () => {
     const f = await runRelayScenario('naive', 2, tiny);
     expect(f.exact).toBe(2);

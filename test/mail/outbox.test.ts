@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { smtpMailer, type Mail, type Mailer } from '../../src/mail/mailer';
 import { MailOutbox } from '../../src/mail/outbox';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink';
+import { silentLog } from '../support/silent-log';
 
-const log = pino({ level: 'silent' });
+const log = silentLog;
 const DAY = 24 * 3600 * 1000;
 
 const mail = (n: number): Mail => ({

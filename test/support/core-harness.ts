@@ -15,7 +15,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { Bridge } from '../../src/core/bridge';
 import type { CommandHandlers, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
 import type {
@@ -34,6 +34,7 @@ import { ChatbotClient } from '../../src/service/client';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface, type TestSurfaceOptions } from './test-surface';
 import { untrusted } from '../../src/core/text/untrusted';
+import { silentLog } from './silent-log';
 
 type LocalService = LocalServiceHandle;
 
@@ -146,7 +147,7 @@ interface Inherited {
 }
 
 export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?: Inherited): Promise<CoreHarness> {
-  const log = opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const log = opts.log ?? silentLog;
   const ownsService = inherited?.ownsService ?? !opts.service;
   const service = opts.service ?? (await startLocalService({ port: 0, dbPath: ':memory:', ...opts.serviceOptions }));
   const client = new ChatbotClient({

@@ -20,6 +20,7 @@ import {
 } from '../../fakes/fake-discord';
 import { chartSpecOf, type ChartSpec } from './png-chart';
 import { waitFor } from '../../fakes/wait-for';
+import { silentLog } from './silent-log';
 
 /** A request the local chatbot service received (body as parsed; uploads as their size). */
 export interface ServiceRequest {
@@ -108,9 +109,7 @@ export async function startDiscordE2E(
   const config = loadConfig(env);
   // With logLines the app logs everything (trace) into the array, so a test can search it for secrets.
   const sink = opts.logLines;
-  const log = sink
-    ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) })
-    : pino({ level: process.env.DISCORD_E2E_LOG ?? 'silent' });
+  const log = sink ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) }) : silentLog;
   let app: AppHandle;
   try {
     app = await startApp(config, { log });

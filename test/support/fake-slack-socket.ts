@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import pino from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { startApp } from '../../src/app';
@@ -23,6 +22,7 @@ import { inProcessEnv, startTestService, tempDir } from './app-env';
 import { FakeSlack, type FakeSlackOptions } from '../../fakes/fake-slack';
 import { ACK_WINDOW_MS, type LateAck, SlackDriver } from '../../fakes/slack-requests';
 import type { SlackE2E } from './slack-e2e';
+import { silentLog } from './silent-log';
 
 export type EnvelopeType = 'slash_commands' | 'events_api' | 'interactive';
 
@@ -416,7 +416,7 @@ export async function startSlackSocketE2E(
     SLACK_API_URL: socket.apiUrl,
     ...opts.env,
   });
-  const log = pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
+  const log = silentLog;
   const app = await startApp(config, { log });
   return {
     app,

@@ -3,13 +3,13 @@
  * service, fake Slack and SQLite state store, a new app process-in-process on each restart (a new
  * port, so a new driver).
  */
-import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir, type TestService } from './app-env';
 import { FakeSlack } from '../../fakes/fake-slack';
 import { ADMIN, AGENT, HANDOFF_CHANNEL, SIGNING_SECRET } from './slack-e2e';
 import { SlackDriver } from '../../fakes/slack-requests';
+import { silentLog } from './silent-log';
 
 export interface RestartableSlackE2E {
   fake: FakeSlack;
@@ -46,7 +46,7 @@ export async function startRestartableSlackE2E(
     SLACK_ADMIN_USERS: ADMIN,
     ...env,
   });
-  const log = pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
+  const log = silentLog;
   const start = async (): Promise<{ app: AppHandle; driver: SlackDriver }> => {
     const app = await startApp(config, { log });
     return { app, driver: new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team) };

@@ -10,6 +10,7 @@ import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './ap
 import { FakeSlack, type FakeSlackOptions, type FakeMessage } from '../../fakes/fake-slack';
 import { sameAnswer, shown } from '../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../fakes/slack-requests';
+import { silentLog } from './silent-log';
 
 export const SIGNING_SECRET = 'e2e-signing-secret';
 export const ADMIN = 'U0ADMIN';
@@ -59,9 +60,7 @@ export async function startSlackE2E(
     ...opts.env,
   });
   const sink = opts.logLines;
-  const log = sink
-    ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) })
-    : pino({ level: process.env.SLACK_E2E_LOG ?? 'silent' });
+  const log = sink ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) }) : silentLog;
   const app = await startApp(config, { log, ...(opts.now ? { now: opts.now } : {}) });
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
   return {

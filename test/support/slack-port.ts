@@ -2,14 +2,14 @@
  * A SlackPort wired to a FakeSlack (tests on 127.0.0.1, the real Web API client), as the bridge wires
  * it to Slack: the surface tests differ in what they send, not in how the port is built.
  */
-import pino from 'pino';
 import type { StateStore } from '../../src/state/store';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import { SlackPort } from '../../src/surfaces/slack/port';
 import { createWebClient } from '../../src/surfaces/slack/web';
 import { FakeSlack, type FakeSlackOptions } from '../../fakes/fake-slack';
+import { silentLog } from './silent-log';
 
-const log = pino({ level: 'silent' });
+const log = silentLog;
 
 /** A port on `slack` sharing `store` (several calls with one store are several instances of the bridge). */
 export function slackPortOn(slack: FakeSlack, store: StateStore, team: () => string = () => slack.team): SlackPort {

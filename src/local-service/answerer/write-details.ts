@@ -1,6 +1,7 @@
 import type { StoredListing } from '../listings/listings-repo';
 import type { Evaluation } from './evaluate';
 import { linkedAddress, listingParagraph } from './format';
+import { hasCriteria } from './intent';
 import { notes, type Writing, what } from './write-common';
 
 /** Each listing in full (a home named, "tell me more about it"), with any fact the question asked. */
@@ -20,7 +21,7 @@ export function paragraphs(found: readonly StoredListing[], ev: Evaluation, w: W
 
 /** The long answer: every match in full, numbered. */
 export function writeAll(ev: Evaluation, w: Writing): string {
-  const desc = ev.query.criteria && Object.keys(ev.query.criteria).length > 0 ? what(ev, w, ev.found.length) : '';
+  const desc = hasCriteria(ev.query.criteria) ? what(ev, w, ev.found.length) : '';
   const list = ev.found.map((l, i) => `${i + 1}. ${listingParagraph(l, w.p)}`);
   return `${w.p.everything(ev.found.length, desc)}\n\n${list.join('\n\n')}\n\n${w.p.arrange}`;
 }

@@ -11,15 +11,12 @@
  * - The user's DM messages (no assistant_app_thread root) are conversations through the message
  *   listener, which titles the thread with its first question.
  */
-import type { App } from '@slack/bolt';
-import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { BridgeCore, Place } from '../../core/surface';
+import type { Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import type { AssistantThreads } from './assistant-api';
+import type { AssistantDeps } from './assistant';
 import { eventEnvelopeSchema } from './payloads';
 import { firstDelivery } from './redelivery';
-import type { SlackPort } from './port';
 
 const id = z.string().min(1).max(255);
 
@@ -57,17 +54,8 @@ const CONTEXT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 const contextKey = (team: string, user: string): string => `slack:agent:context:${team}:${user}`;
 
-export interface AgentDeps {
-  app: App;
-  port: SlackPort;
-  threads: AssistantThreads;
-  store: StateStore;
-  log: Logger;
-  core: () => BridgeCore | undefined;
-  team: () => string;
-}
-
-export function registerAgent(d: AgentDeps): void {
+/** The same dependencies as the assistant pane's listeners (assistant.ts). */
+export function registerAgent(d: AssistantDeps): void {
   const workspaceOf = (body: unknown): string => {
     const env = eventEnvelopeSchema.safeParse(body);
     return (env.success ? env.data.team_id : undefined) ?? d.team();

@@ -190,7 +190,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
 
   const users = new UserNames(port.gateway, log);
   registerHome({ app, port, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
-  const assistant = registerAssistant({
+  const assistantDeps = {
     app,
     port,
     threads: assistantThreads,
@@ -198,16 +198,10 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     log,
     core: () => core,
     team: () => who?.team ?? '',
-  });
-  registerAgent({
-    app,
-    port,
-    threads: assistantThreads,
-    store: opts.store,
-    log,
-    core: () => core,
-    team: () => who?.team ?? '',
-  });
+  };
+  // The assistant pane (assistant_view) and the agent experience (agent_view): both served.
+  const assistant = registerAssistant(assistantDeps);
+  registerAgent(assistantDeps);
   registerListeners({
     assistant,
     app,

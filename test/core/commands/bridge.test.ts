@@ -4,15 +4,10 @@ import { commandHandlers } from '../../../src/core/commands';
 import { COMMAND_SPECS, usageOf } from '../../../src/core/commands/catalogue';
 import { LISTINGS_PAGE_ACTION } from '../../../src/core/commands/listings';
 import { LISTING_CREATE_FORM } from '../../../src/core/commands/listing';
-import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
+import { startCoreHarness } from '../../support/core-harness';
+import { useStarted } from '../../support/server-setup';
 
-let h: CoreHarness;
-beforeAll(async () => {
-  h = await startCoreHarness({ commands: commandHandlers(), storePath: ':memory:', handoffOn: 'none' });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useStarted(() => startCoreHarness({ commands: commandHandlers(), storePath: ':memory:', handoffOn: 'none' }));
 
 test('/listings through the bridge, then Next through bridge.action edits the same message', async () => {
   const inv = h.invocation(h.users.alice);

@@ -2,15 +2,10 @@ import { chatbotCommand, CHATBOT_EDIT_FORM } from '../../../src/core/commands/ch
 import { usageOf } from '../../../src/core/commands/catalogue';
 import { appliedSettingsKey, readAppliedSettings } from '../../../src/core/settings/applied';
 import { SETTING_FIELDS } from '../../../src/service/schemas/settings';
-import { startCommandEnv, type CommandEnv } from './support';
+import { startCommandEnv } from './support';
+import { useStarted } from '../../support/server-setup';
 
-let env: CommandEnv;
-beforeAll(async () => {
-  env = await startCommandEnv();
-});
-afterAll(async () => {
-  await env.close();
-});
+const env = useStarted(() => startCommandEnv());
 
 const applied = (): Promise<Record<string, unknown>> =>
   readAppliedSettings(env.ctx) as Promise<Record<string, unknown>>;

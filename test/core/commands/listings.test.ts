@@ -1,14 +1,9 @@
 import { listingsCommand, LISTINGS_PAGE_ACTION } from '../../../src/core/commands/listings';
 import { usageOf } from '../../../src/core/commands/catalogue';
-import { startCommandEnv, type CommandEnv } from './support';
+import { startCommandEnv } from './support';
+import { useStarted } from '../../support/server-setup';
 
-let env: CommandEnv;
-beforeAll(async () => {
-  env = await startCommandEnv();
-});
-afterAll(async () => {
-  await env.close();
-});
+const env = useStarted(() => startCommandEnv());
 
 const field = (card: { fields: Array<{ label: string; value: string }> }, label: string): string | undefined =>
   card.fields.find((f) => f.label === label)?.value;

@@ -2,22 +2,17 @@
  * Retention: a conversation, its chat session and its transcript expire RETENTION_DAYS after the
  * conversation's last activity (here shortened to seconds), and activity keeps them alive.
  */
-import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
+import { startCoreHarness } from '../../support/core-harness';
 import { waitFor } from '../../../fakes/wait-for';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
 import { ticketKeys } from '../../../src/core/handoff/model';
 import { untrusted } from '../../../src/core/text/untrusted';
+import { useStarted } from '../../support/server-setup';
 
 const RETENTION_MS = 2_500;
 
 describe('conversations: retention', () => {
-  let h: CoreHarness;
-  beforeAll(async () => {
-    h = await startCoreHarness({ serviceOptions: { fragmentDelayMs: 1 }, retentionMs: RETENTION_MS });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useStarted(() => startCoreHarness({ serviceOptions: { fragmentDelayMs: 1 }, retentionMs: RETENTION_MS }));
 
   it('expire after the retention without activity; kept while active', async () => {
     await h.bridge.command(h.invocation(h.users.alice), 'ask', 'Homes for sale in Austin?');

@@ -16,15 +16,10 @@ import {
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
 import { feedbackButtons } from '../../../src/core/surface';
 import { FeedbackStore } from '../../../src/state/feedback-store';
-import { startCommandEnv, type CommandEnv } from '../commands/support';
+import { startCommandEnv } from '../commands/support';
+import { useStarted } from '../../support/server-setup';
 
-let env: CommandEnv;
-beforeAll(async () => {
-  env = await startCommandEnv();
-});
-afterAll(async () => {
-  await env.close();
-});
+const env = useStarted(() => startCommandEnv());
 
 describe('feedback values', () => {
   test('a prompt round-trips through its values; surfaces without a native control get 👍 and 👎', () => {

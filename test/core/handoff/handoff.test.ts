@@ -3,6 +3,7 @@ import { DEFAULT_TALK_TO_HUMAN } from '../../../src/core/handoff/model';
 import type { Place } from '../../../src/core/surface';
 import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 const UNANSWERABLE = 'What is the airspeed velocity of an unladen swallow?';
 
@@ -27,13 +28,7 @@ function ticketThreads(s: TestSurface, handoffChannel: Place): Place[] {
 }
 
 describe('handoff: round trip on one surface', () => {
-  let h: CoreHarness;
-  beforeAll(async () => {
-    h = await startCoreHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useStarted(() => startCoreHarness());
 
   it('offers a human on noAnswer, opens a ticket, one of two agents claims, relays both ways, closes, and the bot is back', async () => {
     const thread = await askInThread(h, UNANSWERABLE);
@@ -166,13 +161,7 @@ describe('handoff: round trip on one surface', () => {
 });
 
 describe('handoff: automatic on noAnswer, claim timeout', () => {
-  let h: CoreHarness;
-  beforeAll(async () => {
-    h = await startCoreHarness({ handoffOnNoAnswer: true, handoffClaimTimeoutMs: 150 });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useStarted(() => startCoreHarness({ handoffOnNoAnswer: true, handoffClaimTimeoutMs: 150 }));
 
   it('hands off by itself, then tells the user once that nobody has claimed it; the ticket stays open', async () => {
     const thread = await askInThread(h, UNANSWERABLE);
@@ -200,13 +189,7 @@ describe('handoff: automatic on noAnswer, claim timeout', () => {
 });
 
 describe('handoff: ticket on another surface', () => {
-  let h: CoreHarness;
-  beforeAll(async () => {
-    h = await startCoreHarness({ handoffOn: 'other' });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useStarted(() => startCoreHarness({ handoffOn: 'other' }));
 
   it("puts the ticket in the other surface's handoff channel and relays across surfaces", async () => {
     const thread = await askInThread(h, 'Which homes are for sale in Seattle?');

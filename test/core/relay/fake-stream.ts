@@ -2,7 +2,6 @@
  * A streamed answer the test drives: push fragments, then finish, end early or fail.
  * Also the shared fixtures of the relay tests.
  */
-import pino from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../../src/service/answer-events';
 
 type Item = { kind: 'event'; event: AnswerEvent } | { kind: 'end' } | { kind: 'error'; error: unknown };
@@ -56,7 +55,7 @@ export class FakeAnswerStream implements AsyncIterable<AnswerEvent> {
   }
 }
 
-export const silentLog = pino({ level: 'silent' });
+export { silentLog } from '../../support/silent-log';
 
 /** Small seeded PRNG so a failing case can be replayed. */
 export function rng(seed: number): () => number {

@@ -1,25 +1,11 @@
-import pino from 'pino';
 import { createDiscordSurface } from '../../../src/surfaces/discord';
-import {
-  ask,
-  botMessagesIn,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-  expectAcknowledged,
-} from '../../support/discord-e2e';
+import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, expectAcknowledged } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { silentLog } from '../../support/silent-log';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord: registration, /ask, threads and mentions', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E();
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E());
 
   test('healthz answers 200 once the gateway is ready and the commands are registered', async () => {
     const res = await fetch(`${e.app.url}/healthz`);
@@ -72,7 +58,7 @@ describe('Discord: registration, /ask, threads and mentions', () => {
       apiUrl: e.fake.apiUrl,
       adminRoles: [],
       store: e.app.store,
-      log: pino({ level: 'silent' }),
+      log: silentLog,
     });
     try {
       await second.start();

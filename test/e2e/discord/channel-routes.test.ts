@@ -3,16 +3,10 @@
  * 15 minutes), attachments on thread messages uploaded to the service, /analytics's chart uploaded
  * as a multipart file.
  */
-import {
-  ask,
-  botMessagesIn,
-  responseText,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-} from '../../support/discord-e2e';
+import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import type { FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** A complete 1x1 PNG. */
@@ -22,15 +16,7 @@ const PNG = Buffer.from(
 );
 
 describe('Discord: channel routes, attachments, analytics', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 5 });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 5 }));
 
   /** Every call the fake got for a thread's messages, and whether each went through the channel routes. */
   function threadCalls(threadId: string): Array<{ method: string; path: string; status: number }> {

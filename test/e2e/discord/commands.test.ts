@@ -1,18 +1,11 @@
 import type { FakeMessage, InteractionRecord } from '../../../fakes/fake-discord';
 import { containersOf, IS_COMPONENTS_V2, shownText } from '../../../fakes/fake-discord-cv2';
-import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { responseText, startDiscordE2E } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord: every command', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E();
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E());
 
   const STRING = 3;
   const INTEGER = 4;

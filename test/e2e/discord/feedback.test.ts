@@ -5,16 +5,11 @@
  */
 import { FeedbackStore } from '../../../src/state/feedback-store';
 import { waitFor } from '../../../fakes/wait-for';
-import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord e2e: answer feedback', () => {
-  let e: DiscordE2E;
-  beforeAll(async () => {
-    e = await startDiscordE2E();
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E());
 
   test('👍 and 👎 under the answer: recorded once, changed, a negative vote offers the handoff; /analytics counts them', async () => {
     const question = 'Which homes are for sale in Austin?';
@@ -48,7 +43,11 @@ describe('Discord e2e: answer feedback', () => {
     expect((await feedback.votesOn(id)).map((v) => `${v.user}:${v.vote}:${v.surface}`)).toEqual([
       `${e.user.user.id}:positive:discord`,
     ]);
-    const rated = await feedback.answer(id);
+    // The answer's record names its message once the relay is done with it (the buttons show a moment before).
+    const rated = await waitFor(async () => {
+      const a = await feedback.answer(id);
+      return a?.message ? a : undefined;
+    }, 'the rated answer to name its message');
     expect(rated).toMatchObject({ surface: 'discord', thread: threadId, message: last.id });
     expect(rated?.answerId).toBeDefined();
 

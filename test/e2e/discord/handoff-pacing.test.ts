@@ -4,16 +4,10 @@
  * the port, button updates and core's edits through the edit budget), or a notice lands right after
  * a streamed edit and the channel's 5-per-5-s bucket runs dry: a 429, or discord.js holding calls.
  */
-import {
-  ask,
-  botMessagesIn,
-  discordRateLimitEvents,
-  sameAnswer,
-  startDiscordE2E,
-  type DiscordE2E,
-} from '../../support/discord-e2e';
+import { ask, botMessagesIn, discordRateLimitEvents, sameAnswer, startDiscordE2E } from '../../support/discord-e2e';
 import type { FakeMessage, RecordedCall } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 const TYPING = /\u258d/;
 /** Two creates/edits of one channel never go out closer than this (the budget is one a second, less arrival jitter). */
@@ -27,15 +21,7 @@ function isChannelMessageCall(c: RecordedCall, channelId: string): boolean {
 }
 
 describe('Discord: a handoff round trip while an answer streams in the same thread', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 15 });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 15 }));
 
   test('every notice arrives, no 429, discord.js never waits, and the answer still ends exact', async () => {
     const question = 'Tell me about every listing, the long answer';

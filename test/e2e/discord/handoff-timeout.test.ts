@@ -11,21 +11,13 @@ import {
   responseText,
   startDiscordE2E,
   waitForAnswer,
-  type DiscordE2E,
 } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord: tickets that time out or are cancelled', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ env: { HANDOFF_REMIND_S: '1', HANDOFF_CLAIM_TIMEOUT_S: '1' } });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ env: { HANDOFF_REMIND_S: '1', HANDOFF_CLAIM_TIMEOUT_S: '1' } }));
 
   const handOff = async (question: string, reason: string, member = e.user) => {
     const { threadId } = await ask(e, question, member);

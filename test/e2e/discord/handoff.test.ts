@@ -1,16 +1,9 @@
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, botMessagesIn, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord: handoff round trip', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E();
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E());
 
   test('ticket naming the user with Claim, claim once, relay both ways, cancel hands back to the bot', async () => {
     const question = 'Which homes are for rent in Denver?';

@@ -1,15 +1,8 @@
-import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E, expectAcknowledged } from '../../support/discord-e2e';
+import { ask, startDiscordE2E, waitForAnswer, expectAcknowledged } from '../../support/discord-e2e';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord: long and concurrent answers', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 5 });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 5 }));
 
   test('an answer of several thousand characters is split into messages of at most 2,000 that concatenate to it exactly', async () => {
     const question = 'Give me the long answer: every listing you have';

@@ -3,9 +3,10 @@
  * with 429, Retry-After and Discord's X-RateLimit headers. The bot must wait out each Retry-After
  * on that route and still end every answer with the service's exact text.
  */
-import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import type { RecordedCall } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 const TYPING = /\u258d/;
 const STORM = 10;
@@ -16,15 +17,7 @@ function routeOf(c: RecordedCall): string {
 }
 
 describe('Discord: a 429 storm while answers stream', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 10 });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 10 }));
 
   test('Retry-After is obeyed on every refused route and no answer loses text', async () => {
     const questions = ['Austin', 'Denver', 'Seattle', 'Miami'].map(

@@ -5,17 +5,12 @@
  */
 import { componentsV2Problem, containersOf, IS_COMPONENTS_V2, shownText } from '../../../fakes/fake-discord-cv2';
 import type { InteractionRecord } from '../../../fakes/fake-discord';
-import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord: the everyday screens', () => {
-  let e: DiscordE2E;
-  beforeAll(async () => {
-    e = await startDiscordE2E();
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E());
 
   const STRING = 3;
   const command = (

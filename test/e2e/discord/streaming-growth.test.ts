@@ -3,14 +3,9 @@
  * answer: each version (the first, core's empty placeholder with the typing mark, included) is a
  * prefix of the message's final content, and the visible answer grows about once a second or faster.
  */
-import {
-  ask,
-  discordRateLimitEvents,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-} from '../../support/discord-e2e';
+import { ask, discordRateLimitEvents, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import type { FakeMessage } from '../../../fakes/fake-discord';
+import { useStarted } from '../../support/server-setup';
 
 const TYPING = /\s*\u258d$/;
 /** "About once a second": the bot's budget is one call per second per channel; allow scheduling jitter. */
@@ -20,15 +15,7 @@ function shown(version: string): string {
 }
 
 describe('Discord: a streaming answer only ever grows towards its final text', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 15 });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 15 }));
 
   function checkPrefixes(messages: FakeMessage[]): string[] {
     const problems: string[] = [];

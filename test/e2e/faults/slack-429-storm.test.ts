@@ -4,8 +4,9 @@
  * sends that call again, and loses no final text: every answer ends exactly equal to the service's.
  */
 import type { SlackCall } from '../../../fakes/fake-slack';
-import { rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 const RETRY_AFTER_S = 1;
 /** Timer and clock granularity between the fake's clock reads. */
@@ -31,13 +32,7 @@ function retryAfterViolations(calls: SlackCall[]): string[] {
 }
 
 describe('Slack e2e faults: a 429 storm during 5 concurrent answers', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 8 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 8 }));
 
   async function storm(tag: string, forced: Record<string, number>): Promise<void> {
     // Long answers (several messages each, streamed for seconds) so that every method is in use.

@@ -3,19 +3,14 @@
  * and lookups share that reading. However many lookups come (found or not, at once or one after
  * another), each page is fetched once per reading; a miss on a catalogue read to its end costs none.
  */
-import { responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { responseText, startDiscordE2E } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 const STRING = 3;
 
 describe('Discord e2e: /listing show id: is bounded', () => {
-  let e: DiscordE2E;
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 2 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 2 }));
 
   const listCalls = (): number => e.serviceRequests.filter((r) => r.url.includes('RealEstateList')).length;
 

@@ -6,8 +6,9 @@
  * saying when to try again.
  */
 import { buttons } from '../../../fakes/slack-blocks';
-import { ADMIN, answerMessages, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, answerMessages, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 const USERS = {
   U0USER1: 'Ada Lovelace',
@@ -19,13 +20,7 @@ const USERS = {
 const LIMIT_MESSAGE = 'Slow down please: 2 questions an hour per person. [rl-bridge]';
 
 describe('Slack e2e: limits per person', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 2, fake: { users: USERS } });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2, fake: { users: USERS } }));
 
   const shownIn = (channel: string): string[] => [
     ...e.fake.messages.filter((m) => m.channel === channel).map((m) => m.text),

@@ -8,8 +8,9 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { shown } from '../../../fakes/slack-blocks';
-import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 const CHANNEL = 'C0LONG';
 /** A stall: the event loop held for longer than this (a loaded test machine stays far below it). */
@@ -36,14 +37,7 @@ function stallCounter(): { stop(): { stalls: number; worstMs: number } } {
 }
 
 describe('Slack: two 39,000-character messages, then /handoff', () => {
-  let e: SlackE2E;
-
-  beforeAll(async () => {
-    e = await startSlackE2E();
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E());
 
   test('the ticket is posted and the event loop never stalls', async () => {
     const watch = stallCounter();

@@ -5,19 +5,14 @@
  */
 import { button, buttons } from '../../../fakes/slack-blocks';
 import type { FakeMessage } from '../../../fakes/fake-slack';
-import { ADMIN, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 const SIX_MINUTES_S = 6 * 60;
 
 describe('Slack e2e security', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 2 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2 }));
 
   /** Count of user questions the chatbot service has stored (any session). */
   const questionsStored = (): number =>

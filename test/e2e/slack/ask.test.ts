@@ -1,15 +1,10 @@
 /** /ask, thread follow-ups, mentions, DMs, redeliveries and long answers through the whole app. */
-import { startSlackE2E, waitForAnswer, rootFor, answerMessages, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, waitForAnswer, rootFor, answerMessages } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 describe('Slack e2e: asking', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 15 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 15 }));
 
   test('/healthz answers 200 once ready', async () => {
     const res = await fetch(`${e.app.url}/healthz`);

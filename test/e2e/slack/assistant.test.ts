@@ -7,8 +7,9 @@
 import { assistantThreadContext } from '../../../src/surfaces/slack/assistant';
 import { FeedbackStore } from '../../../src/state/feedback-store';
 import type { FakeMessage, SlackCall } from '../../../fakes/fake-slack';
-import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 interface FeedbackElement {
   type: 'feedback_buttons';
@@ -35,13 +36,7 @@ let seq = 0;
 const tsNow = (): string => `${Math.floor(Date.now() / 1000)}.${String(100000 + ++seq)}`;
 
 describe('Slack e2e: the assistant pane and answer feedback', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 10 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 10 }));
 
   const startThread = async (channel: string, user = 'U0USER1'): Promise<string> => {
     const thread = tsNow();
@@ -331,13 +326,7 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
 });
 
 describe('Slack e2e: a workspace without the assistant methods', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fake: { assistant: 'missing_scope' } });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fake: { assistant: 'missing_scope' } }));
 
   test('greets and answers without them, and stops calling a method it refused', async () => {
     const thread = `${Math.floor(Date.now() / 1000)}.000321`;

@@ -1,16 +1,11 @@
 /** Every command through the whole app; listings paging; the listing modal's inline errors; handoff. */
-import { startSlackE2E, waitForAnswer, rootFor, ADMIN, HANDOFF_CHANNEL, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, waitForAnswer, rootFor, ADMIN, HANDOFF_CHANNEL } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { button } from '../../../fakes/slack-blocks';
+import { useStarted } from '../../support/server-setup';
 
 describe('Slack e2e: commands', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 2 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2 }));
 
   /** Everything the bot showed in a channel (messages and ephemerals), after `since` calls. */
   const shownIn = (channel: string): string[] => [

@@ -1,15 +1,10 @@
 /** 20 answers at once share Slack's budgets: every answer exact, no 429 from the fake. */
-import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, waitForAnswer, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 describe('Slack e2e: 20 concurrent answers', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 10 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 10 }));
 
   test('all answered exactly, no 429', async () => {
     const cities = ['Austin', 'Denver', 'Miami', 'Seattle'];

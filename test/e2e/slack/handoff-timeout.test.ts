@@ -4,25 +4,18 @@
  * timed out in /analytics (text and chart). Short intervals: HANDOFF_REMIND_S and
  * HANDOFF_CLAIM_TIMEOUT_S of 1 s put the time-out about four seconds after the request.
  */
-import { startRestartableSlackE2E, type RestartableSlackE2E } from '../../support/handoff-e2e';
+import { startRestartableSlackE2E } from '../../support/handoff-e2e';
 import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 import { button, buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 const USERS = 'C0WAITS';
 const GRACE = 'U0USER2';
 
 describe('Slack: a ticket nobody claims', () => {
-  let e: RestartableSlackE2E;
-
-  beforeAll(async () => {
-    e = await startRestartableSlackE2E({ HANDOFF_REMIND_S: '1', HANDOFF_CLAIM_TIMEOUT_S: '1' });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startRestartableSlackE2E({ HANDOFF_REMIND_S: '1', HANDOFF_CLAIM_TIMEOUT_S: '1' }));
 
   test('three reminders, then Timed out on the ticket, the user told, counted in the figures', async () => {
     const question = 'Any townhouses for sale in Boise?';

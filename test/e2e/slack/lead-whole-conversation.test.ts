@@ -5,8 +5,9 @@
  * as that first message arrived.
  */
 import { shown } from '../../../fakes/slack-blocks';
-import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
 
 const CHANNEL = 'C0LEADALL';
 const FIRST =
@@ -29,14 +30,7 @@ const FOLLOW_UPS = [
 ];
 
 describe('Slack: the lead summary of a 30-turn conversation', () => {
-  let e: SlackE2E;
-
-  beforeAll(async () => {
-    e = await startSlackE2E();
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E());
 
   test('contact details from the first message are all on the ticket', async () => {
     await e.driver.command('/ask', FIRST, { user: 'U0USER1', channel: CHANNEL });

@@ -6,9 +6,10 @@
  * streamed text unchanged; a workspace that refuses cards gets sections, once refused, remembered.
  */
 import type { FakeMessage, SlackCall } from '../../../fakes/fake-slack';
-import { rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { shown } from '../../../fakes/slack-blocks';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 interface CardEl {
   type: 'card';
@@ -28,13 +29,7 @@ function carouselOf(blocks: unknown): CardEl[] | undefined {
 const hasCarousel = (c: SlackCall): boolean => carouselOf(c.args.blocks) !== undefined;
 
 describe('Slack e2e: listings as a carousel of cards', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 5 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 5 }));
 
   const austin = async () =>
     (await e.app.client.listListings({ chatbotId: e.service.chatbotId, city: 'Austin', page: 1, pageSize: 50 })).items;
@@ -112,13 +107,7 @@ describe('Slack e2e: listings as a carousel of cards', () => {
 });
 
 describe('Slack e2e: a workspace that refuses card blocks', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fake: { cards: 'refuse' } });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fake: { cards: 'refuse' } }));
 
   test('invalid_blocks: the list goes again as sections, once; the workspace gets sections from then on', async () => {
     await e.driver.command('/listings', 'city:Austin', { user: 'U0USER1', channel: 'C0OLD' });

@@ -5,17 +5,12 @@
  */
 import { button, buttons } from '../../../fakes/slack-blocks';
 import type { FakeMessage } from '../../../fakes/fake-slack';
-import { ADMIN, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 describe('Slack: listing delete confirmed from an ephemeral message', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 2 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2 }));
 
   test('shows success in place of the confirmation and removes its buttons', async () => {
     const before = await e.app.client.listListings({ chatbotId: e.service.chatbotId, pageSize: 100 });

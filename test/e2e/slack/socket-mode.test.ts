@@ -4,18 +4,13 @@
  * arrives as an envelope over that socket and is acked on it; nothing is served over HTTP.
  */
 import { answerMessages, rootFor, waitForAnswer } from '../../support/slack-e2e';
-import { startSlackSocketE2E, type SlackSocketE2E } from '../../support/fake-slack-socket';
+import { startSlackSocketE2E } from '../../support/fake-slack-socket';
 import { waitFor } from '../../../fakes/slack-requests';
 import { button } from '../../../fakes/slack-blocks';
+import { useStarted } from '../../support/server-setup';
 
 describe('Slack e2e: Socket Mode', () => {
-  let e: SlackSocketE2E;
-  beforeAll(async () => {
-    e = await startSlackSocketE2E({ fragmentDelayMs: 5 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackSocketE2E({ fragmentDelayMs: 5 }));
 
   test('connects with the app token from apps.connections.open; no HTTP endpoint for Slack', async () => {
     expect(e.socket.connected).toBe(true);
@@ -153,13 +148,7 @@ describe('Slack e2e: Socket Mode', () => {
 });
 
 describe('Slack e2e: Socket Mode survives Slack failing a reconnect', () => {
-  let e: SlackSocketE2E;
-  beforeAll(async () => {
-    e = await startSlackSocketE2E();
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackSocketE2E());
 
   test('apps.connections.open failing while reconnecting: the app comes back once Slack does', async () => {
     // Slack's API answers 503 until told otherwise: the app cannot be connected before then.

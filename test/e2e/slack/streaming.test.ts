@@ -1,18 +1,13 @@
 /** Native streaming (chat.startStream/appendStream/stopStream) when offered, chat.update when refused. */
-import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, waitForAnswer, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { wordGroups } from '../../../src/local-service/answerer/format';
+import { useStarted } from '../../support/server-setup';
 
 const LONG = 'Tell me about all listings, the long answer';
 
 describe('Slack e2e: streaming', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 8 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 8 }));
 
   test('native streaming is used in the thread when the workspace offers it', async () => {
     await e.driver.command('/ask', LONG, { user: 'U0USER1', channel: 'C0NATIVE' });
@@ -60,13 +55,9 @@ describe('Slack e2e: streaming', () => {
 describe('Slack e2e: a lone answer streams visibly through chat.update', () => {
   const FRAGMENT_MS = 180;
   const QUESTION = 'Which homes are for rent in Austin?';
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fake: { streaming: 'feature_not_enabled' }, fragmentDelayMs: FRAGMENT_MS });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() =>
+    startSlackE2E({ fake: { streaming: 'feature_not_enabled' }, fragmentDelayMs: FRAGMENT_MS }),
+  );
 
   test('at least 3 distinct partial texts before the final, every one a prefix of it', async () => {
     await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0LONE' });

@@ -5,12 +5,12 @@
  * fetches the roles), and members arrive after the bot started (so none is in its cache): what the
  * cache lacks must be fetched, and what cannot be told is undefined, not false.
  */
-import pino from 'pino';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { createDiscordSurface, type DiscordRuntime } from '../../../src/surfaces/discord';
 import { type FakeChannel, FakeDiscord, VIEW_CHANNEL } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
+import { silentLog } from '../../support/silent-log';
 
 describe('Discord isMember: who can view the channel', () => {
   let fake: FakeDiscord;
@@ -47,7 +47,7 @@ describe('Discord isMember: who can view the channel', () => {
       apiUrl: fake.apiUrl,
       adminRoles: [],
       store,
-      log: pino({ level: 'silent' }),
+      log: silentLog,
     });
     await runtime.start();
   });

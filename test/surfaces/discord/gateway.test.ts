@@ -7,14 +7,14 @@
  * before them in the same channel still wait.
  */
 import { REST, Routes } from 'discord.js';
-import pino from 'pino';
 import type { MessageRef, Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { restBase } from '../../../src/surfaces/discord';
 import { DiscordPort } from '../../../src/surfaces/discord/port';
 import { type FakeChannel, FakeDiscord, type InteractionRecord } from '../../../fakes/fake-discord';
+import { silentLog } from '../../support/silent-log';
 
-const log = pino({ level: 'silent' });
+const log = silentLog;
 
 describe('DiscordGateway: one outbound path', () => {
   let fake: FakeDiscord;

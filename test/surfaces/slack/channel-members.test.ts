@@ -3,15 +3,15 @@
  * `conversations.members`, kept a minute and then asked again, so a member added (or removed) in
  * Slack counts within a minute without one call per click. The cache's clock is the test's.
  */
-import pino from 'pino';
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { SlackGateway } from '../../../src/surfaces/slack/gateway';
 import { SlackDirectory } from '../../../src/surfaces/slack/home';
 import { createWebClient } from '../../../src/surfaces/slack/web';
 import { FakeSlack } from '../../../fakes/fake-slack';
+import { silentLog } from '../../support/silent-log';
 
-const log = pino({ level: 'silent' });
+const log = silentLog;
 
 describe('Slack channel members', () => {
   let fake: FakeSlack;

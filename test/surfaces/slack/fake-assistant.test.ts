@@ -1,14 +1,9 @@
 /** The fake Slack's assistant.threads.* and context_actions checks, so e2e tests can rely on them. */
 import { FakeSlack, STATUS_PER_MINUTE, TIER_BUDGETS } from '../../../fakes/fake-slack';
+import { useStarted } from '../../support/server-setup';
 
 describe('fake Slack: the assistant methods and feedback blocks', () => {
-  let fake: FakeSlack;
-  beforeAll(async () => {
-    fake = await new FakeSlack().start();
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
+  const fake = useStarted(() => new FakeSlack().start());
 
   const call = async (
     method: string,

@@ -4,13 +4,14 @@
  * Web API client's resend against the fake Slack, also when a refusal names only the first of
  * several failing photos.
  */
-import pino from 'pino';
 import type { Card } from '../../../src/core/surface';
 import { CARDS_PER_PAGE } from '../../../src/core/listings/find';
 import { renderMessage, SLACK_LIMITS } from '../../../src/surfaces/slack/blocks';
 import { forResponseUrl } from '../../../src/surfaces/slack/image-retry';
 import { createWebClient } from '../../../src/surfaces/slack/web';
 import { FakeSlack } from '../../../fakes/fake-slack';
+import { silentLog } from '../../support/silent-log';
+import { useStarted } from '../../support/server-setup';
 
 const BROKEN_HOST = 'photos.unreachable.example';
 
@@ -86,16 +87,12 @@ describe('Slack listing photos', () => {
   });
 
   describe.each(['all', 'first'] as const)('the client against a Slack naming %s failing image(s)', (names) => {
-    let fake: FakeSlack;
-    beforeAll(async () => {
-      fake = await new FakeSlack({ unfetchableImageHosts: [BROKEN_HOST], imageRefusalNames: names }).start();
-    });
-    afterAll(async () => {
-      await fake.close();
-    });
+    const fake = useStarted(() =>
+      new FakeSlack({ unfetchableImageHosts: [BROKEN_HOST], imageRefusalNames: names }).start(),
+    );
 
     test('the message is posted; no broken icon; the good photos kept where the refusal allowed', async () => {
-      const client = createWebClient(fake.botToken, fake.apiUrl, pino({ level: 'silent' }));
+      const client = createWebClient(fake.botToken, fake.apiUrl, silentLog);
       const cards = [1, 2, 3].map((n) =>
         bigCard(n, 2, n === 1 ? `https://images.example.com/${n}.jpg` : `https://${BROKEN_HOST}/${n}.jpg`),
       );
@@ -120,7 +117,7 @@ describe('Slack listing photos', () => {
     });
 
     test('the fake shows an unfetchable accessory as a broken icon, as Slack does, and accepts it', async () => {
-      const client = createWebClient(fake.botToken, fake.apiUrl, pino({ level: 'silent' }));
+      const client = createWebClient(fake.botToken, fake.apiUrl, silentLog);
       const url = `https://${BROKEN_HOST}/thumb.jpg`;
       const res = await client.chat.postMessage({
         channel: 'C0THUMB',

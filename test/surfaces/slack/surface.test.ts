@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { createSlackSurface, type SlackRuntime } from '../../../src/surfaces/slack';
 import type { BridgeCore, CommandName, FormResult, IncomingMessage, Invocation } from '../../../src/core/surface';
 import { PlatformRateLimitError } from '../../../src/core/surface';
@@ -15,6 +14,7 @@ import { SqliteStore } from '../../../src/state/sqlite-store';
 import { FakeSlack } from '../../../fakes/fake-slack';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import type { SlackPort } from '../../../src/surfaces/slack/port';
+import { silentLog } from '../../support/silent-log';
 
 const SECRET = 'test-signing-secret';
 
@@ -68,7 +68,7 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
       apiUrl: fake.apiUrl,
       adminUsers: ['U0ADMIN'],
       store,
-      log: pino({ level: 'silent' }),
+      log: silentLog,
     });
     runtime.attach(core);
     await runtime.start();

@@ -4,8 +4,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { createWebClient, httpStatus } from '../../../src/surfaces/slack/web';
+import { silentLog } from '../../support/silent-log';
 
 describe('Slack Web API retry policy', () => {
   let server: Server;
@@ -31,7 +31,7 @@ describe('Slack Web API retry policy', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const client = () => createWebClient('xoxb-test', apiUrl, pino({ level: 'silent' }));
+  const client = () => createWebClient('xoxb-test', apiUrl, silentLog);
 
   test.each([404, 405, 410, 501])('HTTP %i is asked once and handed up', async (status) => {
     const err: unknown = await client()

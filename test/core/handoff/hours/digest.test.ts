@@ -3,7 +3,6 @@
  * office's time zone, the previous local day's tickets in one e-mail, once per day across two
  * instances, and late after a restart when its hour passed while the bridge was down.
  */
-import pino from 'pino';
 import type { CoreConfig, CoreContext } from '../../../../src/core/context';
 import { dueDigestDay } from '../../../../src/core/handoff/hours/digest';
 import { checkLeadsDigest } from '../../../../src/core/handoff/hours/leads-digest';
@@ -14,9 +13,10 @@ import { smtpMailer } from '../../../../src/mail/mailer';
 import { MailOutbox } from '../../../../src/mail/outbox';
 import { SqliteStore } from '../../../../src/state/sqlite-store';
 import { startSmtpSink, type SmtpSink } from '../../../support/smtp-sink';
+import { silentLog } from '../../../support/silent-log';
 
 const utc = (iso: string): number => Date.parse(`${iso}Z`);
-const log = pino({ level: 'silent' });
+const log = silentLog;
 const place = { surface: 'slack' as const, workspace: 'T1', channel: 'C1', thread: '1.1' };
 
 function ticket(id: string, name: string, createdAt: number, more: Partial<Ticket> = {}): Ticket {

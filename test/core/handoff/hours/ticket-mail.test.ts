@@ -1,5 +1,4 @@
 /** The ticket e-mail's content, the office as the settings describe it, and the response target's steps. */
-import pino from 'pino';
 import type { CoreContext } from '../../../../src/core/context';
 import { afterHoursLines, readOffice } from '../../../../src/core/handoff/hours/office';
 import { missedByLine, targetStep } from '../../../../src/core/handoff/hours/response-target';
@@ -8,6 +7,7 @@ import { extractLead } from '../../../../src/core/handoff/lead';
 import type { Ticket } from '../../../../src/core/handoff/model';
 import { appliedSettingsKey } from '../../../../src/core/settings/applied';
 import { SqliteStore } from '../../../../src/state/sqlite-store';
+import { silentLog } from '../../../support/silent-log';
 
 const utc = (iso: string): number => Date.parse(`${iso}Z`);
 
@@ -73,7 +73,7 @@ it('the office: a TimeZone and TalkToHumanEmail applied from chat win over the v
         digestHour: 8,
       },
     },
-    log: pino({ level: 'silent' }),
+    log: silentLog,
     now: () => 0,
   } as unknown as CoreContext;
   expect(await readOffice(ctx)).toMatchObject({ timeZone: 'Europe/London', ticketEmail: 'env@example.com' });
