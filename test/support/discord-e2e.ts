@@ -222,6 +222,16 @@ export async function ask(
   return { threadId, rec };
 }
 
+/** `/handoff <reason>` typed by `member` in `channelId` (a conversation's thread, or a channel). */
+export function handoffIn(e: DiscordE2E, channelId: string, reason: string, member = e.user): InteractionRecord {
+  return e.fake.slashCommand({
+    name: 'handoff',
+    channelId,
+    member,
+    options: [{ name: 'reason', type: 3, value: reason }],
+  });
+}
+
 /**
  * Checks an interaction was acknowledged the way Discord requires: its one callback accepted (the
  * fake refuses and records a callback later than 3 s, so none may be recorded) and sent before any

@@ -3,7 +3,14 @@
  * SLACK_HANDOFF_CHANNEL configured. The ticket, the claim and the agent's replies live on Slack
  * (driven by signed requests to /slack/events), the user stays on Discord.
  */
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  startDiscordE2E,
+  waitForAnswer,
+  type DiscordE2E,
+  handoffIn,
+} from '../../support/discord-e2e';
 import { FakeSlack } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
@@ -42,12 +49,7 @@ describe('Discord user, Slack handoff channel', () => {
     const { threadId } = await ask(e, question);
     await waitForAnswer(e, threadId, question);
 
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member: e.user,
-      options: [{ name: 'reason', type: 3, value: 'I want a viewing' }],
-    });
+    handoffIn(e, threadId, 'I want a viewing');
     const ticket = await waitFor(
       () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
       'the ticket in the Slack handoff channel',

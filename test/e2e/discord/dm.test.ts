@@ -4,7 +4,7 @@
  * button, or /ask in the DM), and a handoff from a DM relays both ways between the DM and the
  * ticket thread in the handoff channel.
  */
-import { botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E, handoffIn } from '../../support/discord-e2e';
 import type { FakeChannel, FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 
@@ -159,12 +159,7 @@ describe('Discord: direct messages', () => {
     expect(relayed.content).toContain('agent-smith');
 
     // /handoff cancel in the DM: the bot answers the same conversation again.
-    const cancel = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: dm.id,
-      member: e.user,
-      options: [{ name: 'reason', type: 3, value: 'cancel' }],
-    });
+    const cancel = handoffIn(e, dm.id, 'cancel');
     await waitFor(
       () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
       'the cancellation',

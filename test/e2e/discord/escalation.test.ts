@@ -4,7 +4,14 @@
  * Discord role of HANDOFF_ESCALATE, listed alone in allowed_mentions.roles (the Slack group of the
  * same variable is not written on Discord); the ticket shows "Response target missed by N min".
  */
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  startDiscordE2E,
+  waitForAnswer,
+  type DiscordE2E,
+  handoffIn,
+} from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 
 const ROLE = '112233445566';
@@ -30,12 +37,7 @@ describe('Discord: response target and escalation', () => {
     const question = 'Which homes are for rent in Denver?';
     const { threadId } = await ask(e, question);
     await waitForAnswer(e, threadId, question);
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member: e.user,
-      options: [{ name: 'reason', type: 3, value: 'please call me' }],
-    });
+    handoffIn(e, threadId, 'please call me');
     const ticket = await waitFor(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('please call me')),
       'the ticket',

@@ -11,6 +11,7 @@ import {
   startDiscordE2E,
   waitForAnswer,
   type DiscordE2E,
+  handoffIn,
 } from '../../support/discord-e2e';
 import { type FakeMember, type FakeMessage, VIEW_CHANNEL } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
@@ -201,12 +202,7 @@ describe('Discord: a lead through a handoff', () => {
     const question = 'Which homes are for rent in Denver?';
     const second = await ask(e, question, bob);
     await waitForAnswer(e, second.threadId, question);
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: second.threadId,
-      member: bob,
-      options: [{ name: 'reason', type: 3, value: 'call me' }],
-    });
+    handoffIn(e, second.threadId, 'call me', bob);
     const secondTicket = await wait(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.id !== ticket.id && m.content.includes('call me')),
       'the second ticket',
@@ -217,22 +213,12 @@ describe('Discord: a lead through a handoff', () => {
       'the second ticket stored with its link',
     );
 
-    const refused = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: e.general.id,
-      member: bob,
-      options: [{ name: 'reason', type: 3, value: 'queue' }],
-    });
+    const refused = handoffIn(e, e.general.id, 'queue', bob);
     await wait(() => /for members of the handoff channel and admins/.test(responseText(e, refused)), 'the refusal');
     expect(responseText(e, refused)).not.toMatch(/Handoff queue/);
     // An agent (a member who can view the private handoff channel, through the agents role) gets
     // the queue from any channel, though not an admin.
-    const fromGeneral = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: e.general.id,
-      member: e.agent,
-      options: [{ name: 'reason', type: 3, value: 'queue' }],
-    });
+    const fromGeneral = handoffIn(e, e.general.id, 'queue', e.agent);
     await wait(() => /Handoff queue/.test(responseText(e, fromGeneral)), 'the queue for an agent in #general');
     expect(responseText(e, fromGeneral)).toMatch(/bob \(Discord\)/);
     // A member let in by a member overwrite (a CHANNEL_UPDATE after the bot started) is an agent
@@ -241,38 +227,18 @@ describe('Discord: a lead through a handoff', () => {
     const view = VIEW_CHANNEL.toString();
     const overwrites = [...(e.handoff.permission_overwrites ?? [])];
     e.fake.setOverwrites(e.handoff.id, [...overwrites, { id: bob.user.id, type: 1, allow: view, deny: '0' }]);
-    const letIn = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: e.general.id,
-      member: bob,
-      options: [{ name: 'reason', type: 3, value: 'queue' }],
-    });
+    const letIn = handoffIn(e, e.general.id, 'queue', bob);
     await wait(() => /Handoff queue|for members of/.test(responseText(e, letIn)), 'bob let in');
     expect(responseText(e, letIn)).toMatch(/Handoff queue/);
     e.fake.setOverwrites(e.handoff.id, overwrites);
-    const shutOut = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: e.general.id,
-      member: bob,
-      options: [{ name: 'reason', type: 3, value: 'queue' }],
-    });
+    const shutOut = handoffIn(e, e.general.id, 'queue', bob);
     await wait(() => /Handoff queue|for members of/.test(responseText(e, shutOut)), 'bob shut out');
     expect(responseText(e, shutOut)).toMatch(/for members of the handoff channel and admins/);
-    const queue = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: e.handoff.id,
-      member: e.agent,
-      options: [{ name: 'reason', type: 3, value: 'queue' }],
-    });
+    const queue = handoffIn(e, e.handoff.id, 'queue', e.agent);
     await wait(() => /Handoff queue/.test(responseText(e, queue)), 'the queue');
     expect(responseText(e, queue)).toMatch(/1 open, 1 waiting/);
     expect(responseText(e, queue)).toMatch(/Waiting \d+ s · bob \(Discord\) · https:\/\/discord\.com\/channels\//);
-    const admin = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: e.general.id,
-      member: e.admin,
-      options: [{ name: 'reason', type: 3, value: 'queue' }],
-    });
+    const admin = handoffIn(e, e.general.id, 'queue', e.admin);
     await wait(() => /bob \(Discord\)/.test(responseText(e, admin)), 'the queue for an admin');
 
     const { text, spec } = await analyticsOf(e);

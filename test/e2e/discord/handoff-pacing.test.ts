@@ -4,7 +4,14 @@
  * the port, button updates and core's edits through the edit budget), or a notice lands right after
  * a streamed edit and the channel's 5-per-5-s bucket runs dry: a 429, or discord.js holding calls.
  */
-import { ask, botMessagesIn, discordRateLimitEvents, sameAnswer, startDiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  discordRateLimitEvents,
+  sameAnswer,
+  startDiscordE2E,
+  handoffIn,
+} from '../../support/discord-e2e';
 import type { FakeMessage, RecordedCall } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
@@ -34,12 +41,7 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
     );
 
     // Ask for a human mid-stream: the notice goes to the thread the answer is streaming in.
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member: e.user,
-      options: [{ name: 'reason', type: 3, value: 'Pacing: a person please' }],
-    });
+    handoffIn(e, threadId, 'Pacing: a person please');
     const notice = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
       'the handoff notice',

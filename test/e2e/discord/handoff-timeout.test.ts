@@ -11,6 +11,7 @@ import {
   responseText,
   startDiscordE2E,
   waitForAnswer,
+  handoffIn,
 } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
@@ -79,12 +80,7 @@ describe('Discord: tickets that time out or are cancelled', () => {
       15_000,
       e.fake.changes,
     );
-    const queue = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: e.handoff.id,
-      member: e.agent,
-      options: [{ name: 'reason', type: 3, value: 'queue' }],
-    });
+    const queue = handoffIn(e, e.handoff.id, 'queue', e.agent);
     await waitFor(() => /Handoff queue/.test(responseText(e, queue)), 'the queue', 15_000, e.fake.changes);
     expect(responseText(e, queue)).toMatch(/1 open, 0 waiting/);
     expect(responseText(e, queue)).toMatch(

@@ -1,4 +1,4 @@
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
 
@@ -10,12 +10,7 @@ describe('Discord: handoff round trip', () => {
     const { threadId } = await ask(e, question);
     await waitForAnswer(e, threadId, question);
 
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member: e.user,
-      options: [{ name: 'reason', type: 3, value: 'I want to negotiate' }],
-    });
+    handoffIn(e, threadId, 'I want to negotiate');
     const ticket = await waitFor(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('I want to negotiate')),
       'the ticket',
@@ -79,12 +74,7 @@ describe('Discord: handoff round trip', () => {
     expect(relayed.content).toContain('agent-smith');
 
     // Cancel: back to the bot.
-    const cancel = e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member: e.user,
-      options: [{ name: 'reason', type: 3, value: 'cancel' }],
-    });
+    const cancel = handoffIn(e, threadId, 'cancel');
     await waitFor(
       () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
       'the cancellation',

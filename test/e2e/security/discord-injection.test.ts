@@ -7,7 +7,7 @@
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
 import { FakeSlack } from '../../../fakes/fake-slack';
-import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E, handoffIn } from '../../support/discord-e2e';
 import type { FakeMember } from '../../../fakes/fake-discord';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
@@ -67,12 +67,7 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
       e.fake.changes,
     );
 
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member: mallory,
-      options: [{ name: 'reason', type: 3, value: 'Ping <!here> please' }],
-    });
+    handoffIn(e, threadId, 'Ping <!here> please', mallory);
     const ticket = await waitFor(
       () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
       'the ticket on Slack',

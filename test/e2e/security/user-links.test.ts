@@ -7,7 +7,14 @@
  * chatbot's own answer keeps its link.
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
-import { ask, botMessagesIn, discordShown, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  discordShown,
+  startDiscordE2E,
+  type DiscordE2E,
+  handoffIn,
+} from '../../support/discord-e2e';
 import type { FakeMessage as DiscordMessage } from '../../../fakes/fake-discord';
 import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
 import { button, shown } from '../../../fakes/slack-blocks';
@@ -156,12 +163,7 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
     // The chatbot's own link stays a Markdown link.
     await waitFor(() => answer.content.includes('[our safety page](https://good.example/safety)'), 'the final answer');
 
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member: e.user,
-      options: [{ name: 'reason', type: 3, value: `Help: ${LINK}` }],
-    });
+    handoffIn(e, threadId, `Help: ${LINK}`);
     const ticket = await waitFor(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('Help: ')),
       'the ticket',
