@@ -3,7 +3,7 @@
  * service failure is not a broken connection, and the service's own refusals keep its words.
  */
 import { Relay } from '../../../src/core/relay/relay';
-import { RelayTestbed } from './testbed';
+import { eachTestbed } from './testbed';
 import { describeInterruption } from '../../../src/core/conversations/interruption';
 import {
   InterruptedStreamError,
@@ -15,24 +15,16 @@ import {
   TimeoutError,
 } from '../../../src/service/errors';
 import type { Place } from '../../../src/core/surface';
-import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
-let store: SqliteStore;
-let bed: RelayTestbed;
+const bed = eachTestbed();
 let relay: Relay;
 let n = 0;
 
 beforeEach(() => {
-  bed = new RelayTestbed();
-  store = bed.store;
-  relay = new Relay({ store, log: silentLog, instanceId: 'e', options: { minInterimIntervalMs: 10 } });
-});
-
-afterEach(async () => {
-  await bed.close();
+  relay = new Relay({ store: bed.store, log: silentLog, instanceId: 'e', options: { minInterimIntervalMs: 10 } });
 });
 
 const RATE_TEXT = 'You have sent too many messages. Please wait 60 seconds.';

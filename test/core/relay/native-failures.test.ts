@@ -3,7 +3,7 @@
  * a stream whose append or stop failed is still finished, showing exactly its final text.
  */
 import { Relay, type RelayResult } from '../../../src/core/relay/relay';
-import { RelayTestbed } from './testbed';
+import { eachTestbed } from './testbed';
 import {
   PlatformRateLimitError,
   type MessageRef,
@@ -11,7 +11,6 @@ import {
   type OutMessage,
   type Place,
 } from '../../../src/core/surface';
-import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface, type TestNativeStream, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, silentLog } from './fake-stream';
 
@@ -79,19 +78,12 @@ class FaultySurface extends TestSurface {
   }
 }
 
-let store: SqliteStore;
-let bed: RelayTestbed;
+const bed = eachTestbed();
 let relay: Relay;
 let n = 0;
 
 beforeEach(() => {
-  bed = new RelayTestbed();
-  store = bed.store;
-  relay = new Relay({ store, log: silentLog, instanceId: 'nf', options: { minInterimIntervalMs: 10 } });
-});
-
-afterEach(async () => {
-  await bed.close();
+  relay = new Relay({ store: bed.store, log: silentLog, instanceId: 'nf', options: { minInterimIntervalMs: 10 } });
 });
 
 async function relayAnswer(surface: TestSurface, answer: string, every = 2): Promise<RelayResult> {

@@ -3,24 +3,13 @@
  * append) is a prefix of that message's final text, and the finals joined equal the answer exactly.
  */
 import { Relay, type RelayOptions, type RelayResult } from '../../../src/core/relay/relay';
-import { RelayTestbed } from './testbed';
+import { eachTestbed } from './testbed';
 import type { Place } from '../../../src/core/surface';
-import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, type TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
 import { FakeAnswerStream, fragments, longAnswer, rng, silentLog } from './fake-stream';
 
-let store: SqliteStore;
-let bed: RelayTestbed;
+const bed = eachTestbed();
 let n = 0;
-
-beforeEach(() => {
-  bed = new RelayTestbed();
-  store = bed.store;
-});
-
-afterEach(async () => {
-  await bed.close();
-});
 
 /** Long Markdown with the shapes that move cuts: paragraphs, lines, fences (some longer than the limit), long words. */
 function trickyAnswer(seed: number, length: number, limit: number): string {
@@ -54,7 +43,7 @@ async function relayAnswer(
 ): Promise<{ surface: TestSurface; result: RelayResult }> {
   const surface = bed.surface({ maxMessageLength: opts.limit, ...opts.surface });
   const relay = new Relay({
-    store,
+    store: bed.store,
     log: silentLog,
     instanceId: 'p',
     options: { minInterimIntervalMs: 10, ...opts.relay },

@@ -4,28 +4,22 @@
  * mark, in one call.
  */
 import { Relay, type RelayRequest } from '../../../src/core/relay/relay';
-import { RelayTestbed } from './testbed';
+import { eachTestbed } from './testbed';
 import type { Place } from '../../../src/core/surface';
-import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, type TestSurface } from '../../support/test-surface';
 import { FakeAnswerStream, silentLog } from './fake-stream';
 import { waitFor } from '../../../fakes/wait-for';
 
-let store: SqliteStore;
-let bed: RelayTestbed;
+const bed = eachTestbed();
 let n = 0;
 
-beforeEach(() => {
-  bed = new RelayTestbed();
-  store = bed.store;
-});
-
-afterEach(async () => {
-  await bed.close();
-});
-
 function relayWith(maxHoldMs: number): Relay {
-  return new Relay({ store, log: silentLog, instanceId: 's', options: { minInterimIntervalMs: 20, maxHoldMs } });
+  return new Relay({
+    store: bed.store,
+    log: silentLog,
+    instanceId: 's',
+    options: { minInterimIntervalMs: 20, maxHoldMs },
+  });
 }
 
 function request(surface: TestSurface, events: FakeAnswerStream): RelayRequest & { place: Place } {

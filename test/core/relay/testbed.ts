@@ -28,3 +28,22 @@ export class RelayTestbed {
     await this.store.close();
   }
 }
+
+/** A fresh RelayTestbed for each test of the file (closed after it), read through this stand-in. */
+export function eachTestbed(): RelayTestbed {
+  let bed: RelayTestbed | undefined;
+  beforeEach(() => {
+    bed = new RelayTestbed();
+  });
+  afterEach(async () => {
+    await bed?.close();
+    bed = undefined;
+  });
+  return new Proxy({} as RelayTestbed, {
+    get(_target, prop) {
+      if (!bed) throw new Error(`read ${String(prop)} of the relay testbed outside a test`);
+      const value: unknown = Reflect.get(bed, prop, bed);
+      return typeof value === 'function' ? value.bind(bed) : value;
+    },
+  });
+}

@@ -166,6 +166,18 @@ describe.each([['SQLite'], ['Redis']] as const)(
       rmSync(dir, { recursive: true, force: true });
     });
 
+    /** A person's message in a Slack thread (Events API). */
+    const say = (channel: string, thread: string, user: string, text: string, tsPart: string) =>
+      driver.event({
+        type: 'message',
+        channel,
+        channel_type: 'channel',
+        user,
+        text,
+        ts: `${Math.floor(Date.now() / 1000)}.${tsPart}`,
+        thread_ts: thread,
+      });
+
     test('a full scenario, then every key family listed with its expiry', async () => {
       // Slack: the owner's settings, a question, a vote, a follow-up.
       await driver.command('/chatbot', 'set RateLimitCount 50', { user: 'U0ADMIN', channel: 'C0RSET' });
@@ -201,15 +213,7 @@ describe.each([['SQLite'], ['Redis']] as const)(
         { user: 'U0USER1' },
       );
       const follow = 'And with a garden? (retention)';
-      await driver.event({
-        type: 'message',
-        channel: 'C0RUSER',
-        channel_type: 'channel',
-        user: 'U0USER1',
-        text: follow,
-        ts: `${Math.floor(Date.now() / 1000)}.500001`,
-        thread_ts: root.ts,
-      });
+      await say('C0RUSER', root.ts, 'U0USER1', follow, '500001');
       await waitFor(() => e.storedAnswers(follow).length > 0 || undefined, 'the follow-up answered');
       await waitFor(() => e.app.store.keys('feedback:vote:').then((k) => k.length > 0 || undefined), 'the vote');
       await e.app.bridge.conversations.idle();
@@ -228,29 +232,13 @@ describe.each([['SQLite'], ['Redis']] as const)(
       );
       await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim') || undefined, 'the claim');
       const userText = 'Can I visit tomorrow? (retention)';
-      await driver.event({
-        type: 'message',
-        channel: 'C0RUSER',
-        channel_type: 'channel',
-        user: 'U0USER1',
-        text: userText,
-        ts: `${Math.floor(Date.now() / 1000)}.600001`,
-        thread_ts: root.ts,
-      });
+      await say('C0RUSER', root.ts, 'U0USER1', userText, '600001');
       await waitFor(
         () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes(userText)),
         'user -> ticket',
       );
       const agentText = 'Sure, 10am. (retention)';
-      await driver.event({
-        type: 'message',
-        channel: SLACK_HANDOFF,
-        channel_type: 'channel',
-        user: 'U0AGENT',
-        text: agentText,
-        ts: `${Math.floor(Date.now() / 1000)}.600002`,
-        thread_ts: ticket.ts,
-      });
+      await say(SLACK_HANDOFF, ticket.ts, 'U0AGENT', agentText, '600002');
       await waitFor(() => slack.replies('C0RUSER', root.ts).find((m) => m.text.includes(agentText)), 'agent -> user');
       const claimed = slack.message(SLACK_HANDOFF, ticket.ts)!;
       const close = button(claimed, /close/i);
