@@ -70,7 +70,7 @@ export function listingDetailCard(l: Listing): Card {
   ]);
   group('The neighbourhood', [['City', formatPlace(l)], ...around.map((e): [string, string] => [e.key, e.value])]);
   const links: Array<[string, string | undefined]> = [
-    ['Listing page', l.url],
+    ['Link', l.url],
     ['Map', mapLink(l)],
   ];
   group('Links', links);

@@ -160,25 +160,31 @@ export class DiscordPort implements SurfacePort {
   }
 
   private async send(channelId: string, msg: () => Promise<RenderedMessage>, opts: SendOptions = {}): Promise<string> {
-    return this.gateway.inChannel(channelId, opts, async () => {
+    let sent: RenderedMessage | undefined;
+    const id = await this.gateway.inChannel(channelId, opts, async () => {
       const m = await msg();
+      sent = m;
       try {
         const res = await this.rest.post(Routes.channelMessages(channelId), {
           body: restBody(m.body),
           files: m.files.length ? m.files : undefined,
         });
         const id = idSchema.parse(res).id;
-        await this.postMore(channelId, m);
         return id;
       } catch (err) {
         throw toRateLimitError(err);
       }
     });
+    if (sent) await this.postMore(channelId, sent);
+    return id;
   }
 
-  /** The messages that go on after this one (render.ts's `more`: listings past one message's limits). */
+  /**
+   * The messages that go on after one sent (render.ts's `more`: listings past one message's limits,
+   * an answer's listings), each a call of its own on the channel's budget.
+   */
   private async postMore(channelId: string, m: RenderedMessage): Promise<void> {
-    for (const body of m.more ?? []) await this.rest.post(Routes.channelMessages(channelId), { body: restBody(body) });
+    for (const body of m.more ?? []) await this.send(channelId, async () => ({ body, files: [] }));
   }
 
   async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
@@ -196,6 +202,7 @@ export class DiscordPort implements SurfacePort {
       return;
     }
     const channel = targetOf(ref.place);
+    let sentEdit: RenderedMessage | undefined;
     await this.gateway.inChannel(channel, opts, async () => {
       const rendered = await this.render(latest ? latest() : msg);
       try {
@@ -203,11 +210,12 @@ export class DiscordPort implements SurfacePort {
           body: restBody(rendered.body),
           files: rendered.files.length ? rendered.files : undefined,
         });
-        await this.postMore(channel, rendered);
+        sentEdit = rendered;
       } catch (err) {
         throw toRateLimitError(err);
       }
     });
+    if (sentEdit) await this.postMore(channel, sentEdit);
   }
 
   async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {

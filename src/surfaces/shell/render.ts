@@ -87,6 +87,7 @@ function cleanCard(card: Card): Card {
     ...(card.footer ? { footer: stripControl(card.footer) } : {}),
     ...(card.badge ? { badge: stripControl(card.badge) } : {}),
     fields: card.fields.map((f) => ({ label: stripControl(f.label), value: stripControl(f.value) })),
+    ...(card.photos ? { photos: card.photos.map(stripControl) } : {}),
   };
 }
 
@@ -98,6 +99,9 @@ function renderDetails(card: Card, colors: Palette): string {
     const [first, ...more] = f.value.split('\n');
     out.push(`${colors.dim(f.label.padEnd(width))}  ${first}`, ...more.map((line) => `${' '.repeat(width)}  ${line}`));
   }
+  // A terminal shows no gallery: a detailed card's photos are their links.
+  for (const [i, url] of (card.photos ?? []).entries())
+    out.push(`${colors.dim((i === 0 ? 'Photos' : '').padEnd(width))}  ${url}`);
   if (card.url && !card.fields.some((f) => f.value === card.url)) out.push(colors.dim(card.url));
   if (card.footer) out.push(colors.dim(card.footer));
   return out.join('\n');
