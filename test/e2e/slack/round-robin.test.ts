@@ -5,9 +5,8 @@
  * first available, and after HANDOFF_OFFER_S (an injected clock, a sweep) to the next available.
  */
 import type { FakeMessage } from '../../../fakes/fake-slack';
-import { button } from '../../../fakes/slack-blocks';
 import { waitFor } from '../../../fakes/slack-requests';
-import { AGENT, HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { AGENT, askForHuman, HANDOFF_CHANNEL, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
 
 const USERS = 'C0LEADS';
 const ADA = 'U0USER1';
@@ -55,21 +54,7 @@ describe('Slack: round-robin over the handoff channel members', () => {
     );
 
     const question = 'I am looking for a 3 bedroom house in Austin';
-    await e.driver.command('/ask', question, { user: ADA, channel: USERS });
-    const root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
-    const answered = await waitFor(
-      () => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
-      'the answer with Talk to a human',
-    );
-    await e.driver.click(
-      button(answered, 'Talk to a human')!,
-      { channel: USERS, messageTs: answered.ts, threadTs: root.ts },
-      { user: ADA },
-    );
-    const ticket = await waitFor(
-      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
-      'the ticket',
-    );
+    const { ticket } = await askForHuman(e, ADA, USERS, question);
     // Members in id order: Bea, Cy (away), Agent Smith; the bridge and the helper bot are never offered one.
     await waitFor(() => (offersIn(ticket).length === 1 ? true : undefined), 'the first offer');
     expect(offersIn(ticket)).toEqual([BEA]);
