@@ -63,6 +63,8 @@ export async function startDiscordE2E(
     llm?: { baseUrl: string };
     /** DISCORD_API_URL from the started fake (default: its REST base). */
     apiUrl?: (fake: FakeDiscord) => string;
+    /** Core's clock (default Date.now). */
+    now?: () => number;
   } = {},
 ): Promise<DiscordE2E> {
   const tmp = tempDir('discord-e2e-');
@@ -112,7 +114,7 @@ export async function startDiscordE2E(
   const log = sink ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) }) : silentLog;
   let app: AppHandle;
   try {
-    app = await startApp(config, { log });
+    app = await startApp(config, { log, ...(opts.now ? { now: opts.now } : {}) });
   } catch (err) {
     await fake.close();
     await svc.close();
