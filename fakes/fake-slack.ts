@@ -164,6 +164,8 @@ export class FakeSlack {
   /** conversations.info names and conversations.members lists, per channel id. */
   readonly channelNames: Record<string, string> = {};
   readonly channelMembers: Record<string, string[]> = {};
+  /** Users that users.info says are bots (besides the bridge itself). */
+  readonly bots = new Set<string>();
   private streaming: 'on' | 'unknown_method' | 'feature_not_enabled';
   private readonly postBurst: number;
   private readonly users: Record<string, string>;
@@ -643,7 +645,11 @@ export class FakeSlack {
         const id = String(a.user ?? '');
         if (!id) return { ok: false, error: 'user_not_found' };
         const name = this.users[id] ?? `user-${id.toLowerCase()}`;
-        return { ok: true, user: { id, name, real_name: name, profile: { display_name: name, real_name: name } } };
+        const isBot = id === this.botUserId || this.bots.has(id);
+        return {
+          ok: true,
+          user: { id, name, real_name: name, is_bot: isBot, profile: { display_name: name, real_name: name } },
+        };
       }
       case 'chat.postMessage': {
         const channel = String(a.channel ?? '');

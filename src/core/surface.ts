@@ -296,6 +296,8 @@ export interface SurfacePort {
   stripButtons?(thread: Place, actions: string[]): Promise<void>;
   /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
   isMember?(channel: Place, userId: string): Promise<boolean | undefined>;
+  /** The channel's people (no bots, not the bridge) in a stable order; undefined when not cheaply known. */
+  channelAgents?(channel: Place): Promise<Actor[] | undefined>;
   /**
    * Show that an answer is being worked on in `place` (Slack: the assistant status "is thinking…");
    * '' clears it. Cosmetic: implementations never throw.

@@ -8,7 +8,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import { FakeSlack, type FakeSlackOptions, type FakeMessage } from '../../fakes/fake-slack';
-import { sameAnswer, shown } from '../../fakes/slack-blocks';
+import { button, sameAnswer, shown } from '../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../fakes/slack-requests';
 import { silentLog } from './silent-log';
 
@@ -111,4 +111,29 @@ export async function waitForAnswer(
     `the answer to "${question.slice(0, 40)}" in ${channel}/${threadTs}`,
     timeoutMs,
   );
+}
+
+/** `user` asks `question` in `channel` with /ask and presses "Talk to a human": the conversation's root and the ticket. */
+export async function askForHuman(
+  e: SlackE2E,
+  user: string,
+  channel: string,
+  question: string,
+): Promise<{ root: FakeMessage; ticket: FakeMessage }> {
+  await e.driver.command('/ask', question, { user, channel });
+  const root = await waitFor(() => rootFor(e.fake, channel, question), 'the conversation root');
+  const answered = await waitFor(
+    () => e.fake.replies(channel, root.ts).find((m) => button(m, 'Talk to a human')),
+    'the answer with Talk to a human',
+  );
+  await e.driver.click(
+    button(answered, 'Talk to a human')!,
+    { channel, messageTs: answered.ts, threadTs: root.ts },
+    { user },
+  );
+  const ticket = await waitFor(
+    () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
+    'the ticket',
+  );
+  return { root, ticket };
 }

@@ -81,13 +81,18 @@ export class SlackDirectory {
   }
 
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
+    const ids = await this.memberIds(channel);
+    return ids ? ids.has(userId) : undefined;
+  }
+
+  /** The channel's members (conversations.members, the same cache); undefined when Slack cannot tell. */
+  memberIds(channel: Place): Promise<Set<string> | undefined> {
     let hit = this.members.get(channel.channel);
     if (!hit || hit.until <= this.now()) {
       hit = { until: this.now() + CACHE_MS, ids: this.fetchMembers(channel) };
       this.members.set(channel.channel, hit);
     }
-    const ids = await hit.ids;
-    return ids ? ids.has(userId) : undefined;
+    return hit.ids;
   }
 
   private async fetchMembers(place: Place): Promise<Set<string> | undefined> {

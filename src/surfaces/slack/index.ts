@@ -21,7 +21,6 @@ import { guardRequestListener } from './guard';
 import { registerHome } from './home';
 import { SLACK_COMMANDS, registerListeners } from './listeners';
 import { SlackPort } from './port';
-import { UserNames } from './users';
 import { createWebClient, SLACK_RETRY_POLICY, slackErrorCode, slackLogger } from './web';
 
 export interface SlackSurfaceOptions {
@@ -104,6 +103,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     botToken: opts.botToken,
     team: () => who?.team ?? '',
     assistant: assistantThreads,
+    botUserId: () => who?.botUserId,
   });
 
   const boltLogger = slackLogger(log);
@@ -188,7 +188,7 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     log.error({ err }, 'slack: bolt error');
   });
 
-  const users = new UserNames(port.gateway, log);
+  const users = port.users;
   registerHome({ app, port, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
   const assistantDeps = {
     app,

@@ -30,6 +30,7 @@ import { CardFallback } from './card-fallback';
 import { SlackGateway } from './gateway';
 import { SlackNativeStreams } from './native-streams';
 import { Recipients } from './recipients';
+import { UserNames } from './users';
 import { slackErrorCode, type WebClient } from './web';
 
 export { POST_BUDGET, STREAM_BUDGETS } from './gateway';
@@ -43,6 +44,8 @@ export interface SlackPortOptions {
   team: () => string;
   /** assistant.threads.* (the status shown while an answer is worked on). */
   assistant?: AssistantThreads;
+  /** The bridge's own user (auth.test), never one of a channel's agents. */
+  botUserId?: () => string | undefined;
 }
 
 /** How many messages of a thread stripButtons looks at (the recent ones carry the buttons). */
@@ -92,6 +95,8 @@ export class SlackPort implements SurfacePort {
   private readonly recipients: Recipients;
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
+  /** Display names, and who is a bot (users.info, cached). */
+  readonly users: UserNames;
   /** Native streaming: where it is refused, live, and each stream's reserved stop. */
   private readonly streams: SlackNativeStreams;
   /** Carousels of cards, or sections where the workspace refuses cards. */
@@ -115,6 +120,7 @@ export class SlackPort implements SurfacePort {
       log: opts.log,
       team: (p) => this.team(p),
     });
+    this.users = new UserNames(this.gateway, opts.log);
     this.streams = new SlackNativeStreams({
       gateway: this.gateway,
       recipients: this.recipients,
@@ -269,6 +275,19 @@ export class SlackPort implements SurfacePort {
 
   isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.directory.isMember(channel, userId);
+  }
+
+  /** The channel's people: its members (conversations.members) but bots and the bridge, in id order. */
+  async channelAgents(channel: Place): Promise<Actor[] | undefined> {
+    const ids = await this.directory.memberIds(channel);
+    if (!ids) return undefined;
+    const self = this.opts.botUserId?.();
+    const out: Actor[] = [];
+    for (const id of [...ids].sort()) {
+      if (id === self || (await this.users.isBot(id))) continue;
+      out.push({ id, name: await this.users.name(id), isAdmin: false });
+    }
+    return out;
   }
 
   async stripButtons(thread: Place, actions: string[]): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * Display names of Slack users (users.info through the gateway, on its Tier 4 budget), cached so a
- * busy thread costs one lookup per user.
+ * Display names of Slack users, and whether each is a bot (users.info through the gateway, on its
+ * Tier 4 budget), cached so a busy thread costs one lookup per user.
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -8,11 +8,17 @@ import type { SlackGateway } from './gateway';
 
 const userInfoSchema = z.object({
   user: z.object({
+    is_bot: z.boolean().nullish(),
     name: z.string().nullish(),
     real_name: z.string().nullish(),
     profile: z.object({ display_name: z.string().nullish(), real_name: z.string().nullish() }).nullish(),
   }),
 });
+
+interface Info {
+  name: string | undefined;
+  bot: boolean;
+}
 
 const TTL_MS = 10 * 60 * 1000;
 /**
@@ -23,8 +29,8 @@ const FAILED_TTL_MS = 60 * 1000;
 const MAX_CACHED = 10_000;
 
 export class UserNames {
-  /** Per user: the name users.info gave, or undefined when it gave none (the caller's fallback then). */
-  private readonly cache = new Map<string, { until: number; name: Promise<string | undefined> }>();
+  /** Per user: what users.info gave, or undefined when it gave nothing (the caller's fallback then). */
+  private readonly cache = new Map<string, { until: number; info: Promise<Info | undefined> }>();
 
   constructor(
     private readonly gateway: SlackGateway,
@@ -33,14 +39,22 @@ export class UserNames {
 
   /** The user's display name; `fallback` (e.g. a slash command's user_name) or the id when unknown. */
   async name(userId: string, fallback?: string): Promise<string> {
-    const hit = this.cache.get(userId);
-    const known = hit && Date.now() < hit.until ? hit.name : this.fetch(userId);
-    return (await known) ?? fallback ?? userId;
+    return (await this.info(userId))?.name ?? fallback ?? userId;
   }
 
-  private fetch(userId: string): Promise<string | undefined> {
-    const entry = { until: Date.now() + TTL_MS, name: Promise.resolve<string | undefined>(undefined) };
-    entry.name = this.lookup(userId).catch((err: unknown) => {
+  /** Whether users.info says the user is a bot (an unknown user is not). */
+  async isBot(userId: string): Promise<boolean> {
+    return (await this.info(userId))?.bot === true;
+  }
+
+  private info(userId: string): Promise<Info | undefined> {
+    const hit = this.cache.get(userId);
+    return hit && Date.now() < hit.until ? hit.info : this.fetch(userId);
+  }
+
+  private fetch(userId: string): Promise<Info | undefined> {
+    const entry = { until: Date.now() + TTL_MS, info: Promise.resolve<Info | undefined>(undefined) };
+    entry.info = this.lookup(userId).catch((err: unknown) => {
       this.log.debug({ err, userId }, 'slack: users.info failed');
       entry.until = Date.now() + FAILED_TTL_MS;
       return undefined;
@@ -48,16 +62,16 @@ export class UserNames {
     this.cache.delete(userId);
     this.cache.set(userId, entry);
     if (this.cache.size > MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
-    return entry.name;
+    return entry.info;
   }
 
-  private async lookup(userId: string): Promise<string | undefined> {
+  private async lookup(userId: string): Promise<Info | undefined> {
     const res = userInfoSchema.safeParse(await this.gateway.userInfo(userId));
     if (!res.success) return undefined;
     const u = res.data.user;
     const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(
       (s) => s && s.trim().length > 0,
     );
-    return pick?.trim();
+    return { name: pick?.trim(), bot: u.is_bot === true };
   }
 }

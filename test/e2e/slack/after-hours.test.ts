@@ -5,9 +5,8 @@
  * went by e-mail, and the e-mail arrives over SMTP. The log says once that e-mail is on, and never
  * shows the SMTP password; without SMTP_URL it says once that e-mail is off.
  */
-import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { AGENT, HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { AGENT, askForHuman, HANDOFF_CHANNEL, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { startSmtpSink, type SmtpSink } from '../../support/smtp-sink';
 
@@ -42,21 +41,7 @@ describe('Slack: handoff outside office hours', () => {
 
   test('the ticket opens marked after hours, the user is told when agents are back, the e-mail arrives', async () => {
     const question = 'I am looking for a 3 bedroom house in Austin, write me at ada.l@example.com';
-    await e.driver.command('/ask', question, { user: ADA, channel: USERS });
-    const root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
-    const answered: FakeMessage = await waitFor(
-      () => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
-      'the answer with Talk to a human',
-    );
-    await e.driver.click(
-      button(answered, 'Talk to a human')!,
-      { channel: USERS, messageTs: answered.ts, threadTs: root.ts },
-      { user: ADA },
-    );
-    const ticket = await waitFor(
-      () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => button(m, 'Claim')),
-      'the ticket',
-    );
+    const { root, ticket } = await askForHuman(e, ADA, USERS, question);
     expect(ticket.text.split('\n')[1]).toBe('After hours: opened outside office hours');
     const notice = await waitFor(
       () => e.fake.replies(USERS, root.ts).find((m) => m.text.includes('Our agents are back')),

@@ -9,6 +9,7 @@ import { MailOutbox } from '../../../mail/outbox';
 import type { CoreContext } from '../../context';
 import { readTranscript } from '../../conversations/transcript';
 import type { SurfacePort } from '../../surface';
+import { handoffTarget } from '../channel';
 import type { LeadSummary } from '../lead';
 import { MAX_REMINDERS, type Ticket } from '../model';
 import { duration } from '../render';
@@ -181,14 +182,17 @@ export class HandoffHours {
     if (!isOpen(office.hours, now)) return;
     const surface = this.deps.handoffSurfaceOf(t);
     if (!surface) return;
-    const entries = await this.roster.entries();
+    // The handoff channel's people where the surface lists them (Slack), else who joined the roster.
+    const place = t.root?.place ?? handoffTarget(this.ctx, t.userPlace);
+    const members = place && (await surface.channelAgents?.(place).catch(() => undefined));
     const current = t.offered?.at(-1);
-    const holder = entries.find((e) => e.key === current);
+    const holder = (await this.roster.on(surface.name, members)).find((e) => e.key === current);
     const expired = t.offeredAt !== undefined && now - t.offeredAt >= this.config.offerMs;
     if (t.offeredTo && holder && !holder.away && !expired) return;
     const next = await this.roster.next(surface.name, {
       ...(current ? { after: current } : {}),
       skip: t.offered ?? [],
+      ...(members ? { members } : {}),
     });
     // One agent available and already offered: their offer simply stands.
     if (!next || (next.key === current && holder && !holder.away)) return;

@@ -1,8 +1,9 @@
 /**
  * The agents round-robin assignment (HANDOFF_ASSIGN=round-robin) offers tickets to, and whether each
  * is away (`/handoff away`, `/handoff back`). Stored, so every instance and a restart see the same
- * roster and the same turn. An agent joins the roster by saying either command or by claiming a
- * ticket; the turn goes round them in the order they joined.
+ * roster and the same turn. Where the surface lists the handoff channel's people (Slack), they are
+ * the roster, in the surface's order; elsewhere an agent joins it by saying either command or by
+ * claiming a ticket, and the turn goes round them in the order they joined.
  */
 import { z } from 'zod';
 import type { Json, StateStore } from '../../../state/store';
@@ -74,15 +75,18 @@ export class Roster {
    * The next available agent on `surface` after `after` (an entry key; else after the roster's turn),
    * skipping `skip`; the roster's turn moves to them. Undefined when nobody is available.
    */
-  async next(surface: SurfaceName, opts: { after?: string; skip?: string[] } = {}): Promise<RosterEntry | undefined> {
-    const available = (await this.entries()).filter((e) => e.surface === surface && !e.away);
+  async next(
+    surface: SurfaceName,
+    opts: { after?: string; skip?: string[]; members?: Actor[] } = {},
+  ): Promise<RosterEntry | undefined> {
+    const all = await this.on(surface, opts.members);
+    const available = all.filter((e) => !e.away);
     if (available.length === 0) return undefined;
     const fresh = available.filter((e) => !(opts.skip ?? []).includes(e.key));
     const pool = fresh.length > 0 ? fresh : available;
     for (let i = 0; i < CAS_ATTEMPTS; i++) {
       const turn = await this.store.get<string>(TURN_KEY);
       const after = opts.after ?? (typeof turn === 'string' ? turn : undefined);
-      const all = await this.entries();
       const from = after === undefined ? -1 : all.findIndex((e) => e.key === after);
       // The first in roster order after `after`, wrapping round.
       const ordered = [...all.slice(from + 1), ...all.slice(0, from + 1)];
@@ -91,5 +95,16 @@ export class Roster {
       if (await this.store.compareAndSet(TURN_KEY, turn, chosen.key)) return chosen;
     }
     return undefined;
+  }
+
+  /** The roster on `surface`: the channel's `members` when listed (away as stored), else who joined. */
+  async on(surface: SurfaceName, members: Actor[] | undefined): Promise<RosterEntry[]> {
+    const stored = (await this.entries()).filter((e) => e.surface === surface);
+    if (!members) return stored;
+    return members.map((actor) => {
+      const key = keyOf(surface, actor.id);
+      const known = stored.find((e) => e.key === key);
+      return known ?? { key, actor, surface, away: false, joinedAt: 0, changedAt: 0 };
+    });
   }
 }

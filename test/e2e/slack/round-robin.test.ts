@@ -1,0 +1,81 @@
+/**
+ * Slack, HANDOFF_ASSIGN=round-robin: the roster is the handoff channel's members
+ * (conversations.members), minus bots and the bridge, in a stable order; none of the three agents
+ * has said /handoff back or claimed before. One says /handoff away: the ticket is offered to the
+ * first available, and after HANDOFF_OFFER_S (an injected clock, a sweep) to the next available.
+ */
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { waitFor } from '../../../fakes/slack-requests';
+import { AGENT, askForHuman, HANDOFF_CHANNEL, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+
+const USERS = 'C0LEADS';
+const ADA = 'U0USER1';
+const BEA = 'U0AG2';
+const CY = 'U0AG3';
+const HELPER_BOT = 'U0HELPER';
+
+describe('Slack: round-robin over the handoff channel members', () => {
+  let e: SlackE2E;
+  let offset = 0;
+
+  beforeAll(async () => {
+    e = await startSlackE2E({
+      env: { HANDOFF_ASSIGN: 'round-robin', HANDOFF_OFFER_S: '120' },
+      fake: {
+        users: {
+          [ADA]: 'Ada Lovelace',
+          [AGENT]: 'Agent Smith',
+          [BEA]: 'Bea Agent',
+          [CY]: 'Cy Agent',
+          [HELPER_BOT]: 'Helper Bot',
+        },
+      },
+      now: () => Date.now() + offset,
+    });
+    e.fake.bots.add(HELPER_BOT);
+    e.fake.channelMembers[HANDOFF_CHANNEL] = [AGENT, HELPER_BOT, e.fake.botUserId, CY, BEA];
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  const offersIn = (ticket: FakeMessage): string[] =>
+    e.fake
+      .replies(HANDOFF_CHANNEL, ticket.ts)
+      .map((m) => /^Offered to <@(\w+)> \(round-robin\)/.exec(m.text)?.[1])
+      .filter((id): id is string => id !== undefined);
+
+  test('the away member is skipped, the next available is offered it, then the next after HANDOFF_OFFER_S', async () => {
+    const from = e.fake.ephemerals.length;
+    await e.driver.command('/handoff', 'away', { user: CY, channel: HANDOFF_CHANNEL });
+    await waitFor(
+      () => e.fake.ephemerals.slice(from).find((m) => m.user === CY && /^You are away/.test(m.text)),
+      'away',
+    );
+
+    const question = 'I am looking for a 3 bedroom house in Austin';
+    const { ticket } = await askForHuman(e, ADA, USERS, question);
+    // Members in id order: Bea, Cy (away), Agent Smith; the bridge and the helper bot are never offered one.
+    await waitFor(() => (offersIn(ticket).length === 1 ? true : undefined), 'the first offer');
+    expect(offersIn(ticket)).toEqual([BEA]);
+    await waitFor(
+      () =>
+        e.fake
+          .channelMessages(HANDOFF_CHANNEL)
+          .find((m) => m.ts === ticket.ts)
+          ?.text.includes('Offered to Bea Agent')
+          ? true
+          : undefined,
+      'the ticket naming Bea',
+    );
+
+    // Within the offer nothing moves.
+    await e.app.bridge.handoffs.sweepUnclaimed();
+    expect(offersIn(ticket)).toEqual([BEA]);
+    // After HANDOFF_OFFER_S: the next available member (not Cy, who is away).
+    offset += 121_000;
+    await e.app.bridge.handoffs.sweepUnclaimed();
+    await waitFor(() => (offersIn(ticket).length === 2 ? true : undefined), 'the re-offer');
+    expect(offersIn(ticket)).toEqual([BEA, AGENT]);
+  }, 60_000);
+});
