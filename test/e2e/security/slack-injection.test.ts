@@ -159,10 +159,13 @@ describe('Slack: injections ping nobody and show word for word', () => {
       () => inChannel('C0INJLIST').find((m) => JSON.stringify(m.blocks ?? []).includes('1 Main St')),
       'the listing page',
     );
-    // The title shows the address word for word; the URL that tried to break out is text, not a link.
-    expect(JSON.stringify(page.blocks)).toContain(
-      '&lt;!here&gt; 1 Main St (https://x.test/a&gt; &lt;!channel&gt; &lt;https://x.test/b)',
-    );
+    // The card's title shows the address word for word; the URL that tried to break out is nowhere a link
+    // (a carousel card shows no URL: its Details button opens the listing).
+    const cards = JSON.stringify(page.blocks);
+    expect(cards).toContain('"type":"carousel"');
+    expect(cards).toContain('&lt;!here&gt; 1 Main St');
+    expect(cards).not.toContain('<https://x.test');
+    expect(cards).not.toContain('<!channel>');
     await e.driver.command('/listing', `show id:${id}`, { user: ADMIN, channel: 'C0INJSHOW' });
     const detail = await waitFor(
       () => inChannel('C0INJSHOW').find((m) => JSON.stringify(m.blocks ?? []).includes('Nice')),
