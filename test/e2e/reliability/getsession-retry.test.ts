@@ -5,33 +5,35 @@
  */
 import { request } from 'node:http';
 import { FakeChatbotServer, drop, status, type Handler } from '../../support/fake-chatbot-server';
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-import {
-  BridgeProcess,
-  SIGNING_SECRET,
-  answerStart,
-  bridgeEnv,
-  buttonsOf,
-  flushRedisDb,
-  startSharedService,
-  type SharedService,
-} from '../../support/bridge-process';
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { waitFor } from '../../../fakes/slack-requests';
+import { buttonsOf, type BridgeProcess } from '../../support/bridge-process';
+import { useStarted } from '../../support/server-setup';
+import { askRoot, expectAnswered, startRig } from '../../support/reliability-rig';
 
 const STATE_URL = 'redis://127.0.0.1:6379/15';
 const GET_SESSION = '/chat/Chatbot/GetSession';
 
 describe('reliability: GetSession failing', () => {
-  let service: SharedService;
-  let front: FakeChatbotServer;
-  let fake: FakeSlack;
+  const rig = useStarted(() => startRig({ stateUrl: STATE_URL, flush: STATE_URL, fragmentDelayMs: 2 }), 60_000);
+  const front = useStarted(async () => {
+    const server = await FakeChatbotServer.start();
+    server.fallback(async (req, res) => {
+      await passThrough(req, res, undefined as never);
+      return true;
+    });
+    return server;
+  });
   let bridge: BridgeProcess;
-  let driver: SlackDriver;
+  beforeAll(async () => {
+    bridge = await rig.start('getsession-a', { CHATBOT_API_URL: front.baseUrl });
+  }, 60_000);
+  const driver = () => rig.driverOf(bridge);
 
   /** Forwards a request to the real local service and streams its answer back. */
   const passThrough: Handler = (req, res) =>
     new Promise<void>((done) => {
-      const target = new URL(service.url);
+      const target = new URL(rig.service.url);
       const upstream = request(
         {
           host: target.hostname,
@@ -54,37 +56,6 @@ describe('reliability: GetSession failing', () => {
       upstream.end(req.body);
     });
 
-  beforeAll(async () => {
-    await flushRedisDb(STATE_URL);
-    service = await startSharedService(2);
-    front = await FakeChatbotServer.start();
-    front.fallback(async (req, res) => {
-      await passThrough(req, res, undefined as never);
-      return true;
-    });
-    fake = await startFakeSlack({ users: { U0USER1: 'Ada Lovelace' } });
-    bridge = await BridgeProcess.start(
-      'getsession',
-      bridgeEnv({
-        serviceUrl: front.baseUrl,
-        service: service.service,
-        fake,
-        stateUrl: STATE_URL,
-        instanceId: 'getsession-a',
-      }),
-    );
-    driver = new SlackDriver(bridge.eventsUrl, SIGNING_SECRET, fake.team);
-  }, 60_000);
-
-  afterAll(async () => {
-    await bridge?.kill();
-    await fake?.close();
-    await front?.close();
-    await service?.close();
-  });
-
-  const botReplies = (channel: string, thread: string): FakeMessage[] =>
-    fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
   /** When each GetSession arrived (the scripted server records requests, not their times). */
   const arrivals: number[] = [];
   const timed =
@@ -107,16 +78,12 @@ describe('reliability: GetSession failing', () => {
     channel: string,
     question: string,
   ): Promise<{ root: FakeMessage; told: FakeMessage }> {
-    await driver.command('/ask', question, { user: 'U0USER1', channel });
-    const root = await waitFor(
-      () => fake.channelMessages(channel).find((m) => m.text.includes(`> ${question}`)),
-      'the /ask root',
-    );
+    const root = await askRoot(rig, driver(), question, channel);
     const told = await waitFor(
       () =>
-        botReplies(channel, root.ts).find(
-          (m) => /could not open a chat session/i.test(m.text) && buttonsOf(m).some((b) => b.text === 'Retry'),
-        ),
+        rig
+          .botReplies(channel, root.ts)
+          .find((m) => /could not open a chat session/i.test(m.text) && buttonsOf(m).some((b) => b.text === 'Retry')),
       'the user told GetSession failed, with a Retry button',
       30_000,
     );
@@ -136,19 +103,13 @@ describe('reliability: GetSession failing', () => {
     const question = 'Homes for sale in Austin please';
     const { root, told } = await askAndWaitForFailure('C0GS5XX', question);
     expectBackoff(getSessionTimes());
-    expect(service.storedAnswers(question)).toHaveLength(0);
+    expect(rig.service.storedAnswers(question)).toHaveLength(0);
 
     scriptGetSession(passThrough);
     const retry = buttonsOf(told).find((b) => b.text === 'Retry')!;
-    await driver.click(retry, { channel: 'C0GS5XX', messageTs: told.ts, threadTs: root.ts }, { user: 'U0USER1' });
-    await waitFor(
-      () => {
-        const stored = service.storedAnswers(question).at(-1);
-        return stored !== undefined && answerStart(botReplies('C0GS5XX', root.ts), stored) !== undefined;
-      },
-      'the answer after Retry',
-      30_000,
-    );
+    await driver().click(retry, { channel: 'C0GS5XX', messageTs: told.ts, threadTs: root.ts }, { user: 'U0USER1' });
+    await expectAnswered(rig, { channel: 'C0GS5XX', thread: root.ts }, question, 'the answer after Retry');
+    expect(rig.service.storedAnswers(question)).toHaveLength(1);
   }, 60_000);
 
   test('network error: 4 calls with growing gaps, then the user is told', async () => {
@@ -156,26 +117,15 @@ describe('reliability: GetSession failing', () => {
     const question = 'Homes for rent in Denver please';
     await askAndWaitForFailure('C0GSNET', question);
     expectBackoff(getSessionTimes());
-    expect(service.storedAnswers(question)).toHaveLength(0);
+    expect(rig.service.storedAnswers(question)).toHaveLength(0);
   }, 60_000);
 
   test('two failures then success: answered without bothering the user', async () => {
     scriptGetSession(status(502), drop, passThrough);
     const question = 'Condos for sale in Seattle please';
-    await driver.command('/ask', question, { user: 'U0USER1', channel: 'C0GSOK' });
-    const root = await waitFor(
-      () => fake.channelMessages('C0GSOK').find((m) => m.text.includes(`> ${question}`)),
-      'the /ask root',
-    );
-    await waitFor(
-      () => {
-        const stored = service.storedAnswers(question).at(-1);
-        return stored !== undefined && answerStart(botReplies('C0GSOK', root.ts), stored) !== undefined;
-      },
-      'the answer',
-      30_000,
-    );
+    const root = await askRoot(rig, driver(), question, 'C0GSOK');
+    await expectAnswered(rig, { channel: 'C0GSOK', thread: root.ts }, question, 'the answer');
     expect(getSessionTimes()).toHaveLength(3);
-    expect(botReplies('C0GSOK', root.ts).some((m) => /could not open a chat session/i.test(m.text))).toBe(false);
+    expect(rig.botReplies('C0GSOK', root.ts).some((m) => /could not open a chat session/i.test(m.text))).toBe(false);
   }, 60_000);
 });
