@@ -40,6 +40,14 @@ export function decideHours(t: Ticket, step: HoursStep): HoursDecision | undefin
             `Offered to ${step.mention} (round-robin): please claim it within ${duration(step.offerMs)}, or it goes to the next agent. Anyone here may still claim it.`,
           ),
           refresh,
+          {
+            kind: 'tell',
+            ticketId: t.id,
+            to: step.to,
+            msg: {
+              text: `A handoff ticket is offered to you: ${asText(t.user.name)} is waiting. Press Claim on it within ${duration(step.offerMs)}.`,
+            },
+          },
         ],
       };
     }
