@@ -61,8 +61,19 @@ export type HandoffStep =
   | { kind: 'timeOut' }
   /** To the user once ("nobody has picked it up yet"), or reminder `sent + 1` to the agents in the wait since `since`. */
   | { kind: 'remind'; to: 'user' }
-  /** `mails`: tickets are e-mailed, so the last reminder also owes the unclaimed ticket's e-mail. */
-  | { kind: 'remind'; to: 'agents'; sent: number; since: number; mails?: boolean }
+  /**
+   * `waitedMs`: the wait as it counts (office time with HANDOFF_HOURS, `officeTime` then; else all of
+   * it since `since`). `mails`: tickets are e-mailed, so the last reminder also owes the ticket's e-mail.
+   */
+  | {
+      kind: 'remind';
+      to: 'agents';
+      sent: number;
+      since: number;
+      waitedMs?: number;
+      officeTime?: boolean;
+      mails?: boolean;
+    }
   | { kind: 'rate'; score: number }
   | { kind: 'relay'; text: string; files: string[] }
   | { kind: 'note'; text: string }
@@ -336,7 +347,7 @@ function remind(ticket: Ticket, event: Extract<HandoffEvent, { kind: 'remind' }>
     notices: [
       toThread(
         t,
-        `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${t.user.name} has been waiting ${duration(now - event.since)} for an agent. Press Claim on the ticket to take it.`,
+        `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${t.user.name} has been waiting ${duration(event.waitedMs ?? now - event.since)}${event.officeTime ? ' in office hours' : ''} for an agent. Press Claim on the ticket to take it.`,
       ),
       refresh(t),
       // Still unclaimed after the last reminder: e-mailed too, owed with the reminder in one step.

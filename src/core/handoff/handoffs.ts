@@ -25,7 +25,7 @@ import {
 } from './decide';
 import { HandoffHours } from './hours/hours';
 import { afterHoursLines } from './hours/office';
-import { isOpen } from './hours/office-hours';
+import { isOpen, officeTimeBetween } from './hours/office-hours';
 import { decideHours, type HoursStep } from './hours/steps';
 import { DEFAULT_REMIND_MS, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
 import { noticeIntents } from './notice';
@@ -277,14 +277,16 @@ export class Handoffs {
    * event of the bridge, so a restart or a second instance that read the same ticket never repeats one.
    */
   async sweepUnclaimed(): Promise<void> {
+    const office = await this.hours.readOffice();
     const timing = {
       claimTimeoutMs: this.ctx.config.handoffClaimTimeoutMs,
       remindMs: this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS,
-      // Reminders and the claim timeout count office time only (HANDOFF_HOURS).
-      elapsed: await this.hours.elapsed(),
+      // Reminders and the claim timeout count office time only (HANDOFF_HOURS), and say so.
+      elapsed: (t0: number, t1: number) => officeTimeBetween(office.hours, t0, t1),
+      officeTime: office.hours !== undefined,
     };
     // The last reminder of a ticket also owes its e-mail when tickets are e-mailed.
-    const mails = this.hours.mailsTickets(await this.hours.readOffice());
+    const mails = this.hours.mailsTickets(office);
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
       const id = key.slice(ticketKeys.openPrefix.length);
       try {

@@ -57,12 +57,6 @@ export class HandoffHours {
     return readOffice(this.ctx);
   }
 
-  /** Office time between two instants (all of it when always open): reminders and the claim timeout count this. */
-  async elapsed(): Promise<(t0: number, t1: number) => number> {
-    const office = await this.readOffice();
-    return (t0, t1) => officeTimeBetween(office.hours, t0, t1);
-  }
-
   /** Whether e-mail goes out for tickets: SMTP configured and a TalkToHumanEmail (or HANDOFF_EMAIL) known. */
   mailsTickets(office: Office): boolean {
     return mailsTickets(this.ctx, office);
