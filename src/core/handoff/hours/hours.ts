@@ -15,7 +15,7 @@ import { duration } from '../render';
 import { checkLeadsDigest } from './leads-digest';
 import { ALWAYS_OPEN, type Office, readOffice } from './office';
 import { isOpen, officeTimeBetween } from './office-hours';
-import { targetStep } from './response-target';
+import { missedStep, targetStep } from './response-target';
 import { Roster } from './roster';
 import type { HoursStep } from './steps';
 import { mailOutboxOf, mailsTickets } from './ticket-mails';
@@ -115,6 +115,12 @@ export class HandoffHours {
     const targetMs = this.config.firstReplyMs;
     if (targetMs === undefined || t.status !== 'claimed' || t.firstClaimedAt === undefined) return;
     const now = this.ctx.now();
+    // Missed and still no reply: the ticket message's "missed by N min" is kept current, in steps.
+    if (t.escalatedAt !== undefined && t.firstReplyAt === undefined) {
+      const step = missedStep(now - t.escalatedAt);
+      if (step > (t.missedShown ?? 0)) await this.deps.apply(t.id, { kind: 'missedBy', at: now, step });
+      return;
+    }
     const elapsed = officeTimeBetween(office.hours, t.firstClaimedAt, now);
     const step = targetStep(t, targetMs, elapsed);
     if (step === 'warn')
