@@ -46,14 +46,24 @@ describe('Discord user, Slack handoff channel, round-robin', () => {
       .replies(SLACK_HANDOFF, ticketTs)
       .map((m) => /^Offered to <@(\w+)> \(round-robin\)/.exec(m.text)?.[1])
       .filter((id): id is string => id !== undefined);
+  /** The offers once there are `n`. */
+  const offersOnce = (ticketTs: string, n: number, what: string): Promise<string[]> =>
+    waitFor(() => (offers(ticketTs).length === n ? offers(ticketTs) : undefined), what);
+  /** The Slack ticket's text once it matches `re`. */
+  const ticketOnce = (ticketTs: string, re: RegExp, what: string): Promise<string> =>
+    waitFor(() => {
+      const text = slack.message(SLACK_HANDOFF, ticketTs)?.text;
+      return text !== undefined && re.test(text) ? text : undefined;
+    }, what);
 
   test('offered to the next available Slack member, re-offered after HANDOFF_OFFER_S, claimed by another', async () => {
     const from = slack.ephemerals.length;
     await driver.command('/handoff', 'away', { user: CY, channel: SLACK_HANDOFF });
-    await waitFor(
+    const away = await waitFor(
       () => slack.ephemerals.slice(from).find((m) => m.user === CY && /^You are away/.test(m.text)),
       'away',
     );
+    expect(away.channel).toBe(SLACK_HANDOFF);
 
     const question = 'Which homes are for rent in Seattle?';
     const { threadId } = await ask(e, question);
@@ -64,18 +74,14 @@ describe('Discord user, Slack handoff channel, round-robin', () => {
       'the ticket in the Slack handoff channel',
     );
     expect(ticket.text).toContain('ada (Discord user)');
-    await waitFor(() => (offers(ticket.ts).length === 1 ? true : undefined), 'the first offer');
-    expect(offers(ticket.ts)).toEqual([BEA]);
-    await waitFor(
-      () =>
-        slack.message(SLACK_HANDOFF, ticket.ts)!.text.includes('Offered to Bea Agent (round-robin)') ? true : undefined,
-      'the ticket naming Bea',
+    expect(await offersOnce(ticket.ts, 1, 'the first offer')).toEqual([BEA]);
+    expect(await ticketOnce(ticket.ts, /Offered to/, 'the ticket naming Bea')).toContain(
+      'Offered to Bea Agent (round-robin)',
     );
 
     offset += 121_000;
     await e.app.bridge.handoffs.sweepUnclaimed();
-    await waitFor(() => (offers(ticket.ts).length === 2 ? true : undefined), 'the re-offer');
-    expect(offers(ticket.ts)).toEqual([BEA, DEE]);
+    expect(await offersOnce(ticket.ts, 2, 'the re-offer')).toEqual([BEA, DEE]);
 
     // Anyone in the channel may still claim: Cy, though away.
     await driver.click(
@@ -83,10 +89,8 @@ describe('Discord user, Slack handoff channel, round-robin', () => {
       { channel: SLACK_HANDOFF, messageTs: ticket.ts },
       { user: CY },
     );
-    await waitFor(
-      () => (/^Claimed by Cy Agent/.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text) ? true : undefined),
-      'the claim on the ticket',
-    );
-    expect(slack.message(SLACK_HANDOFF, ticket.ts)!.text).not.toMatch(/Offered to/);
+    const claimed = await ticketOnce(ticket.ts, /^Claimed/, 'the claim on the ticket');
+    expect(claimed).toMatch(/^Claimed by Cy Agent at \d\d:\d\d UTC/);
+    expect(claimed).not.toMatch(/Offered to/);
   }, 60_000);
 });
