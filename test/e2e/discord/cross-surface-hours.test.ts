@@ -11,7 +11,7 @@ import { waitFor } from '../../../fakes/wait-for';
 import { discordTicketOnSlack, SLACK_HANDOFF, startDiscordToSlack } from '../../support/cross-surface';
 import { botMessagesIn } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
-import { startSmtpSink } from '../../support/smtp-sink';
+import { officeEnv, startSmtpSink } from '../../support/smtp-sink';
 
 const BEA = 'U0AG2';
 const ROLE = '112233445566';
@@ -29,11 +29,7 @@ describe('Discord user, Slack handoff channel, around the clock', () => {
       users: { [BEA]: 'Bea Agent' },
       members: [BEA],
       env: {
-        HANDOFF_HOURS: 'Mon-Fri 09:00-18:00',
-        HANDOFF_TIMEZONE: 'America/Chicago',
-        HANDOFF_EMAIL: 'agents@skyline.example',
-        SMTP_URL: sink.url,
-        MAIL_FROM: 'Skyline Bot <bot@skyline.example>',
+        ...officeEnv(sink),
         HANDOFF_FIRST_REPLY_S: '600',
         HANDOFF_ESCALATE: `S0ESCAL8,${ROLE}`,
       },
