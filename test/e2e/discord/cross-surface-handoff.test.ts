@@ -3,58 +3,23 @@
  * SLACK_HANDOFF_CHANNEL configured. The ticket, the claim and the agent's replies live on Slack
  * (driven by signed requests to /slack/events), the user stays on Discord.
  */
-import {
-  ask,
-  botMessagesIn,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-  handoffIn,
-} from '../../support/discord-e2e';
+import { botMessagesIn, waitForAnswer } from '../../support/discord-e2e';
 import { botSays } from '../../support/discord-flows';
-import { FakeSlack } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-
-const SECRET = 'cross-surface-signing-secret';
-const SLACK_HANDOFF = 'C0XHANDOFF';
+import { waitFor } from '../../../fakes/slack-requests';
+import { discordTicketOnSlack, SLACK_HANDOFF, startDiscordToSlack } from '../../support/cross-surface';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord user, Slack handoff channel', () => {
-  let slack: FakeSlack;
-  let e: DiscordE2E;
-  let driver: SlackDriver;
-
-  beforeAll(async () => {
-    slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
-    // Agent Smith and U0OTHER are members of the Slack handoff channel (agents: conversations.members).
-    slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT', 'U0OTHER'];
-    e = await startDiscordE2E({
-      omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
-      env: {
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
-      },
-    });
-    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
-  });
-
-  afterAll(async () => {
-    await e?.close();
-    await slack?.close();
-  });
+  // Agent Smith and U0OTHER are members of the Slack handoff channel (agents: conversations.members).
+  const x = useStarted(() =>
+    startDiscordToSlack({ users: { U0AGENT: 'Agent Smith' }, members: ['U0AGENT', 'U0OTHER'] }),
+  );
 
   test('ticket on Slack names the Discord user with Claim; claim, relay both ways word for word, Close hands back', async () => {
+    const { e, slack, driver } = x;
     const question = 'Which homes are for rent in Seattle?';
-    const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
-
-    handoffIn(e, threadId, 'I want a viewing');
-    const ticket = await waitFor(
-      () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
-      'the ticket in the Slack handoff channel',
-    );
+    const { threadId, ticket } = await discordTicketOnSlack(x, question, 'I want a viewing');
     /** The Slack ticket once `ok` holds for it. */
     const slackTicketOnce = (ok: (m: typeof ticket) => boolean, what: string) =>
       waitFor(() => {
