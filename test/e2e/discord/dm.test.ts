@@ -4,14 +4,8 @@
  * button, or /ask in the DM), and a handoff from a DM relays both ways between the DM and the
  * ticket thread in the handoff channel.
  */
-import {
-  botMessagesIn,
-  responseText,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-  handoffIn,
-} from '../../support/discord-e2e';
+import { botMessagesIn, handoffIn, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import { useStarted } from '../../support/server-setup';
 import { botSays, textMatching } from '../../support/discord-flows';
 import type { FakeChannel, FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
@@ -19,16 +13,10 @@ import { waitFor } from '../../../fakes/wait-for';
 const TYPING = '\u258d';
 
 describe('Discord: direct messages', () => {
-  let e: DiscordE2E;
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 5 }));
   let dm: FakeChannel;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 5 });
+  beforeAll(() => {
     dm = e.fake.openDm(e.user);
-  });
-
-  afterAll(async () => {
-    await e?.close();
   });
 
   /** The chat session each question was asked in (the service's own record). */
