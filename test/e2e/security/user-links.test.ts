@@ -166,14 +166,8 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
       e.fake.changes,
     );
     // The chatbot's own link stays a Markdown link.
-    expect(
-      await waitFor(
-        () => answer.content.includes('our safety page](') && answer.content,
-        'the final answer',
-        20_000,
-        e.fake.changes,
-      ),
-    ).toContain('[our safety page](https://good.example/safety)');
+    const final = await textMatching(e, () => answer.content, 'our safety page](', 'the final answer', 20_000);
+    expect(final).toContain('[our safety page](https://good.example/safety)');
 
     handoffIn(e, threadId, `Help: ${LINK}`);
     const ticket = await waitFor(
