@@ -3,45 +3,26 @@
  * SLACK_HANDOFF_CHANNEL configured. The ticket, the claim and the agent's replies live on Slack
  * (driven by signed requests to /slack/events), the user stays on Discord.
  */
-import {
-  ask,
-  botMessagesIn,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-  handoffIn,
-} from '../../support/discord-e2e';
-import { FakeSlack } from '../../../fakes/fake-slack';
+import { ask, botMessagesIn, waitForAnswer, type DiscordE2E, handoffIn } from '../../support/discord-e2e';
+import type { FakeSlack } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-
-const SECRET = 'cross-surface-signing-secret';
-const SLACK_HANDOFF = 'C0XHANDOFF';
+import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { type DiscordToSlack, SLACK_HANDOFF, startDiscordToSlack } from '../../support/cross-surface';
 
 describe('Discord user, Slack handoff channel', () => {
+  let x: DiscordToSlack;
   let slack: FakeSlack;
   let e: DiscordE2E;
   let driver: SlackDriver;
 
   beforeAll(async () => {
-    slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
     // Agent Smith and U0OTHER are members of the Slack handoff channel (agents: conversations.members).
-    slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT', 'U0OTHER'];
-    e = await startDiscordE2E({
-      omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
-      env: {
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
-      },
-    });
-    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+    x = await startDiscordToSlack({ users: { U0AGENT: 'Agent Smith' }, members: ['U0AGENT', 'U0OTHER'] });
+    ({ slack, e, driver } = x);
   });
 
   afterAll(async () => {
-    await e?.close();
-    await slack?.close();
+    await x?.close();
   });
 
   test('ticket on Slack names the Discord user with Claim; claim, relay both ways word for word, Close hands back', async () => {

@@ -8,7 +8,8 @@
  * (List Guild Members refused), the log says so once and turns fall back to agents who spoke up.
  */
 import { waitFor } from '../../../fakes/wait-for';
-import { ask, botMessagesIn, handoffIn, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import { botMessagesIn, handoffIn, responseText, startDiscordE2E } from '../../support/discord-e2e';
+import { askThenHandoff } from '../../support/discord-flows';
 import { useStarted } from '../../support/server-setup';
 
 describe('Discord: round-robin over who can view the handoff channel', () => {
@@ -33,16 +34,7 @@ describe('Discord: round-robin over who can view the handoff channel', () => {
     const said = await waitFor(() => responseText(e, away) || undefined, '/handoff away', 10_000, e.fake.changes);
     expect(said).toMatch(/^You are away/);
 
-    const question = 'Which homes are for rent in Denver?';
-    const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
-    handoffIn(e, threadId, 'please call me');
-    const ticket = await waitFor(
-      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('please call me')),
-      'the ticket',
-      10_000,
-      e.fake.changes,
-    );
+    const { ticket } = await askThenHandoff(e, 'Which homes are for rent in Denver?', 'please call me');
     const offers = (): string[] =>
       botMessagesIn(e.fake, ticket.id)
         .map((m) => /^Offered to <@(\d+)> \(round-robin\)/.exec(m.content)?.[1])
@@ -88,11 +80,8 @@ describe('Discord: round-robin without the Server Members Intent', () => {
     const said = await waitFor(() => responseText(e, back) || undefined, '/handoff back', 10_000, e.fake.changes);
     expect(said).toMatch(/^You are back/);
 
-    for (const question of ['Which homes are for rent in Denver?', 'Any condos for sale in Miami?']) {
-      const { threadId } = await ask(e, question);
-      await waitForAnswer(e, threadId, question);
-      handoffIn(e, threadId, `about ${question}`);
-    }
+    for (const question of ['Which homes are for rent in Denver?', 'Any condos for sale in Miami?'])
+      await askThenHandoff(e, question, `about ${question}`);
     const offered = await waitFor(
       () => {
         const texts = e.fake.channelMessages(e.handoff.id).map((m) => m.content);
