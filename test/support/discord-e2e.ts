@@ -136,7 +136,8 @@ export async function startDiscordE2E(
     storedAnswers: svc.storedAnswers,
     async restart() {
       await e.app.close(3000);
-      e.app = await startApp(config, { log });
+      // The same clock: an injected one keeps its offset across the restart.
+      e.app = await startApp(config, { log, ...(opts.now ? { now: opts.now } : {}) });
     },
     async close() {
       await e.app.close(3000);

@@ -162,3 +162,17 @@ function parseMail(raw: string): Omit<ReceivedMail, 'to' | 'from' | 'raw'> {
     html: parts.find((p) => p.type.startsWith('text/html'))?.text ?? '',
   };
 }
+
+/**
+ * A Chicago office open Mon-Fri 09:00-18:00 whose tickets are e-mailed to agents@skyline.example
+ * through `sink`, as a deployment configures it (the environment only).
+ */
+export function officeEnv(sink: SmtpSink): Record<string, string> {
+  return {
+    HANDOFF_HOURS: 'Mon-Fri 09:00-18:00',
+    HANDOFF_TIMEZONE: 'America/Chicago',
+    HANDOFF_EMAIL: 'agents@skyline.example',
+    SMTP_URL: sink.url,
+    MAIL_FROM: 'Skyline Bot <bot@skyline.example>',
+  };
+}

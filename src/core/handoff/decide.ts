@@ -42,6 +42,10 @@ export interface Opening {
   noticeText: string;
   /** The handoff channel. */
   channel: Place;
+  /** Opened outside office hours: marked so. */
+  afterHours?: boolean;
+  /** Tickets are e-mailed (SMTP and an address): an after-hours ticket owes its e-mail. */
+  mails?: boolean;
 }
 
 /** One step of a ticket's life; with its time (`HandoffEvent`) it is what `decide` decides. */
@@ -57,7 +61,19 @@ export type HandoffStep =
   | { kind: 'timeOut' }
   /** To the user once ("nobody has picked it up yet"), or reminder `sent + 1` to the agents in the wait since `since`. */
   | { kind: 'remind'; to: 'user' }
-  | { kind: 'remind'; to: 'agents'; sent: number; since: number }
+  /**
+   * `waitedMs`: the wait as it counts (office time with HANDOFF_HOURS, `officeTime` then; else all of
+   * it since `since`). `mails`: tickets are e-mailed, so the last reminder also owes the ticket's e-mail.
+   */
+  | {
+      kind: 'remind';
+      to: 'agents';
+      sent: number;
+      since: number;
+      waitedMs?: number;
+      officeTime?: boolean;
+      mails?: boolean;
+    }
   | { kind: 'rate'; score: number }
   | { kind: 'relay'; text: string; files: string[] }
   | { kind: 'note'; text: string }
@@ -255,6 +271,7 @@ function open(o: Opening, now: number, who: Who): Decision {
     waitingSince: now,
     userNoticeText: o.noticeText,
     opening: true,
+    ...(o.afterHours ? { afterHours: true as const } : {}),
   };
   const by = actorOf(who);
   const forUser = by.id === o.asker.id ? '' : `, by ${by.name}`;
@@ -269,6 +286,7 @@ function open(o: Opening, now: number, who: Who): Decision {
         keep: 'userNotice',
       },
       { kind: 'open', ticketId: t.id, channel: o.channel, title: `Handoff: ${o.asker.name}` },
+      ...(o.afterHours && o.mails ? [{ kind: 'mail', ticketId: t.id, reason: 'afterhours' } as const] : []),
       // "Talk to a human" no longer applies while a human is asked for. Removing it edits earlier
       // messages one by one, as the channel's budget allows: cosmetic, so it comes after the notice and the ticket.
       { kind: 'strip', ticketId: t.id, place: o.place, actions: [HANDOFF_ACTIONS.request] },
@@ -323,14 +341,17 @@ function remind(ticket: Ticket, event: Extract<HandoffEvent, { kind: 'remind' }>
   if (sent !== event.sent || (ticket.waitingSince ?? ticket.createdAt) !== event.since || sent >= MAX_REMINDERS)
     return { refusal: 'reminded already', quiet: true };
   const t: Ticket = { ...ticket, reminders: sent + 1, lastRemindAt: now };
+  const last = sent + 1 === MAX_REMINDERS;
   return {
     ticket: t,
     notices: [
       toThread(
         t,
-        `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${t.user.name} has been waiting ${duration(now - event.since)} for an agent. Press Claim on the ticket to take it.`,
+        `Reminder (${sent + 1} of ${MAX_REMINDERS}): ${t.user.name} has been waiting ${duration(event.waitedMs ?? now - event.since)}${event.officeTime ? ' in office hours' : ''} for an agent. Press Claim on the ticket to take it.`,
       ),
       refresh(t),
+      // Still unclaimed after the last reminder: e-mailed too, owed with the reminder in one step.
+      ...(last && event.mails ? [{ kind: 'mail', ticketId: t.id, reason: 'unclaimed' } as const] : []),
     ],
   };
 }

@@ -25,7 +25,7 @@ import {
 } from './decide';
 import { HandoffHours } from './hours/hours';
 import { afterHoursLines } from './hours/office';
-import { isOpen } from './hours/office-hours';
+import { isOpen, officeTimeBetween } from './hours/office-hours';
 import { decideHours, type HoursStep } from './hours/steps';
 import { DEFAULT_REMIND_MS, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
 import { noticeIntents } from './notice';
@@ -126,10 +126,9 @@ export class Handoffs {
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
     const office = await this.hours.readOffice();
     const afterHours = !isOpen(office.hours, at);
+    const mails = this.hours.mailsTickets(office);
     const talkToHuman = await talkToHumanMessage(this.ctx);
-    const noticeText = afterHours
-      ? [talkToHuman, ...afterHoursLines(office, at, this.hours.mailsTickets(office))].join('\n')
-      : talkToHuman;
+    const noticeText = afterHours ? [talkToHuman, ...afterHoursLines(office, at, mails)].join('\n') : talkToHuman;
     const decided = decide(
       active,
       {
@@ -143,12 +142,13 @@ export class Handoffs {
           reason,
           noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
+          ...(afterHours ? { afterHours, mails } : {}),
         },
       },
       who,
     );
     if ('refusal' in decided) return decided.refusal;
-    const ticket: Ticket = afterHours ? { ...decided.ticket, afterHours: true } : decided.ticket;
+    const { ticket } = decided;
     // The ticket first, short-lived until it is handed its conversation (a crash before that leaves a
     // record nothing points to, which expires), so no mark ever points to a ticket not written yet.
     await this.tickets.create(ticket);
@@ -164,7 +164,7 @@ export class Handoffs {
     // recording its posts on it. (A crash before this: the opening's own writes do the same.)
     await this.tickets.update(ticket.id, (t) => ({ ...t }));
     await this.deliver(intents);
-    // Its e-mail (after hours) and its round-robin offer, right away rather than at the next sweep.
+    // Its round-robin offer right away rather than at the next sweep, and its e-mail (owed above) sent.
     await this.hours.opened(ticket.id).catch((err: unknown) => {
       this.ctx.log.error({ err, ticket: ticket.id }, 'handoff hours: a new ticket could not be offered or e-mailed');
     });
@@ -277,24 +277,29 @@ export class Handoffs {
    * event of the bridge, so a restart or a second instance that read the same ticket never repeats one.
    */
   async sweepUnclaimed(): Promise<void> {
+    const office = await this.hours.readOffice();
     const timing = {
       claimTimeoutMs: this.ctx.config.handoffClaimTimeoutMs,
       remindMs: this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS,
-      // Reminders and the claim timeout count office time only (HANDOFF_HOURS).
-      elapsed: await this.hours.elapsed(),
+      // Reminders and the claim timeout count office time only (HANDOFF_HOURS), and say so.
+      elapsed: (t0: number, t1: number) => officeTimeBetween(office.hours, t0, t1),
+      officeTime: office.hours !== undefined,
     };
+    // The last reminder of a ticket also owes its e-mail when tickets are e-mailed.
+    const mails = this.hours.mailsTickets(office);
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
       const id = key.slice(ticketKeys.openPrefix.length);
       try {
         const ticket = await this.tickets.load(id);
         if (ticket?.status !== 'open') continue;
         const toldLate = (await this.ctx.store.get(ticketKeys.late(id))) !== undefined;
-        for (const step of dueSteps(ticket, this.ctx.now(), timing, toldLate)) await this.apply(id, step, BRIDGE);
+        for (const step of dueSteps(ticket, this.ctx.now(), timing, toldLate))
+          await this.apply(id, step.kind === 'remind' && step.to === 'agents' ? { ...step, mails } : step, BRIDGE);
       } catch (err) {
         this.ctx.log.error({ err, ticket: id }, 'handoff: sweeping a waiting ticket failed');
       }
     }
-    // Then what the hours owe: e-mails (after hours, unclaimed after the last reminder), targets, offers.
+    // Then what the hours owe: response targets, offers; and the e-mails owed meanwhile are sent.
     await this.hours.sweep();
   }
 

@@ -60,6 +60,8 @@ export const ticketSchema = z.object({
   /** Response target (HANDOFF_FIRST_REPLY_S): the 80% warning, and the escalation at 100%. */
   targetWarnedAt: z.number().optional(),
   escalatedAt: z.number().optional(),
+  /** The "missed by" step (minutes) the ticket message was last refreshed for (response-target.ts). */
+  missedShown: z.number().optional(),
 });
 export type Ticket = z.infer<typeof ticketSchema>;
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Json, OutboxIntent } from '../../state/store';
-import { placeSchema } from '../conversations/model';
+import { actorSchema, placeSchema } from '../conversations/model';
 
 const buttonSchema = z.object({
   action: z.string(),
@@ -42,6 +42,14 @@ export const noticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('editNotice'), ticketId: z.string(), msg: noticeMessageSchema }),
   /** Buttons that no longer apply removed from a thread ("Talk to a human" once a human is asked for). */
   z.object({ kind: z.literal('strip'), ticketId: z.string(), place: placeSchema, actions: z.array(z.string()) }),
+  /**
+   * The ticket's e-mail (after hours; still unclaimed after its last reminder), owed to the mail
+   * outbox under a stable id once the ticket message is posted (its link goes in). Decided with the
+   * ticket change and stored in the same atomic step, so a restart between the two cannot lose it.
+   */
+  z.object({ kind: z.literal('mail'), ticketId: z.string(), reason: z.enum(['afterhours', 'unclaimed']) }),
+  /** A private word to one agent in the ticket thread (the round-robin offer), once the thread exists. */
+  z.object({ kind: z.literal('tell'), ticketId: z.string(), to: actorSchema, msg: noticeMessageSchema }),
 ]);
 export type Notice = z.infer<typeof noticeSchema>;
 

@@ -18,6 +18,10 @@
  * remains: a crash after the platform accepted a post but before the record was written (one store
  * write, milliseconds) posts that notice again on replay.
  *
+ * A `mail` notice hands the ticket's e-mail to the mail outbox (owed once under a stable id, so a
+ * replay owes nothing twice); a `tell` notice speaks privately to one agent (notify), which cannot be
+ * recorded, so a crash in that call may repeat it once.
+ *
  * It decides nothing and calls nothing back: what a ticket change owes was decided by decide.ts;
  * what a notice posted is recorded on the ticket through tickets.ts; a ticket message given up is
  * handed back to Handoffs (`unposted`), which cancels the ticket as the bridge.
@@ -28,6 +32,7 @@ import { type CoreContext, surfaceAt } from '../context';
 import { messageRefSchema, placeSchema } from '../conversations/model';
 import type { MessageRef, OutMessage, Place } from '../surface';
 import { NOTICE_BOX, noticeIntents, noticeSchema, type Notice, openingId, userNoticeId } from './notice';
+import { oweTicketMail } from './hours/ticket-mails';
 import { quietly, startTicket, ticketView } from './ticket-view';
 import { TicketStore } from './tickets';
 
@@ -247,6 +252,20 @@ export class TicketNotices {
       case 'strip':
         await surfaceAt(this.ctx, notice.place).stripButtons?.(notice.place, notice.actions);
         return;
+      case 'mail': {
+        // After the ticket message (its link goes in the e-mail); owed once under a stable id.
+        await this.placesOf(notice.ticketId, 'thread', openingId);
+        const t = await this.tickets.load(notice.ticketId);
+        if (t) await oweTicketMail(this.ctx, t, notice.reason);
+        return;
+      }
+      case 'tell': {
+        const thread = (await this.placesOf(notice.ticketId, 'thread', openingId))?.thread;
+        const link = (await this.tickets.load(notice.ticketId))?.ticketLink;
+        const text = link ? `${notice.msg.text} ${link}` : notice.msg.text;
+        if (thread) await surfaceAt(this.ctx, thread).notify(thread, notice.to, { ...notice.msg, text });
+        return;
+      }
     }
   }
 

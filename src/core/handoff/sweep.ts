@@ -12,6 +12,8 @@ export interface SweepTiming {
   remindMs: number;
   /** Time that counts between two instants: office time with HANDOFF_HOURS (hours/office-hours.ts), else all of it. */
   elapsed?: (t0: number, t1: number) => number;
+  /** `elapsed` counts office time only (HANDOFF_HOURS): the reminders say so. */
+  officeTime?: boolean;
 }
 
 /** A waiting ticket times out after its reminders, and never before twice the claim timeout. */
@@ -33,6 +35,13 @@ export function dueSteps(ticket: Ticket, now: number, timing: SweepTiming, toldL
   if (elapsed(since) >= timeoutMs(timing) && sent >= MAX_REMINDERS && elapsed(last) >= timing.remindMs)
     return [...steps, { kind: 'timeOut' }];
   if (sent < MAX_REMINDERS && elapsed(last) >= timing.remindMs && ticket.thread)
-    steps.push({ kind: 'remind', to: 'agents', sent, since });
+    steps.push({
+      kind: 'remind',
+      to: 'agents',
+      sent,
+      since,
+      waitedMs: elapsed(since),
+      ...(timing.officeTime ? { officeTime: true } : {}),
+    });
   return steps;
 }

@@ -4,89 +4,54 @@
  * (conversations.members, the away one skipped), re-offered to the next after HANDOFF_OFFER_S, and
  * claimable by anyone there.
  */
-import { FakeSlack } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-import { ask, type DiscordE2E, handoffIn, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import { waitFor } from '../../../fakes/slack-requests';
+import { discordTicketOnSlack, SLACK_HANDOFF, startDiscordToSlack } from '../../support/cross-surface';
+import { useStarted } from '../../support/server-setup';
 
-const SECRET = 'cross-surface-rr-signing-secret';
-const SLACK_HANDOFF = 'C0XHANDOFF';
 const [BEA, CY, DEE] = ['U0AG2', 'U0AG3', 'U0AG4'];
 
 describe('Discord user, Slack handoff channel, round-robin', () => {
-  let slack: FakeSlack;
-  let e: DiscordE2E;
-  let driver: SlackDriver;
   let offset = 0;
-
-  beforeAll(async () => {
-    slack = await new FakeSlack({ users: { [BEA]: 'Bea Agent', [CY]: 'Cy Agent', [DEE]: 'Dee Agent' } }).start();
-    slack.channelMembers[SLACK_HANDOFF] = [DEE, slack.botUserId, CY, BEA];
-    e = await startDiscordE2E({
-      omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
-      env: {
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
-        HANDOFF_ASSIGN: 'round-robin',
-        HANDOFF_OFFER_S: '120',
-      },
+  const x = useStarted(() =>
+    startDiscordToSlack({
+      users: { [BEA]: 'Bea Agent', [CY]: 'Cy Agent', [DEE]: 'Dee Agent' },
+      members: [DEE, 'UBOT', CY, BEA],
+      env: { HANDOFF_ASSIGN: 'round-robin', HANDOFF_OFFER_S: '120' },
       now: () => Date.now() + offset,
-    });
-    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
-  });
-  afterAll(async () => {
-    await e?.close();
-    await slack?.close();
-  });
+    }),
+  );
 
   const offers = (ticketTs: string): string[] =>
-    slack
+    x.slack
       .replies(SLACK_HANDOFF, ticketTs)
       .map((m) => /^Offered to <@(\w+)> \(round-robin\)/.exec(m.text)?.[1])
       .filter((id): id is string => id !== undefined);
 
   test('offered to the next available Slack member, re-offered after HANDOFF_OFFER_S, claimed by another', async () => {
-    const from = slack.ephemerals.length;
-    await driver.command('/handoff', 'away', { user: CY, channel: SLACK_HANDOFF });
-    await waitFor(
-      () => slack.ephemerals.slice(from).find((m) => m.user === CY && /^You are away/.test(m.text)),
-      'away',
-    );
+    const from = x.slack.ephemerals.length;
+    await x.driver.command('/handoff', 'away', { user: CY, channel: SLACK_HANDOFF });
+    const away = await waitFor(() => x.slack.ephemerals.slice(from).find((m) => m.user === CY), 'away');
+    expect(away.text).toMatch(/^You are away/);
 
-    const question = 'Which homes are for rent in Seattle?';
-    const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
-    handoffIn(e, threadId, 'I want a viewing');
-    const ticket = await waitFor(
-      () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
-      'the ticket in the Slack handoff channel',
-    );
+    const { ticket } = await discordTicketOnSlack(x, 'Which homes are for rent in Seattle?', 'I want a viewing');
     expect(ticket.text).toContain('ada (Discord user)');
-    await waitFor(() => (offers(ticket.ts).length === 1 ? true : undefined), 'the first offer');
-    expect(offers(ticket.ts)).toEqual([BEA]);
-    await waitFor(
-      () =>
-        slack.message(SLACK_HANDOFF, ticket.ts)!.text.includes('Offered to Bea Agent (round-robin)') ? true : undefined,
-      'the ticket naming Bea',
-    );
+    const shown = () => x.slack.message(SLACK_HANDOFF, ticket.ts)!;
+    expect(await waitFor(() => offers(ticket.ts).length === 1 && offers(ticket.ts), 'the first offer')).toEqual([BEA]);
+    const naming = await waitFor(() => shown().text.includes('Offered to') && shown(), 'the ticket naming Bea');
+    expect(naming.text).toContain('Offered to Bea Agent (round-robin)');
 
     offset += 121_000;
-    await e.app.bridge.handoffs.sweepUnclaimed();
-    await waitFor(() => (offers(ticket.ts).length === 2 ? true : undefined), 'the re-offer');
-    expect(offers(ticket.ts)).toEqual([BEA, DEE]);
+    await x.e.app.bridge.handoffs.sweepUnclaimed();
+    expect(await waitFor(() => offers(ticket.ts).length === 2 && offers(ticket.ts), 'the re-offer')).toEqual([
+      BEA,
+      DEE,
+    ]);
 
     // Anyone in the channel may still claim: Cy, though away.
-    await driver.click(
-      button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim')!,
-      { channel: SLACK_HANDOFF, messageTs: ticket.ts },
-      { user: CY },
-    );
-    await waitFor(
-      () => (/^Claimed by Cy Agent/.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text) ? true : undefined),
-      'the claim on the ticket',
-    );
-    expect(slack.message(SLACK_HANDOFF, ticket.ts)!.text).not.toMatch(/Offered to/);
+    await x.driver.click(button(shown(), 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: CY });
+    const claimed = await waitFor(() => /^Claimed by/.test(shown().text) && shown(), 'the claim on the ticket');
+    expect(claimed.text).toMatch(/^Claimed by Cy Agent/);
+    expect(claimed.text).not.toMatch(/Offered to/);
   }, 60_000);
 });

@@ -3,35 +3,27 @@
  * HANDOFF_FIRST_REPLY_S gets the 80% warning in its thread, then the escalation mentioning the
  * Discord role of HANDOFF_ESCALATE, listed alone in allowed_mentions.roles (the Slack group of the
  * same variable is not written on Discord); the ticket shows "Response target missed by N min".
+ * The clock is injected: the test moves it past 80% and past the target of 10 min and runs the sweep.
  */
-import {
-  ask,
-  botMessagesIn,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-  handoffIn,
-} from '../../support/discord-e2e';
+import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { useStarted } from '../../support/server-setup';
+import { botSays, firstLine, textMatching } from '../../support/discord-flows';
 
 const ROLE = '112233445566';
 
 describe('Discord: response target and escalation', () => {
-  let e: DiscordE2E;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({
-      env: {
-        HANDOFF_FIRST_REPLY_S: '2',
-        HANDOFF_ESCALATE: `S0ESCAL8,${ROLE}`,
-        // Short sweeps (a quarter of the shortest handoff interval).
-        HANDOFF_REMIND_S: '1',
-      },
-    });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  let offset = 0;
+  const e = useStarted(() =>
+    startDiscordE2E({
+      env: { HANDOFF_FIRST_REPLY_S: '600', HANDOFF_ESCALATE: `S0ESCAL8,${ROLE}` },
+      now: () => Date.now() + offset,
+    }),
+  );
+  const later = async (ms: number): Promise<void> => {
+    offset += ms;
+    await e.app.bridge.handoffs.sweepUnclaimed();
+  };
 
   test('warning at 80%, escalation to the configured role only, the miss on the ticket', async () => {
     const question = 'Which homes are for rent in Denver?';
@@ -45,18 +37,25 @@ describe('Discord: response target and escalation', () => {
       e.fake.changes,
     );
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await waitFor(() => /^Claimed by/.test(ticket.content), 'the claim', 10_000, e.fake.changes);
-
-    const escalation = await waitFor(
-      () => botMessagesIn(e.fake, ticket.id).find((m) => m.content.includes('Escalated')),
-      'the escalation',
-      15_000,
-      e.fake.changes,
+    expect(await textMatching(e, () => firstLine(ticket), /^Claimed by/, 'the claim')).toMatch(
+      /^Claimed by agent-smith at \d\d:\d\d UTC/,
     );
-    const texts = botMessagesIn(e.fake, ticket.id).map((m) => m.content);
-    expect(texts.some((t) => t.startsWith('Response target: ') && t.includes('left for'))).toBe(true);
-    expect(escalation.content.startsWith(`<@&${ROLE}> Escalated:`)).toBe(true);
-    expect(escalation.content).not.toContain('S0ESCAL8');
+
+    // Before 80% of the target nothing is said.
+    await later(7 * 60_000);
+    expect(botMessagesIn(e.fake, ticket.id).filter((m) => m.content.startsWith('Response target'))).toEqual([]);
+    await later(60_000);
+    expect(await botSays(e, ticket.id, /^Response target: /, 'the 80% warning')).toBe(
+      "Response target: 2 min left for agent-smith's first reply to ada (target 10 min from the claim, in office time).",
+    );
+    expect(botMessagesIn(e.fake, ticket.id).filter((m) => m.content.includes('Escalated'))).toEqual([]);
+
+    await later(150_000);
+    const escalation = await botSays(e, ticket.id, 'Escalated', 'the escalation');
+    expect(escalation).toBe(
+      `<@&${ROLE}> Escalated: ada has had no reply from agent-smith 10 min after the claim (the response target). Please step in or take it over.`,
+    );
+    expect(escalation).not.toContain('S0ESCAL8');
     // The one message that mentions a role lists that role alone; nothing else the bridge sent allows one.
     const withRoles = e.fake.calls.filter(
       (c) => (c.body as { allowed_mentions?: { roles?: string[] } } | undefined)?.allowed_mentions?.roles,
@@ -65,11 +64,8 @@ describe('Discord: response target and escalation', () => {
       [ROLE],
     ]);
     expect(withRoles[0]!.body).toMatchObject({ allowed_mentions: { parse: [] } });
-    await waitFor(
-      () => /Response target missed by \d+ min/.test(ticket.content),
-      'the miss on the ticket',
-      10_000,
-      e.fake.changes,
+    expect(await textMatching(e, () => ticket.content, /Response target missed by/, 'the miss on the ticket')).toMatch(
+      /Response target missed by 1 min/,
     );
   }, 60_000);
 });

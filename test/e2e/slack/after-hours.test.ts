@@ -8,7 +8,7 @@
 import { button } from '../../../fakes/slack-blocks';
 import { AGENT, askForHuman, HANDOFF_CHANNEL, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { startSmtpSink, type SmtpSink } from '../../support/smtp-sink';
+import { officeEnv, startSmtpSink, type SmtpSink } from '../../support/smtp-sink';
 
 const USERS = 'C0LEADS';
 const ADA = 'U0USER1';
@@ -24,11 +24,7 @@ describe('Slack: handoff outside office hours', () => {
     sink = await startSmtpSink({ user: 'bridge', pass: 'smtp-pass-9f3k' });
     e = await startSlackE2E({
       env: {
-        HANDOFF_HOURS: 'Mon-Fri 09:00-18:00',
-        HANDOFF_TIMEZONE: 'America/Chicago',
-        HANDOFF_EMAIL: 'agents@skyline.example',
-        SMTP_URL: sink.url,
-        MAIL_FROM: 'Skyline Bot <bot@skyline.example>',
+        ...officeEnv(sink),
       },
       logLines,
       now: () => Date.now() + OFFSET,

@@ -77,5 +77,15 @@ describe('Slack: round-robin over the handoff channel members', () => {
     await e.app.bridge.handoffs.sweepUnclaimed();
     await waitFor(() => (offersIn(ticket).length === 2 ? true : undefined), 'the re-offer');
     expect(offersIn(ticket)).toEqual([BEA, AGENT]);
+    // Each offered agent is also told privately, once, in the ticket thread (through the notice outbox).
+    const told = await waitFor(() => {
+      const privately = e.fake.ephemerals.filter((m) => /^A handoff ticket is offered to you/.test(m.text));
+      return privately.length === 2 && privately;
+    }, 'both private offers');
+    expect(told.map((m) => [m.user, m.channel])).toEqual([
+      [BEA, HANDOFF_CHANNEL],
+      [AGENT, HANDOFF_CHANNEL],
+    ]);
+    expect(told[0]!.text).toMatch(/Ada Lovelace is waiting\. Press Claim on it within 2 min\. https?:\/\//);
   }, 60_000);
 });

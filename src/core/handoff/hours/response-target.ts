@@ -25,6 +25,16 @@ export function targetStep(t: TargetState, targetMs: number | undefined, officeE
   return undefined;
 }
 
+/**
+ * The "missed by" minutes the ticket message is refreshed for while the reply is still missing:
+ * every 5 minutes in the first hour, then every hour, so an overdue ticket does not spend the
+ * channel's edit budget once a minute. 0 until the first step (the escalation showed 1 min).
+ */
+export function missedStep(overMs: number): number {
+  const min = Math.floor(overMs / 60_000);
+  return min < 60 ? Math.floor(min / 5) * 5 : Math.floor(min / 60) * 60;
+}
+
 /** "Response target missed by 7 min" (at least 1 min: it is shown once the target has passed). */
 export function missedByLine(overMs: number): string {
   return `Response target missed by ${Math.max(1, Math.ceil(overMs / 60_000))} min`;

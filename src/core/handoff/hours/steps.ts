@@ -15,6 +15,8 @@ export type HoursStep = { at: number } & (
   | { kind: 'offer'; to: Actor; key: string; mention: string; offerMs: number; previousAt?: number }
   | { kind: 'warnTarget'; leftMs: number; targetMs: number }
   | { kind: 'escalate'; mentions: string[]; targetMs: number }
+  /** The ticket message refreshed so "missed by N min" stays current (`step`: response-target.ts). */
+  | { kind: 'missedBy'; step: number }
 );
 
 export interface HoursDecision {
@@ -40,6 +42,14 @@ export function decideHours(t: Ticket, step: HoursStep): HoursDecision | undefin
             `Offered to ${step.mention} (round-robin): please claim it within ${duration(step.offerMs)}, or it goes to the next agent. Anyone here may still claim it.`,
           ),
           refresh,
+          {
+            kind: 'tell',
+            ticketId: t.id,
+            to: step.to,
+            msg: {
+              text: `A handoff ticket is offered to you: ${asText(t.user.name)} is waiting. Press Claim on it within ${duration(step.offerMs)}.`,
+            },
+          },
         ],
       };
     }
@@ -53,6 +63,11 @@ export function decideHours(t: Ticket, step: HoursStep): HoursDecision | undefin
           ),
         ],
       };
+    }
+    case 'missedBy': {
+      if (t.status !== 'claimed' || t.firstReplyAt !== undefined || t.escalatedAt === undefined) return undefined;
+      if ((t.missedShown ?? 0) >= step.step) return undefined;
+      return { ticket: { ...t, missedShown: step.step }, notices: [refresh] };
     }
     case 'escalate': {
       if (t.status !== 'claimed' || t.firstReplyAt !== undefined || t.escalatedAt !== undefined) return undefined;

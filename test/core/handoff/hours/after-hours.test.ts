@@ -7,6 +7,7 @@
  * ticket and its e-mail (the server refusing meanwhile) sends it once, and the queue shows the failure.
  */
 import { parseHours, type OfficeWindow } from '../../../../src/core/handoff/hours/office-hours';
+import { NOTICE_BOX } from '../../../../src/core/handoff/notice';
 import { appliedSettingsKey } from '../../../../src/core/settings/applied';
 import type { MessageRef, Place, SurfacePort } from '../../../../src/core/surface';
 import { smtpMailer, type Mailer } from '../../../../src/mail/mailer';
@@ -125,7 +126,10 @@ describe('handoff outside office hours', () => {
     clock = utc('2026-03-09T14:05:00');
     await h.bridge.handoffs.sweepUnclaimed();
     expect(reminders(h)).toHaveLength(1);
-    expect(reminders(h)[0]).toMatch(/^Reminder \(1 of 3\)/);
+    // The wait it names is office time too: 5 minutes since Monday 09:00, not the weekend.
+    expect(reminders(h)[0]).toBe(
+      'Reminder (1 of 3): Alice has been waiting 5 min in office hours for an agent. Press Claim on the ticket to take it.',
+    );
     // Nothing more is e-mailed until the last reminder.
     expect(sink.mails).toHaveLength(1);
   });
@@ -198,5 +202,33 @@ describe('handoff outside office hours', () => {
     );
     expect(digest[0]!.text).toContain('City: Dallas');
     expect(digest[0]!.html).toContain('<h3>1. Alice</h3>');
+  });
+
+  it('the e-mail is owed in the ticket change itself: a crash right after it, before any notice, still sends one', async () => {
+    clock = utc('2026-03-11T03:00:00'); // Tuesday 22:00 CDT: closed
+    const before = sink.mails.length;
+    const thread = await ask(h, 'Any lofts for sale in Houston?');
+    // The process stops between the ticket's one atomic step and its notices (never set in production).
+    process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES = '1';
+    void h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'before the crash');
+    const owed = await waitFor(async () => {
+      const pending = await h.store.pendingIntents<{ kind: string; reason?: string }>(NOTICE_BOX, 100);
+      return pending.some((i) => i.value.kind === 'mail') && pending;
+    }, 'the new ticket with its notices');
+    expect(owed.map((i) => i.value.kind)).toEqual(['post', 'open', 'mail', 'strip']);
+    expect(owed.find((i) => i.value.kind === 'mail')?.value.reason).toBe('afterhours');
+    expect(sink.mails).toHaveLength(before);
+    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
+
+    h = await h.restart();
+    configure(h);
+    await h.bridge.handoffs.drain();
+    const mail = await waitFor(() => sink.mails[before], 'the e-mail after the restart', 10_000);
+    expect(mail.subject).toBe('After-hours handoff: Alice (Houston)');
+    const ticket = (await h.bridge.handoffs.allTickets()).find((t) => t.reason === 'before the crash');
+    expect(mail.text).toContain(`https://chat.example/${h.handoffChannel.channel}/${ticket!.root!.id}`);
+    await h.bridge.handoffs.drain();
+    await h.bridge.handoffs.sweepUnclaimed();
+    expect(sink.mails).toHaveLength(before + 1);
   });
 });

@@ -4,6 +4,7 @@
  * else), the ticket shows "Response target missed by N min", and the figures count met and missed.
  */
 import { handoffFigures, handoffFiguresText } from '../../../../src/core/handoff/figures';
+import { missedStep } from '../../../../src/core/handoff/hours/response-target';
 import type { Place } from '../../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../../support/core-harness';
 import { openTicket } from './open-ticket';
@@ -67,13 +68,28 @@ describe('response target and escalation', () => {
     // Nothing else in the thread mentions a group or the Discord role.
     expect(threadTexts(ticketThread).join('\n')).not.toMatch(/112233445566|<!here>|<!channel>/);
     expect(ticketMsg.current.text.split('\n')[1]).toBe('Response target missed by 1 min');
+    // Still no reply: the miss shown stays current in 5-minute steps (not an edit every minute).
+    const edits = ticketMsg.versions.length;
+    clock += 4 * MIN;
+    await h.bridge.handoffs.sweepUnclaimed();
+    expect(ticketMsg.versions.length).toBe(edits);
+    clock += MIN;
+    await h.bridge.handoffs.sweepUnclaimed();
+    await h.bridge.handoffs.sweepUnclaimed();
+    expect(ticketMsg.current.text.split('\n')[1]).toBe('Response target missed by 5 min');
+    expect(ticketMsg.versions.length).toBe(edits + 1);
     // The agent answers 7 minutes late: the ticket keeps the miss, measured to the reply.
-    clock += 7 * MIN;
+    clock += 2 * MIN;
     await h.say(h.agents.ann, ticketThread, 'Sorry for the wait, Alice!');
     await h.bridge.handoffs.drain();
     const [ticket] = await h.bridge.handoffs.allTickets();
     expect(ticket?.escalatedAt).toBeDefined();
     expect(ticket?.firstReplyAt).toBe(clock);
+  });
+
+  it('the miss is refreshed every 5 minutes in the first hour, then hourly', () => {
+    const minutes = [0, 4, 5, 59, 60, 61, 119, 120, 185];
+    expect(minutes.map((m) => missedStep(m * MIN))).toEqual([0, 0, 5, 55, 60, 60, 60, 120, 180]);
   });
 
   it('a reply within the target is met; the figures count both', async () => {

@@ -1,0 +1,59 @@
+/**
+ * A ticket's e-mails as the notice outbox carries them out: the `mail` notice a ticket change owes
+ * (decided with the change, stored with it in one atomic step) becomes a mail owed to the mail outbox
+ * under a stable id, so a replayed notice owes it once and the mail outbox sends it once.
+ */
+import { MailOutbox } from '../../../mail/outbox';
+import type { CoreContext } from '../../context';
+import { readTranscript } from '../../conversations/transcript';
+import type { Ticket } from '../model';
+import { leadOf } from '../ticket-view';
+import { type Office, readOffice } from './office';
+import { describeOpening, nextOpening } from './office-hours';
+import { type TicketMailReason, ticketMail } from './ticket-mail';
+
+/** One mail outbox per core context, built on first use with the context's mailer as it is then. */
+const outboxes = new WeakMap<CoreContext, MailOutbox>();
+
+export function mailOutboxOf(ctx: CoreContext): MailOutbox {
+  let outbox = outboxes.get(ctx);
+  if (!outbox) {
+    outbox = new MailOutbox({
+      store: ctx.store,
+      log: ctx.log,
+      ...(ctx.mailer ? { mailer: ctx.mailer } : {}),
+      instanceId: ctx.config.instanceId,
+      now: () => ctx.now(),
+      retentionMs: ctx.config.retentionMs ?? 90 * 24 * 3600 * 1000,
+    });
+    outboxes.set(ctx, outbox);
+  }
+  return outbox;
+}
+
+/** Whether tickets are e-mailed: SMTP configured and a TalkToHumanEmail (or HANDOFF_EMAIL) known. */
+export function mailsTickets(ctx: CoreContext, office: Office): boolean {
+  return mailOutboxOf(ctx).enabled && office.ticketEmail !== undefined;
+}
+
+export const ticketMailId = (ticketId: string, reason: TicketMailReason): string => `ticket:${ticketId}:${reason}`;
+
+/** Owes the ticket's e-mail for `reason` (once for life: a second call is a no-op). */
+export async function oweTicketMail(ctx: CoreContext, t: Ticket, reason: TicketMailReason): Promise<void> {
+  const office = await readOffice(ctx);
+  const outbox = mailOutboxOf(ctx);
+  const to = office.ticketEmail;
+  const id = ticketMailId(t.id, reason);
+  if (!to || !outbox.enabled || (await outbox.isOwed(id))) return;
+  const back = nextOpening(office.hours, t.createdAt);
+  const transcript = await readTranscript(ctx.store, t.convId);
+  const mail = ticketMail({
+    ticket: t,
+    lead: await leadOf(ctx, t, transcript),
+    transcript,
+    reason,
+    to,
+    ...(back !== undefined && t.afterHours ? { backAt: describeOpening(back, office.timeZone, t.createdAt) } : {}),
+  });
+  if (await outbox.owe(id, mail)) ctx.log.info({ ticket: t.id, reason }, 'handoff: ticket e-mail owed');
+}
