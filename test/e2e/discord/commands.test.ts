@@ -3,6 +3,7 @@ import { containersOf, IS_COMPONENTS_V2, shownText } from '../../../fakes/fake-d
 import { responseText, startDiscordE2E } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
+import { textMatching } from '../../support/discord-flows';
 
 describe('Discord: every command', () => {
   const e = useStarted(() => startDiscordE2E());
@@ -28,6 +29,10 @@ describe('Discord: every command', () => {
     });
   }
 
+  /** `read()` once it matches `pattern`. */
+  const once = (read: () => string, pattern: RegExp | string, what: string): Promise<string> =>
+    textMatching(e, read, pattern, what, 10_000);
+
   async function firstResponse(rec: InteractionRecord, what: string): Promise<FakeMessage> {
     return waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.content !== '' || m.embeds.length > 0 || m.components.length > 0),
@@ -50,11 +55,12 @@ describe('Discord: every command', () => {
     const pageButtons = () => e.fake.buttons(msg).filter((b) => /Prev|Next/.test(String(b.label)));
     expect(pageButtons().map((b) => b.label)).toEqual(['Next ▶']);
     const next = e.fake.clickButtonLabelled(msg, 'Next ▶', e.user);
-    await waitFor(() => /page 2 of/.test(shownText(msg)), 'page 2 on the same message', 10_000, e.fake.changes);
+    expect(await once(() => shownText(msg), /page 2 of/, 'page 2 on the same message')).toMatch(/page 2 of \d+/);
     expect(next.callbacks[0]!.type === 6 || next.callbacks[0]!.type === 7).toBe(true);
     expect(pageButtons().map((b) => b.label)).toContain('◀ Prev');
     e.fake.clickButtonLabelled(msg, '◀ Prev', e.user);
-    await waitFor(() => /page 1 of/.test(shownText(msg)), 'page 1 again on the same message', 10_000, e.fake.changes);
+    expect(await once(() => shownText(msg), /page 1 of/, 'page 1 again on the same message')).toMatch(/page 1 of \d+/);
+    expect(pageButtons().map((b) => b.label)).toEqual(['Next ▶']);
     expect(e.fake.responsesOf(rec)).toHaveLength(1);
   });
 
@@ -117,11 +123,8 @@ describe('Discord: every command', () => {
     });
     expect((await firstResponse(set, 'the set reply')).content).toContain('WelcomeMessage');
     const show = command('chatbot', { sub: 'show' });
-    await waitFor(
-      () => responseText(e, show).includes('Hello from Discord'),
-      'the setting in /chatbot show',
-      10_000,
-      e.fake.changes,
+    expect(await once(() => responseText(e, show), 'Hello from Discord', 'the setting in /chatbot show')).toMatch(
+      /Welcome message: Hello from Discord/,
     );
     const models = command('chatbot', { sub: 'models' });
     expect((await firstResponse(models, 'the models')).content).toMatch(/Models/);
@@ -141,19 +144,11 @@ describe('Discord: every command', () => {
       sub: 'create',
       options: [{ name: 'name', type: STRING, value: 'Discord Bot One' }],
     });
-    await waitFor(
-      () => responseText(e, create).includes('Discord Bot One'),
-      'the created chatbot',
-      10_000,
-      e.fake.changes,
-    );
+    const created = await once(() => responseText(e, create), 'Discord Bot One', 'the created chatbot');
+    expect(created).toMatch(/created/i);
     const list = command('chatbot', { sub: 'list' });
-    await waitFor(
-      () => responseText(e, list).includes('Discord Bot One'),
-      'the chatbot in the list',
-      10_000,
-      e.fake.changes,
-    );
+    const listed = await once(() => responseText(e, list), 'Discord Bot One', 'the chatbot in the list');
+    expect(listed.split('\n').filter((l) => l.includes('Discord Bot One'))).toHaveLength(1);
   });
 
   test('/listing create opens the form in modal groups; invalid values come back naming the fields', async () => {
@@ -186,11 +181,8 @@ describe('Discord: every command', () => {
         Bathrooms: '2',
       },
     });
-    await waitFor(
-      () => panel.content.includes('\u2705 The home'),
-      'the panel marking the first group done',
-      10_000,
-      e.fake.changes,
+    expect(await once(() => panel.content, '\u2705 The home', 'the panel marking the first group done')).not.toContain(
+      '\u2705 Where and how it is offered',
     );
     const openWhere = e.fake.clickButtonLabelled(panel, 'Where and how it is offered', e.admin);
     const whereModal = await waitFor(() => e.fake.modalOf(openWhere), 'the second modal', 10_000, e.fake.changes);
@@ -201,16 +193,14 @@ describe('Discord: every command', () => {
       message: panel,
       values: { City: 'Austin', State: 'TX', ZIP: '78701', SaleType: 'castle', Status: 'Active' },
     });
-    await waitFor(
-      () => panel.content.includes('\u2705 Where and how it is offered'),
-      'the panel marking the second group done',
-      10_000,
-      e.fake.changes,
-    );
+    expect(
+      await once(() => panel.content, '\u2705 Where and how it is offered', 'the panel marking the second group done'),
+    ).toContain('\u2705 The home');
     e.fake.clickButtonLabelled(panel, 'Create', e.admin);
-    await waitFor(() => panel.content.includes('Please fix'), 'the errors on the panel', 10_000, e.fake.changes);
-    expect(panel.content).toContain('SaleType');
-    expect(panel.content).toContain('Bedrooms');
+    const errors = await once(() => panel.content, 'Please fix', 'the errors on the panel');
+    expect(errors).toContain('SaleType');
+    expect(errors).toContain('Bedrooms');
+    expect(errors).not.toContain('Address');
     expect(panel.ephemeral).toBe(true);
   });
 
@@ -226,20 +216,14 @@ describe('Discord: every command', () => {
     const values = Object.fromEntries(modal.inputs.map((i) => [i.custom_id, i.value ?? '']));
     values.Name = 'Discord Edited Bot';
     e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, message: panel, values });
-    await waitFor(() => panel.content.includes('\u2705'), 'the group marked done', 10_000, e.fake.changes);
+    expect(await once(() => panel.content, '\u2705', 'the group marked done')).toContain(`\u2705 ${groups[0]!.label}`);
     const save = e.fake.clickButtonLabelled(panel, 'Save', e.admin);
-    await waitFor(
-      () => responseText(e, save).includes('Name') || /saved|updated/i.test(panel.content),
-      'the saved settings',
-      10_000,
-      e.fake.changes,
-    );
+    expect(
+      await once(() => `${responseText(e, save)}\n${panel.content}`, /Name|saved|updated/i, 'the saved settings'),
+    ).toMatch(/Name|saved|updated/i);
     const show = command('chatbot', { sub: 'show' });
-    await waitFor(
-      () => responseText(e, show).includes('Discord Edited Bot'),
-      'the new name in /chatbot show',
-      10_000,
-      e.fake.changes,
+    expect(await once(() => responseText(e, show), 'Discord Edited Bot', 'the new name in /chatbot show')).toMatch(
+      /Name\W+Discord Edited Bot/,
     );
   });
 
@@ -251,12 +235,13 @@ describe('Discord: every command', () => {
     const msg = await firstResponse(rec, 'the confirmation');
     expect(e.fake.buttons(msg).map((b) => b.label)).toEqual(['Delete', 'Cancel']);
     e.fake.clickButtonLabelled(msg, 'Cancel', e.admin);
-    await waitFor(
-      () => e.fake.buttons(msg).length === 0 || e.fake.responsesOf(rec).length > 1,
+    const labelsAfter = await waitFor(
+      () => (e.fake.buttons(msg).length === 0 || e.fake.responsesOf(rec).length > 1 ? e.fake.buttons(msg) : undefined),
       'the cancellation',
       10_000,
       e.fake.changes,
     );
+    expect(labelsAfter.map((b) => b.label)).not.toContain('Delete');
     const still = e.service.context.db
       .prepare(`SELECT COUNT(*) AS n FROM listings WHERE mls_number = ?`)
       .get(row.mls) as { n: number };

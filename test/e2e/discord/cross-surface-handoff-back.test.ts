@@ -3,7 +3,8 @@
  * One app with both surfaces, only DISCORD_HANDOFF_CHANNEL configured. The ticket (state line, Slack
  * permalink, channel name, lead), the claim, the agent's replies and notes live on Discord; the user,
  * their rating and the buttons that no longer apply stay on Slack. The app restarts between the claim
- * and the first reply and between the close and the rating.
+ * and the first reply and between the close and the rating. The clock is injected: the reminder comes
+ * when the test moves it HANDOFF_REMIND_S (5 min) on and runs the sweep.
  */
 import { startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
 import { FakeSlack, type FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
@@ -11,6 +12,7 @@ import type { FakeMessage } from '../../../fakes/fake-discord';
 import { button } from '../../../fakes/slack-blocks';
 import { rootFor } from '../../support/slack-e2e';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { botSays, firstLine, textMatching } from '../../support/discord-flows';
 
 const SECRET = 'cross-surface-back-signing-secret';
 const USERS = 'C0XLEADS';
@@ -20,6 +22,7 @@ describe('Slack user, Discord handoff channel', () => {
   let slack: FakeSlack;
   let e: DiscordE2E;
   let driver: SlackDriver;
+  let offset = 0;
 
   beforeAll(async () => {
     slack = await new FakeSlack({ users: { [ADA]: 'Ada Lovelace' } }).start();
@@ -29,8 +32,9 @@ describe('Slack user, Discord handoff channel', () => {
         SLACK_BOT_TOKEN: slack.botToken,
         SLACK_SIGNING_SECRET: SECRET,
         SLACK_API_URL: slack.apiUrl,
-        HANDOFF_REMIND_S: '1',
+        HANDOFF_REMIND_S: '300',
       },
+      now: () => Date.now() + offset,
     });
     driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
   });
@@ -61,10 +65,11 @@ describe('Slack user, Discord handoff channel', () => {
         thread_ts: root.ts,
       });
     await userSays('Mail me at ada.b@example.com or call 617-555-0142. I liked MLS BOS240017 and 12 Beacon St.');
-    await waitFor(
-      () => userThread().filter((m) => button(m, 'Talk to a human')).length >= 2,
-      'the answer to the follow-up',
-    );
+    const offers = await waitFor(() => {
+      const withButton = userThread().filter((m) => button(m, 'Talk to a human'));
+      return withButton.length >= 2 ? withButton : undefined;
+    }, 'the answer to the follow-up');
+    expect(offers[0]!.ts).toBe(answered.ts);
 
     await driver.click(
       button(answered, 'Talk to a human')!,
@@ -77,7 +82,11 @@ describe('Slack user, Discord handoff channel', () => {
       15_000,
       e.fake.changes,
     );
-    const stateLine = (): string => ticket.content.split('\n')[0]!;
+    const stateLine = (): string => firstLine(ticket);
+    const stateOnce = (re: RegExp, what: string): Promise<string> => textMatching(e, stateLine, re, what);
+    /** The Slack user's thread once a message there contains `text`: that message's text. */
+    const slackSays = async (text: string, what: string): Promise<string> =>
+      (await waitFor(() => userThread().find((m) => m.text.includes(text)), what)).text;
     expect(stateLine()).toMatch(/^Waiting since \d\d:\d\d UTC/);
     expect(ticket.content).toContain('Ada Lovelace');
     expect(ticket.content).toContain('#house-hunting');
@@ -95,29 +104,27 @@ describe('Slack user, Discord handoff channel', () => {
     ]) {
       expect(ticket.content).toContain(fact);
     }
-    await waitFor(() => !userThread().some((m) => button(m, 'Talk to a human')), 'Talk to a human gone on Slack');
-    const inTicketThread = (): string[] =>
-      e.fake
-        .channelMessages(ticket.id)
-        .filter((m) => m.author.id === e.fake.botUser.id)
-        .map((m) => m.content);
-    await waitFor(
-      () => inTicketThread().find((t) => /Reminder \(1 of 3\): Ada Lovelace has been waiting \d+ s/.test(t)),
-      'a reminder in the Discord ticket thread',
-      15_000,
-      e.fake.changes,
+    const withCancel = await waitFor(
+      () =>
+        userThread().some((m) => button(m, 'Talk to a human'))
+          ? undefined
+          : userThread().filter((m) => button(m, 'Cancel')),
+      'Talk to a human gone on Slack',
+    );
+    expect(withCancel).toHaveLength(1);
+
+    offset += 300_000;
+    await e.app.bridge.handoffs.sweepUnclaimed();
+    expect(await botSays(e, ticket.id, 'Reminder', 'a reminder in the Discord ticket thread')).toBe(
+      'Reminder (1 of 3): Ada Lovelace has been waiting 5 min for an agent. Press Claim on the ticket to take it.',
     );
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await waitFor(
-      () => /^Claimed by agent-smith at \d\d:\d\d UTC, \d+ s after the request/.test(stateLine()),
-      'the claimed state line',
-      15_000,
-      e.fake.changes,
+    expect(await stateOnce(/^Claimed/, 'the claimed state line')).toMatch(
+      /^Claimed by agent-smith at \d\d:\d\d UTC, 5 min after the request/,
     );
-    await waitFor(
-      () => userThread().find((m) => m.text.includes('agent-smith (agent) has joined')),
-      'the Slack user told who joined',
+    expect(await slackSays('has joined', 'the Slack user told who joined')).toContain(
+      'agent-smith (agent) has joined the conversation and will answer you here.',
     );
 
     // A restart between the claim and the first reply (a new app, a new port for Slack's requests).
@@ -125,30 +132,27 @@ describe('Slack user, Discord handoff channel', () => {
     driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'NOTE: cash buyer, call back today' });
     e.fake.userMessage({ channelId: ticket.id, member: e.agent, content: 'Hello Ada, 12 Beacon St is open Sunday.' });
-    await waitFor(
-      () => userThread().find((m) => m.text.includes('Hello Ada, 12 Beacon St is open Sunday.')),
-      'the agent reply on Slack',
+    expect(await slackSays('Hello Ada, 12 Beacon St is open Sunday.', 'the agent reply on Slack')).toMatch(
+      /agent-smith.*Hello Ada, 12 Beacon St is open Sunday\./s,
     );
-    await waitFor(
-      () => inTicketThread().find((t) => /^Internal note from agent-smith: kept for the team/.test(t)),
-      'the note marked on Discord',
-      15_000,
-      e.fake.changes,
+    expect(await botSays(e, ticket.id, 'Internal note', 'the note marked on Discord')).toBe(
+      'Internal note from agent-smith: kept for the team, not sent to Ada Lovelace.',
     );
     expect(userThread().some((m) => m.text.includes('cash buyer'))).toBe(false);
     await userSays('Sunday at 2 is fine');
-    await waitFor(
-      () => inTicketThread().find((t) => t.includes('Sunday at 2 is fine')),
-      'the Slack user’s message in the Discord ticket thread',
-      15_000,
-      e.fake.changes,
-    );
+    expect(
+      await botSays(e, ticket.id, 'Sunday at 2 is fine', 'the Slack user’s message in the Discord ticket thread'),
+    ).toMatch(/Ada Lovelace.*Sunday at 2 is fine/s);
 
     e.fake.clickButtonLabelled(ticket, 'Close', e.agent);
-    await waitFor(() => /^Closed by agent-smith at \d\d:\d\d UTC/.test(stateLine()), 'closed', 15_000, e.fake.changes);
+    expect(await stateOnce(/^Closed/, 'closed')).toMatch(/^Closed by agent-smith at \d\d:\d\d UTC/);
     expect(e.fake.buttons(ticket)).toEqual([]);
     const prompt = await waitFor(() => userThread().find((m) => button(m, '5')), 'the rating prompt on Slack');
-    await waitFor(() => !userThread().some((m) => button(m, 'Cancel')), 'the Cancel button gone on Slack');
+    const promptNow = await waitFor(
+      () => (userThread().some((m) => button(m, 'Cancel')) ? undefined : userThread().filter((m) => button(m, '5'))),
+      'the Cancel button gone on Slack',
+    );
+    expect(promptNow.map((m) => m.ts)).toEqual([prompt.ts]);
     // A restart between the close and the rating.
     await e.restart();
     driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
@@ -157,18 +161,15 @@ describe('Slack user, Discord handoff channel', () => {
       { channel: USERS, messageTs: prompt.ts, threadTs: root.ts },
       { user: ADA },
     );
-    await waitFor(
-      () => /rated 4\/5/.test(stateLine()) && ticket.content.includes('Satisfaction: 4/5'),
-      'the Slack rating on the Discord ticket',
-      15_000,
-      e.fake.changes,
+    expect(await stateOnce(/rated/, 'the Slack rating on the Discord ticket')).toMatch(
+      /^Closed by agent-smith .*rated 4\/5/,
     );
-    await waitFor(
-      () =>
-        slack.message(USERS, prompt.ts)!.text.includes('You rated the help 4/5') &&
-        !button(slack.message(USERS, prompt.ts)!, '1'),
-      'the thanks in place of the rating buttons on Slack',
-    );
+    expect(ticket.content).toContain('Satisfaction: 4/5');
+    const thanked = await waitFor(() => {
+      const m = slack.message(USERS, prompt.ts);
+      return m && !button(m, '1') ? m : undefined;
+    }, 'the thanks in place of the rating buttons on Slack');
+    expect(thanked.text).toContain('You rated the help 4/5');
     // Nothing doubled across the restarts.
     expect(userThread().filter((m) => m.text.includes('Hello Ada, 12 Beacon St is open Sunday.'))).toHaveLength(1);
     expect(userThread().filter((m) => m.text.includes('agent-smith (agent) has joined'))).toHaveLength(1);

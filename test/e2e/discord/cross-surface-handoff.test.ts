@@ -3,57 +3,29 @@
  * SLACK_HANDOFF_CHANNEL configured. The ticket, the claim and the agent's replies live on Slack
  * (driven by signed requests to /slack/events), the user stays on Discord.
  */
-import {
-  ask,
-  botMessagesIn,
-  startDiscordE2E,
-  waitForAnswer,
-  type DiscordE2E,
-  handoffIn,
-} from '../../support/discord-e2e';
-import { FakeSlack } from '../../../fakes/fake-slack';
+import { botMessagesIn, waitForAnswer } from '../../support/discord-e2e';
+import { botSays } from '../../support/discord-flows';
 import { button } from '../../../fakes/slack-blocks';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-
-const SECRET = 'cross-surface-signing-secret';
-const SLACK_HANDOFF = 'C0XHANDOFF';
+import { waitFor } from '../../../fakes/slack-requests';
+import { discordTicketOnSlack, SLACK_HANDOFF, startDiscordToSlack } from '../../support/cross-surface';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord user, Slack handoff channel', () => {
-  let slack: FakeSlack;
-  let e: DiscordE2E;
-  let driver: SlackDriver;
-
-  beforeAll(async () => {
-    slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
-    // Agent Smith and U0OTHER are members of the Slack handoff channel (agents: conversations.members).
-    slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT', 'U0OTHER'];
-    e = await startDiscordE2E({
-      omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
-      env: {
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
-      },
-    });
-    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
-  });
-
-  afterAll(async () => {
-    await e?.close();
-    await slack?.close();
-  });
+  // Agent Smith and U0OTHER are members of the Slack handoff channel (agents: conversations.members).
+  const x = useStarted(() =>
+    startDiscordToSlack({ users: { U0AGENT: 'Agent Smith' }, members: ['U0AGENT', 'U0OTHER'] }),
+  );
 
   test('ticket on Slack names the Discord user with Claim; claim, relay both ways word for word, Close hands back', async () => {
+    const { e, slack, driver } = x;
     const question = 'Which homes are for rent in Seattle?';
-    const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
-
-    handoffIn(e, threadId, 'I want a viewing');
-    const ticket = await waitFor(
-      () => slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim')),
-      'the ticket in the Slack handoff channel',
-    );
+    const { threadId, ticket } = await discordTicketOnSlack(x, question, 'I want a viewing');
+    /** The Slack ticket once `ok` holds for it. */
+    const slackTicketOnce = (ok: (m: typeof ticket) => boolean, what: string) =>
+      waitFor(() => {
+        const m = slack.message(SLACK_HANDOFF, ticket.ts);
+        return m && ok(m) ? m : undefined;
+      }, what);
     expect(ticket.text).toContain('ada');
     expect(ticket.text).toContain('I want a viewing');
     expect(ticket.text).toContain(question);
@@ -67,13 +39,10 @@ describe('Discord user, Slack handoff channel', () => {
     expect(e.fake.channelMessages(e.handoff.id)).toEqual([]);
 
     await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
-    await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim shown on the ticket');
-    expect(slack.message(SLACK_HANDOFF, ticket.ts)!.text).toContain('Agent Smith');
-    await waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Agent Smith')),
-      'the Discord user told who joined',
-      10_000,
-      e.fake.changes,
+    const claimedTicket = await slackTicketOnce((m) => !button(m, 'Claim'), 'the claim shown on the ticket');
+    expect(claimedTicket.text.split('\n')[0]).toMatch(/^Claimed by Agent Smith at \d\d:\d\d UTC/);
+    expect(await botSays(e, threadId, 'Agent Smith', 'the Discord user told who joined')).toBe(
+      'Agent Smith (agent) has joined the conversation and will answer you here.',
     );
 
     // Agent (Slack ticket thread) -> user (Discord thread), with the agent's name.
@@ -101,10 +70,11 @@ describe('Discord user, Slack handoff channel', () => {
     const userTexts = ['Great, can I bring my *partner* — and our dog?', 'Also: is parking included (2 cars)?'];
     for (const text of userTexts) {
       e.fake.userMessage({ channelId: threadId, member: e.user, content: text });
-      await waitFor(
+      const inSlack = await waitFor(
         () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes(text)),
         `"${text}" in the Slack ticket thread`,
       );
+      expect(inSlack.text).toBe(`*ada:* ${text}`);
     }
     const inTicket = slack.replies(SLACK_HANDOFF, ticket.ts).map((m) => m.text);
     const firstAt = inTicket.findIndex((t) => t.includes(userTexts[0]!));
@@ -124,10 +94,11 @@ describe('Discord user, Slack handoff channel', () => {
       ts: noteTs,
       thread_ts: ticket.ts,
     });
-    await waitFor(
+    const note = await waitFor(
       () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.startsWith('Internal note from')),
       'the note marked on Slack',
     );
+    expect(note.text).toMatch(/^Internal note from \S+: kept for the team, not sent to ada\./);
     expect(botMessagesIn(e.fake, threadId).some((m) => m.content.includes('Her budget is firm'))).toBe(false);
 
     // Close by the agent: the ticket says so and the bot answers the Discord thread again.
@@ -137,25 +108,16 @@ describe('Discord user, Slack handoff channel', () => {
       { channel: SLACK_HANDOFF, messageTs: ticket.ts },
       { user: 'U0AGENT' },
     );
-    await waitFor(
-      () =>
-        /closed/i.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text) &&
-        !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Close'),
-      'the ticket closed',
-    );
-    await waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => /closed/i.test(m.content) && m.content.includes('Agent Smith')),
-      'the Discord user told the bot is back',
-      10_000,
-      e.fake.changes,
+    const closedTicket = await slackTicketOnce((m) => !button(m, 'Close'), 'the ticket closed');
+    expect(closedTicket.text.split('\n')[0]).toMatch(/^Closed by Agent Smith at \d\d:\d\d UTC/);
+    expect(await botSays(e, threadId, /closed/i, 'the Discord user told the bot is back')).toMatch(
+      /Agent Smith closed/,
     );
     // The Discord user rates the help; the Slack ticket shows the score.
     const prompt = botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '4'))!;
     e.fake.clickButtonLabelled(prompt, '4', e.user);
-    await waitFor(
-      () => /^Closed by Agent Smith .*rated 4\/5/.test(slack.message(SLACK_HANDOFF, ticket.ts)!.text),
-      'the rating on the Slack ticket',
-    );
+    const rated = await slackTicketOnce((m) => /rated/.test(m.text), 'the rating on the Slack ticket');
+    expect(rated.text).toMatch(/^Closed by Agent Smith .*rated 4\/5/);
     const after = 'And homes for sale in Seattle?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });
     await waitForAnswer(e, threadId, after);

@@ -4,23 +4,19 @@
  * button, or /ask in the DM), and a handoff from a DM relays both ways between the DM and the
  * ticket thread in the handoff channel.
  */
-import { botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E, handoffIn } from '../../support/discord-e2e';
+import { botMessagesIn, handoffIn, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import { useStarted } from '../../support/server-setup';
+import { botSays, textMatching } from '../../support/discord-flows';
 import type { FakeChannel, FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 
 const TYPING = '\u258d';
 
 describe('Discord: direct messages', () => {
-  let e: DiscordE2E;
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 5 }));
   let dm: FakeChannel;
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 5 });
+  beforeAll(() => {
     dm = e.fake.openDm(e.user);
-  });
-
-  afterAll(async () => {
-    await e?.close();
   });
 
   /** The chat session each question was asked in (the service's own record). */
@@ -68,12 +64,9 @@ describe('Discord: direct messages', () => {
 
     // "New conversation": the next DM starts a fresh chat session.
     const press = e.fake.clickButtonLabelled(last, 'New conversation', e.user);
-    await waitFor(
-      () => e.fake.responsesOf(press).find((m) => /new conversation/i.test(m.content)),
-      'the new conversation acknowledged',
-      10_000,
-      e.fake.changes,
-    );
+    expect(
+      await textMatching(e, () => responseText(e, press), /new conversation/i, 'the new conversation acknowledged'),
+    ).toMatch(/new conversation/i);
     const fresh = 'Show me homes for rent in Denver';
     await dmAnswer(fresh);
     expect(sessionOf(fresh)).not.toBe(sessionOf(first));
@@ -89,12 +82,13 @@ describe('Discord: direct messages', () => {
       member: e.user,
       options: [{ name: 'question', type: 3, value: asked }],
     });
-    await waitFor(
+    const root = await waitFor(
       () => e.fake.responsesOf(rec).find((m) => m.content.includes(`> ${asked}`)),
       'the /ask root in the DM',
       10_000,
       e.fake.changes,
     );
+    expect(root.ephemeral).toBe(false);
     await waitForAnswer(e, dm.id, asked);
     await e.app.bridge.conversations.idle();
     expect(sessionOf(asked)).not.toBe(sessionOf(fresh));
@@ -124,28 +118,23 @@ describe('Discord: direct messages', () => {
       10_000,
       e.fake.changes,
     );
-    await waitFor(
+    const notice = await waitFor(
       () => botMessagesIn(e.fake, dm.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Cancel')),
       'the handoff notice in the DM',
       10_000,
       e.fake.changes,
     );
+    expect(notice.content).toMatch(/agent/i);
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await waitFor(
-      () => botMessagesIn(e.fake, dm.id).find((m) => m.content.includes('agent-smith')),
-      'the user told who joined',
-      10_000,
-      e.fake.changes,
+    expect(await botSays(e, dm.id, 'agent-smith', 'the user told who joined')).toBe(
+      'agent-smith (agent) has joined the conversation and will answer you here.',
     );
 
     // User (DM) -> agent (ticket thread): relayed, not asked to the chatbot.
     e.fake.directMessage({ member: e.user, content: 'Can you lower the rent?' });
-    await waitFor(
-      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the rent?')),
-      'the DM relayed to the ticket thread',
-      10_000,
-      e.fake.changes,
+    expect(await botSays(e, ticketThread.id, 'Can you lower the rent?', 'the DM relayed to the ticket thread')).toBe(
+      '*ada:* Can you lower the rent?',
     );
     expect(e.storedAnswers('Can you lower the rent?')).toEqual([]);
     // Agent -> user, in the DM.
@@ -160,11 +149,8 @@ describe('Discord: direct messages', () => {
 
     // /handoff cancel in the DM: the bot answers the same conversation again.
     const cancel = handoffIn(e, dm.id, 'cancel');
-    await waitFor(
-      () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
-      'the cancellation',
-      10_000,
-      e.fake.changes,
+    expect(await textMatching(e, () => responseText(e, cancel), /cancel/i, 'the cancellation')).toContain(
+      'Handoff cancelled: the bot answers in that thread again.',
     );
     const after = 'And homes for sale in Austin?';
     await dmAnswer(after);

@@ -52,12 +52,13 @@ describe('Discord e2e: answer feedback', () => {
     expect(rated?.answerId).toBeDefined();
 
     const again = e.fake.clickButtonLabelled(last, '👍', e.user);
-    await waitFor(
+    const already = await waitFor(
       () => e.fake.responsesOf(again).find((m) => /already rated/.test(m.content)),
       'already rated',
       10_000,
       e.fake.changes,
     );
+    expect(already.ephemeral).toBe(true);
     expect(await feedback.votesOn(id)).toHaveLength(1);
 
     const down = e.fake.clickButtonLabelled(last, '👎', e.user);
@@ -74,11 +75,23 @@ describe('Discord e2e: answer feedback', () => {
     // The offered button hands the conversation to a human: a ticket in the handoff channel.
     const before = e.fake.channelMessages(e.handoff.id).length;
     e.fake.clickButtonLabelled(offer, 'Talk to a human', e.user);
-    await waitFor(() => e.fake.channelMessages(e.handoff.id).length > before, 'the ticket');
+    const ticket = await waitFor(() => e.fake.channelMessages(e.handoff.id)[before], 'the ticket');
+    expect(e.fake.buttons(ticket).map((b) => b.label)).toContain('Claim');
+    expect(ticket.content).toMatch(/^Waiting since \d\d:\d\d UTC/);
 
     // Someone else's 👍 on the same answer is a separate vote.
     e.fake.clickButtonLabelled(last, '👍', e.admin);
-    await waitFor(async () => (await feedback.votesOn(id)).length === 2, 'the second vote');
+    const votes = await waitFor(async () => {
+      const all = await feedback.votesOn(id);
+      return all.length === 2 ? all : undefined;
+    }, 'the second vote');
+    // The user turned theirs down; the admin's is the other, a positive one.
+    expect(votes.map((v) => [v.user.endsWith(e.admin.user.id), v.vote])).toEqual(
+      expect.arrayContaining([
+        [false, 'negative'],
+        [true, 'positive'],
+      ]),
+    );
 
     const rec = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin, options: [] });
     const text = await waitFor(

@@ -15,6 +15,7 @@ import {
 import type { FakeMessage, RecordedCall } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
+import { botSays, firstLine, labelsWithout, textMatching } from '../../support/discord-flows';
 
 const TYPING = /\u258d/;
 /** Two creates/edits of one channel never go out closer than this (the budget is one a second, less arrival jitter). */
@@ -33,12 +34,13 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
   test('every notice arrives, no 429, discord.js never waits, and the answer still ends exact', async () => {
     const question = 'Tell me about every listing, the long answer';
     const { threadId } = await ask(e, question);
-    await waitFor(
+    const firstEdit = await waitFor(
       () => e.fake.calls.find((c) => c.method === 'PATCH' && c.path.startsWith(`/channels/${threadId}/messages/`)),
       'the first streamed edit',
       15_000,
       e.fake.changes,
     );
+    expect(firstEdit.status).toBe(200);
 
     // Ask for a human mid-stream: the notice goes to the thread the answer is streaming in.
     handoffIn(e, threadId, 'Pacing: a person please');
@@ -63,23 +65,12 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
     );
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await waitFor(
-      () => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'),
-      'the claim shown on the ticket',
-      15_000,
-      e.fake.changes,
+    expect(await labelsWithout(e, ticket, 'Claim', 'the claim shown on the ticket')).toContain('Close');
+    expect(await botSays(e, ticketThread.id, 'claimed this ticket', 'the agents told of the claim')).toMatch(
+      /^agent-smith claimed this ticket\. Their messages in this thread go to ada/,
     );
-    await waitFor(
-      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('claimed this ticket')),
-      'the agents told of the claim',
-      15_000,
-      e.fake.changes,
-    );
-    await waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith (agent) has joined')),
-      'the user told who joined',
-      15_000,
-      e.fake.changes,
+    expect(await botSays(e, threadId, 'has joined', 'the user told who joined')).toBe(
+      'agent-smith (agent) has joined the conversation and will answer you here.',
     );
 
     // Bursts both ways: each relayed message is a post of core's, outside the relay.
@@ -88,40 +79,24 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
     for (const content of fromAgent) e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content });
     for (const content of fromUser) e.fake.userMessage({ channelId: threadId, member: e.user, content });
     for (const text of fromAgent)
-      await waitFor(
-        () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(text)),
-        `"${text}" relayed to the user`,
-        20_000,
-        e.fake.changes,
+      expect(await botSays(e, threadId, text, `"${text}" relayed to the user`, 20_000)).toBe(
+        `*agent-smith (agent):* ${text}`,
       );
     for (const text of fromUser)
-      await waitFor(
-        () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes(text)),
-        `"${text}" relayed to the agents`,
-        20_000,
-        e.fake.changes,
-      );
+      expect(await botSays(e, ticketThread.id, text, `"${text}" relayed to the agents`, 20_000)).toBe(`*ada:* ${text}`);
 
     // Cancel with the notice's button (an interaction in the streaming thread): both sides told.
     e.fake.clickButtonLabelled(notice, 'Cancel', e.user);
-    await waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Handoff cancelled')),
-      'the user told the handoff ended',
-      20_000,
-      e.fake.changes,
+    expect(await botSays(e, threadId, 'Handoff cancelled', 'the user told the handoff ended', 20_000)).toBe(
+      "Handoff cancelled. I'm back: ask me anything here.",
     );
-    await waitFor(
-      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('cancelled the request')),
-      'the agents told the handoff ended',
-      20_000,
-      e.fake.changes,
+    expect(
+      await botSays(e, ticketThread.id, 'cancelled the request', 'the agents told the handoff ended', 20_000),
+    ).toBe('ada cancelled the request. The bot answers ada again.');
+    expect(await textMatching(e, () => firstLine(ticket), /^Cancelled/, 'the ticket shown cancelled', 20_000)).toMatch(
+      /^Cancelled by ada at \d\d:\d\d UTC/,
     );
-    await waitFor(
-      () => /cancel/i.test(ticket.content) && !e.fake.buttons(ticket).some((b) => b.label === 'Close'),
-      'the ticket shown cancelled',
-      20_000,
-      e.fake.changes,
-    );
+    expect(e.fake.buttons(ticket)).toEqual([]);
 
     // The answer, its messages told apart from the notices around them, ends with the service's text.
     const notices: FakeMessage[] = [];

@@ -1,6 +1,7 @@
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
+import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
+import { botSays, labelsWithout, textMatching } from '../../support/discord-flows';
 
 describe('Discord: handoff round trip', () => {
   const e = useStarted(() => startDiscordE2E());
@@ -28,18 +29,10 @@ describe('Discord: handoff round trip', () => {
 
     const claimId = e.fake.buttons(ticket).find((b) => b.label === 'Claim')!.custom_id!;
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await waitFor(
-      () => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'),
-      'the claim on the ticket',
-      10_000,
-      e.fake.changes,
-    );
+    expect(await labelsWithout(e, ticket, 'Claim', 'the claim on the ticket')).toContain('Close');
     expect(ticket.content).toContain('agent-smith');
-    await waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('agent-smith')),
-      'the user told who joined',
-      10_000,
-      e.fake.changes,
+    expect(await botSays(e, threadId, 'agent-smith', 'the user told who joined')).toBe(
+      'agent-smith (agent) has joined the conversation and will answer you here.',
     );
 
     // A second agent (who can view the handoff channel) is told, ephemerally, who holds it.
@@ -56,12 +49,9 @@ describe('Discord: handoff round trip', () => {
 
     // User -> agent.
     e.fake.userMessage({ channelId: threadId, member: e.user, content: 'Can you lower the price?' });
-    await waitFor(
-      () => botMessagesIn(e.fake, ticketThread.id).find((m) => m.content.includes('Can you lower the price?')),
-      'the user message relayed to the ticket thread',
-      10_000,
-      e.fake.changes,
-    );
+    expect(
+      await botSays(e, ticketThread.id, 'Can you lower the price?', 'the user message relayed to the ticket thread'),
+    ).toBe('*ada:* Can you lower the price?');
     expect(e.storedAnswers('Can you lower the price?')).toEqual([]);
     // Agent -> user.
     e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'Yes, by five percent.' });
@@ -75,11 +65,8 @@ describe('Discord: handoff round trip', () => {
 
     // Cancel: back to the bot.
     const cancel = handoffIn(e, threadId, 'cancel');
-    await waitFor(
-      () => e.fake.responsesOf(cancel).find((m) => /cancel/i.test(m.content)),
-      'the cancellation',
-      10_000,
-      e.fake.changes,
+    expect(await textMatching(e, () => responseText(e, cancel), /cancel/i, 'the cancellation')).toContain(
+      'Handoff cancelled: the bot answers in that thread again.',
     );
     const after = 'And homes for sale in Denver?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });

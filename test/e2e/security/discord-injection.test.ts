@@ -60,12 +60,14 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
   test('answers, relays and the ticket: every create/edit has parse [], the Slack ticket shows the name as text', async () => {
     const question = `Homes please @everyone <@${victim.user.id}>`;
     const { threadId } = await ask(e, question, mallory);
-    await waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Answer for you')),
+    const answer = await waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('& friends.')),
       'the answer',
       20_000,
       e.fake.changes,
     );
+    // Shown word for word: what keeps it from pinging anyone is allowed_mentions (checked below).
+    expect(answer.content).toContain(answerText());
 
     handoffIn(e, threadId, 'Ping <!here> please', mallory);
     const ticket = await waitFor(
@@ -79,7 +81,11 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
       expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
 
     await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
-    await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim');
+    const claimed = await waitFor(() => {
+      const m = slack.message(SLACK_HANDOFF, ticket.ts);
+      return m && !button(m, 'Claim') ? m : undefined;
+    }, 'the claim');
+    expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
     const agentText = `Hello @everyone <@${victim.user.id}>`;
     await driver.event({
       type: 'message',

@@ -48,10 +48,16 @@ describe('Slack: connection reset, timeout and 500 from the Web API leak no secr
     await e.driver.command('/ask', '', { user: 'U0USER1', channel: 'C0NET500' });
     proxy.arm('hang', /chat\.postEphemeral/, 1);
     await e.driver.command('/ask', '', { user: 'U0USER1', channel: 'C0NETHANG' });
-    await waitFor(() => proxy.faulted.length >= 7, 'the faults to be hit', 30_000);
+    const hit = await waitFor(() => proxy.faulted.length >= 7 && proxy.faulted, 'the faults to be hit', 30_000);
+    expect(new Set(hit.map((f) => f.fault))).toEqual(new Set(['reset', '500', 'hang']));
     // After the faults, Slack works again: a barrier answered means the failures were handled and logged.
     await e.driver.command('/ask', '', { user: 'U0USER1', channel: 'C0NETAFTER' });
-    await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0NETAFTER'), 'Slack working again', 40_000);
+    const after = await waitFor(
+      () => e.fake.ephemerals.find((m) => m.channel === 'C0NETAFTER'),
+      'Slack working again',
+      40_000,
+    );
+    expect(after.text).toMatch(/\/ask/);
     await e.app.bridge.conversations.idle();
 
     const all = lines.join('');
@@ -97,7 +103,8 @@ describe('Discord: connection reset, timeout and 500 from REST leak no secret in
     proxy.arm('hang', /\/threads/, 1);
     await ask(e, 'Homes in Denver?').catch(() => undefined);
     await ask(e, 'Homes in Seattle?').catch(() => undefined);
-    await waitFor(() => proxy.faulted.length >= 4, 'the faults to be hit', 60_000);
+    const hit = await waitFor(() => proxy.faulted.length >= 4 && proxy.faulted, 'the faults to be hit', 60_000);
+    expect(hit.map((f) => f.fault)).toContain('reset');
     await e.app.bridge.conversations.idle();
     await new Promise((r) => setImmediate(r));
 

@@ -102,7 +102,11 @@ describe('Slack: injections ping nobody and show word for word', () => {
       { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
       { user: 'U0AGENT' },
     );
-    await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim');
+    const claimed = await waitFor(() => {
+      const m = e.fake.message(HANDOFF_CHANNEL, ticket.ts);
+      return m && !button(m, 'Claim') ? m : undefined;
+    }, 'the claim');
+    expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
 
     // User -> ticket thread, as Slack delivers it (a literal `&` arrives as `&amp;`).
     const now = Math.floor(Date.now() / 1000);
@@ -116,10 +120,11 @@ describe('Slack: injections ping nobody and show word for word', () => {
       ts: `${now}.300001`,
       thread_ts: root.ts,
     });
-    await waitFor(
+    const toTicket = await waitFor(
       () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes(userText)),
       'the user message in the ticket thread',
     );
+    expect(toTicket.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
     // Agent -> user thread.
     const agentText = `From the agent ${INJECTION}`;
     await e.driver.event({
@@ -131,10 +136,11 @@ describe('Slack: injections ping nobody and show word for word', () => {
       ts: `${now}.300002`,
       thread_ts: ticket.ts,
     });
-    await waitFor(
+    const toUser = await waitFor(
       () => e.fake.replies('C0INJECT', root.ts).find((m) => shown(m.text).includes(agentText)),
       'the agent message in the user thread',
     );
+    expect(toUser.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
     expect(messages.length).toBeGreaterThan(0);
     expectNoLiveMarkup(e, from);
   });
@@ -198,7 +204,8 @@ describe('Slack: injections ping nobody and show word for word', () => {
     );
     expect(res.status).toBe(200);
     await e.driver.command('/ask', 'help', { user: 'U0USER1', channel: 'C0SSLBARRIER' });
-    await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0SSLBARRIER'), 'the barrier');
+    const barrier = await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0SSLBARRIER'), 'the barrier');
+    expect(barrier.text).toMatch(/\/ask/);
     expect(e.fake.calls.slice(from).filter((c) => JSON.stringify(c.args).includes('smuggled'))).toEqual([]);
     expect(e.storedAnswers('smuggled question')).toEqual([]);
   });

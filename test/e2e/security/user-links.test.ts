@@ -20,6 +20,7 @@ import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { firstLine, textMatching } from '../../support/discord-flows';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
@@ -89,7 +90,11 @@ describe('Slack: a user’s [label](url) shows as text with its URL', () => {
       { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
       { user: 'U0AGENT' },
     );
-    await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim');
+    const claimed = await waitFor(() => {
+      const m = e.fake.message(HANDOFF_CHANNEL, ticket.ts);
+      return m && !button(m, 'Claim') ? m : undefined;
+    }, 'the claim');
+    expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
 
     const now = Math.floor(Date.now() / 1000);
     await e.driver.event({
@@ -161,7 +166,8 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
       e.fake.changes,
     );
     // The chatbot's own link stays a Markdown link.
-    await waitFor(() => answer.content.includes('[our safety page](https://good.example/safety)'), 'the final answer');
+    const final = await textMatching(e, () => answer.content, 'our safety page](', 'the final answer', 20_000);
+    expect(final).toContain('[our safety page](https://good.example/safety)');
 
     handoffIn(e, threadId, `Help: ${LINK}`);
     const ticket = await waitFor(
@@ -180,7 +186,9 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
       e.fake.changes,
     );
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await waitFor(() => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'), 'the claim', 10_000, e.fake.changes);
+    expect(await textMatching(e, () => firstLine(ticket), /^Claimed/, 'the claim', 10_000)).toMatch(
+      /^Claimed by agent-smith at \d\d:\d\d UTC/,
+    );
 
     e.fake.userMessage({ channelId: threadId, member: e.user, content: `From the user ${LINK}` });
     const toTicket = await waitFor(

@@ -1,0 +1,47 @@
+/**
+ * Waits that hand back what they waited for, so the test asserts on it with `expect` (a bare wait
+ * proves only that something matched, not what it said).
+ */
+import type { FakeEphemeral, FakeSlack } from '../../fakes/fake-slack';
+import { waitFor } from '../../fakes/wait-for';
+
+/** The first of `texts()` (a thread, a channel) that matches `re`, once there is one. */
+export function textMatching(
+  texts: () => readonly string[],
+  re: RegExp,
+  what: string,
+  timeoutMs?: number,
+): Promise<string> {
+  return waitFor(() => texts().find((t) => re.test(t)), what, timeoutMs);
+}
+
+/** `read()` (a text that changes in place, e.g. a ticket's state line) once it matches `re`. */
+export function becomes(read: () => string | undefined, re: RegExp, what: string, timeoutMs?: number): Promise<string> {
+  return waitFor(
+    () => {
+      const now = read();
+      return now !== undefined && re.test(now) && now;
+    },
+    what,
+    timeoutMs,
+  );
+}
+
+/** The ephemerals shown to `user` since `after` (an index into `fake.ephemerals`) that match `re`, once there are `count`. */
+export function ephemeralsTo(
+  fake: FakeSlack,
+  user: string,
+  re: RegExp,
+  after: number,
+  count = 1,
+): Promise<FakeEphemeral[]> {
+  return waitFor(() => {
+    const shown = fake.ephemerals.slice(after).filter((m) => m.user === user && re.test(m.text));
+    return shown.length >= count && shown;
+  }, `${count} ephemeral(s) to ${user} matching ${re}`);
+}
+
+/** The first ephemeral shown to `user` since `after` that matches `re`. */
+export async function ephemeralTo(fake: FakeSlack, user: string, re: RegExp, after: number): Promise<FakeEphemeral> {
+  return (await ephemeralsTo(fake, user, re, after))[0]!;
+}
