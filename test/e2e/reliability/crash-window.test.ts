@@ -7,19 +7,19 @@
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { tempDir } from '../../support/app-env';
 import { waitFor } from '../../../fakes/slack-requests';
-import { answerStart, buttonsOf, shownText } from '../../support/bridge-process';
-import { useStarted } from '../../support/server-setup';
-import { askRoot, killWhenPaused, startRig } from '../../support/reliability-rig';
+import { buttonsOf, shownText } from '../../support/bridge-process';
+import { useRig } from './rig';
 
 const WITHIN_MS = 60_000;
 const HOOK_LINE = 'test hook: paused between started and the in-flight record';
 
 describe('reliability: killed between "started" and the in-flight record', () => {
+  const rig = useRig({ fragmentDelayMs: 2 });
   const tmp = tempDir('crash-window-');
-  const rig = useStarted(() => startRig({ stateUrl: `sqlite:${tmp.dir}/bridge.db`, fragmentDelayMs: 2 }), 60_000);
-  afterAll(() => tmp.remove());
+  const stateUrl = `sqlite:${tmp.dir}/bridge.db`;
   const typing = (m: FakeMessage): boolean =>
     m.streaming === true || JSON.stringify(m.blocks).includes('▍') || m.text === '' || m.text === 'Thinking…';
+  afterAll(() => tmp.remove());
 
   test.each([['native streaming'], ['chat.update (placeholder first)']] as const)(
     'SIGKILL in the window, restart: the thread is answered or marked with Retry within 60 s (%s)',
@@ -27,17 +27,18 @@ describe('reliability: killed between "started" and the in-flight record', () =>
       const channel = label.startsWith('native') ? 'C0CRASHN' : 'C0CRASHU';
       rig.fake.setStreaming(label.startsWith('native') ? 'on' : 'unknown_method');
       const question = `Homes for sale in Austin? (${label})`;
-      const victim = await rig.start(`crash-${channel}`, { BRIDGE_TEST_PAUSE_BEFORE_RELAY: '1' });
-      const root = await askRoot(rig, rig.driverOf(victim), question, channel);
-      const killedAt = await killWhenPaused(victim, HOOK_LINE, 'the bridge paused in the window');
+      const victim = await rig.start(`crash-${channel}`, { stateUrl, extra: { BRIDGE_TEST_PAUSE_BEFORE_RELAY: '1' } });
+      const root = await rig.ask(victim, question, channel);
+      await rig.expectLine(victim, HOOK_LINE, 20_000);
+      victim.signal('SIGKILL');
+      const killedAt = (await victim.waitExit(5000)).at;
 
-      await rig.start(`crash-${channel}`);
+      await rig.start(`crash-${channel}`, { stateUrl });
       const outcome = await waitFor(
         () => {
           const replies = rig.botReplies(channel, root.ts);
           if (replies.length === 0 || replies.some(typing)) return undefined;
-          const stored = rig.service.storedAnswers(question).at(-1);
-          if (stored !== undefined && answerStart(replies, stored) !== undefined) return 'answered';
+          if (rig.answerAt(channel, root.ts, question) !== undefined) return 'answered';
           const last = replies.at(-1)!;
           if (/interrupted/i.test(shownText(last)) && buttonsOf(last).some((b) => b.text === 'Retry')) return 'marked';
           return undefined;

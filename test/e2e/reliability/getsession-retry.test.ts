@@ -6,16 +6,16 @@
 import { request } from 'node:http';
 import { FakeChatbotServer, drop, status, type Handler } from '../../support/fake-chatbot-server';
 import type { FakeMessage } from '../../../fakes/fake-slack';
-import { waitFor } from '../../../fakes/slack-requests';
-import { buttonsOf, type BridgeProcess } from '../../support/bridge-process';
+import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { buttonsOf } from '../../support/bridge-process';
 import { useStarted } from '../../support/server-setup';
-import { askRoot, expectAnswered, startRig } from '../../support/reliability-rig';
+import { useRig } from './rig';
 
 const STATE_URL = 'redis://127.0.0.1:6379/15';
 const GET_SESSION = '/chat/Chatbot/GetSession';
 
 describe('reliability: GetSession failing', () => {
-  const rig = useStarted(() => startRig({ stateUrl: STATE_URL, flush: STATE_URL, fragmentDelayMs: 2 }), 60_000);
+  const rig = useRig({ fragmentDelayMs: 2, flushRedis: STATE_URL });
   const front = useStarted(async () => {
     const server = await FakeChatbotServer.start();
     server.fallback(async (req, res) => {
@@ -24,11 +24,7 @@ describe('reliability: GetSession failing', () => {
     });
     return server;
   });
-  let bridge: BridgeProcess;
-  beforeAll(async () => {
-    bridge = await rig.start('getsession-a', { CHATBOT_API_URL: front.baseUrl });
-  }, 60_000);
-  const driver = () => rig.driverOf(bridge);
+  let driver: SlackDriver;
 
   /** Forwards a request to the real local service and streams its answer back. */
   const passThrough: Handler = (req, res) =>
@@ -56,6 +52,10 @@ describe('reliability: GetSession failing', () => {
       upstream.end(req.body);
     });
 
+  beforeAll(async () => {
+    driver = rig.driverOf(await rig.start('getsession-a', { stateUrl: STATE_URL, serviceUrl: front.baseUrl }));
+  }, 60_000);
+
   /** When each GetSession arrived (the scripted server records requests, not their times). */
   const arrivals: number[] = [];
   const timed =
@@ -78,7 +78,7 @@ describe('reliability: GetSession failing', () => {
     channel: string,
     question: string,
   ): Promise<{ root: FakeMessage; told: FakeMessage }> {
-    const root = await askRoot(rig, driver(), question, channel);
+    const root = await rig.ask(driver, question, channel);
     const told = await waitFor(
       () =>
         rig
@@ -87,6 +87,7 @@ describe('reliability: GetSession failing', () => {
       'the user told GetSession failed, with a Retry button',
       30_000,
     );
+    expect(told.text).toMatch(/could not open a chat session/i);
     return { root, told };
   }
 
@@ -98,33 +99,30 @@ describe('reliability: GetSession failing', () => {
     expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
   }
 
-  test('5xx: 4 calls with growing gaps, then the user is told; Retry works once the service is back', async () => {
-    scriptGetSession(status(503, { error: 'unavailable' }));
-    const question = 'Homes for sale in Austin please';
-    const { root, told } = await askAndWaitForFailure('C0GS5XX', question);
-    expectBackoff(getSessionTimes());
-    expect(rig.service.storedAnswers(question)).toHaveLength(0);
+  test.each([
+    ['5xx', 'C0GS5XX', 'Homes for sale in Austin please', status(503, { error: 'unavailable' })],
+    ['network error', 'C0GSNET', 'Homes for rent in Denver please', drop],
+  ] as const)(
+    '%s: 4 calls with growing gaps, then the user is told; Retry works once the service is back',
+    async (_, channel, question, failure) => {
+      scriptGetSession(failure);
+      const { root, told } = await askAndWaitForFailure(channel, question);
+      expectBackoff(getSessionTimes());
+      expect(rig.service.storedAnswers(question)).toHaveLength(0);
 
-    scriptGetSession(passThrough);
-    const retry = buttonsOf(told).find((b) => b.text === 'Retry')!;
-    await driver().click(retry, { channel: 'C0GS5XX', messageTs: told.ts, threadTs: root.ts }, { user: 'U0USER1' });
-    await expectAnswered(rig, { channel: 'C0GS5XX', thread: root.ts }, question, 'the answer after Retry');
-    expect(rig.service.storedAnswers(question)).toHaveLength(1);
-  }, 60_000);
-
-  test('network error: 4 calls with growing gaps, then the user is told', async () => {
-    scriptGetSession(drop);
-    const question = 'Homes for rent in Denver please';
-    await askAndWaitForFailure('C0GSNET', question);
-    expectBackoff(getSessionTimes());
-    expect(rig.service.storedAnswers(question)).toHaveLength(0);
-  }, 60_000);
+      scriptGetSession(passThrough);
+      const retry = buttonsOf(told).find((b) => b.text === 'Retry')!;
+      await driver.click(retry, { channel, messageTs: told.ts, threadTs: root.ts }, { user: 'U0USER1' });
+      await rig.expectAnswered(channel, root.ts, question);
+    },
+    60_000,
+  );
 
   test('two failures then success: answered without bothering the user', async () => {
     scriptGetSession(status(502), drop, passThrough);
     const question = 'Condos for sale in Seattle please';
-    const root = await askRoot(rig, driver(), question, 'C0GSOK');
-    await expectAnswered(rig, { channel: 'C0GSOK', thread: root.ts }, question, 'the answer');
+    const root = await rig.ask(driver, question, 'C0GSOK');
+    await rig.expectAnswered('C0GSOK', root.ts, question);
     expect(getSessionTimes()).toHaveLength(3);
     expect(rig.botReplies('C0GSOK', root.ts).some((m) => /could not open a chat session/i.test(m.text))).toBe(false);
   }, 60_000);

@@ -7,9 +7,9 @@ import { inflightRecordSchema, INFLIGHT_PREFIX, type InflightRecord } from '../.
 import { RedisStore } from '../../../src/state/redis-store';
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { waitFor } from '../../../fakes/slack-requests';
-import { buttonsOf, shownText, type BridgeProcess } from '../../support/bridge-process';
+import { type BridgeProcess, buttonsOf, shownText } from '../../support/bridge-process';
 import { useStarted } from '../../support/server-setup';
-import { askRoot, expectAnswered, sayInThread, startRig, typing } from '../../support/reliability-rig';
+import { typing, useRig } from './rig';
 
 const STATE_URL = 'redis://127.0.0.1:6379/13';
 const LONG_QUESTION = 'Give me the long answer: all listings please';
@@ -19,34 +19,13 @@ const markDeadline = (killedAt: number): number => Math.max(1, MARK_WITHIN_MS - 
 
 describe('reliability: the bridge killed mid-stream', () => {
   // About 375 fragments 15 ms apart: an answer streams for several seconds.
-  const rig = useStarted(
-    () =>
-      startRig({
-        stateUrl: STATE_URL,
-        flush: STATE_URL,
-        fragmentDelayMs: 15,
-        slack: { streaming: 'unknown_method', users: { U0USER1: 'Ada Lovelace' } },
-      }),
-    60_000,
-  );
+  const rig = useRig({ fragmentDelayMs: 15, flushRedis: STATE_URL, slack: { streaming: 'unknown_method' } });
   const state = useStarted(async () => new RedisStore(STATE_URL));
+  const start = (id: string): Promise<BridgeProcess> => rig.start(id, { stateUrl: STATE_URL });
   let keeper: BridgeProcess;
   beforeAll(async () => {
-    keeper = await rig.start('kill-keeper');
+    keeper = await start('kill-keeper');
   }, 60_000);
-  const botReplies = (channel: string, thread: string): FakeMessage[] => rig.botReplies(channel, thread);
-
-  /** /ask the long question through `via` and wait until part of the answer shows, still streaming. */
-  const askAndCatchMidStream = async (via: BridgeProcess, channel: string): Promise<FakeMessage> => {
-    const root = await askRoot(rig, rig.driverOf(via), LONG_QUESTION, channel);
-    const partial = await waitFor(
-      () => botReplies(channel, root.ts).find((m) => m.text.length > 0 && typing(m)),
-      'part of the answer, still streaming',
-      30_000,
-    );
-    expect(partial.thread_ts).toBe(root.ts);
-    return root;
-  };
 
   /** `owner`'s in-flight record of the answer in `channel` (what recovery will mark), if it has one. */
   const inflightRecord = async (owner: string, channel: string): Promise<InflightRecord | undefined> => {
@@ -57,14 +36,14 @@ describe('reliability: the bridge killed mid-stream', () => {
     return undefined;
   };
 
-  /** `owner`'s record, once it lists every bot reply the thread shows, and the last one with text. */
+  /** The in-flight record, once it lists every bot reply the thread shows and the last one has text. */
   const recordCoveringThread = async (
     owner: string,
     channel: string,
     thread: string,
   ): Promise<InflightRecord | undefined> => {
     const rec = await inflightRecord(owner, channel);
-    const shown = botReplies(channel, thread);
+    const shown = rig.botReplies(channel, thread);
     if (!rec || shown.length === 0 || (rec.messages.at(-1)?.text ?? '') === '') return undefined;
     return shown.every((m) => rec.messages.some((r) => r.ref.id === m.ts)) ? rec : undefined;
   };
@@ -82,10 +61,10 @@ describe('reliability: the bridge killed mid-stream', () => {
         'the in-flight record listing every shown message',
         30_000,
       );
-      expect(rec).toMatchObject({ owner: victim.name, place: { channel } });
+      expect(rec.owner).toBe(victim.name);
       await victim.freeze();
       const idle = await waitFor(
-        () => (rig.fake.busy === 0 ? { busy: rig.fake.busy } : undefined),
+        () => rig.fake.busy === 0 && { busy: rig.fake.busy },
         'the fake done with the calls sent before the freeze',
         5000,
       );
@@ -99,34 +78,40 @@ describe('reliability: the bridge killed mid-stream', () => {
 
   /** Every bot reply finished, the last one marked interrupted with a Retry button; its text kept. */
   const markedInterrupted = (channel: string, thread: string): FakeMessage | undefined => {
-    const replies = botReplies(channel, thread);
+    const replies = rig.botReplies(channel, thread);
     const last = replies.at(-1);
     if (!last || replies.some(typing)) return undefined;
     if (!/interrupted/i.test(shownText(last))) return undefined;
     return buttonsOf(last).some((b) => b.text === 'Retry') ? last : undefined;
   };
 
-  test('killed and restarted: the restarted instance marks the answer, the thread keeps its session, Retry answers', async () => {
-    const victim = await rig.start('kill-a');
-    const root = await askAndCatchMidStream(victim, 'C0KILL');
-    const killedAt = await killWhenRecorded(victim, 'C0KILL', root.ts);
-
-    const restarted = await rig.start('kill-a');
+  /** Kills `victim` once its record covers the thread, then waits (the bound) for the mark; asserts it. */
+  const killAndExpectMarked = async (victim: BridgeProcess, channel: string, thread: string, restart: boolean) => {
+    const killedAt = await killWhenRecorded(victim, channel, thread);
+    const restarted = restart ? await start(victim.name) : undefined;
     const marked = await waitFor(
-      () => markedInterrupted('C0KILL', root.ts),
+      () => markedInterrupted(channel, thread),
       'the interrupted answer marked',
       markDeadline(killedAt),
     );
+    expect(buttonsOf(marked).map((b) => b.text)).toContain('Retry');
+    expect(rig.botReplies(channel, thread).some((m) => m.text === 'Thinking…')).toBe(false);
+    return { marked, restarted };
+  };
+
+  test('killed and restarted: the restarted instance marks the answer, the thread keeps its session, Retry answers', async () => {
+    const victim = await start('kill-a');
+    const root = await rig.ask(victim, LONG_QUESTION, 'C0KILL');
+    await rig.expectMidStream('C0KILL', root.ts);
+    const { marked, restarted } = await killAndExpectMarked(victim, 'C0KILL', root.ts, true);
     // The partial text stays, and it is the beginning of what the service answers to this question.
     expect(marked.text.length).toBeGreaterThan(0);
-    expect(botReplies('C0KILL', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
 
     // A follow-up after the restart continues the same chat session.
     const followUp = 'And homes for rent in Austin?';
-    const driver = rig.driverOf(restarted);
-    const place = { channel: 'C0KILL', thread: root.ts };
-    await sayInThread(driver, place, followUp);
-    await expectAnswered(rig, place, followUp, 'the follow-up answered in the thread');
+    const driver = rig.driverOf(restarted!);
+    await rig.say(driver, { channel: 'C0KILL', thread: root.ts }, followUp);
+    await rig.expectAnswered('C0KILL', root.ts, followUp);
     const session = rig.service.sessionOf(LONG_QUESTION);
     expect(session).toBeDefined();
     expect(rig.service.sessionOf(followUp)).toBe(session);
@@ -134,27 +119,23 @@ describe('reliability: the bridge killed mid-stream', () => {
     // Retry on the marked answer asks again, in the same session, and the full answer arrives.
     const retry = buttonsOf(marked).find((b) => b.text === 'Retry')!;
     await driver.click(retry, { channel: 'C0KILL', messageTs: marked.ts, threadTs: root.ts }, { user: 'U0USER1' });
-    const retried = await waitFor(
-      () => (rig.service.storedAnswers(LONG_QUESTION).length >= 2 ? LONG_QUESTION : undefined),
+    const answers = await waitFor(
+      () =>
+        rig.service.storedAnswers(LONG_QUESTION).length >= 2 ? rig.service.storedAnswers(LONG_QUESTION) : undefined,
       'the retried answer stored',
       60_000,
     );
-    await expectAnswered(rig, place, retried, 'the retried answer in full', 60_000);
+    expect(answers).toHaveLength(2);
+    await rig.expectAnswered('C0KILL', root.ts, LONG_QUESTION, 60_000);
     expect(rig.service.questionsOf(session!).filter((q) => q === LONG_QUESTION)).toHaveLength(2);
     expect(rig.fake.rateLimited).toBe(0);
   }, 150_000);
 
   test('killed and not restarted: another running instance marks the answer within 60 s', async () => {
-    const victim = await rig.start('kill-c');
-    const root = await askAndCatchMidStream(victim, 'C0KILL2');
-    const killedAt = await killWhenRecorded(victim, 'C0KILL2', root.ts);
-
-    const marked = await waitFor(
-      () => markedInterrupted('C0KILL2', root.ts),
-      'the interrupted answer marked by the other instance',
-      markDeadline(killedAt),
-    );
-    expect(marked.text.length).toBeGreaterThan(0);
+    const victim = await start('kill-c');
+    const root = await rig.ask(victim, LONG_QUESTION, 'C0KILL2');
+    await rig.expectMidStream('C0KILL2', root.ts);
+    await killAndExpectMarked(victim, 'C0KILL2', root.ts, false);
     // Marked by one of the instances still running (this file's keeper, or the restarted kill-a). Its
     // log line comes after the edit the fake already shows (then the record's removal) and reaches us
     // through a pipe: wait for it rather than read the logs the moment the mark shows.
@@ -171,48 +152,33 @@ describe('reliability: the bridge killed mid-stream', () => {
     );
     expect(markers).toHaveLength(1);
     expect(markers[0]!.exit).toBeUndefined();
-    expect(botReplies('C0KILL2', root.ts).some((m) => m.text === 'Thinking…')).toBe(false);
 
     // The thread works on the surviving instance: a follow-up is answered in the same session.
     const followUp = 'Any condos for sale in Seattle?';
-    const place = { channel: 'C0KILL2', thread: root.ts };
-    await sayInThread(rig.driverOf(keeper), place, followUp);
-    await expectAnswered(rig, place, followUp, 'the follow-up answered by the surviving instance', 60_000);
+    await rig.say(keeper, { channel: 'C0KILL2', thread: root.ts }, followUp);
+    await rig.expectAnswered('C0KILL2', root.ts, followUp, 60_000);
     expect(rig.service.sessionOf(followUp)).toBe(rig.service.sessionOf(LONG_QUESTION));
   }, 150_000);
 
   test('killed while streaming natively (chat.startStream) and restarted: the streamed message is marked too', async () => {
     rig.fake.setStreaming('on');
     try {
-      const victim = await rig.start('kill-n');
-      const root = await askAndCatchMidStreamNative(victim, 'C0KILLN');
-      const killedAt = await killWhenRecorded(victim, 'C0KILLN', root.ts);
-      await rig.start('kill-n');
-      const marked = await waitFor(
-        () => markedInterrupted('C0KILLN', root.ts),
-        'the natively streamed answer marked',
-        markDeadline(killedAt),
+      const victim = await start('kill-n');
+      const root = await rig.ask(victim, LONG_QUESTION, 'C0KILLN');
+      // Mid-answer: one message of it already finished (stopStream), the next one's stream open.
+      const open = await waitFor(
+        () =>
+          rig.fake.callsOf('chat.stopStream').some((c) => c.args.channel === 'C0KILLN') &&
+          rig.botReplies('C0KILLN', root.ts).find((m) => m.streaming),
+        'the answer streaming natively, part of it shown',
+        30_000,
       );
-      expect(buttonsOf(marked).map((b) => b.text)).toContain('Retry');
+      expect(open.streaming).toBe(true);
+      await killAndExpectMarked(victim, 'C0KILLN', root.ts, true);
       // The messages finished before the kill keep their text.
-      expect(botReplies('C0KILLN', root.ts)[0]!.text.length).toBeGreaterThan(0);
+      expect(rig.botReplies('C0KILLN', root.ts)[0]!.text.length).toBeGreaterThan(0);
     } finally {
       rig.fake.setStreaming('unknown_method');
     }
   }, 120_000);
-
-  /** Like askAndCatchMidStream, for an answer streamed with chat.startStream/appendStream. */
-  async function askAndCatchMidStreamNative(via: BridgeProcess, channel: string): Promise<FakeMessage> {
-    const root = await askRoot(rig, rig.driverOf(via), LONG_QUESTION, channel);
-    // Mid-answer: one message of it already finished (stopStream), the next one's stream open.
-    const open = await waitFor(
-      () =>
-        rig.fake.callsOf('chat.stopStream').some((c) => c.args.channel === channel) &&
-        botReplies(channel, root.ts).find((m) => m.streaming),
-      'the answer streaming natively, part of it shown',
-      30_000,
-    );
-    expect(open.streaming).toBe(true);
-    return root;
-  }
 });

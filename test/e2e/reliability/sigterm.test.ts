@@ -4,10 +4,8 @@
  * supervisor does: SIGTERM, then SIGKILL once the grace period is over; a process that needed the
  * SIGKILL shows in its exit (and leaves its answer unmarked), so the outcome is what is asserted.
  */
-import { waitFor } from '../../../fakes/slack-requests';
 import { type BridgeProcess, type ExitInfo, buttonsOf, shownText } from '../../support/bridge-process';
-import { useStarted } from '../../support/server-setup';
-import { askRoot, startRig, typing } from '../../support/reliability-rig';
+import { typing, useRig } from './rig';
 
 const STATE_URL = 'redis://127.0.0.1:6379/14';
 const LONG_QUESTION = 'Give me the long answer: all listings please';
@@ -26,33 +24,15 @@ async function terminate(bridge: BridgeProcess): Promise<ExitInfo> {
 
 describe('reliability: SIGTERM', () => {
   // About 375 fragments 40 ms apart: the answer would stream for about 15 s, longer than the bound.
-  const rig = useStarted(() =>
-    startRig({
-      stateUrl: STATE_URL,
-      flush: STATE_URL,
-      fragmentDelayMs: 40,
-      slack: { streaming: 'unknown_method', users: { U0USER1: 'Ada Lovelace' } },
-    }),
-  );
-
-  /** A bridge stopped the way a supervisor does: it exits 0 by itself within the grace period. */
-  const expectCleanStop = async (bridge: BridgeProcess): Promise<void> => {
-    const exit = await terminate(bridge);
-    expect(exit).toMatchObject({ signal: null, code: 0 });
-    expect(bridge.lines.some((l) => l.msg === 'stopping' && l.signal === 'SIGTERM')).toBe(true);
-  };
+  const rig = useRig({ fragmentDelayMs: 40, flushRedis: STATE_URL, slack: { streaming: 'unknown_method' } });
 
   test('mid-answer: exits 0 by itself within the 10 s grace, the answer marked interrupted with Retry (no placeholder left)', async () => {
-    const bridge = await rig.start('sigterm-a');
-    const root = await askRoot(rig, rig.driverOf(bridge), LONG_QUESTION, 'C0TERM');
-    const partial = await waitFor(
-      () => rig.botReplies('C0TERM', root.ts).find((m) => m.text.length > 0 && typing(m)),
-      'part of the answer, still streaming',
-      30_000,
-    );
-    expect(partial.thread_ts).toBe(root.ts);
+    const bridge = await rig.start('sigterm-a', { stateUrl: STATE_URL });
+    const root = await rig.ask(bridge, LONG_QUESTION, 'C0TERM');
+    await rig.expectMidStream('C0TERM', root.ts);
 
-    await expectCleanStop(bridge);
+    const exit = await terminate(bridge);
+    expect(exit).toMatchObject({ signal: null, code: 0 });
 
     // Finished or marked before it went: nothing is still typing, and an unfinished answer says so.
     const replies = rig.botReplies('C0TERM', root.ts);
@@ -66,9 +46,12 @@ describe('reliability: SIGTERM', () => {
       expect(buttonsOf(last).some((b) => b.text === 'Retry')).toBe(true);
       expect(last.text.length).toBeGreaterThan(0);
     }
+    expect(bridge.lines.some((l) => l.msg === 'stopping' && l.signal === 'SIGTERM')).toBe(true);
   }, 60_000);
 
   test('idle: exits 0 by itself within the 10 s grace', async () => {
-    await expectCleanStop(await rig.start('sigterm-b'));
+    const bridge = await rig.start('sigterm-b', { stateUrl: STATE_URL });
+    const exit = await terminate(bridge);
+    expect(exit).toMatchObject({ signal: null, code: 0 });
   }, 30_000);
 });
