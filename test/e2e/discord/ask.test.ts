@@ -102,8 +102,13 @@ describe('Discord: registration, /ask, threads and mentions', () => {
   test('a mention in a channel starts a thread on that message', async () => {
     const question = 'any homes for sale in Austin under 500000?';
     const msg = e.fake.userMessage({ channelId: e.general.id, member: e.user, content: question, mentionsBot: true });
-    await waitFor(() => e.fake.channels.get(msg.id), 'the thread on the mention', 10_000, e.fake.changes);
-    expect(e.fake.channels.get(msg.id)?.parent_id).toBe(e.general.id);
+    const thread = await waitFor(
+      () => e.fake.channels.get(msg.id),
+      'the thread on the mention',
+      10_000,
+      e.fake.changes,
+    );
+    expect(thread.parent_id).toBe(e.general.id);
     const { answer, messages } = await waitForAnswer(e, msg.id, question);
     expect(messages.map((m) => m.content).join('')).toBe(answer);
   });
@@ -116,14 +121,27 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     const file = e.fake.addFile('house.png', png, 'image/png');
     const follow = 'What do you think of this house?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow, attachments: [file] });
-    await waitFor(() => e.fake.fileFetches > 0, 'the attachment download', 10_000, e.fake.changes);
-    const asked = (): number =>
+    expect(
+      await waitFor(
+        () => e.fake.fileFetches > 0 && e.fake.fileFetches,
+        'the attachment download',
+        10_000,
+        e.fake.changes,
+      ),
+    ).toBe(1);
+    const asked = (): string[] =>
       (
         e.service.context.db
-          .prepare(`SELECT COUNT(*) AS n FROM messages WHERE role = 'user' AND content LIKE ?`)
-          .get(`%${follow}%`) as { n: number }
-      ).n;
-    await waitFor(() => asked() > 0, 'the question with its attachment reaching the service', 10_000, e.fake.changes);
+          .prepare(`SELECT content FROM messages WHERE role = 'user' AND content LIKE ?`)
+          .all(`%${follow}%`) as Array<{ content: string }>
+      ).map((r) => r.content);
+    const stored = await waitFor(
+      () => asked().length > 0 && asked(),
+      'the question with its attachment reaching the service',
+      10_000,
+      e.fake.changes,
+    );
+    expect(stored).toEqual([expect.stringContaining(follow)]);
   });
 
   test('messages from bots and webhooks are ignored', async () => {

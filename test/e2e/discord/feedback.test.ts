@@ -52,12 +52,14 @@ describe('Discord e2e: answer feedback', () => {
     expect(rated?.answerId).toBeDefined();
 
     const again = e.fake.clickButtonLabelled(last, '👍', e.user);
-    await waitFor(
+    const already = await waitFor(
       () => e.fake.responsesOf(again).find((m) => /already rated/.test(m.content)),
       'already rated',
       10_000,
       e.fake.changes,
     );
+    expect(already.ephemeral).toBe(true);
+    expect(already.content).toMatch(/already rated/);
     expect(await feedback.votesOn(id)).toHaveLength(1);
 
     const down = e.fake.clickButtonLabelled(last, '👎', e.user);
@@ -74,11 +76,24 @@ describe('Discord e2e: answer feedback', () => {
     // The offered button hands the conversation to a human: a ticket in the handoff channel.
     const before = e.fake.channelMessages(e.handoff.id).length;
     e.fake.clickButtonLabelled(offer, 'Talk to a human', e.user);
-    await waitFor(() => e.fake.channelMessages(e.handoff.id).length > before, 'the ticket');
+    const ticket = await waitFor(
+      () => e.fake.channelMessages(e.handoff.id)[before],
+      'the ticket',
+      15_000,
+      e.fake.changes,
+    );
+    expect(e.fake.buttons(ticket).map((b) => b.label)).toContain('Claim');
+    expect(ticket.content).toContain(`<@${e.user.user.id}>`);
 
     // Someone else's 👍 on the same answer is a separate vote.
     e.fake.clickButtonLabelled(last, '👍', e.admin);
-    await waitFor(async () => (await feedback.votesOn(id)).length === 2, 'the second vote');
+    const votes = await waitFor(async () => {
+      const v = await feedback.votesOn(id);
+      return v.length === 2 && v;
+    }, 'the second vote');
+    expect(votes.map((v) => `${v.user}:${v.vote}`).sort()).toEqual(
+      [`${e.user.user.id}:negative`, `${e.admin.user.id}:positive`].sort(),
+    );
 
     const rec = e.fake.slashCommand({ name: 'analytics', channelId: e.general.id, member: e.admin, options: [] });
     const text = await waitFor(

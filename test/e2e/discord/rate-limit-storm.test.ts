@@ -26,15 +26,17 @@ describe('Discord: a 429 storm while answers stream', () => {
     const started = await Promise.all(questions.map((q) => ask(e, q)));
     const threads = new Set(started.map((s) => s.threadId));
     // The storm starts once the answers are streaming (an edit went out in one of the threads).
-    await waitFor(
+    const firstEdit = await waitFor(
       () =>
-        e.fake.calls.some(
+        e.fake.calls.find(
           (c) => c.method === 'PATCH' && [...threads].some((t) => c.path.startsWith(`/channels/${t}/messages/`)),
         ),
       'the first streamed edit',
       15_000,
       e.fake.changes,
     );
+    expect(routeOf(firstEdit)).toMatch(/^PATCH \/channels\/\d+\/messages\/:id$/);
+    expect(firstEdit.status).toBe(200);
     const stormFrom = Date.now();
     e.fake.force429({
       count: STORM,

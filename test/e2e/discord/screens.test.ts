@@ -7,6 +7,7 @@ import { componentsV2Problem, containersOf, IS_COMPONENTS_V2, shownText } from '
 import type { InteractionRecord } from '../../../fakes/fake-discord';
 import { ask, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { textMatching } from '../../support/discord-flows';
 import { useStarted } from '../../support/server-setup';
 
 describe('Discord: the everyday screens', () => {
@@ -140,23 +141,20 @@ describe('Discord: the everyday screens', () => {
       message: panel,
       values: { City: 'Boulder', State: 'CO', ZIP: '80302', SaleType: 'For rent', Status: 'coming soon' },
     });
-    await waitFor(() => panel.content.includes('\u2705 Where'), 'the group done', 10_000, e.fake.changes);
+    expect(await textMatching(e, () => panel.content, '\u2705 Where', 'the group done', 10_000)).toMatch(
+      /\u2705 Where/,
+    );
     e.fake.clickButtonLabelled(panel, 'Create', e.admin);
-    await waitFor(() => panel.content.includes('Please fix'), 'the missing fields', 10_000, e.fake.changes);
+    const fix = await textMatching(e, () => panel.content, 'Please fix', 'the missing fields', 10_000);
     // Fields left empty are named; the options typed in words are not among them.
-    expect(panel.content).toContain('Bedrooms');
-    expect(panel.content).not.toMatch(/\*\*Offered|\*\*Status/);
+    expect(fix).toContain('Bedrooms');
+    expect(fix).not.toMatch(/\*\*Offered|\*\*Status/);
   });
 
   test('/analytics: the progress message becomes the figures, named after the chatbot', async () => {
     const rec = command('analytics');
-    await waitFor(
-      () => (/Conversations: \d/.test(responseText(e, rec)) ? true : undefined),
-      'the figures',
-      10_000,
-      e.fake.changes,
-    );
-    const shown = responseText(e, rec);
+    const shown = await textMatching(e, () => responseText(e, rec), /Conversations: \d/, 'the figures', 10_000);
+    expect(shown).toMatch(/Conversations: \d+/);
     expect(shown).toContain('Analytics for Skyline Realty Assistant');
     expect(shown).not.toContain('Crunching');
   });

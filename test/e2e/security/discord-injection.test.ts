@@ -11,6 +11,7 @@ import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E, handoffIn } from 
 import type { FakeMember } from '../../../fakes/fake-discord';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { claimOnSlack, sayInSlackThread } from '../../support/slack-flows';
 
 const SECRET = 'injection-signing-secret';
 const SLACK_HANDOFF = 'C0XINJECT';
@@ -60,12 +61,13 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
   test('answers, relays and the ticket: every create/edit has parse [], the Slack ticket shows the name as text', async () => {
     const question = `Homes please @everyone <@${victim.user.id}>`;
     const { threadId } = await ask(e, question, mallory);
-    await waitFor(
+    const answer = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Answer for you')),
       'the answer',
       20_000,
       e.fake.changes,
     );
+    expect(answer.content).toContain(answerText());
 
     handoffIn(e, threadId, 'Ping <!here> please', mallory);
     const ticket = await waitFor(
@@ -78,17 +80,11 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
     for (const bad of ['<!channel', '<!here', '<@U0AGENT', '<https://evil.test'])
       expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
 
-    await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
-    await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim'), 'the claim');
+    expect(await claimOnSlack({ driver, fake: slack }, ticket, 'U0AGENT', SLACK_HANDOFF)).toMatch(/^Claimed by /);
     const agentText = `Hello @everyone <@${victim.user.id}>`;
-    await driver.event({
-      type: 'message',
+    await sayInSlackThread({ driver, fake: slack }, 'U0AGENT', agentText, {
       channel: SLACK_HANDOFF,
-      channel_type: 'channel',
-      user: 'U0AGENT',
-      text: agentText,
-      ts: `${Math.floor(Date.now() / 1000)}.400001`,
-      thread_ts: ticket.ts,
+      threadTs: ticket.ts,
     });
     const relayed = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)),

@@ -96,11 +96,12 @@ describe('security: no secret in logs or messages', () => {
   ): Promise<void> {
     const res = await driver.command(command, text, { user, channel });
     expect(res.status).toBe(200);
-    await waitFor(
-      () => shownIn(channel).some((s) => what.test(s)),
-      `${command} ${text} to show ${String(what)}`,
+    const shown = await waitFor(
+      () => shownIn(channel).find((s) => what.test(s)),
+      () => `${command} ${text} to show ${String(what)} (shown: ${shownIn(channel).join(' | ').slice(0, 400)})`,
       20_000,
     );
+    expect(shown).toMatch(what);
   }
 
   test('commands, answers and failures leak no secret into logs, messages or any Slack call', async () => {
@@ -118,15 +119,16 @@ describe('security: no secret in logs or messages', () => {
     await commandShows('/listing', 'show id:987654', ADMIN, `${CHANNEL}4`, /987654/);
     await commandShows('/chatbot', 'set Temperature warm', ADMIN, `${CHANNEL}5`, /Temperature/);
     await commandShows('/chatbot', 'show', 'U0USER1', `${CHANNEL}6`, /admins/i);
-    await commandShows('/chatbot', 'show', ADMIN, `${CHANNEL}7`, /.+/);
-    await commandShows('/history', 'U0USER1', ADMIN, `${CHANNEL}8`, /.+/);
-    await commandShows('/analytics', '', ADMIN, `${CHANNEL}9`, /.+/);
+    await commandShows('/chatbot', 'show', ADMIN, `${CHANNEL}7`, /The chatbot's defaults/);
+    await commandShows('/history', 'U0USER1', ADMIN, `${CHANNEL}8`, /No conversations found for user U0USER1/);
+    await commandShows('/analytics', '', ADMIN, `${CHANNEL}9`, /Crunching analytics for/);
     // The figures and the chart come after the first ephemeral: wait for them before going on.
-    await waitFor(
-      () => fake.messages.some((m) => m.channel === `${CHANNEL}9` && /Messages|conversations/i.test(m.text)),
+    const figures = await waitFor(
+      () => fake.messages.find((m) => m.channel === `${CHANNEL}9` && /Messages|conversations/i.test(m.text)),
       'the analytics figures',
       20_000,
     );
+    expect(figures.text).toMatch(/Conversations: \d+/);
     await commandShows('/chatbot', 'create Leak Check Bot', ADMIN, `${CHANNEL}10`, /API key of/);
     // Slack rate limiting a post.
     fake.force429('chat.postMessage', 1, 1);

@@ -7,9 +7,10 @@
  * from such text, and what people see is still word for word.
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
-import { button, shown } from '../../../fakes/slack-blocks';
+import { shown } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { claimOnSlack, relayOnSlack } from '../../support/slack-flows';
 import { sampleListing } from '../../service/contract';
 
 /** Everything a hostile text might try; U0USER2 and C0OTHER exist, evil.test is nobody's. */
@@ -97,44 +98,17 @@ describe('Slack: injections ping nobody and show word for word', () => {
     );
     expect(ticket.text).toContain('<@U0USER1>');
     expect(shown(ticket.text)).toContain(`Please help ${INJECTION}`);
-    await e.driver.click(
-      button(ticket, 'Claim')!,
-      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
-      { user: 'U0AGENT' },
-    );
-    await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim');
+    expect(await claimOnSlack(e, ticket)).toMatch(/^Claimed by Agent Smith/);
 
-    // User -> ticket thread, as Slack delivers it (a literal `&` arrives as `&amp;`).
-    const now = Math.floor(Date.now() / 1000);
+    // User -> ticket thread, and agent -> user thread: word for word in the other thread.
+    const user = { channel: 'C0INJECT', threadTs: root.ts };
+    const agent = { channel: HANDOFF_CHANNEL, threadTs: ticket.ts };
     const userText = `From the user ${INJECTION}`;
-    await e.driver.event({
-      type: 'message',
-      channel: 'C0INJECT',
-      channel_type: 'channel',
-      user: 'U0USER1',
-      text: userText.replace(/&/g, '&amp;'),
-      ts: `${now}.300001`,
-      thread_ts: root.ts,
-    });
-    await waitFor(
-      () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes(userText)),
-      'the user message in the ticket thread',
-    );
-    // Agent -> user thread.
+    const toTicket = await relayOnSlack(e, 'U0USER1', userText, user, agent, userText);
+    expect(shown(toTicket.text)).toContain(userText);
     const agentText = `From the agent ${INJECTION}`;
-    await e.driver.event({
-      type: 'message',
-      channel: HANDOFF_CHANNEL,
-      channel_type: 'channel',
-      user: 'U0AGENT',
-      text: agentText.replace(/&/g, '&amp;'),
-      ts: `${now}.300002`,
-      thread_ts: ticket.ts,
-    });
-    await waitFor(
-      () => e.fake.replies('C0INJECT', root.ts).find((m) => shown(m.text).includes(agentText)),
-      'the agent message in the user thread',
-    );
+    const toUser = await relayOnSlack(e, 'U0AGENT', agentText, agent, user, agentText);
+    expect(shown(toUser.text)).toContain(agentText);
     expect(messages.length).toBeGreaterThan(0);
     expectNoLiveMarkup(e, from);
   });
@@ -198,7 +172,8 @@ describe('Slack: injections ping nobody and show word for word', () => {
     );
     expect(res.status).toBe(200);
     await e.driver.command('/ask', 'help', { user: 'U0USER1', channel: 'C0SSLBARRIER' });
-    await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0SSLBARRIER'), 'the barrier');
+    const usage = await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0SSLBARRIER'), 'the barrier');
+    expect(usage.text).toContain('Usage: /ask');
     expect(e.fake.calls.slice(from).filter((c) => JSON.stringify(c.args).includes('smuggled'))).toEqual([]);
     expect(e.storedAnswers('smuggled question')).toEqual([]);
   });

@@ -23,7 +23,11 @@ describe('Slack e2e security', () => {
   /** A marker request handled after the ones under test: once it is answered, theirs would have been too. */
   async function barrier(channel: string): Promise<void> {
     await e.driver.command('/ask', 'help', { user: 'U0USER1', channel });
-    await waitFor(() => e.fake.ephemerals.some((m) => m.channel === channel), `the barrier in ${channel}`);
+    const usage = await waitFor(
+      () => e.fake.ephemerals.find((m) => m.channel === channel),
+      `the barrier in ${channel}`,
+    );
+    expect(usage.text).toContain('Usage: /ask');
   }
 
   describe('replays and forgeries', () => {
@@ -106,7 +110,8 @@ describe('Slack e2e security', () => {
         { timestamp: recent },
       );
       expect(res.status).toBe(200);
-      await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0RECENT'), 'the usage');
+      const usage = await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0RECENT'), 'the usage');
+      expect(usage.text).toContain('Usage: /ask');
     });
   });
 

@@ -17,9 +17,11 @@ import {
 } from '../../support/discord-e2e';
 import type { FakeMessage as DiscordMessage } from '../../../fakes/fake-discord';
 import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
-import { button, shown } from '../../../fakes/slack-blocks';
+import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { labelsWithout } from '../../support/discord-flows';
+import { claimOnSlack, relayOnSlack } from '../../support/slack-flows';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
@@ -84,42 +86,12 @@ describe('Slack: a user’s [label](url) shows as text with its URL', () => {
     );
     // Twice: the reason and the question in the transcript.
     expectSlackLinkAsText(ticket, 2);
-    await e.driver.click(
-      button(ticket, 'Claim')!,
-      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
-      { user: 'U0AGENT' },
-    );
-    await waitFor(() => !button(e.fake.message(HANDOFF_CHANNEL, ticket.ts)!, 'Claim'), 'the claim');
+    expect(await claimOnSlack(e, ticket)).toMatch(/^Claimed by Agent Smith/);
 
-    const now = Math.floor(Date.now() / 1000);
-    await e.driver.event({
-      type: 'message',
-      channel: 'C0LINKS',
-      channel_type: 'channel',
-      user: 'U0USER1',
-      text: `From the user ${LINK}`,
-      ts: `${now}.500001`,
-      thread_ts: root.ts,
-    });
-    const toTicket = await waitFor(
-      () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes('From the user')),
-      'the user message in the ticket thread',
-    );
-    expectSlackLinkAsText(toTicket);
-    await e.driver.event({
-      type: 'message',
-      channel: HANDOFF_CHANNEL,
-      channel_type: 'channel',
-      user: 'U0AGENT',
-      text: `From the agent ${LINK}`,
-      ts: `${now}.500002`,
-      thread_ts: ticket.ts,
-    });
-    const toUser = await waitFor(
-      () => e.fake.replies('C0LINKS', root.ts).find((m) => shown(m.text).includes('From the agent')),
-      'the agent message in the user thread',
-    );
-    expectSlackLinkAsText(toUser);
+    const user = { channel: 'C0LINKS', threadTs: root.ts };
+    const agent = { channel: HANDOFF_CHANNEL, threadTs: ticket.ts };
+    expectSlackLinkAsText(await relayOnSlack(e, 'U0USER1', `From the user ${LINK}`, user, agent, 'From the user'));
+    expectSlackLinkAsText(await relayOnSlack(e, 'U0AGENT', `From the agent ${LINK}`, agent, user, 'From the agent'));
     // Nothing the bridge sent anywhere (edits included) made the user's link a masked link.
     const sent = JSON.stringify(e.fake.calls.slice(from).map((c) => c.args));
     expect(sent).not.toContain('|Reset your Slack password>');
@@ -161,7 +133,13 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
       e.fake.changes,
     );
     // The chatbot's own link stays a Markdown link.
-    await waitFor(() => answer.content.includes('[our safety page](https://good.example/safety)'), 'the final answer');
+    const final = await waitFor(
+      () => answer.content.includes('[our safety page](https://good.example/safety)') && answer.content,
+      'the final answer',
+      15_000,
+      e.fake.changes,
+    );
+    expect(final).toContain(ANSWER);
 
     handoffIn(e, threadId, `Help: ${LINK}`);
     const ticket = await waitFor(
@@ -180,7 +158,7 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
       e.fake.changes,
     );
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await waitFor(() => !e.fake.buttons(ticket).some((b) => b.label === 'Claim'), 'the claim', 10_000, e.fake.changes);
+    expect(await labelsWithout(e, ticket, 'Claim', 'the claim')).toEqual(expect.arrayContaining(['Close']));
 
     e.fake.userMessage({ channelId: threadId, member: e.user, content: `From the user ${LINK}` });
     const toTicket = await waitFor(
