@@ -175,6 +175,11 @@ export interface FakeDiscordOptions {
    * message, leaving only POST /channels/:id/threads.
    */
   quirks?: { guildRolesListed?: boolean; threadOnMessage?: 'all' | 'not-interaction-replies' | 'none' };
+  /**
+   * Whether the app has the privileged Server Members Intent (GUILD_MEMBERS) enabled: without it,
+   * List Guild Members answers 403 Missing Access, as Discord does. Default true.
+   */
+  membersIntent?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -251,6 +256,9 @@ export class FakeDiscord {
   /** The guild's roles besides @everyone (with no permissions of their own: channel overwrites grant them). */
   readonly roles: Array<{ id: string; name: string }> = [];
   readonly members = new Map<string, FakeMember>();
+  /** How many List Guild Members pages were served (the bridge caches the roster). */
+  memberListCalls = 0;
+  membersIntent: boolean;
   readonly messages = new Map<string, FakeMessage>();
   readonly interactions = new Map<string, InteractionRecord>();
   /**
@@ -296,6 +304,8 @@ export class FakeDiscord {
     this.globalLimit = opts.globalLimit;
     this.heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 5000;
     this.quirks = opts.quirks ?? {};
+    /** False: the app lacks the privileged Server Members Intent (List Guild Members is refused). */
+    this.membersIntent = opts.membersIntent ?? true;
     this.botUser = { id: this.applicationId, username: 'bridge-bot', global_name: null, bot: true };
   }
 
@@ -1232,6 +1242,22 @@ export class FakeDiscord {
     if ((m = /^\/guilds\/(\d+)\/roles$/.exec(path)) && method === 'GET') {
       if (m[1] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
       return ok(this.guildPayload({ allRoles: true }).roles);
+    }
+    if ((m = /^\/guilds\/(\d+)\/members$/.exec(path)) && method === 'GET') {
+      // List Guild Members: by user id, after `after`, at most `limit` (1-1000, default 1).
+      if (m[1] !== this.guildId || !this.membersIntent)
+        throw new HttpError(403, { code: 50001, message: 'Missing Access' });
+      const limit = Number(query.get('limit') ?? '1');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw invalidForm('limit', 'Must be between 1 and 1000');
+      const after = BigInt(query.get('after') ?? '0');
+      const all = [{ user: this.botUser, roles: [] as string[] }, ...this.members.values()];
+      const page = all
+        .filter((mem) => BigInt(mem.user.id) > after)
+        .sort((a, b) => (BigInt(a.user.id) < BigInt(b.user.id) ? -1 : 1))
+        .slice(0, limit);
+      this.memberListCalls++;
+      return ok(page.map((mem) => this.memberPayload(mem)));
     }
     if ((m = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(path)) && method === 'GET') {
       if (m[1] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });

@@ -4,7 +4,7 @@
  */
 import type { FakeMessage } from '../../fakes/fake-discord';
 import { waitFor } from '../../fakes/wait-for';
-import { botMessagesIn, type DiscordE2E } from './discord-e2e';
+import { ask, botMessagesIn, type DiscordE2E, handoffIn, waitForAnswer } from './discord-e2e';
 
 /** A ticket's (or any message's) first line: on a ticket, its state line. */
 export function firstLine(m: { content: string }): string {
@@ -95,4 +95,22 @@ export function labelsWithout(e: DiscordE2E, m: FakeMessage, label: string, what
     15_000,
     e.fake.changes,
   );
+}
+
+/** The user asks `question` in the general channel, gets the answer, and hands off: the ticket in the handoff channel. */
+export async function askThenHandoff(
+  e: DiscordE2E,
+  question: string,
+  reason: string,
+): Promise<{ threadId: string; ticket: FakeMessage }> {
+  const { threadId } = await ask(e, question);
+  await waitForAnswer(e, threadId, question);
+  handoffIn(e, threadId, reason);
+  const ticket = await waitFor(
+    () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes(reason)),
+    `the ticket for "${reason}"`,
+    10_000,
+    e.fake.changes,
+  );
+  return { threadId, ticket };
 }

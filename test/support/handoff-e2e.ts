@@ -24,6 +24,8 @@ export interface RestartableSlackE2E {
 export async function startRestartableSlackE2E(
   env: Record<string, string> = {},
   users: Record<string, string> = {},
+  /** Core's clock (default Date.now): a test advances it and calls the sweep instead of waiting. */
+  now?: () => number,
 ): Promise<RestartableSlackE2E> {
   const tmp = tempDir('handoff-e2e-');
   const svc = await startTestService({ dir: tmp.dir, fragmentDelayMs: 2 });
@@ -48,7 +50,7 @@ export async function startRestartableSlackE2E(
   });
   const log = silentLog;
   const start = async (): Promise<{ app: AppHandle; driver: SlackDriver }> => {
-    const app = await startApp(config, { log });
+    const app = await startApp(config, { log, ...(now ? { now } : {}) });
     return { app, driver: new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team) };
   };
   const first = await start();

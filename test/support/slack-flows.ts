@@ -1,12 +1,35 @@
 /**
- * Slack steps the handoff e2e tests share, each handing back what it waited for so the test asserts
- * it: the ticket's state line after a claim, the message a relay became.
+ * Waits that hand back what they waited for, so the test asserts on it with `expect` (a bare wait
+ * proves only that something matched, not what it said), and the claim and relay steps of a Slack
+ * handoff.
  */
 import type { FakeMessage, FakeSlack } from '../../fakes/fake-slack';
 import { button, shown } from '../../fakes/slack-blocks';
 import type { SlackDriver } from '../../fakes/slack-requests';
 import { waitFor } from '../../fakes/wait-for';
 import { AGENT, HANDOFF_CHANNEL } from './slack-e2e';
+
+/** The first of `texts()` (a thread, a channel) that matches `re`, once there is one. */
+export function textMatching(
+  texts: () => readonly string[],
+  re: RegExp,
+  what: string,
+  timeoutMs?: number,
+): Promise<string> {
+  return waitFor(() => texts().find((t) => re.test(t)), what, timeoutMs);
+}
+
+/** `read()` (a text that changes in place, e.g. a ticket's state line) once it matches `re`. */
+export function becomes(read: () => string | undefined, re: RegExp, what: string, timeoutMs?: number): Promise<string> {
+  return waitFor(
+    () => {
+      const now = read();
+      return now !== undefined && re.test(now) && now;
+    },
+    what,
+    timeoutMs,
+  );
+}
 
 /** The Slack side of a test: the driver that posts as Slack and the fake that records the bridge's calls. */
 interface SlackSide {

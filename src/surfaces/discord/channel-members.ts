@@ -10,21 +10,86 @@
  * makes the guild's roles be fetched, at most once a minute per guild: without the role, its
  * overwrite would be silently skipped and an agent refused.
  */
-import { type Client, type Guild, type GuildBasedChannel, OverwriteType, PermissionFlagsBits } from 'discord.js';
+import {
+  type Client,
+  type Guild,
+  type GuildBasedChannel,
+  type GuildMember,
+  OverwriteType,
+  PermissionFlagsBits,
+} from 'discord.js';
 import type { Logger } from 'pino';
 import type { DiscordGateway } from './gateway';
 import { errInfo } from './responder';
 
 const ROLES_REFETCH_MS = 60_000;
+/** How long a channel's viewers (the round-robin roster) are kept before they are listed again. */
+const VIEWERS_TTL_MS = 60_000;
+/** List Guild Members' largest page, and how many pages are read at most (50,000 members). */
+const PAGE = 1000;
+const MAX_PAGES = 50;
+
+/** A person who can view a channel, as the round-robin roster takes them. */
+export interface Viewer {
+  id: string;
+  name: string;
+}
 
 export class ChannelMembers {
   private readonly rolesFetchedAt = new Map<string, number>();
+  private readonly viewersOf = new Map<string, { at: number; viewers: Viewer[] }>();
+  private refusedSaid = false;
 
   constructor(
     private readonly client: Client,
     private readonly gateway: DiscordGateway,
     private readonly log: Logger,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * Everyone who can view the channel, bots and the bridge left out, in user-id order: the guild's
+   * members (List Guild Members, paged, through the global budget) with `permissionsFor` applied.
+   * Listing members needs the privileged Server Members Intent enabled for the app in the developer
+   * portal (not requested on the gateway: a disallowed intent would close it). Without it Discord
+   * answers 403; that is said once in the log, and undefined is returned (core then takes turns among
+   * the agents who claimed or said /handoff away|back). Cached for a minute.
+   */
+  async viewers(channelId: string): Promise<Viewer[] | undefined> {
+    const cached = this.viewersOf.get(channelId);
+    if (cached && this.now() - cached.at < VIEWERS_TTL_MS) return cached.viewers;
+    try {
+      const channel = await this.channel(channelId);
+      if (!channel) return undefined;
+      await this.learnOverwriteRoles(channel);
+      const members: GuildMember[] = [];
+      let after = '0';
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const got = await this.gateway.global({}, () =>
+          channel.guild.members.list({ limit: PAGE, after, cache: true }),
+        );
+        members.push(...got.values());
+        if (got.size < PAGE) break;
+        after = got.lastKey() ?? after;
+      }
+      const self = this.client.user?.id;
+      const viewers = members
+        .filter((m) => !m.user.bot && m.id !== self && channel.permissionsFor(m).has(PermissionFlagsBits.ViewChannel))
+        .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+        .map((m) => ({ id: m.id, name: m.displayName }));
+      this.viewersOf.set(channelId, { at: this.now(), viewers });
+      return viewers;
+    } catch (err) {
+      if (!this.refusedSaid) {
+        this.refusedSaid = true;
+        this.log.warn(
+          { err: errInfo(err), channel: channelId },
+          'discord: cannot list who can view the handoff channel (enable the Server Members Intent for the app in the developer portal); round-robin takes turns among agents who claimed or said /handoff away|back',
+        );
+      }
+      return undefined;
+    }
+  }
 
   /** Whether the user can view the channel; undefined when that cannot be told (never throws). */
   async canView(channelId: string, userId: string): Promise<boolean | undefined> {

@@ -125,6 +125,10 @@ export class DirectMessagePort implements SurfacePort {
     return isDirect(channel) ? Promise.resolve(undefined) : this.port.isMember(channel, userId);
   }
 
+  channelAgents(channel: Place): Promise<Actor[] | undefined> {
+    return isDirect(channel) ? Promise.resolve(undefined) : this.port.channelAgents(channel);
+  }
+
   stripButtons(thread: Place, actions: string[]): Promise<void> {
     return this.port.stripButtons(channelPlace(thread), actions);
   }

@@ -1,11 +1,9 @@
 /**
- * SurfacePort on Discord: core's messages become REST calls. Threads are channels on Discord, so a
- * place's target channel is its thread when it has one. Calls made while an interaction is being
- * handled (AsyncLocalStorage) may use it: `/ask`'s root is the command's own reply, and `notify`
- * to the invoker is an ephemeral follow-up.
- *
- * No rate decisions here. Every REST call that shows something goes out through the surface's
- * gateway (gateway.ts), which owns the budgets: the port only translates.
+ * SurfacePort on Discord: core's messages become REST calls. Threads are channels, so a place's
+ * target is its thread when it has one. Calls made while an interaction is handled (AsyncLocalStorage)
+ * may use it: `/ask`'s root is the command's reply, `notify` to the invoker an ephemeral follow-up.
+ * No rate decisions here: every REST call that shows something goes out through the surface's
+ * gateway (gateway.ts), which owns the budgets; the port only translates.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Client, DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
@@ -367,9 +365,13 @@ export class DiscordPort implements SurfacePort {
     return ch.success ? ch.data.name : undefined;
   }
 
-  /** A guild channel's members are those who can view it (channel-members.ts). */
+  /** A guild channel's members are those who can view it; all of them, the round-robin roster (channel-members.ts). */
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.members?.canView(channel.channel, userId);
+  }
+
+  async channelAgents(channel: Place): Promise<Actor[] | undefined> {
+    return (await this.members?.viewers(channel.channel))?.map((v) => ({ ...v, isAdmin: false }));
   }
 
   /**

@@ -121,27 +121,26 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     const file = e.fake.addFile('house.png', png, 'image/png');
     const follow = 'What do you think of this house?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow, attachments: [file] });
-    expect(
-      await waitFor(
-        () => e.fake.fileFetches > 0 && e.fake.fileFetches,
-        'the attachment download',
-        10_000,
-        e.fake.changes,
-      ),
-    ).toBe(1);
-    const asked = (): string[] =>
+    const fetches = await waitFor(
+      () => e.fake.fileFetches > 0 && e.fake.fileFetches,
+      'the attachment download',
+      10_000,
+      e.fake.changes,
+    );
+    expect(fetches).toBe(1);
+    const asked = (): number =>
       (
         e.service.context.db
-          .prepare(`SELECT content FROM messages WHERE role = 'user' AND content LIKE ?`)
-          .all(`%${follow}%`) as Array<{ content: string }>
-      ).map((r) => r.content);
-    const stored = await waitFor(
-      () => asked().length > 0 && asked(),
+          .prepare(`SELECT COUNT(*) AS n FROM messages WHERE role = 'user' AND content LIKE ?`)
+          .get(`%${follow}%`) as { n: number }
+      ).n;
+    const times = await waitFor(
+      () => asked() > 0 && asked(),
       'the question with its attachment reaching the service',
       10_000,
       e.fake.changes,
     );
-    expect(stored).toEqual([expect.stringContaining(follow)]);
+    expect(times).toBe(1);
   });
 
   test('messages from bots and webhooks are ignored', async () => {

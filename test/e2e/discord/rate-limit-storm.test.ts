@@ -35,7 +35,6 @@ describe('Discord: a 429 storm while answers stream', () => {
       15_000,
       e.fake.changes,
     );
-    expect(routeOf(firstEdit)).toMatch(/^PATCH \/channels\/\d+\/messages\/:id$/);
     expect(firstEdit.status).toBe(200);
     const stormFrom = Date.now();
     e.fake.force429({

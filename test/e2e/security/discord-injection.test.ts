@@ -62,11 +62,12 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
     const question = `Homes please @everyone <@${victim.user.id}>`;
     const { threadId } = await ask(e, question, mallory);
     const answer = await waitFor(
-      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('Answer for you')),
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('& friends.')),
       'the answer',
       20_000,
       e.fake.changes,
     );
+    // Shown word for word: what keeps it from pinging anyone is allowed_mentions (checked below).
     expect(answer.content).toContain(answerText());
 
     handoffIn(e, threadId, 'Ping <!here> please', mallory);
@@ -80,12 +81,10 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
     for (const bad of ['<!channel', '<!here', '<@U0AGENT', '<https://evil.test'])
       expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
 
-    expect(await claimOnSlack({ driver, fake: slack }, ticket, 'U0AGENT', SLACK_HANDOFF)).toMatch(/^Claimed by /);
+    const onSlack = { driver, fake: slack };
+    expect(await claimOnSlack(onSlack, ticket, 'U0AGENT', SLACK_HANDOFF)).toMatch(/^Claimed by \S/);
     const agentText = `Hello @everyone <@${victim.user.id}>`;
-    await sayInSlackThread({ driver, fake: slack }, 'U0AGENT', agentText, {
-      channel: SLACK_HANDOFF,
-      threadTs: ticket.ts,
-    });
+    await sayInSlackThread(onSlack, 'U0AGENT', agentText, { channel: SLACK_HANDOFF, threadTs: ticket.ts });
     const relayed = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)),
       'the agent message on Discord',

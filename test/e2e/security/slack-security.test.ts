@@ -27,7 +27,7 @@ describe('Slack e2e security', () => {
       () => e.fake.ephemerals.find((m) => m.channel === channel),
       `the barrier in ${channel}`,
     );
-    expect(usage.text).toContain('Usage: /ask');
+    expect(usage.text).toMatch(/\/ask/);
   }
 
   describe('replays and forgeries', () => {
@@ -111,7 +111,7 @@ describe('Slack e2e security', () => {
       );
       expect(res.status).toBe(200);
       const usage = await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0RECENT'), 'the usage');
-      expect(usage.text).toContain('Usage: /ask');
+      expect(usage.text).toMatch(/\/ask/);
     });
   });
 

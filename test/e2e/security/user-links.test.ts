@@ -20,7 +20,7 @@ import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
 import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
-import { labelsWithout } from '../../support/discord-flows';
+import { firstLine, textMatching } from '../../support/discord-flows';
 import { claimOnSlack, relayOnSlack } from '../../support/slack-flows';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
@@ -133,13 +133,8 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
       e.fake.changes,
     );
     // The chatbot's own link stays a Markdown link.
-    const final = await waitFor(
-      () => answer.content.includes('[our safety page](https://good.example/safety)') && answer.content,
-      'the final answer',
-      15_000,
-      e.fake.changes,
-    );
-    expect(final).toContain(ANSWER);
+    const final = await textMatching(e, () => answer.content, 'our safety page](', 'the final answer', 20_000);
+    expect(final).toContain('[our safety page](https://good.example/safety)');
 
     handoffIn(e, threadId, `Help: ${LINK}`);
     const ticket = await waitFor(
@@ -158,7 +153,9 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
       e.fake.changes,
     );
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    expect(await labelsWithout(e, ticket, 'Claim', 'the claim')).toEqual(expect.arrayContaining(['Close']));
+    expect(await textMatching(e, () => firstLine(ticket), /^Claimed/, 'the claim', 10_000)).toMatch(
+      /^Claimed by agent-smith at \d\d:\d\d UTC/,
+    );
 
     e.fake.userMessage({ channelId: threadId, member: e.user, content: `From the user ${LINK}` });
     const toTicket = await waitFor(

@@ -142,7 +142,7 @@ export class HandoffHours {
     if (!isOpen(office.hours, now)) return;
     const surface = this.deps.handoffSurfaceOf(t);
     if (!surface) return;
-    // The handoff channel's people where the surface lists them (Slack), else who joined the roster.
+    // The handoff channel's people where the surface lists them (Slack, Discord), else who joined the roster.
     const place = t.root?.place ?? handoffTarget(this.ctx, t.userPlace);
     const members = place && (await surface.channelAgents?.(place).catch(() => undefined));
     const current = t.offered?.at(-1);

@@ -1,9 +1,10 @@
 /**
  * The agents round-robin assignment (HANDOFF_ASSIGN=round-robin) offers tickets to, and whether each
  * is away (`/handoff away`, `/handoff back`). Stored, so every instance and a restart see the same
- * roster and the same turn. Where the surface lists the handoff channel's people (Slack), they are
- * the roster, in the surface's order; elsewhere an agent joins it by saying either command or by
- * claiming a ticket, and the turn goes round them in the order they joined.
+ * roster and the same turn. Where the surface lists the handoff channel's people (Slack; Discord
+ * with the Server Members Intent), they are the roster, in the surface's order; elsewhere an agent
+ * joins it by saying either command or by claiming a ticket, and the turn goes round them in the
+ * order they joined.
  */
 import { z } from 'zod';
 import type { Json, StateStore } from '../../../state/store';

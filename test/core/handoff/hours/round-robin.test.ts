@@ -4,7 +4,9 @@
  * ticket thread, told privately); unclaimed after HANDOFF_OFFER_S it is offered to the next; the away
  * agent is never offered one but may still claim; `/handoff away|back` is stored and the queue shows it.
  */
+import { NOTICE_BOX } from '../../../../src/core/handoff/notice';
 import type { Place } from '../../../../src/core/surface';
+import { waitFor } from '../../../../fakes/wait-for';
 import { startCoreHarness, type CoreHarness } from '../../../support/core-harness';
 import { openTicket } from './open-ticket';
 
@@ -90,5 +92,57 @@ describe('round-robin assignment', () => {
     const third = (await openTicket(h, h.users.admin)).ticketThread;
     expect(offers(third)).toEqual(['<@A-cat>']);
     expect(await say(h.users.admin, 'queue')).not.toMatch(/Away:/);
+  });
+});
+
+describe('round-robin: the private word of an offer is owed with it', () => {
+  let h: CoreHarness;
+  const clock = Date.parse('2026-03-03T15:00:00Z');
+  const configure = (harness: CoreHarness): void => {
+    harness.ctx.now = () => clock;
+    harness.config.office = { escalate: [], assign: 'round-robin', offerMs: 2 * MIN, digestHour: 8 };
+  };
+  beforeAll(async () => {
+    h = await startCoreHarness({ start: false });
+    configure(h);
+  });
+  afterAll(async () => {
+    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
+    await h.close();
+  });
+
+  it('a restart between the offer and its notices: the offered agent is told once', async () => {
+    // Nobody on the roster yet: the ticket waits unoffered; then Ann is back.
+    const { ticketThread } = await openTicket(h, h.users.alice);
+    const before = h.surface.notices.length;
+    await h.bridge.command(h.invocation(h.agents.ann, h.handoffChannel), 'handoff', 'back');
+    // The process stops between the offer's one atomic step and its notices (never set in production).
+    process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES = '1';
+    void h.bridge.handoffs.sweepUnclaimed();
+    const owed = await waitFor(async () => {
+      const pending = await h.store.pendingIntents<{ kind: string }>(NOTICE_BOX, 50);
+      return pending.some((i) => i.value.kind === 'tell') && pending;
+    }, 'the offer with its notices');
+    expect(owed.map((i) => i.value.kind)).toEqual(['toThread', 'refresh', 'tell']);
+    expect(h.surface.notices).toHaveLength(before);
+    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
+
+    h = await h.restart();
+    configure(h);
+    await h.bridge.handoffs.drain();
+    await h.bridge.handoffs.drain();
+    const told = h.surface.notices.slice(before);
+    expect(told.map((n) => n.user.name)).toEqual(['Ann Agent']);
+    expect(told[0]!.place).toEqual(ticketThread);
+    // The user's name is marked as untrusted text (the platform renderers escape it).
+    expect(told[0]!.msg.text).toMatch(
+      /^A handoff ticket is offered to you: \W?Alice\W? is waiting\. Press Claim on it within 2 min\./u,
+    );
+    expect(
+      h.surface
+        .messagesIn(ticketThread)
+        .map((m) => m.current.text)
+        .filter((t) => t.startsWith('Offered to')),
+    ).toHaveLength(1);
   });
 });
