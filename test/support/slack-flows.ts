@@ -1,13 +1,9 @@
 /**
  * Waits that hand back what they waited for, so the test asserts on it with `expect` (a bare wait
- * proves only that something matched, not what it said), and the claim and relay steps of a Slack
- * handoff.
+ * proves only that something matched, not what it said).
  */
-import type { FakeMessage, FakeSlack } from '../../fakes/fake-slack';
-import { button, shown } from '../../fakes/slack-blocks';
-import type { SlackDriver } from '../../fakes/slack-requests';
+import type { FakeEphemeral, FakeSlack } from '../../fakes/fake-slack';
 import { waitFor } from '../../fakes/wait-for';
-import { AGENT, HANDOFF_CHANNEL } from './slack-e2e';
 
 /** The first of `texts()` (a thread, a channel) that matches `re`, once there is one. */
 export function textMatching(
@@ -31,64 +27,21 @@ export function becomes(read: () => string | undefined, re: RegExp, what: string
   );
 }
 
-/** The Slack side of a test: the driver that posts as Slack and the fake that records the bridge's calls. */
-interface SlackSide {
-  driver: SlackDriver;
-  fake: FakeSlack;
-}
-
-/** A thread on Slack. */
-interface Thread {
-  channel: string;
-  threadTs: string;
-}
-
-/** `agent` presses Claim on `ticket`; resolves with the ticket's state line once its Claim button is gone. */
-export async function claimOnSlack(
-  s: SlackSide,
-  ticket: FakeMessage,
-  agent = AGENT,
-  channel = HANDOFF_CHANNEL,
-): Promise<string> {
-  await s.driver.click(button(ticket, 'Claim')!, { channel, messageTs: ticket.ts }, { user: agent });
-  const claimed = await waitFor(() => {
-    const now = s.fake.message(channel, ticket.ts);
-    return now && !button(now, 'Claim') ? now : undefined;
-  }, 'the claim');
-  return shown(claimed.text).split('\n')[0] ?? '';
-}
-
-let seq = 0;
-
-/** `user` writes `text` in `thread` as Slack delivers it (a literal `&` arrives as `&amp;`). */
-export async function sayInSlackThread(s: SlackSide, user: string, text: string, thread: Thread): Promise<void> {
-  seq += 1;
-  await s.driver.event({
-    type: 'message',
-    channel: thread.channel,
-    channel_type: 'channel',
-    user,
-    text: text.replace(/&/g, '&amp;'),
-    ts: `${Math.floor(Date.now() / 1000)}.${String(700_000 + seq)}`,
-    thread_ts: thread.threadTs,
-  });
-}
-
-/**
- * `user` writes `text` in `from`; resolves with the bridge's message in `to` whose shown text holds
- * `marker` (the relay of it).
- */
-export async function relayOnSlack(
-  s: SlackSide,
+/** The ephemerals shown to `user` since `after` (an index into `fake.ephemerals`) that match `re`, once there are `count`. */
+export function ephemeralsTo(
+  fake: FakeSlack,
   user: string,
-  text: string,
-  from: Thread,
-  to: Thread,
-  marker: string,
-): Promise<FakeMessage> {
-  await sayInSlackThread(s, user, text, from);
-  return waitFor(
-    () => s.fake.replies(to.channel, to.threadTs).find((m) => shown(m.text).includes(marker)),
-    `"${marker}" relayed to ${to.channel}/${to.threadTs}`,
-  );
+  re: RegExp,
+  after: number,
+  count = 1,
+): Promise<FakeEphemeral[]> {
+  return waitFor(() => {
+    const shown = fake.ephemerals.slice(after).filter((m) => m.user === user && re.test(m.text));
+    return shown.length >= count && shown;
+  }, `${count} ephemeral(s) to ${user} matching ${re}`);
+}
+
+/** The first ephemeral shown to `user` since `after` that matches `re`. */
+export async function ephemeralTo(fake: FakeSlack, user: string, re: RegExp, after: number): Promise<FakeEphemeral> {
+  return (await ephemeralsTo(fake, user, re, after))[0]!;
 }

@@ -11,7 +11,7 @@ import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E, handoffIn } from 
 import type { FakeMember } from '../../../fakes/fake-discord';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-import { claimOnSlack, sayInSlackThread } from '../../support/slack-flows';
+import { claimOnSlack, sayInSlackThread } from '../../support/slack-handoff-flows';
 
 const SECRET = 'injection-signing-secret';
 const SLACK_HANDOFF = 'C0XINJECT';

@@ -10,7 +10,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-serv
 import { shown } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { claimOnSlack, relayOnSlack } from '../../support/slack-flows';
+import { claimOnSlack, relayOnSlack } from '../../support/slack-handoff-flows';
 import { sampleListing } from '../../service/contract';
 
 /** Everything a hostile text might try; U0USER2 and C0OTHER exist, evil.test is nobody's. */

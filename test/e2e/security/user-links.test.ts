@@ -21,7 +21,7 @@ import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { firstLine, textMatching } from '../../support/discord-flows';
-import { claimOnSlack, relayOnSlack } from '../../support/slack-flows';
+import { claimOnSlack, relayOnSlack } from '../../support/slack-handoff-flows';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;

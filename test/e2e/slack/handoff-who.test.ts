@@ -9,8 +9,10 @@
  */
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { AGENT, HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { AGENT, HANDOFF_CHANNEL, rootFor, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
+import { becomes, ephemeralsTo, ephemeralTo as ephemeralIn, textMatching } from '../../support/slack-flows';
 
 const USERS = 'C0WHO';
 const ADA = 'U0USER1';
@@ -27,14 +29,17 @@ let tsSeq = 0;
 const nextTs = (): string => `${Math.floor(Date.now() / 1000)}.7${String(++tsSeq).padStart(5, '0')}`;
 
 describe('Slack: who may act on a handoff', () => {
-  let e: SlackE2E;
+  const e = useStarted(() =>
+    startSlackE2E({
+      fake: { users: { [ADA]: 'Ada Lovelace', [GRACE]: 'Grace Hopper', [AGENT]: 'Agent Smith', [MALLORY]: 'Mallory' } },
+    }),
+  );
   let root: FakeMessage;
 
-  const ephemeralTo = (user: string, re: RegExp, after: number) =>
-    waitFor(
-      () => e.fake.ephemerals.slice(after).find((m) => m.user === user && re.test(m.text)),
-      `an ephemeral to ${user} matching ${re}`,
-    );
+  const ephemeralTo = (user: string, re: RegExp, after: number) => ephemeralIn(e.fake, user, re, after);
+  /** The `n`th refusal to `user` since `after` matching `re`: its whole text, to assert on. */
+  const nthTo = async (user: string, re: RegExp, after: number, n: number): Promise<string> =>
+    (await ephemeralsTo(e.fake, user, re, after, n))[n - 1]!.text;
   const click = (msg: FakeMessage, label: string, user: string) =>
     e.driver.click(
       button(msg, label)!,
@@ -45,27 +50,18 @@ describe('Slack: who may act on a handoff', () => {
     e.driver.event({ type: 'message', channel, channel_type: 'channel', user, text, ts: nextTs(), thread_ts: thread });
   const userThread = (): string[] => e.fake.replies(USERS, root.ts).map((m) => m.text);
 
-  beforeAll(async () => {
-    e = await startSlackE2E({
-      fake: { users: { [ADA]: 'Ada Lovelace', [GRACE]: 'Grace Hopper', [AGENT]: 'Agent Smith', [MALLORY]: 'Mallory' } },
-    });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
-
   test('a participant may ask in the thread, but neither /handoff nor "Ask about a viewing" hands it off', async () => {
     const question = 'Any 2 bedroom condos for sale in Austin?';
     await e.driver.command('/ask', question, { user: ADA, channel: USERS });
     root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
-    await waitFor(() => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')), 'the answer');
+    const answered = () => e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human'));
+    const first = await waitFor(() => answered()[0], 'the answer');
+    expect(first).toMatchObject({ user: e.fake.botUserId, thread_ts: root.ts });
     // Grace joins Ada's thread with a question of her own: the bot answers it.
     await say(GRACE, USERS, root.ts, 'And any with a garden?');
-    await waitFor(
-      () => e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human')).length >= 2,
-      'the answer to Grace',
-    );
+    const toGrace = await waitFor(() => answered()[1], 'the answer to Grace');
+    expect(toGrace).toMatchObject({ user: e.fake.botUserId, thread_ts: root.ts });
+    expect(toGrace.ts).not.toBe(first.ts);
 
     const eph = e.fake.ephemerals.length;
     // Slack sends a slash command without its thread: /handoff takes Grace's own recent conversation
@@ -80,16 +76,9 @@ describe('Slack: who may act on a handoff', () => {
     );
     await ephemeralTo(GRACE, /Only the person who asked in this conversation, or an admin/, eph);
     // "Talk to a human" under the answer to Grace's own question is still Ada's.
-    const toGrace = e.fake
-      .replies(USERS, root.ts)
-      .filter((m) => button(m, 'Talk to a human'))
-      .at(-1)!;
-    await click(toGrace, 'Talk to a human', GRACE);
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === GRACE && /Only the person who asked/.test(m.text))
-          .length >= 2,
-      'the button refused to Grace',
+    await click(answered().at(-1)!, 'Talk to a human', GRACE);
+    expect(await nthTo(GRACE, /Only the person who asked/, eph, 2)).toMatch(
+      /^Only the person who asked in this conversation, or an admin/,
     );
     expect(e.fake.channelMessages(HANDOFF_CHANNEL)).toEqual([]);
     expect(userThread().some((t) => /Connecting you with a human/.test(t))).toBe(false);
@@ -117,8 +106,11 @@ describe('Slack: who may act on a handoff', () => {
 
     // The member claims: the ticket and the user say so.
     await click(now(), 'Claim', AGENT);
-    await waitFor(() => /^Claimed by Agent Smith/.test(now().text.split('\n')[0]!), 'claimed by the agent');
-    await waitFor(() => userThread().find((t) => /Agent Smith \(agent\) has joined/.test(t)), 'Ada told');
+    const stateLine = () => now().text.split('\n')[0]!;
+    expect(await becomes(stateLine, /^Claimed/, 'claimed by the agent')).toMatch(
+      /^Claimed by Agent Smith at \d\d:\d\d UTC/,
+    );
+    expect(await textMatching(userThread, /has joined/, 'Ada told')).toContain('Agent Smith (agent) has joined');
 
     await click(now(), 'Take over', MALLORY);
     await ephemeralTo(MALLORY, /Only members of the handoff channel may take over a ticket/, eph);
@@ -128,33 +120,29 @@ describe('Slack: who may act on a handoff', () => {
       { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
       { user: MALLORY },
     );
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /may take over a ticket/.test(m.text))
-          .length >= 2,
-      'the forged confirmation refused',
+    expect(await nthTo(MALLORY, /may take over a ticket/, eph, 2)).toMatch(
+      /Only members of the handoff channel may take over a ticket/,
     );
     await click(now(), 'Close', MALLORY);
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /may close this ticket/.test(m.text)).length >=
-        2,
-      'the second Close refused',
+    expect(await nthTo(MALLORY, /may close this ticket/, eph, 2)).toMatch(
+      /Only members of the handoff channel may close this ticket/,
     );
     await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Ada, wire the deposit to account 12345');
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /not sent to anyone/.test(m.text)).length >= 2,
-      'the second thread message refused',
-    );
+    expect(await nthTo(MALLORY, /not sent to anyone/, eph, 2)).toMatch(/your message was not sent to anyone/);
     expect(now().text.split('\n')[0]).toMatch(/^Claimed by Agent Smith/);
 
     // The member agent's reply reaches Ada; their Close hands her back to the bot.
     await say(AGENT, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, happy to help with the offer.');
-    await waitFor(() => userThread().find((t) => t.includes('happy to help with the offer')), 'the reply relayed');
+    expect(await textMatching(userThread, /happy to help/, 'the reply relayed')).toContain(
+      'Hi Ada, happy to help with the offer.',
+    );
     await click(now(), 'Close', AGENT);
-    await waitFor(() => /^Closed by Agent Smith/.test(now().text.split('\n')[0]!), 'closed by the agent');
-    await waitFor(() => userThread().find((t) => /Agent Smith closed the handoff/.test(t)), 'Ada told');
+    expect(await becomes(stateLine, /^Closed/, 'closed by the agent')).toMatch(
+      /^Closed by Agent Smith at \d\d:\d\d UTC/,
+    );
+    expect(await textMatching(userThread, /closed the handoff/, 'Ada told')).toContain(
+      'Agent Smith closed the handoff',
+    );
 
     // Nothing of Mallory's reached Ada or the ticket's thread (not even as a note).
     const seen = [...userThread().slice(before.user), ...ticketThread()].join('\n');
