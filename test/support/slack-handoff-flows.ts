@@ -1,12 +1,11 @@
 /**
  * The Slack steps of a handoff that e2e tests share, each handing back what it waited for so the test
- * asserts it: the ticket's state line after a claim, the message a relay became.
+ * asserts it: the message a relay became.
  */
 import type { FakeMessage, FakeSlack } from '../../fakes/fake-slack';
-import { button, shown } from '../../fakes/slack-blocks';
+import { shown } from '../../fakes/slack-blocks';
 import type { SlackDriver } from '../../fakes/slack-requests';
 import { waitFor } from '../../fakes/wait-for';
-import { AGENT, HANDOFF_CHANNEL } from './slack-e2e';
 
 /** The Slack side of a test: the driver that posts as Slack and the fake that records the bridge's calls. */
 interface SlackSide {
@@ -20,25 +19,10 @@ interface Thread {
   threadTs: string;
 }
 
-/** `agent` presses Claim on `ticket`; resolves with the ticket's state line once its Claim button is gone. */
-export async function claimOnSlack(
-  s: SlackSide,
-  ticket: FakeMessage,
-  agent = AGENT,
-  channel = HANDOFF_CHANNEL,
-): Promise<string> {
-  await s.driver.click(button(ticket, 'Claim')!, { channel, messageTs: ticket.ts }, { user: agent });
-  const claimed = await waitFor(() => {
-    const now = s.fake.message(channel, ticket.ts);
-    return now && !button(now, 'Claim') ? now : undefined;
-  }, 'the claim');
-  return shown(claimed.text).split('\n')[0] ?? '';
-}
-
 let seq = 0;
 
 /** `user` writes `text` in `thread` as Slack delivers it (a literal `&` arrives as `&amp;`). */
-export async function sayInSlackThread(s: SlackSide, user: string, text: string, thread: Thread): Promise<void> {
+async function sayInSlackThread(s: SlackSide, user: string, text: string, thread: Thread): Promise<void> {
   seq += 1;
   await s.driver.event({
     type: 'message',

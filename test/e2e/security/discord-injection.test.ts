@@ -11,7 +11,7 @@ import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E, handoffIn } from 
 import type { FakeMember } from '../../../fakes/fake-discord';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-import { claimOnSlack, sayInSlackThread } from '../../support/slack-handoff-flows';
+import { claimOnSlack } from '../../support/slack-claims';
 
 const SECRET = 'injection-signing-secret';
 const SLACK_HANDOFF = 'C0XINJECT';
@@ -81,10 +81,18 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
     for (const bad of ['<!channel', '<!here', '<@U0AGENT', '<https://evil.test'])
       expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
 
-    const onSlack = { driver, fake: slack };
-    expect(await claimOnSlack(onSlack, ticket, 'U0AGENT', SLACK_HANDOFF)).toMatch(/^Claimed by \S/);
+    const claimed = await claimOnSlack(slack, driver, ticket, SLACK_HANDOFF, 'U0AGENT');
+    expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
     const agentText = `Hello @everyone <@${victim.user.id}>`;
-    await sayInSlackThread(onSlack, 'U0AGENT', agentText, { channel: SLACK_HANDOFF, threadTs: ticket.ts });
+    await driver.event({
+      type: 'message',
+      channel: SLACK_HANDOFF,
+      channel_type: 'channel',
+      user: 'U0AGENT',
+      text: agentText,
+      ts: `${Math.floor(Date.now() / 1000)}.400001`,
+      thread_ts: ticket.ts,
+    });
     const relayed = await waitFor(
       () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes(agentText)),
       'the agent message on Discord',

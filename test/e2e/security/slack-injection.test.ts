@@ -10,8 +10,8 @@ import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-serv
 import { shown } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { claimOnSlack, relayOnSlack } from '../../support/slack-handoff-flows';
 import { sampleListing } from '../../service/contract';
+import { claimOnSlack } from '../../support/slack-claims';
 
 /** Everything a hostile text might try; U0USER2 and C0OTHER exist, evil.test is nobody's. */
 const INJECTION =
@@ -98,17 +98,39 @@ describe('Slack: injections ping nobody and show word for word', () => {
     );
     expect(ticket.text).toContain('<@U0USER1>');
     expect(shown(ticket.text)).toContain(`Please help ${INJECTION}`);
-    expect(await claimOnSlack(e, ticket)).toMatch(/^Claimed by Agent Smith/);
+    const claimed = await claimOnSlack(e.fake, e.driver, ticket, HANDOFF_CHANNEL, 'U0AGENT');
+    expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
 
-    // User -> ticket thread, and agent -> user thread: word for word in the other thread, live in neither.
-    const user = { channel: 'C0INJECT', threadTs: root.ts };
-    const agent = { channel: HANDOFF_CHANNEL, threadTs: ticket.ts };
-    const userText = `From the user ${INJECTION}`;
-    const toTicket = await relayOnSlack(e, 'U0USER1', userText, user, agent, userText);
-    expect(toTicket.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
-    const agentText = `From the agent ${INJECTION}`;
-    const toUser = await relayOnSlack(e, 'U0AGENT', agentText, agent, user, agentText);
-    expect(toUser.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
+    // Each side's message, as Slack delivers it (a literal `&` arrives as `&amp;`), shows on the other
+    // side word for word and live in no way.
+    const now = Math.floor(Date.now() / 1000);
+    const relays = [
+      { from: ['C0INJECT', root.ts, 'U0USER1'], to: [HANDOFF_CHANNEL, ticket.ts], text: `From the user ${INJECTION}` },
+      { from: [HANDOFF_CHANNEL, ticket.ts, 'U0AGENT'], to: ['C0INJECT', root.ts], text: `From the agent ${INJECTION}` },
+    ] as const;
+    for (const [
+      i,
+      {
+        from: [channel, threadTs, user],
+        to: [toChannel, toTs],
+        text,
+      },
+    ] of relays.entries()) {
+      await e.driver.event({
+        type: 'message',
+        channel,
+        channel_type: 'channel',
+        user,
+        text: text.replace(/&/g, '&amp;'),
+        ts: `${now}.30000${i + 1}`,
+        thread_ts: threadTs,
+      });
+      const relayed = await waitFor(
+        () => e.fake.replies(toChannel, toTs).find((m) => shown(m.text).includes(text)),
+        `"${text.slice(0, 14)}" relayed to ${toChannel}`,
+      );
+      expect(relayed.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
+    }
     expect(messages.length).toBeGreaterThan(0);
     expectNoLiveMarkup(e, from);
   });

@@ -21,7 +21,8 @@ import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { firstLine, textMatching, ticketThreadOf } from '../../support/discord-flows';
-import { claimOnSlack, relayOnSlack } from '../../support/slack-handoff-flows';
+import { claimOnSlack } from '../../support/slack-claims';
+import { relayOnSlack } from '../../support/slack-handoff-flows';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
@@ -86,7 +87,8 @@ describe('Slack: a user’s [label](url) shows as text with its URL', () => {
     );
     // Twice: the reason and the question in the transcript.
     expectSlackLinkAsText(ticket, 2);
-    expect(await claimOnSlack(e, ticket)).toMatch(/^Claimed by Agent Smith/);
+    const claimed = await claimOnSlack(e.fake, e.driver, ticket, HANDOFF_CHANNEL, 'U0AGENT');
+    expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
 
     const user = { channel: 'C0LINKS', threadTs: root.ts };
     const agent = { channel: HANDOFF_CHANNEL, threadTs: ticket.ts };
