@@ -3,32 +3,14 @@ import { ChatbotClient } from '../../src/service/client';
 import type { AnswerEvent } from '../../src/service/answer-events';
 import { InterruptedStreamError, RateLimitedError, TimeoutError } from '../../src/service/errors';
 import { readAnswerStream } from '../../src/service/stream';
-import { controlledStream, fail, FakeChatbotServer, json, ndjson, sse, streamOf } from '../support/fake-chatbot-server';
+import { controlledStream, fail, json, ndjson, sse, streamOf, useScriptedClient } from '../support/fake-chatbot-server';
 
 const ASK = '/chat/Chat/ClientAsk';
 const ANSWER = 'Prix: 1 250 000 € — maison 🏡 à Montréal.';
 const FRAGMENTS = ['Prix: 1 250 000 € ', '— maison 🏡 ', 'à Montréal.'];
 const FINAL = { QuestionID: 11, AnswerID: 12, Answer: ANSWER, TotalToken: 42 };
 
-let server: FakeChatbotServer;
-let client: ChatbotClient;
-
-beforeAll(async () => {
-  server = await FakeChatbotServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-  client = new ChatbotClient({
-    baseUrl: server.baseUrl,
-    secretKey: 'sk',
-    apiKey: 'ak',
-    timeoutMs: 2000,
-    idleTimeoutMs: 2000,
-  });
-});
+const scripted = useScriptedClient({ secretKey: 'sk', apiKey: 'ak', timeoutMs: 2000, idleTimeoutMs: 2000 });
 
 async function collect(it: AsyncIterable<AnswerEvent>): Promise<AnswerEvent[]> {
   const out: AnswerEvent[] = [];
@@ -43,36 +25,36 @@ const expected: AnswerEvent[] = [
 
 describe('framings over HTTP', () => {
   test('NDJSON (no prefix), request carries stream: true and raw Authorization', async () => {
-    server.on(
+    scripted.server.on(
       'POST',
       ASK,
       streamOf(ndjson([...FRAGMENTS.map((content) => ({ content })), FINAL]), { contentType: 'text/event-stream' }),
     );
-    await expect(collect(client.askStream({ sessionId: 3, content: 'prix?' }))).resolves.toEqual(expected);
-    expect(server.requests[0].json).toEqual({ sessionID: 3, content: 'prix?', stream: true });
-    expect(server.requests[0].headers.authorization).toBe('sk');
+    await expect(collect(scripted.client.askStream({ sessionId: 3, content: 'prix?' }))).resolves.toEqual(expected);
+    expect(scripted.server.requests[0].json).toEqual({ sessionID: 3, content: 'prix?', stream: true });
+    expect(scripted.server.requests[0].headers.authorization).toBe('sk');
   });
 
   test('NDJSON with blank lines between objects and CRLF endings', async () => {
     const body = [...FRAGMENTS.map((content) => ({ content })), FINAL]
       .map((o) => `${JSON.stringify(o)}\r\n\r\n`)
       .join('');
-    server.on('POST', ASK, streamOf([body]));
-    await expect(collect(client.askStream({ sessionId: 3, content: 'q' }))).resolves.toEqual(expected);
+    scripted.server.on('POST', ASK, streamOf([body]));
+    await expect(collect(scripted.client.askStream({ sessionId: 3, content: 'q' }))).resolves.toEqual(expected);
   });
 
   test('SSE with event:/id: lines and a comment', async () => {
     const frames = [...FRAGMENTS.map((content) => ({ content })), FINAL].map(
       (o, i) => `: keep-alive\nevent: message\nid: ${i}\ndata: ${JSON.stringify(o)}\n\n`,
     );
-    server.on('POST', ASK, streamOf(frames));
-    await expect(collect(client.askStream({ sessionId: 3, content: 'q' }))).resolves.toEqual(expected);
+    scripted.server.on('POST', ASK, streamOf(frames));
+    await expect(collect(scripted.client.askStream({ sessionId: 3, content: 'q' }))).resolves.toEqual(expected);
   });
 
   test('member names in other casings (questionid, AnswerId, answer, totaltoken, noAnswer)', async () => {
     const final = { questionid: 11, AnswerId: 12, answer: ANSWER, totaltoken: 42, noAnswer: true };
-    server.on('POST', ASK, streamOf(sse([...FRAGMENTS.map((c) => ({ Content: c })), final])));
-    const events = await collect(client.askStream({ sessionId: 3, content: 'q' }));
+    scripted.server.on('POST', ASK, streamOf(sse([...FRAGMENTS.map((c) => ({ Content: c })), final])));
+    const events = await collect(scripted.client.askStream({ sessionId: 3, content: 'q' }));
     expect(events.slice(0, 3)).toEqual(expected.slice(0, 3));
     expect(events[3]).toEqual({
       type: 'final',
@@ -85,19 +67,19 @@ describe('framings over HTTP', () => {
   });
 
   test('messageid is accepted as the answer id', async () => {
-    server.on(
+    scripted.server.on(
       'POST',
       ASK,
       streamOf(ndjson([{ content: 'ok' }, { QuestionID: 1, messageid: 99, Answer: 'ok', TotalToken: 1 }])),
     );
-    const events = await collect(client.askStream({ sessionId: 3, content: 'q' }));
+    const events = await collect(scripted.client.askStream({ sessionId: 3, content: 'q' }));
     expect(events[1]).toMatchObject({ type: 'final', answerId: 99 });
   });
 
   test('a chunk split inside a multi-byte character', async () => {
     const { handler, control } = controlledStream('application/x-ndjson');
-    server.on('POST', ASK, handler);
-    const it = client.askStream({ sessionId: 3, content: 'q' })[Symbol.asyncIterator]();
+    scripted.server.on('POST', ASK, handler);
+    const it = scripted.client.askStream({ sessionId: 3, content: 'q' })[Symbol.asyncIterator]();
     const first = it.next();
     const stream = await control;
     const second = Buffer.from(`${JSON.stringify({ content: '🏡 maison' })}\n`, 'utf8');
@@ -121,17 +103,17 @@ describe('framings over HTTP', () => {
       conversation_id: 'c1',
       response: { id: 'm2', content: ANSWER, timestamp: '2024-01-01T00:00:00Z' },
     };
-    server.on(
+    scripted.server.on(
       'POST',
       '/v1/conversations/c1/messages',
       streamOf(sse([...FRAGMENTS.map((content) => ({ content })), final])),
     );
-    const events = await collect(client.v1.sendMessageStream('c1', 'prix?'));
+    const events = await collect(scripted.client.v1.sendMessageStream('c1', 'prix?'));
     expect(events).toEqual([
       ...expected.slice(0, 3),
       { type: 'final', questionId: 'm1', answerId: 'm2', answer: ANSWER, totalTokens: 0 },
     ]);
-    const req = server.requests[0];
+    const req = scripted.server.requests[0];
     expect(req.json).toEqual({ content: 'prix?', stream: true });
     expect(req.headers.authorization).toBe('Bearer ak');
   });
@@ -139,10 +121,10 @@ describe('framings over HTTP', () => {
 
 describe('broken streams', () => {
   test('ends without a final object: InterruptedStreamError with the partial text', async () => {
-    server.on('POST', ASK, streamOf(ndjson(FRAGMENTS.slice(0, 2).map((content) => ({ content })))));
+    scripted.server.on('POST', ASK, streamOf(ndjson(FRAGMENTS.slice(0, 2).map((content) => ({ content })))));
     const seen: AnswerEvent[] = [];
     const err = await (async () => {
-      for await (const e of client.askStream({ sessionId: 1, content: 'q' })) seen.push(e);
+      for await (const e of scripted.client.askStream({ sessionId: 1, content: 'q' })) seen.push(e);
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InterruptedStreamError);
     expect(err).toMatchObject({ reason: 'ended', partialText: FRAGMENTS[0] + FRAGMENTS[1] });
@@ -151,8 +133,8 @@ describe('broken streams', () => {
 
   test('connection broken mid-stream: InterruptedStreamError (connection-lost)', async () => {
     const { handler, control } = controlledStream();
-    server.on('POST', ASK, handler);
-    const it = client.askStream({ sessionId: 1, content: 'q' })[Symbol.asyncIterator]();
+    scripted.server.on('POST', ASK, handler);
+    const it = scripted.client.askStream({ sessionId: 1, content: 'q' })[Symbol.asyncIterator]();
     const first = it.next();
     const stream = await control;
     await stream.write(sse([{ content: 'Hal' }])[0]);
@@ -163,8 +145,10 @@ describe('broken streams', () => {
 
   test('idle timeout between fragments: InterruptedStreamError (idle-timeout, cause TimeoutError)', async () => {
     const { handler, control } = controlledStream();
-    server.on('POST', ASK, handler);
-    const it = client.askStream({ sessionId: 1, content: 'q' }, { idleTimeoutMs: 250 })[Symbol.asyncIterator]();
+    scripted.server.on('POST', ASK, handler);
+    const it = scripted.client
+      .askStream({ sessionId: 1, content: 'q' }, { idleTimeoutMs: 250 })
+      [Symbol.asyncIterator]();
     const first = it.next();
     const stream = await control;
     await stream.write(sse([{ content: 'Hello' }])[0]);
@@ -177,8 +161,10 @@ describe('broken streams', () => {
 
   test('the idle timeout is per fragment, not for the whole answer', async () => {
     const { handler, control } = controlledStream();
-    server.on('POST', ASK, handler);
-    const it = client.askStream({ sessionId: 1, content: 'q' }, { idleTimeoutMs: 400 })[Symbol.asyncIterator]();
+    scripted.server.on('POST', ASK, handler);
+    const it = scripted.client
+      .askStream({ sessionId: 1, content: 'q' }, { idleTimeoutMs: 400 })
+      [Symbol.asyncIterator]();
     const pending = it.next();
     const stream = await control;
     // Six fragments 100 ms apart: the whole answer takes longer than the 400 ms idle timeout (six gaps
@@ -196,9 +182,9 @@ describe('broken streams', () => {
 
   test('AbortSignal cancels the stream', async () => {
     const { handler, control } = controlledStream();
-    server.on('POST', ASK, handler);
+    scripted.server.on('POST', ASK, handler);
     const ac = new AbortController();
-    const it = client.askStream({ sessionId: 1, content: 'q' }, { signal: ac.signal })[Symbol.asyncIterator]();
+    const it = scripted.client.askStream({ sessionId: 1, content: 'q' }, { signal: ac.signal })[Symbol.asyncIterator]();
     const first = it.next();
     const stream = await control;
     await stream.write(sse([{ content: 'Hi' }])[0]);
@@ -213,27 +199,27 @@ describe('broken streams', () => {
   });
 
   test('no response headers within timeoutMs: TimeoutError', async () => {
-    server.on('POST', ASK, () => undefined);
-    const c = new ChatbotClient({ baseUrl: server.baseUrl, secretKey: 'sk', timeoutMs: 200 });
+    scripted.server.on('POST', ASK, () => undefined);
+    const c = new ChatbotClient({ baseUrl: scripted.server.baseUrl, secretKey: 'sk', timeoutMs: 200 });
     await expect(collect(c.askStream({ sessionId: 1, content: 'q' }))).rejects.toBeInstanceOf(TimeoutError);
   });
 });
 
 describe('errors in place of a stream', () => {
   test('rate-limit envelope (HTTP 200, JSON) throws RateLimitedError with the message', async () => {
-    server.on('POST', ASK, fail(429, 'Too many messages. Wait a minute.'));
-    const err = await collect(client.askStream({ sessionId: 1, content: 'q' })).catch((e: unknown) => e);
+    scripted.server.on('POST', ASK, fail(429, 'Too many messages. Wait a minute.'));
+    const err = await collect(scripted.client.askStream({ sessionId: 1, content: 'q' })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
     expect((err as Error).message).toBe('Too many messages. Wait a minute.');
   });
 
   test('error envelope as an SSE data line throws the typed error', async () => {
-    server.on(
+    scripted.server.on(
       'POST',
       ASK,
       streamOf(sse([{ Data: null, Version: '1.0.0', Success: false, Code: 500, Message: 'model offline' }])),
     );
-    await expect(collect(client.askStream({ sessionId: 1, content: 'q' }))).rejects.toMatchObject({
+    await expect(collect(scripted.client.askStream({ sessionId: 1, content: 'q' }))).rejects.toMatchObject({
       name: 'ServiceError',
       code: 500,
       message: 'model offline',
@@ -241,17 +227,19 @@ describe('errors in place of a stream', () => {
   });
 
   test('HTTP 429 with a pretty-printed envelope body', async () => {
-    server.on('POST', ASK, (_req, res) => {
+    scripted.server.on('POST', ASK, (_req, res) => {
       res.writeHead(429, { 'Content-Type': 'application/json' });
       res.end(
         JSON.stringify({ Data: null, Version: '1.0.0', Success: false, Code: 429, Message: 'Slow down' }, null, 2),
       );
     });
-    await expect(collect(client.askStream({ sessionId: 1, content: 'q' }))).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(collect(scripted.client.askStream({ sessionId: 1, content: 'q' }))).rejects.toBeInstanceOf(
+      RateLimitedError,
+    );
   });
 
   test('a non-stream success envelope is turned into delta + final', async () => {
-    server.on(
+    scripted.server.on(
       'POST',
       ASK,
       json({
@@ -262,19 +250,19 @@ describe('errors in place of a stream', () => {
         Message: '',
       }),
     );
-    await expect(collect(client.askStream({ sessionId: 1, content: 'q' }))).resolves.toEqual([
+    await expect(collect(scripted.client.askStream({ sessionId: 1, content: 'q' }))).resolves.toEqual([
       { type: 'delta', text: 'whole' },
       { type: 'final', questionId: 0, answerId: 5, answer: 'whole', totalTokens: 2, noAnswer: false },
     ]);
   });
 
   test('v1 error body on a stream is typed', async () => {
-    server.on(
+    scripted.server.on(
       'POST',
       '/v1/conversations/c1/messages',
       json({ success: false, error: { code: 'rate_limited', message: 'easy' } }, 429),
     );
-    await expect(collect(client.v1.sendMessageStream('c1', 'x'))).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(collect(scripted.client.v1.sendMessageStream('c1', 'x'))).rejects.toBeInstanceOf(RateLimitedError);
   });
 });
 

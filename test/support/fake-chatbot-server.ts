@@ -4,7 +4,9 @@
  */
 import http, { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ChatbotClient, type ChatbotClientOptions } from '../../src/service/client';
 import { errorEnvelope, okEnvelope } from '../../src/service/schemas/envelope';
+import { useStarted } from './server-setup';
 
 export interface RecordedRequest {
   method: string;
@@ -196,4 +198,27 @@ export function sse(objects: unknown[]): string[] {
 /** NDJSON framing of JSON objects. */
 export function ndjson(objects: unknown[]): string[] {
   return objects.map((o) => `${JSON.stringify(o)}\n`);
+}
+
+/**
+ * The client tests' setup: one scripted server for the file, reset before each test, and before
+ * each a fresh client on it made with `options`. Read both through the returned object in tests.
+ */
+export function useScriptedClient(options: Omit<ChatbotClientOptions, 'baseUrl'>): {
+  readonly server: FakeChatbotServer;
+  readonly client: ChatbotClient;
+} {
+  const server = useStarted(() => FakeChatbotServer.start());
+  let client: ChatbotClient | undefined;
+  beforeEach(() => {
+    server.reset();
+    client = new ChatbotClient({ baseUrl: server.baseUrl, ...options });
+  });
+  return {
+    server,
+    get client(): ChatbotClient {
+      if (!client) throw new Error('the scripted client is made before each test: read it inside one');
+      return client;
+    },
+  };
 }
