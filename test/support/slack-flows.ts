@@ -2,6 +2,7 @@
  * Waits that hand back what they waited for, so the test asserts on it with `expect` (a bare wait
  * proves only that something matched, not what it said).
  */
+import type { FakeEphemeral, FakeSlack } from '../../fakes/fake-slack';
 import { waitFor } from '../../fakes/wait-for';
 
 /** The first of `texts()` (a thread, a channel) that matches `re`, once there is one. */
@@ -24,4 +25,23 @@ export function becomes(read: () => string | undefined, re: RegExp, what: string
     what,
     timeoutMs,
   );
+}
+
+/** The ephemerals to `user` matching `re` after the first `after`, once there are `count` of them. */
+export function ephemeralsTo(
+  fake: FakeSlack,
+  user: string,
+  re: RegExp,
+  after: number,
+  count = 1,
+): Promise<FakeEphemeral[]> {
+  return waitFor(() => {
+    const found = fake.ephemerals.slice(after).filter((m) => m.user === user && re.test(m.text));
+    return found.length >= count && found;
+  }, `${count} ephemeral(s) to ${user} matching ${re}`);
+}
+
+/** The one ephemeral to `user` matching `re` after the first `after`. */
+export async function ephemeralTo(fake: FakeSlack, user: string, re: RegExp, after: number): Promise<FakeEphemeral> {
+  return (await ephemeralsTo(fake, user, re, after))[0]!;
 }

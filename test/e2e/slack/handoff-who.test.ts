@@ -9,8 +9,10 @@
  */
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { AGENT, HANDOFF_CHANNEL, rootFor, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { AGENT, HANDOFF_CHANNEL, rootFor, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
+import { becomes, ephemeralsTo, textMatching } from '../../support/slack-flows';
 
 const USERS = 'C0WHO';
 const ADA = 'U0USER1';
@@ -27,14 +29,20 @@ let tsSeq = 0;
 const nextTs = (): string => `${Math.floor(Date.now() / 1000)}.7${String(++tsSeq).padStart(5, '0')}`;
 
 describe('Slack: who may act on a handoff', () => {
-  let e: SlackE2E;
+  const e = useStarted(() =>
+    startSlackE2E({
+      fake: { users: { [ADA]: 'Ada Lovelace', [GRACE]: 'Grace Hopper', [AGENT]: 'Agent Smith', [MALLORY]: 'Mallory' } },
+    }),
+  );
   let root: FakeMessage;
 
-  const ephemeralTo = (user: string, re: RegExp, after: number) =>
-    waitFor(
-      () => e.fake.ephemerals.slice(after).find((m) => m.user === user && re.test(m.text)),
-      `an ephemeral to ${user} matching ${re}`,
-    );
+  /** The `count`th refusal to `user` matching `re` since `after`: its text, in the channel it was pressed in. */
+  const refused = async (user: string, re: RegExp, after: number, channel: string, count = 1): Promise<string> => {
+    const all = await ephemeralsTo(e.fake, user, re, after, count);
+    expect(all).toHaveLength(count);
+    expect(all[count - 1]!.channel).toBe(channel);
+    return all[count - 1]!.text;
+  };
   const click = (msg: FakeMessage, label: string, user: string) =>
     e.driver.click(
       button(msg, label)!,
@@ -45,52 +53,48 @@ describe('Slack: who may act on a handoff', () => {
     e.driver.event({ type: 'message', channel, channel_type: 'channel', user, text, ts: nextTs(), thread_ts: thread });
   const userThread = (): string[] => e.fake.replies(USERS, root.ts).map((m) => m.text);
 
-  beforeAll(async () => {
-    e = await startSlackE2E({
-      fake: { users: { [ADA]: 'Ada Lovelace', [GRACE]: 'Grace Hopper', [AGENT]: 'Agent Smith', [MALLORY]: 'Mallory' } },
-    });
-  });
-
-  afterAll(async () => {
-    await e?.close();
-  });
-
   test('a participant may ask in the thread, but neither /handoff nor "Ask about a viewing" hands it off', async () => {
     const question = 'Any 2 bedroom condos for sale in Austin?';
     await e.driver.command('/ask', question, { user: ADA, channel: USERS });
     root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
-    await waitFor(() => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')), 'the answer');
+    const first = await waitFor(
+      () => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
+      'the answer',
+    );
+    expect(first.user).toBe(e.fake.botUserId);
     // Grace joins Ada's thread with a question of her own: the bot answers it.
     await say(GRACE, USERS, root.ts, 'And any with a garden?');
-    await waitFor(
-      () => e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human')).length >= 2,
-      'the answer to Grace',
-    );
+    const answers = await waitFor(() => {
+      const found = e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human'));
+      return found.length >= 2 && found;
+    }, 'the answer to Grace');
+    expect(answers).toHaveLength(2);
+    expect(answers[1]!.user).toBe(e.fake.botUserId);
+    expect(answers[1]!.ts).not.toBe(first.ts);
 
     const eph = e.fake.ephemerals.length;
     // Slack sends a slash command without its thread: /handoff takes Grace's own recent conversation
     // in the channel, and Ada's is not hers.
     await e.driver.command('/handoff', 'hand this to a human', { user: GRACE, channel: USERS });
-    await ephemeralTo(GRACE, /no conversation of yours here to hand off/, eph);
+    expect(await refused(GRACE, /no conversation of yours/, eph, USERS)).toMatch(
+      /no conversation of yours here to hand off/,
+    );
     // "Ask about a viewing" on a card in Ada's thread.
     await e.driver.click(
       forged('handoff.viewing', 'MLS ATX240000'),
       { channel: USERS, messageTs: root.ts, threadTs: root.ts },
       { user: GRACE },
     );
-    await ephemeralTo(GRACE, /Only the person who asked in this conversation, or an admin/, eph);
+    expect(await refused(GRACE, /Only the person who asked/, eph, USERS)).toMatch(
+      /Only the person who asked in this conversation, or an admin/,
+    );
     // "Talk to a human" under the answer to Grace's own question is still Ada's.
     const toGrace = e.fake
       .replies(USERS, root.ts)
       .filter((m) => button(m, 'Talk to a human'))
       .at(-1)!;
     await click(toGrace, 'Talk to a human', GRACE);
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === GRACE && /Only the person who asked/.test(m.text))
-          .length >= 2,
-      'the button refused to Grace',
-    );
+    expect(await refused(GRACE, /Only the person who asked/, eph, USERS, 2)).toMatch(/or an admin/);
     expect(e.fake.channelMessages(HANDOFF_CHANNEL)).toEqual([]);
     expect(userThread().some((t) => /Connecting you with a human/.test(t))).toBe(false);
   }, 60_000);
@@ -107,54 +111,57 @@ describe('Slack: who may act on a handoff', () => {
     const eph = e.fake.ephemerals.length;
 
     await click(now(), 'Claim', MALLORY);
-    await ephemeralTo(MALLORY, /Only members of the handoff channel may claim a ticket/, eph);
+    expect(await refused(MALLORY, /may claim/, eph, HANDOFF_CHANNEL)).toMatch(
+      /Only members of the handoff channel may claim a ticket/,
+    );
     await click(now(), 'Close', MALLORY);
-    await ephemeralTo(MALLORY, /Only members of the handoff channel may close this ticket/, eph);
+    expect(await refused(MALLORY, /may close/, eph, HANDOFF_CHANNEL)).toMatch(
+      /Only members of the handoff channel may close this ticket/,
+    );
     await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, please send your bank details to me');
-    await ephemeralTo(MALLORY, /your message was not sent to anyone/, eph);
+    expect(await refused(MALLORY, /not sent to anyone/, eph, HANDOFF_CHANNEL)).toMatch(
+      /your message was not sent to anyone/,
+    );
     expect(now().text).toBe(before.ticket);
     expect(now().text.split('\n')[0]).toMatch(/^Waiting since/);
 
     // The member claims: the ticket and the user say so.
     await click(now(), 'Claim', AGENT);
-    await waitFor(() => /^Claimed by Agent Smith/.test(now().text.split('\n')[0]!), 'claimed by the agent');
-    await waitFor(() => userThread().find((t) => /Agent Smith \(agent\) has joined/.test(t)), 'Ada told');
+    const stateLine = (): string | undefined => now().text.split('\n')[0];
+    expect(await becomes(stateLine, /^Claimed/, 'claimed')).toMatch(/^Claimed by Agent Smith at \d\d:\d\d UTC/);
+    expect(await textMatching(userThread, /has joined/, 'Ada told')).toBe(
+      'Agent Smith (agent) has joined the conversation and will answer you here.',
+    );
 
     await click(now(), 'Take over', MALLORY);
-    await ephemeralTo(MALLORY, /Only members of the handoff channel may take over a ticket/, eph);
+    expect(await refused(MALLORY, /may take over/, eph, HANDOFF_CHANNEL)).toMatch(
+      /Only members of the handoff channel may take over a ticket/,
+    );
     // Even the confirmation, forged with the holder's id, changes nothing.
     await e.driver.click(
       forged('handoff.takeover.confirm', `${JSON.parse(button(now(), 'Close')!.value!).v}:${AGENT}`),
       { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
       { user: MALLORY },
     );
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /may take over a ticket/.test(m.text))
-          .length >= 2,
-      'the forged confirmation refused',
+    expect(await refused(MALLORY, /may take over/, eph, HANDOFF_CHANNEL, 2)).toMatch(
+      /Only members of the handoff channel/,
     );
     await click(now(), 'Close', MALLORY);
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /may close this ticket/.test(m.text)).length >=
-        2,
-      'the second Close refused',
-    );
+    expect(await refused(MALLORY, /may close/, eph, HANDOFF_CHANNEL, 2)).toMatch(/Only members of the handoff channel/);
     await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Ada, wire the deposit to account 12345');
-    await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).filter((m) => m.user === MALLORY && /not sent to anyone/.test(m.text)).length >= 2,
-      'the second thread message refused',
-    );
+    expect(await refused(MALLORY, /not sent to anyone/, eph, HANDOFF_CHANNEL, 2)).toMatch(/not sent to anyone/);
     expect(now().text.split('\n')[0]).toMatch(/^Claimed by Agent Smith/);
 
     // The member agent's reply reaches Ada; their Close hands her back to the bot.
     await say(AGENT, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, happy to help with the offer.');
-    await waitFor(() => userThread().find((t) => t.includes('happy to help with the offer')), 'the reply relayed');
+    expect(await textMatching(userThread, /happy to help/, 'the reply relayed')).toBe(
+      '*Agent Smith (agent):* Hi Ada, happy to help with the offer.',
+    );
     await click(now(), 'Close', AGENT);
-    await waitFor(() => /^Closed by Agent Smith/.test(now().text.split('\n')[0]!), 'closed by the agent');
-    await waitFor(() => userThread().find((t) => /Agent Smith closed the handoff/.test(t)), 'Ada told');
+    expect(await becomes(stateLine, /^Closed/, 'closed')).toMatch(/^Closed by Agent Smith at \d\d:\d\d UTC$/);
+    expect(await textMatching(userThread, /closed the handoff/, 'Ada told')).toMatch(
+      /^Agent Smith closed the handoff\. I'm back: ask me anything here\./,
+    );
 
     // Nothing of Mallory's reached Ada or the ticket's thread (not even as a note).
     const seen = [...userThread().slice(before.user), ...ticketThread()].join('\n');
