@@ -40,8 +40,3 @@ export function ephemeralsTo(
     return found.length >= count && found;
   }, `${count} ephemeral(s) to ${user} matching ${re}`);
 }
-
-/** The one ephemeral to `user` matching `re` after the first `after`. */
-export async function ephemeralTo(fake: FakeSlack, user: string, re: RegExp, after: number): Promise<FakeEphemeral> {
-  return (await ephemeralsTo(fake, user, re, after))[0]!;
-}
