@@ -27,7 +27,7 @@ export function becomes(read: () => string | undefined, re: RegExp, what: string
   );
 }
 
-/** The ephemerals to `user` matching `re` after the first `after`, once there are `count` of them. */
+/** The ephemerals shown to `user` since `after` (an index into `fake.ephemerals`) that match `re`, once there are `count`. */
 export function ephemeralsTo(
   fake: FakeSlack,
   user: string,
@@ -36,7 +36,12 @@ export function ephemeralsTo(
   count = 1,
 ): Promise<FakeEphemeral[]> {
   return waitFor(() => {
-    const found = fake.ephemerals.slice(after).filter((m) => m.user === user && re.test(m.text));
-    return found.length >= count && found;
+    const shown = fake.ephemerals.slice(after).filter((m) => m.user === user && re.test(m.text));
+    return shown.length >= count && shown;
   }, `${count} ephemeral(s) to ${user} matching ${re}`);
+}
+
+/** The first ephemeral shown to `user` since `after` that matches `re`. */
+export async function ephemeralTo(fake: FakeSlack, user: string, re: RegExp, after: number): Promise<FakeEphemeral> {
+  return (await ephemeralsTo(fake, user, re, after))[0]!;
 }

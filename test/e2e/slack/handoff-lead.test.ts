@@ -10,7 +10,7 @@ import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button, buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { becomes, textMatching } from '../../support/slack-flows';
+import { becomes, ephemeralTo as ephemeralIn, textMatching } from '../../support/slack-flows';
 import { useStarted } from '../../support/server-setup';
 import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 
@@ -38,11 +38,7 @@ describe('Slack: a lead through a handoff', () => {
   const stateLine = (): string => ticketNow().text.split('\n')[0]!;
   const userThread = (): string[] => e.fake.replies(USERS, root.ts).map((m) => m.text);
   const ticketThread = (): string[] => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text);
-  const ephemeralTo = (user: string, re: RegExp, after: number) =>
-    waitFor(
-      () => e.fake.ephemerals.slice(after).find((m) => m.user === user && re.test(m.text)),
-      `an ephemeral to ${user} matching ${re}`,
-    );
+  const ephemeralTo = (user: string, re: RegExp, after: number) => ephemeralIn(e.fake, user, re, after);
   const agentSays = (user: string, text: string) =>
     e.driver.event({
       type: 'message',

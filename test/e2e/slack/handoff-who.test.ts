@@ -12,7 +12,7 @@ import { button } from '../../../fakes/slack-blocks';
 import { AGENT, HANDOFF_CHANNEL, rootFor, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
-import { becomes, ephemeralsTo, textMatching } from '../../support/slack-flows';
+import { becomes, ephemeralsTo, ephemeralTo as ephemeralIn, textMatching } from '../../support/slack-flows';
 
 const USERS = 'C0WHO';
 const ADA = 'U0USER1';
@@ -36,13 +36,10 @@ describe('Slack: who may act on a handoff', () => {
   );
   let root: FakeMessage;
 
-  /** The `count`th refusal to `user` matching `re` since `after`: its text, in the channel it was pressed in. */
-  const refused = async (user: string, re: RegExp, after: number, channel: string, count = 1): Promise<string> => {
-    const all = await ephemeralsTo(e.fake, user, re, after, count);
-    expect(all).toHaveLength(count);
-    expect(all[count - 1]!.channel).toBe(channel);
-    return all[count - 1]!.text;
-  };
+  const ephemeralTo = (user: string, re: RegExp, after: number) => ephemeralIn(e.fake, user, re, after);
+  /** The `n`th refusal to `user` since `after` matching `re`: its whole text, to assert on. */
+  const nthTo = async (user: string, re: RegExp, after: number, n: number): Promise<string> =>
+    (await ephemeralsTo(e.fake, user, re, after, n))[n - 1]!.text;
   const click = (msg: FakeMessage, label: string, user: string) =>
     e.driver.click(
       button(msg, label)!,
@@ -57,44 +54,32 @@ describe('Slack: who may act on a handoff', () => {
     const question = 'Any 2 bedroom condos for sale in Austin?';
     await e.driver.command('/ask', question, { user: ADA, channel: USERS });
     root = await waitFor(() => rootFor(e.fake, USERS, question), 'the conversation root');
-    const first = await waitFor(
-      () => e.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
-      'the answer',
-    );
-    expect(first.user).toBe(e.fake.botUserId);
+    const answered = () => e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human'));
+    const first = await waitFor(() => answered()[0], 'the answer');
+    expect(first).toMatchObject({ user: e.fake.botUserId, thread_ts: root.ts });
     // Grace joins Ada's thread with a question of her own: the bot answers it.
     await say(GRACE, USERS, root.ts, 'And any with a garden?');
-    const answers = await waitFor(() => {
-      const found = e.fake.replies(USERS, root.ts).filter((m) => button(m, 'Talk to a human'));
-      return found.length >= 2 && found;
-    }, 'the answer to Grace');
-    expect(answers).toHaveLength(2);
-    expect(answers[1]!.user).toBe(e.fake.botUserId);
-    expect(answers[1]!.ts).not.toBe(first.ts);
+    const toGrace = await waitFor(() => answered()[1], 'the answer to Grace');
+    expect(toGrace).toMatchObject({ user: e.fake.botUserId, thread_ts: root.ts });
+    expect(toGrace.ts).not.toBe(first.ts);
 
     const eph = e.fake.ephemerals.length;
     // Slack sends a slash command without its thread: /handoff takes Grace's own recent conversation
     // in the channel, and Ada's is not hers.
     await e.driver.command('/handoff', 'hand this to a human', { user: GRACE, channel: USERS });
-    expect(await refused(GRACE, /no conversation of yours/, eph, USERS)).toMatch(
-      /no conversation of yours here to hand off/,
-    );
+    await ephemeralTo(GRACE, /no conversation of yours here to hand off/, eph);
     // "Ask about a viewing" on a card in Ada's thread.
     await e.driver.click(
       forged('handoff.viewing', 'MLS ATX240000'),
       { channel: USERS, messageTs: root.ts, threadTs: root.ts },
       { user: GRACE },
     );
-    expect(await refused(GRACE, /Only the person who asked/, eph, USERS)).toMatch(
-      /Only the person who asked in this conversation, or an admin/,
-    );
+    await ephemeralTo(GRACE, /Only the person who asked in this conversation, or an admin/, eph);
     // "Talk to a human" under the answer to Grace's own question is still Ada's.
-    const toGrace = e.fake
-      .replies(USERS, root.ts)
-      .filter((m) => button(m, 'Talk to a human'))
-      .at(-1)!;
-    await click(toGrace, 'Talk to a human', GRACE);
-    expect(await refused(GRACE, /Only the person who asked/, eph, USERS, 2)).toMatch(/or an admin/);
+    await click(answered().at(-1)!, 'Talk to a human', GRACE);
+    expect(await nthTo(GRACE, /Only the person who asked/, eph, 2)).toMatch(
+      /^Only the person who asked in this conversation, or an admin/,
+    );
     expect(e.fake.channelMessages(HANDOFF_CHANNEL)).toEqual([]);
     expect(userThread().some((t) => /Connecting you with a human/.test(t))).toBe(false);
   }, 60_000);
@@ -111,56 +96,52 @@ describe('Slack: who may act on a handoff', () => {
     const eph = e.fake.ephemerals.length;
 
     await click(now(), 'Claim', MALLORY);
-    expect(await refused(MALLORY, /may claim/, eph, HANDOFF_CHANNEL)).toMatch(
-      /Only members of the handoff channel may claim a ticket/,
-    );
+    await ephemeralTo(MALLORY, /Only members of the handoff channel may claim a ticket/, eph);
     await click(now(), 'Close', MALLORY);
-    expect(await refused(MALLORY, /may close/, eph, HANDOFF_CHANNEL)).toMatch(
-      /Only members of the handoff channel may close this ticket/,
-    );
+    await ephemeralTo(MALLORY, /Only members of the handoff channel may close this ticket/, eph);
     await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, please send your bank details to me');
-    expect(await refused(MALLORY, /not sent to anyone/, eph, HANDOFF_CHANNEL)).toMatch(
-      /your message was not sent to anyone/,
-    );
+    await ephemeralTo(MALLORY, /your message was not sent to anyone/, eph);
     expect(now().text).toBe(before.ticket);
     expect(now().text.split('\n')[0]).toMatch(/^Waiting since/);
 
     // The member claims: the ticket and the user say so.
     await click(now(), 'Claim', AGENT);
-    const stateLine = (): string | undefined => now().text.split('\n')[0];
-    expect(await becomes(stateLine, /^Claimed/, 'claimed')).toMatch(/^Claimed by Agent Smith at \d\d:\d\d UTC/);
-    expect(await textMatching(userThread, /has joined/, 'Ada told')).toBe(
-      'Agent Smith (agent) has joined the conversation and will answer you here.',
+    const stateLine = () => now().text.split('\n')[0]!;
+    expect(await becomes(stateLine, /^Claimed/, 'claimed by the agent')).toMatch(
+      /^Claimed by Agent Smith at \d\d:\d\d UTC/,
     );
+    expect(await textMatching(userThread, /has joined/, 'Ada told')).toContain('Agent Smith (agent) has joined');
 
     await click(now(), 'Take over', MALLORY);
-    expect(await refused(MALLORY, /may take over/, eph, HANDOFF_CHANNEL)).toMatch(
-      /Only members of the handoff channel may take over a ticket/,
-    );
+    await ephemeralTo(MALLORY, /Only members of the handoff channel may take over a ticket/, eph);
     // Even the confirmation, forged with the holder's id, changes nothing.
     await e.driver.click(
       forged('handoff.takeover.confirm', `${JSON.parse(button(now(), 'Close')!.value!).v}:${AGENT}`),
       { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
       { user: MALLORY },
     );
-    expect(await refused(MALLORY, /may take over/, eph, HANDOFF_CHANNEL, 2)).toMatch(
-      /Only members of the handoff channel/,
+    expect(await nthTo(MALLORY, /may take over a ticket/, eph, 2)).toMatch(
+      /Only members of the handoff channel may take over a ticket/,
     );
     await click(now(), 'Close', MALLORY);
-    expect(await refused(MALLORY, /may close/, eph, HANDOFF_CHANNEL, 2)).toMatch(/Only members of the handoff channel/);
+    expect(await nthTo(MALLORY, /may close this ticket/, eph, 2)).toMatch(
+      /Only members of the handoff channel may close this ticket/,
+    );
     await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Ada, wire the deposit to account 12345');
-    expect(await refused(MALLORY, /not sent to anyone/, eph, HANDOFF_CHANNEL, 2)).toMatch(/not sent to anyone/);
+    expect(await nthTo(MALLORY, /not sent to anyone/, eph, 2)).toMatch(/your message was not sent to anyone/);
     expect(now().text.split('\n')[0]).toMatch(/^Claimed by Agent Smith/);
 
     // The member agent's reply reaches Ada; their Close hands her back to the bot.
     await say(AGENT, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, happy to help with the offer.');
-    expect(await textMatching(userThread, /happy to help/, 'the reply relayed')).toBe(
-      '*Agent Smith (agent):* Hi Ada, happy to help with the offer.',
+    expect(await textMatching(userThread, /happy to help/, 'the reply relayed')).toContain(
+      'Hi Ada, happy to help with the offer.',
     );
     await click(now(), 'Close', AGENT);
-    expect(await becomes(stateLine, /^Closed/, 'closed')).toMatch(/^Closed by Agent Smith at \d\d:\d\d UTC$/);
-    expect(await textMatching(userThread, /closed the handoff/, 'Ada told')).toMatch(
-      /^Agent Smith closed the handoff\. I'm back: ask me anything here\./,
+    expect(await becomes(stateLine, /^Closed/, 'closed by the agent')).toMatch(
+      /^Closed by Agent Smith at \d\d:\d\d UTC/,
+    );
+    expect(await textMatching(userThread, /closed the handoff/, 'Ada told')).toContain(
+      'Agent Smith closed the handoff',
     );
 
     // Nothing of Mallory's reached Ada or the ticket's thread (not even as a note).
