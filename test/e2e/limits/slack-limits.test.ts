@@ -29,8 +29,13 @@ describe('Slack e2e: limits per person', () => {
 
   async function setting(name: string, value: string): Promise<void> {
     const channel = `C0SET${name.toUpperCase()}`;
+    const confirmations = (): string[] => shownIn(channel).filter((t) => t.startsWith(`Set ${name} to`));
+    // A setting changed twice: wait for this command's confirmation, not the one before.
+    const earlier = confirmations().length;
     await e.driver.command('/chatbot', `set ${name} ${value}`, { user: ADMIN, channel });
-    await waitFor(() => shownIn(channel).find((t) => t.startsWith(`Set ${name} to`)), `/chatbot set ${name}`);
+    const done = await waitFor(() => confirmations()[earlier], `/chatbot set ${name}`);
+    // The bridge repeats the value it stored.
+    expect(done).toContain(value);
   }
 
   async function ask(user: string, channel: string, question: string): Promise<string> {
@@ -76,10 +81,11 @@ describe('Slack e2e: limits per person', () => {
         ts: `${Math.floor(Date.now() / 1000)}.300001`,
         thread_ts: root1,
       });
-      await waitFor(
+      const toldAgain = await waitFor(
         () => answerMessages(e.fake, 'C0LIM1', root1).find((m) => m.text === LIMIT_MESSAGE),
         'the RateLimitMessage in the first thread',
       );
+      expect(toldAgain.thread_ts).toBe(root1);
       await e.app.bridge.conversations.idle();
       expect(e.storedAnswers(follow)).toHaveLength(0);
     } finally {
@@ -96,13 +102,11 @@ describe('Slack e2e: limits per person', () => {
       const res = await e.driver.command('/ask', 'help', { user: 'U0FLOOD', channel: 'C0FLOODHELP' });
       expect(res.status).toBe(200);
     }
-    await waitFor(
-      () => e.fake.ephemerals.filter((m) => m.channel === 'C0FLOODHELP').length === 29 || undefined,
-      '29 usage answers',
-    );
-    expect(e.fake.ephemerals.filter((m) => m.channel === 'C0FLOODHELP' && /Usage: \/ask/.test(m.text))).toHaveLength(
-      29,
-    );
+    const usage = await waitFor(() => {
+      const shown = e.fake.ephemerals.filter((m) => m.channel === 'C0FLOODHELP');
+      return shown.length === 29 && shown;
+    }, '29 usage answers');
+    expect(usage.filter((m) => /Usage: \/ask/.test(m.text))).toHaveLength(29);
 
     // The 31st, a button press on the user's own thread, is refused ephemerally with when to try again.
     const pressable = [e.fake.message('C0FLOOD', root)!, ...answerMessages(e.fake, 'C0FLOOD', root)].flatMap((m) =>
@@ -123,7 +127,12 @@ describe('Slack e2e: limits per person', () => {
     expect(refusal.text).toMatch(/Try again in \d+ s \(at \d\d:\d\d:\d\d UTC\)/);
     // And a command too; another user is not affected.
     await e.driver.command('/ask', 'help', { user: 'U0FLOOD', channel: 'C0FLOOD32' });
-    await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0FLOOD32' && /too fast/.test(m.text)), '32nd');
+    const thirtySecond = await waitFor(
+      () => e.fake.ephemerals.find((m) => m.channel === 'C0FLOOD32' && /too fast/.test(m.text)),
+      '32nd',
+    );
+    expect(thirtySecond.user).toBe('U0FLOOD');
+    expect(thirtySecond.text).toMatch(/Try again in \d+ s/);
     await e.driver.command('/ask', 'help', { user: 'U0USER2', channel: 'C0FLOODOTHER' });
     const other = await waitFor(
       () => e.fake.ephemerals.find((m) => m.channel === 'C0FLOODOTHER'),
