@@ -256,7 +256,7 @@ export class FakeDiscord {
   /** The guild's roles besides @everyone (with no permissions of their own: channel overwrites grant them). */
   readonly roles: Array<{ id: string; name: string }> = [];
   readonly members = new Map<string, FakeMember>();
-  /** How many List Guild Members pages were served (the bridge caches the roster). */
+  /** How many List Guild Members calls were made, refused ones included (the bridge caches the roster). */
   memberListCalls = 0;
   membersIntent: boolean;
   readonly messages = new Map<string, FakeMessage>();
@@ -1245,6 +1245,7 @@ export class FakeDiscord {
     }
     if ((m = /^\/guilds\/(\d+)\/members$/.exec(path)) && method === 'GET') {
       // List Guild Members: by user id, after `after`, at most `limit` (1-1000, default 1).
+      this.memberListCalls++;
       if (m[1] !== this.guildId || !this.membersIntent)
         throw new HttpError(403, { code: 50001, message: 'Missing Access' });
       const limit = Number(query.get('limit') ?? '1');
@@ -1256,7 +1257,6 @@ export class FakeDiscord {
         .filter((mem) => BigInt(mem.user.id) > after)
         .sort((a, b) => (BigInt(a.user.id) < BigInt(b.user.id) ? -1 : 1))
         .slice(0, limit);
-      this.memberListCalls++;
       return ok(page.map((mem) => this.memberPayload(mem)));
     }
     if ((m = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(path)) && method === 'GET') {

@@ -12,6 +12,7 @@
  */
 import {
   type Client,
+  DiscordAPIError,
   type Guild,
   type GuildBasedChannel,
   type GuildMember,
@@ -37,7 +38,7 @@ export interface Viewer {
 
 export class ChannelMembers {
   private readonly rolesFetchedAt = new Map<string, number>();
-  private readonly viewersOf = new Map<string, { at: number; viewers: Viewer[] }>();
+  private readonly viewersOf = new Map<string, { at: number; viewers: Promise<Viewer[] | undefined> }>();
   private refusedSaid = false;
 
   constructor(
@@ -53,42 +54,59 @@ export class ChannelMembers {
    * Listing members needs the privileged Server Members Intent enabled for the app in the developer
    * portal (not requested on the gateway: a disallowed intent would close it). Without it Discord
    * answers 403; that is said once in the log, and undefined is returned (core then takes turns among
-   * the agents who claimed or said /handoff away|back). Cached for a minute.
+   * the agents who claimed or said /handoff away|back). Cached for a minute, the refusal too: the
+   * sweep asks for every open ticket, and Discord counts refused calls toward its invalid-request
+   * ban. The listing in flight is shared, so tickets offered together list the guild once.
    */
-  async viewers(channelId: string): Promise<Viewer[] | undefined> {
+  viewers(channelId: string): Promise<Viewer[] | undefined> {
     const cached = this.viewersOf.get(channelId);
     if (cached && this.now() - cached.at < VIEWERS_TTL_MS) return cached.viewers;
+    const viewers = this.listViewers(channelId);
+    this.viewersOf.set(channelId, { at: this.now(), viewers });
+    return viewers;
+  }
+
+  private async listViewers(channelId: string): Promise<Viewer[] | undefined> {
+    let listing = false;
     try {
       const channel = await this.channel(channelId);
       if (!channel) return undefined;
       await this.learnOverwriteRoles(channel);
-      const members: GuildMember[] = [];
-      let after = '0';
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const got = await this.gateway.global({}, () =>
-          channel.guild.members.list({ limit: PAGE, after, cache: true }),
-        );
-        members.push(...got.values());
-        if (got.size < PAGE) break;
-        after = got.lastKey() ?? after;
-      }
+      listing = true;
+      const members = await this.listMembers(channel.guild);
       const self = this.client.user?.id;
-      const viewers = members
+      return members
         .filter((m) => !m.user.bot && m.id !== self && channel.permissionsFor(m).has(PermissionFlagsBits.ViewChannel))
         .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
         .map((m) => ({ id: m.id, name: m.displayName }));
-      this.viewersOf.set(channelId, { at: this.now(), viewers });
-      return viewers;
     } catch (err) {
-      if (!this.refusedSaid) {
+      // A 403 from List Guild Members: the intent is not enabled (Missing Access).
+      const refused = listing && err instanceof DiscordAPIError && err.status === 403;
+      // Anything else (Discord unreachable, the channel gone) is asked again on the next sweep.
+      if (!refused) this.viewersOf.delete(channelId);
+      if (refused && !this.refusedSaid) {
         this.refusedSaid = true;
         this.log.warn(
           { err: errInfo(err), channel: channelId },
           'discord: cannot list who can view the handoff channel (enable the Server Members Intent for the app in the developer portal); round-robin takes turns among agents who claimed or said /handoff away|back',
         );
+      } else if (!refused) {
+        this.log.debug({ err: errInfo(err), channel: channelId }, "discord: could not list the channel's viewers");
       }
       return undefined;
     }
+  }
+
+  private async listMembers(guild: Guild): Promise<GuildMember[]> {
+    const members: GuildMember[] = [];
+    let after = '0';
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const got = await this.gateway.global({}, () => guild.members.list({ limit: PAGE, after, cache: true }));
+      members.push(...got.values());
+      if (got.size < PAGE) break;
+      after = got.lastKey() ?? after;
+    }
+    return members;
   }
 
   /** Whether the user can view the channel; undefined when that cannot be told (never throws). */

@@ -93,6 +93,9 @@ describe('Discord: round-robin without the Server Members Intent', () => {
       e.fake.changes,
     );
     expect(offered).toHaveLength(2);
+    // The refusal is kept a minute: both offers and a sweep over both tickets asked Discord once.
+    await e.app.bridge.handoffs.sweepUnclaimed();
+    expect(e.fake.memberListCalls).toBe(1);
     const refused = logLines.filter((l) => l.includes('cannot list who can view the handoff channel'));
     expect(refused).toHaveLength(1);
     expect(refused[0]).toContain('Server Members Intent');
