@@ -2,7 +2,7 @@
  * Waits that hand back what they waited for, so a Discord test asserts the content it depends on
  * instead of only having waited: the text that matched, the bot's message, the buttons left.
  */
-import type { FakeMessage } from '../../fakes/fake-discord';
+import type { FakeChannel, FakeMessage } from '../../fakes/fake-discord';
 import { waitFor } from '../../fakes/wait-for';
 import { ask, botMessagesIn, type DiscordE2E, handoffIn, waitForAnswer } from './discord-e2e';
 
@@ -113,4 +113,46 @@ export async function askThenHandoff(
     e.fake.changes,
   );
   return { threadId, ticket };
+}
+
+/** The ticket in the handoff channel whose text contains `reason`, once it is posted. */
+export function ticketFor(e: DiscordE2E, reason: string, timeoutMs = 15_000): Promise<FakeMessage> {
+  return waitFor(
+    () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes(reason)),
+    `the ticket for "${reason}"`,
+    timeoutMs,
+    e.fake.changes,
+  );
+}
+
+/** The thread on a ticket (a channel on Discord), once it exists. */
+export function ticketThreadOf(e: DiscordE2E, ticket: FakeMessage): Promise<FakeChannel> {
+  return waitFor(() => e.fake.channels.get(ticket.id), 'the ticket thread', 10_000, e.fake.changes);
+}
+
+/** `member` asks `question` with /ask, gets the answer, then types `/handoff <reason>` in its thread. */
+export async function handOffAfterAnswer(
+  e: DiscordE2E,
+  question: string,
+  reason: string,
+  member = e.user,
+): Promise<{ threadId: string; ticket: FakeMessage }> {
+  const { threadId } = await ask(e, question, member);
+  await waitForAnswer(e, threadId, question);
+  handoffIn(e, threadId, reason, member);
+  return { threadId, ticket: await ticketFor(e, reason) };
+}
+
+/**
+ * Lets `ms` pass on an injected clock (`advance` moves the offset the app's `now` adds) and runs the
+ * handoff sweep as the periodic one would at that time.
+ */
+export async function sweepAfter(e: DiscordE2E, advance: (ms: number) => void, ms: number): Promise<void> {
+  advance(ms);
+  await e.app.bridge.handoffs.sweepUnclaimed();
+}
+
+/** The agents' reminder line for a ticket still waiting. */
+export function reminderLine(n: number, user: string, wait: string): string {
+  return `Reminder (${n} of 3): ${user} has been waiting ${wait} for an agent. Press Claim on the ticket to take it.`;
 }

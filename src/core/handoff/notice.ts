@@ -48,7 +48,7 @@ export const noticeSchema = z.discriminatedUnion('kind', [
    * ticket change and stored in the same atomic step, so a restart between the two cannot lose it.
    */
   z.object({ kind: z.literal('mail'), ticketId: z.string(), reason: z.enum(['afterhours', 'unclaimed']) }),
-  /** A private word to one agent in the ticket thread (the round-robin offer), once the thread exists. */
+  /** A private word to one agent in the ticket thread (the round-robin offer), once the thread exists and while the offer is theirs. */
   z.object({ kind: z.literal('tell'), ticketId: z.string(), to: actorSchema, msg: noticeMessageSchema }),
 ]);
 export type Notice = z.infer<typeof noticeSchema>;

@@ -20,7 +20,8 @@
  *
  * A `mail` notice hands the ticket's e-mail to the mail outbox (owed once under a stable id, so a
  * replay owes nothing twice); a `tell` notice speaks privately to one agent (notify), which cannot be
- * recorded, so a crash in that call may repeat it once.
+ * recorded, so a crash in that call may repeat it once; carried out late (after a restart), it is
+ * dropped if the offer was claimed or passed on meanwhile.
  *
  * It decides nothing and calls nothing back: what a ticket change owes was decided by decide.ts;
  * what a notice posted is recorded on the ticket through tickets.ts; a ticket message given up is
@@ -261,9 +262,11 @@ export class TicketNotices {
       }
       case 'tell': {
         const thread = (await this.placesOf(notice.ticketId, 'thread', openingId))?.thread;
-        const link = (await this.tickets.load(notice.ticketId))?.ticketLink;
-        const text = link ? `${notice.msg.text} ${link}` : notice.msg.text;
-        if (thread) await surfaceAt(this.ctx, thread).notify(thread, notice.to, { ...notice.msg, text });
+        const t = await this.tickets.load(notice.ticketId);
+        // Carried out late (a restart, a slow drain): an offer taken or passed on meanwhile is not told.
+        if (!thread || t?.status !== 'open' || t.offeredTo?.id !== notice.to.id) return;
+        const text = t.ticketLink ? `${notice.msg.text} ${t.ticketLink}` : notice.msg.text;
+        await surfaceAt(this.ctx, thread).notify(thread, notice.to, { ...notice.msg, text });
         return;
       }
     }

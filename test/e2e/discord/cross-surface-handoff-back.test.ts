@@ -12,7 +12,7 @@ import type { FakeMessage } from '../../../fakes/fake-discord';
 import { button } from '../../../fakes/slack-blocks';
 import { rootFor } from '../../support/slack-e2e';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-import { botSays, firstLine, textMatching } from '../../support/discord-flows';
+import { botSays, firstLine, reminderLine, sweepAfter, textMatching } from '../../support/discord-flows';
 
 const SECRET = 'cross-surface-back-signing-secret';
 const USERS = 'C0XLEADS';
@@ -113,10 +113,15 @@ describe('Slack user, Discord handoff channel', () => {
     );
     expect(withCancel).toHaveLength(1);
 
-    offset += 300_000;
-    await e.app.bridge.handoffs.sweepUnclaimed();
+    await sweepAfter(
+      e,
+      (ms) => {
+        offset += ms;
+      },
+      300_000,
+    );
     expect(await botSays(e, ticket.id, 'Reminder', 'a reminder in the Discord ticket thread')).toBe(
-      'Reminder (1 of 3): Ada Lovelace has been waiting 5 min for an agent. Press Claim on the ticket to take it.',
+      reminderLine(1, 'Ada Lovelace', '5 min'),
     );
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);

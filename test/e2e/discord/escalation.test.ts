@@ -5,10 +5,9 @@
  * same variable is not written on Discord); the ticket shows "Response target missed by N min".
  * The clock is injected: the test moves it past 80% and past the target of 10 min and runs the sweep.
  */
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
-import { waitFor } from '../../../fakes/wait-for';
+import { botMessagesIn, startDiscordE2E } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
-import { botSays, firstLine, textMatching } from '../../support/discord-flows';
+import { botSays, firstLine, handOffAfterAnswer, sweepAfter, textMatching } from '../../support/discord-flows';
 
 const ROLE = '112233445566';
 
@@ -20,22 +19,17 @@ describe('Discord: response target and escalation', () => {
       now: () => Date.now() + offset,
     }),
   );
-  const later = async (ms: number): Promise<void> => {
-    offset += ms;
-    await e.app.bridge.handoffs.sweepUnclaimed();
-  };
+  const later = (ms: number): Promise<void> =>
+    sweepAfter(
+      e,
+      (by) => {
+        offset += by;
+      },
+      ms,
+    );
 
   test('warning at 80%, escalation to the configured role only, the miss on the ticket', async () => {
-    const question = 'Which homes are for rent in Denver?';
-    const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
-    handoffIn(e, threadId, 'please call me');
-    const ticket = await waitFor(
-      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('please call me')),
-      'the ticket',
-      10_000,
-      e.fake.changes,
-    );
+    const { ticket } = await handOffAfterAnswer(e, 'Which homes are for rent in Denver?', 'please call me');
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
     expect(await textMatching(e, () => firstLine(ticket), /^Claimed by/, 'the claim')).toMatch(
       /^Claimed by agent-smith at \d\d:\d\d UTC/,

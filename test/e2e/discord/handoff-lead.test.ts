@@ -17,7 +17,15 @@ import {
 import { type FakeMember, type FakeMessage, VIEW_CHANNEL } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
-import { botSays, buttonsWithout, firstLine, labelsWithout, textMatching } from '../../support/discord-flows';
+import {
+  botSays,
+  buttonsWithout,
+  firstLine,
+  labelsWithout,
+  reminderLine,
+  sweepAfter,
+  textMatching,
+} from '../../support/discord-flows';
 
 describe('Discord: a lead through a handoff', () => {
   let e: DiscordE2E;
@@ -106,11 +114,14 @@ describe('Discord: a lead through a handoff', () => {
   }, 60_000);
 
   test('a reminder while it waits; claim; Close and Release by others refused; notes stay with the agents', async () => {
-    offset += 300_000;
-    await e.app.bridge.handoffs.sweepUnclaimed();
-    expect(await botSays(e, ticket.id, 'Reminder', 'the reminder')).toBe(
-      'Reminder (1 of 3): ada has been waiting 5 min for an agent. Press Claim on the ticket to take it.',
+    await sweepAfter(
+      e,
+      (ms) => {
+        offset += ms;
+      },
+      300_000,
     );
+    expect(await botSays(e, ticket.id, 'Reminder', 'the reminder')).toBe(reminderLine(1, 'ada', '5 min'));
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
     expect(await stateOnce(/^Claimed/, 'the claimed state line (by whom, time to claim)')).toMatch(
       /^Claimed by agent-smith at \d\d:\d\d UTC, 5 min after the request/,

@@ -15,7 +15,14 @@ import {
 import type { FakeMessage, RecordedCall } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
-import { botSays, firstLine, labelsWithout, textMatching } from '../../support/discord-flows';
+import {
+  botSays,
+  firstLine,
+  labelsWithout,
+  textMatching,
+  ticketFor,
+  ticketThreadOf,
+} from '../../support/discord-flows';
 
 const TYPING = /\u258d/;
 /** Two creates/edits of one channel never go out closer than this (the budget is one a second, less arrival jitter). */
@@ -51,18 +58,8 @@ describe('Discord: a handoff round trip while an answer streams in the same thre
       e.fake.changes,
     );
     const streamingAtNotice = botMessagesIn(e.fake, threadId).some((m) => m !== notice && TYPING.test(m.content));
-    const ticket = await waitFor(
-      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('Pacing: a person please')),
-      'the ticket',
-      15_000,
-      e.fake.changes,
-    );
-    const ticketThread = await waitFor(
-      () => e.fake.channels.get(ticket.id),
-      'the ticket thread',
-      10_000,
-      e.fake.changes,
-    );
+    const ticket = await ticketFor(e, 'Pacing: a person please');
+    const ticketThread = await ticketThreadOf(e, ticket);
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
     expect(await labelsWithout(e, ticket, 'Claim', 'the claim shown on the ticket')).toContain('Close');

@@ -5,19 +5,19 @@
  * chart). The clock is injected: with HANDOFF_REMIND_S=300 and HANDOFF_CLAIM_TIMEOUT_S=600 the test moves
  * it five minutes at a time and runs the sweep, so each reminder names the exact wait.
  */
-import {
-  analyticsOf,
-  ask,
-  botMessagesIn,
-  responseText,
-  startDiscordE2E,
-  waitForAnswer,
-  handoffIn,
-} from '../../support/discord-e2e';
+import { analyticsOf, botMessagesIn, responseText, startDiscordE2E, handoffIn } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
 import { useStarted } from '../../support/server-setup';
-import { botSays, buttonsWithout, firstLine, textMatching } from '../../support/discord-flows';
+import {
+  botSays,
+  buttonsWithout,
+  firstLine,
+  handOffAfterAnswer,
+  reminderLine,
+  sweepAfter,
+  textMatching,
+} from '../../support/discord-flows';
 
 describe('Discord: tickets that time out or are cancelled', () => {
   let offset = 0;
@@ -28,28 +28,17 @@ describe('Discord: tickets that time out or are cancelled', () => {
     }),
   );
   /** Five minutes later, as the periodic sweep would see it. */
-  const fiveMinutesPass = async (): Promise<void> => {
-    offset += 300_000;
-    await e.app.bridge.handoffs.sweepUnclaimed();
-  };
-
-  const handOff = async (question: string, reason: string, member = e.user) => {
-    const { threadId } = await ask(e, question, member);
-    await waitForAnswer(e, threadId, question);
-    e.fake.slashCommand({
-      name: 'handoff',
-      channelId: threadId,
-      member,
-      options: [{ name: 'reason', type: 3, value: reason }],
-    });
-    const ticket = await waitFor(
-      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes(reason)),
-      'the ticket',
-      15_000,
-      e.fake.changes,
+  const fiveMinutesPass = (): Promise<void> =>
+    sweepAfter(
+      e,
+      (ms) => {
+        offset += ms;
+      },
+      300_000,
     );
-    return { threadId, ticket };
-  };
+
+  const handOff = (question: string, reason: string, member = e.user) =>
+    handOffAfterAnswer(e, question, reason, member);
 
   test('nobody claims: three reminders, then Timed out on the ticket, the user told', async () => {
     const { threadId, ticket } = await handOff('Any townhouses for sale in Boise?', 'nobody will take this');
@@ -63,9 +52,7 @@ describe('Discord: tickets that time out or are cancelled', () => {
       [3, '15 min'],
     ] as const) {
       await fiveMinutesPass();
-      expect(await botSays(e, ticket.id, `Reminder (${n} of 3)`)).toBe(
-        `Reminder (${n} of 3): ada has been waiting ${wait} for an agent. Press Claim on the ticket to take it.`,
-      );
+      expect(await botSays(e, ticket.id, `Reminder (${n} of 3)`)).toBe(reminderLine(n, 'ada', wait));
     }
     // Past the claim timeout (10 min) the user was told once, while the ticket stays open.
     expect(firstLine(ticket)).toMatch(/^Waiting since \d\d:\d\d UTC/);

@@ -17,9 +17,11 @@ import {
 } from '../../support/discord-e2e';
 import type { FakeMember, FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
+import { botSays, textMatching } from '../../support/discord-flows';
+import { useStarted } from '../../support/server-setup';
 
 describe('Discord: who may act on a handoff', () => {
-  let e: DiscordE2E;
+  const e = useStarted(() => startDiscordE2E());
   let bob: FakeMember;
   let mallory: FakeMember;
   let threadId: string;
@@ -34,14 +36,9 @@ describe('Discord: who may act on a handoff', () => {
   const handoffCommand = (member: FakeMember, channelId: string, value: string) =>
     e.fake.slashCommand({ name: 'handoff', channelId, member, options: [{ name: 'reason', type: 3, value }] });
 
-  beforeAll(async () => {
-    e = await startDiscordE2E();
+  beforeAll(() => {
     bob = e.fake.addMember('bob', []);
     mallory = e.fake.addMember('mallory', []);
-  });
-
-  afterAll(async () => {
-    await e?.close();
   });
 
   test('a participant may ask in the thread, but neither /handoff nor "Ask about a viewing" hands it off', async () => {
@@ -54,7 +51,9 @@ describe('Discord: who may act on a handoff', () => {
     await waitForAnswer(e, threadId, his);
 
     const bystander = handoffCommand(bob, threadId, 'hand this to a human');
-    await wait(() => /Only the person who asked/.test(responseText(e, bystander)), 'the /handoff refused');
+    expect(await textMatching(e, () => responseText(e, bystander), /Only the person/, 'the /handoff refused')).toMatch(
+      /Only the person who asked/,
+    );
     expect(e.fake.responsesOf(bystander).every((m) => (m.flags & 64) === 64)).toBe(true);
 
     // A listing card Bob opens in Ada's thread: its "Ask about a viewing" is not his to press there.
@@ -83,7 +82,9 @@ describe('Discord: who may act on a handoff', () => {
 
   test('a non-member’s Claim, Take over, Close and thread messages change nothing and reach no one; the agent’s do', async () => {
     const mine = handoffCommand(e.user, threadId, 'I want to see it this week');
-    await wait(() => /A human agent has been asked/.test(responseText(e, mine)), 'the handoff asked');
+    expect(await textMatching(e, () => responseText(e, mine), /agent/, 'the handoff asked')).toMatch(
+      /A human agent has been asked/,
+    );
     const ticket = await wait(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('I want to see it this week')),
       'the ticket',
@@ -102,18 +103,18 @@ describe('Discord: who may act on a handoff', () => {
       /Only members of the handoff channel may close this ticket/,
     );
     e.fake.userMessage({ channelId: ticketThread.id, member: mallory, content: 'Ada, send me your bank details' });
-    await wait(
-      () =>
-        inTicketThread().find(
-          (m) => m.content.includes(`<@${mallory.user.id}>`) && /not sent to anyone/.test(m.content),
-        ),
-      'Mallory told in the ticket thread',
-    );
+    const toldMallory = await botSays(e, ticketThread.id, /not sent to anyone/, 'Mallory told in the ticket thread');
+    expect(toldMallory).toContain(`<@${mallory.user.id}>`);
+    expect(toldMallory).not.toMatch(/bank details/);
     expect(ticket.content).toBe(before.ticket);
 
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
-    await wait(() => /^Claimed by agent-smith/.test(stateLine()), 'claimed by the agent');
-    await wait(() => inUserThread().find((t) => t.includes('agent-smith (agent) has joined')), 'Ada told');
+    expect(await textMatching(e, stateLine, /^Claimed/, 'claimed by the agent')).toMatch(
+      /^Claimed by agent-smith at \d\d:\d\d UTC/,
+    );
+    expect(await botSays(e, threadId, 'has joined', 'Ada told')).toBe(
+      'agent-smith (agent) has joined the conversation and will answer you here.',
+    );
 
     await refused(
       e.fake.clickButtonLabelled(ticket, 'Take over', mallory),
@@ -124,23 +125,27 @@ describe('Discord: who may act on a handoff', () => {
       /Only members of the handoff channel may close this ticket/,
     );
     e.fake.userMessage({ channelId: ticketThread.id, member: mallory, content: 'Ada, wire the deposit to me' });
-    await wait(
-      () => inTicketThread().filter((m) => /not sent to anyone/.test(m.content)).length >= 2,
-      'the second message refused',
-    );
+    const refusals = await wait(() => {
+      const told = inTicketThread().filter((m) => /not sent to anyone/.test(m.content));
+      return told.length >= 2 ? told : undefined;
+    }, 'the second message refused');
+    expect(refusals.map((m) => m.content.includes(`<@${mallory.user.id}>`))).toEqual([true, true]);
     // Nor may Bob cancel Ada's handoff.
     const cancel = handoffCommand(bob, threadId, 'cancel');
-    await wait(
-      () => /Only ada, who asked for a human, or an admin/.test(responseText(e, cancel)),
-      'Bob’s cancel refused',
+    expect(await textMatching(e, () => responseText(e, cancel), /Only/, 'Bob’s cancel refused')).toMatch(
+      /Only ada, who asked for a human, or an admin/,
     );
     expect(stateLine()).toMatch(/^Claimed by agent-smith/);
 
     e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'Hi Ada, Thursday works.' });
-    await wait(() => inUserThread().find((t) => t.includes('Thursday works')), 'the agent’s reply relayed');
+    expect(await botSays(e, threadId, 'Thursday works', 'the agent’s reply relayed')).toBe(
+      '*agent-smith (agent):* Hi Ada, Thursday works.',
+    );
     e.fake.clickButtonLabelled(ticket, 'Close', e.agent);
-    await wait(() => /^Closed by agent-smith/.test(stateLine()), 'closed by the agent');
-    await wait(() => inUserThread().find((t) => /agent-smith closed the handoff/.test(t)), 'Ada told');
+    expect(await textMatching(e, stateLine, /^Closed/, 'closed by the agent')).toMatch(
+      /^Closed by agent-smith at \d\d:\d\d UTC/,
+    );
+    expect(await botSays(e, threadId, /closed the handoff/, 'Ada told')).toMatch(/^agent-smith closed the handoff/);
 
     // Nothing of Mallory's reached Ada; in the ticket thread only the bridge's refusals name her.
     const seen = inUserThread().slice(before.user).join('\n');

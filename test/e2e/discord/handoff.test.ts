@@ -1,22 +1,16 @@
-import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
+import { botMessagesIn, responseText, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
-import { botSays, labelsWithout, textMatching } from '../../support/discord-flows';
+import { botSays, handOffAfterAnswer, labelsWithout, textMatching } from '../../support/discord-flows';
 
 describe('Discord: handoff round trip', () => {
   const e = useStarted(() => startDiscordE2E());
 
   test('ticket naming the user with Claim, claim once, relay both ways, cancel hands back to the bot', async () => {
-    const question = 'Which homes are for rent in Denver?';
-    const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
-
-    handoffIn(e, threadId, 'I want to negotiate');
-    const ticket = await waitFor(
-      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('I want to negotiate')),
-      'the ticket',
-      10_000,
-      e.fake.changes,
+    const { threadId, ticket } = await handOffAfterAnswer(
+      e,
+      'Which homes are for rent in Denver?',
+      'I want to negotiate',
     );
     expect(ticket.content).toMatch(new RegExp(`ada|<@${e.user.user.id}>`));
     expect(e.fake.buttons(ticket).map((b) => b.label)).toContain('Claim');

@@ -20,7 +20,7 @@ import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
-import { firstLine, textMatching } from '../../support/discord-flows';
+import { firstLine, textMatching, ticketThreadOf } from '../../support/discord-flows';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
@@ -179,12 +179,7 @@ describe('Discord: a user’s [label](url) shows as text with its URL, without a
     expectDiscordLinkAsText(ticket);
     // The reason and the question in the transcript.
     expect(ticket.content.split(DISCORD_INERT).length - 1).toBeGreaterThanOrEqual(2);
-    const ticketThread = await waitFor(
-      () => e.fake.channels.get(ticket.id),
-      'the ticket thread',
-      10_000,
-      e.fake.changes,
-    );
+    const ticketThread = await ticketThreadOf(e, ticket);
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
     expect(await textMatching(e, () => firstLine(ticket), /^Claimed/, 'the claim', 10_000)).toMatch(
       /^Claimed by agent-smith at \d\d:\d\d UTC/,

@@ -17,3 +17,10 @@ export async function openTicket(
     .at(-1)!.place!;
   return { thread, ticketThread };
 }
+
+/** Round-robin on a core harness (HANDOFF_ASSIGN=round-robin, HANDOFF_OFFER_S 2 min) on the injected clock `now`; again after a restart. */
+export function roundRobinOn(h: CoreHarness, now: () => number): CoreHarness {
+  h.ctx.now = now;
+  h.config.office = { escalate: [], assign: 'round-robin', offerMs: 2 * 60_000, digestHour: 8 };
+  return h;
+}
