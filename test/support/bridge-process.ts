@@ -330,8 +330,3 @@ export function answerStarts(messages: FakeMessage[], answer: string): number[] 
   }
   return starts;
 }
-
-/** The first such index, or undefined while the answer is not shown in full. */
-export function answerStart(messages: FakeMessage[], answer: string): number | undefined {
-  return answerStarts(messages, answer)[0];
-}

@@ -5,33 +5,31 @@
  */
 import { request } from 'node:http';
 import { FakeChatbotServer, drop, status, type Handler } from '../../support/fake-chatbot-server';
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-import {
-  BridgeProcess,
-  SIGNING_SECRET,
-  answerStart,
-  bridgeEnv,
-  buttonsOf,
-  flushRedisDb,
-  startSharedService,
-  type SharedService,
-} from '../../support/bridge-process';
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { buttonsOf } from '../../support/bridge-process';
+import { useStarted } from '../../support/server-setup';
+import { useRig } from './rig';
 
 const STATE_URL = 'redis://127.0.0.1:6379/15';
 const GET_SESSION = '/chat/Chatbot/GetSession';
 
 describe('reliability: GetSession failing', () => {
-  let service: SharedService;
-  let front: FakeChatbotServer;
-  let fake: FakeSlack;
-  let bridge: BridgeProcess;
+  const rig = useRig({ fragmentDelayMs: 2, flushRedis: STATE_URL });
+  const front = useStarted(async () => {
+    const server = await FakeChatbotServer.start();
+    server.fallback(async (req, res) => {
+      await passThrough(req, res, undefined as never);
+      return true;
+    });
+    return server;
+  });
   let driver: SlackDriver;
 
   /** Forwards a request to the real local service and streams its answer back. */
   const passThrough: Handler = (req, res) =>
     new Promise<void>((done) => {
-      const target = new URL(service.url);
+      const target = new URL(rig.service.url);
       const upstream = request(
         {
           host: target.hostname,
@@ -55,36 +53,9 @@ describe('reliability: GetSession failing', () => {
     });
 
   beforeAll(async () => {
-    await flushRedisDb(STATE_URL);
-    service = await startSharedService(2);
-    front = await FakeChatbotServer.start();
-    front.fallback(async (req, res) => {
-      await passThrough(req, res, undefined as never);
-      return true;
-    });
-    fake = await startFakeSlack({ users: { U0USER1: 'Ada Lovelace' } });
-    bridge = await BridgeProcess.start(
-      'getsession',
-      bridgeEnv({
-        serviceUrl: front.baseUrl,
-        service: service.service,
-        fake,
-        stateUrl: STATE_URL,
-        instanceId: 'getsession-a',
-      }),
-    );
-    driver = new SlackDriver(bridge.eventsUrl, SIGNING_SECRET, fake.team);
+    driver = rig.driverOf(await rig.start('getsession-a', { stateUrl: STATE_URL, serviceUrl: front.baseUrl }));
   }, 60_000);
 
-  afterAll(async () => {
-    await bridge?.kill();
-    await fake?.close();
-    await front?.close();
-    await service?.close();
-  });
-
-  const botReplies = (channel: string, thread: string): FakeMessage[] =>
-    fake.replies(channel, thread).filter((m) => m.user === fake.botUserId);
   /** When each GetSession arrived (the scripted server records requests, not their times). */
   const arrivals: number[] = [];
   const timed =
@@ -107,19 +78,16 @@ describe('reliability: GetSession failing', () => {
     channel: string,
     question: string,
   ): Promise<{ root: FakeMessage; told: FakeMessage }> {
-    await driver.command('/ask', question, { user: 'U0USER1', channel });
-    const root = await waitFor(
-      () => fake.channelMessages(channel).find((m) => m.text.includes(`> ${question}`)),
-      'the /ask root',
-    );
+    const root = await rig.ask(driver, question, channel);
     const told = await waitFor(
       () =>
-        botReplies(channel, root.ts).find(
-          (m) => /could not open a chat session/i.test(m.text) && buttonsOf(m).some((b) => b.text === 'Retry'),
-        ),
+        rig
+          .botReplies(channel, root.ts)
+          .find((m) => /could not open a chat session/i.test(m.text) && buttonsOf(m).some((b) => b.text === 'Retry')),
       'the user told GetSession failed, with a Retry button',
       30_000,
     );
+    expect(told.text).toMatch(/could not open a chat session/i);
     return { root, told };
   }
 
@@ -131,51 +99,31 @@ describe('reliability: GetSession failing', () => {
     expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
   }
 
-  test('5xx: 4 calls with growing gaps, then the user is told; Retry works once the service is back', async () => {
-    scriptGetSession(status(503, { error: 'unavailable' }));
-    const question = 'Homes for sale in Austin please';
-    const { root, told } = await askAndWaitForFailure('C0GS5XX', question);
-    expectBackoff(getSessionTimes());
-    expect(service.storedAnswers(question)).toHaveLength(0);
+  test.each([
+    ['5xx', 'C0GS5XX', 'Homes for sale in Austin please', status(503, { error: 'unavailable' })],
+    ['network error', 'C0GSNET', 'Homes for rent in Denver please', drop],
+  ] as const)(
+    '%s: 4 calls with growing gaps, then the user is told; Retry works once the service is back',
+    async (_, channel, question, failure) => {
+      scriptGetSession(failure);
+      const { root, told } = await askAndWaitForFailure(channel, question);
+      expectBackoff(getSessionTimes());
+      expect(rig.service.storedAnswers(question)).toHaveLength(0);
 
-    scriptGetSession(passThrough);
-    const retry = buttonsOf(told).find((b) => b.text === 'Retry')!;
-    await driver.click(retry, { channel: 'C0GS5XX', messageTs: told.ts, threadTs: root.ts }, { user: 'U0USER1' });
-    await waitFor(
-      () => {
-        const stored = service.storedAnswers(question).at(-1);
-        return stored !== undefined && answerStart(botReplies('C0GS5XX', root.ts), stored) !== undefined;
-      },
-      'the answer after Retry',
-      30_000,
-    );
-  }, 60_000);
-
-  test('network error: 4 calls with growing gaps, then the user is told', async () => {
-    scriptGetSession(drop);
-    const question = 'Homes for rent in Denver please';
-    await askAndWaitForFailure('C0GSNET', question);
-    expectBackoff(getSessionTimes());
-    expect(service.storedAnswers(question)).toHaveLength(0);
-  }, 60_000);
+      scriptGetSession(passThrough);
+      const retry = buttonsOf(told).find((b) => b.text === 'Retry')!;
+      await driver.click(retry, { channel, messageTs: told.ts, threadTs: root.ts }, { user: 'U0USER1' });
+      await rig.expectAnswered(channel, root.ts, question);
+    },
+    60_000,
+  );
 
   test('two failures then success: answered without bothering the user', async () => {
     scriptGetSession(status(502), drop, passThrough);
     const question = 'Condos for sale in Seattle please';
-    await driver.command('/ask', question, { user: 'U0USER1', channel: 'C0GSOK' });
-    const root = await waitFor(
-      () => fake.channelMessages('C0GSOK').find((m) => m.text.includes(`> ${question}`)),
-      'the /ask root',
-    );
-    await waitFor(
-      () => {
-        const stored = service.storedAnswers(question).at(-1);
-        return stored !== undefined && answerStart(botReplies('C0GSOK', root.ts), stored) !== undefined;
-      },
-      'the answer',
-      30_000,
-    );
+    const root = await rig.ask(driver, question, 'C0GSOK');
+    await rig.expectAnswered('C0GSOK', root.ts, question);
     expect(getSessionTimes()).toHaveLength(3);
-    expect(botReplies('C0GSOK', root.ts).some((m) => /could not open a chat session/i.test(m.text))).toBe(false);
+    expect(rig.botReplies('C0GSOK', root.ts).some((m) => /could not open a chat session/i.test(m.text))).toBe(false);
   }, 60_000);
 });

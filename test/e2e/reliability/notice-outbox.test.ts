@@ -14,20 +14,11 @@ import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import type { StateStore } from '../../../src/state/store';
 import { tempDir } from '../../support/app-env';
-import {
-  BridgeProcess,
-  bridgeEnv,
-  flushRedisDb,
-  HANDOFF_CHANNEL,
-  nextTs,
-  SIGNING_SECRET,
-  startSharedService,
-  type SharedService,
-} from '../../support/bridge-process';
-import { startFakeSlack, type FakeMessage, type FakeSlack } from '../../../fakes/fake-slack';
+import { type BridgeProcess, flushRedisDb, HANDOFF_CHANNEL, nextTs } from '../../support/bridge-process';
+import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
-import { rootFor } from '../../support/slack-e2e';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { expectShows, useRig } from './rig';
 
 const HOOK_LINE = 'test hook: paused between a ticket change and its notices';
 const USERS = 'C0OUTBOX';
@@ -40,27 +31,18 @@ const REDIS_URL = 'redis://127.0.0.1:6379/8';
 describe.each([['SQLite'], ['Redis']] as const)(
   'reliability: killed between a ticket change and its notices (%s)',
   (backing) => {
-    let service: SharedService;
-    let fake: FakeSlack;
     let store: StateStore;
     const tmp = tempDir('notice-outbox-');
     const dbPath = join(tmp.dir, 'bridge.db');
     const stateUrl = backing === 'Redis' ? REDIS_URL : `sqlite:${dbPath}`;
-    const started: BridgeProcess[] = [];
-    const start = async (id: string, extra: Record<string, string> = {}): Promise<BridgeProcess> => {
-      const env = bridgeEnv({
-        serviceUrl: service.url,
-        service: service.service,
-        fake,
-        stateUrl,
-        instanceId: id,
-        extra,
-      });
-      const p = await BridgeProcess.start(id, env);
-      started.push(p);
-      return p;
-    };
-    const driverOf = (p: BridgeProcess): SlackDriver => new SlackDriver(p.eventsUrl, SIGNING_SECRET, fake.team);
+    const rig = useRig({
+      fragmentDelayMs: 2,
+      ...(backing === 'Redis' ? { flushRedis: REDIS_URL } : {}),
+      slack: { users: { [ADA]: 'Ada Lovelace', [SMITH]: 'Agent Smith' } },
+    });
+    const start = (id: string, extra: Record<string, string> = {}): Promise<BridgeProcess> =>
+      rig.start(id, { stateUrl, extra });
+    const driverOf = (p: BridgeProcess): SlackDriver => rig.driverOf(p);
     const click = (p: BridgeProcess, msg: FakeMessage, label: string, user: string) =>
       driverOf(p).click(
         button(msg, label)!,
@@ -69,24 +51,31 @@ describe.each([['SQLite'], ['Redis']] as const)(
       );
     /** Kills `p` where the hook paused it, after checking it paused there. */
     const killInWindow = async (p: BridgeProcess): Promise<void> => {
-      await waitFor(() => p.lines.some((l) => l.msg === HOOK_LINE), 'the bridge paused before the notices', 20_000);
+      await rig.expectLine(p, HOOK_LINE, 20_000);
       p.signal('SIGKILL');
       await p.waitExit(5000);
     };
     const pendingNotices = async (): Promise<number> => (await store.pendingIntents(NOTICE_BOX, 100)).length;
+    /** Waits until the next instance carried out every saved notice; asserts none is left. */
+    const expectNoticesCarriedOut = async (what: string): Promise<void> => {
+      const left = await waitFor(
+        async () => {
+          const pending = await store.pendingIntents(NOTICE_BOX, 100);
+          return pending.length === 0 ? pending : undefined;
+        },
+        what,
+        30_000,
+      );
+      expect(left).toEqual([]);
+    };
+    const firstLine = (m: FakeMessage): string => m.text.split('\n')[0]!;
 
-    beforeAll(async () => {
-      if (backing === 'Redis') await flushRedisDb(REDIS_URL);
-      service = await startSharedService(2);
-      fake = await startFakeSlack({ users: { [ADA]: 'Ada Lovelace', [SMITH]: 'Agent Smith' } });
-      fake.channelMembers[HANDOFF_CHANNEL] = [SMITH];
-    }, 60_000);
+    beforeAll(() => {
+      rig.fake.channelMembers[HANDOFF_CHANNEL] = [SMITH];
+    });
     afterAll(async () => {
-      await Promise.all(started.map((p) => p.kill()));
       await store?.close();
       if (backing === 'Redis') await flushRedisDb(REDIS_URL);
-      await fake?.close();
-      await service?.close();
       tmp.remove();
     });
 
@@ -94,10 +83,9 @@ describe.each([['SQLite'], ['Redis']] as const)(
       // The first instance pauses at its first ticket change with notices: the opening of the ticket.
       const opener = await start('outbox-o', { BRIDGE_TEST_PAUSE_BEFORE_NOTICES: '1' });
       const question = 'Which homes are for sale in Austin?';
-      await driverOf(opener).command('/ask', question, { user: ADA, channel: USERS });
-      const root = await waitFor(() => rootFor(fake, USERS, question), 'the conversation root');
+      const root = await rig.ask(opener, question, USERS, ADA);
       const answer = await waitFor(
-        () => fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
+        () => rig.fake.replies(USERS, root.ts).find((m) => button(m, 'Talk to a human')),
         'the answer with Talk to a human',
       );
       store = backing === 'Redis' ? new RedisStore(REDIS_URL) : new SqliteStore(dbPath);
@@ -105,8 +93,8 @@ describe.each([['SQLite'], ['Redis']] as const)(
       // "Talk to a human": the ticket is saved with its opening notices, then killed before any went out.
       await click(opener, answer, 'Talk to a human', ADA);
       await killInWindow(opener);
-      const tickets = (): FakeMessage[] => fake.channelMessages(HANDOFF_CHANNEL).filter((m) => button(m, 'Claim'));
-      const notices = (): FakeMessage[] => fake.replies(USERS, root.ts).filter((m) => button(m, 'Cancel'));
+      const tickets = (): FakeMessage[] => rig.fake.channelMessages(HANDOFF_CHANNEL).filter((m) => button(m, 'Claim'));
+      const notices = (): FakeMessage[] => rig.fake.replies(USERS, root.ts).filter((m) => button(m, 'Cancel'));
       expect(tickets()).toHaveLength(0);
       expect(notices()).toHaveLength(0);
       // The user's notice, the ticket message, the removal of "Talk to a human".
@@ -114,20 +102,20 @@ describe.each([['SQLite'], ['Redis']] as const)(
 
       // The next instance posts the ticket message and the user's notice, once each.
       const replayer = await start('outbox-r');
-      await waitFor(async () => (await pendingNotices()) === 0, 'the opening carried out', 30_000);
+      await expectNoticesCarriedOut('the opening carried out');
       const ticket = await waitFor(() => tickets()[0], 'the ticket');
       const notice = await waitFor(() => notices()[0], 'the user notice with Cancel');
       expect(tickets()).toHaveLength(1);
       expect(notices()).toHaveLength(1);
       expect(ticket.text).toMatch(/^Waiting since/);
-      expect(button(fake.message(USERS, answer.ts)!, 'Talk to a human')).toBeUndefined();
+      expect(button(rig.fake.message(USERS, answer.ts)!, 'Talk to a human')).toBeUndefined();
       expect(replayer.problems().filter((l) => /notice/.test(l))).toEqual([]);
       replayer.signal('SIGTERM');
       await replayer.waitExit(15_000);
 
-      const userThread = (): string[] => fake.replies(USERS, root.ts).map((m) => m.text);
-      const ticketThread = (): string[] => fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text);
-      const ticketNow = (): FakeMessage => fake.message(HANDOFF_CHANNEL, ticket.ts)!;
+      const userThread = (): string[] => rig.fake.replies(USERS, root.ts).map((m) => m.text);
+      const ticketThread = (): string[] => rig.fake.replies(HANDOFF_CHANNEL, ticket.ts).map((m) => m.text);
+      const ticketNow = (): FakeMessage => rig.fake.message(HANDOFF_CHANNEL, ticket.ts)!;
       const count = (texts: string[], re: RegExp): number => texts.filter((t) => re.test(t)).length;
 
       // Claim (on the message the replay posted): saved with its notices, then killed before any went out.
@@ -141,11 +129,8 @@ describe.each([['SQLite'], ['Redis']] as const)(
 
       // Another instance (not paused) replays them at start.
       const second = await start('outbox-b');
-      await waitFor(async () => (await pendingNotices()) === 0, 'the notices carried out', 30_000);
-      await waitFor(
-        () => /^Claimed by Agent Smith/.test(ticketNow().text.split('\n')[0]!),
-        'the ticket shows the claim',
-      );
+      await expectNoticesCarriedOut('the notices carried out');
+      await expectShows(() => firstLine(ticketNow()), /^Claimed by Agent Smith/, 'the ticket shows the claim');
       expect(count(userThread(), /Agent Smith \(agent\) has joined/)).toBe(1);
       expect(count(ticketThread(), /Agent Smith claimed this ticket/)).toBe(1);
       expect(button(ticketNow(), 'Claim')).toBeUndefined();
@@ -171,13 +156,17 @@ describe.each([['SQLite'], ['Redis']] as const)(
       expect(await pendingNotices()).toBe(1);
       const redelivered = await start('outbox-n');
       await driverOf(redelivered).event(said, { eventId, retryNum: 1 });
-      await waitFor(async () => (await pendingNotices()) === 0, 'the relay carried out', 30_000);
-      await waitFor(() => relayed() === 1, 'the agent message in the user thread');
-      await waitFor(() => redelivered.lines.some((l) => l.msg === REDONE_LINE), 'the redelivery met as seen before');
+      await expectNoticesCarriedOut('the relay carried out');
+      expect(await waitFor(() => relayed() || undefined, 'the agent message in the user thread')).toBe(1);
+      await rig.expectLine(redelivered, REDONE_LINE);
       const seenBefore = (): number => redelivered.lines.filter((l) => l.msg === REDONE_LINE).length;
       const before = seenBefore();
       await driverOf(redelivered).event(said, { eventId, retryNum: 2 });
-      await waitFor(() => seenBefore() === before + 1, 'the second redelivery met as seen before');
+      const seen = await waitFor(
+        () => seenBefore() > before && seenBefore(),
+        'the second redelivery met as seen before',
+      );
+      expect(seen).toBe(before + 1);
       redelivered.signal('SIGTERM');
       await redelivered.waitExit(15_000);
       expect(relayed()).toBe(1);
@@ -188,21 +177,18 @@ describe.each([['SQLite'], ['Redis']] as const)(
       await killInWindow(third);
       expect(count(userThread(), /How would you rate the help/)).toBe(0);
       expect(count(ticketThread(), /Agent Smith closed this ticket/)).toBe(0);
-      expect(button(fake.message(USERS, notice.ts)!, 'Cancel')).toBeDefined();
+      expect(button(rig.fake.message(USERS, notice.ts)!, 'Cancel')).toBeDefined();
       expect(await pendingNotices()).toBe(4);
 
       const fourth = await start('outbox-d');
-      await waitFor(async () => (await pendingNotices()) === 0, 'the close notices carried out', 30_000);
-      await waitFor(
-        () => /^Closed by Agent Smith/.test(ticketNow().text.split('\n')[0]!),
-        'the ticket shows the close',
-      );
+      await expectNoticesCarriedOut('the close notices carried out');
+      await expectShows(() => firstLine(ticketNow()), /^Closed by Agent Smith/, 'the ticket shows the close');
       expect(count(userThread(), /How would you rate the help you got from Agent Smith/)).toBe(1);
-      const prompt = fake.replies(USERS, root.ts).find((m) => /How would you rate/.test(m.text))!;
+      const prompt = rig.fake.replies(USERS, root.ts).find((m) => /How would you rate/.test(m.text))!;
       expect(['1', '2', '3', '4', '5'].every((n) => button(prompt, n))).toBe(true);
       expect(count(ticketThread(), /Agent Smith closed this ticket/)).toBe(1);
       // The user's Cancel button is gone; the notice says how the handoff ended.
-      const stripped = fake.message(USERS, notice.ts)!;
+      const stripped = rig.fake.message(USERS, notice.ts)!;
       expect(button(stripped, 'Cancel')).toBeUndefined();
       expect(stripped.text).toMatch(/\(Handoff closed\.\)/);
       // Nothing twice, including what the earlier replay already delivered.
@@ -220,17 +206,17 @@ describe.each([['SQLite'], ['Redis']] as const)(
       expect(count(ticketThread(), /Ada Lovelace rated the help 4\/5/)).toBe(0);
       expect(await pendingNotices()).toBe(2);
       await start('outbox-f');
-      await waitFor(async () => (await pendingNotices()) === 0, 'the rating notices carried out', 30_000);
-      await waitFor(() => /rated 4\/5/.test(ticketNow().text.split('\n')[0]!), 'the ticket shows the score');
+      await expectNoticesCarriedOut('the rating notices carried out');
+      await expectShows(() => firstLine(ticketNow()), /rated 4\/5/, 'the ticket shows the score');
       expect(count(ticketThread(), /Ada Lovelace rated the help 4\/5/)).toBe(1);
       // The prompt became the thanks (on the press); no second prompt or close message came.
-      expect(fake.message(USERS, prompt.ts)!.text).toContain('You rated the help 4/5');
+      expect(rig.fake.message(USERS, prompt.ts)!.text).toContain('You rated the help 4/5');
       expect(count(userThread(), /closed the handoff/)).toBe(1);
       // The opening too: one ticket message, one notice to the user, over every restart.
-      expect(fake.channelMessages(HANDOFF_CHANNEL).filter((m) => /Ada Lovelace/.test(m.text))).toHaveLength(1);
-      expect(fake.replies(USERS, root.ts).filter((m) => m.text.startsWith(notice.text.split('\n')[0]!))).toHaveLength(
-        1,
-      );
+      expect(rig.fake.channelMessages(HANDOFF_CHANNEL).filter((m) => /Ada Lovelace/.test(m.text))).toHaveLength(1);
+      expect(
+        rig.fake.replies(USERS, root.ts).filter((m) => m.text.startsWith(notice.text.split('\n')[0]!)),
+      ).toHaveLength(1);
     }, 180_000);
   },
 );

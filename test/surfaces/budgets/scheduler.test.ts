@@ -1,21 +1,9 @@
+import { useScheduler } from './use-scheduler';
 import { BudgetScheduler } from '../../../src/surfaces/budgets/scheduler';
 import { PlatformRateLimitError, type RateBudget } from '../../../src/core/surface';
-import { SqliteStore } from '../../../src/state/sqlite-store';
-import { silentLog } from '../../core/relay/fake-stream';
 
 describe('BudgetScheduler', () => {
-  let store: SqliteStore;
-  let scheduler: BudgetScheduler;
-
-  beforeEach(() => {
-    store = new SqliteStore(':memory:');
-    scheduler = new BudgetScheduler({ store, log: silentLog });
-  });
-
-  afterEach(async () => {
-    scheduler.close();
-    await store.close();
-  });
+  const made = useScheduler();
 
   it('runs at once while tokens last and never beyond the budget', async () => {
     const budget: RateBudget = { key: 'b', limit: 4, windowMs: 200 };
@@ -23,7 +11,7 @@ describe('BudgetScheduler', () => {
     const start = Date.now();
     await Promise.all(
       Array.from({ length: 12 }, () =>
-        scheduler.run([budget], 'final', async () => {
+        made.scheduler.run([budget], 'final', async () => {
           times.push(Date.now());
         }),
       ),
@@ -45,12 +33,12 @@ describe('BudgetScheduler', () => {
       order.push(name);
       return name;
     };
-    await scheduler.run([budget], 'final', job('first'));
+    await made.scheduler.run([budget], 'final', job('first'));
     const runs = [
-      scheduler.run([budget], 'interim', job('i1')),
-      scheduler.run([budget], 'interim', job('i2')),
-      scheduler.run([budget], 'final', job('f1')),
-      scheduler.run([budget], 'final', job('f2')),
+      made.scheduler.run([budget], 'interim', job('i1')),
+      made.scheduler.run([budget], 'interim', job('i2')),
+      made.scheduler.run([budget], 'final', job('f1')),
+      made.scheduler.run([budget], 'final', job('f2')),
     ];
     await Promise.all(runs);
     expect(order).toEqual(['first', 'f1', 'f2', 'i1', 'i2']);
@@ -61,23 +49,23 @@ describe('BudgetScheduler', () => {
     let interims = 0;
     // Interims may use half of the budget: two of them run, the rest wait.
     const waiting = Array.from({ length: 4 }, () =>
-      scheduler.run([budget], 'interim', async () => {
+      made.scheduler.run([budget], 'interim', async () => {
         interims++;
       }),
     );
-    const finals = Array.from({ length: 2 }, () => scheduler.run([budget], 'final', async () => 'done'));
+    const finals = Array.from({ length: 2 }, () => made.scheduler.run([budget], 'final', async () => 'done'));
     expect(await Promise.all(finals)).toEqual(['done', 'done']);
     expect(interims).toBe(2);
-    scheduler.close();
+    made.scheduler.close();
     await Promise.allSettled(waiting);
   });
 
   it('coalesces a waiting job with a newer one of the same key', async () => {
     const budget: RateBudget = { key: 'c', limit: 1, windowMs: 150 };
     const called: string[] = [];
-    await scheduler.run([budget], 'final', async () => 'warm');
-    const a = scheduler.run([budget], 'interim', async () => called.push('old'), { coalesceKey: 'msg1' });
-    const b = scheduler.run([budget], 'interim', async () => called.push('new'), { coalesceKey: 'msg1' });
+    await made.scheduler.run([budget], 'final', async () => 'warm');
+    const a = made.scheduler.run([budget], 'interim', async () => called.push('old'), { coalesceKey: 'msg1' });
+    const b = made.scheduler.run([budget], 'interim', async () => called.push('new'), { coalesceKey: 'msg1' });
     await Promise.all([a, b]);
     expect(called).toEqual(['new']);
   });
@@ -85,10 +73,10 @@ describe('BudgetScheduler', () => {
   it('promotes a waiting interim to final', async () => {
     const budget: RateBudget = { key: 'p', limit: 1, windowMs: 120 };
     const order: string[] = [];
-    await scheduler.run([budget], 'final', async () => undefined);
-    const i1 = scheduler.run([budget], 'interim', async () => order.push('i1'));
-    const i2 = scheduler.run([budget], 'interim', async () => order.push('i2'), { coalesceKey: 'k' });
-    expect(scheduler.promote('k')).toBe(true);
+    await made.scheduler.run([budget], 'final', async () => undefined);
+    const i1 = made.scheduler.run([budget], 'interim', async () => order.push('i1'));
+    const i2 = made.scheduler.run([budget], 'interim', async () => order.push('i2'), { coalesceKey: 'k' });
+    expect(made.scheduler.promote('k')).toBe(true);
     await Promise.all([i1, i2]);
     expect(order).toEqual(['i2', 'i1']);
   });
@@ -96,7 +84,7 @@ describe('BudgetScheduler', () => {
   it('obeys Retry-After from the platform and retries, bounded', async () => {
     let calls = 0;
     const started = Date.now();
-    const value = await scheduler.run([], 'final', async () => {
+    const value = await made.scheduler.run([], 'final', async () => {
       calls++;
       if (calls < 3) throw new PlatformRateLimitError(60);
       return 'ok';
@@ -106,7 +94,7 @@ describe('BudgetScheduler', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(110);
 
     let always = 0;
-    const limited = new BudgetScheduler({ store, maxTries: 3 });
+    const limited = new BudgetScheduler({ store: made.store, maxTries: 3 });
     await expect(
       limited.run([], 'final', async () => {
         always++;
@@ -120,57 +108,57 @@ describe('BudgetScheduler', () => {
   it('retries a call the platform refused (429) on the token that call took, not on another', async () => {
     const budget: RateBudget = { key: 'refused', limit: 3, windowMs: 60_000 };
     let calls = 0;
-    await scheduler.run([budget], 'final', async () => {
+    await made.scheduler.run([budget], 'final', async () => {
       if (++calls === 1) throw new PlatformRateLimitError(5);
     });
     expect(calls).toBe(2);
     // Two calls went out, one was refused: Slack counted one, and so did the budget.
     let left = 0;
-    while ((await store.takeToken(budget.key, budget.limit, budget.windowMs)).granted) left++;
+    while ((await made.store.takeToken(budget.key, budget.limit, budget.windowMs)).granted) left++;
     expect(left).toBe(budget.limit - 1);
   });
 
   it('reserves a final only while its budget has room beside the tokens taken and the finals awaited', async () => {
     const budget: RateBudget = { key: 'room', limit: 3, windowMs: 60_000 };
-    await scheduler.run([budget], 'final', async () => undefined);
-    const first = scheduler.reserveIfRoom([budget]);
-    const second = scheduler.reserveIfRoom([budget]);
+    await made.scheduler.run([budget], 'final', async () => undefined);
+    const first = made.scheduler.reserveIfRoom([budget]);
+    const second = made.scheduler.reserveIfRoom([budget]);
     expect(first).toBeDefined();
     expect(second).toBeDefined();
-    expect(scheduler.finalsAwaited('room')).toBe(2);
+    expect(made.scheduler.finalsAwaited('room')).toBe(2);
     // One taken and two awaited: the budget's three are all spoken for.
-    expect(scheduler.reserveIfRoom([budget])).toBeUndefined();
+    expect(made.scheduler.reserveIfRoom([budget])).toBeUndefined();
     first!();
-    const third = scheduler.reserveIfRoom([budget]);
+    const third = made.scheduler.reserveIfRoom([budget]);
     expect(third).toBeDefined();
     second!();
     third!();
-    expect(scheduler.finalsAwaited('room')).toBe(0);
+    expect(made.scheduler.finalsAwaited('room')).toBe(0);
   });
 
   it('a job waiting for one budget holds back no job that shares only its other budgets', async () => {
     const global: RateBudget = { key: 'global', limit: 40, windowMs: 1_000, plan: false };
     const busy: RateBudget = { key: 'busy-channel', limit: 1, windowMs: 60_000, plan: false };
     const free: RateBudget = { key: 'free-channel', limit: 1, windowMs: 60_000, plan: false };
-    await scheduler.run([busy, global], 'final', async () => undefined);
+    await made.scheduler.run([busy, global], 'final', async () => undefined);
     const order: string[] = [];
     // Queued first, at the same priority: it waits a minute for its channel.
-    const waiting = scheduler
+    const waiting = made.scheduler
       .run([busy, global], 'final', async () => order.push('busy'))
       .then(
         () => 'ran',
         (err: Error) => err.message,
       );
-    await scheduler.run([free, global], 'final', async () => order.push('free'));
+    await made.scheduler.run([free, global], 'final', async () => order.push('free'));
     expect(order).toEqual(['free']);
-    scheduler.close();
+    made.scheduler.close();
     expect(await waiting).toBe('scheduler closed');
   });
 
   it('passes other errors through without retrying', async () => {
     let calls = 0;
     await expect(
-      scheduler.run([], 'final', async () => {
+      made.scheduler.run([], 'final', async () => {
         calls++;
         throw new Error('boom');
       }),
