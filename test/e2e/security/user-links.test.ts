@@ -17,10 +17,11 @@ import {
 } from '../../support/discord-e2e';
 import type { FakeMessage as DiscordMessage } from '../../../fakes/fake-discord';
 import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
-import { button, shown } from '../../../fakes/slack-blocks';
+import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { firstLine, textMatching, ticketThreadOf } from '../../support/discord-flows';
+import { claimOnSlack } from '../../support/slack-claims';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
@@ -85,15 +86,7 @@ describe('Slack: a user’s [label](url) shows as text with its URL', () => {
     );
     // Twice: the reason and the question in the transcript.
     expectSlackLinkAsText(ticket, 2);
-    await e.driver.click(
-      button(ticket, 'Claim')!,
-      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
-      { user: 'U0AGENT' },
-    );
-    const claimed = await waitFor(() => {
-      const m = e.fake.message(HANDOFF_CHANNEL, ticket.ts);
-      return m && !button(m, 'Claim') ? m : undefined;
-    }, 'the claim');
+    const claimed = await claimOnSlack(e.fake, e.driver, ticket, HANDOFF_CHANNEL, 'U0AGENT');
     expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
 
     const now = Math.floor(Date.now() / 1000);

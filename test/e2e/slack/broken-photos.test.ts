@@ -11,6 +11,7 @@
 import { ADMIN, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
 import { button } from '../../../fakes/slack-blocks';
 import { waitFor } from '../../../fakes/slack-requests';
+import { editedTo } from '../../support/slack-flows';
 
 const BROKEN_HOST = 'photos.unreachable.example';
 const broken = (n: number) => `https://${BROKEN_HOST}/lane/${n}.jpg`;
@@ -154,7 +155,7 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     noAccessoryPhotos(msg.blocks);
 
     await e.driver.click(button(msg, /Next/)!, { channel: 'C0PAGES', messageTs: msg.ts });
-    await waitFor(() => (/page 2 of/.test(e.fake.message('C0PAGES', msg.ts)!.text) ? true : undefined), 'page 2');
+    expect((await editedTo(e.fake, 'C0PAGES', msg.ts, /page 2/)).text).toMatch(/page 2 of \d+/);
     const updates = e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0PAGES');
     expect(updates.map((c) => c.response.error ?? 'ok')).toEqual(['invalid_blocks', 'ok']);
     const page2 = e.fake.message('C0PAGES', msg.ts)!;

@@ -5,6 +5,8 @@
  */
 import { startSlackE2E, ADMIN, HANDOFF_CHANNEL, rootFor, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { editedTo } from '../../support/slack-flows';
+import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 import { button } from '../../../fakes/slack-blocks';
 
 const BROKEN_HOST = 'photos.unreachable.example';
@@ -181,18 +183,21 @@ describe('Slack e2e: the everyday screens', () => {
       () => e.fake.channelMessages('C0ANALYTICS').find((m) => m.history[0]?.startsWith('Crunching')),
       'the progress message',
     );
-    await waitFor(
-      () => (/Conversations: \d/.test(progress.text) ? true : undefined),
-      'the figures in place of the progress note',
-    );
+    const figures = await editedTo(e.fake, 'C0ANALYTICS', progress.ts, /Conversations: /);
+    expect(figures.text).toMatch(/Conversations: \d+/);
     expect(progress.text).toContain('Analytics for Skyline Realty Assistant');
     expect(e.fake.channelMessages('C0ANALYTICS').some((m) => m.text.includes('Crunching'))).toBe(false);
-    await waitFor(
-      () =>
-        e.fake.callsOf('files.completeUploadExternal').length + e.fake.callsOf('files.upload').length > 0
-          ? true
-          : undefined,
+    const upload = await waitFor(
+      () => [...e.fake.uploads.values()].find((u) => u.channel === 'C0ANALYTICS' && u.data.length > 0),
       'the chart upload',
     );
+    // The chart is a PNG carrying the figures' panels.
+    expect(panelOf(chartSpecOf(pngInBody(upload.data))!, 'Handoffs').labels).toEqual([
+      'Opened',
+      'Claimed',
+      'Closed',
+      'Cancelled',
+      'Timed out',
+    ]);
   });
 });
