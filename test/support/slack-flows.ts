@@ -2,7 +2,7 @@
  * Waits that hand back what they waited for, so the test asserts on it with `expect` (a bare wait
  * proves only that something matched, not what it said).
  */
-import type { FakeEphemeral, FakeSlack } from '../../fakes/fake-slack';
+import type { FakeEphemeral, FakeMessage, FakeSlack } from '../../fakes/fake-slack';
 import { waitFor } from '../../fakes/wait-for';
 
 /** The first of `texts()` (a thread, a channel) that matches `re`, once there is one. */
@@ -44,4 +44,22 @@ export function ephemeralsTo(
 /** The first ephemeral shown to `user` since `after` that matches `re`. */
 export async function ephemeralTo(fake: FakeSlack, user: string, re: RegExp, after: number): Promise<FakeEphemeral> {
   return (await ephemeralsTo(fake, user, re, after))[0]!;
+}
+
+/** The message at `channel`/`ts` once its text, edited in place, matches `re` (e.g. a listings page turned). */
+export function editedTo(
+  fake: FakeSlack,
+  channel: string,
+  ts: string,
+  re: RegExp,
+  timeoutMs?: number,
+): Promise<FakeMessage> {
+  return waitFor(
+    () => {
+      const now = fake.message(channel, ts);
+      return now !== undefined && re.test(now.text) && now;
+    },
+    `${channel}/${ts} matching ${re}`,
+    timeoutMs,
+  );
 }

@@ -3,7 +3,7 @@
  * service failure is not a broken connection, and the service's own refusals keep its words.
  */
 import { Relay } from '../../../src/core/relay/relay';
-import { eachTestbed } from './testbed';
+import { eachTestbed, startRun } from './testbed';
 import { describeInterruption } from '../../../src/core/conversations/interruption';
 import {
   InterruptedStreamError,
@@ -14,9 +14,7 @@ import {
   ServiceError,
   TimeoutError,
 } from '../../../src/service/errors';
-import type { Place } from '../../../src/core/surface';
-import { TEST_SURFACE } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog } from './fake-stream';
+import { silentLog } from './fake-stream';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
 const bed = eachTestbed();
@@ -81,17 +79,10 @@ const cases: Array<[string, () => unknown, string]> = [
 describe('interruption notice (in the words conversations hand the relay)', () => {
   it.each(cases)('describes %s', async (_what, make, reason) => {
     const surface = bed.surface();
-    const stream = new FakeAnswerStream();
-    const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
-    const running = relay.run({
-      surface,
-      place,
-      events: stream,
-      finalButtons: [],
+    const { stream, running } = startRun(relay, surface, {
       retry: RETRY,
-      native: surface.startNativeStream !== undefined,
       explain: (e) => describeInterruption(e, 5000),
-      answerKey: `err-${n}`,
+      answerKey: `err-${++n}`,
     });
     stream.push('Some');
     const err = make();

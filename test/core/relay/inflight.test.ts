@@ -6,12 +6,11 @@ import {
   type InflightRecord,
   type RecoveryDeps,
 } from '../../../src/core/relay/inflight';
-import { Relay } from '../../../src/core/relay/relay';
-import { RelayTestbed } from './testbed';
+import { RelayTestbed, startRun } from './testbed';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
-import { FakeAnswerStream, silentLog } from './fake-stream';
+import { silentLog } from './fake-stream';
 import { waitFor } from '../../../fakes/wait-for';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
@@ -38,6 +37,12 @@ describe('recoverAbandonedAnswers', () => {
   afterEach(async () => {
     await bed.close();
   });
+
+  /** An answer relayed by an instance that stops renewing its lease soon (it "dies"). */
+  function dyingRun(on: TestSurface, answerKey: string) {
+    const dead = bed.relay('dying', { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 });
+    return { dead, ...startRun(dead, on, { place, retry: RETRY, answerKey }) };
+  }
 
   /** What a dead instance left: two messages, the last one still typing, and its lease. */
   async function abandoned(answerKey: string, owner: string, leaseMs: number): Promise<InflightRecord> {
@@ -98,22 +103,7 @@ describe('recoverAbandonedAnswers', () => {
       }
     }
     const nativeSurface = new StoppingSurface({ maxMessageLength: 100, native: { ttlMs: 300_000 } });
-    const dead = new Relay({
-      store,
-      log: silentLog,
-      instanceId: 'dying',
-      options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
-    });
-    const stream = new FakeAnswerStream();
-    const running = dead.run({
-      surface: nativeSurface,
-      place,
-      events: stream,
-      finalButtons: [],
-      retry: RETRY,
-      native: true,
-      answerKey: 'crash-native',
-    });
+    const { dead, stream, running } = dyingRun(nativeSurface, 'crash-native');
     // Appends end at settled word boundaries: the space after 'natively' is one once 'and' follows.
     stream.push('Streamed natively and');
     await waitFor(async () => {
@@ -154,22 +144,7 @@ describe('recoverAbandonedAnswers', () => {
   });
 
   it('recovers what a relay left behind when its instance stopped renewing', async () => {
-    const dead = new Relay({
-      store,
-      log: silentLog,
-      instanceId: 'dying',
-      options: { leaseTtlMs: 150, leaseRenewMs: 60_000, minInterimIntervalMs: 10 },
-    });
-    const stream = new FakeAnswerStream();
-    const running = dead.run({
-      surface,
-      place,
-      events: stream,
-      finalButtons: [],
-      retry: RETRY,
-      native: surface.startNativeStream !== undefined,
-      answerKey: 'crash',
-    });
+    const { dead, stream, running } = dyingRun(surface, 'crash');
     stream.push('Half an answer ');
     await waitFor(async () => {
       const rec = await store.get<{ messages: Array<{ text: string }> }>(inflightKey('crash'));

@@ -3,7 +3,7 @@
  * a stream whose append or stop failed is still finished, showing exactly its final text.
  */
 import { Relay, type RelayResult } from '../../../src/core/relay/relay';
-import { eachTestbed } from './testbed';
+import { eachTestbed, startRun } from './testbed';
 import {
   PlatformRateLimitError,
   type MessageRef,
@@ -11,8 +11,8 @@ import {
   type OutMessage,
   type Place,
 } from '../../../src/core/surface';
-import { TEST_SURFACE, TestSurface, type TestNativeStream, type TestSurfaceOptions } from '../../support/test-surface';
-import { FakeAnswerStream, fragments, longAnswer, silentLog } from './fake-stream';
+import { TestSurface, type TestNativeStream, type TestSurfaceOptions } from '../../support/test-surface';
+import { fragments, longAnswer, silentLog } from './fake-stream';
 
 interface Faults {
   /** startNativeStream calls that answer 429 first. */
@@ -87,17 +87,7 @@ beforeEach(() => {
 });
 
 async function relayAnswer(surface: TestSurface, answer: string, every = 2): Promise<RelayResult> {
-  const stream = new FakeAnswerStream();
-  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
-  const running = relay.run({
-    surface,
-    place,
-    events: stream,
-    finalButtons: [],
-    retry: { action: 'r', value: 'v' },
-    native: surface.startNativeStream !== undefined,
-    answerKey: `nf-${n}`,
-  });
+  const { stream, running } = startRun(relay, surface, { retry: { action: 'r', value: 'v' }, answerKey: `nf-${++n}` });
   for (const f of fragments(answer, n, 40)) {
     stream.push(f);
     await new Promise((r) => setTimeout(r, every));

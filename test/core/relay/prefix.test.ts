@@ -3,10 +3,9 @@
  * append) is a prefix of that message's final text, and the finals joined equal the answer exactly.
  */
 import { Relay, type RelayOptions, type RelayResult } from '../../../src/core/relay/relay';
-import { eachTestbed } from './testbed';
-import type { Place } from '../../../src/core/surface';
-import { TEST_SURFACE, type TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
-import { FakeAnswerStream, fragments, longAnswer, rng, silentLog } from './fake-stream';
+import { eachTestbed, startRun } from './testbed';
+import type { TestSurface, TestSurfaceOptions } from '../../support/test-surface';
+import { fragments, longAnswer, rng, silentLog } from './fake-stream';
 
 const bed = eachTestbed();
 let n = 0;
@@ -48,16 +47,9 @@ async function relayAnswer(
     instanceId: 'p',
     options: { minInterimIntervalMs: 10, ...opts.relay },
   });
-  const stream = new FakeAnswerStream();
-  const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++n}` };
-  const running = relay.run({
-    surface,
-    place,
-    events: stream,
-    finalButtons: [],
+  const { stream, running } = startRun(relay, surface, {
     retry: { action: 'answer.retry', value: 'r' },
-    native: surface.startNativeStream !== undefined,
-    answerKey: `prefix-${n}`,
+    answerKey: `prefix-${++n}`,
   });
   for (const f of fragments(answer, opts.seed, opts.fragmentMax)) {
     stream.push(f);

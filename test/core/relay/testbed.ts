@@ -2,10 +2,12 @@
  * The setup the relay tests share: one in-memory store, relays on it, and TestSurfaces whose
  * gateways (when given budgets) spend them in that store; `close` stops them all.
  */
-import { Relay, type RelayOptions } from '../../../src/core/relay/relay';
+import { Relay, type RelayOptions, type RelayRequest, type RelayResult } from '../../../src/core/relay/relay';
+import type { Place } from '../../../src/core/surface';
+import { TEST_SURFACE } from '../../support/test-surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { TestSurface, type TestSurfaceOptions } from '../../support/test-surface';
-import { silentLog } from './fake-stream';
+import { FakeAnswerStream, silentLog } from './fake-stream';
 
 export class RelayTestbed {
   readonly store = new SqliteStore(':memory:');
@@ -46,4 +48,28 @@ export function eachTestbed(): RelayTestbed {
       return typeof value === 'function' ? value.bind(bed) : value;
     },
   });
+}
+
+let runs = 0;
+
+/**
+ * The arrange step the relay tests share: `relay` answering on a fresh stream (the test drives it)
+ * into a new thread of `surface`, with no final buttons and natively where the surface can.
+ */
+export function startRun(
+  relay: Relay,
+  surface: TestSurface,
+  req: Pick<RelayRequest, 'answerKey' | 'retry'> & Partial<RelayRequest>,
+): { stream: FakeAnswerStream; place: Place; running: Promise<RelayResult> } {
+  const stream = new FakeAnswerStream();
+  const place: Place = req.place ?? { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: `T${++runs}` };
+  const running = relay.run({
+    surface,
+    place,
+    events: stream,
+    finalButtons: [],
+    native: surface.startNativeStream !== undefined,
+    ...req,
+  });
+  return { stream, place, running };
 }

@@ -6,12 +6,13 @@
  * and the first reply and between the close and the rating. The clock is injected: the reminder comes
  * when the test moves it HANDOFF_REMIND_S (5 min) on and runs the sweep.
  */
-import { startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { startDiscordE2E } from '../../support/discord-e2e';
 import { FakeSlack, type FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
 import type { FakeMessage } from '../../../fakes/fake-discord';
 import { button } from '../../../fakes/slack-blocks';
 import { rootFor } from '../../support/slack-e2e';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 import { botSays, firstLine, reminderLine, sweepAfter, textMatching } from '../../support/discord-flows';
 
 const SECRET = 'cross-surface-back-signing-secret';
@@ -19,15 +20,11 @@ const USERS = 'C0XLEADS';
 const ADA = 'U0XUSER';
 
 describe('Slack user, Discord handoff channel', () => {
-  let slack: FakeSlack;
-  let e: DiscordE2E;
-  let driver: SlackDriver;
   let offset = 0;
-
-  beforeAll(async () => {
-    slack = await new FakeSlack({ users: { [ADA]: 'Ada Lovelace' } }).start();
+  const x = useStarted(async () => {
+    const slack = await new FakeSlack({ users: { [ADA]: 'Ada Lovelace' } }).start();
     slack.channelNames[USERS] = 'house-hunting';
-    e = await startDiscordE2E({
+    const e = await startDiscordE2E({
       env: {
         SLACK_BOT_TOKEN: slack.botToken,
         SLACK_SIGNING_SECRET: SECRET,
@@ -36,15 +33,19 @@ describe('Slack user, Discord handoff channel', () => {
       },
       now: () => Date.now() + offset,
     });
-    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
-  });
-
-  afterAll(async () => {
-    await e?.close();
-    await slack?.close();
+    return {
+      e,
+      slack,
+      async close() {
+        await e.close();
+        await slack.close();
+      },
+    };
   });
 
   test('the Discord ticket reads well for a Slack user; claim, restart, note, relay, close, restart, and the Slack rating on the Discord ticket', async () => {
+    const { e, slack } = x;
+    let driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
     const question = 'I want a 4 bedroom house in Boston, budget up to $900,000';
     await driver.command('/ask', question, { user: ADA, channel: USERS });
     const root = await waitFor(() => rootFor(slack, USERS, question), 'the Slack conversation');

@@ -50,6 +50,20 @@ describe('Discord: round-robin over who can view the handoff channel', () => {
       e.fake.changes,
     );
     expect(named).toContain('Offered to agent-smith (round-robin)');
+    // Each offered agent is also told, once, in a reply that mentions only them (Discord has no
+    // ephemeral message outside an interaction). Awaited before the offer passes on: a word still
+    // owed once the offer has moved on is dropped.
+    const toldTo = (): string[] =>
+      botMessagesIn(e.fake, ticket.id)
+        .map((m) => /^<@(\d+)> A handoff ticket is offered to you/.exec(m.content)?.[1])
+        .filter((id): id is string => id !== undefined);
+    const toldFirst = await waitFor(
+      () => toldTo().length === 1 && toldTo(),
+      'Agent Smith told',
+      10_000,
+      e.fake.changes,
+    );
+    expect(toldFirst).toEqual([e.agent.user.id]);
 
     await e.app.bridge.handoffs.sweepUnclaimed();
     expect(offers()).toEqual([e.agent.user.id]);
@@ -58,13 +72,7 @@ describe('Discord: round-robin over who can view the handoff channel', () => {
     const second = await waitFor(() => offers().length === 2 && offers(), 'the re-offer', 10_000, e.fake.changes);
     expect(second).toEqual([e.agent.user.id, cy.user.id]);
     for (const never of [bea, nosy, helper, { user: e.fake.botUser }]) expect(offers()).not.toContain(never.user.id);
-    // Each offered agent is also told, once, in a reply that mentions only them (Discord has no
-    // ephemeral message outside an interaction).
-    const toldTo = (): string[] =>
-      botMessagesIn(e.fake, ticket.id)
-        .map((m) => /^<@(\d+)> A handoff ticket is offered to you/.exec(m.content)?.[1])
-        .filter((id): id is string => id !== undefined);
-    const told = await waitFor(() => toldTo().length === 2 && toldTo(), 'both offers told', 10_000, e.fake.changes);
+    const told = await waitFor(() => toldTo().length === 2 && toldTo(), 'Cy told', 10_000, e.fake.changes);
     expect(told).toEqual([e.agent.user.id, cy.user.id]);
     // The guild's members were listed once for both offers (cached for a minute).
     expect(e.fake.memberListCalls).toBe(1);

@@ -181,11 +181,12 @@ describe.each([['SQLite'], ['Redis']] as const)(
     test('a full scenario, then every key family listed with its expiry', async () => {
       // Slack: the owner's settings, a question, a vote, a follow-up.
       await driver.command('/chatbot', 'set RateLimitCount 50', { user: 'U0ADMIN', channel: 'C0RSET' });
-      await waitFor(
+      const set = await waitFor(
         () =>
           slack.messages.find((m) => m.channel === 'C0RSET') ?? slack.ephemerals.find((m) => m.channel === 'C0RSET'),
         'the setting',
       );
+      expect(set.text).toMatch(/^Set RateLimitCount to 50/);
       const question = 'Homes for rent in Denver? (retention)';
       await driver.command('/ask', question, { user: 'U0USER1', channel: 'C0RUSER' });
       const root = await waitFor(
@@ -214,8 +215,13 @@ describe.each([['SQLite'], ['Redis']] as const)(
       );
       const follow = 'And with a garden? (retention)';
       await say('C0RUSER', root.ts, 'U0USER1', follow, '500001');
-      await waitFor(() => e.storedAnswers(follow).length > 0 || undefined, 'the follow-up answered');
-      await waitFor(() => e.app.store.keys('feedback:vote:').then((k) => k.length > 0 || undefined), 'the vote');
+      const followAnswers = await waitFor(
+        () => e.storedAnswers(follow).length > 0 && e.storedAnswers(follow),
+        'the follow-up answered',
+      );
+      expect(followAnswers[0]!.length).toBeGreaterThan(0);
+      const votes = await waitFor(() => e.app.store.keys('feedback:vote:').then((k) => k.length > 0 && k), 'the vote');
+      expect(votes).toHaveLength(1);
       await e.app.bridge.conversations.idle();
 
       // A handoff: the ticket claimed, a message relayed each way, closed.
@@ -230,16 +236,25 @@ describe.each([['SQLite'], ['Redis']] as const)(
         { channel: SLACK_HANDOFF, messageTs: ticket.ts },
         { user: 'U0AGENT' },
       );
-      await waitFor(() => !button(slack.message(SLACK_HANDOFF, ticket.ts)!, 'Claim') || undefined, 'the claim');
+      const claimedTicket = await waitFor(() => {
+        const now = slack.message(SLACK_HANDOFF, ticket.ts)!;
+        return !button(now, 'Claim') && now;
+      }, 'the claim');
+      expect(claimedTicket.text).toMatch(/^Claimed by Agent Smith/);
       const userText = 'Can I visit tomorrow? (retention)';
       await say('C0RUSER', root.ts, 'U0USER1', userText, '600001');
-      await waitFor(
-        () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes(userText)),
+      const toTicket = await waitFor(
+        () => slack.replies(SLACK_HANDOFF, ticket.ts).find((m) => m.text.includes('visit tomorrow')),
         'user -> ticket',
       );
+      expect(toTicket.text).toContain(userText);
       const agentText = 'Sure, 10am. (retention)';
       await say(SLACK_HANDOFF, ticket.ts, 'U0AGENT', agentText, '600002');
-      await waitFor(() => slack.replies('C0RUSER', root.ts).find((m) => m.text.includes(agentText)), 'agent -> user');
+      const toUser = await waitFor(
+        () => slack.replies('C0RUSER', root.ts).find((m) => m.text.includes('10am')),
+        'agent -> user',
+      );
+      expect(toUser.text).toContain(agentText);
       const claimed = slack.message(SLACK_HANDOFF, ticket.ts)!;
       const close = button(claimed, /close/i);
       if (close) await driver.click(close, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });

@@ -11,6 +11,7 @@ import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E, handoffIn } from 
 import type { FakeMember } from '../../../fakes/fake-discord';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { claimOnSlack } from '../../support/slack-claims';
 
 const SECRET = 'injection-signing-secret';
 const SLACK_HANDOFF = 'C0XINJECT';
@@ -80,11 +81,7 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
     for (const bad of ['<!channel', '<!here', '<@U0AGENT', '<https://evil.test'])
       expect(JSON.stringify(slack.calls.map((c) => c.args))).not.toContain(bad);
 
-    await driver.click(button(ticket, 'Claim')!, { channel: SLACK_HANDOFF, messageTs: ticket.ts }, { user: 'U0AGENT' });
-    const claimed = await waitFor(() => {
-      const m = slack.message(SLACK_HANDOFF, ticket.ts);
-      return m && !button(m, 'Claim') ? m : undefined;
-    }, 'the claim');
+    const claimed = await claimOnSlack(slack, driver, ticket, SLACK_HANDOFF, 'U0AGENT');
     expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
     const agentText = `Hello @everyone <@${victim.user.id}>`;
     await driver.event({

@@ -7,10 +7,11 @@
  * from such text, and what people see is still word for word.
  */
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
-import { button, shown } from '../../../fakes/slack-blocks';
+import { shown } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { sampleListing } from '../../service/contract';
+import { claimOnSlack } from '../../support/slack-claims';
 
 /** Everything a hostile text might try; U0USER2 and C0OTHER exist, evil.test is nobody's. */
 const INJECTION =
@@ -97,50 +98,39 @@ describe('Slack: injections ping nobody and show word for word', () => {
     );
     expect(ticket.text).toContain('<@U0USER1>');
     expect(shown(ticket.text)).toContain(`Please help ${INJECTION}`);
-    await e.driver.click(
-      button(ticket, 'Claim')!,
-      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
-      { user: 'U0AGENT' },
-    );
-    const claimed = await waitFor(() => {
-      const m = e.fake.message(HANDOFF_CHANNEL, ticket.ts);
-      return m && !button(m, 'Claim') ? m : undefined;
-    }, 'the claim');
+    const claimed = await claimOnSlack(e.fake, e.driver, ticket, HANDOFF_CHANNEL, 'U0AGENT');
     expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
 
-    // User -> ticket thread, as Slack delivers it (a literal `&` arrives as `&amp;`).
+    // Each side's message, as Slack delivers it (a literal `&` arrives as `&amp;`), shows on the other
+    // side word for word and live in no way.
     const now = Math.floor(Date.now() / 1000);
-    const userText = `From the user ${INJECTION}`;
-    await e.driver.event({
-      type: 'message',
-      channel: 'C0INJECT',
-      channel_type: 'channel',
-      user: 'U0USER1',
-      text: userText.replace(/&/g, '&amp;'),
-      ts: `${now}.300001`,
-      thread_ts: root.ts,
-    });
-    const toTicket = await waitFor(
-      () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes(userText)),
-      'the user message in the ticket thread',
-    );
-    expect(toTicket.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
-    // Agent -> user thread.
-    const agentText = `From the agent ${INJECTION}`;
-    await e.driver.event({
-      type: 'message',
-      channel: HANDOFF_CHANNEL,
-      channel_type: 'channel',
-      user: 'U0AGENT',
-      text: agentText.replace(/&/g, '&amp;'),
-      ts: `${now}.300002`,
-      thread_ts: ticket.ts,
-    });
-    const toUser = await waitFor(
-      () => e.fake.replies('C0INJECT', root.ts).find((m) => shown(m.text).includes(agentText)),
-      'the agent message in the user thread',
-    );
-    expect(toUser.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
+    const relays = [
+      { from: ['C0INJECT', root.ts, 'U0USER1'], to: [HANDOFF_CHANNEL, ticket.ts], text: `From the user ${INJECTION}` },
+      { from: [HANDOFF_CHANNEL, ticket.ts, 'U0AGENT'], to: ['C0INJECT', root.ts], text: `From the agent ${INJECTION}` },
+    ] as const;
+    for (const [
+      i,
+      {
+        from: [channel, threadTs, user],
+        to: [toChannel, toTs],
+        text,
+      },
+    ] of relays.entries()) {
+      await e.driver.event({
+        type: 'message',
+        channel,
+        channel_type: 'channel',
+        user,
+        text: text.replace(/&/g, '&amp;'),
+        ts: `${now}.30000${i + 1}`,
+        thread_ts: threadTs,
+      });
+      const relayed = await waitFor(
+        () => e.fake.replies(toChannel, toTs).find((m) => shown(m.text).includes(text)),
+        `"${text.slice(0, 14)}" relayed to ${toChannel}`,
+      );
+      expect(relayed.text).not.toMatch(/<!(channel|here|everyone)>|<@U0USER2>|<https:/);
+    }
     expect(messages.length).toBeGreaterThan(0);
     expectNoLiveMarkup(e, from);
   });

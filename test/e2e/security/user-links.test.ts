@@ -17,10 +17,12 @@ import {
 } from '../../support/discord-e2e';
 import type { FakeMessage as DiscordMessage } from '../../../fakes/fake-discord';
 import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
-import { button, shown } from '../../../fakes/slack-blocks';
+import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { firstLine, textMatching, ticketThreadOf } from '../../support/discord-flows';
+import { claimOnSlack } from '../../support/slack-claims';
+import { relayOnSlack } from '../../support/slack-handoff-flows';
 
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
@@ -85,46 +87,13 @@ describe('Slack: a user’s [label](url) shows as text with its URL', () => {
     );
     // Twice: the reason and the question in the transcript.
     expectSlackLinkAsText(ticket, 2);
-    await e.driver.click(
-      button(ticket, 'Claim')!,
-      { channel: HANDOFF_CHANNEL, messageTs: ticket.ts },
-      { user: 'U0AGENT' },
-    );
-    const claimed = await waitFor(() => {
-      const m = e.fake.message(HANDOFF_CHANNEL, ticket.ts);
-      return m && !button(m, 'Claim') ? m : undefined;
-    }, 'the claim');
+    const claimed = await claimOnSlack(e.fake, e.driver, ticket, HANDOFF_CHANNEL, 'U0AGENT');
     expect(claimed.text.split('\n')[0]).toMatch(/^Claimed by \S/);
 
-    const now = Math.floor(Date.now() / 1000);
-    await e.driver.event({
-      type: 'message',
-      channel: 'C0LINKS',
-      channel_type: 'channel',
-      user: 'U0USER1',
-      text: `From the user ${LINK}`,
-      ts: `${now}.500001`,
-      thread_ts: root.ts,
-    });
-    const toTicket = await waitFor(
-      () => e.fake.replies(HANDOFF_CHANNEL, ticket.ts).find((m) => shown(m.text).includes('From the user')),
-      'the user message in the ticket thread',
-    );
-    expectSlackLinkAsText(toTicket);
-    await e.driver.event({
-      type: 'message',
-      channel: HANDOFF_CHANNEL,
-      channel_type: 'channel',
-      user: 'U0AGENT',
-      text: `From the agent ${LINK}`,
-      ts: `${now}.500002`,
-      thread_ts: ticket.ts,
-    });
-    const toUser = await waitFor(
-      () => e.fake.replies('C0LINKS', root.ts).find((m) => shown(m.text).includes('From the agent')),
-      'the agent message in the user thread',
-    );
-    expectSlackLinkAsText(toUser);
+    const user = { channel: 'C0LINKS', threadTs: root.ts };
+    const agent = { channel: HANDOFF_CHANNEL, threadTs: ticket.ts };
+    expectSlackLinkAsText(await relayOnSlack(e, 'U0USER1', `From the user ${LINK}`, user, agent, 'From the user'));
+    expectSlackLinkAsText(await relayOnSlack(e, 'U0AGENT', `From the agent ${LINK}`, agent, user, 'From the agent'));
     // Nothing the bridge sent anywhere (edits included) made the user's link a masked link.
     const sent = JSON.stringify(e.fake.calls.slice(from).map((c) => c.args));
     expect(sent).not.toContain('|Reset your Slack password>');

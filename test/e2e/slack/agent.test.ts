@@ -7,27 +7,33 @@
  */
 import { agentContext } from '../../../src/surfaces/slack/agent';
 import type { FakeMessage } from '../../../fakes/fake-slack';
-import { startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 let seq = 0;
 const tsNow = (): string => `${Math.floor(Date.now() / 1000)}.${String(200000 + ++seq)}`;
 
 describe('Slack e2e: the agent experience (Messages tab)', () => {
-  let e: SlackE2E;
   let shift = 0;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 10, fake: { agentView: true }, now: () => Date.now() + shift });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() =>
+    startSlackE2E({ fragmentDelayMs: 10, fake: { agentView: true }, now: () => Date.now() + shift }),
+  );
 
   const open = (channel: string, user: string) =>
     e.driver.event({ type: 'app_home_opened', user, channel, tab: 'messages', event_ts: tsNow() });
   const greetings = (channel: string): FakeMessage[] =>
     e.fake.channelMessages(channel).filter((m) => m.user === e.fake.botUserId && !m.thread_ts);
+  /** The greetings in `channel` once there are `count`. */
+  const greeted = (channel: string, count = 1): Promise<FakeMessage[]> =>
+    waitFor(() => greetings(channel).length >= count && greetings(channel), `greeting ${count} in ${channel}`);
+  /** The channel the store keeps for U0USER1's agent context once it is no longer `was`. */
+  const contextOnceNot = (was: string | undefined): Promise<string> =>
+    waitFor(async () => {
+      const kept = (await agentContext(e.app.store, e.fake.team, 'U0USER1'))?.channel;
+      return kept !== was && kept;
+    }, `the context after ${was}`);
 
   test('opening the DM greets once a day and sets the suggested prompts on the DM (no thread)', async () => {
     expect((await open('D0AGENT1', 'U0USER1')).status).toBe(200);
@@ -45,22 +51,27 @@ describe('Slack e2e: the agent experience (Messages tab)', () => {
     await open('D0AGENT1', 'U0USER1');
     await open('D0AGENT1', 'U0USER1');
     await open('D0AGENT2', 'U0USER2');
-    await waitFor(() => greetings('D0AGENT2')[0], "the other user's greeting");
-    await waitFor(() => e.fake.busy === 0, 'the fake idle');
+    expect((await greeted('D0AGENT2'))[0]!.text).toMatch(/real-estate assistant/i);
+    expect(await waitFor(() => (e.fake.busy === 0 ? { busy: 0 } : undefined), 'the fake idle')).toEqual({ busy: 0 });
     expect(greetings('D0AGENT1')).toHaveLength(1);
     expect(e.fake.dmPrompts.get('D0AGENT1')).toHaveLength(1);
 
     // The next day: greeted again.
     shift += DAY_MS;
     await open('D0AGENT1', 'U0USER1');
-    await waitFor(() => greetings('D0AGENT1').length === 2, 'the next day greeting');
-    await waitFor(() => e.fake.dmPrompts.get('D0AGENT1')?.length === 2, 'the prompts set again');
+    const twice = await greeted('D0AGENT1', 2);
+    expect(twice.map((m) => m.text)).toEqual([greeting.text, greeting.text]);
+    const promptSets = await waitFor(() => {
+      const sets = e.fake.dmPrompts.get('D0AGENT1');
+      return sets?.length === 2 && sets;
+    }, 'the prompts set again');
+    expect(promptSets[1]).toEqual(promptSets[0]);
   });
 
   test('a DM question (no assistant_app_thread root) is streamed in its thread with status, title and rating', async () => {
     const channel = 'D0AGENT3';
     await open(channel, 'U0USER2');
-    await waitFor(() => greetings(channel)[0], 'the greeting');
+    expect((await greeted(channel))[0]!.text).toMatch(/real-estate assistant/i);
     const question = 'Which homes are available in Austin with a garden?';
     const ts = tsNow();
     await e.driver.event({ type: 'message', channel, channel_type: 'im', user: 'U0USER2', text: question, ts });
@@ -97,13 +108,14 @@ describe('Slack e2e: the agent experience (Messages tab)', () => {
       channel: 'D0AGENT1',
       context: context('C0A'),
     });
-    await waitFor(async () => (await agentContext(e.app.store, e.fake.team, 'U0USER1'))?.channel === 'C0A', 'C0A');
+    const first = await contextOnceNot(undefined);
+    expect(first).toBe('C0A');
     await e.driver.event({
       type: 'app_context_changed',
       user: 'U0USER1',
       channel: 'D0AGENT1',
       context: context('C0B'),
     });
-    await waitFor(async () => (await agentContext(e.app.store, e.fake.team, 'U0USER1'))?.channel === 'C0B', 'C0B');
+    expect(await contextOnceNot(first)).toBe('C0B');
   });
 });

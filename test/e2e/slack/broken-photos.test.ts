@@ -8,9 +8,11 @@
  * Covered for a list (chat.postMessage), both pages of a longer list (post, then chat.update), a
  * listing's detail card (/listing show) and the ephemeral delete confirmation (chat.postEphemeral).
  */
-import { ADMIN, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { ADMIN, startSlackE2E } from '../../support/slack-e2e';
 import { button } from '../../../fakes/slack-blocks';
 import { waitFor } from '../../../fakes/slack-requests';
+import { editedTo } from '../../support/slack-flows';
+import { useStarted } from '../../support/server-setup';
 
 const BROKEN_HOST = 'photos.unreachable.example';
 const broken = (n: number) => `https://${BROKEN_HOST}/lane/${n}.jpg`;
@@ -89,16 +91,15 @@ function refusedImages(call: { args: Record<string, unknown>; response: Record<s
 }
 
 describe('Slack e2e: a photo Slack cannot download', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({
+  const e = useStarted(async () => {
+    const started = await startSlackE2E({
       fragmentDelayMs: 2,
       fake: { unfetchableImageHosts: [BROKEN_HOST], notInChannels: ['G0PRIVATE'] },
     });
-    const chatbot = e.service.chatbotId;
-    const base = e.service.context.listings.search(chatbot, { city: 'Austin' }, 1)[0]!.data;
+    const chatbot = started.service.chatbotId;
+    const base = started.service.context.listings.search(chatbot, { city: 'Austin' }, 1)[0]!.data;
     const add = (city: string, n: number, image: string) =>
-      e.service.context.listings.create(chatbot, {
+      started.service.context.listings.create(chatbot, {
         ...base,
         Status: 'Active',
         City: city,
@@ -114,9 +115,7 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     add('Caldwell', 3, good(3));
     // Nampa: fifteen listings over two pages of ten, every other photo unfetchable.
     for (let n = 11; n <= 25; n += 1) add('Nampa', n, n % 2 === 0 ? broken(n) : good(n));
-  });
-  afterAll(async () => {
-    await e?.close();
+    return started;
   });
 
   test('a list is still posted, once, without the broken photo; the other cards keep theirs', async () => {
@@ -154,7 +153,7 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     noAccessoryPhotos(msg.blocks);
 
     await e.driver.click(button(msg, /Next/)!, { channel: 'C0PAGES', messageTs: msg.ts });
-    await waitFor(() => (/page 2 of/.test(e.fake.message('C0PAGES', msg.ts)!.text) ? true : undefined), 'page 2');
+    expect((await editedTo(e.fake, 'C0PAGES', msg.ts, /page 2/)).text).toMatch(/page 2 of \d+/);
     const updates = e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0PAGES');
     expect(updates.map((c) => c.response.error ?? 'ok')).toEqual(['invalid_blocks', 'ok']);
     const page2 = e.fake.message('C0PAGES', msg.ts)!;

@@ -2,19 +2,15 @@
  * Button updates (listing pages) are chat.update calls the relay does not make: they spend the same
  * workspace budget as the answers' edits, so a burst of clicks while answers stream gets no 429.
  */
-import { startSlackE2E, waitForAnswer, rootFor, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, waitForAnswer, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { editedTo } from '../../support/slack-flows';
+import { useStarted } from '../../support/server-setup';
 import { button } from '../../../fakes/slack-blocks';
 
 describe('Slack e2e: button updates share the chat.update budget', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    // chat.update relaying, so answers and clicks draw on the one Tier 3 budget.
-    e = await startSlackE2E({ fake: { streaming: 'feature_not_enabled' }, fragmentDelayMs: 10 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  // chat.update relaying, so answers and clicks draw on the one Tier 3 budget.
+  const e = useStarted(() => startSlackE2E({ fake: { streaming: 'feature_not_enabled' }, fragmentDelayMs: 10 }));
 
   test('60 listings Next clicks during 5 streaming answers: every page and answer shown, no 429', async () => {
     const channels = ['C0PACE0', 'C0PACE1', 'C0PACE2'];
@@ -40,11 +36,7 @@ describe('Slack e2e: button updates share the chat.update budget', () => {
     for (const ack of acks) expect(ack.status).toBe(200);
 
     for (const msg of pages) {
-      await waitFor(
-        () => /page 2 of/.test(e.fake.message(msg.channel, msg.ts)!.text),
-        `page 2 in ${msg.channel}`,
-        30_000,
-      );
+      expect((await editedTo(e.fake, msg.channel, msg.ts, /page 2/, 30_000)).text).toMatch(/page 2 of \d+/);
     }
     await Promise.all(
       asks.map(async (a) => {

@@ -6,7 +6,9 @@
  */
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { waitFor } from '../../../fakes/slack-requests';
-import { AGENT, askForHuman, HANDOFF_CHANNEL, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { AGENT, askForHuman, HANDOFF_CHANNEL, startSlackE2E } from '../../support/slack-e2e';
+import { useStarted } from '../../support/server-setup';
+import { becomes, ephemeralTo } from '../../support/slack-flows';
 
 const USERS = 'C0LEADS';
 const ADA = 'U0USER1';
@@ -15,11 +17,9 @@ const CY = 'U0AG3';
 const HELPER_BOT = 'U0HELPER';
 
 describe('Slack: round-robin over the handoff channel members', () => {
-  let e: SlackE2E;
   let offset = 0;
-
-  beforeAll(async () => {
-    e = await startSlackE2E({
+  const e = useStarted(async () => {
+    const started = await startSlackE2E({
       env: { HANDOFF_ASSIGN: 'round-robin', HANDOFF_OFFER_S: '120' },
       fake: {
         users: {
@@ -32,11 +32,9 @@ describe('Slack: round-robin over the handoff channel members', () => {
       },
       now: () => Date.now() + offset,
     });
-    e.fake.bots.add(HELPER_BOT);
-    e.fake.channelMembers[HANDOFF_CHANNEL] = [AGENT, HELPER_BOT, e.fake.botUserId, CY, BEA];
-  });
-  afterAll(async () => {
-    await e?.close();
+    started.fake.bots.add(HELPER_BOT);
+    started.fake.channelMembers[HANDOFF_CHANNEL] = [AGENT, HELPER_BOT, started.fake.botUserId, CY, BEA];
+    return started;
   });
 
   const offersIn = (ticket: FakeMessage): string[] =>
@@ -48,26 +46,20 @@ describe('Slack: round-robin over the handoff channel members', () => {
   test('the away member is skipped, the next available is offered it, then the next after HANDOFF_OFFER_S', async () => {
     const from = e.fake.ephemerals.length;
     await e.driver.command('/handoff', 'away', { user: CY, channel: HANDOFF_CHANNEL });
-    await waitFor(
-      () => e.fake.ephemerals.slice(from).find((m) => m.user === CY && /^You are away/.test(m.text)),
-      'away',
-    );
+    const away = await ephemeralTo(e.fake, CY, /^You are away/, from);
+    expect(away.channel).toBe(HANDOFF_CHANNEL);
 
     const question = 'I am looking for a 3 bedroom house in Austin';
     const { ticket } = await askForHuman(e, ADA, USERS, question);
     // Members in id order: Bea, Cy (away), Agent Smith; the bridge and the helper bot are never offered one.
-    await waitFor(() => (offersIn(ticket).length === 1 ? true : undefined), 'the first offer');
-    expect(offersIn(ticket)).toEqual([BEA]);
-    await waitFor(
-      () =>
-        e.fake
-          .channelMessages(HANDOFF_CHANNEL)
-          .find((m) => m.ts === ticket.ts)
-          ?.text.includes('Offered to Bea Agent')
-          ? true
-          : undefined,
-      'the ticket naming Bea',
+    const offers = () => offersIn(ticket).length > 0 && offersIn(ticket);
+    expect(await waitFor(offers, 'the first offer')).toEqual([BEA]);
+    const named = await becomes(
+      () => e.fake.message(HANDOFF_CHANNEL, ticket.ts)?.text,
+      /Offered to /,
+      'the ticket naming the offered agent',
     );
+    expect(named).toContain('Offered to Bea Agent');
 
     // Within the offer nothing moves.
     await e.app.bridge.handoffs.sweepUnclaimed();
@@ -75,8 +67,10 @@ describe('Slack: round-robin over the handoff channel members', () => {
     // After HANDOFF_OFFER_S: the next available member (not Cy, who is away).
     offset += 121_000;
     await e.app.bridge.handoffs.sweepUnclaimed();
-    await waitFor(() => (offersIn(ticket).length === 2 ? true : undefined), 'the re-offer');
-    expect(offersIn(ticket)).toEqual([BEA, AGENT]);
+    expect(await waitFor(() => offersIn(ticket).length === 2 && offersIn(ticket), 'the re-offer')).toEqual([
+      BEA,
+      AGENT,
+    ]);
     // Each offered agent is also told privately, once, in the ticket thread (through the notice outbox).
     const told = await waitFor(() => {
       const privately = e.fake.ephemerals.filter((m) => /^A handoff ticket is offered to you/.test(m.text));

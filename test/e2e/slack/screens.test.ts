@@ -3,24 +3,26 @@
  * as a badge, no internal ids or wire values, a short list on one page, a photo Slack cannot
  * download never costing the message, /analytics replacing its progress message.
  */
-import { startSlackE2E, ADMIN, HANDOFF_CHANNEL, rootFor, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { startSlackE2E, ADMIN, HANDOFF_CHANNEL, rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { editedTo } from '../../support/slack-flows';
+import { useStarted } from '../../support/server-setup';
+import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 import { button } from '../../../fakes/slack-blocks';
 
 const BROKEN_HOST = 'photos.unreachable.example';
 
 describe('Slack e2e: the everyday screens', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 2, fake: { unfetchableImageHosts: [BROKEN_HOST] } });
+  const e = useStarted(async () => {
+    const started = await startSlackE2E({ fragmentDelayMs: 2, fake: { unfetchableImageHosts: [BROKEN_HOST] } });
     // Two Boise listings: one whose photo Slack cannot download, one whose photo is fine.
-    const chatbot = e.service.chatbotId;
-    const base = e.service.context.listings.search(chatbot, { city: 'Austin' }, 1)[0]!.data;
+    const chatbot = started.service.chatbotId;
+    const base = started.service.context.listings.search(chatbot, { city: 'Austin' }, 1)[0]!.data;
     for (const [i, image] of [
       `https://${BROKEN_HOST}/boise/1.jpg`,
       'https://images.example.com/boise/2.jpg',
     ].entries()) {
-      e.service.context.listings.create(chatbot, {
+      started.service.context.listings.create(chatbot, {
         ...base,
         City: 'Boise',
         State: 'ID',
@@ -30,9 +32,7 @@ describe('Slack e2e: the everyday screens', () => {
         Images: [image],
       });
     }
-  });
-  afterAll(async () => {
-    await e?.close();
+    return started;
   });
 
   test('a photo Slack cannot download: refused with invalid_blocks, the list posted again without it', async () => {
@@ -181,18 +181,21 @@ describe('Slack e2e: the everyday screens', () => {
       () => e.fake.channelMessages('C0ANALYTICS').find((m) => m.history[0]?.startsWith('Crunching')),
       'the progress message',
     );
-    await waitFor(
-      () => (/Conversations: \d/.test(progress.text) ? true : undefined),
-      'the figures in place of the progress note',
-    );
+    const figures = await editedTo(e.fake, 'C0ANALYTICS', progress.ts, /Conversations: /);
+    expect(figures.text).toMatch(/Conversations: \d+/);
     expect(progress.text).toContain('Analytics for Skyline Realty Assistant');
     expect(e.fake.channelMessages('C0ANALYTICS').some((m) => m.text.includes('Crunching'))).toBe(false);
-    await waitFor(
-      () =>
-        e.fake.callsOf('files.completeUploadExternal').length + e.fake.callsOf('files.upload').length > 0
-          ? true
-          : undefined,
+    const upload = await waitFor(
+      () => [...e.fake.uploads.values()].find((u) => u.channel === 'C0ANALYTICS' && u.data.length > 0),
       'the chart upload',
     );
+    // The chart is a PNG carrying the figures' panels.
+    expect(panelOf(chartSpecOf(pngInBody(upload.data))!, 'Handoffs').labels).toEqual([
+      'Opened',
+      'Claimed',
+      'Closed',
+      'Cancelled',
+      'Timed out',
+    ]);
   });
 });

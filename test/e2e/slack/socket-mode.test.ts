@@ -8,6 +8,7 @@ import { startSlackSocketE2E } from '../../support/fake-slack-socket';
 import { waitFor } from '../../../fakes/slack-requests';
 import { button } from '../../../fakes/slack-blocks';
 import { useStarted } from '../../support/server-setup';
+import { editedTo } from '../../support/slack-flows';
 
 describe('Slack e2e: Socket Mode', () => {
   const e = useStarted(() => startSlackSocketE2E({ fragmentDelayMs: 5 }));
@@ -66,17 +67,17 @@ describe('Slack e2e: Socket Mode', () => {
     await e.socket.waitAck(envelopeId);
     expect(e.socket.lateAcks).toEqual([]);
     const stored = await waitFor(() => e.storedAnswers(followUp).at(-1), 'the follow-up answer stored');
-    await waitFor(() => {
-      const later = answerMessages(e.fake, 'C0SOCKASK', askRoot).slice(before);
+    const squeeze = (t: string): string => t.replace(/\s+/g, '');
+    const later = await waitFor(() => {
+      const msgs = answerMessages(e.fake, 'C0SOCKASK', askRoot).slice(before);
       return (
-        later.length > 0 &&
-        later.every((m) => !m.streaming) &&
-        later
-          .map((m) => m.text)
-          .join('')
-          .replace(/\s+/g, '') === stored.replace(/\s+/g, '')
+        msgs.length > 0 &&
+        msgs.every((m) => !m.streaming) &&
+        squeeze(msgs.map((m) => m.text).join('')) === squeeze(stored) &&
+        msgs
       );
     }, 'the follow-up answer in the thread');
+    expect(squeeze(later.map((m) => m.text).join(''))).toBe(squeeze(stored));
     const sessions = e.service.context.db
       .prepare(`SELECT DISTINCT session_id FROM messages WHERE role='user' AND content IN (?, ?)`)
       .all(question, followUp);
@@ -112,14 +113,18 @@ describe('Slack e2e: Socket Mode', () => {
     const click = e.socket.click(button(msg, /Next/)!, { channel: 'C0SOCKLIST', messageTs: msg.ts });
     await e.socket.waitAck(click);
     expect(e.socket.lateAcks).toEqual([]);
-    await waitFor(() => /page 2 of/.test(e.fake.message('C0SOCKLIST', msg.ts)!.text), 'page 2 in the same message');
+    expect((await editedTo(e.fake, 'C0SOCKLIST', msg.ts, /page 2/)).text).toMatch(/page 2 of \d+/);
     expect(e.fake.channelMessages('C0SOCKLIST')).toHaveLength(1);
     expect(button(e.fake.message('C0SOCKLIST', msg.ts)!, /Prev/)).toBeDefined();
   });
 
   test('when Slack asks the client to reconnect, it fetches a new URL and keeps working', async () => {
     e.socket.requestDisconnect();
-    await waitFor(() => e.socket.connections === 2 && e.socket.connected, 'the reconnection', 15_000);
+    const link = () => ({ connections: e.socket.connections, connected: e.socket.connected });
+    expect(await waitFor(() => e.socket.connections === 2 && link(), 'the reconnection', 15_000)).toEqual({
+      connections: 2,
+      connected: true,
+    });
     expect(e.socket.opens.map((o) => o.ok)).toEqual([true, true]);
     const q = 'Any condos in Denver?';
     const envelopeId = e.socket.slashCommand('/ask', q, { user: 'U0USER2', channel: 'C0SOCKAGAIN' });
@@ -155,17 +160,30 @@ describe('Slack e2e: Socket Mode survives Slack failing a reconnect', () => {
     e.socket.failOpens(Number.MAX_SAFE_INTEGER, 503);
     e.socket.requestDisconnect();
     // One whole reconnect failed (the first try and the Web API client's retries).
-    await waitFor(() => e.socket.opens.filter((o) => !o.ok).length >= 3, 'the failed reconnect attempts', 20_000);
+    const failed = await waitFor(
+      () => {
+        const refused = e.socket.opens.filter((o) => !o.ok);
+        return refused.length >= 3 && refused;
+      },
+      'the failed reconnect attempts',
+      20_000,
+    );
+    expect(failed.slice(0, 3)).toEqual([
+      { authorization: 'failed', ok: false },
+      { authorization: 'failed', ok: false },
+      { authorization: 'failed', ok: false },
+    ]);
     expect(e.socket.connected).toBe(false);
     // Deaf to Slack means not ready: an orchestrator can see it.
     const down = await fetch(`${e.app.url}/healthz`);
     expect(down.status).toBe(503);
     e.socket.failOpens(0);
-    await waitFor(
-      () => e.socket.connections === 2 && e.socket.connected,
+    const back = await waitFor(
+      () => e.socket.connected && { connections: e.socket.connections, connected: e.socket.connected },
       'a reconnection after Slack recovered',
       25_000,
     );
+    expect(back).toEqual({ connections: 2, connected: true });
     const q = 'Show me homes for sale in Austin';
     const envelopeId = e.socket.slashCommand('/ask', q, { channel: 'C0BACK' });
     await e.socket.waitAck(envelopeId);
