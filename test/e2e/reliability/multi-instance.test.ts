@@ -46,14 +46,7 @@ describe('reliability: two instances on one Redis', () => {
   test('an event delivered to A and redelivered to B (X-Slack-Retry-Num: 1) is answered once', async () => {
     const question = 'Homes for sale in Austin please';
     const first = await rig.mention(viaA, 'C0DEDUPE', question);
-    const { ts } = first;
-    const event = {
-      type: 'app_mention',
-      channel: 'C0DEDUPE',
-      user: 'U0USER1',
-      text: `<@${rig.fake.botUserId}> ${question}`,
-      ts,
-    };
+    const { ts, event } = first;
     const retry = await viaB.event(event, { eventId: first.eventId, retryNum: 1 });
     // Slack also sends the same message as a message.channels event, with another event id, to B.
     const asMessage = await viaB.event({

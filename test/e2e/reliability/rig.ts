@@ -122,13 +122,13 @@ export class Rig {
     channel: string,
     question: string,
     user = 'U0USER1',
-  ): Promise<{ ts: string; question: string; eventId: string }> {
+  ): Promise<{ ts: string; question: string; eventId: string; event: Record<string, string> }> {
     const driver = via instanceof SlackDriver ? via : this.driverOf(via);
     const ts = nextTs();
-    const text = `<@${this.fake.botUserId}> ${question}`;
-    const res = await driver.event({ type: 'app_mention', channel, user, text, ts });
+    const event = { type: 'app_mention', channel, user, text: `<@${this.fake.botUserId}> ${question}`, ts };
+    const res = await driver.event(event);
     expect(res.status).toBe(200);
-    return { ts, question, eventId: res.eventId };
+    return { ts, question, eventId: res.eventId, event };
   }
 
   /** Where in the thread's bot replies the service's answer to `question` starts, once shown in full. */
