@@ -4,13 +4,13 @@
  * methods live under /api/, native streaming and users.info not implemented at all (HTTP 404, not
  * Slack's `unknown_method`), and an auth.test answer with only the bot's user id.
  */
-import { ADMIN, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 
 describe('Slack e2e: a Web API with other habits', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({
+  const e = useStarted(() =>
+    startSlackE2E({
       fake: {
         servePrefix: '/api/',
         missingMethods: ['chat.startStream', 'chat.appendStream', 'chat.stopStream', 'users.info'],
@@ -20,11 +20,8 @@ describe('Slack e2e: a Web API with other habits', () => {
       // Answers stream over a second or two, so the relay starts streaming before the answer is
       // whole (a finished answer is posted whole, with nothing to stream).
       fragmentDelayMs: 80,
-    });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+    }),
+  );
 
   test('SLACK_API_URL as a bare origin: the Web API under /api/ is found and the app gets ready', async () => {
     const res = await fetch(`${e.app.url}/healthz`);
@@ -101,13 +98,7 @@ describe('Slack e2e: a Web API with other habits', () => {
 });
 
 describe('Slack e2e: growth by chat.update where chat.startStream is unknown_method', () => {
-  let e: SlackE2E;
-  beforeAll(async () => {
-    e = await startSlackE2E({ fake: { streaming: 'unknown_method' }, fragmentDelayMs: 20 });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startSlackE2E({ fake: { streaming: 'unknown_method' }, fragmentDelayMs: 20 }));
 
   test('the visible text grows in several steps and always starts the final text', async () => {
     const q = 'Tell me about all listings, the long answer';
