@@ -4,6 +4,9 @@
  */
 import type { FakeEphemeral, FakeMessage, FakeSlack } from '../../fakes/fake-slack';
 import { waitFor } from '../../fakes/wait-for';
+import { button } from '../../fakes/slack-blocks';
+import type { SlackDriver } from '../../fakes/slack-requests';
+import { rootFor } from './slack-e2e';
 
 /** The first of `texts()` (a thread, a channel) that matches `re`, once there is one. */
 export function textMatching(
@@ -62,4 +65,20 @@ export function editedTo(
     `${channel}/${ts} matching ${re}`,
     timeoutMs,
   );
+}
+
+/** `user` asks `question` with /ask in `channel`: the conversation's root and the answer that offers "Talk to a human". */
+export async function askAnswered(
+  e: { fake: FakeSlack; driver: SlackDriver },
+  user: string,
+  channel: string,
+  question: string,
+): Promise<{ root: FakeMessage; answer: FakeMessage }> {
+  await e.driver.command('/ask', question, { user, channel });
+  const root = await waitFor(() => rootFor(e.fake, channel, question), `the root of "${question}"`);
+  const answer = await waitFor(
+    () => e.fake.replies(channel, root.ts).find((m) => button(m, 'Talk to a human')),
+    `the answer to "${question}"`,
+  );
+  return { root, answer };
 }

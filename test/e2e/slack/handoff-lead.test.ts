@@ -10,7 +10,7 @@ import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button, buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { becomes, ephemeralTo as ephemeralIn, textMatching } from '../../support/slack-flows';
+import { askAnswered, becomes, ephemeralTo as ephemeralIn, textMatching } from '../../support/slack-flows';
 import { useStarted } from '../../support/server-setup';
 import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 
@@ -282,12 +282,7 @@ describe('Slack: a lead through a handoff', () => {
 
   test('/handoff queue for agents and admins; the App Home view for channel members', async () => {
     const question = 'Any condos for rent in Miami?';
-    await e.driver.command('/ask', question, { user: GRACE, channel: USERS });
-    const graceRoot = await waitFor(() => rootFor(e.fake, USERS, question), 'Grace’s conversation');
-    const graceAnswer = await waitFor(
-      () => e.fake.replies(USERS, graceRoot.ts).find((m) => button(m, 'Talk to a human')),
-      'Grace’s answer',
-    );
+    const { root: graceRoot, answer: graceAnswer } = await askAnswered(e, GRACE, USERS, question);
     expect(graceAnswer).toMatchObject({ user: e.fake.botUserId, thread_ts: graceRoot.ts });
     await e.driver.command('/handoff', 'I want a viewing', { user: GRACE, channel: USERS });
     const second = await waitFor(
@@ -373,12 +368,7 @@ describe('Slack: a lead through a handoff', () => {
 
   test('a claim and a close whose ticket update fails still tell both sides', async () => {
     const question = 'Any houses for sale in Denver?';
-    await e.driver.command('/ask', question, { user: ADA, channel: USERS });
-    const third = await waitFor(() => rootFor(e.fake, USERS, question), 'the third conversation');
-    const thirdAnswer = await waitFor(
-      () => e.fake.replies(USERS, third.ts).find((m) => button(m, 'Talk to a human')),
-      'its answer',
-    );
+    const { root: third, answer: thirdAnswer } = await askAnswered(e, ADA, USERS, question);
     expect(thirdAnswer).toMatchObject({ user: e.fake.botUserId, thread_ts: third.ts });
     await e.driver.command('/handoff', 'urgent', { user: ADA, channel: USERS });
     const t3 = await waitFor(

@@ -97,23 +97,11 @@ describe('the shell on a terminal: a rewrite with a line typed below it', () => 
     expect(screen[result + 3]).toBe('(your next message starts a new conversation)');
   });
 
-  it('with nothing typed meanwhile, the result takes the progress line in place', async () => {
-    const r = rig();
-    r.type('/analytics\r');
-    await r.shows('Crunching analytics');
-    r.release('Analytics for Skyline Realty Assistant\nConversations: 3');
-    await r.shows('Conversations: 3');
-    r.finish();
-    await r.done;
-    const screen = r.screen();
-    expect(screen.join('\n')).not.toContain('Crunching analytics');
-    const result = screen.indexOf('bot› Analytics for Skyline Realty Assistant');
-    expect(screen[result - 1]).toBe('you› /analytics');
-    expect(screen[result + 1]).toBe('Conversations: 3');
-  });
-
-  it('on a terminal that reports no width, the result still takes the progress line (80 columns assumed)', async () => {
-    const r = rig(0);
+  it.each([
+    ['with nothing typed meanwhile, the result takes the progress line in place', undefined],
+    ['on a terminal that reports no width, the result still takes the progress line (80 columns assumed)', 0],
+  ] as const)('%s', async (_, columns) => {
+    const r = columns === undefined ? rig() : rig(columns);
     r.type('/analytics\r');
     await r.shows('Crunching analytics');
     r.release('Analytics for Skyline Realty Assistant\nConversations: 3');
@@ -125,5 +113,6 @@ describe('the shell on a terminal: a rewrite with a line typed below it', () => 
     expect(screen.join('\n')).not.toContain('Crunching analytics');
     const result = screen.indexOf('bot› Analytics for Skyline Realty Assistant');
     expect(screen[result - 1]).toBe('you› /analytics');
+    expect(screen[result + 1]).toBe('Conversations: 3');
   });
 });
