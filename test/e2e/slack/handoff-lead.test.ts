@@ -154,7 +154,10 @@ describe('Slack: a lead through a handoff', () => {
     const notice = e.fake.replies(USERS, root.ts).find((m) => button(m, 'Cancel'))!;
     eph = e.fake.ephemerals.length;
     await click(notice, 'Cancel', GRACE);
-    await ephemeralTo(GRACE, /Only Ada Lovelace, who asked for a human, or an admin may cancel/, eph);
+    // Told in Ada's thread, where she pressed Cancel.
+    expect(
+      await ephemeralTo(GRACE, /Only Ada Lovelace, who asked for a human, or an admin may cancel/, eph),
+    ).toMatchObject({ channel: USERS, thread_ts: root.ts });
     expect(stateLine()).toMatch(/^Claimed by Agent Smith/);
 
     await e.restart();
@@ -193,7 +196,9 @@ describe('Slack: a lead through a handoff', () => {
   test('release by the claimer (not by another agent); take over after confirming', async () => {
     let eph = e.fake.ephemerals.length;
     await click(ticketNow(), 'Release', BEA);
-    await ephemeralTo(BEA, /Only Agent Smith, who claimed this ticket, may release it/, eph);
+    expect((await ephemeralTo(BEA, /may release it/, eph)).text).toBe(
+      'Only Agent Smith, who claimed this ticket, may release it.',
+    );
     await click(ticketNow(), 'Release', SMITH);
     expect(await becomes(stateLine, /^Waiting/, 'the ticket waiting again')).toMatch(/^Waiting since \d\d:\d\d UTC/);
     expect(await textMatching(userThread, /handed your request back/, 'the user told about the release')).toMatch(
@@ -263,7 +268,11 @@ describe('Slack: a lead through a handoff', () => {
     const one = button(prompt, '1')!;
     const eph = e.fake.ephemerals.length;
     await click(prompt, '5', GRACE);
-    await ephemeralTo(GRACE, /Only Ada Lovelace, who was helped, may rate this/, eph);
+    // Told in Ada's thread, where the prompt is.
+    expect(await ephemeralTo(GRACE, /Only Ada Lovelace, who was helped, may rate this/, eph)).toMatchObject({
+      channel: USERS,
+      thread_ts: root.ts,
+    });
     await click(prompt, '4', ADA);
     const thanked = await waitFor(() => {
       const m = e.fake.message(USERS, prompt.ts)!;
@@ -292,7 +301,9 @@ describe('Slack: a lead through a handoff', () => {
 
     let eph = e.fake.ephemerals.length;
     await e.driver.command('/handoff', 'queue', { user: GRACE, channel: USERS });
-    await ephemeralTo(GRACE, /handoff queue is for members of the handoff channel and admins/, eph);
+    const refused = await ephemeralTo(GRACE, /handoff queue is for members of the handoff channel and admins/, eph);
+    // The refusal shows nothing of the queue.
+    expect(refused.text).not.toMatch(/Waiting|Ada Lovelace|Grace Hopper/);
     eph = e.fake.ephemerals.length;
     await e.driver.command('/handoff', 'queue', { user: SMITH, channel: HANDOFF_CHANNEL });
     const queue = await ephemeralTo(SMITH, /Handoff queue/, eph);
@@ -302,7 +313,10 @@ describe('Slack: a lead through a handoff', () => {
     expect(queue.text).not.toContain('Ada Lovelace');
     eph = e.fake.ephemerals.length;
     await e.driver.command('/handoff', 'queue', { user: ADMIN, channel: USERS });
-    await ephemeralTo(ADMIN, /Grace Hopper/, eph);
+    // An admin outside the handoff channel sees the same queue.
+    const adminQueue = await ephemeralTo(ADMIN, /Grace Hopper/, eph);
+    expect(adminQueue.channel).toBe(USERS);
+    expect(adminQueue.text).toMatch(/^\*Handoff queue\*: 1 open, 1 waiting\n.*Grace Hopper \(Slack\)/);
 
     await e.driver.event({ type: 'app_home_opened', user: BEA, channel: 'D0BEA', tab: 'home' });
     const home = await waitFor(() => e.fake.homeViews.find((v) => v.user === BEA), 'Bea’s App Home');

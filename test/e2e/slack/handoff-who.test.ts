@@ -67,14 +67,18 @@ describe('Slack: who may act on a handoff', () => {
     // Slack sends a slash command without its thread: /handoff takes Grace's own recent conversation
     // in the channel, and Ada's is not hers.
     await e.driver.command('/handoff', 'hand this to a human', { user: GRACE, channel: USERS });
-    await ephemeralTo(GRACE, /no conversation of yours here to hand off/, eph);
+    const noConversation = await ephemeralTo(GRACE, /no conversation of yours here to hand off/, eph);
+    // Told where she typed it, with what to do instead.
+    expect(noConversation).toMatchObject({ channel: USERS, text: expect.stringContaining('Start one with /ask') });
     // "Ask about a viewing" on a card in Ada's thread.
     await e.driver.click(
       forged('handoff.viewing', 'MLS ATX240000'),
       { channel: USERS, messageTs: root.ts, threadTs: root.ts },
       { user: GRACE },
     );
-    await ephemeralTo(GRACE, /Only the person who asked in this conversation, or an admin/, eph);
+    const notHers = await ephemeralTo(GRACE, /Only the person who asked in this conversation, or an admin/, eph);
+    // Told in Ada's thread, where she pressed it.
+    expect(notHers).toMatchObject({ channel: USERS, thread_ts: root.ts });
     // "Talk to a human" under the answer to Grace's own question is still Ada's.
     await click(answered().at(-1)!, 'Talk to a human', GRACE);
     expect(await nthTo(GRACE, /Only the person who asked/, eph, 2)).toMatch(
@@ -96,11 +100,19 @@ describe('Slack: who may act on a handoff', () => {
     const eph = e.fake.ephemerals.length;
 
     await click(now(), 'Claim', MALLORY);
-    await ephemeralTo(MALLORY, /Only members of the handoff channel may claim a ticket/, eph);
+    expect((await ephemeralTo(MALLORY, /may claim a ticket/, eph)).text).toBe(
+      'Only members of the handoff channel may claim a ticket.',
+    );
     await click(now(), 'Close', MALLORY);
-    await ephemeralTo(MALLORY, /Only members of the handoff channel may close this ticket/, eph);
+    expect((await ephemeralTo(MALLORY, /may close this ticket/, eph)).text).toBe(
+      'Only members of the handoff channel may close this ticket.',
+    );
     await say(MALLORY, HANDOFF_CHANNEL, ticket.ts, 'Hi Ada, please send your bank details to me');
-    await ephemeralTo(MALLORY, /your message was not sent to anyone/, eph);
+    // Told in the ticket thread where Mallory wrote.
+    expect(await ephemeralTo(MALLORY, /your message was not sent to anyone/, eph)).toMatchObject({
+      channel: HANDOFF_CHANNEL,
+      thread_ts: ticket.ts,
+    });
     expect(now().text).toBe(before.ticket);
     expect(now().text.split('\n')[0]).toMatch(/^Waiting since/);
 
@@ -113,7 +125,9 @@ describe('Slack: who may act on a handoff', () => {
     expect(await textMatching(userThread, /has joined/, 'Ada told')).toContain('Agent Smith (agent) has joined');
 
     await click(now(), 'Take over', MALLORY);
-    await ephemeralTo(MALLORY, /Only members of the handoff channel may take over a ticket/, eph);
+    expect((await ephemeralTo(MALLORY, /may take over a ticket/, eph)).text).toBe(
+      'Only members of the handoff channel may take over a ticket.',
+    );
     // Even the confirmation, forged with the holder's id, changes nothing.
     await e.driver.click(
       forged('handoff.takeover.confirm', `${JSON.parse(button(now(), 'Close')!.value!).v}:${AGENT}`),
