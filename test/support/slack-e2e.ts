@@ -88,19 +88,26 @@ export function rootFor(fake: FakeSlack, channel: string, question: string): Fak
   return fake.channelMessages(channel).find((m) => shown(m.text).includes(`> ${question.split('\n')[0]}`));
 }
 
-/** Wait for an answer in a thread to equal what the service stored for the question. */
+/**
+ * Wait for an answer in a thread to equal what the service stored for the question. `after`: how many
+ * of the bot's replies the thread held before the question, so an earlier answer with the same text
+ * is not taken for this one.
+ */
 export async function waitForAnswer(
   e: SlackE2E,
   channel: string,
   threadTs: string,
   question: string,
   timeoutMs = 20_000,
+  after = 0,
 ): Promise<{ answer: string; messages: FakeMessage[] }> {
   return waitFor(
     () => {
       const stored = e.storedAnswers(question).at(-1);
       if (stored === undefined) return undefined;
-      const msgs = answerMessages(e.fake, channel, threadTs).filter((m) => !m.streaming);
+      const msgs = answerMessages(e.fake, channel, threadTs)
+        .slice(after)
+        .filter((m) => !m.streaming);
       // The answer's messages are the bot's replies after the last one not part of it (none yet here).
       for (let start = 0; start < msgs.length; start++) {
         const tail = msgs.slice(start);

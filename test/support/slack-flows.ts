@@ -4,9 +4,14 @@
  */
 import type { FakeEphemeral, FakeMessage, FakeSlack } from '../../fakes/fake-slack';
 import { waitFor } from '../../fakes/wait-for';
-import { button } from '../../fakes/slack-blocks';
+import { button, shown } from '../../fakes/slack-blocks';
 import type { SlackDriver } from '../../fakes/slack-requests';
 import { rootFor } from './slack-e2e';
+
+/** The first line of an answer as Slack shows it (its first message's), e.g. "I found 2 condos in Denver:". */
+export function firstLineOf(messages: readonly FakeMessage[]): string {
+  return shown(messages[0]?.text ?? '').split('\n')[0]!;
+}
 
 /** The first of `texts()` (a thread, a channel) that matches `re`, once there is one. */
 export function textMatching(

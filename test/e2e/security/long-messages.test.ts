@@ -10,6 +10,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { shown } from '../../../fakes/slack-blocks';
 import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
+import { firstLineOf } from '../../support/slack-flows';
 import { useStarted } from '../../support/server-setup';
 
 const CHANNEL = 'C0LONG';
@@ -44,7 +45,8 @@ describe('Slack: two 39,000-character messages, then /handoff', () => {
     const question = 'Homes for sale in Austin?';
     await e.driver.command('/ask', question, { user: 'U0USER1', channel: CHANNEL });
     const root = await waitFor(() => rootFor(e.fake, CHANNEL, question), 'the root');
-    await waitForAnswer(e, CHANNEL, root.ts, question);
+    const { messages } = await waitForAnswer(e, CHANNEL, root.ts, question);
+    expect(firstLineOf(messages)).toMatch(/^I found \d+ homes for sale in Austin:$/);
 
     const base = Math.floor(Date.now() / 1000);
     const words = ['a'.repeat(39_000), `${'a@1,'.repeat(9_750)}`];

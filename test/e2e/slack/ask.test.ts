@@ -2,6 +2,7 @@
 import { startSlackE2E, waitForAnswer, rootFor, answerMessages } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
+import { firstLineOf } from '../../support/slack-flows';
 
 describe('Slack e2e: asking', () => {
   const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 15 }));
@@ -36,7 +37,8 @@ describe('Slack e2e: asking', () => {
     const question = 'Any condos in Denver?';
     await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0FOLLOW' });
     const root = await waitFor(() => rootFor(e.fake, 'C0FOLLOW', question), 'the root');
-    await waitForAnswer(e, 'C0FOLLOW', root.ts, question);
+    const first = await waitForAnswer(e, 'C0FOLLOW', root.ts, question);
+    expect(firstLineOf(first.messages)).toMatch(/^I found \d+ condos in Denver:$/);
     const followUp = 'And homes for rent in Austin?';
     const res = await e.driver.event({
       type: 'message',
@@ -101,7 +103,8 @@ describe('Slack e2e: asking', () => {
       text: dmText,
       ts: dmTs,
     });
-    await waitForAnswer(e, 'D0DM1', dmTs, dmText);
+    const dm = await waitForAnswer(e, 'D0DM1', dmTs, dmText);
+    expect(firstLineOf(dm.messages)).toMatch(/^I found \d+ homes for rent in Denver:$/);
     expect(e.storedAnswers(dmText)).toHaveLength(1);
     expect(e.fake.rateLimited).toBe(0);
   });

@@ -10,6 +10,7 @@ import type { FakeMessage, SlackCall } from '../../../fakes/fake-slack';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
+import { firstLineOf } from '../../support/slack-flows';
 
 interface FeedbackElement {
   type: 'feedback_buttons';
@@ -200,7 +201,9 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
       ts: tsNow(),
       thread_ts: thread,
     });
-    await waitForAnswer(e, channel, thread, followUp);
+    const followed = await waitForAnswer(e, channel, thread, followUp);
+    // The same conversation: the follow-up keeps the first question's "3 bedrooms".
+    expect(firstLineOf(followed.messages)).toMatch(/^I found \d+ homes for rent in Austin with 3\+ bedrooms:$/);
     const sessions = e.service.context.db
       .prepare(`SELECT DISTINCT session_id FROM messages WHERE role='user' AND content IN (?, ?)`)
       .all(question, followUp);
@@ -237,7 +240,8 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const question = 'Show me homes for rent in Miami';
     await e.driver.command('/ask', question, { user: 'U0USER1', channel: 'C0STATUS' });
     const root = await waitFor(() => rootFor(e.fake, 'C0STATUS', question), 'the root');
-    await waitForAnswer(e, 'C0STATUS', root.ts, question);
+    const { messages } = await waitForAnswer(e, 'C0STATUS', root.ts, question);
+    expect(firstLineOf(messages)).toMatch(/^I found \d+ homes for rent in Miami:$/);
     const statuses = await waitFor(() => {
       const s = e.fake.assistantThread('C0STATUS', root.ts)?.statuses;
       return s && s.at(-1)?.status === '' ? s : undefined;
@@ -354,7 +358,10 @@ describe('Slack e2e: a workspace without the assistant methods', () => {
       'the greeting',
     );
     expect(greeting.text).toMatch(/real-estate assistant/i);
-    for (const question of ['Homes for sale in Austin?', 'Homes for rent in Denver?']) {
+    for (const [question, expected] of [
+      ['Homes for sale in Austin?', /^I found \d+ homes for sale in Austin:$/],
+      ['Homes for rent in Denver?', /^I found \d+ homes for rent in Denver:$/],
+    ] as const) {
       await e.driver.event({
         type: 'message',
         channel: 'D0NOPANE',
@@ -364,7 +371,8 @@ describe('Slack e2e: a workspace without the assistant methods', () => {
         ts: `${Math.floor(Date.now() / 1000)}.${String(Math.random()).slice(2, 8)}`,
         thread_ts: thread,
       });
-      await waitForAnswer(e, 'D0NOPANE', thread, question);
+      const { messages } = await waitForAnswer(e, 'D0NOPANE', thread, question);
+      expect(firstLineOf(messages)).toMatch(expected);
     }
     // Each refused method was tried once, then left alone.
     expect(e.fake.callsOf('assistant.threads.setStatus')).toHaveLength(1);

@@ -3,6 +3,7 @@ import { startSlackE2E, waitForAnswer, rootFor, ADMIN, HANDOFF_CHANNEL } from '.
 import { waitFor } from '../../../fakes/slack-requests';
 import { button } from '../../../fakes/slack-blocks';
 import { useStarted } from '../../support/server-setup';
+import { firstLineOf } from '../../support/slack-flows';
 
 describe('Slack e2e: commands', () => {
   const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2 }));
@@ -162,7 +163,8 @@ describe('Slack e2e: commands', () => {
     const question = 'Condos in Miami for sale?';
     await e.driver.command('/ask', question, { user: 'U0USER2', channel: 'C0HANDOFFCMD' });
     const root = await waitFor(() => rootFor(e.fake, 'C0HANDOFFCMD', question), 'the root');
-    await waitForAnswer(e, 'C0HANDOFFCMD', root.ts, question);
+    const { messages } = await waitForAnswer(e, 'C0HANDOFFCMD', root.ts, question);
+    expect(firstLineOf(messages)).toMatch(/^I found \d+ condos? for sale in Miami:$/);
     const before = e.fake.channelMessages(HANDOFF_CHANNEL).length;
     await e.driver.command('/handoff', 'I need a person', { user: 'U0USER2', channel: 'C0HANDOFFCMD' });
     const ticket = await waitFor(

@@ -4,10 +4,11 @@
  * but the ticket's lead shows the e-mail, the phone, the city, the budget and the bedrooms, gathered
  * as that first message arrived.
  */
-import { shown } from '../../../fakes/slack-blocks';
-import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
+import { button, shown } from '../../../fakes/slack-blocks';
+import { answerMessages, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
+import { firstLineOf } from '../../support/slack-flows';
 
 const CHANNEL = 'C0LEADALL';
 const FIRST =
@@ -35,9 +36,14 @@ describe('Slack: the lead summary of a 30-turn conversation', () => {
   test('contact details from the first message are all on the ticket', async () => {
     await e.driver.command('/ask', FIRST, { user: 'U0USER1', channel: CHANNEL });
     const root = await waitFor(() => rootFor(e.fake, CHANNEL, 'I am looking for'), 'the root');
-    await waitForAnswer(e, CHANNEL, root.ts, FIRST);
+    const first = await waitForAnswer(e, CHANNEL, root.ts, FIRST);
+    // The answer read the whole first message: the city, the bedrooms and the budget.
+    expect(firstLineOf(first.messages)).toMatch(/^There are no houses in Austin with 3\+ bedrooms under \$650,000/);
+    const answered = () => answerMessages(e.fake, CHANNEL, root.ts);
     const base = Math.floor(Date.now() / 1000);
     for (const [i, question] of FOLLOW_UPS.entries()) {
+      // Several follow-ups get the same text: only a reply after this question counts as its answer.
+      const before = answered().length;
       await e.driver.event({
         type: 'message',
         channel: CHANNEL,
@@ -47,8 +53,12 @@ describe('Slack: the lead summary of a 30-turn conversation', () => {
         ts: `${base}.${String(700000 + i)}`,
         thread_ts: root.ts,
       });
-      await waitForAnswer(e, CHANNEL, root.ts, question);
+      const { messages } = await waitForAnswer(e, CHANNEL, root.ts, question, undefined, before);
+      // Each question gets an answer of its own in the thread, offering a human as every answer does.
+      expect(button(messages.at(-1)!, 'Talk to a human')).toBeDefined();
     }
+    // Sixteen answers in the one thread, none lost or doubled.
+    expect(answered().filter((m) => button(m, 'Talk to a human'))).toHaveLength(1 + FOLLOW_UPS.length);
     // 15 questions and 15 answers: 30 turns, of which the transcript holds the last 20.
     expect(e.storedAnswers(FIRST)).toHaveLength(1);
     for (const q of FOLLOW_UPS) expect(e.storedAnswers(q)).toHaveLength(1);

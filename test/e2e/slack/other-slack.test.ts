@@ -7,6 +7,7 @@
 import { ADMIN, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
+import { firstLineOf } from '../../support/slack-flows';
 
 describe('Slack e2e: a Web API with other habits', () => {
   const e = useStarted(() =>
@@ -60,11 +61,13 @@ describe('Slack e2e: a Web API with other habits', () => {
       ts: `${Date.now() / 1000}`,
       thread_ts: root.ts,
     });
-    await waitForAnswer(e, 'C0OTHER', root.ts, follow);
+    const followed = await waitForAnswer(e, 'C0OTHER', root.ts, follow);
+    expect(firstLineOf(followed.messages)).toMatch(/^I found \d+ homes for rent in Austin:$/);
     const q2 = 'Homes for rent in Austin, second question';
     await e.driver.command('/ask', q2, { user: 'U0USER1', channel: 'C0OTHER2' });
     const root2 = await waitFor(() => rootFor(e.fake, 'C0OTHER2', q2), 'the second root');
-    await waitForAnswer(e, 'C0OTHER2', root2.ts, q2);
+    const second = await waitForAnswer(e, 'C0OTHER2', root2.ts, q2);
+    expect(firstLineOf(second.messages)).toMatch(/^I found \d+ homes for rent in Austin:$/);
     expect(e.fake.callsOf('chat.startStream').length).toBe(starts);
     expect(e.fake.callsOf('users.info').length).toBe(lookups);
     expect(e.fake.rateLimited).toBe(0);

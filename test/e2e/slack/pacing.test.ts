@@ -2,9 +2,9 @@
  * Button updates (listing pages) are chat.update calls the relay does not make: they spend the same
  * workspace budget as the answers' edits, so a burst of clicks while answers stream gets no 429.
  */
-import { startSlackE2E, waitForAnswer, rootFor } from '../../support/slack-e2e';
+import { answerMessages, startSlackE2E, waitForAnswer, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { editedTo } from '../../support/slack-flows';
+import { editedTo, firstLineOf } from '../../support/slack-flows';
 import { useStarted } from '../../support/server-setup';
 import { button } from '../../../fakes/slack-blocks';
 
@@ -41,7 +41,10 @@ describe('Slack e2e: button updates share the chat.update budget', () => {
     await Promise.all(
       asks.map(async (a) => {
         const root = await waitFor(() => rootFor(e.fake, a.channel, a.question), `root of ${a.question}`, 30_000);
-        await waitForAnswer(e, a.channel, root.ts, a.question, 60_000);
+        const { messages } = await waitForAnswer(e, a.channel, root.ts, a.question, 60_000);
+        // Shown whole, once, in its own thread, whatever the clicks did to the budget.
+        expect(firstLineOf(messages)).toMatch(/^I found \d+ homes in Austin:$/);
+        expect(answerMessages(e.fake, a.channel, root.ts)).toEqual(messages);
       }),
     );
     expect(

@@ -8,7 +8,7 @@ import { startSlackSocketE2E } from '../../support/fake-slack-socket';
 import { waitFor } from '../../../fakes/slack-requests';
 import { button } from '../../../fakes/slack-blocks';
 import { useStarted } from '../../support/server-setup';
-import { editedTo } from '../../support/slack-flows';
+import { editedTo, firstLineOf } from '../../support/slack-flows';
 
 describe('Slack e2e: Socket Mode', () => {
   const e = useStarted(() => startSlackSocketE2E({ fragmentDelayMs: 5 }));
@@ -98,7 +98,8 @@ describe('Slack e2e: Socket Mode', () => {
       ts: dmTs,
     });
     await e.socket.waitAck(dmEnvelope.envelopeId);
-    await waitForAnswer(e, 'D0SOCKDM', dmTs, dm);
+    const dmAnswer = await waitForAnswer(e, 'D0SOCKDM', dmTs, dm);
+    expect(firstLineOf(dmAnswer.messages)).toMatch(/^I found \d+ homes for rent in Denver:$/);
     expect(e.storedAnswers(followUp)).toHaveLength(1);
   });
 
@@ -131,7 +132,8 @@ describe('Slack e2e: Socket Mode', () => {
     await e.socket.waitAck(envelopeId);
     const root = await waitFor(() => rootFor(e.fake, 'C0SOCKAGAIN', q), 'the root after reconnecting');
     expect(root.text).toContain('<@U0USER2>');
-    await waitForAnswer(e, 'C0SOCKAGAIN', root.ts, q);
+    const { messages } = await waitForAnswer(e, 'C0SOCKAGAIN', root.ts, q);
+    expect(firstLineOf(messages)).toMatch(/^I found \d+ condos in Denver:$/);
   }, 30_000);
 
   test('every envelope was acked once, within 3 s, and nothing else came back on the socket', () => {
@@ -188,6 +190,7 @@ describe('Slack e2e: Socket Mode survives Slack failing a reconnect', () => {
     const envelopeId = e.socket.slashCommand('/ask', q, { channel: 'C0BACK' });
     await e.socket.waitAck(envelopeId);
     const root = await waitFor(() => rootFor(e.fake, 'C0BACK', q), 'the root after recovering');
-    await waitForAnswer(e, 'C0BACK', root.ts, q);
+    const { messages } = await waitForAnswer(e, 'C0BACK', root.ts, q);
+    expect(firstLineOf(messages)).toMatch(/^I found \d+ homes for sale in Austin:$/);
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { startSlackE2E, waitForAnswer, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { wordGroups } from '../../../src/local-service/answerer/format';
 import { useStarted } from '../../support/server-setup';
+import { firstLineOf } from '../../support/slack-flows';
 
 const LONG = 'Tell me about all listings, the long answer';
 
@@ -41,7 +42,8 @@ describe('Slack e2e: streaming', () => {
     const q2 = 'Homes for sale in Austin, after the fallback';
     await e.driver.command('/ask', q2, { user: 'U0USER1', channel: 'C0FALLBACK2' });
     const root2 = await waitFor(() => rootFor(e.fake, 'C0FALLBACK2', q2), 'the second root');
-    await waitForAnswer(e, 'C0FALLBACK2', root2.ts, q2);
+    const second = await waitForAnswer(e, 'C0FALLBACK2', root2.ts, q2);
+    expect(firstLineOf(second.messages)).toMatch(/^I found \d+ homes for sale in Austin:$/);
     expect(e.fake.callsOf('chat.startStream').length).toBe(refused);
     expect(e.fake.rateLimited).toBe(0);
   });
