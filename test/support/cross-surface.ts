@@ -59,7 +59,9 @@ export async function discordTicketOnSlack(
   reason: string,
 ): Promise<{ threadId: string; ticket: SlackMessage }> {
   const { threadId } = await ask(x.e, question);
-  await waitForAnswer(x.e, threadId, question);
+  const { answer, messages } = await waitForAnswer(x.e, threadId, question);
+  // The user saw the whole answer, word for word, before asking for a human.
+  expect(messages.map((m) => m.content).join('')).toBe(answer);
   handoffIn(x.e, threadId, reason);
   const ticket = await waitFor(
     () => x.slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim') && m.text.includes(reason)),

@@ -5,21 +5,17 @@
  * chatbot service keys appear in the logs, in any message, or in any call to (fake) Discord.
  */
 import type { FakeMember, InteractionRecord } from '../../../fakes/fake-discord';
-import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import { firstLine } from '../../support/discord-flows';
+import { useStarted } from '../../support/server-setup';
 import { waitFor } from '../../../fakes/wait-for';
 
 const STRING = 3;
 const DISCORD_TOKEN = 'discord-SECRET-token.Zx9Yw8Vu7Ts6';
 
 describe('Discord e2e security', () => {
-  let e: DiscordE2E;
   const logLines: string[] = [];
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 2, logLines, fake: { token: DISCORD_TOKEN } });
-  });
-  afterAll(async () => {
-    await e?.close();
-  });
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 2, logLines, fake: { token: DISCORD_TOKEN } }));
 
   type Opt = { name: string; type: number; value: string };
   const refused: Array<[string, string | undefined, Opt[]]> = [
@@ -86,7 +82,8 @@ describe('Discord e2e security', () => {
   test('no secret in the trace logs, in messages, or in calls to Discord', async () => {
     const q = 'Homes for rent in Denver?';
     const { threadId } = await ask(e, q);
-    await waitForAnswer(e, threadId, q);
+    const { messages } = await waitForAnswer(e, threadId, q);
+    expect(firstLine(messages[0]!)).toMatch(/^I found \d+ homes for rent in Denver:$/);
     const admin = e.fake.slashCommand({
       name: 'chatbot',
       subcommand: 'show',
