@@ -154,10 +154,9 @@ describe('Slack: a lead through a handoff', () => {
     const notice = e.fake.replies(USERS, root.ts).find((m) => button(m, 'Cancel'))!;
     eph = e.fake.ephemerals.length;
     await click(notice, 'Cancel', GRACE);
+    const notYours = await ephemeralTo(GRACE, /Only Ada Lovelace, who asked for a human, or an admin may cancel/, eph);
     // Told in Ada's thread, where she pressed Cancel.
-    expect(
-      await ephemeralTo(GRACE, /Only Ada Lovelace, who asked for a human, or an admin may cancel/, eph),
-    ).toMatchObject({ channel: USERS, thread_ts: root.ts });
+    expect(notYours).toMatchObject({ channel: USERS, thread_ts: root.ts });
     expect(stateLine()).toMatch(/^Claimed by Agent Smith/);
 
     await e.restart();
