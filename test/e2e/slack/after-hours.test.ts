@@ -6,9 +6,10 @@
  * shows the SMTP password; without SMTP_URL it says once that e-mail is off.
  */
 import { button } from '../../../fakes/slack-blocks';
-import { AGENT, askForHuman, HANDOFF_CHANNEL, type SlackE2E, startSlackE2E } from '../../support/slack-e2e';
+import { AGENT, askForHuman, HANDOFF_CHANNEL, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { officeEnv, startSmtpSink, type SmtpSink } from '../../support/smtp-sink';
+import { useStarted } from '../../support/server-setup';
+import { officeEnv, startSmtpSink } from '../../support/smtp-sink';
 
 const USERS = 'C0LEADS';
 const ADA = 'U0USER1';
@@ -16,23 +17,18 @@ const ADA = 'U0USER1';
 const OFFSET = Date.parse('2026-03-07T16:00:00Z') - Date.now();
 
 describe('Slack: handoff outside office hours', () => {
-  let sink: SmtpSink;
-  let e: SlackE2E;
   const logLines: string[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink({ user: 'bridge', pass: 'smtp-pass-9f3k' });
-    e = await startSlackE2E({
-      env: {
-        ...officeEnv(sink),
+  const e = useStarted(async () => {
+    const sink = await startSmtpSink({ user: 'bridge', pass: 'smtp-pass-9f3k' });
+    const started = await startSlackE2E({ env: officeEnv(sink), logLines, now: () => Date.now() + OFFSET });
+    return {
+      ...started,
+      sink,
+      async close() {
+        await started.close();
+        await sink.close();
       },
-      logLines,
-      now: () => Date.now() + OFFSET,
-    });
-  });
-  afterAll(async () => {
-    await e?.close();
-    await sink?.close();
+    };
   });
 
   test('the ticket opens marked after hours, the user is told when agents are back, the e-mail arrives', async () => {
@@ -47,7 +43,7 @@ describe('Slack: handoff outside office hours', () => {
     expect(notice.text).toContain('Your request has also been sent to agents@skyline.example by e-mail.');
     expect(button(notice, 'Cancel')).toBeDefined();
 
-    const mail = await waitFor(() => sink.mails[0], 'the after-hours e-mail', 15_000);
+    const mail = await waitFor(() => e.sink.mails[0], 'the after-hours e-mail', 15_000);
     expect(mail.to).toEqual(['agents@skyline.example']);
     expect(mail.from).toBe('bot@skyline.example');
     expect(mail.subject).toBe('After-hours handoff: Ada Lovelace (Austin)');
@@ -57,7 +53,7 @@ describe('Slack: handoff outside office hours', () => {
       expect(part).toContain(`https://fake.slack.test/archives/${HANDOFF_CHANNEL}/p${ticket.ts.replace('.', '')}`);
       expect(part).toContain(`https://fake.slack.test/archives/${USERS}/p${root.ts.replace('.', '')}`);
     }
-    expect(sink.mails).toHaveLength(1);
+    expect(e.sink.mails).toHaveLength(1);
 
     expect(logLines.filter((l) => l.includes('"msg":"e-mail: on"'))).toHaveLength(1);
     expect(logLines.join('\n')).not.toContain('smtp-pass-9f3k');
@@ -79,6 +75,7 @@ describe('Slack: handoff outside office hours', () => {
   }, 30_000);
 
   test('without SMTP_URL the log says once that e-mail is off', async () => {
+    // A second app of its own, started and closed inside the test: only its start-up log is read.
     const lines: string[] = [];
     const off = await startSlackE2E({ logLines: lines });
     try {
