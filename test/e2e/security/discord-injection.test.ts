@@ -5,10 +5,10 @@
  * in a Slack ticket. Every recorded Discord create or edit (channel messages, interaction replies,
  * follow-ups, webhook edits) carries `allowed_mentions.parse: []`, and the Slack ticket pings nobody.
  */
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
+import { startFakeOpenAi } from '../../support/fake-openai-server';
 import { FakeSlack } from '../../../fakes/fake-slack';
-import { ask, botMessagesIn, startDiscordE2E, type DiscordE2E, handoffIn } from '../../support/discord-e2e';
-import type { FakeMember } from '../../../fakes/fake-discord';
+import { ask, botMessagesIn, startDiscordE2E, handoffIn } from '../../support/discord-e2e';
+import { useStarted } from '../../support/server-setup';
 import { button, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { claimOnSlack } from '../../support/slack-claims';
@@ -24,20 +24,15 @@ interface Body {
 }
 
 describe('Discord: allowed_mentions parse [] everywhere; a display name in a Slack ticket pings nobody', () => {
-  let slack: FakeSlack;
-  let e: DiscordE2E;
-  let driver: SlackDriver;
-  let llm: FakeOpenAi;
-  let mallory: FakeMember;
-  let victim: FakeMember;
-  const answerText = () => `Answer for you @everyone @here <@${victim.user.id}> <@&123456789012345678> & friends.`;
+  const answerText = (victimId: string) =>
+    `Answer for you @everyone @here <@${victimId}> <@&123456789012345678> & friends.`;
 
-  beforeAll(async () => {
-    llm = await startFakeOpenAi(['placeholder']);
-    slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
+  const x = useStarted(async () => {
+    const llm = await startFakeOpenAi(['placeholder']);
+    const slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
     // Agent Smith is a member of the Slack handoff channel (an agent: conversations.members).
     slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT'];
-    e = await startDiscordE2E({
+    const e = await startDiscordE2E({
       omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
       llm: { baseUrl: llm.baseUrl },
       env: {
@@ -47,18 +42,27 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
         SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
       },
     });
-    mallory = e.fake.addMember('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
-    victim = e.fake.addMember('victim');
-    llm.reply = { chunks: [answerText().slice(0, 20), answerText().slice(20)] };
-    driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
-  });
-  afterAll(async () => {
-    await e?.close();
-    await slack?.close();
-    await llm?.close();
+    const mallory = e.fake.addMember('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
+    const victim = e.fake.addMember('victim');
+    const answer = answerText(victim.user.id);
+    llm.reply = { chunks: [answer.slice(0, 20), answer.slice(20)] };
+    const driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+    return {
+      e,
+      slack,
+      driver,
+      mallory,
+      victim,
+      async close() {
+        await e.close();
+        await slack.close();
+        await llm.close();
+      },
+    };
   });
 
   test('answers, relays and the ticket: every create/edit has parse [], the Slack ticket shows the name as text', async () => {
+    const { e, slack, driver, mallory, victim } = x;
     const question = `Homes please @everyone <@${victim.user.id}>`;
     const { threadId } = await ask(e, question, mallory);
     const answer = await waitFor(
@@ -68,7 +72,7 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
       e.fake.changes,
     );
     // Shown word for word: what keeps it from pinging anyone is allowed_mentions (checked below).
-    expect(answer.content).toContain(answerText());
+    expect(answer.content).toContain(answerText(victim.user.id));
 
     handoffIn(e, threadId, 'Ping <!here> please', mallory);
     const ticket = await waitFor(

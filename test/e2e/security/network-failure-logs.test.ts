@@ -4,9 +4,10 @@
  * hangs (the client's timeout fires); the app logs at trace into an array; then no log line holds the
  * Slack bot token, the signing secret, the Discord token, any interaction token, or a chatbot key.
  */
-import { ask, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
-import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy';
-import { SIGNING_SECRET, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
+import { ask, startDiscordE2E } from '../../support/discord-e2e';
+import { startFaultProxy } from '../../support/fault-proxy';
+import { useStarted } from '../../support/server-setup';
+import { SIGNING_SECRET, startSlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 
 const SLACK_TOKEN = 'xoxb-SECRET-1122334455-ffeeddccbbaa';
@@ -22,12 +23,11 @@ function leaks(lines: string[], secrets: Record<string, string>): string[] {
 }
 
 describe('Slack: connection reset, timeout and 500 from the Web API leak no secret into the logs', () => {
-  let e: SlackE2E;
-  let proxy: FaultProxy;
   const lines: string[] = [];
-  beforeAll(async () => {
-    proxy = await startFaultProxy();
-    e = await startSlackE2E({
+  // The app reaches the fake Slack through the proxy.
+  const x = useStarted(async () => {
+    const proxy = await startFaultProxy();
+    const e = await startSlackE2E({
       fake: { botToken: SLACK_TOKEN },
       logLines: lines,
       apiUrl: (fake) => {
@@ -35,13 +35,18 @@ describe('Slack: connection reset, timeout and 500 from the Web API leak no secr
         return `${proxy.url}/api/`;
       },
     });
-  });
-  afterAll(async () => {
-    await e?.close();
-    await proxy?.close();
+    return {
+      e,
+      proxy,
+      async close() {
+        await e.close();
+        await proxy.close();
+      },
+    };
   });
 
   test('every failure kind, then a scan of every log line', async () => {
+    const { e, proxy } = x;
     proxy.arm('reset', /chat\.postMessage/, 3);
     await e.driver.command('/ask', 'Homes in Austin?', { user: 'U0USER1', channel: 'C0NETRESET' });
     proxy.arm('500', /chat\.postEphemeral/, 3);
@@ -77,12 +82,11 @@ describe('Slack: connection reset, timeout and 500 from the Web API leak no secr
 });
 
 describe('Discord: connection reset, timeout and 500 from REST leak no secret into the logs', () => {
-  let e: DiscordE2E;
-  let proxy: FaultProxy;
   const lines: string[] = [];
-  beforeAll(async () => {
-    proxy = await startFaultProxy();
-    e = await startDiscordE2E({
+  // The app reaches the fake Discord REST API through the proxy.
+  const x = useStarted(async () => {
+    const proxy = await startFaultProxy();
+    const e = await startDiscordE2E({
       fake: { token: DISCORD_TOKEN },
       logLines: lines,
       apiUrl: (fake) => {
@@ -90,13 +94,18 @@ describe('Discord: connection reset, timeout and 500 from REST leak no secret in
         return `${proxy.url}/api`;
       },
     });
-  });
-  afterAll(async () => {
-    await e?.close();
-    await proxy?.close();
+    return {
+      e,
+      proxy,
+      async close() {
+        await e.close();
+        await proxy.close();
+      },
+    };
   });
 
   test('every failure kind, then a scan of every log line', async () => {
+    const { e, proxy } = x;
     // Interaction callbacks and follow-ups (whose URLs hold the interaction token), channel messages.
     proxy.arm('500', /\/webhooks\//, 6);
     proxy.arm('reset', /\/channels\/\d+\/messages/, 6);

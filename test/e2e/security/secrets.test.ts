@@ -5,18 +5,18 @@
  * are driven through Slack; then no secret string may appear in the captured logs, nor in any
  * argument of any call the bridge made to (fake) Slack, messages and ephemerals included.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startApp, type AppHandle } from '../../../src/app';
+import { startApp } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
-import { buildLocalService, type LocalService } from '../../../src/local-service';
+import { buildLocalService } from '../../../src/local-service';
+import { tempDir } from '../../support/app-env';
 import { drop, status } from '../../support/fake-chatbot-server';
+import { useStarted } from '../../support/server-setup';
 import { FakeSlack } from '../../../fakes/fake-slack';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
-import { startServiceProxy, type ServiceProxy } from '../faults/service-proxy';
+import { startServiceProxy } from '../faults/service-proxy';
 
 const SECRETS = {
   CHATBOT_SECRET_KEY: 'sk-live-SECRET-7f3a9c2e5b1d',
@@ -28,63 +28,69 @@ const SECRETS = {
 const ADMIN = 'U0SECADMIN';
 const CHANNEL = 'C0SECRETS';
 
-describe('security: no secret in logs or messages', () => {
-  let dir: string;
-  let service: LocalService;
-  let proxy: ServiceProxy;
-  let fake: FakeSlack;
-  let app: AppHandle;
-  let driver: SlackDriver;
-  const logLines: string[] = [];
+/**
+ * The local service with the secret keys, behind a proxy the test can make fail, the fake Slack with
+ * the secret bot token, and the app at level trace writing every log line to `logLines`.
+ */
+async function startWithSecrets(logLines: string[]) {
+  const tmp = tempDir('secrets-');
+  const dir = tmp.dir;
+  const service = buildLocalService({
+    dbPath: join(dir, 'service.db'),
+    fragmentDelayMs: 1,
+    secretKey: SECRETS.CHATBOT_SECRET_KEY,
+    sessionKey: SECRETS.CHATBOT_SESSION_KEY,
+    apiKey: SECRETS.CHATBOT_API_KEY,
+  });
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = service.app.server.address();
+  const proxy = await startServiceProxy();
+  proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
+  const fake = await new FakeSlack({
+    botToken: SECRETS.SLACK_BOT_TOKEN,
+    users: { U0USER1: 'Ada', [ADMIN]: 'Alan' },
+  }).start();
+  const config = loadConfig({
+    ...SECRETS,
+    CHATBOT_API_URL: proxy.url,
+    CHATBOT_ID: service.chatbotId,
+    SLACK_API_URL: fake.apiUrl,
+    SLACK_ADMIN_USERS: ADMIN,
+    SLACK_HANDOFF_CHANNEL: 'C0SECHANDOFF',
+    STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
+    PORT: '0',
+    LOG_LEVEL: 'trace',
+  });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logLines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const app = await startApp(config, { log: pino({ level: 'trace' }, sink) });
+  const driver = new SlackDriver(`${app.url}/slack/events`, SECRETS.SLACK_SIGNING_SECRET, fake.team);
+  return {
+    proxy,
+    fake,
+    app,
+    driver,
+    async close() {
+      await app.close(3000);
+      await fake.close();
+      await proxy.close();
+      await service.app.close();
+      tmp.remove();
+    },
+  };
+}
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'secrets-'));
-    service = buildLocalService({
-      dbPath: join(dir, 'service.db'),
-      fragmentDelayMs: 1,
-      secretKey: SECRETS.CHATBOT_SECRET_KEY,
-      sessionKey: SECRETS.CHATBOT_SESSION_KEY,
-      apiKey: SECRETS.CHATBOT_API_KEY,
-    });
-    await service.app.listen({ port: 0, host: '127.0.0.1' });
-    const addr = service.app.server.address();
-    proxy = await startServiceProxy();
-    proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
-    fake = await new FakeSlack({
-      botToken: SECRETS.SLACK_BOT_TOKEN,
-      users: { U0USER1: 'Ada', [ADMIN]: 'Alan' },
-    }).start();
-    const config = loadConfig({
-      ...SECRETS,
-      CHATBOT_API_URL: proxy.url,
-      CHATBOT_ID: service.chatbotId,
-      SLACK_API_URL: fake.apiUrl,
-      SLACK_ADMIN_USERS: ADMIN,
-      SLACK_HANDOFF_CHANNEL: 'C0SECHANDOFF',
-      STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-      PORT: '0',
-      LOG_LEVEL: 'trace',
-    });
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logLines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    app = await startApp(config, { log: pino({ level: 'trace' }, sink) });
-    driver = new SlackDriver(`${app.url}/slack/events`, SECRETS.SLACK_SIGNING_SECRET, fake.team);
-  });
-  afterAll(async () => {
-    await app?.close(3000);
-    await fake?.close();
-    await proxy?.close();
-    await service?.app.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+describe('security: no secret in logs or messages', () => {
+  const logLines: string[] = [];
+  const s = useStarted(() => startWithSecrets(logLines));
 
   const shownIn = (channel: string): string[] => [
-    ...fake.messages.filter((m) => m.channel === channel).map((m) => `${m.text} ${JSON.stringify(m.blocks)}`),
-    ...fake.ephemerals.filter((m) => m.channel === channel).map((m) => `${m.text} ${JSON.stringify(m.blocks)}`),
+    ...s.fake.messages.filter((m) => m.channel === channel).map((m) => `${m.text} ${JSON.stringify(m.blocks)}`),
+    ...s.fake.ephemerals.filter((m) => m.channel === channel).map((m) => `${m.text} ${JSON.stringify(m.blocks)}`),
   ];
 
   async function commandShows(
@@ -94,7 +100,7 @@ describe('security: no secret in logs or messages', () => {
     channel: string,
     what: RegExp,
   ): Promise<void> {
-    const res = await driver.command(command, text, { user, channel });
+    const res = await s.driver.command(command, text, { user, channel });
     expect(res.status).toBe(200);
     const shown = await waitFor(
       () => shownIn(channel).find((s) => what.test(s)),
@@ -105,6 +111,7 @@ describe('security: no secret in logs or messages', () => {
   }
 
   test('commands, answers and failures leak no secret into logs, messages or any Slack call', async () => {
+    const { proxy, fake, app, driver } = s;
     // A normal answer.
     await commandShows('/ask', 'Homes for sale in Austin?', 'U0USER1', `${CHANNEL}1`, /Talk to a human/);
     // GetSession dropped on every try: the user is told, with Retry.

@@ -6,12 +6,13 @@
  * `<!subteam^…>`, `<@U…>` (other than the bridge's own mention of the asker), `<#C…>` or `<url|label>`
  * from such text, and what people see is still word for word.
  */
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
+import { startFakeOpenAi } from '../../support/fake-openai-server';
 import { shown } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { sampleListing } from '../../service/contract';
 import { claimOnSlack } from '../../support/slack-claims';
+import { useStarted } from '../../support/server-setup';
 
 /** Everything a hostile text might try; U0USER2 and C0OTHER exist, evil.test is nobody's. */
 const INJECTION =
@@ -64,17 +65,18 @@ function expectNoLiveMarkup(e: SlackE2E, from: number): void {
 }
 
 describe('Slack: injections ping nobody and show word for word', () => {
-  let e: SlackE2E;
-  let llm: FakeOpenAi;
   const answer = `Sure. ${INJECTION} [the good link](https://good.test/x) and [a bad one](https://x.test/a>b).`;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAi([answer.slice(0, 40), answer.slice(40)]);
-    e = await startSlackE2E({ fragmentDelayMs: 2, llm: { baseUrl: llm.baseUrl } });
-  });
-  afterAll(async () => {
-    await e?.close();
-    await llm?.close();
+  // The chatbot answers through the fake OpenAI-compatible backend, which says `answer`.
+  const e = useStarted(async () => {
+    const llm = await startFakeOpenAi([answer.slice(0, 40), answer.slice(40)]);
+    const started = await startSlackE2E({ fragmentDelayMs: 2, llm: { baseUrl: llm.baseUrl } });
+    return {
+      ...started,
+      async close() {
+        await started.close();
+        await llm.close();
+      },
+    };
   });
 
   test('question, answer, /handoff reason and messages relayed both ways', async () => {

@@ -6,19 +6,13 @@
  * Discord (the brackets escaped, the URL in `<...>` and the relay's link previews suppressed). The
  * chatbot's own answer keeps its link.
  */
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai-server';
-import {
-  ask,
-  botMessagesIn,
-  discordShown,
-  startDiscordE2E,
-  type DiscordE2E,
-  handoffIn,
-} from '../../support/discord-e2e';
+import { startFakeOpenAi } from '../../support/fake-openai-server';
+import { useStarted } from '../../support/server-setup';
+import { ask, botMessagesIn, discordShown, startDiscordE2E, handoffIn } from '../../support/discord-e2e';
 import type { FakeMessage as DiscordMessage } from '../../../fakes/fake-discord';
 import type { FakeMessage as SlackMessage } from '../../../fakes/fake-slack';
 import { shown } from '../../../fakes/slack-blocks';
-import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { firstLine, textMatching, ticketThreadOf } from '../../support/discord-flows';
 import { claimOnSlack } from '../../support/slack-claims';
@@ -27,6 +21,22 @@ import { relayOnSlack } from '../../support/slack-handoff-flows';
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
 const ANSWER = 'No. See [our safety page](https://good.example/safety) for how we write to you.';
+
+/** `start`ed with a fake OpenAI-compatible backend that answers ANSWER; closing it closes both. */
+async function answeringThroughLlm<T extends { close(): Promise<void> }>(
+  start: (llm: { baseUrl: string }) => Promise<T>,
+): Promise<T> {
+  const llm = await startFakeOpenAi([ANSWER]);
+  const started = await start({ baseUrl: llm.baseUrl });
+  // The same object (a restart that swaps its app keeps working), closing the backend after it.
+  const closeStarted = started.close.bind(started);
+  return Object.assign(started, {
+    async close() {
+      await closeStarted();
+      await llm.close();
+    },
+  });
+}
 
 /** What a Slack message shows: its text and every mrkdwn text of its blocks. */
 function slackShown(m: SlackMessage): string[] {
@@ -54,17 +64,7 @@ function expectSlackLinkAsText(m: SlackMessage, times = 1): void {
 }
 
 describe('Slack: a user’s [label](url) shows as text with its URL', () => {
-  let e: SlackE2E;
-  let llm: FakeOpenAi;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAi([ANSWER]);
-    e = await startSlackE2E({ llm: { baseUrl: llm.baseUrl } });
-  });
-  afterAll(async () => {
-    await e?.close();
-    await llm?.close();
-  });
+  const e = useStarted(() => answeringThroughLlm((llm) => startSlackE2E({ llm })));
 
   test('root quote, ticket reason and transcript, both relays; the answer keeps its link', async () => {
     const from = e.fake.calls.length;
@@ -112,17 +112,7 @@ function expectDiscordLinkAsText(m: DiscordMessage): void {
 }
 
 describe('Discord: a user’s [label](url) shows as text with its URL, without a preview', () => {
-  let e: DiscordE2E;
-  let llm: FakeOpenAi;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAi([ANSWER]);
-    e = await startDiscordE2E({ llm: { baseUrl: llm.baseUrl } });
-  });
-  afterAll(async () => {
-    await e?.close();
-    await llm?.close();
-  });
+  const e = useStarted(() => answeringThroughLlm((llm) => startDiscordE2E({ llm })));
 
   test('root quote, ticket reason and transcript, both relays; the answer keeps its link', async () => {
     const { threadId } = await ask(e, QUESTION);
