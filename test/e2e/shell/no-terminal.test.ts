@@ -32,6 +32,7 @@ function start(stdin: 'ignore' | 'pipe', env: NodeJS.ProcessEnv): Promise<Run> {
 }
 
 describe('npm start with no terminal and no surface configured', () => {
+  // Not useStarted: nothing runs across tests; each spawns its own npm start and waits for it to exit.
   let dir: string;
   let env: NodeJS.ProcessEnv;
 

@@ -7,15 +7,14 @@ import { spawn } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { useStarted } from '../../support/server-setup';
 import { ShellSession as Session } from '../../support/shell-session';
 
 const ROOT = join(__dirname, '..', '..', '..');
 describe('shell: forms field by field, and the simulated agent of a handoff', () => {
-  let dir: string;
-  let session: Session;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-shell-forms-'));
+  // Started once the banner shows; the two tests run one after the other in the same shell.
+  const run = useStarted(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-shell-forms-'));
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -23,16 +22,22 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
       SERVICE_DB: join(dir, 'service.db'),
       NO_COLOR: '1',
     };
-    session = new Session(spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: 'pipe' }));
-    await session.waitFor((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner');
-  });
-
-  afterAll(() => {
-    if (session.child.exitCode === null) session.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+    const session = new Session(spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: 'pipe' }));
+    const close = () => {
+      if (session.child.exitCode === null) session.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    };
+    await session
+      .waitFor((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner')
+      .catch((err: unknown) => {
+        close();
+        throw err;
+      });
+    return { session, close };
+  }, 60_000);
 
   test('/listing update opens a prefilled form; an invalid value is asked again; the change is saved', async () => {
+    const { session } = run;
     const start = session.output.length;
     session.type('/listing update mls:ATX240000');
     let answered = 0;
@@ -76,6 +81,7 @@ describe('shell: forms field by field, and the simulated agent of a handoff', ()
   }, 120_000);
 
   test('/handoff, then /agent claim, say and close relay both ways and hand the thread back', async () => {
+    const { session } = run;
     let from = session.output.length;
     session.type('/ask Any condos for sale in Miami?');
     await session.waitFor((o) => (o.slice(from).includes('Talk to a human') ? true : undefined), 'the answer');

@@ -21,6 +21,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 beforeAll(buildBridge, 180_000);
 
 describe('through a pseudo-terminal', () => {
+  // Not useStarted: shellForDescribe (shell-bridge.ts) starts and stops the run, and keeps startShell private.
   const run = shellForDescribe('terminal', 'bridge-pty-');
 
   const press = (keys: string) => run.session.child.stdin.write(keys);

@@ -7,6 +7,7 @@ import { spawn } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { useStarted } from '../../support/server-setup';
 import { ShellSession as Session } from '../../support/shell-session';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -14,11 +15,9 @@ const ROOT = join(__dirname, '..', '..', '..');
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 describe('npm start: the terminal shell against the in-process local chatbot service', () => {
-  let dir: string;
-  let session: Session;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-shell-'));
+  // `npm start` itself (not the built dist/main.js), its state and service database in a scratch directory.
+  const run = useStarted(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-shell-'));
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -26,15 +25,18 @@ describe('npm start: the terminal shell against the in-process local chatbot ser
       SERVICE_DB: join(dir, 'service.db'),
       NO_COLOR: '1',
     };
-    session = new Session(spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: 'pipe' }));
-  });
-
-  afterAll(async () => {
-    if (session.child.exitCode === null) session.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    const session = new Session(spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: 'pipe' }));
+    return {
+      session,
+      close() {
+        if (session.child.exitCode === null) session.child.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   });
 
   test('/ask streams an answer, a follow-up continues the thread, /listings prints a table, end of input exits', async () => {
+    const { session } = run;
     await session.waitFor((o) => o.includes('chatbot-bridge shell'), 'the banner', 120_000);
 
     session.type('/ask What homes are for sale in Austin?');
