@@ -5,6 +5,9 @@
  * owed once, and done ids are remembered). A refused or failed send is retried with back-off; the
  * failures are kept in the store, so `/handoff queue` on any instance shows them.
  *
+ * A mail may name a condition (`stillWanted`), asked just before each try: a mail whose reason has
+ * passed meanwhile is dropped rather than sent late.
+ *
  * What remains: a crash after the server accepted a mail but before it was marked done (one store
  * write) sends it again on replay, with the same Message-ID.
  */
@@ -55,6 +58,12 @@ export interface MailOutboxDeps {
   retryBaseMs?: number;
   /** How long an owed mail's marker is kept (its ticket's retention). */
   retentionMs: number;
+  /**
+   * Asked under the lease just before a send: false drops the mail (marked done, never sent). A mail
+   * owed for a state that has passed (a ticket claimed while its "unclaimed" mail waited for a retry or
+   * a restart) is not worth sending late.
+   */
+  stillWanted?(id: string): Promise<boolean>;
 }
 
 export class MailOutbox {
@@ -124,6 +133,12 @@ export class MailOutbox {
       if (!mail.success) {
         log.error({ mail: id }, 'mail: an unreadable mail is dropped');
         await store.completeIntent(MAIL_BOX, id, DONE_TTL_MS);
+        return false;
+      }
+      if (this.deps.stillWanted && !(await this.deps.stillWanted(id))) {
+        log.info({ mail: id }, 'mail: no longer wanted (what it was owed for has passed); not sent');
+        await store.completeIntent(MAIL_BOX, id, DONE_TTL_MS);
+        await store.delete(failureKey(id));
         return false;
       }
       try {

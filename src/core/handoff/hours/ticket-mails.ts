@@ -7,6 +7,7 @@ import { MailOutbox } from '../../../mail/outbox';
 import type { CoreContext } from '../../context';
 import { readTranscript } from '../../conversations/transcript';
 import type { Ticket } from '../model';
+import { TicketStore } from '../tickets';
 import { leadOf } from '../ticket-view';
 import { type Office, readOffice } from './office';
 import { describeOpening, nextOpening } from './office-hours';
@@ -25,6 +26,7 @@ export function mailOutboxOf(ctx: CoreContext): MailOutbox {
       instanceId: ctx.config.instanceId,
       now: () => ctx.now(),
       retentionMs: ctx.config.retentionMs ?? 90 * 24 * 3600 * 1000,
+      stillWanted: (id) => ticketMailWanted(ctx, id),
     });
     outboxes.set(ctx, outbox);
   }
@@ -38,6 +40,18 @@ export function mailsTickets(ctx: CoreContext, office: Office): boolean {
 
 export const ticketMailId = (ticketId: string, reason: TicketMailReason): string => `ticket:${ticketId}:${reason}`;
 
+/**
+ * Whether a ticket's reason to be e-mailed still holds. "Still unclaimed" stops holding once the ticket
+ * is claimed or ended (a mail that waited for a retry or a restart meanwhile is not sent late). The
+ * after-hours mail always holds: the user was told their request went there.
+ */
+async function ticketMailWanted(ctx: CoreContext, mailId: string): Promise<boolean> {
+  const unclaimed = /^ticket:(.+):unclaimed$/.exec(mailId);
+  if (!unclaimed) return true;
+  const t = await new TicketStore(ctx).load(unclaimed[1]!);
+  return t?.status === 'open';
+}
+
 /** Owes the ticket's e-mail for `reason` (once for life: a second call is a no-op). */
 export async function oweTicketMail(ctx: CoreContext, t: Ticket, reason: TicketMailReason): Promise<void> {
   const office = await readOffice(ctx);
@@ -45,6 +59,7 @@ export async function oweTicketMail(ctx: CoreContext, t: Ticket, reason: TicketM
   const to = office.ticketEmail;
   const id = ticketMailId(t.id, reason);
   if (!to || !outbox.enabled || (await outbox.isOwed(id))) return;
+  if (!(await ticketMailWanted(ctx, id))) return; // claimed before its notice was carried out
   const back = nextOpening(office.hours, t.createdAt);
   const transcript = await readTranscript(ctx.store, t.convId);
   const mail = ticketMail({

@@ -4,7 +4,8 @@
  * office's time and that the request went by e-mail; the ticket is marked and e-mailed (To, subject
  * naming the user and the city, lead, transcript, links, both parts); reminders wait for office
  * hours; after the last reminder the still unclaimed ticket is e-mailed again. A restart between the
- * ticket and its e-mail (the server refusing meanwhile) sends it once, and the queue shows the failure.
+ * ticket and its e-mail (the server refusing meanwhile) sends it once, and the queue shows the failure;
+ * an "unclaimed" e-mail refused and then overtaken by a claim is dropped, not sent late.
  */
 import { parseHours, type OfficeWindow } from '../../../../src/core/handoff/hours/office-hours';
 import { NOTICE_BOX } from '../../../../src/core/handoff/notice';
@@ -230,5 +231,49 @@ describe('handoff outside office hours', () => {
     await h.bridge.handoffs.drain();
     await h.bridge.handoffs.sweepUnclaimed();
     expect(sink.mails).toHaveLength(before + 1);
+  });
+
+  it('an unclaimed-ticket e-mail refused, then the ticket claimed: not sent late, and gone from the queue', async () => {
+    // The Houston ticket from before is still waiting: its reminders and e-mail go out first.
+    for (const at of ['2026-03-11T14:20:00', '2026-03-11T14:30:00', '2026-03-11T14:40:00']) {
+      clock = utc(at);
+      await h.bridge.handoffs.sweepUnclaimed();
+    }
+    await waitFor(() => sink.mails.some((m) => m.subject === 'Unclaimed handoff: Alice (Houston)'), 'Houston');
+    clock = utc('2026-03-11T15:00:00'); // Wednesday 10:00 CDT: open
+    const before = sink.mails.length;
+    const thread = await ask(h, 'Any townhouses for rent in Plano?');
+    await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'refused then claimed');
+    const refused = sink.refused;
+    sink.refuseNext(1);
+    for (const minutes of [5, 10, 15]) {
+      clock = utc('2026-03-11T15:00:00') + minutes * MIN;
+      await h.bridge.handoffs.sweepUnclaimed();
+    }
+    expect(sink.refused).toBe(refused + 1);
+    // The refusal is recorded once the client has read it: the queue shows it then.
+    const shown = await waitFor(async () => {
+      const queue = h.invocation(h.users.admin, h.handoffChannel);
+      await h.bridge.command(queue, 'handoff', 'queue');
+      const text = queue.texts().at(-1) ?? '';
+      return /E-mail not sent yet/.test(text) && text;
+    }, 'the refused unclaimed-ticket e-mail in the queue');
+    expect(shown).toMatch(/E-mail not sent yet: "Unclaimed handoff: Alice \(Plano\)": 451 /);
+
+    const ticketMsg = h.surface.messagesIn(h.handoffChannel).at(-1)!;
+    await h.bridge.action(
+      h.invocation(h.agents.ann, h.handoffChannel, { source: ticketMsg.ref }),
+      'handoff.claim',
+      ticketMsg.current.buttons!.find((b) => b.action === 'handoff.claim')!.value,
+    );
+    expect(ticketMsg.current.text).toMatch(/^Claimed by Ann Agent/);
+    // The retry comes due: the ticket has an agent now, so the mail is dropped, not sent late.
+    clock += 31_000;
+    await h.bridge.handoffs.drain();
+    await h.bridge.handoffs.sweepUnclaimed();
+    expect(sink.mails).toHaveLength(before);
+    const after = h.invocation(h.users.admin, h.handoffChannel);
+    await h.bridge.command(after, 'handoff', 'queue');
+    expect(after.texts().at(-1)).not.toMatch(/E-mail not sent/);
   });
 });
