@@ -11,6 +11,16 @@ export function firstLine(m: { content: string }): string {
   return m.content.split('\n')[0] ?? '';
 }
 
+/** What the user reads of an answer: its messages' text, in order. */
+export function answerText(messages: FakeMessage[]): string {
+  return messages.map((m) => m.content).join('\n');
+}
+
+/** Waits for the answer to `question` in `threadId` (a thread or a DM); resolves with the text the user reads there. */
+export async function answerIn(e: DiscordE2E, threadId: string, question: string, timeoutMs?: number): Promise<string> {
+  return answerText((await waitForAnswer(e, threadId, question, timeoutMs)).messages);
+}
+
 /** Waits until `read()` matches `pattern` and resolves with what it read then. */
 export function textMatching(
   e: DiscordE2E,
@@ -97,14 +107,17 @@ export function labelsWithout(e: DiscordE2E, m: FakeMessage, label: string, what
   );
 }
 
-/** The user asks `question` in the general channel, gets the answer, and hands off: the ticket in the handoff channel. */
+/**
+ * The user asks `question` in the general channel, gets the answer, and hands off: the ticket in the
+ * handoff channel, and the answer's text as the user read it.
+ */
 export async function askThenHandoff(
   e: DiscordE2E,
   question: string,
   reason: string,
-): Promise<{ threadId: string; ticket: FakeMessage }> {
+): Promise<{ threadId: string; ticket: FakeMessage; answer: string }> {
   const { threadId } = await ask(e, question);
-  await waitForAnswer(e, threadId, question);
+  const answer = await answerIn(e, threadId, question);
   handoffIn(e, threadId, reason);
   const ticket = await waitFor(
     () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes(reason)),
@@ -112,7 +125,9 @@ export async function askThenHandoff(
     10_000,
     e.fake.changes,
   );
-  return { threadId, ticket };
+  // The ticket leads the agent to the conversation the user was answered in.
+  expect(ticket.content).toContain(`/${threadId}`);
+  return { threadId, ticket, answer };
 }
 
 /** The ticket in the handoff channel whose text contains `reason`, once it is posted. */
@@ -130,17 +145,23 @@ export function ticketThreadOf(e: DiscordE2E, ticket: FakeMessage): Promise<Fake
   return waitFor(() => e.fake.channels.get(ticket.id), 'the ticket thread', 10_000, e.fake.changes);
 }
 
-/** `member` asks `question` with /ask, gets the answer, then types `/handoff <reason>` in its thread. */
+/**
+ * `member` asks `question` with /ask, gets the answer, then types `/handoff <reason>` in its thread:
+ * the ticket, and the answer's text as the user read it.
+ */
 export async function handOffAfterAnswer(
   e: DiscordE2E,
   question: string,
   reason: string,
   member = e.user,
-): Promise<{ threadId: string; ticket: FakeMessage }> {
+): Promise<{ threadId: string; ticket: FakeMessage; answer: string }> {
   const { threadId } = await ask(e, question, member);
-  await waitForAnswer(e, threadId, question);
+  const answer = await answerIn(e, threadId, question);
   handoffIn(e, threadId, reason, member);
-  return { threadId, ticket: await ticketFor(e, reason) };
+  const ticket = await ticketFor(e, reason);
+  // The ticket leads the agent to the conversation the user was answered in.
+  expect(ticket.content).toContain(`/${threadId}`);
+  return { threadId, ticket, answer };
 }
 
 /**

@@ -7,6 +7,7 @@ import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer } from
 import type { FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
+import { answerIn } from '../../support/discord-flows';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** A complete 1x1 PNG. */
@@ -67,7 +68,7 @@ describe('Discord: channel routes, attachments, analytics', () => {
   test('an image on a thread message is fetched, uploaded (GetPreUploadUrl + PUT) and asked as Image with its fileIds', async () => {
     const question = 'Homes for sale in Miami?';
     const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
+    expect(await answerIn(e, threadId, question)).toContain('homes for sale in Miami');
     const fetchesBefore = e.fake.fileFetches;
     const requestsBefore = e.serviceRequests.length;
     const file = e.fake.addFile('front-porch.png', PNG, 'image/png');
@@ -96,13 +97,14 @@ describe('Discord: channel routes, attachments, analytics', () => {
       .prepare(`SELECT file_name AS name, size FROM uploads WHERE id = ?`)
       .get(body.fileIds![0]) as { name: string; size: number };
     expect(upload).toEqual({ name: 'front-porch.png', size: PNG.length });
-    await waitForAnswer(e, threadId, follow);
+    // The answer acknowledges the picture by its name: the service got it with the question.
+    expect(await answerIn(e, threadId, follow)).toContain('I received your image (front-porch.png)');
   }, 40_000);
 
   test('an unsupported file gets a message saying what is accepted, and nothing is uploaded or asked', async () => {
     const question = 'Homes for rent in Austin?';
     const { threadId } = await ask(e, question);
-    await waitForAnswer(e, threadId, question);
+    expect(await answerIn(e, threadId, question)).toContain('homes for rent in Austin');
     const requestsBefore = e.serviceRequests.length;
     const fetchesBefore = e.fake.fileFetches;
     for (const [name, type] of [

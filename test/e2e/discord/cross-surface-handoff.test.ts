@@ -3,8 +3,8 @@
  * SLACK_HANDOFF_CHANNEL configured. The ticket, the claim and the agent's replies live on Slack
  * (driven by signed requests to /slack/events), the user stays on Discord.
  */
-import { botMessagesIn, waitForAnswer } from '../../support/discord-e2e';
-import { botSays } from '../../support/discord-flows';
+import { botMessagesIn } from '../../support/discord-e2e';
+import { answerIn, botSays } from '../../support/discord-flows';
 import { button } from '../../../fakes/slack-blocks';
 import { waitFor } from '../../../fakes/slack-requests';
 import { discordTicketOnSlack, SLACK_HANDOFF, startDiscordToSlack } from '../../support/cross-surface';
@@ -120,7 +120,7 @@ describe('Discord user, Slack handoff channel', () => {
     expect(rated.text).toMatch(/^Closed by Agent Smith .*rated 4\/5/);
     const after = 'And homes for sale in Seattle?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });
-    await waitForAnswer(e, threadId, after);
+    expect(await answerIn(e, threadId, after)).toContain('homes for sale in Seattle');
     expect(slack.replies(SLACK_HANDOFF, ticket.ts).some((m) => m.text.includes(after))).toBe(false);
     expect(slack.rateLimited).toBe(0);
     expect(e.fake.rateLimitHits).toBe(0);

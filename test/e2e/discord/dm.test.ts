@@ -6,7 +6,7 @@
  */
 import { botMessagesIn, handoffIn, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
-import { botSays, textMatching } from '../../support/discord-flows';
+import { answerIn, botSays, textMatching } from '../../support/discord-flows';
 import type { FakeChannel, FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 
@@ -89,7 +89,7 @@ describe('Discord: direct messages', () => {
       e.fake.changes,
     );
     expect(root.ephemeral).toBe(false);
-    await waitForAnswer(e, dm.id, asked);
+    expect(await answerIn(e, dm.id, asked)).toContain('homes for sale in Miami');
     await e.app.bridge.conversations.idle();
     expect(sessionOf(asked)).not.toBe(sessionOf(fresh));
     const askedFollow = 'And homes for rent in Miami?';
@@ -160,7 +160,7 @@ describe('Discord: direct messages', () => {
     const theirs = 'Homes for sale in Seattle?';
     e.fake.directMessage({ member: e.admin, content: theirs });
     const adminDm = e.fake.openDm(e.admin);
-    await waitForAnswer(e, adminDm.id, theirs);
+    expect(await answerIn(e, adminDm.id, theirs)).toContain('homes for sale in Seattle');
     expect(sessionOf(theirs)).not.toBe(sessionOf(question));
     expect(botMessagesIn(e.fake, dm.id).some((m) => m.content.includes('Seattle'))).toBe(false);
   }, 90_000);

@@ -10,14 +10,15 @@ import {
   botMessagesIn,
   responseText,
   startDiscordE2E,
-  waitForAnswer,
   type DiscordE2E,
   handoffIn,
 } from '../../support/discord-e2e';
 import { type FakeMember, type FakeMessage, VIEW_CHANNEL } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
+import { useStarted } from '../../support/server-setup';
 import {
+  answerIn,
   botSays,
   buttonsWithout,
   firstLine,
@@ -28,7 +29,8 @@ import {
 } from '../../support/discord-flows';
 
 describe('Discord: a lead through a handoff', () => {
-  let e: DiscordE2E;
+  let offset = 0;
+  const e = useStarted(() => startDiscordE2E({ env: { HANDOFF_REMIND_S: '300' }, now: () => Date.now() + offset }));
   let threadId: string;
   let ticket: FakeMessage;
   let bob: FakeMember;
@@ -43,29 +45,24 @@ describe('Discord: a lead through a handoff', () => {
   const stateOnce = (re: RegExp, what: string): Promise<string> => textMatching(e, stateLine, re, what);
   /** The bot's message in the user's thread that contains `text`. */
   const toUser = (text: string, what: string): Promise<string> => botSays(e, threadId, text, what);
-  let offset = 0;
   const refusedTo = async (rec: ReturnType<DiscordE2E['fake']['clickButton']>, re: RegExp): Promise<void> => {
     const told = await wait(() => e.fake.responsesOf(rec).find((m) => re.test(m.content)), `a refusal matching ${re}`);
     expect(told.flags & 64).toBe(64);
   };
 
-  beforeAll(async () => {
-    e = await startDiscordE2E({ env: { HANDOFF_REMIND_S: '300' }, now: () => Date.now() + offset });
+  beforeAll(() => {
     bob = e.fake.addMember('bob', []);
     bea = e.fake.addMember('bea-broker', [e.agentRole]);
-  });
-
-  afterAll(async () => {
-    await e?.close();
   });
 
   test('Talk to a human is the asker’s; the ticket shows the state line, a Discord link, the channel name and the lead', async () => {
     const question = 'I need a 2 bedroom condo in Miami, budget around $500,000';
     ({ threadId } = await ask(e, question));
-    await waitForAnswer(e, threadId, question);
+    // The bot answers what she asked (a 2-bedroom condo in Miami) before she asks for a human.
+    expect(await answerIn(e, threadId, question)).toContain('condos in Miami with 2+ bedrooms');
     const follow = 'Reach me at ada@example.org or +1 305 555 0199. What about MIA240021 and 77 NE 2nd Ave?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: follow });
-    await waitForAnswer(e, threadId, follow);
+    expect(await answerIn(e, threadId, follow)).toContain('(MLS MIA240021)');
     // A listing card ada opened counts among the listings of her lead.
     const card = e.service.context.db
       .prepare(
@@ -218,7 +215,7 @@ describe('Discord: a lead through a handoff', () => {
   test('/handoff queue for agents (in the handoff channel) and admins, refused to others; figures in /analytics', async () => {
     const question = 'Which homes are for rent in Denver?';
     const second = await ask(e, question, bob);
-    await waitForAnswer(e, second.threadId, question);
+    expect(await answerIn(e, second.threadId, question)).toContain('homes for rent in Denver');
     handoffIn(e, second.threadId, 'call me', bob);
     const secondTicket = await wait(
       () => e.fake.channelMessages(e.handoff.id).find((m) => m.id !== ticket.id && m.content.includes('call me')),

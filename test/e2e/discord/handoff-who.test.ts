@@ -7,17 +7,10 @@
  * conversation: a participant may ask the bot in it, but their `/handoff` and their "Ask about a
  * viewing" in that thread are refused, and the asker's own handoff and cancel are theirs.
  */
-import {
-  ask,
-  botMessagesIn,
-  type DiscordE2E,
-  responseText,
-  startDiscordE2E,
-  waitForAnswer,
-} from '../../support/discord-e2e';
+import { ask, botMessagesIn, type DiscordE2E, responseText, startDiscordE2E } from '../../support/discord-e2e';
 import type { FakeMember, FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
-import { botSays, textMatching } from '../../support/discord-flows';
+import { answerIn, botSays, textMatching } from '../../support/discord-flows';
 import { useStarted } from '../../support/server-setup';
 
 describe('Discord: who may act on a handoff', () => {
@@ -44,11 +37,12 @@ describe('Discord: who may act on a handoff', () => {
   test('a participant may ask in the thread, but neither /handoff nor "Ask about a viewing" hands it off', async () => {
     const question = 'Which homes are for sale in Denver?';
     ({ threadId } = await ask(e, question));
-    await waitForAnswer(e, threadId, question);
-    // Bob asks a question of his own in Ada's thread: the bot answers it.
+    expect(await answerIn(e, threadId, question)).toContain('homes for sale in Denver');
+    // Bob asks a question of his own in Ada's thread: the bot answers it, in that conversation
+    // (his "any with a garage" narrows Ada's Denver homes for sale).
     const his = 'Any with a garage?';
     e.fake.userMessage({ channelId: threadId, member: bob, content: his });
-    await waitForAnswer(e, threadId, his);
+    expect(await answerIn(e, threadId, his)).toMatch(/homes for sale in Denver with 1\+ parking spot/);
 
     const bystander = handoffCommand(bob, threadId, 'hand this to a human');
     expect(await textMatching(e, () => responseText(e, bystander), /Only the person/, 'the /handoff refused')).toMatch(

@@ -1,17 +1,18 @@
-import { botMessagesIn, responseText, startDiscordE2E, waitForAnswer, handoffIn } from '../../support/discord-e2e';
+import { botMessagesIn, responseText, startDiscordE2E, handoffIn } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
-import { botSays, handOffAfterAnswer, labelsWithout, textMatching } from '../../support/discord-flows';
+import { answerIn, botSays, handOffAfterAnswer, labelsWithout, textMatching } from '../../support/discord-flows';
 
 describe('Discord: handoff round trip', () => {
   const e = useStarted(() => startDiscordE2E());
 
   test('ticket naming the user with Claim, claim once, relay both ways, cancel hands back to the bot', async () => {
-    const { threadId, ticket } = await handOffAfterAnswer(
+    const { threadId, ticket, answer } = await handOffAfterAnswer(
       e,
       'Which homes are for rent in Denver?',
       'I want to negotiate',
     );
+    expect(answer).toContain('homes for rent in Denver');
     expect(ticket.content).toMatch(new RegExp(`ada|<@${e.user.user.id}>`));
     expect(e.fake.buttons(ticket).map((b) => b.label)).toContain('Claim');
     const ticketThread = await waitFor(
@@ -64,6 +65,8 @@ describe('Discord: handoff round trip', () => {
     );
     const after = 'And homes for sale in Denver?';
     e.fake.userMessage({ channelId: threadId, member: e.user, content: after });
-    await waitForAnswer(e, threadId, after);
+    expect(await answerIn(e, threadId, after)).toContain('homes for sale in Denver');
+    // The bot answered it; the agent no longer gets the user's messages.
+    expect(botMessagesIn(e.fake, ticketThread.id).some((m) => m.content.includes(after))).toBe(false);
   });
 });

@@ -5,24 +5,19 @@
  * DM) afterwards is answered exactly.
  */
 import { snowflake } from '../../../fakes/fake-discord';
-import { ask, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, startDiscordE2E } from '../../support/discord-e2e';
+import { answerIn } from '../../support/discord-flows';
+import { useStarted } from '../../support/server-setup';
 import { CrashWatch } from '../../support/crash-watch';
 import { Gen, prng } from './payloads';
 
 const COUNT = 300;
 
 describe('Discord e2e faults: malformed gateway dispatches', () => {
-  let e: DiscordE2E;
+  const e = useStarted(() => startDiscordE2E({ fragmentDelayMs: 2 }));
   const watch = new CrashWatch();
-
-  beforeAll(async () => {
-    e = await startDiscordE2E({ fragmentDelayMs: 2 });
-    watch.start();
-  });
-  afterAll(async () => {
-    watch.stop();
-    await e?.close();
-  });
+  beforeAll(() => watch.start());
+  afterAll(() => watch.stop());
 
   /** Valid dispatches of the kinds the bridge acts on; mutations of them are "nearly valid". */
   function templates(): Array<{ t: string; d: Record<string, unknown> }> {
@@ -198,11 +193,11 @@ describe('Discord e2e faults: malformed gateway dispatches', () => {
     // Dispatches arrive in order on one connection: once this /ask is answered, all of the above were handled.
     const q = 'Homes for sale in Austin, after the bad packets?';
     const { threadId } = await ask(e, q);
-    await waitForAnswer(e, threadId, q);
+    expect(await answerIn(e, threadId, q)).toContain('homes for sale in Austin');
     // And a DM is still a conversation.
     const dmQuestion = 'Homes for rent in Austin, asked in a DM after the bad packets?';
     e.fake.directMessage({ member: e.user, content: dmQuestion });
-    await waitForAnswer(e, dm().id, dmQuestion);
+    expect(await answerIn(e, dm().id, dmQuestion)).toContain('homes for rent in Austin');
     expect(e.fake.connectedBots).toBeGreaterThanOrEqual(1);
     expect(e.fake.identifies).toBe(1);
     const health = await fetch(`${e.app.url}/healthz`);

@@ -4,8 +4,9 @@
  * of them get a non-5xx answer (the ratio is printed).
  */
 import { sign } from '../../../fakes/slack-requests';
-import { rootFor, startSlackE2E, waitForAnswer, SIGNING_SECRET, type SlackE2E } from '../../support/slack-e2e';
+import { rootFor, startSlackE2E, waitForAnswer, SIGNING_SECRET } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
+import { useStarted } from '../../support/server-setup';
 import { CrashWatch } from '../../support/crash-watch';
 import { malformedCorpus, type Malformed } from './payloads';
 
@@ -13,17 +14,10 @@ const COUNT = 400;
 const BATCH = 16;
 
 describe('Slack e2e faults: malformed payloads at /slack/events', () => {
-  let e: SlackE2E;
+  const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2 }));
   const watch = new CrashWatch();
-
-  beforeAll(async () => {
-    e = await startSlackE2E({ fragmentDelayMs: 2 });
-    watch.start();
-  });
-  afterAll(async () => {
-    watch.stop();
-    await e?.close();
-  });
+  beforeAll(() => watch.start());
+  afterAll(() => watch.stop());
 
   async function send(p: Malformed): Promise<number> {
     const ts = Math.floor(Date.now() / 1000);
@@ -81,7 +75,8 @@ describe('Slack e2e faults: malformed payloads at /slack/events', () => {
     const ack = await e.driver.command('/ask', q, { user: 'U0USER1', channel: 'C0AFTERMAL' });
     expect(ack.status).toBe(200);
     const root = await waitFor(() => rootFor(e.fake, 'C0AFTERMAL', q), 'the root after the malformed payloads');
-    await waitForAnswer(e, 'C0AFTERMAL', root.ts, q);
+    const { messages } = await waitForAnswer(e, 'C0AFTERMAL', root.ts, q);
+    expect(messages.map((m) => m.text).join('\n')).toContain('homes for sale in Austin');
     await e.app.bridge.conversations.idle();
     expect(watch.crashes).toEqual([]);
   }, 180_000);

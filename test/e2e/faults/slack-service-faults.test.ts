@@ -6,10 +6,16 @@
 import type { ServerResponse } from 'node:http';
 import { openStream, status, hang, type Handler, type RecordedRequest } from '../../support/fake-chatbot-server';
 import type { FakeMessage } from '../../../fakes/fake-slack';
-import { button } from '../../../fakes/slack-blocks';
-import { answerMessages, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { button, shown as slackShown } from '../../../fakes/slack-blocks';
+import { answerMessages, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { startServiceProxy, type ServiceProxy } from './service-proxy';
+import { useStarted } from '../../support/server-setup';
+import { startServiceProxy } from './service-proxy';
+
+/** The text a Slack user reads of an answer's messages, in order. */
+function answerText(messages: FakeMessage[]): string {
+  return messages.map((m) => slackShown(m.text)).join('\n');
+}
 
 /** Everything a Slack user sees of a message: its text and its blocks' words. */
 function shown(m: FakeMessage): string {
@@ -29,22 +35,25 @@ describe.each([
   ['native streaming', 'on'],
   ['chat.update (native streaming refused)', 'feature_not_enabled'],
 ] as const)('Slack e2e faults, answers through %s: the chatbot service fails', (_mode, streaming) => {
-  let e: SlackE2E;
-  let proxy: ServiceProxy;
-
-  beforeAll(async () => {
-    proxy = await startServiceProxy();
-    e = await startSlackE2E({ fragmentDelayMs: 2, env: { CHATBOT_API_URL: proxy.url }, fake: { streaming } });
+  // The bridge asks the service through the proxy: both start together, the bridge closes first.
+  const started = useStarted(async () => {
+    const proxy = await startServiceProxy();
+    const e = await startSlackE2E({ fragmentDelayMs: 2, env: { CHATBOT_API_URL: proxy.url }, fake: { streaming } });
     const addr = e.service.app.server.address();
     proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
-  });
-  afterAll(async () => {
-    await e?.close();
-    await proxy?.close();
+    return {
+      e,
+      proxy,
+      async close() {
+        await e.close();
+        await proxy.close();
+      },
+    };
   });
 
   /** /ask in a fresh channel; resolves with the thread root once it is posted. */
   async function ask(channel: string, question: string): Promise<FakeMessage> {
+    const { e } = started;
     const ack = await e.driver.command('/ask', question, { user: 'U0USER1', channel });
     expect(ack.status).toBe(200);
     expect(e.driver.lateAcks).toEqual([]);
@@ -58,6 +67,7 @@ describe.each([
     done: (m: FakeMessage) => boolean,
     timeoutMs = 20_000,
   ): Promise<FakeMessage[]> {
+    const { e } = started;
     return waitFor(
       () => {
         const msgs = answerMessages(e.fake, channel, root.ts);
@@ -73,6 +83,7 @@ describe.each([
   }
 
   test('ClientAsk answering HTTP 500: the user is told in the thread, no placeholder is left, and Retry answers', async () => {
+    const { e, proxy } = started;
     const before = proxy.asks().length;
     proxy.scriptAsk(status(500, { error: 'internal' }));
     const q = 'Homes for sale in Austin? (5xx)';
@@ -85,11 +96,15 @@ describe.each([
     const retry = button(told, 'Retry');
     expect(retry).toBeDefined();
     await e.driver.click(retry!, { channel: 'C0F5XX', messageTs: told.ts, threadTs: root.ts });
-    await waitForAnswer(e, 'C0F5XX', root.ts, q);
+    const { messages } = await waitForAnswer(e, 'C0F5XX', root.ts, q);
+    // Retry asked the same question again: the answer is about it, in the conversation's thread.
+    expect(answerText(messages)).toContain('homes for sale in Austin');
+    for (const m of messages) expect(m.thread_ts).toBe(root.ts);
     expect(answerMessages(e.fake, 'C0F5XX', root.ts).some(unfinished)).toBe(false);
   });
 
   test('ClientAsk never answering (no response headers): a clear message within the header timeout, with Retry', async () => {
+    const { proxy } = started;
     let closed!: () => void;
     const requestClosed = new Promise<void>((resolve) => {
       closed = resolve;
@@ -109,6 +124,7 @@ describe.each([
   }, 60_000);
 
   test('a stream cut mid-answer keeps the partial text, marked interrupted with Retry; Retry asks again in the same thread and session and completes', async () => {
+    const { e, proxy } = started;
     const partial = 'Here are the homes I found so far: a bright loft';
     const cut: Handler = async (_req, res: ServerResponse) => {
       const s = openStream(res, 'text/event-stream');
@@ -146,6 +162,7 @@ describe.each([
   });
 
   test("the chatbot's rate limit (Success:false with its RateLimitMessage) is shown word for word and not retried", async () => {
+    const { e, proxy } = started;
     const limitMessage = 'Easy there! This chatbot takes 1 question per hour — try again later. [rl-7]';
     const chatbot = e.service.chatbotId;
     e.service.context.chatbots.update(chatbot, {
@@ -154,7 +171,9 @@ describe.each([
     try {
       const q = 'Homes for sale in Seattle? (rate limit)';
       const root = await ask('C0FRATE', q);
-      await waitForAnswer(e, 'C0FRATE', root.ts, q);
+      // The first question is within the limit: answered, not refused.
+      const first = answerText((await waitForAnswer(e, 'C0FRATE', root.ts, q)).messages);
+      expect(first).toContain('homes for sale in Seattle');
       const before = proxy.asks().length;
       const follow = 'And in Tacoma? (over the limit)';
       await e.driver.event({
@@ -179,6 +198,7 @@ describe.each([
   });
 
   test('the monthly message cap is shown word for word and not retried', async () => {
+    const { e, proxy } = started;
     const chatbot = e.service.chatbotId;
     e.service.context.chatbots.update(chatbot, { settings: { MessageLimit: 0 } });
     try {

@@ -5,6 +5,7 @@
  * (USER_RATE_LIMIT, default 30 a minute) for commands and button presses answers with an ephemeral
  * saying when to try again.
  */
+import type { FakeMessage } from '../../../fakes/fake-slack';
 import { buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, answerMessages, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
@@ -18,6 +19,9 @@ const USERS = {
   U0AGENT: 'Agent Smith',
 };
 const LIMIT_MESSAGE = 'Slow down please: 2 questions an hour per person. [rl-bridge]';
+
+/** The text a Slack user reads of an answer's messages, in order. */
+const answerText = (answer: { messages: FakeMessage[] }): string => answer.messages.map((m) => m.text).join('\n');
 
 describe('Slack e2e: limits per person', () => {
   const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2, fake: { users: USERS } }));
@@ -51,8 +55,11 @@ describe('Slack e2e: limits per person', () => {
       // Two questions in two conversations (two chat sessions: the service's own per-session count never trips).
       const q1 = 'Homes for sale in Austin? (limit 1)';
       const q2 = 'Condos for rent in Denver? (limit 2)';
-      await waitForAnswer(e, 'C0LIM1', await ask('U0USER1', 'C0LIM1', q1), q1);
-      await waitForAnswer(e, 'C0LIM2', await ask('U0USER1', 'C0LIM2', q2), q2);
+      // Both within the limit: answered, each about its own question.
+      const a1 = answerText(await waitForAnswer(e, 'C0LIM1', await ask('U0USER1', 'C0LIM1', q1), q1));
+      expect(a1).toContain('homes for sale in Austin');
+      const a2 = answerText(await waitForAnswer(e, 'C0LIM2', await ask('U0USER1', 'C0LIM2', q2), q2));
+      expect(a2).toContain('condo for rent in Denver');
 
       // The third, in yet another conversation, is over the limit: the chatbot's words, no question asked.
       const q3 = 'Lofts in Miami? (over the limit)';
@@ -64,7 +71,8 @@ describe('Slack e2e: limits per person', () => {
         'the RateLimitMessage',
       );
       expect(told.thread_ts).toBe(root3);
-      await waitForAnswer(e, 'C0LIMOTHER', otherRoot, other);
+      // The other user is not held back by Ada's limit: Grace gets her Seattle answer.
+      expect(answerText(await waitForAnswer(e, 'C0LIMOTHER', otherRoot, other))).toContain('homes for sale in Seattle');
       await e.app.bridge.conversations.idle();
       expect(e.storedAnswers(q3)).toHaveLength(0);
 
@@ -95,7 +103,8 @@ describe('Slack e2e: limits per person', () => {
   test('the flood limit: the 31st command or button press in a minute gets an ephemeral saying when to try again', async () => {
     const q = 'Townhouses in Boston? (flood)';
     const root = await ask('U0FLOOD', 'C0FLOOD', q);
-    await waitForAnswer(e, 'C0FLOOD', root, q);
+    // The first command of the minute is answered (Boston is outside the listings).
+    expect(answerText(await waitForAnswer(e, 'C0FLOOD', root, q))).toContain('We have no listings in Boston');
     // 29 more commands: 30 in the minute, all answered with their usage.
     for (let i = 0; i < 29; i++) {
       const res = await e.driver.command('/ask', 'help', { user: 'U0FLOOD', channel: 'C0FLOODHELP' });

@@ -10,10 +10,12 @@ import Redis from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, startDiscordE2E } from '../../support/discord-e2e';
 import { FakeSlack } from '../../../fakes/fake-slack';
 import { button } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { answerIn } from '../../support/discord-flows';
+import { useStarted } from '../../support/server-setup';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RETENTION_DAYS = 2;
@@ -124,27 +126,31 @@ function table(expiries: Expiry[]): string[] {
 describe.each([['SQLite'], ['Redis']] as const)(
   'retention on %s: every key family expires within RETENTION_DAYS',
   (kind) => {
-    let slack: FakeSlack;
-    let e: DiscordE2E;
-    let driver: SlackDriver;
-    let dir: string;
-    let redis: Redis | undefined;
-    const stateUrl = (): string => (kind === 'Redis' ? REDIS_URL : `sqlite:${join(dir, 'state.db')}`);
-
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'retention-'));
+    // One app on a fresh store (a temp SQLite file, or Redis database 15) with Slack and Discord:
+    // started together, closed in reverse, the store emptied after.
+    const x = useStarted(async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'retention-'));
+      let redis: Redis | undefined;
       if (kind === 'Redis') {
         // Database 15 is this test's own: it starts empty, so every key listed is the scenario's.
         redis = new Redis(REDIS_URL);
         await redis.flushdb();
       }
-      slack = await new FakeSlack({
+      const slack = await new FakeSlack({
         users: { U0USER1: 'Ada Lovelace', U0AGENT: 'Agent Smith', U0ADMIN: 'Alan Admin' },
       }).start();
       slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT'];
-      e = await startDiscordE2E({
+      const closeTheRest = async (): Promise<void> => {
+        await slack.close();
+        if (redis) {
+          await redis.flushdb();
+          redis.disconnect();
+        }
+        rmSync(dir, { recursive: true, force: true });
+      };
+      const e = await startDiscordE2E({
         env: {
-          STATE_URL: stateUrl(),
+          STATE_URL: kind === 'Redis' ? REDIS_URL : `sqlite:${join(dir, 'state.db')}`,
           RETENTION_DAYS: String(RETENTION_DAYS),
           SLACK_BOT_TOKEN: slack.botToken,
           SLACK_SIGNING_SECRET: SECRET,
@@ -152,23 +158,27 @@ describe.each([['SQLite'], ['Redis']] as const)(
           SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
           SLACK_ADMIN_USERS: 'U0ADMIN',
         },
+      }).catch(async (err: unknown) => {
+        await closeTheRest();
+        throw err;
       });
-      driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
-    });
-
-    afterAll(async () => {
-      await e?.close();
-      await slack?.close();
-      if (redis) {
-        await redis.flushdb();
-        redis.disconnect();
-      }
-      rmSync(dir, { recursive: true, force: true });
+      const driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
+      return {
+        e,
+        slack,
+        driver,
+        dir,
+        redis,
+        async close() {
+          await e.close();
+          await closeTheRest();
+        },
+      };
     });
 
     /** A person's message in a Slack thread (Events API). */
     const say = (channel: string, thread: string, user: string, text: string, tsPart: string) =>
-      driver.event({
+      x.driver.event({
         type: 'message',
         channel,
         channel_type: 'channel',
@@ -179,6 +189,7 @@ describe.each([['SQLite'], ['Redis']] as const)(
       });
 
     test('a full scenario, then every key family listed with its expiry', async () => {
+      const { e, slack, driver, dir, redis } = x;
       // Slack: the owner's settings, a question, a vote, a follow-up.
       await driver.command('/chatbot', 'set RateLimitCount 50', { user: 'U0ADMIN', channel: 'C0RSET' });
       const set = await waitFor(
@@ -262,12 +273,11 @@ describe.each([['SQLite'], ['Redis']] as const)(
       // Discord: a question in a thread and a DM.
       const dq = 'Condos for sale in Austin? (retention)';
       const { threadId } = await ask(e, dq);
-      await waitForAnswer(e, threadId, dq);
+      expect(await answerIn(e, threadId, dq)).toContain('condo for sale in Austin');
       const dm = e.fake.openDm(e.user);
       const dmq = 'Lofts in Miami? (retention DM)';
       e.fake.directMessage({ member: e.user, content: dmq });
-      await waitForAnswer(e, dm.id, dmq);
-      expect(botMessagesIn(e.fake, dm.id).length).toBeGreaterThan(0);
+      expect(await answerIn(e, dm.id, dmq)).toContain('homes in Miami');
       await e.app.bridge.conversations.idle();
 
       const expiries =
