@@ -321,9 +321,15 @@ export class BudgetScheduler {
             for (const w of job.waiters) w.reject(err);
             return;
           }
-          if (delay !== undefined && job.tries < this.maxTries && !this.closed) {
-            const until = this.now() + Math.max(0, delay);
-            for (const b of job.budgets) this.pausedUntil.set(b.key, Math.max(this.pausedUntil.get(b.key) ?? 0, until));
+          if (delay === undefined) {
+            for (const w of job.waiters) w.reject(err);
+            return;
+          }
+          // The platform's Retry-After holds for the budget whether or not this job tries again: a
+          // job out of tries fails, and its caller's next call (a recovery, a fallback) waits too.
+          const until = this.now() + Math.max(0, delay);
+          for (const b of job.budgets) this.pausedUntil.set(b.key, Math.max(this.pausedUntil.get(b.key) ?? 0, until));
+          if (job.tries < this.maxTries && !this.closed) {
             this.log?.warn({ retryAfterMs: delay, tries: job.tries }, 'platform rate limit, retrying');
             job.notBefore = until;
             job.paid = true;

@@ -166,3 +166,31 @@ describe('BudgetScheduler', () => {
     expect(calls).toBe(1);
   });
 });
+
+describe('BudgetScheduler: a 429 on a job out of tries', () => {
+  const clocked = useScheduler({ clock: true, maxTries: 1 });
+
+  it('still holds the budget for the Retry-After: the next call on it waits that out', async () => {
+    const s = clocked.scheduler;
+    const stop: RateBudget = { key: 'chat.stopStream', limit: 20, windowMs: 60_000 };
+    await expect(
+      s.run([stop], 'final', async () => {
+        throw new PlatformRateLimitError(1_000);
+      }),
+    ).rejects.toBeInstanceOf(PlatformRateLimitError);
+    // The caller gives up on that call and makes another (a recovery's stop): it waits.
+    let ran = false;
+    const next = s.run([stop], 'final', async () => {
+      ran = true;
+    });
+    // Calls on other budgets pass through the pump meanwhile: the held one stays held.
+    await s.run([], 'final', async () => undefined);
+    clocked.now += 999;
+    await s.run([], 'final', async () => undefined);
+    expect(ran).toBe(false);
+    clocked.now += 1;
+    await s.run([], 'final', async () => undefined);
+    await next;
+    expect(ran).toBe(true);
+  });
+});
