@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { useStarted } from './server-setup';
 import { ShellSession } from './shell-session';
 
 const ROOT = join(__dirname, '..', '..');
@@ -16,6 +17,8 @@ interface ShellRun {
   /** The scratch directory the bridge runs in. */
   dir: string;
   session: ShellSession;
+  /** Kills a bridge the test left running (a failed test) and removes its directory. */
+  close(): void;
 }
 
 /** Builds dist/ once, as npm start would: the bridge runs from a scratch directory, not through ts. */
@@ -46,41 +49,47 @@ function startShell(
   extra?: Record<string, string>,
 ): ShellRun {
   const dir = mkdtempSync(join(tmpdir(), tmpPrefix));
-  if (on === 'pipe')
-    return {
-      dir,
-      session: new ShellSession(spawn('node', [MAIN], { cwd: dir, env: env(dir, extra), stdio: 'pipe' })),
-    };
-  const command = `stty cols ${columns} rows 50; exec node ${JSON.stringify(MAIN)}`;
-  const child = spawn('script', ['-qfc', command, '/dev/null'], {
-    cwd: dir,
-    env: { ...env(dir, extra), TERM: 'xterm-256color' },
-    stdio: 'pipe',
-  });
-  return { dir, session: new ShellSession(child) };
-}
-
-/** Kills a bridge the test left running (a failed test) and removes its directory. */
-function stopShell(run: ShellRun): void {
-  if (run.session.child.exitCode === null) run.session.child.kill('SIGKILL');
-  rmSync(run.dir, { recursive: true, force: true });
+  const child =
+    on === 'pipe'
+      ? spawn('node', [MAIN], { cwd: dir, env: env(dir, extra), stdio: 'pipe' })
+      : spawn('script', ['-qfc', `stty cols ${columns} rows 50; exec node ${JSON.stringify(MAIN)}`, '/dev/null'], {
+          cwd: dir,
+          env: { ...env(dir, extra), TERM: 'xterm-256color' },
+          stdio: 'pipe',
+        });
+  const session = new ShellSession(child);
+  return {
+    dir,
+    session,
+    close() {
+      if (session.child.exitCode === null) session.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
- * startShell before the enclosing describe's tests and stopShell after them. The run is filled in by
- * beforeAll, so tests read `run.session` inside a test, never at describe time. `extraEnv`: more
- * variables for the bridge (e.g. HANDOFF_HOURS).
+ * The shell started (through the tests' one setup helper, useStarted) before the enclosing
+ * describe's tests and stopped after them; tests read `run.session` inside a test, never at describe
+ * time. `extraEnv`: more variables for the bridge (e.g. HANDOFF_HOURS). `untilBanner`: started counts
+ * once the banner shows (a run that never shows it is stopped and fails the setup).
  */
 export function shellForDescribe(
   on: 'terminal' | 'pipe',
   tmpPrefix: string,
   columns?: number,
   extraEnv?: Record<string, string>,
+  opts: { untilBanner?: boolean } = {},
 ): ShellRun {
-  const run = {} as ShellRun;
-  beforeAll(() => {
-    Object.assign(run, startShell(on, tmpPrefix, columns, extraEnv));
-  });
-  afterAll(() => stopShell(run));
-  return run;
+  return useStarted(async () => {
+    const run = startShell(on, tmpPrefix, columns, extraEnv);
+    if (opts.untilBanner)
+      await run.session
+        .waitFor((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner')
+        .catch((err: unknown) => {
+          run.close();
+          throw err;
+        });
+    return run;
+  }, 60_000);
 }

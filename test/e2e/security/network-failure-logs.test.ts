@@ -115,9 +115,11 @@ describe('Discord: connection reset, timeout and 500 from REST leak no secret in
     const hit = await waitFor(() => proxy.faulted.length >= 4 && proxy.faulted, 'the faults to be hit', 60_000);
     expect(hit.map((f) => f.fault)).toContain('reset');
     await e.app.bridge.conversations.idle();
-    await new Promise((r) => setImmediate(r));
-
-    const all = lines.join('');
+    // The failures were logged (as warnings or errors) before the lines are scanned.
+    const all = await waitFor(() => {
+      const text = lines.join('');
+      return /"level":(40|50)/.test(text) && text;
+    }, 'a warning or error in the log');
     expect(all).toMatch(/"level":(40|50)/);
     const secrets: Record<string, string> = {
       DISCORD_TOKEN,

@@ -3,38 +3,13 @@
  * agent of a handoff (`/agent claim|say|close`), driven through piped stdin of the built bridge
  * (`node dist/main.js`, what `npm start` runs after its build).
  */
-import { spawn } from 'child_process';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import { useStarted } from '../../support/server-setup';
-import { ShellSession as Session } from '../../support/shell-session';
+import { buildBridge, shellForDescribe } from '../../support/shell-bridge';
 
-const ROOT = join(__dirname, '..', '..', '..');
 describe('shell: forms field by field, and the simulated agent of a handoff', () => {
-  // Started once the banner shows; the two tests run one after the other in the same shell.
-  const run = useStarted(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bridge-shell-forms-'));
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-      SERVICE_DB: join(dir, 'service.db'),
-      NO_COLOR: '1',
-    };
-    const session = new Session(spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: 'pipe' }));
-    const close = () => {
-      if (session.child.exitCode === null) session.child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    };
-    await session
-      .waitFor((o) => (o.includes('chatbot-bridge shell') ? true : undefined), 'the banner')
-      .catch((err: unknown) => {
-        close();
-        throw err;
-      });
-    return { session, close };
-  }, 60_000);
+  beforeAll(buildBridge, 180_000);
+  // The built bridge in a scratch directory of its own, started once the banner shows; the two tests
+  // run one after the other in the same shell.
+  const run = shellForDescribe('pipe', 'bridge-shell-forms-', undefined, { NO_COLOR: '1' }, { untilBanner: true });
 
   test('/listing update opens a prefilled form; an invalid value is asked again; the change is saved', async () => {
     const { session } = run;
