@@ -8,7 +8,7 @@ import { button, shown } from '../../../fakes/slack-blocks';
 import { answerMessages, HANDOFF_CHANNEL, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
-import { firstLineOf } from '../../support/slack-flows';
+import { ephemeralTo, firstLineOf } from '../../support/slack-flows';
 
 const CHANNEL = 'C0LEADALL';
 const FIRST =
@@ -63,7 +63,11 @@ describe('Slack: the lead summary of a 30-turn conversation', () => {
     expect(e.storedAnswers(FIRST)).toHaveLength(1);
     for (const q of FOLLOW_UPS) expect(e.storedAnswers(q)).toHaveLength(1);
 
+    const shownBefore = e.fake.ephemerals.length;
     await e.driver.command('/handoff', 'Please call me', { user: 'U0USER1', channel: CHANNEL });
+    // The user is told, privately, where the agent will come (and the reply is not left in flight).
+    const told = await ephemeralTo(e.fake, 'U0USER1', /human agent/, shownBefore);
+    expect(told.text).toBe('A human agent has been asked to join your conversation thread.');
     const ticket = await waitFor(
       () => e.fake.channelMessages(HANDOFF_CHANNEL).find((m) => shown(m.text).includes('Please call me')),
       'the ticket',
