@@ -3,7 +3,7 @@ import { startSlackE2E, waitForAnswer, rootFor, ADMIN, HANDOFF_CHANNEL } from '.
 import { waitFor } from '../../../fakes/slack-requests';
 import { button } from '../../../fakes/slack-blocks';
 import { useStarted } from '../../support/server-setup';
-import { firstLineOf } from '../../support/slack-flows';
+import { ephemeralTo, firstLineOf } from '../../support/slack-flows';
 
 describe('Slack e2e: commands', () => {
   const e = useStarted(() => startSlackE2E({ fragmentDelayMs: 2 }));
@@ -166,6 +166,7 @@ describe('Slack e2e: commands', () => {
     const { messages } = await waitForAnswer(e, 'C0HANDOFFCMD', root.ts, question);
     expect(firstLineOf(messages)).toMatch(/^I found \d+ condos? for sale in Miami:$/);
     const before = e.fake.channelMessages(HANDOFF_CHANNEL).length;
+    const shownBefore = e.fake.ephemerals.length;
     await e.driver.command('/handoff', 'I need a person', { user: 'U0USER2', channel: 'C0HANDOFFCMD' });
     const ticket = await waitFor(
       () =>
@@ -176,5 +177,8 @@ describe('Slack e2e: commands', () => {
       'the ticket',
     );
     expect(button(ticket, 'Claim')).toBeDefined();
+    // The user is told, privately, that an agent will join their thread.
+    const told = await ephemeralTo(e.fake, 'U0USER2', /human agent/, shownBefore);
+    expect(told.text).toBe('A human agent has been asked to join your conversation thread.');
   });
 });
