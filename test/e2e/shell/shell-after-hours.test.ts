@@ -13,7 +13,7 @@ describe('shell: a handoff outside office hours', () => {
   // Open only on the day after tomorrow (UTC): closed whenever this runs.
   const day = (new Date().getUTCDay() + 2) % 7;
   beforeAll(buildBridge, 180_000);
-  // Not useStarted: shellForDescribe (shell-bridge.ts) starts and stops the run, and keeps startShell private.
+  // shellForDescribe (shell-bridge.ts): the built bridge in a scratch directory, through useStarted.
   const run = shellForDescribe('pipe', 'bridge-shell-hours-', undefined, {
     HANDOFF_HOURS: `${DAYS[day]} 09:00-17:00`,
     HANDOFF_TIMEZONE: 'UTC',

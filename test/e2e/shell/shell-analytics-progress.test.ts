@@ -13,7 +13,7 @@ const ESC = String.fromCharCode(0x1b);
 beforeAll(buildBridge, 180_000);
 
 describe('/analytics on a terminal', () => {
-  // Not useStarted: shellForDescribe (shell-bridge.ts) starts and stops the run, and keeps startShell private.
+  // shellForDescribe (shell-bridge.ts): the built bridge in a scratch directory, through useStarted.
   const run = shellForDescribe('terminal', 'bridge-pty-analytics-', COLUMNS);
 
   test('the figures replace the "Crunching analytics…" line in place, after an answer was streamed', async () => {

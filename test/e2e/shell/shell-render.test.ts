@@ -21,7 +21,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 beforeAll(buildBridge, 180_000);
 
 describe('through a pseudo-terminal', () => {
-  // Not useStarted: shellForDescribe (shell-bridge.ts) starts and stops the run, and keeps startShell private.
+  // shellForDescribe (shell-bridge.ts): the built bridge in a scratch directory, through useStarted.
   const run = shellForDescribe('terminal', 'bridge-pty-');
 
   const press = (keys: string) => run.session.child.stdin.write(keys);
