@@ -27,6 +27,8 @@ export async function startDiscordToSlack(opts: {
   env?: Record<string, string>;
   /** Core's clock (default Date.now). */
   now?: () => number;
+  /** An OpenAI-compatible service for the chatbot's answers (default: the local service's own). */
+  llm?: { baseUrl: string };
 }): Promise<DiscordToSlack> {
   const slack = await new FakeSlack({ users: opts.users }).start();
   slack.channelMembers[SLACK_HANDOFF] = [...opts.members];
@@ -40,6 +42,7 @@ export async function startDiscordToSlack(opts: {
       ...opts.env,
     },
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.llm ? { llm: opts.llm } : {}),
   });
   return {
     e,
@@ -67,5 +70,7 @@ export async function discordTicketOnSlack(
     () => x.slack.channelMessages(SLACK_HANDOFF).find((m) => button(m, 'Claim') && m.text.includes(reason)),
     'the ticket in the Slack handoff channel',
   );
+  // The Slack ticket leads the agent to the Discord thread the user was answered in.
+  expect(ticket.text).toContain(`/${threadId}`);
   return { threadId, ticket };
 }

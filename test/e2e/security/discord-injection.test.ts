@@ -6,15 +6,12 @@
  * follow-ups, webhook edits) carries `allowed_mentions.parse: []`, and the Slack ticket pings nobody.
  */
 import { startFakeOpenAi } from '../../support/fake-openai-server';
-import { FakeSlack } from '../../../fakes/fake-slack';
-import { ask, botMessagesIn, startDiscordE2E, handoffIn } from '../../support/discord-e2e';
+import { ask, botMessagesIn, handoffIn } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
 import { button, shown } from '../../../fakes/slack-blocks';
-import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
+import { waitFor } from '../../../fakes/slack-requests';
+import { SLACK_HANDOFF, startDiscordToSlack } from '../../support/cross-surface';
 import { claimOnSlack } from '../../support/slack-claims';
-
-const SECRET = 'injection-signing-secret';
-const SLACK_HANDOFF = 'C0XINJECT';
 
 interface Body {
   content?: string;
@@ -29,33 +26,22 @@ describe('Discord: allowed_mentions parse [] everywhere; a display name in a Sla
 
   const x = useStarted(async () => {
     const llm = await startFakeOpenAi(['placeholder']);
-    const slack = await new FakeSlack({ users: { U0AGENT: 'Agent Smith' } }).start();
     // Agent Smith is a member of the Slack handoff channel (an agent: conversations.members).
-    slack.channelMembers[SLACK_HANDOFF] = ['U0AGENT'];
-    const e = await startDiscordE2E({
-      omitEnv: ['DISCORD_HANDOFF_CHANNEL'],
+    const started = await startDiscordToSlack({
+      users: { U0AGENT: 'Agent Smith' },
+      members: ['U0AGENT'],
       llm: { baseUrl: llm.baseUrl },
-      env: {
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        SLACK_HANDOFF_CHANNEL: SLACK_HANDOFF,
-      },
     });
-    const mallory = e.fake.addMember('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
-    const victim = e.fake.addMember('victim');
+    const mallory = started.e.fake.addMember('<!channel> Mallory <@U0AGENT> <https://evil.test|x>');
+    const victim = started.e.fake.addMember('victim');
     const answer = answerText(victim.user.id);
     llm.reply = { chunks: [answer.slice(0, 20), answer.slice(20)] };
-    const driver = new SlackDriver(`${e.app.url}/slack/events`, SECRET, slack.team);
     return {
-      e,
-      slack,
-      driver,
+      ...started,
       mallory,
       victim,
       async close() {
-        await e.close();
-        await slack.close();
+        await started.close();
         await llm.close();
       },
     };

@@ -45,11 +45,14 @@ export const ticketMailId = (ticketId: string, reason: TicketMailReason): string
  * is claimed or ended (a mail that waited for a retry or a restart meanwhile is not sent late). The
  * after-hours mail always holds: the user was told their request went there.
  */
+const reasonHolds = (reason: TicketMailReason, t: Ticket | undefined): boolean =>
+  reason !== 'unclaimed' || t?.status === 'open';
+
+/** The mail outbox's question before a send, for a mail owed under `ticketMailId`. */
 async function ticketMailWanted(ctx: CoreContext, mailId: string): Promise<boolean> {
+  // Only "unclaimed" can stop holding: the ticket is read for that one alone.
   const unclaimed = /^ticket:(.+):unclaimed$/.exec(mailId);
-  if (!unclaimed) return true;
-  const t = await new TicketStore(ctx).load(unclaimed[1]!);
-  return t?.status === 'open';
+  return !unclaimed || reasonHolds('unclaimed', await new TicketStore(ctx).load(unclaimed[1]!));
 }
 
 /** Owes the ticket's e-mail for `reason` (once for life: a second call is a no-op). */
@@ -59,7 +62,7 @@ export async function oweTicketMail(ctx: CoreContext, t: Ticket, reason: TicketM
   const to = office.ticketEmail;
   const id = ticketMailId(t.id, reason);
   if (!to || !outbox.enabled || (await outbox.isOwed(id))) return;
-  if (!(await ticketMailWanted(ctx, id))) return; // claimed before its notice was carried out
+  if (!reasonHolds(reason, t)) return; // claimed before its notice was carried out
   const back = nextOpening(office.hours, t.createdAt);
   const transcript = await readTranscript(ctx.store, t.convId);
   const mail = ticketMail({
