@@ -261,7 +261,14 @@ export class TurnAnswerer {
     if (result.status === 'complete' && result.final?.noAnswer) {
       if (ctx.config.handoffOnNoAnswer) {
         // Only the asker's own question hands their conversation off (a participant's is just unanswered).
-        await this.deps.handoffs.request(conv, actor, surface, `The chatbot had no answer to: ${ask.question}`);
+        const refused = await this.deps.handoffs.request(
+          conv,
+          actor,
+          surface,
+          `The chatbot had no answer to: ${ask.question}`,
+        );
+        // Refused (a participant who is not the asker, no handoff channel): said so, never silence.
+        if (refused) await surface.post(conv.place, { text: `I don't have an answer to that. ${refused}` });
       } else {
         await surface.post(conv.place, {
           text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",

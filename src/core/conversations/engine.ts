@@ -208,6 +208,17 @@ export class Conversations {
       return;
     }
     const surface = this.surfaceFor(conv.place);
+    if (!surface) {
+      // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
+      // is dropped (acked by the worker) with one line, not retried on every sweep.
+      this.ctx.log.warn(
+        { convId, item: raw.id, surface: conv.place.surface },
+        'conversation: queue item dropped: its surface is not configured',
+      );
+      if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
+      await progress.done();
+      return;
+    }
     try {
       const ticket = await this.handoffs.activeTicket(convId);
       if (item.kind === 'message') {
@@ -261,9 +272,7 @@ export class Conversations {
     this.knownSurfaces.set(surface.name, surface);
   }
 
-  private surfaceFor(place: Place): SurfacePort {
-    const surface = this.ctx.surfaces.get(place.surface) ?? this.knownSurfaces.get(place.surface);
-    if (!surface) throw new Error(`surface ${place.surface} is not running`);
-    return surface;
+  private surfaceFor(place: Place): SurfacePort | undefined {
+    return this.ctx.surfaces.get(place.surface) ?? this.knownSurfaces.get(place.surface);
   }
 }

@@ -152,14 +152,16 @@ export class Handoffs {
     // The ticket first, short-lived until it is handed its conversation (a crash before that leaves a
     // record nothing points to, which expires), so no mark ever points to a ticket not written yet.
     await this.tickets.create(ticket);
-    if (decided.turn) await appendTurn(this.ctx.store, conv.id, { ...decided.turn, at }, this.tickets.retentionMs);
     const intents = noticeIntents(decided.notices);
     // The one atomic step: the conversation is in handoff with this ticket, and its opening notices are owed.
     if (!(await this.tickets.markHandoff(conv.id, ticket.id, intents))) {
-      // Another trigger (another instance, a double click) won the race; its ticket stands.
+      // Another trigger (another instance, a double click) won the race; its ticket (and its line) stands.
       await this.tickets.discard(ticket.id);
       return undefined;
     }
+    // The transcript's "(asked for a human)" line only for the trigger that won: the ticket, the lead
+    // and the e-mail read it, so a loser's line would show twice.
+    if (decided.turn) await appendTurn(this.ctx.store, conv.id, { ...decided.turn, at }, this.tickets.retentionMs);
     // Its full retention, its open mark: a compare-and-set, since a drain elsewhere may already be
     // recording its posts on it. (A crash before this: the opening's own writes do the same.)
     await this.tickets.update(ticket.id, (t) => ({ ...t }));

@@ -29,8 +29,17 @@ export async function readAppliedSettings(
   // Like every record, this one expires RETENTION_DAYS after its last write; a bridge in use keeps
   // it (re-written at most hourly), so what the owner set is not forgotten while people ask.
   if (raw !== undefined && ctx.now() - (touchedAt.get(key) ?? 0) >= TOUCH_EVERY_MS) {
-    touchedAt.set(key, ctx.now());
-    await ctx.store.compareAndSet(key, raw, raw, ctx.config.retentionMs);
+    // Marked done only once the write went through: a failed one is tried again on the next read
+    // (and does not fail the question that read the record).
+    try {
+      await ctx.store.compareAndSet(key, raw, raw, ctx.config.retentionMs);
+      touchedAt.set(key, ctx.now());
+    } catch (err) {
+      ctx.log.warn(
+        { err, chatbotId },
+        'applied settings: restarting the record retention failed; tried again next read',
+      );
+    }
   }
   const parsed = appliedSchema.safeParse(raw ?? {});
   return parsed.success ? (parsed.data as AppliedSettings) : {};
