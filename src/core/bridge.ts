@@ -1,20 +1,20 @@
 /**
  * The Bridge: what surfaces call (BridgeCore). It dispatches commands, buttons and forms to their
- * handlers, hands thread messages to conversations or to a handoff, runs the periodic sweeps, and
- * never lets an error reach a surface: the user is told what failed, the log gets the detail.
+ * handlers through the one guard pipeline (guards.ts: error reply, flood limit, who may), hands
+ * thread messages to conversations or to a handoff, runs the periodic sweeps, and never lets an
+ * error reach a surface: the user is told what failed, the log gets the detail.
  */
-import { adminOnlyRefusal, mayUse } from './access';
 import { assistantIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
 import { askCommand } from './commands/ask';
-import { COMMAND_NAMES, usageOf } from './commands/catalogue';
+import { COMMAND_NAMES } from './commands/catalogue';
 import { handoffCommand } from './commands/handoff';
 import type { CommandHandler, CommandHandlers, CoreContext } from './context';
 import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
-import { floodRefusal } from './limits/user-limits';
+import { commandGuards, type Guard, pressGuards, runGuards } from './guards';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
   Actor,
@@ -56,7 +56,6 @@ const QUEUE_SWEEP_EVERY_MS = 5_000;
 /** How often pending ticket notices are looked for (a lease held by a dead instance runs out first). */
 const NOTICE_DRAIN_EVERY_MS = 5_000;
 const DIGEST_CHECK_EVERY_MS = 60_000;
-const HELP_WORDS = new Set(['help', '-h', '--help', '?']);
 
 export class Bridge implements BridgeCore {
   readonly conversations: Conversations;
@@ -67,11 +66,15 @@ export class Bridge implements BridgeCore {
   private readonly forms = new Map<string, { command: CommandName; fn: FormFn }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
+  private readonly commandGuards: Guard[];
+  private readonly pressGuards: Guard[];
 
   constructor(
     private readonly ctx: CoreContext,
     private readonly deps: BridgeDeps,
   ) {
+    this.commandGuards = commandGuards(ctx);
+    this.pressGuards = pressGuards(ctx);
     this.handoffs = new Handoffs(ctx);
     this.conversations = new Conversations(ctx, deps.relay, this.handoffs);
     const all: CommandHandlers = {
@@ -141,27 +144,16 @@ export class Bridge implements BridgeCore {
   }
 
   async command(inv: Invocation, name: CommandName, args: string): Promise<void> {
-    await this.guard(inv, `/${name}`, async () => {
-      const handler = this.handlers.get(name);
-      if (!handler) {
-        await inv.reply(
-          {
-            text: `/${name} is not available here. Commands: ${[...this.handlers.keys()].map((n) => `/${n}`).join(', ')}`,
-          },
-          { ephemeral: true },
-        );
-        return;
-      }
-      if (HELP_WORDS.has(args.trim().toLowerCase())) {
-        await inv.reply({ text: usageOf(name) }, { ephemeral: true });
-        return;
-      }
-      if (!mayUse(name, inv.actor)) {
-        await inv.reply({ text: adminOnlyRefusal(name) }, { ephemeral: true });
-        return;
-      }
-      await handler.run(this.ctx, inv, args);
-    });
+    const handler = this.handlers.get(name);
+    const available = [...this.handlers.keys()].map((n) => `/${n}`).join(', ');
+    const g = {
+      inv,
+      what: `/${name}`,
+      command: handler ? name : undefined,
+      gone: `/${name} is not available here. Commands: ${available}`,
+      args,
+    };
+    await runGuards(this.commandGuards, g, () => handler!.run(this.ctx, inv, args));
   }
 
   async message(msg: IncomingMessage, surface: SurfacePort): Promise<boolean> {
@@ -196,21 +188,10 @@ export class Bridge implements BridgeCore {
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {
-    await this.guard(inv, 'that button', async () => {
-      const found = this.actions.get(action);
-      if (!found) {
-        await inv.reply(
-          { text: 'This button has expired or is no longer supported. Run the command again.' },
-          { ephemeral: true },
-        );
-        return;
-      }
-      if (!mayUse(found.command, inv.actor)) {
-        await inv.reply({ text: adminOnlyRefusal(found.command) }, { ephemeral: true });
-        return;
-      }
-      await found.fn(this.ctx, inv, value);
-    });
+    const found = this.actions.get(action);
+    const gone = 'This button has expired or is no longer supported. Run the command again.';
+    const g = { inv, what: 'that button', command: found?.command, gone };
+    await runGuards(this.pressGuards, g, () => found!.fn(this.ctx, inv, value));
   }
 
   async submitForm(
@@ -220,50 +201,24 @@ export class Bridge implements BridgeCore {
     values: Record<string, string>,
   ): Promise<FormResult> {
     const found = this.forms.get(formId);
-    if (!found) {
-      await this.tell(inv, { text: 'This form has expired. Run the command again.' });
-      return { ok: true };
-    }
-    if (!mayUse(found.command, inv.actor)) {
-      await this.tell(inv, { text: adminOnlyRefusal(found.command) });
-      return { ok: true };
-    }
-    try {
-      return await found.fn(this.ctx, inv, state, values);
-    } catch (err) {
-      this.ctx.log.error({ err, formId }, 'form failed');
-      await this.tell(inv, { text: `Sorry, saving the form failed: ${errorText(err)}` });
-      return { ok: true };
-    }
+    const g = {
+      inv,
+      what: 'saving the form',
+      command: found?.command,
+      gone: 'This form has expired. Run the command again.',
+    };
+    // Refused or failed: the person was told, and the form closes.
+    let result: FormResult = { ok: true };
+    await runGuards(this.pressGuards, g, async () => {
+      result = await found!.fn(this.ctx, inv, state, values);
+    });
+    return result;
   }
 
   /** Slack's App Home: the handoff queue for members of the handoff channel and admins. */
   async handoffQueue(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined> {
-    if (!(await this.handoffs.isAgent(viewer, surface))) return undefined;
+    if (await this.handoffs.refusal('queue', viewer, surface)) return undefined;
     return this.handoffs.queueMessage();
-  }
-
-  private async guard(inv: Invocation, what: string, fn: () => Promise<void>): Promise<void> {
-    try {
-      // USER_RATE_LIMIT: one person's commands and button presses, across instances.
-      const flood = await floodRefusal(this.ctx, inv.place, inv.actor);
-      if (flood) {
-        await this.tell(inv, { text: flood });
-        return;
-      }
-      await fn();
-    } catch (err) {
-      this.ctx.log.error({ err, what }, 'invocation failed');
-      await this.tell(inv, { text: `Sorry, ${what} failed: ${errorText(err)}` });
-    }
-  }
-
-  private async tell(inv: Invocation, msg: OutMessage): Promise<void> {
-    try {
-      await inv.reply(msg, { ephemeral: true });
-    } catch (err) {
-      this.ctx.log.error({ err }, 'could not reply to the invoker');
-    }
   }
 }
 

@@ -77,3 +77,33 @@ describe('Bridge dispatch', () => {
     expect(inv.replies[1]?.msg.text).toMatch(/expired/);
   });
 });
+
+describe('Bridge dispatch: one guard pipeline', () => {
+  let h: CoreHarness;
+  const saved: string[] = [];
+  const withForm: CommandHandler = {
+    async run() {},
+    forms: {
+      'chatbot.settings': async (_ctx, _inv, _state, values) => {
+        saved.push(values.name ?? '');
+        return { ok: true };
+      },
+    },
+  };
+
+  beforeAll(async () => {
+    h = await startCoreHarness({ userRateLimit: 2, commands: { chatbot: withForm } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('flood-limits form submits like commands and button presses', async () => {
+    const inv = h.invocation(h.users.admin);
+    for (const name of ['one', 'two', 'three'])
+      expect(await h.bridge.submitForm(inv, 'chatbot.settings', '', { name })).toEqual({ ok: true });
+    // The third went over USER_RATE_LIMIT (2 a minute): the person is told, the handler never ran.
+    expect(saved).toEqual(['one', 'two']);
+    expect(inv.texts()).toEqual([expect.stringMatching(/^You are going too fast: at most 2 /)]);
+  });
+});

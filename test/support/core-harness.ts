@@ -53,6 +53,8 @@ export interface CoreHarnessOptions {
   handoffOnNoAnswer?: boolean;
   handoffClaimTimeoutMs?: number;
   answerIdleTimeoutMs?: number;
+  /** USER_RATE_LIMIT: commands, button presses and form submits per person a minute (default: off). */
+  userRateLimit?: number;
   /** RETENTION_DAYS in ms (default: the bridge's 90 days). */
   retentionMs?: number;
   instanceId?: string;
@@ -199,6 +201,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     handoffOnNoAnswer: opts.handoffOnNoAnswer ?? false,
     instanceId,
     ...(opts.retentionMs !== undefined ? { retentionMs: opts.retentionMs } : {}),
+    ...(opts.userRateLimit !== undefined ? { userRateLimit: opts.userRateLimit } : {}),
   };
   const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now() };
   const relay = new Relay({ store, log, instanceId });

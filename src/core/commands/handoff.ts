@@ -28,8 +28,9 @@ async function conversationOf(conversations: Conversations, inv: Invocation): Pr
 
 /** `/handoff away|back`: an agent's availability for round-robin offers (stored, shown in the queue and App Home). */
 async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolean): Promise<void> {
-  if (!(await handoffs.isAgent(inv.actor, inv.surface))) {
-    await inv.reply({ text: 'Away and back are for members of the handoff channel.' }, { ephemeral: true });
+  const refused = await handoffs.refusal('availability', inv.actor, inv.surface);
+  if (refused) {
+    await inv.reply({ text: refused }, { ephemeral: true });
     return;
   }
   await handoffs.hours.roster.setAway(inv.surface.name, inv.actor, away);
@@ -51,14 +52,8 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
     async run(_ctx, inv, args) {
       const reason = args.trim();
       if (reason.toLowerCase() === 'queue') {
-        if (!(await handoffs.isAgent(inv.actor, inv.surface))) {
-          await inv.reply(
-            { text: 'The handoff queue is for members of the handoff channel and admins.' },
-            { ephemeral: true },
-          );
-          return;
-        }
-        await inv.reply(await handoffs.queueMessage(), { ephemeral: true });
+        const refused = await handoffs.refusal('queue', inv.actor, inv.surface);
+        await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(), { ephemeral: true });
         return;
       }
       const availability = reason.toLowerCase();

@@ -110,11 +110,12 @@ export class Conversations {
       await inv.reply({ text: 'This Retry button has expired: please ask your question again.' }, { ephemeral: true });
       return;
     }
-    if (record.asker && record.asker.id !== inv.actor.id && !inv.actor.isAdmin) {
-      await inv.reply(
-        { text: `Only ${record.asker.name}, who asked this question, or an admin can press Retry.` },
-        { ephemeral: true },
-      );
+    // Who may press it: the permission table's `retry` row (the asker or an admin). A record from
+    // before askers were kept names nobody: whoever presses it counts as the asker.
+    const asker = record.asker ? { ...record.asker, isAdmin: false } : inv.actor;
+    const refused = await this.handoffs.refusal('retry', inv.actor, inv.surface, asker);
+    if (refused) {
+      await inv.reply({ text: refused }, { ephemeral: true });
       return;
     }
     // One retry at a time per answer: a second press while it is queued or streaming does nothing.
@@ -223,7 +224,7 @@ export class Conversations {
       const ticket = await this.handoffs.activeTicket(convId);
       if (item.kind === 'message') {
         if (ticket) {
-          await this.handoffs.relayFromUser(ticket, item.actor, item.text, item.attachments, item.msgId);
+          await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
           return;
         }
         await this.turns.answerMessage({

@@ -12,21 +12,12 @@ import type { CoreContext } from '../context';
 import { placeKey, type Conversation } from '../conversations/model';
 import { appendTurn } from '../conversations/transcript';
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
-import {
-  BRIDGE,
-  type Decision,
-  decide,
-  ends,
-  type HandoffEvent,
-  type HandoffStep,
-  type Refused,
-  refusalOf,
-  type Who,
-} from './decide';
+import { decide, ends, permit, refusalOf } from './decide';
+import { BRIDGE, type Decision, type HandoffEvent, type HandoffStep, type Refused, type Who } from './events';
 import { HandoffHours } from './hours/hours';
 import { afterHoursLines } from './hours/office';
 import { isOpen, officeTimeBetween } from './hours/office-hours';
-import { decideHours, type HoursStep } from './hours/steps';
+import type { HoursStep } from './hours/steps';
 import { DEFAULT_REMIND_MS, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
 import { noticeIntents } from './notice';
 import { TicketNotices } from './notices';
@@ -35,7 +26,8 @@ import { dueSteps } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
 import { handoffTarget, talkToHumanMessage } from './channel';
-import { askerOf, isAgent, whoIs } from './who';
+import type { Gate } from './permissions';
+import { askerOf, whoIs } from './who';
 
 const CAS_ATTEMPTS = 10;
 const NOTE_PREFIX = /^\s*note\s*:/i;
@@ -95,9 +87,12 @@ export class Handoffs {
     return queueMessage(await this.queue(), this.ctx.now(), await this.hours.queueLines());
   }
 
-  /** Members of the handoff channel and admins (see who.ts). */
-  isAgent(actor: Actor, surface: SurfacePort): Promise<boolean> {
-    return isAgent(this.ctx, actor, surface);
+  /**
+   * Why `actor` may not do what touches no ticket (the queue, away/back, Retry; `asker`: who asked,
+   * for Retry), from the one permission table with the role who.ts gives them; undefined: they may.
+   */
+  async refusal(gate: Gate, actor: Actor, surface: SurfacePort, asker?: Actor): Promise<string | undefined> {
+    return permit(gate, await whoIs(this.ctx, actor, surface), asker)?.refusal;
   }
 
   /** Pending notices carried out (a restart's replay, an instance that died), and unpostable tickets called off. */
@@ -119,8 +114,7 @@ export class Handoffs {
     if (!target || !this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
-    // Whether an agent does not matter here: only the asker or an admin may hand off.
-    const who: Who = { kind: 'person', actor, surface: surface.name, agent: false };
+    const who = await whoIs(this.ctx, actor, surface);
     const active = await this.tickets.active(conv.id);
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
@@ -243,14 +237,14 @@ export class Handoffs {
   async relayFromUser(
     ticket: Ticket,
     actor: Actor,
+    surface: SurfacePort,
     text: string,
     attachments: Attachment[],
     msgId: string,
   ): Promise<void> {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
-    // Anyone in the user's thread may write there: whether they are an agent does not matter.
-    const who: Who = { kind: 'person', actor, surface: ticket.userPlace.surface, agent: false };
+    const who = await whoIs(this.ctx, actor, surface);
     await this.apply(ticket.id, { kind: 'forward', text, files: attachments.map((a) => a.name) }, who, stableId);
   }
 
@@ -306,12 +300,12 @@ export class Handoffs {
   }
 
   /**
-   * A bridge step of handoff around the clock (hours/steps.ts), on the same path as every change:
-   * stored with its notices in one atomic step, then carried out. The ticket after it, or undefined
+   * A bridge step of handoff around the clock (hours/steps.ts), decided like every event (the table,
+   * then its step) and stored with its notices in one atomic step, then carried out. The ticket after it, or undefined
    * when the step no longer applied.
    */
   private async applyHours(ticketId: string, step: HoursStep): Promise<Ticket | undefined> {
-    const done = await this.commit(ticketId, (t) => decideHours(t, step) ?? { refusal: 'no longer due', quiet: true });
+    const done = await this.commit(ticketId, (t) => decide(t, step, BRIDGE));
     return 'refusal' in done ? undefined : done.ticket;
   }
 

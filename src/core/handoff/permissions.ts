@@ -1,7 +1,9 @@
 /**
- * Who may do what to a handoff ticket: THE permission table (action × role × state). Every ticket
- * event goes through `decide` (decide.ts), which asks this table first and nothing else; no other
- * file states a permission. test/core/handoff/permissions.test.ts checks every cell.
+ * Who may do what in handoff: THE permission table (action × role × state). Every ticket event
+ * (a person's or the bridge's, offers and escalations included) goes through `decide` (decide.ts),
+ * which asks this table first; what touches no ticket (the queue, away/back, Retry) asks it through
+ * `permit` (decide.ts) with the same roles. No other file states a permission.
+ * test/core/handoff/permissions.test.ts checks every cell.
  *
  * A person acting on a ticket has exactly one role, the first that fits, in this order:
  *   claimer  the agent holding the (claimed) ticket, while they are still an agent;
@@ -15,7 +17,8 @@
  * not claim or close it (another agent does), they cancel and rate it.
  */
 
-export const ACTIONS = [
+/** The events of a ticket's life: what `decide` decides. */
+export const TICKET_ACTIONS = [
   'open',
   'claim',
   'release',
@@ -31,8 +34,20 @@ export const ACTIONS = [
   'note',
   /** A message in the user's thread while in handoff, to the ticket thread. */
   'forward',
+  /** Around the clock (hours/steps.ts): a round-robin offer to the next agent. */
+  'offer',
+  /** The response target's warning, its escalation, the "missed by" refresh of the ticket message. */
+  'warnTarget',
+  'escalate',
+  'missedBy',
 ] as const;
+
+/** What touches no ticket (state `none`): `/handoff queue` and the App Home, `/handoff away|back`, Retry. */
+export const GATES = ['queue', 'availability', 'retry'] as const;
+
+export const ACTIONS = [...TICKET_ACTIONS, ...GATES] as const;
 export type Action = (typeof ACTIONS)[number];
+export type Gate = (typeof GATES)[number];
 
 export const ROLES = ['claimer', 'asker', 'admin', 'agent', 'other', 'bridge'] as const;
 export type Role = (typeof ROLES)[number];
@@ -56,6 +71,8 @@ export const REFUSALS = [
   'ended',
   'bridgeOnly',
   'notBridge',
+  /** A bridge step whose time is not this state's (an offer once claimed, a warning while waiting). */
+  'notDue',
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
 export type Outcome = 'allow' | Refusal;
@@ -82,6 +99,19 @@ function notBridge(): Row {
 function bridgeOnly(bridge: Row): Cells {
   const people = row('noTicket', 'bridgeOnly', 'bridgeOnly', 'bridgeOnly');
   return { claimer: people, asker: people, admin: people, agent: people, other: people, bridge };
+}
+
+/** An action on no ticket: each role's outcome, the same in every state. */
+function gate(cells: Record<Role, Outcome>): Cells {
+  const always = (o: Outcome): Row => row(o, o, o, o);
+  return {
+    claimer: always(cells.claimer),
+    asker: always(cells.asker),
+    admin: always(cells.admin),
+    agent: always(cells.agent),
+    other: always(cells.other),
+    bridge: always(cells.bridge),
+  };
 }
 
 export const PERMISSIONS: Record<Action, Cells> = {
@@ -155,6 +185,37 @@ export const PERMISSIONS: Record<Action, Cells> = {
     other: row('noTicket', 'allow', 'allow'),
     bridge: notBridge(),
   },
+  // Around the clock, the bridge's own: offered while waiting; warned and escalated once claimed.
+  offer: bridgeOnly(row('noTicket', 'allow', 'notDue')),
+  warnTarget: bridgeOnly(row('noTicket', 'notDue', 'allow')),
+  escalate: bridgeOnly(row('noTicket', 'notDue', 'allow')),
+  missedBy: bridgeOnly(row('noTicket', 'notDue', 'allow')),
+  // The queue (`/handoff queue`, Slack's App Home) and one's availability for offers: agents and admins.
+  queue: gate({
+    claimer: 'allow',
+    asker: 'notAgent',
+    admin: 'allow',
+    agent: 'allow',
+    other: 'notAgent',
+    bridge: 'notBridge',
+  }),
+  availability: gate({
+    claimer: 'allow',
+    asker: 'notAgent',
+    admin: 'allow',
+    agent: 'allow',
+    other: 'notAgent',
+    bridge: 'notBridge',
+  }),
+  // Retry asks the same question again: the person who asked it, or an admin.
+  retry: gate({
+    claimer: 'notAsker',
+    asker: 'allow',
+    admin: 'allow',
+    agent: 'notAsker',
+    other: 'notAsker',
+    bridge: 'notBridge',
+  }),
 };
 
 export function outcome(action: Action, role: Role, state: State): Outcome {

@@ -4,7 +4,7 @@
  * a reminder each interval (at most MAX_REMINDERS), and a ticket still waiting after that times out.
  * Pure: the caller passes the time and the intervals; `decide` refuses a step another sweep took.
  */
-import type { HandoffStep } from './decide';
+import type { HandoffStep } from './events';
 import { MAX_REMINDERS, type Ticket } from './model';
 
 export interface SweepTiming {

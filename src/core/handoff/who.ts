@@ -12,11 +12,12 @@
 import type { CoreContext, HandoffTarget } from '../context';
 import type { Conversation } from '../conversations/model';
 import type { Actor, SurfacePort } from '../surface';
-import type { Who } from './decide';
+import type { Who } from './events';
 import { ticketKeys } from './model';
 import { quietly } from './ticket-view';
 
-export async function isAgent(ctx: CoreContext, actor: Actor, surface: SurfacePort): Promise<boolean> {
+/** Whether `actor` is an agent: asked only by `whoIs`, so a role is learnt one way. */
+async function isAgent(ctx: CoreContext, actor: Actor, surface: SurfacePort): Promise<boolean> {
   if (actor.isAdmin) return true;
   const targets = Object.values(ctx.config.handoff).filter(
     (t): t is HandoffTarget => t !== undefined && t.surface === surface.name,

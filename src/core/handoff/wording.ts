@@ -22,13 +22,20 @@ const VERBS: Record<Action, string> = {
   relay: 'talk to the user',
   note: 'write in a ticket thread',
   forward: 'write here',
+  offer: 'offer a ticket',
+  warnTarget: 'warn about the response target',
+  escalate: 'escalate a ticket',
+  missedBy: 'refresh a missed target',
+  queue: 'see the handoff queue',
+  availability: 'set away or back',
+  retry: 'press Retry',
 };
 
 const lower = (t: Ticket): string => stateWord(t.status).toLowerCase();
 const claimer = (t: Ticket): string => t.claimedBy?.name ?? 'the claiming agent';
 
 /** What the refused person is told (ephemerally); nothing changed. */
-export function refusalText(code: Refusal, action: Action, t: Ticket | undefined): string {
+export function refusalText(code: Refusal, action: Action, t: Ticket | undefined, asker?: Actor): string {
   switch (code) {
     case 'noTicket':
       return action === 'cancel'
@@ -37,6 +44,8 @@ export function refusalText(code: Refusal, action: Action, t: Ticket | undefined
     case 'inHandoff':
       return `${t?.status === 'claimed' ? `${claimer(t)} is already with you here` : 'A human has already been asked to join this conversation'}. Use /handoff cancel to go back to the bot.`;
     case 'notAgent':
+      if (action === 'queue') return 'The handoff queue is for members of the handoff channel and admins.';
+      if (action === 'availability') return 'Away and back are for members of the handoff channel.';
       return action === 'relay' || action === 'note'
         ? 'Only members of the handoff channel may write to the user from a ticket thread: your message was not sent to anyone.'
         : `Only members of the handoff channel may ${VERBS[action]}.`;
@@ -44,6 +53,8 @@ export function refusalText(code: Refusal, action: Action, t: Ticket | undefined
       if (action === 'open')
         return 'Only the person who asked in this conversation, or an admin, may ask for a human here. Start your own with /ask.';
       if (action === 'rate') return `Only ${t?.user.name ?? 'the user'}, who was helped, may rate this.`;
+      if (action === 'retry')
+        return `Only ${asker?.name ?? 'the person who asked'}, who asked this question, or an admin can press Retry.`;
       return `Only ${t?.user.name ?? 'the user'}, who asked for a human, or an admin may cancel this handoff.`;
     case 'notClaimer':
       if (action === 'close' && t) return `Only ${claimer(t)} (who claimed it) or an admin may close this ticket.`;
@@ -72,6 +83,8 @@ export function refusalText(code: Refusal, action: Action, t: Ticket | undefined
       return `Only the bridge may ${VERBS[action]}.`;
     case 'notBridge':
       return `The bridge does not ${VERBS[action]}.`;
+    case 'notDue':
+      return 'no longer due';
   }
 }
 

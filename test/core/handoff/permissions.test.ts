@@ -4,17 +4,19 @@
  * `decide` is driven with a person of each role on a ticket in each state, so the table is what
  * the state machine actually applies: an allowed cell changes the ticket, a refused one does not.
  */
-import {
-  BRIDGE,
-  type Decision,
-  decide,
-  type HandoffStep,
-  type Refused,
-  roleOf,
-  type Who,
-} from '../../../src/core/handoff/decide';
+import { decide, permit, roleOf } from '../../../src/core/handoff/decide';
+import { BRIDGE, type Decision, type HandoffStep, type Refused, type Who } from '../../../src/core/handoff/events';
 import type { Ticket } from '../../../src/core/handoff/model';
-import { ACTIONS, type Action, outcome, ROLES, type Role, STATES } from '../../../src/core/handoff/permissions';
+import {
+  ACTIONS,
+  type Action,
+  GATES,
+  type Gate,
+  outcome,
+  ROLES,
+  type Role,
+  STATES,
+} from '../../../src/core/handoff/permissions';
 import type { Actor } from '../../../src/core/surface';
 
 // prettier-ignore
@@ -92,6 +94,48 @@ forward   admin    | noTicket   allow       allow           ended       ended   
 forward   agent    | noTicket   allow       allow           ended       ended       ended
 forward   other    | noTicket   allow       allow           ended       ended       ended
 forward   bridge   | notBridge  notBridge   notBridge       notBridge   notBridge   notBridge
+offer     claimer  | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+offer     asker    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+offer     admin    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+offer     agent    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+offer     other    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+offer     bridge   | noTicket   allow       notDue          ended       ended       ended
+warnTarget claimer | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+warnTarget asker   | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+warnTarget admin   | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+warnTarget agent   | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+warnTarget other   | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+warnTarget bridge  | noTicket   notDue      allow           ended       ended       ended
+escalate  claimer  | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+escalate  asker    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+escalate  admin    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+escalate  agent    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+escalate  other    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+escalate  bridge   | noTicket   notDue      allow           ended       ended       ended
+missedBy  claimer  | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+missedBy  asker    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+missedBy  admin    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+missedBy  agent    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+missedBy  other    | noTicket   bridgeOnly  bridgeOnly      bridgeOnly  bridgeOnly  bridgeOnly
+missedBy  bridge   | noTicket   notDue      allow           ended       ended       ended
+queue     claimer  | allow      allow       allow           allow       allow       allow
+queue     asker    | notAgent   notAgent    notAgent        notAgent    notAgent    notAgent
+queue     admin    | allow      allow       allow           allow       allow       allow
+queue     agent    | allow      allow       allow           allow       allow       allow
+queue     other    | notAgent   notAgent    notAgent        notAgent    notAgent    notAgent
+queue     bridge   | notBridge  notBridge   notBridge       notBridge   notBridge   notBridge
+availability claimer | allow    allow       allow           allow       allow       allow
+availability asker | notAgent   notAgent    notAgent        notAgent    notAgent    notAgent
+availability admin | allow      allow       allow           allow       allow       allow
+availability agent | allow      allow       allow           allow       allow       allow
+availability other | notAgent   notAgent    notAgent        notAgent    notAgent    notAgent
+availability bridge | notBridge notBridge   notBridge       notBridge   notBridge   notBridge
+retry     claimer  | notAsker   notAsker    notAsker        notAsker    notAsker    notAsker
+retry     asker    | allow      allow       allow           allow       allow       allow
+retry     admin    | allow      allow       allow           allow       allow       allow
+retry     agent    | notAsker   notAsker    notAsker        notAsker    notAsker    notAsker
+retry     other    | notAsker   notAsker    notAsker        notAsker    notAsker    notAsker
+retry     bridge   | notBridge  notBridge   notBridge       notBridge   notBridge   notBridge
 `;
 
 const rows = EXPECTED.trim()
@@ -109,7 +153,8 @@ const CLAIMER: Actor = { id: 'A-claimer', name: 'Claimer', isAdmin: false };
 const PLACE = { surface: 'slack' as const, workspace: 'T1', channel: 'C-users', thread: '1.0' };
 const CHANNEL = { surface: 'slack' as const, workspace: 'T1', channel: 'C-handoff' };
 
-function ticketIn(state: (typeof STATES)[number]): Ticket | undefined {
+/** `escalated`: the response target was missed already (what the "missed by" refresh is for). */
+function ticketIn(state: (typeof STATES)[number], escalated = false): Ticket | undefined {
   if (state === 'none') return undefined;
   return {
     id: 'T1',
@@ -125,6 +170,7 @@ function ticketIn(state: (typeof STATES)[number]): Ticket | undefined {
     ...(state === 'closed' || state === 'cancelled' || state === 'timedout'
       ? { endedBy: CLAIMER, endedAt: AT - 10_000 }
       : {}),
+    ...(escalated ? { escalatedAt: AT - 5_000 } : {}),
   };
 }
 
@@ -147,7 +193,7 @@ function personOf(role: Role): Who {
   }
 }
 
-function stepOf(action: Action): HandoffStep {
+function stepOf(action: Exclude<Action, Gate>): HandoffStep {
   switch (action) {
     case 'open':
       return {
@@ -175,6 +221,20 @@ function stepOf(action: Action): HandoffStep {
       return { kind: action, text: 'hello', files: [] };
     case 'note':
       return { kind: 'note', text: 'note: hello' };
+    case 'offer':
+      return {
+        kind: 'offer',
+        to: { id: 'A-next', name: 'Next', isAdmin: false },
+        key: 'k',
+        mention: '@next',
+        offerMs: 60_000,
+      };
+    case 'warnTarget':
+      return { kind: 'warnTarget', leftMs: 60_000, targetMs: 600_000 };
+    case 'escalate':
+      return { kind: 'escalate', mentions: ['@lead'], targetMs: 600_000 };
+    case 'missedBy':
+      return { kind: 'missedBy', step: 1 };
     default:
       return { kind: action };
   }
@@ -189,9 +249,13 @@ describe('handoff permission table', () => {
   describe.each(rows)('$action by $role', ({ action, role, cells }) => {
     it.each(STATES.map((state, i) => [state, cells[i]!] as const))('in state %s: %s', (state, expected) => {
       expect(outcome(action, role, state)).toBe(expected);
+      if (isGate(action)) return gateDecided(action, role, state, expected);
       // Whom the state machine takes for this role is this role (a claimer exists only once claimed).
       // `open` is decided on the conversation's ticket in progress, if any (an ended one is no longer its).
-      const ticket = action === 'open' && state !== 'open' && state !== 'claimed' ? undefined : ticketIn(state);
+      const ticket =
+        action === 'open' && state !== 'open' && state !== 'claimed'
+          ? undefined
+          : ticketIn(state, action === 'missedBy');
       const who = personOf(role);
       const decided: Decision | Refused = decide(
         ticket,
@@ -211,3 +275,20 @@ describe('handoff permission table', () => {
     });
   });
 });
+
+function isGate(action: Action): action is Gate {
+  return (GATES as readonly Action[]).includes(action);
+}
+
+/**
+ * A gate touches no ticket: it is met in state `none` only, by whoever acts towards the asker of the
+ * question or conversation (a claimer exists only on a ticket). `permit` applies the cell.
+ */
+function gateDecided(gate: Gate, role: Role, state: (typeof STATES)[number], expected: string): void {
+  if (state !== 'none' || role === 'claimer') return;
+  const who = personOf(role);
+  expect(roleOf(undefined, who, ASKER)).toBe(role);
+  const refused = permit(gate, who, ASKER);
+  if (expected === 'allow') expect(refused).toBeUndefined();
+  else expect(refused?.refusal.length).toBeGreaterThan(0);
+}

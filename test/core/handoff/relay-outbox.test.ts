@@ -93,11 +93,11 @@ describe('handoff: relays through the outbox', () => {
 
   it("a user's message relayed again (a replayed queue item) reaches the ticket thread once", async () => {
     const ticket = (await h.bridge.handoffs.load(ticketId))!;
-    await h.bridge.handoffs.relayFromUser(ticket, h.users.alice, 'Saturday works', [], 'msg-7');
-    await h.bridge.handoffs.relayFromUser(ticket, h.users.alice, 'Saturday works', [], 'msg-7');
+    await h.bridge.handoffs.relayFromUser(ticket, h.users.alice, h.surface, 'Saturday works', [], 'msg-7');
+    await h.bridge.handoffs.relayFromUser(ticket, h.users.alice, h.surface, 'Saturday works', [], 'msg-7');
     expect(inTicketThread('Saturday works')).toBe(1);
     // A different message with the same words is its own message.
-    await h.bridge.handoffs.relayFromUser(ticket, h.users.alice, 'Saturday works', [], 'msg-8');
+    await h.bridge.handoffs.relayFromUser(ticket, h.users.alice, h.surface, 'Saturday works', [], 'msg-8');
     expect(inTicketThread('Saturday works')).toBe(2);
   });
 });
