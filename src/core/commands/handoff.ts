@@ -47,45 +47,48 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
 /** The listing card's "Ask about a viewing" button (its value names the listing). */
 export const VIEWING_ACTION = 'handoff.viewing';
 
+/** `/handoff cancel`: the conversation's handoff called off (by its asker or an admin: the table says). */
+async function cancelHandoff(handoffs: Handoffs, inv: Invocation, conv: Conversation): Promise<void> {
+  const ticket = await handoffs.activeTicket(conv.id);
+  if (!ticket) {
+    await inv.reply(
+      { text: 'This conversation is not with a human, so there is nothing to cancel.' },
+      { ephemeral: true },
+    );
+    return;
+  }
+  if (await handoffs.end(ticket.id, 'cancelled', inv))
+    await inv.reply({ text: 'Handoff cancelled: the bot answers in that thread again.' }, { ephemeral: true });
+}
+
+/** `/handoff [reason|cancel|queue|away|back]`. */
+async function runHandoff(
+  conversations: Conversations,
+  handoffs: Handoffs,
+  inv: Invocation,
+  args: string,
+): Promise<void> {
+  const reason = args.trim();
+  const word = reason.toLowerCase();
+  if (word === 'queue') {
+    const refused = await handoffs.refusal('queue', inv.actor, inv.surface);
+    await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(), { ephemeral: true });
+    return;
+  }
+  if (word === 'away' || word === 'back') return setAvailability(handoffs, inv, word === 'away');
+  const conv = await conversationOf(conversations, inv);
+  if (!conv) return void (await inv.reply({ text: NO_CONVERSATION }, { ephemeral: true }));
+  if (word === 'cancel') return cancelHandoff(handoffs, inv, conv);
+  const refused = await handoffs.request(conv, inv.actor, inv.surface, reason || 'Asked for a human with /handoff');
+  await inv.reply(
+    { text: refused ?? 'A human agent has been asked to join your conversation thread.' },
+    { ephemeral: true },
+  );
+}
+
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {
-    async run(_ctx, inv, args) {
-      const reason = args.trim();
-      if (reason.toLowerCase() === 'queue') {
-        const refused = await handoffs.refusal('queue', inv.actor, inv.surface);
-        await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(), { ephemeral: true });
-        return;
-      }
-      const availability = reason.toLowerCase();
-      if (availability === 'away' || availability === 'back') {
-        await setAvailability(handoffs, inv, availability === 'away');
-        return;
-      }
-      const conv = await conversationOf(conversations, inv);
-      if (!conv) {
-        await inv.reply({ text: NO_CONVERSATION }, { ephemeral: true });
-        return;
-      }
-      if (reason.toLowerCase() === 'cancel') {
-        const ticket = await handoffs.activeTicket(conv.id);
-        if (!ticket) {
-          await inv.reply(
-            { text: 'This conversation is not with a human, so there is nothing to cancel.' },
-            { ephemeral: true },
-          );
-          return;
-        }
-        if (await handoffs.end(ticket.id, 'cancelled', inv)) {
-          await inv.reply({ text: 'Handoff cancelled: the bot answers in that thread again.' }, { ephemeral: true });
-        }
-        return;
-      }
-      const refused = await handoffs.request(conv, inv.actor, inv.surface, reason || 'Asked for a human with /handoff');
-      await inv.reply(
-        { text: refused ?? 'A human agent has been asked to join your conversation thread.' },
-        { ephemeral: true },
-      );
-    },
+    run: (_ctx, inv, args) => runHandoff(conversations, handoffs, inv, args),
     actions: {
       [HANDOFF_ACTIONS.request]: async (_ctx, inv, convId) => {
         const conv = await conversations.load(convId);

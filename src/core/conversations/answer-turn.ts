@@ -258,24 +258,23 @@ export class TurnAnswerer {
       text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
       at: ctx.now(),
     });
-    if (result.status === 'complete' && result.final?.noAnswer) {
-      if (ctx.config.handoffOnNoAnswer) {
-        // Only the asker's own question hands their conversation off (a participant's is just unanswered).
-        const refused = await this.deps.handoffs.request(
-          conv,
-          actor,
-          surface,
-          `The chatbot had no answer to: ${ask.question}`,
-        );
-        // Refused (a participant who is not the asker, no handoff channel): said so, never silence.
-        if (refused) await surface.post(conv.place, { text: `I don't have an answer to that. ${refused}` });
-      } else {
-        await surface.post(conv.place, {
-          text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",
-          markdown: true,
-        });
-      }
+    if (result.status === 'complete' && result.final?.noAnswer) await this.noAnswer(turn);
+  }
+
+  /** The chatbot had no answer: handed to a human (HANDOFF_ON_NO_ANSWER) or the way to one shown. */
+  private async noAnswer({ conv, surface, actor, ask }: TurnRequest): Promise<void> {
+    if (!this.deps.ctx.config.handoffOnNoAnswer) {
+      await surface.post(conv.place, {
+        text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",
+        markdown: true,
+      });
+      return;
     }
+    // Only the asker's own question hands their conversation off (a participant's is just unanswered).
+    const reason = `The chatbot had no answer to: ${ask.question}`;
+    const refused = await this.deps.handoffs.request(conv, actor, surface, reason);
+    // Refused (a participant who is not the asker, no handoff channel): said so, never silence.
+    if (refused) await surface.post(conv.place, { text: `I don't have an answer to that. ${refused}` });
   }
 
   /** The service said no (rate limit, monthly cap, bad request...): its own words, not retried. */

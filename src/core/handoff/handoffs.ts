@@ -92,7 +92,7 @@ export class Handoffs {
    * for Retry), from the one permission table with the role who.ts gives them; undefined: they may.
    */
   async refusal(gate: Gate, actor: Actor, surface: SurfacePort, asker?: Actor): Promise<string | undefined> {
-    return permit(gate, await whoIs(this.ctx, actor, surface), asker)?.refusal;
+    return permit(gate, await whoIs(this.ctx, actor, surface, { action: gate, asker }), asker)?.refusal;
   }
 
   /** Pending notices carried out (a restart's replay, an instance that died), and unpostable tickets called off. */
@@ -114,8 +114,8 @@ export class Handoffs {
     if (!target || !this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
-    const who = await whoIs(this.ctx, actor, surface);
     const active = await this.tickets.active(conv.id);
+    const who = await whoIs(this.ctx, actor, surface, { action: 'open', ticket: active, asker });
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
     const office = await this.hours.readOffice();
@@ -244,7 +244,7 @@ export class Handoffs {
   ): Promise<void> {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
-    const who = await whoIs(this.ctx, actor, surface);
+    const who = await whoIs(this.ctx, actor, surface, { action: 'forward', ticket });
     await this.apply(ticket.id, { kind: 'forward', text, files: attachments.map((a) => a.name) }, who, stableId);
   }
 

@@ -12,8 +12,10 @@
 import type { CoreContext, HandoffTarget } from '../context';
 import type { Conversation } from '../conversations/model';
 import type { Actor, SurfacePort } from '../surface';
+import { roleOf, stateOf } from './decide';
 import type { Who } from './events';
-import { ticketKeys } from './model';
+import { type Ticket, ticketKeys } from './model';
+import { type Action, outcome } from './permissions';
 import { quietly } from './ticket-view';
 
 /** Whether `actor` is an agent: asked only by `whoIs`, so a role is learnt one way. */
@@ -33,9 +35,28 @@ async function isAgent(ctx: CoreContext, actor: Actor, surface: SurfacePort): Pr
   return false;
 }
 
-/** The person acting, as the state machine sees them. */
-export async function whoIs(ctx: CoreContext, actor: Actor, surface: SurfacePort): Promise<Who> {
-  return { kind: 'person', actor, surface: surface.name, agent: await isAgent(ctx, actor, surface) };
+/** What a person is about to do, when known: the action, and the ticket or asker it concerns. */
+export interface Intent {
+  action: Action;
+  ticket?: Ticket;
+  asker?: Actor;
+}
+
+/**
+ * The person acting, as the state machine sees them. Given what they are about to do, the platform
+ * is asked whether they are an agent only when the permission table's answer depends on it (a
+ * message forwarded from the user's thread, a handoff request, Retry: it does not), so the hot
+ * paths cost no membership lookup.
+ */
+export async function whoIs(ctx: CoreContext, actor: Actor, surface: SurfacePort, intent?: Intent): Promise<Who> {
+  const as = (agent: boolean): Who => ({ kind: 'person', actor, surface: surface.name, agent });
+  if (intent && !agentMatters(intent, as)) return as(false);
+  return as(await isAgent(ctx, actor, surface));
+}
+
+function agentMatters({ action, ticket, asker }: Intent, as: (agent: boolean) => Who): boolean {
+  const cell = (who: Who) => outcome(action, roleOf(ticket, who, asker), stateOf(ticket));
+  return cell(as(true)) !== cell(as(false));
 }
 
 /** Who started the conversation; undefined when nobody is known (only an admin may act for them then). */
