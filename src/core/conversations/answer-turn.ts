@@ -189,7 +189,7 @@ export class TurnAnswerer {
 
   private async stream(run: Streaming): Promise<void> {
     const { turn, native, placeholder, retryId, sessionId, signal, show, status } = run;
-    const { conv, surface, actor, ask } = turn;
+    const { conv, surface, ask } = turn;
     const { ctx } = this.deps;
     const idleTimeoutMs = ctx.config.answerIdleTimeoutMs;
     // The client enforces the idle timeout (it also ends the request); the relay shows its error.
