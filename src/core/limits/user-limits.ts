@@ -3,7 +3,7 @@
  * - the chatbot's own RateLimitCount per RateLimitTime, applied per platform user across all their
  *   conversations (the service counts per chat session, and every /ask opens a new one, so a user
  *   asking in a loop would otherwise spend the chatbot's MessageLimit for everyone);
- * - the bridge's flood limit for commands and button presses (USER_RATE_LIMIT a minute).
+ * - the bridge's flood limit for commands, button presses and form submits (USER_RATE_LIMIT a minute).
  * A store that cannot count lets the user through: a limit must not take the bridge down with it.
  */
 import { RATE_LIMIT_DEFAULTS } from '../../service/schemas/settings';
@@ -38,7 +38,7 @@ export async function questionRefusal(ctx: CoreContext, place: Place, actor: Act
   return applied.RateLimitMessage?.trim() ? applied.RateLimitMessage : RATE_LIMIT_DEFAULTS.RateLimitMessage;
 }
 
-/** Undefined when this command or button press may run, else an ephemeral saying when to try again. */
+/** Undefined when this command, button press or form submit may run, else an ephemeral saying when to try again. */
 export async function floodRefusal(ctx: CoreContext, place: Place, actor: Actor): Promise<string | undefined> {
   const perMinute = ctx.config.userRateLimit ?? 0;
   if (perMinute <= 0) return undefined;
