@@ -7,6 +7,7 @@
  * (untrusted.ts): every surface's renderer, in the one step that shows untrusted words as text, then
  * shows its URL as written (no masked link, no preview). Nothing here knows a platform.
  */
+import type { StepMeter } from './steps';
 import { shownAsText, type UntrustedText } from './untrusted';
 
 /** Whether a link to `url` may show under its label. */
@@ -47,12 +48,23 @@ export function trustHosts(hosts: Iterable<string>): LinkTrust {
   };
 }
 
-/** `url` is trusted and whole: with `open` (more text may follow), its host must be seen to end. */
-function trustedUrl(url: string, trusts: LinkTrust, mayGrow: boolean): boolean {
+/** One scan of an answer's text. */
+interface Scan {
+  s: string;
+  trusts: LinkTrust;
+  /** The text may still grow: a URL at its very end counts only once its host is seen to end. */
+  open: boolean;
+  meter?: StepMeter;
+}
+
+/** `url` is trusted and whole (at the end of an open text, its host must be seen to end). */
+function trustedUrl(scan: Scan, url: string, end: number): boolean {
+  // Parsing a URL is linear in its length.
+  scan.meter?.add(url.length);
   if (url.length > MAX_URL) return false;
   const m = AUTHORITY.exec(url);
-  if (!m || (mayGrow && m[2] === undefined)) return false;
-  return trusts(url);
+  if (!m || (scan.open && end === scan.s.length && m[2] === undefined)) return false;
+  return scan.trusts(url);
 }
 
 function isBlank(c: string | undefined): boolean {
@@ -60,9 +72,11 @@ function isBlank(c: string | undefined): boolean {
 }
 
 /** Where a bare URL (or a link's target) that starts at `from` ends: a blank or a character that closes it. */
-function urlEnd(s: string, from: number): number {
+function urlEnd(scan: Scan, from: number): number {
+  const { s } = scan;
   let k = from;
   while (k < s.length && k - from <= MAX_URL && !isBlank(s[k]) && !'<>)|]`"'.includes(s[k]!)) k++;
+  scan.meter?.add(k - from + 1);
   return k;
 }
 
@@ -73,12 +87,14 @@ interface Target {
 }
 
 /** A link target after `](` or `]:` at `from`: blanks, an optional `<`, the URL. */
-function targetAt(s: string, from: number): Target {
+function targetAt(scan: Scan, from: number): Target {
+  const { s } = scan;
   let k = from;
   while (k < s.length && k - from < MAX_GAP && (s[k] === ' ' || s[k] === '\t')) k++;
   const angled = s[k] === '<';
   if (angled) k++;
-  const end = urlEnd(s, k);
+  scan.meter?.add(k - from);
+  const end = urlEnd(scan, k);
   return { url: s.slice(k, end), end: angled && s[end] === '>' ? end + 1 : end };
 }
 
@@ -88,23 +104,40 @@ interface Step {
   next: number;
 }
 
+/**
+ * Whether a reference definition's target at `from` is a link (`<url>`, `//host`, `scheme:`), not
+ * words (`Note[1]: the price`). A scanner: it looks at no more than 16 blanks and a 22-character scheme.
+ */
+function referenceTargetAt(scan: Scan, from: number): boolean {
+  const { s } = scan;
+  let k = from;
+  while (k < s.length && k - from < MAX_GAP && (s[k] === ' ' || s[k] === '\t')) k++;
+  const first = s[k];
+  if (first === '<' || (first === '/' && s[k + 1] === '/')) return true;
+  let j = k;
+  while (j < s.length && j - k <= 21 && /[a-z0-9+.-]/i.test(s[j]!)) j++;
+  scan.meter?.add(j - from + 1);
+  return j > k && /[a-z]/i.test(first ?? '') && s[j] === ':';
+}
+
 /** `](` (a masked link or image) or `]:` (a reference definition) at `i`: text unless its target is trusted. */
-function linkSyntaxAt(s: string, i: number, trusts: LinkTrust, open: boolean): Step | undefined {
-  const c = s[i + 1];
+function linkSyntaxAt(scan: Scan, i: number): Step | undefined {
+  const c = scan.s[i + 1];
   if (c !== '(' && c !== ':') return undefined;
-  const t = targetAt(s, i + 2);
   // `Note[1]: the price` is no reference to a link: only a target that looks like one counts.
-  if (c === ':' && !/^(<|\/\/|[a-z][a-z0-9+.-]{0,20}:)/i.test(s.slice(i + 2, i + 2 + MAX_GAP + 24).trimStart()))
-    return { next: i + 1 };
-  if (trustedUrl(t.url, trusts, open && t.end === s.length)) return { next: Math.max(t.end, i + 2) };
-  return { span: [i, Math.max(t.end, i + 2)], next: Math.max(t.end, i + 2) };
+  if (c === ':' && !referenceTargetAt(scan, i + 2)) return { next: i + 1 };
+  const t = targetAt(scan, i + 2);
+  const next = Math.max(t.end, i + 2);
+  return trustedUrl(scan, t.url, t.end) ? { next } : { span: [i, next], next };
 }
 
 /** A bare `http(s)://` URL at `i`: text unless trusted (`<url>` around it goes with it). */
-function bareUrlAt(s: string, i: number, trusts: LinkTrust, open: boolean): Step | undefined {
+function bareUrlAt(scan: Scan, i: number): Step | undefined {
+  const { s } = scan;
+  scan.meter?.add(8);
   if (!/^https?:\/\//i.test(s.slice(i, i + 8))) return undefined;
-  const end = urlEnd(s, i);
-  if (trustedUrl(s.slice(i, end), trusts, open && end === s.length)) return { next: end };
+  const end = urlEnd(scan, i);
+  if (trustedUrl(scan, s.slice(i, end), end)) return { next: end };
   const wrapped = s[i - 1] === '<' && s[end] === '>';
   return { span: wrapped ? [i - 1, end + 1] : [i, end], next: wrapped ? end + 1 : end };
 }
@@ -114,26 +147,30 @@ function bareUrlAt(s: string, i: number, trusts: LinkTrust, open: boolean): Step
  * span: masked links and images (`[label](url)`, `[label](<url>)`), reference definitions
  * (`[ref]: url`) and bare URLs whose host `trusts` does not vouch for. `open`: the text is a prefix
  * that may still grow (a streaming answer), so a URL at its very end counts only once its host is
- * seen to end. One pass, linear in the text's length.
+ * seen to end. One pass, linear in the text's length (counted by `meter`).
  */
-export function linksInSight(text: string, trusts: LinkTrust, opts: { open?: boolean } = {}): string {
+export function linksInSight(
+  text: string,
+  trusts: LinkTrust,
+  opts: { open?: boolean; meter?: StepMeter } = {},
+): string {
   // The answer's words never carry the bridge's span marks (one could end a span early).
   const s = text.replace(SPAN_MARKS, '');
-  const open = opts.open === true;
+  const scan: Scan = { s, trusts, open: opts.open === true, ...(opts.meter ? { meter: opts.meter } : {}) };
   let out = '';
   let emitted = 0;
   let i = 0;
   while (i < s.length) {
+    scan.meter?.add(1);
     const c = s[i];
-    const step =
-      c === ']' ? linkSyntaxAt(s, i, trusts, open) : c === 'h' || c === 'H' ? bareUrlAt(s, i, trusts, open) : undefined;
+    const step = c === ']' ? linkSyntaxAt(scan, i) : c === 'h' || c === 'H' ? bareUrlAt(scan, i) : undefined;
     if (!step) {
       i++;
       continue;
     }
     if (step.span) {
-      const [at, to] = step.span;
-      const from = Math.max(at, emitted);
+      const from = Math.max(step.span[0], emitted);
+      const to = step.span[1];
       out += s.slice(emitted, from) + shownAsText(s.slice(from, to) as UntrustedText);
       emitted = to;
     }
