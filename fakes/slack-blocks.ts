@@ -33,5 +33,9 @@ export function sameAnswer(messages: FakeMessage[], answer: string): boolean {
  * for a zero-width space (how the bridge breaks an untrusted link's syntax in markdown_text).
  */
 export function shown(text: string): string {
-  return text.replace(/\u200b/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return text
+    .replace(/\u200b/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }

@@ -86,6 +86,7 @@ export class TurnAnswerer {
   private readonly catalogue: ListingCatalogue;
   /** The hosts of their URLs and photos, as last read: links to them show under their label. */
   private listingHosts: readonly string[] = [];
+  private hostsRead = false;
 
   constructor(private readonly deps: TurnDeps) {
     this.catalogue = new ListingCatalogue(deps.ctx);
@@ -223,7 +224,7 @@ export class TurnAnswerer {
     await beginRatedAnswer(ctx, feedbackId, conv.id, conv.place);
     const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
     await turn.progress.noteAnswerKey(answerKey);
-    const listings = this.answerListings();
+    const listings = await this.answerListings();
     const result = await this.deps.relay.run({
       surface,
       place: conv.place,
@@ -274,17 +275,20 @@ export class TurnAnswerer {
    * The listings the answer names and the links it may show under their label. The catalogue is
    * read while the answer streams (kept a minute), never waited for at its end: its listings gain
    * their cards with the final edit, and the hosts of their URLs and photos are trusted links (with
-   * LINK_HOSTS) once it is read; until then, those of the last read.
+   * LINK_HOSTS) once it is read; until then, those of the last read. The process's first answer
+   * waits for the first read, so that no answer shows a listing's link as text for want of it.
    */
-  private answerListings(): { cards: (answer: string) => Card[]; links: LinkTrust } {
+  private async answerListings(): Promise<{ cards: (answer: string) => Card[]; links: LinkTrust }> {
     let catalogue: Listing[] = [];
     const trusted = (): LinkTrust => trustHosts([...(this.deps.ctx.config.linkHosts ?? []), ...this.listingHosts]);
     let links = trusted();
-    void this.catalogue.read().then((items) => {
+    const read = this.catalogue.read().then((items) => {
       catalogue = items;
       if (items.length > 0) this.listingHosts = listingHosts(items);
+      this.hostsRead = true;
       links = trusted();
     });
+    if (!this.hostsRead) await read;
     return { cards: (answer) => cardsNamedIn(answer, catalogue), links: (url) => links(url) };
   }
 
