@@ -6,11 +6,11 @@
  * (a native stream's markdown_text, and chat.update's text and blocks) and on Discord (content, link
  * previews), the untrusted URL shows as written and is never a masked link; the listing link stays one.
  */
-import { startFakeOpenAi } from '../../support/fake-openai-server';
+import { type FakeOpenAi, startFakeOpenAi } from '../../support/fake-openai-server';
 import { useStarted } from '../../support/server-setup';
 import { ask, botMessagesIn, discordShown, startDiscordE2E } from '../../support/discord-e2e';
 import { shown } from '../../../fakes/slack-blocks';
-import { rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
+import { answerMessages, rootFor, startSlackE2E, waitForAnswer, type SlackE2E } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 
 const EVIL = '[Reset your Slack password](https://evil.example/reset)';
@@ -26,11 +26,12 @@ const SUPPRESS_EMBEDS = 4;
 /** `start`ed with a fake OpenAI-compatible backend that answers ANSWER in CHUNKS; closing it closes both. */
 async function answeringThroughLlm<T extends { close(): Promise<void> }>(
   start: (llm: { baseUrl: string }) => Promise<T>,
-): Promise<T> {
+): Promise<T & { llm: FakeOpenAi }> {
   const llm = await startFakeOpenAi(CHUNKS);
   const started = await start({ baseUrl: llm.baseUrl });
   const closeStarted = started.close.bind(started);
   return Object.assign(started, {
+    llm,
     async close() {
       await closeStarted();
       await llm.close();
@@ -43,42 +44,93 @@ function sentToSlack(e: SlackE2E, from: number): string {
   return JSON.stringify(e.fake.calls.slice(from).map((c) => c.args));
 }
 
+/**
+ * Has the fake backend stream ANSWER one chunk at a time: each chunk goes out once the thread's
+ * live answer (`live`: what it shows, once it shows it) shows the words before it. Returns a release
+ * of whatever is still held (for a test that fails midway).
+ */
+function streamInSteps(
+  llm: FakeOpenAi,
+  live: (words: string) => Promise<unknown>,
+): { done: Promise<void>; releaseAll(): void } {
+  const release: Array<() => void> = [];
+  llm.reply = { chunks: CHUNKS, gates: CHUNKS.slice(1).map(() => new Promise<void>((r) => release.push(r))) };
+  const done = (async () => {
+    for (const [i, words] of ['here you go', 'your Slack', 'asked about'].entries()) {
+      await live(words);
+      release[i]!();
+    }
+  })();
+  // Awaited by the test; a test that fails before that leaves no unhandled rejection behind.
+  done.catch(() => undefined);
+  return {
+    done,
+    releaseAll() {
+      for (const r of release) r();
+      llm.reply = { chunks: CHUNKS };
+    },
+  };
+}
+
 describe('Slack: an answer’s link to an untrusted host shows its URL; a listing link stays a link', () => {
   const e = useStarted(() => answeringThroughLlm((llm) => startSlackE2E({ llm })));
 
-  test('natively streamed: markdown_text never carries the injected link as a link, nor does anything else', async () => {
+  test('natively streamed, step by step: markdown_text never carries the injected link as a link', async () => {
     const from = e.fake.calls.length;
-    await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0ALINKS' });
-    const root = await waitFor(() => rootFor(e.fake, 'C0ALINKS', 'Reply with exactly'), 'the root');
-    const { messages } = await waitForAnswer(e, 'C0ALINKS', root.ts, QUESTION);
-    expect(e.fake.callsOf('chat.startStream').some((c) => c.args.channel === 'C0ALINKS')).toBe(true);
-    // Every markdown_text the stream was sent, joined: what Slack renders as Markdown.
-    const markdown = e.fake.calls
-      .slice(from)
-      .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method) && c.args.channel === 'C0ALINKS')
-      .map((c) => String(c.args.markdown_text ?? ''))
-      .join('');
-    expect(markdown).toContain('https://evil.example/reset');
-    expect(markdown).not.toContain('](https://evil.example');
-    expect(markdown).toContain(LISTING);
-    // What the reader sees: the answer as written, label and URL.
-    expect(messages.map((m) => shown(m.text)).join('\n')).toContain(EVIL);
-    const sent = sentToSlack(e, from);
-    expect(sent).not.toContain('<https://evil.example/reset|');
-    expect(sent).not.toContain('|Reset your Slack password>');
+    const rootTs = () => rootFor(e.fake, 'C0ALINKS', 'Reply with exactly')?.ts ?? '';
+    const steps = streamInSteps(e.llm, (words) =>
+      waitFor(
+        () => answerMessages(e.fake, 'C0ALINKS', rootTs()).find((m) => m.streaming && m.text.includes(words)),
+        `the stream showing "${words}"`,
+      ),
+    );
+    try {
+      await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0ALINKS' });
+      const root = await waitFor(() => rootFor(e.fake, 'C0ALINKS', 'Reply with exactly'), 'the root');
+      await steps.done;
+      const { messages } = await waitForAnswer(e, 'C0ALINKS', root.ts, QUESTION);
+      // It was appended to as it came (the evil link arrived in an append), and only grew: no
+      // chat.update replaced what it showed.
+      expect(e.fake.callsOf('chat.appendStream').filter((c) => c.args.channel === 'C0ALINKS').length).toBeGreaterThan(
+        1,
+      );
+      expect(e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0ALINKS')).toEqual([]);
+      // Every markdown_text the stream was sent, joined: what Slack renders as Markdown.
+      const markdown = e.fake.calls
+        .slice(from)
+        .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method) && c.args.channel === 'C0ALINKS')
+        .map((c) => String(c.args.markdown_text ?? ''))
+        .join('');
+      expect(markdown).toContain('https://evil.example/reset');
+      expect(markdown).not.toContain('](https://evil.example');
+      expect(markdown).toContain(LISTING);
+      // What the reader sees: the answer as written, label and URL.
+      expect(messages.map((m) => shown(m.text)).join('\n')).toContain(EVIL);
+      const sent = sentToSlack(e, from);
+      expect(sent).not.toContain('<https://evil.example/reset|');
+      expect(sent).not.toContain('|Reset your Slack password>');
+    } finally {
+      steps.releaseAll();
+    }
   });
 
-  test('posted and edited (no native streaming): the blocks link the listing and show the injected URL as text', async () => {
+  test('posted and edited (no native streaming): every version links the listing at most, the injected URL as text', async () => {
     e.fake.setStreaming('feature_not_enabled');
+    const from = e.fake.calls.length;
+    const rootTs = () => rootFor(e.fake, 'C0ALINKS2', 'Reply with exactly')?.ts ?? '';
+    const steps = streamInSteps(e.llm, (words) =>
+      waitFor(
+        () => answerMessages(e.fake, 'C0ALINKS2', rootTs()).find((m) => shown(m.text).includes(words)),
+        `the answer showing "${words}"`,
+      ),
+    );
     try {
-      const from = e.fake.calls.length;
       await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0ALINKS2' });
       const root = await waitFor(() => rootFor(e.fake, 'C0ALINKS2', 'Reply with exactly'), 'the root');
+      await steps.done;
       const { messages } = await waitForAnswer(e, 'C0ALINKS2', root.ts, QUESTION);
-      // Slack refused the stream: the answer is posted (and edited while it streams) as text and blocks.
-      expect(
-        e.fake.callsOf('chat.postMessage').some((c) => c.args.channel === 'C0ALINKS2' && c.args.thread_ts === root.ts),
-      ).toBe(true);
+      // Slack refused the stream: the answer was posted, then edited as it came.
+      expect(e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0ALINKS2').length).toBeGreaterThan(1);
       const blocks = JSON.stringify(messages.map((m) => m.blocks));
       expect(blocks).toContain(`<${LISTING_URL}|3096 Larimer St, Denver, CO 80201>`);
       expect(blocks).toContain('https://evil.example/reset');
@@ -88,6 +140,7 @@ describe('Slack: an answer’s link to an untrusted host shows its URL; a listin
       expect(sent).not.toContain('<https://evil.example/reset|');
       expect(sent).not.toContain('|Reset your Slack password>');
     } finally {
+      steps.releaseAll();
       e.fake.setStreaming('on');
     }
   });
