@@ -145,6 +145,20 @@ describe('one injected answer on every surface', () => {
     expect(body.flags).toBe(4);
   });
 
+  test('Slack’s own <url|label> in an answer shows as those characters on Slack and Discord', async () => {
+    const slackSyntax = linksInSight('Go to <https://evil.example/reset|Reset your Slack password> now', trusts);
+    const rendered = JSON.stringify([
+      slackRender({ text: slackSyntax, markdown: true }),
+      markdownText({ text: slackSyntax, markdown: true }),
+    ]);
+    expect(rendered).not.toContain('<https://evil.example/reset|');
+    expect(rendered).toContain('&lt;https://evil.example/reset|Reset your Slack password&gt;');
+    const { body } = await discordRender({ text: slackSyntax, markdown: true }, async () => 'id');
+    // The URL in <...>: Discord links it as the URL it is, without a preview.
+    expect(body.content).toContain('<https://evil.example/reset>');
+    expect(body.flags).toBe(4);
+  });
+
   test('shell: the URL printed as written', () => {
     const out = shellRender({ text: marked, markdown: true }, palette(false), { typing: false });
     expect(out).toContain('Reset your Slack password (https://evil.example/reset)');
