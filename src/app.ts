@@ -216,6 +216,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffClaimTimeoutMs: config.handoffClaimTimeoutMs,
       handoffRemindMs: config.handoffRemindMs,
       handoffOnNoAnswer: config.handoffOnNoAnswer,
+      linkHosts: config.linkHosts,
       instanceId,
       embeddedService: localService !== undefined,
       retentionMs: config.retentionDays * DAY_MS,

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { OfficeConfig } from './core/handoff/hours/office';
 import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
+import { isHostName } from './core/text/links';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -77,6 +78,8 @@ export interface Config {
   office: OfficeConfig;
   /** Present only when SMTP_URL is set: no e-mail otherwise. */
   mail?: MailConfig;
+  /** LINK_HOSTS: hosts whose links the chatbot's answers may show under a label (besides its listings'). */
+  linkHosts: string[];
 }
 
 export interface ConfigProblem {
@@ -109,6 +112,15 @@ const list = z.string().transform((v) =>
     .map((s) => s.trim())
     .filter((s) => s !== ''),
 );
+// LINK_HOSTS: host names only, so a typo (a scheme, a path) is named rather than never matching.
+const hostList = list.superRefine((hosts, ctx) => {
+  const bad = hosts.find((h) => !isHostName(h));
+  if (bad !== undefined)
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: `"${bad.slice(0, 80)}" is not a host name: list host names separated by commas, like homes.example.com,docs.example.com (no https://, port or path)`,
+    });
+});
 const snowflake = z.string().regex(/^\d+$/, 'must be a numeric Discord id');
 const seconds = z
   .string()
@@ -215,6 +227,7 @@ const envObject = z.object({
   HANDOFF_ASSIGN: opt(officeSchemas.HANDOFF_ASSIGN),
   HANDOFF_OFFER_S: opt(seconds),
   LEADS_DIGEST_HOUR: opt(officeSchemas.LEADS_DIGEST_HOUR),
+  LINK_HOSTS: opt(hostList),
 });
 
 const envSchema = envObject
@@ -283,6 +296,7 @@ const envSchema = envObject
       logLevel: e.LOG_LEVEL ?? 'info',
       instanceId: e.INSTANCE_ID ?? instanceId(),
       serviceDb: e.SERVICE_DB ?? './data/service.db',
+      linkHosts: (e.LINK_HOSTS ?? []).map((h) => h.toLowerCase()),
       ...officeConfig(e),
     };
     if (e.LLM_BASE_URL) config.localLlm = { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL };

@@ -47,6 +47,7 @@ test('defaults with an empty environment', () => {
     logLevel: 'info',
     instanceId: 'i1',
     office: { escalate: [], assign: 'none', offerMs: 120000, digestHour: 8 },
+    linkHosts: [],
   });
   expect(c.mail).toBeUndefined();
   expect(c.slack).toBeUndefined();
@@ -181,6 +182,16 @@ test('redactConfig hides every key, token and secret', () => {
   expect(printed).not.toMatch(/xyz/);
   expect(redactConfig(c).chatbot.secretKey).toBe('***');
   expect(c.chatbot.secretKey).toBe('sec-xyz'); // the original is untouched
+});
+
+test('LINK_HOSTS: host names, lower-cased; a URL or a path is named as the problem', () => {
+  expect(loadConfig({ LINK_HOSTS: ' Docs.Example.com, help.example.com ,' }).linkHosts).toEqual([
+    'docs.example.com',
+    'help.example.com',
+  ]);
+  const err = problems(() => loadConfig({ LINK_HOSTS: 'docs.example.com,https://evil.example/x' }));
+  expect(err.problems.map((p) => p.variable)).toEqual(['LINK_HOSTS']);
+  expect(err.message).toMatch(/LINK_HOSTS: "https:\/\/evil\.example\/x" is not a host name/);
 });
 
 test('.env.example documents every variable with a comment', () => {

@@ -36,6 +36,8 @@ export interface CoreConfig {
   office?: OfficeConfig;
   /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
   userRateLimit?: number;
+  /** LINK_HOSTS: hosts whose links answers show under their label, besides the listings' own (core/text/links.ts). */
+  linkHosts?: readonly string[];
 }
 
 /** Surfaces by name, so a ticket can go to another surface's handoff channel. */

@@ -15,8 +15,11 @@ export interface FakeOpenAi {
   /** Base URL as an OpenAI client takes it, ending in /v1. */
   baseUrl: string;
   requests: RecordedCompletion[];
-  /** What the next completions answer: split into `chunks` streamed deltas. */
-  reply: { chunks: string[]; totalTokens?: number; status?: number };
+  /**
+   * What the next completions answer: split into `chunks` streamed deltas. `gates[i]`, when given, is
+   * waited for before chunk i + 1 goes out (a test releases them to stream the answer step by step).
+   */
+  reply: { chunks: string[]; totalTokens?: number; status?: number; gates?: Promise<void>[] };
   close(): Promise<void>;
 }
 
@@ -56,10 +59,16 @@ export async function startFakeOpenAi(chunks: string[] = ['Hello ', 'from ', 'th
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const frame = (o: unknown): void => void res.write(`data: ${JSON.stringify(o)}\n\n`);
       frame({ id, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] });
-      for (const p of parts) frame({ id, choices: [{ index: 0, delta: { content: p } }] });
-      frame({ id, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-      if (totalTokens !== undefined) frame({ id, choices: [], usage: { total_tokens: totalTokens } });
-      res.end('data: [DONE]\n\n');
+      const gates = fake.reply.gates ?? [];
+      void (async () => {
+        for (const [i, p] of parts.entries()) {
+          if (i > 0 && i - 1 < gates.length) await gates[i - 1];
+          frame({ id, choices: [{ index: 0, delta: { content: p } }] });
+        }
+        frame({ id, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+        if (totalTokens !== undefined) frame({ id, choices: [], usage: { total_tokens: totalTokens } });
+        res.end('data: [DONE]\n\n');
+      })();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

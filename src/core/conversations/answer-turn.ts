@@ -13,7 +13,7 @@ import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } 
 import type { Handoffs } from '../handoff/handoffs';
 import { questionRefusal } from '../limits/user-limits';
 import { HANDOFF_ACTIONS } from '../handoff/model';
-import type { Actor, Attachment, Button, MessageRef, OutMessage, SurfacePort } from '../surface';
+import type { Actor, Attachment, Button, Card, MessageRef, OutMessage, SurfacePort } from '../surface';
 import { describeInterruption } from './interruption';
 import { keys, toJson, type Conversation, type RetryRecord, type Turn } from './model';
 import { describe, isRefusal, isServerFailure, openStream } from './opening';
@@ -22,7 +22,8 @@ import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
 import { cardsNamedIn } from '../commands/listing-show';
-import { ListingCatalogue } from '../listings/named';
+import { ListingCatalogue, listingHosts } from '../listings/named';
+import { type LinkTrust, trustHosts } from '../text/links';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -83,6 +84,9 @@ interface Streaming {
 export class TurnAnswerer {
   /** The listings answers may name (their cards come with the final edit). */
   private readonly catalogue: ListingCatalogue;
+  /** The hosts of their URLs and photos, as last read: links to them show under their label. */
+  private listingHosts: readonly string[] = [];
+  private hostsRead = false;
 
   constructor(private readonly deps: TurnDeps) {
     this.catalogue = new ListingCatalogue(deps.ctx);
@@ -220,12 +224,7 @@ export class TurnAnswerer {
     await beginRatedAnswer(ctx, feedbackId, conv.id, conv.place);
     const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
     await turn.progress.noteAnswerKey(answerKey);
-    // The listings the answer names gain their cards with its final edit: the catalogue is read
-    // while the answer streams (kept a minute), never waited for at its end.
-    let catalogue: Listing[] = [];
-    void this.catalogue.read().then((items) => {
-      catalogue = items;
-    });
+    const listings = await this.answerListings();
     const result = await this.deps.relay.run({
       surface,
       place: conv.place,
@@ -234,7 +233,8 @@ export class TurnAnswerer {
       placeholder,
       finalButtons: [{ action: HANDOFF_ACTIONS.request, label: 'Talk to a human', value: conv.id }],
       finalFeedback: feedbackPrompt(feedbackId),
-      finalCards: (answer) => cardsNamedIn(answer, catalogue),
+      finalCards: listings.cards,
+      links: listings.links,
       retry: { action: ANSWER_RETRY_ACTION, value: retryId },
       explain: (err) => describeInterruption(err, idleTimeoutMs),
       signal,
@@ -275,6 +275,27 @@ export class TurnAnswerer {
     const refused = await this.deps.handoffs.request(conv, actor, surface, reason);
     // Refused (a participant who is not the asker, no handoff channel): said so, never silence.
     if (refused) await surface.post(conv.place, { text: `I don't have an answer to that. ${refused}` });
+  }
+
+  /**
+   * The listings the answer names and the links it may show under their label. The catalogue is
+   * read while the answer streams (kept a minute), never waited for at its end: its listings gain
+   * their cards with the final edit, and the hosts of their URLs and photos are trusted links (with
+   * LINK_HOSTS) once it is read; until then, those of the last read. The process's first answer
+   * waits for the first read, so that no answer shows a listing's link as text for want of it.
+   */
+  private async answerListings(): Promise<{ cards: (answer: string) => Card[]; links: LinkTrust }> {
+    let catalogue: Listing[] = [];
+    const trusted = (): LinkTrust => trustHosts([...(this.deps.ctx.config.linkHosts ?? []), ...this.listingHosts]);
+    let links = trusted();
+    const read = this.catalogue.read().then((items) => {
+      catalogue = items;
+      if (items.length > 0) this.listingHosts = listingHosts(items);
+      this.hostsRead = true;
+      links = trusted();
+    });
+    if (!this.hostsRead) await read;
+    return { cards: (answer) => cardsNamedIn(answer, catalogue), links: (url) => links(url) };
   }
 
   /** The service said no (rate limit, monthly cap, bad request...): its own words, not retried. */

@@ -7,6 +7,7 @@
 import type { Listing } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
 import { listingTitle } from './format';
+import { hostOf } from '../text/links';
 
 const CATALOGUE_TTL_MS = 60_000;
 const PAGE_SIZE = 50;
@@ -39,6 +40,17 @@ export function listingsNamedIn(text: string, listings: readonly Listing[]): Lis
       return true;
     })
     .slice(0, MAX_NAMED);
+}
+
+/** The hosts of the listings' URLs and photos: an answer's links to them show under their label. */
+export function listingHosts(listings: readonly Listing[]): string[] {
+  const hosts = new Set<string>();
+  for (const l of listings)
+    for (const url of [l.url, ...l.images]) {
+      const host = url ? hostOf(url) : undefined;
+      if (host) hosts.add(host);
+    }
+  return [...hosts];
 }
 
 /** The catalogue of listings answers may name, read a few pages at a time and kept a minute. */

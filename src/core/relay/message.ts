@@ -5,6 +5,7 @@
  */
 import type { MessageRef, NativeStream, OutMessage, Priority, SurfacePort } from '../surface';
 import type { InflightRecord } from './inflight';
+import { withoutSpanMarks } from '../text/untrusted';
 
 /** What a message's call needs from the answer it belongs to. */
 export interface MessageCall {
@@ -57,9 +58,12 @@ export class AnswerMessage {
     return this.native?.expiresAt;
   }
 
-  /** The text a live native stream shows (appends end at settled natural cuts). */
-  get streamed(): string {
-    return this.appended;
+  /**
+   * How many of the answer's characters a live native stream shows (appends end at settled natural
+   * cuts; the bridge's span marks in what it was sent are not the answer's).
+   */
+  get streamedChars(): number {
+    return withoutSpanMarks(this.appended).length;
   }
 
   /** True when it shows `want` (a live native stream only ever grows). */

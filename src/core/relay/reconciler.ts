@@ -22,6 +22,7 @@ import type { InflightRecord } from './inflight';
 import { AnswerMessage } from './message';
 import { type Ending, messagesOf, type Segmenter } from './segmenter';
 import type { Wake } from './wake';
+import type { LinkTrust } from '../text/links';
 
 export interface ReconcilerOptions {
   /** Least time between two interim updates of one message (the budget may space them more). */
@@ -41,6 +42,8 @@ export interface ReconcilerDeps {
   native: boolean;
   seg: Segmenter;
   ending: Ending;
+  /** Which links of the answer show under their label (RelayRequest.links). */
+  links: LinkTrust;
   /** Bumped by whoever changes the segmenter (new text, the end): the loop looks again. */
   wake: Wake;
   /** Names this answer's calls in the gateway (coalescing, promotion, reservation). */
@@ -149,14 +152,14 @@ export class Reconciler {
     if (expiresAt === undefined || this.slots.length !== this.seg.finishedCount + 1) return;
     if (this.now < expiresAt - this.opts.nativeExpiryMarginMs) return;
     // Nothing shown yet: an empty message would be left behind; the idle timeout ends such a stream.
-    if (live.streamed.length === 0) return;
-    this.sealShown(live.streamed.length);
+    if (live.streamedChars === 0) return;
+    this.sealShown(live.streamedChars);
   }
 
   private layout(): OutMessage[] {
     const live = this.slots[this.seg.finishedCount];
     const native = live ? live.isNative : this.nativeMode;
-    return messagesOf(this.seg.view(native), this.ending);
+    return messagesOf(this.seg.view(native), this.ending, this.deps.links);
   }
 
   // ---- bringing the messages there ---------------------------------------------------------------
@@ -264,8 +267,8 @@ export class Reconciler {
         // A failed append while streaming: the message keeps what it shows (appends end at settled
         // natural cuts) and is finished now, rather than when the whole answer is.
         const live = index === this.seg.finishedCount && index === this.slots.length - 1;
-        if (!terminal && live && slot.streamed.length > 0) {
-          this.sealShown(slot.streamed.length);
+        if (!terminal && live && slot.streamedChars > 0) {
+          this.sealShown(slot.streamedChars);
           this.wake.bump();
         }
       }

@@ -18,6 +18,7 @@ import type { InflightRecord } from './inflight';
 import { Reconciler } from './reconciler';
 import { Segmenter } from './segmenter';
 import { Wake } from './wake';
+import type { LinkTrust } from '../text/links';
 
 export { stoppedAnswering } from './answer-reader';
 
@@ -41,6 +42,11 @@ export interface RelayRequest {
   finalCards?: (answer: string) => Card[];
   /** The Retry button offered on interruption. */
   retry: { action: string; value: string };
+  /**
+   * Which links of the answer may show under their label (core/text/links.ts); every other link
+   * shows its URL as written. Absent: none may.
+   */
+  links?: LinkTrust;
   /**
    * Stops the answer (shutdown). Silence is the event stream's to end: the service client ends a
    * stream that goes quiet past its idle timeout with an error, which `explain` puts in words.
@@ -129,6 +135,7 @@ class AnswerRun {
         retry: req.retry,
         ...(req.finalCards ? { cards: req.finalCards } : {}),
       },
+      links: req.links ?? (() => false),
       wake: this.wake,
       coalesceKey: `relay:${deps.instanceId}:${req.answerKey}`,
       answerKey: req.answerKey,

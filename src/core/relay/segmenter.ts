@@ -28,6 +28,8 @@
  */
 import type { Button, Card, FeedbackPrompt, OutMessage } from '../surface';
 import { interruptedMessage } from './inflight';
+import { linksInSight, type LinkTrust } from '../text/links';
+import { withoutSpanMarks } from '../text/untrusted';
 import { nextCut, splitForLimit, splitFrom, splitIntoAtLeast, streamingCut, type StreamingCut } from './split';
 
 export interface SegmenterOptions {
@@ -93,12 +95,14 @@ export class Segmenter {
    */
   push(fragment: string): boolean {
     if (!this.streaming) return false;
-    this.streamed += fragment;
+    // The bridge's span marks are never the answer's (links.ts drops them too): lengths stay the text's.
+    this.streamed += withoutSpanMarks(fragment);
     return this.liveCut().cut !== undefined;
   }
 
   /** Takes the partial text an error carried, when it continues what streamed. */
-  catchUp(partial: string): void {
+  catchUp(text: string): void {
+    const partial = withoutSpanMarks(text);
     if (this.streaming && partial.length > this.streamed.length && partial.startsWith(this.streamed)) {
       this.streamed = partial;
     }
@@ -141,8 +145,9 @@ export class Segmenter {
    * The final answer arrived; `existing` messages are already posted. False when the answer had
    * already ended.
    */
-  finish(answer: string, existing: number): boolean {
+  finish(text: string, existing: number): boolean {
     if (!this.streaming) return false;
+    const answer = withoutSpanMarks(text);
     const sealedText = this.sealed.join('');
     // The final answer continues the streamed text (the normal case): the cuts decided or committed
     // while streaming stand, so every message ends as a continuation of what it showed. Messages
@@ -234,9 +239,13 @@ export interface Ending {
   cards?: (answer: string) => Card[];
 }
 
-/** The messages a view asks for: finished pieces plain, the live one typing, the last one with its ending. */
-export function messagesOf(view: SegmentView, ending: Ending): OutMessage[] {
-  const done = (text: string): OutMessage => ({ text, markdown: true, typing: false });
+/**
+ * The messages a view asks for: finished pieces plain, the live one typing, the last one with its
+ * ending. The answer's links that `links` does not trust become text here (core/text/links.ts), so
+ * every version of every message, and the in-flight record, carries them as text.
+ */
+export function messagesOf(view: SegmentView, ending: Ending, links: LinkTrust = () => false): OutMessage[] {
+  const done = (text: string): OutMessage => ({ text: linksInSight(text, links), markdown: true, typing: false });
   if (view.phase === 'complete') {
     const last = view.finished.length - 1;
     const cards = ending.cards?.(view.finished.join('')) ?? [];
@@ -249,7 +258,7 @@ export function messagesOf(view: SegmentView, ending: Ending): OutMessage[] {
   }
   const finished = view.finished.map(done);
   if (view.phase === 'interrupted') {
-    return [...finished, interruptedMessage(view.partial, view.reason, ending.retry)];
+    return [...finished, interruptedMessage(linksInSight(view.partial, links), view.reason, ending.retry)];
   }
-  return [...finished, { text: view.live, markdown: true, typing: true }];
+  return [...finished, { text: linksInSight(view.live, links, { open: true }), markdown: true, typing: true }];
 }

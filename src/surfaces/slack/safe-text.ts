@@ -48,12 +48,13 @@ export function slackText(s: string): string {
 /**
  * Text for Slack's Markdown fields (native `markdown_text`): escaped like `text`, and since Slack
  * renders `[label](url)` there, the link syntax of untrusted spans is broken by a zero-width space
- * between `]` and `(`: the label and the URL show as the text they are. The chatbot's answers (not
- * untrusted) keep their links.
+ * after `]` (before `(`, and before a reference definition's `:`): the label and the URL show as
+ * the text they are. The chatbot's answers keep the links core/text/links.ts trusts; the others
+ * come here as untrusted spans.
  */
 export function slackMarkdownText(s: string): string {
   const shown = textSpans(s)
-    .map((span) => (span.untrusted ? escapeSlack(span.text).split('](').join(']\u200b(') : escapeSlack(span.text)))
+    .map((span) => (span.untrusted ? escapeSlack(span.text).replace(/\](?=[(:])/g, ']\u200b') : escapeSlack(span.text)))
     .join('');
   return withMentions(shown);
 }

@@ -3,6 +3,8 @@
  * relay: the clock is a number the test moves.
  */
 import { messagesOf, Segmenter, type SegmentView } from '../../../src/core/relay/segmenter';
+import { trustHosts } from '../../../src/core/text/links';
+import { textSpans, withoutSpanMarks } from '../../../src/core/text/untrusted';
 import { splitForLimit } from '../../../src/core/relay/split';
 import { fragments, longAnswer } from './fake-stream';
 
@@ -308,5 +310,47 @@ describe('Segmenter: endings', () => {
       false,
       true,
     ]);
+  });
+});
+
+describe('Segmenter: the answer’s links (core/text/links.ts)', () => {
+  const links = trustHosts(['homes.example.com']);
+  const evil = '[Reset your password](https://evil.example/reset)';
+  const listing = '[12 Oak St](https://homes.example.com/12-oak)';
+
+  it('every version of every message carries an untrusted link as text, a listing link as a link', () => {
+    const seg = new Segmenter({ limit: 60, maxHoldMs: 1000 });
+    const answer = `See ${evil} now. And ${listing} too.`;
+    const seen: string[][] = [];
+    for (const f of [answer.slice(0, 20), answer.slice(20, 45), answer.slice(45)]) {
+      seg.push(f);
+      seg.settle(0);
+      seen.push(messagesOf(seg.view(false), ENDING, links).map((m) => m.text));
+    }
+    seg.finish(answer, 1);
+    const final = messagesOf(seg.view(false), ENDING, links).map((m) => m.text);
+    seen.push(final);
+    expect(final.map(withoutSpanMarks).join('')).toBe(answer);
+    for (const texts of seen)
+      for (const t of texts) {
+        const asLinks = textSpans(t)
+          .filter((s) => !s.untrusted)
+          .map((s) => s.text)
+          .join('');
+        expect(asLinks).not.toContain('](https://evil');
+      }
+    expect(final.join('')).toContain(listing);
+    // Without a trust, no link shows under its label.
+    expect(
+      messagesOf(seg.view(false), ENDING)
+        .map((m) => m.text)
+        .join(''),
+    ).not.toContain(listing);
+  });
+
+  it('span marks in the answer are dropped, so lengths stay the text’s', () => {
+    const seg = new Segmenter({ limit: 100, maxHoldMs: 1000 });
+    seg.push('a\uE002b\uE003c');
+    expect(seg.text).toBe('abc');
   });
 });

@@ -17,6 +17,7 @@ import {
   noFacts,
   withMessage,
 } from '../../../src/core/handoff/lead';
+import { linksInSight, trustHosts } from '../../../src/core/text/links';
 import { StepMeter } from '../../../src/core/text/steps';
 import { shownAsText, untrusted } from '../../../src/core/text/untrusted';
 import { stripMention } from '../../../src/surfaces/slack/listeners';
@@ -45,6 +46,9 @@ const ADVERSARIAL: Record<string, (n: number) => string> = {
   'a street number and long words': (n) => fill('1 Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa ', n),
   'bedrooms and spaces': (n) => `3${fill(' ', n - 4)}bed`,
   'spaces and new lines': (n) => fill(' \n', n),
+  'URLs back to back': (n) => fill('https://x.test/https://x.test/', n),
+  'reference marks': (n) => fill(']:', n),
+  'a trusted host, unended': (n) => fill('](https://homes.example.com', n),
 };
 
 /** Each pattern under test, and the most steps per input character it may take. */
@@ -58,6 +62,10 @@ const PATTERNS: Record<string, { run: (text: string, meter: StepMeter) => unknow
   'lead: one message, all facts': { run: (t, m) => withMessage(noFacts(), 'user', t, m), perChar: 45 },
   'slack: Markdown links': { run: (t, m) => convertLinks(t, m), perChar: 2 },
   'slack: Markdown to mrkdwn': { run: (t, m) => markdownToMrkdwn(t, m), perChar: 6 },
+  'links: an answer’s links in sight': {
+    run: (t, m) => linksInSight(t, trustHosts(['homes.example.com']), { open: true, meter: m }),
+    perChar: 12,
+  },
   'slack: a user quoted in Markdown': {
     run: (t, m) => markdownToMrkdwn(`*Ada:* ${shownAsText(untrusted(t))}`, m),
     perChar: 6,

@@ -4,7 +4,7 @@
  * root quote, in the ticket (reason and transcript), and in both relays (user -> ticket thread,
  * agent -> user), on Slack (no `<url|label>` anywhere; the mrkdwn shows the characters typed) and on
  * Discord (the brackets escaped, the URL in `<...>` and the relay's link previews suppressed). The
- * chatbot's own answer keeps its link.
+ * chatbot's own answer keeps its link to a host of LINK_HOSTS.
  */
 import { startFakeOpenAi } from '../../support/fake-openai-server';
 import { useStarted } from '../../support/server-setup';
@@ -21,6 +21,8 @@ import { relayOnSlack } from '../../support/slack-handoff-flows';
 const LINK = '[Reset your Slack password](https://evil.example/reset)';
 const QUESTION = `Is this legit? ${LINK}`;
 const ANSWER = 'No. See [our safety page](https://good.example/safety) for how we write to you.';
+/** The answer's link is to a host the deployment trusts (its own links: the listings' hosts and these). */
+const TRUSTED = { LINK_HOSTS: 'good.example' };
 
 /** `start`ed with a fake OpenAI-compatible backend that answers ANSWER; closing it closes both. */
 async function answeringThroughLlm<T extends { close(): Promise<void> }>(
@@ -64,7 +66,7 @@ function expectSlackLinkAsText(m: SlackMessage, times = 1): void {
 }
 
 describe('Slack: a user’s [label](url) shows as text with its URL', () => {
-  const e = useStarted(() => answeringThroughLlm((llm) => startSlackE2E({ llm })));
+  const e = useStarted(() => answeringThroughLlm((llm) => startSlackE2E({ llm, env: TRUSTED })));
 
   test('root quote, ticket reason and transcript, both relays; the answer keeps its link', async () => {
     const from = e.fake.calls.length;
@@ -72,7 +74,7 @@ describe('Slack: a user’s [label](url) shows as text with its URL', () => {
     const root = await waitFor(() => rootFor(e.fake, 'C0LINKS', 'Is this legit?'), 'the root');
     expectSlackLinkAsText(root);
     const { messages } = await waitForAnswer(e, 'C0LINKS', root.ts, QUESTION);
-    // The chatbot's answer is trusted: its Markdown link stays whole (a link in Slack's markdown_text
+    // The chatbot's link to a trusted host (LINK_HOSTS) stays whole (a link in Slack's markdown_text
     // of a native stream, `<url|label>` in mrkdwn blocks otherwise).
     const answerShown = JSON.stringify(messages.map((m) => [m.text, m.blocks]));
     expect(
@@ -112,7 +114,7 @@ function expectDiscordLinkAsText(m: DiscordMessage): void {
 }
 
 describe('Discord: a user’s [label](url) shows as text with its URL, without a preview', () => {
-  const e = useStarted(() => answeringThroughLlm((llm) => startDiscordE2E({ llm })));
+  const e = useStarted(() => answeringThroughLlm((llm) => startDiscordE2E({ llm, env: TRUSTED })));
 
   test('root quote, ticket reason and transcript, both relays; the answer keeps its link', async () => {
     const { threadId } = await ask(e, QUESTION);
