@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { OfficeConfig } from './core/handoff/hours/office';
 import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
+import { isRedisUrl, parseRedisUrl, REDIS_FORMS, redactRedisUrl } from './state/redis-url';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -56,6 +57,8 @@ export interface Config {
   discord?: DiscordConfig;
   stateUrl: string;
   state: StateConfig;
+  /** REDIS_TLS_VERIFY: check the TLS certificate of a rediss:// STATE_URL (false: accept self-signed ones). */
+  redisTlsVerify: boolean;
   port: number;
   answerIdleTimeoutMs: number;
   handoffClaimTimeoutMs: number;
@@ -120,7 +123,14 @@ const bool = z
   .transform((v) => /^(true|1|yes|on)$/i.test(v));
 
 function parseStateUrl(v: string): StateConfig | undefined {
-  if (/^rediss?:\/\/\S+$/i.test(v) && URL.canParse(v)) return { kind: 'redis', url: v };
+  if (isRedisUrl(v)) {
+    try {
+      parseRedisUrl(v);
+      return { kind: 'redis', url: v };
+    } catch {
+      return undefined;
+    }
+  }
   const m = /^sqlite:(.+)$/i.exec(v);
   if (m && m[1].trim() !== '') return { kind: 'sqlite', path: m[1].replace(/^\/\/(?=\/)/, '') };
   return undefined;
@@ -163,7 +173,12 @@ const envObject = z.object({
   DISCORD_ADMIN_ROLES: opt(list),
   STATE_URL: opt(
     z.string().refine((v) => parseStateUrl(v) !== undefined, {
-      message: 'must be sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://host:port[/db]',
+      message: `must be sqlite:<path> (e.g. sqlite:./data/bridge.db), ${REDIS_FORMS}`,
+    }),
+  ),
+  REDIS_TLS_VERIFY: opt(
+    z.string().refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), {
+      message: 'must be true or false (false turns off TLS certificate verification of a rediss:// STATE_URL)',
     }),
   ),
   PORT: opt(
@@ -273,6 +288,7 @@ const envSchema = envObject
       },
       stateUrl,
       state: parseStateUrl(stateUrl) as StateConfig,
+      redisTlsVerify: e.REDIS_TLS_VERIFY === undefined || /^(true|1|yes|on)$/i.test(e.REDIS_TLS_VERIFY),
       port: e.PORT ?? 3000,
       answerIdleTimeoutMs: e.ANSWER_IDLE_TIMEOUT_S ?? 30_000,
       handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
@@ -349,12 +365,8 @@ export function redactConfig(config: Config): Config {
   }
   // A redis URL may carry a password.
   if (copy.state.kind === 'redis') {
-    const u = new URL(copy.state.url);
-    if (u.password) {
-      u.password = '***';
-      copy.state = { kind: 'redis', url: u.toString() };
-      copy.stateUrl = u.toString();
-    }
+    copy.state = { kind: 'redis', url: redactRedisUrl(copy.state.url) };
+    copy.stateUrl = copy.state.url;
   }
   if (copy.mail) copy.mail = { ...copy.mail, url: redactedSmtpUrl(copy.mail.url) };
   return copy;
