@@ -2,8 +2,10 @@
  * The ioredis client a RedisStore talks through: one server (`Redis`) or a Redis Cluster
  * (`Redis.Cluster`), plain or TLS, from a parsed STATE_URL (redis-url.ts).
  */
+import { isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
-import type { RedisTarget } from './redis-url';
+import type { RedisNode, RedisTarget } from './redis-url';
 
 export type RedisClient = Redis | Cluster;
 
@@ -40,11 +42,16 @@ export function openRedisClient(target: RedisTarget, options: RedisClientOptions
           // A TLS certificate names hosts, not the addresses a DNS lookup would turn them into.
           ...(target.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
         });
-  return { client, firstContact: watchFirstContact(client) };
+  const verifyNodes = target.kind === 'cluster' && target.tls && options.tlsVerify !== false;
+  return { client, firstContact: watchFirstContact(client, verifyNodes ? target.nodes : []) };
 }
 
-function watchFirstContact(client: RedisClient): Promise<void> {
-  const contact = new Promise<void>((resolve, reject) => {
+/**
+ * `verifyNodes`: a TLS cluster's node connections report a refused certificate only as "Connection
+ * is closed", so their certificates are checked here with one TLS handshake each (first answer wins).
+ */
+function watchFirstContact(client: RedisClient, verifyNodes: RedisNode[]): Promise<void> {
+  const events = new Promise<void>((resolve, reject) => {
     const onError = (err: unknown) => {
       const refusal = certificateRefusal(err);
       if (!refusal) return resolve();
@@ -56,9 +63,42 @@ function watchFirstContact(client: RedisClient): Promise<void> {
     client.on('error', onError);
     if (client instanceof Cluster) client.on('node error', onError);
   });
+  const contact =
+    verifyNodes.length === 0
+      ? events
+      : firstHandshake(verifyNodes).then((refusal) => {
+          if (!refusal) return events;
+          client.disconnect();
+          throw refusal;
+        });
   // Handled here so a store nobody asks about its first contact does not raise an unhandled rejection.
   contact.catch(() => undefined);
   return contact;
+}
+
+/** The certificate refusal of the first node that completes or refuses a TLS handshake; none if none answers. */
+async function firstHandshake(nodes: RedisNode[]): Promise<Error | undefined> {
+  for (const node of nodes) {
+    const outcome = await new Promise<'ok' | 'unreachable' | Error>((resolve) => {
+      const socket = tlsConnect({
+        host: node.host,
+        port: node.port,
+        ...(isIP(node.host) ? {} : { servername: node.host }),
+        rejectUnauthorized: true,
+        timeout: 10_000,
+      });
+      const done = (result: 'ok' | 'unreachable' | Error) => {
+        socket.destroy();
+        resolve(result);
+      };
+      socket.once('secureConnect', () => done('ok'));
+      socket.once('timeout', () => done('unreachable'));
+      socket.once('error', (err) => done(certificateRefusal(err) ?? 'unreachable'));
+    });
+    if (outcome === 'ok') return undefined;
+    if (outcome instanceof Error) return outcome;
+  }
+  return undefined;
 }
 
 /** Node's certificate failures (self-signed, unknown issuer, expired, wrong host name). */

@@ -157,3 +157,27 @@ describe('the bridge started with STATE_URL=redis+cluster://…', () => {
     expect(await direct.keys('app-check')).toEqual(['app-check']);
   });
 });
+
+describe('rediss+cluster://: a TLS Redis Cluster with self-signed certificates', () => {
+  const tlsCluster = useStarted(() => startRedisCluster({ masters: 3, tls: true }), 60_000);
+
+  it('with REDIS_TLS_VERIFY=false runs the multi-key scripts and scans every master over TLS', async () => {
+    const store = await openStore(tlsCluster.url, { tlsVerify: false });
+    try {
+      expect(tlsCluster.url).toMatch(/^rediss\+cluster:\/\//);
+      expect(await store.compareAndSetWithIntents('t', undefined, 1, undefined, 'box', [{ id: 'a', value: 'x' }])).toBe(
+        true,
+      );
+      expect((await store.pendingIntents('box', 10)).map((i) => i.id)).toEqual(['a']);
+      for (let i = 0; i < 5; i++) await store.push(`q${i}`, i);
+      expect((await store.peek('q3'))?.value).toBe(3);
+      expect(await store.keys('t')).toEqual(['t']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses the self-signed certificates with verification on, naming REDIS_TLS_VERIFY', async () => {
+    await expect(openStore(tlsCluster.url)).rejects.toThrow(/REDIS_TLS_VERIFY=false/);
+  });
+});
