@@ -31,6 +31,7 @@ const retryStrategy = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 
 
 export function openRedisClient(target: RedisTarget, options: RedisClientOptions = {}): OpenedClient {
   const tls = target.tls ? { tls: { rejectUnauthorized: options.tlsVerify !== false } } : {};
+  const verifyNodes = target.kind === 'cluster' && target.tls && options.tlsVerify !== false ? target.nodes : [];
   const base: RedisOptions = { maxRetriesPerRequest: null, enableOfflineQueue: true, ...tls };
   const client: RedisClient =
     target.kind === 'single'
@@ -39,11 +40,12 @@ export function openRedisClient(target: RedisTarget, options: RedisClientOptions
           redisOptions: { ...base, username: target.username, password: target.password },
           clusterRetryStrategy: retryStrategy,
           enableOfflineQueue: true,
+          // Connects once the certificates passed (watchFirstContact), or at the first command.
+          lazyConnect: verifyNodes.length > 0,
           // A TLS certificate names hosts, not the addresses a DNS lookup would turn them into.
           ...(target.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
         });
-  const verifyNodes = target.kind === 'cluster' && target.tls && options.tlsVerify !== false;
-  return { client, firstContact: watchFirstContact(client, verifyNodes ? target.nodes : []) };
+  return { client, firstContact: watchFirstContact(client, verifyNodes) };
 }
 
 /**
@@ -67,7 +69,11 @@ function watchFirstContact(client: RedisClient, verifyNodes: RedisNode[]): Promi
     verifyNodes.length === 0
       ? events
       : firstHandshake(verifyNodes).then((refusal) => {
-          if (!refusal) return events;
+          if (!refusal) {
+            // Already connecting when a command came first: that connection is the one to keep.
+            if (client.status === 'wait') client.connect().catch(() => undefined);
+            return events;
+          }
           client.disconnect();
           throw refusal;
         });

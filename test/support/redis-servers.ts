@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -159,14 +160,13 @@ export async function startRedisCluster(opts: { masters?: number; tls?: boolean 
     const cert = tls ? await throwawayCertificate(dir) : undefined;
     const ports: number[] = [];
     for (let i = 0; i < masters; i++) {
-      const port = await freePort();
+      const port = await clusterPort();
       const clusterArgs = ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)];
       const portArgs = cert ? [...tlsArgs(port, cert), '--tls-cluster', 'yes'] : ['--port', String(port)];
-      const bus = ['--cluster-port', String(await freePort())];
-      children.push(await startServer(dir, port, tls, [...portArgs, ...clusterArgs, ...bus]));
+      children.push(await startServer(dir, port, tls, [...portArgs, ...clusterArgs]));
       ports.push(port);
     }
-    const tlsCli = tls ? ['--tls', '--insecure'] : [];
+    const tlsCli = cert ? ['--tls', '--cacert', cert.certFile] : [];
     const nodes = ports.map((p) => `127.0.0.1:${p}`);
     await run('redis-cli', [...tlsCli, '--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes']);
     await Promise.all(ports.map((port) => clusterStateOk(port, tls)));
@@ -175,6 +175,26 @@ export async function startRedisCluster(opts: { masters?: number; tls?: boolean 
     await close();
     throw err;
   }
+}
+
+/**
+ * A free port whose cluster bus port (port + 10000, Redis's rule before --cluster-port existed in 7.0)
+ * is free too, so the helper runs on the redis-server of older distributions as well.
+ */
+async function clusterPort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await freePort();
+    if (port + 10000 <= 65535 && (await portFree(port + 10000))) return port;
+  }
+  throw new Error('no free port pair (port, port + 10000) for a cluster node');
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 /** Polls CLUSTER INFO (bounded) until the node reports cluster_state:ok: every slot is served. */
