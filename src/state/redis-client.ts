@@ -54,13 +54,20 @@ export function openRedisClient(target: RedisTarget, options: RedisClientOptions
  */
 function watchFirstContact(client: RedisClient, verifyNodes: RedisNode[]): Promise<void> {
   const events = new Promise<void>((resolve, reject) => {
+    // Only the first contact decides: a later error (even a certificate one) is retried like any other.
+    let settled = false;
     const onError = (err: unknown) => {
+      if (settled) return;
+      settled = true;
       const refusal = certificateRefusal(err);
       if (!refusal) return resolve();
       client.disconnect();
       reject(refusal);
     };
-    client.once('ready', () => resolve());
+    client.once('ready', () => {
+      settled = true;
+      resolve();
+    });
     // Without a listener ioredis prints every reconnect error; reconnecting is expected behaviour here.
     client.on('error', onError);
     if (client instanceof Cluster) client.on('node error', onError);
