@@ -7,7 +7,8 @@ import { z } from 'zod';
 import type { OfficeConfig } from './core/handoff/hours/office';
 import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
-import { isRedisUrl, parseRedisUrl, REDIS_FORMS, redactRedisUrl } from './state/redis-url';
+import { redactRedisUrl } from './state/redis-url';
+import { parseStateUrl, stateUrlProblem } from './state/state-url';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -122,20 +123,6 @@ const bool = z
   .refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), { message: 'must be true or false' })
   .transform((v) => /^(true|1|yes|on)$/i.test(v));
 
-function parseStateUrl(v: string): StateConfig | undefined {
-  if (isRedisUrl(v)) {
-    try {
-      parseRedisUrl(v);
-      return { kind: 'redis', url: v };
-    } catch {
-      return undefined;
-    }
-  }
-  const m = /^sqlite:(.+)$/i.exec(v);
-  if (m && m[1].trim() !== '') return { kind: 'sqlite', path: m[1].replace(/^\/\/(?=\/)/, '') };
-  return undefined;
-}
-
 const envObject = z.object({
   CHATBOT_API_URL: opt(
     z.union(
@@ -172,8 +159,9 @@ const envObject = z.object({
   DISCORD_HANDOFF_CHANNEL: opt(text),
   DISCORD_ADMIN_ROLES: opt(list),
   STATE_URL: opt(
-    z.string().refine((v) => parseStateUrl(v) !== undefined, {
-      message: `must be sqlite:<path> (e.g. sqlite:./data/bridge.db), ${REDIS_FORMS}`,
+    z.string().superRefine((v, ctx) => {
+      const message = stateUrlProblem(v);
+      if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, message });
     }),
   ),
   REDIS_TLS_VERIFY: opt(

@@ -38,6 +38,14 @@ describe('STATE_URL for Redis', () => {
     expect(problems[0]!.message).toContain('sqlite:<path>');
   });
 
+  it('says what is wrong with a Redis URL', () => {
+    expect(problemsOf({ STATE_URL: 'redis+cluster://a:7000/3' })[0]!.message).toMatch(
+      /^is not a valid Redis Cluster URL \(a cluster has only database 0; drop the \/db path\)/,
+    );
+    expect(problemsOf({ STATE_URL: 'redis://h:1/x' })[0]!.message).toMatch(/database must be a number/);
+    expect(problemsOf({ STATE_URL: 'postgres://h/db' })[0]!.message).toMatch(/^must be sqlite:<path>/);
+  });
+
   it('redacts the password of a cluster URL and of a TLS URL', () => {
     const cluster = loadConfig({ STATE_URL: 'rediss+cluster://user:pw-xyz@a:7000,b:7000' });
     expect(redactConfig(cluster).stateUrl).toBe('rediss+cluster://user:***@a:7000,b:7000');
