@@ -86,6 +86,25 @@ describe('the cluster key layout', () => {
     for (let i = 0; i < 30; i++) expect((await store.peek(`queue-${i}`))?.value).toBe(i);
   });
 
+  it('gives every key a time to live under RETENTION_DAYS, the outbox and queue ones too (one-slot pipelines)', async () => {
+    const store = new RedisStore(cluster.url, { keyPrefix: 'retained:', retentionMs: 60_000 });
+    stores.push(store);
+    await store.set('forever', 1);
+    await store.push('q', 'item');
+    await store.compareAndSetWithIntents('ticket', undefined, 1, undefined, 'box', [{ id: 'n1', value: 'x' }]);
+    await store.takeToken('rate', 5, 1000);
+    await store.acquireLease('lease', 'me', 30_000);
+    const ttls = (
+      await eachMaster(async (node) => {
+        const keys = [...(await keysOn(node, '{retained:*')), ...(await keysOn(node, 'retained:*'))];
+        return Promise.all(keys.map(async (key) => ({ key, ttl: await node.pttl(key) })));
+      })
+    ).flat();
+    // kv, queue seq/order/values, outbox seq/pending/values, rate log, lease
+    expect(ttls.length).toBeGreaterThanOrEqual(9);
+    for (const { key, ttl } of ttls) expect({ key, expires: ttl > 0 && ttl <= 60_000 }).toEqual({ key, expires: true });
+  });
+
   it('refuses a key prefix with braces, which would break the hash tags', () => {
     expect(() => new RedisStore(cluster.url, { keyPrefix: 'a{b}:' })).toThrow(/must not contain \{ or \}/);
   });
