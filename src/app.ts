@@ -155,7 +155,10 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
     }
 
     // RETENTION_DAYS holds for every record by construction: the store caps every time to live.
-    const store = await openStore(config.stateUrl, { retentionMs: config.retentionDays * DAY_MS });
+    const store = await openStore(config.stateUrl, {
+      retentionMs: config.retentionDays * DAY_MS,
+      tlsVerify: config.redisTlsVerify,
+    });
     cleanups.push(() => store.close());
 
     const client = new ChatbotClient({

@@ -8,6 +8,8 @@ import type { OfficeConfig } from './core/handoff/hours/office';
 import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
 import { isHostName } from './core/text/links';
+import { redactRedisUrl } from './state/redis-url';
+import { parseStateUrl, stateUrlProblem } from './state/state-url';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -57,6 +59,8 @@ export interface Config {
   discord?: DiscordConfig;
   stateUrl: string;
   state: StateConfig;
+  /** REDIS_TLS_VERIFY: check the TLS certificate of a rediss:// STATE_URL (false: accept self-signed ones). */
+  redisTlsVerify: boolean;
   port: number;
   answerIdleTimeoutMs: number;
   handoffClaimTimeoutMs: number;
@@ -131,13 +135,6 @@ const bool = z
   .refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), { message: 'must be true or false' })
   .transform((v) => /^(true|1|yes|on)$/i.test(v));
 
-function parseStateUrl(v: string): StateConfig | undefined {
-  if (/^rediss?:\/\/\S+$/i.test(v) && URL.canParse(v)) return { kind: 'redis', url: v };
-  const m = /^sqlite:(.+)$/i.exec(v);
-  if (m && m[1].trim() !== '') return { kind: 'sqlite', path: m[1].replace(/^\/\/(?=\/)/, '') };
-  return undefined;
-}
-
 const envObject = z.object({
   CHATBOT_API_URL: opt(
     z.union(
@@ -174,8 +171,14 @@ const envObject = z.object({
   DISCORD_HANDOFF_CHANNEL: opt(text),
   DISCORD_ADMIN_ROLES: opt(list),
   STATE_URL: opt(
-    z.string().refine((v) => parseStateUrl(v) !== undefined, {
-      message: 'must be sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://host:port[/db]',
+    z.string().superRefine((v, ctx) => {
+      const message = stateUrlProblem(v);
+      if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+    }),
+  ),
+  REDIS_TLS_VERIFY: opt(
+    z.string().refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), {
+      message: 'must be true or false (false turns off TLS certificate verification of a rediss:// STATE_URL)',
     }),
   ),
   PORT: opt(
@@ -286,6 +289,7 @@ const envSchema = envObject
       },
       stateUrl,
       state: parseStateUrl(stateUrl) as StateConfig,
+      redisTlsVerify: e.REDIS_TLS_VERIFY === undefined || /^(true|1|yes|on)$/i.test(e.REDIS_TLS_VERIFY),
       port: e.PORT ?? 3000,
       answerIdleTimeoutMs: e.ANSWER_IDLE_TIMEOUT_S ?? 30_000,
       handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
@@ -363,12 +367,8 @@ export function redactConfig(config: Config): Config {
   }
   // A redis URL may carry a password.
   if (copy.state.kind === 'redis') {
-    const u = new URL(copy.state.url);
-    if (u.password) {
-      u.password = '***';
-      copy.state = { kind: 'redis', url: u.toString() };
-      copy.stateUrl = u.toString();
-    }
+    copy.state = { kind: 'redis', url: redactRedisUrl(copy.state.url) };
+    copy.stateUrl = copy.state.url;
   }
   if (copy.mail) copy.mail = { ...copy.mail, url: redactedSmtpUrl(copy.mail.url) };
   return copy;

@@ -36,6 +36,7 @@ test('defaults with an empty environment', () => {
     },
     stateUrl: 'sqlite:./data/bridge.db',
     state: { kind: 'sqlite', path: './data/bridge.db' },
+    redisTlsVerify: true,
     port: 3000,
     serviceDb: './data/service.db',
     answerIdleTimeoutMs: 30000,

@@ -143,6 +143,10 @@ describe('manifest.yml', () => {
   });
 
   test('the Procfile runs node directly so SIGTERM reaches the process', () => {
-    expect(readFileSync(join(root, 'Procfile'), 'utf8').trim()).toBe('web: node dist/main.js');
+    // Process lines only: Procfile runners (Heroku, foreman, honcho) skip the comment lines.
+    const processes = readFileSync(join(root, 'Procfile'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    expect(processes).toEqual(['web: node dist/main.js']);
   });
 });
