@@ -35,6 +35,7 @@ export async function startOAuthE2E(
       ...opts.env,
     },
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.logLines ? { logLines: opts.logLines } : {}),
   });
   return {
     ...e,

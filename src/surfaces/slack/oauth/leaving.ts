@@ -44,6 +44,7 @@ export async function forgetWorkspace(
   const records = await purgeRecords(d.store, id);
   if (installed || records > 0)
     d.log.info({ workspace: id, why, records }, 'slack: workspace left: its data is deleted');
+  else d.log.debug({ workspace: id, why }, 'slack: workspace already gone');
 }
 
 export function registerLeaving(d: LeavingDeps): void {
