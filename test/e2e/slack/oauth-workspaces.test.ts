@@ -1,5 +1,6 @@
 /** Many workspaces on one deployment: each answered with its own token, leaving, token rotation. */
 import { waitFor } from '../../../fakes/slack-requests';
+import { conversationIdOf } from '../../../src/core/conversations/model';
 import { useStarted } from '../../support/server-setup';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 import { rootFor, waitForAnswer } from '../../support/slack-e2e';
@@ -54,11 +55,24 @@ describe('Slack OAuth e2e: two workspaces', () => {
     await waitForAnswer(e, 'C0GONE', root.ts, 'Lofts in Boston?');
     const named = async () => (await e.app.store.keys('')).filter((k) => k.includes('T0GONE'));
     expect((await named()).length).toBeGreaterThan(1);
+    expect(
+      (
+        await e.app.store.keys(
+          `conv:${conversationIdOf({ surface: 'slack', workspace: 'T0GONE', channel: 'C0GONE', thread: root.ts })}`,
+        )
+      ).length,
+    ).toBeGreaterThan(1);
     const kept = (await e.app.store.keys('')).filter((k) => k.includes('T0AAA'));
 
     e.fake.workspaces.revoke('T0GONE');
     expect((await gone.driver.event({ type: 'app_uninstalled' })).status).toBe(200);
     await waitFor(async () => ((await named()).length === 0 ? true : undefined), 'the workspace’s records deleted');
+    // The conversation's records (keyed by a hash of its place) went with it.
+    const conv = conversationIdOf({ surface: 'slack', workspace: 'T0GONE', channel: 'C0GONE', thread: root.ts });
+    expect((await e.app.store.keys(`conv:${conv}`)).length).toBe(0);
+    for (const key of await e.app.store.keys('')) {
+      expect(JSON.stringify(await e.app.store.get(key))).not.toContain('"T0GONE"');
+    }
     expect(await e.app.store.get('slack:installation:team:T0GONE')).toBeUndefined();
     // Another workspace keeps its records.
     expect((await e.app.store.keys('')).filter((k) => k.includes('T0AAA'))).toEqual(kept);

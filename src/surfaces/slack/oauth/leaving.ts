@@ -19,15 +19,30 @@ export interface LeavingDeps {
   log: Logger;
 }
 
-/** Deletes what the store keeps for `id` (a team or enterprise id): the keys that name it. */
+/** A conversation's own keys carry its id, not the team's: `conv:<id>...`, `convstarted:<id>:...`. */
+const CONVERSATION_KEY = /^(?:conv|convstarted|convpending):([^:]+)/;
+
+/**
+ * Deletes what the store keeps for `id` (a team or enterprise id): every key that names it, every
+ * value that names it (a conversation's record holds its place, whose workspace it is), and the keys
+ * of those conversations. Queue items, leases and rate logs are not listed by `keys` and age out.
+ */
 async function purgeRecords(store: StateStore, id: string): Promise<number> {
-  let n = 0;
-  for (const key of await store.keys('')) {
-    if (key.startsWith(INSTALLATION_PREFIX) || !key.includes(id)) continue;
-    await store.delete(key);
-    n++;
+  const all = (await store.keys('')).filter((k) => !k.startsWith(INSTALLATION_PREFIX));
+  const doomed = new Set<string>();
+  const conversations = new Set<string>();
+  for (const key of all) {
+    if (!key.includes(id) && !JSON.stringify((await store.get(key)) ?? null).includes(`"${id}"`)) continue;
+    doomed.add(key);
+    const conv = /^conv:([^:]+)$/.exec(key);
+    if (conv) conversations.add(conv[1]);
   }
-  return n;
+  for (const key of all) {
+    const conv = CONVERSATION_KEY.exec(key);
+    if (conv && conversations.has(conv[1])) doomed.add(key);
+  }
+  for (const key of doomed) await store.delete(key);
+  return doomed.size;
 }
 
 export async function forgetWorkspace(
