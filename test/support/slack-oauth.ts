@@ -19,7 +19,7 @@ export interface OAuthE2E extends SlackE2E {
 }
 
 export async function startOAuthE2E(
-  opts: { now?: () => number; env?: Record<string, string> } = {},
+  opts: { now?: () => number; env?: Record<string, string>; logLines?: string[] } = {},
 ): Promise<OAuthE2E> {
   const dir = tempDir('slack-oauth-');
   const dbPath = join(dir.dir, 'state.db');
