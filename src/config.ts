@@ -392,5 +392,6 @@ export function redactConfig(config: Config): Config {
     }
   }
   if (copy.mail) copy.mail = { ...copy.mail, url: redactedSmtpUrl(copy.mail.url) };
+  if (copy.slack?.oauth) copy.slack.oauth = { ...copy.slack.oauth, clientSecret: '***', stateSecret: '***' };
   return copy;
 }
