@@ -404,23 +404,9 @@ export class FakeSlack {
     } catch {
       return this.record(res, method, {}, 200, { ok: false, error: 'invalid_json' });
     }
-    this.callTeam = undefined;
-    if (method === 'oauth.v2.access') {
-      const scope =
-        'commands,chat:write,app_mentions:read,channels:history,groups:history,im:history,files:read,files:write,users:read,channels:read,groups:read,assistant:write';
-      return this.record(res, method, args, 200, this.workspaces.access(args, { userId: this.botUserId, scope }));
-    }
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '') || String(args.token ?? '');
-    const known = token === this.botToken ? { team: this.team } : this.workspaces.check(token);
-    if ('error' in known) return this.record(res, method, args, 200, { ok: false, error: known.error });
-    this.callTeam = known.team;
-    if (this.workspaces.foreign(known.team, args)) {
-      return this.record(res, method, args, 200, { ok: false, error: 'channel_not_found' });
-    }
-    if (method === 'auth.test' && known.team !== this.team) {
-      const who = { team_id: known.team, user_id: this.botUserId, bot_id: this.botId, url: 'https://fake.slack.test/' };
-      return this.record(res, method, args, 200, { ok: true, ...who });
-    }
+    const early = this.workspaceAnswer(method, args, token);
+    if (early) return this.record(res, method, args, 200, early);
 
     const forced = this.forced.get(method);
     if (forced && forced.count > 0) {
@@ -442,6 +428,33 @@ export class FakeSlack {
     }
     const out = this.answer(method, args);
     return this.record(res, method, args, 200, out);
+  }
+
+  /**
+   * Whose token made the call (kept in `callTeam`), and the answer when that settles it: the OAuth
+   * exchange, a refused token, another workspace's channel, or auth.test for an installed workspace.
+   */
+  private workspaceAnswer(method: string, args: Args, token: string): Args | undefined {
+    this.callTeam = undefined;
+    if (method === 'oauth.v2.access') {
+      const scope =
+        'commands,chat:write,app_mentions:read,channels:history,groups:history,im:history,files:read,files:write,users:read,channels:read,groups:read,assistant:write';
+      return this.workspaces.access(args, { userId: this.botUserId, scope });
+    }
+    const known = token === this.botToken ? { team: this.team } : this.workspaces.check(token);
+    if ('error' in known) return { ok: false, error: known.error };
+    this.callTeam = known.team;
+    if (this.workspaces.foreign(known.team, args)) return { ok: false, error: 'channel_not_found' };
+    if (method === 'auth.test' && known.team !== this.team) {
+      return {
+        ok: true,
+        team_id: known.team,
+        user_id: this.botUserId,
+        bot_id: this.botId,
+        url: 'https://fake.slack.test/',
+      };
+    }
+    return undefined;
   }
 
   private refuse(res: ServerResponse, method: string, args: Args, retryAfterSec: number): void {

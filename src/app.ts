@@ -3,7 +3,7 @@
  * (Slack events at /slack/events, health at /healthz). main.ts runs it as a process; end-to-end
  * tests run it in-process with their fakes' URLs.
  */
-import { createServer, type Server } from 'http';
+import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import { mkdirSync } from 'fs';
 import { dirname, resolve } from 'path';

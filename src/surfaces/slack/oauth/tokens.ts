@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { StateStore } from '../../../state/store';
 import { createWebClient, slackErrorCode } from '../web';
-import { type AnyInstallation, type InstallationKey, SlackInstallations, keyOf } from './installations';
+import { type AnyInstallation, type InstallationKey, type SlackInstallations, keyOf } from './installations';
 
 /** Refresh this long before the token expires. */
 export const REFRESH_MARGIN_MS = 3 * 60 * 60 * 1000;
