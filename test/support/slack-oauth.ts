@@ -8,9 +8,24 @@ import { join } from 'node:path';
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, type FakeInstallGrant } from '../../fakes/fake-slack-oauth';
 import { SlackDriver } from '../../fakes/slack-requests';
 import { tempDir } from './app-env';
-import { SIGNING_SECRET, type SlackE2E, startSlackE2E } from './slack-e2e';
+import type { FakeSlack } from '../../fakes/fake-slack';
+import { SIGNING_SECRET, startSlackE2E, type SlackE2E } from './slack-e2e';
+
+/** What the install trip needs: the app's HTTP server and the fake Slack. */
+type Installable = { app: { url?: string }; fake: FakeSlack };
 
 export const STATE_COOKIE = 'slack-app-oauth-state';
+
+/** The OAuth variables (SLACK_BOT_TOKEN blanked) and a fresh STATE_ENCRYPTION_KEY. */
+export function oauthEnv(key = randomBytes(32).toString('base64')): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: '',
+    SLACK_CLIENT_ID: FAKE_CLIENT_ID,
+    SLACK_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+    SLACK_STATE_SECRET: 'e2e-state-secret',
+    STATE_ENCRYPTION_KEY: key,
+  };
+}
 
 export interface OAuthE2E extends SlackE2E {
   /** The SQLite file of the state store (read raw by the encryption-at-rest test). */
@@ -26,11 +41,7 @@ export async function startOAuthE2E(
   const key = randomBytes(32).toString('base64');
   const e = await startSlackE2E({
     env: {
-      SLACK_BOT_TOKEN: '',
-      SLACK_CLIENT_ID: FAKE_CLIENT_ID,
-      SLACK_CLIENT_SECRET: FAKE_CLIENT_SECRET,
-      SLACK_STATE_SECRET: 'e2e-state-secret',
-      STATE_ENCRYPTION_KEY: key,
+      ...oauthEnv(key),
       STATE_URL: `sqlite:${dbPath}`,
       ...opts.env,
     },
@@ -50,7 +61,7 @@ export async function startOAuthE2E(
 
 /** GET /slack/install as a browser: the redirect, and the state with its cookie. */
 export async function beginInstall(
-  e: SlackE2E,
+  e: Installable,
 ): Promise<{ res: Response; location: URL; state: string; cookie: string }> {
   const res = await fetch(`${e.app.url}/slack/install`, { redirect: 'manual' });
   const location = new URL(res.headers.get('location') ?? 'http://missing/');
@@ -60,13 +71,13 @@ export async function beginInstall(
 }
 
 /** Slack's redirect back to the app, with the browser's cookie (or none). */
-export function oauthRedirect(e: SlackE2E, code: string, state: string, cookie?: string): Promise<Response> {
+export function oauthRedirect(e: Installable, code: string, state: string, cookie?: string): Promise<Response> {
   const url = `${e.app.url}/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`;
   return fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
 }
 
 /** The whole "Add to Slack" trip for `grant`; resolves to the success page and a driver for the workspace. */
-export async function install(e: SlackE2E, grant: FakeInstallGrant): Promise<{ page: string; driver: SlackDriver }> {
+export async function install(e: Installable, grant: FakeInstallGrant): Promise<{ page: string; driver: SlackDriver }> {
   const code = `code-${grant.team}-${randomBytes(4).toString('hex')}`;
   e.fake.workspaces.grant(code, grant);
   const { state, cookie } = await beginInstall(e);

@@ -276,8 +276,10 @@ export class SlackGateway {
 
   /** users.info (Tier 4, the bot's workspace): a user's profile, for display names. */
   userInfo(userId: string): Promise<unknown> {
-    const budget = { key: `slack:${this.opts.team()}:users.info`, ...TIER4_BUDGET };
-    return this.run([budget], {}, () => call(async () => (await this.web()).users.info({ user: userId })));
+    // The workspace is the caller's (the request's, in OAuth mode): read now, not when the budget frees.
+    const team = this.opts.team();
+    const budget = { key: `slack:${team}:users.info`, ...TIER4_BUDGET };
+    return this.run([budget], {}, () => call(async () => (await this.opts.client(team)).users.info({ user: userId })));
   }
 
   /**
