@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { waitFor } from '../../../fakes/slack-requests';
 import { BOT_SCOPES } from '../../../src/surfaces/slack/oauth/scopes';
 import { useStarted } from '../../support/server-setup';
+import { rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { beginInstall, install, oauthRedirect, startOAuthE2E, STATE_COOKIE } from '../../support/slack-oauth';
 
 const INSTALLATIONS = 'slack:installation:';
@@ -75,5 +76,22 @@ describe('Slack OAuth e2e: installing', () => {
     expect(raw.includes(Buffer.from(`${INSTALLATIONS}team:T0SEAL`))).toBe(true);
     for (const t of e.fake.workspaces.botTokens.values()) expect(raw.includes(Buffer.from(t))).toBe(false);
     expect(raw.includes(Buffer.from('xoxb-'))).toBe(false);
+  });
+});
+
+describe('Slack OAuth e2e: logs', () => {
+  const logLines: string[] = [];
+  const e = useStarted(() => startOAuthE2E({ logLines }));
+
+  test('no log line (trace level) carries a workspace’s bot or refresh token, or the client secret', async () => {
+    const r = await install(e, { team: 'T0LOGS', teamName: 'Logs', user: 'U0USER1', expiresIn: 43_200 });
+    await r.driver.command('/ask', 'Homes in Reno?', { user: 'U0USER1', channel: 'C0LOGS' });
+    await waitFor(() => logLines.find((l) => l.includes('app installed in a workspace')), 'the install logged');
+    const root = await waitFor(() => rootFor(e.fake, 'C0LOGS', 'Homes in Reno?'), 'the root');
+    await waitForAnswer(e, 'C0LOGS', root.ts, 'Homes in Reno?');
+    expect(logLines.length).toBeGreaterThan(10);
+    const all = logLines.join('\n');
+    expect(all).not.toMatch(/xox[be][.-]/);
+    expect(all).not.toContain('fake-client-secret');
   });
 });
