@@ -68,6 +68,19 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
     expect(await a.keys(`slack:installation:enterprise:${ent}`)).toHaveLength(1);
     expect(await store.load({ teamId: 'T0INORG', enterpriseId: ent })).toEqual(inst);
     expect(await store.load({ enterpriseId: ent, isEnterpriseInstall: true })).toEqual(inst);
+    // Once Bolt's authorize has resolved a workspace of the org, outbound calls for it find the token.
+    const tokens = new WorkspaceTokens({
+      installations: new SlackInstallations(b, new SecretBox(k1), clock),
+      store: b,
+      clientId: FAKE_CLIENT_ID,
+      clientSecret: FAKE_CLIENT_SECRET,
+      instanceId: 'i1',
+      now: clock,
+      log: silentLog,
+    });
+    await expect(tokens.botToken('T0INORG')).rejects.toThrow(/no installation/);
+    await tokens.installation({ teamId: 'T0INORG', enterpriseId: ent });
+    expect(await tokens.botToken('T0INORG')).toBe(inst.bot?.token);
     expect(await store.remove({ enterpriseId: ent, isEnterpriseInstall: true })).toBe(true);
     expect(await store.load({ enterpriseId: ent, isEnterpriseInstall: true })).toBeUndefined();
   });

@@ -35,18 +35,33 @@ export interface WorkspaceTokensOptions {
   log: Logger;
 }
 
+/** A workspace of an org-wide install: its enterprise (learned when Bolt's authorize resolved it). */
+const orgTeamKey = (team: string) => `slack:installation-team:${team}`;
+
 export class WorkspaceTokens {
+  /** Workspaces whose enterprise this process has already written down (saves a write per request). */
+  private readonly noted = new Set<string>();
+
   constructor(private readonly opts: WorkspaceTokensOptions) {}
 
   /** The installation for a workspace (or its enterprise), its token refreshed first when due. */
   async installation(q: InstallationKey): Promise<AnyInstallation | undefined> {
     const inst = await this.opts.installations.load(q);
+    if (inst?.isEnterpriseInstall && q.teamId && q.enterpriseId) await this.noteOrgTeam(q.teamId, q.enterpriseId);
     return inst && this.due(inst) ? this.refresh(inst) : inst;
+  }
+
+  /** Outbound calls name only the workspace: which enterprise's install serves it is kept in the store. */
+  private async noteOrgTeam(team: string, enterprise: string): Promise<void> {
+    if (this.noted.has(team)) return;
+    await this.opts.store.set(orgTeamKey(team), enterprise);
+    this.noted.add(team);
   }
 
   /** The bot token of `team`; throws when the workspace has not installed the app. */
   async botToken(team: string): Promise<string> {
-    const inst = await this.installation({ teamId: team });
+    const enterprise = await this.opts.store.get<string>(orgTeamKey(team));
+    const inst = await this.installation({ teamId: team, ...(enterprise ? { enterpriseId: enterprise } : {}) });
     if (!inst?.bot?.token)
       throw new Error(`slack: workspace ${team} has no installation (install it at /slack/install)`);
     return inst.bot.token;
