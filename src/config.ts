@@ -5,11 +5,11 @@
 import dotenv from 'dotenv';
 import { z } from 'zod';
 import type { OfficeConfig } from './core/handoff/hours/office';
-import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
+import { type MailConfig, officeConfig, officeSchemas } from './office-config';
 import { instanceId } from './state/instance-id';
 import { isHostName } from './core/text/links';
-import { redactRedisUrl } from './state/redis-url';
 import { parseStateUrl, stateUrlProblem } from './state/state-url';
+import { encryptionKey, slackOAuthProblems } from './oauth-config';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -17,7 +17,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type StateConfig = { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
 
 export interface SlackConfig {
-  botToken: string;
+  /** The single-workspace app; absent in OAuth mode (each workspace's token is in the store). */
+  botToken?: string;
+  /** OAuth mode ("Add to Slack"): SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET, no bot token. */
+  oauth?: SlackOAuthConfig;
   /** HTTP mode (events at /slack/events). */
   signingSecret?: string;
   /** Socket Mode when set. */
@@ -26,6 +29,18 @@ export interface SlackConfig {
   apiUrl?: string;
   handoffChannel?: string;
   adminUsers: string[];
+}
+
+export interface SlackOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+}
+
+/** STATE_ENCRYPTION_KEY (and _PREVIOUS while rotating): base64 of 32 bytes, checked here. */
+export interface EncryptionConfig {
+  key: string;
+  previousKey?: string;
 }
 
 export interface DiscordConfig {
@@ -57,6 +72,8 @@ export interface Config {
   slack?: SlackConfig;
   /** Present only when Discord is configured. */
   discord?: DiscordConfig;
+  /** Secrets kept in the state store are sealed with it (required in Slack OAuth mode). */
+  encryption?: EncryptionConfig;
   stateUrl: string;
   state: StateConfig;
   /** REDIS_TLS_VERIFY: check the TLS certificate of a rediss:// STATE_URL (false: accept self-signed ones). */
@@ -164,6 +181,12 @@ const envObject = z.object({
   SLACK_API_URL: opt(httpUrl),
   SLACK_HANDOFF_CHANNEL: opt(text),
   SLACK_ADMIN_USERS: opt(list),
+  // Slack OAuth mode ("Add to Slack", many workspaces): see slackOAuthProblems.
+  SLACK_CLIENT_ID: opt(text),
+  SLACK_CLIENT_SECRET: opt(text),
+  SLACK_STATE_SECRET: opt(text),
+  STATE_ENCRYPTION_KEY: opt(encryptionKey('STATE_ENCRYPTION_KEY')),
+  STATE_ENCRYPTION_KEY_PREVIOUS: opt(encryptionKey('STATE_ENCRYPTION_KEY_PREVIOUS')),
   DISCORD_TOKEN: opt(text),
   DISCORD_APPLICATION_ID: opt(snowflake),
   DISCORD_GUILD_ID: opt(snowflake),
@@ -243,7 +266,8 @@ const envSchema = envObject
         'is set but neither SLACK_SIGNING_SECRET (HTTP mode) nor SLACK_APP_TOKEN (Socket Mode) is: set one of them, or unset SLACK_BOT_TOKEN to turn Slack off',
       );
     }
-    if (!e.SLACK_BOT_TOKEN) {
+    slackOAuthProblems(e, problem);
+    if (!e.SLACK_BOT_TOKEN && !e.SLACK_CLIENT_ID) {
       for (const v of ['SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN'] as const) {
         if (e[v])
           problem(v, 'is set but SLACK_BOT_TOKEN is not: set SLACK_BOT_TOKEN too, or unset it to turn Slack off');
@@ -255,7 +279,7 @@ const envSchema = envObject
         'is set but DISCORD_APPLICATION_ID is not: set DISCORD_APPLICATION_ID too, or unset DISCORD_TOKEN to turn Discord off',
       );
     }
-    if ((e.SLACK_BOT_TOKEN || e.DISCORD_TOKEN) && !e.CHATBOT_API_URL) {
+    if ((e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID || e.DISCORD_TOKEN) && !e.CHATBOT_API_URL) {
       problem(
         'CHATBOT_API_URL',
         'is not set: with Slack or Discord configured the bridge needs your chatbot service URL (e.g. https://chatbot.example.com); set CHATBOT_API_URL=embedded to answer from the built-in demo service on purpose',
@@ -304,9 +328,17 @@ const envSchema = envObject
       ...officeConfig(e),
     };
     if (e.LLM_BASE_URL) config.localLlm = { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL };
-    if (e.SLACK_BOT_TOKEN) {
+    if (e.STATE_ENCRYPTION_KEY) {
+      config.encryption = { key: e.STATE_ENCRYPTION_KEY, previousKey: e.STATE_ENCRYPTION_KEY_PREVIOUS };
+    }
+    const oauth =
+      e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET && e.SLACK_STATE_SECRET && !e.SLACK_BOT_TOKEN
+        ? { clientId: e.SLACK_CLIENT_ID, clientSecret: e.SLACK_CLIENT_SECRET, stateSecret: e.SLACK_STATE_SECRET }
+        : undefined;
+    if (e.SLACK_BOT_TOKEN || oauth) {
       config.slack = {
         botToken: e.SLACK_BOT_TOKEN,
+        ...(oauth ? { oauth } : {}),
         signingSecret: e.SLACK_SIGNING_SECRET,
         appToken: e.SLACK_APP_TOKEN,
         mode: e.SLACK_APP_TOKEN ? 'socket' : 'http',
@@ -345,31 +377,4 @@ export function loadConfig(env: Record<string, string | undefined> = processEnv(
     message: i.message,
   }));
   throw new ConfigError(problems);
-}
-
-const SECRET_PATHS: Array<[keyof Config, string]> = [
-  ['chatbot', 'secretKey'],
-  ['chatbot', 'sessionKey'],
-  ['chatbot', 'apiKey'],
-  ['slack', 'botToken'],
-  ['slack', 'signingSecret'],
-  ['slack', 'appToken'],
-  ['discord', 'token'],
-  ['localLlm', 'apiKey'],
-];
-
-/** A printable copy: every key, token and signing secret replaced by '***'. */
-export function redactConfig(config: Config): Config {
-  const copy = structuredClone(config);
-  for (const [section, key] of SECRET_PATHS) {
-    const part = copy[section] as Record<string, unknown> | undefined;
-    if (part && part[key] !== undefined) part[key] = '***';
-  }
-  // A redis URL may carry a password.
-  if (copy.state.kind === 'redis') {
-    copy.state = { kind: 'redis', url: redactRedisUrl(copy.state.url) };
-    copy.stateUrl = copy.state.url;
-  }
-  if (copy.mail) copy.mail = { ...copy.mail, url: redactedSmtpUrl(copy.mail.url) };
-  return copy;
 }

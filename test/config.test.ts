@@ -1,4 +1,5 @@
-import { ConfigError, CONFIG_VARIABLES, loadConfig, redactConfig } from '../src/config';
+import { ConfigError, CONFIG_VARIABLES, loadConfig } from '../src/config';
+import { redactConfig } from '../src/config-redact';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 

@@ -120,9 +120,12 @@ describe('manifest.yml', () => {
       'app_context_changed',
       'app_home_opened',
       'app_mention',
+      // a workspace leaves (OAuth mode deletes its installation and records)
+      'app_uninstalled',
       'message.channels',
       'message.groups',
       'message.im',
+      'tokens_revoked',
     ]);
     expect(manifest.oauth_config.scopes.bot.sort()).toEqual(
       [
