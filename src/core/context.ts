@@ -3,6 +3,7 @@ import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
 import type { OfficeConfig } from './handoff/hours/office';
+import type { Offices } from './tenants/offices';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -36,6 +37,12 @@ export interface CoreConfig {
   office?: OfficeConfig;
   /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
   userRateLimit?: number;
+  /**
+   * Surfaces that serve many tenants (Slack installed by OAuth): there the environment's handoff
+   * channel, which names no workspace, serves no one, and the environment's chatbot links no tenants
+   * into one office.
+   */
+  manyTenants?: readonly SurfaceName[];
   /** LINK_HOSTS: hosts whose links answers show under their label, besides the listings' own (core/text/links.ts). */
   linkHosts?: readonly string[];
 }
@@ -67,6 +74,8 @@ export interface CoreContext {
   now(): number;
   /** SMTP (SMTP_URL); absent: nothing is e-mailed. */
   mailer?: Mailer;
+  /** Each tenant's own chatbot and handoff channel (`/chatbot connect`); absent: read from the store. */
+  offices?: Offices;
 }
 
 /**

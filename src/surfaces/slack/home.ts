@@ -144,12 +144,13 @@ export function registerHome(d: HomeDeps): void {
       if (!core?.handoffQueue) return;
       const userId = opened.data.user;
       const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin: d.adminUsers.includes(userId) };
-      const queue = await core.handoffQueue(viewer, d.port);
+      const team = env.success ? env.data.team_id : undefined;
+      // The queue of the workspace whose Home this is: another workspace's tickets never show here.
+      const queue = await core.handoffQueue(viewer, d.port, team ?? '');
       const msg = queue ?? {
         text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.',
       };
       const { blocks } = renderMessage(msg);
-      const team = env.success ? env.data.team_id : undefined;
       const place: Place = { surface: 'slack', workspace: team ?? '', channel: userId };
       await d.port.gateway.methodCall(place, 'views.publish', { user_id: userId, view: { type: 'home', blocks } }, 4);
     } catch (err) {
