@@ -4,8 +4,9 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
-import type { OfficeConfig } from './core/handoff/hours/office';
-import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
+import type { OfficeConfig } from './core/context';
+import type { MailConfig } from './mail/mailer';
+import { officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

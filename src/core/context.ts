@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
-import type { OfficeConfig } from './handoff/hours/office';
+import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -36,6 +36,26 @@ export interface CoreConfig {
   office?: OfficeConfig;
   /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
   userRateLimit?: number;
+}
+
+/** The variables of handoff around the clock, as core sees them (main.ts derives them from config.ts). */
+export interface OfficeConfig {
+  /** HANDOFF_HOURS; unset = always open. */
+  hours?: OfficeWindow[];
+  /** HANDOFF_TIMEZONE: the office's clock until the chatbot's TimeZone is applied from chat (else UTC). */
+  timeZone?: string;
+  /** HANDOFF_EMAIL: where tickets go by e-mail until the chatbot's TalkToHumanEmail is applied. */
+  email?: string;
+  /** HANDOFF_FIRST_REPLY_S: target from claim to the agent's first reply. */
+  firstReplyMs?: number;
+  /** HANDOFF_ESCALATE: Slack user / user-group ids, Discord role ids mentioned when a target is missed. */
+  escalate: string[];
+  /** HANDOFF_ASSIGN: offer each new ticket to the next available agent in turn. */
+  assign: 'round-robin' | 'none';
+  /** HANDOFF_OFFER_S: how long one agent's offer lasts before the next is offered the ticket. */
+  offerMs: number;
+  /** LEADS_DIGEST_HOUR: the local hour the previous day's leads are e-mailed (EmailForDailyLeads). */
+  digestHour: number;
 }
 
 /** Surfaces by name, so a ticket can go to another surface's handoff channel. */

@@ -8,6 +8,7 @@ import type { Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
+import { VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
 
 const NO_CONVERSATION =
@@ -42,9 +43,6 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
     { ephemeral: true },
   );
 }
-
-/** The listing card's "Ask about a viewing" button (its value names the listing). */
-export const VIEWING_ACTION = 'handoff.viewing';
 
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {

@@ -21,7 +21,7 @@ import type { AnswerRelay } from './relay-port';
 import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
-import { cardsNamedIn } from '../commands/listing-show';
+import { cardsNamedIn } from '../listings/card-actions';
 import { ListingCatalogue } from '../listings/named';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
