@@ -14,6 +14,7 @@ import { Bridge } from './core/bridge';
 import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
+import { CoreMemory } from './core/memory';
 import { Relay } from './core/relay';
 import type { SurfaceName } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
@@ -221,6 +222,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       retentionMs: config.retentionDays * DAY_MS,
       office: config.office,
       userRateLimit: config.userRateLimit,
+      ...(config.testPauses ? { testPauses: config.testPauses } : {}),
     };
     const mailer = config.mail ? smtpMailer(config.mail) : undefined;
     if (mailer) cleanups.push(async () => mailer.close());
@@ -229,7 +231,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
     if (config.mail) log.info({ server: mailServerLabel(config.mail) }, 'e-mail: on');
     else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
-    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
+    const now = opts.now ?? Date.now;
+    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId, now });
     const bridge = new Bridge(
       {
         client,
@@ -237,8 +240,9 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         config: coreConfig,
         surfaces: registry(runtimes),
         log: log.child({ part: 'core' }),
-        now: opts.now ?? Date.now,
+        now,
         ...(mailer ? { mailer } : {}),
+        memory: new CoreMemory(),
       },
       { relay, commands: commandHandlers() },
     );

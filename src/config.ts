@@ -78,6 +78,8 @@ export interface Config {
   office: OfficeConfig;
   /** Present only when SMTP_URL is set: no e-mail otherwise. */
   mail?: MailConfig;
+  /** Crash tests' hooks (BRIDGE_TEST_PAUSE_BEFORE_RELAY / _NOTICES), handed to core; never set in production. */
+  testPauses?: { beforeRelay: boolean; beforeNotices: boolean };
 }
 
 export interface ConfigProblem {
@@ -216,6 +218,8 @@ const envObject = z.object({
   HANDOFF_ASSIGN: opt(officeSchemas.HANDOFF_ASSIGN),
   HANDOFF_OFFER_S: opt(seconds),
   LEADS_DIGEST_HOUR: opt(officeSchemas.LEADS_DIGEST_HOUR),
+  BRIDGE_TEST_PAUSE_BEFORE_RELAY: opt(bool),
+  BRIDGE_TEST_PAUSE_BEFORE_NOTICES: opt(bool),
 });
 
 const envSchema = envObject
@@ -286,6 +290,12 @@ const envSchema = envObject
       serviceDb: e.SERVICE_DB ?? './data/service.db',
       ...officeConfig(e),
     };
+    if (e.BRIDGE_TEST_PAUSE_BEFORE_RELAY || e.BRIDGE_TEST_PAUSE_BEFORE_NOTICES) {
+      config.testPauses = {
+        beforeRelay: e.BRIDGE_TEST_PAUSE_BEFORE_RELAY ?? false,
+        beforeNotices: e.BRIDGE_TEST_PAUSE_BEFORE_NOTICES ?? false,
+      };
+    }
     if (e.LLM_BASE_URL) config.localLlm = { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL };
     if (e.SLACK_BOT_TOKEN) {
       config.slack = {

@@ -3,6 +3,7 @@ import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
 import type { OfficeWindow } from './handoff/hours/office-hours';
+import type { CoreMemory } from './memory';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -36,6 +37,11 @@ export interface CoreConfig {
   office?: OfficeConfig;
   /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
   userRateLimit?: number;
+  /**
+   * Crash tests' hooks (BRIDGE_TEST_PAUSE_BEFORE_RELAY / BRIDGE_TEST_PAUSE_BEFORE_NOTICES, read by
+   * config.ts): stop for good at that point, so a test can kill the process exactly there. Never set in production.
+   */
+  testPauses?: { beforeRelay?: boolean; beforeNotices?: boolean };
 }
 
 /** The variables of handoff around the clock, as core sees them (main.ts derives them from config.ts). */
@@ -85,6 +91,8 @@ export interface CoreContext {
   now(): number;
   /** SMTP (SMTP_URL); absent: nothing is e-mailed. */
   mailer?: Mailer;
+  /** What core keeps in memory for this bridge (caches, the mail outbox): one per context, never module-level. */
+  memory: CoreMemory;
 }
 
 /**

@@ -309,7 +309,7 @@ function retryButton(retryId: string): Button {
  * that window. Never set in production.
  */
 async function pauseBeforeRelayForTests(ctx: CoreContext, convId: string): Promise<void> {
-  if (process.env.BRIDGE_TEST_PAUSE_BEFORE_RELAY !== '1') return;
+  if (!ctx.config.testPauses?.beforeRelay) return;
   ctx.log.warn({ convId }, 'test hook: paused between started and the in-flight record');
   await new Promise<never>(() => undefined);
 }
