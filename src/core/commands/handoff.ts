@@ -44,19 +44,39 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
   );
 }
 
+/** `/handoff queue`: the waiting tickets, for agents and admins. */
+async function showQueue(handoffs: Handoffs, inv: Invocation): Promise<void> {
+  if (!(await handoffs.isAgent(inv.actor, inv.surface))) {
+    await inv.reply(
+      { text: 'The handoff queue is for members of the handoff channel and admins.' },
+      { ephemeral: true },
+    );
+    return;
+  }
+  await inv.reply(await handoffs.queueMessage(), { ephemeral: true });
+}
+
+/** `/handoff cancel`: the conversation's open ticket called off. */
+async function cancelHandoff(handoffs: Handoffs, conv: Conversation, inv: Invocation): Promise<void> {
+  const ticket = await handoffs.activeTicket(conv.id);
+  if (!ticket) {
+    await inv.reply(
+      { text: 'This conversation is not with a human, so there is nothing to cancel.' },
+      { ephemeral: true },
+    );
+    return;
+  }
+  if (await handoffs.end(ticket.id, 'cancelled', inv)) {
+    await inv.reply({ text: 'Handoff cancelled: the bot answers in that thread again.' }, { ephemeral: true });
+  }
+}
+
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {
     async run(_ctx, inv, args) {
       const reason = args.trim();
       if (reason.toLowerCase() === 'queue') {
-        if (!(await handoffs.isAgent(inv.actor, inv.surface))) {
-          await inv.reply(
-            { text: 'The handoff queue is for members of the handoff channel and admins.' },
-            { ephemeral: true },
-          );
-          return;
-        }
-        await inv.reply(await handoffs.queueMessage(), { ephemeral: true });
+        await showQueue(handoffs, inv);
         return;
       }
       const availability = reason.toLowerCase();
@@ -70,17 +90,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
         return;
       }
       if (reason.toLowerCase() === 'cancel') {
-        const ticket = await handoffs.activeTicket(conv.id);
-        if (!ticket) {
-          await inv.reply(
-            { text: 'This conversation is not with a human, so there is nothing to cancel.' },
-            { ephemeral: true },
-          );
-          return;
-        }
-        if (await handoffs.end(ticket.id, 'cancelled', inv)) {
-          await inv.reply({ text: 'Handoff cancelled: the bot answers in that thread again.' }, { ephemeral: true });
-        }
+        await cancelHandoff(handoffs, conv, inv);
         return;
       }
       const refused = await handoffs.request(conv, inv.actor, inv.surface, reason || 'Asked for a human with /handoff');

@@ -17,6 +17,7 @@ import type { Actor, Attachment, Button, MessageRef, OutMessage, SurfacePort } f
 import { describeInterruption } from './interruption';
 import { keys, toJson, type Conversation, type RetryRecord, type Turn } from './model';
 import { describe, isRefusal, isServerFailure, openStream } from './opening';
+import type { RelayResult } from '../relay/relay';
 import type { AnswerRelay } from './relay-port';
 import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
@@ -189,7 +190,7 @@ export class TurnAnswerer {
 
   private async stream(run: Streaming): Promise<void> {
     const { turn, native, placeholder, retryId, sessionId, signal, show, status } = run;
-    const { conv, surface, actor, ask } = turn;
+    const { conv, surface, ask } = turn;
     const { ctx } = this.deps;
     const idleTimeoutMs = ctx.config.answerIdleTimeoutMs;
     // The client enforces the idle timeout (it also ends the request); the relay shows its error.
@@ -240,6 +241,14 @@ export class TurnAnswerer {
       signal,
       answerKey,
     });
+    await this.afterRelay(run, result, feedbackId);
+  }
+
+  /** The relay's result: a refusal or failure shown in the service's words, the turn recorded, a no-answer offered a human. */
+  private async afterRelay(run: Streaming, result: RelayResult, feedbackId: string): Promise<void> {
+    const { turn, retryId, show } = run;
+    const { conv, surface, actor, ask } = turn;
+    const { ctx } = this.deps;
     const last = result.messages.at(-1);
     if (result.status === 'interrupted' && result.text === '' && isRefusal(result.error)) {
       // Native path: the refusal came through the relay, which marked the message; show the service's words instead.
