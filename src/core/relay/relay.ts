@@ -85,7 +85,8 @@ export interface RelayOptions {
 export interface RelayDeps {
   store: StateStore;
   log: Logger;
-  now?: () => number;
+  /** The bridge's one clock (the context's `now`; a test or the bench passes its own). */
+  now: () => number;
   instanceId: string;
   options?: RelayOptions;
 }
@@ -146,7 +147,7 @@ class AnswerRun {
   }
 
   private get now(): number {
-    return (this.deps.now ?? Date.now)();
+    return this.deps.now();
   }
 
   private async run(): Promise<RelayResult> {
