@@ -136,6 +136,18 @@ describe('the house rules of src/', () => {
     expect(state.filter((id) => !CORE_CONSTANT_TABLES.has(id))).toEqual([]);
   });
 
+  test("core reads no environment and no clock but the context's", () => {
+    const core = files.filter((path) => relative(SRC, path).startsWith('core'));
+    const uses = core.flatMap((path) => {
+      const text = readFileSync(path, 'utf8');
+      const rel = relative(ROOT, path).split('\\').join('/');
+      return [/process\.env/, /Date\.now\b/, /new Date\(\)/]
+        .filter((re) => re.test(text))
+        .map((re) => `${rel} ${re.source}`);
+    });
+    expect(uses).toEqual([]);
+  });
+
   test(`no file is over ${MAX_FILE_LINES} lines`, () => {
     const long = files
       .map((path) => ({ path: relative(ROOT, path), lines: readFileSync(path, 'utf8').trimEnd().split('\n').length }))
