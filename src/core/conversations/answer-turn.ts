@@ -247,7 +247,7 @@ export class TurnAnswerer {
   /** The relay's result: a refusal or failure shown in the service's words, the turn recorded, a no-answer offered a human. */
   private async afterRelay(run: Streaming, result: RelayResult, feedbackId: string): Promise<void> {
     const { turn, retryId, show } = run;
-    const { conv, surface, actor, ask } = turn;
+    const { conv } = turn;
     const { ctx } = this.deps;
     const last = result.messages.at(-1);
     if (result.status === 'interrupted' && result.text === '' && isRefusal(result.error)) {
