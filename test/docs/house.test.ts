@@ -15,22 +15,12 @@ const MAX_FUNCTION_LINES = 80;
 const MAX_FILE_LINES = 400;
 
 /**
- * Functions still over the limit while their owners split them in parallel work (issue 31): each
- * goes from this list when it is split, and the list is then emptied for good. Keyed by file and name.
- */
-const STILL_LONG: ReadonlySet<string> = new Set([
-  'src/app.ts startApp',
-  'src/surfaces/slack/index.ts createSlackSurface',
-  'src/core/handoff/decide.ts decide',
-]);
-
-/**
  * Module-level collections in src/core that are constant tables (filled once where they are
  * declared, only ever read) or a pure memo (the same time zone always gives the same formatter):
  * no state of a bridge. Anything else core keeps belongs in the context's memory (core/memory.ts).
  */
 const CORE_CONSTANT_TABLES: ReadonlySet<string> = new Set([
-  'src/core/bridge.ts HELP_WORDS',
+  'src/core/guards.ts HELP_WORDS',
   'src/core/settings/form.ts LONG_TEXT',
   'src/core/handoff/lead.ts NOT_CITIES',
   'src/core/handoff/lead.ts NAME_ABBREVIATIONS',
@@ -120,14 +110,9 @@ describe('the house rules of src/', () => {
 
   test(`no function is over ${MAX_FUNCTION_LINES} lines`, () => {
     const long = functions
-      .filter((f) => f.lines > MAX_FUNCTION_LINES && !STILL_LONG.has(f.id))
+      .filter((f) => f.lines > MAX_FUNCTION_LINES)
       .map((f) => `${f.id} (line ${f.line}): ${f.lines} lines`);
     expect(long).toEqual([]);
-  });
-
-  test('the functions still allowed to be long exist and are still long (else: take them off the list)', () => {
-    const stillLong = functions.filter((f) => STILL_LONG.has(f.id) && f.lines > MAX_FUNCTION_LINES).map((f) => f.id);
-    expect([...new Set(stillLong)].sort()).toEqual([...STILL_LONG].sort());
   });
 
   test('core keeps no state at module level: no let, and no collection but the constant tables listed', () => {
