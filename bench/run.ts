@@ -50,7 +50,7 @@ async function hostile(): Promise<void> {
 async function main(): Promise<void> {
   if (process.argv.includes('--hostile')) return hostile();
   const started = Date.now();
-  const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
+  const settings = { channels: Number(process.env.BENCH_CHANNELS ?? 10), answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');
   // Answers of different lengths, not known in advance (see RelayBenchOptions.unknownLengths).
   const unknownLengths = process.argv.includes('--unknown');
