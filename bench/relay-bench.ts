@@ -58,6 +58,15 @@ export interface RelayFigures {
   visibleUpdatesPerAnswer: number;
   /** Median over answers of the distinct partial texts a user saw before the final (interim updates). */
   interimPerAnswerP50: number;
+  /** The fewest partial texts an answer showed. */
+  interimPerAnswerMin: number;
+  /** Answers whose first message was a native stream (chat.startStream answered ok). */
+  nativeAnswers: number;
+  /** Median and fewest partial texts of the native answers, and of the others (null: none). */
+  interimNative: { p50: number; min: number } | null;
+  interimOther: { p50: number; min: number } | null;
+  /** Successful chat.* calls by method, over all answers. */
+  callsByMethod: Record<string, number>;
   firstVisibleP50Ms: number | null;
   firstVisibleP95Ms: number | null;
   /**
@@ -273,6 +282,18 @@ export async function runRelayScenario(
       .filter((m) => m.bot_id !== undefined)
       .reduce((n, m) => n + new Set(m.history.filter((h) => h !== '' && h !== m.text)).size, 0),
   );
+  const nativeThreads = new Set(
+    chatCalls
+      .filter((c) => c.method === 'chat.startStream' && c.response.ok === true)
+      .map((c) => `${String(c.args.channel)}:${String(c.args.thread_ts)}`),
+  );
+  const isNative = tracked.map((t) => nativeThreads.has(`${t.place.channel}:${t.place.thread ?? ''}`));
+  const spread = (xs: number[]): { p50: number; min: number } | null =>
+    xs.length === 0 ? null : { p50: percentile(xs, 50) ?? 0, min: Math.min(...xs) };
+  const callsByMethod: Record<string, number> = {};
+  for (const c of chatCalls) {
+    if (c.response.ok === true) callsByMethod[c.method] = (callsByMethod[c.method] ?? 0) + 1;
+  }
   const updates = tracked.reduce(
     (sum, t) =>
       sum + fake.replies(t.place.channel, t.place.thread ?? '').reduce((n, m) => n + new Set(m.history).size, 0),
@@ -291,6 +312,11 @@ export async function runRelayScenario(
     callsPerAnswer: r1(chatCalls.length / concurrent),
     visibleUpdatesPerAnswer: r1(updates / concurrent),
     interimPerAnswerP50: percentile(partials, 50) ?? 0,
+    interimPerAnswerMin: partials.length === 0 ? 0 : Math.min(...partials),
+    nativeAnswers: nativeThreads.size,
+    interimNative: spread(partials.filter((_, i) => isNative[i])),
+    interimOther: spread(partials.filter((_, i) => !isNative[i])),
+    callsByMethod,
     firstVisibleP50Ms: percentile(firstVisible, 50),
     firstVisibleP95Ms: percentile(firstVisible, 95),
     firstPartialP50Ms: percentile(firstPartial, 50),

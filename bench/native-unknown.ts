@@ -1,0 +1,98 @@
+/**
+ * `npm run bench -- --native --unknown`: native streaming under load with answers of unknown length.
+ * 30 concurrent answers in 30 channels of one workspace, each of 500 to 1,250 characters streamed
+ * over 2 to 5 s (a third to five sixths of 1,500 characters over 6 s, seeded; the bridge knows none
+ * of it in advance), starting evenly over 6 s. Ours with native streaming offered (at most 20
+ * streams a minute, the rest on chat.update), next to the fixed-interval and naive relays, in this
+ * process one after another, each against a fresh fake Slack enforcing Slack's budgets.
+ *
+ * Prints partial texts per answer (median and minimum, over all answers and split native / other),
+ * calls per answer and by method, 429s, exact answers and final lag; writes
+ * bench-results-native-unknown.json. BENCH_CONCURRENCY (one number) and BENCH_CHANNELS change the
+ * load.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { type RelayFigures, type RelayKind, runRelayScenario } from './relay-bench';
+
+const RELAYS: RelayKind[] = ['ours-native', 'fixed-interval', 'naive'];
+
+function cell(x: number | null | undefined): string {
+  return x === null || x === undefined ? '-' : String(x);
+}
+
+function row(f: RelayFigures): string[] {
+  const m = f.callsByMethod;
+  const per = (method: string): string => String(Math.round(((m[method] ?? 0) / f.concurrent) * 10) / 10);
+  return [
+    f.name,
+    String(f.rateLimited),
+    `${f.exactPct}%`,
+    `${f.nativeAnswers}/${f.concurrent - f.nativeAnswers}`,
+    `${f.interimPerAnswerP50} / ${f.interimPerAnswerMin}`,
+    f.interimNative ? `${f.interimNative.p50} / ${f.interimNative.min}` : '-',
+    f.interimOther ? `${f.interimOther.p50} / ${f.interimOther.min}` : '-',
+    String(f.callsPerAnswer),
+    `${per('chat.startStream')} / ${per('chat.appendStream')} / ${per('chat.stopStream')}`,
+    String(m['chat.appendStream'] ?? 0),
+    `${per('chat.postMessage')} / ${per('chat.update')}`,
+    cell(f.finalLagP50Ms),
+    f.finalLagP95Ms === null ? '>15 s' : String(f.finalLagP95Ms),
+  ];
+}
+
+const HEAD = [
+  'relay',
+  '429s',
+  'exact',
+  'native/other',
+  'partials p50/min',
+  'native p50/min',
+  'other p50/min',
+  'calls/ans',
+  'start/append/stop per ans',
+  'appends',
+  'post/update per ans',
+  'final p50',
+  'final p95',
+];
+
+/** The figures as a fixed-width table. */
+export function formatNativeUnknown(rows: RelayFigures[]): string {
+  const lines = [HEAD, ...rows.map(row)];
+  const widths = HEAD.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? '').length)));
+  const fmt = (l: string[]): string =>
+    l.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  return [fmt(HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => fmt(row(r)))].join('\n');
+}
+
+export async function runNativeUnknown(): Promise<void> {
+  const concurrent = Number(process.env.BENCH_CONCURRENCY ?? 30);
+  const channels = Number(process.env.BENCH_CHANNELS ?? concurrent);
+  const options = {
+    channels,
+    answerChars: 1_500,
+    streamMs: 6_000,
+    arrivalWindowMs: 6_000,
+    graceMs: 15_000,
+    unknownLengths: true,
+  };
+  const loadBefore = loadavg()[0] ?? 0;
+  console.error(`native streaming, unknown lengths: ${concurrent} answers in ${channels} channels ...`);
+  const rows: RelayFigures[] = [];
+  for (const kind of RELAYS) {
+    const f = await runRelayScenario(kind, concurrent, options);
+    console.error(`  ${f.name}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`);
+    rows.push(f);
+  }
+  const load = `load average (1 min) ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? 0).toFixed(2)} after, ${cpus().length} CPUs`;
+  const table = formatNativeUnknown(rows);
+  console.log(`${concurrent} answers in ${channels} channels, lengths unknown (2-5 s each); ${load}\n\n${table}`);
+  const file = join(process.cwd(), 'bench-results-native-unknown.json');
+  writeFileSync(
+    file,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, load, options, rows, table }, null, 2)}\n`,
+  );
+  console.error(`wrote ${file}`);
+}
