@@ -27,7 +27,8 @@ export interface NativeSupportDeps {
   now?: () => number;
 }
 
-const refusedKey = (team: string): string => `slack:${team}:native-stream-refused`;
+/** The state store key of a workspace's refusal (the instances sharing the store read it). */
+export const nativeRefusalKey = (team: string): string => `slack:${team}:native-stream-refused`;
 
 export class NativeSupport {
   /** Workspaces that refused native streaming, until when. */
@@ -84,7 +85,7 @@ export class NativeSupport {
       done();
     };
     // Another instance may have learnt it already.
-    const until = await this.deps.store.get<number>(refusedKey(team)).catch(() => undefined);
+    const until = await this.deps.store.get<number>(nativeRefusalKey(team)).catch(() => undefined);
     if (typeof until === 'number' && until > this.now()) {
       this.off.set(team, until);
       settle('unknown');
@@ -99,7 +100,7 @@ export class NativeSupport {
     this.works.delete(team);
     const until = this.now() + NO_NATIVE_RETRY_MS;
     this.off.set(team, until);
-    this.deps.store.set(refusedKey(team), until, NO_NATIVE_RETRY_MS).catch((err: unknown) => {
+    this.deps.store.set(nativeRefusalKey(team), until, NO_NATIVE_RETRY_MS).catch((err: unknown) => {
       // Only the other instances lose: they learn it from their own first refusal.
       this.deps.log.warn({ err, team }, 'slack: could not store the native streaming refusal');
     });
