@@ -4,7 +4,8 @@
  * over 2 to 5 s (a third to five sixths of 1,500 characters over 6 s, seeded; the bridge knows none
  * of it in advance), starting evenly over 6 s. Ours with native streaming offered (at most 20
  * streams a minute, the rest on chat.update), next to the fixed-interval and naive relays, in this
- * process one after another, each against a fresh fake Slack enforcing Slack's budgets.
+ * process one after another, each against a fresh fake Slack enforcing Slack's budgets; then ours
+ * again where Slack answers unknown_method to chat.startStream (how many starts it refused).
  *
  * Prints partial texts per answer (median and minimum, over all answers and split native / other),
  * calls per answer and by method, 429s, exact answers and final lag; writes
@@ -36,6 +37,7 @@ function row(f: RelayFigures): string[] {
     String(f.callsPerAnswer),
     `${per('chat.startStream')} / ${per('chat.appendStream')} / ${per('chat.stopStream')}`,
     String(m['chat.appendStream'] ?? 0),
+    String(f.startRefusals),
     `${per('chat.postMessage')} / ${per('chat.update')}`,
     cell(f.finalLagP50Ms),
     f.finalLagP95Ms === null ? '>15 s' : String(f.finalLagP95Ms),
@@ -53,6 +55,7 @@ const HEAD = [
   'calls/ans',
   'start/append/stop per ans',
   'appends',
+  'starts refused',
   'post/update per ans',
   'final p50',
   'final p95',
@@ -65,6 +68,26 @@ export function formatNativeUnknown(rows: RelayFigures[]): string {
   const fmt = (l: string[]): string =>
     l.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   return [fmt(HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => fmt(row(r)))].join('\n');
+}
+
+/** Issue 32's targets for our row: what was met, and the figure. */
+export function nativeUnknownTargets(f: RelayFigures): string {
+  const checks: Array<[string, string, boolean]> = [
+    ['0 429s', String(f.rateLimited), f.rateLimited === 0],
+    ['every answer exact', `${f.exactPct}%`, f.exact === f.concurrent],
+    [
+      'final lag p95 <= 1500 ms',
+      String(f.finalLagP95Ms ?? 'never'),
+      f.finalLagP95Ms !== null && f.finalLagP95Ms <= 1500,
+    ],
+    ['partial texts p50 >= 4', String(f.interimPerAnswerP50), f.interimPerAnswerP50 >= 4],
+    // A native stream's start text and at least 3 appends.
+    ['native min >= 4', String(f.interimNative?.min ?? '-'), (f.interimNative?.min ?? 4) >= 4],
+    ['chat.update min >= 1', String(f.interimOther?.min ?? '-'), (f.interimOther?.min ?? 1) >= 1],
+  ];
+  const failed = checks.filter(([, , met]) => !met).map(([t]) => t);
+  const list = checks.map(([t, v]) => `${t}: ${v}`).join('; ');
+  return `Targets for ${f.name}: ${failed.length === 0 ? 'all met' : `NOT met: ${failed.join(', ')}`} [${list}]`;
 }
 
 export async function runNativeUnknown(): Promise<void> {
@@ -86,13 +109,20 @@ export async function runNativeUnknown(): Promise<void> {
     console.error(`  ${f.name}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`);
     rows.push(f);
   }
+  // The same load where Slack answers unknown_method to chat.startStream: learnt from one refusal.
+  const refused = await runRelayScenario('ours-native', concurrent, { ...options, streaming: 'unknown_method' });
+  rows.push({ ...refused, name: 'ours (native refused)' });
   const load = `load average (1 min) ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? 0).toFixed(2)} after, ${cpus().length} CPUs`;
   const table = formatNativeUnknown(rows);
-  console.log(`${concurrent} answers in ${channels} channels, lengths unknown (2-5 s each); ${load}\n\n${table}`);
+  const ours = rows[0];
+  const targets = ours ? nativeUnknownTargets(ours) : '';
+  console.log(
+    `${concurrent} answers in ${channels} channels, lengths unknown (2-5 s each); ${load}\n\n${table}\n\n${targets}`,
+  );
   const file = join(process.cwd(), 'bench-results-native-unknown.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, load, options, rows, table }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, load, options, rows, table, targets }, null, 2)}\n`,
   );
   console.error(`wrote ${file}`);
 }

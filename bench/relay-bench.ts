@@ -42,6 +42,8 @@ export interface RelayBenchOptions {
    * nearly all of them, as in a real surge.
    */
   unknownLengths?: boolean;
+  /** What the fake answers chat.startStream (default: on for ours-native, unknown_method otherwise). */
+  streaming?: 'on' | 'unknown_method';
 }
 
 export interface RelayFigures {
@@ -67,6 +69,8 @@ export interface RelayFigures {
   interimOther: { p50: number; min: number } | null;
   /** Successful chat.* calls by method, over all answers. */
   callsByMethod: Record<string, number>;
+  /** chat.startStream calls Slack refused (e.g. unknown_method). */
+  startRefusals: number;
   firstVisibleP50Ms: number | null;
   firstVisibleP95Ms: number | null;
   /**
@@ -144,7 +148,7 @@ export async function runRelayScenario(
   options: RelayBenchOptions = {},
 ): Promise<RelayFigures> {
   const o = { ...DEFAULTS, ...options };
-  const fake = new FakeSlack({ streaming: kind === 'ours-native' ? 'on' : 'unknown_method' });
+  const fake = new FakeSlack({ streaming: options.streaming ?? (kind === 'ours-native' ? 'on' : 'unknown_method') });
   await fake.start();
   const log = pino({ level: 'silent' });
   // One store per instance, as in the app: the port paces posts with it, our scheduler spends edits.
@@ -317,6 +321,7 @@ export async function runRelayScenario(
     interimNative: spread(partials.filter((_, i) => isNative[i])),
     interimOther: spread(partials.filter((_, i) => !isNative[i])),
     callsByMethod,
+    startRefusals: chatCalls.filter((c) => c.method === 'chat.startStream' && c.response.ok !== true).length,
     firstVisibleP50Ms: percentile(firstVisible, 50),
     firstVisibleP95Ms: percentile(firstVisible, 95),
     firstPartialP50Ms: percentile(firstPartial, 50),
