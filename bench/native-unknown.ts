@@ -5,7 +5,8 @@
  * of it in advance), starting evenly over 6 s. Ours with native streaming offered (at most 20
  * streams a minute, the rest on chat.update), next to the fixed-interval and naive relays, in this
  * process one after another, each against a fresh fake Slack enforcing Slack's budgets; then ours
- * again where Slack answers unknown_method to chat.startStream (how many starts it refused).
+ * again where Slack answers unknown_method to chat.startStream, slowly at first (how many starts
+ * it refused).
  *
  * Prints partial texts per answer (median and minimum, over all answers and split native / other),
  * calls per answer and by method, 429s, exact answers and final lag; writes
@@ -109,8 +110,13 @@ export async function runNativeUnknown(): Promise<void> {
     console.error(`  ${f.name}: ${f.exactPct}% exact, ${f.rateLimited} 429s (${Math.round(f.runMs / 1000)} s)`);
     rows.push(f);
   }
-  // The same load where Slack answers unknown_method to chat.startStream: learnt from one refusal.
-  const refused = await runRelayScenario('ours-native', concurrent, { ...options, streaming: 'unknown_method' });
+  // The same load where Slack answers unknown_method to chat.startStream, and answers no start in
+  // the first 2 s (the answers arriving meanwhile all try to start): learnt from one refusal.
+  const refused = await runRelayScenario('ours-native', concurrent, {
+    ...options,
+    streaming: 'unknown_method',
+    slowStartsMs: 2_000,
+  });
   rows.push({ ...refused, name: 'ours (native refused)' });
   const load = `load average (1 min) ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? 0).toFixed(2)} after, ${cpus().length} CPUs`;
   const table = formatNativeUnknown(rows);

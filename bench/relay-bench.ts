@@ -44,6 +44,11 @@ export interface RelayBenchOptions {
   unknownLengths?: boolean;
   /** What the fake answers chat.startStream (default: on for ours-native, unknown_method otherwise). */
   streaming?: 'on' | 'unknown_method';
+  /**
+   * Slack answers no chat.startStream during the run's first this many ms (a slow Slack while a
+   * surge arrives): starts made meanwhile are all in flight at once.
+   */
+  slowStartsMs?: number;
 }
 
 export interface RelayFigures {
@@ -178,6 +183,10 @@ export async function runRelayScenario(
       { text: '' },
     );
     if (warm) throw new Error('the fake Slack was expected to refuse native streaming');
+  }
+  if (o.slowStartsMs !== undefined) {
+    const gate = fake.hold('chat.startStream');
+    setTimeout(gate.release, o.slowStartsMs).unref();
   }
   const callsBefore = fake.calls.length;
   const limitedBefore = fake.rateLimited;
