@@ -295,18 +295,6 @@ export async function runRelayScenario(
       .filter((m) => m.bot_id !== undefined)
       .reduce((n, m) => n + new Set(m.history.filter((h) => h !== '' && h !== m.text)).size, 0),
   );
-  const nativeThreads = new Set(
-    chatCalls
-      .filter((c) => c.method === 'chat.startStream' && c.response.ok === true)
-      .map((c) => `${String(c.args.channel)}:${String(c.args.thread_ts)}`),
-  );
-  const isNative = tracked.map((t) => nativeThreads.has(`${t.place.channel}:${t.place.thread ?? ''}`));
-  const spread = (xs: number[]): { p50: number; min: number } | null =>
-    xs.length === 0 ? null : { p50: percentile(xs, 50) ?? 0, min: Math.min(...xs) };
-  const callsByMethod: Record<string, number> = {};
-  for (const c of chatCalls) {
-    if (c.response.ok === true) callsByMethod[c.method] = (callsByMethod[c.method] ?? 0) + 1;
-  }
   const updates = tracked.reduce(
     (sum, t) =>
       sum + fake.replies(t.place.channel, t.place.thread ?? '').reduce((n, m) => n + new Set(m.history).size, 0),
@@ -325,12 +313,7 @@ export async function runRelayScenario(
     callsPerAnswer: r1(chatCalls.length / concurrent),
     visibleUpdatesPerAnswer: r1(updates / concurrent),
     interimPerAnswerP50: percentile(partials, 50) ?? 0,
-    interimPerAnswerMin: partials.length === 0 ? 0 : Math.min(...partials),
-    nativeAnswers: nativeThreads.size,
-    interimNative: spread(partials.filter((_, i) => isNative[i])),
-    interimOther: spread(partials.filter((_, i) => !isNative[i])),
-    callsByMethod,
-    startRefusals: chatCalls.filter((c) => c.method === 'chat.startStream' && c.response.ok !== true).length,
+    ...streamFigures(chatCalls, tracked, partials),
     firstVisibleP50Ms: percentile(firstVisible, 50),
     firstVisibleP95Ms: percentile(firstVisible, 95),
     firstPartialP50Ms: percentile(firstPartial, 50),
@@ -341,6 +324,37 @@ export async function runRelayScenario(
     unfinished: finalLag.filter((x) => !Number.isFinite(x)).length,
     gaveUp: gaveUp.length,
     runMs,
+  };
+}
+
+/** The native / other split of the partial texts, and the calls by method (see RelayFigures). */
+function streamFigures(
+  chatCalls: SlackCall[],
+  tracked: Tracked[],
+  partials: number[],
+): Pick<
+  RelayFigures,
+  'interimPerAnswerMin' | 'nativeAnswers' | 'interimNative' | 'interimOther' | 'callsByMethod' | 'startRefusals'
+> {
+  const nativeThreads = new Set(
+    chatCalls
+      .filter((c) => c.method === 'chat.startStream' && c.response.ok === true)
+      .map((c) => `${String(c.args.channel)}:${String(c.args.thread_ts)}`),
+  );
+  const isNative = tracked.map((t) => nativeThreads.has(`${t.place.channel}:${t.place.thread ?? ''}`));
+  const spread = (xs: number[]): { p50: number; min: number } | null =>
+    xs.length === 0 ? null : { p50: percentile(xs, 50) ?? 0, min: Math.min(...xs) };
+  const callsByMethod: Record<string, number> = {};
+  for (const c of chatCalls) {
+    if (c.response.ok === true) callsByMethod[c.method] = (callsByMethod[c.method] ?? 0) + 1;
+  }
+  return {
+    interimPerAnswerMin: partials.length === 0 ? 0 : Math.min(...partials),
+    nativeAnswers: nativeThreads.size,
+    interimNative: spread(partials.filter((_, i) => isNative[i])),
+    interimOther: spread(partials.filter((_, i) => !isNative[i])),
+    callsByMethod,
+    startRefusals: chatCalls.filter((c) => c.method === 'chat.startStream' && c.response.ok !== true).length,
   };
 }
 
