@@ -9,6 +9,8 @@ import type { SlackPort } from '../../../src/surfaces/slack/port';
 import { FakeSlack } from '../../../fakes/fake-slack';
 import { waitFor } from '../../../fakes/slack-requests';
 import { slackPortOn } from '../../support/slack-port';
+import { NO_NATIVE_RETRY_MS, NativeSupport, nativeRefusalKey } from '../../../src/surfaces/slack/native-support';
+import { silentLog } from '../../support/silent-log';
 
 describe('native streaming support, learnt once per workspace', () => {
   const ports: SlackPort[] = [];
@@ -64,5 +66,37 @@ describe('native streaming support, learnt once per workspace', () => {
     const streams = await Promise.all(starts);
     expect(streams.every((s) => s !== undefined)).toBe(true);
     expect(fake.callsOf('chat.startStream').filter((c) => c.response.ok === true)).toHaveLength(3);
+  });
+
+  test('on the injected clock: waiters take over an inconclusive probe; a refusal lasts NO_NATIVE_RETRY_MS', async () => {
+    let now = 5_000_000;
+    const support = new NativeSupport({ store, log: silentLog, now: () => now });
+    const probe = await support.admit('T0CLOCK');
+    expect(probe).toBeDefined();
+    let second: Awaited<ReturnType<NativeSupport['admit']>> | 'waiting' = 'waiting';
+    const waiting = support.admit('T0CLOCK').then((a) => {
+      second = a;
+      return a;
+    });
+    await Promise.resolve();
+    expect(second).toBe('waiting');
+    // A 429 or a network error says nothing about the workspace: the next start is the probe.
+    probe?.settle('unknown');
+    const next = await waiting;
+    expect(next).toBeDefined();
+    next?.settle('refused');
+    expect(await support.admit('T0CLOCK')).toBeUndefined();
+    // Another instance on the store reads the refusal.
+    const other = new NativeSupport({ store, log: silentLog, now: () => now });
+    await waitFor(() => store.get(nativeRefusalKey('T0CLOCK')), 'the stored refusal');
+    expect(await other.admit('T0CLOCK')).toBeUndefined();
+    now += NO_NATIVE_RETRY_MS + 1;
+    const again = await support.admit('T0CLOCK');
+    expect(again).toBeDefined();
+    again?.settle('works');
+    // Known to stream: starts no longer wait for a probe.
+    const [a, b] = await Promise.all([support.admit('T0CLOCK'), support.admit('T0CLOCK')]);
+    expect(a).toBeDefined();
+    expect(b).toBeDefined();
   });
 });
