@@ -105,11 +105,25 @@ export class SlackNativeStreams {
     // Until a start went through in the workspace, one start asks Slack and the others wait for it.
     const admission = await this.support.admit(team);
     if (!admission) return undefined;
+    try {
+      return await this.startAdmitted(place, first, opts, team, admission);
+    } finally {
+      // Whatever failed before the start was settled (a store read, say): the next start probes.
+      admission.settle('unknown');
+    }
+  }
+
+  private async startAdmitted(
+    place: Place,
+    first: OutMessage,
+    opts: { latest?: () => OutMessage },
+    team: string,
+    admission: NativeAdmission,
+  ): Promise<NativeStream | undefined> {
     const recipient = place.channel.startsWith('D') ? undefined : await this.deps.recipients.forThread(team, place);
     // Never waited for: answers beyond what the workspace's stream budgets carry use chat.update.
     const releaseStop = await this.deps.gateway.reserveStream(place);
     if (!releaseStop) {
-      admission.settle('unknown');
       this.deps.log.debug({ team }, 'slack: stream budgets spent, using chat.update for this answer');
       return undefined;
     }

@@ -16,7 +16,7 @@ export const NO_NATIVE_RETRY_MS = 30 * 60 * 1000;
 /** How one attempted start ended: `works`, `refused` (native streaming unavailable), `unknown`. */
 export type StartOutcome = 'works' | 'refused' | 'unknown';
 
-/** Leave to try a native start in a workspace; `settle` reports how it went (once). */
+/** Leave to try a native start in a workspace; `settle` reports how it went (the first report counts). */
 export interface NativeAdmission {
   settle(outcome: StartOutcome): void;
 }
@@ -60,7 +60,7 @@ export class NativeSupport {
   async admit(team: string): Promise<NativeAdmission | undefined> {
     for (;;) {
       if (this.refused(team)) return undefined;
-      if (this.works.has(team)) return { settle: (o) => this.learn(team, o) };
+      if (this.works.has(team)) return this.once((o) => this.learn(team, o));
       const inFlight = this.probes.get(team);
       if (!inFlight) return this.probe(team);
       await inFlight;
@@ -76,14 +76,11 @@ export class NativeSupport {
         done = resolve;
       }),
     );
-    let settled = false;
-    const settle = (outcome: StartOutcome): void => {
-      if (settled) return;
-      settled = true;
+    const { settle } = this.once((outcome) => {
       this.learn(team, outcome);
       this.probes.delete(team);
       done();
-    };
+    });
     // Another instance may have learnt it already.
     const until = await this.deps.store.get<number>(nativeRefusalKey(team)).catch(() => undefined);
     if (typeof until === 'number' && until > this.now()) {
@@ -92,6 +89,17 @@ export class NativeSupport {
       return undefined;
     }
     return { settle };
+  }
+
+  private once(report: (outcome: StartOutcome) => void): NativeAdmission {
+    let settled = false;
+    return {
+      settle: (outcome) => {
+        if (settled) return;
+        settled = true;
+        report(outcome);
+      },
+    };
   }
 
   private learn(team: string, outcome: StartOutcome): void {
