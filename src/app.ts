@@ -250,6 +250,8 @@ function coreConfigOf(
     office: config.office,
     userRateLimit: config.userRateLimit,
     ...(config.testPauses ? { testPauses: config.testPauses } : {}),
+    // Installed by OAuth, Slack serves many workspaces: SLACK_HANDOFF_CHANNEL names none of them.
+    ...(config.slack?.oauth ? { manyTenants: ['slack'] as const } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * A workspace leaves: `app_uninstalled`, or `tokens_revoked` naming the bot's token. Its installation
- * is deleted, then every record of the state store whose key names the workspace (conversations,
+ * is deleted, then its part of the state store (`t:slack:<id>:`, forgetTenant), then every record
+ * kept outside it whose key names the workspace (conversations,
  * transcripts, tickets, settings, votes... are keyed by team id), and its cached client is dropped.
  * A re-install starts clean. Logged once: the second of the two events finds nothing left.
  * Bolt delivers both events without authorize (the installation may be gone already).
@@ -8,6 +9,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { StateStore } from '../../../state/store';
+import { forgetTenant, tenantFor } from '../../../state/tenant-store';
 import type { TeamClients } from '../clients';
 import { INSTALLATION_PREFIX, type SlackInstallations } from './installations';
 
@@ -56,7 +58,10 @@ export async function forgetWorkspace(
     who.isEnterpriseInstall || !who.teamId ? { enterpriseId: id, isEnterpriseInstall: true } : { teamId: id },
   );
   d.clients.forget(id);
-  const records = await purgeRecords(d.store, id);
+  // The tenant's own part of the store in one sweep (feedback, ticket indexes, its office), then the
+  // records kept outside it, found by the workspace they name.
+  const scoped = await forgetTenant(d.store, tenantFor('slack', id));
+  const records = scoped + (await purgeRecords(d.store, id));
   if (installed || records > 0)
     d.log.info({ workspace: id, why, records }, 'slack: workspace left: its data is deleted');
   else d.log.debug({ workspace: id, why }, 'slack: workspace already gone');
