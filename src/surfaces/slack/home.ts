@@ -61,7 +61,7 @@ export class SlackDirectory {
   }
 
   async channelName(place: Place): Promise<string | undefined> {
-    const hit = this.names.get(place.channel);
+    const hit = this.names.get(`${place.workspace}:${place.channel}`);
     if (hit && hit.until > this.now()) return hit.name;
     let name: string | undefined;
     if (place.channel.startsWith('D')) name = 'direct message';
@@ -75,7 +75,7 @@ export class SlackDirectory {
         this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
       }
     }
-    this.names.set(place.channel, { until: this.now() + CACHE_MS, name });
+    this.names.set(`${place.workspace}:${place.channel}`, { until: this.now() + CACHE_MS, name });
     return name;
   }
 
@@ -86,10 +86,10 @@ export class SlackDirectory {
 
   /** The channel's members (conversations.members, the same cache); undefined when Slack cannot tell. */
   memberIds(channel: Place): Promise<Set<string> | undefined> {
-    let hit = this.members.get(channel.channel);
+    let hit = this.members.get(`${channel.workspace}:${channel.channel}`);
     if (!hit || hit.until <= this.now()) {
       hit = { until: this.now() + CACHE_MS, ids: this.fetchMembers(channel) };
-      this.members.set(channel.channel, hit);
+      this.members.set(`${channel.workspace}:${channel.channel}`, hit);
     }
     return hit.ids;
   }
