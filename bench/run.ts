@@ -10,6 +10,8 @@
  * `npm run bench -- --relay`: only the relay table (with BENCH_CONCURRENCY / BENCH_RELAYS, one case).
  * `npm run bench -- --native --unknown`: native streaming under load, answers of unknown length
  * (bench/native-unknown.ts: 30 answers in 30 channels, next to the fixed-interval and naive relays).
+ * `npm run bench -- --workspaces 2`: two workspaces installed by OAuth, 30 concurrent answers each, next
+ * to each alone (bench/workspaces.ts).
  * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
  */
@@ -23,6 +25,7 @@ import { RELAY_KINDS, runRelayBench, type RelayKind } from './relay-bench';
 import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } from './report';
 import { runServiceBench } from './service-bench';
 import { runStoreBench } from './store-bench';
+import { runWorkspacesBench } from './workspaces';
 
 function listEnv(name: string): string[] | undefined {
   const v = process.env[name];
@@ -51,6 +54,8 @@ async function hostile(): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--hostile')) return hostile();
+  const workspaces = process.argv.indexOf('--workspaces');
+  if (workspaces >= 0) return runWorkspacesBench(Number(process.argv[workspaces + 1] ?? 2) || 2);
   if (process.argv.includes('--native') && process.argv.includes('--unknown')) return runNativeUnknown();
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
