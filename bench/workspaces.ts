@@ -9,7 +9,7 @@
  * partial texts per answer (distinct texts the answer's messages showed before their final one,
  * median and minimum), next to the workspace run alone. Writes bench-results-workspaces.json.
  * BENCH_CONCURRENCY (answers per workspace, default 30), BENCH_FRAGMENT_MS (the local service's pause
- * between answer fragments, default 40).
+ * between answer fragments, default 250: answers of a few seconds).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -155,11 +155,19 @@ async function runWorkspaces(run: string, teams: string[], perTeam: number, frag
     const allBefore = b.fake.rateLimited;
     await Promise.all(
       teams.flatMap((team) =>
-        (asked.get(team) ?? []).map((a) => drivers.get(team)!.command('/ask', a.question, { channel: a.channel })),
+        // One person per question, as in a real office (one person's 30 commands a minute would meet USER_RATE_LIMIT).
+        (asked.get(team) ?? []).map((a, i) =>
+          drivers.get(team)!.command('/ask', a.question, { channel: a.channel, user: `U${team}P${i}` }),
+        ),
       ),
     );
     const all = teams.flatMap((t) => asked.get(t) ?? []);
-    await waitFor(() => all.every((a) => b.answerOf(a.question) !== undefined), 'every answer stored', 120_000);
+    await waitFor(
+      () => all.every((a) => b.answerOf(a.question) !== undefined),
+      () =>
+        `every answer stored (${all.filter((a) => b.answerOf(a.question) !== undefined).length} of ${all.length}): ${diagnosis(b, teams, asked)}`,
+      120_000,
+    );
     // Until every thread shows its exact final (or a minute passes: then the figures say how many did not).
     await waitFor(
       () => teams.every((t) => figuresOf(b, run, t, asked.get(t) ?? [], 0).exact === perTeam),
@@ -173,6 +181,24 @@ async function runWorkspaces(run: string, teams: string[], perTeam: number, frag
   } finally {
     await b.close();
   }
+}
+
+/** Why answers are missing: per workspace, roots posted and answers stored; the fake's refusals by error. */
+function diagnosis(b: Bench, teams: string[], asked: Map<string, Asked[]>): string {
+  const per = teams.map((t) => {
+    const list = asked.get(t) ?? [];
+    const roots = list.filter((a) => b.fake.channelMessages(a.channel).length > 0).length;
+    const stored = list.filter((a) => b.answerOf(a.question) !== undefined).length;
+    return `${t}: ${roots} roots, ${stored} stored`;
+  });
+  const errors = new Map<string, number>();
+  for (const c of b.fake.calls) {
+    if (c.response.ok === false) {
+      const k = `${c.method} ${String(c.response.error)}`;
+      errors.set(k, (errors.get(k) ?? 0) + 1);
+    }
+  }
+  return `${per.join('; ')}; refusals ${JSON.stringify(Object.fromEntries(errors))}`;
 }
 
 /** 429s on the workspace's channels (every channel of the run is named after its workspace). */
@@ -197,7 +223,7 @@ function table(rows: WorkspaceFigures[]): string {
 
 export async function runWorkspacesBench(count: number): Promise<void> {
   const perTeam = Number(process.env.BENCH_CONCURRENCY ?? 30);
-  const fragmentMs = Number(process.env.BENCH_FRAGMENT_MS ?? 40);
+  const fragmentMs = Number(process.env.BENCH_FRAGMENT_MS ?? 250);
   const teams = Array.from({ length: count }, (_, i) => `T0W${i + 1}`);
   const loadBefore = loadavg()[0] ?? 0;
   const rows: WorkspaceFigures[] = [];

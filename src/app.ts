@@ -219,6 +219,10 @@ async function platformSurfaces(config: Config, store: StateStore, log: Logger, 
         apiUrl: discord.apiUrl,
         adminRoles: discord.adminRoles,
         handoffChannel: discord.handoffChannel,
+        // The channel's server, once known, is the only one whose tickets it takes (core/tenants/offices.ts).
+        onHandoffGuild: (guild) => {
+          if (handoff.discord?.workspace === '') handoff.discord.workspace = guild;
+        },
         store,
         log: log.child({ surface: 'discord' }),
       }),
