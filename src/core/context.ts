@@ -4,7 +4,7 @@ import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
 import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CoreMemory } from './memory';
-import type { Offices } from './tenants/offices';
+import type { Offices } from './tenants/office-record';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */

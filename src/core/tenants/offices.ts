@@ -15,20 +15,12 @@ import { scoped, sameTenant, tenantFor, tenantStore, type Tenant } from '../../s
 import type { CoreContext, HandoffTarget } from '../context';
 import { parseStored } from '../conversations/model';
 import type { Place, SurfaceName } from '../surface';
+import type { OfficeRecord, Offices } from './office-record';
 
 export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
 
-/** What a tenant connected: its own chatbot and handoff channel; absent fields use the environment's. */
-export interface OfficeRecord {
-  chatbotId?: string;
-  handoffChannel?: string;
-}
-
-export interface Offices {
-  of(t: Tenant): Promise<OfficeRecord | undefined>;
-}
 
 const officeSchema = z.object({ chatbotId: z.string().optional(), handoffChannel: z.string().optional() });
 const OFFICE_KEY = scoped('office');
