@@ -87,7 +87,10 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const port = new DiscordPort(rest, opts.store, log, client);
   const threads = port.threads;
   const dms = new DirectMessages(opts.store);
-  const surface = new DirectMessagePort(port, dms);
+  const surface = new DirectMessagePort(port, dms, (id) => {
+    const channel = client.channels.cache.get(id);
+    return channel && 'guildId' in channel ? (channel.guildId ?? undefined) : undefined;
+  });
   let core: BridgeCore | undefined;
   let ready = false;
   let botId = opts.applicationId;

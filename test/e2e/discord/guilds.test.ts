@@ -8,6 +8,7 @@ import { waitFor } from '../../../fakes/wait-for';
 import type { StateStore } from '../../../src/state/store';
 import { ask, botMessagesIn, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
+import { handOffAfterAnswer, labelsWithout, ticketThreadOf } from '../../support/discord-flows';
 
 interface Server {
   id: string;
@@ -153,6 +154,39 @@ describe('Discord: many servers (global commands)', () => {
     expect(await recordsNaming(e.app.store, leftIds)).toEqual([]);
     expect((await recordsNaming(e.app.store, keptIds)).sort()).toEqual(expect.arrayContaining(keptBefore.sort()));
     expect(logLines.filter((l) => l.includes('its records are deleted'))).toHaveLength(1);
+  });
+});
+
+describe('Discord: the handoff channel without DISCORD_GUILD_ID', () => {
+  const e = useStarted(() => startDiscordE2E({ omitEnv: ['DISCORD_GUILD_ID'] }));
+
+  test('the ticket links to its server and an agent’s reply in the ticket thread reaches the user', async () => {
+    const { threadId, ticket } = await handOffAfterAnswer(e, 'Which homes are for rent in Boston?', 'Call me');
+    // The ticket's thread is in the handoff channel's server, and so is the ticket's own link (the queue's).
+    const stored = await waitFor(
+      async () => {
+        for (const key of await e.app.store.keys('ticket:')) {
+          const t = (await e.app.store.get(key)) as { thread?: { workspace: string }; ticketLink?: string } | undefined;
+          if (t?.thread && t.ticketLink) return t;
+        }
+        return undefined;
+      },
+      'the stored ticket with its thread',
+      10_000,
+    );
+    expect(stored.thread?.workspace).toBe(e.fake.guildId);
+    expect(stored.ticketLink).toContain(`/channels/${e.fake.guildId}/${e.handoff.id}/${ticket.id}`);
+    e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);
+    await labelsWithout(e, ticket, 'Claim', 'the claim on the ticket');
+    const ticketThread = await ticketThreadOf(e, ticket);
+    e.fake.userMessage({ channelId: ticketThread.id, member: e.agent, content: 'I will call you at noon.' });
+    const relayed = await waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => m.content.includes('I will call you at noon.')),
+      'the agent reply relayed',
+      10_000,
+      e.fake.changes,
+    );
+    expect(relayed.content).toContain('agent-smith');
   });
 });
 
