@@ -26,6 +26,7 @@
  * The method is the last path segment, so any SLACK_API_URL prefix works (`/api/chat.update`).
  */
 import { cardProblem, carouselProblem } from './fake-slack-cards';
+import { FakeSlackWorkspaces } from './fake-slack-oauth';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
@@ -34,6 +35,8 @@ export type Args = Record<string, unknown>;
 
 export interface SlackCall {
   method: string;
+  /** The workspace whose token made the call (absent when the token was refused). */
+  team?: string;
   args: Args;
   at: number;
   status: number;
@@ -159,6 +162,10 @@ export class FakeSlack {
   /** Suggested prompts set on a DM without a thread (the agent experience), per channel, in order. */
   readonly dmPrompts = new Map<string, Array<Array<{ title: string; message: string }>>>();
   rateLimited = 0;
+  /** "Add to Slack": other workspaces, their tokens and channels (fake-slack-oauth.ts). */
+  readonly workspaces = new FakeSlackWorkspaces();
+  /** The workspace of the call being answered (set from its token). */
+  private callTeam: string | undefined;
   /** App Home views published (views.publish), in order. */
   readonly homeViews: Array<{ user: string; view: Args }> = [];
   /** conversations.info names and conversations.members lists, per channel id. */
@@ -172,6 +179,7 @@ export class FakeSlack {
   private readonly opts: FakeSlackOptions;
   private readonly buckets = new Map<string, Bucket>();
   private readonly forced = new Map<string, { count: number; retryAfterSec: number }>();
+  private readonly holds = new Map<string, { arrived: number; released: Promise<void> }>();
   private server: Server | undefined;
   private handling = 0;
   private seq = 0;
@@ -229,6 +237,26 @@ export class FakeSlack {
   /** The next `count` calls of `method` answer 429 with Retry-After `retryAfterSec`. */
   force429(method: string, count: number, retryAfterSec = 1): void {
     this.forced.set(method, { count, retryAfterSec });
+  }
+
+  /**
+   * Calls of `method` are held unanswered until `release` (a slow Slack): `arrived` counts the calls
+   * that came meanwhile, so a test sees how many went out at once.
+   */
+  hold(method: string): { arrived: () => number; release: () => void } {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const h = { arrived: 0, released };
+    this.holds.set(method, h);
+    return {
+      arrived: () => h.arrived,
+      release: () => {
+        this.holds.delete(method);
+        release();
+      },
+    };
   }
 
   setUser(id: string, name: string): void {
@@ -398,8 +426,14 @@ export class FakeSlack {
       return this.record(res, method, {}, 200, { ok: false, error: 'invalid_json' });
     }
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '') || String(args.token ?? '');
-    if (token !== this.botToken) return this.record(res, method, args, 200, { ok: false, error: 'invalid_auth' });
+    const early = this.workspaceAnswer(method, args, token);
+    if (early) return this.record(res, method, args, 200, early);
 
+    const held = this.holds.get(method);
+    if (held) {
+      held.arrived++;
+      await held.released;
+    }
     const forced = this.forced.get(method);
     if (forced && forced.count > 0) {
       forced.count--;
@@ -415,11 +449,38 @@ export class FakeSlack {
     }
     const perMinute = TIER_BUDGETS[method];
     if (perMinute !== undefined) {
-      const wait = this.take(`${method}:${this.team}`, perMinute, perMinute / 60);
+      const wait = this.take(`${method}:${this.callTeam ?? this.team}`, perMinute, perMinute / 60);
       if (wait > 0) return this.refuse(res, method, args, wait);
     }
     const out = this.answer(method, args);
     return this.record(res, method, args, 200, out);
+  }
+
+  /**
+   * Whose token made the call (kept in `callTeam`), and the answer when that settles it: the OAuth
+   * exchange, a refused token, another workspace's channel, or auth.test for an installed workspace.
+   */
+  private workspaceAnswer(method: string, args: Args, token: string): Args | undefined {
+    this.callTeam = undefined;
+    if (method === 'oauth.v2.access') {
+      const scope =
+        'commands,chat:write,app_mentions:read,channels:history,groups:history,im:history,files:read,files:write,users:read,channels:read,groups:read,assistant:write';
+      return this.workspaces.access(args, { userId: this.botUserId, scope });
+    }
+    const known = token === this.botToken ? { team: this.team } : this.workspaces.check(token);
+    if ('error' in known) return { ok: false, error: known.error };
+    this.callTeam = known.team;
+    if (this.workspaces.foreign(known.team, args)) return { ok: false, error: 'channel_not_found' };
+    if (method === 'auth.test' && known.team !== this.team) {
+      return {
+        ok: true,
+        team_id: known.team,
+        user_id: this.botUserId,
+        bot_id: this.botId,
+        url: 'https://fake.slack.test/',
+      };
+    }
+    return undefined;
   }
 
   private refuse(res: ServerResponse, method: string, args: Args, retryAfterSec: number): void {
@@ -429,7 +490,14 @@ export class FakeSlack {
   }
 
   private record(res: ServerResponse, method: string, args: Args, status: number, response: Args): void {
-    this.calls.push({ method, args, at: Date.now(), status, response });
+    this.calls.push({
+      method,
+      args,
+      at: Date.now(),
+      status,
+      response,
+      ...(this.callTeam ? { team: this.callTeam } : {}),
+    });
     this.send(res, status, response);
   }
 

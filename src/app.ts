@@ -3,23 +3,25 @@
  * (Slack events at /slack/events, health at /healthz). main.ts runs it as a process; end-to-end
  * tests run it in-process with their fakes' URLs.
  */
-import { createServer, type Server } from 'http';
+import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import { mkdirSync } from 'fs';
 import { dirname, resolve } from 'path';
 import pino, { type Logger } from 'pino';
-import type { Config } from './config';
+import type { Config, SlackConfig } from './config';
 import { SecretScrubber, safeLogger } from './log-safety';
 import { Bridge } from './core/bridge';
 import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
+import { CoreMemory } from './core/memory';
 import { Relay } from './core/relay';
 import type { SurfaceName } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
 import { ChatbotClient } from './service/client';
 import { openStore } from './state/open-store';
 import type { StateStore } from './state/store';
+import { MAKE_KEY_HINT, SecretBox, parseEncryptionKey } from './state/secret-box';
 import { createSlackSurface } from './surfaces/slack';
 import { resolveApiUrl as resolveSlackApiUrl } from './surfaces/slack/web';
 import { createDiscordSurface } from './surfaces/discord';
@@ -72,6 +74,10 @@ export function configSecrets(config: Config): SecretScrubber {
     config.slack?.botToken,
     config.slack?.signingSecret,
     config.slack?.appToken,
+    config.slack?.oauth?.clientSecret,
+    config.slack?.oauth?.stateSecret,
+    config.encryption?.key,
+    config.encryption?.previousKey,
     config.discord?.token,
     config.localLlm?.apiKey,
   ]);
@@ -90,6 +96,9 @@ export function createLogger(level: string, destination?: string): Logger {
         '*.apiKey',
         '*.signingSecret',
         '*.appToken',
+        '*.clientSecret',
+        '*.stateSecret',
+        '*.refreshToken',
         '*.authorization',
         '*.Authorization',
         'headers.authorization',
@@ -113,51 +122,200 @@ function registry(runtimes: SurfaceRuntime[]): SurfaceRegistry {
   };
 }
 
+type Cleanups = Array<() => Promise<void>>;
+type ChatbotSettings = Config['chatbot'];
+
+/** CHATBOT_API_URL unset: the local chatbot service in-process, and the credentials it made. */
+async function startEmbeddedService(
+  config: Config,
+  opts: AppOptions,
+  log: Logger,
+  scrubber: SecretScrubber,
+  cleanups: Cleanups,
+): Promise<{ localService?: LocalServiceHandle; chatbot: ChatbotSettings }> {
+  const chatbot = config.chatbot;
+  if (chatbot.apiUrl) return { chatbot };
+  const service = await startLocalService({
+    port: 0,
+    host: '127.0.0.1',
+    dbPath: opts.localServiceDb ?? config.serviceDb,
+    chatbotId: chatbot.chatbotId,
+    secretKey: chatbot.secretKey,
+    sessionKey: chatbot.sessionKey,
+    apiKey: chatbot.apiKey,
+    fragmentDelayMs: opts.localFragmentDelayMs,
+    llm: config.localLlm,
+  });
+  cleanups.push(() => service.close());
+  scrubber.add(service.credentials.secretKey, service.credentials.sessionKey, service.credentials.apiKey);
+  if (config.slack || config.discord) {
+    // Only ever on purpose (config.ts refuses a platform without CHATBOT_API_URL): said loudly.
+    log.warn(
+      { url: service.url },
+      'CHATBOT_API_URL=embedded: answering from the embedded demo chatbot service, not a production service',
+    );
+  } else log.info({ url: service.url }, 'local chatbot service started in-process');
+  return {
+    localService: service,
+    chatbot: {
+      ...chatbot,
+      apiUrl: service.url,
+      v1ApiUrl: service.url,
+      secretKey: service.credentials.secretKey,
+      sessionKey: service.credentials.sessionKey,
+      apiKey: service.credentials.apiKey,
+    },
+  };
+}
+
+/** The state encryption key, or the error that names STATE_ENCRYPTION_KEY and how to make one. */
+function secretBox(config: Config): SecretBox {
+  if (!config.encryption) {
+    throw new Error(
+      `STATE_ENCRYPTION_KEY is not set: Slack OAuth mode keeps tokens encrypted with it; ${MAKE_KEY_HINT}`,
+    );
+  }
+  const { key, previousKey } = config.encryption;
+  return new SecretBox(
+    parseEncryptionKey('STATE_ENCRYPTION_KEY', key),
+    previousKey ? parseEncryptionKey('STATE_ENCRYPTION_KEY_PREVIOUS', previousKey) : undefined,
+  );
+}
+
+async function slackRuntime(config: Config, slack: SlackConfig, store: StateStore, log: Logger, opts: AppOptions) {
+  const oauth = slack.oauth
+    ? { ...slack.oauth, box: secretBox(config), instanceId: config.instanceId, now: opts.now ?? Date.now }
+    : undefined;
+  return createSlackSurface({
+    botToken: slack.botToken,
+    ...(oauth ? { oauth } : {}),
+    signingSecret: slack.signingSecret,
+    appToken: slack.appToken,
+    apiUrl: await resolveSlackApiUrl(slack.apiUrl, slack.botToken ?? '', log),
+    adminUsers: slack.adminUsers,
+    handoffChannel: slack.handoffChannel,
+    store,
+    log: log.child({ surface: 'slack' }),
+  });
+}
+
+/** Slack's and Discord's runtimes (as configured) after the caller's, and each one's handoff channel. */
+async function platformSurfaces(config: Config, store: StateStore, log: Logger, opts: AppOptions) {
+  const runtimes: SurfaceRuntime[] = [...(opts.surfaces ?? [])];
+  const handoff: Partial<Record<SurfaceName, HandoffTarget>> = { ...(opts.handoff ?? {}) };
+  if (config.slack) {
+    runtimes.push(await slackRuntime(config, config.slack, store, log, opts));
+    if (config.slack.handoffChannel) {
+      handoff.slack = { surface: 'slack', workspace: '', channel: config.slack.handoffChannel };
+    }
+  }
+  const discord = config.discord;
+  if (discord) {
+    runtimes.push(
+      createDiscordSurface({
+        token: discord.token,
+        applicationId: discord.applicationId,
+        guildId: discord.guildId,
+        apiUrl: discord.apiUrl,
+        adminRoles: discord.adminRoles,
+        handoffChannel: discord.handoffChannel,
+        store,
+        log: log.child({ surface: 'discord' }),
+      }),
+    );
+    if (discord.handoffChannel) {
+      handoff.discord = { surface: 'discord', workspace: discord.guildId ?? '', channel: discord.handoffChannel };
+    }
+  }
+  return { runtimes, handoff };
+}
+
+function coreConfigOf(
+  config: Config,
+  chatbot: ChatbotSettings,
+  handoff: Partial<Record<SurfaceName, HandoffTarget>>,
+  embedded: boolean,
+): CoreConfig {
+  return {
+    chatbotId: chatbot.chatbotId,
+    answerIdleTimeoutMs: config.answerIdleTimeoutMs,
+    handoff,
+    handoffClaimTimeoutMs: config.handoffClaimTimeoutMs,
+    handoffRemindMs: config.handoffRemindMs,
+    handoffOnNoAnswer: config.handoffOnNoAnswer,
+    linkHosts: config.linkHosts,
+    instanceId: config.instanceId,
+    embeddedService: embedded,
+    retentionMs: config.retentionDays * DAY_MS,
+    office: config.office,
+    userRateLimit: config.userRateLimit,
+    ...(config.testPauses ? { testPauses: config.testPauses } : {}),
+  };
+}
+
+/** The ticket and leads mailer when SMTP_URL is set; says once at start whether e-mail is on. */
+function startMailer(config: Config, log: Logger, scrubber: SecretScrubber, cleanups: Cleanups) {
+  const mailer = config.mail ? smtpMailer(config.mail) : undefined;
+  if (mailer) cleanups.push(async () => mailer.close());
+  if (config.mail) scrubber.add(...smtpSecrets(config.mail.url));
+  // The server, never its credentials.
+  if (config.mail) log.info({ server: mailServerLabel(config.mail) }, 'e-mail: on');
+  else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
+  return mailer;
+}
+
+/** The HTTP server on PORT: /healthz, and everything else to the Slack surface's listener. */
+async function startHttpServer(config: Config, runtimes: SurfaceRuntime[], cleanups: Cleanups): Promise<number> {
+  const slack = runtimes.find((r) => r.requestListener);
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      const ready = runtimes.every((r) => r.isReady());
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          ok: ready,
+          instance: config.instanceId,
+          surfaces: runtimes.map((r) => ({ name: r.surface.name, ready: r.isReady() })),
+        }),
+      );
+      return;
+    }
+    if (slack?.requestListener) {
+      slack.requestListener(req, res);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: false, error: 'not_found' }));
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => resolveListen());
+  });
+  cleanups.push(
+    () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections?.();
+        server.close(() => done());
+      }),
+  );
+  return (server.address() as AddressInfo).port;
+}
+
 export async function startApp(config: Config, opts: AppOptions = {}): Promise<AppHandle> {
   const scrubber = configSecrets(config);
   // Whoever made the logger, every line the app writes goes through the scrubber (any depth).
   const log = safeLogger(opts.log ?? createLogger(config.logLevel), scrubber);
   const instanceId = config.instanceId;
-  const cleanups: Array<() => Promise<void>> = [];
+  const cleanups: Cleanups = [];
   try {
-    let localService: LocalServiceHandle | undefined;
-    let chatbot = config.chatbot;
-    if (!chatbot.apiUrl) {
-      localService = await startLocalService({
-        port: 0,
-        host: '127.0.0.1',
-        dbPath: opts.localServiceDb ?? config.serviceDb,
-        chatbotId: chatbot.chatbotId,
-        secretKey: chatbot.secretKey,
-        sessionKey: chatbot.sessionKey,
-        apiKey: chatbot.apiKey,
-        fragmentDelayMs: opts.localFragmentDelayMs,
-        llm: config.localLlm,
-      });
-      const service = localService;
-      cleanups.push(() => service.close());
-      scrubber.add(service.credentials.secretKey, service.credentials.sessionKey, service.credentials.apiKey);
-      chatbot = {
-        ...chatbot,
-        apiUrl: service.url,
-        v1ApiUrl: service.url,
-        secretKey: service.credentials.secretKey,
-        sessionKey: service.credentials.sessionKey,
-        apiKey: service.credentials.apiKey,
-      };
-      if (config.slack || config.discord) {
-        // Only ever on purpose (config.ts refuses a platform without CHATBOT_API_URL): said loudly.
-        log.warn(
-          { url: service.url },
-          'CHATBOT_API_URL=embedded: answering from the embedded demo chatbot service, not a production service',
-        );
-      } else log.info({ url: service.url }, 'local chatbot service started in-process');
-    }
-
+    const { localService, chatbot } = await startEmbeddedService(config, opts, log, scrubber, cleanups);
     // RETENTION_DAYS holds for every record by construction: the store caps every time to live.
-    const store = await openStore(config.stateUrl, { retentionMs: config.retentionDays * DAY_MS });
+    const store = await openStore(config.stateUrl, {
+      retentionMs: config.retentionDays * DAY_MS,
+      tlsVerify: config.redisTlsVerify,
+    });
     cleanups.push(() => store.close());
-
     const client = new ChatbotClient({
       baseUrl: chatbot.apiUrl as string,
       v1BaseUrl: chatbot.v1ApiUrl ?? chatbot.apiUrl,
@@ -167,155 +325,57 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       idleTimeoutMs: config.answerIdleTimeoutMs,
       timeoutMs: opts.serviceTimeoutMs,
     });
-
-    const runtimes: SurfaceRuntime[] = [...(opts.surfaces ?? [])];
-    const handoff: Partial<Record<SurfaceName, HandoffTarget>> = { ...(opts.handoff ?? {}) };
-    if (config.slack) {
-      runtimes.push(
-        createSlackSurface({
-          botToken: config.slack.botToken,
-          signingSecret: config.slack.signingSecret,
-          appToken: config.slack.appToken,
-          apiUrl: await resolveSlackApiUrl(config.slack.apiUrl, config.slack.botToken, log),
-          adminUsers: config.slack.adminUsers,
-          handoffChannel: config.slack.handoffChannel,
-          store,
-          log: log.child({ surface: 'slack' }),
-        }),
-      );
-      if (config.slack.handoffChannel) {
-        handoff.slack = { surface: 'slack', workspace: '', channel: config.slack.handoffChannel };
-      }
-    }
-    if (config.discord) {
-      runtimes.push(
-        createDiscordSurface({
-          token: config.discord.token,
-          applicationId: config.discord.applicationId,
-          guildId: config.discord.guildId,
-          apiUrl: config.discord.apiUrl,
-          adminRoles: config.discord.adminRoles,
-          handoffChannel: config.discord.handoffChannel,
-          store,
-          log: log.child({ surface: 'discord' }),
-        }),
-      );
-      if (config.discord.handoffChannel) {
-        handoff.discord = {
-          surface: 'discord',
-          workspace: config.discord.guildId ?? '',
-          channel: config.discord.handoffChannel,
-        };
-      }
-    }
-
-    const coreConfig: CoreConfig = {
-      chatbotId: chatbot.chatbotId,
-      answerIdleTimeoutMs: config.answerIdleTimeoutMs,
-      handoff,
-      handoffClaimTimeoutMs: config.handoffClaimTimeoutMs,
-      handoffRemindMs: config.handoffRemindMs,
-      handoffOnNoAnswer: config.handoffOnNoAnswer,
-      linkHosts: config.linkHosts,
-      instanceId,
-      embeddedService: localService !== undefined,
-      retentionMs: config.retentionDays * DAY_MS,
-      office: config.office,
-      userRateLimit: config.userRateLimit,
-    };
-    const mailer = config.mail ? smtpMailer(config.mail) : undefined;
-    if (mailer) cleanups.push(async () => mailer.close());
-    if (config.mail) scrubber.add(...smtpSecrets(config.mail.url));
-    // Once at start: whether tickets and the day's leads can be e-mailed (the server, never its credentials).
-    if (config.mail) log.info({ server: mailServerLabel(config.mail) }, 'e-mail: on');
-    else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
+    const { runtimes, handoff } = await platformSurfaces(config, store, log, opts);
+    const mailer = startMailer(config, log, scrubber, cleanups);
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
-    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
+    const now = opts.now ?? Date.now;
+    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId, now });
     const bridge = new Bridge(
       {
         client,
         store,
-        config: coreConfig,
+        config: coreConfigOf(config, chatbot, handoff, localService !== undefined),
         surfaces: registry(runtimes),
         log: log.child({ part: 'core' }),
-        now: opts.now ?? Date.now,
+        now,
         ...(mailer ? { mailer } : {}),
+        memory: new CoreMemory(),
       },
       { relay, commands: commandHandlers() },
     );
     for (const runtime of runtimes) runtime.attach(bridge);
-
-    let server: Server | undefined;
-    let port: number | undefined;
-    if (opts.http ?? (config.slack !== undefined || config.discord !== undefined)) {
-      const slack = runtimes.find((r) => r.requestListener);
-      server = createServer((req, res) => {
-        const path = (req.url ?? '/').split('?')[0];
-        if (path === '/healthz') {
-          const ready = runtimes.every((r) => r.isReady());
-          res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-          res.end(
-            JSON.stringify({
-              ok: ready,
-              instance: instanceId,
-              surfaces: runtimes.map((r) => ({ name: r.surface.name, ready: r.isReady() })),
-            }),
-          );
-          return;
-        }
-        if (slack?.requestListener) {
-          slack.requestListener(req, res);
-          return;
-        }
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok: false, error: 'not_found' }));
-      });
-      const listening = server;
-      await new Promise<void>((resolveListen, reject) => {
-        listening.once('error', reject);
-        listening.listen(config.port, () => resolveListen());
-      });
-      port = (listening.address() as AddressInfo).port;
-      cleanups.push(
-        () =>
-          new Promise<void>((done) => {
-            listening.closeAllConnections?.();
-            listening.close(() => done());
-          }),
-      );
-    }
-
+    const listen = opts.http ?? (config.slack !== undefined || config.discord !== undefined);
+    const port = listen ? await startHttpServer(config, runtimes, cleanups) : undefined;
     for (const runtime of runtimes) {
       await runtime.start();
       cleanups.push(() => runtime.stop());
     }
     bridge.start();
     log.info({ instanceId, port, surfaces: runtimes.map((r) => r.surface.name) }, 'chatbot-bridge ready');
-
-    let closing: Promise<void> | undefined;
-    return {
-      url: port !== undefined ? `http://127.0.0.1:${port}` : undefined,
-      port,
-      bridge,
-      store,
-      client,
-      relay,
-      localService,
-      surfaces: runtimes,
-      log,
-      instanceId,
-      close(deadlineMs = 8000) {
-        closing ??= (async () => {
-          await bridge.stop(deadlineMs).catch((err: unknown) => log.error({ err }, 'bridge stop failed'));
-          await runCleanups(cleanups, log);
-        })();
-        return closing;
-      },
-    };
+    return appHandle(
+      { port, bridge, store, client, relay, localService, surfaces: runtimes, log, instanceId },
+      cleanups,
+    );
   } catch (err) {
     await runCleanups(cleanups, log);
     throw err;
   }
+}
+
+function appHandle(parts: Omit<AppHandle, 'url' | 'close'>, cleanups: Cleanups): AppHandle {
+  const { bridge, log } = parts;
+  let closing: Promise<void> | undefined;
+  return {
+    ...parts,
+    url: parts.port !== undefined ? `http://127.0.0.1:${parts.port}` : undefined,
+    close(deadlineMs = 8000) {
+      closing ??= (async () => {
+        await bridge.stop(deadlineMs).catch((err: unknown) => log.error({ err }, 'bridge stop failed'));
+        await runCleanups(cleanups, log);
+      })();
+      return closing;
+    },
+  };
 }
 
 async function runCleanups(cleanups: Array<() => Promise<void>>, log: Logger): Promise<void> {

@@ -4,10 +4,13 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
-import type { OfficeConfig } from './core/handoff/hours/office';
-import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
+import type { OfficeConfig } from './core/context';
+import type { MailConfig } from './mail/mailer';
+import { officeConfig, officeSchemas } from './office-config';
 import { instanceId } from './state/instance-id';
 import { isHostName } from './core/text/links';
+import { parseStateUrl, stateUrlProblem } from './state/state-url';
+import { encryptionKey, slackOAuthProblems } from './oauth-config';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -15,7 +18,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type StateConfig = { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
 
 export interface SlackConfig {
-  botToken: string;
+  /** The single-workspace app; absent in OAuth mode (each workspace's token is in the store). */
+  botToken?: string;
+  /** OAuth mode ("Add to Slack"): SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET, no bot token. */
+  oauth?: SlackOAuthConfig;
   /** HTTP mode (events at /slack/events). */
   signingSecret?: string;
   /** Socket Mode when set. */
@@ -24,6 +30,18 @@ export interface SlackConfig {
   apiUrl?: string;
   handoffChannel?: string;
   adminUsers: string[];
+}
+
+export interface SlackOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+}
+
+/** STATE_ENCRYPTION_KEY (and _PREVIOUS while rotating): base64 of 32 bytes, checked here. */
+export interface EncryptionConfig {
+  key: string;
+  previousKey?: string;
 }
 
 export interface DiscordConfig {
@@ -55,8 +73,12 @@ export interface Config {
   slack?: SlackConfig;
   /** Present only when Discord is configured. */
   discord?: DiscordConfig;
+  /** Secrets kept in the state store are sealed with it (required in Slack OAuth mode). */
+  encryption?: EncryptionConfig;
   stateUrl: string;
   state: StateConfig;
+  /** REDIS_TLS_VERIFY: check the TLS certificate of a rediss:// STATE_URL (false: accept self-signed ones). */
+  redisTlsVerify: boolean;
   port: number;
   answerIdleTimeoutMs: number;
   handoffClaimTimeoutMs: number;
@@ -80,6 +102,8 @@ export interface Config {
   mail?: MailConfig;
   /** LINK_HOSTS: hosts whose links the chatbot's answers may show under a label (besides its listings'). */
   linkHosts: string[];
+  /** Crash tests' hooks (BRIDGE_TEST_PAUSE_BEFORE_RELAY / _NOTICES), handed to core; never set in production. */
+  testPauses?: { beforeRelay: boolean; beforeNotices: boolean };
 }
 
 export interface ConfigProblem {
@@ -131,13 +155,6 @@ const bool = z
   .refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), { message: 'must be true or false' })
   .transform((v) => /^(true|1|yes|on)$/i.test(v));
 
-function parseStateUrl(v: string): StateConfig | undefined {
-  if (/^rediss?:\/\/\S+$/i.test(v) && URL.canParse(v)) return { kind: 'redis', url: v };
-  const m = /^sqlite:(.+)$/i.exec(v);
-  if (m && m[1].trim() !== '') return { kind: 'sqlite', path: m[1].replace(/^\/\/(?=\/)/, '') };
-  return undefined;
-}
-
 const envObject = z.object({
   CHATBOT_API_URL: opt(
     z.union(
@@ -167,6 +184,12 @@ const envObject = z.object({
   SLACK_API_URL: opt(httpUrl),
   SLACK_HANDOFF_CHANNEL: opt(text),
   SLACK_ADMIN_USERS: opt(list),
+  // Slack OAuth mode ("Add to Slack", many workspaces): see slackOAuthProblems.
+  SLACK_CLIENT_ID: opt(text),
+  SLACK_CLIENT_SECRET: opt(text),
+  SLACK_STATE_SECRET: opt(text),
+  STATE_ENCRYPTION_KEY: opt(encryptionKey('STATE_ENCRYPTION_KEY')),
+  STATE_ENCRYPTION_KEY_PREVIOUS: opt(encryptionKey('STATE_ENCRYPTION_KEY_PREVIOUS')),
   DISCORD_TOKEN: opt(text),
   DISCORD_APPLICATION_ID: opt(snowflake),
   DISCORD_GUILD_ID: opt(snowflake),
@@ -174,8 +197,14 @@ const envObject = z.object({
   DISCORD_HANDOFF_CHANNEL: opt(text),
   DISCORD_ADMIN_ROLES: opt(list),
   STATE_URL: opt(
-    z.string().refine((v) => parseStateUrl(v) !== undefined, {
-      message: 'must be sqlite:<path> (e.g. sqlite:./data/bridge.db) or redis://host:port[/db]',
+    z.string().superRefine((v, ctx) => {
+      const message = stateUrlProblem(v);
+      if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+    }),
+  ),
+  REDIS_TLS_VERIFY: opt(
+    z.string().refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), {
+      message: 'must be true or false (false turns off TLS certificate verification of a rediss:// STATE_URL)',
     }),
   ),
   PORT: opt(
@@ -228,6 +257,8 @@ const envObject = z.object({
   HANDOFF_OFFER_S: opt(seconds),
   LEADS_DIGEST_HOUR: opt(officeSchemas.LEADS_DIGEST_HOUR),
   LINK_HOSTS: opt(hostList),
+  BRIDGE_TEST_PAUSE_BEFORE_RELAY: opt(bool),
+  BRIDGE_TEST_PAUSE_BEFORE_NOTICES: opt(bool),
 });
 
 const envSchema = envObject
@@ -240,7 +271,8 @@ const envSchema = envObject
         'is set but neither SLACK_SIGNING_SECRET (HTTP mode) nor SLACK_APP_TOKEN (Socket Mode) is: set one of them, or unset SLACK_BOT_TOKEN to turn Slack off',
       );
     }
-    if (!e.SLACK_BOT_TOKEN) {
+    slackOAuthProblems(e, problem);
+    if (!e.SLACK_BOT_TOKEN && !e.SLACK_CLIENT_ID) {
       for (const v of ['SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN'] as const) {
         if (e[v])
           problem(v, 'is set but SLACK_BOT_TOKEN is not: set SLACK_BOT_TOKEN too, or unset it to turn Slack off');
@@ -252,7 +284,7 @@ const envSchema = envObject
         'is set but DISCORD_APPLICATION_ID is not: set DISCORD_APPLICATION_ID too, or unset DISCORD_TOKEN to turn Discord off',
       );
     }
-    if ((e.SLACK_BOT_TOKEN || e.DISCORD_TOKEN) && !e.CHATBOT_API_URL) {
+    if ((e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID || e.DISCORD_TOKEN) && !e.CHATBOT_API_URL) {
       problem(
         'CHATBOT_API_URL',
         'is not set: with Slack or Discord configured the bridge needs your chatbot service URL (e.g. https://chatbot.example.com); set CHATBOT_API_URL=embedded to answer from the built-in demo service on purpose',
@@ -286,6 +318,7 @@ const envSchema = envObject
       },
       stateUrl,
       state: parseStateUrl(stateUrl) as StateConfig,
+      redisTlsVerify: e.REDIS_TLS_VERIFY === undefined || /^(true|1|yes|on)$/i.test(e.REDIS_TLS_VERIFY),
       port: e.PORT ?? 3000,
       answerIdleTimeoutMs: e.ANSWER_IDLE_TIMEOUT_S ?? 30_000,
       handoffClaimTimeoutMs: e.HANDOFF_CLAIM_TIMEOUT_S ?? 600_000,
@@ -299,10 +332,24 @@ const envSchema = envObject
       linkHosts: (e.LINK_HOSTS ?? []).map((h) => h.toLowerCase()),
       ...officeConfig(e),
     };
+    if (e.BRIDGE_TEST_PAUSE_BEFORE_RELAY || e.BRIDGE_TEST_PAUSE_BEFORE_NOTICES) {
+      config.testPauses = {
+        beforeRelay: e.BRIDGE_TEST_PAUSE_BEFORE_RELAY ?? false,
+        beforeNotices: e.BRIDGE_TEST_PAUSE_BEFORE_NOTICES ?? false,
+      };
+    }
     if (e.LLM_BASE_URL) config.localLlm = { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL };
-    if (e.SLACK_BOT_TOKEN) {
+    if (e.STATE_ENCRYPTION_KEY) {
+      config.encryption = { key: e.STATE_ENCRYPTION_KEY, previousKey: e.STATE_ENCRYPTION_KEY_PREVIOUS };
+    }
+    const oauth =
+      e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET && e.SLACK_STATE_SECRET && !e.SLACK_BOT_TOKEN
+        ? { clientId: e.SLACK_CLIENT_ID, clientSecret: e.SLACK_CLIENT_SECRET, stateSecret: e.SLACK_STATE_SECRET }
+        : undefined;
+    if (e.SLACK_BOT_TOKEN || oauth) {
       config.slack = {
         botToken: e.SLACK_BOT_TOKEN,
+        ...(oauth ? { oauth } : {}),
         signingSecret: e.SLACK_SIGNING_SECRET,
         appToken: e.SLACK_APP_TOKEN,
         mode: e.SLACK_APP_TOKEN ? 'socket' : 'http',
@@ -341,35 +388,4 @@ export function loadConfig(env: Record<string, string | undefined> = processEnv(
     message: i.message,
   }));
   throw new ConfigError(problems);
-}
-
-const SECRET_PATHS: Array<[keyof Config, string]> = [
-  ['chatbot', 'secretKey'],
-  ['chatbot', 'sessionKey'],
-  ['chatbot', 'apiKey'],
-  ['slack', 'botToken'],
-  ['slack', 'signingSecret'],
-  ['slack', 'appToken'],
-  ['discord', 'token'],
-  ['localLlm', 'apiKey'],
-];
-
-/** A printable copy: every key, token and signing secret replaced by '***'. */
-export function redactConfig(config: Config): Config {
-  const copy = structuredClone(config);
-  for (const [section, key] of SECRET_PATHS) {
-    const part = copy[section] as Record<string, unknown> | undefined;
-    if (part && part[key] !== undefined) part[key] = '***';
-  }
-  // A redis URL may carry a password.
-  if (copy.state.kind === 'redis') {
-    const u = new URL(copy.state.url);
-    if (u.password) {
-      u.password = '***';
-      copy.state = { kind: 'redis', url: u.toString() };
-      copy.stateUrl = u.toString();
-    }
-  }
-  if (copy.mail) copy.mail = { ...copy.mail, url: redactedSmtpUrl(copy.mail.url) };
-  return copy;
 }

@@ -3,7 +3,8 @@
  * terminal shell when neither is and a terminal or piped input is attached), stop cleanly on SIGTERM.
  */
 import { fstatSync } from 'fs';
-import { ConfigError, loadConfig, redactConfig, type Config } from './config';
+import { ConfigError, loadConfig, type Config } from './config';
+import { redactConfig } from './config-redact';
 import { configSecrets, createLogger, startApp, type AppHandle } from './app';
 import { SecretScrubber } from './log-safety';
 import type { SurfaceRuntime } from './surfaces/runtime';

@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { ConfigError, loadConfig, redactConfig } from '../src/config';
+import { ConfigError, loadConfig } from '../src/config';
+import { redactConfig } from '../src/config-redact';
 import { createLogger, startApp, type AppHandle } from '../src/app';
 import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai-server';
 

@@ -1,5 +1,6 @@
 /** The variables of handoff around the clock: what they become, and a bad value stops start-up naming it. */
-import { ConfigError, loadConfig, redactConfig } from '../src/config';
+import { ConfigError, loadConfig } from '../src/config';
+import { redactConfig } from '../src/config-redact';
 
 function problemOf(env: Record<string, string>): { variable: string; message: string } {
   try {

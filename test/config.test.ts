@@ -1,4 +1,5 @@
-import { ConfigError, CONFIG_VARIABLES, loadConfig, redactConfig } from '../src/config';
+import { ConfigError, CONFIG_VARIABLES, loadConfig } from '../src/config';
+import { redactConfig } from '../src/config-redact';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -36,6 +37,7 @@ test('defaults with an empty environment', () => {
     },
     stateUrl: 'sqlite:./data/bridge.db',
     state: { kind: 'sqlite', path: './data/bridge.db' },
+    redisTlsVerify: true,
     port: 3000,
     serviceDb: './data/service.db',
     answerIdleTimeoutMs: 30000,

@@ -120,9 +120,12 @@ describe('manifest.yml', () => {
       'app_context_changed',
       'app_home_opened',
       'app_mention',
+      // a workspace leaves (OAuth mode deletes its installation and records)
+      'app_uninstalled',
       'message.channels',
       'message.groups',
       'message.im',
+      'tokens_revoked',
     ]);
     expect(manifest.oauth_config.scopes.bot.sort()).toEqual(
       [
@@ -143,6 +146,10 @@ describe('manifest.yml', () => {
   });
 
   test('the Procfile runs node directly so SIGTERM reaches the process', () => {
-    expect(readFileSync(join(root, 'Procfile'), 'utf8').trim()).toBe('web: node dist/main.js');
+    // Process lines only: Procfile runners (Heroku, foreman, honcho) skip the comment lines.
+    const processes = readFileSync(join(root, 'Procfile'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    expect(processes).toEqual(['web: node dist/main.js']);
   });
 });

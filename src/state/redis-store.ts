@@ -1,6 +1,7 @@
-import Redis from 'ioredis';
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
 import { instanceId } from './instance-id';
+import { openRedisClient, type RedisClient, type RedisClientOptions, scanAll } from './redis-client';
+import { type RedisKeys, redisKeys } from './redis-keys';
 import {
   COMPARE_AND_SET,
   COMPARE_AND_SET_WITH_INTENTS,
@@ -18,10 +19,11 @@ import {
   TAKE_TOKEN,
   casArgs,
 } from './redis-scripts';
+import { parseRedisUrl } from './redis-url';
 import { type RetentionOptions, retainedTtl } from './retention';
 import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
 
-export interface RedisStoreOptions extends RetentionOptions {
+export interface RedisStoreOptions extends RetentionOptions, RedisClientOptions {
   /** Prepended to every Redis key, so several bridges (or test runs) can share one database. */
   keyPrefix?: string;
 }
@@ -37,32 +39,36 @@ function escapeGlob(text: string): string {
 }
 
 /**
- * StateStore on Redis, shared by every bridge instance pointing at the same database.
+ * StateStore on Redis, shared by every bridge instance pointing at the same database: one server
+ * (`redis://`, `rediss://`) or a Redis Cluster (`redis+cluster://`, key layout in redis-keys.ts).
  *
  * The database number in the URL (`redis://host:port/db`) is honoured. ioredis reconnects forever
  * with a capped backoff and queues commands while disconnected (maxRetriesPerRequest: null), so a
  * Redis restart delays operations instead of failing them. takeToken is a sliding-window log.
  */
 export class RedisStore implements StateStore {
-  private readonly redis: Redis;
-  private readonly prefix: string;
+  private readonly redis: RedisClient;
+  private readonly contact: Promise<void>;
+  private readonly k: RedisKeys;
   private readonly retentionMs: number | undefined;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
-    this.prefix = options.keyPrefix ?? 'bridge:';
+    const target = parseRedisUrl(url);
+    this.k = redisKeys(options.keyPrefix ?? 'bridge:', target.kind === 'cluster');
     this.retentionMs = options.retentionMs;
-    this.redis = new Redis(url, {
-      maxRetriesPerRequest: null,
-      enableOfflineQueue: true,
-      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 6), 2000),
-    });
-    // Without a listener ioredis prints every reconnect error; reconnecting is expected behaviour here.
-    this.redis.on('error', () => undefined);
+    const opened = openRedisClient(target, options);
+    this.redis = opened.client;
+    this.contact = opened.firstContact;
   }
 
   /** The underlying client, for diagnostics and tests (e.g. forcing a reconnect). */
-  get client(): Redis {
+  get client(): RedisClient {
     return this.redis;
+  }
+
+  /** Resolves once Redis answered or may still answer later; rejects when its TLS certificate is refused. */
+  firstContact(): Promise<void> {
+    return this.contact;
   }
 
   async get<T extends Json = Json>(key: string): Promise<T | undefined> {
@@ -151,15 +157,8 @@ export class RedisStore implements StateStore {
   }
 
   async keys(prefix: string): Promise<string[]> {
-    const base = this.kv('');
-    const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [nextCursor, batch] = await this.redis.scan(cursor, 'MATCH', `${escapeGlob(base + prefix)}*`, 'COUNT', 500);
-      for (const k of batch) found.add(k.slice(base.length));
-      cursor = nextCursor;
-    } while (cursor !== '0');
-    return [...found];
+    const base = this.k.kvBase;
+    return (await scanAll(this.redis, `${escapeGlob(base + prefix)}*`)).map((k) => k.slice(base.length));
   }
 
   async push(queue: string, value: Json): Promise<QueueItem> {
@@ -212,7 +211,7 @@ export class RedisStore implements StateStore {
     // Members must be unique across processes and across stores within one process: ZADD of an
     // existing member only moves it, so a repeated member would be a grant that the log does not count.
     const member = `${instanceId()}:${++tokenSeq}`;
-    const reply = await this.script(TAKE_TOKEN, [`${this.prefix}rate:${key}`], [String(limit), window, member]);
+    const reply = await this.script(TAKE_TOKEN, [this.k.rate(key)], [String(limit), window, member]);
     const [granted, retry] = Array.isArray(reply) ? reply : [0, windowMs];
     return { granted: granted === 1, retryInMs: Number(retry) };
   }
@@ -239,23 +238,19 @@ export class RedisStore implements StateStore {
   }
 
   private kv(key: string): string {
-    return `${this.prefix}kv:${key}`;
+    return this.k.kv(key);
   }
 
   private lease(name: string): string {
-    return `${this.prefix}lease:${name}`;
+    return this.k.lease(name);
   }
 
-  /** [sequence, pending zset, values hash, results hash, done zset] of one outbox. */
   private outboxKeys(box: string): [string, string, string, string, string] {
-    const base = `${this.prefix}ob:${box}`;
-    return [`${base}:seq`, `${base}:pending`, `${base}:values`, `${base}:results`, `${base}:done`];
+    return this.k.outbox(box);
   }
 
-  /** [order zset, values hash] and, for push, the sequence counter first. */
   private queueKeys(queue: string, withSeq: boolean): string[] {
-    const base = `${this.prefix}q:${queue}`;
-    return withSeq ? [`${base}:seq`, `${base}:order`, `${base}:values`] : [`${base}:order`, `${base}:values`];
+    return this.k.queue(queue, withSeq);
   }
 
   /** EVALSHA with EVAL fallback (ioredis caches the sha per script body). */

@@ -30,19 +30,27 @@ describe('openStore', () => {
     await store.close();
   });
 
-  it.each(['postgres://u:secret@h/db', 'sqlite:', './bridge.db', 'redis://127.0.0.1:6379/notanumber', ''])(
-    'rejects %j naming both accepted forms without echoing it',
-    async (url) => {
-      const err = await openStore(url).then(
-        () => undefined,
-        (e: unknown) => e as Error,
-      );
-      expect(err).toBeInstanceOf(Error);
-      expect(err!.message).toContain('sqlite:<path>');
-      expect(err!.message).toContain('redis://');
-      expect(err!.message).not.toContain('secret');
-    },
-  );
+  it.each([
+    'postgres://u:secret@h/db',
+    'sqlite:',
+    './bridge.db',
+    'redis://127.0.0.1:6379/notanumber',
+    '',
+    'redis+cluster://u:secret@',
+    'redis+cluster://u:secret@a:7000,,b:7000',
+    'rediss+cluster://u:secret@a:7000/2',
+  ])('rejects %j naming both accepted forms without echoing it', async (url) => {
+    const err = await openStore(url).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toContain('sqlite:<path>');
+    expect(err!.message).toContain('redis://');
+    expect(err!.message).toContain('redis+cluster://');
+    expect(err!.message).toMatch(/^STATE_URL /);
+    expect(err!.message).not.toContain('secret');
+  });
 });
 
 describe('instanceId', () => {

@@ -200,12 +200,12 @@ export class FakeSlackSocket {
   slashCommand(
     command: string,
     text: string,
-    who: { user?: string; userName?: string; channel?: string } = {},
+    who: { user?: string; userName?: string; channel?: string; team?: string } = {},
   ): string {
     const user = who.user ?? 'U0USER1';
     return this.push('slash_commands', {
       token: 'legacy-verification-token',
-      team_id: this.fake.team,
+      team_id: who.team ?? this.fake.team,
       team_domain: 'fake',
       channel_id: who.channel ?? 'C0GENERAL',
       channel_name: 'general',

@@ -29,14 +29,15 @@ export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
 export const EDIT_BUDGET = { limit: 50, windowMs: 60_000, loadSteps: 1 } as const;
 /**
  * Native streaming, per workspace: chat.startStream and chat.stopStream are Tier 2 (about 20 a
- * minute), chat.appendStream Tier 4 (about 100 a minute). Under load an answer's appends are a
- * fifth of the expected answer apart: an answer's length is not known when it starts (the
- * expectation is learnt from the answers that finished), and a shorter one still grows twice
- * before its final, while a long one grows about four times (the 1-second relay's half in calls).
+ * minute), chat.appendStream Tier 4 (about 100 a minute). Every stream's start claims a fair share
+ * of the appends: what the budget holds, split over the streams open now and the starts still
+ * possible this minute (5 each when streams start at the full rate for ever; see
+ * budgets/stream-shares.ts). An answer's length is not known when it starts, so a stream spends its
+ * first appends as soon as the relay allows and the rest further and further apart.
  */
 export const STREAM_BUDGETS = {
   start: { limit: 20, windowMs: 60_000 },
-  append: { limit: 100, windowMs: 60_000, loadSteps: 5 },
+  append: { limit: 100, windowMs: 60_000 },
   stop: { limit: 20, windowMs: 60_000 },
 } as const;
 /** chat.postEphemeral and views.open: Tier 4. Never planned: nothing streams on them. */
@@ -58,7 +59,8 @@ export interface SlackPayload {
 }
 
 export interface SlackGatewayOptions {
-  client: WebClient;
+  /** The Web API client of a workspace (its own token: one per team in OAuth mode, see clients.ts). */
+  client: (team: string) => Promise<WebClient>;
   store: StateStore;
   log: Logger;
   /** The workspace of a place (a place may carry none, or none be given: the bot's own team). */
@@ -79,6 +81,11 @@ export class SlackGateway {
 
   close(): void {
     this.budgets.close();
+  }
+
+  /** The client of the place's workspace (read when the call goes out, so a refreshed token is used). */
+  private web(place?: Place): Promise<WebClient> {
+    return this.opts.client(this.opts.team(place));
   }
 
   private run<T>(budgets: RateBudget[], c: GatewayCall, fn: () => Promise<T>): Promise<T> {
@@ -141,8 +148,9 @@ export class SlackGateway {
   async reserveStream(place: Place): Promise<(() => void) | undefined> {
     const release = this.budgets.reserveIfRoom([this.streamBudget('stop', place)]);
     if (!release) return undefined;
-    const b = this.streamBudget('start', place);
-    if ((await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted) return release;
+    // The start claims its fair share of the append budget (see FinalsPlan.started).
+    if (await this.budgets.takeStart(this.streamBudget('start', place), this.streamBudget('append', place)))
+      return release;
     release();
     return undefined;
   }
@@ -153,8 +161,8 @@ export class SlackGateway {
   postMessage(place: Place, payload: () => SlackPayload, c: GatewayCall = {}): Promise<string> {
     return this.run([this.postBudget(place)], c, async () => {
       const { text, blocks } = payload();
-      const res = await call(() =>
-        this.opts.client.chat.postMessage({
+      const res = await call(async () =>
+        (await this.web(place)).chat.postMessage({
           channel: place.channel,
           text,
           blocks: blocks as never,
@@ -172,8 +180,13 @@ export class SlackGateway {
   update(ref: MessageRef, payload: () => SlackPayload, c: GatewayCall = {}): Promise<void> {
     return this.run([this.editBudget(ref.place)], c, async () => {
       const { text, blocks } = payload();
-      await call(() =>
-        this.opts.client.chat.update({ channel: ref.place.channel, ts: ref.id, text, blocks: blocks as never }),
+      await call(async () =>
+        (await this.web(ref.place)).chat.update({
+          channel: ref.place.channel,
+          ts: ref.id,
+          text,
+          blocks: blocks as never,
+        }),
       );
     });
   }
@@ -181,8 +194,8 @@ export class SlackGateway {
   /** chat.postEphemeral (throws what Slack answers, e.g. not_in_channel). */
   ephemeral(place: Place, user: string, payload: SlackPayload): Promise<void> {
     return this.run([this.tier4(place, 'chat.postEphemeral')], {}, async () => {
-      await call(() =>
-        this.opts.client.chat.postEphemeral({
+      await call(async () =>
+        (await this.web(place)).chat.postEphemeral({
           channel: place.channel,
           user,
           text: payload.text,
@@ -196,7 +209,7 @@ export class SlackGateway {
   /** views.open: a form must open within the trigger's 3 s, so it is a final. */
   openView(place: Place, triggerId: string, view: unknown): Promise<void> {
     return this.run([this.tier4(place, 'views.open')], {}, async () => {
-      await call(() => this.opts.client.views.open({ trigger_id: triggerId, view: view as never }));
+      await call(async () => (await this.web(place)).views.open({ trigger_id: triggerId, view: view as never }));
     });
   }
 
@@ -205,8 +218,8 @@ export class SlackGateway {
     const budgets = [this.postBudget(place), { key: `slack:${this.opts.team(place)}:files.upload`, ...UPLOAD_BUDGET }];
     return this.run(budgets, {}, async () => {
       const title = file.title ?? file.name;
-      const res = await call(() =>
-        this.opts.client.filesUploadV2(
+      const res = await call(async () =>
+        (await this.web(place)).filesUploadV2(
           place.thread
             ? { channel_id: place.channel, thread_ts: place.thread, file: file.data, filename: file.name, title }
             : { channel_id: place.channel, file: file.data, filename: file.name, title },
@@ -224,7 +237,7 @@ export class SlackGateway {
    */
   startStream(place: Place, args: () => Record<string, unknown>): Promise<unknown> {
     return this.run([this.postBudget(place)], {}, () =>
-      call(() => this.opts.client.apiCall('chat.startStream', args())),
+      call(async () => (await this.web(place)).apiCall('chat.startStream', args())),
     );
   }
 
@@ -236,8 +249,8 @@ export class SlackGateway {
       async () => {
         const more = text();
         if (more.length === 0) return '';
-        await call(() =>
-          this.opts.client.apiCall('chat.appendStream', {
+        await call(async () =>
+          (await this.web(ref.place)).apiCall('chat.appendStream', {
             channel: ref.place.channel,
             ts: ref.id,
             markdown_text: more,
@@ -257,14 +270,18 @@ export class SlackGateway {
     const b = { key: `slack:${this.opts.team(place)}:assistant.setStatus:${place.channel}`, ...STATUS_BUDGET };
     const token = await this.opts.store.takeToken(b.key, b.limit, b.windowMs).catch(() => undefined);
     if (!token?.granted && !always) return false;
-    await this.run([], {}, () => call(() => this.opts.client.apiCall('assistant.threads.setStatus', args)));
+    await this.run([], {}, () =>
+      call(async () => (await this.web(place)).apiCall('assistant.threads.setStatus', args)),
+    );
     return true;
   }
 
   /** users.info (Tier 4, the bot's workspace): a user's profile, for display names. */
   userInfo(userId: string): Promise<unknown> {
-    const budget = { key: `slack:${this.opts.team()}:users.info`, ...TIER4_BUDGET };
-    return this.run([budget], {}, () => call(() => this.opts.client.users.info({ user: userId })));
+    // The workspace is the caller's (the request's, in OAuth mode): read now, not when the budget frees.
+    const team = this.opts.team();
+    const budget = { key: `slack:${team}:users.info`, ...TIER4_BUDGET };
+    return this.run([budget], {}, () => call(async () => (await this.opts.client(team)).users.info({ user: userId })));
   }
 
   /**
@@ -274,14 +291,14 @@ export class SlackGateway {
    */
   methodCall(place: Place, method: string, args: Record<string, unknown>, tier: 3 | 4): Promise<unknown> {
     const budget = { key: `slack:${this.opts.team(place)}:${method}`, ...(tier === 4 ? TIER4_BUDGET : TIER3_BUDGET) };
-    return this.run([budget], {}, () => call(() => this.opts.client.apiCall(method, args)));
+    return this.run([budget], {}, () => call(async () => (await this.web(place)).apiCall(method, args)));
   }
 
   /** chat.stopStream (a final). */
   stopStream(ref: MessageRef, args: Record<string, unknown>): Promise<void> {
     return this.run([this.streamBudget('stop', ref.place)], {}, async () => {
-      await call(() =>
-        this.opts.client.apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id, ...args }),
+      await call(async () =>
+        (await this.web(ref.place)).apiCall('chat.stopStream', { channel: ref.place.channel, ts: ref.id, ...args }),
       );
     });
   }

@@ -2,30 +2,38 @@
  * The Slack surface: a Bolt app that turns Slack's commands, events and interactions into core
  * calls, and a SurfacePort that turns core's messages into Web API calls.
  *
- * HTTP mode (bot token + signing secret): the app's own HTTP server mounts `requestListener` for
- * everything except /healthz; Bolt verifies signatures (bad or older than 5 minutes: 401), a gate in
- * front refuses malformed signed bodies with 400. Socket Mode (app token): `start()` connects.
+ * One workspace (SLACK_BOT_TOKEN) or many (OAuth mode: "Add to Slack", each workspace's installation
+ * in the state store, see oauth/). HTTP mode: the app's own HTTP server mounts `requestListener` for
+ * everything except /healthz (bolt-app.ts). Socket Mode (app token): `start()` connects.
  */
-import { App, HTTPReceiver, LogLevel, SocketModeReceiver, type Authorize } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { BridgeCore } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { SurfaceRuntime } from '../runtime';
 import { registerAgent } from './agent';
 import { registerAssistant } from './assistant';
 import { AssistantThreads } from './assistant-api';
-import type { SlackGateway } from './gateway';
-import { ACTION_PREFIX, VIEW_PREFIX } from './blocks';
-import { guardRequestListener } from './guard';
+import { type BoltApp, buildBoltApp } from './bolt-app';
+import { singleWorkspaceClients, type TeamClients } from './clients';
 import { registerHome } from './home';
-import { SLACK_COMMANDS, registerListeners } from './listeners';
+import { type BotIdentity, SingleWorkspace } from './identity';
+import { registerListeners } from './listeners';
+import { registerLeaving } from './oauth/leaving';
+import { type OAuthWorkspaces, type SlackOAuthOptions, oauthWorkspaces } from './oauth/oauth-mode';
 import { SlackPort } from './port';
-import { createWebClient, SLACK_RETRY_POLICY, slackErrorCode, slackLogger } from './web';
+import { keepSocketConnected, type SocketKeeper } from './socket-keeper';
+import { scopedBotUserId, scopedTeam, scopeRequestsToTheirTeam } from './team-scope';
+import { welcomeInstaller } from './welcome';
+import { createWebClient } from './web';
+
+export type { SlackOAuthOptions } from './oauth/oauth-mode';
 
 export interface SlackSurfaceOptions {
-  botToken: string;
-  /** Required in HTTP mode (no appToken). */
+  /** One workspace; or `oauth` for many. */
+  botToken?: string;
+  oauth?: SlackOAuthOptions;
+  /** Required in HTTP mode (no appToken), and in OAuth mode. */
   signingSecret?: string;
   /** xapp- token: Socket Mode instead of HTTP. */
   appToken?: string;
@@ -38,167 +46,74 @@ export interface SlackSurfaceOptions {
 }
 
 /**
- * `requestListener` is there in HTTP mode (POST /slack/events), absent in Socket Mode; `start` learns
- * the bot's identity (auth.test) and in Socket Mode also connects.
+ * `requestListener` is there in HTTP mode (POST /slack/events; the install pages in OAuth mode),
+ * absent in Socket Mode with one token; `start` learns the bot's identity (one token) and in Socket
+ * Mode also connects.
  */
 export interface SlackRuntime extends SurfaceRuntime {
-  /** The bot's workspace and user, once started. */
-  identity(): { team: string; botUserId: string; botId?: string } | undefined;
+  /** The bot's workspace and user, once started (one token; undefined in OAuth mode). */
+  identity(): BotIdentity | undefined;
 }
 
-/** Socket Mode reconnect backoff: at once (Slack asked, or a blip), then 1 s doubling to 30 s. */
-const RECONNECT_MAX_MS = 30_000;
+/** Where the surface's workspaces come from: one token, or the installations (OAuth). */
+interface Workspaces {
+  single?: SingleWorkspace;
+  oauth?: OAuthWorkspaces;
+  clients: TeamClients;
+  /** The workspace of a call that names none: the request's (OAuth), else the token's. */
+  team: () => string;
+  botUserId: () => string | undefined;
+}
 
-// Only the bot's own user id is essential; the team also arrives with every request.
-const authTestSchema = z.object({
-  team_id: z.string().nullish(),
-  user_id: z.string(),
-  bot_id: z.string().nullish(),
-});
-
-export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
-  const log = opts.log.child({ surface: 'slack' });
+function workspaces(opts: SlackSurfaceOptions, log: Logger): Workspaces {
+  if (opts.oauth) {
+    const oauth = oauthWorkspaces({ ...opts.oauth, store: opts.store, apiUrl: opts.apiUrl, log });
+    return { oauth, clients: oauth.clients, team: () => scopedTeam() ?? '', botUserId: scopedBotUserId };
+  }
+  if (!opts.botToken) throw new Error('Slack needs SLACK_BOT_TOKEN, or the OAuth variables (SLACK_CLIENT_ID ...)');
   const client = createWebClient(opts.botToken, opts.apiUrl, log);
-  let who: { team: string; botUserId: string; botId?: string } | undefined;
-  let whoPromise: Promise<{ team: string; botUserId: string; botId?: string }> | undefined;
-  let core: BridgeCore | undefined;
-  let ready = false;
-
-  const identify = (): Promise<{ team: string; botUserId: string; botId?: string }> => {
-    whoPromise ??= (async () => {
-      try {
-        const res = authTestSchema.parse(await client.auth.test());
-        who = { team: res.team_id ?? '', botUserId: res.user_id, ...(res.bot_id ? { botId: res.bot_id } : {}) };
-        return who;
-      } catch (err) {
-        whoPromise = undefined;
-        throw new Error(
-          `Slack auth.test failed (${slackErrorCode(err) ?? (err as Error).message}): check SLACK_BOT_TOKEN`,
-        );
-      }
-    })();
-    return whoPromise;
+  const single = new SingleWorkspace(client, opts.botToken);
+  return {
+    single,
+    clients: singleWorkspaceClients(client, opts.botToken),
+    team: () => scopedTeam() ?? single.known?.team ?? '',
+    botUserId: () => scopedBotUserId() ?? single.known?.botUserId,
   };
+}
 
-  // Bolt asks per event; the single workspace's identity is learned once.
-  const authorize: Authorize<boolean> = async () => {
-    const id = await identify();
-    return {
-      botToken: opts.botToken,
-      botUserId: id.botUserId,
-      ...(id.botId ? { botId: id.botId } : {}),
-      teamId: id.team,
-    };
-  };
-
-  const assistantThreads: AssistantThreads = new AssistantThreads({
-    gateway: (): SlackGateway => port.gateway,
-    log,
-    team: () => who?.team ?? '',
-  });
+function buildPort(
+  opts: SlackSurfaceOptions,
+  ws: Workspaces,
+  log: Logger,
+): { port: SlackPort; threads: AssistantThreads } {
+  const assistant: AssistantThreads = new AssistantThreads({ gateway: () => port.gateway, log, team: ws.team });
   const port = new SlackPort({
-    client,
+    clients: ws.clients,
     store: opts.store,
     log,
-    botToken: opts.botToken,
-    team: () => who?.team ?? '',
-    assistant: assistantThreads,
-    botUserId: () => who?.botUserId,
+    team: ws.team,
+    assistant,
+    botUserId: ws.botUserId,
   });
+  return { port, threads: assistant };
+}
 
-  const boltLogger = slackLogger(log);
-  const clientOptions = {
-    slackApiUrl: opts.apiUrl,
-    retryConfig: SLACK_RETRY_POLICY,
-    rejectRateLimitedCalls: true,
-  };
-
-  let receiver: HTTPReceiver | undefined;
-  let socket: SocketModeReceiver | undefined;
-  let app: App;
-  if (opts.appToken) {
-    // The SDK's own reconnect gives up for good (an unhandled rejection) when apps.connections.open
-    // fails once with an HTTP or network error, leaving the bridge deaf: reconnecting is ours.
-    socket = new SocketModeReceiver({
-      appToken: opts.appToken,
-      logger: boltLogger,
-      logLevel: LogLevel.WARN,
-      autoReconnectEnabled: false,
-      installerOptions: { clientOptions },
-    });
-    app = new App({ receiver: socket, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
-  } else {
-    if (!opts.signingSecret)
-      throw new Error('Slack HTTP mode needs SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode)');
-    receiver = new HTTPReceiver({
-      signingSecret: opts.signingSecret,
-      endpoints: '/slack/events',
-      logger: boltLogger,
-      processBeforeResponse: false,
-      // Slack retries what is not answered 2xx; a listener error after ack is ours to log, not Slack's.
-      processEventErrorHandler: async ({ error, response }) => {
-        log.error({ err: error }, 'slack: unhandled listener error');
-        return !response.headersSent;
-      },
-    });
-    app = new App({ receiver, authorize, logger: boltLogger, logLevel: LogLevel.WARN, clientOptions });
-  }
-  let connected = false;
-  let stopping = false;
-  let attempt = 0;
-  let reconnectTimer: NodeJS.Timeout | undefined;
-  let reconnecting = false;
-  const reconnect = (): void => {
-    if (!socket || stopping || reconnectTimer || reconnecting) return;
-    const sm = socket.client;
-    const delay = attempt === 0 ? 0 : Math.min(RECONNECT_MAX_MS, 1_000 * 2 ** (attempt - 1));
-    attempt++;
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = undefined;
-      if (stopping) return;
-      reconnecting = true;
-      sm.start().then(
-        () => {
-          reconnecting = false;
-        },
-        (err: unknown) => {
-          reconnecting = false;
-          log.warn(
-            { code: slackErrorCode(err) ?? (err as Error).message, attempt },
-            'slack: Socket Mode reconnect failed, retrying',
-          );
-          reconnect();
-        },
-      );
-    }, delay);
-  };
-  if (socket) {
-    socket.client.on('connected', () => {
-      connected = true;
-      attempt = 0;
-    });
-    // Emitted when the socket closes (Slack's refresh, a dropped link, a missed pong) or a start fails.
-    socket.client.on('disconnected', () => {
-      connected = false;
-      if (!stopping && !reconnecting) reconnect();
-    });
-  }
-
+/** Every listener: App Home, the assistant and agent panes, commands/buttons/forms/messages, leaving. */
+function registerAll(
+  app: App,
+  { port, threads }: { port: SlackPort; threads: AssistantThreads },
+  opts: SlackSurfaceOptions,
+  ws: Workspaces,
+  core: () => BridgeCore | undefined,
+  log: Logger,
+): void {
+  scopeRequestsToTheirTeam(app);
   app.error(async (err) => {
     log.error({ err }, 'slack: bolt error');
   });
-
   const users = port.users;
-  registerHome({ app, port, store: opts.store, users, log, adminUsers: opts.adminUsers, core: () => core });
-  const assistantDeps = {
-    app,
-    port,
-    threads: assistantThreads,
-    store: opts.store,
-    log,
-    core: () => core,
-    team: () => who?.team ?? '',
-  };
+  registerHome({ app, port, store: opts.store, users, log, adminUsers: opts.adminUsers, core });
+  const assistantDeps = { app, port, threads, store: opts.store, log, core, team: ws.team };
   // The assistant pane (assistant_view) and the agent experience (agent_view): both served.
   const assistant = registerAssistant(assistantDeps);
   registerAgent(assistantDeps);
@@ -206,44 +121,69 @@ export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
     assistant,
     app,
     port,
-    client,
     users,
     log,
     adminUsers: opts.adminUsers,
-    core: () => core,
-    team: () => who?.team ?? '',
-    botUserId: () => who?.botUserId,
+    core,
+    team: ws.team,
+    botUserId: ws.botUserId,
   });
+  if (ws.oauth)
+    registerLeaving({ app, installations: ws.oauth.installations, store: opts.store, clients: ws.clients, log });
+}
 
+function runtimeOf(
+  bolt: BoltApp,
+  port: SlackPort,
+  ws: Workspaces,
+  opts: SlackSurfaceOptions,
+  log: Logger,
+  attach: (c: BridgeCore) => void,
+): SlackRuntime {
+  const keeper: SocketKeeper | undefined = bolt.socket ? keepSocketConnected(bolt.socket, log) : undefined;
+  let ready = false;
   const runtime: SlackRuntime = {
     surface: port,
-    attach(c) {
-      core = c;
-    },
+    attach,
     async start() {
-      await identify();
-      if (opts.appToken) await app.start();
+      await ws.single?.identify();
+      ws.oauth?.start();
+      if (opts.appToken) await bolt.app.start();
       ready = true;
-      log.info({ team: who?.team, mode: opts.appToken ? 'socket' : 'http' }, 'slack surface ready');
+      const mode = opts.appToken ? 'socket' : 'http';
+      log.info({ team: ws.single?.known?.team, mode, oauth: Boolean(ws.oauth) }, 'slack surface ready');
     },
     async stop() {
       ready = false;
-      stopping = true;
+      keeper?.stop();
+      ws.oauth?.stop();
       port.close();
-      clearTimeout(reconnectTimer);
-      reconnectTimer = undefined;
-      if (opts.appToken) await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stop failed'));
+      if (opts.appToken) await bolt.app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stop failed'));
     },
     // In Socket Mode nothing reaches the bridge while the socket is down: not ready then.
-    isReady: () => ready && (!socket || connected),
-    identity: () => who,
+    isReady: () => ready && (!keeper || keeper.connected()),
+    identity: () => ws.single?.known,
   };
-  if (receiver && opts.signingSecret) {
-    runtime.requestListener = guardRequestListener(receiver.requestListener, {
-      signingSecret: opts.signingSecret,
-      rules: { commands: SLACK_COMMANDS, actionPrefix: ACTION_PREFIX, viewPrefix: VIEW_PREFIX },
-      log,
-    });
-  }
+  if (bolt.requestListener) runtime.requestListener = bolt.requestListener;
   return runtime;
+}
+
+export function createSlackSurface(opts: SlackSurfaceOptions): SlackRuntime {
+  const log = opts.log.child({ surface: 'slack' });
+  const ws = workspaces(opts, log);
+  let core: BridgeCore | undefined;
+  const built = buildPort(opts, ws, log);
+  const port = built.port;
+  const bolt = buildBoltApp({
+    signingSecret: opts.signingSecret,
+    appToken: opts.appToken,
+    apiUrl: opts.apiUrl,
+    log,
+    ...(ws.single ? { authorize: ws.single.authorize } : {}),
+    ...(ws.oauth ? { oauth: ws.oauth.receiverOptions((inst) => welcomeInstaller(port, inst)) } : {}),
+  });
+  registerAll(bolt.app, built, opts, ws, () => core, log);
+  return runtimeOf(bolt, port, ws, opts, log, (c) => {
+    core = c;
+  });
 }

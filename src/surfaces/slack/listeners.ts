@@ -36,7 +36,6 @@ import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFi
 import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
 import type { UserNames } from './users';
-import type { WebClient } from './web';
 import { untrusted, type UntrustedText } from '../../core/text/untrusted';
 
 /** Every slash command the app registers, with the slash: the grammar's catalogue (manifest.yml is checked against it). */
@@ -48,7 +47,6 @@ const VIEW_ACK_DEADLINE_MS = 2_500;
 export interface ListenerDeps {
   app: App;
   port: SlackPort;
-  client: WebClient;
   users: UserNames;
   log: Logger;
   adminUsers: readonly string[];

@@ -32,14 +32,18 @@ import { SlackNativeStreams } from './native-streams';
 import { Recipients } from './recipients';
 import { UserNames } from './users';
 import { slackErrorCode, type WebClient } from './web';
+import { singleWorkspaceClients, type TeamClients } from './clients';
 
 export { POST_BUDGET, STREAM_BUDGETS } from './gateway';
 
 export interface SlackPortOptions {
-  client: WebClient;
+  /** The single-workspace app's client and token (SLACK_BOT_TOKEN); or `clients`, one per workspace. */
+  client?: WebClient;
+  botToken?: string;
+  /** Each workspace's own client and token (OAuth mode). */
+  clients?: TeamClients;
   store: StateStore;
   log: Logger;
-  botToken: string;
   /** The bot's own team (auth.test); used when a place carries none. */
   team: () => string;
   /** assistant.threads.* (the status shown while an answer is worked on). */
@@ -111,11 +115,15 @@ export class SlackPort implements SurfacePort {
    */
   readonly firstWordsWaitMs = 500;
 
+  /** The Web API client and token of each workspace. */
+  readonly clients: TeamClients;
+
   constructor(private readonly opts: SlackPortOptions) {
+    this.clients = opts.clients ?? singleWorkspaceClients(opts.client as WebClient, opts.botToken ?? '');
     this.recipients = new Recipients(opts.store, opts.log);
     this.cards = new CardFallback(opts.store, opts.log);
     this.gateway = new SlackGateway({
-      client: opts.client,
+      client: (team) => this.clients.client(team),
       store: opts.store,
       log: opts.log,
       team: (p) => this.team(p),
@@ -123,6 +131,7 @@ export class SlackPort implements SurfacePort {
     this.users = new UserNames(this.gateway, opts.log);
     this.streams = new SlackNativeStreams({
       gateway: this.gateway,
+      store: opts.store,
       recipients: this.recipients,
       cards: this.cards,
       log: opts.log,
@@ -311,12 +320,12 @@ export class SlackPort implements SurfacePort {
     const url = att.url ?? att.id;
     if (!/^https?:\/\//.test(url)) throw new Error(`attachment ${att.name} has no download URL`);
     // The bot token goes to Slack's own hosts only (or SLACK_API_URL's): never to a host a file names.
-    if (!slackFileHost(url, this.opts.client.slackApiUrl))
+    if (!slackFileHost(url, this.clients.apiUrl))
       throw new Error(`attachment ${att.name} is not on a Slack host: not downloaded`);
     const { bytes, contentType: type } = await downloadCapped(url, {
       name: att.name,
       platform: 'Slack',
-      headers: { Authorization: `Bearer ${this.opts.botToken}` },
+      headers: { Authorization: `Bearer ${await this.clients.token(this.team())}` },
     });
     // Without files:read Slack answers 200 with its sign-in page instead of the file.
     if (type.startsWith('text/html') && !(att.mime ?? '').startsWith('text/html')) {

@@ -102,7 +102,7 @@ export const SLACK_RETRY_POLICY: webApi.RetryOptions & { onFailedAttempt: (err: 
   },
 };
 
-export function createWebClient(token: string, apiUrl: string | undefined, log: Logger): WebClient {
+export function createWebClient(token: string | undefined, apiUrl: string | undefined, log: Logger): WebClient {
   return new ImageSafeWebClient(token, {
     slackApiUrl: apiUrl,
     logger: slackLogger(log),

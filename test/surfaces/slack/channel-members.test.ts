@@ -24,8 +24,9 @@ describe('Slack channel members', () => {
   beforeAll(async () => {
     fake = await new FakeSlack({ team: 'T0MEMBERS' }).start();
     store = new SqliteStore(':memory:');
+    const client = createWebClient(fake.botToken, fake.apiUrl, log);
     gateway = new SlackGateway({
-      client: createWebClient(fake.botToken, fake.apiUrl, log),
+      client: async () => client,
       store,
       log,
       team: () => fake.team,

@@ -1,0 +1,131 @@
+/**
+ * Each workspace's bot token, read from the installation store, and token rotation: an installation
+ * whose bot token expires (Slack's token rotation) is refreshed with `oauth.v2.access`
+ * (grant_type=refresh_token) before it expires, by one instance at a time (a store lease), and every
+ * instance then reads the new token from the store.
+ *
+ * The margin is wider than Bolt's own (its InstallProvider refreshes within 2 hours of expiry), so
+ * Bolt's authorize, which reads through the same store, finds the token already fresh.
+ */
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { StateStore } from '../../../state/store';
+import { createWebClient, slackErrorCode } from '../web';
+import { type AnyInstallation, type InstallationKey, type SlackInstallations, keyOf } from './installations';
+
+/** Refresh this long before the token expires. */
+export const REFRESH_MARGIN_MS = 3 * 60 * 60 * 1000;
+/** How long one instance may hold a workspace's refresh. */
+const REFRESH_LEASE_MS = 30_000;
+
+const refreshSchema = z.object({
+  access_token: z.string(),
+  refresh_token: z.string(),
+  expires_in: z.number(),
+});
+
+export interface WorkspaceTokensOptions {
+  installations: SlackInstallations;
+  store: StateStore;
+  clientId: string;
+  clientSecret: string;
+  apiUrl?: string;
+  instanceId: string;
+  now: () => number;
+  log: Logger;
+}
+
+/** A workspace of an org-wide install: its enterprise (learned when Bolt's authorize resolved it). */
+const orgTeamKey = (team: string) => `slack:installation-team:${team}`;
+
+export class WorkspaceTokens {
+  /** Workspaces whose enterprise this process has already written down (saves a write per request). */
+  private readonly noted = new Set<string>();
+
+  constructor(private readonly opts: WorkspaceTokensOptions) {}
+
+  /** The installation for a workspace (or its enterprise), its token refreshed first when due. */
+  async installation(q: InstallationKey): Promise<AnyInstallation | undefined> {
+    const inst = await this.opts.installations.load(q);
+    if (inst?.isEnterpriseInstall && q.teamId && q.enterpriseId) await this.noteOrgTeam(q.teamId, q.enterpriseId);
+    return inst && this.due(inst) ? this.refresh(inst) : inst;
+  }
+
+  /** Outbound calls name only the workspace: which enterprise's install serves it is kept in the store. */
+  private async noteOrgTeam(team: string, enterprise: string): Promise<void> {
+    if (this.noted.has(team)) return;
+    await this.opts.store.set(orgTeamKey(team), enterprise);
+    this.noted.add(team);
+  }
+
+  /** The bot token of `team`; throws when the workspace has not installed the app. */
+  async botToken(team: string): Promise<string> {
+    const enterprise = await this.opts.store.get<string>(orgTeamKey(team));
+    const inst = await this.installation({ teamId: team, ...(enterprise ? { enterpriseId: enterprise } : {}) });
+    if (!inst?.bot?.token)
+      throw new Error(`slack: workspace ${team} has no installation (install it at /slack/install)`);
+    return inst.bot.token;
+  }
+
+  /** Refreshes every installation whose token is due (a periodic sweep, so idle workspaces stay fresh). */
+  async refreshDue(): Promise<number> {
+    let n = 0;
+    for (const { key, expiresAt } of await this.opts.installations.expiring()) {
+      if (expiresAt - this.opts.now() > REFRESH_MARGIN_MS) continue;
+      const inst = await this.opts.installations.loadKey(key);
+      if (inst && this.due(inst) && (await this.refresh(inst)) !== inst) n++;
+    }
+    return n;
+  }
+
+  private due(inst: AnyInstallation): boolean {
+    const at = inst.bot?.expiresAt;
+    return at !== undefined && inst.bot?.refreshToken !== undefined && at * 1000 - this.opts.now() <= REFRESH_MARGIN_MS;
+  }
+
+  /**
+   * One instance refreshes (the lease); another finds the lease taken and goes on with the token it
+   * read, which Slack still honours until it expires. The winner reads the record again first: an
+   * instance that refreshed a moment ago has already written the new token.
+   */
+  private async refresh(stale: AnyInstallation): Promise<AnyInstallation> {
+    const key = keyOf(stale);
+    const lease = `slack:token-refresh:${key}`;
+    const { store, instanceId, log } = this.opts;
+    if (!(await store.acquireLease(lease, instanceId, REFRESH_LEASE_MS))) return stale;
+    try {
+      const inst = (await this.opts.installations.loadKey(key)) ?? stale;
+      if (!this.due(inst) || !inst.bot?.refreshToken) return inst;
+      const fresh = await this.exchange(inst.bot.refreshToken);
+      const next: AnyInstallation = {
+        ...inst,
+        bot: {
+          ...inst.bot,
+          token: fresh.access_token,
+          refreshToken: fresh.refresh_token,
+          expiresAt: Math.floor(this.opts.now() / 1000) + fresh.expires_in,
+        },
+      };
+      await this.opts.installations.save(next);
+      log.info({ installation: key.slice(key.lastIndexOf(':') + 1) }, 'slack: bot token refreshed');
+      return next;
+    } catch (err) {
+      // The old token still works until it expires: the next use tries again.
+      log.warn({ code: slackErrorCode(err) ?? (err as Error).message }, 'slack: refreshing a bot token failed');
+      return stale;
+    } finally {
+      await store.releaseLease(lease, instanceId).catch(() => undefined);
+    }
+  }
+
+  private async exchange(refreshToken: string): Promise<z.infer<typeof refreshSchema>> {
+    const client = createWebClient(undefined, this.opts.apiUrl, this.opts.log);
+    const res = await client.oauth.v2.access({
+      client_id: this.opts.clientId,
+      client_secret: this.opts.clientSecret,
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+    return refreshSchema.parse(res);
+  }
+}
