@@ -85,21 +85,26 @@ async function conversationsOf(store: StateStore, t: Tenant): Promise<Map<string
   return found;
 }
 
-/** Everything stored under one conversation's id; its queue is emptied and its lease released. */
-async function forgetConversation(store: StateStore, id: string): Promise<string[]> {
-  const own = (await store.keys(convKeys.conversation(id))).filter(
-    (k) => k === convKeys.conversation(id) || k.startsWith(`${convKeys.conversation(id)}:`),
-  );
-  const marks = [
-    ...(await store.keys(`convstarted:${id}:`)),
-    ...(await store.keys(`convasker:${id}:`)),
-    convKeys.pending(id),
-  ];
-  for (let item = await store.peek(convKeys.queue(id)); item; item = await store.peek(convKeys.queue(id)))
-    await store.ack(convKeys.queue(id), item.id);
-  const lease = await store.leaseInfo(convKeys.lease(id));
-  if (lease) await store.releaseLease(convKeys.lease(id), lease.owner);
-  return [...own, ...marks];
+/** The conversation id a key of `conv:<id>...`, `convstarted:<id>:...` or `convasker:<id>:...` names. */
+function convIdOfKey(key: string): string {
+  return key.split(':')[1] ?? '';
+}
+
+/**
+ * Everything stored under the conversations' ids (listed once per prefix, not once per conversation:
+ * a store lists keys by scanning); their queues are emptied and their leases released.
+ */
+async function forgetConversations(store: StateStore, ids: Set<string>): Promise<string[]> {
+  const listed = (await Promise.all(['conv:', 'convstarted:', 'convasker:'].map((p) => store.keys(p)))).flat();
+  const out = listed.filter((k) => ids.has(convIdOfKey(k)));
+  for (const id of ids) {
+    out.push(convKeys.pending(id));
+    for (let item = await store.peek(convKeys.queue(id)); item; item = await store.peek(convKeys.queue(id)))
+      await store.ack(convKeys.queue(id), item.id);
+    const lease = await store.leaseInfo(convKeys.lease(id));
+    if (lease) await store.releaseLease(convKeys.lease(id), lease.owner);
+  }
+  return out;
 }
 
 /** Retry records of the tenant's conversations. */
@@ -145,11 +150,14 @@ async function dropNotices(store: StateStore, tickets: Ticket[]): Promise<void> 
 /** Rated answers (with their votes) and answers in flight of the tenant, and the places they name. */
 async function answersOf(store: StateStore, t: Tenant, places: Place[]): Promise<string[]> {
   const out: string[] = [];
+  const answers = new Set<string>();
   for (const key of await store.keys('feedback:answer:')) {
     const rated = parseStored(ratedOnly, await store.get(key));
-    if (!isTenant(t, rated)) continue;
-    out.push(key, ...(await store.keys(`feedback:vote:${key.slice('feedback:answer:'.length)}:`)));
+    if (isTenant(t, rated)) answers.add(key.slice('feedback:answer:'.length));
   }
+  for (const id of answers) out.push(`feedback:answer:${id}`);
+  // A vote's key is feedback:vote:<answer id>:<user>; answer ids hold no colon.
+  for (const key of await store.keys('feedback:vote:')) if (answers.has(key.split(':')[2] ?? '')) out.push(key);
   for (const key of await store.keys('inflight:')) {
     const inflight = parseStored(placeOnly, await store.get(key));
     if (!isTenant(t, inflight?.place)) continue;
@@ -165,7 +173,7 @@ async function answersOf(store: StateStore, t: Tenant, places: Place[]): Promise
 export async function forgetTenant(store: StateStore, tenant: Tenant, opts: ForgetOptions = {}): Promise<Forgotten> {
   const doomed = new Set(await namedKeys(store, tenant));
   const convs = await conversationsOf(store, tenant);
-  for (const id of convs.keys()) for (const key of await forgetConversation(store, id)) doomed.add(key);
+  for (const key of await forgetConversations(store, new Set(convs.keys()))) doomed.add(key);
   for (const key of await retriesOf(store, convs)) doomed.add(key);
   const tickets = await ticketsOf(store, tenant, convs);
   for (const ticket of tickets) for (const key of ticketKeysOf(ticket)) doomed.add(key);
