@@ -46,7 +46,7 @@ function noteChannel(guild: Guild): { id: string } | { skip: string } {
   const me = guild.members.me;
   const perms = me ? channel.permissionsFor(me) : null;
   if (!perms?.has([PermissionFlagsBits.ViewChannel, PermissionFlagsBits.SendMessages]))
-    return { skip: 'the bot may not write in the system channel' };
+    return { skip: 'no permission to view and send in the system channel' };
   return { id: channel.id };
 }
 

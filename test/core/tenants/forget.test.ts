@@ -1,5 +1,5 @@
 /**
- * forgetTenant on a real store: every record core keys to a tenant is deleted (those named by key,
+ * forgetTenant on both real stores (SQLite; Redis under a prefix of this run's own): every record core keys to a tenant is deleted (those named by key,
  * those whose value names it, and what hangs off them by id), and another tenant's, even of the same
  * surface or with the same channel ids, is kept.
  */
@@ -8,6 +8,9 @@ import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import { ticketKeys } from '../../../src/core/handoff/model';
 import type { Place } from '../../../src/core/surface';
 import { forgetTenant } from '../../../src/core/tenants/forget';
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import type { StateStore } from '../../../src/state/store';
 
@@ -65,10 +68,29 @@ async function seedConversation(store: StateStore, place: Place, tag: string): P
   return id;
 }
 
-describe('forgetTenant', () => {
-  let store: SqliteStore;
+const REDIS = 'redis://127.0.0.1:6379/7';
+const prefix = `test:forget:${randomBytes(4).toString('hex')}:`;
+let run = 0;
+
+afterAll(async () => {
+  // Only this run's keys: the database is shared.
+  const admin = new Redis(REDIS);
+  let cursor = '0';
+  do {
+    const [next, found] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (found.length) await admin.del(...found);
+    cursor = next;
+  } while (cursor !== '0');
+  await admin.quit();
+});
+
+describe.each([
+  ['SQLite', (): StateStore => new SqliteStore(':memory:')],
+  ['Redis', (): StateStore => new RedisStore(REDIS, { keyPrefix: `${prefix}${++run}:` })],
+])('forgetTenant on %s', (_name, open) => {
+  let store: StateStore;
   beforeEach(() => {
-    store = new SqliteStore(':memory:');
+    store = open();
   });
   afterEach(() => store.close());
 

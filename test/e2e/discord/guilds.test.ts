@@ -41,7 +41,7 @@ async function askAndAnswer(e: DiscordE2E, question: string, channel: FakeChanne
 
 describe('Discord: many servers (global commands)', () => {
   const logLines: string[] = [];
-  const s: { known?: Server; invited?: Server; mute?: Server; later?: Server } = {};
+  const s: { known?: Server; invited?: Server; mute?: Server; later?: Server; bare?: Server } = {};
   const e = useStarted(() =>
     startDiscordE2E({
       omitEnv: ['DISCORD_GUILD_ID'],
@@ -51,6 +51,7 @@ describe('Discord: many servers (global commands)', () => {
         s.invited = fake.addGuild({ name: 'New office' });
         s.later = fake.addGuild({ name: 'Later office' });
         s.mute = fake.addGuild({ name: 'Quiet office' });
+        s.bare = fake.addGuild({ name: 'Bare office', systemChannel: false });
         // The bot may see the quiet office's system channel but not write there.
         fake.setOverwrites(s.mute.general.id, [{ id: s.mute.id, type: 0, allow: '0', deny: SEND_MESSAGES.toString() }]);
       },
@@ -118,16 +119,26 @@ describe('Discord: many servers (global commands)', () => {
     expect(await recordsNaming(e.app.store, [known().id, known().general.id])).toEqual(expect.arrayContaining(before));
   });
 
-  test('no note where the bot may not write; the skip is logged once', async () => {
+  test('no note where the bot may not write, nor in a server without a system channel; each skip logged once', async () => {
     e.fake.joinGuild(s.mute!.id);
+    e.fake.joinGuild(s.bare!.id);
+    const skipped = (guild: string, why: string): boolean =>
+      logLines.some((line) => {
+        const j = JSON.parse(line) as { msg?: string; guild?: string; why?: string };
+        return j.msg === 'discord: joined a server; no setup note' && j.guild === guild && j.why === why;
+      });
     await waitFor(
-      () => logged(logLines, 'discord: joined a server; no setup note', s.mute!.id),
-      'the skipped note logged',
+      () =>
+        skipped(s.mute!.id, 'no permission to view and send in the system channel') &&
+        skipped(s.bare!.id, 'the server has no system channel'),
+      'the skipped notes logged',
       10_000,
     );
-    expect(e.fake.channelMessages(s.mute!.general.id)).toEqual([]);
-    expect(e.fake.callsTo('POST', new RegExp(`^/channels/${s.mute!.general.id}/messages$`))).toEqual([]);
-    expect(logLines.filter((l) => l.includes('no setup note') && l.includes(s.mute!.id))).toHaveLength(1);
+    for (const server of [s.mute!, s.bare!]) {
+      expect(e.fake.channelMessages(server.general.id)).toEqual([]);
+      expect(e.fake.callsTo('POST', new RegExp(`^/channels/${server.general.id}/messages$`))).toEqual([]);
+      expect(logLines.filter((l) => l.includes('no setup note') && l.includes(server.id))).toHaveLength(1);
+    }
   });
 
   test('leaving a server deletes its records and keeps the other servers’', async () => {
