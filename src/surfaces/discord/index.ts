@@ -58,11 +58,11 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const rest = client.rest;
   const port = new DiscordPort(rest, opts.store, log, client);
   const threads = port.threads;
-  const dms = new DirectMessages(opts.store);
-  const surface = new DirectMessagePort(port, dms, (id) => {
+  const dms = new DirectMessages(opts.store, (id) => {
     const channel = client.channels.cache.get(id);
     return channel && 'guildId' in channel ? (channel.guildId ?? undefined) : undefined;
   });
+  const surface = new DirectMessagePort(port, dms);
   let core: BridgeCore | undefined;
   let ready = false;
   let botId = opts.applicationId;
