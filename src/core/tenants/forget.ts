@@ -22,7 +22,7 @@
  */
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { conversationSchema, keys as convKeys, parseStored } from '../conversations/model';
+import { conversationSchema, keys as convKeys, parseStored, placeSchema } from '../conversations/model';
 import { NOTICE_BOX } from '../handoff/notice';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
 import type { Place, SurfaceName } from '../surface';
@@ -39,7 +39,7 @@ export interface ForgetOptions {
 }
 
 export interface Forgotten {
-  /** Keys deleted (queue items emptied and leases released count as one key each). */
+  /** Keys deleted (emptied queues and released leases are not counted). */
   records: number;
   conversations: number;
   tickets: number;
@@ -50,7 +50,7 @@ const NOTICE_SCAN = 10_000;
 /** How long a completed-unsent notice id is remembered (a replay stays a no-op meanwhile). */
 const NOTICE_DONE_TTL_MS = 86_400_000;
 
-const placeOnly = z.object({ place: z.object({ surface: z.string(), workspace: z.string() }) });
+const placeOnly = z.object({ place: placeSchema });
 const ratedOnly = z.object({ surface: z.string(), workspace: z.string(), channel: z.string() });
 const retryOnly = z.object({ conv: z.string() });
 
@@ -160,11 +160,11 @@ async function answersOf(store: StateStore, t: Tenant, places: Place[]): Promise
   for (const key of await store.keys('feedback:vote:')) if (answers.has(key.split(':')[2] ?? '')) out.push(key);
   for (const key of await store.keys('inflight:')) {
     const inflight = parseStored(placeOnly, await store.get(key));
-    if (!isTenant(t, inflight?.place)) continue;
+    if (!inflight || !isTenant(t, inflight.place)) continue;
     out.push(key);
     const lease = await store.leaseInfo(`lease:${key}`);
     if (lease) await store.releaseLease(`lease:${key}`, lease.owner);
-    places.push(inflight!.place as Place);
+    places.push(inflight.place);
   }
   return out;
 }
