@@ -5,6 +5,13 @@
 import type { UntrustedText } from './text/untrusted';
 import type { CommandName } from './commands/catalogue';
 
+export {
+  isPlatformRateLimit,
+  MAX_RETRY_AFTER_MS,
+  PlatformRateLimitError,
+  rateLimitDelay,
+} from './platform-rate-limit';
+
 /** Every surface the bridge has: the one list (stored places are checked against it). */
 export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
 export type SurfaceName = (typeof SURFACE_NAMES)[number];
@@ -29,6 +36,12 @@ export interface Actor {
   name: string;
   /** The surface decides: Slack SLACK_ADMIN_USERS, Discord DISCORD_ADMIN_ROLES, shell: always. */
   isAdmin: boolean;
+}
+
+/** A person an answer is for (a native stream is addressed to them). */
+export interface Person {
+  id: string;
+  name: string;
 }
 
 /** A message the bridge posted, so it can be edited later. */
@@ -273,12 +286,13 @@ export interface SurfacePort {
   /**
    * Native streaming where the platform offers it here; undefined = use post + edit. With `latest`,
    * the stream starts with the message as it is when the start goes out (read again on a retry):
-   * the caller learns what it started with from its last call of `latest`.
+   * the caller learns what it started with from its last call of `latest`. `for`: whom the answer is
+   * for (the conversation's asker; Slack addresses the stream to them outside DMs).
    */
   startNativeStream?(
     place: Place,
     first: OutMessage,
-    opts?: { latest?: () => OutMessage },
+    opts?: { latest?: () => OutMessage; for?: Person },
   ): Promise<NativeStream | undefined>;
   /**
    * Finish a native stream left open by another (dead) process: the message ends showing `final`
@@ -306,14 +320,34 @@ export interface SurfacePort {
 }
 
 /**
- * One user action that a surface hands to core: a slash command, a button click, a form submit.
- * The responder functions talk back to the invoker the way the platform allows for that event.
+ * Who and where, for one inbound event: built once by the surface that received it, and carried by
+ * core to the port calls that need it. Nothing about who acts or whom an answer is for is kept
+ * anywhere else (no "last user" per channel, no per-call context).
  */
-export interface Invocation {
+export interface BridgeRequest {
+  /** Whose installation: the Slack team id, the Discord guild id, 'shell'. */
+  tenant: string;
+  /**
+   * The surface it came through, bound to the event where the platform answers through it (a
+   * Discord interaction: the thread's root is the command's reply, a notice to the invoker ephemeral).
+   */
   surface: SurfacePort;
   /** Where it happened (for `/handoff` on Slack: the channel, no thread). */
   place: Place;
+  /** Who acted: ran the command, pressed the button, wrote the message. */
   actor: Actor;
+  /**
+   * Whom the answer is for. The surface sets the actor; an answer in a conversation is for the
+   * conversation's asker (core addresses it so when it answers).
+   */
+  for: Person;
+}
+
+/**
+ * One user action that a surface hands to core: a slash command, a button click, a form submit.
+ * The responder functions talk back to the invoker the way the platform allows for that event.
+ */
+export interface Invocation extends BridgeRequest {
   /** Answer the invoker: ephemeral (only they see it) or public in `place`. */
   reply(msg: OutMessage, opts?: { ephemeral?: boolean }): Promise<MessageRef | undefined>;
   /** Button actions: replace the message that carried the button (listing pages, tickets). */
@@ -325,9 +359,7 @@ export interface Invocation {
 }
 
 /** A message typed by someone in a place the bridge watches. */
-export interface IncomingMessage {
-  place: Place;
-  actor: Actor;
+export interface IncomingMessage extends BridgeRequest {
   /** What they wrote: untrusted (shown as text, never obeyed), cut at the platform's maximum by the surface. */
   text: UntrustedText;
   /** The platform's id of the message: a redelivery carries the same id and is answered once. */
@@ -359,42 +391,4 @@ export interface BridgeCore {
    * `user` opens it on a day, undefined on later opens that day.
    */
   dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
-}
-
-/**
- * The longest platform Retry-After the bridge waits for (the chatbot service's is capped the same).
- * Past it the call fails as a 429 its caller handles: an hour's wait would hold the answer, its
- * queue and everyone behind it.
- */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-/**
- * Thrown by a surface when the platform refused a call for rate (HTTP 429) after the surface's own
- * bounded retries: the surface's gateway waits `retryAfterMs` and tries again, within its own bound
- * (a Retry-After past MAX_RETRY_AFTER_MS is not waited for: the call fails to its caller).
- */
-export class PlatformRateLimitError extends Error {
-  constructor(
-    readonly retryAfterMs: number,
-    message = `rate limited, retry after ${retryAfterMs} ms`,
-  ) {
-    super(message);
-    this.name = 'PlatformRateLimitError';
-  }
-}
-
-/** The wait a platform asked for (Retry-After) when `err` is its rate refusal; undefined otherwise. */
-export function rateLimitDelay(err: unknown): number | undefined {
-  if (err instanceof PlatformRateLimitError) return err.retryAfterMs;
-  // Duck-typed too: a surface bundled with another copy of the class must still be obeyed.
-  if (err instanceof Error && err.name === 'PlatformRateLimitError') {
-    const ms = (err as Error & { retryAfterMs?: unknown }).retryAfterMs;
-    if (typeof ms === 'number' && Number.isFinite(ms)) return ms;
-  }
-  return undefined;
-}
-
-/** A platform 429 (Retry-After), which the surface's gateway retries itself. */
-export function isPlatformRateLimit(err: unknown): boolean {
-  return rateLimitDelay(err) !== undefined;
 }

@@ -252,9 +252,11 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
       const updates: OutMessage[] = [];
       const forms: FormSpec[] = [];
       return {
+        tenant: place.workspace,
         surface: on,
         place,
         actor,
+        for: { id: actor.id, name: actor.name },
         source: o.source,
         replies,
         updates,
@@ -285,8 +287,11 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
       const on = o.surface ?? ports.get(place.surface) ?? surface;
       return bridge.message(
         {
+          tenant: place.workspace,
+          surface: on,
           place,
           actor,
+          for: { id: actor.id, name: actor.name },
           text: untrusted(text),
           id: o.id ?? `m${Date.now()}-${++messageCounter}`,
           attachments: o.attachments ?? [],

@@ -7,7 +7,7 @@
 import type { QueueItem } from '../../state/store';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { Actor, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import type { Actor, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { TurnAnswerer } from './answer-turn';
 import {
   conversationIdOf,
@@ -208,6 +208,7 @@ export class Conversations {
       return;
     }
     const surface = this.surfaceFor(conv.place);
+    const request = answerRequest(conv, surface, item.actor);
     try {
       const ticket = await this.handoffs.activeTicket(convId);
       if (item.kind === 'message') {
@@ -217,8 +218,7 @@ export class Conversations {
         }
         await this.turns.answerMessage({
           conv,
-          surface,
-          actor: item.actor,
+          request,
           text: item.text,
           attachments: item.attachments,
           progress,
@@ -235,7 +235,7 @@ export class Conversations {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
         }
-        await this.turns.answer({ conv, surface, actor: item.actor, ask: record, retryId: item.retryId, progress });
+        await this.turns.answer({ conv, request, ask: record, retryId: item.retryId, progress });
       }
     } catch (err) {
       this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
@@ -266,4 +266,20 @@ export class Conversations {
     if (!surface) throw new Error(`surface ${place.surface} is not running`);
     return surface;
   }
+}
+
+/**
+ * The request a queue item is answered under, on whichever instance takes it: the item's actor, in
+ * the conversation's thread, for the conversation's asker (stored with it; the actor on records
+ * from before the asker was kept).
+ */
+function answerRequest(conv: Conversation, surface: SurfacePort, actor: Actor): BridgeRequest {
+  const asker = conv.asker ?? actor;
+  return {
+    tenant: conv.place.workspace,
+    surface,
+    place: conv.place,
+    actor,
+    for: { id: asker.id, name: asker.name },
+  };
 }

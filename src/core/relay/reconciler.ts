@@ -14,6 +14,7 @@ import {
   type MessageRef,
   type NativeStream,
   type OutMessage,
+  type Person,
   type Place,
   type Priority,
   type SurfacePort,
@@ -35,6 +36,8 @@ export interface ReconcilerOptions {
 export interface ReconcilerDeps {
   surface: SurfacePort;
   place: Place;
+  /** Whom the answer is for: native streams are addressed to them. */
+  for?: Person;
   /** Already posted by the caller: message 0. */
   placeholder?: MessageRef;
   /** New messages start as native streams (the caller's decision; see RelayRequest.native). */
@@ -300,7 +303,7 @@ export class Reconciler {
         stream = await this.surface.startNativeStream(
           this.deps.place,
           { text: want.text, markdown: true, typing: true },
-          { latest },
+          { latest, ...(this.deps.for ? { for: this.deps.for } : {}) },
         );
       } catch (err) {
         // The gateway's retries of a rate-limited start are spent: post and edit instead (see step).

@@ -1,11 +1,11 @@
 /**
  * SurfacePort on Discord: core's messages become REST calls. Threads are channels, so a place's
- * target is its thread when it has one. Calls made while an interaction is handled (AsyncLocalStorage)
- * may use it: `/ask`'s root is the command's reply, `notify` to the invoker an ephemeral follow-up.
+ * target is its thread when it has one. Calls for an interaction's request are handed its responder
+ * (`via`, see DirectMessagePort.forInteraction): `/ask`'s root is the command's reply, `notify` to the
+ * invoker an ephemeral follow-up.
  * No rate decisions here: every REST call that shows something goes out through the surface's
  * gateway (gateway.ts), which owns the budgets; the port only translates.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Client, DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -31,12 +31,6 @@ import type { Responder } from './responder';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
-
-export interface InteractionScope {
-  responder: Responder;
-}
-
-export const interactionScope = new AsyncLocalStorage<InteractionScope>();
 
 const idSchema = z.object({ id: z.string() });
 const channelNameSchema = z.object({ name: z.string().min(1) });
@@ -216,14 +210,19 @@ export class DiscordPort implements SurfacePort {
     if (sentEdit) await this.postMore(channel, sentEdit);
   }
 
-  async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
+  /** `via`: the interaction of the request that starts it (its command's reply becomes the root). */
+  async startThread(
+    place: Place,
+    root: OutMessage,
+    title: string,
+    via?: Responder,
+  ): Promise<{ thread: Place; root: MessageRef }> {
     // Discord has no threads inside threads: a conversation started in one gets a sibling thread.
     const channel = place.channel;
     const rendered = await this.render(root);
-    const scope = interactionScope.getStore();
     let rootId =
-      scope && !place.thread && scope.responder.isCommandIn(channel)
-        ? await this.gateway.global({}, () => scope.responder.rootMessage(rendered, channel))
+      via && !place.thread && via.isCommandIn(channel)
+        ? await this.gateway.global({}, () => via.rootMessage(rendered, channel))
         : undefined;
     let threadId: string | undefined;
     if (rootId) {
@@ -290,11 +289,11 @@ export class DiscordPort implements SurfacePort {
     }
   }
 
-  async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
-    const scope = interactionScope.getStore();
-    if (scope?.responder.live && scope.responder.userId === user.id) {
+  /** `via`: the interaction of the request it answers; a notice to its invoker is its ephemeral reply. */
+  async notify(place: Place, user: Actor, msg: OutMessage, via?: Responder): Promise<void> {
+    if (via?.live && via.userId === user.id) {
       const rendered = await this.render(msg);
-      await this.gateway.global({}, () => scope.responder.reply(rendered, true));
+      await this.gateway.global({}, () => via.reply(rendered, true));
       return;
     }
     // Outside an interaction Discord has no ephemeral messages: a reply that mentions the user.

@@ -124,9 +124,6 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
       const team = workspaceOf(body);
       const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
       await remember(team, t);
-      await d.port
-        .noteRecipient(place, t.user_id)
-        .catch((err: unknown) => d.log.warn({ err }, 'slack: storing the thread recipient failed'));
       const { greeting, prompts } = await intro();
       // Prompts first: the pane shows them under the greeting as soon as the thread opens.
       await d.threads

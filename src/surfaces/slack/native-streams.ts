@@ -9,13 +9,13 @@ import {
   type MessageRef,
   type NativeStream,
   type OutMessage,
+  type Person,
   type Place,
   PlatformRateLimitError,
 } from '../../core/surface';
 import type { CardFallback } from './card-fallback';
 import type { SlackGateway } from './gateway';
 import { SlackNativeStream } from './native-stream';
-import type { Recipients } from './recipients';
 import { slackMarkdownText } from './safe-text';
 import { httpStatus, isMissingMethod, slackErrorCode, translateError } from './web';
 
@@ -34,7 +34,6 @@ export const NO_NATIVE_RETRY_MS = 30 * 60 * 1000;
 
 export interface NativeStreamsDeps {
   gateway: SlackGateway;
-  recipients: Recipients;
   cards: CardFallback;
   log: Logger;
   /** The workspace of a place (the bot's own team when it names none). */
@@ -94,7 +93,7 @@ export class SlackNativeStreams {
   async start(
     place: Place,
     first: OutMessage,
-    opts: { latest?: () => OutMessage } = {},
+    opts: { latest?: () => OutMessage; for?: Person } = {},
   ): Promise<NativeStream | undefined> {
     const team = this.deps.team(place);
     if (!place.thread) return undefined;
@@ -103,7 +102,8 @@ export class SlackNativeStreams {
       if (off > Date.now()) return undefined;
       this.noNativeStream.delete(team);
     }
-    const recipient = place.channel.startsWith('D') ? undefined : await this.deps.recipients.forThread(team, place);
+    // Outside DMs Slack wants the stream addressed: to whom the answer is for (the thread's asker).
+    const recipient = place.channel.startsWith('D') ? undefined : opts.for?.id;
     // Never waited for: answers beyond what the workspace's stream budgets carry use chat.update.
     const releaseStop = await this.deps.gateway.reserveStream(place);
     if (!releaseStop) {

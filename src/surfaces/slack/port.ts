@@ -11,6 +11,7 @@ import type {
   MessageRef,
   NativeStream,
   OutMessage,
+  Person,
   Place,
   SendOptions,
   SurfaceLimits,
@@ -29,7 +30,6 @@ import type { AssistantThreads } from './assistant-api';
 import { CardFallback } from './card-fallback';
 import { SlackGateway } from './gateway';
 import { SlackNativeStreams } from './native-streams';
-import { Recipients } from './recipients';
 import { UserNames } from './users';
 import { slackErrorCode, type WebClient } from './web';
 
@@ -91,8 +91,6 @@ function withoutButtons(
 export class SlackPort implements SurfacePort {
   readonly name = 'slack' as const;
   readonly limits: SurfaceLimits = { maxMessageLength: 3_000, maxFormFields: 100 };
-  /** Who a thread's answer is for (chat.startStream needs a recipient outside DMs), in the store. */
-  private readonly recipients: Recipients;
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
   /** Display names, and who is a bot (users.info, cached). */
@@ -112,7 +110,6 @@ export class SlackPort implements SurfacePort {
   readonly firstWordsWaitMs = 500;
 
   constructor(private readonly opts: SlackPortOptions) {
-    this.recipients = new Recipients(opts.store, opts.log);
     this.cards = new CardFallback(opts.store, opts.log);
     this.gateway = new SlackGateway({
       client: opts.client,
@@ -123,7 +120,6 @@ export class SlackPort implements SurfacePort {
     this.users = new UserNames(this.gateway, opts.log);
     this.streams = new SlackNativeStreams({
       gateway: this.gateway,
-      recipients: this.recipients,
       cards: this.cards,
       log: opts.log,
       team: (p) => this.team(p),
@@ -138,11 +134,6 @@ export class SlackPort implements SurfacePort {
   /** "is thinking…" in an assistant (or channel) thread while an answer is worked on; '' clears it. */
   async setStatus(place: Place, status: string): Promise<void> {
     await this.opts.assistant?.setStatus(place, status);
-  }
-
-  /** A user spoke in `place`: the recipient of the thread's answers (kept in the store). */
-  async noteRecipient(place: Place, userId: string): Promise<void> {
-    await this.recipients.note(this.team(place), place, userId);
   }
 
   reserveFinal(place: Place, holder: string): () => void {
@@ -203,12 +194,7 @@ export class SlackPort implements SurfacePort {
     // Handoff targets may name no workspace: the thread's place must carry the one events will.
     const channelPlace: Place = { surface: 'slack', workspace: this.team(place), channel: place.channel };
     const ref = await this.post(channelPlace, root);
-    const thread: Place = { ...channelPlace, thread: ref.id };
-    await this.recipients.adopt(this.team(thread), thread).catch((err: unknown) => {
-      // Only native streaming needs it, and that falls back to chat.update without.
-      this.opts.log.warn({ err }, 'slack: storing the thread recipient failed');
-    });
-    return { thread, root: ref };
+    return { thread: { ...channelPlace, thread: ref.id }, root: ref };
   }
 
   async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
@@ -328,7 +314,7 @@ export class SlackPort implements SurfacePort {
   startNativeStream(
     place: Place,
     first: OutMessage,
-    opts: { latest?: () => OutMessage } = {},
+    opts: { latest?: () => OutMessage; for?: Person } = {},
   ): Promise<NativeStream | undefined> {
     return this.streams.start(place, first, opts);
   }
