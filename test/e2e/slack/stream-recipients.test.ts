@@ -2,8 +2,9 @@
  * Whom a native stream is addressed to (chat.startStream's `recipient_user_id`), end to end through
  * signed requests: the asker of the thread, carried by the request and stored with the conversation,
  * never a channel's "last command user". Four people asking at once in one channel each get their
- * own thread streamed to them; a press of "Ask about a viewing" on someone else's listing cards
- * starts a conversation that is the presser's, streamed to the presser.
+ * own thread streamed to them; a participant's question in a thread is streamed to its asker; a
+ * press of "Ask about a viewing" on someone else's listing cards starts a conversation that is the
+ * presser's, streamed to the presser.
  */
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { shown } from '../../../fakes/slack-blocks';
@@ -69,6 +70,30 @@ describe('Slack e2e: native streams are addressed to the asker of the thread', (
       for (const c of e.fake.callsOf('chat.startStream').filter((x) => x.args.thread_ts === root.ts))
         expect(c.args.recipient_team_id).toBe(e.fake.team);
     }
+  }, 90_000);
+
+  test("a participant's question in someone's thread is answered in a stream addressed to the thread's asker", async () => {
+    const channel = 'C0FOLLOWUP';
+    const [ada, grace] = [ASKERS[0], ASKERS[1]];
+    const question = QUESTIONS[0]!;
+    await e.driver.command('/ask', question, { user: ada, channel });
+    const root = await waitFor(() => rootFor(e.fake, channel, question), 'the root');
+    const first = await waitForAnswer(e, channel, root.ts, question, 40_000);
+    const follow = 'And which homes are for rent in Seattle?';
+    await e.driver.event({
+      type: 'message',
+      channel,
+      channel_type: 'channel',
+      user: grace,
+      text: follow,
+      ts: `${Math.floor(Date.now() / 1000)}.900001`,
+      thread_ts: root.ts,
+    });
+    await waitForAnswer(e, channel, root.ts, follow, 40_000, first.messages.length);
+    const recipients = recipientsIn(channel, root.ts);
+    expect(recipients.length).toBeGreaterThanOrEqual(2);
+    // Every instance reads the asker from the conversation: the thread stays Ada's.
+    expect(recipients).toEqual(recipients.map(() => ada));
   }, 90_000);
 
   test('B presses "Ask about a viewing" on A\'s listing cards: the conversation and its stream are B\'s', async () => {
