@@ -11,6 +11,21 @@ export {
   PlatformRateLimitError,
   rateLimitDelay,
 } from './platform-rate-limit';
+export { feedbackButtons } from './content';
+export type {
+  AssistantIntro,
+  Attachment,
+  Button,
+  Card,
+  CardGroup,
+  FeedbackPrompt,
+  FileUpload,
+  FormField,
+  FormResult,
+  FormSpec,
+  OutMessage,
+} from './content';
+import type { AssistantIntro, Attachment, FormResult, FormSpec, OutMessage } from './content';
 
 /** Every surface the bridge has: the one list (stored places are checked against it). */
 export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
@@ -49,135 +64,6 @@ export interface MessageRef {
   place: Place;
   /** Slack ts, Discord message id, shell counter. */
   id: string;
-}
-
-export interface Button {
-  /** Core's action id, handed back unchanged in `BridgeCore.action` (e.g. `answer.retry`). */
-  action: string;
-  label: string;
-  /** Opaque value handed back with the action (core keeps it short: an id). */
-  value: string;
-  style?: 'primary' | 'danger';
-}
-
-/**
- * A rich item (a listing): a card of a Slack carousel (or section+image blocks where the workspace
- * refuses cards), a Discord container, a table row in the shell.
- */
-export interface Card {
-  title: string;
-  url?: string;
-  imageUrl?: string;
-  fields: Array<{ label: string; value: string }>;
-  footer?: string;
-  /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
-  badge?: string;
-  /** One line under the title, for compact cards (a listing: price, beds/baths, status in words). */
-  subtitle?: string;
-  /** A few words under the subtitle, for compact cards (a listing: its city and description's start). */
-  body?: string;
-  /** The card's own buttons (a listing: Details, Ask about a viewing). */
-  actions?: Button[];
-  /**
-   * A detailed card's facts grouped as a reader takes them in ("Price and size", "The home", ...);
-   * `fields` holds the same facts flat, for surfaces that show no groups.
-   */
-  groups?: CardGroup[];
-  /** A detailed card's photos, shown as a gallery (never as facts). */
-  photos?: string[];
-}
-
-export interface CardGroup {
-  title: string;
-  fields: Array<{ label: string; value: string }>;
-}
-
-export interface FileUpload {
-  name: string;
-  mime: string;
-  data: Buffer;
-  title?: string;
-}
-
-export interface OutMessage {
-  /**
-   * The message's plain text. For answers this is exactly the service's text (for the part this
-   * message carries): surfaces put it in Slack's `text` / Discord's `content` unchanged and never
-   * append anything to it except while `typing` is set.
-   */
-  text: string;
-  /** The text is Markdown (answers, notices): surfaces may render it in blocks/embeds. */
-  markdown?: boolean;
-  /** Still streaming: a surface may show a typing mark after the text. */
-  typing?: boolean;
-  /** A short status line shown under the text, never inside it (e.g. "Answer interrupted ..."). */
-  notice?: string;
-  cards?: Card[];
-  buttons?: Button[];
-  /** A way to rate this (complete) answer: Slack's feedback buttons, two buttons elsewhere. */
-  feedback?: FeedbackPrompt;
-  file?: FileUpload;
-}
-
-/**
- * Rating an answer. A press comes back as `BridgeCore.action(inv, action, positive | negative)`, like
- * a button; surfaces without a native rating control render it as two buttons (👍 and 👎).
- */
-export interface FeedbackPrompt {
-  action: string;
-  /** The value handed back for a positive vote. */
-  positive: string;
-  /** The value handed back for a negative vote. */
-  negative: string;
-}
-
-/** The two buttons a surface without a native rating control shows for `feedback`. */
-export function feedbackButtons(f: FeedbackPrompt): Button[] {
-  return [
-    { action: f.action, label: '👍', value: f.positive },
-    { action: f.action, label: '👎', value: f.negative },
-  ];
-}
-
-/** What an assistant surface (Slack's assistant pane) shows when a new thread opens. */
-export interface AssistantIntro {
-  /** Posted in the new thread. */
-  greeting: string;
-  /** 1 to 4 suggestions: `title` is shown, `message` is sent when picked. */
-  prompts: Array<{ title: string; message: string }>;
-}
-
-export interface FormField {
-  name: string;
-  label: string;
-  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean';
-  required: boolean;
-  options?: Array<{ value: string; label: string }>;
-  initial?: string;
-  hint?: string;
-  /** Fields are grouped for surfaces with small forms (Discord: 5 inputs per modal). */
-  group: string;
-}
-
-export interface FormSpec {
-  /** Core's form id, handed back in `BridgeCore.submitForm` (e.g. `listing.create`). */
-  id: string;
-  title: string;
-  /** Opaque state handed back on submit (e.g. the listing key being updated). */
-  state: string;
-  fields: FormField[];
-  submitLabel?: string;
-}
-
-export type FormResult = { ok: true; message?: OutMessage } | { ok: false; errors: Record<string, string> };
-
-export interface Attachment {
-  /** The platform's file id or URL: whatever `fetchAttachment` needs. */
-  id: string;
-  name: string;
-  mime?: string;
-  size?: number;
-  url?: string;
 }
 
 /**
@@ -245,7 +131,79 @@ export interface NativeStream {
   readonly expiresAt: number;
 }
 
-/** What core needs from a platform. */
+/**
+ * Native streaming of a message (Slack chat.startStream/appendStream/stopStream), where a surface
+ * has it (`SurfacePort.streaming`).
+ */
+export interface StreamingPort {
+  /**
+   * A native stream here, or undefined to use post + edit for this answer (refused, or its budgets
+   * spent). With `latest`, the stream starts with the message as it is when the start goes out
+   * (read again on a retry): the caller learns what it started with from its last call of `latest`.
+   * `for`: whom the answer is for (the conversation's asker; Slack addresses the stream to them).
+   */
+  startNativeStream(
+    place: Place,
+    first: OutMessage,
+    opts?: { latest?: () => OutMessage; for?: Person },
+  ): Promise<NativeStream | undefined>;
+  /**
+   * Finish a native stream left open by another (dead) process: the message ends showing `final`
+   * exactly (falls back to a plain edit when the stream is already gone).
+   */
+  stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void>;
+}
+
+/** The platform budgets an answer plans with (the surface's gateway spends them). */
+export interface BudgetPort {
+  /**
+   * An answer in flight in `place` will need one final edit: until released, interims on the
+   * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` go out at
+   * the intervals of the plan.
+   */
+  reserveFinal(place: Place, holder: string): () => void;
+  /** The waiting call sent with this coalesceKey becomes a final (its answer just finished). */
+  promote(coalesceKey: string): void;
+  /**
+   * How long an answer's first message may wait for the answer's first words before it goes up
+   * empty (the relay waits; the surface says what its platform's budgets make worth it).
+   */
+  readonly firstWordsWaitMs: number;
+}
+
+/** What the platform can tell about its people, channels and messages (tickets, offers, the App Home). */
+export interface DirectoryPort {
+  /** A link people can open to a message (Slack permalink, Discord message link); undefined when unknown. */
+  permalink(ref: MessageRef): Promise<string | undefined>;
+  /** The channel's name as people know it (without #); undefined when unknown. */
+  channelName(place: Place): Promise<string | undefined>;
+  /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
+  isMember(channel: Place, userId: string): Promise<boolean | undefined>;
+  /** The channel's people (no bots, not the bridge) in a stable order; undefined when not cheaply known. */
+  channelAgents(channel: Place): Promise<Actor[] | undefined>;
+  /**
+   * How a group of HANDOFF_ESCALATE is written so the platform notifies it (Slack user `U…` or user
+   * group `S…`, Discord role): the only group mention the bridge builds. Undefined for another platform's id.
+   */
+  mentionGroup(id: string): string | undefined;
+  /**
+   * Removes the bridge's buttons of these core actions from its recent messages in a thread (the
+   * "Talk to a human" and "Cancel" buttons that no longer apply); the messages keep their text.
+   */
+  stripButtons(thread: Place, actions: string[]): Promise<void>;
+}
+
+/** Shows that an answer is being worked on (Slack's assistant status "is thinking…"). */
+export interface StatusPort {
+  /** '' clears it. Cosmetic: implementations never throw. */
+  setStatus(place: Place, status: string): Promise<void>;
+}
+
+/**
+ * What core needs from a platform: messaging, and the capabilities the surface hands over once,
+ * when it is made, where its platform has them (where not: core/capabilities.ts's `NO_*`). Core
+ * calls them without asking first; only `streaming` may be absent, and an answer decides once.
+ */
 export interface SurfacePort {
   readonly name: SurfaceName;
   readonly limits: SurfaceLimits;
@@ -264,59 +222,12 @@ export interface SurfacePort {
   notify(place: Place, user: Actor, msg: OutMessage): Promise<void>;
   /** How a user is written so the platform notifies them (Slack `<@U1>`, Discord `<@1>`). */
   mention(user: Actor): string;
-  /**
-   * How a group of HANDOFF_ESCALATE is written so the platform notifies it (Slack user `U…` or user
-   * group `S…`, Discord role): the only group mention the bridge builds. Undefined for an id of another platform.
-   */
-  mentionGroup?(id: string): string | undefined;
-  /**
-   * An answer in flight in `place` will need one final edit: until released, interims on the
-   * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` go out at
-   * the intervals of the plan. Absent: the surface has no budgets to plan.
-   */
-  reserveFinal?(place: Place, holder: string): () => void;
-  /** The waiting call sent with this coalesceKey becomes a final (its answer just finished). */
-  promote?(coalesceKey: string): void;
   fetchAttachment(att: Attachment): Promise<Buffer>;
-  /**
-   * How long an answer's first message may wait for the answer's first words before it goes up
-   * empty (the relay waits; the surface says what its platform's budgets make worth it). Absent: 0.
-   */
-  readonly firstWordsWaitMs?: number;
-  /**
-   * Native streaming where the platform offers it here; undefined = use post + edit. With `latest`,
-   * the stream starts with the message as it is when the start goes out (read again on a retry):
-   * the caller learns what it started with from its last call of `latest`. `for`: whom the answer is
-   * for (the conversation's asker; Slack addresses the stream to them outside DMs).
-   */
-  startNativeStream?(
-    place: Place,
-    first: OutMessage,
-    opts?: { latest?: () => OutMessage; for?: Person },
-  ): Promise<NativeStream | undefined>;
-  /**
-   * Finish a native stream left open by another (dead) process: the message ends showing `final`
-   * exactly (falls back to a plain edit when the stream is already gone).
-   */
-  stopNativeStream?(ref: MessageRef, final: OutMessage): Promise<void>;
-  /** A link people can open to a message (Slack permalink, Discord message link); undefined when unknown. */
-  permalink?(ref: MessageRef): Promise<string | undefined>;
-  /** The channel's name as people know it (without #); undefined when unknown. */
-  channelName?(place: Place): Promise<string | undefined>;
-  /**
-   * Removes the bridge's buttons of these core actions from its recent messages in a thread (the
-   * "Talk to a human" and "Cancel" buttons that no longer apply); the messages keep their text.
-   */
-  stripButtons?(thread: Place, actions: string[]): Promise<void>;
-  /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
-  isMember?(channel: Place, userId: string): Promise<boolean | undefined>;
-  /** The channel's people (no bots, not the bridge) in a stable order; undefined when not cheaply known. */
-  channelAgents?(channel: Place): Promise<Actor[] | undefined>;
-  /**
-   * Show that an answer is being worked on in `place` (Slack: the assistant status "is thinking…");
-   * '' clears it. Cosmetic: implementations never throw.
-   */
-  setStatus?(place: Place, status: string): Promise<void>;
+  /** Native streaming where the platform offers it; undefined: answers are posted and edited. */
+  readonly streaming: StreamingPort | undefined;
+  readonly budgets: BudgetPort;
+  readonly directory: DirectoryPort;
+  readonly status: StatusPort;
 }
 
 /**

@@ -131,10 +131,11 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
     startThread: (place, root, title) => inner.startThread(place, root, title),
     notify: (place, user, msg) => inner.notify(place, user, msg),
     mention: (user) => inner.mention(user),
-    reserveFinal: (place, holder) => inner.reserveFinal(place, holder),
-    promote: (key) => inner.promote(key),
     fetchAttachment: (att) => inner.fetchAttachment(att),
-    isMember: (channel, userId) => inner.isMember(channel, userId),
+    streaming: inner.streaming,
+    budgets: inner.budgets,
+    directory: inner.directory,
+    status: inner.status,
   };
 }
 

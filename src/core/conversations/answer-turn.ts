@@ -149,7 +149,7 @@ export class TurnAnswerer {
     const existing = turn.placeholder ?? progress.takeLeftPlaceholder();
     // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at
     // once. Decided here only: the relay is told.
-    const native = existing === undefined && typeof surface.startNativeStream === 'function';
+    const native = existing === undefined && surface.streaming !== undefined;
     const placeholder = native ? undefined : (existing ?? (await surface.post(conv.place, PLACEHOLDER)));
     if (placeholder) await progress.notePlaceholder(placeholder);
     const retryId = turn.retryId ?? randomBytes(8).toString('hex');

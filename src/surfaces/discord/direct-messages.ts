@@ -7,7 +7,18 @@
  * back to its channel before anything reaches Discord.
  */
 import { HANDOFF_ACTIONS } from '../../core/handoff/model';
-import type { Actor, Attachment, MessageRef, OutMessage, Place, SendOptions, SurfacePort } from '../../core/surface';
+import { NO_STATUS } from '../../core/capabilities';
+import type {
+  Actor,
+  Attachment,
+  BudgetPort,
+  DirectoryPort,
+  MessageRef,
+  OutMessage,
+  Place,
+  SendOptions,
+  SurfacePort,
+} from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { DiscordPort } from './port';
 import type { Responder } from './responder';
@@ -67,8 +78,13 @@ export class DirectMessages {
  * "New conversation". One built `forInteraction` is the port an interaction's request carries: the
  * interaction travels with it (no per-call context), for the calls Discord answers through it.
  */
-export class DirectMessagePort implements SurfacePort {
+export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly name = 'discord' as const;
+  readonly streaming = undefined;
+  readonly budgets: BudgetPort = this;
+  readonly directory: DirectoryPort = this;
+  readonly status = NO_STATUS;
+  readonly firstWordsWaitMs = 0;
 
   constructor(
     private readonly port: DiscordPort,

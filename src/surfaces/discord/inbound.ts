@@ -7,9 +7,10 @@ import type { Actor, BridgeCore, FormSpec, Invocation, Place } from '../../core/
 import type { StateStore } from '../../state/store';
 import type { DirectMessagePort, DirectMessages } from './direct-messages';
 import type { People } from './people';
-import type { DiscordPort, Threads } from './port';
+import type { DiscordPort } from './port';
 import type { RenderedMessage } from './render';
 import { errInfo, Responder, type Repliable } from './responder';
+import type { Threads } from './threads';
 
 export interface Inbound {
   /** Discord's port: rendering, and ephemeral messages an interaction made. */

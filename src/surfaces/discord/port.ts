@@ -17,20 +17,23 @@ import {
   type OutMessage,
   type Place,
   type SendOptions,
+  type BudgetPort,
+  type DirectoryPort,
   type SurfaceLimits,
   type SurfacePort,
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { NO_STATUS } from '../../core/capabilities';
 import { buttonId, parseId } from './custom-ids';
 import { ChannelMembers } from './channel-members';
 import { DiscordGateway } from './gateway';
+import { Threads } from './threads';
 import { MAX_CONTENT, renderMessage, restBody, type RenderedMessage } from './render';
 import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
-const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
 
 const idSchema = z.object({ id: z.string() });
 const channelNameSchema = z.object({ name: z.string().min(1) });
@@ -46,8 +49,6 @@ const botMessageSchema = z
       .optional(),
   })
   .passthrough();
-const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
-const THREAD_TYPES = new Set([10, 11, 12]);
 const PUBLIC_THREAD = 11;
 
 function threadName(title: string): string {
@@ -60,41 +61,6 @@ function errSummary(err: unknown): Record<string, unknown> {
   return { message: err instanceof Error ? err.message : String(err) };
 }
 
-/** Which channels are threads, and their parents: remembered in the store (threads outlive a restart). */
-export class Threads {
-  private readonly parents = new Map<string, string | null>();
-
-  constructor(
-    private readonly rest: REST,
-    private readonly store: StateStore,
-    /** The surface's one outbound path (a lookup spends the bot's global budget too). */
-    private readonly gateway: DiscordGateway,
-  ) {}
-
-  async remember(threadId: string, parentId: string): Promise<void> {
-    this.parents.set(threadId, parentId);
-    await this.store.set(`discord:thread:${threadId}`, parentId, THREAD_TTL_MS);
-  }
-
-  /** The parent channel of a thread; null for a channel that is not a thread. */
-  async parentOf(channelId: string): Promise<string | null> {
-    const known = this.parents.get(channelId);
-    if (known !== undefined) return known;
-    const stored = await this.store.get(`discord:thread:${channelId}`);
-    if (typeof stored === 'string') {
-      this.parents.set(channelId, stored);
-      return stored;
-    }
-    const ch = channelSchema.safeParse(
-      await this.gateway.global({}, () => this.rest.get(Routes.channel(channelId))).catch(() => undefined),
-    );
-    const parent = ch.success && THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
-    if (parent) await this.remember(channelId, parent);
-    else this.parents.set(channelId, null);
-    return parent;
-  }
-}
-
 export function targetOf(place: Place): string {
   return place.thread ?? place.channel;
 }
@@ -105,8 +71,14 @@ export function toRateLimitError(err: unknown): unknown {
   return err;
 }
 
-export class DiscordPort implements SurfacePort {
+/** Discord has budgets and a directory (no native streaming, no status line). */
+export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly name = 'discord' as const;
+  readonly streaming = undefined;
+  readonly budgets: BudgetPort = this;
+  readonly directory: DirectoryPort = this;
+  readonly status = NO_STATUS;
+  readonly firstWordsWaitMs = 0;
   readonly limits: SurfaceLimits = { maxMessageLength: MAX_CONTENT, maxFormFields: 5, cardsPerPage: 5 };
   private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
   /** The surface's one outbound path. */

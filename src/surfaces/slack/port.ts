@@ -14,6 +14,10 @@ import type {
   Person,
   Place,
   SendOptions,
+  BudgetPort,
+  DirectoryPort,
+  StatusPort,
+  StreamingPort,
   SurfaceLimits,
   SurfacePort,
 } from '../../core/surface';
@@ -88,8 +92,13 @@ function withoutButtons(
   return changed ? out : undefined;
 }
 
-export class SlackPort implements SurfacePort {
+/** Slack has every capability: the port hands itself over as each. */
+export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, DirectoryPort, StatusPort {
   readonly name = 'slack' as const;
+  readonly streaming: StreamingPort = this;
+  readonly budgets: BudgetPort = this;
+  readonly directory: DirectoryPort = this;
+  readonly status: StatusPort = this;
   readonly limits: SurfaceLimits = { maxMessageLength: 3_000, maxFormFields: 100 };
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
@@ -246,26 +255,26 @@ export class SlackPort implements SurfacePort {
 
   /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
   private directoryCache: SlackDirectory | undefined;
-  private get directory(): SlackDirectory {
+  private get lookups(): SlackDirectory {
     if (!this.directoryCache) this.directoryCache = new SlackDirectory(this.gateway, this.opts.log);
     return this.directoryCache;
   }
 
   permalink(ref: MessageRef): Promise<string | undefined> {
-    return this.directory.permalink(ref);
+    return this.lookups.permalink(ref);
   }
 
   channelName(place: Place): Promise<string | undefined> {
-    return this.directory.channelName(place);
+    return this.lookups.channelName(place);
   }
 
   isMember(channel: Place, userId: string): Promise<boolean | undefined> {
-    return this.directory.isMember(channel, userId);
+    return this.lookups.isMember(channel, userId);
   }
 
   /** The channel's people: its members (conversations.members) but bots and the bridge, in id order. */
   async channelAgents(channel: Place): Promise<Actor[] | undefined> {
-    const ids = await this.directory.memberIds(channel);
+    const ids = await this.lookups.memberIds(channel);
     if (!ids) return undefined;
     const self = this.opts.botUserId?.();
     const out: Actor[] = [];
