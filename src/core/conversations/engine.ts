@@ -7,7 +7,7 @@
 import type { QueueItem } from '../../state/store';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { Actor, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import type { Actor, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { TurnAnswerer } from './answer-turn';
 import {
   conversationIdOf,
@@ -220,6 +220,7 @@ export class Conversations {
       await progress.done();
       return;
     }
+    const request = answerRequest(conv, surface, item.actor);
     try {
       const ticket = await this.handoffs.activeTicket(convId);
       if (item.kind === 'message') {
@@ -229,8 +230,7 @@ export class Conversations {
         }
         await this.turns.answerMessage({
           conv,
-          surface,
-          actor: item.actor,
+          request,
           text: item.text,
           attachments: item.attachments,
           progress,
@@ -247,7 +247,7 @@ export class Conversations {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
         }
-        await this.turns.answer({ conv, surface, actor: item.actor, ask: record, retryId: item.retryId, progress });
+        await this.turns.answer({ conv, request, ask: record, retryId: item.retryId, progress });
       }
     } catch (err) {
       this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
@@ -276,4 +276,20 @@ export class Conversations {
   private surfaceFor(place: Place): SurfacePort | undefined {
     return this.ctx.surfaces.get(place.surface) ?? this.knownSurfaces.get(place.surface);
   }
+}
+
+/**
+ * The request a queue item is answered under, on whichever instance takes it: the item's actor, in
+ * the conversation's thread, for the conversation's asker (stored with it; the actor on records
+ * from before the asker was kept).
+ */
+function answerRequest(conv: Conversation, surface: SurfacePort, actor: Actor): BridgeRequest {
+  const asker = conv.asker ?? actor;
+  return {
+    tenant: conv.place.workspace,
+    surface,
+    place: conv.place,
+    actor,
+    for: { id: asker.id, name: asker.name },
+  };
 }

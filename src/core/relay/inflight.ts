@@ -165,9 +165,9 @@ async function recoverOne(
     const msg: OutMessage =
       i === last ? interruptedMessage(m.text, reason, rec.retry) : { text: m.text, markdown: true, typing: false };
     // A live native stream is stopped where the surface can (an edit alone would leave it streaming).
-    const stop = m.native && surface.stopNativeStream ? surface.stopNativeStream.bind(surface) : undefined;
+    const streaming = m.native ? surface.streaming : undefined;
     // The surface's gateway spends the budgets (recovery edits are finals).
-    await (stop ? stop(ref, msg) : surface.edit(ref, msg));
+    await (streaming ? streaming.stopNativeStream(ref, msg) : surface.edit(ref, msg));
   }
   await store.delete(inflightKey(answerKey));
   await store.releaseLease(leaseName, deps.instanceId);

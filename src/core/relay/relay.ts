@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
 import type { StateStore } from '../../state/store';
-import type { Button, Card, FeedbackPrompt, MessageRef, Place, SurfacePort } from '../surface';
+import type { Button, Card, FeedbackPrompt, MessageRef, Person, Place, SurfacePort } from '../surface';
 import { RelayInterrupt, readAnswer } from './answer-reader';
 import { inflightKey, inflightLease, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
@@ -26,6 +26,8 @@ export interface RelayRequest {
   surface: SurfacePort;
   /** The thread the answer goes to. */
   place: Place;
+  /** Whom the answer is for (its request's `for`): a native stream is addressed to them. */
+  for?: Person;
   events: AsyncIterable<AnswerEvent>;
   /** Already posted by the caller: the answer starts there (and never as a native stream). */
   placeholder?: MessageRef;
@@ -127,6 +129,7 @@ class AnswerRun {
     this.messages = new Reconciler({
       surface: req.surface,
       place: req.place,
+      ...(req.for ? { for: req.for } : {}),
       placeholder: req.placeholder,
       native: req.native === true,
       seg: this.seg,
