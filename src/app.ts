@@ -14,6 +14,7 @@ import { Bridge } from './core/bridge';
 import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
+import { leaseTimings } from './core/leases';
 import { Relay } from './core/relay';
 import type { SurfaceName } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
@@ -209,6 +210,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       }
     }
 
+    // One lease setting for answers, threads and the sweeps that find a dead instance's work.
+    const lease = leaseTimings(config.leaseTtlMs);
     const coreConfig: CoreConfig = {
       chatbotId: chatbot.chatbotId,
       answerIdleTimeoutMs: config.answerIdleTimeoutMs,
@@ -217,6 +220,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       handoffRemindMs: config.handoffRemindMs,
       handoffOnNoAnswer: config.handoffOnNoAnswer,
       instanceId,
+      leaseTtlMs: lease.ttlMs,
       embeddedService: localService !== undefined,
       retentionMs: config.retentionDays * DAY_MS,
       office: config.office,
@@ -229,7 +233,12 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
     if (config.mail) log.info({ server: mailServerLabel(config.mail) }, 'e-mail: on');
     else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
-    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
+    const relay = new Relay({
+      store,
+      log: log.child({ part: 'relay' }),
+      instanceId,
+      options: { leaseTtlMs: lease.ttlMs, leaseRenewMs: lease.renewMs },
+    });
     const bridge = new Bridge(
       {
         client,

@@ -5,6 +5,7 @@
 import dotenv from 'dotenv';
 import { z } from 'zod';
 import type { OfficeConfig } from './core/handoff/hours/office';
+import { DEFAULT_LEASE_TTL_MS } from './core/leases';
 import { type MailConfig, officeConfig, officeSchemas, redactedSmtpUrl } from './office-config';
 import { instanceId } from './state/instance-id';
 
@@ -69,6 +70,11 @@ export interface Config {
   logLevel: LogLevel;
   /** INSTANCE_ID, else a random id + pid (distinct per process even on one host; not the host name). */
   instanceId: string;
+  /**
+   * INSTANCE_LEASE_S: how long an instance's hold on an answer or a thread lasts without renewal; a
+   * dead instance's work is taken over within about this plus a third (core/leases.ts).
+   */
+  leaseTtlMs: number;
   /** SQLite file of the in-process local chatbot service (only used when CHATBOT_API_URL is unset). */
   serviceDb: string;
   /** OpenAI-compatible backend of the in-process local chatbot service; its built-in answerer when absent. */
@@ -201,6 +207,15 @@ const envObject = z.object({
       .transform((v) => v.toLowerCase() as LogLevel),
   ),
   INSTANCE_ID: opt(text),
+  INSTANCE_LEASE_S: opt(
+    z
+      .string()
+      .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) >= 1 && Number(v) <= 60, {
+        message:
+          "must be a number of seconds from 1 to 60 (default 6): how long a dead instance's answers wait before another instance takes them over",
+      })
+      .transform((v) => Math.round(Number(v) * 1000)),
+  ),
   SERVICE_DB: opt(text),
   LLM_BASE_URL: opt(httpUrl),
   LLM_API_KEY: opt(text),
@@ -282,6 +297,7 @@ const envSchema = envObject
       userRateLimit: e.USER_RATE_LIMIT ?? 30,
       logLevel: e.LOG_LEVEL ?? 'info',
       instanceId: e.INSTANCE_ID ?? instanceId(),
+      leaseTtlMs: e.INSTANCE_LEASE_S ?? DEFAULT_LEASE_TTL_MS,
       serviceDb: e.SERVICE_DB ?? './data/service.db',
       ...officeConfig(e),
     };

@@ -15,13 +15,9 @@ import {
   type SurfacePort,
 } from '../surface';
 import type { Json, StateStore } from '../../state/store';
+import { DEFAULT_LEASE_TTL_MS } from '../leases';
 
 export const INFLIGHT_PREFIX = 'inflight:';
-// Short enough that a dead instance's answer is marked well inside the 60 s promise even on a loaded
-// machine (lease 20 s + one recovery sweep of 5 s), long enough that four renewals can miss before a
-// live answer is taken for dead.
-export const LEASE_TTL_MS = 20_000;
-export const LEASE_RENEW_MS = 5_000;
 
 export function inflightKey(answerKey: string): string {
   return `${INFLIGHT_PREFIX}${answerKey}`;
@@ -92,6 +88,8 @@ export interface RecoveryDeps {
   log: Logger;
   instanceId: string;
   now?: () => number;
+  /** The lease the marking instance holds while it marks (core/leases.ts; default 6 s). */
+  leaseTtlMs?: number;
 }
 
 export interface RecoveryOptions {
@@ -144,7 +142,7 @@ async function recoverOne(
   if (!lapsed && !mine) return false;
   if (!lapsed && mine && lease && lease.owner !== deps.instanceId) await store.releaseLease(leaseName, lease.owner);
   // One instance wins the lease; the others leave the record to it.
-  if (!(await store.acquireLease(leaseName, deps.instanceId, LEASE_TTL_MS))) return false;
+  if (!(await store.acquireLease(leaseName, deps.instanceId, deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS))) return false;
 
   const surface = deps.surfaces(rec.surface);
   if (!surface) {
@@ -170,6 +168,10 @@ async function recoverOne(
   }
   await store.delete(inflightKey(answerKey));
   await store.releaseLease(leaseName, deps.instanceId);
-  deps.log.info({ answerKey, owner: rec.owner }, 'marked an abandoned answer interrupted');
+  // The owner's last record write (its lease ran out at most a lease after it) and the mark's time.
+  deps.log.info(
+    { answerKey, owner: rec.owner, recordUpdatedAt: rec.updatedAt, markedAt: now() },
+    'marked an abandoned answer interrupted',
+  );
   return true;
 }
