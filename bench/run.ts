@@ -11,6 +11,8 @@
  * `--unknown` (with `--native`): answers of different lengths, none known in advance.
  * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
+ * `npm run bench -- --scale-out`: three bridge processes on one Redis behind one address, one killed
+ * halfway (bench/scale-out/; BENCH_SCALE_* settings there).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -20,6 +22,7 @@ import { runMemoryBench } from './memory-bench';
 import { RELAY_KINDS, runRelayBench, type RelayKind } from './relay-bench';
 import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } from './report';
 import { runServiceBench } from './service-bench';
+import { scaleOutCli } from './scale-out/cli';
 import { runStoreBench } from './store-bench';
 
 function listEnv(name: string): string[] | undefined {
@@ -49,6 +52,7 @@ async function hostile(): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--hostile')) return hostile();
+  if (process.argv.includes('--scale-out')) return scaleOutCli();
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');

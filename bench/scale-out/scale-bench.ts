@@ -1,0 +1,374 @@
+/**
+ * `npm run bench -- --scale-out`: the bridge scaled out as an operator runs it, measured as a whole.
+ *
+ * Three bridge processes (the compiled entry, each with its own PORT) on one Redis, behind one
+ * address for Slack's requests (a round-robin proxy); a fake Slack per workspace with Slack's
+ * budgets enforced; the local chatbot service. Many signed `/ask` at once, spread over workspaces
+ * and channels; halfway through the answers' streams one instance is SIGKILLed. The figures: answers
+ * exact, 429s, final lag, how long the killed instance's unsettled answers took to be completed or
+ * marked interrupted (text so far, Retry) by the others, duplicate posts, memory per instance, Redis
+ * commands per answer, and whether any queue item, in-flight record or question was lost.
+ *
+ * Workspaces: one fake Slack each (own team, token and budgets). The bridge serves one bot token
+ * today, so the bench runs one; once workspaces are installed through OAuth, each further one is an
+ * entry of `workspaces` and the asks spread over them unchanged.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildLocalService, type LocalService } from '../../src/local-service';
+import { FakeSlack } from '../../fakes/fake-slack';
+import { SlackDriver } from '../../fakes/slack-requests';
+import { waitFor } from '../../fakes/wait-for';
+import { percentile } from '../relay-bench';
+import { type Ask, type Seen, seen, serviceGot, storedAnswer } from './answers';
+import { BridgeInstance, type Memory } from './instances';
+import { RoundRobinProxy } from './proxy';
+import { type BenchRedis, startBenchRedis } from './redis';
+
+const SECRET = 'scale-out-bench-signing-secret';
+const CITIES = ['Austin', 'Denver', 'Seattle', 'Miami'];
+
+export interface ScaleOptions {
+  instances: number;
+  answers: number;
+  channels: number;
+  workspaces: number;
+  /** Pause between the service's answer fragments (how long an answer streams). */
+  fragmentDelayMs: number;
+  streaming: 'on' | 'unknown_method';
+  /** Seconds an instance's lease lasts (INSTANCE_LEASE_S; unset: the bridge's default). */
+  leaseS?: string;
+  /** How long to wait for every answer to settle before giving up on the rest. */
+  settleTimeoutMs: number;
+}
+
+export interface ScaleReport {
+  options: ScaleOptions;
+  answers: number;
+  exact: number;
+  /** Answers not on the killed instance, and how many of those were exact. */
+  survivorAnswers: number;
+  survivorExact: number;
+  /** The killed instance's answers unsettled when it died: completed, marked interrupted, neither. */
+  takenOver: { total: number; completed: number; interrupted: number; unsettled: number };
+  /** Kill to the call that settled each of them (ms). */
+  takeoverP50Ms: number | null;
+  takeoverMaxMs: number | null;
+  rateLimited: number;
+  finalLagP50Ms: number | null;
+  finalLagP95Ms: number | null;
+  duplicates: number;
+  memory: Array<{ instance: string; killed: boolean } & Partial<Memory>>;
+  redisCommands: number;
+  redisCommandsPerAnswer: number;
+  lost: { queueItems: number; inflightRecords: number; questionsNeverAsked: number };
+  /** Mean answer length and stream time (from the service's records). */
+  answerChars: number;
+  streamMs: number;
+  /** `/ask` requests not acknowledged with 200 (through the proxy). */
+  refusedAsks: number;
+  killAtMs: number;
+  runMs: number;
+}
+
+interface Workspace {
+  fake: FakeSlack;
+  driver: SlackDriver;
+}
+
+interface Rig {
+  dir: string;
+  redis: BenchRedis;
+  service: LocalService;
+  serviceUrl: string;
+  workspaces: Workspace[];
+  instances: BridgeInstance[];
+  proxy: RoundRobinProxy;
+}
+
+async function startRig(o: ScaleOptions): Promise<Rig> {
+  if (o.workspaces !== 1) {
+    throw new Error('BENCH_SCALE_WORKSPACES: the bridge serves one Slack workspace until OAuth installs land; use 1');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'scale-bench-'));
+  const redis = await startBenchRedis();
+  const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: o.fragmentDelayMs });
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = service.app.server.address();
+  const serviceUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const fake = await new FakeSlack({ streaming: o.streaming }).start();
+  const instances: BridgeInstance[] = [];
+  const proxy = await new RoundRobinProxy(() => instances.map((i) => i.url)).start();
+  const workspaces = [{ fake, driver: new SlackDriver(`${proxy.url}/slack/events`, SECRET, fake.team) }];
+  const env: Record<string, string> = {
+    CHATBOT_API_URL: serviceUrl,
+    CHATBOT_SECRET_KEY: service.credentials.secretKey,
+    CHATBOT_SESSION_KEY: service.credentials.sessionKey,
+    CHATBOT_API_KEY: service.credentials.apiKey,
+    CHATBOT_ID: service.chatbotId,
+    SLACK_BOT_TOKEN: fake.botToken,
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    STATE_URL: redis.url,
+    PORT: '0',
+    // Many users at once: the per-person flood limit is not what is measured.
+    USER_RATE_LIMIT: '0',
+    ...(o.leaseS ? { INSTANCE_LEASE_S: o.leaseS } : {}),
+  };
+  const started = await Promise.all(
+    Array.from({ length: o.instances }, (_, i) => BridgeInstance.start(`scale-${String.fromCharCode(97 + i)}`, env)),
+  );
+  instances.push(...started);
+  return { dir, redis, service, serviceUrl, workspaces, instances, proxy };
+}
+
+async function stopRig(r: Rig): Promise<void> {
+  await Promise.all(r.instances.map((i) => i.stop()));
+  await r.proxy.close();
+  await Promise.all(r.workspaces.map((w) => w.fake.close()));
+  await r.service.app.close();
+  await r.redis.close();
+  rmSync(r.dir, { recursive: true, force: true });
+}
+
+function asksFor(o: ScaleOptions): Ask[] {
+  return Array.from({ length: o.answers }, (_, index) => ({
+    index,
+    workspace: index % o.workspaces,
+    channel: `C0SCALE${String(index % o.channels).padStart(3, '0')}`,
+    user: `U0SCALE${String(index).padStart(3, '0')}`,
+    // About 1,300 to 2,200 characters each (about 1,600 on average), 47 to 86 fragments.
+    question: `Show me all homes for ${index % 2 ? 'rent' : 'sale'} in ${CITIES[Math.floor(index / 2) % CITIES.length]} (ask ${index})`,
+  }));
+}
+
+/** Sends every `/ask` at once through the proxy; resolves with how many were not acknowledged 200. */
+async function sendAsks(r: Rig, asks: Ask[]): Promise<number> {
+  const statuses = await Promise.all(
+    asks.map((a) =>
+      r.workspaces[a.workspace]!.driver.command('/ask', a.question, { user: a.user, channel: a.channel }).then(
+        (res) => res.status,
+        () => 0,
+      ),
+    ),
+  );
+  return statuses.filter((s) => s !== 200).length;
+}
+
+/** Which instance took each ask: the proxy's routing of its `/ask` (that instance queues and answers it). */
+function routedTo(r: Rig, asks: Ask[]): Map<number, number> {
+  const byChannelAndText = new Map<string, number>();
+  for (const route of r.proxy.routed) {
+    const fields = new URLSearchParams(route.body);
+    if (fields.get('command') !== '/ask') continue;
+    byChannelAndText.set(`${fields.get('channel_id')}|${fields.get('text')}`, route.instance);
+  }
+  const out = new Map<number, number>();
+  for (const a of asks) {
+    const i = byChannelAndText.get(`${a.channel}|${a.question}`);
+    if (i !== undefined) out.set(a.index, i);
+  }
+  return out;
+}
+
+function seenNow(r: Rig, asks: Ask[]): Seen[] {
+  const db = r.service.context.db;
+  return asks.map((a) => seen(r.workspaces[a.workspace]!.fake, a, storedAnswer(db, a.question)?.text));
+}
+
+/**
+ * One answer before the measured run (the instances warm, the service's stream length learned):
+ * resolves with how long the service streamed it (ms).
+ */
+async function warmUp(r: Rig): Promise<number> {
+  const ask: Ask = {
+    index: -1,
+    workspace: 0,
+    channel: 'C0WARMUP',
+    user: 'U0WARMUP',
+    question: 'Show me all homes for sale in Austin (warm-up)',
+  };
+  const w = r.workspaces[0]!;
+  await w.driver.command('/ask', ask.question, { user: ask.user, channel: ask.channel });
+  const db = r.service.context.db;
+  await waitFor(
+    () => seen(w.fake, ask, storedAnswer(db, ask.question)?.text).outcome === 'exact',
+    'the warm-up answer',
+    60_000,
+  );
+  const row = db
+    .prepare(
+      `SELECT response_ms AS ms FROM messages WHERE role = 'assistant' AND response_ms IS NOT NULL ORDER BY id DESC LIMIT 1`,
+    )
+    .get() as { ms: number } | undefined;
+  return row?.ms ?? 6_000;
+}
+
+/** Kills `victim` halfway through the answers' streams: half a stream after every question reached the service. */
+async function killHalfway(r: Rig, asks: Ask[], victim: BridgeInstance, streamMs: number): Promise<number> {
+  const db = r.service.context.db;
+  await waitFor(() => asks.every((a) => serviceGot(db, a.question)), 'every question at the service', 120_000);
+  await new Promise((done) => setTimeout(done, streamMs / 2));
+  return victim.kill();
+}
+
+/** Waits until every ask's thread is settled (exact or marked), or the timeout: what it shows then. */
+async function settle(r: Rig, asks: Ask[], timeoutMs: number): Promise<Seen[]> {
+  await waitFor(() => seenNow(r, asks).every((s) => s.outcome !== 'pending'), 'every answer settled', timeoutMs).catch(
+    (err: unknown) => console.error(`  ${String(err)}: reporting what is there`),
+  );
+  return seenNow(r, asks);
+}
+
+/** The killed instance's asks that were not settled when it died: routed to it, or in flight on it. */
+async function victimAsks(r: Rig, asks: Ask[], victimIndex: number): Promise<Set<number>> {
+  const routes = routedTo(r, asks);
+  const before = seenNow(r, asks);
+  const out = new Set<number>();
+  for (const a of asks)
+    if (routes.get(a.index) === victimIndex && before[a.index]!.outcome === 'pending') out.add(a.index);
+  return out;
+}
+
+async function lostWork(r: Rig, asks: Ask[]): Promise<ScaleReport['lost']> {
+  const db = r.service.context.db;
+  return {
+    queueItems: await r.redis.queued('bridge:q:convq:*:order'),
+    inflightRecords: (await r.redis.keys('bridge:kv:inflight:*')).length,
+    questionsNeverAsked: asks.filter((a) => !serviceGot(db, a.question)).length,
+  };
+}
+
+function answerFigures(r: Rig, asks: Ask[]): { chars: number; streamMs: number } {
+  const rows = asks.map((a) => storedAnswer(r.service.context.db, a.question)).filter((x) => x !== undefined);
+  const ms = r.service.context.db
+    .prepare(`SELECT AVG(response_ms) AS ms FROM messages WHERE role = 'assistant' AND response_ms IS NOT NULL`)
+    .get() as { ms: number | null };
+  const chars = rows.reduce((n, x) => n + x.text.length, 0) / Math.max(1, rows.length);
+  return { chars: Math.round(chars), streamMs: Math.round(ms.ms ?? 0) };
+}
+
+export async function runScaleOutBench(o: ScaleOptions, progress: (line: string) => void): Promise<ScaleReport> {
+  const runStarted = Date.now();
+  const r = await startRig(o);
+  try {
+    progress(`${o.instances} instances ready behind ${r.proxy.url}; warm-up answer ...`);
+    const streamMs = await warmUp(r);
+    const asks = asksFor(o);
+    const commandsBefore = await r.redis.commands();
+    const sentAt = Date.now();
+    progress(`${asks.length} /ask at once over ${o.channels} channels; one answer streams about ${streamMs} ms`);
+    const refusedAsks = await sendAsks(r, asks);
+    const victimIndex = 1 % o.instances;
+    const victim = r.instances[victimIndex]!;
+    const killedAt = await killHalfway(r, asks, victim, streamMs);
+    const mine = await victimAsks(r, asks, victimIndex);
+    progress(`killed ${victim.name} at ${killedAt - sentAt} ms with ${mine.size} answers unsettled; settling ...`);
+    const final = await settle(r, asks, o.settleTimeoutMs);
+    const commands = (await r.redis.commands()) - commandsBefore;
+    const report = figures(r, asks, final, mine, killedAt);
+    const lost = await lostWork(r, asks);
+    const memory = r.instances.map((i) => ({ instance: i.name, killed: i === victim, ...i.memory() }));
+    const a = answerFigures(r, asks);
+    return {
+      options: o,
+      ...report,
+      memory,
+      redisCommands: commands,
+      redisCommandsPerAnswer: Math.round(commands / asks.length),
+      lost,
+      answerChars: a.chars,
+      streamMs: a.streamMs,
+      refusedAsks,
+      killAtMs: killedAt - sentAt,
+      runMs: Date.now() - runStarted,
+    };
+  } finally {
+    await stopRig(r);
+  }
+}
+
+type Figures = Pick<
+  ScaleReport,
+  | 'answers'
+  | 'exact'
+  | 'survivorAnswers'
+  | 'survivorExact'
+  | 'takenOver'
+  | 'takeoverP50Ms'
+  | 'takeoverMaxMs'
+  | 'rateLimited'
+  | 'finalLagP50Ms'
+  | 'finalLagP95Ms'
+  | 'duplicates'
+>;
+
+function figures(r: Rig, asks: Ask[], final: Seen[], mine: Set<number>, killedAt: number): Figures {
+  const db = r.service.context.db;
+  const survivors = asks.filter((a) => !mine.has(a.index));
+  const taken = asks.filter((a) => mine.has(a.index)).map((a) => final[a.index]!);
+  const takeover = taken.filter((s) => s.outcome !== 'pending').map((s) => s.settledAt - killedAt);
+  if (taken.some((s) => s.outcome === 'pending')) takeover.push(Number.POSITIVE_INFINITY);
+  const lags = asks
+    .filter((a) => final[a.index]!.outcome === 'exact')
+    .map((a) => final[a.index]!.settledAt - (storedAnswer(db, a.question)?.at ?? 0));
+  return {
+    answers: asks.length,
+    exact: final.filter((s) => s.outcome === 'exact').length,
+    survivorAnswers: survivors.length,
+    survivorExact: survivors.filter((a) => final[a.index]!.outcome === 'exact').length,
+    takenOver: {
+      total: taken.length,
+      completed: taken.filter((s) => s.outcome === 'exact').length,
+      interrupted: taken.filter((s) => s.outcome === 'interrupted').length,
+      unsettled: taken.filter((s) => s.outcome === 'pending').length,
+    },
+    takeoverP50Ms: percentile(takeover, 50),
+    takeoverMaxMs: percentile(takeover, 100),
+    rateLimited: r.workspaces.reduce((n, w) => n + w.fake.rateLimited, 0),
+    finalLagP50Ms: percentile(lags, 50),
+    finalLagP95Ms: percentile(lags, 95),
+    duplicates: final.reduce((n, s) => n + Math.max(0, s.roots - 1) + Math.max(0, s.answerRuns - 1), 0),
+  };
+}
+
+const ms = (v: number | null): string => (v === null ? 'never' : `${v} ms`);
+
+/** The figures as the bench prints them (and the README shows them). */
+export function formatScaleReport(x: ScaleReport): string {
+  const o = x.options;
+  const t = x.takenOver;
+  const rows: Array<[string, string]> = [
+    [
+      'setting',
+      `${o.instances} instances, ${o.workspaces} workspace(s), ${x.answers} answers over ${o.channels} channels, native streaming ${o.streaming}`,
+    ],
+    [
+      'answers',
+      `about ${x.answerChars} characters streamed over about ${x.streamMs} ms; instance killed at ${x.killAtMs} ms`,
+    ],
+    ['answers exact (not on the killed instance)', `${x.survivorExact} / ${x.survivorAnswers}`],
+    [
+      'killed instance: answers unsettled at the kill',
+      `${t.total}: ${t.completed} completed, ${t.interrupted} marked interrupted (text + Retry), ${t.unsettled} neither`,
+    ],
+    ['  kill to completed/marked, p50 / max', `${ms(x.takeoverP50Ms)} / ${ms(x.takeoverMaxMs)}`],
+    ['429s', String(x.rateLimited)],
+    ['final lag p50 / p95 (exact answers)', `${ms(x.finalLagP50Ms)} / ${ms(x.finalLagP95Ms)}`],
+    ['duplicate posts', String(x.duplicates)],
+    [
+      'RSS per instance (now / peak)',
+      x.memory
+        .map((m) => `${m.instance}${m.killed ? ' (killed)' : ''} ${m.rssMb ?? '?'} / ${m.peakRssMb ?? '?'} MB`)
+        .join(', '),
+    ],
+    ['Redis commands per answer', `${x.redisCommandsPerAnswer} (${x.redisCommands} in all)`],
+    [
+      'lost',
+      `${x.lost.queueItems} queue items, ${x.lost.inflightRecords} in-flight records, ${x.lost.questionsNeverAsked} questions never asked; ${x.refusedAsks} /ask refused`,
+    ],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+}
