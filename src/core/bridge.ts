@@ -119,7 +119,8 @@ export class Bridge implements BridgeCore {
     if (this.deps.recoverInflight === false) return undefined;
     const { store, log, config, surfaces } = this.ctx;
     let first = true;
-    return () => {
+    let running: Promise<unknown> | undefined;
+    const once = (): Promise<unknown> => {
       // On the first sweep, answers recorded under this instance's own id are from before a restart.
       const opts = first ? { ownedBy: config.instanceId } : {};
       first = false;
@@ -134,6 +135,13 @@ export class Bridge implements BridgeCore {
         },
         opts,
       );
+    };
+    // A sweep still marking (its edits wait for the budget) is not started again beside itself.
+    return () => {
+      running ??= once().finally(() => {
+        running = undefined;
+      });
+      return running;
     };
   }
 

@@ -99,23 +99,47 @@ export interface RecoveryOptions {
   reason?: string;
 }
 
+/** Answers marked at once: their edits wait for the platform's budget together, not one after another. */
+const MARK_AT_ONCE = 16;
+
 /**
  * Marks the answers of dead instances as interrupted (Retry button, text kept as recorded) and
- * deletes their records. Returns how many were marked.
+ * deletes their records. Returns how many were marked. Several at once: a dead instance leaves many
+ * answers, and each one's edit may wait for a token of the workspace's budget.
  */
 export async function recoverAbandonedAnswers(deps: RecoveryDeps, opts: RecoveryOptions = {}): Promise<number> {
   const now = deps.now ?? Date.now;
   const reason = opts.reason ?? 'the bridge restarted';
+  const answerKeys = (await deps.store.keys(INFLIGHT_PREFIX)).map((key) => key.slice(INFLIGHT_PREFIX.length));
   let marked = 0;
-  for (const key of await deps.store.keys(INFLIGHT_PREFIX)) {
-    const answerKey = key.slice(INFLIGHT_PREFIX.length);
-    try {
-      if (await recoverOne(deps, answerKey, opts.ownedBy, reason, now)) marked++;
-    } catch (err) {
-      deps.log.warn({ err, answerKey }, 'could not recover an abandoned answer');
+  const worker = async (): Promise<void> => {
+    for (let answerKey = answerKeys.shift(); answerKey !== undefined; answerKey = answerKeys.shift()) {
+      try {
+        if (await holdingLease(deps, answerKey, () => recoverOne(deps, answerKey, opts.ownedBy, reason, now))) marked++;
+      } catch (err) {
+        deps.log.warn({ err, answerKey }, 'could not recover an abandoned answer');
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(MARK_AT_ONCE, answerKeys.length) }, worker));
   return marked;
+}
+
+/**
+ * Runs `mark` renewing the answer's lease every third of it once `mark` holds it, so an edit that
+ * waits for the budget longer than a lease does not let another instance mark the answer again.
+ */
+async function holdingLease(deps: RecoveryDeps, answerKey: string, mark: () => Promise<boolean>): Promise<boolean> {
+  const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const renew = setInterval(() => {
+    deps.store.renewLease(inflightLease(answerKey), deps.instanceId, ttl).catch(() => undefined);
+  }, ttl / 3);
+  renew.unref();
+  try {
+    return await mark();
+  } finally {
+    clearInterval(renew);
+  }
 }
 
 async function recoverOne(
