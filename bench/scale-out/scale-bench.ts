@@ -55,6 +55,14 @@ export interface ScaleReport {
   /** Kill to the call that settled each of them (ms). */
   takeoverP50Ms: number | null;
   takeoverMaxMs: number | null;
+  /**
+   * From the survivors' logs, per marked answer: kill to the sweep that found its lease lapsed (the
+   * lease's part), and found to marked (the marking edits waiting for the workspace's budget).
+   */
+  foundP50Ms: number | null;
+  foundMaxMs: number | null;
+  markingP50Ms: number | null;
+  markingMaxMs: number | null;
   rateLimited: number;
   finalLagP50Ms: number | null;
   finalLagP95Ms: number | null;
@@ -219,6 +227,26 @@ async function killHalfway(r: Rig, asks: Ask[], victim: BridgeInstance): Promise
   return victim.kill();
 }
 
+/** The survivors' "marked an abandoned answer interrupted" lines: when each lapsed lease was found, and marked. */
+function markTimes(
+  instances: BridgeInstance[],
+  victim: BridgeInstance,
+  killedAt: number,
+): Pick<ScaleReport, 'foundP50Ms' | 'foundMaxMs' | 'markingP50Ms' | 'markingMaxMs'> {
+  const lines = instances
+    .filter((i) => i !== victim)
+    .flatMap((i) => i.logged('marked an abandoned answer interrupted'))
+    .filter((l) => l.owner === victim.name && typeof l.foundAt === 'number' && typeof l.markedAt === 'number');
+  const found = lines.map((l) => (l.foundAt as number) - killedAt);
+  const marking = lines.map((l) => (l.markedAt as number) - (l.foundAt as number));
+  return {
+    foundP50Ms: percentile(found, 50),
+    foundMaxMs: percentile(found, 100),
+    markingP50Ms: percentile(marking, 50),
+    markingMaxMs: percentile(marking, 100),
+  };
+}
+
 /** Waits until every ask's thread is settled (exact or marked), or the timeout: what it shows then. */
 async function settle(r: Rig, asks: Ask[], timeoutMs: number): Promise<Seen[]> {
   await waitFor(() => seenNow(r, asks).every((s) => s.outcome !== 'pending'), 'every answer settled', timeoutMs).catch(
@@ -275,11 +303,13 @@ export async function runScaleOutBench(o: ScaleOptions, progress: (line: string)
     const commands = (await r.redis.commands()) - commandsBefore;
     const report = figures(r, asks, final, mine, { sent: sentAt, killed: killedAt });
     const lost = await lostWork(r, asks);
+    const marks = markTimes(r.instances, victim, killedAt);
     const memory = r.instances.map((i) => ({ instance: i.name, killed: i === victim, ...i.memory() }));
     const a = answerFigures(r, asks);
     return {
       options: o,
       ...report,
+      ...marks,
       memory,
       redisCommands: commands,
       redisCommandsPerAnswer: Math.round(commands / asks.length),
@@ -364,6 +394,8 @@ export function formatScaleReport(x: ScaleReport): string {
       `${t.total}: ${t.completed} completed, ${t.interrupted} marked interrupted (text + Retry), ${t.unsettled} neither`,
     ],
     ['  kill to completed/marked, p50 / max', `${ms(x.takeoverP50Ms)} / ${ms(x.takeoverMaxMs)}`],
+    ['  of which: kill to lease found lapsed, p50 / max', `${ms(x.foundP50Ms)} / ${ms(x.foundMaxMs)}`],
+    ['  of which: found to marked (budget wait), p50 / max', `${ms(x.markingP50Ms)} / ${ms(x.markingMaxMs)}`],
     ['429s', String(x.rateLimited)],
     ['final lag p50 / p95 (stream end to final shown)', `${ms(x.finalLagP50Ms)} / ${ms(x.finalLagP95Ms)}`],
     ['/ask to final p50 / p95 (exact answers)', `${ms(x.askToFinalP50Ms)} / ${ms(x.askToFinalP95Ms)}`],

@@ -161,7 +161,8 @@ async function recoverOne(
   const rec = parsed.data;
   const leaseName = inflightLease(answerKey);
   const lease = await store.leaseInfo(leaseName);
-  const lapsed = !lease || lease.expiresAt <= now();
+  const foundAt = now();
+  const lapsed = !lease || lease.expiresAt <= foundAt;
   const mine = ownedBy !== undefined && rec.owner === ownedBy;
   if (!lapsed && !mine) return false;
   if (!lapsed && mine && lease && lease.owner !== deps.instanceId) await store.releaseLease(leaseName, lease.owner);
@@ -192,9 +193,10 @@ async function recoverOne(
   }
   await store.delete(inflightKey(answerKey));
   await store.releaseLease(leaseName, deps.instanceId);
-  // The owner's last record write (its lease ran out at most a lease after it) and the mark's time.
+  // The owner's last record write (its lease ran out at most a lease after it), when this sweep found
+  // the lease lapsed, and when the marking edits were done (the wait between is the platform's budget).
   deps.log.info(
-    { answerKey, owner: rec.owner, recordUpdatedAt: rec.updatedAt, markedAt: now() },
+    { answerKey, owner: rec.owner, recordUpdatedAt: rec.updatedAt, foundAt, markedAt: now() },
     'marked an abandoned answer interrupted',
   );
   return true;
