@@ -77,6 +77,10 @@ export interface ScaleReport {
   /** Mean answer length and stream time (from the service's records). */
   answerChars: number;
   streamMs: number;
+  /** Asks never settled: their question, roots posted, and whether the service got the question. */
+  unsettled: Array<{ question: string; roots: number; serviceGot: boolean }>;
+  /** Survivors' warnings that an item started by the dead instance was left to recovery. */
+  leftToRecovery: number;
   /** `/ask` requests not acknowledged with 200 (through the proxy). */
   refusedAsks: number;
   killAtMs: number;
@@ -310,6 +314,16 @@ export async function runScaleOutBench(o: ScaleOptions, progress: (line: string)
       options: o,
       ...report,
       ...marks,
+      unsettled: asks
+        .filter((a) => final[a.index]!.outcome === 'pending')
+        .map((a) => ({
+          question: a.question,
+          roots: final[a.index]!.roots,
+          serviceGot: serviceGot(r.service.context.db, a.question),
+        })),
+      leftToRecovery: r.instances
+        .filter((i) => i !== victim)
+        .reduce((n, i) => n + i.logged('conversation: item started by an earlier worker; left to recovery').length, 0),
       memory,
       redisCommands: commands,
       redisCommandsPerAnswer: Math.round(commands / asks.length),
