@@ -119,8 +119,9 @@ export class Bridge implements BridgeCore {
     if (this.deps.recoverInflight === false) return undefined;
     const { store, log, config, surfaces } = this.ctx;
     let first = true;
-    let running: Promise<unknown> | undefined;
-    const once = (): Promise<unknown> => {
+    // The answers this process is marking: a sweep leaves them to the one marking them.
+    const busy = new Set<string>();
+    return () => {
       // On the first sweep, answers recorded under this instance's own id are from before a restart.
       const opts = first ? { ownedBy: config.instanceId } : {};
       first = false;
@@ -132,16 +133,10 @@ export class Bridge implements BridgeCore {
           instanceId: config.instanceId,
           now: this.ctx.now,
           leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
+          busy,
         },
         opts,
       );
-    };
-    // A sweep still marking (its edits wait for the budget) is not started again beside itself.
-    return () => {
-      running ??= once().finally(() => {
-        running = undefined;
-      });
-      return running;
     };
   }
 

@@ -90,6 +90,11 @@ export interface RecoveryDeps {
   now?: () => number;
   /** The lease the marking instance holds while it marks (core/leases.ts; default 6 s). */
   leaseTtlMs?: number;
+  /**
+   * Answers this process is marking now, shared by its sweeps: a sweep skips them, so a mark that
+   * waits for the budget is not made twice, while answers found later are still taken at once.
+   */
+  busy?: Set<string>;
 }
 
 export interface RecoveryOptions {
@@ -100,7 +105,7 @@ export interface RecoveryOptions {
 }
 
 /** Answers marked at once: their edits wait for the platform's budget together, not one after another. */
-const MARK_AT_ONCE = 16;
+const MARK_AT_ONCE = 64;
 
 /**
  * Marks the answers of dead instances as interrupted (Retry button, text kept as recorded) and
@@ -110,14 +115,20 @@ const MARK_AT_ONCE = 16;
 export async function recoverAbandonedAnswers(deps: RecoveryDeps, opts: RecoveryOptions = {}): Promise<number> {
   const now = deps.now ?? Date.now;
   const reason = opts.reason ?? 'the bridge restarted';
-  const answerKeys = (await deps.store.keys(INFLIGHT_PREFIX)).map((key) => key.slice(INFLIGHT_PREFIX.length));
+  const busy = deps.busy ?? new Set<string>();
+  const answerKeys = (await deps.store.keys(INFLIGHT_PREFIX))
+    .map((key) => key.slice(INFLIGHT_PREFIX.length))
+    .filter((answerKey) => !busy.has(answerKey));
   let marked = 0;
   const worker = async (): Promise<void> => {
     for (let answerKey = answerKeys.shift(); answerKey !== undefined; answerKey = answerKeys.shift()) {
+      busy.add(answerKey);
       try {
         if (await holdingLease(deps, answerKey, () => recoverOne(deps, answerKey, opts.ownedBy, reason, now))) marked++;
       } catch (err) {
         deps.log.warn({ err, answerKey }, 'could not recover an abandoned answer');
+      } finally {
+        busy.delete(answerKey);
       }
     }
   };
