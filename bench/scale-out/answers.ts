@@ -20,6 +20,8 @@ export type Outcome = 'exact' | 'interrupted' | 'pending';
 
 export interface Seen {
   outcome: Outcome;
+  /** The (first) root's ts: the conversation's thread. */
+  root?: string;
   /** Roots the bridge posted for this ask (1 expected). */
   roots: number;
   /** Complete runs of the answer in the thread (1 expected when exact). */
@@ -95,5 +97,11 @@ export function seen(fake: FakeSlack, ask: Ask, answer: string | undefined): See
     /interrupted/i.test(`${last.text}${JSON.stringify(last.blocks)}`) &&
     button(last, 'Retry') !== undefined;
   const outcome: Outcome = runs > 0 ? 'exact' : marked ? 'interrupted' : 'pending';
-  return { outcome, roots: roots.length, answerRuns: runs, settledAt: settledAt(fake, ask.channel, root.ts, replies) };
+  return {
+    outcome,
+    root: root.ts,
+    roots: roots.length,
+    answerRuns: runs,
+    settledAt: settledAt(fake, ask.channel, root.ts, replies),
+  };
 }

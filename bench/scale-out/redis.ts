@@ -19,6 +19,8 @@ export interface BenchRedis {
   commands(): Promise<number>;
   /** Keys matching a glob (`bridge:kv:inflight:*`...), for the "nothing lost" check. */
   keys(match: string): Promise<string[]>;
+  /** The string values of the keys matching `match` (the bridges' records are JSON). */
+  values(match: string): Promise<string[]>;
   /** Items still queued: the sum of ZCARD over the sorted sets matching `match`. */
   queued(match: string): Promise<number>;
   close(): Promise<void>;
@@ -61,6 +63,14 @@ function wrap(url: string, client: Redis, cleanup: () => Promise<void>): BenchRe
     url,
     commands: async () => commandCount(await client.info('commandstats')),
     keys: (match) => scanAll(client, match),
+    values: async (match) => {
+      const out: string[] = [];
+      for (const key of await scanAll(client, match)) {
+        const v = await client.get(key);
+        if (v !== null) out.push(v);
+      }
+      return out;
+    },
     queued: async (match) => {
       let n = 0;
       for (const key of await scanAll(client, match)) n += await client.zcard(key);

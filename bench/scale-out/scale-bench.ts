@@ -259,13 +259,25 @@ async function settle(r: Rig, asks: Ask[], timeoutMs: number): Promise<Seen[]> {
   return seenNow(r, asks);
 }
 
-/** The killed instance's asks that were not settled when it died: routed to it, or in flight on it. */
-async function victimAsks(r: Rig, asks: Ask[], victimIndex: number): Promise<Set<number>> {
+/**
+ * The killed instance's asks that were not settled when it died: routed to it (it queued them), or
+ * answered by it (its in-flight records, still in the store until another instance marks them; an
+ * instance's queue sweep may take a thread another one queued).
+ */
+async function victimAsks(r: Rig, asks: Ask[], victim: BridgeInstance, victimIndex: number): Promise<Set<number>> {
   const routes = routedTo(r, asks);
+  const threads = new Set<string>();
+  for (const raw of await r.redis.values('bridge:kv:inflight:*')) {
+    const rec = JSON.parse(raw) as { owner?: string; place?: { channel?: string; thread?: string } };
+    if (rec.owner === victim.name) threads.add(`${rec.place?.channel}|${rec.place?.thread}`);
+  }
   const before = seenNow(r, asks);
   const out = new Set<number>();
-  for (const a of asks)
-    if (routes.get(a.index) === victimIndex && before[a.index]!.outcome === 'pending') out.add(a.index);
+  for (const a of asks) {
+    const s = before[a.index]!;
+    const answeredThere = threads.has(`${a.channel}|${s.root}`);
+    if (s.outcome === 'pending' && (routes.get(a.index) === victimIndex || answeredThere)) out.add(a.index);
+  }
   return out;
 }
 
@@ -301,7 +313,7 @@ export async function runScaleOutBench(o: ScaleOptions, progress: (line: string)
     const victimIndex = 1 % o.instances;
     const victim = r.instances[victimIndex]!;
     const killedAt = await killHalfway(r, asks, victim);
-    const mine = await victimAsks(r, asks, victimIndex);
+    const mine = await victimAsks(r, asks, victim, victimIndex);
     progress(`killed ${victim.name} at ${killedAt - sentAt} ms with ${mine.size} answers unsettled; settling ...`);
     const final = await settle(r, asks, o.settleTimeoutMs);
     const commands = (await r.redis.commands()) - commandsBefore;
