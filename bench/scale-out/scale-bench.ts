@@ -281,13 +281,25 @@ async function victimAsks(r: Rig, asks: Ask[], victim: BridgeInstance, victimInd
   return out;
 }
 
+/**
+ * What is left once every thread shows its outcome: the last final edit shows before its relay
+ * deletes its record and its worker acks the item, so the check waits (bounded) for those steps.
+ */
 async function lostWork(r: Rig, asks: Ask[]): Promise<ScaleReport['lost']> {
   const db = r.service.context.db;
-  return {
+  const left = async () => ({
     queueItems: await r.redis.queued('bridge:q:convq:*:order'),
     inflightRecords: (await r.redis.keys('bridge:kv:inflight:*')).length,
-    questionsNeverAsked: asks.filter((a) => !serviceGot(db, a.question)).length,
-  };
+  });
+  const settled = await waitFor(
+    async () => {
+      const now = await left();
+      return now.queueItems === 0 && now.inflightRecords === 0 ? now : undefined;
+    },
+    'queues and in-flight records empty',
+    15_000,
+  ).catch(left);
+  return { ...settled, questionsNeverAsked: asks.filter((a) => !serviceGot(db, a.question)).length };
 }
 
 function answerFigures(r: Rig, asks: Ask[]): { chars: number; streamMs: number } {
