@@ -11,7 +11,8 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { formatScaleReport, runScaleOutBench, type ScaleOptions } from './scale-bench';
+import { formatScaleReport, type ScaleOptions } from './report';
+import { runScaleOutBench } from './scale-bench';
 
 function num(name: string, fallback: number): number {
   const v = process.env[name];
