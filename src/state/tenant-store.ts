@@ -80,10 +80,11 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
 
 /**
  * Deletes every key under the tenant's prefix (a workspace uninstalls, a server removes the bot);
- * other tenants' keys and the global ones are untouched. Returns how many keys went.
+ * other tenants' keys and the global ones are untouched. Returns how many keys went. Core's
+ * `forgetTenant` (core/tenants/forget.ts) calls it, then finds the records still kept outside.
  * Rate logs are not listed by the store and empty themselves within their window.
  */
-export async function forgetTenant(store: StateStore, tenant: Tenant): Promise<number> {
+export async function forgetTenantKeys(store: StateStore, tenant: Tenant): Promise<number> {
   const doomed = await store.keys(tenant.prefix);
   for (const key of doomed) await store.delete(key);
   return doomed.length;

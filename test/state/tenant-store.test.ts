@@ -1,6 +1,6 @@
 /**
  * The tenant-scoped store view on both state stores: keys live under `t:<kind>:<id>:`, a view reads
- * and lists its own tenant's keys only, forgetTenant deletes one tenant's keys and nothing else, and
+ * and lists its own tenant's keys only, forgetTenantKeys deletes one tenant's keys and nothing else, and
  * (checked by the compiler) a view takes no raw store key.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,7 +11,7 @@ import Redis from 'ioredis';
 import { RedisStore } from '../../src/state/redis-store';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import type { StateStore } from '../../src/state/store';
-import { forgetTenant, scoped, scopedPrefix, tenantFor, tenantStore } from '../../src/state/tenant-store';
+import { forgetTenantKeys, scoped, scopedPrefix, tenantFor, tenantStore } from '../../src/state/tenant-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'tenant-store-'));
 const REDIS = 'redis://127.0.0.1:6379/7';
@@ -57,7 +57,7 @@ function runTenantContract(open: () => Promise<StateStore>): void {
     expect(await d.get(scoped('ticket', 'k1'))).toBe('of the Discord server');
   });
 
-  it('forgetTenant deletes every key of the tenant and leaves other tenants and global keys intact', async () => {
+  it('forgetTenantKeys deletes every key of the tenant and leaves other tenants and global keys intact', async () => {
     const gone = tenantFor('slack', 'TGONE');
     const kept = tenantFor('slack', 'TKEPT');
     const g = tenantStore(store, gone);
@@ -66,11 +66,11 @@ function runTenantContract(open: () => Promise<StateStore>): void {
     await g.set(scoped('office'), { handoffChannel: 'C1' });
     await k.set(scoped('feedback', 'vote', 'a1', 'U1'), 2);
     await store.set('ticket:global-one', { id: 'global-one' });
-    expect(await forgetTenant(store, gone)).toBe(2);
+    expect(await forgetTenantKeys(store, gone)).toBe(2);
     expect(await store.keys(gone.prefix)).toEqual([]);
     expect(await k.get(scoped('feedback', 'vote', 'a1', 'U1'))).toBe(2);
     expect(await store.get('ticket:global-one')).toEqual({ id: 'global-one' });
-    expect(await forgetTenant(store, gone)).toBe(0);
+    expect(await forgetTenantKeys(store, gone)).toBe(0);
   });
 
   it('a view takes relative keys only: a raw store key does not compile', async () => {
