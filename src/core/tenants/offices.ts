@@ -21,7 +21,6 @@ export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
 
-
 const officeSchema = z.object({ chatbotId: z.string().optional(), handoffChannel: z.string().optional() });
 const OFFICE_KEY = scoped('office');
 
