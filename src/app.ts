@@ -220,7 +220,6 @@ async function platformSurfaces(config: Config, store: StateStore, log: Logger, 
         apiUrl: discord.apiUrl,
         adminRoles: discord.adminRoles,
         handoffChannel: discord.handoffChannel,
-        // The channel's server, once known, is the only one whose tickets it takes (core/tenants/offices.ts).
         onHandoffGuild: (guild) => {
           if (handoff.discord?.workspace === '') handoff.discord.workspace = guild;
         },
@@ -256,7 +255,6 @@ function coreConfigOf(
     userRateLimit: config.userRateLimit,
     leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
     ...(config.testPauses ? { testPauses: config.testPauses } : {}),
-    // Installed by OAuth, Slack serves many workspaces: SLACK_HANDOFF_CHANNEL names none of them.
     ...(config.slack?.oauth ? { manyTenants: ['slack'] as const } : {}),
   };
 }
