@@ -58,12 +58,19 @@ export async function sameOffice(ctx: CoreContext, a: Tenant, b: Tenant): Promis
   return x !== undefined && x === y;
 }
 
+/**
+ * Direct messages with the bot are no server's (Discord's '@me', surfaces/discord/direct-messages.ts):
+ * the deployment's own channel, the environment's, takes their tickets.
+ */
+const DIRECT: Partial<Record<SurfaceName, string>> = { discord: '@me' };
+
 /** The environment's channel of `surface`, as a channel of `from`'s workspace when it can be one; else undefined. */
 function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
   const env = ctx.config.handoff[surface];
   if (!env) return undefined;
   if (env.workspace === '') return manyTenants(ctx, surface) ? undefined : env;
-  return surface !== from.kind || env.workspace === from.id ? env : undefined;
+  const direct = from.kind === surface && DIRECT[surface] === from.id;
+  return surface !== from.kind || env.workspace === from.id || direct ? env : undefined;
 }
 
 export const NO_OWN_CHANNEL =

@@ -77,6 +77,8 @@ describe('offices', () => {
     const ctx = contextOf(store, { handoff: { discord: DISCORD_ENV } });
     expect(await routeHandoff(ctx, discordUser('G1'))).toEqual(DISCORD_ENV);
     expect(await routeHandoff(ctx, discordUser('G2'))).toEqual({ refusal: NO_OWN_CHANNEL });
+    // A direct message with the bot is no server's: the deployment's own channel takes it.
+    expect(await routeHandoff(ctx, discordUser('@me'))).toEqual(DISCORD_ENV);
   });
 
   it('across surfaces with many tenants: only when both name the same chatbot', async () => {
