@@ -31,6 +31,16 @@ const homeOpenedSchema = z.object({
   tab: z.string().optional(),
 });
 
+/** Channels remembered at most by each of the directory's caches (the oldest forgotten first). */
+const MAX_CACHED = 5_000;
+
+/** Keyed by workspace and channel, and bounded: what one workspace's channel showed is never another's. */
+function keep<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_CACHED) map.delete(map.keys().next().value as string);
+}
+
 export class SlackDirectory {
   private readonly names = new Map<string, { until: number; name: string | undefined }>();
   private readonly members = new Map<string, { until: number; ids: Promise<Set<string> | undefined> }>();
@@ -75,7 +85,7 @@ export class SlackDirectory {
         this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
       }
     }
-    this.names.set(`${place.workspace}:${place.channel}`, { until: this.now() + CACHE_MS, name });
+    keep(this.names, `${place.workspace}:${place.channel}`, { until: this.now() + CACHE_MS, name });
     return name;
   }
 
@@ -89,7 +99,7 @@ export class SlackDirectory {
     let hit = this.members.get(`${channel.workspace}:${channel.channel}`);
     if (!hit || hit.until <= this.now()) {
       hit = { until: this.now() + CACHE_MS, ids: this.fetchMembers(channel) };
-      this.members.set(`${channel.workspace}:${channel.channel}`, hit);
+      keep(this.members, `${channel.workspace}:${channel.channel}`, hit);
     }
     return hit.ids;
   }
