@@ -41,6 +41,7 @@ export class Handoffs {
   /** The outbox of ticket notices: drained on start and periodically by the bridge (through `drain`). */
   readonly notices: TicketNotices;
   private readonly tickets: TicketStore;
+  private indexed = false;
 
   /** Office hours, e-mail, response targets, round-robin, the day's leads (hours/). */
   readonly hours: HandoffHours;
@@ -104,6 +105,8 @@ export class Handoffs {
 
   /** Pending notices carried out (a restart's replay, an instance that died), and unpostable tickets called off. */
   async drain(): Promise<number> {
+    // Once per start: tickets from before the tenants' own indexes join them.
+    if (!this.indexed) await this.tickets.indexTenants().then(() => (this.indexed = true));
     const done = await this.notices.drain();
     await this.callOffUnposted();
     // E-mails owed (and those waiting for a retry) go out on the same beat.

@@ -89,6 +89,20 @@ export class TicketStore {
     return out.sort((a, b) => a.createdAt - b.createdAt);
   }
 
+  /**
+   * Tickets written before each tenant had its own index (an upgrade) are indexed under their tenants
+   * once, when the bridge starts: the queue and the figures of a tenant read only its index.
+   */
+  async indexTenants(): Promise<void> {
+    for (const t of await this.all()) {
+      const open = t.status === 'open' || t.status === 'claimed';
+      for (const view of this.views(t)) {
+        await view.setIfAbsent(scoped('ticket', t.id), 1, this.retentionMs);
+        if (open) await view.setIfAbsent(scoped('ticketopen', t.id), 1, this.retentionMs);
+      }
+    }
+  }
+
   /** The open tickets (waiting and claimed) of every tenant, oldest first: the sweep walks them. */
   async inProgress(): Promise<Ticket[]> {
     const open: Ticket[] = [];

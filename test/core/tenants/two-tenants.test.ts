@@ -4,6 +4,8 @@
  * and nothing of it reaches that channel; its own channel (the office record) takes its tickets.
  */
 import { handoffFigures } from '../../../src/core/handoff/figures';
+import { Handoffs } from '../../../src/core/handoff/handoffs';
+import { toJson } from '../../../src/core/conversations/model';
 import type { Place } from '../../../src/core/surface';
 import { saveOffice, tenantOf } from '../../../src/core/tenants/offices';
 import { waitFor } from '../../../fakes/wait-for';
@@ -63,5 +65,26 @@ describe('two tenants in one bridge', () => {
     const range = { from: day, to: day };
     expect((await handoffFigures(h.ctx, tenantOf(h.channel), range)).opened).toBe(1);
     expect((await handoffFigures(h.ctx, tenantOf(other), range)).opened).toBe(1);
+  });
+
+  it('a ticket from before the tenants’ indexes joins its tenant’s queue when a bridge starts', async () => {
+    const legacy = {
+      id: 'legacy-ticket',
+      convId: 'legacy-conv',
+      status: 'open',
+      user: h.users.bob,
+      userPlace: { ...other, thread: '42' },
+      reason: 'from before the upgrade',
+      createdAt: h.ctx.now(),
+    };
+    await h.store.set('ticket:legacy-ticket', toJson(legacy));
+    await h.store.set('ticketopen:legacy-ticket', 1);
+    const reasons = async (handoffs: Handoffs, place: Place) =>
+      (await handoffs.queue(tenantOf(place))).map((t) => t.reason);
+    const started = new Handoffs(h.ctx);
+    expect(await reasons(started, other)).not.toContain('from before the upgrade');
+    await started.drain();
+    expect(await reasons(started, other)).toContain('from before the upgrade');
+    expect(await reasons(started, h.channel)).not.toContain('from before the upgrade');
   });
 });
