@@ -5,7 +5,8 @@
  */
 import { handoffFigures } from '../../../src/core/handoff/figures';
 import { Handoffs } from '../../../src/core/handoff/handoffs';
-import { toJson } from '../../../src/core/conversations/model';
+import { keys, tenantKeys, toJson } from '../../../src/core/conversations/model';
+import { tenantStore } from '../../../src/state/tenant-store';
 import type { Place } from '../../../src/core/surface';
 import { saveOffice, tenantOf } from '../../../src/core/tenants/offices';
 import { waitFor } from '../../../fakes/wait-for';
@@ -86,5 +87,18 @@ describe('two tenants in one bridge', () => {
     await started.drain();
     expect(await reasons(started, other)).toContain('from before the upgrade');
     expect(await reasons(started, h.channel)).not.toContain('from before the upgrade');
+  });
+
+  it('the recent conversation lives in the workspace’s part of the store; one kept before is still found', async () => {
+    await h.bridge.command(h.invocation(h.users.bob, other), 'ask', 'Ranches in Texas?');
+    await h.bridge.conversations.idle();
+    const view = tenantStore(h.store, tenantOf(other));
+    const convId = await view.get<string>(tenantKeys.recent(other, h.users.bob.id));
+    expect(typeof convId).toBe('string');
+    expect(await h.store.get(keys.recent(other, h.users.bob.id))).toBeUndefined();
+    // As an older bridge kept it: the old key only.
+    await view.delete(tenantKeys.recent(other, h.users.bob.id));
+    await h.store.set(keys.recent(other, h.users.bob.id), convId!);
+    expect((await h.bridge.conversations.recentFor(other, h.users.bob.id))?.id).toBe(convId);
   });
 });

@@ -30,7 +30,7 @@ const EXPECTED = [
   'conv:*:session',
   'ticket:*', // tickets
   'retry:*', // retry records
-  'recent:*', // recent keys
+  't:*:recent:*', // recent keys, in their workspace's part of the store
   't:*:feedback:vote:*', // feedback votes, in their workspace's part of the store
   'discord:dm:*', // DM markers
   'seen:*', // dedupe keys
