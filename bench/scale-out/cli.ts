@@ -3,7 +3,7 @@
  * prints its figures and writes them to bench-results-scale-out.json in the project root.
  *
  * BENCH_SCALE_INSTANCES (3), BENCH_SCALE_ANSWERS (100), BENCH_SCALE_CHANNELS (25),
- * BENCH_SCALE_WORKSPACES (1), BENCH_SCALE_FRAGMENT_MS (pause between the service's answer fragments,
+ * BENCH_SCALE_WORKSPACES (5; 1 runs every answer in one workspace), BENCH_SCALE_FRAGMENT_MS (pause between the service's answer fragments,
  * 100: answers of about 1,600 characters stream for about 6 s), BENCH_SCALE_STREAMING (on | unknown_method), BENCH_SCALE_LEASE_S (INSTANCE_LEASE_S of the
  * instances; the bridge's default when unset), BENCH_SCALE_TIMEOUT_S (240), BENCH_REDIS_URL (another
  * Redis than the bench's own redis-server).
@@ -31,7 +31,7 @@ function options(): ScaleOptions {
     instances: num('BENCH_SCALE_INSTANCES', 3),
     answers: num('BENCH_SCALE_ANSWERS', 100),
     channels: num('BENCH_SCALE_CHANNELS', 25),
-    workspaces: num('BENCH_SCALE_WORKSPACES', 1),
+    workspaces: num('BENCH_SCALE_WORKSPACES', 5),
     fragmentDelayMs: num('BENCH_SCALE_FRAGMENT_MS', 100),
     streaming,
     ...(process.env.BENCH_SCALE_LEASE_S ? { leaseS: process.env.BENCH_SCALE_LEASE_S } : {}),
