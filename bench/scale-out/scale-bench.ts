@@ -16,7 +16,7 @@
  * caller's team; chat.postMessage's by channel).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildLocalService, type LocalService } from '../../src/local-service';
@@ -121,6 +121,14 @@ async function startRig(o: ScaleOptions): Promise<Rig> {
 
 async function stopRig(r: Rig): Promise<void> {
   await Promise.all(r.instances.map((i) => i.stop()));
+  // BENCH_SCALE_LOG_DIR: every instance's log lines (pino JSON), to read what a figure came from.
+  const logDir = process.env.BENCH_SCALE_LOG_DIR;
+  if (logDir) {
+    mkdirSync(logDir, { recursive: true });
+    for (const i of r.instances) {
+      writeFileSync(join(logDir, `${i.name}.log`), i.lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    }
+  }
   await r.proxy.close();
   await Promise.all([...new Set(r.workspaces.map((w) => w.fake))].map((f) => f.close()));
   await r.service.app.close();
