@@ -83,7 +83,8 @@ export class FeedbackStore {
     );
     // A legacy answer of another tenant is not this tenant's to rate.
     const { tenant } = this.store;
-    if (!parsed.success || parsed.data.surface !== tenant.kind || parsed.data.workspace !== tenant.id) return undefined;
+    if (!parsed.success || parsed.data.surface !== tenant.surface || parsed.data.workspace !== tenant.id)
+      return undefined;
     return parsed.data;
   }
 

@@ -21,23 +21,28 @@ declare const scopedKeyBrand: unique symbol;
 /** `t:<kind>:<id>:`: the start of every key of one tenant (its parts encoded, so no id is a prefix of another's). */
 export type TenantPrefix = string & { readonly [tenantPrefixBrand]: true };
 
+/** The same shape as core's request tenant: a surface and its workspace there. */
 export interface Tenant {
-  readonly kind: TenantKind;
-  /** Slack team (or enterprise) id, Discord guild id, 'local' for the shell. */
+  readonly surface: TenantKind;
+  /** Slack team (or enterprise) id, Discord guild id ('@me' for DMs), 'local' for the shell. */
   readonly id: string;
-  readonly prefix: TenantPrefix;
 }
 
 /** A key relative to one tenant: what a TenantStore takes and lists. Made only by `scoped`. */
 export type ScopedKey = string & { readonly [scopedKeyBrand]: true };
 
-export function tenantFor(kind: TenantKind, id: string): Tenant {
-  if (!TENANT_KINDS.includes(kind)) throw new Error(`tenant kind: "${kind}" is not one of ${TENANT_KINDS.join(', ')}`);
-  return { kind, id, prefix: `t:${kind}:${encodeURIComponent(id)}:` as TenantPrefix };
+export function tenantFor(surface: TenantKind, id: string): Tenant {
+  if (!TENANT_KINDS.includes(surface))
+    throw new Error(`tenant surface: "${surface}" is not one of ${TENANT_KINDS.join(', ')}`);
+  return { surface, id };
+}
+
+export function tenantPrefix(t: Tenant): TenantPrefix {
+  return `t:${t.surface}:${encodeURIComponent(t.id)}:` as TenantPrefix;
 }
 
 export function sameTenant(a: Tenant, b: Tenant): boolean {
-  return a.prefix === b.prefix;
+  return a.surface === b.surface && a.id === b.id;
 }
 
 /** A relative key from its parts, each encoded (`scoped('ticket', id)` → `ticket:<id>`). */
@@ -65,7 +70,8 @@ export interface TenantStore {
 }
 
 export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
-  const full = (key: ScopedKey): string => `${tenant.prefix}${key}`;
+  const prefix = tenantPrefix(tenant);
+  const full = (key: ScopedKey): string => `${prefix}${key}`;
   return {
     tenant,
     get: (key) => store.get(full(key)),
@@ -73,7 +79,7 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
     delete: (key) => store.delete(full(key)),
     setIfAbsent: (key, value, ttlMs) => store.setIfAbsent(full(key), value, ttlMs),
     compareAndSet: (key, expected, next, ttlMs) => store.compareAndSet(full(key), expected, next, ttlMs),
-    keys: async (prefix) => (await store.keys(full(prefix))).map((k) => k.slice(tenant.prefix.length) as ScopedKey),
+    keys: async (under) => (await store.keys(full(under))).map((k) => k.slice(prefix.length) as ScopedKey),
     takeToken: (key, limit, windowMs) => store.takeToken(full(key), limit, windowMs),
   };
 }
@@ -85,7 +91,7 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
  * Rate logs are not listed by the store and empty themselves within their window.
  */
 export async function forgetTenantKeys(store: StateStore, tenant: Tenant): Promise<number> {
-  const doomed = await store.keys(tenant.prefix);
+  const doomed = await store.keys(tenantPrefix(tenant));
   for (const key of doomed) await store.delete(key);
   return doomed.length;
 }

@@ -11,7 +11,14 @@ import Redis from 'ioredis';
 import { RedisStore } from '../../src/state/redis-store';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import type { StateStore } from '../../src/state/store';
-import { forgetTenantKeys, scoped, scopedPrefix, tenantFor, tenantStore } from '../../src/state/tenant-store';
+import {
+  forgetTenantKeys,
+  scoped,
+  scopedPrefix,
+  tenantFor,
+  tenantPrefix,
+  tenantStore,
+} from '../../src/state/tenant-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'tenant-store-'));
 const REDIS = 'redis://127.0.0.1:6379/7';
@@ -67,7 +74,7 @@ function runTenantContract(open: () => Promise<StateStore>): void {
     await k.set(scoped('feedback', 'vote', 'a1', 'U1'), 2);
     await store.set('ticket:global-one', { id: 'global-one' });
     expect(await forgetTenantKeys(store, gone)).toBe(2);
-    expect(await store.keys(gone.prefix)).toEqual([]);
+    expect(await store.keys(tenantPrefix(gone))).toEqual([]);
     expect(await k.get(scoped('feedback', 'vote', 'a1', 'U1'))).toBe(2);
     expect(await store.get('ticket:global-one')).toEqual({ id: 'global-one' });
     expect(await forgetTenantKeys(store, gone)).toBe(0);
@@ -94,8 +101,8 @@ describe('tenant store on Redis', () => {
 });
 
 describe('tenants', () => {
-  it('a tenant kind must be a surface', () => {
-    // @ts-expect-error: not a tenant kind.
-    expect(() => tenantFor('irc', 'x')).toThrow(/tenant kind: "irc" is not one of slack, discord, shell/);
+  it('a tenant’s surface must be one of the bridge’s', () => {
+    // @ts-expect-error: not a surface.
+    expect(() => tenantFor('irc', 'x')).toThrow(/tenant surface: "irc" is not one of slack, discord, shell/);
   });
 });

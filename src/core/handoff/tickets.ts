@@ -10,7 +10,7 @@ import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
 import type { MessageRef, Place } from '../surface';
 import { isEnded, ticketKeys, ticketSchema, type Ticket } from './model';
 import { NOTICE_BOX } from './notice';
-import { scoped, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
+import { sameTenant, scoped, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
 import { tenantOf } from '../tenants/offices';
 
 const CAS_ATTEMPTS = 10;
@@ -184,7 +184,7 @@ export class TicketStore {
   /** The tenants a ticket belongs to: its asker's, and its handoff channel's (another, in a cross-surface handoff). */
   private views(t: Ticket): TenantStore[] {
     const tenants = [tenantOf(t.userPlace), ...(t.root ? [tenantOf(t.root.place)] : [])];
-    const unique = tenants.filter((x, i) => tenants.findIndex((y) => y.prefix === x.prefix) === i);
+    const unique = tenants.filter((x, i) => tenants.findIndex((y) => sameTenant(x, y)) === i);
     return unique.map((x) => tenantStore(this.ctx.store, x));
   }
 

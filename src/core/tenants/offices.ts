@@ -48,7 +48,7 @@ async function chatbotOf(ctx: CoreContext, t: Tenant): Promise<string | undefine
   const own = (await officesOf(ctx).of(t))?.chatbotId;
   if (own) return own;
   // The environment's chatbot links tenants into one office only where the deployment is one office.
-  return manyTenants(ctx, t.kind) ? undefined : ctx.config.chatbotId;
+  return manyTenants(ctx, t.surface) ? undefined : ctx.config.chatbotId;
 }
 
 /** True only when both tenants resolve to the same chatbot (the same office). */
@@ -69,8 +69,8 @@ function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): Han
   const env = ctx.config.handoff[surface];
   if (!env) return undefined;
   if (env.workspace === '') return manyTenants(ctx, surface) ? undefined : env;
-  const direct = from.kind === surface && DIRECT[surface] === from.id;
-  return surface !== from.kind || env.workspace === from.id || direct ? env : undefined;
+  const direct = from.surface === surface && DIRECT[surface] === from.id;
+  return surface !== from.surface || env.workspace === from.id || direct ? env : undefined;
 }
 
 export const NO_OWN_CHANNEL =
@@ -104,6 +104,6 @@ export async function routeHandoff(ctx: CoreContext, from: Place): Promise<Hando
  * Slack workspace: tickets posted there, from any surface of the office, are recorded under it).
  */
 export function viewTenants(ctx: CoreContext, viewer: Tenant): Tenant[] {
-  const env = envTargetFor(ctx, viewer.kind, viewer);
+  const env = envTargetFor(ctx, viewer.surface, viewer);
   return env && env.workspace === '' && viewer.id !== '' ? [viewer, tenantOf(env)] : [viewer];
 }

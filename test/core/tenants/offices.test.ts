@@ -15,7 +15,7 @@ import {
   viewTenants,
 } from '../../../src/core/tenants/offices';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { tenantFor } from '../../../src/state/tenant-store';
+import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
 import { silentLog } from '../../support/silent-log';
 
 const SLACK_ENV: HandoffTarget = { surface: 'slack', workspace: '', channel: 'C0ENV' };
@@ -99,8 +99,8 @@ describe('offices', () => {
   it('a viewer sees its own tenant’s tickets, and the unnamed env channel’s where that channel is its workspace’s', () => {
     const one = contextOf(store, { handoff: { slack: SLACK_ENV } });
     const t1 = tenantFor('slack', 'T1');
-    expect(viewTenants(one, t1).map((t) => t.prefix)).toEqual(['t:slack:T1:', 't:slack::']);
+    expect(viewTenants(one, t1).map(tenantPrefix)).toEqual(['t:slack:T1:', 't:slack::']);
     const many = contextOf(store, { handoff: { slack: SLACK_ENV }, manyTenants: ['slack'] });
-    expect(viewTenants(many, t1).map((t) => t.prefix)).toEqual(['t:slack:T1:']);
+    expect(viewTenants(many, t1).map(tenantPrefix)).toEqual(['t:slack:T1:']);
   });
 });
