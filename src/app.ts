@@ -25,6 +25,7 @@ import { createSlackSurface } from './surfaces/slack';
 import { resolveApiUrl as resolveSlackApiUrl } from './surfaces/slack/web';
 import { createDiscordSurface } from './surfaces/discord';
 import type { SurfaceRuntime } from './surfaces/runtime';
+import { tenantChatbots } from './tenant-chatbots';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -336,6 +337,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         log: log.child({ part: 'core' }),
         now: opts.now ?? Date.now,
         ...(mailer ? { mailer } : {}),
+        chatbots: tenantChatbots({ config, chatbot, client, store, scrubber, timeoutMs: opts.serviceTimeoutMs }),
       },
       { relay, commands: commandHandlers() },
     );

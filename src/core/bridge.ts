@@ -14,7 +14,11 @@ import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
-import { commandGuards, type Guard, pressGuards, runGuards } from './guards';
+import { commandGuards, type Guard, pressGuards, runGuards, tell } from './guards';
+import { worksUnconnected } from './commands/connect';
+import { NOT_CONNECTED } from './tenants/directory';
+import { chatbotFor, withChatbot } from './tenants/scope';
+import { tenantOf } from './tenants/tenant';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
   Actor,
@@ -153,7 +157,22 @@ export class Bridge implements BridgeCore {
       gone: `/${name} is not available here. Commands: ${available}`,
       args,
     };
-    await runGuards(this.commandGuards, g, () => handler!.run(this.ctx, inv, args));
+    const unconnected = worksUnconnected(name, args);
+    await runGuards(this.commandGuards, g, () =>
+      this.asTenant(inv, unconnected, (ctx) => handler!.run(ctx, inv, args)),
+    );
+  }
+
+  /**
+   * Runs `work` with the context of the invoker's tenant (its chatbot, its handoff channel). A tenant
+   * without a chatbot is told so, unless the work is one that needs none (connecting one).
+   */
+  private async asTenant(inv: Invocation, unconnected: boolean, work: (ctx: CoreContext) => Promise<void>) {
+    const tenant = tenantOf(inv.place);
+    const chatbot = await chatbotFor(this.ctx, tenant);
+    if (chatbot) return work(withChatbot(this.ctx, tenant, chatbot));
+    if (unconnected) return work(this.ctx);
+    await tell(this.ctx, inv, { text: NOT_CONNECTED });
   }
 
   async message(msg: IncomingMessage, surface: SurfacePort): Promise<boolean> {
@@ -163,6 +182,10 @@ export class Bridge implements BridgeCore {
         // No seen-mark first (a crash after it would lose the message): the relay goes through the
         // notice outbox under the message id, so a redelivery is carried out once.
         await this.handoffs.relayFromAgent(ticketId, msg, surface);
+        return true;
+      }
+      if (msg.startsConversation && !(await chatbotFor(this.ctx, tenantOf(msg.place)))) {
+        await surface.notify(msg.place, msg.actor, { text: NOT_CONNECTED });
         return true;
       }
       return await this.conversations.onMessage(msg, surface);
@@ -191,7 +214,7 @@ export class Bridge implements BridgeCore {
     const found = this.actions.get(action);
     const gone = 'This button has expired or is no longer supported. Run the command again.';
     const g = { inv, what: 'that button', command: found?.command, gone };
-    await runGuards(this.pressGuards, g, () => found!.fn(this.ctx, inv, value));
+    await runGuards(this.pressGuards, g, () => this.asTenant(inv, false, (ctx) => found!.fn(ctx, inv, value)));
   }
 
   async submitForm(
@@ -209,9 +232,11 @@ export class Bridge implements BridgeCore {
     };
     // Refused or failed: the person was told, and the form closes.
     let result: FormResult = { ok: true };
-    await runGuards(this.pressGuards, g, async () => {
-      result = await found!.fn(this.ctx, inv, state, values);
-    });
+    await runGuards(this.pressGuards, g, () =>
+      this.asTenant(inv, worksUnconnected(found?.command, formId), async (ctx) => {
+        result = await found!.fn(ctx, inv, state, values);
+      }),
+    );
     return result;
   }
 

@@ -3,6 +3,7 @@ import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
 import type { OfficeConfig } from './handoff/hours/office';
+import type { ChatbotDirectory } from './tenants/directory';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -67,6 +68,11 @@ export interface CoreContext {
   now(): number;
   /** SMTP (SMTP_URL); absent: nothing is e-mailed. */
   mailer?: Mailer;
+  /**
+   * Each tenant's chatbot (tenants/directory.ts): its connected one or the default. Absent: every
+   * request uses `client` and `config.chatbotId` (core-only tests).
+   */
+  chatbots?: ChatbotDirectory;
 }
 
 /**

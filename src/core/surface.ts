@@ -106,10 +106,7 @@ export interface OutMessage {
   file?: FileUpload;
 }
 
-/**
- * Rating an answer. A press comes back as `BridgeCore.action(inv, action, positive | negative)`, like
- * a button; surfaces without a native rating control render it as two buttons (👍 and 👎).
- */
+/** Rating an answer: a press comes back as `BridgeCore.action(inv, action, positive | negative)`, like a button. */
 export interface FeedbackPrompt {
   action: string;
   /** The value handed back for a positive vote. */
@@ -137,7 +134,9 @@ export interface AssistantIntro {
 export interface FormField {
   name: string;
   label: string;
-  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean';
+  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean' | 'channel';
+  /** A key or password: never pre-filled, never kept between a form's steps, never shown back. */
+  secret?: boolean;
   required: boolean;
   options?: Array<{ value: string; label: string }>;
   initial?: string;
@@ -167,10 +166,7 @@ export interface Attachment {
   url?: string;
 }
 
-/**
- * A platform budget a surface's gateway spends before a call (e.g. Slack chat.update: 50 per minute
- * per team). Budgets live in the state store, so one key is one budget across instances.
- */
+/** A platform budget a gateway spends before a call (Slack chat.update: 50/min/team), kept in the state store. */
 export interface RateBudget {
   key: string;
   limit: number;
@@ -294,6 +290,8 @@ export interface SurfacePort {
    * "Talk to a human" and "Cancel" buttons that no longer apply); the messages keep their text.
    */
   stripButtons?(thread: Place, actions: string[]): Promise<void>;
+  /** Why the bridge cannot post in the channel (not in it, no permission, unknown); undefined: it can. */
+  cannotPostIn?(channel: Place): Promise<string | undefined>;
   /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
   isMember?(channel: Place, userId: string): Promise<boolean | undefined>;
   /** The channel's people (no bots, not the bridge) in a stable order; undefined when not cheaply known. */

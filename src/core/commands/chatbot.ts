@@ -1,6 +1,6 @@
 /**
- * `/chatbot show|set|edit|models|list|create` (admins): the chatbot's settings through Edit, the
- * model list, and the chatbots of the second family.
+ * `/chatbot show|set|edit|models|list|create|connect|disconnect` (admins): the chatbot's settings
+ * through Edit, the model list, the chatbots of the second family, and the tenant's own chatbot.
  */
 import { SETTING_GROUPS, SETTING_FIELDS } from '../../service/schemas/settings';
 import type { CoreContext } from '../context';
@@ -19,6 +19,7 @@ import { UsageError, restValue, splitHead } from './grammar';
 import { usageOf } from './catalogue';
 import { describeError, guardedCommand, requireAdmin } from './respond';
 import { settingLabel } from '../settings/labels';
+import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect';
 
 const USAGE = usageOf('chatbot');
 export const CHATBOT_EDIT_FORM = 'chatbot.edit';
@@ -216,13 +217,20 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
       return list(ctx, inv);
     case 'create':
       return create(ctx, inv, rest);
+    case 'connect':
+      return openConnect(ctx, inv);
+    case 'disconnect':
+      return disconnect(ctx, inv);
     default:
-      throw new UsageError(`Unknown subcommand "${head}": use show, set, edit, models, list or create.`, USAGE);
+      throw new UsageError(
+        `Unknown subcommand "${head}": use show, set, edit, models, list, create, connect or disconnect.`,
+        USAGE,
+      );
   }
 }
 
 export const chatbotCommand = guardedCommand('chatbot', {
   body: run,
   helpWhenEmpty: true,
-  forms: { [CHATBOT_EDIT_FORM]: submitEdit },
+  forms: { [CHATBOT_EDIT_FORM]: submitEdit, [CONNECT_FORM]: submitConnect },
 });

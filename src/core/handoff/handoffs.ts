@@ -25,7 +25,7 @@ import { queueMessage } from './queue';
 import { dueSteps } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
-import { handoffTarget, talkToHumanMessage } from './channel';
+import { handoffTarget, talkToHumanMessage, tenantHandoffTarget } from './channel';
 import type { Gate } from './permissions';
 import { askerOf, whoIs } from './who';
 
@@ -110,7 +110,7 @@ export class Handoffs {
    * Claim button appears in the handoff channel. Returns why not, when refused (nothing changed).
    */
   async request(conv: Conversation, actor: Actor, surface: SurfacePort, reason: string): Promise<string | undefined> {
-    const target = handoffTarget(this.ctx, conv.place);
+    const target = await tenantHandoffTarget(this.ctx, conv.place);
     if (!target || !this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);

@@ -1,6 +1,6 @@
 /**
  * Who acts: a Discord user (and, in a guild, their member) as core's Actor. Admins are the members
- * holding one of DISCORD_ADMIN_ROLES.
+ * holding one of DISCORD_ADMIN_ROLES, and the server's own admins: members with Manage Server.
  *
  * `GuildMember.roles.cache` only lists roles the guild's role cache knows, and GUILD_CREATE may not
  * list them all (a faithful Discord may send only @everyone, or not yet a role created a moment
@@ -8,7 +8,14 @@
  * ready and again when a configured admin role is missing from the cache (at most once a minute per
  * guild); discord.js keeps the cache current from then on (GUILD_ROLE_CREATE/UPDATE/DELETE).
  */
-import type { APIInteractionGuildMember, Guild, GuildMember, User } from 'discord.js';
+import {
+  type APIInteractionGuildMember,
+  type Guild,
+  type GuildMember,
+  PermissionFlagsBits,
+  PermissionsBitField,
+  type User,
+} from 'discord.js';
 import type { Logger } from 'pino';
 import type { Actor } from '../../core/surface';
 import { errInfo } from './responder';
@@ -46,13 +53,17 @@ export class People {
       return {
         id: user.id,
         name: member.displayName,
-        isAdmin: this.adminRoles.some((id) => member.roles.cache.has(id)),
+        isAdmin:
+          this.adminRoles.some((id) => member.roles.cache.has(id)) ||
+          member.permissions.has(PermissionFlagsBits.ManageGuild),
       };
     }
     return {
       id: user.id,
       name: member.nick || user.displayName,
-      isAdmin: member.roles.some((id) => this.adminRoles.includes(id)),
+      isAdmin:
+        member.roles.some((id) => this.adminRoles.includes(id)) ||
+        new PermissionsBitField(BigInt(member.permissions)).has(PermissionFlagsBits.ManageGuild),
     };
   }
 }

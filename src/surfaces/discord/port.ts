@@ -365,6 +365,9 @@ export class DiscordPort implements SurfacePort {
     return ch.success ? ch.data.name : undefined;
   }
 
+  cannotPostIn(channel: Place): Promise<string | undefined> {
+    return this.members?.cannotPost(channel.channel, channel.workspace) ?? Promise.resolve(undefined);
+  }
   /** A guild channel's members are those who can view it; all of them, the round-robin roster (channel-members.ts). */
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.members?.canView(channel.channel, userId);

@@ -21,6 +21,7 @@ const CACHE_MS = 60_000;
 const MAX_MEMBER_PAGES = 20;
 
 const permalinkSchema = z.object({ permalink: z.string().url() });
+const memberSchema = z.object({ channel: z.object({ is_member: z.boolean().optional() }) });
 const channelInfoSchema = z.object({ channel: z.object({ name: z.string().min(1).optional() }).passthrough() });
 const membersSchema = z.object({
   members: z.array(z.string()),
@@ -59,6 +60,26 @@ export class SlackDirectory {
       this.log.debug({ code: slackErrorCode(err) }, 'slack: chat.getPermalink failed');
       return undefined;
     }
+  }
+
+  /**
+   * Why the bridge cannot post in the channel (conversations.info: unknown to this workspace's token,
+   * or the bridge is not a member); undefined when it can.
+   */
+  async cannotPostIn(place: Place): Promise<string | undefined> {
+    let info: unknown;
+    try {
+      info = await this.gateway.methodCall(place, 'conversations.info', { channel: place.channel }, 3);
+    } catch (err) {
+      const code = slackErrorCode(err);
+      return code === 'channel_not_found'
+        ? 'this workspace has no such channel that the bridge can see. Invite the bridge to it (/invite @bridge) and try again.'
+        : `Slack refused conversations.info (${code ?? 'unknown error'}).`;
+    }
+    const member = memberSchema.safeParse(info);
+    if (member.success && member.data.channel.is_member === false)
+      return 'the bridge is not a member of that channel. Invite it (/invite @bridge) and try again.';
+    return undefined;
   }
 
   async channelName(place: Place): Promise<string | undefined> {

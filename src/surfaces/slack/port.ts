@@ -281,6 +281,10 @@ export class SlackPort implements SurfacePort {
     return this.directory.channelName(place);
   }
 
+  cannotPostIn(channel: Place): Promise<string | undefined> {
+    return this.directory.cannotPostIn(channel);
+  }
+
   isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.directory.isMember(channel, userId);
   }

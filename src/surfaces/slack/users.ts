@@ -9,6 +9,8 @@ import type { SlackGateway } from './gateway';
 const userInfoSchema = z.object({
   user: z.object({
     is_bot: z.boolean().nullish(),
+    is_admin: z.boolean().nullish(),
+    is_owner: z.boolean().nullish(),
     name: z.string().nullish(),
     real_name: z.string().nullish(),
     profile: z.object({ display_name: z.string().nullish(), real_name: z.string().nullish() }).nullish(),
@@ -18,6 +20,8 @@ const userInfoSchema = z.object({
 interface Info {
   name: string | undefined;
   bot: boolean;
+  /** A workspace admin or owner (the tenant's admins: they may connect its chatbot). */
+  admin: boolean;
 }
 
 const TTL_MS = 10 * 60 * 1000;
@@ -47,6 +51,11 @@ export class UserNames {
     return (await this.info(userId))?.bot === true;
   }
 
+  /** Whether users.info says the user is an admin or owner of the workspace (unknown: not). */
+  async isWorkspaceAdmin(userId: string): Promise<boolean> {
+    return (await this.info(userId))?.admin === true;
+  }
+
   private info(userId: string): Promise<Info | undefined> {
     const hit = this.cache.get(userId);
     return hit && Date.now() < hit.until ? hit.info : this.fetch(userId);
@@ -72,6 +81,6 @@ export class UserNames {
     const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(
       (s) => s && s.trim().length > 0,
     );
-    return { name: pick?.trim(), bot: u.is_bot === true };
+    return { name: pick?.trim(), bot: u.is_bot === true, admin: u.is_admin === true || u.is_owner === true };
   }
 }
