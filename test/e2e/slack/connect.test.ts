@@ -15,8 +15,7 @@ import { rootFor, waitForAnswer } from '../../support/slack-e2e';
 
 const OWNER_X = 'U0OWNERX';
 const OWNER_Y = 'U0OWNERY';
-const NOT_CONNECTED =
-  "This workspace isn't connected to a chatbot yet. An admin can connect it with /chatbot connect.";
+const NOT_CONNECTED = "This workspace isn't connected to a chatbot yet. An admin can connect it with /chatbot connect.";
 
 interface Bot {
   id: string;
