@@ -75,7 +75,13 @@ async function settle(pred: () => boolean, timeoutMs = 30_000): Promise<void> {
 export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigures> {
   const log = pino({ level: 'silent' });
   const store = new SqliteStore(':memory:');
-  const relay = new Relay({ store, log, instanceId: 'memory-bench', options: { minInterimIntervalMs: 50 } });
+  const relay = new Relay({
+    store,
+    log,
+    now: Date.now,
+    instanceId: 'memory-bench',
+    options: { minInterimIntervalMs: 50 },
+  });
   const port = new MemoryPort();
   const chunk = 'Three bedrooms, two baths, a renovated kitchen and a yard close to schools. '
     .repeat(14)

@@ -42,6 +42,13 @@ export interface RelayBenchOptions {
    * nearly all of them, as in a real surge.
    */
   unknownLengths?: boolean;
+  /** What the fake answers chat.startStream (default: on for ours-native, unknown_method otherwise). */
+  streaming?: 'on' | 'unknown_method';
+  /**
+   * Slack answers no chat.startStream during the run's first this many ms (a slow Slack while a
+   * surge arrives): starts made meanwhile are all in flight at once.
+   */
+  slowStartsMs?: number;
 }
 
 export interface RelayFigures {
@@ -58,6 +65,17 @@ export interface RelayFigures {
   visibleUpdatesPerAnswer: number;
   /** Median over answers of the distinct partial texts a user saw before the final (interim updates). */
   interimPerAnswerP50: number;
+  /** The fewest partial texts an answer showed. */
+  interimPerAnswerMin: number;
+  /** Answers whose first message was a native stream (chat.startStream answered ok). */
+  nativeAnswers: number;
+  /** Median and fewest partial texts of the native answers, and of the others (null: none). */
+  interimNative: { p50: number; min: number } | null;
+  interimOther: { p50: number; min: number } | null;
+  /** Successful chat.* calls by method, over all answers. */
+  callsByMethod: Record<string, number>;
+  /** chat.startStream calls Slack refused (e.g. unknown_method). */
+  startRefusals: number;
   firstVisibleP50Ms: number | null;
   firstVisibleP95Ms: number | null;
   /**
@@ -135,7 +153,7 @@ export async function runRelayScenario(
   options: RelayBenchOptions = {},
 ): Promise<RelayFigures> {
   const o = { ...DEFAULTS, ...options };
-  const fake = new FakeSlack({ streaming: kind === 'ours-native' ? 'on' : 'unknown_method' });
+  const fake = new FakeSlack({ streaming: options.streaming ?? (kind === 'ours-native' ? 'on' : 'unknown_method') });
   await fake.start();
   const log = pino({ level: 'silent' });
   // One store per instance, as in the app: the port paces posts with it, our scheduler spends edits.
@@ -165,6 +183,10 @@ export async function runRelayScenario(
       { text: '' },
     );
     if (warm) throw new Error('the fake Slack was expected to refuse native streaming');
+  }
+  if (o.slowStartsMs !== undefined) {
+    const gate = fake.hold('chat.startStream');
+    setTimeout(gate.release, o.slowStartsMs).unref();
   }
   const callsBefore = fake.calls.length;
   const limitedBefore = fake.rateLimited;
@@ -291,6 +313,7 @@ export async function runRelayScenario(
     callsPerAnswer: r1(chatCalls.length / concurrent),
     visibleUpdatesPerAnswer: r1(updates / concurrent),
     interimPerAnswerP50: percentile(partials, 50) ?? 0,
+    ...streamFigures(chatCalls, tracked, partials),
     firstVisibleP50Ms: percentile(firstVisible, 50),
     firstVisibleP95Ms: percentile(firstVisible, 95),
     firstPartialP50Ms: percentile(firstPartial, 50),
@@ -301,6 +324,37 @@ export async function runRelayScenario(
     unfinished: finalLag.filter((x) => !Number.isFinite(x)).length,
     gaveUp: gaveUp.length,
     runMs,
+  };
+}
+
+/** The native / other split of the partial texts, and the calls by method (see RelayFigures). */
+function streamFigures(
+  chatCalls: SlackCall[],
+  tracked: Tracked[],
+  partials: number[],
+): Pick<
+  RelayFigures,
+  'interimPerAnswerMin' | 'nativeAnswers' | 'interimNative' | 'interimOther' | 'callsByMethod' | 'startRefusals'
+> {
+  const nativeThreads = new Set(
+    chatCalls
+      .filter((c) => c.method === 'chat.startStream' && c.response.ok === true)
+      .map((c) => `${String(c.args.channel)}:${String(c.args.thread_ts)}`),
+  );
+  const isNative = tracked.map((t) => nativeThreads.has(`${t.place.channel}:${t.place.thread ?? ''}`));
+  const spread = (xs: number[]): { p50: number; min: number } | null =>
+    xs.length === 0 ? null : { p50: percentile(xs, 50) ?? 0, min: Math.min(...xs) };
+  const callsByMethod: Record<string, number> = {};
+  for (const c of chatCalls) {
+    if (c.response.ok === true) callsByMethod[c.method] = (callsByMethod[c.method] ?? 0) + 1;
+  }
+  return {
+    interimPerAnswerMin: partials.length === 0 ? 0 : Math.min(...partials),
+    nativeAnswers: nativeThreads.size,
+    interimNative: spread(partials.filter((_, i) => isNative[i])),
+    interimOther: spread(partials.filter((_, i) => !isNative[i])),
+    callsByMethod,
+    startRefusals: chatCalls.filter((c) => c.method === 'chat.startStream' && c.response.ok !== true).length,
   };
 }
 

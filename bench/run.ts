@@ -8,7 +8,8 @@
  * `npm run bench -- --native`: only the relay table, with Slack's native streaming offered (our
  * relay's native rows, next to the 1-second relay for the calls comparison).
  * `npm run bench -- --relay`: only the relay table (with BENCH_CONCURRENCY / BENCH_RELAYS, one case).
- * `--unknown` (with `--native`): answers of different lengths, none known in advance.
+ * `npm run bench -- --native --unknown`: native streaming under load, answers of unknown length
+ * (bench/native-unknown.ts: 30 answers in 30 channels, next to the fixed-interval and naive relays).
  * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
  */
@@ -17,6 +18,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { formatHostileTable, runHostileBench } from './hostile/hostile-bench';
 import { runMemoryBench } from './memory-bench';
+import { runNativeUnknown } from './native-unknown';
 import { RELAY_KINDS, runRelayBench, type RelayKind } from './relay-bench';
 import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } from './report';
 import { runServiceBench } from './service-bench';
@@ -49,6 +51,7 @@ async function hostile(): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--hostile')) return hostile();
+  if (process.argv.includes('--native') && process.argv.includes('--unknown')) return runNativeUnknown();
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');

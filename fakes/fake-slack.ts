@@ -182,6 +182,7 @@ export class FakeSlack {
   private readonly opts: FakeSlackOptions;
   private readonly buckets = new Map<string, Bucket>();
   private readonly forced = new Map<string, { count: number; retryAfterSec: number }>();
+  private readonly holds = new Map<string, { arrived: number; released: Promise<void> }>();
   private server: Server | undefined;
   private handling = 0;
   private seq = 0;
@@ -239,6 +240,26 @@ export class FakeSlack {
   /** The next `count` calls of `method` answer 429 with Retry-After `retryAfterSec`. */
   force429(method: string, count: number, retryAfterSec = 1): void {
     this.forced.set(method, { count, retryAfterSec });
+  }
+
+  /**
+   * Calls of `method` are held unanswered until `release` (a slow Slack): `arrived` counts the calls
+   * that came meanwhile, so a test sees how many went out at once.
+   */
+  hold(method: string): { arrived: () => number; release: () => void } {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const h = { arrived: 0, released };
+    this.holds.set(method, h);
+    return {
+      arrived: () => h.arrived,
+      release: () => {
+        this.holds.delete(method);
+        release();
+      },
+    };
   }
 
   setUser(id: string, name: string): void {
@@ -411,6 +432,11 @@ export class FakeSlack {
     const early = this.workspaceAnswer(method, args, token);
     if (early) return this.record(res, method, args, 200, early);
 
+    const held = this.holds.get(method);
+    if (held) {
+      held.arrived++;
+      await held.released;
+    }
     const forced = this.forced.get(method);
     if (forced && forced.count > 0) {
       forced.count--;

@@ -14,6 +14,7 @@ import { Bridge } from './core/bridge';
 import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
+import { CoreMemory } from './core/memory';
 import { Relay } from './core/relay';
 import type { SurfaceName } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
@@ -249,6 +250,7 @@ function coreConfigOf(
     retentionMs: config.retentionDays * DAY_MS,
     office: config.office,
     userRateLimit: config.userRateLimit,
+    ...(config.testPauses ? { testPauses: config.testPauses } : {}),
   };
 }
 
@@ -327,7 +329,8 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
     const { runtimes, handoff } = await platformSurfaces(config, store, log, opts);
     const mailer = startMailer(config, log, scrubber, cleanups);
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
-    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId });
+    const now = opts.now ?? Date.now;
+    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId, now });
     const bridge = new Bridge(
       {
         client,
@@ -335,8 +338,9 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         config: coreConfigOf(config, chatbot, handoff, localService !== undefined),
         surfaces: registry(runtimes),
         log: log.child({ part: 'core' }),
-        now: opts.now ?? Date.now,
+        now,
         ...(mailer ? { mailer } : {}),
+        memory: new CoreMemory(),
         chatbots: tenantChatbots({ config, chatbot, client, store, scrubber, timeoutMs: opts.serviceTimeoutMs }),
       },
       { relay, commands: commandHandlers() },

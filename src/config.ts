@@ -4,8 +4,9 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
-import type { OfficeConfig } from './core/handoff/hours/office';
-import { type MailConfig, officeConfig, officeSchemas } from './office-config';
+import type { OfficeConfig } from './core/context';
+import type { MailConfig } from './mail/mailer';
+import { officeConfig, officeSchemas } from './office-config';
 import { instanceId } from './state/instance-id';
 import { isHostName } from './core/text/links';
 import { parseStateUrl, stateUrlProblem } from './state/state-url';
@@ -101,6 +102,8 @@ export interface Config {
   mail?: MailConfig;
   /** LINK_HOSTS: hosts whose links the chatbot's answers may show under a label (besides its listings'). */
   linkHosts: string[];
+  /** Crash tests' hooks (BRIDGE_TEST_PAUSE_BEFORE_RELAY / _NOTICES), handed to core; never set in production. */
+  testPauses?: { beforeRelay: boolean; beforeNotices: boolean };
 }
 
 export interface ConfigProblem {
@@ -254,6 +257,8 @@ const envObject = z.object({
   HANDOFF_OFFER_S: opt(seconds),
   LEADS_DIGEST_HOUR: opt(officeSchemas.LEADS_DIGEST_HOUR),
   LINK_HOSTS: opt(hostList),
+  BRIDGE_TEST_PAUSE_BEFORE_RELAY: opt(bool),
+  BRIDGE_TEST_PAUSE_BEFORE_NOTICES: opt(bool),
 });
 
 const envSchema = envObject
@@ -327,6 +332,12 @@ const envSchema = envObject
       linkHosts: (e.LINK_HOSTS ?? []).map((h) => h.toLowerCase()),
       ...officeConfig(e),
     };
+    if (e.BRIDGE_TEST_PAUSE_BEFORE_RELAY || e.BRIDGE_TEST_PAUSE_BEFORE_NOTICES) {
+      config.testPauses = {
+        beforeRelay: e.BRIDGE_TEST_PAUSE_BEFORE_RELAY ?? false,
+        beforeNotices: e.BRIDGE_TEST_PAUSE_BEFORE_NOTICES ?? false,
+      };
+    }
     if (e.LLM_BASE_URL) config.localLlm = { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL };
     if (e.STATE_ENCRYPTION_KEY) {
       config.encryption = { key: e.STATE_ENCRYPTION_KEY, previousKey: e.STATE_ENCRYPTION_KEY_PREVIOUS };

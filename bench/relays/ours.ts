@@ -17,7 +17,7 @@ export class OurRelay implements BenchRelay {
     readonly name: string,
   ) {
     const log = pino({ level: process.env.BENCH_LOG ?? 'silent' });
-    this.relayer = new Relay({ store: this.store, log, instanceId: 'bench' });
+    this.relayer = new Relay({ store: this.store, log, now: Date.now, instanceId: 'bench' });
   }
 
   async relay(a: BenchAnswer): Promise<void> {

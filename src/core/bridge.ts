@@ -140,9 +140,9 @@ export class Bridge implements BridgeCore {
   /** Stops timers and new work; answers in flight finish or are marked interrupted within `timeoutMs`. */
   async stop(timeoutMs = 8000): Promise<void> {
     for (const t of this.timers.splice(0)) clearInterval(t);
-    const deadline = Date.now() + timeoutMs;
+    // Durations on real timers, not instants: a test's fake clock must not stretch or cut the shutdown.
     await Promise.all([
-      this.conversations.stop(deadline - 1000),
+      this.conversations.stop(timeoutMs - 1000),
       this.deps.relay.shutdown?.(Math.max(0, timeoutMs - 500)),
     ]);
   }

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
-import type { OfficeConfig } from './handoff/hours/office';
+import type { OfficeWindow } from './handoff/hours/office-hours';
+import type { CoreMemory } from './memory';
 import type { ChatbotDirectory } from './tenants/directory';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
@@ -39,6 +40,31 @@ export interface CoreConfig {
   userRateLimit?: number;
   /** LINK_HOSTS: hosts whose links answers show under their label, besides the listings' own (core/text/links.ts). */
   linkHosts?: readonly string[];
+  /**
+   * Crash tests' hooks (BRIDGE_TEST_PAUSE_BEFORE_RELAY / BRIDGE_TEST_PAUSE_BEFORE_NOTICES, read by
+   * config.ts): stop for good at that point, so a test can kill the process exactly there. Never set in production.
+   */
+  testPauses?: { beforeRelay?: boolean; beforeNotices?: boolean };
+}
+
+/** The variables of handoff around the clock, as core sees them (main.ts derives them from config.ts). */
+export interface OfficeConfig {
+  /** HANDOFF_HOURS; unset = always open. */
+  hours?: OfficeWindow[];
+  /** HANDOFF_TIMEZONE: the office's clock until the chatbot's TimeZone is applied from chat (else UTC). */
+  timeZone?: string;
+  /** HANDOFF_EMAIL: where tickets go by e-mail until the chatbot's TalkToHumanEmail is applied. */
+  email?: string;
+  /** HANDOFF_FIRST_REPLY_S: target from claim to the agent's first reply. */
+  firstReplyMs?: number;
+  /** HANDOFF_ESCALATE: Slack user / user-group ids, Discord role ids mentioned when a target is missed. */
+  escalate: string[];
+  /** HANDOFF_ASSIGN: offer each new ticket to the next available agent in turn. */
+  assign: 'round-robin' | 'none';
+  /** HANDOFF_OFFER_S: how long one agent's offer lasts before the next is offered the ticket. */
+  offerMs: number;
+  /** LEADS_DIGEST_HOUR: the local hour the previous day's leads are e-mailed (EmailForDailyLeads). */
+  digestHour: number;
 }
 
 /** Surfaces by name, so a ticket can go to another surface's handoff channel. */
@@ -68,6 +94,8 @@ export interface CoreContext {
   now(): number;
   /** SMTP (SMTP_URL); absent: nothing is e-mailed. */
   mailer?: Mailer;
+  /** What core keeps in memory for this bridge (caches, the mail outbox): one per context, never module-level. */
+  memory: CoreMemory;
   /**
    * Each tenant's chatbot (tenants/directory.ts): its connected one or the default. Absent: every
    * request uses `client` and `config.chatbotId` (core-only tests).

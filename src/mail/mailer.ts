@@ -4,7 +4,13 @@
  * outbox). The URL's credentials go to nodemailer only, never to a log.
  */
 import nodemailer from 'nodemailer';
-import type { MailConfig } from '../office-config';
+
+export interface MailConfig {
+  /** SMTP_URL: smtp:// or smtps://, credentials in the URL (never logged). */
+  url: string;
+  /** MAIL_FROM */
+  from: string;
+}
 
 export interface Mail {
   to: string;

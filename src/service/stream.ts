@@ -156,80 +156,101 @@ export async function* readAnswerStream(
   const decoder = new TextDecoder('utf-8');
   const framer = new Framer();
   const iterator = body[Symbol.asyncIterator]();
-  let partial = '';
-
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<typeof ABORTED>((resolve) => {
-    if (!opts.signal) return;
-    onAbort = () => resolve(ABORTED);
-    if (opts.signal.aborted) resolve(ABORTED);
-    else opts.signal.addEventListener('abort', onAbort, { once: true });
-  });
-
-  const handle = function* (values: unknown[]): Generator<AnswerEvent, boolean, undefined> {
-    for (const value of values) {
-      const parsed = interpretObject(operation, value);
-      if (parsed.kind === 'delta') {
-        if (parsed.text === '') continue;
-        partial += parsed.text;
-        yield { type: 'delta', text: parsed.text };
-      } else if (parsed.kind === 'final') {
-        const answer = parsed.event.answer ?? partial;
-        if (partial === '' && answer !== '') yield { type: 'delta', text: answer };
-        yield { ...parsed.event, answer };
-        return true;
-      }
-    }
-    return false;
-  };
-
+  const read: ReadSoFar = { partial: '' };
+  const abort = whenAborted(opts.signal);
   try {
     for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const idle = new Promise<typeof IDLE>((resolve) => {
-        timer = setTimeout(() => resolve(IDLE), opts.idleTimeoutMs);
-      });
-      let step: IteratorResult<Uint8Array | string> | typeof IDLE | typeof ABORTED;
-      try {
-        step = await Promise.race([iterator.next(), idle, aborted]);
-      } catch (err) {
-        if (opts.signal?.aborted)
-          throw new InterruptedStreamError(operation, partial, 'aborted', undefined, { cause: err });
-        if (err instanceof ServiceError) throw err;
-        throw new InterruptedStreamError(operation, partial, 'connection-lost', undefined, { cause: err });
-      } finally {
-        clearTimeout(timer);
-      }
-      if (step === IDLE) {
-        const cause = new TimeoutError(
-          operation,
-          opts.idleTimeoutMs,
-          `${operation}: no part of the answer arrived for ${opts.idleTimeoutMs} ms`,
-        );
-        throw new InterruptedStreamError(operation, partial, 'idle-timeout', undefined, { cause });
-      }
-      if (step === ABORTED) throw new InterruptedStreamError(operation, partial, 'aborted');
+      const step = await nextChunk(iterator, opts, abort.aborted, read.partial);
       if (step.done) break;
       const chunk = step.value;
       const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-      if (yield* handle(framer.feed(text))) {
-        return;
-      }
+      if (yield* eventsOf(operation, framer.feed(text), read)) return;
     }
-    if (yield* handle(framer.feed(decoder.decode()))) {
-      return;
-    }
-    if (yield* handle(framer.end())) {
-      return;
-    }
-    throw new InterruptedStreamError(operation, partial, 'ended');
+    if (yield* eventsOf(operation, framer.feed(decoder.decode()), read)) return;
+    if (yield* eventsOf(operation, framer.end(), read)) return;
+    throw new InterruptedStreamError(operation, read.partial, 'ended');
   } finally {
-    if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
+    abort.dispose();
     // Stop the request whether we finished, failed, or the consumer stopped early.
     opts.cancel();
     // Let the source release its resources; ignore errors from an already-destroyed body.
     void iterator.return?.().catch(() => undefined);
   }
+}
+
+/** The answer's text so far (what an interrupted answer keeps). */
+interface ReadSoFar {
+  partial: string;
+}
+
+/** Resolves when `signal` aborts (never without one); `dispose` removes the listener. */
+function whenAborted(signal: AbortSignal | undefined): { aborted: Promise<typeof ABORTED>; dispose(): void } {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    if (!signal) return;
+    onAbort = () => resolve(ABORTED);
+    if (signal.aborted) resolve(ABORTED);
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return {
+    aborted,
+    dispose: () => {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** The body's next chunk, or why the answer stops there: idle timeout, abort, a broken connection. */
+async function nextChunk(
+  iterator: AsyncIterator<Uint8Array | string>,
+  opts: ReadStreamOptions,
+  aborted: Promise<typeof ABORTED>,
+  partial: string,
+): Promise<IteratorResult<Uint8Array | string>> {
+  const { operation } = opts;
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<typeof IDLE>((resolve) => {
+    timer = setTimeout(() => resolve(IDLE), opts.idleTimeoutMs);
+  });
+  let step: IteratorResult<Uint8Array | string> | typeof IDLE | typeof ABORTED;
+  try {
+    step = await Promise.race([iterator.next(), idle, aborted]);
+  } catch (err) {
+    if (opts.signal?.aborted)
+      throw new InterruptedStreamError(operation, partial, 'aborted', undefined, { cause: err });
+    if (err instanceof ServiceError) throw err;
+    throw new InterruptedStreamError(operation, partial, 'connection-lost', undefined, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (step === IDLE) {
+    const cause = new TimeoutError(
+      operation,
+      opts.idleTimeoutMs,
+      `${operation}: no part of the answer arrived for ${opts.idleTimeoutMs} ms`,
+    );
+    throw new InterruptedStreamError(operation, partial, 'idle-timeout', undefined, { cause });
+  }
+  if (step === ABORTED) throw new InterruptedStreamError(operation, partial, 'aborted');
+  return step;
+}
+
+/** The events of the JSON values read so far; true once the final object was among them. */
+function* eventsOf(operation: string, values: unknown[], read: ReadSoFar): Generator<AnswerEvent, boolean, undefined> {
+  for (const value of values) {
+    const parsed = interpretObject(operation, value);
+    if (parsed.kind === 'delta') {
+      if (parsed.text === '') continue;
+      read.partial += parsed.text;
+      yield { type: 'delta', text: parsed.text };
+    } else if (parsed.kind === 'final') {
+      const answer = parsed.event.answer ?? read.partial;
+      if (read.partial === '' && answer !== '') yield { type: 'delta', text: answer };
+      yield { ...parsed.event, answer };
+      return true;
+    }
+  }
+  return false;
 }
 
 export interface StreamOptions {

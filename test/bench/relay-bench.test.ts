@@ -27,6 +27,14 @@ describe('relay bench (smoke)', () => {
     expect(f.unfinished).toBe(0);
   }, 20_000);
 
+  it('ours-native where Slack answers unknown_method, slowly at first: one start refused, every answer exact', async () => {
+    const f = await runRelayScenario('ours-native', 3, { ...tiny, streaming: 'unknown_method', slowStartsMs: 500 });
+    expect(f.startRefusals).toBe(1);
+    expect(f.nativeAnswers).toBe(0);
+    expect(f.exact).toBe(3);
+    expect(f.rateLimited).toBe(0);
+  }, 20_000);
+
   it('naive: one edit per fragment, far more calls than ours', async () => {
     const f = await runRelayScenario('naive', 2, tiny);
     expect(f.exact).toBe(2);

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Bridge } from '../../src/core/bridge';
 import type { CommandHandlers, CoreConfig, CoreContext, SurfaceRegistry } from '../../src/core/context';
+import { CoreMemory } from '../../src/core/memory';
 import type {
   Actor,
   FormSpec,
@@ -203,8 +204,8 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     ...(opts.retentionMs !== undefined ? { retentionMs: opts.retentionMs } : {}),
     ...(opts.userRateLimit !== undefined ? { userRateLimit: opts.userRateLimit } : {}),
   };
-  const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now() };
-  const relay = new Relay({ store, log, instanceId });
+  const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now(), memory: new CoreMemory() };
+  const relay = new Relay({ store, log, instanceId, now: ctx.now });
   const bridge = new Bridge(ctx, {
     relay,
     commands: opts.commands,

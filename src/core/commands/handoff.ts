@@ -8,6 +8,7 @@ import type { Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
+import { VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
 
 const NO_CONVERSATION =
@@ -43,9 +44,6 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
     { ephemeral: true },
   );
 }
-
-/** The listing card's "Ask about a viewing" button (its value names the listing). */
-export const VIEWING_ACTION = 'handoff.viewing';
 
 /** `/handoff cancel`: the conversation's handoff called off (by its asker or an admin: the table says). */
 async function cancelHandoff(handoffs: Handoffs, inv: Invocation, conv: Conversation): Promise<void> {

@@ -1,38 +1,17 @@
 /**
- * One listing shown in full (`/listing show`, and a compact card's Details button), and the
- * buttons a compact listing card carries (Details, Ask about a viewing).
+ * One listing shown in full (`/listing show`, and a compact card's Details button); the buttons a
+ * compact card carries are listings/card-actions.ts's.
  */
-import type { Listing } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
 import { noteOpenedListing } from '../handoff/opened';
+import { VIEWING_ACTION, viewingName } from '../listings/card-actions';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
 import { listingDetailCard } from '../listings/detail';
-import { listingCard, listingTitle } from '../listings/format';
-import { listingsNamedIn } from '../listings/named';
-import type { Button, Card, Invocation } from '../surface';
-import { VIEWING_ACTION } from './handoff';
+import { listingTitle } from '../listings/format';
+import type { Button, Invocation } from '../surface';
 import { RefusalError, guarded } from './respond';
 
-export const LISTING_SHOW_ACTION = 'listing.show';
 export const LISTING_EDIT = 'listing.edit';
-
-/** How a listing is named on a viewing request (the button's value: at most 80 characters). */
-function viewingName(l: Listing): string {
-  return `${listingTitle(l)}${l.mlsNumber ? ` (MLS ${l.mlsNumber})` : ''}`.slice(0, 80);
-}
-
-/** The key a card's buttons carry: the listing's id (every listing has one). */
-function keyOf(l: Listing): ListingKey {
-  return { keyType: 'ListingId', key: String(l.id) };
-}
-
-/** A compact card's buttons: the full listing, and a viewing (a handoff naming the listing). */
-export function listingActions(l: Listing): Button[] {
-  return [
-    { action: LISTING_SHOW_ACTION, label: 'Details', value: encodeKey(keyOf(l)) },
-    { action: VIEWING_ACTION, label: 'Ask about a viewing', value: viewingName(l), style: 'primary' },
-  ];
-}
 
 /** The listing `key` names, in full; `ephemeral` for a button's answer (only the clicker sees it). */
 export async function showListing(
@@ -72,9 +51,4 @@ export async function onDetailsPressed(ctx: CoreContext, inv: Invocation, value:
     if (!key) throw new RefusalError('That button is out of date; find the listing again with /listings.');
     await showListing(ctx, inv, key, { ephemeral: true });
   });
-}
-
-/** The compact cards of the listings an answer names (with its final edit). */
-export function cardsNamedIn(answer: string, listings: readonly Listing[]): Card[] {
-  return listingsNamedIn(answer, listings).map((l) => listingCard(l, { actions: listingActions(l) }));
 }

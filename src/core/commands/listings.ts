@@ -8,7 +8,7 @@ import { listingCard } from '../listings/format';
 import type { Button, Invocation, OutMessage } from '../surface';
 import { UsageError, parseArgs, tokenize } from './grammar';
 import { usageOf } from './catalogue';
-import { listingActions } from './listing-show';
+import { listingActions } from '../listings/card-actions';
 import { guarded, guardedCommand } from './respond';
 
 const USAGE = usageOf('listings');

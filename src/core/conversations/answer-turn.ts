@@ -17,11 +17,12 @@ import type { Actor, Attachment, Button, Card, MessageRef, OutMessage, SurfacePo
 import { describeInterruption } from './interruption';
 import { keys, toJson, type Conversation, type RetryRecord, type Turn } from './model';
 import { describe, isRefusal, isServerFailure, openStream } from './opening';
+import type { RelayResult } from '../relay/relay';
 import type { AnswerRelay } from './relay-port';
 import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
-import { cardsNamedIn } from '../commands/listing-show';
+import { cardsNamedIn } from '../listings/card-actions';
 import { ListingCatalogue, listingHosts } from '../listings/named';
 import { type LinkTrust, trustHosts } from '../text/links';
 
@@ -240,6 +241,14 @@ export class TurnAnswerer {
       signal,
       answerKey,
     });
+    await this.afterRelay(run, result, feedbackId);
+  }
+
+  /** The relay's result: a refusal or failure shown in the service's words, the turn recorded, a no-answer offered a human. */
+  private async afterRelay(run: Streaming, result: RelayResult, feedbackId: string): Promise<void> {
+    const { turn, retryId, show } = run;
+    const { conv } = turn;
+    const { ctx } = this.deps;
     const last = result.messages.at(-1);
     if (result.status === 'interrupted' && result.text === '' && isRefusal(result.error)) {
       // Native path: the refusal came through the relay, which marked the message; show the service's words instead.
@@ -336,7 +345,7 @@ function retryButton(retryId: string): Button {
  * that window. Never set in production.
  */
 async function pauseBeforeRelayForTests(ctx: CoreContext, convId: string): Promise<void> {
-  if (process.env.BRIDGE_TEST_PAUSE_BEFORE_RELAY !== '1') return;
+  if (!ctx.config.testPauses?.beforeRelay) return;
   ctx.log.warn({ convId }, 'test hook: paused between started and the in-flight record');
   await new Promise<never>(() => undefined);
 }

@@ -166,9 +166,9 @@ export class Conversations {
     return this.worker.sweep();
   }
 
-  /** Stops taking work; waits for the answers in flight until the deadline. */
-  stop(deadlineMs: number): Promise<void> {
-    return this.worker.stop(deadlineMs);
+  /** Stops taking work; waits for the answers in flight for at most `withinMs`. */
+  stop(withinMs: number): Promise<void> {
+    return this.worker.stop(withinMs);
   }
 
   /** Resolves when this process has no queue work running (tests, shutdown). */

@@ -49,13 +49,13 @@ export class QueueWorker {
     }
   }
 
-  /** Stops taking work; waits for the answers in flight until the deadline. */
-  async stop(deadlineMs: number): Promise<void> {
+  /** Stops taking work; waits for the answers in flight for at most `withinMs` (a real timer's duration). */
+  async stop(withinMs: number): Promise<void> {
     this.stopping = true;
     const pending = Promise.allSettled([...this.work]);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadlineMs - Date.now()));
+      timer = setTimeout(resolve, Math.max(0, withinMs));
     });
     await Promise.race([pending, timeout]);
     if (timer) clearTimeout(timer);

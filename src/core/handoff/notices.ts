@@ -130,7 +130,7 @@ export class TicketNotices {
 
   /** Every pending notice, oldest first: on start (a replay after a restart) and periodically (an instance that died). */
   async drain(): Promise<number> {
-    if (process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES === '1') return 0;
+    if (this.ctx.config.testPauses?.beforeNotices) return 0;
     const pending = await this.ctx.store.pendingIntents(NOTICE_BOX, DRAIN_BATCH);
     let done = 0;
     for (const intent of pending) if ((await this.hold(intent.id)) && (await this.carryOutHeld(intent.id))) done++;
@@ -306,7 +306,7 @@ export class TicketNotices {
    * Never set in production.
    */
   private async pauseForTests(intents: OutboxIntent[]): Promise<void> {
-    if (process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES !== '1') return;
+    if (!this.ctx.config.testPauses?.beforeNotices) return;
     this.ctx.log.warn(
       { notices: intents.map((i) => i.id) },
       'test hook: paused between a ticket change and its notices',

@@ -3,7 +3,7 @@
  * not by id or URL, so those are found by reading the catalogue page by page. Two bounds keep that
  * from being a lever on the service:
  * - a lookup reads at most MAX_SCAN_PAGES pages of SCAN_PAGE_SIZE;
- * - lookups share one reading of the catalogue for FRESH_MS (per chatbot, per process): pages already
+ * - lookups share one reading of the catalogue for FRESH_MS (per chatbot, per bridge): pages already
  *   read are searched again instead of fetched again, a miss on a catalogue read to its end costs no
  *   call, and concurrent lookups wait for the same page rather than each fetching it. However many
  *   people look up ids, this process reads each page at most once per FRESH_MS.
@@ -11,6 +11,7 @@
  */
 import type { Listing } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
+import { memorySlot } from '../memory';
 
 const SCAN_PAGE_SIZE = 50;
 const MAX_SCAN_PAGES = 40;
@@ -25,16 +26,11 @@ interface Reading {
   next?: Promise<void>;
 }
 
-/** Per service client (one per app), per chatbot. */
-const readings = new WeakMap<CoreContext['client'], Map<string, Reading>>();
+/** Per bridge (its context's memory), per chatbot. */
+const READINGS = memorySlot<Map<string, Reading>>('catalogue readings');
 
 function readingsOf(ctx: CoreContext): Map<string, Reading> {
-  let byChatbot = readings.get(ctx.client);
-  if (!byChatbot) {
-    byChatbot = new Map();
-    readings.set(ctx.client, byChatbot);
-  }
-  return byChatbot;
+  return ctx.memory.get(READINGS, () => new Map<string, Reading>());
 }
 
 function readingOf(ctx: CoreContext): Reading {

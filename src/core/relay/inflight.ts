@@ -91,7 +91,8 @@ export interface RecoveryDeps {
   surfaces: (name: SurfaceName) => SurfacePort | undefined;
   log: Logger;
   instanceId: string;
-  now?: () => number;
+  /** The bridge's one clock (the context's `now`). */
+  now: () => number;
 }
 
 export interface RecoveryOptions {
@@ -106,7 +107,7 @@ export interface RecoveryOptions {
  * deletes their records. Returns how many were marked.
  */
 export async function recoverAbandonedAnswers(deps: RecoveryDeps, opts: RecoveryOptions = {}): Promise<number> {
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const reason = opts.reason ?? 'the bridge restarted';
   let marked = 0;
   for (const key of await deps.store.keys(INFLIGHT_PREFIX)) {

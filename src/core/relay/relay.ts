@@ -91,7 +91,8 @@ export interface RelayOptions {
 export interface RelayDeps {
   store: StateStore;
   log: Logger;
-  now?: () => number;
+  /** The bridge's one clock (the context's `now`; a test or the bench passes its own). */
+  now: () => number;
   instanceId: string;
   options?: RelayOptions;
 }
@@ -153,7 +154,7 @@ class AnswerRun {
   }
 
   private get now(): number {
-    return (this.deps.now ?? Date.now)();
+    return this.deps.now();
   }
 
   private async run(): Promise<RelayResult> {
@@ -279,12 +280,16 @@ export class Relay {
    * interrupted, keeping time for those last edits. Resolves by the deadline at the latest.
    */
   async shutdown(deadlineMs: number, reason = 'the bridge is restarting'): Promise<void> {
-    const started = Date.now();
+    // The deadline is one real timer started now (a duration, so a test's fake clock cannot move it).
+    let deadlineTimer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      deadlineTimer = setTimeout(resolve, Math.max(0, deadlineMs));
+    });
     const markReserve = Math.min(3000, deadlineMs / 2);
     const all = (): Promise<unknown> => Promise.allSettled([...this.running.values()].map((r) => r.done));
-    await withTimeout(all(), Math.max(0, deadlineMs - markReserve));
-    if (this.running.size === 0) return;
-    await withTimeout(this.markAllInFlight(reason), Math.max(0, deadlineMs - (Date.now() - started)));
+    await Promise.race([withTimeout(all(), Math.max(0, deadlineMs - markReserve)), deadline]);
+    if (this.running.size > 0) await Promise.race([this.markAllInFlight(reason).catch(() => undefined), deadline]);
+    clearTimeout(deadlineTimer);
   }
 }
 

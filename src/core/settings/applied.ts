@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { CoreContext } from '../context';
+import { memorySlot } from '../memory';
 import type { SettingsFields } from '../../service/schemas/settings';
 import type { Json } from '../../state/store';
 
@@ -16,8 +17,8 @@ const appliedSchema = z.record(z.union([z.string(), z.number(), z.boolean()]));
 
 export type AppliedSettings = Partial<SettingsFields>;
 
-/** When this process last restarted a chatbot's record's retention (it is read on every question). */
-const touchedAt = new Map<string, number>();
+/** When this bridge last restarted a chatbot's record's retention (it is read on every question). */
+const TOUCHED_AT = memorySlot<Map<string, number>>('applied settings touched at');
 const TOUCH_EVERY_MS = 60 * 60 * 1000;
 
 export async function readAppliedSettings(
@@ -28,6 +29,7 @@ export async function readAppliedSettings(
   const raw = await ctx.store.get(key);
   // Like every record, this one expires RETENTION_DAYS after its last write; a bridge in use keeps
   // it (re-written at most hourly), so what the owner set is not forgotten while people ask.
+  const touchedAt = ctx.memory.get(TOUCHED_AT, () => new Map<string, number>());
   if (raw !== undefined && ctx.now() - (touchedAt.get(key) ?? 0) >= TOUCH_EVERY_MS) {
     // Marked done only once the write went through: a failed one is tried again on the next read
     // (and does not fail the question that read the record).

@@ -273,6 +273,39 @@ function parseFollowUp(q: string): FollowUp | undefined {
 /** Reads the question against the chatbot's own names (so any city it has listings in is known). */
 export function parseIntent(question: string, vocab: Vocabulary): Intent {
   const q = question.trim();
+  const criteria = parseCriteria(q, vocab);
+  const sorted = parseSort(q);
+  let unknownPlace: string | undefined;
+  if (!criteria.city && !criteria.area) {
+    const m = /\b(?:in|near|around|en)\s+([A-Z][a-zA-Z]+(?:\s+[A-Z][a-zA-Z]+)?)/.exec(q);
+    if (m && !NOT_PLACES.has(m[1].toLowerCase()) && !/^\d/.test(m[1])) unknownPlace = m[1];
+  }
+  const idMatch = LISTING_ID.exec(q) ?? ID_ALONE.exec(q);
+  const followUp = parseFollowUp(q);
+  return {
+    greeting: GREETING.test(q) || ABOUT_YOU.test(q),
+    thanks: THANKS.test(q),
+    criteria: dropUndefined(criteria),
+    mlsCandidates: [...q.matchAll(MLS)].map((m) => m[1].toUpperCase()),
+    ...(idMatch ? { listingId: Number(idMatch[1]) } : {}),
+    ...(unknownPlace ? { unknownPlace } : {}),
+    ...sorted,
+    // "how many bedrooms does 4460 Blake St have?" asks about a home, not for a count of homes.
+    count:
+      /\b(how many|number of|count|cu[aá]nt[ao]s)\b(?!\s+(bed|bath|bd\b|ba\b|br\b|habitaci|baño|dormitor|parking|car|sq|square|feet|years?\b|days?\b))/i.test(
+        q,
+      ),
+    ...(followUp ? { followUp } : {}),
+    continues: /^\s*(and|also|what about|how about|ok(ay)?,? (and|what about)|y|what if)\b/i.test(q),
+    aboutListings: LISTING_WORDS.test(q) || MONTHLY.test(q),
+    wantsAll: LONG_ANSWER_PATTERN.test(q),
+    contact: /\b(contact|e-?mail|phone|call|reach|agent|realtor|person|human|contactar|agente)\b/i.test(q),
+    privacy: /\b(privacy|data policy|privacidad)\b/i.test(q),
+  };
+}
+
+/** Where, what kind, how many rooms and which status the question narrows the listings to. */
+function parseCriteria(q: string, vocab: Vocabulary): Criteria {
   const criteria: Criteria = {};
   criteria.city = findName(q, vocab.cities);
   const area = findName(q, vocab.areas);
@@ -291,86 +324,63 @@ export function parseIntent(question: string, vocab: Vocabulary): Intent {
   const baths = BATHS.exec(q);
   if (baths) criteria.minBathrooms = count(baths[1]);
   // Amounts are read with the address removed, so "3096 Larimer St" is never a price.
-  const pq = street ? normalizeAddress(q).replace(street, ' ') : q;
-  const between = BETWEEN.exec(pq) ?? RANGE.exec(pq);
-  const around = AROUND.exec(pq);
-  if (between) {
-    const a = amount(between[1], between[2] ?? between[4]);
-    const b = amount(between[3], between[4]);
-    criteria.minPrice = Math.min(a, b);
-    criteria.maxPrice = Math.max(a, b);
-  } else if (around) {
-    const a = amount(around[1], around[2]);
-    criteria.minPrice = Math.round(a * 0.85);
-    criteria.maxPrice = Math.round(a * 1.15);
-  } else {
-    const max = MAX_PRICE.exec(pq);
-    if (max) criteria.maxPrice = amount(max[1], max[2]);
-    const min = MIN_PRICE.exec(pq);
-    if (min) criteria.minPrice = amount(min[1], min[2]);
-  }
+  Object.assign(criteria, parsePrices(street ? normalizeAddress(q).replace(street, ' ') : q));
   for (const [re, type] of TYPES) {
     if (re.test(q)) {
       criteria.propertyType = type;
       break;
     }
   }
-  if (/\b(sold|vendidas?)\b/i.test(q)) criteria.status = 'Sold';
-  else if (
+  const status = parseStatus(q);
+  if (status) criteria.status = status;
+  return criteria;
+}
+
+/** The price range of a question (its address already removed). */
+function parsePrices(pq: string): Pick<Criteria, 'minPrice' | 'maxPrice'> {
+  const between = BETWEEN.exec(pq) ?? RANGE.exec(pq);
+  if (between) {
+    const a = amount(between[1], between[2] ?? between[4]);
+    const b = amount(between[3], between[4]);
+    return { minPrice: Math.min(a, b), maxPrice: Math.max(a, b) };
+  }
+  const around = AROUND.exec(pq);
+  if (around) {
+    const a = amount(around[1], around[2]);
+    return { minPrice: Math.round(a * 0.85), maxPrice: Math.round(a * 1.15) };
+  }
+  const out: Pick<Criteria, 'minPrice' | 'maxPrice'> = {};
+  const max = MAX_PRICE.exec(pq);
+  if (max) out.maxPrice = amount(max[1], max[2]);
+  const min = MIN_PRICE.exec(pq);
+  if (min) out.minPrice = amount(min[1], min[2]);
+  return out;
+}
+
+function parseStatus(q: string): ListingStatus | undefined {
+  if (/\b(sold|vendidas?)\b/i.test(q)) return 'Sold';
+  if (
     /\b(pre-?on-?market|pre on market|coming soon|upcoming|not yet (listed|on the market)|pr[oó]ximamente)\b/i.test(q)
   )
-    criteria.status = 'PreOnMarket';
-  else if (/\b(active|available now)\b/i.test(q)) criteria.status = 'Active';
+    return 'PreOnMarket';
+  if (/\b(active|available now)\b/i.test(q)) return 'Active';
+  return undefined;
+}
 
-  let sort: SortKind | undefined;
-  for (const [re, kind] of SORTS) {
-    if (re.test(q)) {
-      sort = kind;
-      break;
-    }
-  }
-  const topN = sort
-    ? (/\b(?:the\s+)?(\d|two|three|four|five)\s+(?:cheapest|least|most|lowest|highest|largest|biggest|smallest|newest|oldest)/i.exec(
-        q,
-      ) ??
-      // "the cheapest 2 rentals"
-      /\b(?:cheapest|priciest|largest|biggest|smallest|newest|oldest)\s+(\d|two|three|four|five)\b(?!\s*(bed|bath|bd|ba|br))/i.exec(
-        q,
-      ))
-    : null;
+/** "the cheapest", "the 3 largest homes": the order asked for and how many (plural: 3, else 1). */
+function parseSort(q: string): Pick<Intent, 'sort' | 'top'> {
+  const sort = SORTS.find(([re]) => re.test(q))?.[1];
+  if (!sort) return {};
+  const topN =
+    /\b(?:the\s+)?(\d|two|three|four|five)\s+(?:cheapest|least|most|lowest|highest|largest|biggest|smallest|newest|oldest)/i.exec(
+      q,
+    ) ??
+    // "the cheapest 2 rentals"
+    /\b(?:cheapest|priciest|largest|biggest|smallest|newest|oldest)\s+(\d|two|three|four|five)\b(?!\s*(bed|bath|bd|ba|br))/i.exec(
+      q,
+    );
   const plural = /\b(homes|houses|listings|properties|condos|apartments|rentals|ones|options)\b/i.test(q);
-
-  let unknownPlace: string | undefined;
-  if (!criteria.city && !criteria.area) {
-    const m = /\b(?:in|near|around|en)\s+([A-Z][a-zA-Z]+(?:\s+[A-Z][a-zA-Z]+)?)/.exec(q);
-    if (m && !NOT_PLACES.has(m[1].toLowerCase()) && !/^\d/.test(m[1])) unknownPlace = m[1];
-  }
-
-  const idMatch = LISTING_ID.exec(q) ?? ID_ALONE.exec(q);
-  const mlsCandidates = [...q.matchAll(MLS)].map((m) => m[1].toUpperCase());
-  return {
-    greeting: GREETING.test(q) || ABOUT_YOU.test(q),
-    thanks: THANKS.test(q),
-    criteria: dropUndefined(criteria),
-    mlsCandidates,
-    ...(idMatch ? { listingId: Number(idMatch[1]) } : {}),
-    ...(unknownPlace ? { unknownPlace } : {}),
-    ...(sort ? { sort, top: topN ? count(topN[1]) : plural ? 3 : 1 } : {}),
-    // "how many bedrooms does 4460 Blake St have?" asks about a home, not for a count of homes.
-    count:
-      /\b(how many|number of|count|cu[aá]nt[ao]s)\b(?!\s+(bed|bath|bd\b|ba\b|br\b|habitaci|baño|dormitor|parking|car|sq|square|feet|years?\b|days?\b))/i.test(
-        q,
-      ),
-    ...(() => {
-      const f = parseFollowUp(q);
-      return f ? { followUp: f } : {};
-    })(),
-    continues: /^\s*(and|also|what about|how about|ok(ay)?,? (and|what about)|y|what if)\b/i.test(q),
-    aboutListings: LISTING_WORDS.test(q) || MONTHLY.test(q),
-    wantsAll: LONG_ANSWER_PATTERN.test(q),
-    contact: /\b(contact|e-?mail|phone|call|reach|agent|realtor|person|human|contactar|agente)\b/i.test(q),
-    privacy: /\b(privacy|data policy|privacidad)\b/i.test(q),
-  };
+  return { sort, top: topN ? count(topN[1]) : plural ? 3 : 1 };
 }
 
 export function hasCriteria(c: Criteria): boolean {

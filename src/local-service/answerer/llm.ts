@@ -38,74 +38,20 @@ export class LlmAnswerer implements Answerer {
   async *answer(req: AnswerRequest): AsyncGenerator<string, AnswerOutcome, void> {
     const messages = buildMessages(req);
     const s = req.chatbot.settings;
-    const res = await fetch(`${this.opts.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
-      },
-      body: JSON.stringify({
-        model: this.opts.model ?? 'gpt-4o-mini',
-        messages,
-        temperature: llmTemperature(s.Temperature),
-        stream: true,
-        stream_options: { include_usage: true },
-      }),
-      signal: req.signal,
-    });
-    if (!res.ok || !res.body) {
-      throw new Error(`the language model answered HTTP ${res.status}`);
-    }
-
-    const queue: string[] = [];
-    let usageTokens: number | undefined;
-    let done = false;
-    const parser = createParser({
-      onEvent(ev: EventSourceMessage) {
-        if (ev.data.trim() === '[DONE]') {
-          done = true;
-          return;
-        }
-        let json: unknown;
-        try {
-          json = JSON.parse(ev.data);
-        } catch {
-          return; // a keep-alive or comment-like line: nothing to relay
-        }
-        const chunk = chunkSchema.safeParse(json);
-        if (!chunk.success) return;
-        for (const choice of chunk.data.choices) {
-          const text = choice.delta?.content;
-          if (text) queue.push(text);
-        }
-        if (chunk.data.usage?.total_tokens !== undefined) usageTokens = chunk.data.usage.total_tokens;
-      },
-    });
-
+    const body = await this.complete(req, messages);
     let answer = '';
-    const decoder = new TextDecoder();
-    const reader = res.body.getReader();
+    let usageTokens: number | undefined;
+    const texts = completionTexts(body);
     try {
-      while (!done) {
-        const { value, done: ended } = await reader.read();
-        if (ended) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-        while (queue.length > 0) {
-          const text = queue.shift() as string;
-          answer += text;
-          yield text;
-        }
+      let next = await texts.next();
+      for (; !next.done; next = await texts.next()) {
+        answer += next.value;
+        yield next.value;
       }
-      parser.feed(decoder.decode());
-      while (queue.length > 0) {
-        const text = queue.shift() as string;
-        answer += text;
-        yield text;
-      }
+      usageTokens = next.value;
     } finally {
-      reader.releaseLock();
-      void res.body.cancel().catch(() => undefined);
+      // A caller that stops early (an aborted answer) still releases the stream.
+      await texts.return(undefined);
     }
     const suffix = s.AnswerSuffix;
     if (suffix && answer.trim() !== '') {
@@ -118,6 +64,80 @@ export class LlmAnswerer implements Answerer {
       totalTokens: usageTokens ?? estimateTokens(...messages.map((m) => m.content), answer),
     };
   }
+
+  /** Starts the streamed completion; its body is the event stream. */
+  private async complete(req: AnswerRequest, messages: ChatMessage[]): Promise<ReadableStream<Uint8Array>> {
+    const res = await fetch(`${this.opts.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: this.opts.model ?? 'gpt-4o-mini',
+        messages,
+        temperature: llmTemperature(req.chatbot.settings.Temperature),
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+      signal: req.signal,
+    });
+    if (!res.ok || !res.body) {
+      throw new Error(`the language model answered HTTP ${res.status}`);
+    }
+    return res.body;
+  }
+}
+
+/** The text pieces of a streamed chat completion as they arrive; returns the usage's total tokens, if sent. */
+async function* completionTexts(body: ReadableStream<Uint8Array>): AsyncGenerator<string, number | undefined, void> {
+  const queue: string[] = [];
+  let usageTokens: number | undefined;
+  let done = false;
+  const parser = createParser({
+    onEvent(ev: EventSourceMessage) {
+      if (ev.data.trim() === '[DONE]') {
+        done = true;
+        return;
+      }
+      const chunk = parseChunk(ev.data);
+      if (!chunk) return;
+      for (const choice of chunk.choices) {
+        const text = choice.delta?.content;
+        if (text) queue.push(text);
+      }
+      if (chunk.usage?.total_tokens !== undefined) usageTokens = chunk.usage.total_tokens;
+    },
+  });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    while (!done) {
+      const { value, done: ended } = await reader.read();
+      if (ended) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+      yield* queue.splice(0);
+    }
+    parser.feed(decoder.decode());
+    yield* queue.splice(0);
+  } finally {
+    reader.releaseLock();
+    void body.cancel().catch(() => undefined);
+  }
+  return usageTokens;
+}
+
+/** One event's chunk, or undefined for a keep-alive or comment-like line (nothing to relay). */
+function parseChunk(data: string): z.infer<typeof chunkSchema> | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const chunk = chunkSchema.safeParse(json);
+  return chunk.success ? chunk.data : undefined;
 }
 
 /** The interface's Temperature is an integer; 0-2 is taken as is, larger values as a percentage. */

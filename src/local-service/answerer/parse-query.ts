@@ -71,71 +71,102 @@ const REFINE_START =
 
 /** The query of a question: which listings (set), narrowed by what (criteria, filters), and what to say. */
 export function parseQuery(question: string, ctx: ParseContext): Query {
-  const facts = parseFacts(question, ctx.fieldNames);
-  const intent = parseIntent(facts.rest, ctx.vocab);
-  const prev = ctx.previous;
-  const last = prev.query;
-  const mine = intent.criteria;
-  const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
-  const carried = last?.criteria ?? {};
-  const kept = last?.filters ?? [];
-  const own = { criteria: mine, filters: facts.filters };
-  // What a follow-up keeps: the conditions in force, with the question's own changed.
-  const inForce = { criteria: merge(carried, mine), filters: mergeFilters(kept, facts.filters) };
-  const base = { asks: facts.asks, own, ...place };
+  const r = readQuestion(question, ctx);
+  const { last, mine, facts } = r;
   // "and the median?" after an average: the same homes, the same figure, another statistic.
   if (facts.lonelyStat && last?.op.kind === 'aggregate' && !hasCriteria(mine) && facts.filters.length === 0)
     return { ...last, op: { ...last.op, stat: facts.lonelyStat } };
+  const named = namedQuery(r, ctx);
+  if (named) return named;
+  if (r.intent.wantsAll) return { set: { kind: 'search' }, ...r.base, ...r.own, op: { kind: 'all' } };
+  return previousQuery(r, ctx.previous) ?? beyondQuery(r, ctx.previous) ?? searchQuery(r);
+}
 
-  const named = namedKeys(question, intent, ctx);
-  const compare = COMPARE.test(question);
-  if (named.length > 0 && (compare || (!intent.count && !intent.sort && !facts.aggregate))) {
-    const op: Operation = compare
-      ? { kind: 'compare' }
-      : facts.asks.length > 0
-        ? { kind: 'facts' }
-        : { kind: 'details' };
-    // An address named is the home, not a street to search: the conditions in force stay as they were.
-    const { street: _street, ...rest } = mine;
-    const criteria = merge(carried, rest);
-    return {
-      set: { kind: 'named', keys: named },
-      ...base,
-      own: { criteria: {}, filters: [] },
-      criteria,
-      filters: kept,
-      op,
-    };
-  }
-  if (intent.wantsAll) return { set: { kind: 'search' }, ...base, ...own, op: { kind: 'all' } };
+/** A question read once: its facts and intent, and the conditions it brings and those in force. */
+interface Reading {
+  question: string;
+  facts: FactReading;
+  intent: Intent;
+  last: Query | undefined;
+  mine: Criteria;
+  carried: Criteria;
+  kept: FactFilter[];
+  own: { criteria: Criteria; filters: FactFilter[] };
+  /** What a follow-up keeps: the conditions in force, with the question's own changed. */
+  inForce: { criteria: Criteria; filters: FactFilter[] };
+  base: Pick<Query, 'asks' | 'own' | 'unknownPlace'>;
+  compare: boolean;
+}
 
+function readQuestion(question: string, ctx: ParseContext): Reading {
+  const facts = parseFacts(question, ctx.fieldNames);
+  const intent = parseIntent(facts.rest, ctx.vocab);
+  const last = ctx.previous.query;
+  const mine = intent.criteria;
+  const carried = last?.criteria ?? {};
+  const kept = last?.filters ?? [];
+  const own = { criteria: mine, filters: facts.filters };
+  const inForce = { criteria: merge(carried, mine), filters: mergeFilters(kept, facts.filters) };
+  const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
+  const base = { asks: facts.asks, own, ...place };
+  return { question, facts, intent, last, mine, carried, kept, own, inForce, base, compare: COMPARE.test(question) };
+}
+
+/** Homes named by MLS number, id or address: their details, facts or a comparison. */
+function namedQuery(r: Reading, ctx: ParseContext): Query | undefined {
+  const { intent, facts, compare } = r;
+  const named = namedKeys(r.question, intent, ctx);
+  if (named.length === 0 || !(compare || (!intent.count && !intent.sort && !facts.aggregate))) return undefined;
+  const op: Operation = compare ? { kind: 'compare' } : facts.asks.length > 0 ? { kind: 'facts' } : { kind: 'details' };
+  // An address named is the home, not a street to search: the conditions in force stay as they were.
+  const { street: _street, ...rest } = r.mine;
+  const criteria = merge(r.carried, rest);
+  return {
+    set: { kind: 'named', keys: named },
+    ...r.base,
+    own: { criteria: {}, filters: [] },
+    criteria,
+    filters: r.kept,
+    op,
+  };
+}
+
+/** "those", "the second one", "it": the homes of the previous answer. */
+function previousQuery(r: Reading, prev: Previous): Query | undefined {
+  const { question, intent, facts, mine } = r;
   const f = intent.followUp;
   const pick = picked(question, intent);
-  const elsewhere = mine.city !== undefined && mine.city !== carried.city;
+  const elsewhere = mine.city !== undefined && mine.city !== r.carried.city;
   const refersBack = !elsewhere && (pick !== undefined || THOSE.test(facts.rest) || f?.kind === 'it');
-  if (refersBack && (prev.shown.length > 0 || prev.list.length > 0 || !hasCriteria(mine))) {
-    const set: SetRef = pick ? { kind: 'previous', pick } : { kind: 'previous' };
-    const detail = facts.asks.length > 0 ? 'facts' : 'details';
-    let op = operation(question, intent, facts, compare, pick || f?.kind === 'it' ? detail : 'list');
-    // "which one is bigger?" among the homes named: the biggest of them.
-    const rank = f && /\b(which|cu[aá]l)\b/i.test(question) ? RANKS[f.kind] : undefined;
-    if (rank && op.kind === 'list') op = { kind: 'superlative', sort: rank, top: 1 };
-    return { set, ...base, ...inForce, op };
-  }
+  if (!refersBack || !(prev.shown.length > 0 || prev.list.length > 0 || !hasCriteria(mine))) return undefined;
+  const set: SetRef = pick ? { kind: 'previous', pick } : { kind: 'previous' };
+  const detail = facts.asks.length > 0 ? 'facts' : 'details';
+  let op = operation(question, intent, facts, r.compare, pick || f?.kind === 'it' ? detail : 'list');
+  // "which one is bigger?" among the homes named: the biggest of them.
+  const rank = f && /\b(which|cu[aá]l)\b/i.test(question) ? RANKS[f.kind] : undefined;
+  if (rank && op.kind === 'list') op = { kind: 'superlative', sort: rank, top: 1 };
+  return { set, ...r.base, ...r.inForce, op };
+}
 
-  if (f && (f.kind === 'cheaper' || f.kind === 'pricier' || f.kind === 'larger') && (last || hasCriteria(mine))) {
-    const criteria = beyond(inForce.criteria, f.kind, prev);
-    return {
-      set: { kind: 'search' },
-      ...base,
-      criteria,
-      filters: inForce.filters,
-      op: { kind: 'beyond', direction: f.kind },
-    };
-  }
+/** "anything cheaper / pricier / bigger?": the search in force, beyond what was shown. */
+function beyondQuery(r: Reading, prev: Previous): Query | undefined {
+  const f = r.intent.followUp;
+  if (!f || !(f.kind === 'cheaper' || f.kind === 'pricier' || f.kind === 'larger')) return undefined;
+  if (!(r.last || hasCriteria(r.mine))) return undefined;
+  return {
+    set: { kind: 'search' },
+    ...r.base,
+    criteria: beyond(r.inForce.criteria, f.kind, prev),
+    filters: r.inForce.filters,
+    op: { kind: 'beyond', direction: f.kind },
+  };
+}
 
-  const op = operation(question, intent, facts, compare, 'list');
-  const mentionsFacts = hasCriteria(mine) || facts.filters.length > 0;
+/** A search: refining the one in force, or a new one. */
+function searchQuery(r: Reading): Query {
+  const { question, intent, facts, last } = r;
+  const op = operation(question, intent, facts, r.compare, 'list');
+  const mentionsFacts = hasCriteria(r.mine) || facts.filters.length > 0;
   // "the cheapest one", "how many?", "and the average?" with nothing of their own: about the search in force.
   const bare = !mentionsFacts && op.kind !== 'list' && op.kind !== 'facts' && !intent.wantsAll;
   const refines =
@@ -149,12 +180,12 @@ export function parseQuery(question: string, ctx: ParseContext): Query {
     // "and in Miami?" after an average: the same statistic over the changed search.
     const again =
       intent.continues && op.kind === 'list' && last && ['aggregate', 'count', 'superlative'].includes(last.op.kind);
-    return { set: { kind: 'search' }, ...base, ...inForce, op: again && last ? last.op : op };
+    return { set: { kind: 'search' }, ...r.base, ...r.inForce, op: again && last ? last.op : op };
   }
   // "does it have parking?" without "it" said: the homes of the last answer, if any.
-  if (op.kind === 'facts' && !mentionsFacts) return { set: { kind: 'previous' }, ...base, ...inForce, op };
+  if (op.kind === 'facts' && !mentionsFacts) return { set: { kind: 'previous' }, ...r.base, ...r.inForce, op };
   const aboutListings = mentionsFacts || intent.aboutListings || op.kind !== 'list' || intent.unknownPlace;
-  return { set: { kind: 'search' }, ...base, ...own, op: aboutListings ? op : { kind: 'none' } };
+  return { set: { kind: 'search' }, ...r.base, ...r.own, op: aboutListings ? op : { kind: 'none' } };
 }
 
 /** The operation a question asks for, `fallback` when it names none. */

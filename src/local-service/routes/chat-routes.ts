@@ -39,24 +39,30 @@ function chatbotOf(ctx: ServiceContext, id: string, field: string): ChatbotRecor
 
 type Handler = (req: FastifyRequest, reply: FastifyReply) => unknown;
 
-/** Every first-family operation: POST with a JSON body, answered with the envelope. */
-export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const op = (
-    path: string,
-    needs: FirstFamilyCredential,
-    run: (req: FastifyRequest, reply: FastifyReply) => unknown,
-  ): Handler => {
-    const handler: Handler = async (req, reply) => {
+/** Registers one first-family operation: POST with a JSON body, its credential checked, answered with the envelope. */
+type Op = (path: string, needs: FirstFamilyCredential, run: Handler) => void;
+
+function opsOf(app: FastifyInstance, ctx: ServiceContext): Op {
+  return (path, needs, run) => {
+    app.post(path, async (req, reply) => {
       checkFirstFamily(ctx, req, needs);
       const data = await run(req, reply);
       // A handler that took the reply over (stream) or sent it itself has answered already.
       if (reply.sent) return reply;
       return okEnvelope(data);
-    };
-    app.post(path, handler);
-    return handler;
+    });
   };
+}
 
+/** Every first-family operation. */
+export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const op = opsOf(app, ctx);
+  registerChatbotOps(app, ctx, op);
+  op('/chat/Chat/ClientAsk', 'secret', (req, reply) => clientAsk(ctx, req, reply));
+  registerListingOps(ctx, op);
+}
+
+function registerChatbotOps(app: FastifyInstance, ctx: ServiceContext, op: Op): void {
   op('/chat/Chatbot/Edit', 'secret', (req) => {
     const body = parseWith(chatbotSettingsSchema, req.body);
     const { serialNumber, ...change } = body;
@@ -93,56 +99,59 @@ export function registerChatRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const url = `${req.protocol}://${req.host}/upload/${up.id}?token=${up.token}&expires=${up.expiresAt}`;
     return { FileStoreId: String(up.id), PreUploadUrl: url };
   });
+}
 
-  op('/chat/Chat/ClientAsk', 'secret', async (req, reply) => {
-    const body = parseWith(clientAskRequestSchema, req.body);
-    const session = ctx.chat.getSession(body.sessionID);
-    if (!session) throw notFound(`Unknown sessionID ${body.sessionID}: create a chat session with GetSession first`);
-    const ask = Ask.begin(ctx, session, {
-      content: body.content,
-      mode: body.chatAskType ?? 'Text',
-      fileIds: body.fileIds ?? [],
-    });
-
-    if (!body.stream) {
-      const r = await ask.run(() => undefined);
-      return {
-        messageid: r.answer.id,
-        content: r.text,
-        totalToken: r.outcome.totalTokens,
-        noAnswer: r.outcome.noAnswer,
-      };
-    }
-
-    // Headers go out with the first fragment, so a failure before it is still an envelope.
-    let stream: ReturnType<typeof openObjectStream> | undefined;
-    const abort = new AbortController();
-    try {
-      const r = await ask.run((content) => {
-        if (!stream) {
-          stream = openObjectStream(reply, ctx.framing);
-          stream.signal.addEventListener('abort', () => abort.abort(), { once: true });
-        }
-        stream.send({ content });
-      }, abort.signal);
-      stream ??= openObjectStream(reply, ctx.framing);
-      stream.send({
-        QuestionID: r.question.id,
-        AnswerID: r.answer.id,
-        Answer: r.text,
-        TotalToken: r.outcome.totalTokens,
-        noAnswer: r.outcome.noAnswer,
-      });
-      stream.end();
-    } catch (err) {
-      if (!stream) throw answererFailure(err);
-      req.log.warn({ err: (err as Error).message }, 'answer stream broke');
-      // Ending without the final object is how a client learns the answer is incomplete.
-      stream.end();
-    }
-    return undefined;
+/** ClientAsk: the answer in one envelope, or streamed in the service's framing. */
+async function clientAsk(ctx: ServiceContext, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const body = parseWith(clientAskRequestSchema, req.body);
+  const session = ctx.chat.getSession(body.sessionID);
+  if (!session) throw notFound(`Unknown sessionID ${body.sessionID}: create a chat session with GetSession first`);
+  const ask = Ask.begin(ctx, session, {
+    content: body.content,
+    mode: body.chatAskType ?? 'Text',
+    fileIds: body.fileIds ?? [],
   });
 
+  if (!body.stream) {
+    const r = await ask.run(() => undefined);
+    return {
+      messageid: r.answer.id,
+      content: r.text,
+      totalToken: r.outcome.totalTokens,
+      noAnswer: r.outcome.noAnswer,
+    };
+  }
+
+  // Headers go out with the first fragment, so a failure before it is still an envelope.
+  let stream: ReturnType<typeof openObjectStream> | undefined;
+  const abort = new AbortController();
+  try {
+    const r = await ask.run((content) => {
+      if (!stream) {
+        stream = openObjectStream(reply, ctx.framing);
+        stream.signal.addEventListener('abort', () => abort.abort(), { once: true });
+      }
+      stream.send({ content });
+    }, abort.signal);
+    stream ??= openObjectStream(reply, ctx.framing);
+    stream.send({
+      QuestionID: r.question.id,
+      AnswerID: r.answer.id,
+      Answer: r.text,
+      TotalToken: r.outcome.totalTokens,
+      noAnswer: r.outcome.noAnswer,
+    });
+    stream.end();
+  } catch (err) {
+    if (!stream) throw answererFailure(err);
+    req.log.warn({ err: (err as Error).message }, 'answer stream broke');
+    // Ending without the final object is how a client learns the answer is incomplete.
+    stream.end();
+  }
+  return undefined;
+}
+
+function registerListingOps(ctx: ServiceContext, op: Op): void {
   op('/chat/Chatbot/RealEstateCreate', 'either', (req) => {
     const { SerialNumber, ...data } = parseWith(listingCreateSchema, req.body);
     chatbotOf(ctx, SerialNumber, 'SerialNumber');

@@ -84,24 +84,31 @@ function parseEnd(s: string): number {
   return /^\d{4}-\d{2}-\d{2}$/.test(s.trim()) ? t + DAY_MS - 1 : t;
 }
 
+/** The conversation `id` names, if this key may touch it. */
+function conversationFor(ctx: ServiceContext, p: V1Principal, id: string): SessionRecord {
+  const s = /^\d+$/.test(id) ? ctx.chat.getSession(Number(id)) : undefined;
+  if (!s) throw notFound(`Unknown conversation '${id}'`);
+  if (!mayTouch(p, s.chatbotId)) throw forbidden(`This API key may not access conversation '${id}'`);
+  return s;
+}
+
+/** The chatbot `id` (given as `field`) names, if this key may touch it. */
+function chatbotFor(ctx: ServiceContext, p: V1Principal, id: string, field: string): ChatbotRecord {
+  const c = ctx.chatbots.get(id);
+  if (!c) throw notFound(`Unknown chatbot '${id}' (${field})`);
+  if (!mayTouch(p, id))
+    throw forbidden(`This API key may only access chatbot '${p.kind === 'chatbot' ? p.chatbot.id : ''}', not '${id}'`);
+  return c;
+}
+
 /** The second family: REST, bearer keys, {success, data, meta?}. */
 export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): void {
-  const conversationFor = (p: V1Principal, id: string): SessionRecord => {
-    const s = /^\d+$/.test(id) ? ctx.chat.getSession(Number(id)) : undefined;
-    if (!s) throw notFound(`Unknown conversation '${id}'`);
-    if (!mayTouch(p, s.chatbotId)) throw forbidden(`This API key may not access conversation '${id}'`);
-    return s;
-  };
-  const chatbotFor = (p: V1Principal, id: string, field: string): ChatbotRecord => {
-    const c = ctx.chatbots.get(id);
-    if (!c) throw notFound(`Unknown chatbot '${id}' (${field})`);
-    if (!mayTouch(p, id))
-      throw forbidden(
-        `This API key may only access chatbot '${p.kind === 'chatbot' ? p.chatbot.id : ''}', not '${id}'`,
-      );
-    return c;
-  };
+  registerChatbotRoutes(app, ctx);
+  registerConversationRoutes(app, ctx);
+  registerAnalyticsRoutes(app, ctx);
+}
 
+function registerChatbotRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/v1/chatbots', (req) => {
     const p = checkV1(ctx, req);
     const q = parseWith(v1ListChatbotsQuerySchema, req.query, 'query');
@@ -139,7 +146,7 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
   app.patch<{ Params: { id: string } }>('/v1/chatbots/:id', (req) => {
     const p = checkV1(ctx, req);
     const body = parseWith(v1UpdateChatbotBodySchema, req.body);
-    chatbotFor(p, req.params.id, 'id');
+    chatbotFor(ctx, p, req.params.id, 'id');
     const change = settingsChange(body.settings);
     const c = ctx.chatbots.update(req.params.id, {
       status: body.status,
@@ -149,11 +156,13 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
     if (!c) throw notFound(`Unknown chatbot '${req.params.id}' (id)`);
     return { success: true, data: chatbotJson(c) };
   });
+}
 
+function registerConversationRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.post('/v1/conversations', (req, reply) => {
     const p = checkV1(ctx, req);
     const body = parseWith(v1StartConversationBodySchema, req.body);
-    chatbotFor(p, body.chatbot_id, 'chatbot_id');
+    chatbotFor(ctx, p, body.chatbot_id, 'chatbot_id');
     const s = ctx.chat.createSession(body.chatbot_id, body.user_id, body.metadata);
     return reply.code(201).send({ success: true, data: { ...conversationJson(s), session_token: s.sessionToken } });
   });
@@ -161,63 +170,15 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
   app.get<{ Params: { id: string } }>('/v1/conversations/:id', (req) => {
     const p = checkV1(ctx, req);
     const q = parseWith(v1GetConversationQuerySchema, req.query, 'query');
-    const s = conversationFor(p, req.params.id);
+    const s = conversationFor(ctx, p, req.params.id);
     const data: V1ConversationWire = conversationJson(s);
     if (q.include_messages !== false) data.messages = ctx.chat.messages(s.id).map(messageJson);
     return { success: true, data };
   });
 
-  app.post<{ Params: { id: string } }>('/v1/conversations/:id/messages', async (req, reply: FastifyReply) => {
-    const p = checkV1(ctx, req);
-    const body = parseWith(v1SendMessageBodySchema, req.body);
-    const s = conversationFor(p, req.params.id);
-    const ask = Ask.begin(ctx, s, { content: body.content, mode: 'Text', fileIds: [] });
-    const result = (r: Awaited<ReturnType<Ask['run']>>): V1SendMessageWire => ({
-      message_id: String(r.question.id),
-      conversation_id: String(s.id),
-      response: { id: String(r.answer.id), content: r.text, timestamp: iso(r.answer.createdAt) },
-    });
-    if (!body.stream) return reply.code(201).send({ success: true, data: result(await ask.run(() => undefined)) });
-
-    let stream: ReturnType<typeof openObjectStream> | undefined;
-    const abort = new AbortController();
-    try {
-      const r = await ask.run((content) => {
-        if (!stream) {
-          // /v1 streams are Server-Sent Events whatever the first family's framing.
-          stream = openObjectStream(reply, 'sse');
-          stream.signal.addEventListener('abort', () => abort.abort(), { once: true });
-        }
-        stream.send({ content });
-      }, abort.signal);
-      stream ??= openObjectStream(reply, 'sse');
-      stream.send(result(r));
-      stream.end();
-    } catch (err) {
-      if (!stream)
-        throw err instanceof Failure
-          ? err
-          : new Failure(SERVICE_CODES.internal, `The chatbot could not answer: ${(err as Error).message}`, 502);
-      stream.end();
-    }
-    return reply;
-  });
-
-  app.get('/v1/analytics/overview', (req) => {
-    const p = checkV1(ctx, req);
-    const q = parseWith(v1AnalyticsQuerySchema, req.query, 'query');
-    const end = q.end_date !== undefined ? parseEnd(q.end_date) : ctx.now();
-    const start = q.start_date !== undefined ? Date.parse(q.start_date) : end - 30 * DAY_MS;
-    if (start > end) throw badRequest('start_date must not be after end_date');
-    let chatbotId = q.chatbot_id;
-    if (chatbotId !== undefined) chatbotFor(p, chatbotId, 'chatbot_id');
-    else if (p.kind === 'chatbot') chatbotId = p.chatbot.id;
-    const data: V1AnalyticsWire = {
-      period: { start: iso(start), end: iso(end) },
-      metrics: ctx.chat.analytics(start, end, chatbotId),
-    };
-    return { success: true, data };
-  });
+  app.post<{ Params: { id: string } }>('/v1/conversations/:id/messages', (req, reply: FastifyReply) =>
+    sendMessage(ctx, req, reply),
+  );
 
   app.get<{ Params: { id: string } }>(
     '/v1/users/:id/conversations',
@@ -238,4 +199,63 @@ export function registerV1Routes(app: FastifyInstance, ctx: ServiceContext): voi
       };
     },
   );
+}
+
+/** POST /v1/conversations/:id/messages: the answer in one reply, or streamed as Server-Sent Events. */
+async function sendMessage(
+  ctx: ServiceContext,
+  req: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const p = checkV1(ctx, req);
+  const body = parseWith(v1SendMessageBodySchema, req.body);
+  const s = conversationFor(ctx, p, req.params.id);
+  const ask = Ask.begin(ctx, s, { content: body.content, mode: 'Text', fileIds: [] });
+  const result = (r: Awaited<ReturnType<Ask['run']>>): V1SendMessageWire => ({
+    message_id: String(r.question.id),
+    conversation_id: String(s.id),
+    response: { id: String(r.answer.id), content: r.text, timestamp: iso(r.answer.createdAt) },
+  });
+  if (!body.stream) return reply.code(201).send({ success: true, data: result(await ask.run(() => undefined)) });
+
+  let stream: ReturnType<typeof openObjectStream> | undefined;
+  const abort = new AbortController();
+  try {
+    const r = await ask.run((content) => {
+      if (!stream) {
+        // /v1 streams are Server-Sent Events whatever the first family's framing.
+        stream = openObjectStream(reply, 'sse');
+        stream.signal.addEventListener('abort', () => abort.abort(), { once: true });
+      }
+      stream.send({ content });
+    }, abort.signal);
+    stream ??= openObjectStream(reply, 'sse');
+    stream.send(result(r));
+    stream.end();
+  } catch (err) {
+    if (!stream)
+      throw err instanceof Failure
+        ? err
+        : new Failure(SERVICE_CODES.internal, `The chatbot could not answer: ${(err as Error).message}`, 502);
+    stream.end();
+  }
+  return reply;
+}
+
+function registerAnalyticsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get('/v1/analytics/overview', (req) => {
+    const p = checkV1(ctx, req);
+    const q = parseWith(v1AnalyticsQuerySchema, req.query, 'query');
+    const end = q.end_date !== undefined ? parseEnd(q.end_date) : ctx.now();
+    const start = q.start_date !== undefined ? Date.parse(q.start_date) : end - 30 * DAY_MS;
+    if (start > end) throw badRequest('start_date must not be after end_date');
+    let chatbotId = q.chatbot_id;
+    if (chatbotId !== undefined) chatbotFor(ctx, p, chatbotId, 'chatbot_id');
+    else if (p.kind === 'chatbot') chatbotId = p.chatbot.id;
+    const data: V1AnalyticsWire = {
+      period: { start: iso(start), end: iso(end) },
+      metrics: ctx.chat.analytics(start, end, chatbotId),
+    };
+    return { success: true, data };
+  });
 }

@@ -55,6 +55,11 @@ export class GatewayBudgets {
     return this.scheduler.reserveIfRoom(budgets);
   }
 
+  /** A start token now or never, for a stream that will spend `shared` (BudgetScheduler.takeStart). */
+  takeStart(start: RateBudget, shared: RateBudget): Promise<boolean> {
+    return this.scheduler.takeStart(start, shared);
+  }
+
   /** The waiting call with this coalesceKey becomes a final (its answer just finished). */
   promote(coalesceKey: string): void {
     this.scheduler.promote(coalesceKey);

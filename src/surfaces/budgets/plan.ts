@@ -13,12 +13,16 @@
  *   answer's first interim waits until it is `firstInterimAfterMs` old, so the plan has seen a surge
  *   arrive before it spends;
  * - commitments: something that will need a final later starts only while the budget has room for
- *   it (`reserveIfRoom`: a Slack native stream and its stop).
+ *   it (`reserveIfRoom`: a Slack native stream and its stop);
+ * - fair shares: a budget spent by streams that each took a start token (`started`: Slack's appends)
+ *   is split over the streams open now and the starts still possible (stream-shares.ts), and each
+ *   stream's interims there are planned for an answer of unknown length.
  *
  * Pure bookkeeping on this process's clock: no timers, no store. The scheduler asks it when a job may
  * go and what it spends.
  */
 import type { Priority, RateBudget } from '../../core/surface';
+import { fairShare, StartShares, shareDue } from './stream-shares';
 
 export interface PlanOptions {
   /** Fraction of each budget that interim calls may use; the rest is kept for finals. */
@@ -51,6 +55,10 @@ interface Holder {
   keys: string[];
   since: number;
   lastInterimAt: number;
+  /** When this registration was made (a stream's: when it started). */
+  openedAt: number;
+  /** Per fair-share budget key: when the answer's interims took its tokens (kept across re-registrations). */
+  spent: Map<string, number[]>;
 }
 
 /** What the plan needs to know of a waiting call. */
@@ -84,6 +92,7 @@ export class FinalsPlan {
   private readonly registered = new Map<string, number[]>();
   /** When answers registered lately (within ARRIVAL_LOOKBACK_MS), oldest first. */
   private readonly arrivals: number[] = [];
+  private readonly shares: StartShares;
 
   constructor(opts: PlanOptions) {
     this.interimShare = opts.interimShare ?? 0.5;
@@ -92,6 +101,12 @@ export class FinalsPlan {
     this.firstInterimAfterMs = opts.firstInterimAfterMs ?? 1_000;
     this.loadSteps = opts.loadSteps ?? 3;
     this.now = opts.now ?? Date.now;
+    this.shares = new StartShares(this.now);
+  }
+
+  /** A stream that will spend `shared` took a token of `start` (see stream-shares.ts). */
+  started(shared: RateBudget, start: RateBudget): void {
+    this.shares.started(shared, start);
   }
 
   /**
@@ -101,7 +116,8 @@ export class FinalsPlan {
   expectFinal(budgets: RateBudget[], holder?: string): () => boolean {
     const keys = budgets.filter((b) => this.reserves(b)).map((b) => b.key);
     for (const k of keys) this.finalsDue.set(k, (this.finalsDue.get(k) ?? 0) + 1);
-    const h: Holder = { keys, since: this.now(), lastInterimAt: 0 };
+    const now = this.now();
+    const h: Holder = { keys, since: now, lastInterimAt: 0, openedAt: now, spent: new Map() };
     if (holder !== undefined) this.addHolder(holder, h);
     let released = false;
     return () => {
@@ -133,6 +149,7 @@ export class FinalsPlan {
     if (prev) {
       h.since = prev.since;
       h.lastInterimAt = prev.lastInterimAt;
+      h.spent = prev.spent;
     }
     list.push(h);
     this.holders.set(holder, list);
@@ -276,7 +293,13 @@ export class FinalsPlan {
       this.taken.set(b.key, list);
     }
     if (call.priority === 'interim' && call.coalesceKey !== undefined) {
-      for (const h of this.holders.get(call.coalesceKey) ?? []) h.lastInterimAt = dueAt;
+      const list = this.holders.get(call.coalesceKey) ?? [];
+      for (const h of list) h.lastInterimAt = dueAt;
+      const spent = list.at(-1)?.spent;
+      for (const b of call.budgets) {
+        if (!spent || !this.shares.shares(b.key)) continue;
+        spent.set(b.key, [...(spent.get(b.key) ?? []), this.now()]);
+      }
     }
   }
 
@@ -285,6 +308,8 @@ export class FinalsPlan {
     if (call.priority !== 'interim' || call.coalesceKey === undefined) return 0;
     const h = this.holders.get(call.coalesceKey)?.at(-1);
     if (!h || h.keys.length === 0) return 0;
+    const shared = call.budgets.filter((b) => this.shares.shares(b.key) && h.keys.includes(b.key));
+    if (shared.length > 0) return Math.max(...shared.map((b) => this.shareDueOf(h, b)));
     const spacing = this.interimSpacingMs(call.budgets, h.since);
     if (spacing <= 0) return 0;
     // The first interim comes a whole turn after the answer's first words (its first message or
@@ -296,6 +321,26 @@ export class FinalsPlan {
     // expected sends its final instead; a longer one grows again then).
     const end = h.since + this.answerMs;
     return due > end - spacing / 2 && due < end + spacing / 2 ? end + spacing / 2 : due;
+  }
+
+  /** When holder `h`'s next interim on fair-share budget `b` may go (see stream-shares.ts). */
+  private shareDueOf(h: Holder, b: RateBudget): number {
+    const from = this.now() - b.windowMs;
+    const within = (x: Holder): number => (x.spent.get(b.key) ?? []).filter((t) => t > from).length;
+    let spentByOpen = 0;
+    for (const list of this.holders.values()) {
+      const x = list.at(-1);
+      if (x?.keys.includes(b.key)) spentByOpen += within(x);
+    }
+    const share = fairShare({
+      limit: b.limit,
+      taken: this.takenIn(b),
+      reserved: this.finalsAwaited(b.key),
+      open: this.finalsAwaited(b.key),
+      spentByOpen,
+      startsLeft: this.shares.startsLeft(b.key),
+    });
+    return shareDue(within(h), share, h.openedAt, h.lastInterimAt, this.now());
   }
 
   private reserves(b: RateBudget): boolean {

@@ -161,6 +161,17 @@ export class BudgetScheduler {
     return this.plan.hasRoom(budgets) ? this.expectFinal(budgets) : undefined;
   }
 
+  /**
+   * Takes one token of `start` now, never waiting (undefined when none is free): a stream opens that
+   * will spend `shared`, which the plan then splits in fair shares over the streams that may run
+   * (see stream-shares.ts).
+   */
+  async takeStart(start: RateBudget, shared: RateBudget): Promise<boolean> {
+    const { granted } = await this.store.takeToken(start.key, start.limit, start.windowMs);
+    if (granted) this.plan.started(shared, start);
+    return granted;
+  }
+
   /** Least time between two interim calls of one answer on `budgets` (see FinalsPlan). */
   interimSpacingMs(budgets: RateBudget[], since?: number): number {
     return this.plan.interimSpacingMs(budgets, since);

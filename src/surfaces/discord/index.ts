@@ -53,35 +53,7 @@ function sanitizeRoute(route: string): string {
 
 export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntime {
   const log = opts.log;
-  const secretFree = (text: string): string => text.split(opts.token).join('***');
-  const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.DirectMessages,
-    ],
-    // DM channels are not in the cache until discord.js has seen one: without this partial their
-    // messages would be dropped.
-    partials: [Partials.Channel],
-    // Any reply discord.js sends without its own allowed_mentions (static notices) pings nobody.
-    allowedMentions: { parse: [] },
-    // A Retry-After past the ceiling is not slept through inside discord.js: the call fails as a
-    // 429 (RateLimitError, then PlatformRateLimitError) that its caller handles.
-    rest: {
-      ...(opts.apiUrl ? { api: restBase(opts.apiUrl) } : {}),
-      rejectOnRateLimit: (info) => Math.max(info.retryAfter, info.sublimitTimeout) > MAX_RETRY_AFTER_MS,
-    },
-    ws: {
-      buildStrategy: (manager) =>
-        new CheckedShardingStrategy(manager, (err, event) => {
-          log.warn(
-            { err: errInfo(err), event: event.dispatch ?? event.name, shard: event.shardId },
-            'discord: dropped a malformed gateway packet (discord.js could not handle it)',
-          );
-        }),
-    },
-  });
+  const client = newClient(opts);
   const rest = client.rest;
   const port = new DiscordPort(rest, opts.store, log, client);
   const threads = port.threads;
@@ -90,7 +62,6 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   let core: BridgeCore | undefined;
   let ready = false;
   let botId = opts.applicationId;
-  let rateLimits = 0;
 
   const inbound: Inbound = {
     port,
@@ -117,12 +88,79 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
         .remember(thread.id, thread.parentId)
         .catch((err: unknown) => log.warn({ err: errInfo(err) }, 'discord: could not remember a thread'));
   });
+  const rateLimits = logClientEvents(client, opts);
+
+  return {
+    surface,
+    attach(c) {
+      core = c;
+    },
+    async start() {
+      await logIn(client, opts);
+      botId = client.user?.id ?? opts.applicationId;
+      await registerCommands(client, opts);
+      await Promise.all(client.guilds.cache.map((guild) => inbound.people.learnRoles(guild)));
+      ready = true;
+      log.info({ user: client.user?.username }, 'discord: ready');
+    },
+    async stop() {
+      ready = false;
+      port.close();
+      await client.destroy();
+    },
+    isReady() {
+      return ready && client.isReady() && core !== undefined;
+    },
+    rateLimitEvents: rateLimits,
+  };
+}
+
+/** The token never reaches a log or an error: discord.js messages can quote the request. */
+function secretFree(opts: DiscordSurfaceOptions, text: string): string {
+  return text.split(opts.token).join('***');
+}
+
+function newClient(opts: DiscordSurfaceOptions): Client {
+  return new Client({
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.DirectMessages,
+    ],
+    // DM channels are not in the cache until discord.js has seen one: without this partial their
+    // messages would be dropped.
+    partials: [Partials.Channel],
+    // Any reply discord.js sends without its own allowed_mentions (static notices) pings nobody.
+    allowedMentions: { parse: [] },
+    // A Retry-After past the ceiling is not slept through inside discord.js: the call fails as a
+    // 429 (RateLimitError, then PlatformRateLimitError) that its caller handles.
+    rest: {
+      ...(opts.apiUrl ? { api: restBase(opts.apiUrl) } : {}),
+      rejectOnRateLimit: (info) => Math.max(info.retryAfter, info.sublimitTimeout) > MAX_RETRY_AFTER_MS,
+    },
+    ws: {
+      buildStrategy: (manager) =>
+        new CheckedShardingStrategy(manager, (err, event) => {
+          opts.log.warn(
+            { err: errInfo(err), event: event.dispatch ?? event.name, shard: event.shardId },
+            'discord: dropped a malformed gateway packet (discord.js could not handle it)',
+          );
+        }),
+    },
+  });
+}
+
+/** Logs the client's errors, warnings and rate limits; returns how many rate limits it reported so far. */
+function logClientEvents(client: Client, opts: DiscordSurfaceOptions): () => number {
+  const log = opts.log;
+  let rateLimits = 0;
   client.on(Events.Error, (err) => log.error({ err: errInfo(err) }, 'discord: client error'));
   client.on(Events.ShardError, (err, shard) =>
     log.warn({ err: errInfo(err), shard }, 'discord: gateway connection error'),
   );
-  client.on(Events.Warn, (message) => log.warn({ message: secretFree(message) }, 'discord: warning'));
-  rest.on('rateLimited', (info) => {
+  client.on(Events.Warn, (message) => log.warn({ message: secretFree(opts, message) }, 'discord: warning'));
+  client.rest.on('rateLimited', (info) => {
     rateLimits += 1;
     log.warn(
       {
@@ -136,62 +174,42 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
       'discord: rate limited',
     );
   });
+  return () => rateLimits;
+}
 
-  async function registerCommands(): Promise<void> {
-    const app = opts.applicationId;
-    if (opts.guildId) {
-      const body = slashCommandDefinitions('guild');
-      await rest.put(Routes.applicationGuildCommands(app, opts.guildId), { body });
-      // Guild commands never show in DMs: the DM ones are global, limited to the bot's DMs.
-      await rest.put(Routes.applicationCommands(app), { body: slashCommandDefinitions('dm') });
-      log.info({ commands: body.map((c) => c.name), scope: 'guild' }, 'discord: slash commands registered');
-      return;
-    }
-    const body = slashCommandDefinitions('global');
-    await rest.put(Routes.applicationCommands(app), { body });
-    log.info({ commands: body.map((c) => c.name), scope: 'global' }, 'discord: slash commands registered');
+/** Logs in and waits for the gateway's READY (at most `readyTimeoutMs`). */
+async function logIn(client: Client, opts: DiscordSurfaceOptions): Promise<void> {
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
+  const readyOnce = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`Discord did not become ready within ${readyTimeoutMs} ms`)),
+      readyTimeoutMs,
+    );
+    client.once(Events.ClientReady, () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  try {
+    await client.login(opts.token);
+    await readyOnce;
+  } catch (err) {
+    // discord.js errors can quote the request; make sure the token is not in what we raise.
+    throw new Error(`Discord login failed: ${err instanceof Error ? secretFree(opts, err.message) : 'login failed'}`);
   }
+}
 
-  return {
-    surface,
-    attach(c) {
-      core = c;
-    },
-    async start() {
-      const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
-      const readyOnce = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`Discord did not become ready within ${readyTimeoutMs} ms`)),
-          readyTimeoutMs,
-        );
-        client.once(Events.ClientReady, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      try {
-        await client.login(opts.token);
-        await readyOnce;
-      } catch (err) {
-        // discord.js errors can quote the request; make sure the token is not in what we raise.
-        throw new Error(`Discord login failed: ${err instanceof Error ? secretFree(err.message) : 'login failed'}`);
-      }
-      botId = client.user?.id ?? opts.applicationId;
-      await registerCommands();
-      await Promise.all(client.guilds.cache.map((guild) => inbound.people.learnRoles(guild)));
-      ready = true;
-      log.info({ user: client.user?.username }, 'discord: ready');
-    },
-    async stop() {
-      ready = false;
-      port.close();
-      await client.destroy();
-    },
-    isReady() {
-      return ready && client.isReady() && core !== undefined;
-    },
-    rateLimitEvents() {
-      return rateLimits;
-    },
-  };
+async function registerCommands(client: Client, opts: DiscordSurfaceOptions): Promise<void> {
+  const app = opts.applicationId;
+  if (opts.guildId) {
+    const body = slashCommandDefinitions('guild');
+    await client.rest.put(Routes.applicationGuildCommands(app, opts.guildId), { body });
+    // Guild commands never show in DMs: the DM ones are global, limited to the bot's DMs.
+    await client.rest.put(Routes.applicationCommands(app), { body: slashCommandDefinitions('dm') });
+    opts.log.info({ commands: body.map((c) => c.name), scope: 'guild' }, 'discord: slash commands registered');
+    return;
+  }
+  const body = slashCommandDefinitions('global');
+  await client.rest.put(Routes.applicationCommands(app), { body });
+  opts.log.info({ commands: body.map((c) => c.name), scope: 'global' }, 'discord: slash commands registered');
 }

@@ -377,10 +377,7 @@ export class DiscordPort implements SurfacePort {
     return (await this.members?.viewers(channel.channel))?.map((v) => ({ ...v, isAdmin: false }));
   }
 
-  /**
-   * A button's update of the message that carried it, through the interaction (or an edit of the
-   * message once the interaction is spent): a reply the user waits for, on the channel's budgets.
-   */
+  /** A button's update of its message, through the interaction (else an edit), on the channel's budgets. */
   async updateFromInteraction(
     place: Place,
     source: MessageRef | undefined,

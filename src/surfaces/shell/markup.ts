@@ -1,4 +1,7 @@
-import type { Palette } from './render';
+import type pc from 'picocolors';
+
+/** The colours markup is styled with (render.ts's palette; named here so markup needs nothing of render). */
+type Palette = ReturnType<typeof pc.createColors>;
 
 /**
  * Chat markup (the Markdown answers and notices are written in, and Slack-style `*bold*`) for a

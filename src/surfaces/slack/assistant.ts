@@ -82,67 +82,13 @@ export interface AssistantHooks {
 }
 
 export function registerAssistant(d: AssistantDeps): AssistantHooks {
-  const workspaceOf = (body: unknown): string => {
-    const env = eventEnvelopeSchema.safeParse(body);
-    return (env.success ? env.data.team_id : undefined) ?? d.team();
-  };
-  const remember = async (
-    team: string,
-    t: z.infer<typeof assistantThreadEventSchema>['assistant_thread'],
-  ): Promise<void> => {
-    const key = assistantKeys.thread(team, t.channel_id, t.thread_ts);
-    const known = assistantThreadRecordSchema.safeParse(await d.store.get(key));
-    const c = t.context ?? {};
-    const record: AssistantThreadRecord = {
-      user: t.user_id,
-      startedAt: known.success ? known.data.startedAt : Date.now(),
-      context: {
-        ...(c.channel_id ? { channel: c.channel_id } : {}),
-        ...(c.team_id ? { team: c.team_id } : {}),
-        ...(c.enterprise_id ? { enterprise: c.enterprise_id } : {}),
-      },
-    };
-    await d.store.set(key, record, THREAD_TTL_MS);
-  };
-
-  const intro = async (): Promise<AssistantIntro> => {
-    const core = d.core();
-    if (!core?.assistantIntro) return DEFAULT_INTRO;
-    try {
-      return await core.assistantIntro();
-    } catch (err) {
-      d.log.warn({ err }, 'slack: assistant intro failed, using the default');
-      return DEFAULT_INTRO;
-    }
-  };
-
-  d.app.event('assistant_thread_started', async ({ body, event }) => {
-    try {
-      const parsed = assistantThreadEventSchema.safeParse(event);
-      if (!parsed.success || !(await firstDelivery(d.store, body, parsed.data.assistant_thread.channel_id))) return;
-      const t = parsed.data.assistant_thread;
-      const team = workspaceOf(body);
-      const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
-      await remember(team, t);
-      await d.port
-        .noteRecipient(place, t.user_id)
-        .catch((err: unknown) => d.log.warn({ err }, 'slack: storing the thread recipient failed'));
-      const { greeting, prompts } = await intro();
-      // Prompts first: the pane shows them under the greeting as soon as the thread opens.
-      await d.threads
-        .setSuggestedPrompts(place, prompts, 'Try asking')
-        .catch((err: unknown) => d.log.warn({ err }, 'slack: suggested prompts not set'));
-      await d.port.post(place, { text: greeting, markdown: true });
-    } catch (err) {
-      d.log.error({ err }, 'slack: assistant_thread_started handling failed');
-    }
-  });
+  d.app.event('assistant_thread_started', ({ body, event }) => onThreadStarted(d, body, event));
 
   d.app.event('assistant_thread_context_changed', async ({ body, event }) => {
     try {
       const parsed = assistantThreadEventSchema.safeParse(event);
       if (!parsed.success || !(await firstDelivery(d.store, body, parsed.data.assistant_thread.channel_id))) return;
-      await remember(workspaceOf(body), parsed.data.assistant_thread);
+      await remember(d, workspaceOf(d, body), parsed.data.assistant_thread);
     } catch (err) {
       d.log.error({ err }, 'slack: assistant_thread_context_changed handling failed');
     }
@@ -166,6 +112,67 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
       }
     },
   };
+}
+
+/** A new assistant thread: its context kept, the suggested prompts set, the greeting posted. */
+async function onThreadStarted(d: AssistantDeps, body: unknown, event: unknown): Promise<void> {
+  try {
+    const parsed = assistantThreadEventSchema.safeParse(event);
+    if (!parsed.success || !(await firstDelivery(d.store, body, parsed.data.assistant_thread.channel_id))) return;
+    const t = parsed.data.assistant_thread;
+    const team = workspaceOf(d, body);
+    const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
+    await remember(d, team, t);
+    await d.port
+      .noteRecipient(place, t.user_id)
+      .catch((err: unknown) => d.log.warn({ err }, 'slack: storing the thread recipient failed'));
+    const { greeting, prompts } = await intro(d);
+    // Prompts first: the pane shows them under the greeting as soon as the thread opens.
+    await d.threads
+      .setSuggestedPrompts(place, prompts, 'Try asking')
+      .catch((err: unknown) => d.log.warn({ err }, 'slack: suggested prompts not set'));
+    await d.port.post(place, { text: greeting, markdown: true });
+  } catch (err) {
+    d.log.error({ err }, 'slack: assistant_thread_started handling failed');
+  }
+}
+
+function workspaceOf(d: AssistantDeps, body: unknown): string {
+  const env = eventEnvelopeSchema.safeParse(body);
+  return (env.success ? env.data.team_id : undefined) ?? d.team();
+}
+
+/** Keeps the thread's context (what channel the user had open); its start time survives a context change. */
+async function remember(
+  d: AssistantDeps,
+  team: string,
+  t: z.infer<typeof assistantThreadEventSchema>['assistant_thread'],
+): Promise<void> {
+  const key = assistantKeys.thread(team, t.channel_id, t.thread_ts);
+  const known = assistantThreadRecordSchema.safeParse(await d.store.get(key));
+  const c = t.context ?? {};
+  const record: AssistantThreadRecord = {
+    user: t.user_id,
+    startedAt: known.success ? known.data.startedAt : Date.now(),
+    context: {
+      ...(c.channel_id ? { channel: c.channel_id } : {}),
+      ...(c.team_id ? { team: c.team_id } : {}),
+      ...(c.enterprise_id ? { enterprise: c.enterprise_id } : {}),
+    },
+  };
+  await d.store.set(key, record, THREAD_TTL_MS);
+}
+
+/** The chatbot's greeting and prompts, or the default ones when core has none or fails. */
+async function intro(d: AssistantDeps): Promise<AssistantIntro> {
+  const core = d.core();
+  if (!core?.assistantIntro) return DEFAULT_INTRO;
+  try {
+    return await core.assistantIntro();
+  } catch (err) {
+    d.log.warn({ err }, 'slack: assistant intro failed, using the default');
+    return DEFAULT_INTRO;
+  }
 }
 
 /** The context kept for an assistant thread (what channel the user had open), if any. */

@@ -29,14 +29,15 @@ export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
 export const EDIT_BUDGET = { limit: 50, windowMs: 60_000, loadSteps: 1 } as const;
 /**
  * Native streaming, per workspace: chat.startStream and chat.stopStream are Tier 2 (about 20 a
- * minute), chat.appendStream Tier 4 (about 100 a minute). Under load an answer's appends are a
- * fifth of the expected answer apart: an answer's length is not known when it starts (the
- * expectation is learnt from the answers that finished), and a shorter one still grows twice
- * before its final, while a long one grows about four times (the 1-second relay's half in calls).
+ * minute), chat.appendStream Tier 4 (about 100 a minute). Every stream's start claims a fair share
+ * of the appends: what the budget holds, split over the streams open now and the starts still
+ * possible this minute (5 each when streams start at the full rate for ever; see
+ * budgets/stream-shares.ts). An answer's length is not known when it starts, so a stream spends its
+ * first appends as soon as the relay allows and the rest further and further apart.
  */
 export const STREAM_BUDGETS = {
   start: { limit: 20, windowMs: 60_000 },
-  append: { limit: 100, windowMs: 60_000, loadSteps: 5 },
+  append: { limit: 100, windowMs: 60_000 },
   stop: { limit: 20, windowMs: 60_000 },
 } as const;
 /** chat.postEphemeral and views.open: Tier 4. Never planned: nothing streams on them. */
@@ -147,8 +148,9 @@ export class SlackGateway {
   async reserveStream(place: Place): Promise<(() => void) | undefined> {
     const release = this.budgets.reserveIfRoom([this.streamBudget('stop', place)]);
     if (!release) return undefined;
-    const b = this.streamBudget('start', place);
-    if ((await this.opts.store.takeToken(b.key, b.limit, b.windowMs)).granted) return release;
+    // The start claims its fair share of the append budget (see FinalsPlan.started).
+    if (await this.budgets.takeStart(this.streamBudget('start', place), this.streamBudget('append', place)))
+      return release;
     release();
     return undefined;
   }

@@ -7,12 +7,11 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Actor, BridgeCore, MessageRef, Place } from '../../core/surface';
+import type { Actor, BridgeCore, MessageRef, Place, SurfacePort } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
 import { eventEnvelopeSchema } from './payloads';
 import { firstDelivery } from './redelivery';
-import type { SlackPort } from './port';
 import type { UserNames } from './users';
 import type { SlackGateway } from './gateway';
 import { slackErrorCode } from './web';
@@ -145,7 +144,8 @@ export class SlackDirectory {
 
 export interface HomeDeps {
   app: App;
-  port: SlackPort;
+  /** The Slack port (typed by what the Home uses, so home.ts needs nothing of port.ts, which needs its directory). */
+  port: SurfacePort & { readonly gateway: SlackGateway };
   store: StateStore;
   users: UserNames;
   log: Logger;

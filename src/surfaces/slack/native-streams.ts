@@ -1,6 +1,7 @@
 /**
- * Slack's native streaming (chat.startStream / appendStream / stopStream) for the port: which
- * workspaces refused it (chat.update there for a while), which threads have a live stream (the
+ * Slack's native streaming (chat.startStream / appendStream / stopStream) for the port: whether the
+ * workspace offers it (NativeSupport: learnt from the first refusal, chat.update there for a while),
+ * which threads have a live stream (the
  * relay's edits there are appends), and the reservation of each stream's stop. Calls go through the
  * gateway like everything else.
  */
@@ -12,8 +13,10 @@ import {
   type Place,
   PlatformRateLimitError,
 } from '../../core/surface';
+import type { StateStore } from '../../state/store';
 import type { CardFallback } from './card-fallback';
 import type { SlackGateway } from './gateway';
+import { type NativeAdmission, NativeSupport } from './native-support';
 import { SlackNativeStream } from './native-stream';
 import type { Recipients } from './recipients';
 import { slackMarkdownText } from './safe-text';
@@ -29,11 +32,10 @@ const STREAM_UNAVAILABLE = new Set([
   'method_deprecated',
   'not_supported',
 ]);
-/** How long a workspace that refused native streaming is not asked again. */
-export const NO_NATIVE_RETRY_MS = 30 * 60 * 1000;
-
 export interface NativeStreamsDeps {
   gateway: SlackGateway;
+  /** Where the workspace's refusal of native streaming is kept for the other instances. */
+  store: StateStore;
   recipients: Recipients;
   cards: CardFallback;
   log: Logger;
@@ -44,8 +46,8 @@ export interface NativeStreamsDeps {
 }
 
 export class SlackNativeStreams {
-  /** Workspaces where native streaming was refused, until when: chat.update meanwhile. */
-  private readonly noNativeStream = new Map<string, number>();
+  /** Which workspaces offer native streaming (chat.update meanwhile where refused). */
+  private readonly support: NativeSupport;
   /** Per thread: native streams this process has live there, with when each expires. */
   private readonly liveStreams = new Map<string, Map<string, number>>();
   /**
@@ -54,7 +56,9 @@ export class SlackNativeStreams {
    */
   private readonly stopReservations = new Map<string, () => void>();
 
-  constructor(private readonly deps: NativeStreamsDeps) {}
+  constructor(private readonly deps: NativeStreamsDeps) {
+    this.support = new NativeSupport({ store: deps.store, log: deps.log });
+  }
 
   private threadKey(place: Place): string {
     return `${this.deps.team(place)}:${place.channel}:${place.thread ?? ''}`;
@@ -98,11 +102,24 @@ export class SlackNativeStreams {
   ): Promise<NativeStream | undefined> {
     const team = this.deps.team(place);
     if (!place.thread) return undefined;
-    const off = this.noNativeStream.get(team);
-    if (off !== undefined) {
-      if (off > Date.now()) return undefined;
-      this.noNativeStream.delete(team);
+    // Until a start went through in the workspace, one start asks Slack and the others wait for it.
+    const admission = await this.support.admit(team);
+    if (!admission) return undefined;
+    try {
+      return await this.startAdmitted(place, first, opts, team, admission);
+    } finally {
+      // Whatever failed before the start was settled (a store read, say): the next start probes.
+      admission.settle('unknown');
     }
+  }
+
+  private async startAdmitted(
+    place: Place,
+    first: OutMessage,
+    opts: { latest?: () => OutMessage },
+    team: string,
+    admission: NativeAdmission,
+  ): Promise<NativeStream | undefined> {
     const recipient = place.channel.startsWith('D') ? undefined : await this.deps.recipients.forThread(team, place);
     // Never waited for: answers beyond what the workspace's stream budgets carry use chat.update.
     const releaseStop = await this.deps.gateway.reserveStream(place);
@@ -129,23 +146,35 @@ export class SlackNativeStreams {
       ts = started;
     } catch (err) {
       releaseStop();
-      const e = translateError(err);
-      if (e instanceof PlatformRateLimitError) throw e;
-      const code = slackErrorCode(err);
-      if ((code && STREAM_UNAVAILABLE.has(code)) || isMissingMethod(err)) {
-        this.noNativeStream.set(team, Date.now() + NO_NATIVE_RETRY_MS);
-        this.deps.log.info(
-          { team, code: code ?? `HTTP ${httpStatus(err)}` },
-          'slack: native streaming unavailable, using chat.update',
-        );
-      } else {
-        this.deps.log.warn(
-          { code: code ?? String(err) },
-          'slack: chat.startStream failed, using chat.update for this answer',
-        );
-      }
-      return undefined;
+      return this.refusedStart(team, admission, err);
     }
+    admission.settle('works');
+    return this.streamOf(place, team, ts, slackMarkdownText(startText), releaseStop);
+  }
+
+  /** A start that failed: a 429 goes to the caller; otherwise chat.update (for good when unavailable). */
+  private refusedStart(team: string, admission: NativeAdmission, err: unknown): undefined {
+    const e = translateError(err);
+    const code = slackErrorCode(err);
+    const unavailable =
+      !(e instanceof PlatformRateLimitError) && ((code && STREAM_UNAVAILABLE.has(code)) || isMissingMethod(err));
+    admission.settle(unavailable ? 'refused' : 'unknown');
+    if (e instanceof PlatformRateLimitError) throw e;
+    if (unavailable) {
+      this.deps.log.info(
+        { team, code: code ?? `HTTP ${httpStatus(err)}` },
+        'slack: native streaming unavailable, using chat.update',
+      );
+    } else {
+      this.deps.log.warn(
+        { code: code ?? String(err) },
+        'slack: chat.startStream failed, using chat.update for this answer',
+      );
+    }
+    return undefined;
+  }
+
+  private streamOf(place: Place, team: string, ts: string, shown: string, releaseStop: () => void): NativeStream {
     const expiresAt = Date.now() + NATIVE_STREAM_TTL_MS;
     const settled = this.markLive(place, ts, expiresAt, releaseStop);
     return new SlackNativeStream(
@@ -157,7 +186,7 @@ export class SlackNativeStreams {
         stopped: () => this.releaseStop(place, ts),
       },
       { place, id: ts },
-      slackMarkdownText(startText),
+      shown,
       expiresAt,
     );
   }

@@ -131,6 +131,7 @@ export class SlackPort implements SurfacePort {
     this.users = new UserNames(this.gateway, opts.log);
     this.streams = new SlackNativeStreams({
       gateway: this.gateway,
+      store: opts.store,
       recipients: this.recipients,
       cards: this.cards,
       log: opts.log,

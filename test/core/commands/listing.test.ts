@@ -5,7 +5,7 @@ import {
   LISTING_DELETE_CONFIRM,
   LISTING_UPDATE_FORM,
 } from '../../../src/core/commands/listing';
-import { VIEWING_ACTION } from '../../../src/core/commands/handoff';
+import { VIEWING_ACTION } from '../../../src/core/listings/card-actions';
 import { usageOf } from '../../../src/core/commands/catalogue';
 import type { Listing } from '../../../src/service/schemas/listings';
 import { startCommandEnv, type CommandEnv } from './support';

@@ -5,7 +5,7 @@
  * button, the offer of a 👎 vote, `/handoff`, "Ask about a viewing". An admin may act for the asker:
  * the ticket is then the asker's.
  */
-import { VIEWING_ACTION } from '../../../src/core/commands/handoff';
+import { VIEWING_ACTION } from '../../../src/core/listings/card-actions';
 import { conversationIdOf, keys } from '../../../src/core/conversations/model';
 import type { Button, Place } from '../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';

@@ -22,7 +22,13 @@ let relay: Relay;
 let n = 0;
 
 beforeEach(() => {
-  relay = new Relay({ store: bed.store, log: silentLog, instanceId: 'e', options: { minInterimIntervalMs: 10 } });
+  relay = new Relay({
+    store: bed.store,
+    log: silentLog,
+    now: Date.now,
+    instanceId: 'e',
+    options: { minInterimIntervalMs: 10 },
+  });
 });
 
 const RATE_TEXT = 'You have sent too many messages. Please wait 60 seconds.';

@@ -29,6 +29,7 @@ describe('recoverAbandonedAnswers', () => {
     deps = {
       store,
       log: silentLog,
+      now: Date.now,
       instanceId: 'survivor',
       surfaces: (n) => (n === TEST_SURFACE ? surface : undefined),
     };

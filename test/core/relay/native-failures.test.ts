@@ -83,7 +83,13 @@ let relay: Relay;
 let n = 0;
 
 beforeEach(() => {
-  relay = new Relay({ store: bed.store, log: silentLog, instanceId: 'nf', options: { minInterimIntervalMs: 10 } });
+  relay = new Relay({
+    store: bed.store,
+    log: silentLog,
+    now: Date.now,
+    instanceId: 'nf',
+    options: { minInterimIntervalMs: 10 },
+  });
 });
 
 async function relayAnswer(surface: TestSurface, answer: string, every = 2): Promise<RelayResult> {

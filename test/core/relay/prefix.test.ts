@@ -44,6 +44,7 @@ async function relayAnswer(
   const relay = new Relay({
     store: bed.store,
     log: silentLog,
+    now: Date.now,
     instanceId: 'p',
     options: { minInterimIntervalMs: 10, ...opts.relay },
   });

@@ -18,7 +18,13 @@ let bed: RelayTestbed;
 let relay: Relay;
 
 function setup(options: ConstructorParameters<typeof Relay>[0]['options'] = {}): void {
-  relay = new Relay({ store, log: silentLog, instanceId: 'inst-a', options: { minInterimIntervalMs: 30, ...options } });
+  relay = new Relay({
+    store,
+    log: silentLog,
+    now: Date.now,
+    instanceId: 'inst-a',
+    options: { minInterimIntervalMs: 30, ...options },
+  });
 }
 
 beforeEach(() => {

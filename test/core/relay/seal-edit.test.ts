@@ -17,6 +17,7 @@ function relayWith(maxHoldMs: number): Relay {
   return new Relay({
     store: bed.store,
     log: silentLog,
+    now: Date.now,
     instanceId: 's',
     options: { minInterimIntervalMs: 20, maxHoldMs },
   });

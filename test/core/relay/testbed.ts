@@ -14,7 +14,7 @@ export class RelayTestbed {
   private readonly surfaces: TestSurface[] = [];
 
   relay(instanceId: string, options: RelayOptions = {}): Relay {
-    return new Relay({ store: this.store, log: silentLog, instanceId, options });
+    return new Relay({ store: this.store, log: silentLog, now: Date.now, instanceId, options });
   }
 
   /** A surface on this store (its budgets' tokens live there). */

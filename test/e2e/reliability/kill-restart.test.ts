@@ -5,6 +5,7 @@
  */
 import { inflightRecordSchema, INFLIGHT_PREFIX, type InflightRecord } from '../../../src/core/relay/inflight';
 import { RedisStore } from '../../../src/state/redis-store';
+import { nativeRefusalKey } from '../../../src/surfaces/slack/native-support';
 import type { FakeMessage } from '../../../fakes/fake-slack';
 import { waitFor } from '../../../fakes/slack-requests';
 import { type BridgeProcess, buttonsOf, shownText } from '../../support/bridge-process';
@@ -162,6 +163,9 @@ describe('reliability: the bridge killed mid-stream', () => {
 
   test('killed while streaming natively (chat.startStream) and restarted: the streamed message is marked too', async () => {
     rig.fake.setStreaming('on');
+    // The bridges before learnt that this workspace refuses native streaming and stored it for every
+    // instance (asked again only after a while): the workspace has it now, so that is forgotten.
+    await state.delete(nativeRefusalKey(rig.fake.team));
     try {
       const victim = await start('kill-n');
       const root = await rig.ask(victim, LONG_QUESTION, 'C0KILLN');

@@ -4,30 +4,10 @@
  * e-mail (TalkToHumanEmail / EmailForDailyLeads, applied from chat; HANDOFF_EMAIL stands in for the
  * first). A value set from chat wins over the variable from then on.
  */
-import type { CoreContext } from '../../context';
+import type { CoreContext, OfficeConfig } from '../../context';
 import { readAppliedSettings } from '../../settings/applied';
-import { describeOpening, nextOpening, type OfficeHours, type OfficeWindow } from './office-hours';
+import { describeOpening, nextOpening, type OfficeHours } from './office-hours';
 import { isTimeZone } from './zoned-time';
-
-/** The variables of handoff around the clock, as core sees them (main.ts derives them from config.ts). */
-export interface OfficeConfig {
-  /** HANDOFF_HOURS; unset = always open. */
-  hours?: OfficeWindow[];
-  /** HANDOFF_TIMEZONE: the office's clock until the chatbot's TimeZone is applied from chat (else UTC). */
-  timeZone?: string;
-  /** HANDOFF_EMAIL: where tickets go by e-mail until the chatbot's TalkToHumanEmail is applied. */
-  email?: string;
-  /** HANDOFF_FIRST_REPLY_S: target from claim to the agent's first reply. */
-  firstReplyMs?: number;
-  /** HANDOFF_ESCALATE: Slack user / user-group ids, Discord role ids mentioned when a target is missed. */
-  escalate: string[];
-  /** HANDOFF_ASSIGN: offer each new ticket to the next available agent in turn. */
-  assign: 'round-robin' | 'none';
-  /** HANDOFF_OFFER_S: how long one agent's offer lasts before the next is offered the ticket. */
-  offerMs: number;
-  /** LEADS_DIGEST_HOUR: the local hour the previous day's leads are e-mailed (EmailForDailyLeads). */
-  digestHour: number;
-}
 
 export const ALWAYS_OPEN: OfficeConfig = { escalate: [], assign: 'none', offerMs: 120_000, digestHour: 8 };
 

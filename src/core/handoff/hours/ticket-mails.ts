@@ -5,6 +5,7 @@
  */
 import { MailOutbox } from '../../../mail/outbox';
 import type { CoreContext } from '../../context';
+import { memorySlot } from '../../memory';
 import { readTranscript } from '../../conversations/transcript';
 import type { Ticket } from '../model';
 import { TicketStore } from '../tickets';
@@ -13,24 +14,23 @@ import { type Office, readOffice } from './office';
 import { describeOpening, nextOpening } from './office-hours';
 import { type TicketMailReason, ticketMail } from './ticket-mail';
 
-/** One mail outbox per core context, built on first use with the context's mailer as it is then. */
-const outboxes = new WeakMap<CoreContext, MailOutbox>();
+/** One mail outbox per core context (in its memory), built on first use with the context's mailer as it is then. */
+const OUTBOX = memorySlot<MailOutbox>('mail outbox');
 
 export function mailOutboxOf(ctx: CoreContext): MailOutbox {
-  let outbox = outboxes.get(ctx);
-  if (!outbox) {
-    outbox = new MailOutbox({
-      store: ctx.store,
-      log: ctx.log,
-      ...(ctx.mailer ? { mailer: ctx.mailer } : {}),
-      instanceId: ctx.config.instanceId,
-      now: () => ctx.now(),
-      retentionMs: ctx.config.retentionMs ?? 90 * 24 * 3600 * 1000,
-      stillWanted: (id) => ticketMailWanted(ctx, id),
-    });
-    outboxes.set(ctx, outbox);
-  }
-  return outbox;
+  return ctx.memory.get(
+    OUTBOX,
+    () =>
+      new MailOutbox({
+        store: ctx.store,
+        log: ctx.log,
+        ...(ctx.mailer ? { mailer: ctx.mailer } : {}),
+        instanceId: ctx.config.instanceId,
+        now: () => ctx.now(),
+        retentionMs: ctx.config.retentionMs ?? 90 * 24 * 3600 * 1000,
+        stillWanted: (id) => ticketMailWanted(ctx, id),
+      }),
+  );
 }
 
 /** Whether tickets are e-mailed: SMTP configured and a TalkToHumanEmail (or HANDOFF_EMAIL) known. */

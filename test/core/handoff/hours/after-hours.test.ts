@@ -210,7 +210,7 @@ describe('handoff outside office hours', () => {
     const before = sink.mails.length;
     const thread = await ask(h, 'Any lofts for sale in Houston?');
     // The process stops between the ticket's one atomic step and its notices (never set in production).
-    process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES = '1';
+    h.config.testPauses = { beforeNotices: true };
     void h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'before the crash');
     const owed = await waitFor(async () => {
       const pending = await h.store.pendingIntents<{ kind: string; reason?: string }>(NOTICE_BOX, 100);
@@ -219,7 +219,7 @@ describe('handoff outside office hours', () => {
     expect(owed.map((i) => i.value.kind)).toEqual(['post', 'open', 'mail', 'strip']);
     expect(owed.find((i) => i.value.kind === 'mail')?.value.reason).toBe('afterhours');
     expect(sink.mails).toHaveLength(before);
-    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
+    delete h.config.testPauses;
 
     h = await h.restart();
     configure(h);

@@ -4,6 +4,7 @@
  * instances, and late after a restart when its hour passed while the bridge was down.
  */
 import type { CoreConfig, CoreContext } from '../../../../src/core/context';
+import { CoreMemory } from '../../../../src/core/memory';
 import { dueDigestDay } from '../../../../src/core/handoff/hours/digest';
 import { checkLeadsDigest } from '../../../../src/core/handoff/hours/leads-digest';
 import { extractLead } from '../../../../src/core/handoff/lead';
@@ -70,7 +71,7 @@ describe('the daily leads e-mail', () => {
       office: { timeZone: 'America/Chicago', escalate: [], assign: 'none', offerMs: 60_000, digestHour: 8 },
     };
     const m = mailer();
-    const ctx = { store, config, log, now: () => clock, mailer: m } as unknown as CoreContext;
+    const ctx = { store, config, log, now: () => clock, mailer: m, memory: new CoreMemory() } as unknown as CoreContext;
     const outbox = new MailOutbox({ store, log, mailer: m, instanceId: id, now: () => clock, retentionMs: 86_400_000 });
     const tickets = [
       // 2 March in Chicago: 00:30 CST is 06:30 UTC.

@@ -19,21 +19,20 @@ describe('round-robin: an offer told late', () => {
     h = roundRobinOn(await startCoreHarness({ start: false }), () => clock);
   });
   afterAll(async () => {
-    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
     await h.close();
   });
 
   const toldPrivately = (): string[] => h.surface.notices.map((n) => n.user.name);
   /** The sweep re-offers the ticket and stops between the offer's atomic step and its notices. */
   const reofferThenStop = async (to: Actor): Promise<void> => {
-    process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES = '1';
+    h.config.testPauses = { beforeNotices: true };
     void h.bridge.handoffs.sweepUnclaimed();
     const pending = await waitFor(async () => {
       const intents = await h.store.pendingIntents<{ kind: string; to?: { id: string } }>(NOTICE_BOX, 100);
       return intents.some((i) => i.value.kind === 'tell' && i.value.to?.id === to.id) && intents;
     }, `the offer to ${to.name} with its notices`);
     expect(pending.map((i) => i.value.kind)).toEqual(['toThread', 'refresh', 'tell']);
-    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
+    delete h.config.testPauses;
     h = roundRobinOn(await h.restart(), () => clock);
   };
 

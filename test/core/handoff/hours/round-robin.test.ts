@@ -107,7 +107,6 @@ describe('round-robin: the private word of an offer is owed with it', () => {
     configure(h);
   });
   afterAll(async () => {
-    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
     await h.close();
   });
 
@@ -117,7 +116,7 @@ describe('round-robin: the private word of an offer is owed with it', () => {
     const before = h.surface.notices.length;
     await h.bridge.command(h.invocation(h.agents.ann, h.handoffChannel), 'handoff', 'back');
     // The process stops between the offer's one atomic step and its notices (never set in production).
-    process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES = '1';
+    h.config.testPauses = { beforeNotices: true };
     void h.bridge.handoffs.sweepUnclaimed();
     const owed = await waitFor(async () => {
       const pending = await h.store.pendingIntents<{ kind: string }>(NOTICE_BOX, 50);
@@ -125,7 +124,7 @@ describe('round-robin: the private word of an offer is owed with it', () => {
     }, 'the offer with its notices');
     expect(owed.map((i) => i.value.kind)).toEqual(['toThread', 'refresh', 'tell']);
     expect(h.surface.notices).toHaveLength(before);
-    delete process.env.BRIDGE_TEST_PAUSE_BEFORE_NOTICES;
+    delete h.config.testPauses;
 
     h = await h.restart();
     configure(h);

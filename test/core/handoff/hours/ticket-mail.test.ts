@@ -1,5 +1,6 @@
 /** The ticket e-mail's content, the office as the settings describe it, and the response target's steps. */
 import type { CoreContext } from '../../../../src/core/context';
+import { CoreMemory } from '../../../../src/core/memory';
 import { afterHoursLines, readOffice } from '../../../../src/core/handoff/hours/office';
 import { missedByLine, targetStep } from '../../../../src/core/handoff/hours/response-target';
 import { ticketMail } from '../../../../src/core/handoff/hours/ticket-mail';
@@ -75,6 +76,7 @@ it('the office: a TimeZone and TalkToHumanEmail applied from chat win over the v
     },
     log: silentLog,
     now: () => 0,
+    memory: new CoreMemory(),
   } as unknown as CoreContext;
   expect(await readOffice(ctx)).toMatchObject({ timeZone: 'Europe/London', ticketEmail: 'env@example.com' });
   await store.set(appliedSettingsKey('demo'), { TimeZone: 'America/Chicago', TalkToHumanEmail: 'chat@example.com' });
