@@ -45,25 +45,28 @@ export class People {
   /**
    * The actor of a user, with their member when the event came from a guild: a cached guild gives a
    * GuildMember, an uncached one the API's member object (whose `roles` is the list of role ids).
+   * `permissions`: what Discord computed for an interaction (Manage Server makes a server admin).
    */
-  async actorOf(user: User, member: GuildMember | APIInteractionGuildMember | null | undefined): Promise<Actor> {
+  async actorOf(
+    user: User,
+    member: GuildMember | APIInteractionGuildMember | null | undefined,
+    permissions?: Readonly<PermissionsBitField> | null,
+  ): Promise<Actor> {
     if (!member) return { id: user.id, name: user.displayName, isAdmin: false };
     if ('guild' in member) {
       await this.learnRoles(member.guild);
+      const perms = permissions ?? member.permissions;
       return {
         id: user.id,
         name: member.displayName,
-        isAdmin:
-          this.adminRoles.some((id) => member.roles.cache.has(id)) ||
-          member.permissions.has(PermissionFlagsBits.ManageGuild),
+        isAdmin: this.adminRoles.some((id) => member.roles.cache.has(id)) || perms.has(PermissionFlagsBits.ManageGuild),
       };
     }
+    const perms = permissions ?? new PermissionsBitField(BigInt(member.permissions));
     return {
       id: user.id,
       name: member.nick || user.displayName,
-      isAdmin:
-        member.roles.some((id) => this.adminRoles.includes(id)) ||
-        new PermissionsBitField(BigInt(member.permissions)).has(PermissionFlagsBits.ManageGuild),
+      isAdmin: member.roles.some((id) => this.adminRoles.includes(id)) || perms.has(PermissionFlagsBits.ManageGuild),
     };
   }
 }
