@@ -8,7 +8,7 @@
 import type { CoreContext } from '../context';
 import type { Card, CommandName, FormField, FormResult, Invocation } from '../surface';
 import { checkCredentials } from '../tenants/check';
-import type { ChatbotCredentials, Connection } from '../tenants/connections';
+import { type ChatbotCredentials, type Connection, connectionOf } from '../tenants/connections';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { maskSecret } from '../tenants/mask';
 import { officeFields } from '../tenants/office-summary';
@@ -64,12 +64,12 @@ export async function openConnect(ctx: CoreContext, inv: Invocation): Promise<vo
     await inv.reply({ text: '/chatbot connect opens a form: run it in Slack or Discord.' }, { ephemeral: true });
     return;
   }
-  const current = await ctx.chatbots.connections.get(tenantOf(inv.place));
+  const current = await connectionOf(ctx, tenantOf(inv.place));
   await inv.openForm({
     id: CONNECT_FORM,
     title: 'Connect a chatbot',
     state: '',
-    fields: connectFields(current?.connection),
+    fields: connectFields(current),
     submitLabel: 'Connect',
   });
 }

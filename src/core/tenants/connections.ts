@@ -9,7 +9,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import type { CoreContext } from '../context';
 import { type Tenant, tenantKey } from './tenant';
 
 /** What `/chatbot connect` asks for: the chatbot and its keys for the service's two API families. */
@@ -106,9 +105,12 @@ export class TenantConnections {
   }
 }
 
-/** The tenant's saved connection, or undefined (not connected, or no directory in this context). */
+/**
+ * The tenant's saved connection, or undefined (not connected, or no directory in this context).
+ * `ctx` is core's context, typed by shape: this module stays below context.ts.
+ */
 export async function connectionOf(
-  ctx: Pick<CoreContext, 'chatbots'>,
+  ctx: { chatbots?: { connections: TenantConnections } },
   tenant: Tenant,
 ): Promise<Connection | undefined> {
   return (await ctx.chatbots?.connections.get(tenant))?.connection;
