@@ -20,6 +20,9 @@ import { usageOf } from './catalogue';
 import { describeError, guardedCommand, requireAdmin } from './respond';
 import { settingLabel } from '../settings/labels';
 import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect';
+import { connectionOf } from '../tenants/connections';
+import { maskSecret } from '../tenants/mask';
+import { tenantOf } from '../tenants/tenant';
 
 const USAGE = usageOf('chatbot');
 export const CHATBOT_EDIT_FORM = 'chatbot.edit';
@@ -49,6 +52,21 @@ function modelSettingLine(key: string, value: unknown): string {
     return `Longest answer: ${value.toLocaleString('en-US')} tokens`;
   if (key === 'temperature' && typeof value === 'number') return `Creativity (temperature): ${value}`;
   return `${words(key)}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`;
+}
+
+/** Whose chatbot this is: the workspace's own (its keys masked) or the deployment's. */
+async function connectionField(ctx: CoreContext, inv: Invocation): Promise<Card['fields'][number]> {
+  const c = await connectionOf(ctx, tenantOf(inv.place));
+  if (!c)
+    return {
+      label: 'Connection',
+      value: "The deployment's chatbot (connect this workspace's own with /chatbot connect).",
+    };
+  const api = c.apiKey ? `, API key ${maskSecret(c.apiKey)}` : '';
+  return {
+    label: 'Connection',
+    value: `This workspace's own: secret key ${maskSecret(c.secretKey)}, session key ${maskSecret(c.sessionKey)}${api}`,
+  };
 }
 
 /** A readable card: the chatbot's name and status, its settings grouped, in words. */
@@ -101,6 +119,7 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
     footer.push(`Status unavailable: ${err instanceof Error ? err.message : String(err)}`);
   }
   footer.push(`id ${ctx.config.chatbotId}`);
+  fields.push(await connectionField(ctx, inv));
   const card: Card = { title, fields, footer: footer.join(' · ') };
   if (badge) card.badge = badge;
   const embedded = ctx.config.embeddedService ? ' (embedded demo service, CHATBOT_API_URL=embedded)' : '';

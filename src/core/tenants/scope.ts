@@ -6,7 +6,8 @@
  */
 import type { CoreContext } from '../context';
 import type { TenantChatbot } from './directory';
-import type { Tenant } from './tenant';
+import type { Place } from '../surface';
+import { type Tenant, tenantOf } from './tenant';
 
 /** The tenant's chatbot (the context's own when no directory is wired, as in core-only tests). */
 export async function chatbotFor(ctx: CoreContext, tenant: Tenant): Promise<TenantChatbot | undefined> {
@@ -21,4 +22,11 @@ export function withChatbot(ctx: CoreContext, tenant: Tenant, chatbot: TenantCha
     handoff[tenant.surface] = { surface: tenant.surface, workspace: tenant.id, channel: chatbot.handoffChannel };
   }
   return { ...ctx, client: chatbot.client, config: { ...ctx.config, chatbotId: chatbot.chatbotId, handoff } };
+}
+
+/** The context of the tenant of `place` (`ctx` itself when the tenant has no chatbot). */
+export async function tenantContext(ctx: CoreContext, place: Place): Promise<CoreContext> {
+  const tenant = tenantOf(place);
+  const chatbot = await chatbotFor(ctx, tenant);
+  return chatbot ? withChatbot(ctx, tenant, chatbot) : ctx;
 }

@@ -168,6 +168,15 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     expect(ticket.text).toContain('a person please');
   });
 
+  test('/chatbot show in X names X’s own chatbot, its keys masked', async () => {
+    await x.command('/chatbot', 'show', { user: OWNER_X, channel: 'C0XGEN' });
+    const shown = await waitFor(() => ephemeralIn(e, 'C0XGEN', 'Chatbot A'), 'the /chatbot show card');
+    const body = JSON.stringify(shown);
+    expect(body).toContain('This workspace');
+    expect(body).toContain(`${bots.a.apiKey.slice(0, 3)}…${bots.a.apiKey.slice(-4)}`);
+    expect(body).toContain(`id ${bots.a.id}`);
+  });
+
   test('no key reaches a Slack call, a log line or the store', async () => {
     const secrets = [keys().secretKey, keys().sessionKey, bots.a.apiKey, bots.b.apiKey];
     const calls = JSON.stringify(e.fake.calls.map((c) => c.args));
