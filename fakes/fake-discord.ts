@@ -59,6 +59,8 @@ export interface FakeOverwrite {
 
 /** Discord's VIEW_CHANNEL permission bit. */
 export const VIEW_CHANNEL = 1n << 10n;
+/** Discord's SEND_MESSAGES permission bit. */
+export const SEND_MESSAGES = 1n << 11n;
 
 /** Gateway intents the fake honours when dispatching messages. */
 export const INTENTS = {
@@ -254,6 +256,11 @@ export class FakeDiscord {
   readonly changes = new EventEmitter();
   /** Registered commands per scope: 'global' or the guild id. */
   readonly commands = new Map<string, Json[]>();
+  /**
+   * Servers besides the main one (addGuild): their system channel, and whether READY lists them (the
+   * bot was in them already) or they arrive later (joinGuild: the bot is invited).
+   */
+  readonly otherGuilds = new Map<string, { name: string; systemChannelId?: string; inReady: boolean }>();
   readonly channels = new Map<string, FakeChannel>();
   /** The guild's roles besides @everyone (with no permissions of their own: channel overwrites grant them). */
   readonly roles: Array<{ id: string; name: string }> = [];
@@ -320,10 +327,55 @@ export class FakeDiscord {
   }
 
   /** Adds a text channel to the guild (call before start, or the bot learns of it only by id). */
-  addChannel(name: string, id = snowflake()): FakeChannel {
-    const ch: FakeChannel = { id, type: 0, name, guild_id: this.guildId, parent_id: null };
+  addChannel(name: string, id = snowflake(), guildId = this.guildId): FakeChannel {
+    const ch: FakeChannel = { id, type: 0, name, guild_id: guildId, parent_id: null };
     this.channels.set(id, ch);
     return ch;
+  }
+
+  /**
+   * Another server with a `general` channel (its system channel unless `systemChannel` is false).
+   * `inReady`: the bot is in it already (READY lists it, its GUILD_CREATE follows); otherwise it
+   * arrives only when a test calls joinGuild.
+   */
+  addGuild(opts: { name?: string; inReady?: boolean; systemChannel?: boolean } = {}): {
+    id: string;
+    general: FakeChannel;
+  } {
+    const id = snowflake();
+    const general = this.addChannel('general', snowflake(), id);
+    this.otherGuilds.set(id, {
+      name: opts.name ?? `Guild ${this.otherGuilds.size + 2}`,
+      inReady: opts.inReady ?? false,
+      ...(opts.systemChannel === false ? {} : { systemChannelId: general.id }),
+    });
+    return { id, general };
+  }
+
+  /** The bot is invited to a server: GUILD_CREATE for a guild READY did not list. */
+  joinGuild(guildId: string): void {
+    const g = this.otherGuilds.get(guildId);
+    if (!g) throw new Error(`no guild ${guildId}`);
+    g.inReady = true;
+    this.dispatch('GUILD_CREATE', this.guildPayload({ guildId }), INTENTS.guilds);
+  }
+
+  /**
+   * The bot is removed from a server (GUILD_DELETE without `unavailable`), or the server has an
+   * outage (`unavailable: true`: Discord sends the same event, and the bot is still in it).
+   */
+  leaveGuild(guildId: string, opts: { unavailable?: boolean } = {}): void {
+    if (!opts.unavailable) this.otherGuilds.delete(guildId);
+    this.dispatch('GUILD_DELETE', { id: guildId, ...(opts.unavailable ? { unavailable: true } : {}) }, INTENTS.guilds);
+  }
+
+  private knowsGuild(guildId: string | undefined): boolean {
+    return guildId === this.guildId || (guildId !== undefined && this.otherGuilds.has(guildId));
+  }
+
+  /** The guild a channel belongs to (the main one for a channel the fake does not know). */
+  guildOf(channelId: string): string {
+    return this.channels.get(channelId)?.guild_id ?? this.guildId;
   }
 
   /** The DM channel between the bot and a member (Discord has one per pair), created on first use. */
@@ -511,7 +563,9 @@ export class FakeDiscord {
             d: {
               v: 10,
               user: { ...this.botUser, discriminator: '0', avatar: null, verified: true, flags: 0 },
-              guilds: [{ id: this.guildId, unavailable: true }],
+              guilds: [this.guildId, ...[...this.otherGuilds].filter(([, g]) => g.inReady).map(([id]) => id)].map(
+                (id) => ({ id, unavailable: true }),
+              ),
               session_id: `session-${snowflake()}`,
               resume_gateway_url: this.gatewayUrl,
               shard: [0, 1],
@@ -519,8 +573,13 @@ export class FakeDiscord {
               private_channels: [],
             },
           });
-          this.seq += 1;
-          this.send(ws, { op: 0, t: 'GUILD_CREATE', s: this.seq, d: this.guildPayload() });
+          for (const guildId of [
+            this.guildId,
+            ...[...this.otherGuilds].filter(([, g]) => g.inReady).map(([id]) => id),
+          ]) {
+            this.seq += 1;
+            this.send(ws, { op: 0, t: 'GUILD_CREATE', s: this.seq, d: this.guildPayload({ guildId }) });
+          }
           this.changed();
           break;
         }
@@ -587,13 +646,17 @@ export class FakeDiscord {
     return base;
   }
 
-  private guildPayload(opts: { allRoles?: boolean } = {}): Json {
+  private guildPayload(opts: { allRoles?: boolean; guildId?: string } = {}): Json {
+    const guildId = opts.guildId ?? this.guildId;
+    const other = this.otherGuilds.get(guildId);
     const bot: FakeMember = { user: this.botUser, roles: [] };
-    const channels = [...this.channels.values()].filter((c) => c.type !== 11 && c.type !== 12 && c.type !== DM_CHANNEL);
-    const threads = [...this.channels.values()].filter((c) => c.type === 11 || c.type === 12);
+    const inGuild = [...this.channels.values()].filter((c) => c.guild_id === guildId);
+    const channels = inGuild.filter((c) => c.type !== 11 && c.type !== 12);
+    const threads = inGuild.filter((c) => c.type === 11 || c.type === 12);
     return {
-      id: this.guildId,
-      name: 'Fake Guild',
+      id: guildId,
+      name: other?.name ?? 'Fake Guild',
+      system_channel_id: other?.systemChannelId ?? null,
       icon: null,
       owner_id: snowflake(),
       unavailable: false,
@@ -605,7 +668,7 @@ export class FakeDiscord {
       stickers: [],
       roles: [
         {
-          id: this.guildId,
+          id: guildId,
           name: '@everyone',
           permissions: '1071698660929',
           position: 0,
@@ -615,7 +678,7 @@ export class FakeDiscord {
           mentionable: false,
           flags: 0,
         },
-        ...(this.quirks.guildRolesListed === false && !opts.allRoles ? [] : this.roles).map((r, i) => ({
+        ...(other || (this.quirks.guildRolesListed === false && !opts.allRoles) ? [] : this.roles).map((r, i) => ({
           id: r.id,
           name: r.name,
           permissions: '0',
@@ -735,8 +798,8 @@ export class FakeDiscord {
       ch?.type === DM_CHANNEL
         ? { user: this.userPayload(member.user), context: 1 }
         : {
-            guild_id: this.guildId,
-            guild: { id: this.guildId, locale: 'en-US', features: [] },
+            guild_id: this.guildOf(channelId),
+            guild: { id: this.guildOf(channelId), locale: 'en-US', features: [] },
             member: this.memberPayload(member),
             guild_locale: 'en-US',
             context: 0,
@@ -754,7 +817,7 @@ export class FakeDiscord {
       app_permissions: '2248473465835073',
       locale: 'en-US',
       entitlements: [],
-      authorizing_integration_owners: { '0': this.guildId },
+      authorizing_integration_owners: { '0': this.guildOf(channelId) },
       ...(message ? { message: this.messagePayload(message) } : {}),
     });
     return rec;
@@ -775,7 +838,7 @@ export class FakeDiscord {
     // Guild commands never show in DMs; a global one shows there only when its contexts allow DMs.
     const registered = inDm
       ? (this.commands.get('global') ?? [])
-      : [...(this.commands.get(this.guildId) ?? []), ...(this.commands.get('global') ?? [])];
+      : [...(this.commands.get(this.guildOf(opts.channelId)) ?? []), ...(this.commands.get('global') ?? [])];
     const cmd = registered.find(
       (c) =>
         c.name === opts.name &&
@@ -789,7 +852,7 @@ export class FakeDiscord {
       id: (cmd?.id as string | undefined) ?? snowflake(),
       name: opts.name,
       type: 1,
-      ...(inDm ? {} : { guild_id: this.guildId }),
+      ...(inDm ? {} : { guild_id: this.guildOf(opts.channelId) }),
       options,
     });
   }
@@ -806,7 +869,7 @@ export class FakeDiscord {
       id: snowflake(),
       name: opts.name,
       type: 1,
-      guild_id: this.guildId,
+      guild_id: this.guildOf(opts.channelId),
       options,
     });
   }
@@ -1114,7 +1177,7 @@ export class FakeDiscord {
     const msg: FakeMessage = {
       id: snowflake(),
       channel_id: p.channel_id,
-      guild_id: this.isDm(p.channel_id) ? undefined : this.guildId,
+      guild_id: this.isDm(p.channel_id) ? undefined : this.guildOf(p.channel_id),
       author: p.author,
       content: p.content,
       embeds: p.embeds ?? [],
@@ -1222,7 +1285,7 @@ export class FakeDiscord {
     if ((m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path))) {
       if (m[1] !== this.applicationId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
       const scope = m[2] ?? 'global';
-      if (m[2] && m[2] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
+      if (m[2] && !this.knowsGuild(m[2])) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
       if (method === 'GET') return ok(this.commands.get(scope) ?? []);
       if (method === 'PUT') {
         if (!Array.isArray(body)) throw invalidForm('_', 'Must be an array', 'ARRAY_TYPE_CONVERT');
@@ -1242,8 +1305,8 @@ export class FakeDiscord {
     }
 
     if ((m = /^\/guilds\/(\d+)\/roles$/.exec(path)) && method === 'GET') {
-      if (m[1] !== this.guildId) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
-      return ok(this.guildPayload({ allRoles: true }).roles);
+      if (!this.knowsGuild(m[1])) throw new HttpError(403, { code: 50001, message: 'Missing Access' });
+      return ok(this.guildPayload({ allRoles: true, guildId: m[1] }).roles);
     }
     if ((m = /^\/guilds\/(\d+)\/members$/.exec(path)) && method === 'GET') {
       // List Guild Members: by user id, after `after`, at most `limit` (1-1000, default 1).
@@ -1421,7 +1484,7 @@ export class FakeDiscord {
       id,
       type: 11,
       name,
-      guild_id: this.guildId,
+      guild_id: this.guildOf(parentId),
       parent_id: parentId,
       owner_id: this.botUser.id,
     };

@@ -65,6 +65,8 @@ export async function startDiscordE2E(
     apiUrl?: (fake: FakeDiscord) => string;
     /** Core's clock (default Date.now). */
     now?: () => number;
+    /** Adds to the fake before it starts (e.g. other servers, which READY may list). */
+    prepare?: (fake: FakeDiscord) => void;
   } = {},
 ): Promise<DiscordE2E> {
   const tmp = tempDir('discord-e2e-');
@@ -96,6 +98,7 @@ export async function startDiscordE2E(
     { id: agentRole, type: 0, allow: view, deny: '0' },
     { id: fake.botUser.id, type: 1, allow: view, deny: '0' },
   ]);
+  opts.prepare?.(fake);
   await fake.start();
   const env: Record<string, string> = {
     ...inProcessEnv(svc, tmp.dir),

@@ -27,9 +27,24 @@ function channelPlace(place: Place): Place {
   return isDirect(place) ? { surface: 'discord', workspace: DM_WORKSPACE, channel: place.channel } : place;
 }
 
-/** Which conversation each DM channel is in. */
+/** Which conversation each DM channel is in, and which guild a guild place configured without one is in. */
 export class DirectMessages {
-  constructor(private readonly store: StateStore) {}
+  constructor(
+    private readonly store: StateStore,
+    /** The guild of a channel the client knows. */
+    private readonly guildOf: (channelId: string) => string | undefined = () => undefined,
+  ) {}
+
+  /**
+   * A guild place configured without its guild (DISCORD_HANDOFF_CHANNEL when DISCORD_GUILD_ID is
+   * unset: the bot serves every server) gets its channel's guild, so a ticket thread's place is the
+   * one its messages arrive with (and its links name the server).
+   */
+  placed(place: Place): Place {
+    if (place.workspace !== '' || isDirect(place)) return place;
+    const guild = this.guildOf(place.channel);
+    return guild ? { ...place, workspace: guild } : place;
+  }
 
   private key(channelId: string): string {
     return `discord:dm:${channelId}`;
@@ -77,7 +92,8 @@ export class DirectMessagePort implements SurfacePort {
     return this.port.limits;
   }
 
-  async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
+  async post(at: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
+    const place = this.dms.placed(at);
     const ref = await this.port.post(channelPlace(place), this.decorate(place, msg), this.decorateLatest(place, opts));
     return { place, id: ref.id };
   }
@@ -97,7 +113,7 @@ export class DirectMessagePort implements SurfacePort {
   }
 
   async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
-    if (!isDirect(place)) return this.port.startThread(place, root, title);
+    if (!isDirect(place)) return this.port.startThread(this.dms.placed(place), root, title);
     const channel = channelPlace(place);
     // The command's own reply is the root when it is still free, as in a guild channel.
     const scope = interactionScope.getStore();

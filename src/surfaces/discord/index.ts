@@ -13,6 +13,7 @@ import { slashCommandDefinitions } from './commands';
 import { DirectMessagePort, DirectMessages } from './direct-messages';
 import { FormFlow } from './form-flow';
 import { CheckedShardingStrategy } from './gateway-strategy';
+import { watchGuilds } from './guilds';
 import type { Inbound } from './inbound';
 import { Interactions } from './interactions';
 import { Messages } from './messages';
@@ -57,7 +58,10 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const rest = client.rest;
   const port = new DiscordPort(rest, opts.store, log, client);
   const threads = port.threads;
-  const dms = new DirectMessages(opts.store);
+  const dms = new DirectMessages(opts.store, (id) => {
+    const channel = client.channels.cache.get(id);
+    return channel && 'guildId' in channel ? (channel.guildId ?? undefined) : undefined;
+  });
   const surface = new DirectMessagePort(port, dms);
   let core: BridgeCore | undefined;
   let ready = false;
@@ -81,6 +85,8 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const messages = new Messages(inbound);
 
   client.on(Events.InteractionCreate, (i) => interactions.handle(i));
+  // Every server the bot is invited to: a setup note on joining, its records deleted on leaving.
+  watchGuilds({ client, port, store: opts.store, log });
   client.on(Events.MessageCreate, (m) => messages.handle(m));
   client.on(Events.ThreadCreate, (thread) => {
     if (thread.parentId)
