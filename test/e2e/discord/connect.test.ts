@@ -5,7 +5,7 @@
  * are not kept between steps either); the server's questions then go to its chatbot.
  */
 import { randomBytes } from 'node:crypto';
-import type { FakeMember, InteractionRecord } from '../../../fakes/fake-discord';
+import type { FakeChannel, FakeDiscord, FakeMember, InteractionRecord } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { ask, type DiscordE2E, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
@@ -23,13 +23,21 @@ function chatbotThatAnswered(e: DiscordE2E, question: string): string | undefine
   return row?.c;
 }
 
-describe('Discord e2e: a server connects its own chatbot', () => {
+describe('Discord e2e: each server connects its own chatbot', () => {
   const logLines: string[] = [];
+  /** A second server (Y) beside the fake's own (X). */
+  const y: { id?: string; general?: FakeChannel } = {};
   const e = useStarted(() =>
-    startDiscordE2E({ logLines, env: { STATE_ENCRYPTION_KEY: randomBytes(32).toString('base64') } }),
+    startDiscordE2E({
+      logLines,
+      omitEnv: ['DISCORD_GUILD_ID'],
+      env: { STATE_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+      prepare: (fake: FakeDiscord) => Object.assign(y, fake.addGuild({ name: 'Office Y', inReady: true })),
+    }),
   );
   let owner: FakeMember;
   let bot: { id: string; apiKey: string };
+  let botB: { id: string; apiKey: string };
   const keys = () => ({ secretKey: e.service.credentials.secretKey, sessionKey: e.service.credentials.sessionKey });
 
   beforeAll(async () => {
@@ -37,10 +45,19 @@ describe('Discord e2e: a server connects its own chatbot', () => {
     owner.permissions = WITH_MANAGE_SERVER;
     const made = await e.app.client.v1.createChatbot({ name: 'Server chatbot' });
     bot = { id: made.id, apiKey: made.apiKey ?? '' };
+    const madeB = await e.app.client.v1.createChatbot({ name: 'Chatbot of Y' });
+    botB = { id: madeB.id, apiKey: madeB.apiKey ?? '' };
   });
 
-  const connectCommand = (member: FakeMember): InteractionRecord =>
-    e.fake.slashCommand({ name: 'chatbot', subcommand: 'connect', channelId: e.general.id, member });
+  const connectCommand = (member: FakeMember, channelId = e.general.id): InteractionRecord =>
+    e.fake.slashCommand({ name: 'chatbot', subcommand: 'connect', channelId, member });
+
+  /** `/chatbot connect` in `channelId`, its modal submitted with `values`. */
+  async function submitConnect(channelId: string, values: Record<string, string>): Promise<InteractionRecord> {
+    const rec = connectCommand(owner, channelId);
+    const modal = await waitFor(() => e.fake.modalOf(rec), 'the connect modal', 10_000, e.fake.changes);
+    return e.fake.submitModal({ customId: modal.custom_id, channelId, member: owner, values });
+  }
 
   const textOf = (rec: InteractionRecord, pattern: RegExp, what: string): Promise<string> =>
     waitFor(
@@ -82,7 +99,7 @@ describe('Discord e2e: a server connects its own chatbot', () => {
     }
   });
 
-  test('the right keys connect it: shown masked, and the server’s questions go to its chatbot', async () => {
+  test('X connects A and Y connects B: shown masked, each server’s questions go to its own chatbot; X’s channel is refused in Y', async () => {
     const rec = connectCommand(owner);
     const modal = await waitFor(() => e.fake.modalOf(rec), 'the connect modal', 10_000, e.fake.changes);
     const submit = e.fake.submitModal({
@@ -100,11 +117,23 @@ describe('Discord e2e: a server connects its own chatbot', () => {
     await waitForAnswer(e, threadId, 'Townhouses in Dallas on Discord?');
     expect(chatbotThatAnswered(e, 'Townhouses in Dallas on Discord?')).toBe(bot.id);
 
-    const secrets = [keys().secretKey, keys().sessionKey, bot.apiKey];
+    // Server Y: X's handoff channel is not Y's to use; with its own chatbot B, Y is answered by B.
+    const yGeneral = y.general as FakeChannel;
+    const foreign = await submitConnect(yGeneral.id, { chatbotId: botB.id, ...keys(), handoffChannel: e.handoff.id });
+    expect(await textOf(foreign, /cannot post/, 'X’s channel refused in Y')).toContain('handoff');
+    const connectedY = await submitConnect(yGeneral.id, { chatbotId: botB.id, ...keys(), apiKey: botB.apiKey });
+    await textOf(connectedY, /Connected/, 'Y connected');
+    const inY = await ask(e, 'Townhouses in Dallas for Y?', e.user, yGeneral.id);
+    await waitForAnswer(e, inY.threadId, 'Townhouses in Dallas for Y?');
+    expect(chatbotThatAnswered(e, 'Townhouses in Dallas for Y?')).toBe(botB.id);
+
+    const secrets = [keys().secretKey, keys().sessionKey, bot.apiKey, botB.apiKey];
     const bodies = JSON.stringify(e.fake.calls.map((c) => c.body));
     const stored: string[] = [];
     for (const key of await e.app.store.keys('')) stored.push(JSON.stringify(await e.app.store.get(key)));
-    expect(await e.app.store.keys('tenant:connection:')).toEqual([`tenant:connection:discord:${e.fake.guildId}`]);
+    expect((await e.app.store.keys('tenant:connection:')).sort()).toEqual(
+      [`tenant:connection:discord:${e.fake.guildId}`, `tenant:connection:discord:${y.id}`].sort(),
+    );
     for (const secret of secrets) {
       expect(bodies).not.toContain(secret);
       expect(logLines.join('\n')).not.toContain(secret);
