@@ -198,8 +198,10 @@ export class Conversations {
   private async touch(conv: Conversation): Promise<void> {
     const { store } = this.ctx;
     await store.set(keys.conversation(conv.id), toJson(conv), this.retentionMs);
-    const session = await store.get(keys.session(conv.id));
-    if (session !== undefined) await store.set(keys.session(conv.id), session, this.retentionMs);
+    for (const key of [keys.session(conv.id), keys.sessionChatbot(conv.id)]) {
+      const value = await store.get(key);
+      if (value !== undefined) await store.set(key, value, this.retentionMs);
+    }
     await touchTranscript(store, conv.id, this.retentionMs);
   }
 
@@ -283,11 +285,14 @@ export class Conversations {
     }
   }
 
+  /** The conversation's chat session with `ctx`'s chatbot (a new one when its tenant changed chatbots). */
   private async ensureSession(convId: string, ctx: CoreContext): Promise<number> {
     const known = await this.sessionOf(convId);
-    if (known !== undefined) return known;
+    const owner = await ctx.store.get(keys.sessionChatbot(convId));
+    if (known !== undefined && (owner === undefined || owner === ctx.config.chatbotId)) return known;
     const sessionId = await ctx.client.getSession(ctx.config.chatbotId);
-    await this.ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
+    await ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
+    await ctx.store.set(keys.sessionChatbot(convId), ctx.config.chatbotId, this.retentionMs);
     return sessionId;
   }
 

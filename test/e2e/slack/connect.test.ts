@@ -178,7 +178,15 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
   });
 
   test('no key reaches a Slack call, a log line or the store', async () => {
-    const secrets = [keys().secretKey, keys().sessionKey, bots.a.apiKey, bots.b.apiKey];
+    // The keys connected, and the wrong ones typed in the refused forms.
+    const secrets = [
+      keys().secretKey,
+      keys().sessionKey,
+      bots.a.apiKey,
+      bots.b.apiKey,
+      'sk_not-the-right-secret-0000',
+      'ssk_wrong-session-key-0000',
+    ];
     const calls = JSON.stringify(e.fake.calls.map((c) => c.args));
     const stored: string[] = [];
     for (const key of await e.app.store.keys('')) stored.push(key, JSON.stringify(await e.app.store.get(key)));
@@ -202,6 +210,21 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     expect(await e.app.store.keys('tenant:connection:slack:T0YYY')).toEqual([]);
     await ask(e, y, 'C0YGEN', 'Condos after disconnect?');
     expect(chatbotThatAnswered(e, 'Condos after disconnect?')).toBe(e.service.chatbotId);
+    // A thread B answered goes on with the deployment's chatbot, in a session of its own.
+    const root = rootFor(e.fake, 'C0YGEN', 'Homes in Austin for Y?');
+    if (!root) throw new Error('no thread of Y');
+    const answered = e.fake.replies('C0YGEN', root.ts).length;
+    await y.event({
+      type: 'message',
+      channel: 'C0YGEN',
+      channel_type: 'channel',
+      user: 'U0USER1',
+      text: 'And in Dallas, after disconnect?',
+      ts: `${Date.now() / 1000}`,
+      thread_ts: root.ts,
+    });
+    await waitForAnswer(e, 'C0YGEN', root.ts, 'And in Dallas, after disconnect?', 20_000, answered);
+    expect(chatbotThatAnswered(e, 'And in Dallas, after disconnect?')).toBe(e.service.chatbotId);
     await ask(e, x, 'C0XGEN', 'Condos in X still?');
     expect(chatbotThatAnswered(e, 'Condos in X still?')).toBe(bots.a.id);
   });
