@@ -11,7 +11,7 @@ import { waitFor } from '../../../fakes/slack-requests';
 import type { SlackDriver } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
 import { install, type OAuthE2E, startOAuthE2E } from '../../support/slack-oauth';
-import { rootFor, waitForAnswer } from '../../support/slack-e2e';
+import { ADMIN, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 
 const OWNER_X = 'U0OWNERX';
 const OWNER_Y = 'U0OWNERY';
@@ -252,5 +252,17 @@ describe('Slack e2e: a deployment without a default chatbot', () => {
     await waitFor(() => ephemeralIn(e, 'C0NEW', 'Connected'), 'connected');
     await ask(e, driver, 'C0NEW', 'Anything for sale now?');
     expect(chatbotThatAnswered(e, 'Anything for sale now?')).toBe(bot.id);
+  });
+});
+
+describe('Slack e2e: one workspace (SLACK_BOT_TOKEN) without STATE_ENCRYPTION_KEY', () => {
+  const e = useStarted(() => startSlackE2E());
+
+  test('connect is refused naming STATE_ENCRYPTION_KEY, and no form opens', async () => {
+    await e.driver.command('/chatbot', 'connect', { user: ADMIN, channel: 'C0KEYLESS' });
+    const told = await waitFor(() => e.fake.ephemerals.find((m) => m.channel === 'C0KEYLESS'), 'the refusal');
+    expect(told.text).toContain('STATE_ENCRYPTION_KEY');
+    expect(told.text).toContain('openssl rand -base64 32');
+    expect(e.fake.views).toEqual([]);
   });
 });

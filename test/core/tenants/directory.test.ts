@@ -1,0 +1,93 @@
+/**
+ * The tenant directory across instances: two directories over one state store (as two bridge
+ * instances) see a connect and a disconnect made through the other on their next request (the
+ * version stamp), keep one client per tenant while nothing changes, and never keep a key in clear.
+ */
+import { randomBytes } from 'node:crypto';
+import { ChatbotClient } from '../../../src/service/client';
+import { SecretBox } from '../../../src/state/secret-box';
+import { SqliteStore } from '../../../src/state/sqlite-store';
+import { type Connection, TenantConnections } from '../../../src/core/tenants/connections';
+import { ChatbotDirectory } from '../../../src/core/tenants/directory';
+import { maskSecret } from '../../../src/core/tenants/mask';
+
+const X = { surface: 'slack', id: 'T0X' } as const;
+const Y = { surface: 'discord', id: '1234' } as const;
+
+function instance(store: SqliteStore, box: SecretBox | undefined, made: string[]): ChatbotDirectory {
+  return new ChatbotDirectory({
+    connections: new TenantConnections(store, box),
+    makeClient: (c) => {
+      made.push(c.secretKey);
+      return new ChatbotClient({ baseUrl: 'http://127.0.0.1:9', secretKey: c.secretKey, sessionKey: c.sessionKey });
+    },
+    fallback: { chatbotId: 'default-bot', client: new ChatbotClient({ baseUrl: 'http://127.0.0.1:9' }) },
+  });
+}
+
+const connection = (chatbotId: string, secretKey: string): Connection => ({
+  chatbotId,
+  secretKey,
+  sessionKey: `ssk_${chatbotId}-session-key`,
+  connectedBy: 'U1',
+  connectedAt: 1,
+});
+
+describe('ChatbotDirectory', () => {
+  const store = new SqliteStore(':memory:');
+  const box = new SecretBox(randomBytes(32));
+  afterAll(() => store.close());
+
+  test('a connect and a disconnect on one instance are seen by the other on its next request', async () => {
+    const madeA: string[] = [];
+    const madeB: string[] = [];
+    const one = instance(store, box, madeA);
+    const two = instance(store, box, madeB);
+    expect((await two.forTenant(X))?.chatbotId).toBe('default-bot');
+
+    await one.connections.put(X, connection('bot-a', 'sk_first-secret-of-x'));
+    const first = await two.forTenant(X);
+    expect(first?.chatbotId).toBe('bot-a');
+    expect(first?.connected).toBe(true);
+    // Nothing changed: the same client, no new one made.
+    expect(await two.forTenant(X)).toBe(first);
+    expect(madeB).toEqual(['sk_first-secret-of-x']);
+
+    await one.connections.put(X, connection('bot-b', 'sk_second-secret-of-x'));
+    expect((await two.forTenant(X))?.chatbotId).toBe('bot-b');
+    expect(madeB).toEqual(['sk_first-secret-of-x', 'sk_second-secret-of-x']);
+    // Another tenant is untouched.
+    expect((await two.forTenant(Y))?.chatbotId).toBe('default-bot');
+
+    expect(await one.connections.remove(X)).toBe(true);
+    expect((await two.forTenant(X))?.chatbotId).toBe('default-bot');
+    expect(await one.connections.remove(X)).toBe(false);
+  });
+
+  test('the stored record holds no key in clear; without a box nothing can be saved', async () => {
+    const dir = instance(store, box, []);
+    await dir.connections.put(Y, connection('bot-y', 'sk_secret-of-server-y'));
+    const raw = JSON.stringify(await store.get('tenant:connection:discord:1234'));
+    expect(raw).not.toContain('sk_secret-of-server-y');
+    expect(raw).not.toContain('ssk_bot-y-session-key');
+    expect(raw).not.toContain('bot-y');
+    const unkeyed = instance(store, undefined, []);
+    expect(unkeyed.connections.canSave).toBe(false);
+    await expect(unkeyed.connections.put(X, connection('bot-a', 'sk_whatever-secret'))).rejects.toThrow(
+      'STATE_ENCRYPTION_KEY',
+    );
+  });
+
+  test('a tenant with no connection and no default has no chatbot', async () => {
+    const none = new ChatbotDirectory({
+      connections: new TenantConnections(store, box),
+      makeClient: () => new ChatbotClient({ baseUrl: 'http://127.0.0.1:9' }),
+    });
+    expect(await none.forTenant({ surface: 'slack', id: 'T0NEW' })).toBeUndefined();
+  });
+
+  test('a secret is shown as its first 3 characters, an ellipsis and its last 4', () => {
+    expect(maskSecret('sk-0123456789abcdef9f2c')).toBe('sk-…9f2c');
+    expect(maskSecret('short')).toBe('…');
+  });
+});
