@@ -6,6 +6,7 @@
  * port (no platform), the store SQLite in memory: SQLite's own pages live outside the JS heap, so the
  * process's RSS growth is reported beside the heap growth.
  */
+import { NO_BUDGETS, NO_DIRECTORY, NO_STATUS } from '../src/core/capabilities';
 import pino from 'pino';
 import { conversationIdOf, keys } from '../src/core/conversations/model';
 import { Relay } from '../src/core/relay/relay';
@@ -27,6 +28,10 @@ export interface MemoryFigures {
 class MemoryPort implements SurfacePort {
   readonly name = 'shell' as const; // any surface name: core never branches on it
   readonly limits = { maxMessageLength: 3_000, maxFormFields: 100 };
+  readonly streaming = undefined;
+  readonly budgets = NO_BUDGETS;
+  readonly directory = NO_DIRECTORY;
+  readonly status = NO_STATUS;
   readonly shown = new Map<string, string>();
   private next = 0;
 
@@ -151,7 +156,7 @@ function request(
     events,
     finalButtons: [{ action: 'handoff.request', label: 'Talk to a human', value: answerKey }],
     retry: { action: 'answer.retry', value: answerKey },
-    native: port.startNativeStream !== undefined,
+    native: port.streaming !== undefined,
     answerKey,
   };
 }

@@ -27,7 +27,7 @@ export class OurRelay implements BenchRelay {
       events: a.events,
       finalButtons: [{ action: 'handoff.request', label: 'Talk to a human', value: a.answerKey }],
       retry: { action: 'answer.retry', value: a.answerKey },
-      native: this.port.startNativeStream !== undefined,
+      native: this.port.streaming !== undefined,
       signal: a.signal,
       answerKey: a.answerKey,
     });

@@ -5,6 +5,28 @@
 import type { UntrustedText } from './text/untrusted';
 import type { CommandName } from './commands/catalogue';
 
+export {
+  isPlatformRateLimit,
+  MAX_RETRY_AFTER_MS,
+  PlatformRateLimitError,
+  rateLimitDelay,
+} from './platform-rate-limit';
+export { feedbackButtons } from './content';
+export type {
+  AssistantIntro,
+  Attachment,
+  Button,
+  Card,
+  CardGroup,
+  FeedbackPrompt,
+  FileUpload,
+  FormField,
+  FormResult,
+  FormSpec,
+  OutMessage,
+} from './content';
+import type { AssistantIntro, Attachment, FormResult, FormSpec, OutMessage } from './content';
+
 /** Every surface the bridge has: the one list (stored places are checked against it). */
 export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
 export type SurfaceName = (typeof SURFACE_NAMES)[number];
@@ -31,6 +53,12 @@ export interface Actor {
   isAdmin: boolean;
 }
 
+/** A person an answer is for (a native stream is addressed to them). */
+export interface Person {
+  id: string;
+  name: string;
+}
+
 /** A message the bridge posted, so it can be edited later. */
 export interface MessageRef {
   place: Place;
@@ -38,135 +66,10 @@ export interface MessageRef {
   id: string;
 }
 
-export interface Button {
-  /** Core's action id, handed back unchanged in `BridgeCore.action` (e.g. `answer.retry`). */
-  action: string;
-  label: string;
-  /** Opaque value handed back with the action (core keeps it short: an id). */
-  value: string;
-  style?: 'primary' | 'danger';
-}
-
 /**
- * A rich item (a listing): a card of a Slack carousel (or section+image blocks where the workspace
- * refuses cards), a Discord container, a table row in the shell.
+ * A platform budget a surface's gateway spends before a call (e.g. Slack chat.update: 50 per minute
+ * per team). Budgets live in the state store, so one key is one budget across instances.
  */
-export interface Card {
-  title: string;
-  url?: string;
-  imageUrl?: string;
-  fields: Array<{ label: string; value: string }>;
-  footer?: string;
-  /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
-  badge?: string;
-  /** One line under the title, for compact cards (a listing: price, beds/baths, status in words). */
-  subtitle?: string;
-  /** A few words under the subtitle, for compact cards (a listing: its city and description's start). */
-  body?: string;
-  /** The card's own buttons (a listing: Details, Ask about a viewing). */
-  actions?: Button[];
-  /**
-   * A detailed card's facts grouped as a reader takes them in ("Price and size", "The home", ...);
-   * `fields` holds the same facts flat, for surfaces that show no groups.
-   */
-  groups?: CardGroup[];
-  /** A detailed card's photos, shown as a gallery (never as facts). */
-  photos?: string[];
-}
-
-export interface CardGroup {
-  title: string;
-  fields: Array<{ label: string; value: string }>;
-}
-
-export interface FileUpload {
-  name: string;
-  mime: string;
-  data: Buffer;
-  title?: string;
-}
-
-export interface OutMessage {
-  /**
-   * The message's plain text. For answers this is exactly the service's text (for the part this
-   * message carries): surfaces put it in Slack's `text` / Discord's `content` unchanged and never
-   * append anything to it except while `typing` is set.
-   */
-  text: string;
-  /** The text is Markdown (answers, notices): surfaces may render it in blocks/embeds. */
-  markdown?: boolean;
-  /** Still streaming: a surface may show a typing mark after the text. */
-  typing?: boolean;
-  /** A short status line shown under the text, never inside it (e.g. "Answer interrupted ..."). */
-  notice?: string;
-  cards?: Card[];
-  buttons?: Button[];
-  /** A way to rate this (complete) answer: Slack's feedback buttons, two buttons elsewhere. */
-  feedback?: FeedbackPrompt;
-  file?: FileUpload;
-}
-
-/** Rating an answer: a press comes back as `BridgeCore.action(inv, action, positive | negative)`, like a button. */
-export interface FeedbackPrompt {
-  action: string;
-  /** The value handed back for a positive vote. */
-  positive: string;
-  /** The value handed back for a negative vote. */
-  negative: string;
-}
-
-/** The two buttons a surface without a native rating control shows for `feedback`. */
-export function feedbackButtons(f: FeedbackPrompt): Button[] {
-  return [
-    { action: f.action, label: '👍', value: f.positive },
-    { action: f.action, label: '👎', value: f.negative },
-  ];
-}
-
-/** What an assistant surface (Slack's assistant pane) shows when a new thread opens. */
-export interface AssistantIntro {
-  /** Posted in the new thread. */
-  greeting: string;
-  /** 1 to 4 suggestions: `title` is shown, `message` is sent when picked. */
-  prompts: Array<{ title: string; message: string }>;
-}
-
-export interface FormField {
-  name: string;
-  label: string;
-  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean' | 'channel';
-  /** A key or password: never pre-filled, never kept between a form's steps, never shown back. */
-  secret?: boolean;
-  required: boolean;
-  options?: Array<{ value: string; label: string }>;
-  initial?: string;
-  hint?: string;
-  /** Fields are grouped for surfaces with small forms (Discord: 5 inputs per modal). */
-  group: string;
-}
-
-export interface FormSpec {
-  /** Core's form id, handed back in `BridgeCore.submitForm` (e.g. `listing.create`). */
-  id: string;
-  title: string;
-  /** Opaque state handed back on submit (e.g. the listing key being updated). */
-  state: string;
-  fields: FormField[];
-  submitLabel?: string;
-}
-
-export type FormResult = { ok: true; message?: OutMessage } | { ok: false; errors: Record<string, string> };
-
-export interface Attachment {
-  /** The platform's file id or URL: whatever `fetchAttachment` needs. */
-  id: string;
-  name: string;
-  mime?: string;
-  size?: number;
-  url?: string;
-}
-
-/** A platform budget a gateway spends before a call (Slack chat.update: 50/min/team), kept in the state store. */
 export interface RateBudget {
   key: string;
   limit: number;
@@ -228,7 +131,81 @@ export interface NativeStream {
   readonly expiresAt: number;
 }
 
-/** What core needs from a platform. */
+/**
+ * Native streaming of a message (Slack chat.startStream/appendStream/stopStream), where a surface
+ * has it (`SurfacePort.streaming`).
+ */
+export interface StreamingPort {
+  /**
+   * A native stream here, or undefined to use post + edit for this answer (refused, or its budgets
+   * spent). With `latest`, the stream starts with the message as it is when the start goes out
+   * (read again on a retry): the caller learns what it started with from its last call of `latest`.
+   * `for`: whom the answer is for (the conversation's asker; Slack addresses the stream to them).
+   */
+  startNativeStream(
+    place: Place,
+    first: OutMessage,
+    opts?: { latest?: () => OutMessage; for?: Person },
+  ): Promise<NativeStream | undefined>;
+  /**
+   * Finish a native stream left open by another (dead) process: the message ends showing `final`
+   * exactly (falls back to a plain edit when the stream is already gone).
+   */
+  stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void>;
+}
+
+/** The platform budgets an answer plans with (the surface's gateway spends them). */
+export interface BudgetPort {
+  /**
+   * An answer in flight in `place` will need one final edit: until released, interims on the
+   * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` go out at
+   * the intervals of the plan.
+   */
+  reserveFinal(place: Place, holder: string): () => void;
+  /** The waiting call sent with this coalesceKey becomes a final (its answer just finished). */
+  promote(coalesceKey: string): void;
+  /**
+   * How long an answer's first message may wait for the answer's first words before it goes up
+   * empty (the relay waits; the surface says what its platform's budgets make worth it).
+   */
+  readonly firstWordsWaitMs: number;
+}
+
+/** What the platform can tell about its people, channels and messages (tickets, offers, the App Home). */
+export interface DirectoryPort {
+  /** A link people can open to a message (Slack permalink, Discord message link); undefined when unknown. */
+  permalink(ref: MessageRef): Promise<string | undefined>;
+  /** The channel's name as people know it (without #); undefined when unknown. */
+  channelName(place: Place): Promise<string | undefined>;
+  /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
+  isMember(channel: Place, userId: string): Promise<boolean | undefined>;
+  /** Why the bridge cannot post in the channel (not in it, no permission, unknown); undefined: it can. */
+  cannotPostIn(channel: Place): Promise<string | undefined>;
+  /** The channel's people (no bots, not the bridge) in a stable order; undefined when not cheaply known. */
+  channelAgents(channel: Place): Promise<Actor[] | undefined>;
+  /**
+   * How a group of HANDOFF_ESCALATE is written so the platform notifies it (Slack user `U…` or user
+   * group `S…`, Discord role): the only group mention the bridge builds. Undefined for another platform's id.
+   */
+  mentionGroup(id: string): string | undefined;
+  /**
+   * Removes the bridge's buttons of these core actions from its recent messages in a thread (the
+   * "Talk to a human" and "Cancel" buttons that no longer apply); the messages keep their text.
+   */
+  stripButtons(thread: Place, actions: string[]): Promise<void>;
+}
+
+/** Shows that an answer is being worked on (Slack's assistant status "is thinking…"). */
+export interface StatusPort {
+  /** '' clears it. Cosmetic: implementations never throw. */
+  setStatus(place: Place, status: string): Promise<void>;
+}
+
+/**
+ * What core needs from a platform: messaging, and the capabilities the surface hands over once,
+ * when it is made, where its platform has them (where not: core/capabilities.ts's `NO_*`). Core
+ * calls them without asking first; only `streaming` may be absent, and an answer decides once.
+ */
 export interface SurfacePort {
   readonly name: SurfaceName;
   readonly limits: SurfaceLimits;
@@ -247,71 +224,43 @@ export interface SurfacePort {
   notify(place: Place, user: Actor, msg: OutMessage): Promise<void>;
   /** How a user is written so the platform notifies them (Slack `<@U1>`, Discord `<@1>`). */
   mention(user: Actor): string;
-  /**
-   * How a group of HANDOFF_ESCALATE is written so the platform notifies it (Slack user `U…` or user
-   * group `S…`, Discord role): the only group mention the bridge builds. Undefined for an id of another platform.
-   */
-  mentionGroup?(id: string): string | undefined;
-  /**
-   * An answer in flight in `place` will need one final edit: until released, interims on the
-   * surface's budgets leave it room, and interims sent with `coalesceKey` = `holder` go out at
-   * the intervals of the plan. Absent: the surface has no budgets to plan.
-   */
-  reserveFinal?(place: Place, holder: string): () => void;
-  /** The waiting call sent with this coalesceKey becomes a final (its answer just finished). */
-  promote?(coalesceKey: string): void;
   fetchAttachment(att: Attachment): Promise<Buffer>;
+  /** Native streaming where the platform offers it; undefined: answers are posted and edited. */
+  readonly streaming: StreamingPort | undefined;
+  readonly budgets: BudgetPort;
+  readonly directory: DirectoryPort;
+  readonly status: StatusPort;
+}
+
+/**
+ * Who and where, for one inbound event: built once by the surface that received it, and carried by
+ * core to the port calls that need it. Nothing about who acts or whom an answer is for is kept
+ * anywhere else (no "last user" per channel, no per-call context).
+ */
+export interface BridgeRequest {
+  /** Whose installation: the Slack team id, the Discord guild id, 'shell'. */
+  tenant: string;
   /**
-   * How long an answer's first message may wait for the answer's first words before it goes up
-   * empty (the relay waits; the surface says what its platform's budgets make worth it). Absent: 0.
+   * The surface it came through, bound to the event where the platform answers through it (a
+   * Discord interaction: the thread's root is the command's reply, a notice to the invoker ephemeral).
    */
-  readonly firstWordsWaitMs?: number;
+  surface: SurfacePort;
+  /** Where it happened (for `/handoff` on Slack: the channel, no thread). */
+  place: Place;
+  /** Who acted: ran the command, pressed the button, wrote the message. */
+  actor: Actor;
   /**
-   * Native streaming where the platform offers it here; undefined = use post + edit. With `latest`,
-   * the stream starts with the message as it is when the start goes out (read again on a retry):
-   * the caller learns what it started with from its last call of `latest`.
+   * Whom the answer is for. The surface sets the actor; an answer in a conversation is for the
+   * conversation's asker (core addresses it so when it answers).
    */
-  startNativeStream?(
-    place: Place,
-    first: OutMessage,
-    opts?: { latest?: () => OutMessage },
-  ): Promise<NativeStream | undefined>;
-  /**
-   * Finish a native stream left open by another (dead) process: the message ends showing `final`
-   * exactly (falls back to a plain edit when the stream is already gone).
-   */
-  stopNativeStream?(ref: MessageRef, final: OutMessage): Promise<void>;
-  /** A link people can open to a message (Slack permalink, Discord message link); undefined when unknown. */
-  permalink?(ref: MessageRef): Promise<string | undefined>;
-  /** The channel's name as people know it (without #); undefined when unknown. */
-  channelName?(place: Place): Promise<string | undefined>;
-  /**
-   * Removes the bridge's buttons of these core actions from its recent messages in a thread (the
-   * "Talk to a human" and "Cancel" buttons that no longer apply); the messages keep their text.
-   */
-  stripButtons?(thread: Place, actions: string[]): Promise<void>;
-  /** Why the bridge cannot post in the channel (not in it, no permission, unknown); undefined: it can. */
-  cannotPostIn?(channel: Place): Promise<string | undefined>;
-  /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
-  isMember?(channel: Place, userId: string): Promise<boolean | undefined>;
-  /** The channel's people (no bots, not the bridge) in a stable order; undefined when not cheaply known. */
-  channelAgents?(channel: Place): Promise<Actor[] | undefined>;
-  /**
-   * Show that an answer is being worked on in `place` (Slack: the assistant status "is thinking…");
-   * '' clears it. Cosmetic: implementations never throw.
-   */
-  setStatus?(place: Place, status: string): Promise<void>;
+  for: Person;
 }
 
 /**
  * One user action that a surface hands to core: a slash command, a button click, a form submit.
  * The responder functions talk back to the invoker the way the platform allows for that event.
  */
-export interface Invocation {
-  surface: SurfacePort;
-  /** Where it happened (for `/handoff` on Slack: the channel, no thread). */
-  place: Place;
-  actor: Actor;
+export interface Invocation extends BridgeRequest {
   /** Answer the invoker: ephemeral (only they see it) or public in `place`. */
   reply(msg: OutMessage, opts?: { ephemeral?: boolean }): Promise<MessageRef | undefined>;
   /** Button actions: replace the message that carried the button (listing pages, tickets). */
@@ -323,9 +272,7 @@ export interface Invocation {
 }
 
 /** A message typed by someone in a place the bridge watches. */
-export interface IncomingMessage {
-  place: Place;
-  actor: Actor;
+export interface IncomingMessage extends BridgeRequest {
   /** What they wrote: untrusted (shown as text, never obeyed), cut at the platform's maximum by the surface. */
   text: UntrustedText;
   /** The platform's id of the message: a redelivery carries the same id and is answered once. */
@@ -357,42 +304,4 @@ export interface BridgeCore {
    * `user` opens it on a day, undefined on later opens that day.
    */
   dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
-}
-
-/**
- * The longest platform Retry-After the bridge waits for (the chatbot service's is capped the same).
- * Past it the call fails as a 429 its caller handles: an hour's wait would hold the answer, its
- * queue and everyone behind it.
- */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-/**
- * Thrown by a surface when the platform refused a call for rate (HTTP 429) after the surface's own
- * bounded retries: the surface's gateway waits `retryAfterMs` and tries again, within its own bound
- * (a Retry-After past MAX_RETRY_AFTER_MS is not waited for: the call fails to its caller).
- */
-export class PlatformRateLimitError extends Error {
-  constructor(
-    readonly retryAfterMs: number,
-    message = `rate limited, retry after ${retryAfterMs} ms`,
-  ) {
-    super(message);
-    this.name = 'PlatformRateLimitError';
-  }
-}
-
-/** The wait a platform asked for (Retry-After) when `err` is its rate refusal; undefined otherwise. */
-export function rateLimitDelay(err: unknown): number | undefined {
-  if (err instanceof PlatformRateLimitError) return err.retryAfterMs;
-  // Duck-typed too: a surface bundled with another copy of the class must still be obeyed.
-  if (err instanceof Error && err.name === 'PlatformRateLimitError') {
-    const ms = (err as Error & { retryAfterMs?: unknown }).retryAfterMs;
-    if (typeof ms === 'number' && Number.isFinite(ms)) return ms;
-  }
-  return undefined;
-}
-
-/** A platform 429 (Retry-After), which the surface's gateway retries itself. */
-export function isPlatformRateLimit(err: unknown): boolean {
-  return rateLimitDelay(err) !== undefined;
 }

@@ -134,10 +134,11 @@ export function renamedSurface(inner: TestSurface, name: SurfaceName): SurfacePo
     startThread: (place, root, title) => inner.startThread(place, root, title),
     notify: (place, user, msg) => inner.notify(place, user, msg),
     mention: (user) => inner.mention(user),
-    reserveFinal: (place, holder) => inner.reserveFinal(place, holder),
-    promote: (key) => inner.promote(key),
     fetchAttachment: (att) => inner.fetchAttachment(att),
-    isMember: (channel, userId) => inner.isMember(channel, userId),
+    streaming: inner.streaming,
+    budgets: inner.budgets,
+    directory: inner.directory,
+    status: inner.status,
   };
 }
 
@@ -256,9 +257,11 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
       const updates: OutMessage[] = [];
       const forms: FormSpec[] = [];
       return {
+        tenant: place.workspace,
         surface: on,
         place,
         actor,
+        for: { id: actor.id, name: actor.name },
         source: o.source,
         replies,
         updates,
@@ -289,8 +292,11 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
       const on = o.surface ?? ports.get(place.surface) ?? surface;
       return bridge.message(
         {
+          tenant: place.workspace,
+          surface: on,
           place,
           actor,
+          for: { id: actor.id, name: actor.name },
           text: untrusted(text),
           id: o.id ?? `m${Date.now()}-${++messageCounter}`,
           attachments: o.attachments ?? [],

@@ -32,7 +32,11 @@ import {
   type SurfaceLimits,
   type SurfaceName,
   type SurfacePort,
+  type BudgetPort,
+  type DirectoryPort,
+  type StreamingPort,
 } from '../../src/core/surface';
+import { NO_DIRECTORY, NO_STATUS } from '../../src/core/capabilities';
 import { BudgetScheduler } from '../../src/surfaces/budgets/scheduler';
 import { withoutSpanMarks } from '../../src/core/text/untrusted';
 import { SqliteStore } from '../../src/state/sqlite-store';
@@ -92,8 +96,16 @@ export interface TestNativeStream extends NativeStream {
   finalMessage?: OutMessage;
 }
 
-export class TestSurface implements SurfacePort {
+export class TestSurface implements SurfacePort, BudgetPort {
   readonly name: SurfaceName;
+  readonly budgets: BudgetPort = this;
+  readonly status = NO_STATUS;
+  /** What it can tell of channels: members (`members`) and group mentions; a test may replace any lookup. */
+  readonly directory: DirectoryPort = {
+    ...NO_DIRECTORY,
+    isMember: (channel, userId) => this.isMember(channel, userId),
+    mentionGroup: (id) => this.mentionGroup(id),
+  };
   readonly limits: SurfaceLimits;
   readonly calls: CallRecord[] = [];
   /** Emits 'change' after every call: pass it to waitFor (fakes/wait-for.ts). */
@@ -104,7 +116,7 @@ export class TestSurface implements SurfacePort {
   violations = 0;
   maxInFlightPerMessage = 0;
   startNativeStream?: (place: Place, first: OutMessage) => Promise<NativeStream | undefined>;
-  readonly firstWordsWaitMs?: number;
+  readonly firstWordsWaitMs: number;
 
   private readonly opts: TestSurfaceOptions;
   private readonly now: () => number;
@@ -120,7 +132,23 @@ export class TestSurface implements SurfacePort {
     this.now = opts.now ?? Date.now;
     this.limits = { maxMessageLength: opts.maxMessageLength ?? 3000, maxFormFields: opts.maxFormFields ?? 100 };
     if (opts.native) this.startNativeStream = (place, first) => this.nativeStart(place, first);
-    if (opts.firstWordsWaitMs !== undefined) this.firstWordsWaitMs = opts.firstWordsWaitMs;
+    this.firstWordsWaitMs = opts.firstWordsWaitMs ?? 0;
+  }
+
+  /**
+   * Native streaming when offered (`native`, or a subclass's startNativeStream): read when asked, so a
+   * subclass's replacements count. A stream left open is stopped by a subclass's stopNativeStream
+   * where it has one, else edited (as a surface without that method would).
+   */
+  get streaming(): StreamingPort | undefined {
+    const start = this.startNativeStream;
+    if (!start) return undefined;
+    const own = this as { stopNativeStream?: (ref: MessageRef, final: OutMessage) => Promise<void> };
+    return {
+      startNativeStream: (place, first) => start(place, first),
+      stopNativeStream: (ref, final) =>
+        own.stopNativeStream ? own.stopNativeStream(ref, final) : this.edit(ref, final),
+    };
   }
 
   /**

@@ -102,14 +102,14 @@ async function channelProblem(inv: Invocation, channel: string | undefined): Pro
   if (!channel) return undefined;
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(channel)) return 'Pick a channel (or give its id, like C0123ABCD or 1234567890).';
   const place = { surface: inv.place.surface, workspace: inv.place.workspace, channel };
-  const why = await inv.surface.cannotPostIn?.(place);
+  const why = await inv.surface.directory.cannotPostIn(place);
   return why ? `The bridge cannot post there: ${why}` : undefined;
 }
 
 async function connectedCard(ctx: CoreContext, inv: Invocation, tenant: Tenant, c: Connection): Promise<Card> {
   const scoped = withChatbot(ctx, tenant, { chatbotId: c.chatbotId, client: ctx.client, connected: true });
   const channel = c.handoffChannel
-    ? `#${(await inv.surface.channelName?.({ ...inv.place, channel: c.handoffChannel }).catch(() => undefined)) ?? c.handoffChannel}`
+    ? `#${(await inv.surface.directory.channelName({ ...inv.place, channel: c.handoffChannel }).catch(() => undefined)) ?? c.handoffChannel}`
     : "the deployment's handoff channel";
   return {
     title: `Chatbot ${c.chatbotId}`,

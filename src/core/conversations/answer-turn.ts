@@ -13,7 +13,7 @@ import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } 
 import type { Handoffs } from '../handoff/handoffs';
 import { questionRefusal } from '../limits/user-limits';
 import { HANDOFF_ACTIONS } from '../handoff/model';
-import type { Actor, Attachment, Button, Card, MessageRef, OutMessage, SurfacePort } from '../surface';
+import type { Attachment, BridgeRequest, Button, Card, MessageRef, OutMessage } from '../surface';
 import { describeInterruption } from './interruption';
 import { keys, toJson, type Conversation, type RetryRecord, type Turn } from './model';
 import { describe, isRefusal, isServerFailure, openStream } from './opening';
@@ -36,8 +36,8 @@ const BOT_AUTHOR = 'Bot';
 /** One turn to answer: who asked what, where, and how far its queue item got. */
 export interface TurnRequest {
   conv: Conversation;
-  surface: SurfacePort;
-  actor: Actor;
+  /** Who asked (the actor), where, and whom the answer is for (the conversation's asker). */
+  request: BridgeRequest;
   /** The question (and its uploaded files): what a Retry asks again. */
   ask: RetryRecord;
   /** A pressed Retry's id: the question is asked again under it (no new retry record). */
@@ -51,8 +51,7 @@ export interface TurnRequest {
 /** A user's message to answer: its text and files as they came. */
 export interface MessageTurn {
   conv: Conversation;
-  surface: SurfacePort;
-  actor: Actor;
+  request: BridgeRequest;
   text: string;
   attachments: Attachment[];
   progress: ItemProgress;
@@ -95,13 +94,14 @@ export class TurnAnswerer {
 
   /** A user's message: recorded in the transcript, its files uploaded, then answered. */
   async answerMessage(m: MessageTurn): Promise<void> {
-    const { conv, surface, text, attachments, progress } = m;
+    const { conv, request, text, attachments, progress } = m;
+    const { surface } = request;
     await this.deps.addTurn(conv.id, {
-      author: m.actor.name,
+      author: request.actor.name,
       text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''),
       at: this.deps.ctx.now(),
     });
-    const turn = { conv, surface, actor: m.actor, progress };
+    const turn = { conv, request, progress };
     if (attachments.length === 0) {
       if (text.trim() === '') return;
       await this.answer({ ...turn, ask: { conv: conv.id, question: text } });
@@ -129,15 +129,16 @@ export class TurnAnswerer {
   /** Asks the service and shows its answer in the thread. */
   async answer(turn: TurnRequest): Promise<void> {
     // The chatbot's RateLimitCount per RateLimitTime, per person across all their conversations.
-    const refused = await questionRefusal(this.deps.ctx, turn.conv.place, turn.actor);
+    const { surface, actor } = turn.request;
+    const refused = await questionRefusal(this.deps.ctx, turn.conv.place, actor);
     if (refused) {
-      if (turn.placeholder) await turn.surface.edit(turn.placeholder, { text: refused });
-      else await turn.surface.post(turn.conv.place, { text: refused });
+      if (turn.placeholder) await surface.edit(turn.placeholder, { text: refused });
+      else await surface.post(turn.conv.place, { text: refused });
       await this.deps.addTurn(turn.conv.id, { author: BOT_AUTHOR, text: refused, at: this.deps.ctx.now() });
       return;
     }
     // "is thinking…" until the first fragment (where the surface has a status, e.g. Slack's assistant).
-    const status = new AnswerStatus(turn.surface, turn.conv.place, this.deps.ctx.log);
+    const status = new AnswerStatus(surface, turn.conv.place, this.deps.ctx.log);
     await status.show();
     try {
       await this.answerShowing(turn, status);
@@ -147,12 +148,13 @@ export class TurnAnswerer {
   }
 
   private async answerShowing(turn: TurnRequest, status: AnswerStatus): Promise<void> {
-    const { conv, surface, actor, ask, progress } = turn;
+    const { conv, ask, progress } = turn;
+    const { surface, actor } = turn.request;
     const { ctx } = this.deps;
     const existing = turn.placeholder ?? progress.takeLeftPlaceholder();
     // Native streaming (Slack) shows the answer as it starts; elsewhere a placeholder goes up at
     // once. Decided here only: the relay is told.
-    const native = existing === undefined && typeof surface.startNativeStream === 'function';
+    const native = existing === undefined && surface.streaming !== undefined;
     const placeholder = native ? undefined : (existing ?? (await surface.post(conv.place, PLACEHOLDER)));
     if (placeholder) await progress.notePlaceholder(placeholder);
     const retryId = turn.retryId ?? randomBytes(8).toString('hex');
@@ -194,7 +196,8 @@ export class TurnAnswerer {
 
   private async stream(run: Streaming): Promise<void> {
     const { turn, native, placeholder, retryId, sessionId, signal, show, status } = run;
-    const { conv, surface, ask } = turn;
+    const { conv, ask } = turn;
+    const { surface } = turn.request;
     const { ctx } = this.deps;
     const idleTimeoutMs = ctx.config.answerIdleTimeoutMs;
     // The client enforces the idle timeout (it also ends the request); the relay shows its error.
@@ -229,6 +232,7 @@ export class TurnAnswerer {
     const result = await this.deps.relay.run({
       surface,
       place: conv.place,
+      for: turn.request.for,
       events,
       native,
       placeholder,
@@ -271,7 +275,8 @@ export class TurnAnswerer {
   }
 
   /** The chatbot had no answer: handed to a human (HANDOFF_ON_NO_ANSWER) or the way to one shown. */
-  private async noAnswer({ conv, surface, actor, ask }: TurnRequest): Promise<void> {
+  private async noAnswer({ conv, request, ask }: TurnRequest): Promise<void> {
+    const { surface, actor } = request;
     if (!this.deps.ctx.config.handoffOnNoAnswer) {
       await surface.post(conv.place, {
         text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",

@@ -7,8 +7,9 @@
 import type { QueueItem } from '../../state/store';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { Actor, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import type { Actor, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { TurnAnswerer } from './answer-turn';
+import { type AskInProgress, beginAsk, takeLostAsks } from './ask-intents';
 import {
   conversationIdOf,
   conversationSchema,
@@ -40,6 +41,8 @@ export class Conversations {
   private readonly worker: QueueWorker;
   /** One answerer per chatbot client (a tenant's own, or the default): its listings and settings are that chatbot's. */
   private readonly turns = new WeakMap<ChatbotClient, TurnAnswerer>();
+  /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
+  private resuming = false;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -74,23 +77,33 @@ export class Conversations {
   /** `/ask <question>`: a new thread whose root names the user and quotes the question. */
   async startFromCommand(inv: Invocation, question: string): Promise<Conversation> {
     this.remember(inv.surface);
-    const quoted = question
-      .split('\n')
-      .map((l) => `> ${shownAsText(untrusted(l))}`)
-      .join('\n');
-    // The question is the user's: quoted as text (no link or markup of theirs goes live).
-    const root = { text: `${inv.surface.mention(inv.actor)} asked:\n${quoted}`, markdown: true };
-    const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
-    const { thread, root: rootRef } = await inv.surface.startThread(inv.place, root, title);
-    const conv = await this.ensureConversation(thread, inv.actor);
-    await this.setRecent(thread, inv.actor.id, conv.id);
-    await this.enqueue(conv, {
-      kind: 'message',
-      msgId: `ask:${rootRef.id}`,
-      actor: inv.actor,
-      text: question,
-      attachments: [],
-    });
+    // Written down first: an instance that dies before the question is queued leaves it to another.
+    const ask = await beginAsk(this.ctx, { surface: inv.surface.name, place: inv.place, actor: inv.actor, question });
+    try {
+      return await this.postAndQueue(inv.surface, ask);
+    } finally {
+      await ask.end();
+    }
+  }
+
+  /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
+  private async postAndQueue(surface: SurfacePort, ask: AskInProgress): Promise<Conversation> {
+    const { place, actor, question } = ask.intent;
+    let { root: rootRef, thread } = ask.intent;
+    if (!rootRef || !thread) {
+      const quoted = question
+        .split('\n')
+        .map((l) => `> ${shownAsText(untrusted(l))}`)
+        .join('\n');
+      // The question is the user's: quoted as text (no link or markup of theirs goes live).
+      const root = { text: `${surface.mention(actor)} asked:\n${quoted}`, markdown: true };
+      const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
+      ({ thread, root: rootRef } = await surface.startThread(place, root, title));
+      await ask.rooted(rootRef, thread);
+    }
+    const conv = await this.ensureConversation(thread, actor);
+    await this.setRecent(thread, actor.id, conv.id);
+    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments: [] });
     return conv;
   }
 
@@ -161,9 +174,30 @@ export class Conversations {
 
   // ---- lifecycle ---------------------------------------------------------------------------------
 
-  /** Drains queues left with work (by a restart, or an instance that died holding the lease). */
-  sweep(): Promise<void> {
-    return this.worker.sweep();
+  /**
+   * Finishes the `/ask`s a dead instance acknowledged but did not queue, then drains queues left
+   * with work (by a restart, or an instance that died holding the lease).
+   */
+  async sweep(): Promise<void> {
+    if (!this.resuming) {
+      this.resuming = true;
+      try {
+        await takeLostAsks(this.ctx, (ask) => this.finishLostAsk(ask));
+      } finally {
+        this.resuming = false;
+      }
+    }
+    await this.worker.sweep();
+  }
+
+  private async finishLostAsk(ask: AskInProgress): Promise<void> {
+    try {
+      const surface = this.ctx.surfaces.get(ask.intent.surface);
+      if (!surface) throw new Error(`surface ${ask.intent.surface} is not running`);
+      await this.postAndQueue(surface, ask);
+    } finally {
+      await ask.end();
+    }
   }
 
   /** Stops taking work; waits for the answers in flight for at most `withinMs`. */
@@ -239,6 +273,7 @@ export class Conversations {
       await progress.done();
       return;
     }
+    const request = answerRequest(conv, surface, item.actor);
     try {
       const ticket = await this.handoffs.activeTicket(convId);
       if (item.kind === 'message' && ticket) {
@@ -253,8 +288,7 @@ export class Conversations {
       if (item.kind === 'message') {
         await turns.answerMessage({
           conv,
-          surface,
-          actor: item.actor,
+          request,
           text: item.text,
           attachments: item.attachments,
           progress,
@@ -271,7 +305,7 @@ export class Conversations {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
         }
-        await turns.answer({ conv, surface, actor: item.actor, ask: record, retryId: item.retryId, progress });
+        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress });
       }
     } catch (err) {
       this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
@@ -303,4 +337,20 @@ export class Conversations {
   private surfaceFor(place: Place): SurfacePort | undefined {
     return this.ctx.surfaces.get(place.surface) ?? this.knownSurfaces.get(place.surface);
   }
+}
+
+/**
+ * The request a queue item is answered under, on whichever instance takes it: the item's actor, in
+ * the conversation's thread, for the conversation's asker (stored with it; the actor on records
+ * from before the asker was kept).
+ */
+function answerRequest(conv: Conversation, surface: SurfacePort, actor: Actor): BridgeRequest {
+  const asker = conv.asker ?? actor;
+  return {
+    tenant: conv.place.workspace,
+    surface,
+    place: conv.place,
+    actor,
+    for: { id: asker.id, name: asker.name },
+  };
 }

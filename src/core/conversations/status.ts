@@ -20,16 +20,15 @@ export class AnswerStatus {
   ) {}
 
   async show(): Promise<void> {
-    if (!this.surface.setStatus) return;
     this.shown = true;
-    await this.surface
+    await this.surface.status
       .setStatus(this.place, THINKING_STATUS)
       .catch((err: unknown) => this.log.debug({ err }, 'status: could not set'));
   }
 
   clear(): Promise<void> {
-    if (!this.shown || !this.surface.setStatus) return Promise.resolve();
-    this.clearing ??= this.surface
+    if (!this.shown) return Promise.resolve();
+    this.clearing ??= this.surface.status
       .setStatus(this.place, '')
       .catch((err: unknown) => this.log.debug({ err }, 'status: could not clear'));
     return this.clearing;

@@ -232,7 +232,7 @@ export class TicketNotices {
         }
         const link = await quietly(
           this.ctx,
-          () => surfaceAt(this.ctx, opened.root.place).permalink?.(opened.root),
+          () => surfaceAt(this.ctx, opened.root.place).directory.permalink(opened.root),
           'ticket permalink',
         );
         await this.tickets.posted(notice.ticketId, opened.root, opened.thread, link);
@@ -251,7 +251,7 @@ export class TicketNotices {
         return;
       }
       case 'strip':
-        await surfaceAt(this.ctx, notice.place).stripButtons?.(notice.place, notice.actions);
+        await surfaceAt(this.ctx, notice.place).directory.stripButtons(notice.place, notice.actions);
         return;
       case 'mail': {
         // After the ticket message (its link goes in the e-mail); owed once under a stable id.

@@ -90,8 +90,8 @@ export async function startTicket(
   if (!ticket.userLink && !ticket.userChannelName) {
     const userSurface = surfaceAt(ctx, ticket.userPlace);
     const [userLink, userChannelName] = await Promise.all([
-      quietly(ctx, () => userSurface.permalink?.(rootOf(ticket.userPlace)), 'permalink'),
-      quietly(ctx, () => userSurface.channelName?.(ticket.userPlace), 'channel name'),
+      quietly(ctx, () => userSurface.directory.permalink(rootOf(ticket.userPlace)), 'permalink'),
+      quietly(ctx, () => userSurface.directory.channelName(ticket.userPlace), 'channel name'),
     ]);
     if (userLink || userChannelName) {
       shown =

@@ -30,7 +30,7 @@ async function isAgent(ctx: CoreContext, actor: Actor, surface: SurfacePort, tic
   for (const t of targets) {
     const member = await quietly(
       ctx,
-      () => surface.isMember?.({ surface: t.surface, workspace: t.workspace, channel: t.channel }, actor.id),
+      () => surface.directory.isMember({ surface: t.surface, workspace: t.workspace, channel: t.channel }, actor.id),
       'membership',
     );
     if (member === true) return true;

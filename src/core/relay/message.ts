@@ -127,7 +127,7 @@ export class AnswerMessage {
     if (this.unstopped) {
       // Only reached with a finished message (see Reconciler.nextIndex): stopping the stream ends it
       // showing exactly `want`; without that method, an edit is the best there is.
-      if (surface.stopNativeStream) await surface.stopNativeStream(this.ref, want);
+      if (surface.streaming) await surface.streaming.stopNativeStream(this.ref, want);
       else await surface.edit(this.ref, want);
       this.unstopped = false;
       this.sent = want;

@@ -14,8 +14,11 @@ import {
   type MessageRef,
   type NativeStream,
   type OutMessage,
+  type Person,
   type Place,
   type Priority,
+  type StreamingPort,
+  type BudgetPort,
   type SurfacePort,
 } from '../surface';
 import type { InflightRecord } from './inflight';
@@ -36,6 +39,8 @@ export interface ReconcilerOptions {
 export interface ReconcilerDeps {
   surface: SurfacePort;
   place: Place;
+  /** Whom the answer is for: native streams are addressed to them. */
+  for?: Person;
   /** Already posted by the caller: message 0. */
   placeholder?: MessageRef;
   /** New messages start as native streams (the caller's decision; see RelayRequest.native). */
@@ -61,6 +66,9 @@ const MAX_INTERIM_FAILURES = 5;
 /** One answer's messages, brought to its segmenter's view. */
 export class Reconciler {
   private readonly surface: SurfacePort;
+  /** The surface's budgets and native streaming, resolved once (streaming only where this answer may stream). */
+  private readonly budgets: BudgetPort;
+  private readonly streaming: StreamingPort | undefined;
   private readonly seg: Segmenter;
   private readonly wake: Wake;
   private readonly ending: Ending;
@@ -83,7 +91,9 @@ export class Reconciler {
     this.ending = deps.ending;
     this.coalesceKey = deps.coalesceKey;
     this.opts = deps.options;
-    this.nativeMode = deps.native && deps.placeholder === undefined;
+    this.budgets = deps.surface.budgets;
+    this.streaming = deps.native && deps.placeholder === undefined ? deps.surface.streaming : undefined;
+    this.nativeMode = this.streaming !== undefined;
     if (deps.placeholder)
       this.slots.push(new AnswerMessage(deps.placeholder, { text: '', markdown: true, typing: true }));
   }
@@ -100,7 +110,7 @@ export class Reconciler {
 
   /** A waiting interim of this answer goes as a final (its cut is decided, or the answer ended). */
   promote(): void {
-    this.surface.promote?.(this.coalesceKey);
+    this.budgets.promote(this.coalesceKey);
   }
 
   /**
@@ -112,7 +122,7 @@ export class Reconciler {
   reserveFinal(): void {
     const previous = this.releaseFinal;
     // Registered before the old one goes, so the answer keeps its place (and interim rhythm).
-    this.releaseFinal = this.surface.reserveFinal?.(this.deps.place, this.coalesceKey) ?? (() => undefined);
+    this.releaseFinal = this.budgets.reserveFinal(this.deps.place, this.coalesceKey);
     previous();
   }
 
@@ -289,7 +299,8 @@ export class Reconciler {
     await this.firstWords(index);
     const want = this.layout()[index];
     if (!want) return;
-    if (this.nativeMode && want.typing && this.surface.startNativeStream) {
+    const streaming = this.nativeMode ? this.streaming : undefined;
+    if (streaming && want.typing) {
       let stream: NativeStream | undefined;
       // The stream starts with what the message shows when the start goes out (a retry after a 429
       // reads it again): only settled whole words, as a stream cannot take text back.
@@ -300,10 +311,10 @@ export class Reconciler {
         return { text: first, markdown: true, typing: now?.typing ?? true };
       };
       try {
-        stream = await this.surface.startNativeStream(
+        stream = await streaming.startNativeStream(
           this.deps.place,
           { text: want.text, markdown: true, typing: true },
-          { latest },
+          { latest, ...(this.deps.for ? { for: this.deps.for } : {}) },
         );
       } catch (err) {
         // The gateway's retries of a rate-limited start are spent: post and edit instead (see step).
@@ -332,7 +343,7 @@ export class Reconciler {
    * instead of an edit later. Woken by the segmenter's changes, not by polling.
    */
   private async firstWords(index: number): Promise<void> {
-    const maxMs = this.surface.firstWordsWaitMs ?? 0;
+    const maxMs = this.budgets.firstWordsWaitMs;
     const until = this.now + maxMs;
     for (;;) {
       const seen = this.wake.current;

@@ -7,9 +7,21 @@
  * back to its channel before anything reaches Discord.
  */
 import { HANDOFF_ACTIONS } from '../../core/handoff/model';
-import type { Actor, Attachment, MessageRef, OutMessage, Place, SendOptions, SurfacePort } from '../../core/surface';
+import { NO_STATUS } from '../../core/capabilities';
+import type {
+  Actor,
+  Attachment,
+  BudgetPort,
+  DirectoryPort,
+  MessageRef,
+  OutMessage,
+  Place,
+  SendOptions,
+  SurfacePort,
+} from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import { interactionScope, type DiscordPort } from './port';
+import type { DiscordPort } from './port';
+import type { Responder } from './responder';
 
 /** Discord's own name for "no guild" in its routes (`/channels/@me`). */
 const DM_WORKSPACE = '@me';
@@ -78,15 +90,27 @@ export class DirectMessages {
  * The surface's port as core sees it: Discord's port, plus DM places. Posts and edits in a DM
  * conversation go to its channel; a "thread" started in a DM (`/ask` there) is a new conversation
  * in the same channel, rooted on the command's reply; finished answers in a DM offer
- * "New conversation".
+ * "New conversation". One built `forInteraction` is the port an interaction's request carries: the
+ * interaction travels with it (no per-call context), for the calls Discord answers through it.
  */
-export class DirectMessagePort implements SurfacePort {
+export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly name = 'discord' as const;
+  readonly streaming = undefined;
+  readonly budgets: BudgetPort = this;
+  readonly directory: DirectoryPort = this;
+  readonly status = NO_STATUS;
+  readonly firstWordsWaitMs = 0;
 
   constructor(
     private readonly port: DiscordPort,
     private readonly dms: DirectMessages,
+    private readonly via?: Responder,
   ) {}
+
+  /** This port for one interaction's request: its thread roots on the command's reply, its invoker's notices are ephemeral. */
+  forInteraction(responder: Responder): DirectMessagePort {
+    return new DirectMessagePort(this.port, this.dms, responder);
+  }
 
   get limits(): SurfacePort['limits'] {
     return this.port.limits;
@@ -113,19 +137,18 @@ export class DirectMessagePort implements SurfacePort {
   }
 
   async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
-    if (!isDirect(place)) return this.port.startThread(this.dms.placed(place), root, title);
+    if (!isDirect(place)) return this.port.startThread(this.dms.placed(place), root, title, this.via);
     const channel = channelPlace(place);
     // The command's own reply is the root when it is still free, as in a guild channel.
-    const scope = interactionScope.getStore();
     const rendered = await this.port.render(root);
-    const replied = scope ? await scope.responder.rootMessage(rendered, channel.channel) : undefined;
+    const replied = this.via ? await this.via.rootMessage(rendered, channel.channel) : undefined;
     const rootId = replied ?? (await this.port.post(channel, root)).id;
     await this.dms.begin(channel.channel, rootId);
     return { thread: { ...channel, thread: rootId }, root: { place: channel, id: rootId } };
   }
 
   notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
-    return this.port.notify(channelPlace(place), user, msg);
+    return this.port.notify(channelPlace(place), user, msg, this.via);
   }
 
   // Handoff tickets' links, channel names and button removal (guild places; DMs have none of them).

@@ -7,9 +7,10 @@ import type { Actor, BridgeCore, FormSpec, Invocation, Place } from '../../core/
 import type { StateStore } from '../../state/store';
 import type { DirectMessagePort, DirectMessages } from './direct-messages';
 import type { People } from './people';
-import { interactionScope, type DiscordPort, type Threads } from './port';
+import type { DiscordPort } from './port';
 import type { RenderedMessage } from './render';
 import { errInfo, Responder, type Repliable } from './responder';
+import type { Threads } from './threads';
 
 export interface Inbound {
   /** Discord's port: rendering, and ephemeral messages an interaction made. */
@@ -56,12 +57,18 @@ export function plain(text: string): RenderedMessage {
   };
 }
 
+/**
+ * An interaction as core's request: the guild is the tenant (a DM's '@me'), the answer is for the
+ * invoker, and the surface it carries is bound to the interaction (DirectMessagePort.forInteraction).
+ */
 export function invocationOf(inb: Inbound, responder: Responder, place: Place, actor: Actor): Invocation {
   const i = responder.interaction;
   const inv: Invocation = {
-    surface: inb.surface,
+    tenant: place.workspace,
+    surface: inb.surface.forInteraction(responder),
     place,
     actor,
+    for: { id: actor.id, name: actor.name },
     reply: async (msg, o) => {
       const rendered = await inb.port.render(msg);
       const id = await inb.port.gateway.global({}, () => responder.reply(rendered, o?.ephemeral ?? false));
@@ -83,7 +90,7 @@ export function invocationOf(inb: Inbound, responder: Responder, place: Place, a
 export async function withResponder(inb: Inbound, responder: Responder, fn: () => Promise<unknown>): Promise<void> {
   responder.start();
   try {
-    await interactionScope.run({ responder }, fn);
+    await fn();
   } finally {
     await responder
       .finish()

@@ -43,9 +43,15 @@ export class Messages {
     const text = untrusted(m.content.split(`<@${botId}>`).join('').split(`<@!${botId}>`).join('').trim(), 4000);
     const place = await this.placeOf(m, mentioned, text);
     if (!place) return;
+    const actor = await this.inb.people.actorOf(m.author, m.member);
+    // Who and where, once: the guild is the tenant (a DM's '@me'); the answer is for the writer
+    // until core finds the conversation's asker.
     const msg: IncomingMessage = {
+      tenant: place.workspace,
+      surface: this.inb.surface,
       place,
-      actor: await this.inb.people.actorOf(m.author, m.member),
+      actor,
+      for: { id: actor.id, name: actor.name },
       text,
       id: m.id,
       attachments: attachmentsOf(m),

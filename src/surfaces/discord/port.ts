@@ -1,11 +1,11 @@
 /**
  * SurfacePort on Discord: core's messages become REST calls. Threads are channels, so a place's
- * target is its thread when it has one. Calls made while an interaction is handled (AsyncLocalStorage)
- * may use it: `/ask`'s root is the command's reply, `notify` to the invoker an ephemeral follow-up.
+ * target is its thread when it has one. Calls for an interaction's request are handed its responder
+ * (`via`, see DirectMessagePort.forInteraction): `/ask`'s root is the command's reply, `notify` to the
+ * invoker an ephemeral follow-up.
  * No rate decisions here: every REST call that shows something goes out through the surface's
  * gateway (gateway.ts), which owns the budgets; the port only translates.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Client, DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -17,26 +17,23 @@ import {
   type OutMessage,
   type Place,
   type SendOptions,
+  type BudgetPort,
+  type DirectoryPort,
   type SurfaceLimits,
   type SurfacePort,
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { NO_STATUS } from '../../core/capabilities';
 import { buttonId, parseId } from './custom-ids';
 import { ChannelMembers } from './channel-members';
 import { DiscordGateway } from './gateway';
+import { Threads } from './threads';
 import { MAX_CONTENT, renderMessage, restBody, type RenderedMessage } from './render';
 import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
-const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
-
-export interface InteractionScope {
-  responder: Responder;
-}
-
-export const interactionScope = new AsyncLocalStorage<InteractionScope>();
 
 const idSchema = z.object({ id: z.string() });
 const channelNameSchema = z.object({ name: z.string().min(1) });
@@ -52,8 +49,6 @@ const botMessageSchema = z
       .optional(),
   })
   .passthrough();
-const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
-const THREAD_TYPES = new Set([10, 11, 12]);
 const PUBLIC_THREAD = 11;
 
 function threadName(title: string): string {
@@ -66,41 +61,6 @@ function errSummary(err: unknown): Record<string, unknown> {
   return { message: err instanceof Error ? err.message : String(err) };
 }
 
-/** Which channels are threads, and their parents: remembered in the store (threads outlive a restart). */
-export class Threads {
-  private readonly parents = new Map<string, string | null>();
-
-  constructor(
-    private readonly rest: REST,
-    private readonly store: StateStore,
-    /** The surface's one outbound path (a lookup spends the bot's global budget too). */
-    private readonly gateway: DiscordGateway,
-  ) {}
-
-  async remember(threadId: string, parentId: string): Promise<void> {
-    this.parents.set(threadId, parentId);
-    await this.store.set(`discord:thread:${threadId}`, parentId, THREAD_TTL_MS);
-  }
-
-  /** The parent channel of a thread; null for a channel that is not a thread. */
-  async parentOf(channelId: string): Promise<string | null> {
-    const known = this.parents.get(channelId);
-    if (known !== undefined) return known;
-    const stored = await this.store.get(`discord:thread:${channelId}`);
-    if (typeof stored === 'string') {
-      this.parents.set(channelId, stored);
-      return stored;
-    }
-    const ch = channelSchema.safeParse(
-      await this.gateway.global({}, () => this.rest.get(Routes.channel(channelId))).catch(() => undefined),
-    );
-    const parent = ch.success && THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
-    if (parent) await this.remember(channelId, parent);
-    else this.parents.set(channelId, null);
-    return parent;
-  }
-}
-
 export function targetOf(place: Place): string {
   return place.thread ?? place.channel;
 }
@@ -111,8 +71,14 @@ export function toRateLimitError(err: unknown): unknown {
   return err;
 }
 
-export class DiscordPort implements SurfacePort {
+/** Discord has budgets and a directory (no native streaming, no status line). */
+export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly name = 'discord' as const;
+  readonly streaming = undefined;
+  readonly budgets: BudgetPort = this;
+  readonly directory: DirectoryPort = this;
+  readonly status = NO_STATUS;
+  readonly firstWordsWaitMs = 0;
   readonly limits: SurfaceLimits = { maxMessageLength: MAX_CONTENT, maxFormFields: 5, cardsPerPage: 5 };
   private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
   /** The surface's one outbound path. */
@@ -216,14 +182,19 @@ export class DiscordPort implements SurfacePort {
     if (sentEdit) await this.postMore(channel, sentEdit);
   }
 
-  async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
+  /** `via`: the interaction of the request that starts it (its command's reply becomes the root). */
+  async startThread(
+    place: Place,
+    root: OutMessage,
+    title: string,
+    via?: Responder,
+  ): Promise<{ thread: Place; root: MessageRef }> {
     // Discord has no threads inside threads: a conversation started in one gets a sibling thread.
     const channel = place.channel;
     const rendered = await this.render(root);
-    const scope = interactionScope.getStore();
     let rootId =
-      scope && !place.thread && scope.responder.isCommandIn(channel)
-        ? await this.gateway.global({}, () => scope.responder.rootMessage(rendered, channel))
+      via && !place.thread && via.isCommandIn(channel)
+        ? await this.gateway.global({}, () => via.rootMessage(rendered, channel))
         : undefined;
     let threadId: string | undefined;
     if (rootId) {
@@ -290,11 +261,11 @@ export class DiscordPort implements SurfacePort {
     }
   }
 
-  async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
-    const scope = interactionScope.getStore();
-    if (scope?.responder.live && scope.responder.userId === user.id) {
+  /** `via`: the interaction of the request it answers; a notice to its invoker is its ephemeral reply. */
+  async notify(place: Place, user: Actor, msg: OutMessage, via?: Responder): Promise<void> {
+    if (via?.live && via.userId === user.id) {
       const rendered = await this.render(msg);
-      await this.gateway.global({}, () => scope.responder.reply(rendered, true));
+      await this.gateway.global({}, () => via.reply(rendered, true));
       return;
     }
     // Outside an interaction Discord has no ephemeral messages: a reply that mentions the user.
@@ -368,6 +339,7 @@ export class DiscordPort implements SurfacePort {
   cannotPostIn(channel: Place): Promise<string | undefined> {
     return this.members?.cannotPost(channel.channel, channel.workspace) ?? Promise.resolve(undefined);
   }
+
   /** A guild channel's members are those who can view it; all of them, the round-robin roster (channel-members.ts). */
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.members?.canView(channel.channel, userId);

@@ -13,6 +13,7 @@ import type {
   SurfacePort,
 } from '../../core/surface';
 import { palette, renderMessage, terminalSafe, type Palette } from './render';
+import { NO_BUDGETS, NO_DIRECTORY, NO_STATUS } from '../../core/capabilities';
 
 export const SHELL_WORKSPACE = 'local';
 export const SHELL_CHANNEL = 'terminal';
@@ -51,6 +52,11 @@ export interface ShellSurfaceOptions {
  */
 export class ShellSurface implements SurfacePort {
   readonly name = 'shell' as const;
+  // A terminal has no native streams, budgets, directory or status line.
+  readonly streaming = undefined;
+  readonly budgets = NO_BUDGETS;
+  readonly directory = NO_DIRECTORY;
+  readonly status = NO_STATUS;
   readonly limits: SurfaceLimits = { maxMessageLength: 100_000, maxFormFields: 100 };
   readonly colors: Palette;
   private readonly messages = new Map<string, Shown>();

@@ -3,7 +3,16 @@ import { basename } from 'path';
 import * as readline from 'readline';
 import type { Readable, Writable } from 'stream';
 import { COMMAND_NAMES, COMMAND_SPECS, commandHelpLines, isCommandName } from '../../core/commands/catalogue';
-import type { Actor, BridgeCore, FormSpec, Invocation, MessageRef, OutMessage, Place } from '../../core/surface';
+import type {
+  Actor,
+  BridgeCore,
+  BridgeRequest,
+  FormSpec,
+  Invocation,
+  MessageRef,
+  OutMessage,
+  Place,
+} from '../../core/surface';
 import { SHELL_HANDOFF_CHANNEL, type ShellSurface } from './shell-surface';
 import { stripControl, terminalSafe } from './render';
 import { untrusted } from '../../core/text/untrusted';
@@ -185,8 +194,7 @@ export class Shell {
     if (startsConversation) this.surface.currentThread = this.surface.newThreadId();
     const handled = await this.opts.core.message(
       {
-        place: this.here(),
-        actor: this.user,
+        ...this.request(this.user, this.here()),
         text: untrusted(text, MAX_TEXT),
         id: randomUUID(),
         attachments,
@@ -234,8 +242,7 @@ export class Shell {
       const place: Place = ticket.ref.place.thread ? ticket.ref.place : { ...ticket.ref.place, thread: ticket.ref.id };
       await this.opts.core.message(
         {
-          place,
-          actor: this.agent,
+          ...this.request(this.agent, place),
           text: untrusted(words.join(' '), MAX_TEXT),
           id: randomUUID(),
           attachments: [],
@@ -248,12 +255,15 @@ export class Shell {
     this.surface.print('Usage: /agent claim | /agent say <text> | /agent close');
   }
 
+  /** Who and where, once per line typed: the shell is its own tenant; the answer is for who typed it. */
+  private request(actor: Actor, place: Place): BridgeRequest {
+    return { tenant: 'shell', surface: this.surface, place, actor, for: { id: actor.id, name: actor.name } };
+  }
+
   private invocation(actor: Actor, place: Place, source?: MessageRef): Invocation {
     const surface = this.surface;
     return {
-      surface,
-      place,
-      actor,
+      ...this.request(actor, place),
       source,
       reply: async (msg: OutMessage, opts?: { ephemeral?: boolean }) => {
         if (opts?.ephemeral) {

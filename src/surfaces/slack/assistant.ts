@@ -123,9 +123,6 @@ async function onThreadStarted(d: AssistantDeps, body: unknown, event: unknown):
     const team = workspaceOf(d, body);
     const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
     await remember(d, team, t);
-    await d.port
-      .noteRecipient(place, t.user_id)
-      .catch((err: unknown) => d.log.warn({ err }, 'slack: storing the thread recipient failed'));
     const { greeting, prompts } = await intro(d);
     // Prompts first: the pane shows them under the greeting as soon as the thread opens.
     await d.threads

@@ -14,6 +14,7 @@ import type {
   Actor,
   Attachment,
   BridgeCore,
+  BridgeRequest,
   FormSpec,
   IncomingMessage,
   Invocation,
@@ -85,9 +86,7 @@ function helpers(d: ListenerDeps) {
     extra: { triggerId?: string; respond?: RespondFn; source?: MessageRef },
   ): Invocation => {
     const inv: Invocation = {
-      surface: d.port,
-      place,
-      actor: who,
+      ...requestOf(d, place, who),
       reply: async (msg, opts) => {
         if (opts?.ephemeral) {
           await d.port.ephemeral(place, who.id, msg, extra.respond);
@@ -142,7 +141,6 @@ function registerCommands(d: ListenerDeps, h: Helpers): void {
     d.app.command(`/${spec.name}`, async ({ ack, command: c, respond }) => {
       await ack();
       const place: Place = { surface: 'slack', workspace: c.team_id || d.team(), channel: c.channel_id };
-      await d.port.noteRecipient(place, c.user_id);
       const inv = h.invocation(place, await h.actor(c.user_id, c.user_name), {
         ...(c.trigger_id ? { triggerId: c.trigger_id } : {}),
         ...(c.response_url ? { respond } : {}),
@@ -274,20 +272,10 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
     const workspace = team ?? event.team ?? d.team();
     const thread = isMention || isDm ? (event.thread_ts ?? event.ts) : event.thread_ts!;
     const place: Place = { surface: 'slack', workspace, channel: event.channel, thread };
-    const user = event.user;
-    const noteRecipient = (): Promise<void> =>
-      d.port.noteRecipient(place, user).catch((err: unknown) => {
-        // Only native streaming needs the recipient, and it falls back to chat.update without one.
-        d.log.warn({ err }, 'slack: storing the thread recipient failed');
-      });
-    // A conversation's first message: noted before its answer starts. Any other thread message only
-    // once core took it (a thread the bridge does not follow leaves no key behind).
-    if (isMention || isDm) await noteRecipient();
     // Slack escapes what people type (`&lt;` for `<`): core gets the characters they typed.
     const text = incoming(mentionsBot ? stripMention(event.text, bot) : event.text);
     const msg: IncomingMessage = {
-      place,
-      actor: await h.actor(event.user),
+      ...requestOf(d, place, await h.actor(event.user)),
       text,
       id: event.ts,
       attachments: (event.files ?? []).map(toAttachment),
@@ -302,8 +290,7 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
     // first message): its first question becomes its title (alongside the answer).
     const titled = isDm && d.assistant ? d.assistant.onThreadMessage(place, text) : undefined;
     try {
-      const taken = await core.message(msg, d.port);
-      if (taken && !(isMention || isDm)) await noteRecipient();
+      await core.message(msg, d.port);
       await titled;
     } catch (err) {
       d.log.error({ err }, 'slack: message handling failed');
@@ -322,6 +309,14 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       }
     });
   }
+}
+
+/**
+ * Who and where, once per Slack event: the team is the tenant; the answer is for the actor until
+ * core finds the conversation's asker (a native stream in a thread is addressed to its asker).
+ */
+function requestOf(d: ListenerDeps, place: Place, actor: Actor): BridgeRequest {
+  return { tenant: place.workspace, surface: d.port, place, actor, for: { id: actor.id, name: actor.name } };
 }
 
 function safeJson(s: string): unknown {

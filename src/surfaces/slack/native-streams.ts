@@ -10,6 +10,7 @@ import {
   type MessageRef,
   type NativeStream,
   type OutMessage,
+  type Person,
   type Place,
   PlatformRateLimitError,
 } from '../../core/surface';
@@ -18,7 +19,6 @@ import type { CardFallback } from './card-fallback';
 import type { SlackGateway } from './gateway';
 import { type NativeAdmission, NativeSupport } from './native-support';
 import { SlackNativeStream } from './native-stream';
-import type { Recipients } from './recipients';
 import { slackMarkdownText } from './safe-text';
 import { httpStatus, isMissingMethod, slackErrorCode, translateError } from './web';
 
@@ -36,7 +36,6 @@ export interface NativeStreamsDeps {
   gateway: SlackGateway;
   /** Where the workspace's refusal of native streaming is kept for the other instances. */
   store: StateStore;
-  recipients: Recipients;
   cards: CardFallback;
   log: Logger;
   /** The workspace of a place (the bot's own team when it names none). */
@@ -98,7 +97,7 @@ export class SlackNativeStreams {
   async start(
     place: Place,
     first: OutMessage,
-    opts: { latest?: () => OutMessage } = {},
+    opts: { latest?: () => OutMessage; for?: Person } = {},
   ): Promise<NativeStream | undefined> {
     const team = this.deps.team(place);
     if (!place.thread) return undefined;
@@ -116,11 +115,12 @@ export class SlackNativeStreams {
   private async startAdmitted(
     place: Place,
     first: OutMessage,
-    opts: { latest?: () => OutMessage },
+    opts: { latest?: () => OutMessage; for?: Person },
     team: string,
     admission: NativeAdmission,
   ): Promise<NativeStream | undefined> {
-    const recipient = place.channel.startsWith('D') ? undefined : await this.deps.recipients.forThread(team, place);
+    // Outside DMs Slack wants the stream addressed: to whom the answer is for (the thread's asker).
+    const recipient = place.channel.startsWith('D') ? undefined : opts.for?.id;
     // Never waited for: answers beyond what the workspace's stream budgets carry use chat.update.
     const releaseStop = await this.deps.gateway.reserveStream(place);
     if (!releaseStop) {

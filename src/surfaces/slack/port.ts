@@ -11,8 +11,13 @@ import type {
   MessageRef,
   NativeStream,
   OutMessage,
+  Person,
   Place,
   SendOptions,
+  BudgetPort,
+  DirectoryPort,
+  StatusPort,
+  StreamingPort,
   SurfaceLimits,
   SurfacePort,
 } from '../../core/surface';
@@ -29,7 +34,6 @@ import type { AssistantThreads } from './assistant-api';
 import { CardFallback } from './card-fallback';
 import { SlackGateway } from './gateway';
 import { SlackNativeStreams } from './native-streams';
-import { Recipients } from './recipients';
 import { UserNames } from './users';
 import { slackErrorCode, type WebClient } from './web';
 import { singleWorkspaceClients, type TeamClients } from './clients';
@@ -92,11 +96,14 @@ function withoutButtons(
   return changed ? out : undefined;
 }
 
-export class SlackPort implements SurfacePort {
+/** Slack has every capability: the port hands itself over as each. */
+export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, DirectoryPort, StatusPort {
   readonly name = 'slack' as const;
+  readonly streaming: StreamingPort = this;
+  readonly budgets: BudgetPort = this;
+  readonly directory: DirectoryPort = this;
+  readonly status: StatusPort = this;
   readonly limits: SurfaceLimits = { maxMessageLength: 3_000, maxFormFields: 100 };
-  /** Who a thread's answer is for (chat.startStream needs a recipient outside DMs), in the store. */
-  private readonly recipients: Recipients;
   /** The surface's one outbound path. */
   readonly gateway: SlackGateway;
   /** Display names, and who is a bot (users.info, cached). */
@@ -120,7 +127,6 @@ export class SlackPort implements SurfacePort {
 
   constructor(private readonly opts: SlackPortOptions) {
     this.clients = opts.clients ?? singleWorkspaceClients(opts.client as WebClient, opts.botToken ?? '');
-    this.recipients = new Recipients(opts.store, opts.log);
     this.cards = new CardFallback(opts.store, opts.log);
     this.gateway = new SlackGateway({
       client: (team) => this.clients.client(team),
@@ -132,7 +138,6 @@ export class SlackPort implements SurfacePort {
     this.streams = new SlackNativeStreams({
       gateway: this.gateway,
       store: opts.store,
-      recipients: this.recipients,
       cards: this.cards,
       log: opts.log,
       team: (p) => this.team(p),
@@ -147,11 +152,6 @@ export class SlackPort implements SurfacePort {
   /** "is thinking…" in an assistant (or channel) thread while an answer is worked on; '' clears it. */
   async setStatus(place: Place, status: string): Promise<void> {
     await this.opts.assistant?.setStatus(place, status);
-  }
-
-  /** A user spoke in `place`: the recipient of the thread's answers (kept in the store). */
-  async noteRecipient(place: Place, userId: string): Promise<void> {
-    await this.recipients.note(this.team(place), place, userId);
   }
 
   reserveFinal(place: Place, holder: string): () => void {
@@ -212,12 +212,7 @@ export class SlackPort implements SurfacePort {
     // Handoff targets may name no workspace: the thread's place must carry the one events will.
     const channelPlace: Place = { surface: 'slack', workspace: this.team(place), channel: place.channel };
     const ref = await this.post(channelPlace, root);
-    const thread: Place = { ...channelPlace, thread: ref.id };
-    await this.recipients.adopt(this.team(thread), thread).catch((err: unknown) => {
-      // Only native streaming needs it, and that falls back to chat.update without.
-      this.opts.log.warn({ err }, 'slack: storing the thread recipient failed');
-    });
-    return { thread, root: ref };
+    return { thread: { ...channelPlace, thread: ref.id }, root: ref };
   }
 
   async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
@@ -269,30 +264,30 @@ export class SlackPort implements SurfacePort {
 
   /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
   private directoryCache: SlackDirectory | undefined;
-  private get directory(): SlackDirectory {
+  private get lookups(): SlackDirectory {
     if (!this.directoryCache) this.directoryCache = new SlackDirectory(this.gateway, this.opts.log);
     return this.directoryCache;
   }
 
   permalink(ref: MessageRef): Promise<string | undefined> {
-    return this.directory.permalink(ref);
+    return this.lookups.permalink(ref);
   }
 
   channelName(place: Place): Promise<string | undefined> {
-    return this.directory.channelName(place);
+    return this.lookups.channelName(place);
   }
 
   cannotPostIn(channel: Place): Promise<string | undefined> {
-    return this.directory.cannotPostIn(channel);
+    return this.lookups.cannotPostIn(channel);
   }
 
   isMember(channel: Place, userId: string): Promise<boolean | undefined> {
-    return this.directory.isMember(channel, userId);
+    return this.lookups.isMember(channel, userId);
   }
 
   /** The channel's people: its members (conversations.members) but bots and the bridge, in id order. */
   async channelAgents(channel: Place): Promise<Actor[] | undefined> {
-    const ids = await this.directory.memberIds(channel);
+    const ids = await this.lookups.memberIds(channel);
     if (!ids) return undefined;
     const self = this.opts.botUserId?.();
     const out: Actor[] = [];
@@ -341,7 +336,7 @@ export class SlackPort implements SurfacePort {
   startNativeStream(
     place: Place,
     first: OutMessage,
-    opts: { latest?: () => OutMessage } = {},
+    opts: { latest?: () => OutMessage; for?: Person } = {},
   ): Promise<NativeStream | undefined> {
     return this.streams.start(place, first, opts);
   }

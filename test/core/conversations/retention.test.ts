@@ -35,8 +35,11 @@ describe('conversations: retention', () => {
     while (Date.now() < activeUntil) {
       await h.bridge.message(
         {
+          tenant: thread.workspace,
+          surface: h.surface,
           place: thread,
           actor: h.users.alice,
+          for: h.users.alice,
           text: untrusted(`and ${n}?`),
           id: `keep-${n++}`,
           attachments: [],

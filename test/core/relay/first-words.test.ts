@@ -20,7 +20,7 @@ describe("Relay: an answer's first message carries its first words", () => {
     events,
     finalButtons: [],
     retry: { action: 'answer.retry', value: `q${n}` },
-    native: surface.startNativeStream !== undefined,
+    native: surface.streaming !== undefined,
     answerKey: `first-words-${n}`,
   });
 

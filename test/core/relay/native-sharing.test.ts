@@ -28,7 +28,7 @@ describe('Relay with native streams', () => {
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
-          native: surface.startNativeStream !== undefined,
+          native: surface.streaming !== undefined,
           answerKey: `native-share-${i}`,
         }),
       );
@@ -69,7 +69,7 @@ describe('Relay with native streams', () => {
         events,
         finalButtons: [],
         retry: { action: 'answer.retry', value: 'q' },
-        native: surface.startNativeStream !== undefined,
+        native: surface.streaming !== undefined,
         answerKey: 'native-overtaken',
       });
       await waitFor(() => surface.nativeStreams.length === 1, 'the stream started');

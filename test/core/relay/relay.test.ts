@@ -46,7 +46,7 @@ function request(surface: TestSurface, events: FakeAnswerStream, extra: Partial<
     events,
     finalButtons: [TALK],
     retry: RETRY,
-    native: surface.startNativeStream !== undefined,
+    native: surface.streaming !== undefined,
     answerKey: `answer-${placeCounter}-${Math.random()}`,
     ...extra,
   };

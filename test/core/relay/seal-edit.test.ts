@@ -31,7 +31,7 @@ function request(surface: TestSurface, events: FakeAnswerStream): RelayRequest &
     events,
     finalButtons: [],
     retry: { action: 'r', value: 'v' },
-    native: surface.startNativeStream !== undefined,
+    native: surface.streaming !== undefined,
     answerKey: `seal-${n}`,
   };
 }

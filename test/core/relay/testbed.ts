@@ -68,7 +68,7 @@ export function startRun(
     place,
     events: stream,
     finalButtons: [],
-    native: surface.startNativeStream !== undefined,
+    native: surface.streaming !== undefined,
     ...req,
   });
   return { stream, place, running };

@@ -182,7 +182,7 @@ describe('Relay on a long-window budget', () => {
           events,
           finalButtons: [],
           retry: { action: 'answer.retry', value: `q${i}` },
-          native: surface.startNativeStream !== undefined,
+          native: surface.streaming !== undefined,
           answerKey: `reserve-${i}`,
         });
       });

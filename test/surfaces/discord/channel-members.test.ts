@@ -26,7 +26,7 @@ describe('Discord isMember: who can view the channel', () => {
     channel: typeof ch === 'string' ? ch : ch.id,
   });
   const isMember = (ch: FakeChannel | string, userId: string): Promise<boolean | undefined> =>
-    runtime.surface.isMember!(place(ch), userId);
+    runtime.surface.directory.isMember(place(ch), userId);
 
   beforeAll(async () => {
     fake = new FakeDiscord({ quirks: { guildRolesListed: false } });

@@ -1,7 +1,6 @@
 /**
  * SlackPort against the fake Web API: the native-streaming tier budgets (the fake's and the gateway's),
- * paced and coalesced button updates, thread recipients kept in the store (seen by another
- * instance), and stopNativeStream finishing a stream another process left open.
+ * paced and coalesced button updates, streams addressed to whom the answer is for, and stopNativeStream finishing a stream another process left open.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -190,20 +189,18 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     expect(fake.rateLimited).toBe(0);
   });
 
-  test('the thread recipient is kept in the store: another instance starts the stream with it', async () => {
-    const a = newPort();
-    const b = newPort();
+  test('a stream is addressed to whom the answer is for, in a channel thread; a DM stream names no one', async () => {
+    const port = newPort();
     const channel: Place = { surface: 'slack', workspace: 'T0RECIP', channel: 'C0RECIP' };
-    await a.noteRecipient(channel, 'U0ASKER');
-    const { thread } = await a.startThread(channel, { text: 'root' }, 'root');
-    // A later message in the thread by someone else makes them the recipient.
-    const other = place('C0RECIP2', '300.1', 'T0RECIP');
-    await a.noteRecipient(other, 'U0LATER');
-    const s1 = await b.startNativeStream(thread, { text: '' });
-    const s2 = await b.startNativeStream(other, { text: '' });
+    const { thread } = await port.startThread(channel, { text: 'root' }, 'root');
+    const asker = { id: 'U0ASKER', name: 'Ada' };
+    const s1 = await port.startNativeStream(thread, { text: '' }, { for: asker });
+    const s2 = await port.startNativeStream(place('D0RECIP', '300.1', 'T0RECIP'), { text: '' }, { for: asker });
     const args = (ts: string) => fake.callsOf('chat.startStream').find((c) => c.response.ts === ts)!.args;
     expect(args(s1!.ref.id)).toMatchObject({ recipient_user_id: 'U0ASKER', recipient_team_id: 'T0RECIP' });
-    expect(args(s2!.ref.id)).toMatchObject({ recipient_user_id: 'U0LATER', recipient_team_id: 'T0RECIP' });
+    expect(args(s2!.ref.id)).not.toHaveProperty('recipient_user_id');
+    // Nothing about recipients is kept: whoever answers the thread is told by the request.
+    expect(await store.keys('slack:recipient:')).toEqual([]);
     await s1!.stop({ text: '' });
     await s2!.stop({ text: '' });
   });

@@ -341,7 +341,7 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     // the time the start goes out.
     let words = '';
     const latest = () => ({ text: words, markdown: true, typing: true });
-    const starting = runtime.surface.startNativeStream!(thread, { text: '', typing: true }, { latest });
+    const starting = runtime.surface.streaming!.startNativeStream(thread, { text: '', typing: true }, { latest });
     words = 'Three bedrooms ';
     const stream = await starting;
     expect(stream).toBeDefined();
@@ -359,7 +359,7 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
   test('native streaming when offered, undefined (and remembered) when refused', async () => {
     const channel = { surface: 'slack' as const, workspace: fake.team, channel: 'C0STREAM' };
     const { thread } = await runtime.surface.startThread(channel, { text: 'root' }, 'root');
-    const stream = await runtime.surface.startNativeStream!(thread, { text: 'Hel' });
+    const stream = await runtime.surface.streaming!.startNativeStream(thread, { text: 'Hel' });
     expect(stream).toBeDefined();
     expect(stream!.expiresAt).toBeGreaterThan(Date.now() + 4 * 60 * 1000);
     await stream!.append('lo wor');
@@ -373,10 +373,10 @@ describe('Slack surface (HTTP mode) against the fake Web API', () => {
     expect(JSON.stringify(msg.blocks)).toContain('Talk to a human');
 
     fake.setStreaming('feature_not_enabled');
-    expect(await runtime.surface.startNativeStream!(thread, { text: 'x' })).toBeUndefined();
+    expect(await runtime.surface.streaming!.startNativeStream(thread, { text: 'x' })).toBeUndefined();
     fake.setStreaming('on');
     const calls = fake.callsOf('chat.startStream').length;
-    expect(await runtime.surface.startNativeStream!(thread, { text: 'x' })).toBeUndefined();
+    expect(await runtime.surface.streaming!.startNativeStream(thread, { text: 'x' })).toBeUndefined();
     expect(fake.callsOf('chat.startStream').length).toBe(calls);
   });
 

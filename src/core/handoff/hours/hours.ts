@@ -129,7 +129,7 @@ export class HandoffHours {
       const surface = this.deps.handoffSurfaceOf(t);
       // Only HANDOFF_ESCALATE's ids of the ticket's own platform: the only group mention the bridge builds.
       const mentions = this.config.escalate
-        .map((id) => surface?.mentionGroup?.(id))
+        .map((id) => surface?.directory.mentionGroup(id))
         .filter((m): m is string => m !== undefined);
       await this.deps.apply(t.id, { kind: 'escalate', at: now, mentions, targetMs });
     }
@@ -144,7 +144,7 @@ export class HandoffHours {
     if (!surface) return;
     // The handoff channel's people where the surface lists them (Slack, Discord), else who joined the roster.
     const place = t.root?.place ?? handoffTarget(this.ctx, t.userPlace);
-    const members = place && (await surface.channelAgents?.(place).catch(() => undefined));
+    const members = place && (await surface.directory.channelAgents(place).catch(() => undefined));
     const current = t.offered?.at(-1);
     const holder = (await this.roster.on(surface.name, members)).find((e) => e.key === current);
     const expired = t.offeredAt !== undefined && now - t.offeredAt >= this.config.offerMs;

@@ -10,7 +10,7 @@
 import { parseHours, type OfficeWindow } from '../../../../src/core/handoff/hours/office-hours';
 import { NOTICE_BOX } from '../../../../src/core/handoff/notice';
 import { appliedSettingsKey } from '../../../../src/core/settings/applied';
-import type { MessageRef, Place, SurfacePort } from '../../../../src/core/surface';
+import type { MessageRef, Place } from '../../../../src/core/surface';
 import { smtpMailer, type Mailer } from '../../../../src/mail/mailer';
 import { startCoreHarness, type CoreHarness } from '../../../support/core-harness';
 import { startSmtpSink, type SmtpSink } from '../../../support/smtp-sink';
@@ -48,7 +48,7 @@ describe('handoff outside office hours', () => {
       offerMs: 2 * MIN,
       digestHour: 8,
     };
-    (harness.surface as SurfacePort).permalink = async (ref: MessageRef) =>
+    harness.surface.directory.permalink = async (ref: MessageRef) =>
       `https://chat.example/${ref.place.channel}/${ref.id}`;
   }
 

@@ -1,0 +1,134 @@
+/**
+ * What a message carries (text, cards, buttons, a rating, a file), forms and attachments: the
+ * values core and the surfaces exchange through the port (core/surface.ts re-exports them).
+ */
+export interface Button {
+  /** Core's action id, handed back unchanged in `BridgeCore.action` (e.g. `answer.retry`). */
+  action: string;
+  label: string;
+  /** Opaque value handed back with the action (core keeps it short: an id). */
+  value: string;
+  style?: 'primary' | 'danger';
+}
+
+/**
+ * A rich item (a listing): a card of a Slack carousel (or section+image blocks where the workspace
+ * refuses cards), a Discord container, a table row in the shell.
+ */
+export interface Card {
+  title: string;
+  url?: string;
+  imageUrl?: string;
+  fields: Array<{ label: string; value: string }>;
+  footer?: string;
+  /** A short status in words shown as a badge next to the title ("For sale", "Coming soon"). */
+  badge?: string;
+  /** One line under the title, for compact cards (a listing: price, beds/baths, status in words). */
+  subtitle?: string;
+  /** A few words under the subtitle, for compact cards (a listing: its city and description's start). */
+  body?: string;
+  /** The card's own buttons (a listing: Details, Ask about a viewing). */
+  actions?: Button[];
+  /**
+   * A detailed card's facts grouped as a reader takes them in ("Price and size", "The home", ...);
+   * `fields` holds the same facts flat, for surfaces that show no groups.
+   */
+  groups?: CardGroup[];
+  /** A detailed card's photos, shown as a gallery (never as facts). */
+  photos?: string[];
+}
+
+export interface CardGroup {
+  title: string;
+  fields: Array<{ label: string; value: string }>;
+}
+
+export interface FileUpload {
+  name: string;
+  mime: string;
+  data: Buffer;
+  title?: string;
+}
+
+export interface OutMessage {
+  /**
+   * The message's plain text. For answers this is exactly the service's text (for the part this
+   * message carries): surfaces put it in Slack's `text` / Discord's `content` unchanged and never
+   * append anything to it except while `typing` is set.
+   */
+  text: string;
+  /** The text is Markdown (answers, notices): surfaces may render it in blocks/embeds. */
+  markdown?: boolean;
+  /** Still streaming: a surface may show a typing mark after the text. */
+  typing?: boolean;
+  /** A short status line shown under the text, never inside it (e.g. "Answer interrupted ..."). */
+  notice?: string;
+  cards?: Card[];
+  buttons?: Button[];
+  /** A way to rate this (complete) answer: Slack's feedback buttons, two buttons elsewhere. */
+  feedback?: FeedbackPrompt;
+  file?: FileUpload;
+}
+
+/**
+ * Rating an answer. A press comes back as `BridgeCore.action(inv, action, positive | negative)`, like
+ * a button; surfaces without a native rating control render it as two buttons (👍 and 👎).
+ */
+export interface FeedbackPrompt {
+  action: string;
+  /** The value handed back for a positive vote. */
+  positive: string;
+  /** The value handed back for a negative vote. */
+  negative: string;
+}
+
+/** The two buttons a surface without a native rating control shows for `feedback`. */
+export function feedbackButtons(f: FeedbackPrompt): Button[] {
+  return [
+    { action: f.action, label: '👍', value: f.positive },
+    { action: f.action, label: '👎', value: f.negative },
+  ];
+}
+
+/** What an assistant surface (Slack's assistant pane) shows when a new thread opens. */
+export interface AssistantIntro {
+  /** Posted in the new thread. */
+  greeting: string;
+  /** 1 to 4 suggestions: `title` is shown, `message` is sent when picked. */
+  prompts: Array<{ title: string; message: string }>;
+}
+
+export interface FormField {
+  name: string;
+  label: string;
+  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean' | 'channel';
+  /** A key or password: never pre-filled, never kept between a form's steps, never shown back. */
+  secret?: boolean;
+  required: boolean;
+  options?: Array<{ value: string; label: string }>;
+  initial?: string;
+  hint?: string;
+  /** Fields are grouped for surfaces with small forms (Discord: 5 inputs per modal). */
+  group: string;
+}
+
+export interface FormSpec {
+  /** Core's form id, handed back in `BridgeCore.submitForm` (e.g. `listing.create`). */
+  id: string;
+  title: string;
+  /** Opaque state handed back on submit (e.g. the listing key being updated). */
+  state: string;
+  fields: FormField[];
+  submitLabel?: string;
+}
+
+export type FormResult = { ok: true; message?: OutMessage } | { ok: false; errors: Record<string, string> };
+
+export interface Attachment {
+  /** The platform's file id or URL: whatever `fetchAttachment` needs. */
+  id: string;
+  name: string;
+  mime?: string;
+  size?: number;
+  url?: string;
+}
