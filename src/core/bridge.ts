@@ -18,7 +18,7 @@ import { commandGuards, type Guard, pressGuards, runGuards, tell } from './guard
 import { leaseTimings } from './leases';
 import { worksUnconnected } from './commands/connect';
 import { NOT_CONNECTED } from './tenants/directory';
-import { chatbotFor, withChatbot } from './tenants/scope';
+import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
 import { tenantOf } from './tenants/tenant';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
@@ -211,13 +211,14 @@ export class Bridge implements BridgeCore {
   }
 
   /** The greeting and suggested prompts of a new assistant thread (assistant/intro.ts). */
-  assistantIntro(): Promise<AssistantIntro> {
-    return assistantIntro(this.ctx);
+  async assistantIntro(place?: Place): Promise<AssistantIntro> {
+    // The listings of the thread's tenant's chatbot.
+    return assistantIntro(place ? await tenantContext(this.ctx, place) : this.ctx);
   }
 
   /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
-  dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
-    return dailyWelcome(this.ctx, place, user);
+  async dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
+    return dailyWelcome(await tenantContext(this.ctx, place), place, user);
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {

@@ -297,8 +297,8 @@ export interface BridgeCore {
    * viewer is neither a member of the handoff channel nor an admin.
    */
   handoffQueue?(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined>;
-  /** The greeting and suggested prompts of a new assistant thread. */
-  assistantIntro?(): Promise<AssistantIntro>;
+  /** The greeting and suggested prompts of a new assistant thread (at `place`: its tenant's chatbot). */
+  assistantIntro?(place?: Place): Promise<AssistantIntro>;
   /**
    * The agent experience (a user opened the app's DM): the greeting and prompts the first time
    * `user` opens it on a day, undefined on later opens that day.
