@@ -9,6 +9,7 @@ import { SecretBox } from '../../../src/state/secret-box';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { type Connection, TenantConnections } from '../../../src/core/tenants/connections';
 import { ChatbotDirectory } from '../../../src/core/tenants/directory';
+import { forgetTenant } from '../../../src/core/tenants/forget';
 import { maskSecret } from '../../../src/core/tenants/mask';
 
 const X = { surface: 'slack', id: 'T0X' } as const;
@@ -84,6 +85,15 @@ describe('ChatbotDirectory', () => {
       makeClient: () => new ChatbotClient({ baseUrl: 'http://127.0.0.1:9' }),
     });
     expect(await none.forTenant({ surface: 'slack', id: 'T0NEW' })).toBeUndefined();
+  });
+
+  test('a server that leaves takes its connection with it; one whose id starts the same keeps its own', async () => {
+    const dir = instance(store, box, []);
+    await dir.connections.put({ surface: 'discord', id: '55' }, connection('bot-55', 'sk_secret-of-server-55'));
+    await dir.connections.put({ surface: 'discord', id: '555' }, connection('bot-555', 'sk_secret-of-server-555'));
+    await forgetTenant(store, { surface: 'discord', workspace: '55' });
+    expect((await dir.forTenant({ surface: 'discord', id: '55' }))?.chatbotId).toBe('default-bot');
+    expect((await dir.forTenant({ surface: 'discord', id: '555' }))?.chatbotId).toBe('bot-555');
   });
 
   test('a secret is shown as its first 3 characters, an ellipsis and its last 4', () => {
