@@ -12,7 +12,12 @@ export interface Tenant {
   readonly id: string;
 }
 
-/** The tenant of a request that happened at `place`. */
+/**
+ * The tenant of a request that happened at `place`. For Slack and Discord this is the request's own
+ * `BridgeRequest.tenant` (the surfaces build it from the same workspace); it is read from the place
+ * so that a command and the answers of its conversation (queued, answered from the conversation's
+ * place) always name the same tenant, the shell's included (its requests say 'shell', its places 'local').
+ */
 export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return { surface: place.surface, id: place.workspace };
 }
