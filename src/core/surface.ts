@@ -49,7 +49,10 @@ export interface Actor {
   id: string;
   /** Display name, used when core names authors (handoff relay, tickets). */
   name: string;
-  /** The surface decides: Slack SLACK_ADMIN_USERS, Discord DISCORD_ADMIN_ROLES, shell: always. */
+  /**
+   * The surface decides: Slack workspace admins and owners and SLACK_ADMIN_USERS, Discord members with
+   * Manage Server and DISCORD_ADMIN_ROLES, shell: always.
+   */
   isAdmin: boolean;
 }
 
