@@ -164,7 +164,8 @@ export function registerHome(d: HomeDeps): void {
       const core = d.core();
       if (!core?.handoffQueue) return;
       const userId = opened.data.user;
-      const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin: d.adminUsers.includes(userId) };
+      const isAdmin = d.adminUsers.includes(userId) || (await d.users.isWorkspaceAdmin(userId));
+      const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin };
       const queue = await core.handoffQueue(viewer, d.port);
       const msg = queue ?? {
         text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.',
