@@ -108,9 +108,10 @@ async function channelProblem(inv: Invocation, channel: string | undefined): Pro
 
 async function connectedCard(ctx: CoreContext, inv: Invocation, tenant: Tenant, c: Connection): Promise<Card> {
   const scoped = withChatbot(ctx, tenant, { chatbotId: c.chatbotId, client: ctx.client, connected: true });
-  const channel = c.handoffChannel
-    ? `#${(await inv.surface.directory.channelName({ ...inv.place, channel: c.handoffChannel }).catch(() => undefined)) ?? c.handoffChannel}`
-    : "the deployment's handoff channel";
+  const named = c.handoffChannel
+    ? await inv.surface.directory.channelName({ ...inv.place, channel: c.handoffChannel }).catch(() => undefined)
+    : undefined;
+  const channel = c.handoffChannel ? `#${named ?? c.handoffChannel}` : "the deployment's handoff channel";
   return {
     title: `Chatbot ${c.chatbotId}`,
     fields: [
