@@ -11,6 +11,8 @@ import { SecretBox, parseEncryptionKey } from './state/secret-box';
 import type { StateStore } from './state/store';
 import { TenantConnections } from './core/tenants/connections';
 import { ChatbotDirectory } from './core/tenants/directory';
+import type { Tenant } from './core/tenants/tenant';
+import { enterpriseOfTeam } from './surfaces/slack/oauth/tokens';
 
 /** The state key, when configured (without one nothing can be connected: connect says so). */
 function optionalBox(config: Config): SecretBox | undefined {
@@ -41,6 +43,15 @@ export interface TenantChatbotsOptions {
   timeoutMs?: number;
 }
 
+/** Slack OAuth mode: a workspace of an org-wide install is its enterprise's tenant (one connection for the org). */
+function orgTenants(config: Config, store: StateStore): ((t: Tenant) => Promise<Tenant>) | undefined {
+  if (!config.slack?.oauth) return undefined;
+  return async (t) => {
+    const enterprise = t.surface === 'slack' ? await enterpriseOfTeam(store, t.id) : undefined;
+    return enterprise ? { surface: 'slack', id: enterprise } : t;
+  };
+}
+
 export function tenantChatbots(o: TenantChatbotsOptions): ChatbotDirectory {
   const baseUrl = o.chatbot.apiUrl ?? '';
   const makeClient = (c: { secretKey: string; sessionKey: string; apiKey?: string }): ChatbotClient => {
@@ -55,9 +66,11 @@ export function tenantChatbots(o: TenantChatbotsOptions): ChatbotDirectory {
       timeoutMs: o.timeoutMs,
     });
   };
+  const canonical = orgTenants(o.config, o.store);
   return new ChatbotDirectory({
     connections: new TenantConnections(o.store, optionalBox(o.config)),
     makeClient,
+    ...(canonical ? { canonical } : {}),
     ...(hasDefaultChatbot(o.config) ? { fallback: { chatbotId: o.chatbot.chatbotId, client: o.client } } : {}),
   });
 }

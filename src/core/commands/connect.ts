@@ -147,7 +147,7 @@ export async function submitConnect(
   if (channelError) return { ok: false, errors: { handoffChannel: channelError } };
   const refused = await checkCredentials(directory.clientFor(creds), creds);
   if (Object.keys(refused).length > 0) return { ok: false, errors: refused as Record<string, string> };
-  const tenant = tenantOf(inv.place);
+  const tenant = await directory.canonical(tenantOf(inv.place));
   const connection: Connection = { ...creds, connectedBy: inv.actor.id, connectedAt: ctx.now() };
   if (handoffChannel) connection.handoffChannel = handoffChannel;
   await directory.connections.put(tenant, connection);
@@ -162,7 +162,7 @@ export async function submitConnect(
 
 /** `/chatbot disconnect`: the tenant's keys deleted. */
 export async function disconnect(ctx: CoreContext, inv: Invocation): Promise<void> {
-  const tenant = tenantOf(inv.place);
+  const tenant = (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
   const had = (await ctx.chatbots?.connections.remove(tenant)) ?? false;
   ctx.chatbots?.forget(tenant);
   if (!had) {

@@ -110,8 +110,9 @@ export class TenantConnections {
  * `ctx` is core's context, typed by shape: this module stays below context.ts.
  */
 export async function connectionOf(
-  ctx: { chatbots?: { connections: TenantConnections } },
+  ctx: { chatbots?: { connections: TenantConnections; canonical(t: Tenant): Promise<Tenant> } },
   tenant: Tenant,
 ): Promise<Connection | undefined> {
-  return (await ctx.chatbots?.connections.get(tenant))?.connection;
+  const directory = ctx.chatbots;
+  return directory ? (await directory.connections.get(await directory.canonical(tenant)))?.connection : undefined;
 }

@@ -30,6 +30,11 @@ export interface DirectoryOptions {
   makeClient: ClientFactory;
   /** The environment's chatbot; absent: every tenant connects its own first. */
   fallback?: { chatbotId: string; client: ChatbotClient };
+  /**
+   * The tenant a place's tenant belongs to (a Slack workspace of an org-wide install: its
+   * enterprise, so the whole org shares one connection); absent: itself.
+   */
+  canonical?: (t: Tenant) => Promise<Tenant>;
 }
 
 /** The line a tenant without a chatbot gets, whatever it asked. */
@@ -49,8 +54,14 @@ export class ChatbotDirectory {
     return this.opts.fallback !== undefined;
   }
 
+  /** The tenant whose connection serves `t` (its enterprise, for a workspace of an org-wide install). */
+  async canonical(t: Tenant): Promise<Tenant> {
+    return this.opts.canonical ? this.opts.canonical(t) : t;
+  }
+
   /** The tenant's chatbot; undefined when it has none (not connected, no default). */
-  async forTenant(t: Tenant): Promise<TenantChatbot | undefined> {
+  async forTenant(asked: Tenant): Promise<TenantChatbot | undefined> {
+    const t = await this.canonical(asked);
     const key = tenantKey(t);
     const version = await this.connections.version(t);
     if (version === undefined) {

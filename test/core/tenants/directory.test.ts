@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ChatbotClient } from '../../../src/service/client';
 import { SecretBox } from '../../../src/state/secret-box';
 import { SqliteStore } from '../../../src/state/sqlite-store';
-import { type Connection, TenantConnections } from '../../../src/core/tenants/connections';
+import { type Connection, connectionOf, TenantConnections } from '../../../src/core/tenants/connections';
 import { ChatbotDirectory } from '../../../src/core/tenants/directory';
 import { forgetTenant } from '../../../src/core/tenants/forget';
 import { maskSecret } from '../../../src/core/tenants/mask';
@@ -94,6 +94,21 @@ describe('ChatbotDirectory', () => {
     await forgetTenant(store, { surface: 'discord', workspace: '55' });
     expect((await dir.forTenant({ surface: 'discord', id: '55' }))?.chatbotId).toBe('default-bot');
     expect((await dir.forTenant({ surface: 'discord', id: '555' }))?.chatbotId).toBe('bot-555');
+  });
+
+  test('the workspaces of an org-wide install share their enterprise’s connection', async () => {
+    const org = new ChatbotDirectory({
+      connections: new TenantConnections(store, box),
+      makeClient: () => new ChatbotClient({ baseUrl: 'http://127.0.0.1:9' }),
+      canonical: async (t) => (t.id === 'T0ORG1' || t.id === 'T0ORG2' ? { surface: 'slack', id: 'E0ORG' } : t),
+    });
+    const first = await org.canonical({ surface: 'slack', id: 'T0ORG1' });
+    await org.connections.put(first, connection('bot-org', 'sk_secret-of-the-org'));
+    expect((await org.forTenant({ surface: 'slack', id: 'T0ORG2' }))?.chatbotId).toBe('bot-org');
+    expect(await connectionOf({ chatbots: org }, { surface: 'slack', id: 'T0ORG1' })).toMatchObject({
+      chatbotId: 'bot-org',
+    });
+    expect(await org.forTenant({ surface: 'slack', id: 'T0ALONE' })).toBeUndefined();
   });
 
   test('a secret is shown as its first 3 characters, an ellipsis and its last 4', () => {
