@@ -351,7 +351,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         now,
         ...(mailer ? { mailer } : {}),
         memory: new CoreMemory(),
-        chatbots: tenantChatbots({ config, chatbot, client, store, scrubber, timeoutMs: opts.serviceTimeoutMs }),
+        chatbots: tenantChatbots({ config, chatbot, client, store, scrubber, timeoutMs: opts.serviceTimeoutMs, now }),
       },
       { relay, commands: commandHandlers() },
     );

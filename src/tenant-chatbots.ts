@@ -41,6 +41,8 @@ export interface TenantChatbotsOptions {
   store: StateStore;
   scrubber: SecretScrubber;
   timeoutMs?: number;
+  /** The bridge's clock (core's). */
+  now: () => number;
 }
 
 /** Slack OAuth mode: a workspace of an org-wide install is its enterprise's tenant (one connection for the org). */
@@ -68,7 +70,7 @@ export function tenantChatbots(o: TenantChatbotsOptions): ChatbotDirectory {
   };
   const canonical = orgTenants(o.config, o.store);
   return new ChatbotDirectory({
-    connections: new TenantConnections(o.store, optionalBox(o.config)),
+    connections: new TenantConnections(o.store, optionalBox(o.config), o.now),
     makeClient,
     ...(canonical ? { canonical } : {}),
     ...(hasDefaultChatbot(o.config) ? { fallback: { chatbotId: o.chatbot.chatbotId, client: o.client } } : {}),

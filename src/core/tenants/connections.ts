@@ -44,7 +44,10 @@ const connectionSchema = z.object({
   connectedAt: z.number(),
 });
 
-const storedSchema = z.object({ version: z.string(), sealed: z.string() });
+const storedSchema = z.object({ version: z.string(), sealed: z.string(), writtenAt: z.number().default(0) });
+
+/** A record read this long after its last write is written again: the store's retention counts from writes. */
+const TOUCH_MS = 24 * 60 * 60 * 1000;
 
 /** A connection read back, with the stamp that changes on every connect and disconnect. */
 export interface StoredConnection {
@@ -63,6 +66,8 @@ export class TenantConnections {
     private readonly store: StateStore,
     /** Absent: STATE_ENCRYPTION_KEY is not configured, so nothing can be saved (connect says so). */
     private readonly box: Sealer | undefined,
+    /** The bridge's clock (epoch ms). */
+    private readonly now: () => number,
   ) {}
 
   /** Whether connections can be saved (there is a key to seal them with). */
@@ -81,10 +86,18 @@ export class TenantConnections {
     return { connection: connection.data, version: stored.data.version };
   }
 
-  /** Just the stamp: one cheap read tells an instance whether its cached client still holds. */
+  /**
+   * Just the stamp: one cheap read tells an instance whether its cached client still holds. A tenant
+   * in use keeps its record: written again (as it is) at most once a day, so RETENTION_DAYS counts
+   * from its last use, not from the day it was connected.
+   */
   async version(t: Tenant): Promise<string | undefined> {
     const stored = storedSchema.safeParse(await this.store.get(keyOf(t)));
-    return stored.success ? stored.data.version : undefined;
+    if (!stored.success) return undefined;
+    if (this.now() - stored.data.writtenAt > TOUCH_MS) {
+      await this.store.set(keyOf(t), { ...stored.data, writtenAt: this.now() });
+    }
+    return stored.data.version;
   }
 
   async put(t: Tenant, connection: Connection): Promise<void> {
@@ -101,7 +114,7 @@ export class TenantConnections {
   private async write(t: Tenant, connection: Connection, version: string): Promise<void> {
     if (!this.box) throw new Error('STATE_ENCRYPTION_KEY is not set: tenant credentials cannot be saved');
     const sealed = this.box.seal(JSON.stringify(connectionSchema.parse(connection)));
-    await this.store.set(keyOf(t), { version, sealed });
+    await this.store.set(keyOf(t), { version, sealed, writtenAt: this.now() });
   }
 }
 

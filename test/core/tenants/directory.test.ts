@@ -13,11 +13,14 @@ import { forgetTenant } from '../../../src/core/tenants/forget';
 import { maskSecret } from '../../../src/core/tenants/mask';
 
 const X = { surface: 'slack', id: 'T0X' } as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
+let now = 1_000_000;
+const clock = (): number => now;
 const Y = { surface: 'discord', id: '1234' } as const;
 
 function instance(store: SqliteStore, box: SecretBox | undefined, made: string[]): ChatbotDirectory {
   return new ChatbotDirectory({
-    connections: new TenantConnections(store, box),
+    connections: new TenantConnections(store, box, clock),
     makeClient: (c) => {
       made.push(c.secretKey);
       return new ChatbotClient({ baseUrl: 'http://127.0.0.1:9', secretKey: c.secretKey, sessionKey: c.sessionKey });
@@ -81,7 +84,7 @@ describe('ChatbotDirectory', () => {
 
   test('a tenant with no connection and no default has no chatbot', async () => {
     const none = new ChatbotDirectory({
-      connections: new TenantConnections(store, box),
+      connections: new TenantConnections(store, box, clock),
       makeClient: () => new ChatbotClient({ baseUrl: 'http://127.0.0.1:9' }),
     });
     expect(await none.forTenant({ surface: 'slack', id: 'T0NEW' })).toBeUndefined();
@@ -98,7 +101,7 @@ describe('ChatbotDirectory', () => {
 
   test('the workspaces of an org-wide install share their enterprise’s connection', async () => {
     const org = new ChatbotDirectory({
-      connections: new TenantConnections(store, box),
+      connections: new TenantConnections(store, box, clock),
       makeClient: () => new ChatbotClient({ baseUrl: 'http://127.0.0.1:9' }),
       canonical: async (t) => (t.id === 'T0ORG1' || t.id === 'T0ORG2' ? { surface: 'slack', id: 'E0ORG' } : t),
     });
@@ -109,6 +112,21 @@ describe('ChatbotDirectory', () => {
       chatbotId: 'bot-org',
     });
     expect(await org.forTenant({ surface: 'slack', id: 'T0ALONE' })).toBeUndefined();
+  });
+
+  test('a tenant in use keeps its record: written again at most once a day, the stamp unchanged', async () => {
+    const dir = instance(store, box, []);
+    const t = { surface: 'slack', id: 'T0DAILY' } as const;
+    await dir.connections.put(t, connection('bot-daily', 'sk_secret-of-daily-use'));
+    const raw = async () =>
+      (await store.get('tenant:connection:slack:T0DAILY')) as { version: string; writtenAt: number };
+    const first = await raw();
+    now += DAY_MS / 2;
+    await dir.forTenant(t);
+    expect(await raw()).toEqual(first);
+    now += DAY_MS;
+    expect((await dir.forTenant(t))?.chatbotId).toBe('bot-daily');
+    expect(await raw()).toEqual({ ...first, writtenAt: now });
   });
 
   test('a secret is shown as its first 3 characters, an ellipsis and its last 4', () => {
