@@ -228,6 +228,16 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     await ask(e, x, 'C0XGEN', 'Condos in X still?');
     expect(chatbotThatAnswered(e, 'Condos in X still?')).toBe(bots.a.id);
   });
+
+  test('a workspace that uninstalls takes its keys with it', async () => {
+    expect(await e.app.store.keys('tenant:connection:slack:T0XXX')).toHaveLength(1);
+    e.fake.workspaces.revoke('T0XXX');
+    expect((await x.event({ type: 'app_uninstalled' })).status).toBe(200);
+    await waitFor(
+      async () => ((await e.app.store.keys('tenant:connection:slack:T0XXX')).length === 0 ? true : undefined),
+      'X’s connection deleted',
+    );
+  });
 });
 
 describe('Slack e2e: a deployment without a default chatbot', () => {
