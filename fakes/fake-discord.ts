@@ -29,6 +29,8 @@ export interface FakeMember {
   user: FakeUser;
   roles: string[];
   nick?: string | null;
+  /** The member's permissions in the interaction's channel (default: a member's everyday ones, no Manage Server). */
+  permissions?: string;
 }
 
 export interface FakeChannel {
@@ -612,7 +614,7 @@ export class FakeDiscord {
       deaf: false,
       mute: false,
       flags: 0,
-      permissions: '2248473465835073',
+      permissions: m.permissions ?? '2248473465835073',
     };
   }
 

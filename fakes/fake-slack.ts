@@ -196,6 +196,9 @@ export class FakeSlack {
   readonly channelMembers: Record<string, string[]> = {};
   /** Users that users.info says are bots (besides the bridge itself). */
   readonly bots = new Set<string>();
+  /** Users that users.info says are workspace admins (`is_admin`) and owners (`is_owner`). */
+  readonly workspaceAdmins = new Set<string>();
+  readonly workspaceOwners = new Set<string>();
   private streaming: 'on' | 'unknown_method' | 'feature_not_enabled';
   private readonly postBurst: number;
   private readonly users: Record<string, string>;
@@ -740,7 +743,15 @@ export class FakeSlack {
         const isBot = id === this.botUserId || this.bots.has(id);
         return {
           ok: true,
-          user: { id, name, real_name: name, is_bot: isBot, profile: { display_name: name, real_name: name } },
+          user: {
+            id,
+            name,
+            real_name: name,
+            is_bot: isBot,
+            is_admin: this.workspaceAdmins.has(id) || this.workspaceOwners.has(id),
+            is_owner: this.workspaceOwners.has(id),
+            profile: { display_name: name, real_name: name },
+          },
         };
       }
       case 'chat.postMessage': {
@@ -880,7 +891,11 @@ export class FakeSlack {
       case 'conversations.info': {
         const channel = String(a.channel ?? '');
         if (!channel) return { ok: false, error: 'channel_not_found' };
-        return { ok: true, channel: { id: channel, name: this.channelNames[channel] ?? channel.toLowerCase() } };
+        const isMember = !this.opts.notInChannels?.includes(channel);
+        return {
+          ok: true,
+          channel: { id: channel, name: this.channelNames[channel] ?? channel.toLowerCase(), is_member: isMember },
+        };
       }
       case 'conversations.members': {
         const channel = String(a.channel ?? '');

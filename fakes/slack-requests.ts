@@ -226,6 +226,9 @@ export class SlackDriver {
             selected_option: v === undefined || v === '' ? null : { value: v, text: { type: 'plain_text', text: v } },
           },
         };
+      } else if (el.type === 'conversations_select') {
+        const picked = given ?? (el.initial_conversation as string | undefined);
+        state[blockId] = { [actionId]: { type: el.type, selected_conversation: picked || null } };
       } else {
         state[blockId] = { [actionId]: { type: el.type, value: v === undefined || v === '' ? null : v } };
       }

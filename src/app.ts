@@ -27,6 +27,7 @@ import { createSlackSurface } from './surfaces/slack';
 import { resolveApiUrl as resolveSlackApiUrl } from './surfaces/slack/web';
 import { createDiscordSurface } from './surfaces/discord';
 import type { SurfaceRuntime } from './surfaces/runtime';
+import { tenantChatbots } from './tenant-chatbots';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -354,6 +355,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         now,
         ...(mailer ? { mailer } : {}),
         memory: new CoreMemory(),
+        chatbots: tenantChatbots({ config, chatbot, client, store, scrubber, timeoutMs: opts.serviceTimeoutMs, now }),
       },
       { relay, commands: commandHandlers() },
     );

@@ -15,8 +15,11 @@ import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
-import { commandGuards, type Guard, pressGuards, runGuards } from './guards';
+import { commandGuards, type Guard, pressGuards, runGuards, tell } from './guards';
 import { leaseTimings } from './leases';
+import { worksUnconnected } from './commands/connect';
+import { NOT_CONNECTED } from './tenants/directory';
+import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
   Actor,
@@ -164,7 +167,22 @@ export class Bridge implements BridgeCore {
       gone: `/${name} is not available here. Commands: ${available}`,
       args,
     };
-    await runGuards(this.commandGuards, g, () => handler!.run(this.ctx, inv, args));
+    const unconnected = worksUnconnected(name, args);
+    await runGuards(this.commandGuards, g, () =>
+      this.asTenant(inv, unconnected, (ctx) => handler!.run(ctx, inv, args)),
+    );
+  }
+
+  /**
+   * Runs `work` with the context of the invoker's tenant (its chatbot, its handoff channel). A tenant
+   * without a chatbot is told so, unless the work is one that needs none (connecting one).
+   */
+  private async asTenant(inv: Invocation, unconnected: boolean, work: (ctx: CoreContext) => Promise<void>) {
+    const tenant = tenantOf(inv.place);
+    const chatbot = await chatbotFor(this.ctx, tenant);
+    if (chatbot) return work(withChatbot(this.ctx, tenant, chatbot));
+    if (unconnected) return work(this.ctx);
+    await tell(this.ctx, inv, { text: NOT_CONNECTED });
   }
 
   async message(msg: IncomingMessage, surface: SurfacePort): Promise<boolean> {
@@ -174,6 +192,10 @@ export class Bridge implements BridgeCore {
         // No seen-mark first (a crash after it would lose the message): the relay goes through the
         // notice outbox under the message id, so a redelivery is carried out once.
         await this.handoffs.relayFromAgent(ticketId, msg, surface);
+        return true;
+      }
+      if (msg.startsConversation && !(await chatbotFor(this.ctx, tenantOf(msg.place)))) {
+        await surface.notify(msg.place, msg.actor, { text: NOT_CONNECTED });
         return true;
       }
       return await this.conversations.onMessage(msg, surface);
@@ -189,20 +211,21 @@ export class Bridge implements BridgeCore {
   }
 
   /** The greeting and suggested prompts of a new assistant thread (assistant/intro.ts). */
-  assistantIntro(): Promise<AssistantIntro> {
-    return assistantIntro(this.ctx);
+  async assistantIntro(place?: Place): Promise<AssistantIntro> {
+    // The listings of the thread's tenant's chatbot.
+    return assistantIntro(place ? await tenantContext(this.ctx, place) : this.ctx);
   }
 
   /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
-  dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
-    return dailyWelcome(this.ctx, place, user);
+  async dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
+    return dailyWelcome(await tenantContext(this.ctx, place), place, user);
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {
     const found = this.actions.get(action);
     const gone = 'This button has expired or is no longer supported. Run the command again.';
     const g = { inv, what: 'that button', command: found?.command, gone };
-    await runGuards(this.pressGuards, g, () => found!.fn(this.ctx, inv, value));
+    await runGuards(this.pressGuards, g, () => this.asTenant(inv, false, (ctx) => found!.fn(ctx, inv, value)));
   }
 
   async submitForm(
@@ -220,9 +243,11 @@ export class Bridge implements BridgeCore {
     };
     // Refused or failed: the person was told, and the form closes.
     let result: FormResult = { ok: true };
-    await runGuards(this.pressGuards, g, async () => {
-      result = await found!.fn(this.ctx, inv, state, values);
-    });
+    await runGuards(this.pressGuards, g, () =>
+      this.asTenant(inv, worksUnconnected(found?.command, formId), async (ctx) => {
+        result = await found!.fn(ctx, inv, state, values);
+      }),
+    );
     return result;
   }
 

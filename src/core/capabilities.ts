@@ -16,6 +16,8 @@ export const NO_DIRECTORY: DirectoryPort = {
   permalink: async () => undefined,
   channelName: async () => undefined,
   isMember: async () => undefined,
+  // Nothing to check against: a channel named is taken as it is.
+  cannotPostIn: async () => undefined,
   channelAgents: async () => undefined,
   mentionGroup: () => undefined,
   stripButtons: async () => undefined,

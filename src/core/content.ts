@@ -101,7 +101,9 @@ export interface AssistantIntro {
 export interface FormField {
   name: string;
   label: string;
-  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean';
+  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean' | 'channel';
+  /** A key or password: never pre-filled, never kept between a form's steps, never shown back. */
+  secret?: boolean;
   required: boolean;
   options?: Array<{ value: string; label: string }>;
   initial?: string;

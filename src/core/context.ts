@@ -5,6 +5,7 @@ import type { StateStore } from '../state/store';
 import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CoreMemory } from './memory';
 import type { Offices } from './tenants/office-record';
+import type { ChatbotDirectory } from './tenants/directory';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -106,6 +107,11 @@ export interface CoreContext {
   memory: CoreMemory;
   /** Each tenant's own chatbot and handoff channel (`/chatbot connect`); absent: read from the store. */
   offices?: Offices;
+  /**
+   * Each tenant's chatbot (tenants/directory.ts): its connected one or the default. Absent: every
+   * request uses `client` and `config.chatbotId` (core-only tests).
+   */
+  chatbots?: ChatbotDirectory;
 }
 
 /**

@@ -49,7 +49,10 @@ export interface Actor {
   id: string;
   /** Display name, used when core names authors (handoff relay, tickets). */
   name: string;
-  /** The surface decides: Slack SLACK_ADMIN_USERS, Discord DISCORD_ADMIN_ROLES, shell: always. */
+  /**
+   * The surface decides: Slack workspace admins and owners and SLACK_ADMIN_USERS, Discord members with
+   * Manage Server and DISCORD_ADMIN_ROLES, shell: always.
+   */
   isAdmin: boolean;
 }
 
@@ -179,6 +182,8 @@ export interface DirectoryPort {
   channelName(place: Place): Promise<string | undefined>;
   /** Whether the user is a member of the channel; undefined when the platform cannot tell. */
   isMember(channel: Place, userId: string): Promise<boolean | undefined>;
+  /** Why the bridge cannot post in the channel (not in it, no permission, unknown); undefined: it can. */
+  cannotPostIn(channel: Place): Promise<string | undefined>;
   /** The channel's people (no bots, not the bridge) in a stable order; undefined when not cheaply known. */
   channelAgents(channel: Place): Promise<Actor[] | undefined>;
   /**
@@ -295,8 +300,8 @@ export interface BridgeCore {
    * viewer is neither a member of the handoff channel nor an admin.
    */
   handoffQueue?(viewer: Actor, surface: SurfacePort, workspace: string): Promise<OutMessage | undefined>;
-  /** The greeting and suggested prompts of a new assistant thread. */
-  assistantIntro?(): Promise<AssistantIntro>;
+  /** The greeting and suggested prompts of a new assistant thread (at `place`: its tenant's chatbot). */
+  assistantIntro?(place?: Place): Promise<AssistantIntro>;
   /**
    * The agent experience (a user opened the app's DM): the greeting and prompts the first time
    * `user` opens it on a day, undefined on later opens that day.

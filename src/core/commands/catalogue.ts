@@ -147,7 +147,7 @@ const COMMANDS = [
   {
     name: 'chatbot',
     summary: "The chatbot's settings, models and /v1 chatbots (admins)",
-    usageHint: 'show | set <Field> <value> | edit | models | list | create <name>',
+    usageHint: 'show | set <Field> <value> | edit | models | list | create <name> | connect | disconnect',
     usageLines: [
       'Usage: (admins)',
       '  /chatbot show                 the settings the bridge last applied, and the /v1 record',
@@ -156,6 +156,8 @@ const COMMANDS = [
       '  /chatbot models               the models available for Model',
       '  /chatbot list                 the chatbots of the /v1 API',
       '  /chatbot create <name>        create a /v1 chatbot',
+      "  /chatbot connect              this workspace's own chatbot (id and keys, checked) and handoff channel",
+      "  /chatbot disconnect           remove this workspace's chatbot keys (back to the deployment's chatbot)",
       'Values: integers (Temperature 1), yes/no (EnableUploadImage yes), colours rgb(r,g,b), Model by name or key.',
     ],
     adminOnly: true,
@@ -187,6 +189,8 @@ const COMMANDS = [
         description: 'Create a /v1 chatbot',
         options: [{ name: 'name', description: 'Chatbot name', type: 'string', required: true, positional: true }],
       },
+      { name: 'connect', description: "Connect this workspace's own chatbot and handoff channel", options: [] },
+      { name: 'disconnect', description: "Remove this workspace's chatbot keys", options: [] },
     ],
   },
   {

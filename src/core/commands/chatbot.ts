@@ -1,6 +1,6 @@
 /**
- * `/chatbot show|set|edit|models|list|create` (admins): the chatbot's settings through Edit, the
- * model list, and the chatbots of the second family.
+ * `/chatbot show|set|edit|models|list|create|connect|disconnect` (admins): the chatbot's settings
+ * through Edit, the model list, the chatbots of the second family, and the tenant's own chatbot.
  */
 import { SETTING_GROUPS, SETTING_FIELDS } from '../../service/schemas/settings';
 import type { CoreContext } from '../context';
@@ -19,6 +19,10 @@ import { UsageError, restValue, splitHead } from './grammar';
 import { usageOf } from './catalogue';
 import { describeError, guardedCommand, requireAdmin } from './respond';
 import { settingLabel } from '../settings/labels';
+import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect';
+import { connectionOf } from '../tenants/connections';
+import { maskSecret } from '../tenants/mask';
+import { tenantOf } from '../tenants/tenant';
 
 const USAGE = usageOf('chatbot');
 export const CHATBOT_EDIT_FORM = 'chatbot.edit';
@@ -48,6 +52,21 @@ function modelSettingLine(key: string, value: unknown): string {
     return `Longest answer: ${value.toLocaleString('en-US')} tokens`;
   if (key === 'temperature' && typeof value === 'number') return `Creativity (temperature): ${value}`;
   return `${words(key)}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`;
+}
+
+/** Whose chatbot this is: the workspace's own (its keys masked) or the deployment's. */
+async function connectionField(ctx: CoreContext, inv: Invocation): Promise<Card['fields'][number]> {
+  const c = await connectionOf(ctx, tenantOf(inv.place));
+  if (!c)
+    return {
+      label: 'Connection',
+      value: "The deployment's chatbot (connect this workspace's own with /chatbot connect).",
+    };
+  const api = c.apiKey ? `, API key ${maskSecret(c.apiKey)}` : '';
+  return {
+    label: 'Connection',
+    value: `This workspace's own: secret key ${maskSecret(c.secretKey)}, session key ${maskSecret(c.sessionKey)}${api}`,
+  };
 }
 
 /** A readable card: the chatbot's name and status, its settings grouped, in words. */
@@ -100,6 +119,7 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
     footer.push(`Status unavailable: ${err instanceof Error ? err.message : String(err)}`);
   }
   footer.push(`id ${ctx.config.chatbotId}`);
+  fields.push(await connectionField(ctx, inv));
   const card: Card = { title, fields, footer: footer.join(' · ') };
   if (badge) card.badge = badge;
   const embedded = ctx.config.embeddedService ? ' (embedded demo service, CHATBOT_API_URL=embedded)' : '';
@@ -216,13 +236,20 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
       return list(ctx, inv);
     case 'create':
       return create(ctx, inv, rest);
+    case 'connect':
+      return openConnect(ctx, inv);
+    case 'disconnect':
+      return disconnect(ctx, inv);
     default:
-      throw new UsageError(`Unknown subcommand "${head}": use show, set, edit, models, list or create.`, USAGE);
+      throw new UsageError(
+        `Unknown subcommand "${head}": use show, set, edit, models, list, create, connect or disconnect.`,
+        USAGE,
+      );
   }
 }
 
 export const chatbotCommand = guardedCommand('chatbot', {
   body: run,
   helpWhenEmpty: true,
-  forms: { [CHATBOT_EDIT_FORM]: submitEdit },
+  forms: { [CHATBOT_EDIT_FORM]: submitEdit, [CONNECT_FORM]: submitConnect },
 });

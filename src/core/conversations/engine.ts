@@ -30,6 +30,9 @@ import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript'
 import { QueueWorker } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
 import { tenantOf } from '../tenants/offices';
+import type { ChatbotClient } from '../../service/client';
+import { NOT_CONNECTED } from '../tenants/directory';
+import { chatbotFor, withChatbot } from '../tenants/scope';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
@@ -38,24 +41,37 @@ const RETRYING_TTL_MS = 10 * 60_000;
 export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private readonly worker: QueueWorker;
-  private readonly turns: TurnAnswerer;
+  /** One answerer per chatbot client (a tenant's own, or the default): its listings and settings are that chatbot's. */
+  private readonly turns = new WeakMap<ChatbotClient, TurnAnswerer>();
   /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
   private resuming = false;
 
   constructor(
     private readonly ctx: CoreContext,
-    relay: AnswerRelay,
+    private readonly relay: AnswerRelay,
     private readonly handoffs: Handoffs,
   ) {
     this.worker = new QueueWorker(ctx, (convId, item) => this.handleItem(convId, item));
-    this.turns = new TurnAnswerer({
+  }
+
+  /** The answerer of the conversation's tenant's chatbot; undefined when the tenant has none. */
+  private async turnsFor(conv: Conversation): Promise<TurnAnswerer | undefined> {
+    const tenant = tenantOf(conv.place);
+    const chatbot = await chatbotFor(this.ctx, tenant);
+    if (!chatbot) return undefined;
+    const known = this.turns.get(chatbot.client);
+    if (known) return known;
+    const ctx = withChatbot(this.ctx, tenant, chatbot);
+    const made = new TurnAnswerer({
       ctx,
-      relay,
-      handoffs,
-      session: (convId) => this.ensureSession(convId),
+      relay: this.relay,
+      handoffs: this.handoffs,
+      session: (convId) => this.ensureSession(convId, ctx),
       addTurn: (convId, turn) => appendTurn(ctx.store, convId, turn, this.retentionMs),
       stopSignal: this.worker.stopSignal,
     });
+    this.turns.set(chatbot.client, made);
+    return made;
   }
 
   // ---- entry points ------------------------------------------------------------------------------
@@ -220,8 +236,10 @@ export class Conversations {
   private async touch(conv: Conversation): Promise<void> {
     const { store } = this.ctx;
     await store.set(keys.conversation(conv.id), toJson(conv), this.retentionMs);
-    const session = await store.get(keys.session(conv.id));
-    if (session !== undefined) await store.set(keys.session(conv.id), session, this.retentionMs);
+    for (const key of [keys.session(conv.id), keys.sessionChatbot(conv.id)]) {
+      const value = await store.get(key);
+      if (value !== undefined) await store.set(key, value, this.retentionMs);
+    }
     await touchTranscript(store, conv.id, this.retentionMs);
   }
 
@@ -262,12 +280,17 @@ export class Conversations {
     const request = answerRequest(conv, surface, item.actor);
     try {
       const ticket = await this.handoffs.activeTicket(convId);
+      if (item.kind === 'message' && ticket) {
+        await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
+        return;
+      }
+      const turns = await this.turnsFor(conv);
+      if (!turns) {
+        await surface.post(conv.place, { text: NOT_CONNECTED });
+        return;
+      }
       if (item.kind === 'message') {
-        if (ticket) {
-          await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
-          return;
-        }
-        await this.turns.answerMessage({
+        await turns.answerMessage({
           conv,
           request,
           text: item.text,
@@ -286,7 +309,7 @@ export class Conversations {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
         }
-        await this.turns.answer({ conv, request, ask: record, retryId: item.retryId, progress });
+        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress });
       }
     } catch (err) {
       this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
@@ -300,11 +323,14 @@ export class Conversations {
     }
   }
 
-  private async ensureSession(convId: string): Promise<number> {
+  /** The conversation's chat session with `ctx`'s chatbot (a new one when its tenant changed chatbots). */
+  private async ensureSession(convId: string, ctx: CoreContext): Promise<number> {
     const known = await this.sessionOf(convId);
-    if (known !== undefined) return known;
-    const sessionId = await this.ctx.client.getSession(this.ctx.config.chatbotId);
-    await this.ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
+    const owner = await ctx.store.get(keys.sessionChatbot(convId));
+    if (known !== undefined && (owner === undefined || owner === ctx.config.chatbotId)) return known;
+    const sessionId = await ctx.client.getSession(ctx.config.chatbotId);
+    await ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
+    await ctx.store.set(keys.sessionChatbot(convId), ctx.config.chatbotId, this.retentionMs);
     return sessionId;
   }
 

@@ -97,6 +97,8 @@ export function conversationIdOf(place: Place): string {
 export const keys = {
   conversation: (convId: string) => `conv:${convId}`,
   session: (convId: string) => `conv:${convId}:session`,
+  /** The chatbot the session was opened with (a tenant that connects another chatbot gets a new session). */
+  sessionChatbot: (convId: string) => `conv:${convId}:session-chatbot`,
   transcript: (convId: string) => `conv:${convId}:transcript`,
   /** The open ticket of a conversation in handoff; absent while the bot answers. */
   handoff: (convId: string) => `conv:${convId}:handoff`,

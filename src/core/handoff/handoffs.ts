@@ -15,7 +15,7 @@ import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place,
 import { decide, ends, permit, refusalOf } from './decide';
 import { BRIDGE, type Decision, type HandoffEvent, type HandoffStep, type Refused, type Who } from './events';
 import { HandoffHours } from './hours/hours';
-import { afterHoursLines } from './hours/office';
+import { afterHoursLines, readOffice } from './hours/office';
 import { isOpen, officeTimeBetween } from './hours/office-hours';
 import type { HoursStep } from './hours/steps';
 import { DEFAULT_REMIND_MS, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
@@ -26,6 +26,7 @@ import { dueSteps } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
 import { handoffTarget, talkToHumanMessage } from './channel';
+import { tenantContext } from '../tenants/scope';
 import type { Gate } from './permissions';
 import { askerOf, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
@@ -130,10 +131,12 @@ export class Handoffs {
     const who = await whoIs(this.ctx, actor, surface, { action: 'open', ticket: active, asker });
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
-    const office = await this.hours.readOffice();
+    // The office and the words of the conversation's tenant's chatbot.
+    const tenantCtx = await tenantContext(this.ctx, conv.place);
+    const office = await readOffice(tenantCtx);
     const afterHours = !isOpen(office.hours, at);
     const mails = this.hours.mailsTickets(office);
-    const talkToHuman = await talkToHumanMessage(this.ctx);
+    const talkToHuman = await talkToHumanMessage(tenantCtx);
     const noticeText = afterHours ? [talkToHuman, ...afterHoursLines(office, at, mails)].join('\n') : talkToHuman;
     const decided = decide(
       active,

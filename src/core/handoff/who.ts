@@ -19,11 +19,14 @@ import { type Action, outcome } from './permissions';
 import { quietly } from './ticket-view';
 
 /** Whether `actor` is an agent: asked only by `whoIs`, so a role is learnt one way. */
-async function isAgent(ctx: CoreContext, actor: Actor, surface: SurfacePort): Promise<boolean> {
+async function isAgent(ctx: CoreContext, actor: Actor, surface: SurfacePort, ticket?: Ticket): Promise<boolean> {
   if (actor.isAdmin) return true;
   const targets = Object.values(ctx.config.handoff).filter(
     (t): t is HandoffTarget => t !== undefined && t.surface === surface.name,
   );
+  // The channel the ticket was posted to (a tenant's own handoff channel): its members are its agents.
+  const posted = ticket?.root?.place;
+  if (posted && posted.surface === surface.name) targets.unshift({ ...posted });
   for (const t of targets) {
     const member = await quietly(
       ctx,
@@ -51,7 +54,7 @@ export interface Intent {
 export async function whoIs(ctx: CoreContext, actor: Actor, surface: SurfacePort, intent?: Intent): Promise<Who> {
   const as = (agent: boolean): Who => ({ kind: 'person', actor, surface: surface.name, agent });
   if (intent && !agentMatters(intent, as)) return as(false);
-  return as(await isAgent(ctx, actor, surface));
+  return as(await isAgent(ctx, actor, surface, intent?.ticket));
 }
 
 function agentMatters({ action, ticket, asker }: Intent, as: (agent: boolean) => Who): boolean {

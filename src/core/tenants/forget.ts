@@ -28,6 +28,7 @@ import { conversationSchema, keys as convKeys, parseStored, placeSchema } from '
 import { NOTICE_BOX } from '../handoff/notice';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
 import type { Place, SurfaceName } from '../surface';
+import { CONNECTION_PREFIX } from './connections';
 
 export interface Tenant {
   surface: SurfaceName;
@@ -73,7 +74,10 @@ async function namedKeys(store: StateStore, t: Tenant): Promise<string[]> {
     `ticketthread:${placePrefix(t)}`,
     `ticketmsg:${placePrefix(t)}`,
   ];
-  return (await Promise.all(prefixes.map((p) => store.keys(p)))).flat();
+  // Its own chatbot's keys (`/chatbot connect`): exactly its key, not another whose id starts the same.
+  const connection = `${CONNECTION_PREFIX}${t.surface}:${t.workspace}`;
+  const connected = (await store.keys(connection)).filter((k) => k === connection);
+  return [...(await Promise.all(prefixes.map((p) => store.keys(p)))).flat(), ...connected];
 }
 
 /** The tenant's conversations: ids and places. */

@@ -34,8 +34,17 @@ export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, rec
   await tenantStore(ctx.store, t).set(OFFICE_KEY, { ...record });
 }
 
+/** The tenant's connection (`/chatbot connect`, read through the chatbot directory), else its office record. */
 function officesOf(ctx: CoreContext): Offices {
-  return ctx.offices ?? storedOffices(ctx);
+  if (ctx.offices) return ctx.offices;
+  const chatbots = ctx.chatbots;
+  if (!chatbots) return storedOffices(ctx);
+  return {
+    of: async (t) => {
+      const c = await chatbots.forTenant(t);
+      return c?.connected ? { chatbotId: c.chatbotId, handoffChannel: c.handoffChannel } : undefined;
+    },
+  };
 }
 
 /** A surface serving many tenants (Slack installed by OAuth): the environment's unnamed channel is no one's. */

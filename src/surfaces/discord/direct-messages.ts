@@ -160,6 +160,12 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
     return isDirect(place) ? Promise.resolve('direct message') : this.port.channelName(place);
   }
 
+  cannotPostIn(channel: Place): Promise<string | undefined> {
+    return isDirect(channel)
+      ? Promise.resolve('a direct message is no handoff channel.')
+      : this.port.cannotPostIn(channel);
+  }
+
   isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return isDirect(channel) ? Promise.resolve(undefined) : this.port.isMember(channel, userId);
   }

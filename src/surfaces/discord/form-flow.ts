@@ -51,7 +51,7 @@ export class FormFlow {
     const responder = responderFor(this.inb, i, true);
     await withResponder(this.inb, responder, async () => {
       const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member);
+      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
       await this.submit(responder, parsed.session, session, place, actor, true);
     });
   }
@@ -80,7 +80,7 @@ export class FormFlow {
           parsed.session,
           session,
           place,
-          await this.inb.people.actorOf(i.user, i.member),
+          await this.inb.people.actorOf(i.user, i.member, i.memberPermissions),
           false,
         );
         return;

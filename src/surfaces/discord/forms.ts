@@ -15,7 +15,8 @@ const SESSION_TTL_MS = 60 * 60 * 1000;
 const fieldSchema = z.object({
   name: z.string(),
   label: z.string(),
-  kind: z.enum(['text', 'textarea', 'number', 'select', 'boolean']),
+  kind: z.enum(['text', 'textarea', 'number', 'select', 'boolean', 'channel']),
+  secret: z.boolean().optional(),
   required: z.boolean(),
   options: z.array(z.object({ value: z.string(), label: z.string() })).optional(),
   initial: z.string().optional(),
@@ -61,7 +62,7 @@ export class FormSessions {
 
   async create(key: string, form: FormSpec, userId: string): Promise<FormSession> {
     const values: Record<string, string> = {};
-    for (const f of form.fields) if (f.initial !== undefined) values[f.name] = f.initial;
+    for (const f of form.fields) if (f.initial !== undefined && !f.secret) values[f.name] = f.initial;
     const session: FormSession = {
       formId: form.id,
       title: form.title,
@@ -82,8 +83,11 @@ export class FormSessions {
     return parsed.success ? parsed.data : undefined;
   }
 
+  /** Kept between modals without its secret fields (a key typed is used at once, never stored in clear). */
   async save(key: string, session: FormSession): Promise<void> {
-    await this.store.set(`discord:form:${key}`, session, SESSION_TTL_MS);
+    const values = { ...session.values };
+    for (const f of session.fields) if (f.secret) delete values[f.name];
+    await this.store.set(`discord:form:${key}`, { ...session, values }, SESSION_TTL_MS);
   }
 
   async delete(key: string): Promise<void> {
@@ -100,6 +104,7 @@ function placeholderOf(f: FormField): string | undefined {
   // as the wire values the service takes ("for_sale").
   if (f.options && f.options.length > 0) return cut(`One of: ${f.options.map((o) => o.label).join(' | ')}`, 100);
   if (f.kind === 'boolean') return 'yes or no';
+  if (f.kind === 'channel') return "the channel's id (right-click the channel, Copy Channel ID)";
   if (f.hint) return cut(f.hint, 100);
   if (f.kind === 'number') return 'a number';
   return undefined;

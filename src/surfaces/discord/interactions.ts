@@ -56,7 +56,7 @@ export class Interactions {
     const responder = responderFor(this.inb, i, !PUBLIC_COMMANDS.has(name));
     await withResponder(this.inb, responder, async () => {
       const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member);
+      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
       await core.command(invocationOf(this.inb, responder, place, actor), name, args);
     });
   }
@@ -79,7 +79,7 @@ export class Interactions {
         return;
       }
       const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member);
+      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
       await core.action(invocationOf(this.inb, responder, place, actor), parsed.action, parsed.value);
     });
   }

@@ -336,6 +336,10 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     return ch.success ? ch.data.name : undefined;
   }
 
+  cannotPostIn(channel: Place): Promise<string | undefined> {
+    return this.members?.cannotPost(channel.channel, channel.workspace) ?? Promise.resolve(undefined);
+  }
+
   /** A guild channel's members are those who can view it; all of them, the round-robin roster (channel-members.ts). */
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.members?.canView(channel.channel, userId);
@@ -345,10 +349,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     return (await this.members?.viewers(channel.channel))?.map((v) => ({ ...v, isAdmin: false }));
   }
 
-  /**
-   * A button's update of the message that carried it, through the interaction (or an edit of the
-   * message once the interaction is spent): a reply the user waits for, on the channel's budgets.
-   */
+  /** A button's update of its message, through the interaction (else an edit), on the channel's budgets. */
   async updateFromInteraction(
     place: Place,
     source: MessageRef | undefined,

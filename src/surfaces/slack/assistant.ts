@@ -123,7 +123,7 @@ async function onThreadStarted(d: AssistantDeps, body: unknown, event: unknown):
     const team = workspaceOf(d, body);
     const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
     await remember(d, team, t);
-    const { greeting, prompts } = await intro(d);
+    const { greeting, prompts } = await intro(d, place);
     // Prompts first: the pane shows them under the greeting as soon as the thread opens.
     await d.threads
       .setSuggestedPrompts(place, prompts, 'Try asking')
@@ -161,11 +161,11 @@ async function remember(
 }
 
 /** The chatbot's greeting and prompts, or the default ones when core has none or fails. */
-async function intro(d: AssistantDeps): Promise<AssistantIntro> {
+async function intro(d: AssistantDeps, place: Place): Promise<AssistantIntro> {
   const core = d.core();
   if (!core?.assistantIntro) return DEFAULT_INTRO;
   try {
-    return await core.assistantIntro();
+    return await core.assistantIntro(place);
   } catch (err) {
     d.log.warn({ err }, 'slack: assistant intro failed, using the default');
     return DEFAULT_INTRO;

@@ -269,8 +269,18 @@ function option(value: string, label: string): Block {
 }
 
 function fieldElement(f: FormField): Block {
-  const initial = f.initial ?? '';
+  // A secret is never sent back to Slack in a view (the form opens empty for it).
+  const initial = f.secret ? '' : (f.initial ?? '');
   switch (f.kind) {
+    case 'channel': {
+      const el: Block = {
+        type: 'conversations_select',
+        action_id: INPUT_ACTION_ID,
+        filter: { include: ['public', 'private'], exclude_bot_users: true },
+      };
+      if (initial) el.initial_conversation = initial;
+      return el;
+    }
     case 'text':
     case 'textarea': {
       const el: Block = { type: 'plain_text_input', action_id: INPUT_ACTION_ID };
@@ -316,7 +326,7 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
       };
       if (f.hint) block.hint = plain(f.hint, 2000);
       // The hint as the empty input's placeholder too ("square feet, e.g. 1,850").
-      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean')
+      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean' && f.kind !== 'channel')
         (block.element as Block).placeholder = plain(f.hint, 150);
       blocks.push(block);
     }
@@ -339,6 +349,8 @@ export function formValues(view: Pick<ViewOutput, 'state'>): Record<string, stri
     const state = actions[INPUT_ACTION_ID] ?? Object.values(actions)[0];
     if (!state) continue;
     if (typeof state.value === 'string') out[blockId] = state.value;
+    else if (typeof state.selected_conversation === 'string') out[blockId] = state.selected_conversation;
+    else if (typeof state.selected_channel === 'string') out[blockId] = state.selected_channel;
     else if (state.selected_option) out[blockId] = state.selected_option.value;
     else if (state.selected_options) out[blockId] = state.selected_options.map((o) => o.value).join(',');
     else out[blockId] = '';

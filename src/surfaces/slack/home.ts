@@ -20,6 +20,7 @@ const CACHE_MS = 60_000;
 const MAX_MEMBER_PAGES = 20;
 
 const permalinkSchema = z.object({ permalink: z.string().url() });
+const memberSchema = z.object({ channel: z.object({ is_member: z.boolean().optional() }) });
 const channelInfoSchema = z.object({ channel: z.object({ name: z.string().min(1).optional() }).passthrough() });
 const membersSchema = z.object({
   members: z.array(z.string()),
@@ -68,6 +69,26 @@ export class SlackDirectory {
       this.log.debug({ code: slackErrorCode(err) }, 'slack: chat.getPermalink failed');
       return undefined;
     }
+  }
+
+  /**
+   * Why the bridge cannot post in the channel (conversations.info: unknown to this workspace's token,
+   * or the bridge is not a member); undefined when it can.
+   */
+  async cannotPostIn(place: Place): Promise<string | undefined> {
+    let info: unknown;
+    try {
+      info = await this.gateway.methodCall(place, 'conversations.info', { channel: place.channel }, 3);
+    } catch (err) {
+      const code = slackErrorCode(err);
+      return code === 'channel_not_found'
+        ? 'this workspace has no such channel that the bridge can see. Invite the bridge to it (/invite @bridge) and try again.'
+        : `Slack refused conversations.info (${code ?? 'unknown error'}).`;
+    }
+    const member = memberSchema.safeParse(info);
+    if (member.success && member.data.channel.is_member === false)
+      return 'the bridge is not a member of that channel. Invite it (/invite @bridge) and try again.';
+    return undefined;
   }
 
   async channelName(place: Place): Promise<string | undefined> {
@@ -153,7 +174,8 @@ export function registerHome(d: HomeDeps): void {
       const core = d.core();
       if (!core?.handoffQueue) return;
       const userId = opened.data.user;
-      const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin: d.adminUsers.includes(userId) };
+      const isAdmin = d.adminUsers.includes(userId) || (await d.users.isWorkspaceAdmin(userId));
+      const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin };
       const team = env.success ? env.data.team_id : undefined;
       // The queue of the workspace whose Home this is: another workspace's tickets never show here.
       const queue = await core.handoffQueue(viewer, d.port, team ?? '');

@@ -73,10 +73,11 @@ type Helpers = ReturnType<typeof helpers>;
 
 /** What the listeners share: the actor, the Invocation they hand core, and failure reporting. */
 function helpers(d: ListenerDeps) {
+  // Admins: SLACK_ADMIN_USERS, and the workspace's own admins and owners (users.info, cached with the name).
   const actor = async (id: string, fallbackName?: string): Promise<Actor> => ({
     id,
     name: await d.users.name(id, fallbackName),
-    isAdmin: d.adminUsers.includes(id),
+    isAdmin: d.adminUsers.includes(id) || (await d.users.isWorkspaceAdmin(id)),
   });
 
   const invocation = (

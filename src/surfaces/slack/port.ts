@@ -277,6 +277,10 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
     return this.lookups.channelName(place);
   }
 
+  cannotPostIn(channel: Place): Promise<string | undefined> {
+    return this.lookups.cannotPostIn(channel);
+  }
+
   isMember(channel: Place, userId: string): Promise<boolean | undefined> {
     return this.lookups.isMember(channel, userId);
   }

@@ -10,6 +10,8 @@ import type { SlackGateway } from './gateway';
 const userInfoSchema = z.object({
   user: z.object({
     is_bot: z.boolean().nullish(),
+    is_admin: z.boolean().nullish(),
+    is_owner: z.boolean().nullish(),
     name: z.string().nullish(),
     real_name: z.string().nullish(),
     profile: z.object({ display_name: z.string().nullish(), real_name: z.string().nullish() }).nullish(),
@@ -19,6 +21,8 @@ const userInfoSchema = z.object({
 interface Info {
   name: string | undefined;
   bot: boolean;
+  /** A workspace admin or owner (the tenant's admins: they may connect its chatbot). */
+  admin: boolean;
 }
 
 const TTL_MS = 10 * 60 * 1000;
@@ -48,6 +52,11 @@ export class UserNames {
     return (await this.info(userId))?.bot === true;
   }
 
+  /** Whether users.info says the user is an admin or owner of the workspace (unknown: not). */
+  async isWorkspaceAdmin(userId: string): Promise<boolean> {
+    return (await this.info(userId))?.admin === true;
+  }
+
   /** Keyed by the request's workspace too: what one workspace's users.info said is never another's. */
   private info(userId: string): Promise<Info | undefined> {
     const key = `${scopedTeam() ?? ''}:${userId}`;
@@ -75,6 +84,6 @@ export class UserNames {
     const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(
       (s) => s && s.trim().length > 0,
     );
-    return { name: pick?.trim(), bot: u.is_bot === true };
+    return { name: pick?.trim(), bot: u.is_bot === true, admin: u.is_admin === true || u.is_owner === true };
   }
 }

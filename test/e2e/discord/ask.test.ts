@@ -47,7 +47,16 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     );
     expect(set?.options?.map((o) => o.name)).toEqual(['field', 'value']);
     expect(byName('handoff').map((o) => o.name)).toEqual(['reason']);
-    expect(byName('chatbot').map((o) => o.name)).toEqual(['show', 'set', 'edit', 'models', 'list', 'create']);
+    expect(byName('chatbot').map((o) => o.name)).toEqual([
+      'show',
+      'set',
+      'edit',
+      'models',
+      'list',
+      'create',
+      'connect',
+      'disconnect',
+    ]);
   });
 
   test('registration is a bulk overwrite: a second start sends the same commands and keeps their ids', async () => {

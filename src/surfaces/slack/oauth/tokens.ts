@@ -38,6 +38,12 @@ export interface WorkspaceTokensOptions {
 /** A workspace of an org-wide install: its enterprise (learned when Bolt's authorize resolved it). */
 const orgTeamKey = (team: string) => `slack:installation-team:${team}`;
 
+/** The enterprise whose org-wide install serves `team`; undefined for a workspace's own install. */
+export async function enterpriseOfTeam(store: StateStore, team: string): Promise<string | undefined> {
+  const enterprise = await store.get(orgTeamKey(team));
+  return typeof enterprise === 'string' ? enterprise : undefined;
+}
+
 export class WorkspaceTokens {
   /** Workspaces whose enterprise this process has already written down (saves a write per request). */
   private readonly noted = new Set<string>();

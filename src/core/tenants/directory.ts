@@ -1,0 +1,100 @@
+/**
+ * Which chatbot answers a tenant: the one its admins connected (`/chatbot connect`), else the
+ * deployment's default (the CHATBOT_* environment), else none ("not connected"). Core asks this one
+ * place with the request's tenant; every service call of that request then goes through the chosen
+ * chatbot's own client.
+ *
+ * Clients are made on first use and kept per tenant with the connection's version stamp: a connect
+ * or disconnect on any instance changes the stamp in the store, so the next request here makes a new
+ * client (one small read per request, no cross-instance messages).
+ */
+import type { ChatbotClient } from '../../service/client';
+import type { ChatbotCredentials, Connection, TenantConnections } from './connections';
+import { type Tenant, tenantKey } from './tenant';
+
+/** The chatbot a request is answered by. */
+export interface TenantChatbot {
+  chatbotId: string;
+  client: ChatbotClient;
+  /** The tenant's own (connected), or the deployment's default. */
+  connected: boolean;
+  /** The tenant's handoff channel, when it set one. */
+  handoffChannel?: string;
+}
+
+/** A client for a tenant's credentials (the service URLs are the deployment's). */
+export type ClientFactory = (credentials: ChatbotCredentials) => ChatbotClient;
+
+export interface DirectoryOptions {
+  connections: TenantConnections;
+  makeClient: ClientFactory;
+  /** The environment's chatbot; absent: every tenant connects its own first. */
+  fallback?: { chatbotId: string; client: ChatbotClient };
+  /**
+   * The tenant a place's tenant belongs to (a Slack workspace of an org-wide install: its
+   * enterprise, so the whole org shares one connection); absent: itself.
+   */
+  canonical?: (t: Tenant) => Promise<Tenant>;
+}
+
+/** The line a tenant without a chatbot gets, whatever it asked. */
+export const NOT_CONNECTED =
+  "This workspace isn't connected to a chatbot yet. An admin can connect it with /chatbot connect.";
+
+export class ChatbotDirectory {
+  readonly connections: TenantConnections;
+  private readonly cache = new Map<string, { version: string; chatbot: TenantChatbot }>();
+
+  constructor(private readonly opts: DirectoryOptions) {
+    this.connections = opts.connections;
+  }
+
+  /** Whether tenants without a connection are served by the environment's chatbot. */
+  get hasDefault(): boolean {
+    return this.opts.fallback !== undefined;
+  }
+
+  /** The tenant whose connection serves `t` (its enterprise, for a workspace of an org-wide install). */
+  async canonical(t: Tenant): Promise<Tenant> {
+    return this.opts.canonical ? this.opts.canonical(t) : t;
+  }
+
+  /** The tenant's chatbot; undefined when it has none (not connected, no default). */
+  async forTenant(asked: Tenant): Promise<TenantChatbot | undefined> {
+    const t = await this.canonical(asked);
+    const key = tenantKey(t);
+    const version = await this.connections.version(t);
+    if (version === undefined) {
+      this.cache.delete(key);
+      return this.defaultChatbot();
+    }
+    const hit = this.cache.get(key);
+    if (hit && hit.version === version) return hit.chatbot;
+    const stored = await this.connections.get(t);
+    if (!stored) return this.defaultChatbot();
+    const chatbot = this.connected(stored.connection);
+    this.cache.set(key, { version: stored.version, chatbot });
+    return chatbot;
+  }
+
+  /** A client for credentials not saved yet (connect checks them live with it). */
+  clientFor(credentials: ChatbotCredentials): ChatbotClient {
+    return this.opts.makeClient(credentials);
+  }
+
+  /** Forgets the tenant's cached client here (other instances see the new stamp). */
+  forget(t: Tenant): void {
+    this.cache.delete(tenantKey(t));
+  }
+
+  private connected(c: Connection): TenantChatbot {
+    const chatbot: TenantChatbot = { chatbotId: c.chatbotId, client: this.opts.makeClient(c), connected: true };
+    if (c.handoffChannel) chatbot.handoffChannel = c.handoffChannel;
+    return chatbot;
+  }
+
+  private defaultChatbot(): TenantChatbot | undefined {
+    const fallback = this.opts.fallback;
+    return fallback ? { ...fallback, connected: false } : undefined;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * A request's core context narrowed to its tenant: the tenant's chatbot client and id in place of the
+ * deployment's, and its handoff channel first. Handlers keep reading `ctx.client` and
+ * `ctx.config.chatbotId`, so every service call, session, setting and figure of the request follows
+ * the tenant's chatbot without each handler choosing it.
+ */
+import type { CoreContext } from '../context';
+import type { TenantChatbot } from './directory';
+import type { Place } from '../surface';
+import { type Tenant, tenantOf } from './tenant';
+
+/** The tenant's chatbot (the context's own when no directory is wired, as in core-only tests). */
+export async function chatbotFor(ctx: CoreContext, tenant: Tenant): Promise<TenantChatbot | undefined> {
+  if (!ctx.chatbots) return { chatbotId: ctx.config.chatbotId, client: ctx.client, connected: false };
+  return ctx.chatbots.forTenant(tenant);
+}
+
+/** `ctx` answering with `chatbot` for `tenant`. */
+export function withChatbot(ctx: CoreContext, tenant: Tenant, chatbot: TenantChatbot): CoreContext {
+  const handoff = { ...ctx.config.handoff };
+  if (chatbot.handoffChannel) {
+    handoff[tenant.surface] = { surface: tenant.surface, workspace: tenant.id, channel: chatbot.handoffChannel };
+  }
+  return { ...ctx, client: chatbot.client, config: { ...ctx.config, chatbotId: chatbot.chatbotId, handoff } };
+}
+
+/** The context of the tenant of `place` (`ctx` itself when the tenant has no chatbot). */
+export async function tenantContext(ctx: CoreContext, place: Place): Promise<CoreContext> {
+  const tenant = tenantOf(place);
+  const chatbot = await chatbotFor(ctx, tenant);
+  return chatbot ? withChatbot(ctx, tenant, chatbot) : ctx;
+}

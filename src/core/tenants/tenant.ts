@@ -1,0 +1,28 @@
+/**
+ * A tenant: whose installation a request comes from, which chooses its chatbot, its handoff channel
+ * and its admins. A Slack workspace (team id, or the enterprise for an org-wide install), a Discord
+ * server (guild id), or the shell. Derived in this one function from where the request happened;
+ * the surface is part of it, so a Slack team and a Discord guild can never share a record.
+ */
+import type { Place, SurfaceName } from '../surface';
+
+export interface Tenant {
+  readonly surface: SurfaceName;
+  /** Slack team (or enterprise) id, Discord guild id ('@me' for DMs), 'local' for the shell. */
+  readonly id: string;
+}
+
+/**
+ * The tenant of a request that happened at `place`. For Slack and Discord this is the request's own
+ * `BridgeRequest.tenant` (the surfaces build it from the same workspace); it is read from the place
+ * so that a command and the answers of its conversation (queued, answered from the conversation's
+ * place) always name the same tenant, the shell's included (its requests say 'shell', its places 'local').
+ */
+export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
+  return { surface: place.surface, id: place.workspace };
+}
+
+/** One string per tenant, for store keys and caches. */
+export function tenantKey(t: Tenant): string {
+  return `${t.surface}:${t.id}`;
+}
