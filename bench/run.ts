@@ -12,6 +12,8 @@
  * (bench/native-unknown.ts: 30 answers in 30 channels, next to the fixed-interval and naive relays).
  * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
+ * `npm run bench -- --scale-out`: three bridge processes on one Redis behind one address, one killed
+ * halfway (bench/scale-out/; BENCH_SCALE_* settings there).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -22,6 +24,7 @@ import { runNativeUnknown } from './native-unknown';
 import { RELAY_KINDS, runRelayBench, type RelayKind } from './relay-bench';
 import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } from './report';
 import { runServiceBench } from './service-bench';
+import { scaleOutCli } from './scale-out/cli';
 import { runStoreBench } from './store-bench';
 
 function listEnv(name: string): string[] | undefined {
@@ -52,6 +55,7 @@ async function hostile(): Promise<void> {
 async function main(): Promise<void> {
   if (process.argv.includes('--hostile')) return hostile();
   if (process.argv.includes('--native') && process.argv.includes('--unknown')) return runNativeUnknown();
+  if (process.argv.includes('--scale-out')) return scaleOutCli();
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');

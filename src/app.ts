@@ -15,6 +15,7 @@ import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
 import { CoreMemory } from './core/memory';
+import { leaseTimings } from './core/leases';
 import { Relay } from './core/relay';
 import type { SurfaceName } from './core/surface';
 import { startLocalService, type LocalServiceHandle } from './local-service';
@@ -249,6 +250,7 @@ function coreConfigOf(
     retentionMs: config.retentionDays * DAY_MS,
     office: config.office,
     userRateLimit: config.userRateLimit,
+    leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
     ...(config.testPauses ? { testPauses: config.testPauses } : {}),
   };
 }
@@ -329,7 +331,15 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
     const mailer = startMailer(config, log, scrubber, cleanups);
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const now = opts.now ?? Date.now;
-    const relay = new Relay({ store, log: log.child({ part: 'relay' }), instanceId, now });
+    // One lease setting for answers, threads and the sweeps that find a dead instance's work.
+    const lease = leaseTimings(config.leaseTtlMs);
+    const relay = new Relay({
+      store,
+      log: log.child({ part: 'relay' }),
+      instanceId,
+      now,
+      options: { leaseTtlMs: lease.ttlMs, leaseRenewMs: lease.renewMs },
+    });
     const bridge = new Bridge(
       {
         client,

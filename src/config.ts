@@ -7,8 +7,9 @@ import { z } from 'zod';
 import type { OfficeConfig } from './core/context';
 import type { MailConfig } from './mail/mailer';
 import { officeConfig, officeSchemas } from './office-config';
+import { DEFAULT_LEASE_TTL_MS } from './core/leases';
 import { instanceId } from './state/instance-id';
-import { isHostName } from './core/text/links';
+import { bool, httpUrl, hostList, list, opt, seconds, snowflake, text } from './config-values';
 import { parseStateUrl, stateUrlProblem } from './state/state-url';
 import { encryptionKey, slackOAuthProblems } from './oauth-config';
 
@@ -92,6 +93,11 @@ export interface Config {
   logLevel: LogLevel;
   /** INSTANCE_ID, else a random id + pid (distinct per process even on one host; not the host name). */
   instanceId: string;
+  /**
+   * INSTANCE_LEASE_S: how long an instance's hold on an answer or a thread lasts without renewal; a
+   * dead instance's work is taken over within about this plus a third (core/leases.ts).
+   */
+  leaseTtlMs: number;
   /** SQLite file of the in-process local chatbot service (only used when CHATBOT_API_URL is unset). */
   serviceDb: string;
   /** OpenAI-compatible backend of the in-process local chatbot service; its built-in answerer when absent. */
@@ -119,42 +125,6 @@ export class ConfigError extends Error {
 }
 
 // Blank values in .env files mean "unset".
-const blankIsUnset = (v: unknown) =>
-  typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v;
-const opt = <T extends z.ZodTypeAny>(schema: T) => z.preprocess(blankIsUnset, schema.optional());
-
-const httpUrl = z
-  .string()
-  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), {
-    message: 'must be an http(s) URL like http://127.0.0.1:8080',
-  })
-  .transform((v) => v.replace(/\/+$/, ''));
-const text = z.string();
-const list = z.string().transform((v) =>
-  v
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== ''),
-);
-// LINK_HOSTS: host names only, so a typo (a scheme, a path) is named rather than never matching.
-const hostList = list.superRefine((hosts, ctx) => {
-  const bad = hosts.find((h) => !isHostName(h));
-  if (bad !== undefined)
-    ctx.addIssue({
-      code: z.ZodIssueCode.custom,
-      message: `"${bad.slice(0, 80)}" is not a host name: list host names separated by commas, like homes.example.com,docs.example.com (no https://, port or path)`,
-    });
-});
-const snowflake = z.string().regex(/^\d+$/, 'must be a numeric Discord id');
-const seconds = z
-  .string()
-  .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0, { message: 'must be a number of seconds greater than 0' })
-  .transform((v) => Math.round(Number(v) * 1000));
-const bool = z
-  .string()
-  .refine((v) => /^(true|false|1|0|yes|no|on|off)$/i.test(v), { message: 'must be true or false' })
-  .transform((v) => /^(true|1|yes|on)$/i.test(v));
-
 const envObject = z.object({
   CHATBOT_API_URL: opt(
     z.union(
@@ -242,6 +212,15 @@ const envObject = z.object({
       .transform((v) => v.toLowerCase() as LogLevel),
   ),
   INSTANCE_ID: opt(text),
+  INSTANCE_LEASE_S: opt(
+    z
+      .string()
+      .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) >= 1 && Number(v) <= 60, {
+        message:
+          "must be a number of seconds from 1 to 60 (default 6): how long a dead instance's answers wait before another instance takes them over",
+      })
+      .transform((v) => Math.round(Number(v) * 1000)),
+  ),
   SERVICE_DB: opt(text),
   LLM_BASE_URL: opt(httpUrl),
   LLM_API_KEY: opt(text),
@@ -328,6 +307,7 @@ const envSchema = envObject
       userRateLimit: e.USER_RATE_LIMIT ?? 30,
       logLevel: e.LOG_LEVEL ?? 'info',
       instanceId: e.INSTANCE_ID ?? instanceId(),
+      leaseTtlMs: e.INSTANCE_LEASE_S ?? DEFAULT_LEASE_TTL_MS,
       serviceDb: e.SERVICE_DB ?? './data/service.db',
       linkHosts: (e.LINK_HOSTS ?? []).map((h) => h.toLowerCase()),
       ...officeConfig(e),

@@ -1,5 +1,6 @@
 import { ConfigError, CONFIG_VARIABLES, loadConfig } from '../src/config';
 import { redactConfig } from '../src/config-redact';
+import { leaseTimings, takeoverBoundMs } from '../src/core/leases';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -48,6 +49,7 @@ test('defaults with an empty environment', () => {
     userRateLimit: 30,
     logLevel: 'info',
     instanceId: 'i1',
+    leaseTtlMs: 6000,
     office: { escalate: [], assign: 'none', offerMs: 120000, digestHour: 8 },
     linkHosts: [],
   });
@@ -240,6 +242,20 @@ describe('CHATBOT_API_URL with a platform configured', () => {
     expect(err.problems[0]).toMatchObject({ variable: 'CHATBOT_API_URL' });
     expect(err.problems[0]!.message).toMatch(/embedded/);
   });
+});
+
+test("INSTANCE_LEASE_S: the lease a dead instance's work waits out, takeover within 10 s by default", () => {
+  expect(loadConfig({ INSTANCE_LEASE_S: '2.5' }).leaseTtlMs).toBe(2500);
+  // The default: lease plus one sweep (a third of it) is the takeover bound, inside the 10 s target.
+  const timings = leaseTimings(loadConfig({}).leaseTtlMs);
+  expect(takeoverBoundMs(timings)).toBeLessThanOrEqual(10_000);
+  // A live instance renews every third of the lease: two renewals must miss before it is taken for dead.
+  expect(timings.renewMs * 3).toBeLessThanOrEqual(timings.ttlMs);
+  for (const bad of ['0', '0.5', '61', 'soon']) {
+    const p = problems(() => loadConfig({ INSTANCE_LEASE_S: bad })).problems[0];
+    expect(p).toMatchObject({ variable: 'INSTANCE_LEASE_S' });
+    expect(p?.message).toContain('from 1 to 60');
+  }
 });
 
 test('RETENTION_DAYS: days of inactivity before conversations expire (default 90)', () => {

@@ -15,6 +15,7 @@ import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
 import { commandGuards, type Guard, pressGuards, runGuards } from './guards';
+import { leaseTimings } from './leases';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import type {
   Actor,
@@ -40,7 +41,7 @@ export interface BridgeDeps {
   commands?: CommandHandlers;
   /**
    * The bridge marks answers whose instance died mid-stream (recoverAbandonedAnswers) on start and
-   * every 5 s; false turns that off.
+   * every third of a lease (core/leases.ts); false turns that off.
    */
   recoverInflight?: boolean;
   /** Replaces that recovery (tests, or a caller with its own loop). */
@@ -50,9 +51,6 @@ export interface BridgeDeps {
 type ActionFn = (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>;
 type FormFn = NonNullable<CommandHandler['forms']>[string];
 
-// A dead instance's work is found within one sweep of its lease running out (see LEASE_TTL_MS).
-const RECOVERY_EVERY_MS = 5_000;
-const QUEUE_SWEEP_EVERY_MS = 5_000;
 /** How often pending ticket notices are looked for (a lease held by a dead instance runs out first). */
 const NOTICE_DRAIN_EVERY_MS = 5_000;
 const DIGEST_CHECK_EVERY_MS = 60_000;
@@ -113,21 +111,33 @@ export class Bridge implements BridgeCore {
     every(NOTICE_DRAIN_EVERY_MS, () => this.handoffs.drain(), 'handoff notice outbox');
     // The day's leads: checked every minute, sent once per day across instances (late after a restart).
     every(DIGEST_CHECK_EVERY_MS, () => this.handoffs.hours.digest(), 'daily leads e-mail');
-    every(QUEUE_SWEEP_EVERY_MS, () => this.conversations.sweep(), 'conversation queue sweep');
+    // A dead instance's answers and threads are found within one sweep of their leases running out.
+    const lease = leaseTimings(this.ctx.config.leaseTtlMs);
+    every(lease.sweepMs, () => this.conversations.sweep(), 'conversation queue sweep');
     const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
-    if (recover) every(RECOVERY_EVERY_MS, recover, 'abandoned-answer recovery');
+    if (recover) every(lease.sweepMs, recover, 'abandoned-answer recovery');
   }
 
   private defaultRecovery(): (() => Promise<unknown>) | undefined {
     if (this.deps.recoverInflight === false) return undefined;
     const { store, log, config, surfaces } = this.ctx;
     let first = true;
+    // The answers this process is marking: a sweep leaves them to the one marking them.
+    const busy = new Set<string>();
     return () => {
       // On the first sweep, answers recorded under this instance's own id are from before a restart.
       const opts = first ? { ownedBy: config.instanceId } : {};
       first = false;
       return recoverAbandonedAnswers(
-        { store, surfaces: (n) => surfaces.get(n), log, instanceId: config.instanceId, now: this.ctx.now },
+        {
+          store,
+          surfaces: (n) => surfaces.get(n),
+          log,
+          instanceId: config.instanceId,
+          now: this.ctx.now,
+          leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
+          busy,
+        },
         opts,
       );
     };

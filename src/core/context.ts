@@ -29,6 +29,8 @@ export interface CoreConfig {
   handoffOnNoAnswer: boolean;
   /** This process's id: lease owner, distinct per instance even on one host. */
   instanceId: string;
+  /** How long this instance's leases last without renewal (INSTANCE_LEASE_S; core/leases.ts). Default 6 s. */
+  leaseTtlMs?: number;
   /** Answers come from the embedded demo service (CHATBOT_API_URL=embedded or the shell): `/chatbot show` says so. */
   embeddedService?: boolean;
   /** Conversations, transcripts and tickets expire after this long without activity (RETENTION_DAYS). */

@@ -123,7 +123,10 @@ function callsIn(program: ts.Program, path: string): Call[] {
   const record = (name: ts.Identifier | ts.PrivateIdentifier, use: Call['use']): void => {
     let symbol = checker.getSymbolAtLocation(name);
     if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-    const targets = (symbol?.declarations ?? []).map((d) => ({ path: repoPath(d.getSourceFile().fileName), kind: d.kind }));
+    const targets = (symbol?.declarations ?? []).map((d) => ({
+      path: repoPath(d.getSourceFile().fileName),
+      kind: d.kind,
+    }));
     out.push({ name: name.text, use, targets });
   };
   const visit = (node: ts.Node): void => {
@@ -131,7 +134,8 @@ function callsIn(program: ts.Program, path: string): Call[] {
       const name = calleeName(node.expression);
       if (name) record(name, 'call');
       const callee = node.expression;
-      if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression)) record(callee.expression, 'used');
+      if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression))
+        record(callee.expression, 'used');
       for (const arg of node.arguments ?? []) if (ts.isIdentifier(arg)) record(arg, 'used');
     }
     ts.forEachChild(node, visit);
@@ -181,7 +185,9 @@ function whyUntrue(program: ts.Program, row: Row): string | undefined {
   const named = namesOf(row.text);
   const names = named.length > 0 ? named : importedFrom(row.from, row.to);
   if (names.length === 0) return 'names no call and imports nothing from `to`';
-  const calls = callsIn(program, row.from).filter((c) => names.includes(c.name) && (c.use === 'call' || named.length === 0));
+  const calls = callsIn(program, row.from).filter(
+    (c) => names.includes(c.name) && (c.use === 'call' || named.length === 0),
+  );
   if (calls.length === 0) return `\`from\` calls none of ${names.join(', ')}`;
   if (calls.some((c) => c.targets.some((t) => t.path === row.to))) return undefined;
   const declared = declaredIn(program, row.to);
@@ -224,12 +230,16 @@ function importedFrom(from: string, to: string): string[] {
 }
 
 function programOf(files: string[]): ts.Program {
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!config) throw new Error('tsconfig.json: not read');
   return ts.createProgram(
     files.map((f) => join(ROOT, f)),

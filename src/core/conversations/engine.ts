@@ -9,6 +9,7 @@ import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import type { Actor, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { TurnAnswerer } from './answer-turn';
+import { type AskInProgress, beginAsk, takeLostAsks } from './ask-intents';
 import {
   conversationIdOf,
   conversationSchema,
@@ -35,6 +36,8 @@ export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private readonly worker: QueueWorker;
   private readonly turns: TurnAnswerer;
+  /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
+  private resuming = false;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -57,23 +60,33 @@ export class Conversations {
   /** `/ask <question>`: a new thread whose root names the user and quotes the question. */
   async startFromCommand(inv: Invocation, question: string): Promise<Conversation> {
     this.remember(inv.surface);
-    const quoted = question
-      .split('\n')
-      .map((l) => `> ${shownAsText(untrusted(l))}`)
-      .join('\n');
-    // The question is the user's: quoted as text (no link or markup of theirs goes live).
-    const root = { text: `${inv.surface.mention(inv.actor)} asked:\n${quoted}`, markdown: true };
-    const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
-    const { thread, root: rootRef } = await inv.surface.startThread(inv.place, root, title);
-    const conv = await this.ensureConversation(thread, inv.actor);
-    await this.setRecent(thread, inv.actor.id, conv.id);
-    await this.enqueue(conv, {
-      kind: 'message',
-      msgId: `ask:${rootRef.id}`,
-      actor: inv.actor,
-      text: question,
-      attachments: [],
-    });
+    // Written down first: an instance that dies before the question is queued leaves it to another.
+    const ask = await beginAsk(this.ctx, { surface: inv.surface.name, place: inv.place, actor: inv.actor, question });
+    try {
+      return await this.postAndQueue(inv.surface, ask);
+    } finally {
+      await ask.end();
+    }
+  }
+
+  /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
+  private async postAndQueue(surface: SurfacePort, ask: AskInProgress): Promise<Conversation> {
+    const { place, actor, question } = ask.intent;
+    let { root: rootRef, thread } = ask.intent;
+    if (!rootRef || !thread) {
+      const quoted = question
+        .split('\n')
+        .map((l) => `> ${shownAsText(untrusted(l))}`)
+        .join('\n');
+      // The question is the user's: quoted as text (no link or markup of theirs goes live).
+      const root = { text: `${surface.mention(actor)} asked:\n${quoted}`, markdown: true };
+      const title = question.replace(/\s+/g, ' ').trim().slice(0, 80) || 'Question';
+      ({ thread, root: rootRef } = await surface.startThread(place, root, title));
+      await ask.rooted(rootRef, thread);
+    }
+    const conv = await this.ensureConversation(thread, actor);
+    await this.setRecent(thread, actor.id, conv.id);
+    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments: [] });
     return conv;
   }
 
@@ -144,9 +157,30 @@ export class Conversations {
 
   // ---- lifecycle ---------------------------------------------------------------------------------
 
-  /** Drains queues left with work (by a restart, or an instance that died holding the lease). */
-  sweep(): Promise<void> {
-    return this.worker.sweep();
+  /**
+   * Finishes the `/ask`s a dead instance acknowledged but did not queue, then drains queues left
+   * with work (by a restart, or an instance that died holding the lease).
+   */
+  async sweep(): Promise<void> {
+    if (!this.resuming) {
+      this.resuming = true;
+      try {
+        await takeLostAsks(this.ctx, (ask) => this.finishLostAsk(ask));
+      } finally {
+        this.resuming = false;
+      }
+    }
+    await this.worker.sweep();
+  }
+
+  private async finishLostAsk(ask: AskInProgress): Promise<void> {
+    try {
+      const surface = this.ctx.surfaces.get(ask.intent.surface);
+      if (!surface) throw new Error(`surface ${ask.intent.surface} is not running`);
+      await this.postAndQueue(surface, ask);
+    } finally {
+      await ask.end();
+    }
   }
 
   /** Stops taking work; waits for the answers in flight for at most `withinMs`. */

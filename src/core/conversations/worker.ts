@@ -7,10 +7,8 @@
  */
 import type { QueueItem } from '../../state/store';
 import type { CoreContext } from '../context';
+import { leaseTimings } from '../leases';
 import { keys, toJson, type Conversation, type ConvQueueItem } from './model';
-
-/** In-flight work holds its thread's lease at most this long without renewal (issue 7: <= 30 s). */
-export const LEASE_TTL_MS = 20_000;
 
 export class QueueWorker {
   /** Threads this process is draining; `again` records a wakeup that arrived meanwhile. */
@@ -108,12 +106,17 @@ export class QueueWorker {
   private async drainOnce(convId: string): Promise<boolean> {
     const { store, config } = this.ctx;
     const lease = keys.lease(convId);
-    if (!(await store.acquireLease(lease, config.instanceId, LEASE_TTL_MS))) return false;
+    // Held at most a lease (INSTANCE_LEASE_S) without renewal: a dead instance's thread is taken over soon.
+    const { ttlMs, renewMs } = leaseTimings(config.leaseTtlMs);
+    if (!(await store.acquireLease(lease, config.instanceId, ttlMs))) return false;
     const renew = setInterval(() => {
       store
-        .renewLease(lease, config.instanceId, LEASE_TTL_MS)
+        .renewLease(lease, config.instanceId, ttlMs)
+        .then((ok) => {
+          if (!ok) this.ctx.log.warn({ convId }, 'conversation: lost the thread lease (this instance stalled)');
+        })
         .catch((err: unknown) => this.ctx.log.warn({ err, convId }, 'lease renewal failed'));
-    }, LEASE_TTL_MS / 3);
+    }, renewMs);
     renew.unref();
     try {
       while (!this.stopping) {

@@ -15,13 +15,9 @@ import {
   type SurfacePort,
 } from '../surface';
 import type { Json, StateStore } from '../../state/store';
+import { DEFAULT_LEASE_TTL_MS } from '../leases';
 
 export const INFLIGHT_PREFIX = 'inflight:';
-// Short enough that a dead instance's answer is marked well inside the 60 s promise even on a loaded
-// machine (lease 20 s + one recovery sweep of 5 s), long enough that four renewals can miss before a
-// live answer is taken for dead.
-export const LEASE_TTL_MS = 20_000;
-export const LEASE_RENEW_MS = 5_000;
 
 export function inflightKey(answerKey: string): string {
   return `${INFLIGHT_PREFIX}${answerKey}`;
@@ -93,6 +89,13 @@ export interface RecoveryDeps {
   instanceId: string;
   /** The bridge's one clock (the context's `now`). */
   now: () => number;
+  /** The lease the marking instance holds while it marks (core/leases.ts; default 6 s). */
+  leaseTtlMs?: number;
+  /**
+   * Answers this process is marking now, shared by its sweeps: a sweep skips them, so a mark that
+   * waits for the budget is not made twice, while answers found later are still taken at once.
+   */
+  busy?: Set<string>;
 }
 
 export interface RecoveryOptions {
@@ -102,23 +105,53 @@ export interface RecoveryOptions {
   reason?: string;
 }
 
+/** Answers marked at once: their edits wait for the platform's budget together, not one after another. */
+const MARK_AT_ONCE = 64;
+
 /**
  * Marks the answers of dead instances as interrupted (Retry button, text kept as recorded) and
- * deletes their records. Returns how many were marked.
+ * deletes their records. Returns how many were marked. Several at once: a dead instance leaves many
+ * answers, and each one's edit may wait for a token of the workspace's budget.
  */
 export async function recoverAbandonedAnswers(deps: RecoveryDeps, opts: RecoveryOptions = {}): Promise<number> {
   const { now } = deps;
   const reason = opts.reason ?? 'the bridge restarted';
+  const busy = deps.busy ?? new Set<string>();
+  const answerKeys = (await deps.store.keys(INFLIGHT_PREFIX))
+    .map((key) => key.slice(INFLIGHT_PREFIX.length))
+    .filter((answerKey) => !busy.has(answerKey));
   let marked = 0;
-  for (const key of await deps.store.keys(INFLIGHT_PREFIX)) {
-    const answerKey = key.slice(INFLIGHT_PREFIX.length);
-    try {
-      if (await recoverOne(deps, answerKey, opts.ownedBy, reason, now)) marked++;
-    } catch (err) {
-      deps.log.warn({ err, answerKey }, 'could not recover an abandoned answer');
+  const worker = async (): Promise<void> => {
+    for (let answerKey = answerKeys.shift(); answerKey !== undefined; answerKey = answerKeys.shift()) {
+      busy.add(answerKey);
+      try {
+        if (await holdingLease(deps, answerKey, () => recoverOne(deps, answerKey, opts.ownedBy, reason, now))) marked++;
+      } catch (err) {
+        deps.log.warn({ err, answerKey }, 'could not recover an abandoned answer');
+      } finally {
+        busy.delete(answerKey);
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(MARK_AT_ONCE, answerKeys.length) }, worker));
   return marked;
+}
+
+/**
+ * Runs `mark` renewing the answer's lease every third of it once `mark` holds it, so an edit that
+ * waits for the budget longer than a lease does not let another instance mark the answer again.
+ */
+async function holdingLease(deps: RecoveryDeps, answerKey: string, mark: () => Promise<boolean>): Promise<boolean> {
+  const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const renew = setInterval(() => {
+    deps.store.renewLease(inflightLease(answerKey), deps.instanceId, ttl).catch(() => undefined);
+  }, ttl / 3);
+  renew.unref();
+  try {
+    return await mark();
+  } finally {
+    clearInterval(renew);
+  }
 }
 
 async function recoverOne(
@@ -140,12 +173,13 @@ async function recoverOne(
   const rec = parsed.data;
   const leaseName = inflightLease(answerKey);
   const lease = await store.leaseInfo(leaseName);
-  const lapsed = !lease || lease.expiresAt <= now();
+  const foundAt = now();
+  const lapsed = !lease || lease.expiresAt <= foundAt;
   const mine = ownedBy !== undefined && rec.owner === ownedBy;
   if (!lapsed && !mine) return false;
   if (!lapsed && mine && lease && lease.owner !== deps.instanceId) await store.releaseLease(leaseName, lease.owner);
   // One instance wins the lease; the others leave the record to it.
-  if (!(await store.acquireLease(leaseName, deps.instanceId, LEASE_TTL_MS))) return false;
+  if (!(await store.acquireLease(leaseName, deps.instanceId, deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS))) return false;
 
   const surface = deps.surfaces(rec.surface);
   if (!surface) {
@@ -171,6 +205,11 @@ async function recoverOne(
   }
   await store.delete(inflightKey(answerKey));
   await store.releaseLease(leaseName, deps.instanceId);
-  deps.log.info({ answerKey, owner: rec.owner }, 'marked an abandoned answer interrupted');
+  // The owner's last record write (its lease ran out at most a lease after it), when this sweep found
+  // the lease lapsed, and when the marking edits were done (the wait between is the platform's budget).
+  deps.log.info(
+    { answerKey, owner: rec.owner, recordUpdatedAt: rec.updatedAt, foundAt, markedAt: now() },
+    'marked an abandoned answer interrupted',
+  );
   return true;
 }

@@ -13,7 +13,8 @@ import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
 import type { StateStore } from '../../state/store';
 import type { Button, Card, FeedbackPrompt, MessageRef, Person, Place, SurfacePort } from '../surface';
 import { RelayInterrupt, readAnswer } from './answer-reader';
-import { inflightKey, inflightLease, LEASE_RENEW_MS, LEASE_TTL_MS, recordToJson } from './inflight';
+import { leaseTimings } from '../leases';
+import { inflightKey, inflightLease, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import { Reconciler } from './reconciler';
 import { Segmenter } from './segmenter';
@@ -76,6 +77,7 @@ export interface RelayResult {
 export interface RelayOptions {
   /** Least time between two interim updates of one message (the budget may space them more). */
   minInterimIntervalMs?: number;
+  /** The answer's lease (core/leases.ts: INSTANCE_LEASE_S, renewed every third of it). */
   leaseTtlMs?: number;
   leaseRenewMs?: number;
   /** Rotate a native stream to a new message this long before it expires. */
@@ -101,8 +103,8 @@ export interface RelayDeps {
 
 const DEFAULTS = {
   minInterimIntervalMs: 600,
-  leaseTtlMs: LEASE_TTL_MS,
-  leaseRenewMs: LEASE_RENEW_MS,
+  leaseTtlMs: leaseTimings().ttlMs,
+  leaseRenewMs: leaseTimings().renewMs,
   nativeExpiryMarginMs: 30_000,
   finalAttempts: 3,
   maxHoldMs: 1000,
@@ -169,12 +171,7 @@ class AnswerRun {
     this.saveRecord();
     this.messages.reserveFinal();
     const renew = setInterval(() => {
-      store
-        .renewLease(leaseName, instanceId, this.opts.leaseTtlMs)
-        .then((ok) => {
-          if (!ok) log.warn({ answerKey: this.req.answerKey }, 'lost the in-flight lease');
-        })
-        .catch((err: unknown) => log.warn({ err }, 'in-flight lease renewal failed'));
+      this.renewLease(leaseName).catch((err: unknown) => log.warn({ err }, 'in-flight lease renewal failed'));
       this.saveRecord();
     }, this.opts.leaseRenewMs);
     renew.unref();
@@ -205,6 +202,19 @@ class AnswerRun {
     const lastError = this.messages.lastError;
     if (final) return { status: 'complete', text: final.answer, messages, final, error: lastError };
     return { status: 'interrupted', text: this.seg.text, messages, error: this.stopError ?? lastError };
+  }
+
+  /**
+   * Renews the answer's lease. A stalled instance may find it lapsed: it takes it back when no one
+   * holds it (the answer goes on and its edits replace a mark another instance made meanwhile);
+   * held by another, that one is marking the answer now, and a later renewal takes it back.
+   */
+  private async renewLease(leaseName: string): Promise<void> {
+    const { store, log, instanceId } = this.deps;
+    const { leaseTtlMs } = this.opts;
+    if (await store.renewLease(leaseName, instanceId, leaseTtlMs)) return;
+    const back = await store.acquireLease(leaseName, instanceId, leaseTtlMs);
+    log.warn({ answerKey: this.req.answerKey, back }, 'lost the in-flight lease (this instance stalled)');
   }
 
   private delta(text: string): void {

@@ -144,6 +144,27 @@ describe('recoverAbandonedAnswers', () => {
     expect(posted?.current.buttons?.[0]?.label).toBe('Retry');
   });
 
+  it('a stalled instance whose answer lease lapsed takes it back and finishes the answer', async () => {
+    // Renewed less often than it lasts: the lease lapses between renewals, as when an instance stalls.
+    const slow = bed.relay('slow', { leaseTtlMs: 200, leaseRenewMs: 300, minInterimIntervalMs: 10 });
+    const { stream, running } = startRun(slow, surface, { place, retry: RETRY, answerKey: 'stall' });
+    stream.push('Still here ');
+    await waitFor(async () => (await store.leaseInfo(inflightLease('stall'))) === undefined, 'the lease lapsed');
+    // Nobody else took it: the next renewal takes it back instead of leaving the answer to recovery.
+    const back = await waitFor(async () => {
+      const lease = await store.leaseInfo(inflightLease('stall'));
+      return lease?.owner === 'slow' ? lease : undefined;
+    }, 'the lease taken back by its owner');
+    expect(back.owner).toBe('slow');
+    stream.push('and done.');
+    stream.final();
+    expect((await running).status).toBe('complete');
+    const [msg] = surface.messagesIn(place);
+    expect(msg?.current).toMatchObject({ text: 'Still here and done.', typing: false });
+    expect(msg?.current.notice).toBeUndefined();
+    expect(await store.get(inflightKey('stall'))).toBeUndefined();
+  });
+
   it('recovers what a relay left behind when its instance stopped renewing', async () => {
     const { dead, stream, running } = dyingRun(surface, 'crash');
     stream.push('Half an answer ');

@@ -1,5 +1,5 @@
 /**
- * The bridge killed (SIGKILL) mid-stream: within 60 s the interrupted answer is marked ("interrupted"
+ * The bridge killed (SIGKILL) mid-stream: within 10 s the interrupted answer is marked ("interrupted"
  * and a Retry button) by the restarted instance or by another running one; no placeholder is left
  * hanging; the thread keeps its chat session; Retry answers again.
  */
@@ -14,7 +14,8 @@ import { typing, useRig } from './rig';
 
 const STATE_URL = 'redis://127.0.0.1:6379/13';
 const LONG_QUESTION = 'Give me the long answer: all listings please';
-const MARK_WITHIN_MS = 60_000;
+// The target; the default lease (6 s) plus one sweep (2 s) leaves room for the marking edits.
+const MARK_WITHIN_MS = 10_000;
 /** The wait for the mark ends when the promise does: MARK_WITHIN_MS after the kill (a bound, not a measurement). */
 const markDeadline = (killedAt: number): number => Math.max(1, MARK_WITHIN_MS - (Date.now() - killedAt));
 
@@ -132,7 +133,7 @@ describe('reliability: the bridge killed mid-stream', () => {
     expect(rig.fake.rateLimited).toBe(0);
   }, 150_000);
 
-  test('killed and not restarted: another running instance marks the answer within 60 s', async () => {
+  test('killed and not restarted: another running instance marks the answer within 10 s', async () => {
     const victim = await start('kill-c');
     const root = await rig.ask(victim, LONG_QUESTION, 'C0KILL2');
     await rig.expectMidStream('C0KILL2', root.ts);

@@ -1,0 +1,103 @@
+/**
+ * A `/ask` between its acknowledgement and its queue: the platform is answered at once (Slack does
+ * not redeliver a slash command), then the root message is posted, which may wait for the channel's
+ * budget, and only then is the question queued. An instance that dies in between would lose it, so
+ * the question is written first, under a lease like an answer's; once the dead instance's lease
+ * lapses another instance finishes the job (posts the root if the record has none, then queues).
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { CoreContext } from '../context';
+import { leaseTimings } from '../leases';
+import { type Actor, type MessageRef, type Place, SURFACE_NAMES, type SurfaceName } from '../surface';
+import { actorSchema, messageRefSchema, parseStored, placeSchema, toJson } from './model';
+
+const PREFIX = 'askintent:';
+/** Kept at most a day: an intent no instance could finish by then is dropped. */
+const INTENT_TTL_MS = 24 * 60 * 60 * 1000;
+
+const askIntentSchema = z.object({
+  surface: z.enum(SURFACE_NAMES),
+  place: placeSchema,
+  actor: actorSchema,
+  question: z.string(),
+  owner: z.string(),
+  /** The root message and its thread, once posted (not posted again by an instance that takes over). */
+  root: messageRefSchema.optional(),
+  thread: placeSchema.optional(),
+});
+
+export type AskIntent = z.infer<typeof askIntentSchema>;
+
+const leaseOf = (id: string): string => `${PREFIX}${id}`;
+
+/** One `/ask` held by this instance until its question is queued (its lease renewed meanwhile). */
+export class AskInProgress {
+  private readonly renew: NodeJS.Timeout;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly id: string,
+    readonly intent: AskIntent,
+  ) {
+    const { ttlMs, renewMs } = leaseTimings(ctx.config.leaseTtlMs);
+    this.renew = setInterval(() => {
+      ctx.store.renewLease(leaseOf(id), ctx.config.instanceId, ttlMs).catch(() => undefined);
+    }, renewMs);
+    this.renew.unref();
+  }
+
+  /** The root is posted: an instance taking over from here only queues the question. */
+  async rooted(root: MessageRef, thread: Place): Promise<void> {
+    Object.assign(this.intent, { root, thread });
+    await this.ctx.store.set(`${PREFIX}${this.id}`, toJson(this.intent), INTENT_TTL_MS);
+  }
+
+  /** Queued (or failed and told): nothing is left to take over. */
+  async end(): Promise<void> {
+    clearInterval(this.renew);
+    await this.ctx.store.delete(`${PREFIX}${this.id}`);
+    await this.ctx.store.releaseLease(leaseOf(this.id), this.ctx.config.instanceId);
+  }
+}
+
+/** Writes the `/ask` down before anything else is done for it. */
+export async function beginAsk(
+  ctx: CoreContext,
+  ask: { surface: SurfaceName; place: Place; actor: Actor; question: string },
+): Promise<AskInProgress> {
+  const id = randomUUID();
+  const intent: AskIntent = { ...ask, owner: ctx.config.instanceId };
+  await ctx.store.acquireLease(leaseOf(id), ctx.config.instanceId, leaseTimings(ctx.config.leaseTtlMs).ttlMs);
+  await ctx.store.set(`${PREFIX}${id}`, toJson(intent), INTENT_TTL_MS);
+  return new AskInProgress(ctx, id, intent);
+}
+
+/**
+ * Takes the `/ask`s whose instance died (their lease lapsed), each by one instance, and hands them to
+ * `finish`, which ends them. Returns how many were taken.
+ */
+export async function takeLostAsks(ctx: CoreContext, finish: (ask: AskInProgress) => Promise<void>): Promise<number> {
+  const { store, config, log } = ctx;
+  let taken = 0;
+  for (const key of await store.keys(PREFIX)) {
+    const id = key.slice(PREFIX.length);
+    const intent = parseStored(askIntentSchema, await store.get(key));
+    if (!intent) {
+      await store.delete(key);
+      continue;
+    }
+    // Held: its instance is alive (or another one is finishing it).
+    if (await store.leaseInfo(leaseOf(id))) continue;
+    if (!(await store.acquireLease(leaseOf(id), config.instanceId, leaseTimings(config.leaseTtlMs).ttlMs))) continue;
+    log.warn(
+      { owner: intent.owner, rooted: intent.root !== undefined },
+      'conversation: finishing an /ask whose instance died',
+    );
+    taken++;
+    await finish(new AskInProgress(ctx, id, { ...intent, owner: config.instanceId })).catch((err: unknown) =>
+      log.error({ err }, 'conversation: could not finish an /ask whose instance died'),
+    );
+  }
+  return taken;
+}
