@@ -3,15 +3,23 @@
  * one `/ask` are those of its own hop table, and every row of that table is a call the code makes.
  *
  * The rule for a row `| n | \`from\` → \`to\` | text |`, read with the TypeScript compiler:
- * - the hop's name: the backticked identifiers of the text (`core.command(…)` names `command`,
- *   `SurfacePort.startThread` names `startThread`); a row that names none is about an import, and its
- *   names are the bindings `from` imports from `to`;
- * - `from` calls one of those names (`name(…)`, `x.name(…)` or `new name(…)`) and `to` declares it
- *   (a function, class, variable, method or object property), and
- * - `from` reaches `to`: it imports `to`, or, for a call through a port, `from` and `to` both import
- *   the core file whose interface declares the called member (`to` implements it, `from` holds it);
+ * - the hop's names: the backticked identifiers of the text (`core.command(…)` names `command`,
+ *   `SurfacePort.startThread` names `startThread`; paths are not names); a row that names none is
+ *   about an import, and its names are the bindings `from` imports from `to` (called, called a
+ *   method of, or handed to a call);
+ * - every name the text gives is in the code of `from` or `to` (so a name left behind by a rename fails);
+ * - `from` calls one of the names, and the compiler resolves that call to a declaration in `to`
+ *   (directly or through a type: `ctx.client.getSession` is `src/service/client.ts`'s), or to an
+ *   interface member, parameter or property that `to` fills: `to` declares a name the row gives and
+ *   imports the file of that member (a port it implements: `SurfacePort.startThread`), or imports
+ *   `from` (it handed the function over: the worker's `handle`), or is reached through `from`'s
+ *   imports (the wiring built it: the app's `requestListener`); or, for a hop through a package the
+ *   row names (`@slack/bolt`), `to` calls a name of the row that the package declares (registers a
+ *   listener there) and `from` calls another;
  * - the rows are one path in the order written: each row starts where an earlier row ended (or at
  *   the first row's start).
+ * A port's member resolves to the interface, not to one surface: that `to` is Slack's port is the
+ * table's choice (any implementing surface passes).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -63,6 +71,16 @@ function namesOf(text: string): string[] {
     if (name && !RESERVED.has(name)) out.add(name);
   }
   return [...out];
+}
+
+/** Every backticked name of a row's text, whole (`SurfacePort.startThread`, `chat.postMessage`). */
+function dottedNamesOf(text: string): string[] {
+  return [...text.matchAll(/`([^`]+)`/g)].flatMap((m) => {
+    const span = m[1] ?? '';
+    if (span.endsWith('.ts') || span.includes('/')) return [];
+    const word = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/.exec(span)?.[0];
+    return word && !RESERVED.has(word) ? [word] : [];
+  });
 }
 
 /** The files a file imports (relative imports, types included), by path from the repository root. */
@@ -193,10 +211,13 @@ function whyUntrue(program: ts.Program, row: Row): string | undefined {
   const declared = declaredIn(program, row.to);
   const filled = names.filter((n) => declared.has(n));
   const toImports = importsOf(row.to);
+  const wired = reachable(row.from).has(row.to);
   const handed = calls.some((c) =>
-    c.targets.some((t) => HANDED_KINDS.has(t.kind) && (toImports.includes(t.path) || toImports.includes(row.from))),
+    c.targets.some(
+      (t) => HANDED_KINDS.has(t.kind) && (toImports.includes(t.path) || toImports.includes(row.from) || wired),
+    ),
   );
-  if (filled.length > 0 && (handed || reachable(row.from).has(row.to))) return undefined;
+  if (filled.length > 0 && handed) return undefined;
   const through = packagesOf(row.text);
   const registered = callsIn(program, row.to).some(
     (c) => c.use === 'call' && names.includes(c.name) && c.targets.some((t) => through.includes(t.path)),
@@ -273,6 +294,16 @@ describe('docs/architecture.md', () => {
       return !ok;
     });
     expect(jumps.map((r) => `${r.n}: ${r.from}`)).toEqual([]);
+  });
+
+  test('every name a row gives is in the code of its two files (each part of a dotted name)', () => {
+    const stale = rows.flatMap((row) => {
+      const code = readFileSync(join(ROOT, row.from), 'utf8') + readFileSync(join(ROOT, row.to), 'utf8');
+      return dottedNamesOf(row.text)
+        .filter((name) => name.split('.').some((part) => !new RegExp(`\\b${part.replace('$', '\\$')}\\b`).test(code)))
+        .map((name) => `${row.n} ${name}`);
+    });
+    expect(stale).toEqual([]);
   });
 
   test('every hop is a call the code makes: `from` calls a name the compiler finds in `to`, or one `to` fills', () => {
