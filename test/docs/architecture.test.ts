@@ -117,7 +117,7 @@ interface Call {
   name: string;
   /** 'call': `name(…)`, `x.name(…)`, `new name(…)`; 'used': `name.f(…)` or `f(name)`. */
   use: 'call' | 'used';
-  /** `path kind` of each declaration: the file (or package) and whether it is a member, parameter, … */
+  /** Each declaration of the name: its file (or package) and its kind (a function, a member, a parameter, …). */
   targets: { path: string; kind: ts.SyntaxKind }[];
 }
 
