@@ -3,8 +3,8 @@
  * 30 concurrent answers in 30 channels of one workspace, each of 500 to 1,250 characters streamed
  * over 2 to 5 s (a third to five sixths of 1,500 characters over 6 s, seeded; the bridge knows none
  * of it in advance), starting evenly over 6 s. Ours with native streaming offered (at most 20
- * streams a minute, the rest on chat.update), next to the fixed-interval and naive relays, in this
- * process one after another, each against a fresh fake Slack enforcing Slack's budgets; then ours
+ * streams a minute, the rest on chat.update), next to the fixed-interval and naive relays and the
+ * Chat SDK (native streaming offered, as to ours), in this process one after another, each against a fresh fake Slack enforcing Slack's budgets; then ours
  * again where Slack answers unknown_method to chat.startStream, slowly at first (how many starts
  * it refused).
  *
@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { type RelayFigures, type RelayKind, runRelayScenario } from './relay-bench';
 
-const RELAYS: RelayKind[] = ['ours-native', 'fixed-interval', 'naive'];
+const RELAYS: RelayKind[] = ['ours-native', 'fixed-interval', 'naive', 'chat-sdk'];
 
 function cell(x: number | null | undefined): string {
   return x === null || x === undefined ? '-' : String(x);

@@ -16,6 +16,7 @@ import { createWebClient } from '../src/surfaces/slack/web';
 import { SqliteStore } from '../src/state/sqlite-store';
 import type { StateStore } from '../src/state/store';
 import { FakeSlack, type SlackCall } from '../fakes/fake-slack';
+import { ChatSdkRelay } from './relays/chat-sdk';
 import { AbortedError, type BenchRelay } from './relays/common';
 import { FixedIntervalRelay } from './relays/fixed-interval';
 import { NaiveRelay } from './relays/naive';
@@ -23,8 +24,10 @@ import { OurRelay } from './relays/ours';
 import { RawSlack } from './relays/raw-slack';
 import { rng, syntheticAnswer, TimedAnswerStream } from './relays/synthetic';
 
-export type RelayKind = 'ours-update' | 'ours-native' | 'naive' | 'fixed-interval';
-export const RELAY_KINDS: readonly RelayKind[] = ['ours-update', 'ours-native', 'naive', 'fixed-interval'];
+export type RelayKind = 'ours-update' | 'ours-native' | 'naive' | 'fixed-interval' | 'chat-sdk';
+export const RELAY_KINDS: readonly RelayKind[] = ['ours-update', 'ours-native', 'naive', 'fixed-interval', 'chat-sdk'];
+/** The relays that stream natively when Slack offers it: the fake offers it to them by default. */
+const NATIVE_KINDS: readonly RelayKind[] = ['ours-native', 'chat-sdk'];
 
 export interface RelayBenchOptions {
   /** Concurrent answers per scenario. */
@@ -42,7 +45,7 @@ export interface RelayBenchOptions {
    * nearly all of them, as in a real surge.
    */
   unknownLengths?: boolean;
-  /** What the fake answers chat.startStream (default: on for ours-native, unknown_method otherwise). */
+  /** What the fake answers chat.startStream (default: on for ours-native and chat-sdk, unknown_method otherwise). */
   streaming?: 'on' | 'unknown_method';
   /**
    * Slack answers no chat.startStream during the run's first this many ms (a slow Slack while a
@@ -134,7 +137,13 @@ function threadText(fake: FakeSlack, place: Place): string {
     .join('');
 }
 
-function makeRelay(kind: RelayKind, port: SlackPort, raw: RawSlack, store: StateStore): BenchRelay {
+async function makeRelay(
+  kind: RelayKind,
+  port: SlackPort,
+  raw: RawSlack,
+  store: StateStore,
+  fake: FakeSlack,
+): Promise<BenchRelay> {
   switch (kind) {
     case 'ours-update':
       return new OurRelay(port, store, 'ours (chat.update)');
@@ -144,6 +153,8 @@ function makeRelay(kind: RelayKind, port: SlackPort, raw: RawSlack, store: State
       return new NaiveRelay(raw);
     case 'fixed-interval':
       return new FixedIntervalRelay(raw, 1_000);
+    case 'chat-sdk':
+      return ChatSdkRelay.create(fake);
   }
 }
 
@@ -153,7 +164,9 @@ export async function runRelayScenario(
   options: RelayBenchOptions = {},
 ): Promise<RelayFigures> {
   const o = { ...DEFAULTS, ...options };
-  const fake = new FakeSlack({ streaming: options.streaming ?? (kind === 'ours-native' ? 'on' : 'unknown_method') });
+  const fake = new FakeSlack({
+    streaming: options.streaming ?? (NATIVE_KINDS.includes(kind) ? 'on' : 'unknown_method'),
+  });
   await fake.start();
   const log = pino({ level: 'silent' });
   // One store per instance, as in the app: the port paces posts with it, our scheduler spends edits.
@@ -166,7 +179,13 @@ export async function runRelayScenario(
     team: () => fake.team,
   });
   // Our relay goes through the Slack surface (its gateway); the peers straight to the Web API.
-  const relay = makeRelay(kind, port, new RawSlack(createWebClient(fake.botToken, fake.apiUrl, log)), store);
+  const relay = await makeRelay(
+    kind,
+    port,
+    new RawSlack(createWebClient(fake.botToken, fake.apiUrl, log)),
+    store,
+    fake,
+  );
   if (kind === 'ours-update') {
     // The port learns once that this workspace has no native streaming, as a running bridge has long
     // before a busy moment; the warm-up's calls are not counted.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the relay under load (ours, naive, fixed interval), memory per 1,000 live
+ * `npm run bench`: the relay under load (ours, naive, fixed interval, the Chat SDK), memory per 1,000 live
  * conversations, state store operations per second (SQLite, Redis), and the local service figures.
  * Prints a table and writes the same figures to bench-results.json in the project root.
  *
@@ -9,7 +9,7 @@
  * relay's native rows, next to the 1-second relay for the calls comparison).
  * `npm run bench -- --relay`: only the relay table (with BENCH_CONCURRENCY / BENCH_RELAYS, one case).
  * `npm run bench -- --native --unknown`: native streaming under load, answers of unknown length
- * (bench/native-unknown.ts: 30 answers in 30 channels, next to the fixed-interval and naive relays).
+ * (bench/native-unknown.ts: 30 answers in 30 channels, next to the fixed-interval, naive and Chat SDK relays).
  * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
  * `npm run bench -- --scale-out`: three bridge processes on one Redis behind one address, one killed

@@ -130,6 +130,29 @@ interface Bucket {
 }
 
 const LIMITS = { text: 40_000, blocks: 50, sectionText: 3_000, buttonText: 75 };
+/**
+ * The text a stream call adds: `markdown_text`, or the `markdown_text` chunks of `chunks` (the form
+ * @slack/web-api's chatStream sends).
+ */
+function streamText(a: Args): string {
+  if (typeof a.markdown_text === 'string') return a.markdown_text;
+  if (!Array.isArray(a.chunks)) return '';
+  return (a.chunks as Array<Record<string, unknown>>)
+    .filter((c) => c?.type === 'markdown_text' && typeof c.text === 'string')
+    .map((c) => String(c.text))
+    .join('');
+}
+
+/**
+ * chat.postMessage and chat.update take `markdown_text` in place of `text` and `blocks` (Slack renders
+ * it); the fake keeps it as the message's text.
+ */
+function withMarkdownText(method: string, a: Args): Args {
+  if (method !== 'chat.postMessage' && method !== 'chat.update') return a;
+  if (typeof a.markdown_text !== 'string' || a.text !== undefined || a.blocks !== undefined) return a;
+  return { ...a, text: a.markdown_text };
+}
+
 /** Per-workspace tier budgets: calls per minute (a token bucket of that size refilled over a minute). */
 export const TIER_BUDGETS: Record<string, number> = {
   'chat.update': 50,
@@ -695,8 +718,9 @@ export class FakeSlack {
     }
   }
 
-  private answer(method: string, a: Args): Args {
-    if (method.startsWith('assistant.threads.')) return this.answerAssistant(method, a);
+  private answer(method: string, args: Args): Args {
+    if (method.startsWith('assistant.threads.')) return this.answerAssistant(method, args);
+    const a = withMarkdownText(method, args);
     switch (method) {
       case 'auth.test':
         if (this.opts.authTest) return this.opts.authTest;
@@ -785,7 +809,7 @@ export class FakeSlack {
         const thread = typeof a.thread_ts === 'string' ? a.thread_ts : '';
         if (!channel) return { ok: false, error: 'channel_not_found' };
         if (!thread) return { ok: false, error: 'invalid_arguments' };
-        const text = String(a.markdown_text ?? '');
+        const text = streamText(a);
         const msg: FakeMessage = {
           channel,
           ts: this.nextTs(),
@@ -806,7 +830,7 @@ export class FakeSlack {
         const msg = this.message(String(a.channel ?? ''), String(a.ts ?? ''));
         if (!msg) return { ok: false, error: 'message_not_found' };
         if (!msg.streaming) return { ok: false, error: 'message_not_in_streaming_state' };
-        const add = typeof a.markdown_text === 'string' ? a.markdown_text : '';
+        const add = streamText(a);
         if (method === 'chat.appendStream' && add.length === 0) return { ok: false, error: 'invalid_arguments' };
         if (msg.text.length + add.length > LIMITS.text) return { ok: false, error: 'msg_too_long' };
         const badBlocks = method === 'chat.stopStream' ? this.checkContent({ blocks: a.blocks }, false) : undefined;
