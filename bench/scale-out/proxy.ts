@@ -78,7 +78,7 @@ export class RoundRobinProxy {
 
 interface Answer {
   status: number;
-  headers: Record<string, string>;
+  headers: Record<string, string | string[]>;
   body: Buffer;
 }
 
@@ -94,9 +94,12 @@ function forward(url: string, req: IncomingMessage, body: Buffer): Promise<Answe
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const h: Record<string, string> = {};
-        const type = res.headers['content-type'];
-        if (type) h['content-type'] = type;
+        // What a browser needs of the install pages too: the redirect and the state's cookie.
+        const h: Record<string, string | string[]> = {};
+        for (const name of ['content-type', 'location', 'set-cookie']) {
+          const v = res.headers[name];
+          if (v !== undefined) h[name] = v;
+        }
         resolve({ status: res.statusCode ?? 502, headers: h, body: Buffer.concat(chunks) });
       });
     });

@@ -23,6 +23,8 @@ export interface ScaleReport {
   options: ScaleOptions;
   answers: number;
   exact: number;
+  /** Each workspace (installed through the OAuth flow): its answers, exact, marked interrupted. */
+  perWorkspace: Array<{ team: string; answers: number; exact: number; interrupted: number }>;
   /** Answers not on the killed instance, and how many of those were exact. */
   survivorAnswers: number;
   survivorExact: number;
@@ -92,13 +94,17 @@ export function formatScaleReport(x: ScaleReport): string {
   const rows: Array<[string, string]> = [
     [
       'setting',
-      `${o.instances} instances, ${o.workspaces} workspace(s), ${x.answers} answers over ${o.channels} channels, native streaming ${o.streaming}`,
+      `${o.instances} instances, ${o.workspaces} workspace(s) installed through the OAuth flow, ${x.answers} answers over ${o.channels} channels, native streaming ${o.streaming}`,
     ],
     [
       'answers',
       `about ${x.answerChars} characters streamed over about ${x.streamMs} ms; instance killed at ${x.killAtMs} ms`,
     ],
     ['answers exact (not on the killed instance)', `${x.survivorExact} / ${x.survivorAnswers}`],
+    [
+      'per workspace: exact / interrupted / answers',
+      x.perWorkspace.map((w) => `${w.team} ${w.exact} / ${w.interrupted} / ${w.answers}`).join(', '),
+    ],
     [
       'killed instance: answers unsettled at the kill',
       `${t.total}: ${t.completed} completed, ${t.interrupted} marked interrupted (text + Retry), ${t.unsettled} neither`,

@@ -9,16 +9,21 @@
  * marked interrupted (text so far, Retry) by the others, duplicate posts, memory per instance, Redis
  * commands per answer, and whether any queue item, in-flight record or question was lost.
  *
- * Workspaces: one fake Slack each (own team, token and budgets). The bridge serves one bot token
- * today, so the bench runs one; once workspaces are installed through OAuth, each further one is an
- * entry of `workspaces` and the asks spread over them unchanged.
+ * Workspaces: the instances run in OAuth mode, and every workspace is installed through the proxy as
+ * a browser does ("Add to Slack": fakes/slack-install.ts), so the instances find each workspace's
+ * token in the shared store. One fake Slack serves them all: each token works on its own workspace's
+ * channels only, and each workspace has its own budgets (the fake's tier buckets are keyed by the
+ * caller's team; chat.postMessage's by channel).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildLocalService, type LocalService } from '../../src/local-service';
 import { FakeSlack } from '../../fakes/fake-slack';
-import { SlackDriver } from '../../fakes/slack-requests';
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from '../../fakes/fake-slack-oauth';
+import { install } from '../../fakes/slack-install';
+import type { SlackDriver } from '../../fakes/slack-requests';
 import { waitFor } from '../../fakes/wait-for';
 import { percentile } from '../relay-bench';
 import { type Ask, type Seen, seen, serviceGot, storedAnswer } from './answers';
@@ -31,8 +36,58 @@ const SECRET = 'scale-out-bench-signing-secret';
 const CITIES = ['Austin', 'Denver', 'Seattle', 'Miami'];
 
 interface Workspace {
+  team: string;
   fake: FakeSlack;
   driver: SlackDriver;
+}
+
+const teamOf = (w: number): string => `T0SCALE${w + 1}`;
+
+/** The channel of ask `index`: each workspace has its own channels (o.channels spread over the workspaces). */
+const channelsEach = (o: ScaleOptions): number => Math.max(1, Math.floor(o.channels / o.workspaces));
+
+function channelOf(o: ScaleOptions, index: number): string {
+  const w = index % o.workspaces;
+  const c = Math.floor(index / o.workspaces) % channelsEach(o);
+  return `C0W${w + 1}S${String(c).padStart(3, '0')}`;
+}
+
+/** The environment every instance shares: OAuth mode (no bot token), one store, one signing secret. */
+function instanceEnv(o: ScaleOptions, service: LocalService, serviceUrl: string, fake: FakeSlack, redisUrl: string) {
+  return {
+    CHATBOT_API_URL: serviceUrl,
+    CHATBOT_SECRET_KEY: service.credentials.secretKey,
+    CHATBOT_SESSION_KEY: service.credentials.sessionKey,
+    CHATBOT_API_KEY: service.credentials.apiKey,
+    CHATBOT_ID: service.chatbotId,
+    SLACK_CLIENT_ID: FAKE_CLIENT_ID,
+    SLACK_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+    SLACK_STATE_SECRET: 'scale-out-bench-state-secret',
+    STATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    STATE_URL: redisUrl,
+    PORT: '0',
+    // Many users at once: the per-person flood limit is not what is measured.
+    USER_RATE_LIMIT: '0',
+    ...(o.leaseS ? { INSTANCE_LEASE_S: o.leaseS } : {}),
+  };
+}
+
+/** "Add to Slack" for each workspace, through the proxy (so the install page and the redirect may reach different instances). */
+async function installWorkspaces(o: ScaleOptions, fake: FakeSlack, proxyUrl: string): Promise<Workspace[]> {
+  const out: Workspace[] = [];
+  for (let w = 0; w < o.workspaces; w++) {
+    const team = teamOf(w);
+    const channels = Array.from({ length: o.workspaces * channelsEach(o) }, (_, i) => i).filter(
+      (i) => i % o.workspaces === w,
+    );
+    fake.workspaces.addChannels(team, ...channels.map((i) => channelOf(o, i)), `C0WARM${w + 1}`);
+    const grant = { team, teamName: `Office ${w + 1}`, user: `U0OWNER${w + 1}` };
+    const { driver } = await install({ app: { url: proxyUrl }, fake }, grant, SECRET);
+    out.push({ team, fake, driver });
+  }
+  return out;
 }
 
 interface Rig {
@@ -46,9 +101,6 @@ interface Rig {
 }
 
 async function startRig(o: ScaleOptions): Promise<Rig> {
-  if (o.workspaces !== 1) {
-    throw new Error('BENCH_SCALE_WORKSPACES: the bridge serves one Slack workspace until OAuth installs land; use 1');
-  }
   const dir = mkdtempSync(join(tmpdir(), 'scale-bench-'));
   const redis = await startBenchRedis();
   const service = buildLocalService({ dbPath: join(dir, 'service.db'), fragmentDelayMs: o.fragmentDelayMs });
@@ -58,33 +110,27 @@ async function startRig(o: ScaleOptions): Promise<Rig> {
   const fake = await new FakeSlack({ streaming: o.streaming }).start();
   const instances: BridgeInstance[] = [];
   const proxy = await new RoundRobinProxy(() => instances.map((i) => i.url)).start();
-  const workspaces = [{ fake, driver: new SlackDriver(`${proxy.url}/slack/events`, SECRET, fake.team) }];
-  const env: Record<string, string> = {
-    CHATBOT_API_URL: serviceUrl,
-    CHATBOT_SECRET_KEY: service.credentials.secretKey,
-    CHATBOT_SESSION_KEY: service.credentials.sessionKey,
-    CHATBOT_API_KEY: service.credentials.apiKey,
-    CHATBOT_ID: service.chatbotId,
-    SLACK_BOT_TOKEN: fake.botToken,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: fake.apiUrl,
-    STATE_URL: redis.url,
-    PORT: '0',
-    // Many users at once: the per-person flood limit is not what is measured.
-    USER_RATE_LIMIT: '0',
-    ...(o.leaseS ? { INSTANCE_LEASE_S: o.leaseS } : {}),
-  };
+  const env = instanceEnv(o, service, serviceUrl, fake, redis.url);
   const started = await Promise.all(
     Array.from({ length: o.instances }, (_, i) => BridgeInstance.start(`scale-${String.fromCharCode(97 + i)}`, env)),
   );
   instances.push(...started);
+  const workspaces = await installWorkspaces(o, fake, proxy.url);
   return { dir, redis, service, serviceUrl, workspaces, instances, proxy };
 }
 
 async function stopRig(r: Rig): Promise<void> {
   await Promise.all(r.instances.map((i) => i.stop()));
+  // BENCH_SCALE_LOG_DIR: every instance's log lines (pino JSON), to read what a figure came from.
+  const logDir = process.env.BENCH_SCALE_LOG_DIR;
+  if (logDir) {
+    mkdirSync(logDir, { recursive: true });
+    for (const i of r.instances) {
+      writeFileSync(join(logDir, `${i.name}.log`), i.lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    }
+  }
   await r.proxy.close();
-  await Promise.all(r.workspaces.map((w) => w.fake.close()));
+  await Promise.all([...new Set(r.workspaces.map((w) => w.fake))].map((f) => f.close()));
   await r.service.app.close();
   await r.redis.close();
   rmSync(r.dir, { recursive: true, force: true });
@@ -94,7 +140,7 @@ function asksFor(o: ScaleOptions): Ask[] {
   return Array.from({ length: o.answers }, (_, index) => ({
     index,
     workspace: index % o.workspaces,
-    channel: `C0SCALE${String(index % o.channels).padStart(3, '0')}`,
+    channel: channelOf(o, index),
     user: `U0SCALE${String(index).padStart(3, '0')}`,
     // About 1,300 to 2,200 characters each (about 1,600 on average), 47 to 86 fragments.
     question: `Show me all homes for ${index % 2 ? 'rent' : 'sale'} in ${CITIES[Math.floor(index / 2) % CITIES.length]} (ask ${index})`,
@@ -143,7 +189,7 @@ async function warmUp(r: Rig): Promise<number> {
   const ask: Ask = {
     index: -1,
     workspace: 0,
-    channel: 'C0WARMUP',
+    channel: 'C0WARM1',
     user: 'U0WARMUP',
     question: 'Show me all homes for sale in Austin (warm-up)',
   };
@@ -289,6 +335,7 @@ export async function runScaleOutBench(o: ScaleOptions, progress: (line: string)
 type Figures = Pick<
   ScaleReport,
   | 'answers'
+  | 'perWorkspace'
   | 'exact'
   | 'survivorAnswers'
   | 'survivorExact'
@@ -315,6 +362,15 @@ function figures(r: Rig, asks: Ask[], final: Seen[], mine: Set<number>, at: { se
   return {
     answers: asks.length,
     exact: final.filter((s) => s.outcome === 'exact').length,
+    perWorkspace: r.workspaces.map((w, i) => {
+      const theirs = asks.filter((a) => a.workspace === i);
+      return {
+        team: w.team,
+        answers: theirs.length,
+        exact: theirs.filter((a) => final[a.index]!.outcome === 'exact').length,
+        interrupted: theirs.filter((a) => final[a.index]!.outcome === 'interrupted').length,
+      };
+    }),
     survivorAnswers: survivors.length,
     survivorExact: survivors.filter((a) => final[a.index]!.outcome === 'exact').length,
     takenOver: {
@@ -325,7 +381,7 @@ function figures(r: Rig, asks: Ask[], final: Seen[], mine: Set<number>, at: { se
     },
     takeoverP50Ms: percentile(takeover, 50),
     takeoverMaxMs: percentile(takeover, 100),
-    rateLimited: r.workspaces.reduce((n, w) => n + w.fake.rateLimited, 0),
+    rateLimited: [...new Set(r.workspaces.map((w) => w.fake))].reduce((n, f) => n + f.rateLimited, 0),
     finalLagP50Ms: percentile(lags, 50),
     finalLagP95Ms: percentile(lags, 95),
     askToFinalP50Ms: percentile(answerTimes, 50),

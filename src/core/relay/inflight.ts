@@ -154,6 +154,17 @@ async function holdingLease(deps: RecoveryDeps, answerKey: string, mark: () => P
   }
 }
 
+/** The answer's in-flight record; a malformed one is dropped (undefined). */
+async function readRecord(deps: RecoveryDeps, answerKey: string): Promise<InflightRecord | undefined> {
+  const raw = await deps.store.get(inflightKey(answerKey));
+  if (raw === undefined) return undefined;
+  const parsed = inflightRecordSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  deps.log.warn({ answerKey }, 'dropping a malformed in-flight record');
+  await deps.store.delete(inflightKey(answerKey));
+  return undefined;
+}
+
 async function recoverOne(
   deps: RecoveryDeps,
   answerKey: string,
@@ -162,24 +173,24 @@ async function recoverOne(
   now: () => number,
 ): Promise<boolean> {
   const { store } = deps;
-  const raw = await store.get(inflightKey(answerKey));
-  if (raw === undefined) return false;
-  const parsed = inflightRecordSchema.safeParse(raw);
-  if (!parsed.success) {
-    deps.log.warn({ answerKey }, 'dropping a malformed in-flight record');
-    await store.delete(inflightKey(answerKey));
-    return false;
-  }
-  const rec = parsed.data;
+  const seen = await readRecord(deps, answerKey);
+  if (seen === undefined) return false;
   const leaseName = inflightLease(answerKey);
   const lease = await store.leaseInfo(leaseName);
   const foundAt = now();
   const lapsed = !lease || lease.expiresAt <= foundAt;
-  const mine = ownedBy !== undefined && rec.owner === ownedBy;
+  const mine = ownedBy !== undefined && seen.owner === ownedBy;
   if (!lapsed && !mine) return false;
   if (!lapsed && mine && lease && lease.owner !== deps.instanceId) await store.releaseLease(leaseName, lease.owner);
   // One instance wins the lease; the others leave the record to it.
   if (!(await store.acquireLease(leaseName, deps.instanceId, deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS))) return false;
+  // A live owner that finished between the read above and the lease check deleted its record before
+  // releasing its lease: read again under the lease, so a finished answer is not marked interrupted.
+  const rec = await readRecord(deps, answerKey);
+  if (rec === undefined) {
+    await store.releaseLease(leaseName, deps.instanceId);
+    return false;
+  }
 
   const surface = deps.surfaces(rec.surface);
   if (!surface) {

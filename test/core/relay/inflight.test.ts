@@ -84,6 +84,34 @@ describe('recoverAbandonedAnswers', () => {
     expect(await recoverAbandonedAnswers(deps)).toBe(0);
   });
 
+  it('leaves an answer whose live owner finished between the record read and the lease check', async () => {
+    const rec = await abandoned('a-race', 'alive', 60_000);
+    // The owner's end, in its order (record deleted, then lease released), just after the sweep read the record.
+    let finished = false;
+    const racing = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'leaseInfo') {
+          return async (name: string) => {
+            if (!finished) {
+              finished = true;
+              await target.delete(inflightKey('a-race'));
+              await target.releaseLease(inflightLease('a-race'), 'alive');
+            }
+            return target.leaseInfo(name);
+          };
+        }
+        const v: unknown = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    expect(await recoverAbandonedAnswers({ ...deps, store: racing })).toBe(0);
+    expect(finished).toBe(true);
+    const last = surface.messages.get(rec.messages[1]!.ref.id)?.current;
+    expect(last).toMatchObject({ text: 'Partial sec', typing: true });
+    expect(last?.notice).toBeUndefined();
+    expect(await store.leaseInfo(inflightLease('a-race'))).toBeUndefined();
+  });
+
   it('leaves answers whose owner still holds the lease, unless told they are its own', async () => {
     await abandoned('a2', 'previous-me', 60_000);
     expect(await recoverAbandonedAnswers(deps)).toBe(0);

@@ -4,7 +4,8 @@ import { waitFor } from '../../../fakes/slack-requests';
 import { BOT_SCOPES } from '../../../src/surfaces/slack/oauth/scopes';
 import { useStarted } from '../../support/server-setup';
 import { rootFor, waitForAnswer } from '../../support/slack-e2e';
-import { beginInstall, install, oauthRedirect, startOAuthE2E, STATE_COOKIE } from '../../support/slack-oauth';
+import { beginInstall, oauthRedirect, STATE_COOKIE } from '../../../fakes/slack-install';
+import { install, startOAuthE2E } from '../../support/slack-oauth';
 
 const INSTALLATIONS = 'slack:installation:';
 

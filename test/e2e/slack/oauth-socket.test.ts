@@ -3,7 +3,8 @@ import { waitFor } from '../../../fakes/slack-requests';
 import { startSlackSocketE2E } from '../../support/fake-slack-socket';
 import { useStarted } from '../../support/server-setup';
 import { rootFor, waitForAnswer } from '../../support/slack-e2e';
-import { beginInstall, install, oauthEnv } from '../../support/slack-oauth';
+import { beginInstall } from '../../../fakes/slack-install';
+import { install, oauthEnv } from '../../support/slack-oauth';
 
 describe('Slack OAuth e2e: Socket Mode', () => {
   const e = useStarted(() => startSlackSocketE2E({ env: { ...oauthEnv(), SLACK_SIGNING_SECRET: 'socket-signing' } }));
