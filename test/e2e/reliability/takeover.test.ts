@@ -99,8 +99,9 @@ describe('reliability: a killed instance taken over within its lease', () => {
     victim.signal('SIGKILL');
     await victim.waitExit(5000);
 
-    // Bounded by the target (a deadline, not a measurement): the keeper marks it, text kept, Retry.
-    const marked = await waitFor(() => markedInterrupted('C0TAKE', root.ts), 'the answer marked', TARGET_MS);
+    // The keeper marks it, text kept, Retry. What bounds the takeover is the lease checked above (the
+    // bench measures the seconds); this wait is only synchronisation, generous for a loaded CI machine.
+    const marked = await waitFor(() => markedInterrupted('C0TAKE', root.ts), 'the answer marked', 3 * TARGET_MS);
     expect(marked.text.length).toBeGreaterThan(0);
     expect(buttonsOf(marked).map((b) => b.text)).toContain('Retry');
     const line = await rig.expectLine(keeper, 'marked an abandoned answer interrupted', 10_000, {
