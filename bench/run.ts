@@ -10,6 +10,8 @@
  * `npm run bench -- --relay`: only the relay table (with BENCH_CONCURRENCY / BENCH_RELAYS, one case).
  * `npm run bench -- --native --unknown`: native streaming under load, answers of unknown length
  * (bench/native-unknown.ts: 30 answers in 30 channels, next to the fixed-interval, naive and Chat SDK relays).
+ * `npm run bench -- --workspaces 2`: two workspaces installed by OAuth, 30 concurrent answers each, next
+ * to each alone (bench/workspaces.ts).
  * `npm run bench -- --hostile`: only the hostile-input table (worst event-loop delay, other users'
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
  * `npm run bench -- --scale-out`: three bridge processes on one Redis behind one address, one killed
@@ -26,6 +28,7 @@ import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } fro
 import { runServiceBench } from './service-bench';
 import { scaleOutCli } from './scale-out/cli';
 import { runStoreBench } from './store-bench';
+import { runWorkspacesBench } from './workspaces';
 
 function listEnv(name: string): string[] | undefined {
   const v = process.env[name];
@@ -54,6 +57,8 @@ async function hostile(): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--hostile')) return hostile();
+  const workspaces = process.argv.indexOf('--workspaces');
+  if (workspaces >= 0) return runWorkspacesBench(Number(process.argv[workspaces + 1] ?? 2) || 2);
   if (process.argv.includes('--native') && process.argv.includes('--unknown')) return runNativeUnknown();
   if (process.argv.includes('--scale-out')) return scaleOutCli();
   const started = Date.now();

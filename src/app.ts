@@ -220,6 +220,9 @@ async function platformSurfaces(config: Config, store: StateStore, log: Logger, 
         apiUrl: discord.apiUrl,
         adminRoles: discord.adminRoles,
         handoffChannel: discord.handoffChannel,
+        onHandoffGuild: (guild) => {
+          if (handoff.discord?.workspace === '') handoff.discord.workspace = guild;
+        },
         store,
         log: log.child({ surface: 'discord' }),
       }),
@@ -252,6 +255,7 @@ function coreConfigOf(
     userRateLimit: config.userRateLimit,
     leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
     ...(config.testPauses ? { testPauses: config.testPauses } : {}),
+    ...(config.slack?.oauth ? { manyTenants: ['slack'] as const } : {}),
   };
 }
 

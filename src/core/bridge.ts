@@ -4,6 +4,7 @@
  * thread messages to conversations or to a handoff, runs the periodic sweeps, and never lets an
  * error reach a surface: the user is told what failed, the log gets the detail.
  */
+import { tenantOf } from './tenants/offices';
 import { assistantIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
 import { askCommand } from './commands/ask';
@@ -226,9 +227,10 @@ export class Bridge implements BridgeCore {
   }
 
   /** Slack's App Home: the handoff queue for members of the handoff channel and admins. */
-  async handoffQueue(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined> {
+  async handoffQueue(viewer: Actor, surface: SurfacePort, workspace: string): Promise<OutMessage | undefined> {
     if (await this.handoffs.refusal('queue', viewer, surface)) return undefined;
-    return this.handoffs.queueMessage();
+    // The workspace's own tickets only.
+    return this.handoffs.queueMessage(tenantOf({ surface: surface.name, workspace }));
   }
 }
 

@@ -4,6 +4,7 @@ import type { ChatbotClient } from '../service/client';
 import type { StateStore } from '../state/store';
 import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CoreMemory } from './memory';
+import type { Offices } from './tenants/office-record';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -39,6 +40,12 @@ export interface CoreConfig {
   office?: OfficeConfig;
   /** Commands and button presses one user may make per minute (USER_RATE_LIMIT); 0 or absent: no limit. */
   userRateLimit?: number;
+  /**
+   * Surfaces that serve many tenants (Slack installed by OAuth): there the environment's handoff
+   * channel, which names no workspace, serves no one, and the environment's chatbot links no tenants
+   * into one office.
+   */
+  manyTenants?: readonly SurfaceName[];
   /** LINK_HOSTS: hosts whose links answers show under their label, besides the listings' own (core/text/links.ts). */
   linkHosts?: readonly string[];
   /**
@@ -97,6 +104,8 @@ export interface CoreContext {
   mailer?: Mailer;
   /** What core keeps in memory for this bridge (caches, the mail outbox): one per context, never module-level. */
   memory: CoreMemory;
+  /** Each tenant's own chatbot and handoff channel (`/chatbot connect`); absent: read from the store. */
+  offices?: Offices;
 }
 
 /**

@@ -294,7 +294,7 @@ export interface BridgeCore {
    * The handoff queue as `viewer` may see it on `surface` (Slack's App Home): undefined when the
    * viewer is neither a member of the handoff channel nor an admin.
    */
-  handoffQueue?(viewer: Actor, surface: SurfacePort): Promise<OutMessage | undefined>;
+  handoffQueue?(viewer: Actor, surface: SurfacePort, workspace: string): Promise<OutMessage | undefined>;
   /** The greeting and suggested prompts of a new assistant thread. */
   assistantIntro?(): Promise<AssistantIntro>;
   /**

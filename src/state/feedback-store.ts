@@ -2,14 +2,16 @@
  * Answer feedback, durable in the state store (SQLite or Redis: whichever STATE_URL names), so votes
  * survive restarts and every instance sees the same ones.
  *
- * Two records: the rated answer (`feedback:answer:<id>`: where it was posted, its message and the
- * service's AnswerID) and one vote per person per answer (`feedback:vote:<id>:<user>`). A person's
+ * Two records, in the answer's tenant's part of the store (`t:<kind>:<id>:`, tenant-store.ts): the
+ * rated answer (`feedback:answer:<id>`: where it was posted, its message and the service's AnswerID)
+ * and one vote per person per answer (`feedback:vote:<id>:<user>`). A person's
  * second press replaces their vote atomically (compare-and-set), so concurrent presses on several
  * instances never count twice. Like every record, they expire RETENTION_DAYS after their last write
  * (the store caps every time to live): /analytics reports the votes of that period.
  */
 import { z } from 'zod';
 import type { Json, StateStore } from './store';
+import { scoped, scopedPrefix, type ScopedKey, type TenantStore } from './tenant-store';
 
 export const VOTES = ['positive', 'negative'] as const;
 export type Vote = (typeof VOTES)[number];
@@ -51,25 +53,39 @@ export interface FeedbackTally {
   bySurface: Record<string, { positive: number; negative: number }>;
 }
 
-const ANSWER_PREFIX = 'feedback:answer:';
-const VOTE_PREFIX = 'feedback:vote:';
+/** Where rated answers were kept before they moved into their tenant's part of the store (read, never written). */
+const LEGACY_ANSWER_PREFIX = 'feedback:answer:';
+const answerKey = (id: string): ScopedKey => scoped('feedback', 'answer', id);
 
 function toJson(value: unknown): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
 }
 
+/**
+ * One tenant's rated answers and votes: its figures count its own votes only. `legacy`: the raw store,
+ * where an answer rated before the move is still found (so a press on an old answer still counts).
+ */
 export class FeedbackStore {
-  constructor(private readonly store: StateStore) {}
+  constructor(
+    private readonly store: TenantStore,
+    private readonly legacy?: StateStore,
+  ) {}
 
   /** Records (or completes) a rated answer; later fields override earlier ones. */
   async saveAnswer(answer: RatedAnswer): Promise<void> {
     const prev = await this.answer(answer.id);
-    await this.store.set(`${ANSWER_PREFIX}${answer.id}`, toJson({ ...prev, ...answer }));
+    await this.store.set(answerKey(answer.id), toJson({ ...prev, ...answer }));
   }
 
   async answer(id: string): Promise<RatedAnswer | undefined> {
-    const parsed = ratedAnswerSchema.safeParse(await this.store.get(`${ANSWER_PREFIX}${id}`));
-    return parsed.success ? parsed.data : undefined;
+    const parsed = ratedAnswerSchema.safeParse(
+      (await this.store.get(answerKey(id))) ?? (await this.legacy?.get(`${LEGACY_ANSWER_PREFIX}${id}`)),
+    );
+    // A legacy answer of another tenant is not this tenant's to rate.
+    const { tenant } = this.store;
+    if (!parsed.success || parsed.data.surface !== tenant.surface || parsed.data.workspace !== tenant.id)
+      return undefined;
+    return parsed.data;
   }
 
   /** One vote per person per answer: a second press of the same vote changes nothing, the other one replaces it. */
@@ -94,13 +110,13 @@ export class FeedbackStore {
 
   /** Every vote on one answer. */
   async votesOn(answer: string): Promise<VoteRecord[]> {
-    return this.readVotes(`${VOTE_PREFIX}${encodeURIComponent(answer)}:`);
+    return this.readVotes(scopedPrefix('feedback', 'vote', answer));
   }
 
   /** Votes cast in [fromMs, toMs], across surfaces (a changed vote counts once, as it is now). */
   async tally(fromMs: number, toMs: number): Promise<FeedbackTally> {
     const out: FeedbackTally = { positive: 0, negative: 0, bySurface: {} };
-    for (const v of await this.readVotes(VOTE_PREFIX)) {
+    for (const v of await this.readVotes(scopedPrefix('feedback', 'vote'))) {
       if (v.at < fromMs || v.at > toMs) continue;
       out[v.vote]++;
       const s = out.bySurface[v.surface] ?? { positive: 0, negative: 0 };
@@ -110,11 +126,11 @@ export class FeedbackStore {
     return out;
   }
 
-  private voteKey(answer: string, user: string): string {
-    return `${VOTE_PREFIX}${encodeURIComponent(answer)}:${encodeURIComponent(user)}`;
+  private voteKey(answer: string, user: string): ScopedKey {
+    return scoped('feedback', 'vote', answer, user);
   }
 
-  private async readVotes(prefix: string): Promise<VoteRecord[]> {
+  private async readVotes(prefix: ScopedKey): Promise<VoteRecord[]> {
     const out: VoteRecord[] = [];
     for (const key of await this.store.keys(prefix)) {
       const parsed = voteRecordSchema.safeParse(await this.store.get(key));

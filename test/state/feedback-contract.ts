@@ -1,23 +1,28 @@
 import { FeedbackStore } from '../../src/state/feedback-store';
 import type { StateStore } from '../../src/state/store';
+import { tenantFor, tenantStore, type TenantStore } from '../../src/state/tenant-store';
 
 /**
  * The behaviour of answer feedback on a store, run against each StateStore implementation: two
  * connections to one backing (two instances) see the same answers and votes.
  */
 export function runFeedbackContract(open: () => Promise<StateStore>): void {
-  let a: StateStore;
-  let b: StateStore;
+  let rawA: StateStore;
+  let rawB: StateStore;
+  let a: TenantStore;
+  let b: TenantStore;
   let n = 0;
   const fresh = (label: string): string => `fb${Date.now().toString(36)}${++n}${label}`;
 
   beforeAll(async () => {
-    a = await open();
-    b = await open();
+    rawA = await open();
+    rawB = await open();
+    a = tenantStore(rawA, tenantFor('slack', 'T1'));
+    b = tenantStore(rawB, tenantFor('slack', 'T1'));
   });
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
+    await rawA?.close();
+    await rawB?.close();
   });
 
   const answer = (id: string, at = 1_000) => ({
@@ -82,9 +87,25 @@ export function runFeedbackContract(open: () => Promise<StateStore>): void {
     await new FeedbackStore(a).vote(id, 'U7', 'negative', 'slack', 30);
     const c = await open();
     try {
-      expect(await new FeedbackStore(c).voteOf(id, 'U7')).toMatchObject({ vote: 'negative' });
+      expect(await new FeedbackStore(tenantStore(c, a.tenant)).voteOf(id, 'U7')).toMatchObject({ vote: 'negative' });
     } finally {
       await c.close();
     }
+  });
+
+  it('keeps each tenant to its own answers and votes; an answer rated before the move is still found, by its tenant only', async () => {
+    const id = fresh('tenants');
+    const other = new FeedbackStore(tenantStore(rawA, tenantFor('slack', 'T2')), rawA);
+    const before = await other.tally(0, 10_000);
+    await new FeedbackStore(a).saveAnswer(answer(id));
+    await new FeedbackStore(a).vote(id, 'U1', 'positive', 'slack', 50);
+    expect(await other.answer(id)).toBeUndefined();
+    expect(await other.votesOn(id)).toEqual([]);
+    expect(await other.tally(0, 10_000)).toEqual(before);
+    // Where answers were kept before: found through the raw store, but only by the answer's own tenant.
+    const legacy = fresh('legacy');
+    await rawA.set(`feedback:answer:${legacy}`, answer(legacy));
+    expect(await new FeedbackStore(a, rawA).answer(legacy)).toMatchObject({ id: legacy, workspace: 'T1' });
+    expect(await other.answer(legacy)).toBeUndefined();
   });
 }

@@ -4,7 +4,9 @@
  * conversation, so the intro is handed out once per user per day (UTC), decided in the store so
  * every instance agrees and a restart does not greet again.
  */
+import { scoped, tenantStore, type ScopedKey } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
+import { tenantOf } from '../tenants/offices';
 import type { AssistantIntro, Place } from '../surface';
 import { assistantIntro } from './intro';
 
@@ -15,8 +17,8 @@ function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-const welcomeKey = (place: Pick<Place, 'surface' | 'workspace'>, user: string, day: string): string =>
-  `assistant:welcomed:${place.surface}:${place.workspace}:${user}:${day}`;
+/** In the workspace's own part of the store (an upgrade's day may greet once more: marks last two days). */
+const welcomeKey = (user: string, day: string): ScopedKey => scoped('assistant', 'welcomed', user, day);
 
 /**
  * The intro when `user` has not been greeted today in this workspace (and marks them greeted);
@@ -24,7 +26,8 @@ const welcomeKey = (place: Pick<Place, 'surface' | 'workspace'>, user: string, d
  */
 export async function dailyWelcome(ctx: CoreContext, place: Place, user: string): Promise<AssistantIntro | undefined> {
   const now = ctx.now();
-  const first = await ctx.store.setIfAbsent(welcomeKey(place, user, dayOf(now)), now, 2 * DAY_MS);
+  const view = tenantStore(ctx.store, tenantOf(place));
+  const first = await view.setIfAbsent(welcomeKey(user, dayOf(now)), now, 2 * DAY_MS);
   if (!first) return undefined;
   return assistantIntro(ctx);
 }

@@ -1,7 +1,9 @@
 /** `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). */
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
-import { FeedbackStore, type FeedbackTally } from '../../state/feedback-store';
+import type { FeedbackTally } from '../../state/feedback-store';
+import { feedbackOf } from '../feedback/feedback';
+import { tenantOf } from '../tenants/offices';
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';
 import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { CoreContext } from '../context';
@@ -137,11 +139,12 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     }),
     chatbotName(ctx),
   ]);
-  const feedback = await new FeedbackStore(ctx.store).tally(
+  // The bridge's own figures are the workspace's only: its votes and its tickets.
+  const feedback = await feedbackOf(ctx, inv.place).tally(
     Date.parse(`${range.from}T00:00:00.000Z`),
     Date.parse(`${range.to}T23:59:59.999Z`),
   );
-  const handoffs = await handoffFigures(ctx.store, range, {
+  const handoffs = await handoffFigures(ctx, tenantOf(inv.place), range, {
     responseTarget: ctx.config.office?.firstReplyMs !== undefined,
   });
   const png = await renderPanelChart({

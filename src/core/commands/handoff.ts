@@ -3,6 +3,7 @@
  * claim, close, cancel, release, take over, rating). Who may press what is decided by the handoff
  * state machine (core/handoff/decide.ts and its permission table), the same on every path.
  */
+import { tenantOf } from '../tenants/offices';
 import type { Conversations } from '../conversations/engine';
 import type { Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
@@ -70,7 +71,9 @@ async function runHandoff(
   const word = reason.toLowerCase();
   if (word === 'queue') {
     const refused = await handoffs.refusal('queue', inv.actor, inv.surface);
-    await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(), { ephemeral: true });
+    await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(tenantOf(inv.place)), {
+      ephemeral: true,
+    });
     return;
   }
   if (word === 'away' || word === 'back') return setAvailability(handoffs, inv, word === 'away');

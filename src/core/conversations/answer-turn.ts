@@ -264,7 +264,7 @@ export class TurnAnswerer {
       return;
     }
     if (result.status === 'complete') {
-      await completeRatedAnswer(ctx, feedbackId, { message: last, answerId: result.final?.answerId });
+      await completeRatedAnswer(ctx, feedbackId, conv.place, { message: last, answerId: result.final?.answerId });
     }
     await this.deps.addTurn(conv.id, {
       author: BOT_AUTHOR,

@@ -5,6 +5,7 @@
  * answer-turn.ts.
  */
 import type { QueueItem } from '../../state/store';
+import { tenantStore } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import type { Actor, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
@@ -17,6 +18,7 @@ import {
   parseStored,
   queueItemSchema,
   retryRecordSchema,
+  tenantKeys,
   toJson,
   type Conversation,
   type ConvQueueItem,
@@ -27,6 +29,7 @@ import { startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
+import { tenantOf } from '../tenants/offices';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
@@ -146,7 +149,9 @@ export class Conversations {
 
   /** The user's most recent conversation in a channel (for `/handoff` typed outside a thread). */
   async recentFor(place: Place, userId: string): Promise<Conversation | undefined> {
-    const id = await this.ctx.store.get(keys.recent(place, userId));
+    const view = tenantStore(this.ctx.store, tenantOf(place));
+    const id =
+      (await view.get(tenantKeys.recent(place, userId))) ?? (await this.ctx.store.get(keys.recent(place, userId)));
     return typeof id === 'string' ? this.load(id) : undefined;
   }
 
@@ -203,7 +208,7 @@ export class Conversations {
   }
 
   private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
-    await this.ctx.store.set(keys.recent(place, userId), convId, 30 * DAY_MS);
+    await tenantStore(this.ctx.store, tenantOf(place)).set(tenantKeys.recent(place, userId), convId, 30 * DAY_MS);
   }
 
   /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */

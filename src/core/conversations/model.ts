@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
+import { scoped, type ScopedKey } from '../../state/tenant-store';
 import { type Place, SURFACE_NAMES } from '../surface';
 
 export const placeSchema = z.object({
@@ -105,6 +106,7 @@ export const keys = {
   pending: (convId: string) => `convpending:${convId}`,
   pendingPrefix: 'convpending:',
   started: (convId: string, itemId: string) => `convstarted:${convId}:${itemId}`,
+  /** Where the recent conversation was kept before tenants had their own part of the store (read until it expires). */
   recent: (place: Place, userId: string) =>
     `recent:${placeKey({ surface: place.surface, workspace: place.workspace, channel: place.channel })}:${encodeURIComponent(userId)}`,
   /** A Slack ts is unique only within its channel: the channel is part of the dedupe key. */
@@ -112,6 +114,12 @@ export const keys = {
   retry: (retryId: string) => `retry:${retryId}`,
   /** Set while a Retry is queued or streaming: a second press does nothing. */
   retrying: (retryId: string) => `retrying:${retryId}`,
+};
+
+/** Keys in a tenant's own part of the store (state/tenant-store.ts): relative to the place's workspace. */
+export const tenantKeys = {
+  /** A user's most recent conversation in a channel (for `/handoff` typed outside a thread). */
+  recent: (place: Place, userId: string): ScopedKey => scoped('recent', place.channel, userId),
 };
 
 /** Drops undefined members so a value fits the store's Json type. */

@@ -4,6 +4,8 @@
  * vote is stored once per person per answer (FeedbackStore), acknowledged only to the voter, and a
  * negative vote offers "Talk to a human" for the answer's conversation.
  */
+import { tenantStore } from '../../state/tenant-store';
+import { tenantOf } from '../tenants/offices';
 import { randomBytes } from 'node:crypto';
 import { FeedbackStore, type Vote } from '../../state/feedback-store';
 import type { CoreContext } from '../context';
@@ -28,6 +30,11 @@ export function parseFeedbackValue(value: string): { vote: Vote; id: string } | 
   return m ? { vote: m[1] === 'up' ? 'positive' : 'negative', id: m[2]! } : undefined;
 }
 
+/** The rated answers and votes of `place`'s tenant (the raw store only for answers rated before they moved there). */
+export function feedbackOf(ctx: CoreContext, place: Place): FeedbackStore {
+  return new FeedbackStore(tenantStore(ctx.store, tenantOf(place)), ctx.store);
+}
+
 /** Before the answer streams: the answer is known (so an early press finds it), its ids come later. */
 export async function beginRatedAnswer(
   ctx: CoreContext,
@@ -35,7 +42,7 @@ export async function beginRatedAnswer(
   conversation: string,
   place: Place,
 ): Promise<void> {
-  await new FeedbackStore(ctx.store).saveAnswer({
+  await feedbackOf(ctx, place).saveAnswer({
     id,
     surface: place.surface,
     conversation,
@@ -50,9 +57,10 @@ export async function beginRatedAnswer(
 export async function completeRatedAnswer(
   ctx: CoreContext,
   id: string,
+  place: Place,
   done: { message?: MessageRef; answerId?: string | number },
 ): Promise<void> {
-  const store = new FeedbackStore(ctx.store);
+  const store = feedbackOf(ctx, place);
   const known = await store.answer(id);
   if (!known) return;
   await store.saveAnswer({
@@ -65,7 +73,8 @@ export async function completeRatedAnswer(
 /** A press of 👍 / 👎 (or Slack's feedback buttons). */
 export async function onFeedbackPressed(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
   const parsed = parseFeedbackValue(value);
-  const store = new FeedbackStore(ctx.store);
+  // The answer is looked up in the presser's tenant: another workspace's answer cannot be rated from here.
+  const store = feedbackOf(ctx, inv.place);
   const answer = parsed ? await store.answer(parsed.id) : undefined;
   if (!parsed || !answer) {
     await inv.reply({ text: 'This answer can no longer be rated.' }, { ephemeral: true });

@@ -2,13 +2,15 @@
  * The handoff figures of a period, for /analytics: how many tickets opened, were claimed, closed,
  * cancelled or timed out in it; how long users waited for a claim and for the first agent reply
  * (p50 and p90, nearest rank, counted from the request); and the satisfaction ratings given in it.
- * Each event counts in the period it happened in. Pure over the stored tickets.
+ * Each event counts in the period it happened in. Pure over the stored tickets of one tenant.
  */
-import type { StateStore } from '../../state/store';
-import { parseStored } from '../conversations/model';
+import type { Tenant } from '../../state/tenant-store';
 import type { ChartPanel } from '../analytics/chart';
+import type { CoreContext } from '../context';
+import { viewTenants } from '../tenants/offices';
 import { duration } from './render';
-import { ticketKeys, ticketSchema, type Ticket } from './model';
+import type { Ticket } from './model';
+import { TicketStore } from './tickets';
 
 export interface HandoffFigures {
   opened: number;
@@ -74,18 +76,15 @@ export function computeHandoffFigures(
   return figures;
 }
 
-/** The figures of the days `from`..`to` (YYYY-MM-DD, UTC, both whole). */
+/** The figures of one tenant's tickets in the days `from`..`to` (YYYY-MM-DD, UTC, both whole). */
 export async function handoffFigures(
-  store: StateStore,
+  ctx: CoreContext,
+  tenant: Tenant,
   range: { from: string; to: string },
   opts: { responseTarget?: boolean } = {},
 ): Promise<HandoffFigures> {
-  const tickets: Ticket[] = [];
-  for (const key of await store.keys(ticketKeys.prefix)) {
-    const t = parseStored(ticketSchema, await store.get(key));
-    // A ticket never handed its conversation (a crash while opening it) never was a handoff.
-    if (t && !t.opening) tickets.push(t);
-  }
+  // A ticket never handed its conversation (a crash while opening it) never was a handoff: `of` skips it.
+  const tickets = await new TicketStore(ctx).of(viewTenants(ctx, tenant), 'all');
   return computeHandoffFigures(
     tickets,
     Date.parse(`${range.from}T00:00:00.000Z`),

@@ -28,6 +28,8 @@ import { TicketStore } from './tickets';
 import { handoffTarget, talkToHumanMessage } from './channel';
 import type { Gate } from './permissions';
 import { askerOf, whoIs } from './who';
+import { routeHandoff, viewTenants } from '../tenants/offices';
+import type { Tenant } from '../../state/tenant-store';
 
 const CAS_ATTEMPTS = 10;
 const NOTE_PREFIX = /^\s*note\s*:/i;
@@ -39,6 +41,7 @@ export class Handoffs {
   /** The outbox of ticket notices: drained on start and periodically by the bridge (through `drain`). */
   readonly notices: TicketNotices;
   private readonly tickets: TicketStore;
+  private indexed = false;
 
   /** Office hours, e-mail, response targets, round-robin, the day's leads (hours/). */
   readonly hours: HandoffHours;
@@ -78,13 +81,18 @@ export class Handoffs {
     return this.tickets.all();
   }
 
-  /** The open tickets (waiting and claimed), oldest first, as `/handoff queue` and App Home show them. */
-  queue(): Promise<Ticket[]> {
-    return this.tickets.inProgress();
+  /** The open tickets (waiting and claimed) of one tenant, oldest first, as `/handoff queue` and App Home show them. */
+  queue(viewer: Tenant): Promise<Ticket[]> {
+    return this.tickets.of(viewTenants(this.ctx, viewer), 'open');
   }
 
-  async queueMessage(): Promise<OutMessage> {
-    return queueMessage(await this.queue(), this.ctx.now(), await this.hours.queueLines());
+  /** Every ticket of one tenant (its figures walk them). */
+  ticketsOf(viewer: Tenant): Promise<Ticket[]> {
+    return this.tickets.of(viewTenants(this.ctx, viewer), 'all');
+  }
+
+  async queueMessage(viewer: Tenant): Promise<OutMessage> {
+    return queueMessage(await this.queue(viewer), this.ctx.now(), await this.hours.queueLines());
   }
 
   /**
@@ -97,6 +105,8 @@ export class Handoffs {
 
   /** Pending notices carried out (a restart's replay, an instance that died), and unpostable tickets called off. */
   async drain(): Promise<number> {
+    // Once per start: tickets from before the tenants' own indexes join them.
+    if (!this.indexed) await this.tickets.indexTenants().then(() => (this.indexed = true));
     const done = await this.notices.drain();
     await this.callOffUnposted();
     // E-mails owed (and those waiting for a retry) go out on the same beat.
@@ -110,8 +120,10 @@ export class Handoffs {
    * Claim button appears in the handoff channel. Returns why not, when refused (nothing changed).
    */
   async request(conv: Conversation, actor: Actor, surface: SurfacePort, reason: string): Promise<string | undefined> {
-    const target = handoffTarget(this.ctx, conv.place);
-    if (!target || !this.ctx.surfaces.get(target.surface))
+    // A channel of the conversation's own workspace, or of its office on another surface: never another tenant's.
+    const target = await routeHandoff(this.ctx, conv.place);
+    if ('refusal' in target) return target.refusal;
+    if (!this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
     const active = await this.tickets.active(conv.id);

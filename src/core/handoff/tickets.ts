@@ -10,6 +10,8 @@ import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
 import type { MessageRef, Place } from '../surface';
 import { isEnded, ticketKeys, ticketSchema, type Ticket } from './model';
 import { NOTICE_BOX } from './notice';
+import { sameTenant, scoped, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
+import { tenantOf } from '../tenants/offices';
 
 const CAS_ATTEMPTS = 10;
 /**
@@ -68,7 +70,40 @@ export class TicketStore {
     return out;
   }
 
-  /** The open tickets (waiting and claimed), oldest first. */
+  /**
+   * The tickets of `tenants` (the queue and the figures of one tenant read these): found through each
+   * tenant's own index, written with every change under the asker's tenant and the handoff channel's.
+   */
+  async of(tenants: Tenant[], which: 'open' | 'all'): Promise<Ticket[]> {
+    const ids = new Set<string>();
+    for (const t of tenants) {
+      const view = tenantStore(this.ctx.store, t);
+      const prefix = scopedPrefix(which === 'open' ? 'ticketopen' : 'ticket');
+      for (const key of await view.keys(prefix)) ids.add(decodeURIComponent(key.slice(prefix.length)));
+    }
+    const out: Ticket[] = [];
+    for (const id of ids) {
+      const t = await this.load(id);
+      if (t && !t.opening && (which === 'all' || !isEnded(t.status))) out.push(t);
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /**
+   * Tickets written before each tenant had its own index (an upgrade) are indexed under their tenants
+   * once, when the bridge starts: the queue and the figures of a tenant read only its index.
+   */
+  async indexTenants(): Promise<void> {
+    for (const t of await this.all()) {
+      const open = t.status === 'open' || t.status === 'claimed';
+      for (const view of this.views(t)) {
+        await view.setIfAbsent(scoped('ticket', t.id), 1, this.retentionMs);
+        if (open) await view.setIfAbsent(scoped('ticketopen', t.id), 1, this.retentionMs);
+      }
+    }
+  }
+
+  /** The open tickets (waiting and claimed) of every tenant, oldest first: the sweep walks them. */
   async inProgress(): Promise<Ticket[]> {
     const open: Ticket[] = [];
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
@@ -143,6 +178,14 @@ export class TicketStore {
       await this.ctx.store.delete(keys.handoff(ended.convId));
     }
     await this.ctx.store.delete(ticketKeys.open(ended.id));
+    for (const view of this.views(ended)) await view.delete(scoped('ticketopen', ended.id));
+  }
+
+  /** The tenants a ticket belongs to: its asker's, and its handoff channel's (another, in a cross-surface handoff). */
+  private views(t: Ticket): TenantStore[] {
+    const tenants = [tenantOf(t.userPlace), ...(t.root ? [tenantOf(t.root.place)] : [])];
+    const unique = tenants.filter((x, i) => tenants.findIndex((y) => sameTenant(x, y)) === i);
+    return unique.map((x) => tenantStore(this.ctx.store, x));
   }
 
   /** The ticket message is posted: the ticket, and the keys that find it from its thread, say where. */
@@ -160,7 +203,12 @@ export class TicketStore {
     const ttl = this.retentionMs;
     if (t.thread) await this.ctx.store.set(ticketKeys.byThread(t.thread), t.id, ttl);
     if (t.root) await this.ctx.store.set(ticketKeys.byMessage(t.root), t.id, ttl);
-    if (t.status === 'open' || t.status === 'claimed') {
+    const open = t.status === 'open' || t.status === 'claimed';
+    for (const view of this.views(t)) {
+      await view.set(scoped('ticket', t.id), 1, ttl);
+      if (open) await view.set(scoped('ticketopen', t.id), 1, ttl);
+    }
+    if (open) {
       await this.ctx.store.set(ticketKeys.open(t.id), 1, ttl);
       await this.ctx.store.set(keys.handoff(t.convId), t.id, ttl);
     }

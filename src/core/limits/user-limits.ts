@@ -7,21 +7,27 @@
  * A store that cannot count lets the user through: a limit must not take the bridge down with it.
  */
 import { RATE_LIMIT_DEFAULTS } from '../../service/schemas/settings';
-import type { StateStore } from '../../state/store';
+import type { RateDecision } from '../../state/store';
+import { scoped, tenantStore } from '../../state/tenant-store';
+import { tenantOf } from '../tenants/offices';
 import type { CoreContext } from '../context';
 import { readAppliedSettings } from '../settings/applied';
 import type { Actor, Place } from '../surface';
 
 const MINUTE_MS = 60_000;
 
-/** One person on one surface, whatever conversation, channel or thread they write in. */
-function personKey(kind: 'chatbot' | 'flood', place: Place, actor: Actor): string {
-  return `limit:${kind}:${place.surface}:${actor.id}`;
+/**
+ * One person on one surface, whatever conversation, channel or thread they write in. The flood limit
+ * protects the bridge, so it is global on purpose: a Discord user is the same person in every server.
+ */
+function floodKey(place: Place, actor: Actor): string {
+  return `limit:flood:${place.surface}:${actor.id}`;
 }
 
-async function take(store: StateStore, key: string, limit: number, windowMs: number): Promise<number | undefined> {
-  const decision = await store.takeToken(key, limit, windowMs).catch(() => undefined);
-  return decision && !decision.granted ? decision.retryInMs : undefined;
+/** How long until a token is free when the store refused one; undefined when granted, or when the store cannot count. */
+async function waitOf(decision: Promise<RateDecision>): Promise<number | undefined> {
+  const d = await decision.catch(() => undefined);
+  return d && !d.granted ? d.retryInMs : undefined;
 }
 
 /**
@@ -33,7 +39,9 @@ export async function questionRefusal(ctx: CoreContext, place: Place, actor: Act
   const count = applied.RateLimitCount ?? RATE_LIMIT_DEFAULTS.RateLimitCount;
   const seconds = applied.RateLimitTime ?? RATE_LIMIT_DEFAULTS.RateLimitTime;
   if (count <= 0 || seconds <= 0) return undefined;
-  const wait = await take(ctx.store, personKey('chatbot', place, actor), count, seconds * 1000);
+  // Counted in the tenant's own part of the store: each office's chatbot has its own RateLimitCount.
+  const view = tenantStore(ctx.store, tenantOf(place));
+  const wait = await waitOf(view.takeToken(scoped('limit', 'chatbot', actor.id), count, seconds * 1000));
   if (wait === undefined) return undefined;
   return applied.RateLimitMessage?.trim() ? applied.RateLimitMessage : RATE_LIMIT_DEFAULTS.RateLimitMessage;
 }
@@ -42,7 +50,7 @@ export async function questionRefusal(ctx: CoreContext, place: Place, actor: Act
 export async function floodRefusal(ctx: CoreContext, place: Place, actor: Actor): Promise<string | undefined> {
   const perMinute = ctx.config.userRateLimit ?? 0;
   if (perMinute <= 0) return undefined;
-  const wait = await take(ctx.store, personKey('flood', place, actor), perMinute, MINUTE_MS);
+  const wait = await waitOf(ctx.store.takeToken(floodKey(place, actor), perMinute, MINUTE_MS));
   if (wait === undefined) return undefined;
   const at = new Date(ctx.now() + wait).toISOString().slice(11, 19);
   return `You are going too fast: at most ${perMinute} commands and button presses a minute. Try again in ${Math.ceil(wait / 1000)} s (at ${at} UTC).`;

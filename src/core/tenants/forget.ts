@@ -2,7 +2,8 @@
  * A tenant leaves (a Discord server removes the bot, a Slack workspace uninstalls it): every record
  * the state store keeps for it is deleted, found by how core builds its keys, not by searching text.
  *
- * What is found:
+ * What is found: the tenant's whole part of the store (`t:<kind>:<id>:`: its votes, ticket indexes,
+ * office record, chatbot limits), and outside it:
  * - keys that name the tenant (surface + workspace): `recent:`, `seen:`, `assistant:welcomed:`, and
  *   the ticket indexes `ticketthread:` / `ticketmsg:` of threads and messages in its channels;
  * - values that name it: conversations (`conv:<id>`, whose place is the tenant's), rated answers
@@ -22,6 +23,7 @@
  */
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
+import { forgetTenantKeys, tenantFor } from '../../state/tenant-store';
 import { conversationSchema, keys as convKeys, parseStored, placeSchema } from '../conversations/model';
 import { NOTICE_BOX } from '../handoff/notice';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
@@ -181,7 +183,8 @@ export async function forgetTenant(store: StateStore, tenant: Tenant, opts: Forg
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];
   for (const key of await answersOf(store, tenant, places)) doomed.add(key);
   for (const key of (await opts.surfaceKeys?.(places)) ?? []) doomed.add(key);
-  let records = 0;
+  // The tenant's own part of the store (t:<kind>:<id>:, state/tenant-store.ts) goes whole.
+  let records = await forgetTenantKeys(store, tenantFor(tenant.surface, tenant.workspace));
   for (const key of doomed) {
     if ((await store.get(key)) === undefined) continue;
     await store.delete(key);

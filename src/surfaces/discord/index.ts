@@ -30,6 +30,11 @@ export interface DiscordSurfaceOptions {
   /** Role ids whose members are admins. */
   adminRoles: string[];
   handoffChannel?: string;
+  /**
+   * Told the server DISCORD_HANDOFF_CHANNEL belongs to, once logged in: a ticket of another server
+   * must not be posted there (the bot's token would let it).
+   */
+  onHandoffGuild?: (guildId: string) => void;
   store: StateStore;
   log: Logger;
   /** Defer an interaction core has not answered after this long (default 1,500 ms; Discord allows 3 s). */
@@ -105,6 +110,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
       await logIn(client, opts);
       botId = client.user?.id ?? opts.applicationId;
       await registerCommands(client, opts);
+      await learnHandoffGuild(client, opts);
       await Promise.all(client.guilds.cache.map((guild) => inbound.people.learnRoles(guild)));
       ready = true;
       log.info({ user: client.user?.username }, 'discord: ready');
@@ -119,6 +125,14 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     },
     rateLimitEvents: rateLimits,
   };
+}
+
+/** Which server the handoff channel is in (a channel Discord cannot show is left unknown, and logged). */
+async function learnHandoffGuild(client: Client, opts: DiscordSurfaceOptions): Promise<void> {
+  if (!opts.handoffChannel || !opts.onHandoffGuild) return;
+  const channel = await client.channels.fetch(opts.handoffChannel).catch(() => null);
+  if (channel && 'guildId' in channel && channel.guildId) opts.onHandoffGuild(channel.guildId);
+  else opts.log.warn({ channel: opts.handoffChannel }, 'discord: the handoff channel’s server is not known');
 }
 
 /** The token never reaches a log or an error: discord.js messages can quote the request. */

@@ -7,6 +7,8 @@ import type { DiscordGateway } from './gateway';
 const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
 const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
 const THREAD_TYPES = new Set([10, 11, 12]);
+/** Channels remembered in memory at most (the oldest forgotten first: the store still knows them). */
+const MAX_CACHED = 10_000;
 
 /** Which channels are threads, and their parents: remembered in the store (threads outlive a restart). */
 export class Threads {
@@ -20,7 +22,7 @@ export class Threads {
   ) {}
 
   async remember(threadId: string, parentId: string): Promise<void> {
-    this.parents.set(threadId, parentId);
+    this.cache(threadId, parentId);
     await this.store.set(`discord:thread:${threadId}`, parentId, THREAD_TTL_MS);
   }
 
@@ -30,7 +32,7 @@ export class Threads {
     if (known !== undefined) return known;
     const stored = await this.store.get(`discord:thread:${channelId}`);
     if (typeof stored === 'string') {
-      this.parents.set(channelId, stored);
+      this.cache(channelId, stored);
       return stored;
     }
     const ch = channelSchema.safeParse(
@@ -38,7 +40,13 @@ export class Threads {
     );
     const parent = ch.success && THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
     if (parent) await this.remember(channelId, parent);
-    else this.parents.set(channelId, null);
+    else this.cache(channelId, null);
     return parent;
+  }
+
+  /** Channel ids are unique across servers; the memory is bounded (a busy bot sees many servers' threads). */
+  private cache(channelId: string, parent: string | null): void {
+    this.parents.set(channelId, parent);
+    if (this.parents.size > MAX_CACHED) this.parents.delete(this.parents.keys().next().value as string);
   }
 }

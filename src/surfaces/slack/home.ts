@@ -31,6 +31,16 @@ const homeOpenedSchema = z.object({
   tab: z.string().optional(),
 });
 
+/** Channels remembered at most by each of the directory's caches (the oldest forgotten first). */
+const MAX_CACHED = 5_000;
+
+/** Keyed by workspace and channel, and bounded: what one workspace's channel showed is never another's. */
+function keep<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_CACHED) map.delete(map.keys().next().value as string);
+}
+
 export class SlackDirectory {
   private readonly names = new Map<string, { until: number; name: string | undefined }>();
   private readonly members = new Map<string, { until: number; ids: Promise<Set<string> | undefined> }>();
@@ -61,7 +71,7 @@ export class SlackDirectory {
   }
 
   async channelName(place: Place): Promise<string | undefined> {
-    const hit = this.names.get(place.channel);
+    const hit = this.names.get(`${place.workspace}:${place.channel}`);
     if (hit && hit.until > this.now()) return hit.name;
     let name: string | undefined;
     if (place.channel.startsWith('D')) name = 'direct message';
@@ -75,7 +85,7 @@ export class SlackDirectory {
         this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
       }
     }
-    this.names.set(place.channel, { until: this.now() + CACHE_MS, name });
+    keep(this.names, `${place.workspace}:${place.channel}`, { until: this.now() + CACHE_MS, name });
     return name;
   }
 
@@ -86,10 +96,10 @@ export class SlackDirectory {
 
   /** The channel's members (conversations.members, the same cache); undefined when Slack cannot tell. */
   memberIds(channel: Place): Promise<Set<string> | undefined> {
-    let hit = this.members.get(channel.channel);
+    let hit = this.members.get(`${channel.workspace}:${channel.channel}`);
     if (!hit || hit.until <= this.now()) {
       hit = { until: this.now() + CACHE_MS, ids: this.fetchMembers(channel) };
-      this.members.set(channel.channel, hit);
+      keep(this.members, `${channel.workspace}:${channel.channel}`, hit);
     }
     return hit.ids;
   }
@@ -144,12 +154,13 @@ export function registerHome(d: HomeDeps): void {
       if (!core?.handoffQueue) return;
       const userId = opened.data.user;
       const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin: d.adminUsers.includes(userId) };
-      const queue = await core.handoffQueue(viewer, d.port);
+      const team = env.success ? env.data.team_id : undefined;
+      // The queue of the workspace whose Home this is: another workspace's tickets never show here.
+      const queue = await core.handoffQueue(viewer, d.port, team ?? '');
       const msg = queue ?? {
         text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.',
       };
       const { blocks } = renderMessage(msg);
-      const team = env.success ? env.data.team_id : undefined;
       const place: Place = { surface: 'slack', workspace: team ?? '', channel: userId };
       await d.port.gateway.methodCall(place, 'views.publish', { user_id: userId, view: { type: 'home', blocks } }, 4);
     } catch (err) {

@@ -2,6 +2,7 @@
  * Display names of Slack users, and whether each is a bot (users.info through the gateway, on its
  * Tier 4 budget), cached so a busy thread costs one lookup per user.
  */
+import { scopedTeam } from './team-scope';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { SlackGateway } from './gateway';
@@ -47,20 +48,22 @@ export class UserNames {
     return (await this.info(userId))?.bot === true;
   }
 
+  /** Keyed by the request's workspace too: what one workspace's users.info said is never another's. */
   private info(userId: string): Promise<Info | undefined> {
-    const hit = this.cache.get(userId);
-    return hit && Date.now() < hit.until ? hit.info : this.fetch(userId);
+    const key = `${scopedTeam() ?? ''}:${userId}`;
+    const hit = this.cache.get(key);
+    return hit && Date.now() < hit.until ? hit.info : this.fetch(key, userId);
   }
 
-  private fetch(userId: string): Promise<Info | undefined> {
+  private fetch(key: string, userId: string): Promise<Info | undefined> {
     const entry = { until: Date.now() + TTL_MS, info: Promise.resolve<Info | undefined>(undefined) };
     entry.info = this.lookup(userId).catch((err: unknown) => {
       this.log.debug({ err, userId }, 'slack: users.info failed');
       entry.until = Date.now() + FAILED_TTL_MS;
       return undefined;
     });
-    this.cache.delete(userId);
-    this.cache.set(userId, entry);
+    this.cache.delete(key);
+    this.cache.set(key, entry);
     if (this.cache.size > MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
     return entry.info;
   }

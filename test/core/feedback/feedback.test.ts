@@ -15,7 +15,7 @@ import {
 } from '../../../src/core/feedback/feedback';
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
 import { feedbackButtons } from '../../../src/core/surface';
-import { FeedbackStore } from '../../../src/state/feedback-store';
+import { feedbackOf } from '../../../src/core/feedback/feedback';
 import { startCommandEnv } from '../commands/support';
 import { useStarted } from '../../support/server-setup';
 
@@ -48,7 +48,7 @@ describe('pressing feedback (the ask handler routes it)', () => {
     expect(down.replies.at(-1)?.ephemeral).toBe(true);
     expect(down.last().text).toMatch(/now 👎/);
     expect(down.last().buttons?.map((b) => [b.label, b.value])).toEqual([['Talk to a human', 'conv-core']]);
-    expect((await new FeedbackStore(env.ctx.store).votesOn('core1')).map((v) => v.vote)).toEqual(['negative']);
+    expect((await feedbackOf(env.ctx, env.channel).votesOn('core1')).map((v) => v.vote)).toEqual(['negative']);
   });
 });
 
@@ -76,7 +76,7 @@ describe('/analytics feedback', () => {
   });
 
   test('/analytics reports the votes cast in the period', async () => {
-    const store = new FeedbackStore(env.ctx.store);
+    const store = feedbackOf(env.ctx, env.channel);
     const now = env.ctx.now();
     await store.vote('a-an1', 'U1', 'positive', 'slack', now);
     await store.vote('a-an2', 'U1', 'positive', 'discord', now);

@@ -6,6 +6,7 @@
  * message edits of a later change. The drains here are called by hand (no timers), so "not yet" is
  * observable.
  */
+import { tenantOf } from '../../../src/core/tenants/offices';
 import { keys } from '../../../src/core/conversations/model';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { handoffFigures } from '../../../src/core/handoff/figures';
@@ -175,7 +176,8 @@ describe('handoff: a ticket opened through the outbox', () => {
 
   it('a ticket stranded by a crash before it was handed its conversation is no handoff: the figures skip it', async () => {
     const day = new Date(h.ctx.now()).toISOString().slice(0, 10);
-    const counted = async (): Promise<number> => (await handoffFigures(h.store, { from: day, to: day })).opened;
+    const counted = async (): Promise<number> =>
+      (await handoffFigures(h.ctx, tenantOf(h.channel), { from: day, to: day })).opened;
     const before = await counted();
     // A handed ticket counts (and is no longer marked as opening).
     const thread = await ask('Which lots are for sale in Boise?');

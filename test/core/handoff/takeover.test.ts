@@ -3,6 +3,7 @@
  * first agent's time to it (the state line and the queue), and a release starts a new wait. The
  * bridge's clock is set by the test (ctx.now), so the durations are exact.
  */
+import { tenantOf } from '../../../src/core/tenants/offices';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import type { Place } from '../../../src/core/surface';
 import { withoutSpanMarks } from '../../../src/core/text/untrusted';
@@ -57,7 +58,7 @@ describe('handoff: time to claim across a take-over', () => {
     await waitFor(() => stateLine().startsWith(`Claimed by ${h.agents.andy.name}`), 'taken over', 5000);
     expect(stateLine()).toBe(`Claimed by ${h.agents.andy.name} at 10:05 UTC, 40 s after the request`);
     // Names are shown as text (between the span marks a surface renders as escaped text).
-    expect(withoutSpanMarks((await h.bridge.handoffs.queueMessage()).text)).toContain(
+    expect(withoutSpanMarks((await h.bridge.handoffs.queueMessage(tenantOf(h.channel))).text)).toContain(
       `Claimed by ${h.agents.andy.name}, waited 40 s`,
     );
 

@@ -41,7 +41,9 @@ describe('handoff: who is an agent, asked when it matters', () => {
     expect(bobAway.texts()).toEqual(['Away and back are for members of the handoff channel.']);
     expect(lookups).toEqual([h.users.bob.id, h.agents.ann.id, h.users.bob.id]);
     // The App Home asks the same row.
-    expect(await h.bridge.handoffQueue(h.users.bob, h.surface)).toBeUndefined();
-    expect((await h.bridge.handoffQueue(h.agents.andy, h.surface))?.text).toMatch(/^\*Handoff queue\*/);
+    expect(await h.bridge.handoffQueue(h.users.bob, h.surface, h.channel.workspace)).toBeUndefined();
+    expect((await h.bridge.handoffQueue(h.agents.andy, h.surface, h.channel.workspace))?.text).toMatch(
+      /^\*Handoff queue\*/,
+    );
   });
 });

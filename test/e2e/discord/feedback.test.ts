@@ -3,6 +3,7 @@
  * is recorded once per person, the other button changes the vote, a negative vote offers "Talk to a
  * human" (ephemeral, and it works), and /analytics counts the votes across surfaces.
  */
+import { tenantFor, tenantStore } from '../../../src/state/tenant-store';
 import { FeedbackStore } from '../../../src/state/feedback-store';
 import { waitFor } from '../../../fakes/wait-for';
 import { ask, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
@@ -30,7 +31,7 @@ describe('Discord e2e: answer feedback', () => {
     expect(labels).toEqual(expect.arrayContaining(['Talk to a human', '👍', '👎']));
     const up = e.fake.buttons(last).find((b) => b.label === '👍')!;
     const id = /up:([A-Za-z0-9_-]+)/.exec(up.custom_id ?? '')![1]!;
-    const feedback = new FeedbackStore(e.app.store);
+    const feedback = new FeedbackStore(tenantStore(e.app.store, tenantFor('discord', e.fake.guildId)));
 
     const first = e.fake.clickButtonLabelled(last, '👍', e.user);
     const thanks = await waitFor(

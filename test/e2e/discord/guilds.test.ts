@@ -152,7 +152,7 @@ describe('Discord: many servers (global commands)', () => {
     const convIds = leftBefore.flatMap((k) => /^conv:([^:]+)$/.exec(k)?.[1] ?? []);
     expect(convIds.length).toBeGreaterThan(0);
     for (const id of convIds) expect(await e.app.store.get(`conv:${id}:transcript`)).toBeDefined();
-    expect(leftBefore.some((k) => k.startsWith('feedback:answer:'))).toBe(true);
+    expect(leftBefore.some((k) => k.startsWith(`t:discord:${invited().id}:feedback:answer:`))).toBe(true);
     expect(keptBefore.length).toBeGreaterThan(0);
 
     e.fake.leaveGuild(invited().id);

@@ -4,6 +4,7 @@
  * and take-over, the satisfaction rating, /handoff queue and the figures in /analytics. The clock is
  * injected: the reminder comes when the test moves it HANDOFF_REMIND_S (5 min) on and runs the sweep.
  */
+import { tenantFor } from '../../../src/state/tenant-store';
 import {
   analyticsOf,
   ask,
@@ -223,7 +224,7 @@ describe('Discord: a lead through a handoff', () => {
     );
     // The ticket's thread and link are stored right after its message is posted.
     const stored = await waitFor(
-      async () => (await e.app.bridge.handoffs.queue()).find((t) => t.ticketLink),
+      async () => (await e.app.bridge.handoffs.queue(tenantFor('discord', e.fake.guildId))).find((t) => t.ticketLink),
       'the second ticket stored with its link',
     );
     expect(stored.ticketLink).toContain(secondTicket.id);

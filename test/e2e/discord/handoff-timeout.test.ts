@@ -5,6 +5,7 @@
  * chart). The clock is injected: with HANDOFF_REMIND_S=300 and HANDOFF_CLAIM_TIMEOUT_S=600 the test moves
  * it five minutes at a time and runs the sweep, so each reminder names the exact wait.
  */
+import { tenantFor } from '../../../src/state/tenant-store';
 import { analyticsOf, botMessagesIn, responseText, startDiscordE2E, handoffIn } from '../../support/discord-e2e';
 import { waitFor } from '../../../fakes/wait-for';
 import { panelOf } from '../../support/png-chart';
@@ -82,7 +83,7 @@ describe('Discord: tickets that time out or are cancelled', () => {
       /^Claimed by agent-smith at \d\d:\d\d UTC/,
     );
     const stored = await waitFor(
-      async () => (await e.app.bridge.handoffs.queue()).find((t) => t.ticketLink),
+      async () => (await e.app.bridge.handoffs.queue(tenantFor('discord', e.fake.guildId))).find((t) => t.ticketLink),
       'the ticket stored with its link',
       15_000,
       e.fake.changes,

@@ -30,14 +30,17 @@ const EXPECTED = [
   'conv:*:session',
   'ticket:*', // tickets
   'retry:*', // retry records
-  'recent:*', // recent keys
-  'feedback:vote:*', // feedback votes
+  't:*:recent:*', // recent keys, in their workspace's part of the store
+  't:*:feedback:vote:*', // feedback votes, in their workspace's part of the store
   'discord:dm:*', // DM markers
   'seen:*', // dedupe keys
 ];
 
 /** A key with its ids replaced by `*`: `conv:slack:T0:C1:1700.1:transcript` -> `conv:*:transcript`. */
 function family(key: string): string {
+  // A tenant's key (t:<kind>:<id>:...): the tenant is an id, the rest a family of its own.
+  const tenant = /^t:[a-z]+:[^:]+:(.*)$/.exec(key);
+  if (tenant) return `t:*:${family(tenant[1] ?? '')}`;
   const parts = key.split(':').map((p) => (/^[a-z][a-z._-]{0,23}$/.test(p) ? p : '*'));
   const out: string[] = [];
   for (const p of parts) if (!(p === '*' && out.at(-1) === '*')) out.push(p);
@@ -231,7 +234,14 @@ describe.each([['SQLite'], ['Redis']] as const)(
         'the follow-up answered',
       );
       expect(followAnswers[0]!.length).toBeGreaterThan(0);
-      const votes = await waitFor(() => e.app.store.keys('feedback:vote:').then((k) => k.length > 0 && k), 'the vote');
+      const votes = await waitFor(
+        () =>
+          e.app.store.keys('t:slack:').then((all) => {
+            const k = all.filter((x) => x.includes(':feedback:vote:'));
+            return k.length > 0 && k;
+          }),
+        'the vote',
+      );
       expect(votes).toHaveLength(1);
       await e.app.bridge.conversations.idle();
 

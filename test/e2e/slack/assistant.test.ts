@@ -4,6 +4,7 @@
  * session for a follow-up), answer feedback (recorded once, changed, a negative vote offers the
  * handoff) and /analytics counting the votes.
  */
+import { tenantFor, tenantStore } from '../../../src/state/tenant-store';
 import { assistantThreadContext } from '../../../src/surfaces/slack/assistant';
 import { FeedbackStore } from '../../../src/state/feedback-store';
 import type { FakeMessage, SlackCall } from '../../../fakes/fake-slack';
@@ -268,7 +269,7 @@ describe('Slack e2e: the assistant pane and answer feedback', () => {
     const el = feedbackOf(last)!;
     expect(el.positive_button.text.text.length).toBeGreaterThan(0);
     const id = feedbackId(el);
-    const feedback = new FeedbackStore(e.app.store);
+    const feedback = new FeedbackStore(tenantStore(e.app.store, tenantFor('slack', e.fake.team)));
     const where = { channel, ts: last.ts, thread };
 
     expect((await pressFeedback(el, 'positive', where)).status).toBe(200);

@@ -1,13 +1,15 @@
 /**
  * A workspace leaves: `app_uninstalled`, or `tokens_revoked` naming the bot's token. Its installation
- * is deleted, then every record of the state store whose key names the workspace (conversations,
- * transcripts, tickets, settings, votes... are keyed by team id), and its cached client is dropped.
+ * is deleted, then every record of it, through core's `forgetTenant` (its part of the store, its
+ * conversations, transcripts, tickets, votes...) and the Slack keys that name it, and its cached
+ * client is dropped.
  * A re-install starts clean. Logged once: the second of the two events finds nothing left.
  * Bolt delivers both events without authorize (the installation may be gone already).
  */
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { StateStore } from '../../../state/store';
+import { forgetTenant } from '../../../core/tenants/forget';
 import type { TeamClients } from '../clients';
 import { INSTALLATION_PREFIX, type SlackInstallations } from './installations';
 
@@ -19,30 +21,14 @@ export interface LeavingDeps {
   log: Logger;
 }
 
-/** A conversation's own keys carry its id, not the team's: `conv:<id>...`, `convstarted:<id>:...`. */
-const CONVERSATION_KEY = /^(?:conv|convstarted|convpending):([^:]+)/;
-
 /**
- * Deletes what the store keeps for `id` (a team or enterprise id): every key that names it, every
- * value that names it (a conversation's record holds its place, whose workspace it is), and the keys
- * of those conversations. Queue items, leases and rate logs are not listed by `keys` and age out.
+ * The Slack surface's own keys of the workspace (assistant threads, agent contexts, event dedupe, the
+ * org's team marks...): every `slack:` key that names it, the installation aside (removed above).
  */
-async function purgeRecords(store: StateStore, id: string): Promise<number> {
-  const all = (await store.keys('')).filter((k) => !k.startsWith(INSTALLATION_PREFIX));
-  const doomed = new Set<string>();
-  const conversations = new Set<string>();
-  for (const key of all) {
-    if (!key.includes(id) && !JSON.stringify((await store.get(key)) ?? null).includes(`"${id}"`)) continue;
-    doomed.add(key);
-    const conv = /^conv:([^:]+)$/.exec(key);
-    if (conv) conversations.add(conv[1]);
-  }
-  for (const key of all) {
-    const conv = CONVERSATION_KEY.exec(key);
-    if (conv && conversations.has(conv[1])) doomed.add(key);
-  }
-  for (const key of doomed) await store.delete(key);
-  return doomed.size;
+async function slackKeysOf(store: StateStore, id: string): Promise<string[]> {
+  return (await store.keys('slack:')).filter(
+    (k) => !k.startsWith(INSTALLATION_PREFIX) && k.split(':').some((part) => decodeURIComponent(part) === id),
+  );
 }
 
 export async function forgetWorkspace(
@@ -56,7 +42,15 @@ export async function forgetWorkspace(
     who.isEnterpriseInstall || !who.teamId ? { enterpriseId: id, isEnterpriseInstall: true } : { teamId: id },
   );
   d.clients.forget(id);
-  const records = await purgeRecords(d.store, id);
+  // Core's records of the tenant (its own part of the store, conversations, tickets, votes...) and the
+  // Slack surface's keys that name it.
+  const { records } = await forgetTenant(
+    d.store,
+    { surface: 'slack', workspace: id },
+    {
+      surfaceKeys: () => slackKeysOf(d.store, id),
+    },
+  );
   if (installed || records > 0)
     d.log.info({ workspace: id, why, records }, 'slack: workspace left: its data is deleted');
   else d.log.debug({ workspace: id, why }, 'slack: workspace already gone');

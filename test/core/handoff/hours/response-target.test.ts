@@ -3,6 +3,7 @@
  * 80%, at 100% the escalation mentions HANDOFF_ESCALATE's group of the ticket's platform (and nobody
  * else), the ticket shows "Response target missed by N min", and the figures count met and missed.
  */
+import { tenantOf } from '../../../../src/core/tenants/offices';
 import { handoffFigures, handoffFiguresText } from '../../../../src/core/handoff/figures';
 import { missedStep } from '../../../../src/core/handoff/hours/response-target';
 import type { Place } from '../../../../src/core/surface';
@@ -103,10 +104,12 @@ describe('response target and escalation', () => {
       false,
     );
     const range = { from: '2026-03-03', to: '2026-03-03' };
-    const figures = await handoffFigures(h.store, range, { responseTarget: true });
+    const figures = await handoffFigures(h.ctx, tenantOf(h.channel), range, { responseTarget: true });
     expect(figures).toMatchObject({ targetMet: 1, targetMissed: 1 });
     expect(handoffFiguresText(figures)).toContain('Response target: 1 met, 1 missed');
     // Without a target configured the line is not shown.
-    expect(handoffFiguresText(await handoffFigures(h.store, range))).not.toContain('Response target');
+    expect(handoffFiguresText(await handoffFigures(h.ctx, tenantOf(h.channel), range))).not.toContain(
+      'Response target',
+    );
   });
 });

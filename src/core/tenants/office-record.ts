@@ -1,0 +1,15 @@
+/**
+ * What a tenant connected (`/chatbot connect`): its own chatbot and handoff channel, and where core
+ * reads them. Apart from offices.ts so the context can name `Offices` without importing the rules.
+ */
+import type { Tenant } from '../../state/tenant-store';
+
+/** Absent fields use the environment's (CHATBOT_ID, SLACK_HANDOFF_CHANNEL / DISCORD_HANDOFF_CHANNEL). */
+export interface OfficeRecord {
+  chatbotId?: string;
+  handoffChannel?: string;
+}
+
+export interface Offices {
+  of(t: Tenant): Promise<OfficeRecord | undefined>;
+}

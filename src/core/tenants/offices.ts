@@ -1,0 +1,109 @@
+/**
+ * Tenants and offices. A tenant is a Slack workspace, a Discord server or the shell (the place's
+ * surface and workspace); an office is the tenants that name the same chatbot. A ticket goes to a
+ * handoff channel of its own tenant, or of another tenant of the same office (a Discord user's
+ * ticket in a Slack channel), never elsewhere.
+ *
+ * Where a tenant's own chatbot and handoff channel come from is `Offices` (the `/chatbot connect`
+ * records; `storedOffices` reads them from the tenant's part of the store). The environment's
+ * channels (SLACK_HANDOFF_CHANNEL, DISCORD_HANDOFF_CHANNEL) serve tenants without their own, but only
+ * on their own workspace: a channel whose workspace is not known (Slack's env channel names none)
+ * serves a surface that has one workspace, never a deployment where many install it.
+ */
+import { z } from 'zod';
+import { scoped, sameTenant, tenantFor, tenantStore, type Tenant } from '../../state/tenant-store';
+import type { CoreContext, HandoffTarget } from '../context';
+import { parseStored } from '../conversations/model';
+import type { Place, SurfaceName } from '../surface';
+import type { OfficeRecord, Offices } from './office-record';
+
+export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
+  return tenantFor(place.surface, place.workspace);
+}
+
+const officeSchema = z.object({ chatbotId: z.string().optional(), handoffChannel: z.string().optional() });
+const OFFICE_KEY = scoped('office');
+
+/** Offices as kept in each tenant's part of the store (`t:<kind>:<id>:office`). */
+export function storedOffices(ctx: Pick<CoreContext, 'store'>): Offices {
+  return { of: async (t) => parseStored(officeSchema, await tenantStore(ctx.store, t).get(OFFICE_KEY)) };
+}
+
+/** Writes a tenant's office record (the `/chatbot connect` form's result). */
+export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, record: OfficeRecord): Promise<void> {
+  await tenantStore(ctx.store, t).set(OFFICE_KEY, { ...record });
+}
+
+function officesOf(ctx: CoreContext): Offices {
+  return ctx.offices ?? storedOffices(ctx);
+}
+
+/** A surface serving many tenants (Slack installed by OAuth): the environment's unnamed channel is no one's. */
+function manyTenants(ctx: CoreContext, surface: SurfaceName): boolean {
+  return ctx.config.manyTenants?.includes(surface) ?? false;
+}
+
+/** The chatbot a tenant's questions go to: its own, or the environment's where one office is served. */
+async function chatbotOf(ctx: CoreContext, t: Tenant): Promise<string | undefined> {
+  const own = (await officesOf(ctx).of(t))?.chatbotId;
+  if (own) return own;
+  // The environment's chatbot links tenants into one office only where the deployment is one office.
+  return manyTenants(ctx, t.surface) ? undefined : ctx.config.chatbotId;
+}
+
+/** True only when both tenants resolve to the same chatbot (the same office). */
+export async function sameOffice(ctx: CoreContext, a: Tenant, b: Tenant): Promise<boolean> {
+  if (sameTenant(a, b)) return true;
+  const [x, y] = await Promise.all([chatbotOf(ctx, a), chatbotOf(ctx, b)]);
+  return x !== undefined && x === y;
+}
+
+/**
+ * Direct messages with the bot are no server's (Discord's '@me', surfaces/discord/direct-messages.ts):
+ * the deployment's own channel, the environment's, takes their tickets.
+ */
+const DIRECT: Partial<Record<SurfaceName, string>> = { discord: '@me' };
+
+/** The environment's channel of `surface`, as a channel of `from`'s workspace when it can be one; else undefined. */
+function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
+  const env = ctx.config.handoff[surface];
+  if (!env) return undefined;
+  if (env.workspace === '') return manyTenants(ctx, surface) ? undefined : env;
+  const direct = from.surface === surface && DIRECT[surface] === from.id;
+  return surface !== from.surface || env.workspace === from.id || direct ? env : undefined;
+}
+
+export const NO_OWN_CHANNEL =
+  'This workspace has no handoff channel of its own yet, so I cannot reach a person from here. An admin can set one with /chatbot connect.';
+const NO_CHANNEL =
+  'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
+
+/**
+ * Where a ticket of `from`'s conversation goes: the tenant's own channel, else the environment's on
+ * its surface (when it is its workspace's), else another surface's channel of the same office.
+ * A refusal says why none may be used.
+ */
+export async function routeHandoff(ctx: CoreContext, from: Place): Promise<HandoffTarget | { refusal: string }> {
+  const tenant = tenantOf(from);
+  const own = (await officesOf(ctx).of(tenant))?.handoffChannel;
+  if (own) return { surface: from.surface, workspace: from.workspace, channel: own };
+  const here = envTargetFor(ctx, from.surface, tenant);
+  if (here) return here;
+  for (const other of Object.values(ctx.config.handoff)) {
+    if (!other || other.surface === from.surface || !ctx.surfaces.get(other.surface)) continue;
+    if (await sameOffice(ctx, tenant, tenantOf(other))) return other;
+  }
+  // A channel on this surface that is another workspace's, or none of this workspace's own.
+  const elsewhere = ctx.config.handoff[from.surface] !== undefined || manyTenants(ctx, from.surface);
+  return { refusal: elsewhere ? NO_OWN_CHANNEL : NO_CHANNEL };
+}
+
+/**
+ * The tenants whose tickets a viewer of `viewer` sees (the queue, the figures): its own, and the
+ * environment's channel of its surface where that channel is its workspace's but names none (one
+ * Slack workspace: tickets posted there, from any surface of the office, are recorded under it).
+ */
+export function viewTenants(ctx: CoreContext, viewer: Tenant): Tenant[] {
+  const env = envTargetFor(ctx, viewer.surface, viewer);
+  return env && env.workspace === '' && viewer.id !== '' ? [viewer, tenantOf(env)] : [viewer];
+}

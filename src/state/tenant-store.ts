@@ -1,0 +1,97 @@
+/**
+ * One tenant's part of the state store: a Slack workspace (or enterprise), a Discord server, or the
+ * shell. Every key of a tenant lives under `t:<kind>:<id>:`, and the only way to reach it is a
+ * `TenantStore`, a view bound to one tenant whose methods take keys relative to it (`ScopedKey`).
+ * A relative key is a branded type made by `scoped()`: a raw store key (a string) is refused by the
+ * compiler, so a key of one tenant cannot be read through another's view: the view adds its own
+ * prefix to whatever it is given, and lists only its own keys.
+ *
+ * Global on purpose (they stay on the raw store): the ticket notice outbox (one box drained by every
+ * instance), leases, the mail outbox, installations, the roster's turn and everything else that is
+ * not one tenant's records.
+ */
+import type { Json, RateDecision, StateStore } from './store';
+
+export const TENANT_KINDS = ['slack', 'discord', 'shell'] as const;
+export type TenantKind = (typeof TENANT_KINDS)[number];
+
+declare const tenantPrefixBrand: unique symbol;
+declare const scopedKeyBrand: unique symbol;
+
+/** `t:<kind>:<id>:`: the start of every key of one tenant (its parts encoded, so no id is a prefix of another's). */
+export type TenantPrefix = string & { readonly [tenantPrefixBrand]: true };
+
+/** The same shape as core's request tenant: a surface and its workspace there. */
+export interface Tenant {
+  readonly surface: TenantKind;
+  /** Slack team (or enterprise) id, Discord guild id ('@me' for DMs), 'local' for the shell. */
+  readonly id: string;
+}
+
+/** A key relative to one tenant: what a TenantStore takes and lists. Made only by `scoped`. */
+export type ScopedKey = string & { readonly [scopedKeyBrand]: true };
+
+export function tenantFor(surface: TenantKind, id: string): Tenant {
+  if (!TENANT_KINDS.includes(surface))
+    throw new Error(`tenant surface: "${surface}" is not one of ${TENANT_KINDS.join(', ')}`);
+  return { surface, id };
+}
+
+export function tenantPrefix(t: Tenant): TenantPrefix {
+  return `t:${t.surface}:${encodeURIComponent(t.id)}:` as TenantPrefix;
+}
+
+export function sameTenant(a: Tenant, b: Tenant): boolean {
+  return a.surface === b.surface && a.id === b.id;
+}
+
+/** A relative key from its parts, each encoded (`scoped('ticket', id)` → `ticket:<id>`). */
+export function scoped(...parts: string[]): ScopedKey {
+  if (parts.length === 0) throw new Error('scoped: give at least one key part');
+  return parts.map(encodeURIComponent).join(':') as ScopedKey;
+}
+
+/** A prefix to list with `keys`: the parts and a trailing separator (`scopedPrefix('ticket')` → `ticket:`). */
+export function scopedPrefix(...parts: string[]): ScopedKey {
+  return `${scoped(...parts)}:` as ScopedKey;
+}
+
+/** The store's key-value, listing and rate primitives, bound to one tenant. */
+export interface TenantStore {
+  readonly tenant: Tenant;
+  get<T extends Json = Json>(key: ScopedKey): Promise<T | undefined>;
+  set(key: ScopedKey, value: Json, ttlMs?: number): Promise<void>;
+  delete(key: ScopedKey): Promise<void>;
+  setIfAbsent(key: ScopedKey, value: Json, ttlMs?: number): Promise<boolean>;
+  compareAndSet(key: ScopedKey, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean>;
+  /** The tenant's keys under `prefix`, relative (the tenant's prefix taken off). */
+  keys(prefix: ScopedKey): Promise<ScopedKey[]>;
+  takeToken(key: ScopedKey, limit: number, windowMs: number): Promise<RateDecision>;
+}
+
+export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
+  const prefix = tenantPrefix(tenant);
+  const full = (key: ScopedKey): string => `${prefix}${key}`;
+  return {
+    tenant,
+    get: (key) => store.get(full(key)),
+    set: (key, value, ttlMs) => store.set(full(key), value, ttlMs),
+    delete: (key) => store.delete(full(key)),
+    setIfAbsent: (key, value, ttlMs) => store.setIfAbsent(full(key), value, ttlMs),
+    compareAndSet: (key, expected, next, ttlMs) => store.compareAndSet(full(key), expected, next, ttlMs),
+    keys: async (under) => (await store.keys(full(under))).map((k) => k.slice(prefix.length) as ScopedKey),
+    takeToken: (key, limit, windowMs) => store.takeToken(full(key), limit, windowMs),
+  };
+}
+
+/**
+ * Deletes every key under the tenant's prefix (a workspace uninstalls, a server removes the bot);
+ * other tenants' keys and the global ones are untouched. Returns how many keys went. Core's
+ * `forgetTenant` (core/tenants/forget.ts) calls it, then finds the records still kept outside.
+ * Rate logs are not listed by the store and empty themselves within their window.
+ */
+export async function forgetTenantKeys(store: StateStore, tenant: Tenant): Promise<number> {
+  const doomed = await store.keys(tenantPrefix(tenant));
+  for (const key of doomed) await store.delete(key);
+  return doomed.length;
+}
