@@ -5,7 +5,8 @@
 import { fstatSync } from 'fs';
 import { ConfigError, loadConfig, type Config } from './config';
 import { redactConfig } from './config-redact';
-import { configSecrets, createLogger, startApp, type AppHandle } from './app';
+import { configSecrets, createLogger } from './app-log';
+import { startApp, type AppHandle } from './app';
 import { SecretScrubber } from './log-safety';
 import type { SurfaceRuntime } from './surfaces/runtime';
 import { ShellSurface, SHELL_HANDOFF_CHANNEL, SHELL_WORKSPACE } from './surfaces/shell/shell-surface';

@@ -7,7 +7,8 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ConfigError, loadConfig } from '../src/config';
 import { redactConfig } from '../src/config-redact';
-import { createLogger, startApp, type AppHandle } from '../src/app';
+import { createLogger } from '../src/app-log';
+import { startApp, type AppHandle } from '../src/app';
 import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai-server';
 
 test('LLM_* map to the local service backend; a bad LLM_BASE_URL is named; the key is redacted', () => {

@@ -4,7 +4,8 @@
  * multi-key script must find its keys in one hash slot, or Redis refuses it with CROSSSLOT.
  */
 import Redis from 'ioredis';
-import { createLogger, startApp, type AppHandle } from '../../src/app';
+import { createLogger } from '../../src/app-log';
+import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openStore } from '../../src/state/open-store';
 import { RedisStore } from '../../src/state/redis-store';

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { TLSSocket } from 'node:tls';
 import type Redis from 'ioredis';
-import { createLogger, startApp, type AppHandle } from '../../src/app';
+import { createLogger } from '../../src/app-log';
+import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openStore } from '../../src/state/open-store';
 import { RedisStore } from '../../src/state/redis-store';

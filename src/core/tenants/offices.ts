@@ -37,12 +37,14 @@ export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, rec
 /** The tenant's connection (`/chatbot connect`, read through the chatbot directory), else its office record. */
 function officesOf(ctx: CoreContext): Offices {
   if (ctx.offices) return ctx.offices;
+  const stored = storedOffices(ctx);
   const chatbots = ctx.chatbots;
-  if (!chatbots) return storedOffices(ctx);
+  if (!chatbots) return stored;
   return {
     of: async (t) => {
       const c = await chatbots.forTenant(t);
-      return c?.connected ? { chatbotId: c.chatbotId, handoffChannel: c.handoffChannel } : undefined;
+      if (c?.connected) return { chatbotId: c.chatbotId, handoffChannel: c.handoffChannel };
+      return stored.of(t);
     },
   };
 }
