@@ -131,4 +131,6 @@ export interface Attachment {
   mime?: string;
   size?: number;
   url?: string;
+  /** The workspace the file was shared in (Slack: the message's team), whose token may download it. */
+  workspace?: string;
 }

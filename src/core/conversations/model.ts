@@ -25,6 +25,7 @@ export const attachmentSchema = z.object({
   mime: z.string().optional(),
   size: z.number().optional(),
   url: z.string().optional(),
+  workspace: z.string().optional(),
 });
 
 export const conversationSchema = z.object({

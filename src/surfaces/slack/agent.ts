@@ -11,12 +11,14 @@
  * - The user's DM messages (no assistant_app_thread root) are conversations through the message
  *   listener, which titles the thread with its first question.
  */
+import type { Context } from '@slack/bolt';
 import { z } from 'zod';
 import type { Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { AssistantDeps } from './assistant';
 import { eventEnvelopeSchema } from './payloads';
 import { firstDelivery } from './redelivery';
+import { teamOf } from './request-team';
 
 const id = z.string().min(1).max(255);
 
@@ -56,19 +58,19 @@ const contextKey = (team: string, user: string): string => `slack:agent:context:
 
 /** The same dependencies as the assistant pane's listeners (assistant.ts). */
 export function registerAgent(d: AssistantDeps): void {
-  const workspaceOf = (body: unknown): string => {
+  const workspaceOf = (body: unknown, context: Context): string => {
     const env = eventEnvelopeSchema.safeParse(body);
-    return (env.success ? env.data.team_id : undefined) ?? d.team();
+    return (env.success ? env.data.team_id : undefined) ?? teamOf(d, context);
   };
 
-  d.app.event('app_home_opened', async ({ body, event }) => {
+  d.app.event('app_home_opened', async ({ body, event, context }) => {
     try {
       // The Home tab is home.ts's; only the Messages tab is the agent's.
       const opened = messagesTabOpenedSchema.safeParse(event);
       if (!opened.success || !(await firstDelivery(d.store, body, opened.data.channel))) return;
       const core = d.core();
       if (!core?.dailyWelcome) return;
-      const place: Place = { surface: 'slack', workspace: workspaceOf(body), channel: opened.data.channel };
+      const place: Place = { surface: 'slack', workspace: workspaceOf(body, context), channel: opened.data.channel };
       const welcome = await core.dailyWelcome(place, opened.data.user);
       if (!welcome) return;
       await d.port.post(place, { text: welcome.greeting, markdown: true });
@@ -80,7 +82,7 @@ export function registerAgent(d: AssistantDeps): void {
     }
   });
 
-  d.app.event('app_context_changed', async ({ body, event }) => {
+  d.app.event('app_context_changed', async ({ body, event, context }) => {
     try {
       const parsed = contextChangedSchema.safeParse(event);
       const who = parsed.success ? parsed.data.user : undefined;
@@ -93,7 +95,7 @@ export function registerAgent(d: AssistantDeps): void {
         ...(seen?.team_id ? { team: seen.team_id } : {}),
         at: Date.now(),
       };
-      await d.store.set(contextKey(workspaceOf(body), who), record, CONTEXT_TTL_MS);
+      await d.store.set(contextKey(workspaceOf(body, context), who), record, CONTEXT_TTL_MS);
     } catch (err) {
       d.log.error({ err }, 'slack: app_context_changed handling failed');
     }

@@ -9,7 +9,7 @@
  *   like any thread; `onThreadMessage` titles the thread with its first question.
  * The "is thinking…" status comes from core through the port (AnswerStatus -> SlackPort.setStatus).
  */
-import type { App } from '@slack/bolt';
+import type { App, Context } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { DEFAULT_GREETING } from '../../core/assistant/intro';
@@ -19,6 +19,7 @@ import type { AssistantThreads } from './assistant-api';
 import { eventEnvelopeSchema } from './payloads';
 import { firstDelivery } from './redelivery';
 import type { SlackPort } from './port';
+import { teamOf } from './request-team';
 
 const id = z.string().min(1).max(255);
 
@@ -82,13 +83,15 @@ export interface AssistantHooks {
 }
 
 export function registerAssistant(d: AssistantDeps): AssistantHooks {
-  d.app.event('assistant_thread_started', ({ body, event }) => onThreadStarted(d, body, event));
+  d.app.event('assistant_thread_started', ({ body, event, context }) =>
+    onThreadStarted(d, workspaceOf(d, body, context), body, event),
+  );
 
-  d.app.event('assistant_thread_context_changed', async ({ body, event }) => {
+  d.app.event('assistant_thread_context_changed', async ({ body, event, context }) => {
     try {
       const parsed = assistantThreadEventSchema.safeParse(event);
       if (!parsed.success || !(await firstDelivery(d.store, body, parsed.data.assistant_thread.channel_id))) return;
-      await remember(d, workspaceOf(d, body), parsed.data.assistant_thread);
+      await remember(d, workspaceOf(d, body, context), parsed.data.assistant_thread);
     } catch (err) {
       d.log.error({ err }, 'slack: assistant_thread_context_changed handling failed');
     }
@@ -115,12 +118,11 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
 }
 
 /** A new assistant thread: its context kept, the suggested prompts set, the greeting posted. */
-async function onThreadStarted(d: AssistantDeps, body: unknown, event: unknown): Promise<void> {
+async function onThreadStarted(d: AssistantDeps, team: string, body: unknown, event: unknown): Promise<void> {
   try {
     const parsed = assistantThreadEventSchema.safeParse(event);
     if (!parsed.success || !(await firstDelivery(d.store, body, parsed.data.assistant_thread.channel_id))) return;
     const t = parsed.data.assistant_thread;
-    const team = workspaceOf(d, body);
     const place: Place = { surface: 'slack', workspace: team, channel: t.channel_id, thread: t.thread_ts };
     await remember(d, team, t);
     const { greeting, prompts } = await intro(d, place);
@@ -134,9 +136,9 @@ async function onThreadStarted(d: AssistantDeps, body: unknown, event: unknown):
   }
 }
 
-function workspaceOf(d: AssistantDeps, body: unknown): string {
+function workspaceOf(d: AssistantDeps, body: unknown, context: Context): string {
   const env = eventEnvelopeSchema.safeParse(body);
-  return (env.success ? env.data.team_id : undefined) ?? d.team();
+  return (env.success ? env.data.team_id : undefined) ?? teamOf(d, context);
 }
 
 /** Keeps the thread's context (what channel the user had open); its start time survives a context change. */

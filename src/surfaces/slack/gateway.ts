@@ -63,8 +63,8 @@ export interface SlackGatewayOptions {
   client: (team: string) => Promise<WebClient>;
   store: StateStore;
   log: Logger;
-  /** The workspace of a place (a place may carry none, or none be given: the bot's own team). */
-  team: (place?: Place) => string;
+  /** The workspace of a place (a place that carries none: the token's own team, one-token mode). */
+  team: (place: Place) => string;
 }
 
 export class SlackGateway {
@@ -84,7 +84,7 @@ export class SlackGateway {
   }
 
   /** The client of the place's workspace (read when the call goes out, so a refreshed token is used). */
-  private web(place?: Place): Promise<WebClient> {
+  private web(place: Place): Promise<WebClient> {
     return this.opts.client(this.opts.team(place));
   }
 
@@ -276,10 +276,8 @@ export class SlackGateway {
     return true;
   }
 
-  /** users.info (Tier 4, the bot's workspace): a user's profile, for display names. */
-  userInfo(userId: string): Promise<unknown> {
-    // The workspace is the caller's (the request's, in OAuth mode): read now, not when the budget frees.
-    const team = this.opts.team();
+  /** users.info (Tier 4, in `team`: the request's workspace): a user's profile, for display names. */
+  userInfo(team: string, userId: string): Promise<unknown> {
     const budget = { key: `slack:${team}:users.info`, ...TIER4_BUDGET };
     return this.run([budget], {}, () => call(async () => (await this.opts.client(team)).users.info({ user: userId })));
   }

@@ -165,7 +165,7 @@ export interface HomeDeps {
 
 /** App Home: the queue for agents and admins, a short explanation for everyone else. */
 export function registerHome(d: HomeDeps): void {
-  d.app.event('app_home_opened', async ({ body, event }) => {
+  d.app.event('app_home_opened', async ({ body, event, context }) => {
     try {
       const opened = homeOpenedSchema.safeParse(event);
       if (!opened.success || (opened.data.tab && opened.data.tab !== 'home')) return;
@@ -174,16 +174,16 @@ export function registerHome(d: HomeDeps): void {
       const core = d.core();
       if (!core?.handoffQueue) return;
       const userId = opened.data.user;
-      const isAdmin = d.adminUsers.includes(userId) || (await d.users.isWorkspaceAdmin(userId));
-      const viewer: Actor = { id: userId, name: await d.users.name(userId), isAdmin };
-      const team = env.success ? env.data.team_id : undefined;
-      // The queue of the workspace whose Home this is: another workspace's tickets never show here.
-      const queue = await core.handoffQueue(viewer, d.port, team ?? '');
+      // The workspace whose Home this is: the viewer is looked up there, and only its queue shows.
+      const team = (env.success ? env.data.team_id : undefined) ?? context.teamId ?? context.enterpriseId ?? '';
+      const isAdmin = d.adminUsers.includes(userId) || (await d.users.isWorkspaceAdmin(team, userId));
+      const viewer: Actor = { id: userId, name: await d.users.name(team, userId), isAdmin };
+      const queue = await core.handoffQueue(viewer, d.port, team);
       const msg = queue ?? {
         text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.',
       };
       const { blocks } = renderMessage(msg);
-      const place: Place = { surface: 'slack', workspace: team ?? '', channel: userId };
+      const place: Place = { surface: 'slack', workspace: team, channel: userId };
       await d.port.gateway.methodCall(place, 'views.publish', { user_id: userId, view: { type: 'home', blocks } }, 4);
     } catch (err) {
       d.log.error({ err }, 'slack: App Home failed');

@@ -23,7 +23,6 @@ import { registerLeaving } from './oauth/leaving';
 import { type OAuthWorkspaces, type SlackOAuthOptions, oauthWorkspaces } from './oauth/oauth-mode';
 import { SlackPort } from './port';
 import { keepSocketConnected, type SocketKeeper } from './socket-keeper';
-import { scopedBotUserId, scopedTeam, scopeRequestsToTheirTeam } from './team-scope';
 import { welcomeInstaller } from './welcome';
 import { createWebClient } from './web';
 
@@ -60,7 +59,10 @@ interface Workspaces {
   single?: SingleWorkspace;
   oauth?: OAuthWorkspaces;
   clients: TeamClients;
-  /** The workspace of a call that names none: the request's (OAuth), else the token's. */
+  /**
+   * The token's own workspace and bot user (auth.test), for a call whose request names none. OAuth
+   * mode has none ('' and undefined): every request carries its own (body, or Bolt's context).
+   */
   team: () => string;
   botUserId: () => string | undefined;
 }
@@ -68,7 +70,7 @@ interface Workspaces {
 function workspaces(opts: SlackSurfaceOptions, log: Logger): Workspaces {
   if (opts.oauth) {
     const oauth = oauthWorkspaces({ ...opts.oauth, store: opts.store, apiUrl: opts.apiUrl, log });
-    return { oauth, clients: oauth.clients, team: () => scopedTeam() ?? '', botUserId: scopedBotUserId };
+    return { oauth, clients: oauth.clients, team: () => '', botUserId: () => undefined };
   }
   if (!opts.botToken) throw new Error('Slack needs SLACK_BOT_TOKEN, or the OAuth variables (SLACK_CLIENT_ID ...)');
   const client = createWebClient(opts.botToken, opts.apiUrl, log);
@@ -76,8 +78,8 @@ function workspaces(opts: SlackSurfaceOptions, log: Logger): Workspaces {
   return {
     single,
     clients: singleWorkspaceClients(client, opts.botToken),
-    team: () => scopedTeam() ?? single.known?.team ?? '',
-    botUserId: () => scopedBotUserId() ?? single.known?.botUserId,
+    team: () => single.known?.team ?? '',
+    botUserId: () => single.known?.botUserId,
   };
 }
 
@@ -107,7 +109,6 @@ function registerAll(
   core: () => BridgeCore | undefined,
   log: Logger,
 ): void {
-  scopeRequestsToTheirTeam(app);
   app.error(async (err) => {
     log.error({ err }, 'slack: bolt error');
   });

@@ -36,6 +36,7 @@ import { unescapeSlack } from './safe-text';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
 import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
+import { teamOf } from './request-team';
 import type { UserNames } from './users';
 import { untrusted, type UntrustedText } from '../../core/text/untrusted';
 
@@ -52,7 +53,9 @@ export interface ListenerDeps {
   log: Logger;
   adminUsers: readonly string[];
   core: () => BridgeCore | undefined;
+  /** The token's own team (one-token mode; '' in OAuth mode): for a request whose body and context name none. */
   team: () => string;
+  /** The token's own bot user (one-token mode): for a request whose context names none. */
   botUserId: () => string | undefined;
   /** The assistant pane's hooks (assistant.ts). */
   assistant?: AssistantHooks;
@@ -74,10 +77,11 @@ type Helpers = ReturnType<typeof helpers>;
 /** What the listeners share: the actor, the Invocation they hand core, and failure reporting. */
 function helpers(d: ListenerDeps) {
   // Admins: SLACK_ADMIN_USERS, and the workspace's own admins and owners (users.info, cached with the name).
-  const actor = async (id: string, fallbackName?: string): Promise<Actor> => ({
+  // Looked up in the request's own workspace (the place's).
+  const actor = async (place: Place, id: string, fallbackName?: string): Promise<Actor> => ({
     id,
-    name: await d.users.name(id, fallbackName),
-    isAdmin: d.adminUsers.includes(id) || (await d.users.isWorkspaceAdmin(id)),
+    name: await d.users.name(place.workspace, id, fallbackName),
+    isAdmin: d.adminUsers.includes(id) || (await d.users.isWorkspaceAdmin(place.workspace, id)),
   });
 
   const invocation = (
@@ -138,10 +142,11 @@ function helpers(d: ListenerDeps) {
 /** The grammar's commands, one listener each. */
 function registerCommands(d: ListenerDeps, h: Helpers): void {
   for (const spec of COMMAND_SPECS) {
-    d.app.command(`/${spec.name}`, async ({ ack, command: c, respond }) => {
+    d.app.command(`/${spec.name}`, async ({ ack, command: c, respond, context }) => {
       await ack();
-      const place: Place = { surface: 'slack', workspace: c.team_id || d.team(), channel: c.channel_id };
-      const inv = h.invocation(place, await h.actor(c.user_id, c.user_name), {
+      const workspace = c.team_id || teamOf(d, context);
+      const place: Place = { surface: 'slack', workspace, channel: c.channel_id };
+      const inv = h.invocation(place, await h.actor(place, c.user_id, c.user_name), {
         ...(c.trigger_id ? { triggerId: c.trigger_id } : {}),
         ...(c.response_url ? { respond } : {}),
       });
@@ -160,7 +165,7 @@ function registerCommands(d: ListenerDeps, h: Helpers): void {
 /** The bridge's buttons (action_id prefixed ACTION_PREFIX). */
 function registerButtons(d: ListenerDeps, h: Helpers): void {
   const buttons = { type: 'block_actions', action_id: new RegExp(`^${ACTION_PREFIX}`) } as const;
-  d.app.action<BlockAction<ButtonAction>>(buttons, async ({ ack, action, body: b, respond }) => {
+  d.app.action<BlockAction<ButtonAction>>(buttons, async ({ ack, action, body: b, respond, context }) => {
     await ack();
     const routed = buttonValueFromAction(action.action_id, action.value);
     const container = b.container as { channel_id?: string; message_ts?: string; thread_ts?: string } | undefined;
@@ -170,11 +175,11 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
     const thread = (b.message?.thread_ts as string | undefined) ?? container?.thread_ts;
     const place: Place = {
       surface: 'slack',
-      workspace: b.team?.id ?? b.user.team_id ?? d.team(),
+      workspace: b.team?.id ?? b.user.team_id ?? teamOf(d, context),
       channel,
       ...(thread ? { thread } : {}),
     };
-    const inv = h.invocation(place, await h.actor(b.user.id, b.user.name ?? b.user.username), {
+    const inv = h.invocation(place, await h.actor(place, b.user.id, b.user.name ?? b.user.username), {
       ...(b.trigger_id ? { triggerId: b.trigger_id } : {}),
       ...(b.response_url ? { respond } : {}),
       ...(messageTs ? { source: { place, id: messageTs } } : {}),
@@ -198,7 +203,7 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
 /** Submits of the bridge's modals (callback_id prefixed VIEW_PREFIX). */
 function registerFormSubmits(d: ListenerDeps, h: Helpers): void {
   const forms = { type: 'view_submission', callback_id: new RegExp(`^${VIEW_PREFIX}`) } as const;
-  d.app.view<ViewSubmitAction>(forms, async ({ ack, body: v }) => {
+  d.app.view<ViewSubmitAction>(forms, async ({ ack, body: v, context }) => {
     // Slack echoes the modal's private_metadata (ours, so parsed): should it ever come back empty,
     // the form is still known from the callback_id (without a channel to answer in, errors show inline).
     const metaJson = safeJson(v.view.private_metadata) ?? {
@@ -213,11 +218,11 @@ function registerFormSubmits(d: ListenerDeps, h: Helpers): void {
     }
     const place: Place = {
       surface: 'slack',
-      workspace: meta.data.team ?? v.team?.id ?? v.user.team_id ?? d.team(),
+      workspace: meta.data.team ?? v.team?.id ?? v.user.team_id ?? teamOf(d, context),
       channel: meta.data.channel ?? '',
       ...(meta.data.thread ? { thread: meta.data.thread } : {}),
     };
-    const inv = h.invocation(place, await h.actor(v.user.id, v.user.name), {
+    const inv = h.invocation(place, await h.actor(place, v.user.id, v.user.name), {
       ...(v.trigger_id ? { triggerId: v.trigger_id } : {}),
     });
     const work = core.submitForm(inv, meta.data.formId, meta.data.state, formValues(v.view));
@@ -258,8 +263,7 @@ function registerFormSubmits(d: ListenerDeps, h: Helpers): void {
  * read through one schema (payloads.ts) into the one shape the bridge uses.
  */
 function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
-  const handleMessage = async (team: string | undefined, event: MessageEvent): Promise<void> => {
-    const bot = d.botUserId();
+  const handleMessage = async (team: string, bot: string | undefined, event: MessageEvent): Promise<void> => {
     const isMention = event.type === 'app_mention';
     if (event.bot_id || !event.user) return;
     if (event.subtype && event.subtype !== 'file_share' && event.subtype !== 'thread_broadcast') return;
@@ -269,16 +273,16 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       // Channel chatter outside threads is not for the bridge; a mention arrives as app_mention too.
       if (!event.thread_ts || mentionsBot) return;
     }
-    const workspace = team ?? event.team ?? d.team();
+    const workspace = team;
     const thread = isMention || isDm ? (event.thread_ts ?? event.ts) : event.thread_ts!;
     const place: Place = { surface: 'slack', workspace, channel: event.channel, thread };
     // Slack escapes what people type (`&lt;` for `<`): core gets the characters they typed.
     const text = incoming(mentionsBot ? stripMention(event.text, bot) : event.text);
     const msg: IncomingMessage = {
-      ...requestOf(d, place, await h.actor(event.user)),
+      ...requestOf(d, place, await h.actor(place, event.user)),
       text,
       id: event.ts,
-      attachments: (event.files ?? []).map(toAttachment),
+      attachments: (event.files ?? []).map((f) => toAttachment(f, workspace)),
       startsConversation: isMention || isDm,
     };
     const core = d.core();
@@ -299,11 +303,12 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
   };
 
   for (const type of ['app_mention', 'message'] as const) {
-    d.app.event(type, async ({ body, event }) => {
+    d.app.event(type, async ({ body, event, context }) => {
       try {
         const parsed = messageEventSchema.safeParse(event);
         if (!parsed.success) return;
-        await handleMessage(body.team_id, parsed.data);
+        const team = body.team_id || parsed.data.team || teamOf(d, context);
+        await handleMessage(team, context.botUserId ?? d.botUserId(), parsed.data);
       } catch (err) {
         d.log.error({ err, type }, 'slack: event handling failed');
       }
@@ -338,8 +343,8 @@ export function stripMention(text: string, botUserId: string): string {
   );
 }
 
-function toAttachment(f: SlackFile): Attachment {
-  const att: Attachment = { id: f.id, name: f.name ?? f.title ?? f.id };
+function toAttachment(f: SlackFile, workspace: string): Attachment {
+  const att: Attachment = { id: f.id, name: f.name ?? f.title ?? f.id, workspace };
   if (f.mimetype) att.mime = f.mimetype;
   if (typeof f.size === 'number') att.size = f.size;
   const url = f.url_private_download ?? f.url_private;

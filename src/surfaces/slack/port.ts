@@ -48,11 +48,14 @@ export interface SlackPortOptions {
   clients?: TeamClients;
   store: StateStore;
   log: Logger;
-  /** The bot's own team (auth.test); used when a place carries none. */
+  /** The token's own team (auth.test, one-token mode); used when a place carries none. */
   team: () => string;
   /** assistant.threads.* (the status shown while an answer is worked on). */
   assistant?: AssistantThreads;
-  /** The bridge's own user (auth.test), never one of a channel's agents. */
+  /**
+   * The bridge's own user (auth.test, one-token mode), never one of a channel's agents. In OAuth mode
+   * there is none to name: users.info says the bot is a bot, which leaves it out just the same.
+   */
   botUserId?: () => string | undefined;
 }
 
@@ -145,8 +148,8 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
     });
   }
 
-  private team(place?: Place): string {
-    return place?.workspace || this.opts.team();
+  private team(place: Place): string {
+    return place.workspace || this.opts.team();
   }
 
   /** "is thinking…" in an assistant (or channel) thread while an answer is worked on; '' clears it. */
@@ -290,10 +293,11 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
     const ids = await this.lookups.memberIds(channel);
     if (!ids) return undefined;
     const self = this.opts.botUserId?.();
+    const team = this.team(channel);
     const out: Actor[] = [];
     for (const id of [...ids].sort()) {
-      if (id === self || (await this.users.isBot(id))) continue;
-      out.push({ id, name: await this.users.name(id), isAdmin: false });
+      if (id === self || (await this.users.isBot(team, id))) continue;
+      out.push({ id, name: await this.users.name(team, id), isAdmin: false });
     }
     return out;
   }
@@ -324,7 +328,8 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
     const { bytes, contentType: type } = await downloadCapped(url, {
       name: att.name,
       platform: 'Slack',
-      headers: { Authorization: `Bearer ${await this.clients.token(this.team())}` },
+      // The file's workspace came with it (the message's team): its token, not another workspace's.
+      headers: { Authorization: `Bearer ${await this.clients.token(att.workspace || this.opts.team())}` },
     });
     // Without files:read Slack answers 200 with its sign-in page instead of the file.
     if (type.startsWith('text/html') && !(att.mime ?? '').startsWith('text/html')) {

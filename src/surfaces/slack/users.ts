@@ -1,8 +1,8 @@
 /**
  * Display names of Slack users, and whether each is a bot (users.info through the gateway, on its
- * Tier 4 budget), cached so a busy thread costs one lookup per user.
+ * Tier 4 budget), cached so a busy thread costs one lookup per user. Every call names the workspace
+ * the user is in (the request's team): in OAuth mode there is no one workspace to assume.
  */
-import { scopedTeam } from './team-scope';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { SlackGateway } from './gateway';
@@ -43,30 +43,30 @@ export class UserNames {
   ) {}
 
   /** The user's display name; `fallback` (e.g. a slash command's user_name) or the id when unknown. */
-  async name(userId: string, fallback?: string): Promise<string> {
-    return (await this.info(userId))?.name ?? fallback ?? userId;
+  async name(team: string, userId: string, fallback?: string): Promise<string> {
+    return (await this.info(team, userId))?.name ?? fallback ?? userId;
   }
 
   /** Whether users.info says the user is a bot (an unknown user is not). */
-  async isBot(userId: string): Promise<boolean> {
-    return (await this.info(userId))?.bot === true;
+  async isBot(team: string, userId: string): Promise<boolean> {
+    return (await this.info(team, userId))?.bot === true;
   }
 
   /** Whether users.info says the user is an admin or owner of the workspace (unknown: not). */
-  async isWorkspaceAdmin(userId: string): Promise<boolean> {
-    return (await this.info(userId))?.admin === true;
+  async isWorkspaceAdmin(team: string, userId: string): Promise<boolean> {
+    return (await this.info(team, userId))?.admin === true;
   }
 
-  /** Keyed by the request's workspace too: what one workspace's users.info said is never another's. */
-  private info(userId: string): Promise<Info | undefined> {
-    const key = `${scopedTeam() ?? ''}:${userId}`;
+  /** Keyed by the workspace too: what one workspace's users.info said is never another's. */
+  private info(team: string, userId: string): Promise<Info | undefined> {
+    const key = `${team}:${userId}`;
     const hit = this.cache.get(key);
-    return hit && Date.now() < hit.until ? hit.info : this.fetch(key, userId);
+    return hit && Date.now() < hit.until ? hit.info : this.fetch(key, team, userId);
   }
 
-  private fetch(key: string, userId: string): Promise<Info | undefined> {
+  private fetch(key: string, team: string, userId: string): Promise<Info | undefined> {
     const entry = { until: Date.now() + TTL_MS, info: Promise.resolve<Info | undefined>(undefined) };
-    entry.info = this.lookup(userId).catch((err: unknown) => {
+    entry.info = this.lookup(team, userId).catch((err: unknown) => {
       this.log.debug({ err, userId }, 'slack: users.info failed');
       entry.until = Date.now() + FAILED_TTL_MS;
       return undefined;
@@ -77,8 +77,8 @@ export class UserNames {
     return entry.info;
   }
 
-  private async lookup(userId: string): Promise<Info | undefined> {
-    const res = userInfoSchema.safeParse(await this.gateway.userInfo(userId));
+  private async lookup(team: string, userId: string): Promise<Info | undefined> {
+    const res = userInfoSchema.safeParse(await this.gateway.userInfo(team, userId));
     if (!res.success) return undefined;
     const u = res.data.user;
     const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(
