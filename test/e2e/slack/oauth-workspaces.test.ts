@@ -45,6 +45,25 @@ describe('Slack OAuth e2e: two workspaces', () => {
         expect(c.response.ok).toBe(true);
       }
     }
+    // Each asker's display name is looked up in the workspace the request came from (its team named
+    // by the request, no per-process guess), with that workspace's token: the conversation keeps the
+    // name users.info gave, not the slash command's user_name.
+    for (const [user, team, channel, ts] of [
+      ['U0USER1', 'T0AAA', 'C0AAA', rootA.ts],
+      ['U0USER2', 'T0BBB', 'C0BBB', rootB.ts],
+    ]) {
+      const lookups = e.fake.calls.slice(from).filter((c) => c.method === 'users.info' && c.args.user === user);
+      expect(lookups.length).toBeGreaterThan(0);
+      for (const c of lookups) {
+        expect(c.team).toBe(team);
+        expect(c.response.ok).toBe(true);
+      }
+      const conv = conversationIdOf({ surface: 'slack', workspace: team, channel, thread: ts });
+      const record = await e.app.store.get<{ asker?: { name: string } }>(`conv:${conv}`);
+      const given = (lookups[0]!.response.user as { name: string }).name;
+      expect(given).not.toBe(user.toLowerCase());
+      expect(record?.asker?.name).toBe(given);
+    }
   });
 
   test('app_uninstalled deletes the installation and the workspace’s records, logged once; a re-install starts clean', async () => {
