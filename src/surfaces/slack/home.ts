@@ -146,7 +146,7 @@ export class SlackDirectory {
       return ids;
     } catch (err) {
       this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.members failed');
-      this.members.delete(channel);
+      this.members.delete(`${place.workspace}:${channel}`);
       return undefined;
     }
   }
