@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { RedisStore } from '../../src/state/redis-store';
 import { runStoreContract } from './store-contract';
 import { waitFor } from '../../fakes/wait-for';
+import { dropRedisPrefix } from '../support/redis-prefix';
 
 const HOST = 'redis://127.0.0.1:6379';
 const prefix = `test:store:${randomBytes(4).toString('hex')}:`;
@@ -16,14 +17,7 @@ function open(db: number, keyPrefix = prefix): RedisStore {
 
 /** Deletes only this run's keys: other engineers share the databases. */
 async function dropPrefix(db: number): Promise<void> {
-  const admin = new Redis(`${HOST}/${db}`);
-  let cursor = '0';
-  do {
-    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await admin.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await admin.quit();
+  await dropRedisPrefix(`${HOST}/${db}`, prefix);
 }
 
 afterAll(async () => {

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
 import { RedisStore } from '../../src/state/redis-store';
 import { SqliteStore } from '../../src/state/sqlite-store';
 import type { StateStore } from '../../src/state/store';
@@ -19,6 +18,7 @@ import {
   tenantPrefix,
   tenantStore,
 } from '../../src/state/tenant-store';
+import { dropRedisPrefix } from '../support/redis-prefix';
 
 const dir = mkdtempSync(join(tmpdir(), 'tenant-store-'));
 const REDIS = 'redis://127.0.0.1:6379/7';
@@ -27,14 +27,7 @@ const prefix = `test:tenants:${randomBytes(4).toString('hex')}:`;
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   // Only this run's keys: the database is shared.
-  const admin = new Redis(REDIS);
-  let cursor = '0';
-  do {
-    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await admin.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await admin.quit();
+  await dropRedisPrefix(REDIS, prefix);
 });
 
 function runTenantContract(open: () => Promise<StateStore>): void {

@@ -9,10 +9,10 @@ import { ticketKeys } from '../../../src/core/handoff/model';
 import type { Place } from '../../../src/core/surface';
 import { forgetTenant } from '../../../src/core/tenants/forget';
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import type { StateStore } from '../../../src/state/store';
+import { dropRedisPrefix } from '../../support/redis-prefix';
 
 const asker = { id: 'U1', name: 'Ada', isAdmin: false };
 
@@ -74,14 +74,7 @@ let run = 0;
 
 afterAll(async () => {
   // Only this run's keys: the database is shared.
-  const admin = new Redis(REDIS);
-  let cursor = '0';
-  do {
-    const [next, found] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (found.length) await admin.del(...found);
-    cursor = next;
-  } while (cursor !== '0');
-  await admin.quit();
+  await dropRedisPrefix(REDIS, prefix);
 });
 
 describe.each([
