@@ -65,9 +65,9 @@ describe('reliability: a killed instance taken over within its lease', () => {
     return undefined;
   };
 
-  /** Every bot reply finished, the last one marked interrupted with a Retry button. */
-  const markedInterrupted = (channel: string, thread: string): FakeMessage | undefined => {
-    const replies = rig.botReplies(channel, thread);
+  /** Every reply of the dead instance's answer finished, the last one marked interrupted with a Retry button. */
+  const markedInterrupted = (channel: string, thread: string, ids: Set<string>): FakeMessage | undefined => {
+    const replies = rig.botReplies(channel, thread).filter((m) => ids.has(m.ts));
     const last = replies.at(-1);
     if (!last || replies.some(typing) || !/interrupted/i.test(shownText(last))) return undefined;
     return buttonsOf(last).some((b) => b.text === 'Retry') ? last : undefined;
@@ -101,7 +101,13 @@ describe('reliability: a killed instance taken over within its lease', () => {
 
     // The keeper marks it, text kept, Retry. What bounds the takeover is the lease checked above (the
     // bench measures the seconds); this wait is only synchronisation, generous for a loaded CI machine.
-    const marked = await waitFor(() => markedInterrupted('C0TAKE', root.ts), 'the answer marked', 3 * TARGET_MS);
+    // The victim's own messages are looked at: the keeper may answer the queued follow-up below them first.
+    const victimIds = new Set(found.rec.messages.map((m) => m.ref.id));
+    const marked = await waitFor(
+      () => markedInterrupted('C0TAKE', root.ts, victimIds),
+      'the answer marked',
+      3 * TARGET_MS,
+    );
     expect(marked.text.length).toBeGreaterThan(0);
     expect(buttonsOf(marked).map((b) => b.text)).toContain('Retry');
     const line = await rig.expectLine(keeper, 'marked an abandoned answer interrupted', 10_000, {
