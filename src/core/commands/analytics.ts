@@ -1,9 +1,15 @@
-/** `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). */
+/**
+ * `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). A workspace
+ * on the deployment's shared chatbot (tenants/shared-chatbot.ts) is shown its own figures only: the
+ * conversations the bridge opened for it, in place of the chatbot-wide overview (every tenant's).
+ */
 import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import type { FeedbackTally } from '../../state/feedback-store';
 import { feedbackOf } from '../feedback/feedback';
 import { tenantOf } from '../tenants/offices';
+import { ownConversations } from '../tenants/own-conversations';
+import { SHARED_CHATBOT_NOTE, onSharedChatbot } from '../tenants/shared-chatbot';
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';
 import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { CoreContext } from '../context';
@@ -121,15 +127,33 @@ export function analyticsPanels(
     },
     { title: 'Resolution rate (%)', labels: ['Resolved'], values: [resolutionPercent(m.resolutionRate)], max: 100 },
     { title: 'Avg response time (s)', labels: ['Seconds'], values: [m.avgResponseTime] },
-    { title: 'Answer feedback (votes)', labels: FEEDBACK_CHART_LABELS, values: [feedback.positive, feedback.negative] },
+    feedbackPanel(feedback),
   ];
 }
 
-async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
-  requireAdmin(inv, 'see analytics');
-  const range = parseAnalyticsArgs(args, ctx.now());
-  // A visible message (an ephemeral one cannot be edited), replaced by the result when it is ready.
-  const progress = await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` });
+function feedbackPanel(feedback: Pick<FeedbackTally, 'positive' | 'negative'>): ChartPanel {
+  return {
+    title: 'Answer feedback (votes)',
+    labels: FEEDBACK_CHART_LABELS,
+    values: [feedback.positive, feedback.negative],
+  };
+}
+
+/** The chatbot's part of the result: what it is called, its figures as text and as chart panels. */
+interface ChatbotFigures {
+  name: string;
+  text: string;
+  panels: ChartPanel[];
+}
+
+type Period = { range: AnalyticsRange; startMs: number; endMs: number };
+
+/** The service's overview of the chatbot (the tenant's own chatbot, or the one chatbot of the deployment). */
+async function serviceFigures(
+  ctx: CoreContext,
+  { range }: Period,
+  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
+): Promise<ChatbotFigures> {
   // The service reads ISO 8601; the end day is included whole.
   const [overview, name] = await Promise.all([
     ctx.client.v1.analyticsOverview({
@@ -139,19 +163,53 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     }),
     chatbotName(ctx),
   ]);
+  return { name, text: analyticsText(name, range, overview), panels: analyticsPanels(overview, feedback) };
+}
+
+/** On the shared chatbot: the conversations the bridge opened for this workspace in the period, and why no more. */
+async function tenantFigures(
+  ctx: CoreContext,
+  inv: Invocation,
+  { range, startMs, endMs }: Period,
+  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
+): Promise<ChatbotFigures> {
+  const own = await ownConversations(ctx, tenantOf(inv.place), ctx.config.chatbotId);
+  const opened = own.filter((c) => c.createdAt >= startMs && c.createdAt <= endMs).length;
+  return {
+    name: 'This workspace',
+    text: [
+      `Analytics for this workspace, ${range.from} to ${range.to}`,
+      `Conversations: ${fmt.format(opened)} (opened in this workspace)`,
+      SHARED_CHATBOT_NOTE,
+    ].join('\n'),
+    panels: [{ title: 'Activity', labels: ['Conversations'], values: [opened] }, feedbackPanel(feedback)],
+  };
+}
+
+async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+  requireAdmin(inv, 'see analytics');
+  const range = parseAnalyticsArgs(args, ctx.now());
+  // A visible message (an ephemeral one cannot be edited), replaced by the result when it is ready.
+  const progress = await inv.reply({ text: `Crunching analytics for ${range.from} to ${range.to}…` });
+  const period = {
+    range,
+    startMs: Date.parse(`${range.from}T00:00:00.000Z`),
+    endMs: Date.parse(`${range.to}T23:59:59.999Z`),
+  };
   // The bridge's own figures are the workspace's only: its votes and its tickets.
-  const feedback = await feedbackOf(ctx, inv.place).tally(
-    Date.parse(`${range.from}T00:00:00.000Z`),
-    Date.parse(`${range.to}T23:59:59.999Z`),
-  );
+  const feedback = await feedbackOf(ctx, inv.place).tally(period.startMs, period.endMs);
+  const chatbot = (await onSharedChatbot(ctx, inv.place))
+    ? await tenantFigures(ctx, inv, period, feedback)
+    : await serviceFigures(ctx, period, feedback);
   const handoffs = await handoffFigures(ctx, tenantOf(inv.place), range, {
     responseTarget: ctx.config.office?.firstReplyMs !== undefined,
   });
+  const { name } = chatbot;
   const png = await renderPanelChart({
     title: `${name}: ${range.from} to ${range.to}`,
-    panels: [...analyticsPanels(overview, feedback), ...handoffChartPanels(handoffs)],
+    panels: [...chatbot.panels, ...handoffChartPanels(handoffs)],
   });
-  const text = `${analyticsText(name, range, overview)}\n${feedbackLine(feedback)}\n${handoffFiguresText(handoffs)}`;
+  const text = `${chatbot.text}\n${feedbackLine(feedback)}\n${handoffFiguresText(handoffs)}`;
   const file = {
     name: `analytics-${range.from}-${range.to}.png`,
     mime: 'image/png',

@@ -1,11 +1,15 @@
 /**
  * `/history [user id | conversation id]` (admins): a user's conversations through
- * /v1/users/{id}/conversations, or one conversation's transcript.
+ * /v1/users/{id}/conversations, or one conversation's transcript. A workspace on the deployment's
+ * shared chatbot (tenants/shared-chatbot.ts) sees only the conversations the bridge opened for it.
  */
 import { ServiceError } from '../../service/errors';
 import type { V1Conversation } from '../../service/schemas/v1';
 import type { CoreContext } from '../context';
 import { recentLines } from '../recent-lines';
+import { ownConversations, ownsConversation } from '../tenants/own-conversations';
+import { onSharedChatbot } from '../tenants/shared-chatbot';
+import { tenantOf } from '../tenants/tenant';
 import type { Invocation } from '../surface';
 import { UsageError, tokenize } from './grammar';
 import { usageOf } from './catalogue';
@@ -55,26 +59,92 @@ export function transcriptText(c: V1Conversation, maxLength: number): string {
   return [head, ...(kept.length < lines.length ? [omitted] : []), ...kept].join('\n');
 }
 
+/**
+ * What an admin may see of the chatbot: all of it, or (on the deployment's shared chatbot) only the
+ * conversations the bridge opened for this tenant; any other is answered as if it did not exist.
+ */
+interface Sight {
+  /** The chatbot is shared: only the tenant's own conversations are seen. */
+  shared: boolean;
+  owns(id: string): Promise<boolean>;
+  /** The tenant's own conversation ids, newest first (shared only). */
+  own(): Promise<string[]>;
+}
+
+const WHOLE: Sight = { shared: false, owns: async () => true, own: async () => [] };
+
+async function sightOf(ctx: CoreContext, inv: Invocation): Promise<Sight> {
+  if (!(await onSharedChatbot(ctx, inv.place))) return WHOLE;
+  const tenant = tenantOf(inv.place);
+  const chatbotId = ctx.config.chatbotId;
+  return {
+    shared: true,
+    owns: (id) => ownsConversation(ctx, tenant, chatbotId, id),
+    own: async () => (await ownConversations(ctx, tenant, chatbotId)).map((c) => c.id),
+  };
+}
+
+/** The conversation with its messages; undefined when there is none the admin may see. */
+async function conversationOf(ctx: CoreContext, sight: Sight, id: string): Promise<V1Conversation | undefined> {
+  return (await sight.owns(id)) ? fetchConversation(ctx, id) : undefined;
+}
+
+async function fetchConversation(ctx: CoreContext, id: string): Promise<V1Conversation | undefined> {
+  try {
+    return await ctx.client.v1.getConversation(id, { includeMessages: true });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    return undefined;
+  }
+}
+
+const line = (c: V1Conversation): string =>
+  `• ${c.id} — ${c.status} — ${c.messageCount ?? c.messages?.length ?? 0} messages — ${day(c.createdAt)}`;
+
 async function userHistory(
   ctx: CoreContext,
   inv: Invocation,
-  userId: string,
-  self: boolean,
-  triedConversation: boolean,
+  sight: Sight,
+  target: { userId: string; self: boolean; triedConversation: boolean },
 ): Promise<void> {
-  const res = await ctx.client.v1.userConversations(userId, { limit: LIST_LIMIT });
+  const { userId, self, triedConversation } = target;
+  // On a shared chatbot the user's conversations are looked through for the tenant's (the service's page is at most 100).
+  const res = await ctx.client.v1.userConversations(userId, { limit: sight.shared ? 100 : LIST_LIMIT });
+  const mine = sight.shared ? new Set(await sight.own()) : undefined;
+  const items = mine ? res.items.filter((c) => mine.has(c.id)) : res.items;
+  const total = mine ? items.length : res.meta.total;
+  const shown = items.slice(0, LIST_LIMIT);
   const who = self ? `you (${userId})` : `user ${userId}`;
-  if (res.items.length === 0) {
+  if (shown.length === 0) {
     const also = triedConversation ? ` (and no conversation has id ${userId})` : '';
     await inv.reply({ text: `No conversations found for ${who}${also}.` }, { ephemeral: true });
     return;
   }
-  const lines = res.items.map(
-    (c) => `• ${c.id} — ${c.status} — ${c.messageCount ?? c.messages?.length ?? 0} messages — ${day(c.createdAt)}`,
-  );
-  const more = res.meta.total > res.items.length ? `\n(${res.items.length} of ${res.meta.total} shown)` : '';
+  const more = total > shown.length ? `\n(${shown.length} of ${total} shown)` : '';
   await inv.reply(
-    { text: `Conversations of ${who}:\n${lines.join('\n')}${more}\nShow one with /history conversation:<id>.` },
+    {
+      text: `Conversations of ${who}:\n${shown.map(line).join('\n')}${more}\nShow one with /history conversation:<id>.`,
+    },
+    { ephemeral: true },
+  );
+}
+
+/** `/history` on a shared chatbot: the conversations the bridge opened for this workspace, newest first. */
+async function tenantHistory(ctx: CoreContext, inv: Invocation, ids: string[]): Promise<void> {
+  const shown: V1Conversation[] = [];
+  for (const id of ids.slice(0, LIST_LIMIT)) {
+    const c = await fetchConversation(ctx, id);
+    if (c) shown.push(c);
+  }
+  if (shown.length === 0) {
+    await inv.reply({ text: 'No conversations found for this workspace.' }, { ephemeral: true });
+    return;
+  }
+  const more = ids.length > LIST_LIMIT ? `\n(${LIST_LIMIT} of ${ids.length} shown)` : '';
+  await inv.reply(
+    {
+      text: `Conversations of this workspace:\n${shown.map(line).join('\n')}${more}\nShow one with /history conversation:<id>.`,
+    },
     { ephemeral: true },
   );
 }
@@ -82,24 +152,27 @@ async function userHistory(
 async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'read conversation history');
   const target = parseHistoryArgs(args, inv.actor.id);
+  const sight = await sightOf(ctx, inv);
   if (target.kind !== 'user') {
-    try {
-      const conv = await ctx.client.v1.getConversation(target.id, { includeMessages: true });
+    const conv = await conversationOf(ctx, sight, target.id);
+    if (conv) {
       await inv.reply({ text: transcriptText(conv, inv.surface.limits.maxMessageLength) }, { ephemeral: true });
       return;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      if (target.kind === 'conversation') {
-        await inv.reply(
-          { text: `No conversation has id ${target.id}. List a user's with /history user:<id>.` },
-          { ephemeral: true },
-        );
-        return;
-      }
-      // Not a conversation: read the id as a user's.
     }
+    if (target.kind === 'conversation') {
+      // The same words whether the id is unknown or another tenant's: nothing says it exists.
+      await inv.reply(
+        { text: `No conversation has id ${target.id}. List a user's with /history user:<id>.` },
+        { ephemeral: true },
+      );
+      return;
+    }
+    // Not a conversation: read the id as a user's.
   }
-  await userHistory(ctx, inv, target.id, args.trim() === '', target.kind === 'either');
+  const self = args.trim() === '';
+  // The invoker's own service conversations on a shared chatbot are none the bridge opened: the workspace's are listed.
+  if (self && sight.shared) return tenantHistory(ctx, inv, await sight.own());
+  await userHistory(ctx, inv, sight, { userId: target.id, self, triedConversation: target.kind === 'either' });
 }
 
 export const historyCommand = guardedCommand('history', {

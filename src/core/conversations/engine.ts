@@ -33,6 +33,7 @@ import { tenantOf } from '../tenants/offices';
 import type { ChatbotClient } from '../../service/client';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { chatbotFor, withChatbot } from '../tenants/scope';
+import { recordOwnSession } from '../tenants/own-conversations';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
@@ -331,6 +332,7 @@ export class Conversations {
     const sessionId = await ctx.client.getSession(ctx.config.chatbotId);
     await ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
     await ctx.store.set(keys.sessionChatbot(convId), ctx.config.chatbotId, this.retentionMs);
+    await recordOwnSession(ctx, sessionId, () => this.load(convId));
     return sessionId;
   }
 
