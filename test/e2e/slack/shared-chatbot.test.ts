@@ -97,6 +97,13 @@ describe('Slack OAuth e2e: workspaces sharing the default chatbot see their own 
     // Newest first.
     expect(listed(inA)).toEqual([conv.a2, conv.a]);
     expect(listed(await adminSees(b, 'C0ADMB', '/history', ''))).toEqual([conv.b]);
+    // A user's conversations on the shared chatbot that the bridge did not open for A are not A's either.
+    const chatbotId = e.service.chatbotId;
+    const elsewhere = await e.app.client.v1.startConversation({ chatbotId, userId: 'U0ELSEWHERE' });
+    await e.app.client.v1.sendMessage(elsewhere.id, 'Farms in Iowa, asked elsewhere?');
+    expect(await adminSees(a, 'C0ADMA', '/history', 'user:U0ELSEWHERE')).toBe(
+      'No conversations found for user U0ELSEWHERE.',
+    );
   });
 
   test('/analytics in A counts A’s conversations only and says why; once A connects its own chatbot, its service figures show', async () => {
