@@ -96,7 +96,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   ) {
     this.gateway = new DiscordGateway(store, log);
     this.threads = new Threads(rest, store, this.gateway);
-    this.members = client && new ChannelMembers(client, this.gateway, log);
+    this.members = client && new ChannelMembers(client, store, this.gateway, log);
   }
 
   /** The surface stops: calls still waiting for budget fail. */
