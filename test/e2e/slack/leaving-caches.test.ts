@@ -10,7 +10,7 @@ import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { saveOffice } from '../../../src/core/tenants/offices';
 import { tenantFor } from '../../../src/state/tenant-store';
 import { useStarted } from '../../support/server-setup';
-import { rootFor } from '../../support/slack-e2e';
+import { rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 
 const TEAM = 'T0LEAVES';
@@ -87,5 +87,34 @@ describe('Slack OAuth e2e: leaving takes the workspace’s cached users and chan
     await handOff(again, 'Lofts in Boston, again?');
     expect(userLookups()).toBeGreaterThan(users);
     expect(memberLookups()).toBeGreaterThan(members);
+  });
+
+  test('a workspace that refused native streaming is asked again after a re-install', async () => {
+    const team = 'T0STREAMS';
+    const channel = 'C0STREAMS';
+    e.fake.workspaces.addChannels(team, channel);
+    const starts = () => e.fake.calls.filter((c) => c.method === 'chat.startStream' && c.team === team).length;
+    const answered = async (d: SlackDriver, question: string) => {
+      await d.command('/ask', question, { user: USER, channel });
+      const root = await waitFor(() => rootFor(e.fake, channel, question), 'the root');
+      await waitForAnswer(e, channel, root.ts, question);
+    };
+    e.fake.setStreaming('unknown_method');
+    const first = await install(e, { team, teamName: 'Old plan', user: USER });
+    await answered(first.driver, 'Homes in Austin?');
+    expect(starts()).toBe(1);
+    // Refused: remembered, the next answer is not streamed natively.
+    await answered(first.driver, 'Homes in Dallas?');
+    expect(starts()).toBe(1);
+
+    e.fake.workspaces.revoke(team);
+    expect((await first.driver.event({ type: 'app_uninstalled' })).status).toBe(200);
+    await waitFor(() => logLines.find((l) => l.includes('workspace left') && l.includes(team)), 'the workspace left');
+
+    // Installed again (on a plan with native streaming now): a start is tried there again.
+    e.fake.setStreaming('on');
+    const again = await install(e, { team, teamName: 'New plan', user: USER });
+    await answered(again.driver, 'Homes in Houston?');
+    expect(starts()).toBe(2);
   });
 });
