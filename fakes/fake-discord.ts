@@ -352,6 +352,11 @@ export class FakeDiscord {
     return { id, general };
   }
 
+  /** The bot is invited back to the main server after leaving it (leaveGuild): its GUILD_CREATE again. */
+  rejoinMainGuild(): void {
+    this.dispatch('GUILD_CREATE', this.guildPayload(), INTENTS.guilds);
+  }
+
   /** The bot is invited to a server: GUILD_CREATE for a guild READY did not list. */
   joinGuild(guildId: string): void {
     const g = this.otherGuilds.get(guildId);

@@ -7,8 +7,8 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ConfigError, loadConfig } from '../src/config';
 import { redactConfig } from '../src/config-redact';
-import { createLogger } from '../src/app-log';
-import { startApp, type AppHandle } from '../src/app';
+import type { AppHandle } from '../src/app';
+import { bareConfig, startBareApp } from './support/bare-app';
 import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai-server';
 
 test('LLM_* map to the local service backend; a bad LLM_BASE_URL is named; the key is redacted', () => {
@@ -33,20 +33,13 @@ describe('the in-process local service with LLM_BASE_URL', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bridge-llm-'));
     fake = await startFakeOpenAi(['From ', 'the model.']);
-    const config = loadConfig({
+    const config = bareConfig({
       STATE_URL: `sqlite:${join(dir, 'bridge.db')}`,
-      SERVICE_DB: ':memory:',
       LLM_BASE_URL: fake.baseUrl,
       LLM_API_KEY: 'llm-key',
       LLM_MODEL: 'test-model',
-      LOG_LEVEL: 'silent',
     });
-    app = await startApp(config, {
-      surfaces: [],
-      http: false,
-      localServiceDb: ':memory:',
-      log: createLogger('silent'),
-    });
+    app = await startBareApp(config);
   });
   afterAll(async () => {
     await app?.close(2000);

@@ -4,11 +4,10 @@
  * multi-key script must find its keys in one hash slot, or Redis refuses it with CROSSSLOT.
  */
 import Redis from 'ioredis';
-import { createLogger } from '../../src/app-log';
-import { startApp, type AppHandle } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import type { AppHandle } from '../../src/app';
 import { openStore } from '../../src/state/open-store';
 import { RedisStore } from '../../src/state/redis-store';
+import { bareConfig, startBareApp } from '../support/bare-app';
 import { startRedisCluster } from '../support/redis-servers';
 import { useStarted } from '../support/server-setup';
 import { runStoreContract } from './store-contract';
@@ -163,13 +162,7 @@ describe('the bridge started with STATE_URL=redis+cluster://…', () => {
   });
 
   it('opens its state on the cluster', async () => {
-    const config = loadConfig({ STATE_URL: cluster.url, SERVICE_DB: ':memory:', LOG_LEVEL: 'silent' });
-    app = await startApp(config, {
-      surfaces: [],
-      http: false,
-      localServiceDb: ':memory:',
-      log: createLogger('silent'),
-    });
+    app = await startBareApp(bareConfig({ STATE_URL: cluster.url }));
     expect(app.store).toBeInstanceOf(RedisStore);
     await app.store.set('app-check', 'through the bridge');
     const direct = open('bridge:');

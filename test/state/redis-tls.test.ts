@@ -5,12 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { TLSSocket } from 'node:tls';
 import type Redis from 'ioredis';
-import { createLogger } from '../../src/app-log';
-import { startApp, type AppHandle } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import type { AppHandle } from '../../src/app';
 import { openStore } from '../../src/state/open-store';
 import { RedisStore } from '../../src/state/redis-store';
 import { waitFor } from '../../fakes/wait-for';
+import { bareConfig, startBareApp } from '../support/bare-app';
 import { startTlsRedis } from '../support/redis-servers';
 import { useStarted } from '../support/server-setup';
 import { runStoreContract } from './store-contract';
@@ -69,20 +68,9 @@ describe('the bridge started with STATE_URL=rediss://… and REDIS_TLS_VERIFY=fa
   });
 
   it('opens its state on the TLS Redis', async () => {
-    const config = loadConfig({
-      STATE_URL: tlsRedis.url,
-      REDIS_TLS_VERIFY: 'false',
-      SERVICE_DB: ':memory:',
-      LOG_LEVEL: 'silent',
-      INSTANCE_ID: 'tls-app',
-    });
+    const config = bareConfig({ STATE_URL: tlsRedis.url, REDIS_TLS_VERIFY: 'false', INSTANCE_ID: 'tls-app' });
     expect(config.redisTlsVerify).toBe(false);
-    app = await startApp(config, {
-      surfaces: [],
-      http: false,
-      localServiceDb: ':memory:',
-      log: createLogger('silent'),
-    });
+    app = await startBareApp(config);
     expect(app.store).toBeInstanceOf(RedisStore);
     const key = `${prefix}app-check`;
     await app.store.set(key, 'through the bridge');
@@ -92,10 +80,8 @@ describe('the bridge started with STATE_URL=rediss://… and REDIS_TLS_VERIFY=fa
   });
 
   it('stops start-up when verification is on, naming REDIS_TLS_VERIFY', async () => {
-    const config = loadConfig({ STATE_URL: tlsRedis.url, SERVICE_DB: ':memory:', LOG_LEVEL: 'silent' });
+    const config = bareConfig({ STATE_URL: tlsRedis.url });
     expect(config.redisTlsVerify).toBe(true);
-    await expect(
-      startApp(config, { surfaces: [], http: false, localServiceDb: ':memory:', log: createLogger('silent') }),
-    ).rejects.toThrow(/REDIS_TLS_VERIFY=false/);
+    await expect(startBareApp(config)).rejects.toThrow(/REDIS_TLS_VERIFY=false/);
   });
 });

@@ -114,6 +114,16 @@ function gate(cells: Record<Role, Outcome>): Cells {
   };
 }
 
+/** The queue and availability gates are one rule (agents' own work, which admins may see too), so one row. */
+const AGENTS_AND_ADMINS: Cells = gate({
+  claimer: 'allow',
+  asker: 'notAgent',
+  admin: 'allow',
+  agent: 'allow',
+  other: 'notAgent',
+  bridge: 'notBridge',
+});
+
 export const PERMISSIONS: Record<Action, Cells> = {
   // Handing a conversation to a human: its asker, or an admin for them; never a participant.
   open: {
@@ -190,23 +200,9 @@ export const PERMISSIONS: Record<Action, Cells> = {
   warnTarget: bridgeOnly(row('noTicket', 'notDue', 'allow')),
   escalate: bridgeOnly(row('noTicket', 'notDue', 'allow')),
   missedBy: bridgeOnly(row('noTicket', 'notDue', 'allow')),
-  // The queue (`/handoff queue`, Slack's App Home) and one's availability for offers: agents and admins.
-  queue: gate({
-    claimer: 'allow',
-    asker: 'notAgent',
-    admin: 'allow',
-    agent: 'allow',
-    other: 'notAgent',
-    bridge: 'notBridge',
-  }),
-  availability: gate({
-    claimer: 'allow',
-    asker: 'notAgent',
-    admin: 'allow',
-    agent: 'allow',
-    other: 'notAgent',
-    bridge: 'notBridge',
-  }),
+  // The queue (`/handoff queue`, Slack's App Home) and one's availability for offers.
+  queue: AGENTS_AND_ADMINS,
+  availability: AGENTS_AND_ADMINS,
   // Retry asks the same question again: the person who asked it, or an admin.
   retry: gate({
     claimer: 'notAsker',

@@ -9,6 +9,11 @@
  * budget). A role an overwrite names but the cache does not know (GUILD_CREATE may list only some)
  * makes the guild's roles be fetched, at most once a minute per guild: without the role, its
  * overwrite would be silently skipped and an agent refused.
+ *
+ * A channel's viewers (the round-robin roster) are cached in the guild's part of the state store
+ * (surfaces/tenant-cache.ts), not in this process: every instance offers tickets from the same
+ * roster, and a server that removes the bot takes its members' copies with it. discord.js's own
+ * caches (the guild's members, channels and roles) go with the guild when it leaves (GUILD_DELETE).
  */
 import {
   type Client,
@@ -20,8 +25,11 @@ import {
   PermissionFlagsBits,
 } from 'discord.js';
 import type { Logger } from 'pino';
+import type { StateStore } from '../../state/store';
+import { type Fetched, TenantCache } from '../tenant-cache';
 import type { DiscordGateway } from './gateway';
 import { errInfo } from './responder';
+import { GuildThrottle } from './throttle';
 
 const ROLES_REFETCH_MS = 60_000;
 /** How long a channel's viewers (the round-robin roster) are kept before they are listed again. */
@@ -31,22 +39,27 @@ const PAGE = 1000;
 const MAX_PAGES = 50;
 
 /** A person who can view a channel, as the round-robin roster takes them. */
-export interface Viewer {
+export type Viewer = {
   id: string;
   name: string;
-}
+};
 
 export class ChannelMembers {
-  private readonly rolesFetchedAt = new Map<string, number>();
-  private readonly viewersOf = new Map<string, { at: number; viewers: Promise<Viewer[] | undefined> }>();
+  /** When each guild's roles were last fetched (the last minute's only: throttle.ts). */
+  private readonly rolesRefetch = new GuildThrottle(ROLES_REFETCH_MS);
+  /** Per guild and channel (its part of the store): the viewers, null where Discord refused the listing. */
+  private readonly viewersOf: TenantCache<Viewer[] | null>;
   private refusedSaid = false;
 
   constructor(
     private readonly client: Client,
+    store: StateStore,
     private readonly gateway: DiscordGateway,
     private readonly log: Logger,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.viewersOf = new TenantCache(store, 'discord', 'viewers', now);
+  }
 
   /**
    * Everyone who can view the channel, bots and the bridge left out, in user-id order: the guild's
@@ -58,32 +71,35 @@ export class ChannelMembers {
    * sweep asks for every open ticket, and Discord counts refused calls toward its invalid-request
    * ban. The listing in flight is shared, so tickets offered together list the guild once.
    */
-  viewers(channelId: string): Promise<Viewer[] | undefined> {
-    const cached = this.viewersOf.get(channelId);
-    if (cached && this.now() - cached.at < VIEWERS_TTL_MS) return cached.viewers;
-    const viewers = this.listViewers(channelId);
-    this.viewersOf.set(channelId, { at: this.now(), viewers });
-    return viewers;
+  async viewers(channelId: string): Promise<Viewer[] | undefined> {
+    let channel: GuildBasedChannel | undefined;
+    try {
+      channel = await this.channel(channelId);
+    } catch (err) {
+      this.log.debug({ err: errInfo(err), channel: channelId }, "discord: could not list the channel's viewers");
+    }
+    if (!channel) return undefined;
+    const found = channel;
+    return (await this.viewersOf.get(found.guild.id, channelId, () => this.listViewers(found))) ?? undefined;
   }
 
-  private async listViewers(channelId: string): Promise<Viewer[] | undefined> {
+  /** The viewers, or null kept a while where Discord refused; undefined (kept by nobody) otherwise. */
+  private async listViewers(channel: GuildBasedChannel): Promise<Fetched<Viewer[] | null>> {
+    const channelId = channel.id;
     let listing = false;
     try {
-      const channel = await this.channel(channelId);
-      if (!channel) return undefined;
       await this.learnOverwriteRoles(channel);
       listing = true;
       const members = await this.listMembers(channel.guild);
       const self = this.client.user?.id;
-      return members
+      const value = members
         .filter((m) => !m.user.bot && m.id !== self && channel.permissionsFor(m).has(PermissionFlagsBits.ViewChannel))
         .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
         .map((m) => ({ id: m.id, name: m.displayName }));
+      return { value, ttlMs: VIEWERS_TTL_MS };
     } catch (err) {
       // A 403 from List Guild Members: the intent is not enabled (Missing Access).
       const refused = listing && err instanceof DiscordAPIError && err.status === 403;
-      // Anything else (Discord unreachable, the channel gone) is asked again on the next sweep.
-      if (!refused) this.viewersOf.delete(channelId);
       if (refused && !this.refusedSaid) {
         this.refusedSaid = true;
         this.log.warn(
@@ -93,7 +109,8 @@ export class ChannelMembers {
       } else if (!refused) {
         this.log.debug({ err: errInfo(err), channel: channelId }, "discord: could not list the channel's viewers");
       }
-      return undefined;
+      // Anything but a refusal (Discord unreachable, the channel gone) is asked again on the next sweep.
+      return refused ? { value: null, ttlMs: VIEWERS_TTL_MS } : undefined;
     }
   }
 
@@ -152,8 +169,7 @@ export class ChannelMembers {
     const unknown = channel.permissionOverwrites.cache.some(
       (o) => o.type === OverwriteType.Role && !guild.roles.cache.has(o.id),
     );
-    if (!unknown || Date.now() - (this.rolesFetchedAt.get(guild.id) ?? 0) < ROLES_REFETCH_MS) return;
-    this.rolesFetchedAt.set(guild.id, Date.now());
+    if (!unknown || !this.rolesRefetch.take(guild.id)) return;
     await this.gateway.global({}, () => guild.roles.fetch());
   }
 }

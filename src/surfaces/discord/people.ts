@@ -19,11 +19,13 @@ import {
 import type { Logger } from 'pino';
 import type { Actor } from '../../core/surface';
 import { errInfo } from './responder';
+import { GuildThrottle } from './throttle';
 
 const REFETCH_MS = 60_000;
 
 export class People {
-  private readonly fetchedAt = new Map<string, number>();
+  /** When each guild's roles were last fetched (the last minute's only: throttle.ts). */
+  private readonly refetch = new GuildThrottle(REFETCH_MS);
 
   constructor(
     private readonly adminRoles: string[],
@@ -33,8 +35,7 @@ export class People {
   /** Fills the guild's role cache when it misses a configured admin role. */
   async learnRoles(guild: Guild): Promise<void> {
     if (this.adminRoles.every((id) => guild.roles.cache.has(id))) return;
-    if (Date.now() - (this.fetchedAt.get(guild.id) ?? 0) < REFETCH_MS) return;
-    this.fetchedAt.set(guild.id, Date.now());
+    if (!this.refetch.take(guild.id)) return;
     try {
       await guild.roles.fetch();
     } catch (err) {

@@ -80,6 +80,11 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly status = NO_STATUS;
   readonly firstWordsWaitMs = 0;
   readonly limits: SurfaceLimits = { maxMessageLength: MAX_CONTENT, maxFormFields: 5, cardsPerPage: 5 };
+  /**
+   * Per ephemeral message, the edit through the interaction that made it: a live interaction, which
+   * only this process holds (no other can edit it) and which Discord ends after 15 minutes; entries
+   * past that are pruned as new ones come. Keyed by message, holding no lookup of users or channels.
+   */
   private readonly ephemeral = new Map<string, { edit: (m: RenderedMessage) => Promise<void>; until: number }>();
   /** The surface's one outbound path. */
   readonly gateway: DiscordGateway;
@@ -96,7 +101,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   ) {
     this.gateway = new DiscordGateway(store, log);
     this.threads = new Threads(rest, store, this.gateway);
-    this.members = client && new ChannelMembers(client, this.gateway, log);
+    this.members = client && new ChannelMembers(client, store, this.gateway, log);
   }
 
   /** The surface stops: calls still waiting for budget fail. */

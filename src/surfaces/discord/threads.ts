@@ -1,5 +1,13 @@
-/** Which Discord channels are threads, and their parents: a thread is a channel of its own on Discord. */
-import { type REST, Routes } from 'discord.js';
+/**
+ * Which Discord channels are threads, and their parents: a thread is a channel of its own on Discord.
+ *
+ * Kept in the state store only (`discord:thread:<channel>`: the parent, or '' for a channel that is
+ * no thread), not in this process: every instance then knows a thread the bridge started on another,
+ * and a server that removes the bot takes them with it (surfaces/discord/guilds.ts deletes the keys of
+ * its channels and of the threads under them). Read once per guild message; Discord is asked only
+ * for a channel the store does not know yet.
+ */
+import { DiscordAPIError, type REST, Routes } from 'discord.js';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import type { DiscordGateway } from './gateway';
@@ -7,13 +15,12 @@ import type { DiscordGateway } from './gateway';
 const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
 const channelSchema = z.object({ id: z.string(), type: z.number(), parent_id: z.string().nullish() });
 const THREAD_TYPES = new Set([10, 11, 12]);
-/** Channels remembered in memory at most (the oldest forgotten first: the store still knows them). */
-const MAX_CACHED = 10_000;
+/** How long a channel Discord refused to show is taken for no thread. */
+const REFUSED_TTL_MS = 3600 * 1000;
+/** The stored value of a channel that is not a thread (a channel's kind never changes). */
+const NOT_A_THREAD = '';
 
-/** Which channels are threads, and their parents: remembered in the store (threads outlive a restart). */
 export class Threads {
-  private readonly parents = new Map<string, string | null>();
-
   constructor(
     private readonly rest: REST,
     private readonly store: StateStore,
@@ -22,31 +29,27 @@ export class Threads {
   ) {}
 
   async remember(threadId: string, parentId: string): Promise<void> {
-    this.cache(threadId, parentId);
     await this.store.set(`discord:thread:${threadId}`, parentId, THREAD_TTL_MS);
   }
 
-  /** The parent channel of a thread; null for a channel that is not a thread. */
+  /** The parent channel of a thread; null for a channel that is not a thread (or that Discord would not show). */
   async parentOf(channelId: string): Promise<string | null> {
-    const known = this.parents.get(channelId);
-    if (known !== undefined) return known;
     const stored = await this.store.get(`discord:thread:${channelId}`);
-    if (typeof stored === 'string') {
-      this.cache(channelId, stored);
-      return stored;
+    if (typeof stored === 'string') return stored === NOT_A_THREAD ? null : stored;
+    let got: unknown;
+    try {
+      got = await this.gateway.global({}, () => this.rest.get(Routes.channel(channelId)));
+    } catch (err) {
+      // Refused (no access, no such channel): kept a while, since Discord counts refused calls against
+      // the bot. Anything else (unreachable, a 5xx) is asked again next time.
+      const refused = err instanceof DiscordAPIError && (err.status === 403 || err.status === 404);
+      if (refused) await this.store.set(`discord:thread:${channelId}`, NOT_A_THREAD, REFUSED_TTL_MS);
+      return null;
     }
-    const ch = channelSchema.safeParse(
-      await this.gateway.global({}, () => this.rest.get(Routes.channel(channelId))).catch(() => undefined),
-    );
-    const parent = ch.success && THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
-    if (parent) await this.remember(channelId, parent);
-    else this.cache(channelId, null);
+    const ch = channelSchema.safeParse(got);
+    if (!ch.success) return null;
+    const parent = THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
+    await this.remember(channelId, parent ?? NOT_A_THREAD);
     return parent;
-  }
-
-  /** Channel ids are unique across servers; the memory is bounded (a busy bot sees many servers' threads). */
-  private cache(channelId: string, parent: string | null): void {
-    this.parents.set(channelId, parent);
-    if (this.parents.size > MAX_CACHED) this.parents.delete(this.parents.keys().next().value as string);
   }
 }

@@ -33,9 +33,16 @@ export interface SuggestedPrompt {
   message: string;
 }
 
+/**
+ * What each workspace was found not to offer is kept here, in this process: it is learnt again from
+ * Slack's first refusal (nothing another instance must agree on: each skips a call it would see
+ * refused), it is keyed by workspace (one workspace without the scope does not mute another), it
+ * names no user or channel, and `forget` drops a workspace's when it leaves (a re-install may grant
+ * what the old one lacked).
+ */
 export class AssistantThreads {
-  /** Methods this workspace does not offer: not called again. */
-  private readonly unsupported = new Set<Method>();
+  /** Per workspace, the methods it does not offer (`<team> <method>`): not called there again. */
+  private readonly unsupported = new Set<string>();
   /** Workspaces that refused a status in a channel thread (outside the assistant pane): DMs only there. */
   private readonly noChannelStatus = new Set<string>();
 
@@ -56,7 +63,7 @@ export class AssistantThreads {
       ...(status ? { loading_messages: LOADING_MESSAGES } : {}),
     };
     // Cosmetic: skipped without budget (the gateway says), except a clear.
-    await this.run('assistant.threads.setStatus', (gateway) =>
+    await this.run(place, 'assistant.threads.setStatus', (gateway) =>
       gateway.assistantStatus(place, args, status === ''),
     ).catch((err: unknown) => {
       const code = slackErrorCode(err);
@@ -84,7 +91,7 @@ export class AssistantThreads {
       prompts: list,
       ...(title ? { title } : {}),
     };
-    await this.run('assistant.threads.setSuggestedPrompts', (gateway) =>
+    await this.run(place, 'assistant.threads.setSuggestedPrompts', (gateway) =>
       gateway.methodCall(place, 'assistant.threads.setSuggestedPrompts', args, 3),
     );
   }
@@ -93,24 +100,31 @@ export class AssistantThreads {
     const text = threadTitle(title);
     if (!place.thread || text === '') return;
     const args = { channel_id: place.channel, thread_ts: place.thread, title: text };
-    await this.run('assistant.threads.setTitle', (gateway) =>
+    await this.run(place, 'assistant.threads.setTitle', (gateway) =>
       gateway.methodCall(place, 'assistant.threads.setTitle', args, 3),
     );
+  }
+
+  /** The workspace left: what it lacked is asked of Slack again after a re-install. */
+  forget(team: string): void {
+    this.noChannelStatus.delete(team);
+    for (const key of this.unsupported) if (key.startsWith(`${team} `)) this.unsupported.delete(key);
   }
 
   private team(place: Place): string {
     return place.workspace || this.deps.team();
   }
 
-  /** One call; an unsupported method is remembered (logged once) and later calls are skipped. */
-  private async run(method: Method, send: (gateway: SlackGateway) => Promise<unknown>): Promise<void> {
-    if (this.unsupported.has(method)) return;
+  /** One call; a method the workspace does not offer is remembered (logged once) and later calls there skipped. */
+  private async run(place: Place, method: Method, send: (gateway: SlackGateway) => Promise<unknown>): Promise<void> {
+    const key = `${this.team(place)} ${method}`;
+    if (this.unsupported.has(key)) return;
     try {
       await send(this.deps.gateway());
     } catch (err) {
       const code = slackErrorCode(err);
       if ((code && UNSUPPORTED.has(code)) || isMissingMethod(err)) {
-        this.unsupported.add(method);
+        this.unsupported.add(key);
         this.deps.log.warn(
           { method, code: code ?? 'missing' },
           `slack: ${method} is not available in this workspace (${code ?? 'no such method'}); carrying on without it (add the assistant:write scope and enable the assistant pane to use it)`,

@@ -19,6 +19,11 @@ function hasCarousel(r: RenderedMessage): boolean {
   return r.blocks.some((b) => b.type === 'carousel');
 }
 
+/**
+ * The per-workspace answer is also held in this process, read from the store once: a latency copy
+ * of the store's mark (which every instance shares), keyed by workspace, naming no user or channel,
+ * one entry per installed workspace, and dropped by `forget` when the workspace leaves.
+ */
 export class CardFallback {
   /** Per workspace: whether it gets sections (read from the store once per process). */
   private readonly sections = new Map<string, Promise<boolean>>();
@@ -27,6 +32,11 @@ export class CardFallback {
     private readonly store: StateStore,
     private readonly log: Logger,
   ) {}
+
+  /** The workspace left (its store mark goes with its keys): a re-install tries cards again. */
+  forget(team: string): void {
+    this.sections.delete(team);
+  }
 
   layout(team: string): Promise<CardLayout> {
     let known = this.sections.get(team);

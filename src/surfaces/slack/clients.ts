@@ -32,6 +32,12 @@ export function singleWorkspaceClients(client: WebClient, botToken: string): Tea
 
 /** One client per workspace, its token read from the installation store (see oauth/tokens.ts). */
 export class InstalledClients implements TeamClients {
+  /**
+   * Per workspace, its client (a connection pool, which cannot live in a store) and the token it was
+   * made with: re-read from the installation store every TOKEN_READ_MS, so every instance follows a
+   * rotation; one entry per installed workspace, holding nothing of its users or channels, and
+   * dropped (`forget`) when the workspace leaves.
+   */
   private readonly cache = new Map<string, { token: string; client: WebClient; readAt: number }>();
 
   constructor(

@@ -3,6 +3,10 @@
  * (conversations.info) and channel membership (conversations.members), each cached a short while;
  * and the App Home tab, which shows the handoff queue to members of the handoff channel and admins
  * (app_home_opened -> views.publish).
+ *
+ * The names and member lists are cached in the workspace's part of the state store
+ * (surfaces/tenant-cache.ts), not in this process: membership makes an agent, which every instance
+ * must judge alike, and a workspace that uninstalls takes its channels' copies with it.
  */
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -15,6 +19,7 @@ import { firstDelivery } from './redelivery';
 import type { UserNames } from './users';
 import type { SlackGateway } from './gateway';
 import { slackErrorCode } from './web';
+import { TenantCache } from '../tenant-cache';
 
 const CACHE_MS = 60_000;
 const MAX_MEMBER_PAGES = 20;
@@ -32,26 +37,22 @@ const homeOpenedSchema = z.object({
   tab: z.string().optional(),
 });
 
-/** Channels remembered at most by each of the directory's caches (the oldest forgotten first). */
-const MAX_CACHED = 5_000;
-
-/** Keyed by workspace and channel, and bounded: what one workspace's channel showed is never another's. */
-function keep<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > MAX_CACHED) map.delete(map.keys().next().value as string);
-}
-
 export class SlackDirectory {
-  private readonly names = new Map<string, { until: number; name: string | undefined }>();
-  private readonly members = new Map<string, { until: number; ids: Promise<Set<string> | undefined> }>();
+  /** Per workspace and channel (its part of the store): the channel's name, null when Slack gave none. */
+  private readonly names: TenantCache<string | null>;
+  /** Per workspace and channel: its members' ids. */
+  private readonly members: TenantCache<string[]>;
 
   constructor(
     private readonly gateway: SlackGateway,
+    store: StateStore,
     private readonly log: Logger,
     /** The caches' clock (tests move it to see a list refreshed). */
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.names = new TenantCache(store, 'slack', 'channel-name', now);
+    this.members = new TenantCache(store, 'slack', 'channel-members', now);
+  }
 
   async permalink(ref: MessageRef): Promise<string | undefined> {
     if (!ref.id) return undefined;
@@ -92,22 +93,19 @@ export class SlackDirectory {
   }
 
   async channelName(place: Place): Promise<string | undefined> {
-    const hit = this.names.get(`${place.workspace}:${place.channel}`);
-    if (hit && hit.until > this.now()) return hit.name;
-    let name: string | undefined;
-    if (place.channel.startsWith('D')) name = 'direct message';
-    else {
+    if (place.channel.startsWith('D')) return 'direct message';
+    const name = await this.names.get(place.workspace, place.channel, async () => {
       try {
         const res = channelInfoSchema.safeParse(
           await this.gateway.methodCall(place, 'conversations.info', { channel: place.channel }, 3),
         );
-        name = res.success ? res.data.channel.name : undefined;
+        return { value: (res.success ? res.data.channel.name : undefined) ?? null, ttlMs: CACHE_MS };
       } catch (err) {
         this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.info failed');
+        return { value: null, ttlMs: CACHE_MS };
       }
-    }
-    keep(this.names, `${place.workspace}:${place.channel}`, { until: this.now() + CACHE_MS, name });
-    return name;
+    });
+    return name ?? undefined;
   }
 
   async isMember(channel: Place, userId: string): Promise<boolean | undefined> {
@@ -115,14 +113,16 @@ export class SlackDirectory {
     return ids ? ids.has(userId) : undefined;
   }
 
-  /** The channel's members (conversations.members, the same cache); undefined when Slack cannot tell. */
-  memberIds(channel: Place): Promise<Set<string> | undefined> {
-    let hit = this.members.get(`${channel.workspace}:${channel.channel}`);
-    if (!hit || hit.until <= this.now()) {
-      hit = { until: this.now() + CACHE_MS, ids: this.fetchMembers(channel) };
-      keep(this.members, `${channel.workspace}:${channel.channel}`, hit);
-    }
-    return hit.ids;
+  /**
+   * The channel's members (conversations.members, kept CACHE_MS); undefined when Slack cannot tell,
+   * which is kept by nobody: the next question asks Slack again.
+   */
+  async memberIds(channel: Place): Promise<Set<string> | undefined> {
+    const ids = await this.members.get(channel.workspace, channel.channel, async () => {
+      const got = await this.fetchMembers(channel);
+      return got && { value: [...got], ttlMs: CACHE_MS };
+    });
+    return ids && new Set(ids);
   }
 
   private async fetchMembers(place: Place): Promise<Set<string> | undefined> {
@@ -146,7 +146,6 @@ export class SlackDirectory {
       return ids;
     } catch (err) {
       this.log.debug({ code: slackErrorCode(err) }, 'slack: conversations.members failed');
-      this.members.delete(`${place.workspace}:${channel}`);
       return undefined;
     }
   }

@@ -130,7 +130,14 @@ function registerAll(
     botUserId: ws.botUserId,
   });
   if (ws.oauth)
-    registerLeaving({ app, installations: ws.oauth.installations, store: opts.store, clients: ws.clients, log });
+    registerLeaving({
+      app,
+      installations: ws.oauth.installations,
+      store: opts.store,
+      clients: ws.clients,
+      forgetCached: (team) => port.forgetWorkspace(team),
+      log,
+    });
 }
 
 function runtimeOf(

@@ -59,6 +59,12 @@ export class SlackNativeStreams {
     this.support = new NativeSupport({ store: deps.store, log: deps.log });
   }
 
+  /** The workspace left: forget what it offered, and its threads' live streams (their answers stop). */
+  forget(team: string): void {
+    this.support.forget(team);
+    for (const key of this.liveStreams.keys()) if (key.startsWith(`${team}:`)) this.liveStreams.delete(key);
+  }
+
   private threadKey(place: Place): string {
     return `${this.deps.team(place)}:${place.channel}:${place.thread ?? ''}`;
   }

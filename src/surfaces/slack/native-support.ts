@@ -30,6 +30,12 @@ export interface NativeSupportDeps {
 /** The state store key of a workspace's refusal (the instances sharing the store read it). */
 export const nativeRefusalKey = (team: string): string => `slack:${team}:native-stream-refused`;
 
+/**
+ * Kept in this process too, as a latency copy: the refusal is in the store for the other instances
+ * (they read it before their own probe), and `works` and the refusal are learnt again from Slack's
+ * answer to a start. Keyed by workspace, naming no user or channel, one entry per installed
+ * workspace, and dropped by `forget` when the workspace leaves (a re-install may stream natively).
+ */
 export class NativeSupport {
   /** Workspaces that refused native streaming, until when. */
   private readonly off = new Map<string, number>();
@@ -41,6 +47,12 @@ export class NativeSupport {
 
   constructor(private readonly deps: NativeSupportDeps) {
     this.now = deps.now ?? Date.now;
+  }
+
+  /** The workspace left: what it offered is learnt again after a re-install (its stored refusal goes with its keys). */
+  forget(team: string): void {
+    this.off.delete(team);
+    this.works.delete(team);
   }
 
   /** True while `team` is known to have refused native streaming. */

@@ -137,7 +137,7 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
       log: opts.log,
       team: (p) => this.team(p),
     });
-    this.users = new UserNames(this.gateway, opts.log);
+    this.users = new UserNames(this.gateway, opts.store, opts.log);
     this.streams = new SlackNativeStreams({
       gateway: this.gateway,
       store: opts.store,
@@ -150,6 +150,16 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
 
   private team(place: Place): string {
     return place.workspace || this.opts.team();
+  }
+
+  /**
+   * A workspace left: what this process learnt of it goes (its users' and channels' lookups are in
+   * its part of the store, users.ts and home.ts, and go with it there).
+   */
+  forgetWorkspace(team: string): void {
+    this.cards.forget(team);
+    this.streams.forget(team);
+    this.opts.assistant?.forget(team);
   }
 
   /** "is thinking…" in an assistant (or channel) thread while an answer is worked on; '' clears it. */
@@ -268,7 +278,7 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
   /** Permalinks, channel names and membership for tickets and the App Home (see home.ts). */
   private directoryCache: SlackDirectory | undefined;
   private get lookups(): SlackDirectory {
-    if (!this.directoryCache) this.directoryCache = new SlackDirectory(this.gateway, this.opts.log);
+    if (!this.directoryCache) this.directoryCache = new SlackDirectory(this.gateway, this.opts.store, this.opts.log);
     return this.directoryCache;
   }
 

@@ -1,10 +1,17 @@
 /**
- * Display names of Slack users, and whether each is a bot (users.info through the gateway, on its
- * Tier 4 budget), cached so a busy thread costs one lookup per user. Every call names the workspace
- * the user is in (the request's team): in OAuth mode there is no one workspace to assume.
+ * Display names of Slack users, and whether each is a bot or a workspace admin (users.info through
+ * the gateway, on its Tier 4 budget), cached so a busy thread costs one lookup per user. Every call
+ * names the workspace the user is in (the request's team): in OAuth mode there is no one workspace
+ * to assume.
+ *
+ * The cache is the workspace's, in the state store (surfaces/tenant-cache.ts), not this process's:
+ * the admin flag decides who may connect the workspace's chatbot, so every instance must read the
+ * same one, and a workspace that uninstalls takes its users' copies with it.
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { StateStore } from '../../state/store';
+import { TenantCache } from '../tenant-cache';
 import type { SlackGateway } from './gateway';
 
 const userInfoSchema = z.object({
@@ -18,12 +25,13 @@ const userInfoSchema = z.object({
   }),
 });
 
-interface Info {
-  name: string | undefined;
+type Info = {
+  /** null: users.info named nobody (the caller's fallback then). */
+  name: string | null;
   bot: boolean;
   /** A workspace admin or owner (the tenant's admins: they may connect its chatbot). */
   admin: boolean;
-}
+};
 
 const TTL_MS = 10 * 60 * 1000;
 /**
@@ -31,16 +39,18 @@ const TTL_MS = 10 * 60 * 1000;
  * exist, every message would otherwise wait for a failing call (and the client's retries) again.
  */
 const FAILED_TTL_MS = 60 * 1000;
-const MAX_CACHED = 10_000;
 
 export class UserNames {
-  /** Per user: what users.info gave, or undefined when it gave nothing (the caller's fallback then). */
-  private readonly cache = new Map<string, { until: number; info: Promise<Info | undefined> }>();
+  /** Per workspace and user: what users.info gave, or null when it gave nothing (the caller's fallback then). */
+  private readonly cache: TenantCache<Info | null>;
 
   constructor(
     private readonly gateway: SlackGateway,
+    store: StateStore,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.cache = new TenantCache(store, 'slack', 'user');
+  }
 
   /** The user's display name; `fallback` (e.g. a slash command's user_name) or the id when unknown. */
   async name(team: string, userId: string, fallback?: string): Promise<string> {
@@ -57,33 +67,27 @@ export class UserNames {
     return (await this.info(team, userId))?.admin === true;
   }
 
-  /** Keyed by the workspace too: what one workspace's users.info said is never another's. */
-  private info(team: string, userId: string): Promise<Info | undefined> {
-    const key = `${team}:${userId}`;
-    const hit = this.cache.get(key);
-    return hit && Date.now() < hit.until ? hit.info : this.fetch(key, team, userId);
+  /** Under the workspace's own part of the store: what one workspace's users.info said is never another's. */
+  private async info(team: string, userId: string): Promise<Info | undefined> {
+    return (
+      (await this.cache.get(team, userId, async () => {
+        try {
+          return { value: await this.lookup(team, userId), ttlMs: TTL_MS };
+        } catch (err) {
+          this.log.debug({ err, userId }, 'slack: users.info failed');
+          return { value: null, ttlMs: FAILED_TTL_MS };
+        }
+      })) ?? undefined
+    );
   }
 
-  private fetch(key: string, team: string, userId: string): Promise<Info | undefined> {
-    const entry = { until: Date.now() + TTL_MS, info: Promise.resolve<Info | undefined>(undefined) };
-    entry.info = this.lookup(team, userId).catch((err: unknown) => {
-      this.log.debug({ err, userId }, 'slack: users.info failed');
-      entry.until = Date.now() + FAILED_TTL_MS;
-      return undefined;
-    });
-    this.cache.delete(key);
-    this.cache.set(key, entry);
-    if (this.cache.size > MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
-    return entry.info;
-  }
-
-  private async lookup(team: string, userId: string): Promise<Info | undefined> {
+  private async lookup(team: string, userId: string): Promise<Info | null> {
     const res = userInfoSchema.safeParse(await this.gateway.userInfo(team, userId));
-    if (!res.success) return undefined;
+    if (!res.success) return null;
     const u = res.data.user;
     const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(
       (s) => s && s.trim().length > 0,
     );
-    return { name: pick?.trim(), bot: u.is_bot === true, admin: u.is_admin === true || u.is_owner === true };
+    return { name: pick?.trim() ?? null, bot: u.is_bot === true, admin: u.is_admin === true || u.is_owner === true };
   }
 }

@@ -22,6 +22,8 @@ const ANSWER = `Sure, here you go: ${EVIL}\n\nAnd the home you asked about: ${LI
 const CHUNKS = [ANSWER.slice(0, 30), ANSWER.slice(30, 62), ANSWER.slice(62, 110), ANSWER.slice(110)];
 const QUESTION = `Reply with exactly this: ${EVIL}`;
 const SUPPRESS_EMBEDS = 4;
+/** A masked Discord link to the injected host: a `](` before its URL that is not escaped. */
+const MASKED_EVIL = /(^|[^\\])\]\(<?https:\/\/evil\.example/;
 
 /** `start`ed with a fake OpenAI-compatible backend that answers ANSWER in CHUNKS; closing it closes both. */
 async function answeringThroughLlm<T extends { close(): Promise<void> }>(
@@ -72,75 +74,82 @@ function streamInSteps(
   };
 }
 
+/**
+ * Asks QUESTION in `channel` while the backend streams ANSWER in steps, each step once the thread's
+ * answer shows the words before it (`showing`: a message of the answer showing them); returns the
+ * finished answer's messages and the index of the first call it made.
+ */
+async function askInSteps(
+  e: SlackE2E & { llm: FakeOpenAi },
+  channel: string,
+  showing: (m: ReturnType<typeof answerMessages>[number], words: string) => boolean,
+): Promise<{ messages: ReturnType<typeof answerMessages>; from: number }> {
+  const from = e.fake.calls.length;
+  const rootTs = () => rootFor(e.fake, channel, 'Reply with exactly')?.ts ?? '';
+  const steps = streamInSteps(e.llm, (words) =>
+    waitFor(
+      () => answerMessages(e.fake, channel, rootTs()).find((m) => showing(m, words)),
+      `the answer showing "${words}"`,
+    ),
+  );
+  try {
+    await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel });
+    const root = await waitFor(() => rootFor(e.fake, channel, 'Reply with exactly'), 'the root');
+    await steps.done;
+    const { messages } = await waitForAnswer(e, channel, root.ts, QUESTION);
+    return { messages, from };
+  } finally {
+    steps.releaseAll();
+  }
+}
+
+/**
+ * What every Slack answer must show of the injected link: the reader sees it as written, label and
+ * URL, and no call the bridge made since `from` (interims included) made it a masked link.
+ */
+function expectInjectedLinkAsText(e: SlackE2E, from: number, messages: ReturnType<typeof answerMessages>): void {
+  expect(messages.map((m) => shown(m.text)).join('\n')).toContain(EVIL);
+  const sent = sentToSlack(e, from);
+  expect(sent).not.toContain('<https://evil.example/reset|');
+  expect(sent).not.toContain('|Reset your Slack password>');
+}
+
 describe('Slack: an answer’s link to an untrusted host shows its URL; a listing link stays a link', () => {
   const e = useStarted(() => answeringThroughLlm((llm) => startSlackE2E({ llm })));
 
   test('natively streamed, step by step: markdown_text never carries the injected link as a link', async () => {
-    const from = e.fake.calls.length;
-    const rootTs = () => rootFor(e.fake, 'C0ALINKS', 'Reply with exactly')?.ts ?? '';
-    const steps = streamInSteps(e.llm, (words) =>
-      waitFor(
-        () => answerMessages(e.fake, 'C0ALINKS', rootTs()).find((m) => m.streaming && m.text.includes(words)),
-        `the stream showing "${words}"`,
-      ),
+    const { messages, from } = await askInSteps(
+      e,
+      'C0ALINKS',
+      (m, words) => m.streaming === true && m.text.includes(words),
     );
-    try {
-      await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0ALINKS' });
-      const root = await waitFor(() => rootFor(e.fake, 'C0ALINKS', 'Reply with exactly'), 'the root');
-      await steps.done;
-      const { messages } = await waitForAnswer(e, 'C0ALINKS', root.ts, QUESTION);
-      // It was appended to as it came (the evil link arrived in an append), and only grew: no
-      // chat.update replaced what it showed.
-      expect(e.fake.callsOf('chat.appendStream').filter((c) => c.args.channel === 'C0ALINKS').length).toBeGreaterThan(
-        1,
-      );
-      expect(e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0ALINKS')).toEqual([]);
-      // Every markdown_text the stream was sent, joined: what Slack renders as Markdown.
-      const markdown = e.fake.calls
-        .slice(from)
-        .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method) && c.args.channel === 'C0ALINKS')
-        .map((c) => String(c.args.markdown_text ?? ''))
-        .join('');
-      expect(markdown).toContain('https://evil.example/reset');
-      expect(markdown).not.toContain('](https://evil.example');
-      expect(markdown).toContain(LISTING);
-      // What the reader sees: the answer as written, label and URL.
-      expect(messages.map((m) => shown(m.text)).join('\n')).toContain(EVIL);
-      const sent = sentToSlack(e, from);
-      expect(sent).not.toContain('<https://evil.example/reset|');
-      expect(sent).not.toContain('|Reset your Slack password>');
-    } finally {
-      steps.releaseAll();
-    }
+    // It was appended to as it came (the evil link arrived in an append), and only grew: no
+    // chat.update replaced what it showed.
+    expect(e.fake.callsOf('chat.appendStream').filter((c) => c.args.channel === 'C0ALINKS').length).toBeGreaterThan(1);
+    expect(e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0ALINKS')).toEqual([]);
+    // Every markdown_text the stream was sent, joined: what Slack renders as Markdown.
+    const markdown = e.fake.calls
+      .slice(from)
+      .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method) && c.args.channel === 'C0ALINKS')
+      .map((c) => String(c.args.markdown_text ?? ''))
+      .join('');
+    expect(markdown).toContain('https://evil.example/reset');
+    expect(markdown).not.toContain('](https://evil.example');
+    expect(markdown).toContain(LISTING);
+    expectInjectedLinkAsText(e, from, messages);
   });
 
   test('posted and edited (no native streaming): every version links the listing at most, the injected URL as text', async () => {
     e.fake.setStreaming('feature_not_enabled');
-    const from = e.fake.calls.length;
-    const rootTs = () => rootFor(e.fake, 'C0ALINKS2', 'Reply with exactly')?.ts ?? '';
-    const steps = streamInSteps(e.llm, (words) =>
-      waitFor(
-        () => answerMessages(e.fake, 'C0ALINKS2', rootTs()).find((m) => shown(m.text).includes(words)),
-        `the answer showing "${words}"`,
-      ),
-    );
     try {
-      await e.driver.command('/ask', QUESTION, { user: 'U0USER1', channel: 'C0ALINKS2' });
-      const root = await waitFor(() => rootFor(e.fake, 'C0ALINKS2', 'Reply with exactly'), 'the root');
-      await steps.done;
-      const { messages } = await waitForAnswer(e, 'C0ALINKS2', root.ts, QUESTION);
+      const { messages, from } = await askInSteps(e, 'C0ALINKS2', (m, words) => shown(m.text).includes(words));
       // Slack refused the stream: the answer was posted, then edited as it came.
       expect(e.fake.callsOf('chat.update').filter((c) => c.args.channel === 'C0ALINKS2').length).toBeGreaterThan(1);
       const blocks = JSON.stringify(messages.map((m) => m.blocks));
       expect(blocks).toContain(`<${LISTING_URL}|3096 Larimer St, Denver, CO 80201>`);
       expect(blocks).toContain('https://evil.example/reset');
-      expect(messages.map((m) => shown(m.text)).join('\n')).toContain(EVIL);
-      // No version of the message (interims included) made it a masked link.
-      const sent = sentToSlack(e, from);
-      expect(sent).not.toContain('<https://evil.example/reset|');
-      expect(sent).not.toContain('|Reset your Slack password>');
+      expectInjectedLinkAsText(e, from, messages);
     } finally {
-      steps.releaseAll();
       e.fake.setStreaming('on');
     }
   });
@@ -158,11 +167,10 @@ describe('Discord: an answer’s masked link to an untrusted host is escaped, wi
       e.fake.changes,
     );
     expect(answer.content).toContain('[Reset your Slack password\\](<https://evil.example/reset>)');
-    // No masked link to the host: every `](` before its URL is escaped.
-    expect(answer.content).not.toMatch(/(^|[^\\])\]\(<?https:\/\/evil\.example/);
     expect(answer.content).toContain(LISTING);
     expect(answer.flags & SUPPRESS_EMBEDS).toBe(SUPPRESS_EMBEDS);
-    // Nor did any version of the message the bridge sent while it streamed.
-    for (const m of botMessagesIn(e.fake, threadId)) expect(m.content).not.toMatch(/(^|[^\\])\]\(<?https:\/\/evil/);
+    // No masked link to the host (every `](` before its URL escaped), in the answer nor in any version
+    // of the message the bridge sent while it streamed.
+    for (const m of botMessagesIn(e.fake, threadId)) expect(m.content).not.toMatch(MASKED_EVIL);
   });
 });

@@ -31,7 +31,7 @@ describe('Slack channel members', () => {
       log,
       team: () => fake.team,
     });
-    directory = new SlackDirectory(gateway, log, () => now);
+    directory = new SlackDirectory(gateway, store, log, () => now);
   });
   afterAll(async () => {
     gateway.close();

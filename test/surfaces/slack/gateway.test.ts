@@ -94,7 +94,7 @@ describe('SlackGateway: methods besides messages spend its budgets too', () => {
     const port = slackPortOn(fake, store);
     try {
       const spent = async (key: string): Promise<boolean> => !(await store.takeToken(key, 1, 60_000)).granted;
-      await new UserNames(port.gateway, silentLog).name(fake.team, 'U0NAME');
+      await new UserNames(port.gateway, store, silentLog).name(fake.team, 'U0NAME');
       expect(fake.callsOf('users.info')).toHaveLength(1);
       expect(await spent('slack:T0METH:users.info')).toBe(true);
 

@@ -1,8 +1,9 @@
 /**
  * A workspace leaves: `app_uninstalled`, or `tokens_revoked` naming the bot's token. Its installation
  * is deleted, then every record of it, through core's `forgetTenant` (its part of the store, its
- * conversations, transcripts, tickets, votes...) and the Slack keys that name it, and its cached
- * client is dropped.
+ * conversations, transcripts, tickets, votes; its users' and channels' cached lookups, which live in
+ * its part of the store) and the Slack keys that name it; its cached client and what the port learnt
+ * of it in this process (forgetCached) are dropped.
  * A re-install starts clean. Logged once: the second of the two events finds nothing left.
  * Bolt delivers both events without authorize (the installation may be gone already).
  */
@@ -18,6 +19,8 @@ export interface LeavingDeps {
   installations: SlackInstallations;
   store: StateStore;
   clients: TeamClients;
+  /** Drops what this process learnt of the workspace (SlackPort.forgetWorkspace). */
+  forgetCached: (team: string) => void;
   log: Logger;
 }
 
@@ -42,6 +45,7 @@ export async function forgetWorkspace(
     who.isEnterpriseInstall || !who.teamId ? { enterpriseId: id, isEnterpriseInstall: true } : { teamId: id },
   );
   d.clients.forget(id);
+  d.forgetCached(id);
   // Core's records of the tenant (its own part of the store, conversations, tickets, votes...) and the
   // Slack surface's keys that name it.
   const { records } = await forgetTenant(

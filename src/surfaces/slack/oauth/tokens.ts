@@ -45,9 +45,6 @@ export async function enterpriseOfTeam(store: StateStore, team: string): Promise
 }
 
 export class WorkspaceTokens {
-  /** Workspaces whose enterprise this process has already written down (saves a write per request). */
-  private readonly noted = new Set<string>();
-
   constructor(private readonly opts: WorkspaceTokensOptions) {}
 
   /** The installation for a workspace (or its enterprise), its token refreshed first when due. */
@@ -57,11 +54,14 @@ export class WorkspaceTokens {
     return inst && this.due(inst) ? this.refresh(inst) : inst;
   }
 
-  /** Outbound calls name only the workspace: which enterprise's install serves it is kept in the store. */
+  /**
+   * Outbound calls name only the workspace: which enterprise's install serves it is kept in the store.
+   * Read there first (a read saves a write per request), not remembered in this process: a workspace
+   * that leaves takes the mark with it, and a re-install must write it again.
+   */
   private async noteOrgTeam(team: string, enterprise: string): Promise<void> {
-    if (this.noted.has(team)) return;
+    if ((await this.opts.store.get(orgTeamKey(team))) === enterprise) return;
     await this.opts.store.set(orgTeamKey(team), enterprise);
-    this.noted.add(team);
   }
 
   /** The bot token of `team`; throws when the workspace has not installed the app. */
