@@ -5,6 +5,7 @@
  * what the bot did. Payloads are shaped like Discord's so discord.js parses them unchanged.
  */
 import { componentsV2Problem, IS_COMPONENTS_V2 } from './fake-discord-cv2';
+import { modalInputs, modalProblem, modalSubmitData, type ModalInput } from './fake-discord-modals';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -905,41 +906,53 @@ export class FakeDiscord {
     return all(message.components).filter((c) => c.type === 2);
   }
 
+  /**
+   * A user submits the modal the bot opened with `customId`, in its own shape (fake-discord-modals.ts):
+   * `values` for text inputs (one left out keeps its pre-filled text), `channels` for channel
+   * selects (the ids picked; left out or `[]`: none).
+   */
   submitModal(opts: {
     customId: string;
     channelId: string;
     member: FakeMember;
     values: Record<string, string>;
+    channels?: Record<string, string[]>;
     message?: FakeMessage;
   }): InteractionRecord {
-    const components = Object.entries(opts.values).map(([id, value]) => ({
-      type: 1,
-      components: [{ type: 4, custom_id: id, value }],
-    }));
-    return this.newInteraction(5, opts.channelId, opts.member, { custom_id: opts.customId, components }, opts.message);
+    const modal = this.openedModal(opts.customId);
+    if (!modal) throw new Error(`no modal ${opts.customId} was opened`);
+    const data = modalSubmitData(
+      modal,
+      { values: opts.values, channels: opts.channels ?? {} },
+      {
+        guildId: this.guildOf(opts.channelId),
+        channel: (id) => this.channels.get(id),
+        permissions: opts.member.permissions ?? '2248473465835073',
+      },
+    );
+    return this.newInteraction(5, opts.channelId, opts.member, data, opts.message);
   }
 
-  /** The modal the bot opened in answer to an interaction, if any. */
-  modalOf(rec: InteractionRecord):
-    | {
-        custom_id: string;
-        title: string;
-        inputs: Array<{ custom_id: string; label: string; value?: string; placeholder?: string; required?: boolean }>;
-      }
-    | undefined {
+  /** The data of the latest modal the bot opened with this custom id. */
+  private openedModal(customId: string): Json | undefined {
+    const shown = [...this.interactions.values()].flatMap((r) =>
+      r.callbacks.filter((c) => c.type === 9 && c.data?.custom_id === customId).map((c) => c.data!),
+    );
+    return shown[shown.length - 1];
+  }
+
+  /** The modal the bot opened in answer to an interaction, if any: its inputs, and its payload as sent. */
+  modalOf(
+    rec: InteractionRecord,
+  ): { custom_id: string; title: string; inputs: ModalInput[]; payload: Json } | undefined {
     const cb = rec.callbacks.find((c) => c.type === 9);
     if (!cb?.data) return undefined;
-    const rows = (cb.data.components as FakeComponent[] | undefined) ?? [];
-    const inputs = rows
-      .flatMap((r) => r.components ?? [])
-      .map((c) => ({
-        custom_id: String(c.custom_id),
-        label: String(c.label ?? ''),
-        value: c.value as string | undefined,
-        placeholder: c.placeholder as string | undefined,
-        required: c.required as boolean | undefined,
-      }));
-    return { custom_id: String(cb.data.custom_id), title: String(cb.data.title), inputs };
+    return {
+      custom_id: String(cb.data.custom_id),
+      title: String(cb.data.title),
+      inputs: modalInputs(cb.data),
+      payload: cb.data,
+    };
   }
 
   /** The messages an interaction produced: its original response and follow-ups, in order. */
@@ -1412,6 +1425,8 @@ export class FakeDiscord {
       }
       const type = Number(obj.type);
       const data = obj.data as Json | undefined;
+      const modalRefused = type === 9 ? modalProblem(data) : undefined;
+      if (modalRefused) throw invalidForm(modalRefused[0], modalRefused[1]);
       rec.callbacks.push({ type, data, at: Date.now() });
       let message: FakeMessage | undefined;
       if (type === 4 || type === 5) {
@@ -1433,16 +1448,7 @@ export class FakeDiscord {
           throw new HttpError(400, { code: 50035, message: 'Invalid interaction response type for this interaction' });
         rec.originalMessageId = rec.sourceMessageId;
         if (type === 7) message = this.editMessage(this.messages.get(rec.sourceMessageId)!, data ?? {}, files);
-      } else if (type === 9) {
-        const rows = (data?.components as FakeComponent[] | undefined) ?? [];
-        if (rows.length < 1 || rows.length > 5)
-          throw invalidForm('data.components', 'Must be between 1 and 5 in length.');
-        if (String(data?.title ?? '').length > 45) throw invalidForm('data.title', 'Must be 45 or fewer in length.');
-        for (const r of rows)
-          for (const c of r.components ?? [])
-            if (String(c.label ?? '').length > 45)
-              throw invalidForm('data.components.label', 'Must be 45 or fewer in length.');
-      } else if (type !== 8) {
+      } else if (type !== 8 && type !== 9) {
         throw invalidForm('type', 'Value must be one of {1, 4, 5, 6, 7, 8, 9, 10, 12}.', 'BASE_TYPE_CHOICES');
       }
       this.changed();

@@ -92,7 +92,7 @@ function credentialsOf(values: Record<string, string>): Read {
   return { ok: true, creds };
 }
 
-/** A channel id as picked (Slack) or typed (Discord: the id, or `<#id>` as pasted). */
+/** A channel id as picked (Slack, Discord: a channel select) or typed (the shell: the id, or `<#id>` as pasted). */
 function channelOf(value: string | undefined): string | undefined {
   const text = (value ?? '').trim().replace(/^<#(\w+)(\|[^>]*)?>$/, '$1');
   return text === '' ? undefined : text;

@@ -143,16 +143,19 @@ export class ChannelMembers {
     }
   }
 
-  /** Why the bot cannot post in the channel (unknown, not a text channel, no permission); undefined: it can. */
+  /**
+   * Why the bot cannot post in the channel (unknown, not a text channel, no permission), naming it and
+   * the fix; undefined: it can.
+   */
   async cannotPost(channelId: string, guildId: string): Promise<string | undefined> {
     const channel = await this.channel(channelId).catch(() => undefined);
     if (!channel || channel.guild.id !== guildId)
-      return 'this server has no such channel that the bot can see. Give the channel id (Copy Channel ID).';
-    if (!channel.isTextBased()) return 'that is not a text channel.';
+      return "this server has no such channel that the bot can see. Pick one of this server's text channels.";
+    if (!channel.isTextBased()) return `#${channel.name} is not a text channel.`;
     const me = channel.guild.members.me;
     const perms = me ? channel.permissionsFor(me) : undefined;
     if (!perms?.has([PermissionFlagsBits.ViewChannel, PermissionFlagsBits.SendMessages]))
-      return 'the bot may not view or send messages there. Give it View Channel and Send Messages in that channel.';
+      return `the bot may not view or send messages in #${channel.name}. Give the bot View Channel and Send Messages there (the channel's Edit Channel → Permissions), or pick another channel.`;
     return undefined;
   }
 

@@ -1,13 +1,15 @@
 /**
  * Core's forms as Discord interactions: one modal when the form fits in one, else a panel with a
  * button per part (each opens that part's modal), Submit and Cancel. Only the user the form was
- * opened for may fill, submit or cancel it; values live in the store between modals (forms.ts).
+ * opened for may fill, submit or cancel it; values live in the store between modals (forms.ts), and
+ * each modal is built and its submit read in modal.ts.
  */
 import type { ButtonInteraction, ModalSubmitInteraction } from 'discord.js';
 import type { Actor, FormSpec, Place } from '../../core/surface';
 import { newKey, type ParsedId } from './custom-ids';
-import { FormSessions, modalOf, panelOf, typedValue, type FormSession } from './forms';
+import { FormSessions, panelOf, type FormSession } from './forms';
 import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import { modalOf, submittedValues, typedValue } from './modal';
 import type { RenderedMessage } from './render';
 import type { Responder } from './responder';
 
@@ -60,14 +62,20 @@ export class FormFlow {
   async onModal(i: ModalSubmitInteraction, parsed: Extract<ParsedId, { kind: 'form-modal' }>): Promise<void> {
     const session = await this.ownedSession(i, parsed.session);
     if (!session) return;
+    const submitted = submittedValues(i.components);
+    if (!submitted.ok) {
+      this.inb.log.warn({ form: session.formId, why: submitted.why }, 'discord: a modal submit of an unexpected shape');
+      await i.reply({ content: `${session.title}: this form could not be read. Try again.`, flags: 64 });
+      return;
+    }
     for (const name of session.chunks[parsed.chunk]?.names ?? []) {
-      try {
-        const field = session.fields.find((f) => f.name === name);
-        const text = i.fields.getTextInputValue(name);
-        session.values[name] = field ? typedValue(field, text) : text;
-      } catch {
-        // An input the modal did not carry keeps its earlier value.
-      }
+      const field = session.fields.find((f) => f.name === name);
+      const text = submitted.values.texts[name];
+      // An empty channel select, or an input the modal did not carry, keeps the earlier value.
+      if (field?.kind === 'channel') {
+        const picked = submitted.values.channels[name];
+        if (picked) session.values[name] = picked;
+      } else if (text !== undefined) session.values[name] = field ? typedValue(field, text) : text;
     }
     if (!session.done.includes(parsed.chunk)) session.done.push(parsed.chunk);
     await this.sessions.save(parsed.session, session);

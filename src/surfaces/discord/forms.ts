@@ -1,7 +1,8 @@
 /**
- * Core's forms on Discord, whose modals hold at most 5 text inputs: the fields are cut into chunks
- * (by group, then 5 at a time). One chunk opens as one modal; more show a panel message with a
- * button per chunk, Submit and Cancel. Values typed so far live in the store between modals.
+ * Core's forms on Discord, whose modals hold at most 5 fields (5 top-level components): the fields
+ * are cut into chunks (by group, then 5 at a time). One chunk opens as one modal (modal.ts); more
+ * show a panel message with a button per chunk, Submit and Cancel. Values given so far live in the
+ * store between modals.
  */
 import { z } from 'zod';
 import type { FormField, FormSpec } from '../../core/surface';
@@ -95,82 +96,8 @@ export class FormSessions {
   }
 }
 
-function cut(text: string, max: number): string {
+export function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
-}
-
-function placeholderOf(f: FormField): string | undefined {
-  // A modal has no select: the options are typed, so they are named in words ("For sale"), never
-  // as the wire values the service takes ("for_sale").
-  if (f.options && f.options.length > 0) return cut(`One of: ${f.options.map((o) => o.label).join(' | ')}`, 100);
-  if (f.kind === 'boolean') return 'yes or no';
-  if (f.kind === 'channel') return "the channel's id (right-click the channel, Copy Channel ID)";
-  if (f.hint) return cut(f.hint, 100);
-  if (f.kind === 'number') return 'a number';
-  return undefined;
-}
-
-export interface ModalBody {
-  custom_id: string;
-  title: string;
-  components: Array<{
-    type: 1;
-    components: Array<{
-      type: 4;
-      custom_id: string;
-      label: string;
-      style: 1 | 2;
-      required: boolean;
-      value?: string;
-      placeholder?: string;
-      max_length: number;
-    }>;
-  }>;
-}
-
-const squash = (s: string): string => s.toLowerCase().replace(/[\s_-]+/g, '');
-
-/** What a modal input shows for a value: an option's words rather than its wire value. */
-export function shownValue(f: FormField, value: string): string {
-  return f.options?.find((o) => o.value === value)?.label ?? value;
-}
-
-/** A typed value back to what the form takes: an option named by its words or its value; else as typed. */
-export function typedValue(f: FormField, text: string): string {
-  const want = squash(text);
-  return f.options?.find((o) => squash(o.label) === want || squash(o.value) === want)?.value ?? text;
-}
-
-/** The modal of one chunk, pre-filled with what the user typed so far (or the form's initial values). */
-export function modalOf(key: string, session: FormSession, chunk: number, submitOnClose: boolean): ModalBody {
-  const part = session.chunks[chunk] ?? session.chunks[0]!;
-  const fields = part.names
-    .map((n) => session.fields.find((f) => f.name === n))
-    .filter((f): f is FormField => f !== undefined);
-  const title = session.chunks.length > 1 ? `${session.title}: ${part.label}` : session.title;
-  return {
-    custom_id: formIds.modal(key, chunk, submitOnClose),
-    title: cut(title, 45),
-    components: fields.map((f) => {
-      const value = session.values[f.name];
-      const placeholder = placeholderOf(f);
-      return {
-        type: 1 as const,
-        components: [
-          {
-            type: 4 as const,
-            custom_id: f.name,
-            label: cut(f.label || f.name, 45),
-            style: f.kind === 'textarea' ? (2 as const) : (1 as const),
-            required: f.required,
-            max_length: 4000,
-            ...(value !== undefined && value !== '' ? { value: shownValue(f, value).slice(0, 4000) } : {}),
-            ...(placeholder ? { placeholder } : {}),
-          },
-        ],
-      };
-    }),
-  };
 }
 
 /** The field's name as the user sees it: its label, and the wire name when it differs. */

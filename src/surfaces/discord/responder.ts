@@ -13,7 +13,7 @@ import {
   type ModalSubmitInteraction,
 } from 'discord.js';
 import type { Logger } from 'pino';
-import type { ModalBody } from './forms';
+import type { ModalBody } from './modal';
 import { IS_COMPONENTS_V2 } from './components-v2';
 import { asComponentsV2, sendableMentions, type MessageBody, type RenderedMessage } from './render';
 

@@ -1,62 +1,86 @@
 /**
  * A Discord server connects its own chatbot: `/chatbot connect` and its modal submit through gateway
- * dispatches. Only members with Manage Server (or DISCORD_ADMIN_ROLES) may; the keys are checked
- * live, shown back masked, kept out of every REST body, log line and stored value (the modal's values
- * are not kept between steps either); the server's questions then go to its chatbot.
+ * dispatches. Only members with Manage Server (or DISCORD_ADMIN_ROLES) may; the modal's handoff
+ * channel is a channel select (Discord's Label around a channel select) whose pick the bot checks it
+ * can post in, and which, left empty, keeps the channel already set; the keys are checked live,
+ * shown back masked, kept out of every REST body, log line and stored value (the modal's values are
+ * not kept between steps either); the server's questions then go to its chatbot.
  */
 import { randomBytes } from 'node:crypto';
 import type { FakeChannel, FakeDiscord, FakeMember, InteractionRecord } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
-import { ask, type DiscordE2E, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
+import {
+  type Bot,
+  chatbotThatAnswered,
+  expectNoSecretIn,
+  makeChatbots,
+  masked,
+  serviceKeys,
+  storedText,
+} from '../../support/connect-e2e';
+import { ask, botMessagesIn, handoffIn, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
 
 /** Discord's Manage Server permission bit, on top of a member's everyday permissions. */
 const WITH_MANAGE_SERVER = String(2248473465835073n | 0x20n);
-
-function chatbotThatAnswered(e: DiscordE2E, question: string): string | undefined {
-  const row = e.service.context.db
-    .prepare(
-      `SELECT s.chatbot_id AS c FROM messages m JOIN sessions s ON s.id = m.session_id
-        WHERE m.role = 'user' AND m.content = ? ORDER BY m.id DESC LIMIT 1`,
-    )
-    .get(question) as { c: string } | undefined;
-  return row?.c;
-}
+const SEND_MESSAGES = (1n << 11n).toString();
 
 describe('Discord e2e: each server connects its own chatbot', () => {
   const logLines: string[] = [];
   /** A second server (Y) beside the fake's own (X). */
   const y: { id?: string; general?: FakeChannel } = {};
+  /** X's channels: the desk it connects, one the bot may not post in, a voice channel. */
+  const x: { desk?: FakeChannel; locked?: FakeChannel; voice?: FakeChannel } = {};
   const e = useStarted(() =>
     startDiscordE2E({
       logLines,
       omitEnv: ['DISCORD_GUILD_ID'],
       env: { STATE_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
-      prepare: (fake: FakeDiscord) => Object.assign(y, fake.addGuild({ name: 'Office Y', inReady: true })),
+      prepare: (fake: FakeDiscord) => {
+        Object.assign(y, fake.addGuild({ name: 'Office Y', inReady: true }));
+        x.desk = fake.addChannel('desk-x');
+        x.locked = fake.addChannel('announcements-locked');
+        x.locked.type = 5;
+        // @everyone (the bot has no other role) may not send there.
+        fake.setOverwrites(x.locked.id, [{ id: fake.guildId, type: 0, allow: '0', deny: SEND_MESSAGES }]);
+        x.voice = fake.addChannel('lounge');
+        x.voice.type = 2;
+      },
     }),
   );
   let owner: FakeMember;
-  let bot: { id: string; apiKey: string };
-  let botB: { id: string; apiKey: string };
-  const keys = () => ({ secretKey: e.service.credentials.secretKey, sessionKey: e.service.credentials.sessionKey });
+  let bot: Bot;
+  let botB: Bot;
 
   beforeAll(async () => {
     owner = e.fake.addMember('olga-owner');
     owner.permissions = WITH_MANAGE_SERVER;
-    const made = await e.app.client.v1.createChatbot({ name: 'Server chatbot' });
-    bot = { id: made.id, apiKey: made.apiKey ?? '' };
-    const madeB = await e.app.client.v1.createChatbot({ name: 'Chatbot of Y' });
-    botB = { id: madeB.id, apiKey: madeB.apiKey ?? '' };
+    [bot, botB] = (await makeChatbots(e, 'Server chatbot', 'Chatbot of Y')) as [Bot, Bot];
   });
 
   const connectCommand = (member: FakeMember, channelId = e.general.id): InteractionRecord =>
     e.fake.slashCommand({ name: 'chatbot', subcommand: 'connect', channelId, member });
 
-  /** `/chatbot connect` in `channelId`, its modal submitted with `values`. */
-  async function submitConnect(channelId: string, values: Record<string, string>): Promise<InteractionRecord> {
+  /** `/chatbot connect` by the owner in `channelId`, and the modal it opens. */
+  const openModal = (channelId = e.general.id) => {
     const rec = connectCommand(owner, channelId);
-    const modal = await waitFor(() => e.fake.modalOf(rec), 'the connect modal', 10_000, e.fake.changes);
-    return e.fake.submitModal({ customId: modal.custom_id, channelId, member: owner, values });
+    return waitFor(() => e.fake.modalOf(rec), 'the connect modal', 10_000, e.fake.changes);
+  };
+
+  /** `/chatbot connect` in `channelId`, its modal submitted with `values` and the channels picked (or none). */
+  async function submitConnect(
+    channelId: string,
+    values: Record<string, string>,
+    picked: string[] = [],
+  ): Promise<InteractionRecord> {
+    const modal = await openModal(channelId);
+    return e.fake.submitModal({
+      customId: modal.custom_id,
+      channelId,
+      member: owner,
+      values,
+      channels: { handoffChannel: picked },
+    });
   }
 
   const textOf = (rec: InteractionRecord, pattern: RegExp, what: string): Promise<string> =>
@@ -76,69 +100,117 @@ describe('Discord e2e: each server connects its own chatbot', () => {
     expect(e.fake.modalOf(rec)).toBeUndefined();
   });
 
-  test('wrong keys are refused naming the call that failed; nothing is kept', async () => {
-    const rec = connectCommand(owner);
-    const modal = await waitFor(() => e.fake.modalOf(rec), 'the connect modal', 10_000, e.fake.changes);
-    expect(modal.inputs.map((i) => i.custom_id)).toEqual([
-      'chatbotId',
-      'secretKey',
-      'sessionKey',
-      'apiKey',
-      'handoffChannel',
+  test('the modal: four text inputs and a channel select of text and announcement channels, each in a Label', async () => {
+    const modal = await openModal();
+    const top = modal.payload.components as Array<{ type: number; label: string; component: Record<string, unknown> }>;
+    // Discord's limit is 5 top-level components: one Label per field.
+    expect(top.map((c) => c.type)).toEqual([18, 18, 18, 18, 18]);
+    expect(top.map((c) => [c.component.type, c.component.custom_id])).toEqual([
+      [4, 'chatbotId'],
+      [4, 'secretKey'],
+      [4, 'sessionKey'],
+      [4, 'apiKey'],
+      [8, 'handoffChannel'],
     ]);
-    const submit = e.fake.submitModal({
-      customId: modal.custom_id,
-      channelId: e.general.id,
-      member: owner,
-      values: { chatbotId: bot.id, secretKey: 'sk_wrong-secret-for-discord', sessionKey: keys().sessionKey },
+    expect(top[4]).toMatchObject({
+      label: 'Handoff channel',
+      component: { type: 8, custom_id: 'handoffChannel', channel_types: [0, 5], required: false, max_values: 1 },
+    });
+    // Nothing connected yet: nothing to keep.
+    expect(modal.inputs[4]?.placeholder).toBe('Pick a channel');
+  });
+
+  test('wrong keys are refused naming the call that failed; nothing is kept', async () => {
+    const submit = await submitConnect(e.general.id, {
+      chatbotId: bot.id,
+      secretKey: 'sk_wrong-secret-for-discord',
+      sessionKey: serviceKeys(e).sessionKey,
     });
     expect(await textOf(submit, /GetSession/, 'the refusal naming GetSession')).toContain('secret key');
     expect(await e.app.store.keys('tenant:connection:')).toEqual([]);
     for (const key of await e.app.store.keys('discord:form:')) {
-      expect(JSON.stringify(await e.app.store.get(key))).not.toContain(keys().sessionKey);
+      expect(JSON.stringify(await e.app.store.get(key))).not.toContain(serviceKeys(e).sessionKey);
     }
   });
 
-  test('X connects A and Y connects B: shown masked, each server’s questions go to its own chatbot; X’s channel is refused in Y', async () => {
-    const rec = connectCommand(owner);
-    const modal = await waitFor(() => e.fake.modalOf(rec), 'the connect modal', 10_000, e.fake.changes);
-    const submit = e.fake.submitModal({
-      customId: modal.custom_id,
-      channelId: e.general.id,
-      member: owner,
-      values: { chatbotId: bot.id, ...keys(), apiKey: bot.apiKey, handoffChannel: e.handoff.id },
-    });
+  test('a channel the bot may not post in is refused, naming the channel and the fix; nothing is kept', async () => {
+    const locked = x.locked as FakeChannel;
+    const submit = await submitConnect(e.general.id, { chatbotId: bot.id, ...serviceKeys(e) }, [locked.id]);
+    const refusal = await textOf(submit, /cannot post/, 'the refusal of the locked channel');
+    expect(refusal).toContain(`#${locked.name}`);
+    expect(refusal).toContain('Send Messages');
+    expect(await e.app.store.keys('tenant:connection:')).toEqual([]);
+    // The select offers no voice channel: Discord's client would not let the owner pick one.
+    const modal = await openModal();
+    expect(() =>
+      e.fake.submitModal({
+        customId: modal.custom_id,
+        channelId: e.general.id,
+        member: owner,
+        values: { chatbotId: bot.id, ...serviceKeys(e) },
+        channels: { handoffChannel: [(x.voice as FakeChannel).id] },
+      }),
+    ).toThrow(/channel types 0, 5/);
+  });
+
+  test('X connects A with its desk picked and Y connects B: shown masked, each server’s questions go to its own chatbot', async () => {
+    const desk = x.desk as FakeChannel;
+    const submit = await submitConnect(e.general.id, { chatbotId: bot.id, ...serviceKeys(e), apiKey: bot.apiKey }, [
+      desk.id,
+    ]);
     const shown = await textOf(submit, /Connected/, 'the connection shown');
-    expect(shown).toContain(`${bot.apiKey.slice(0, 3)}…${bot.apiKey.slice(-4)}`);
-    expect(shown).toContain(`#${e.handoff.name}`);
+    expect(shown).toContain(masked(bot.apiKey));
+    expect(shown).toContain(`#${desk.name}`);
     expect(shown).toContain('Office hours');
 
     const { threadId } = await ask(e, 'Townhouses in Dallas on Discord?');
     await waitForAnswer(e, threadId, 'Townhouses in Dallas on Discord?');
     expect(chatbotThatAnswered(e, 'Townhouses in Dallas on Discord?')).toBe(bot.id);
 
-    // Server Y: X's handoff channel is not Y's to use; with its own chatbot B, Y is answered by B.
+    // Server Y, with its own chatbot B and no channel picked, is answered by B.
     const yGeneral = y.general as FakeChannel;
-    const foreign = await submitConnect(yGeneral.id, { chatbotId: botB.id, ...keys(), handoffChannel: e.handoff.id });
-    expect(await textOf(foreign, /cannot post/, 'X’s channel refused in Y')).toContain('handoff');
-    const connectedY = await submitConnect(yGeneral.id, { chatbotId: botB.id, ...keys(), apiKey: botB.apiKey });
-    await textOf(connectedY, /Connected/, 'Y connected');
+    const connectedY = await submitConnect(yGeneral.id, { chatbotId: botB.id, ...serviceKeys(e), apiKey: botB.apiKey });
+    expect(await textOf(connectedY, /Connected/, 'Y connected')).toContain("the deployment's handoff channel");
     const inY = await ask(e, 'Townhouses in Dallas for Y?', e.user, yGeneral.id);
     await waitForAnswer(e, inY.threadId, 'Townhouses in Dallas for Y?');
     expect(chatbotThatAnswered(e, 'Townhouses in Dallas for Y?')).toBe(botB.id);
 
-    const secrets = [keys().secretKey, keys().sessionKey, bot.apiKey, botB.apiKey];
-    const bodies = JSON.stringify(e.fake.calls.map((c) => c.body));
-    const stored: string[] = [];
-    for (const key of await e.app.store.keys('')) stored.push(JSON.stringify(await e.app.store.get(key)));
     expect((await e.app.store.keys('tenant:connection:')).sort()).toEqual(
       [`tenant:connection:discord:${e.fake.guildId}`, `tenant:connection:discord:${y.id}`].sort(),
     );
-    for (const secret of secrets) {
-      expect(bodies).not.toContain(secret);
-      expect(logLines.join('\n')).not.toContain(secret);
-      expect(stored.join('\n')).not.toContain(secret);
-    }
+    expectNoSecretIn([...Object.values(serviceKeys(e)), bot.apiKey, botB.apiKey], {
+      'REST bodies': JSON.stringify(e.fake.calls.map((c) => c.body)),
+      log: logLines.join('\n'),
+      store: await storedText(e),
+    });
+  });
+
+  test('a ticket of X goes to the channel X picked', async () => {
+    const desk = x.desk as FakeChannel;
+    handoffIn(e, e.general.id, 'a person please, on Discord');
+    const ticket = await waitFor(
+      () => botMessagesIn(e.fake, desk.id).find((m) => JSON.stringify(m).includes('a person please, on Discord')),
+      'the ticket in the desk X picked',
+      10_000,
+      e.fake.changes,
+    );
+    expect(ticket.channel_id).toBe(desk.id);
+  });
+
+  test('connecting again with the select left empty keeps the channel X picked', async () => {
+    const desk = x.desk as FakeChannel;
+    const modal = await openModal();
+    expect(modal.inputs.find((i) => i.custom_id === 'handoffChannel')?.placeholder).toBe('Keep the current channel');
+    const again = e.fake.submitModal({
+      customId: modal.custom_id,
+      channelId: e.general.id,
+      member: owner,
+      values: { ...serviceKeys(e), apiKey: bot.apiKey },
+    });
+    const shown = await textOf(again, /Connected/, 'connected again');
+    expect(shown).toContain(`#${desk.name}`);
+    // The chatbot id was pre-filled and kept too.
+    expect(shown).toContain(`Chatbot ${bot.id}`);
   });
 
   test('disconnect: the server is answered by the deployment’s chatbot again', async () => {

@@ -10,38 +10,21 @@ import { dirname } from 'node:path';
 import { waitFor } from '../../../fakes/slack-requests';
 import type { SlackDriver } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
+import {
+  type Bot,
+  chatbotThatAnswered,
+  expectNoSecretIn,
+  makeChatbots,
+  masked,
+  serviceKeys,
+  storedText,
+} from '../../support/connect-e2e';
 import { install, type OAuthE2E, startOAuthE2E } from '../../support/slack-oauth';
 import { ADMIN, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 
 const OWNER_X = 'U0OWNERX';
 const OWNER_Y = 'U0OWNERY';
 const NOT_CONNECTED = "This workspace isn't connected to a chatbot yet. An admin can connect it with /chatbot connect.";
-
-interface Bot {
-  id: string;
-  apiKey: string;
-}
-
-/** Chatbots A and B on the local service, each with its own /v1 key. */
-async function twoChatbots(e: OAuthE2E): Promise<{ a: Bot; b: Bot }> {
-  const made = async (name: string): Promise<Bot> => {
-    const bot = await e.app.client.v1.createChatbot({ name });
-    if (!bot.apiKey) throw new Error('the service gave no api key');
-    return { id: bot.id, apiKey: bot.apiKey };
-  };
-  return { a: await made('Chatbot A'), b: await made('Chatbot B') };
-}
-
-/** The chatbot the service answered `question` with (the chat session's chatbot). */
-function chatbotThatAnswered(e: OAuthE2E, question: string): string | undefined {
-  const row = e.service.context.db
-    .prepare(
-      `SELECT s.chatbot_id AS c FROM messages m JOIN sessions s ON s.id = m.session_id
-        WHERE m.role = 'user' AND m.content = ? ORDER BY m.id DESC LIMIT 1`,
-    )
-    .get(question) as { c: string } | undefined;
-  return row?.c;
-}
 
 /** `/chatbot connect` as `user`, then its modal submitted with `values`. */
 async function connect(
@@ -72,7 +55,7 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
   let x: SlackDriver;
   let y: SlackDriver;
   let bots: { a: Bot; b: Bot };
-  const keys = () => ({ secretKey: e.service.credentials.secretKey, sessionKey: e.service.credentials.sessionKey });
+  const keys = () => serviceKeys(e);
 
   beforeAll(async () => {
     e.fake.workspaces.addChannels('T0XXX', 'C0XGEN', 'C0XDESK');
@@ -82,7 +65,8 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     e.fake.channelMembers.C0XDESK = ['U0AGENTX'];
     x = (await install(e, { team: 'T0XXX', teamName: 'Office X', user: OWNER_X })).driver;
     y = (await install(e, { team: 'T0YYY', teamName: 'Office Y', user: OWNER_Y })).driver;
-    bots = await twoChatbots(e);
+    const [a, b] = (await makeChatbots(e, 'Chatbot A', 'Chatbot B')) as [Bot, Bot];
+    bots = { a, b };
   });
 
   test('a member who is no admin is refused, and no form opens', async () => {
@@ -144,8 +128,8 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     const shownA = await waitFor(() => ephemeralIn(e, 'C0XGEN', 'Connected'), 'the connection shown in X');
     const body = JSON.stringify(shownA);
     const secret = keys().secretKey;
-    expect(body).toContain(`${secret.slice(0, 3)}…${secret.slice(-4)}`);
-    expect(body).toContain(`${bots.a.apiKey.slice(0, 3)}…${bots.a.apiKey.slice(-4)}`);
+    expect(body).toContain(masked(secret));
+    expect(body).toContain(masked(bots.a.apiKey));
     expect(body).toContain('Office hours');
     expect(body).toContain('Time zone');
     await connect(
@@ -173,7 +157,7 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     const shown = await waitFor(() => ephemeralIn(e, 'C0XGEN', 'Chatbot A'), 'the /chatbot show card');
     const body = JSON.stringify(shown);
     expect(body).toContain('This workspace');
-    expect(body).toContain(`${bots.a.apiKey.slice(0, 3)}…${bots.a.apiKey.slice(-4)}`);
+    expect(body).toContain(masked(bots.a.apiKey));
     expect(body).toContain(`id ${bots.a.id}`);
   });
 
@@ -187,21 +171,18 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
       'sk_not-the-right-secret-0000',
       'ssk_wrong-session-key-0000',
     ];
-    const calls = JSON.stringify(e.fake.calls.map((c) => c.args));
-    const stored: string[] = [];
-    for (const key of await e.app.store.keys('')) stored.push(key, JSON.stringify(await e.app.store.get(key)));
     expect((await e.app.store.keys('tenant:connection:')).sort()).toEqual([
       'tenant:connection:slack:T0XXX',
       'tenant:connection:slack:T0YYY',
     ]);
     const dir = dirname(e.dbPath);
-    const files = readdirSync(dir).map((f) => readFileSync(`${dir}/${f}`).toString('latin1'));
-    for (const secret of secrets) {
-      expect(calls).not.toContain(secret);
-      expect(logLines.join('\n')).not.toContain(secret);
-      expect(stored.join('\n')).not.toContain(secret);
-      for (const raw of files) expect(raw).not.toContain(secret);
-    }
+    const files = readdirSync(dir).map((f) => [`file ${f}`, readFileSync(`${dir}/${f}`).toString('latin1')]);
+    expectNoSecretIn(secrets, {
+      'Slack calls': JSON.stringify(e.fake.calls.map((c) => c.args)),
+      log: logLines.join('\n'),
+      store: await storedText(e),
+      ...Object.fromEntries(files),
+    });
   });
 
   test('disconnect removes Y’s keys: Y is answered by the deployment’s chatbot again', async () => {
@@ -253,12 +234,7 @@ describe('Slack e2e: a deployment without a default chatbot', () => {
     expect(e.fake.channelMessages('C0NEW')).toEqual([]);
 
     const bot = await e.app.client.v1.createChatbot({ name: 'Office chatbot' });
-    await connect(
-      e,
-      driver,
-      { user: OWNER_X, channel: 'C0NEW' },
-      { chatbotId: bot.id, secretKey: e.service.credentials.secretKey, sessionKey: e.service.credentials.sessionKey },
-    );
+    await connect(e, driver, { user: OWNER_X, channel: 'C0NEW' }, { chatbotId: bot.id, ...serviceKeys(e) });
     await waitFor(() => ephemeralIn(e, 'C0NEW', 'Connected'), 'connected');
     await ask(e, driver, 'C0NEW', 'Anything for sale now?');
     expect(chatbotThatAnswered(e, 'Anything for sale now?')).toBe(bot.id);

@@ -3,7 +3,8 @@
  * Discord, through a real discord.js client: the members are those who can view the channel. Here
  * GUILD_CREATE lists none of the guild's own roles and no admin role is configured (so nothing else
  * fetches the roles), and members arrive after the bot started (so none is in its cache): what the
- * cache lacks must be fetched, and what cannot be told is undefined, not false.
+ * cache lacks must be fetched, and what cannot be told is undefined, not false. And cannotPostIn,
+ * the check `/chatbot connect` makes of the channel picked.
  */
 import type { Place } from '../../../src/core/surface';
 import { SqliteStore } from '../../../src/state/sqlite-store';
@@ -19,6 +20,7 @@ describe('Discord isMember: who can view the channel', () => {
   let handoff: FakeChannel;
   let general: FakeChannel;
   let agentRole: string;
+  let otherGuild: { id: string; general: FakeChannel };
 
   const place = (ch: FakeChannel | string): Place => ({
     surface: 'discord',
@@ -38,6 +40,7 @@ describe('Discord isMember: who can view the channel', () => {
       { id: fake.guildId, type: 0, allow: '0', deny: view },
       { id: agentRole, type: 0, allow: view, deny: '0' },
     ]);
+    otherGuild = fake.addGuild({ name: 'Other office', inReady: true });
     await fake.start();
     store = new SqliteStore(':memory:');
     runtime = createDiscordSurface({
@@ -95,5 +98,15 @@ describe('Discord isMember: who can view the channel', () => {
   test('an unknown user or channel cannot be told: undefined, never a throw', async () => {
     expect(await isMember(handoff, '123456789012345678')).toBeUndefined();
     expect(await isMember('223456789012345678', fake.addMember('someone').user.id)).toBeUndefined();
+  });
+
+  test("cannotPostIn: a channel the bot may not view is named with the fix; another server's is no channel here", async () => {
+    const cannot = (ch: FakeChannel) => runtime.surface.directory.cannotPostIn(place(ch));
+    expect(await cannot(general)).toBeUndefined();
+    // @everyone (the bot's only role) may not view the handoff channel here.
+    const hidden = await cannot(handoff);
+    expect(hidden).toContain('#handoff');
+    expect(hidden).toContain('View Channel and Send Messages');
+    expect(await cannot(otherGuild.general)).toContain('this server has no such channel');
   });
 });

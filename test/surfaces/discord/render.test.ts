@@ -1,6 +1,7 @@
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { buttonId, parseId } from '../../../src/surfaces/discord/custom-ids';
-import { chunkFields, shownValue, typedValue } from '../../../src/surfaces/discord/forms';
+import { chunkFields } from '../../../src/surfaces/discord/forms';
+import { shownValue, typedValue } from '../../../src/surfaces/discord/modal';
 import { contentOf, renderMessage, TYPING_MARK, type ApiRow } from '../../../src/surfaces/discord/render';
 import { slashCommandDefinitions } from '../../../src/surfaces/discord/commands';
 import type { FormField } from '../../../src/core/surface';
