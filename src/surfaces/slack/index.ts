@@ -130,7 +130,7 @@ function registerAll(
     botUserId: ws.botUserId,
   });
   if (ws.oauth)
-    registerLeaving({ app, installations: ws.oauth.installations, store: opts.store, clients: ws.clients, log });
+    registerLeaving({ app, installations: ws.oauth.installations, store: opts.store, clients: ws.clients, log, core });
 }
 
 function runtimeOf(
