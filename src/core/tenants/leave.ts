@@ -72,7 +72,11 @@ async function within(p: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /** The tenant leaves: its answers stop everywhere, then its records are deleted (see the header). */
-export async function leaveTenant(ctx: CoreContext, tenant: Tenant, opts: LeaveOptions): Promise<Left> {
+export async function leaveTenant(
+  ctx: Pick<CoreContext, 'store' | 'memory' | 'log' | 'now'>,
+  tenant: Tenant,
+  opts: LeaveOptions,
+): Promise<Left> {
   const at = ctx.now();
   const key = leftKey(tenant);
   // The mark first: from now on no instance starts an item of the tenant, and each stops its own.
