@@ -38,8 +38,10 @@ function gatedOpts(check: () => void, msg: OutMessage, opts: SendOptions = {}): 
 function gatedStream(stream: NativeStream, check: () => void): NativeStream {
   return {
     ref: stream.ref,
-    expiresAt: stream.expiresAt,
-    append(text, opts = {}) {
+    get expiresAt() {
+      return stream.expiresAt;
+    },
+    async append(text, opts = {}) {
       check();
       const latest = opts.latest;
       return stream.append(text, {
