@@ -66,7 +66,8 @@ describe('Slack OAuth e2e: a workspace leaves while its answer streams', () => {
       () => answerMessages(e.fake, 'C0LEFT', rootA.ts).some((m) => shown(m.text).includes('three lofts in')),
       'the first words of the leaving workspace’s answer shown',
     );
-    expect((await e.app.store.keys('inflight:')).length).toBe(2);
+    // Both answers recorded in flight (what crash recovery would mark if nothing deleted them).
+    await waitFor(async () => (await e.app.store.keys('inflight:')).length === 2, 'both answers in flight');
 
     // Slack revokes the token and tells the app.
     const uninstalledAt = e.fake.calls.length;
