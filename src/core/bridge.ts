@@ -21,6 +21,7 @@ import { worksUnconnected } from './commands/connect';
 import { NOT_CONNECTED } from './tenants/directory';
 import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
 import { recoverAbandonedAnswers } from './relay/inflight';
+import { leaveTenant, leftBefore, stopLeftWork } from './tenants/leave';
 import type {
   Actor,
   AssistantIntro,
@@ -32,6 +33,7 @@ import type {
   OutMessage,
   Place,
   SurfacePort,
+  TenantLeaving,
 } from './surface';
 
 export interface BridgeRelay extends AnswerRelay {
@@ -118,6 +120,9 @@ export class Bridge implements BridgeCore {
     // A dead instance's answers and threads are found within one sweep of their leases running out.
     const lease = leaseTimings(this.ctx.config.leaseTtlMs);
     every(lease.sweepMs, () => this.conversations.sweep(), 'conversation queue sweep');
+    // A tenant that left through another instance: this one's answers for it stop, as often as an
+    // answer renews its lease.
+    every(lease.renewMs, () => stopLeftWork(this.ctx), 'answers of tenants that left');
     const recover = this.deps.recoverAbandoned ?? this.defaultRecovery();
     if (recover) every(lease.sweepMs, recover, 'abandoned-answer recovery');
   }
@@ -141,6 +146,7 @@ export class Bridge implements BridgeCore {
           now: this.ctx.now,
           leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
           busy,
+          dropped: (rec) => leftBefore(this.ctx, rec),
         },
         opts,
       );
@@ -155,6 +161,12 @@ export class Bridge implements BridgeCore {
       this.conversations.stop(timeoutMs - 1000),
       this.deps.relay.shutdown?.(Math.max(0, timeoutMs - 500)),
     ]);
+  }
+
+  /** A tenant left: its answers stop on every instance, then its records are deleted (tenants/leave.ts). */
+  async leave(leaving: TenantLeaving): Promise<void> {
+    const { surface, workspace, ...opts } = leaving;
+    await leaveTenant(this.ctx, { surface, workspace }, opts);
   }
 
   async command(inv: Invocation, name: CommandName, args: string): Promise<void> {

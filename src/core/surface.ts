@@ -288,6 +288,19 @@ export interface IncomingMessage extends BridgeRequest {
 /** The slash commands: derived from the one catalogue (commands/catalogue.ts). */
 export type { CommandName };
 
+/** A tenant that left, as its surface saw it (BridgeCore.leave). */
+export interface TenantLeaving {
+  surface: SurfaceName;
+  /** Slack team (or enterprise) id, Discord guild id. */
+  workspace: string;
+  /** What the surface saw (app_uninstalled, tokens_revoked, GUILD_DELETE): logged. */
+  why: string;
+  /** The surface knew it (its installation was there): the leaving is logged even with nothing else left. */
+  known?: boolean;
+  /** The surface's own keys of the tenant and of the places found in its records (deleted too). */
+  surfaceKeys?: (places: Place[]) => string[] | Promise<string[]>;
+}
+
 /** What surfaces call. Implemented by core. */
 export interface BridgeCore {
   command(inv: Invocation, name: CommandName, args: string): Promise<void>;
@@ -307,4 +320,10 @@ export interface BridgeCore {
    * `user` opens it on a day, undefined on later opens that day.
    */
   dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
+  /**
+   * A tenant left (Slack app_uninstalled or tokens_revoked, Discord GUILD_DELETE): its answers in
+   * flight stop on every instance (no further platform call, none marked), then its records are
+   * deleted; logged once. Resolves when this instance's answers have stopped and the records are gone.
+   */
+  leave?(leaving: TenantLeaving): Promise<void>;
 }

@@ -46,6 +46,8 @@ export interface TurnRequest {
   placeholder?: MessageRef;
   /** The queue item's crash mark. */
   progress: ItemProgress;
+  /** Aborts when the conversation's tenant leaves: the answer stops with no further call or write. */
+  left?: AbortSignal;
 }
 
 /** A user's message to answer: its text and files as they came. */
@@ -55,6 +57,7 @@ export interface MessageTurn {
   text: string;
   attachments: Attachment[];
   progress: ItemProgress;
+  left?: AbortSignal;
 }
 
 export interface TurnDeps {
@@ -94,14 +97,14 @@ export class TurnAnswerer {
 
   /** A user's message: recorded in the transcript, its files uploaded, then answered. */
   async answerMessage(m: MessageTurn): Promise<void> {
-    const { conv, request, text, attachments, progress } = m;
+    const { conv, request, text, attachments, progress, left } = m;
     const { surface } = request;
     await this.deps.addTurn(conv.id, {
       author: request.actor.name,
       text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''),
       at: this.deps.ctx.now(),
     });
-    const turn = { conv, request, progress };
+    const turn = { conv, request, progress, ...(left ? { left } : {}) };
     if (attachments.length === 0) {
       if (text.trim() === '') return;
       await this.answer({ ...turn, ask: { conv: conv.id, question: text } });
@@ -182,15 +185,18 @@ export class TurnAnswerer {
       return;
     }
 
-    // One signal per answer, tied to shutdown: listeners the client and relay add die with it.
+    // One signal per answer, tied to shutdown and to the tenant leaving (the service stream closes):
+    // listeners the client and relay add die with it.
     const own = new AbortController();
     const onStop = (): void => own.abort();
     this.deps.stopSignal.addEventListener('abort', onStop, { once: true });
+    turn.left?.addEventListener('abort', onStop, { once: true });
     try {
       await pauseBeforeRelayForTests(ctx, conv.id);
       await this.stream({ turn, native, placeholder, retryId, sessionId, signal: own.signal, show, status });
     } finally {
       this.deps.stopSignal.removeEventListener('abort', onStop);
+      turn.left?.removeEventListener('abort', onStop);
     }
   }
 
@@ -213,6 +219,7 @@ export class TurnAnswerer {
     let events: AsyncIterable<AnswerEvent> = status.clearOnFirst(stream);
     if (!native) {
       const opened = await openStream(events);
+      if (turn.left?.aborted) return;
       if (opened.kind === 'refused') {
         await this.showRefusal(conv, opened.error, show);
         return;
@@ -243,8 +250,11 @@ export class TurnAnswerer {
       retry: { action: ANSWER_RETRY_ACTION, value: retryId },
       explain: (err) => describeInterruption(err, idleTimeoutMs),
       signal,
+      ...(turn.left ? { drop: turn.left } : {}),
       answerKey,
     });
+    // Dropped (the tenant left): nothing more is shown or written for it.
+    if (result.status === 'dropped') return;
     await this.afterRelay(run, result, feedbackId);
   }
 

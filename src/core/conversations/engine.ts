@@ -34,6 +34,8 @@ import type { ChatbotClient } from '../../service/client';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { chatbotFor, withChatbot } from '../tenants/scope';
 import { recordOwnSession } from '../tenants/own-conversations';
+import { beginTenantWork } from '../tenants/leave';
+import type { TenantWork } from '../tenants/tenant-work';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
@@ -260,18 +262,35 @@ export class Conversations {
       return;
     }
     const item = parsed.data;
-    const progress = await startItem(this.ctx, convId, raw.id);
+    // Its tenant's work, stopped at once if the tenant leaves; none when it left after the conversation began.
+    const work = await beginTenantWork(this.ctx, conv.place, conv.createdAt);
+    if (!work) {
+      this.ctx.log.debug({ convId, item: raw.id }, 'conversation: queue item skipped: its tenant left');
+      return;
+    }
+    try {
+      await this.startAndAnswer(conv, raw.id, item, work);
+    } finally {
+      work.end();
+    }
+  }
+
+  /** The item marked started (or left to recovery), then answered with the surface its tenant's work may use. */
+  private async startAndAnswer(conv: Conversation, itemId: string, item: ConvQueueItem, work: TenantWork) {
+    const convId = conv.id;
+    const progress = await startItem(this.ctx, convId, itemId);
     if (!progress) {
       // Its Retry button (if any) must work again on the answer recovery marks.
       if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
       return;
     }
-    const surface = this.surfaceFor(conv.place);
+    const found = this.surfaceFor(conv.place);
+    const surface = found ? work.port(found) : undefined;
     if (!surface) {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
       // is dropped (acked by the worker) with one line, not retried on every sweep.
       this.ctx.log.warn(
-        { convId, item: raw.id, surface: conv.place.surface },
+        { convId, item: itemId, surface: conv.place.surface },
         'conversation: queue item dropped: its surface is not configured',
       );
       if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
@@ -297,6 +316,7 @@ export class Conversations {
           text: item.text,
           attachments: item.attachments,
           progress,
+          left: work.signal,
         });
       } else {
         if (ticket) {
@@ -310,9 +330,11 @@ export class Conversations {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
         }
-        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress });
+        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress, left: work.signal });
       }
     } catch (err) {
+      // The tenant left meanwhile: its calls were refused; no one there to tell.
+      if (work.left) return;
       this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
       await surface
         .post(conv.place, { text: `Sorry, something went wrong while answering: ${describe(err)}. Please try again.` })
@@ -320,7 +342,8 @@ export class Conversations {
     } finally {
       // The retry is over (answered, refused or failed): its button works again.
       if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
-      await progress.done();
+      // A left tenant's records are being deleted: its item's mark is not written again.
+      if (!work.left) await progress.done();
     }
   }
 

@@ -57,6 +57,8 @@ export const inflightRecordSchema = z.object({
   ),
   retry: z.object({ action: z.string(), value: z.string() }),
   owner: z.string(),
+  /** When the relay began the answer (absent in records of older versions). */
+  startedAt: z.number().optional(),
   updatedAt: z.number(),
 });
 
@@ -96,6 +98,11 @@ export interface RecoveryDeps {
    * waits for the budget is not made twice, while answers found later are still taken at once.
    */
   busy?: Set<string>;
+  /**
+   * An abandoned answer to drop instead of marking (its tenant left after it began: nothing may be
+   * posted there). Absent: every abandoned answer is marked.
+   */
+  dropped?: (rec: InflightRecord) => Promise<boolean>;
 }
 
 export interface RecoveryOptions {
@@ -192,6 +199,12 @@ async function recoverOne(
     return false;
   }
 
+  if (await deps.dropped?.(rec)) {
+    await store.delete(inflightKey(answerKey));
+    await store.releaseLease(leaseName, deps.instanceId);
+    deps.log.debug({ answerKey, owner: rec.owner }, 'dropped an abandoned answer: its tenant left');
+    return false;
+  }
   const surface = deps.surfaces(rec.surface);
   if (!surface) {
     deps.log.warn({ answerKey, surface: rec.surface }, 'abandoned answer on a surface this instance lacks');

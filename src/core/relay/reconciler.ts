@@ -81,6 +81,8 @@ export class Reconciler {
   private createFailures = 0;
   private createGaveUp = false;
   private releaseFinal: () => void = () => undefined;
+  /** Halted (the answer was dropped): no call is made from now on, and one waiting for budget fails. */
+  private halted = false;
   /** The last platform failure (the answer's result reports it). */
   lastError: unknown;
 
@@ -126,6 +128,15 @@ export class Reconciler {
     previous();
   }
 
+  /**
+   * Makes no platform call from now on: the loop ends, and a call already waiting for budget fails
+   * when it would go out (it reads the layout then, see `layout`).
+   */
+  halt(): void {
+    this.halted = true;
+    this.wake.bump();
+  }
+
   /** Gives back the final call reserved for this answer (see reserveFinal). */
   release(): void {
     this.releaseFinal();
@@ -167,6 +178,8 @@ export class Reconciler {
   }
 
   private layout(): OutMessage[] {
+    // Read by every call of this answer when it goes out: a halted answer's call goes nowhere.
+    if (this.halted) throw new Error('the answer was dropped');
     const live = this.slots[this.seg.finishedCount];
     const native = live ? live.isNative : this.nativeMode;
     return messagesOf(this.seg.view(native), this.ending, this.deps.links);
@@ -176,6 +189,7 @@ export class Reconciler {
 
   async run(): Promise<void> {
     for (;;) {
+      if (this.halted) return;
       const seen = this.wake.current;
       if (this.seg.streaming) {
         if (this.seg.settle(this.now)) this.promote();
@@ -240,7 +254,7 @@ export class Reconciler {
   /** Waits `ms`, or less if the answer finishes or is interrupted meanwhile. */
   private async phaseOrDelay(ms: number): Promise<void> {
     const deadline = this.now + ms;
-    while (this.seg.streaming) {
+    while (this.seg.streaming && !this.halted) {
       const left = deadline - this.now;
       if (left <= 0) return;
       const seen = this.wake.current;
@@ -257,6 +271,7 @@ export class Reconciler {
       if (slot) slot.failures = 0;
       this.deps.changed();
     } catch (err) {
+      if (this.halted) return;
       this.lastError = err;
       const slot = this.slots[index];
       const terminal = !this.seg.streaming;
@@ -297,6 +312,7 @@ export class Reconciler {
     if (this.slots[index]) return;
     if (!this.layout()[index]) return;
     await this.firstWords(index);
+    if (this.halted) return;
     const want = this.layout()[index];
     if (!want) return;
     const streaming = this.nativeMode ? this.streaming : undefined;
@@ -326,6 +342,7 @@ export class Reconciler {
         this.reserveFinal();
         return;
       }
+      if (this.halted) return;
       this.nativeMode = false;
     }
     let sent = want;
@@ -346,6 +363,7 @@ export class Reconciler {
     const maxMs = this.budgets.firstWordsWaitMs;
     const until = this.now + maxMs;
     for (;;) {
+      if (this.halted) return;
       const seen = this.wake.current;
       const now = this.layout()[index];
       const empty = now !== undefined && now.typing === true && now.text.length === 0 && (now.cards?.length ?? 0) === 0;

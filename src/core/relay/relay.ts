@@ -55,6 +55,12 @@ export interface RelayRequest {
    * stream that goes quiet past its idle timeout with an error, which `explain` puts in words.
    */
   signal?: AbortSignal;
+  /**
+   * Drops the answer (its tenant left): reading stops, no further platform call is made for it (a
+   * call waiting for budget fails when it would go out), nothing is marked interrupted, and its
+   * in-flight record goes, so no other instance marks it either.
+   */
+  drop?: AbortSignal;
   /** Unique per answer: names its in-flight record. */
   answerKey: string;
   /**
@@ -65,7 +71,8 @@ export interface RelayRequest {
 }
 
 export interface RelayResult {
-  status: 'complete' | 'interrupted';
+  /** `dropped`: stopped by `RelayRequest.drop`; its messages were left as they were. */
+  status: 'complete' | 'interrupted' | 'dropped';
   /** The final answer, or the partial text of an interrupted one. */
   text: string;
   messages: MessageRef[];
@@ -120,6 +127,8 @@ class AnswerRun {
   private stopError: unknown;
   private readonly stopController = new AbortController();
   private recordChain: Promise<void> = Promise.resolve();
+  /** When the relay began the answer (its in-flight record says so: recovery tells a left tenant's). */
+  private readonly startedAt: number;
   readonly done: Promise<RelayResult>;
 
   constructor(
@@ -150,6 +159,7 @@ class AnswerRun {
       options: opts,
       changed: () => this.saveRecord(),
     });
+    this.startedAt = deps.now();
     this.done = this.run();
   }
 
@@ -162,7 +172,27 @@ class AnswerRun {
     return this.deps.now();
   }
 
+  private get dropped(): boolean {
+    return this.req.drop?.aborted === true;
+  }
+
+  /** The answer is dropped: the reconciler makes no call from now on and the reader stops. */
+  private readonly dropNow = (): void => {
+    this.messages.halt();
+    this.stopController.abort(new RelayInterrupt('dropped'));
+  };
+
   private async run(): Promise<RelayResult> {
+    if (this.dropped) return { status: 'dropped', text: '', messages: [] };
+    this.req.drop?.addEventListener('abort', this.dropNow, { once: true });
+    try {
+      return await this.relay();
+    } finally {
+      this.req.drop?.removeEventListener('abort', this.dropNow);
+    }
+  }
+
+  private async relay(): Promise<RelayResult> {
     const { store, log, instanceId } = this.deps;
     const leaseName = inflightLease(this.req.answerKey);
     if (!(await store.acquireLease(leaseName, instanceId, this.opts.leaseTtlMs))) {
@@ -200,6 +230,7 @@ class AnswerRun {
     const messages = this.messages.messages;
     const { final } = this;
     const lastError = this.messages.lastError;
+    if (this.dropped) return { status: 'dropped', text: this.seg.text, messages };
     if (final) return { status: 'complete', text: final.answer, messages, final, error: lastError };
     return { status: 'interrupted', text: this.seg.text, messages, error: this.stopError ?? lastError };
   }
@@ -232,6 +263,8 @@ class AnswerRun {
   }
 
   private interruptWith(reason: string, error: unknown, partial?: string): void {
+    // A dropped answer is not marked: its tenant is gone.
+    if (this.dropped) return;
     if (partial !== undefined) this.seg.catchUp(partial);
     if (!this.seg.interrupt(reason)) return;
     this.stopError = error ?? new Error(reason);
@@ -241,12 +274,15 @@ class AnswerRun {
   }
 
   private saveRecord(): void {
+    // A dropped answer's record goes (below, in run): none is written again for recovery to find.
+    if (this.dropped) return;
     const rec: InflightRecord = {
       surface: this.req.surface.name,
       place: this.req.place,
       messages: this.messages.shown,
       retry: this.req.retry,
       owner: this.deps.instanceId,
+      startedAt: this.startedAt,
       updatedAt: this.now,
     };
     const key = inflightKey(this.req.answerKey);

@@ -8,13 +8,13 @@
  *   port (the surface's one outbound path: budgets, neutralised text), once per guild whichever
  *   instance sees the event first.
  * - Leaving (`Events.GuildDelete`, which discord.js emits only for a guild the bot was removed from;
- *   an outage arrives as `Events.GuildUnavailable` and deletes nothing) deletes the guild's records
- *   with core's forgetTenant, plus the Discord surface's own keys of the guild's channels.
+ *   an outage arrives as `Events.GuildUnavailable` and deletes nothing) is core's `leave`: the guild's
+ *   answers in flight stop on every instance, and its records are deleted, plus the Discord surface's
+ *   own keys of the guild's channels.
  */
 import { Events, type Client, type Guild, PermissionFlagsBits } from 'discord.js';
 import type { Logger } from 'pino';
-import { forgetTenant } from '../../core/tenants/forget';
-import type { Place } from '../../core/surface';
+import type { BridgeCore, Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { DiscordPort } from './port';
 import { errInfo } from './responder';
@@ -37,6 +37,7 @@ export interface GuildDeps {
   port: DiscordPort;
   store: StateStore;
   log: Logger;
+  core: () => BridgeCore | undefined;
 }
 
 /** Where the note may go: the system channel, when the bot may view it and send there. */
@@ -78,10 +79,16 @@ async function discordKeysOf(store: StateStore, guild: Guild, places: Place[]): 
   return out;
 }
 
-async function forgetGuild(d: GuildDeps, guild: Guild): Promise<void> {
-  const tenant = { surface: 'discord' as const, workspace: guild.id };
-  const done = await forgetTenant(d.store, tenant, { surfaceKeys: (places) => discordKeysOf(d.store, guild, places) });
-  d.log.info({ guild: guild.id, ...done }, 'discord: removed from a server; its records are deleted');
+async function leaveGuild(d: GuildDeps, guild: Guild): Promise<void> {
+  const core = d.core();
+  if (!core?.leave) throw new Error('a server left before the bridge was attached');
+  // Logged by core once something was stopped or deleted: every connected instance sees the event.
+  await core.leave({
+    surface: 'discord',
+    workspace: guild.id,
+    why: 'GUILD_DELETE',
+    surfaceKeys: (places) => discordKeysOf(d.store, guild, places),
+  });
 }
 
 /** Listens for the bot joining and leaving servers. */
@@ -96,7 +103,7 @@ export function watchGuilds(d: GuildDeps): void {
     d.log.warn({ guild: guild.id }, 'discord: a server is unavailable (an outage); its records are kept'),
   );
   d.client.on(Events.GuildDelete, (guild) => {
-    forgetGuild(d, guild).catch((err: unknown) =>
+    leaveGuild(d, guild).catch((err: unknown) =>
       d.log.error({ err: errInfo(err), guild: guild.id }, 'discord: could not delete a server’s records'),
     );
   });

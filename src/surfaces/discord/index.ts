@@ -91,7 +91,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
 
   client.on(Events.InteractionCreate, (i) => interactions.handle(i));
   // Every server the bot is invited to: a setup note on joining, its records deleted on leaving.
-  watchGuilds({ client, port, store: opts.store, log });
+  watchGuilds({ client, port, store: opts.store, log, core: () => core });
   client.on(Events.MessageCreate, (m) => messages.handle(m));
   client.on(Events.ThreadCreate, (thread) => {
     if (thread.parentId)

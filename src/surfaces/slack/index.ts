@@ -137,6 +137,7 @@ function registerAll(
       clients: ws.clients,
       forgetCached: (team) => port.forgetWorkspace(team),
       log,
+      core,
     });
 }
 

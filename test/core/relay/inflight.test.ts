@@ -12,6 +12,8 @@ import type { SqliteStore } from '../../../src/state/sqlite-store';
 import { TEST_SURFACE, TestSurface } from '../../support/test-surface';
 import { silentLog } from './fake-stream';
 import { waitFor } from '../../../fakes/wait-for';
+import { CoreMemory } from '../../../src/core/memory';
+import { leaveTenant, leftBefore } from '../../../src/core/tenants/leave';
 
 const RETRY = { action: 'answer.retry', value: 'q7' };
 const place: Place = { surface: TEST_SURFACE, workspace: 'W', channel: 'C', thread: 'T1' };
@@ -212,5 +214,32 @@ describe('recoverAbandonedAnswers', () => {
 
     await dead.markAllInFlight('test over');
     await running;
+  });
+
+  it('drops, unmarked, an abandoned answer of a tenant that left after it began; marks one begun after', async () => {
+    const leftAt = Date.now();
+    const ctx = { store, now: () => leftAt, memory: new CoreMemory(), log: silentLog };
+    await leaveTenant(ctx, { surface: TEST_SURFACE, workspace: 'W' }, { why: 'test' });
+    // Written after the tenant's records were deleted (a relay that had not stopped yet, then died).
+    const before = await abandoned('left-before', 'dead-instance', 80);
+    await store.set(inflightKey('left-before'), recordToJson({ ...before, startedAt: leftAt - 1 }));
+    const after = await abandoned('began-after', 'dead-instance', 80);
+    await store.set(inflightKey('began-after'), recordToJson({ ...after, startedAt: leftAt + 1 }));
+    await waitFor(
+      async () =>
+        (await store.leaseInfo(inflightLease('left-before'))) === undefined &&
+        (await store.leaseInfo(inflightLease('began-after'))) === undefined,
+      'both leases lapsed',
+    );
+    const edits = surface.calls.length;
+    expect(await recoverAbandonedAnswers({ ...deps, dropped: (rec) => leftBefore(ctx, rec) })).toBe(1);
+    // The left tenant's answer: its record gone, its messages untouched.
+    expect(await store.get(inflightKey('left-before'))).toBeUndefined();
+    const ids = new Set(before.messages.map((m) => m.ref.id));
+    expect(surface.calls.slice(edits).filter((c) => c.ref && ids.has(c.ref.id))).toEqual([]);
+    expect(surface.calls.slice(edits).filter((c) => c.op === 'post')).toEqual([]);
+    // The answer begun after the leaving (a re-install's) is marked as any other.
+    const last = surface.messages.get(after.messages[1]!.ref.id)?.current;
+    expect(last?.notice).toMatch(/interrupted/);
   });
 });

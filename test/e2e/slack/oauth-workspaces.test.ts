@@ -97,10 +97,13 @@ describe('Slack OAuth e2e: two workspaces', () => {
     expect((await e.app.store.keys('')).filter((k) => k.includes('T0AAA'))).toEqual(kept);
     // tokens_revoked after it finds nothing left to delete.
     await gone.driver.event({ type: 'tokens_revoked', tokens: { bot: ['UBOT'] } });
-    await waitFor(() => logLines.find((l) => l.includes('workspace already gone')), 'tokens_revoked handled');
-    const left = logLines.filter((l) => l.includes('workspace left'));
+    await waitFor(
+      () => logLines.find((l) => l.includes('tenant left: slack T0GONE: already gone')),
+      'tokens_revoked handled',
+    );
+    const left = logLines.filter((l) => l.includes('"tenant left: slack T0GONE: stopped'));
     expect(left).toHaveLength(1);
-    expect(left[0]).toContain('T0GONE');
+    expect(left[0]).toMatch(/stopped 0 answers, deleted \d+ records/);
 
     const again = await install(e, { team: 'T0GONE', teamName: 'Leaving', user: 'U0USER1' });
     expect((await named()).sort()).toEqual(['slack:installation:team:T0GONE']);

@@ -1,16 +1,17 @@
 /**
  * A workspace leaves: `app_uninstalled`, or `tokens_revoked` naming the bot's token. Its installation
- * is deleted, then every record of it, through core's `forgetTenant` (its part of the store, its
+ * is deleted, its cached client and what the port learnt of it in this process (forgetCached) are
+ * dropped; then core's `leave` stops its answers in flight, on every instance (no further Web API call
+ * for them, none marked interrupted), and deletes every record of it (its part of the store, its
  * conversations, transcripts, tickets, votes; its users' and channels' cached lookups, which live in
- * its part of the store) and the Slack keys that name it; its cached client and what the port learnt
- * of it in this process (forgetCached) are dropped.
- * A re-install starts clean. Logged once: the second of the two events finds nothing left.
+ * its part of the store) with the Slack keys that name it.
+ * A re-install starts clean. Logged once (by core): the second of the two events finds nothing left.
  * Bolt delivers both events without authorize (the installation may be gone already).
  */
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { BridgeCore } from '../../../core/surface';
 import type { StateStore } from '../../../state/store';
-import { forgetTenant } from '../../../core/tenants/forget';
 import type { TeamClients } from '../clients';
 import { INSTALLATION_PREFIX, type SlackInstallations } from './installations';
 
@@ -22,6 +23,7 @@ export interface LeavingDeps {
   /** Drops what this process learnt of the workspace (SlackPort.forgetWorkspace). */
   forgetCached: (team: string) => void;
   log: Logger;
+  core: () => BridgeCore | undefined;
 }
 
 /**
@@ -46,18 +48,17 @@ export async function forgetWorkspace(
   );
   d.clients.forget(id);
   d.forgetCached(id);
-  // Core's records of the tenant (its own part of the store, conversations, tickets, votes...) and the
-  // Slack surface's keys that name it.
-  const { records } = await forgetTenant(
-    d.store,
-    { surface: 'slack', workspace: id },
-    {
-      surfaceKeys: () => slackKeysOf(d.store, id),
-    },
-  );
-  if (installed || records > 0)
-    d.log.info({ workspace: id, why, records }, 'slack: workspace left: its data is deleted');
-  else d.log.debug({ workspace: id, why }, 'slack: workspace already gone');
+  const core = d.core();
+  if (!core?.leave) throw new Error('slack: a workspace left before the bridge was attached');
+  // Its answers stop; core's records of the tenant (its own part of the store, conversations,
+  // tickets, votes...) and the Slack surface's keys that name it are deleted.
+  await core.leave({
+    surface: 'slack',
+    workspace: id,
+    why,
+    known: installed,
+    surfaceKeys: () => slackKeysOf(d.store, id),
+  });
 }
 
 export function registerLeaving(d: LeavingDeps): void {

@@ -1,0 +1,146 @@
+/**
+ * A tenant leaves (a Slack workspace uninstalls the app or revokes its token, a Discord server
+ * removes the bot): every answer of it in flight stops, on every instance, then its records are
+ * deleted (forget.ts). Logged once, by the instance that handled the event.
+ *
+ * - This instance, at once: each queue item being answered is registered with its tenant
+ *   (tenant-work.ts). Leaving aborts them: the service stream is closed, the relay drops the answer
+ *   (no further platform call, nothing marked interrupted, no Retry), and the surface the item holds
+ *   refuses every call from then on, calls already waiting for budget included (left-port.ts).
+ * - Other instances: leaving first writes a mark, `tenant-left:<hash of the tenant>`, holding when
+ *   it left (kept a day; it names no workspace and holds no data of it, so nothing of the tenant's
+ *   stays readable). Every instance reads the marks of the tenants it is working for every third of a
+ *   lease (`stopLeftWork`, the bridge's sweep, as often as an answer renews its lease) and before it
+ *   starts a queue item (`beginTenantWork`), and stops what belongs to a conversation begun before
+ *   the mark; crash recovery drops an abandoned answer begun before it without marking it
+ *   (`leftBefore`). A conversation begun after the mark (a re-install's) is not touched, so a
+ *   re-install starts clean.
+ */
+import { createHash } from 'node:crypto';
+import type { CoreContext } from '../context';
+import type { Place } from '../surface';
+import { forgetTenant, type ForgetOptions, type Forgotten, type Tenant } from './forget';
+import { type TenantWork, tenantWork } from './tenant-work';
+
+/** How long the mark stays: far longer than an answer runs, or waits for a dead instance's recovery. */
+const LEFT_MARK_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long leaving waits for this instance's stopped answers to end before it deletes the records. */
+const STOP_WAIT_MS = 5_000;
+
+/**
+ * The mark's key: global (outside the tenant's part of the store, which forgetTenant deletes), named
+ * by a hash of the tenant (the records of a tenant that left name it nowhere).
+ */
+function leftKey(t: Tenant): string {
+  const id = createHash('sha256').update(`${t.surface}:${t.workspace}`).digest('base64url').slice(0, 22);
+  return `tenant-left:${id}`;
+}
+
+function tenantAt(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
+  return { surface: place.surface, workspace: place.workspace };
+}
+
+async function leftAt(ctx: Pick<CoreContext, 'store'>, key: string): Promise<number | undefined> {
+  const at = await ctx.store.get(key);
+  return typeof at === 'number' ? at : undefined;
+}
+
+export interface LeaveOptions extends ForgetOptions {
+  /** What the surface saw (app_uninstalled, tokens_revoked, GUILD_DELETE): logged. */
+  why: string;
+  /** The surface knew the tenant (its installation was there): logged even when nothing else was left. */
+  known?: boolean;
+}
+
+export interface Left extends Forgotten {
+  /** This instance's answers (queue items being answered) that were stopped. */
+  stopped: number;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Resolves when `p` settles or after `ms`, whichever is first (a real timer's duration). */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([p.catch(() => undefined), timeout]);
+  clearTimeout(timer);
+}
+
+/** The tenant leaves: its answers stop everywhere, then its records are deleted (see the header). */
+export async function leaveTenant(
+  ctx: Pick<CoreContext, 'store' | 'memory' | 'log' | 'now'>,
+  tenant: Tenant,
+  opts: LeaveOptions,
+): Promise<Left> {
+  const at = ctx.now();
+  const key = leftKey(tenant);
+  // The mark first: from now on no instance starts an item of the tenant, and each stops its own.
+  await ctx.store.set(key, at, LEFT_MARK_TTL_MS);
+  const { stopped, ended } = tenantWork(ctx).stop(key, at);
+  // Their last steps (neither a platform call nor a write) are over before the records go.
+  await within(ended, STOP_WAIT_MS);
+  const forgotten = await forgetTenant(ctx.store, tenant, opts.surfaceKeys ? { surfaceKeys: opts.surfaceKeys } : {});
+  const left: Left = { stopped, ...forgotten };
+  const name = `${tenant.surface} ${tenant.workspace}`;
+  const fields = { tenant: name, why: opts.why, ...left };
+  if (opts.known || stopped > 0 || forgotten.records > 0)
+    ctx.log.info(
+      fields,
+      `tenant left: ${name}: stopped ${plural(stopped, 'answer')}, deleted ${plural(forgotten.records, 'record')}`,
+    );
+  else ctx.log.debug(fields, `tenant left: ${name}: already gone`);
+  return left;
+}
+
+/**
+ * Registers the work of a queue item of the conversation in `place`, begun at `since`. Undefined when
+ * its tenant left after the conversation began: the item is not answered.
+ */
+export async function beginTenantWork(
+  ctx: Pick<CoreContext, 'store' | 'memory'>,
+  place: Pick<Place, 'surface' | 'workspace'>,
+  since: number,
+): Promise<TenantWork | undefined> {
+  const key = leftKey(tenantAt(place));
+  // Registered before the mark is read: a leaving between the two finds the work, or the work the mark.
+  const work = tenantWork(ctx).begin(key, since);
+  const at = await leftAt(ctx, key);
+  if (at === undefined || since > at) return work;
+  work.end();
+  return undefined;
+}
+
+/**
+ * Stops this instance's work of every tenant that left since it began (the leaving was handled by
+ * another instance). Returns how many were stopped; the sweep runs every third of a lease.
+ */
+export async function stopLeftWork(ctx: Pick<CoreContext, 'store' | 'memory' | 'log'>): Promise<number> {
+  const registry = tenantWork(ctx);
+  let total = 0;
+  for (const key of registry.tenants()) {
+    const at = await leftAt(ctx, key);
+    if (at === undefined) continue;
+    const { stopped } = registry.stop(key, at);
+    // The leaving itself was logged once, by the instance that handled it.
+    if (stopped > 0) ctx.log.debug({ tenant: key, stopped }, 'tenant left elsewhere: its answers here stopped');
+    total += stopped;
+  }
+  return total;
+}
+
+/**
+ * An abandoned answer (crash recovery) of a tenant that left after the answer began: dropped, not
+ * marked interrupted. Records of older versions carry no start: taken as begun before.
+ */
+export async function leftBefore(
+  ctx: Pick<CoreContext, 'store'>,
+  answer: { place: Pick<Place, 'surface' | 'workspace'>; startedAt?: number },
+): Promise<boolean> {
+  const at = await leftAt(ctx, leftKey(tenantAt(answer.place)));
+  return at !== undefined && (answer.startedAt ?? 0) <= at;
+}
