@@ -21,7 +21,19 @@ export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
 
-const officeSchema = z.object({ chatbotId: z.string().optional(), handoffChannel: z.string().optional() });
+const windowSchema = z.object({
+  weekday: z.number().int().min(0).max(6),
+  startMin: z.number().int().min(0),
+  endMin: z
+    .number()
+    .int()
+    .max(24 * 60),
+});
+const officeSchema = z.object({
+  chatbotId: z.string().optional(),
+  handoffChannel: z.string().optional(),
+  hours: z.union([z.literal('always'), z.array(windowSchema)]).optional(),
+});
 const OFFICE_KEY = scoped('office');
 
 /** Offices as kept in each tenant's part of the store (`t:<kind>:<id>:office`). */
@@ -31,7 +43,22 @@ export function storedOffices(ctx: Pick<CoreContext, 'store'>): Offices {
 
 /** Writes a tenant's office record (the `/chatbot connect` form's result). */
 export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, record: OfficeRecord): Promise<void> {
-  await tenantStore(ctx.store, t).set(OFFICE_KEY, { ...record });
+  const { hours, ...rest } = record;
+  const windows = hours === 'always' || hours === undefined ? hours : hours.map((w) => ({ ...w }));
+  await tenantStore(ctx.store, t).set(OFFICE_KEY, windows === undefined ? { ...rest } : { ...rest, hours: windows });
+}
+
+/**
+ * A tenant's own office hours (`/chatbot hours`): windows, 'always', or undefined to use HANDOFF_HOURS
+ * again. The rest of its record is kept.
+ */
+export async function saveOfficeHours(
+  ctx: Pick<CoreContext, 'store'>,
+  t: Tenant,
+  hours: OfficeRecord['hours'],
+): Promise<void> {
+  const { hours: _old, ...rest } = (await storedOffices(ctx).of(t)) ?? {};
+  await saveOffice(ctx, t, hours === undefined ? rest : { ...rest, hours });
 }
 
 /** The tenant's connection (`/chatbot connect`, read through the chatbot directory), else its office record. */

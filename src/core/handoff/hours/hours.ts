@@ -13,12 +13,13 @@ import type { LeadSummary } from '../lead';
 import type { Ticket } from '../model';
 import { duration } from '../render';
 import { checkLeadsDigest } from './leads-digest';
-import { ALWAYS_OPEN, type Office, readOffice } from './office';
+import { ALWAYS_OPEN, type Office } from './office';
 import { isOpen, officeTimeBetween } from './office-hours';
 import { missedStep, targetStep } from './response-target';
 import { Roster } from './roster';
 import type { HoursStep } from './steps';
 import { mailOutboxOf, mailsTickets } from './ticket-mails';
+import { OfficeBook, type TicketOffice } from './ticket-office';
 
 export interface HoursDeps {
   ctx: CoreContext;
@@ -53,10 +54,6 @@ export class HandoffHours {
     return this.ctx.config.office ?? ALWAYS_OPEN;
   }
 
-  readOffice(): Promise<Office> {
-    return readOffice(this.ctx);
-  }
-
   /** Whether e-mail goes out for tickets: SMTP configured and a TalkToHumanEmail (or HANDOFF_EMAIL) known. */
   mailsTickets(office: Office): boolean {
     return mailsTickets(this.ctx, office);
@@ -66,15 +63,18 @@ export class HandoffHours {
   async opened(ticketId: string): Promise<void> {
     const ticket = await this.deps.load(ticketId);
     if (!ticket || (ticket.status !== 'open' && ticket.status !== 'claimed')) return;
-    await this.offer(ticket, await this.readOffice());
+    await this.offer(ticket, await new OfficeBook(this.ctx).of(ticket.userPlace));
     await this.outbox.drain();
   }
 
-  /** Every in-progress ticket's target and offers; then the mail outbox sends what is owed. */
-  async sweep(): Promise<void> {
-    const office = await this.readOffice();
+  /**
+   * Every in-progress ticket's target and offers, each by its tenant's office (`offices`: the pass's
+   * book, shared with the reminders'); then the mail outbox sends what is owed.
+   */
+  async sweep(offices = new OfficeBook(this.ctx)): Promise<void> {
     for (const ticket of await this.deps.inProgress()) {
       try {
+        const office = await offices.of(ticket.userPlace);
         await this.target(ticket, office);
         await this.offer(ticket, office);
       } catch (err) {
@@ -111,7 +111,7 @@ export class HandoffHours {
     return lines;
   }
 
-  private async target(t: Ticket, office: Office): Promise<void> {
+  private async target(t: Ticket, { ctx, office }: TicketOffice): Promise<void> {
     const targetMs = this.config.firstReplyMs;
     if (targetMs === undefined || t.status !== 'claimed' || t.firstClaimedAt === undefined) return;
     const now = this.ctx.now();
@@ -128,14 +128,15 @@ export class HandoffHours {
     if (step === 'escalate') {
       const surface = this.deps.handoffSurfaceOf(t);
       // Only HANDOFF_ESCALATE's ids of the ticket's own platform: the only group mention the bridge builds.
-      const mentions = this.config.escalate
+      // They are the operator's people: a tenant with its own chatbot is no office of theirs.
+      const mentions = (ctx.scope?.ownChatbot ? [] : this.config.escalate)
         .map((id) => surface?.directory.mentionGroup(id))
         .filter((m): m is string => m !== undefined);
       await this.deps.apply(t.id, { kind: 'escalate', at: now, mentions, targetMs });
     }
   }
 
-  private async offer(t: Ticket, office: Office): Promise<void> {
+  private async offer(t: Ticket, { ctx, office }: TicketOffice): Promise<void> {
     if (this.config.assign !== 'round-robin' || t.status !== 'open') return;
     const now = this.ctx.now();
     // Nobody is offered a ticket while the office is closed: the first offer waits for the opening.
@@ -143,7 +144,7 @@ export class HandoffHours {
     const surface = this.deps.handoffSurfaceOf(t);
     if (!surface) return;
     // The handoff channel's people where the surface lists them (Slack, Discord), else who joined the roster.
-    const place = t.root?.place ?? handoffTarget(this.ctx, t.userPlace);
+    const place = t.root?.place ?? handoffTarget(ctx, t.userPlace);
     const members = place && (await surface.directory.channelAgents(place).catch(() => undefined));
     const current = t.offered?.at(-1);
     const holder = (await this.roster.on(surface.name, members)).find((e) => e.key === current);
