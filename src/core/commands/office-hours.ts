@@ -1,0 +1,62 @@
+/**
+ * `/chatbot hours` (admins): the tenant's own office hours, kept in its office record. Written as
+ * HANDOFF_HOURS is (the same parser, the same reasons), they apply to its tickets from then on over
+ * the deployment's HANDOFF_HOURS: the after-hours mark and notice, reminders and time-outs counted in
+ * office time, round-robin offers, response targets. `always` keeps it open around the clock;
+ * `default` goes back to the deployment's hours.
+ */
+import type { CoreContext } from '../context';
+import { parseHours } from '../handoff/hours/office-hours';
+import type { Invocation } from '../surface';
+import type { OfficeRecord } from '../tenants/office-record';
+import { saveOfficeHours } from '../tenants/offices';
+import { describeHours, officeFields } from '../tenants/office-summary';
+import { tenantOf } from '../tenants/tenant';
+import { usageOf } from './catalogue';
+import { UsageError, restValue } from './grammar';
+
+const USAGE = usageOf('chatbot');
+const EXAMPLE = '/chatbot hours Mon-Fri 09:00-17:00';
+
+/** The context's own tenant (a command of a tenant without a chatbot runs on the deployment's context). */
+function scoped(ctx: CoreContext, inv: Invocation): CoreContext {
+  return ctx.scope ? ctx : { ...ctx, scope: { tenant: tenantOf(inv.place), ownChatbot: false } };
+}
+
+/** What the admin typed, as the office record keeps it; a UsageError naming the field and the fix. */
+function hoursOf(text: string): OfficeRecord['hours'] {
+  const word = text.toLowerCase();
+  if (word === 'always') return 'always';
+  if (word === 'default') return undefined;
+  const windows = parseHours(text);
+  if (typeof windows === 'string')
+    throw new UsageError(
+      `Office hours: ${windows}. For example ${EXAMPLE}; "/chatbot hours always" keeps the office open around the clock.`,
+      USAGE,
+    );
+  return windows;
+}
+
+async function showHours(ctx: CoreContext, inv: Invocation, text: string): Promise<void> {
+  await inv.reply(
+    { text, cards: [{ title: 'Office', fields: await officeFields(scoped(ctx, inv)) }] },
+    { ephemeral: true },
+  );
+}
+
+export async function officeHoursCommand(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {
+  const text = restValue(rest);
+  if (text === '')
+    return showHours(ctx, inv, `This workspace's office hours. Change them with ${EXAMPLE}, or "always".`);
+  const hours = hoursOf(text);
+  const tenant = (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
+  await saveOfficeHours(ctx, tenant, hours);
+  ctx.log.info({ tenant, by: inv.actor.id }, 'tenant set its office hours');
+  const now =
+    hours === undefined
+      ? "Office hours: back to the deployment's (HANDOFF_HOURS)."
+      : hours === 'always'
+        ? 'Office hours: always open. Tickets are never marked after hours.'
+        : `Office hours set: ${describeHours(hours)}. A ticket opened outside them is marked after hours and its user told when agents are back.`;
+  await showHours(ctx, inv, now);
+}
