@@ -94,7 +94,8 @@ export class Handoffs {
   }
 
   async queueMessage(viewer: Tenant): Promise<OutMessage> {
-    return queueMessage(await this.queue(viewer), this.ctx.now(), await this.hours.queueLines());
+    const lines = await this.hours.queueLines(viewTenants(this.ctx, viewer));
+    return queueMessage(await this.queue(viewer), this.ctx.now(), lines);
   }
 
   /**

@@ -116,6 +116,7 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
     );
     tickets.x = ax.ticket.ts;
     expect(ax.ticket.text).not.toContain('After hours');
+    sink.refuseNext(1);
     const ay = await askForHuman(
       y,
       'U0USER2',
@@ -131,6 +132,21 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
     );
     expect(notice.text).toContain('Our agents are back Monday at 9:00 AM (Japan Standard Time).');
     expect(notice.text).toContain('Your request has also been sent to desk@y.example by e-mail.');
+    // The SMTP server refuses it at first: Y's queue says so, X's (another office's) does not.
+    await waitFor(() => sink.refused >= 1 || undefined, 'the refusal', 15_000);
+    const queueLines = async (d: SlackDriver, owner: string, channel: string) => {
+      const from = e.fake.ephemerals.length;
+      await d.command('/handoff', 'queue', { user: owner, channel });
+      const q = await waitFor(
+        () => e.fake.ephemerals.slice(from).find((m) => m.channel === channel && m.text.includes('Handoff queue')),
+        `the queue in ${channel}`,
+      );
+      return q.text;
+    };
+    expect(await queueLines(y, OWNER_Y, 'C0YGEN')).toContain('E-mail not sent yet: "After-hours handoff: Grace Hopper');
+    expect(await queueLines(x, OWNER_X, 'C0XGEN')).not.toContain('Grace Hopper');
+    offset += 31_000;
+    await e.app.bridge.handoffs.drain();
     const mail = await waitFor(() => sink.mails.find((m) => m.subject.startsWith('After-hours')), "Y's e-mail", 15_000);
     expect(mail.to).toEqual(['desk@y.example']);
     expect(mail.subject).toBe('After-hours handoff: Grace Hopper (Denver)');
@@ -139,8 +155,13 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
 
   test('the sweep reminds X in X’s office hours and e-mails X’s address; Y, closed, is not reminded', async () => {
     const thread = (desk: string, ts: string) => e.fake.replies(desk, ts).map((m) => m.text);
-    for (let n = 1; n <= 3; n++) {
-      offset += 5 * MIN;
+    // Every 5 min of X's office time (the tickets opened a few seconds after 16:00).
+    for (const [n, at] of [
+      [1, '16:05:10'],
+      [2, '16:10:20'],
+      [3, '16:15:30'],
+    ] as const) {
+      setClock(`2026-03-07T${at}Z`);
       await e.app.bridge.handoffs.sweepUnclaimed();
       await waitFor(
         () => thread('C0XDESK', tickets.x).filter((t) => t.startsWith('Reminder')).length >= n || undefined,

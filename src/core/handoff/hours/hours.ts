@@ -12,7 +12,9 @@ import { handoffTarget } from '../channel';
 import type { LeadSummary } from '../lead';
 import type { Ticket } from '../model';
 import { duration } from '../render';
+import type { Tenant } from '../../../state/tenant-store';
 import { checkLeadsDigest } from './leads-digest';
+import { mailConcerns } from './mail-owner';
 import { ALWAYS_OPEN, type Office } from './office';
 import { isOpen, officeTimeBetween } from './office-hours';
 import { missedStep, targetStep } from './response-target';
@@ -95,13 +97,17 @@ export class HandoffHours {
     await this.outbox.drain();
   }
 
-  /** What `/handoff queue` and App Home add: who is away, and e-mails the SMTP server has not taken yet. */
-  async queueLines(): Promise<string[]> {
+  /**
+   * What `/handoff queue` and App Home add: who is away, and the e-mails of `viewers` (the viewing
+   * tenant's) the SMTP server has not taken yet.
+   */
+  async queueLines(viewers: readonly Tenant[]): Promise<string[]> {
     const lines: string[] = [];
     const away = (await this.roster.entries()).filter((e) => e.away).map((e) => e.actor.name);
     if (away.length > 0) lines.push(`Away: ${away.join(', ')}`);
     const now = this.ctx.now();
     for (const f of await this.outbox.failures()) {
+      if (!(await mailConcerns(this.ctx, this.deps.load, f.id, viewers))) continue;
       lines.push(
         f.gaveUp
           ? `E-mail not sent (given up after ${f.tries} tries): "${f.subject}": ${f.error}`

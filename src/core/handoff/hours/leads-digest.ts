@@ -13,6 +13,7 @@ import type { Place } from '../../surface';
 import type { LeadSummary } from '../lead';
 import type { Ticket } from '../model';
 import { type DigestDay, digestMail, dueDigestDay } from './digest';
+import { digestId } from './mail-owner';
 import { ALWAYS_OPEN } from './office';
 import { OfficeBook, type TicketOffice } from './ticket-office';
 
@@ -29,14 +30,6 @@ const WALK_EVERY_MS = 15 * 60 * 1000;
 
 /** The offices the last walk found (a tenant of each), so a check whose digests are all done walks nothing. */
 const LAST_WALK = memorySlot<{ at: number; offices: Place[] }>('leads digest: the last walk');
-
-/**
- * The outbox id of an office's digest: the environment's chatbot keeps the id it always had; an
- * office with its own chatbot has its chatbot's id in it, so two offices' digests of a day never share one.
- */
-function digestId(ctx: CoreContext, chatbotId: string, date: string): string {
-  return chatbotId === ctx.config.chatbotId ? `leads:${date}` : `leads:${encodeURIComponent(chatbotId)}:${date}`;
-}
 
 const emptyDayKey = (id: string) => `leadsdigest-empty:${id.slice('leads:'.length)}`;
 
