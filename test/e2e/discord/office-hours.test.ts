@@ -34,9 +34,8 @@ describe('Discord e2e: /chatbot hours', () => {
 
   test('registered with its option; sets, shows, refuses bad input and clears', async () => {
     const registered = [...e.fake.commands.values()].flat().find((c) => c.name === 'chatbot');
-    const sub = (registered?.options as Array<{ name: string; options?: Array<{ name: string }> }>).find(
-      (o) => o.name === 'hours',
-    );
+    const subs = (registered?.options ?? []) as Array<{ name: string; options?: Array<{ name: string }> }>;
+    const sub = subs.find((o) => o.name === 'hours');
     expect(sub?.options?.map((o) => o.name)).toEqual(['hours']);
 
     expect(await answer(hours('Mon-Fri 08:30-16:30, Sat 10:00-14:00'), /Office hours set/)).toContain(

@@ -20,7 +20,6 @@ import { officeEnv, startSmtpSink } from '../../support/smtp-sink';
 
 const OWNER_X = 'U0OWNERX';
 const OWNER_Y = 'U0OWNERY';
-const MIN = 60_000;
 // Saturday 7 March 2026, 16:00 UTC: 11:00 in New York, 10:00 in Chicago, 01:00 on Sunday in Tokyo.
 let offset = Date.parse('2026-03-07T16:00:00Z') - Date.now();
 const setClock = (iso: string): void => {
