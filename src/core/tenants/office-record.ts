@@ -8,13 +8,15 @@ import type { OfficeWindow } from '../handoff/hours/office-hours';
 
 /**
  * Absent fields use the environment's (CHATBOT_ID, SLACK_HANDOFF_CHANNEL / DISCORD_HANDOFF_CHANNEL,
- * HANDOFF_HOURS).
+ * HANDOFF_HOURS, LEADS_DIGEST_HOUR).
  */
 export interface OfficeRecord {
   chatbotId?: string;
   handoffChannel?: string;
   /** `/chatbot hours`: the tenant's own opening windows, or 'always' (open around the clock). */
   hours?: OfficeWindow[] | 'always';
+  /** `/chatbot hours leads`: the local hour its day's leads are e-mailed (LEADS_DIGEST_HOUR otherwise). */
+  digestHour?: number;
 }
 
 export interface Offices {

@@ -56,7 +56,9 @@ export async function officeFields(ctx: CoreContext): Promise<Card['fields']> {
     { label: 'Tickets e-mailed to', value: tickets },
     {
       label: 'Daily leads e-mailed to',
-      value: office.leadsEmail ?? 'nobody (set EmailForDailyLeads with /chatbot set)',
+      value: office.leadsEmail
+        ? `${office.leadsEmail} at ${String(office.digestHour).padStart(2, '0')}:00 (${office.digestHourFrom === 'tenant' ? 'set with /chatbot hours leads' : "the deployment's LEADS_DIGEST_HOUR"})`
+        : 'nobody (set EmailForDailyLeads with /chatbot set)',
     },
   ];
 }

@@ -33,6 +33,7 @@ const officeSchema = z.object({
   chatbotId: z.string().optional(),
   handoffChannel: z.string().optional(),
   hours: z.union([z.literal('always'), z.array(windowSchema)]).optional(),
+  digestHour: z.number().int().min(0).max(23).optional(),
 });
 const OFFICE_KEY = scoped('office');
 
@@ -49,16 +50,17 @@ export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, rec
 }
 
 /**
- * A tenant's own office hours (`/chatbot hours`): windows, 'always', or undefined to use HANDOFF_HOURS
- * again. The rest of its record is kept.
+ * One part of a tenant's own office (`/chatbot hours`: its hours, or the hour of its day's leads);
+ * undefined removes it (the environment's applies again). The rest of its record is kept.
  */
-export async function saveOfficeHours(
+export async function saveOfficePart<K extends 'hours' | 'digestHour'>(
   ctx: Pick<CoreContext, 'store'>,
   t: Tenant,
-  hours: OfficeRecord['hours'],
+  part: K,
+  value: OfficeRecord[K],
 ): Promise<void> {
-  const { hours: _old, ...rest } = (await storedOffices(ctx).of(t)) ?? {};
-  await saveOffice(ctx, t, hours === undefined ? rest : { ...rest, hours });
+  const { [part]: _old, ...rest } = (await storedOffices(ctx).of(t)) ?? {};
+  await saveOffice(ctx, t, value === undefined ? rest : { ...rest, [part]: value });
 }
 
 /** The tenant's connection (`/chatbot connect`, read through the chatbot directory), else its office record. */

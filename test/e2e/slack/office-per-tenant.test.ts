@@ -8,7 +8,8 @@
  *   sweep reminds X's thread in office hours, and the last reminder e-mails X's address;
  * - Y (Tokyo, Mon-Fri) is closed then (early Sunday there): its ticket is after hours, its user told
  *   when Y's agents are back, the e-mail goes to Y's address, and no reminder comes while Y is closed;
- * - the next day's digests: one to each office's EmailForDailyLeads, each with its own lead only;
+ * - the next day's digests: one to each office's EmailForDailyLeads at its own hour in its own time
+ *   zone (X's set with /chatbot hours leads), each with its own lead only;
  * - /chatbot hours shows, sets, clears and rejects bad input naming the field and the fix.
  */
 import { button } from '../../../fakes/slack-blocks';
@@ -103,6 +104,9 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
     await told('C0XGEN', 'Office hours set: Mon-Sat 09:00-17:00');
     await y.command('/chatbot', 'hours Mon-Fri 09:00-17:00', { user: OWNER_Y, channel: 'C0YGEN' });
     await told('C0YGEN', 'Office hours set: Mon-Fri 09:00-17:00');
+    // X wants its day's leads in the evening; Y keeps the deployment's hour (LEADS_DIGEST_HOUR, 8).
+    await x.command('/chatbot', 'hours leads 21', { user: OWNER_X, channel: 'C0XGEN' });
+    await told('C0XGEN', "The day's leads are e-mailed at 21:00");
   }, 60_000);
 
   test('X is open by its own hours and Y closed by its own: the opening, the notice and the e-mail of each', async () => {
@@ -184,27 +188,33 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
     expect(sink.mails.flatMap((m) => m.to)).not.toContain('agents@skyline.example');
   }, 60_000);
 
-  test('the next day: each office its own digest, of its own leads, to its own address', async () => {
-    // Monday 00:00 UTC: Sunday 20:00 in New York (Saturday's digest due), Monday 09:00 in Tokyo (Sunday's).
+  test('the next day: each office its own digest, of its own leads, to its own address, at its own hour', async () => {
+    const digests = () => sink.mails.filter((m) => m.subject.startsWith('Leads of'));
+    const digest = (to: string) =>
+      waitFor(() => digests().find((m) => m.to.includes(to)), `the digest to ${to}`, 15_000);
+    // Monday 00:00 UTC: 09:00 in Tokyo, Sunday's digest due there; 20:00 on Sunday in New York, before X's 21:00.
     setClock('2026-03-09T00:00:00Z');
     await e.app.bridge.handoffs.hours.digest();
-    const digest = (to: string) =>
-      waitFor(() => sink.mails.find((m) => m.to.includes(to)), `the digest to ${to}`, 15_000);
-    const dx = await digest('leads@x.example');
     const dy = await digest('leads@y.example');
-    expect(dx.subject).toBe('Leads of 2026-03-07: 1 handoff ticket');
     expect(dy.subject).toBe('Leads of 2026-03-08: 1 handoff ticket');
+    expect(dy.text).toContain('Grace Hopper');
+    expect(dy.text).toContain('grace@y-client.example');
+    expect(dy.text).not.toContain('Ada Lovelace');
+    expect(dy.text).not.toContain('ada@x-client.example');
+    expect(digests()).toHaveLength(1);
+    // 21:00 in New York: Saturday's digest of X.
+    setClock('2026-03-09T01:00:00Z');
+    await e.app.bridge.handoffs.hours.digest();
+    const dx = await digest('leads@x.example');
+    expect(dx.subject).toBe('Leads of 2026-03-07: 1 handoff ticket');
     expect(dx.text).toContain('Ada Lovelace');
     expect(dx.text).toContain('ada@x-client.example');
     expect(dx.text).not.toContain('Grace Hopper');
     expect(dx.text).not.toContain('grace@y-client.example');
-    expect(dy.text).toContain('Grace Hopper');
-    expect(dy.text).toContain('grace@y-client.example');
-    expect(dy.text).not.toContain('Ada Lovelace');
     expect(dy.messageId).not.toBe(dx.messageId);
     // Once a day: a second check (another instance's, a later minute) sends nothing more.
     await e.app.bridge.handoffs.hours.digest();
-    expect(sink.mails.filter((m) => m.subject.startsWith('Leads of'))).toHaveLength(2);
+    expect(digests()).toHaveLength(2);
   }, 60_000);
 
   test('/chatbot hours shows, sets, clears, and refuses bad input naming the field and the fix', async () => {
@@ -221,7 +231,7 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
     expect(shown).toContain('Mon-Sat 09:00-17:00 (set with /chatbot hours)');
     expect(shown).toContain('America/New_York');
     expect(shown).toContain('desk@x.example');
-    expect(shown).toContain('leads@x.example');
+    expect(shown).toContain('leads@x.example at 21:00 (set with /chatbot hours leads)');
 
     const bad = await hours(x, 'C0XGEN', OWNER_X, 'Mon-Fry 09:00-17:00', 'Office hours:');
     expect(bad.text).toContain(
@@ -234,6 +244,13 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
     expect(JSON.stringify(await hours(x, 'C0XGEN', OWNER_X, '', "This workspace's office hours"))).toContain(
       'Mon-Sat 09:00-17:00 (set with /chatbot hours)',
     );
+
+    const late = await hours(x, 'C0XGEN', OWNER_X, 'leads 25', 'Leads hour:');
+    expect(late.text).toContain(
+      'Leads hour: "25" must be an hour from 0 to 23 (office time). For example /chatbot hours leads 7',
+    );
+    const leads = await hours(x, 'C0XGEN', OWNER_X, 'leads default', "The day's leads: back to");
+    expect(JSON.stringify(leads)).toContain("leads@x.example at 08:00 (the deployment's LEADS_DIGEST_HOUR)");
 
     const always = await hours(x, 'C0XGEN', OWNER_X, 'always', 'Office hours: always open');
     expect(JSON.stringify(always)).toContain('Always open (set hours with /chatbot hours)');

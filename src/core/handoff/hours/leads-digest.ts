@@ -1,7 +1,8 @@
 /**
  * Sends the day's leads once per day per office across instances: each office (the tenants answered
  * by one chatbot; those on the environment's default share its digest) gets the leads of its own
- * tickets (a ticket's office is its asker's tenant's) at the digest hour in its own time zone, to its
+ * tickets (a ticket's office is its asker's tenant's) at its digest hour (`/chatbot hours leads`, else
+ * LEADS_DIGEST_HOUR) in its own time zone, to its
  * own EmailForDailyLeads. Each mail is owed in the outbox under the office's and the day's id, which
  * the store lets exactly one instance write (the lock), and the outbox sends it once. Checked every
  * minute; a digest whose hour passed while the bridge was down goes out on the first check after it.
@@ -14,8 +15,8 @@ import type { LeadSummary } from '../lead';
 import type { Ticket } from '../model';
 import { type DigestDay, digestMail, dueDigestDay } from './digest';
 import { digestId } from './mail-owner';
-import { ALWAYS_OPEN } from './office';
-import { OfficeBook, type TicketOffice } from './ticket-office';
+import { tenantKey, tenantOf } from '../../tenants/tenant';
+import { OfficeBook } from './ticket-office';
 
 export interface LeadsDigestDeps {
   ctx: CoreContext;
@@ -28,16 +29,29 @@ const EMPTY_DAY_TTL_MS = 3 * 24 * 3600 * 1000;
 /** How long the offices found by the last walk over the tickets stand in for a new walk. */
 const WALK_EVERY_MS = 15 * 60 * 1000;
 
-/** The offices the last walk found (a tenant of each), so a check whose digests are all done walks nothing. */
-const LAST_WALK = memorySlot<{ at: number; offices: Place[] }>('leads digest: the last walk');
+/** The offices the last walk found (a place of each of their tenants), so a check whose digests are all done walks nothing. */
+const LAST_WALK = memorySlot<{ at: number; offices: Place[][] }>('leads digest: the last walk');
 
 const emptyDayKey = (id: string) => `leadsdigest-empty:${id.slice('leads:'.length)}`;
 
-/** The office's due day and digest id, when it has an address to mail its leads to. */
-function dueOf(ctx: CoreContext, o: TicketOffice): { day: DigestDay; id: string; to: string } | undefined {
-  if (o.chatbotId === undefined || !o.office.leadsEmail) return undefined;
-  const day = dueDigestDay(ctx.now(), o.office.timeZone, (ctx.config.office ?? ALWAYS_OPEN).digestHour);
-  return { day, id: digestId(ctx, o.chatbotId, day.date), to: o.office.leadsEmail };
+interface Due {
+  day: DigestDay;
+  id: string;
+  to: string;
+}
+
+/**
+ * An office's due day and digest id, when it has an address to mail its leads to. `places`: one of each
+ * of its tenants (they share the chatbot, so its TimeZone and EmailForDailyLeads); the hour is the
+ * earliest any of them set (`/chatbot hours leads`), else LEADS_DIGEST_HOUR.
+ */
+async function dueOf(ctx: CoreContext, book: OfficeBook, places: Place[]): Promise<Due | undefined> {
+  const offices = await Promise.all(places.map((p) => book.of(p)));
+  const first = offices[0];
+  if (first?.chatbotId === undefined || !first.office.leadsEmail) return undefined;
+  const hour = Math.min(...offices.map((o) => o.office.digestHour));
+  const day = dueDigestDay(ctx.now(), first.office.timeZone, hour);
+  return { day, id: digestId(ctx, first.chatbotId, day.date), to: first.office.leadsEmail };
 }
 
 async function done(deps: LeadsDigestDeps, id: string): Promise<boolean> {
@@ -49,42 +63,44 @@ export async function checkLeadsDigest(deps: LeadsDigestDeps): Promise<boolean> 
   const { ctx, outbox } = deps;
   if (!outbox.enabled) return false;
   const book = new OfficeBook(ctx);
-  const last = ctx.memory.get(LAST_WALK, () => ({ at: Number.NEGATIVE_INFINITY, offices: [] }));
+  const last = ctx.memory.get(LAST_WALK, () => ({ at: Number.NEGATIVE_INFINITY, offices: [] as Place[][] }));
   if (ctx.now() - last.at < WALK_EVERY_MS && (await allDone(deps, book, last.offices))) return false;
-  // Each ticket to its office: the chatbot of its asker's tenant.
-  const offices = new Map<string, { office: TicketOffice; place: Place; tickets: Ticket[] }>();
-  for (const ticket of await deps.tickets()) {
-    const o = await book.of(ticket.userPlace);
-    // A tenant no chatbot serves (not connected, no default) has no office whose mail its leads could join.
-    if (o.chatbotId === undefined) continue;
-    const group = offices.get(o.chatbotId) ?? { office: o, place: ticket.userPlace, tickets: [] };
-    group.tickets.push(ticket);
-    offices.set(o.chatbotId, group);
-  }
+  const offices = await officesOf(book, await deps.tickets());
   last.at = ctx.now();
-  last.offices = [...offices.values()].map((g) => g.place);
+  last.offices = [...offices.values()].map((g) => [...g.places.values()]);
   let owed = false;
   for (const group of offices.values()) {
-    const due = dueOf(ctx, group.office);
+    const due = await dueOf(ctx, book, [...group.places.values()]);
     if (due && !(await done(deps, due.id))) owed = (await oweDigest(deps, due, group.tickets)) || owed;
   }
   return owed;
 }
 
-async function allDone(deps: LeadsDigestDeps, book: OfficeBook, places: Place[]): Promise<boolean> {
-  for (const place of places) {
-    const due = dueOf(deps.ctx, await book.of(place));
+/** Each ticket to its office: the chatbot of its asker's tenant (with a place of each of the office's tenants). */
+async function officesOf(book: OfficeBook, tickets: Ticket[]) {
+  const offices = new Map<string, { places: Map<string, Place>; tickets: Ticket[] }>();
+  for (const ticket of tickets) {
+    const o = await book.of(ticket.userPlace);
+    // A tenant no chatbot serves (not connected, no default) has no office whose mail its leads could join.
+    if (o.chatbotId === undefined) continue;
+    const group = offices.get(o.chatbotId) ?? { places: new Map<string, Place>(), tickets: [] };
+    group.places.set(tenantKey(tenantOf(ticket.userPlace)), ticket.userPlace);
+    group.tickets.push(ticket);
+    offices.set(o.chatbotId, group);
+  }
+  return offices;
+}
+
+async function allDone(deps: LeadsDigestDeps, book: OfficeBook, offices: Place[][]): Promise<boolean> {
+  for (const places of offices) {
+    const due = await dueOf(deps.ctx, book, places);
     if (due && !(await done(deps, due.id))) return false;
   }
   return true;
 }
 
 /** One office's digest of its day, from its own tickets only. */
-async function oweDigest(
-  deps: LeadsDigestDeps,
-  due: { day: DigestDay; id: string; to: string },
-  tickets: Ticket[],
-): Promise<boolean> {
+async function oweDigest(deps: LeadsDigestDeps, due: Due, tickets: Ticket[]): Promise<boolean> {
   const { ctx, outbox } = deps;
   const { day, id } = due;
   const ofDay = tickets

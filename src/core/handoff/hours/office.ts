@@ -24,14 +24,17 @@ export interface Office {
   hoursFrom?: 'tenant' | 'environment';
   /** Where `ticketEmail` came from: the chatbot's TalkToHumanEmail or the operator's HANDOFF_EMAIL. */
   ticketEmailFrom?: 'chatbot' | 'environment';
+  /** The local hour the day's leads go out: the tenant's own (`/chatbot hours leads`) or LEADS_DIGEST_HOUR. */
+  digestHour: number;
+  digestHourFrom: 'tenant' | 'environment';
 }
 
-/** The hours the context's tenant set with `/chatbot hours` (its enterprise's, for an org-wide install). */
-async function tenantHours(ctx: CoreContext): Promise<OfficeRecord['hours']> {
+/** What the context's tenant set with `/chatbot hours` (its enterprise's, for an org-wide install). */
+async function tenantRecord(ctx: CoreContext): Promise<OfficeRecord | undefined> {
   const scope = ctx.scope;
   if (!scope) return undefined;
   const tenant = ctx.chatbots ? await ctx.chatbots.canonical(scope.tenant) : scope.tenant;
-  return (await storedOffices(ctx).of(tenant))?.hours;
+  return storedOffices(ctx).of(tenant);
 }
 
 function nonBlank(v: unknown): string | undefined {
@@ -41,18 +44,23 @@ function nonBlank(v: unknown): string | undefined {
 /**
  * The office of the context's tenant now, read each time, so a setting applied from chat counts from
  * the next ticket on: its clock (its chatbot's TimeZone, else HANDOFF_TIMEZONE, else UTC), its hours
- * (its own `/chatbot hours`, else HANDOFF_HOURS), where tickets and the day's leads go by e-mail (its
+ * and its leads' hour (its own `/chatbot hours`, else HANDOFF_HOURS and LEADS_DIGEST_HOUR), where tickets and the day's leads go by e-mail (its
  * chatbot's TalkToHumanEmail / EmailForDailyLeads). HANDOFF_EMAIL is the operator's address: it
  * stands in for TalkToHumanEmail only where the environment's chatbot serves the tenant, never for a
  * tenant that connected its own (its tickets are not the operator's to read).
  */
 export async function readOffice(ctx: CoreContext): Promise<Office> {
   const config = ctx.config.office ?? ALWAYS_OPEN;
-  const [applied, own] = await Promise.all([readAppliedSettings(ctx), tenantHours(ctx)]);
+  const [applied, record] = await Promise.all([readAppliedSettings(ctx), tenantRecord(ctx)]);
+  const own = record?.hours;
   const chosen = nonBlank(applied.TimeZone);
   // A TimeZone Intl does not know (the service takes any text) cannot place the hours: the variable stands in.
   const timeZone = chosen && isTimeZone(chosen) ? chosen : (config.timeZone ?? 'UTC');
-  const office: Office = { timeZone };
+  const office: Office = {
+    timeZone,
+    digestHour: record?.digestHour ?? config.digestHour,
+    digestHourFrom: record?.digestHour !== undefined ? 'tenant' : 'environment',
+  };
   const windows = own ?? config.hours;
   if (windows && windows !== 'always') {
     office.hours = { windows, timeZone };

@@ -13,7 +13,7 @@ import { CoreMemory } from '../../../../src/core/memory';
 import { appliedSettingsKey } from '../../../../src/core/settings/applied';
 import { TenantConnections } from '../../../../src/core/tenants/connections';
 import { ChatbotDirectory } from '../../../../src/core/tenants/directory';
-import { saveOfficeHours } from '../../../../src/core/tenants/offices';
+import { saveOfficePart } from '../../../../src/core/tenants/offices';
 import { withChatbot } from '../../../../src/core/tenants/scope';
 import { ChatbotClient } from '../../../../src/service/client';
 import { SecretBox } from '../../../../src/state/secret-box';
@@ -98,11 +98,11 @@ describe('the office of a ticket’s tenant', () => {
     // Until it sets its own, HANDOFF_HOURS applies (in its own time zone).
     expect(office.hours).toEqual({ windows: windows('Mon-Fri 09:00-18:00'), timeZone: 'Asia/Tokyo' });
     expect(office.hoursFrom).toBe('environment');
-    await saveOfficeHours(root, OWN, windows('Sat 10:00-14:00'));
+    await saveOfficePart(root, OWN, 'hours', windows('Sat 10:00-14:00'));
     office = await readOffice(own);
     expect(office.hours?.windows).toEqual(windows('Sat 10:00-14:00'));
     expect(office.hoursFrom).toBe('tenant');
-    await saveOfficeHours(root, OWN, 'always');
+    await saveOfficePart(root, OWN, 'hours', 'always');
     expect((await readOffice(own)).hours).toBeUndefined();
     await store.set(appliedSettingsKey('own-bot'), { TimeZone: 'Asia/Tokyo', TalkToHumanEmail: 'desk@own.example' });
     expect((await readOffice(own)).ticketEmail).toBe('desk@own.example');
