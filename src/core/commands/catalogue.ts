@@ -161,6 +161,7 @@ const COMMANDS = [
       "  /chatbot disconnect           remove this workspace's chatbot keys (back to the deployment's chatbot)",
       "  /chatbot hours [<hours>]      this workspace's office hours: show, set (Mon-Fri 09:00-17:00, Sat 10:00-14:00),",
       "                                always (open around the clock) or default (the deployment's HANDOFF_HOURS)",
+      "  /chatbot hours leads <hour>   the hour (0-23, office time) of the day's leads e-mail, or default",
       'Values: integers (Temperature 1), yes/no (EnableUploadImage yes), colours rgb(r,g,b), Model by name or key.',
     ],
     adminOnly: true,
@@ -200,7 +201,7 @@ const COMMANDS = [
         options: [
           {
             name: 'hours',
-            description: 'e.g. Mon-Fri 09:00-17:00, Sat 10:00-14:00; always; default',
+            description: 'e.g. Mon-Fri 09:00-17:00, Sat 10:00-14:00; always; default; leads 7 (the leads e-mail hour)',
             type: 'string',
             required: false,
             positional: true,

@@ -2,7 +2,8 @@
  * The office settings that apply to a tenant, in words (shown by /chatbot connect and /chatbot hours):
  * its hours (its own `/chatbot hours`, else HANDOFF_HOURS) and time zone (its chatbot's TimeZone, else
  * HANDOFF_TIMEZONE), and where tickets and the day's leads are e-mailed (its chatbot's
- * TalkToHumanEmail, or HANDOFF_EMAIL only for tenants on the deployment's chatbot; EmailForDailyLeads).
+ * TalkToHumanEmail, or HANDOFF_EMAIL only for tenants on the deployment's chatbot; EmailForDailyLeads,
+ * at its own `/chatbot hours leads` hour or LEADS_DIGEST_HOUR).
  */
 import type { CoreContext } from '../context';
 import { readOffice } from '../handoff/hours/office';
