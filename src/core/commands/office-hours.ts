@@ -19,8 +19,8 @@ import { UsageError, restValue, splitHead } from './grammar';
 const USAGE = usageOf('chatbot');
 const EXAMPLE = '/chatbot hours Mon-Fri 09:00-17:00';
 
-/** The context's own tenant (a command of a tenant without a chatbot runs on the deployment's context). */
-function scoped(ctx: CoreContext, inv: Invocation): CoreContext {
+/** The context narrowed to the invoker's tenant (a command of a tenant without a chatbot runs on the deployment's). */
+function ofInvoker(ctx: CoreContext, inv: Invocation): CoreContext {
   return ctx.scope ? ctx : { ...ctx, scope: { tenant: tenantOf(inv.place), ownChatbot: false } };
 }
 
@@ -52,7 +52,7 @@ function leadsHourOf(text: string): number | undefined {
 
 async function showHours(ctx: CoreContext, inv: Invocation, text: string): Promise<void> {
   await inv.reply(
-    { text, cards: [{ title: 'Office', fields: await officeFields(scoped(ctx, inv)) }] },
+    { text, cards: [{ title: 'Office', fields: await officeFields(ofInvoker(ctx, inv)) }] },
     { ephemeral: true },
   );
 }
