@@ -6,6 +6,7 @@ import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CoreMemory } from './memory';
 import type { Offices } from './tenants/office-record';
 import type { ChatbotDirectory } from './tenants/directory';
+import type { Tenant } from './tenants/tenant';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -112,6 +113,18 @@ export interface CoreContext {
    * request uses `client` and `config.chatbotId` (core-only tests).
    */
   chatbots?: ChatbotDirectory;
+  /**
+   * The tenant this context was narrowed to (tenants/scope.ts), and whether it answers with a chatbot
+   * of its own: its office (hours, e-mails) is read from it. Absent: the deployment's own context.
+   */
+  scope?: TenantScope;
+}
+
+/** Whose office a narrowed context reads. */
+export interface TenantScope {
+  tenant: Tenant;
+  /** Connected its own chatbot (`/chatbot connect`); false: the environment's default serves it. */
+  ownChatbot: boolean;
 }
 
 /**

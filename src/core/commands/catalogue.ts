@@ -147,7 +147,8 @@ const COMMANDS = [
   {
     name: 'chatbot',
     summary: "The chatbot's settings, models and /v1 chatbots (admins)",
-    usageHint: 'show | set <Field> <value> | edit | models | list | create <name> | connect | disconnect',
+    usageHint:
+      'show | set <Field> <value> | edit | models | list | create <name> | connect | disconnect | hours [<hours>]',
     usageLines: [
       'Usage: (admins)',
       '  /chatbot show                 the settings the bridge last applied, and the /v1 record',
@@ -158,6 +159,9 @@ const COMMANDS = [
       '  /chatbot create <name>        create a /v1 chatbot',
       "  /chatbot connect              this workspace's own chatbot (id and keys, checked) and handoff channel",
       "  /chatbot disconnect           remove this workspace's chatbot keys (back to the deployment's chatbot)",
+      "  /chatbot hours [<hours>]      this workspace's office hours: show, set (Mon-Fri 09:00-17:00, Sat 10:00-14:00),",
+      "                                always (open around the clock) or default (the deployment's HANDOFF_HOURS)",
+      "  /chatbot hours leads <hour>   the hour (0-23, office time) of the day's leads e-mail, or default",
       'Values: integers (Temperature 1), yes/no (EnableUploadImage yes), colours rgb(r,g,b), Model by name or key.',
     ],
     adminOnly: true,
@@ -191,6 +195,19 @@ const COMMANDS = [
       },
       { name: 'connect', description: "Connect this workspace's own chatbot and handoff channel", options: [] },
       { name: 'disconnect', description: "Remove this workspace's chatbot keys", options: [] },
+      {
+        name: 'hours',
+        description: "Show or set this workspace's office hours",
+        options: [
+          {
+            name: 'hours',
+            description: 'e.g. Mon-Fri 09:00-17:00, Sat 10:00-14:00; always; default; leads 7 (the leads e-mail hour)',
+            type: 'string',
+            required: false,
+            positional: true,
+          },
+        ],
+      },
     ],
   },
   {

@@ -1,6 +1,7 @@
 /**
- * `/chatbot show|set|edit|models|list|create|connect|disconnect` (admins): the chatbot's settings
- * through Edit, the model list, the chatbots of the second family, and the tenant's own chatbot.
+ * `/chatbot show|set|edit|models|list|create|connect|disconnect|hours` (admins): the chatbot's settings
+ * through Edit, the model list, the chatbots of the second family, the tenant's own chatbot and its
+ * office hours.
  */
 import { SETTING_GROUPS, SETTING_FIELDS } from '../../service/schemas/settings';
 import type { CoreContext } from '../context';
@@ -20,6 +21,7 @@ import { usageOf } from './catalogue';
 import { describeError, guardedCommand, requireAdmin } from './respond';
 import { settingLabel } from '../settings/labels';
 import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect';
+import { officeHoursCommand } from './office-hours';
 import { connectionOf } from '../tenants/connections';
 import { maskSecret } from '../tenants/mask';
 import { tenantOf } from '../tenants/tenant';
@@ -240,9 +242,11 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
       return openConnect(ctx, inv);
     case 'disconnect':
       return disconnect(ctx, inv);
+    case 'hours':
+      return officeHoursCommand(ctx, inv, rest);
     default:
       throw new UsageError(
-        `Unknown subcommand "${head}": use show, set, edit, models, list, create, connect or disconnect.`,
+        `Unknown subcommand "${head}": use show, set, edit, models, list, create, connect, disconnect or hours.`,
         USAGE,
       );
   }

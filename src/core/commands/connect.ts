@@ -124,7 +124,8 @@ async function connectedCard(ctx: CoreContext, inv: Invocation, tenant: Tenant, 
       { label: 'Handoff channel', value: channel },
       ...(await officeFields(scoped)),
     ],
-    footer: 'Change the office settings with /chatbot set or /chatbot edit; /chatbot disconnect removes these keys.',
+    footer:
+      'Change the office settings with /chatbot set, /chatbot edit or /chatbot hours; /chatbot disconnect removes these keys.',
   };
 }
 

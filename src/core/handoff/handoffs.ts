@@ -16,13 +16,14 @@ import { decide, ends, permit, refusalOf } from './decide';
 import { BRIDGE, type Decision, type HandoffEvent, type HandoffStep, type Refused, type Who } from './events';
 import { HandoffHours } from './hours/hours';
 import { afterHoursLines, readOffice } from './hours/office';
-import { isOpen, officeTimeBetween } from './hours/office-hours';
+import { isOpen } from './hours/office-hours';
+import { OfficeBook } from './hours/ticket-office';
 import type { HoursStep } from './hours/steps';
-import { DEFAULT_REMIND_MS, HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
+import { HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
 import { noticeIntents } from './notice';
 import { TicketNotices } from './notices';
 import { queueMessage } from './queue';
-import { dueSteps } from './sweep';
+import { dueSteps, sweepTiming } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
 import { handoffTarget, talkToHumanMessage } from './channel';
@@ -93,7 +94,8 @@ export class Handoffs {
   }
 
   async queueMessage(viewer: Tenant): Promise<OutMessage> {
-    return queueMessage(await this.queue(viewer), this.ctx.now(), await this.hours.queueLines());
+    const lines = await this.hours.queueLines(viewTenants(this.ctx, viewer));
+    return queueMessage(await this.queue(viewer), this.ctx.now(), lines);
   }
 
   /**
@@ -288,30 +290,25 @@ export class Handoffs {
    * event of the bridge, so a restart or a second instance that read the same ticket never repeats one.
    */
   async sweepUnclaimed(): Promise<void> {
-    const office = await this.hours.readOffice();
-    const timing = {
-      claimTimeoutMs: this.ctx.config.handoffClaimTimeoutMs,
-      remindMs: this.ctx.config.handoffRemindMs ?? DEFAULT_REMIND_MS,
-      // Reminders and the claim timeout count office time only (HANDOFF_HOURS), and say so.
-      elapsed: (t0: number, t1: number) => officeTimeBetween(office.hours, t0, t1),
-      officeTime: office.hours !== undefined,
-    };
-    // The last reminder of a ticket also owes its e-mail when tickets are e-mailed.
-    const mails = this.hours.mailsTickets(office);
+    // Each ticket by its asker's tenant's office (its hours, its e-mail), read once per tenant this pass.
+    const offices = new OfficeBook(this.ctx);
     for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
       const id = key.slice(ticketKeys.openPrefix.length);
       try {
         const ticket = await this.tickets.load(id);
         if (ticket?.status !== 'open') continue;
+        const { office } = await offices.of(ticket.userPlace);
+        // The last reminder of a ticket also owes its e-mail when its office e-mails tickets.
+        const mails = this.hours.mailsTickets(office);
         const toldLate = (await this.ctx.store.get(ticketKeys.late(id))) !== undefined;
-        for (const step of dueSteps(ticket, this.ctx.now(), timing, toldLate))
+        for (const step of dueSteps(ticket, this.ctx.now(), sweepTiming(this.ctx.config, office), toldLate))
           await this.apply(id, step.kind === 'remind' && step.to === 'agents' ? { ...step, mails } : step, BRIDGE);
       } catch (err) {
         this.ctx.log.error({ err, ticket: id }, 'handoff: sweeping a waiting ticket failed');
       }
     }
     // Then what the hours owe: response targets, offers; and the e-mails owed meanwhile are sent.
-    await this.hours.sweep();
+    await this.hours.sweep(offices);
   }
 
   /**

@@ -4,8 +4,11 @@
  * a reminder each interval (at most MAX_REMINDERS), and a ticket still waiting after that times out.
  * Pure: the caller passes the time and the intervals; `decide` refuses a step another sweep took.
  */
+import type { CoreConfig } from '../context';
 import type { HandoffStep } from './events';
-import { MAX_REMINDERS, type Ticket } from './model';
+import type { Office } from './hours/office';
+import { officeTimeBetween } from './hours/office-hours';
+import { DEFAULT_REMIND_MS, MAX_REMINDERS, type Ticket } from './model';
 
 export interface SweepTiming {
   claimTimeoutMs: number;
@@ -14,6 +17,16 @@ export interface SweepTiming {
   elapsed?: (t0: number, t1: number) => number;
   /** `elapsed` counts office time only (HANDOFF_HOURS): the reminders say so. */
   officeTime?: boolean;
+}
+
+/** The timing of a ticket of `office` (its tenant's): reminders and the claim timeout count its office time only, and say so. */
+export function sweepTiming(config: CoreConfig, office: Office): SweepTiming {
+  return {
+    claimTimeoutMs: config.handoffClaimTimeoutMs,
+    remindMs: config.handoffRemindMs ?? DEFAULT_REMIND_MS,
+    elapsed: (t0: number, t1: number) => officeTimeBetween(office.hours, t0, t1),
+    officeTime: office.hours !== undefined,
+  };
 }
 
 /** A waiting ticket times out after its reminders, and never before twice the claim timeout. */

@@ -1,13 +1,22 @@
 /**
- * What a tenant connected (`/chatbot connect`): its own chatbot and handoff channel, and where core
+ * What a tenant connected (`/chatbot connect`): its own chatbot and handoff channel (and its hours,
+ * `/chatbot hours`), and where core
  * reads them. Apart from offices.ts so the context can name `Offices` without importing the rules.
  */
 import type { Tenant } from '../../state/tenant-store';
+import type { OfficeWindow } from '../handoff/hours/office-hours';
 
-/** Absent fields use the environment's (CHATBOT_ID, SLACK_HANDOFF_CHANNEL / DISCORD_HANDOFF_CHANNEL). */
+/**
+ * Absent fields use the environment's (CHATBOT_ID, SLACK_HANDOFF_CHANNEL / DISCORD_HANDOFF_CHANNEL,
+ * HANDOFF_HOURS, LEADS_DIGEST_HOUR).
+ */
 export interface OfficeRecord {
   chatbotId?: string;
   handoffChannel?: string;
+  /** `/chatbot hours`: the tenant's own opening windows, or 'always' (open around the clock). */
+  hours?: OfficeWindow[] | 'always';
+  /** `/chatbot hours leads`: the local hour its day's leads are e-mailed (LEADS_DIGEST_HOUR otherwise). */
+  digestHour?: number;
 }
 
 export interface Offices {

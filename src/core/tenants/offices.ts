@@ -21,7 +21,20 @@ export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
 
-const officeSchema = z.object({ chatbotId: z.string().optional(), handoffChannel: z.string().optional() });
+const windowSchema = z.object({
+  weekday: z.number().int().min(0).max(6),
+  startMin: z.number().int().min(0),
+  endMin: z
+    .number()
+    .int()
+    .max(24 * 60),
+});
+const officeSchema = z.object({
+  chatbotId: z.string().optional(),
+  handoffChannel: z.string().optional(),
+  hours: z.union([z.literal('always'), z.array(windowSchema)]).optional(),
+  digestHour: z.number().int().min(0).max(23).optional(),
+});
 const OFFICE_KEY = scoped('office');
 
 /** Offices as kept in each tenant's part of the store (`t:<kind>:<id>:office`). */
@@ -31,7 +44,23 @@ export function storedOffices(ctx: Pick<CoreContext, 'store'>): Offices {
 
 /** Writes a tenant's office record (the `/chatbot connect` form's result). */
 export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, record: OfficeRecord): Promise<void> {
-  await tenantStore(ctx.store, t).set(OFFICE_KEY, { ...record });
+  const { hours, ...rest } = record;
+  const windows = hours === 'always' || hours === undefined ? hours : hours.map((w) => ({ ...w }));
+  await tenantStore(ctx.store, t).set(OFFICE_KEY, windows === undefined ? { ...rest } : { ...rest, hours: windows });
+}
+
+/**
+ * One part of a tenant's own office (`/chatbot hours`: its hours, or the hour of its day's leads);
+ * undefined removes it (the environment's applies again). The rest of its record is kept.
+ */
+export async function saveOfficePart<K extends 'hours' | 'digestHour'>(
+  ctx: Pick<CoreContext, 'store'>,
+  t: Tenant,
+  part: K,
+  value: OfficeRecord[K],
+): Promise<void> {
+  const { [part]: _old, ...rest } = (await storedOffices(ctx).of(t)) ?? {};
+  await saveOffice(ctx, t, value === undefined ? rest : { ...rest, [part]: value });
 }
 
 /** The tenant's connection (`/chatbot connect`, read through the chatbot directory), else its office record. */

@@ -21,7 +21,12 @@ export function withChatbot(ctx: CoreContext, tenant: Tenant, chatbot: TenantCha
   if (chatbot.handoffChannel) {
     handoff[tenant.surface] = { surface: tenant.surface, workspace: tenant.id, channel: chatbot.handoffChannel };
   }
-  return { ...ctx, client: chatbot.client, config: { ...ctx.config, chatbotId: chatbot.chatbotId, handoff } };
+  return {
+    ...ctx,
+    client: chatbot.client,
+    config: { ...ctx.config, chatbotId: chatbot.chatbotId, handoff },
+    scope: { tenant, ownChatbot: chatbot.connected },
+  };
 }
 
 /** The context of the tenant of `place` (`ctx` itself when the tenant has no chatbot). */

@@ -61,7 +61,8 @@ function facts(e: DigestEntry): Array<[string, string]> {
   ];
 }
 
-export function digestMail(day: DigestDay, entries: DigestEntry[], to: string): Mail {
+/** `id`: the digest's outbox id (`leads:<date>`, or with its office's chatbot in it), which names the message too. */
+export function digestMail(day: DigestDay, entries: DigestEntry[], to: string, id = `leads:${day.date}`): Mail {
   const subject = `Leads of ${day.date}: ${entries.length} handoff ticket${entries.length === 1 ? '' : 's'}`;
   const text = [
     subject,
@@ -85,5 +86,5 @@ export function digestMail(day: DigestDay, entries: DigestEntry[], to: string): 
         ]),
     ),
   ]);
-  return { to, subject, text, html, messageId: `<leads-${day.date}@chatbot-bridge>` };
+  return { to, subject, text, html, messageId: `<${id.replace(/[^\w.-]+/g, '-')}@chatbot-bridge>` };
 }

@@ -12,13 +12,16 @@ import { handoffTarget } from '../channel';
 import type { LeadSummary } from '../lead';
 import type { Ticket } from '../model';
 import { duration } from '../render';
+import type { Tenant } from '../../../state/tenant-store';
 import { checkLeadsDigest } from './leads-digest';
-import { ALWAYS_OPEN, type Office, readOffice } from './office';
+import { mailConcerns } from './mail-owner';
+import { ALWAYS_OPEN, type Office } from './office';
 import { isOpen, officeTimeBetween } from './office-hours';
 import { missedStep, targetStep } from './response-target';
 import { Roster } from './roster';
 import type { HoursStep } from './steps';
 import { mailOutboxOf, mailsTickets } from './ticket-mails';
+import { OfficeBook, type TicketOffice } from './ticket-office';
 
 export interface HoursDeps {
   ctx: CoreContext;
@@ -53,10 +56,6 @@ export class HandoffHours {
     return this.ctx.config.office ?? ALWAYS_OPEN;
   }
 
-  readOffice(): Promise<Office> {
-    return readOffice(this.ctx);
-  }
-
   /** Whether e-mail goes out for tickets: SMTP configured and a TalkToHumanEmail (or HANDOFF_EMAIL) known. */
   mailsTickets(office: Office): boolean {
     return mailsTickets(this.ctx, office);
@@ -66,15 +65,18 @@ export class HandoffHours {
   async opened(ticketId: string): Promise<void> {
     const ticket = await this.deps.load(ticketId);
     if (!ticket || (ticket.status !== 'open' && ticket.status !== 'claimed')) return;
-    await this.offer(ticket, await this.readOffice());
+    await this.offer(ticket, await new OfficeBook(this.ctx).of(ticket.userPlace));
     await this.outbox.drain();
   }
 
-  /** Every in-progress ticket's target and offers; then the mail outbox sends what is owed. */
-  async sweep(): Promise<void> {
-    const office = await this.readOffice();
+  /**
+   * Every in-progress ticket's target and offers, each by its tenant's office (`offices`: the pass's
+   * book, shared with the reminders'); then the mail outbox sends what is owed.
+   */
+  async sweep(offices = new OfficeBook(this.ctx)): Promise<void> {
     for (const ticket of await this.deps.inProgress()) {
       try {
+        const office = await offices.of(ticket.userPlace);
         await this.target(ticket, office);
         await this.offer(ticket, office);
       } catch (err) {
@@ -95,13 +97,17 @@ export class HandoffHours {
     await this.outbox.drain();
   }
 
-  /** What `/handoff queue` and App Home add: who is away, and e-mails the SMTP server has not taken yet. */
-  async queueLines(): Promise<string[]> {
+  /**
+   * What `/handoff queue` and App Home add: who is away, and the e-mails of `viewers` (the viewing
+   * tenant's) the SMTP server has not taken yet.
+   */
+  async queueLines(viewers: readonly Tenant[]): Promise<string[]> {
     const lines: string[] = [];
     const away = (await this.roster.entries()).filter((e) => e.away).map((e) => e.actor.name);
     if (away.length > 0) lines.push(`Away: ${away.join(', ')}`);
     const now = this.ctx.now();
     for (const f of await this.outbox.failures()) {
+      if (!(await mailConcerns(this.ctx, this.deps.load, f.id, viewers))) continue;
       lines.push(
         f.gaveUp
           ? `E-mail not sent (given up after ${f.tries} tries): "${f.subject}": ${f.error}`
@@ -111,7 +117,7 @@ export class HandoffHours {
     return lines;
   }
 
-  private async target(t: Ticket, office: Office): Promise<void> {
+  private async target(t: Ticket, { ctx, office }: TicketOffice): Promise<void> {
     const targetMs = this.config.firstReplyMs;
     if (targetMs === undefined || t.status !== 'claimed' || t.firstClaimedAt === undefined) return;
     const now = this.ctx.now();
@@ -128,14 +134,15 @@ export class HandoffHours {
     if (step === 'escalate') {
       const surface = this.deps.handoffSurfaceOf(t);
       // Only HANDOFF_ESCALATE's ids of the ticket's own platform: the only group mention the bridge builds.
-      const mentions = this.config.escalate
+      // They are the operator's people: a tenant with its own chatbot is no office of theirs.
+      const mentions = (ctx.scope?.ownChatbot ? [] : this.config.escalate)
         .map((id) => surface?.directory.mentionGroup(id))
         .filter((m): m is string => m !== undefined);
       await this.deps.apply(t.id, { kind: 'escalate', at: now, mentions, targetMs });
     }
   }
 
-  private async offer(t: Ticket, office: Office): Promise<void> {
+  private async offer(t: Ticket, { ctx, office }: TicketOffice): Promise<void> {
     if (this.config.assign !== 'round-robin' || t.status !== 'open') return;
     const now = this.ctx.now();
     // Nobody is offered a ticket while the office is closed: the first offer waits for the opening.
@@ -143,7 +150,7 @@ export class HandoffHours {
     const surface = this.deps.handoffSurfaceOf(t);
     if (!surface) return;
     // The handoff channel's people where the surface lists them (Slack, Discord), else who joined the roster.
-    const place = t.root?.place ?? handoffTarget(this.ctx, t.userPlace);
+    const place = t.root?.place ?? handoffTarget(ctx, t.userPlace);
     const members = place && (await surface.directory.channelAgents(place).catch(() => undefined));
     const current = t.offered?.at(-1);
     const holder = (await this.roster.on(surface.name, members)).find((e) => e.key === current);

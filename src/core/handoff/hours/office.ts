@@ -1,11 +1,12 @@
 /**
- * The office as the chatbot's settings describe it: its clock (TimeZone, applied from chat, else
- * HANDOFF_TIMEZONE, else UTC), its hours (HANDOFF_HOURS), where tickets and the day's leads go by
- * e-mail (TalkToHumanEmail / EmailForDailyLeads, applied from chat; HANDOFF_EMAIL stands in for the
- * first). A value set from chat wins over the variable from then on.
+ * The office of a tenant: its chatbot's settings (TimeZone, TalkToHumanEmail, EmailForDailyLeads,
+ * applied from chat) and its own hours (`/chatbot hours`), over the environment's HANDOFF_* variables.
+ * A value set from chat wins over the variable from then on.
  */
 import type { CoreContext, OfficeConfig } from '../../context';
 import { readAppliedSettings } from '../../settings/applied';
+import type { OfficeRecord } from '../../tenants/office-record';
+import { storedOffices } from '../../tenants/offices';
 import { describeOpening, nextOpening, type OfficeHours } from './office-hours';
 import { isTimeZone } from './zoned-time';
 
@@ -19,23 +20,56 @@ export interface Office {
   ticketEmail?: string;
   /** EmailForDailyLeads. */
   leadsEmail?: string;
+  /** Whose hours apply: the tenant's own (`/chatbot hours`) or HANDOFF_HOURS; absent: none, always open. */
+  hoursFrom?: 'tenant' | 'environment';
+  /** Where `ticketEmail` came from: the chatbot's TalkToHumanEmail or the operator's HANDOFF_EMAIL. */
+  ticketEmailFrom?: 'chatbot' | 'environment';
+  /** The local hour the day's leads go out: the tenant's own (`/chatbot hours leads`) or LEADS_DIGEST_HOUR. */
+  digestHour: number;
+  digestHourFrom: 'tenant' | 'environment';
+}
+
+/** What the context's tenant set with `/chatbot hours` (its enterprise's, for an org-wide install). */
+async function tenantRecord(ctx: CoreContext): Promise<OfficeRecord | undefined> {
+  const scope = ctx.scope;
+  if (!scope) return undefined;
+  const tenant = ctx.chatbots ? await ctx.chatbots.canonical(scope.tenant) : scope.tenant;
+  return storedOffices(ctx).of(tenant);
 }
 
 function nonBlank(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 }
 
-/** The office now: read each time, so a setting applied from chat counts from the next ticket on. */
+/**
+ * The office of the context's tenant now, read each time, so a setting applied from chat counts from
+ * the next ticket on: its clock (its chatbot's TimeZone, else HANDOFF_TIMEZONE, else UTC), its hours
+ * and its leads' hour (its own `/chatbot hours`, else HANDOFF_HOURS and LEADS_DIGEST_HOUR), where tickets and the day's leads go by e-mail (its
+ * chatbot's TalkToHumanEmail / EmailForDailyLeads). HANDOFF_EMAIL is the operator's address: it
+ * stands in for TalkToHumanEmail only where the environment's chatbot serves the tenant, never for a
+ * tenant that connected its own (its tickets are not the operator's to read).
+ */
 export async function readOffice(ctx: CoreContext): Promise<Office> {
   const config = ctx.config.office ?? ALWAYS_OPEN;
-  const applied = await readAppliedSettings(ctx);
+  const [applied, record] = await Promise.all([readAppliedSettings(ctx), tenantRecord(ctx)]);
+  const own = record?.hours;
   const chosen = nonBlank(applied.TimeZone);
   // A TimeZone Intl does not know (the service takes any text) cannot place the hours: the variable stands in.
   const timeZone = chosen && isTimeZone(chosen) ? chosen : (config.timeZone ?? 'UTC');
-  const office: Office = { timeZone };
-  if (config.hours) office.hours = { windows: config.hours, timeZone };
-  const ticketEmail = nonBlank(applied.TalkToHumanEmail) ?? config.email;
-  if (ticketEmail) office.ticketEmail = ticketEmail;
+  const office: Office = {
+    timeZone,
+    digestHour: record?.digestHour ?? config.digestHour,
+    digestHourFrom: record?.digestHour !== undefined ? 'tenant' : 'environment',
+  };
+  const windows = own ?? config.hours;
+  if (windows && windows !== 'always') {
+    office.hours = { windows, timeZone };
+    office.hoursFrom = own ? 'tenant' : 'environment';
+  }
+  const fromChatbot = nonBlank(applied.TalkToHumanEmail);
+  const standIn = ctx.scope?.ownChatbot ? undefined : config.email;
+  if (fromChatbot) Object.assign(office, { ticketEmail: fromChatbot, ticketEmailFrom: 'chatbot' });
+  else if (standIn) Object.assign(office, { ticketEmail: standIn, ticketEmailFrom: 'environment' });
   const leadsEmail = nonBlank(applied.EmailForDailyLeads);
   if (leadsEmail) office.leadsEmail = leadsEmail;
   return office;

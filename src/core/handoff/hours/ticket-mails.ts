@@ -10,6 +10,7 @@ import { readTranscript } from '../../conversations/transcript';
 import type { Ticket } from '../model';
 import { TicketStore } from '../tickets';
 import { leadOf } from '../ticket-view';
+import { tenantContext } from '../../tenants/scope';
 import { type Office, readOffice } from './office';
 import { describeOpening, nextOpening } from './office-hours';
 import { type TicketMailReason, ticketMail } from './ticket-mail';
@@ -57,7 +58,8 @@ async function ticketMailWanted(ctx: CoreContext, mailId: string): Promise<boole
 
 /** Owes the ticket's e-mail for `reason` (once for life: a second call is a no-op). */
 export async function oweTicketMail(ctx: CoreContext, t: Ticket, reason: TicketMailReason): Promise<void> {
-  const office = await readOffice(ctx);
+  // The office of the ticket's asker's tenant: its TalkToHumanEmail, its hours, its clock.
+  const office = await readOffice(await tenantContext(ctx, t.userPlace));
   const outbox = mailOutboxOf(ctx);
   const to = office.ticketEmail;
   const id = ticketMailId(t.id, reason);
