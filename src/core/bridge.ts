@@ -4,7 +4,7 @@
  * thread messages to conversations or to a handoff, runs the periodic sweeps, and never lets an
  * error reach a surface: the user is told what failed, the log gets the detail.
  */
-import { tenantOf } from './tenants/offices';
+import { tenantOf } from './tenants/tenant';
 import { assistantIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
 import { askCommand } from './commands/ask';

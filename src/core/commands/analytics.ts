@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import type { FeedbackTally } from '../../state/feedback-store';
 import { feedbackOf } from '../feedback/feedback';
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';
 import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { CoreContext } from '../context';

@@ -11,18 +11,14 @@
  * serves a surface that has one workspace, never a deployment where many install it.
  */
 import { z } from 'zod';
-import { scoped, sameTenant, tenantFor, tenantStore, type Tenant } from '../../state/tenant-store';
+import { sameTenant, tenantStore, type Tenant } from '../../state/tenant-store';
 import type { CoreContext, HandoffTarget } from '../context';
 import { parseStored } from '../conversations/model';
 import type { Place, SurfaceName } from '../surface';
-import type { OfficeRecord, Offices } from './office-record';
-
-export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
-  return tenantFor(place.surface, place.workspace);
-}
+import { OFFICE_KEY, type OfficeRecord, type Offices } from './office-record';
+import { tenantOf } from './tenant';
 
 const officeSchema = z.object({ chatbotId: z.string().optional(), handoffChannel: z.string().optional() });
-const OFFICE_KEY = scoped('office');
 
 /** Offices as kept in each tenant's part of the store (`t:<kind>:<id>:office`). */
 export function storedOffices(ctx: Pick<CoreContext, 'store'>): Offices {

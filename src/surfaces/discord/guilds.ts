@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { forgetTenant } from '../../core/tenants/forget';
 import type { Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { tenantFor } from '../../state/tenant-store';
 import type { DiscordPort } from './port';
 import { errInfo } from './responder';
 
@@ -79,7 +80,7 @@ async function discordKeysOf(store: StateStore, guild: Guild, places: Place[]): 
 }
 
 async function forgetGuild(d: GuildDeps, guild: Guild): Promise<void> {
-  const tenant = { surface: 'discord' as const, workspace: guild.id };
+  const tenant = tenantFor('discord', guild.id);
   const done = await forgetTenant(d.store, tenant, { surfaceKeys: (places) => discordKeysOf(d.store, guild, places) });
   d.log.info({ guild: guild.id, ...done }, 'discord: removed from a server; its records are deleted');
 }

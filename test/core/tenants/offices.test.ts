@@ -11,9 +11,9 @@ import {
   routeHandoff,
   sameOffice,
   saveOffice,
-  tenantOf,
   viewTenants,
 } from '../../../src/core/tenants/offices';
+import { tenantOf } from '../../../src/core/tenants/tenant';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
 import { silentLog } from '../../support/silent-log';

@@ -9,6 +9,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { StateStore } from '../../../state/store';
+import { tenantFor } from '../../../state/tenant-store';
 import { forgetTenant } from '../../../core/tenants/forget';
 import type { TeamClients } from '../clients';
 import { INSTALLATION_PREFIX, type SlackInstallations } from './installations';
@@ -46,7 +47,7 @@ export async function forgetWorkspace(
   // Slack surface's keys that name it.
   const { records } = await forgetTenant(
     d.store,
-    { surface: 'slack', workspace: id },
+    tenantFor('slack', id),
     {
       surfaceKeys: () => slackKeysOf(d.store, id),
     },
