@@ -163,7 +163,11 @@ export class Conversations {
       return;
     }
     // One retry at a time per answer: a second press while it is queued or streaming does nothing.
-    const pressed = convView(this.ctx.store, tenant).setIfAbsent(convKeys.retrying(retryId), inv.actor.id, RETRYING_TTL_MS);
+    const pressed = convView(this.ctx.store, tenant).setIfAbsent(
+      convKeys.retrying(retryId),
+      inv.actor.id,
+      RETRYING_TTL_MS,
+    );
     if (!(await pressed)) return;
     await this.enqueue(conv, { kind: 'retry', retryId, actor: inv.actor });
   }

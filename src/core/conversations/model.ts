@@ -153,10 +153,7 @@ export const infraKeys = {
 };
 
 /** The pending index's value; `1` (no tenant) was written before queues moved into the tenants' parts. */
-export const pendingSchema = z.union([
-  z.object({ surface: z.enum(SURFACE_NAMES), id: z.string() }),
-  z.literal(1),
-]);
+export const pendingSchema = z.union([z.object({ surface: z.enum(SURFACE_NAMES), id: z.string() }), z.literal(1)]);
 
 /**
  * Where each record was kept before tenants had their own part of the store. Read on upgrade only:

@@ -9,7 +9,13 @@ import { convView, readMoved } from './records';
 
 /** The conversation's session, if one was opened. */
 export async function sessionOf(ctx: CoreContext, conv: ConvRef, retentionMs: number): Promise<number | undefined> {
-  const v = await readMoved(ctx.store, convView(ctx.store, conv), convKeys.session(conv.id), legacyKeys.session(conv.id), retentionMs);
+  const v = await readMoved(
+    ctx.store,
+    convView(ctx.store, conv),
+    convKeys.session(conv.id),
+    legacyKeys.session(conv.id),
+    retentionMs,
+  );
   return typeof v === 'number' ? v : undefined;
 }
 

@@ -14,7 +14,13 @@ const turnsSchema = z.array(turnSchema);
 
 /** The transcript as kept in the tenant's part (one kept at its old key before an upgrade is moved there). */
 function storedTranscript(store: StateStore, conv: ConvRef, retentionMs: number) {
-  return readMoved(store, convView(store, conv), convKeys.transcript(conv.id), legacyKeys.transcript(conv.id), retentionMs);
+  return readMoved(
+    store,
+    convView(store, conv),
+    convKeys.transcript(conv.id),
+    legacyKeys.transcript(conv.id),
+    retentionMs,
+  );
 }
 
 export async function readTranscript(store: StateStore, conv: ConvRef): Promise<Turn[]> {

@@ -170,7 +170,8 @@ export class Handoffs {
     }
     // The transcript's "(asked for a human)" line only for the trigger that won: the ticket, the lead
     // and the e-mail read it, so a loser's line would show twice.
-    if (decided.turn) await appendTurn(this.ctx.store, convRef(conv), { ...decided.turn, at }, this.tickets.retentionMs);
+    if (decided.turn)
+      await appendTurn(this.ctx.store, convRef(conv), { ...decided.turn, at }, this.tickets.retentionMs);
     // Its full retention, its open mark: a compare-and-set, since a drain elsewhere may already be
     // recording its posts on it. (A crash before this: the opening's own writes do the same.)
     await this.tickets.update(ticket.id, (t) => ({ ...t }));

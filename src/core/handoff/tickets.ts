@@ -50,7 +50,13 @@ export class TicketStore {
   /** The conversation's handoff mark (one from before the tenants' parts is moved into its tenant's). */
   private mark(conv: ConvRef): Promise<Json | undefined> {
     const { store } = this.ctx;
-    return readMoved(store, convView(store, conv), convKeys.handoff(conv.id), legacyKeys.handoff(conv.id), this.retentionMs);
+    return readMoved(
+      store,
+      convView(store, conv),
+      convKeys.handoff(conv.id),
+      legacyKeys.handoff(conv.id),
+      this.retentionMs,
+    );
   }
 
   /** The open or claimed ticket of a conversation, if it is in handoff. */
@@ -173,7 +179,8 @@ export class TicketStore {
         const held = typeof current === 'string' ? await this.load(current) : undefined;
         if (held && !isEnded(held.status)) return false;
       }
-      if (await view.compareAndSetWithIntents(key, current, ticketId, this.retentionMs, NOTICE_BOX, intents)) return true;
+      if (await view.compareAndSetWithIntents(key, current, ticketId, this.retentionMs, NOTICE_BOX, intents))
+        return true;
     }
     return false;
   }

@@ -63,7 +63,8 @@ async function underIds(store: StateStore, ids: Set<string>): Promise<string[]> 
 async function ratedAnswers(store: StateStore, t: Tenant): Promise<string[]> {
   const answers = new Set<string>();
   for (const key of await store.keys('feedback:answer:')) {
-    if (isTenantsPlace(t, parseStored(ratedOnly, await store.get(key)))) answers.add(key.slice('feedback:answer:'.length));
+    if (isTenantsPlace(t, parseStored(ratedOnly, await store.get(key))))
+      answers.add(key.slice('feedback:answer:'.length));
   }
   const out = [...answers].map((id) => `feedback:answer:${id}`);
   // A vote's key is feedback:vote:<answer id>:<user>; answer ids hold no colon.
@@ -72,11 +73,7 @@ async function ratedAnswers(store: StateStore, t: Tenant): Promise<string[]> {
 }
 
 export async function legacyRecordsOf(store: StateStore, t: Tenant): Promise<LegacyRecords> {
-  const named = [
-    `recent:${placePrefix(t)}`,
-    `seen:${t.surface}:${t.id}:`,
-    `assistant:welcomed:${t.surface}:${t.id}:`,
-  ];
+  const named = [`recent:${placePrefix(t)}`, `seen:${t.surface}:${t.id}:`, `assistant:welcomed:${t.surface}:${t.id}:`];
   const convs = await legacyConversations(store, t);
   const keys = [
     ...(await Promise.all(named.map((p) => store.keys(p)))).flat(),

@@ -40,7 +40,9 @@ describe('handoff: the asker is who started the conversation', () => {
     const conv = await h.bridge.conversations.load(convRefAt(thread));
     expect(conv?.asker).toEqual(h.users.alice);
     expect(await h.store.keys('convasker:')).toEqual([]);
-    expect(await convStore(h.store, thread).get(convKeys.conversation(conversationIdOf(thread)))).toMatchObject({ asker: { id: 'U-alice' } });
+    expect(await convStore(h.store, thread).get(convKeys.conversation(conversationIdOf(thread)))).toMatchObject({
+      asker: { id: 'U-alice' },
+    });
 
     const talk = buttonsIn(thread)
       .filter((b) => b.action === 'handoff.request')
@@ -93,11 +95,7 @@ describe('handoff: the asker is who started the conversation', () => {
 
     // An admin asks for a human in Alice's conversation: the ticket is Alice's, and says who asked.
     await h.bridge.command(h.invocation(h.users.admin, thread), 'handoff', 'she needs a call');
-    const second = await waitFor(
-      () => h.bridge.handoffs.activeTicket(convRefAt(thread)),
-      'the second ticket',
-      5000,
-    );
+    const second = await waitFor(() => h.bridge.handoffs.activeTicket(convRefAt(thread)), 'the second ticket', 5000);
     expect(second.user).toEqual(h.users.alice);
     await waitFor(() => tickets().length === 2, 'its message', 5000);
     expect(tickets()[1]!.current.text).toContain(`asked for a human, by ${h.users.admin.name}`);

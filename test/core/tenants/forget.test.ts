@@ -37,7 +37,17 @@ async function seedTicket(store: StateStore, place: Place, id: string, tag: stri
   const root = { place: { surface: place.surface, workspace: place.workspace, channel: place.channel }, id: `r${tag}` };
   await store.set(
     ticketKeys.ticket(ticketId),
-    toJson({ id: ticketId, convId: id, status: 'open', user: asker, userPlace: place, reason: 'call me', createdAt: 1, thread, root }),
+    toJson({
+      id: ticketId,
+      convId: id,
+      status: 'open',
+      user: asker,
+      userPlace: place,
+      reason: 'call me',
+      createdAt: 1,
+      thread,
+      root,
+    }),
   );
   await store.set(ticketKeys.open(ticketId), 1);
   await store.set(ticketKeys.byThread(thread), ticketId);
@@ -69,7 +79,10 @@ async function seedConversation(store: StateStore, place: Place, tag: string): P
   await view.set(convKeys.seen(place, `m-${tag}`), 1);
   await view.set(convKeys.retry(`r-${tag}`), { conv: id, question: 'hi' });
   await view.set(convKeys.retrying(`r-${tag}`), 'U1');
-  await view.set(scoped('feedback', 'answer', `a-${tag}`), toJson({ id: `a-${tag}`, conversation: id, at: 1, ...place }));
+  await view.set(
+    scoped('feedback', 'answer', `a-${tag}`),
+    toJson({ id: `a-${tag}`, conversation: id, at: 1, ...place }),
+  );
   await view.push(convKeys.queue(id), { kind: 'message', text: 'queued' });
   await store.set(infraKeys.pending(id), toJson(ref.tenant));
   await store.acquireLease(infraKeys.lease(id), 'instance-1', 60_000);
@@ -146,7 +159,9 @@ describe.each([
     expect(await store.keys(tenantPrefix(T1))).toEqual([]);
     // Its own chatbot's applied settings went with it; the other tenant's chatbot's stay.
     expect(left).not.toContain(appliedSettingsKey('bot-a'));
-    expect(left).toEqual(expect.arrayContaining([appliedSettingsKey('bot-b'), connectionKey(tenantFor('slack', 'T2'))]));
+    expect(left).toEqual(
+      expect.arrayContaining([appliedSettingsKey('bot-b'), connectionKey(tenantFor('slack', 'T2'))]),
+    );
     expect(left.filter((k) => k.includes(kept)).length).toBeGreaterThanOrEqual(8);
     expect(left).toEqual(expect.arrayContaining(['ticket:t-b', 't:slack:T2:feedback:answer:a-b']));
     expect(before - left.length).toBe(done.records);

@@ -45,13 +45,9 @@ export async function forgetWorkspace(
   d.clients.forget(id);
   // Core's records of the tenant (its own part of the store, conversations, tickets, votes...) and the
   // Slack surface's keys that name it.
-  const { records } = await forgetTenant(
-    d.store,
-    tenantFor('slack', id),
-    {
-      surfaceKeys: () => slackKeysOf(d.store, id),
-    },
-  );
+  const { records } = await forgetTenant(d.store, tenantFor('slack', id), {
+    surfaceKeys: () => slackKeysOf(d.store, id),
+  });
   if (installed || records > 0)
     d.log.info({ workspace: id, why, records }, 'slack: workspace left: its data is deleted');
   else d.log.debug({ workspace: id, why }, 'slack: workspace already gone');
