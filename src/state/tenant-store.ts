@@ -16,7 +16,8 @@
  * - leases (`convlease:`, `lease:`): one name per thing, whoever holds it;
  * - the pending-queue index (`convpending:<conv id>`), which the sweep walks to find queues an instance
  *   left behind; its value names the tenant, so the queue itself is reached through that tenant's view;
- * - answers in flight (`inflight:`), walked by crash recovery on every instance;
+ * - answers in flight (`inflight:`) and `/ask`s not yet queued (`askintent:`), walked by crash
+ *   recovery and the sweep on every instance;
  * - tickets and their thread/message lookups (a ticket can cross tenants of one office: a Discord
  *   user's ticket in a Slack channel; each tenant's index of them is its own);
  * - the outboxes (notices, mail), installations, the roster's turn, and everything else that is not

@@ -29,7 +29,7 @@ import { type LinkTrust, trustHosts } from '../text/links';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
-const RETRY_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+export const RETRY_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 // Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
 const PLACEHOLDER = { text: '', typing: true } as const;
 const BOT_AUTHOR = 'Bot';

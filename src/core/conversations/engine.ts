@@ -7,7 +7,7 @@
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import type { Actor, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
-import { TurnAnswerer } from './answer-turn';
+import { RETRY_TTL_MS, TurnAnswerer } from './answer-turn';
 import { type AskInProgress, beginAsk, takeLostAsks } from './ask-intents';
 import {
   convKeys,
@@ -38,8 +38,6 @@ import { chatbotFor, withChatbot } from '../tenants/scope';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a pressed Retry counts as queued at most (a crashed worker's mark must not block it forever). */
 const RETRYING_TTL_MS = 10 * 60_000;
-/** A Retry record moved from before an upgrade is kept as long as a new one (answer-turn.ts). */
-const RETRY_MOVED_TTL_MS = 14 * DAY_MS;
 
 export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
@@ -197,7 +195,7 @@ export class Conversations {
   /** A Retry record (one written before an upgrade is moved into the tenant's part as it is read). */
   private retryRecord(tenant: ConvRef['tenant'], retryId: string) {
     const view = convView(this.ctx.store, tenant);
-    return readMoved(this.ctx.store, view, convKeys.retry(retryId), legacyKeys.retry(retryId), RETRY_MOVED_TTL_MS);
+    return readMoved(this.ctx.store, view, convKeys.retry(retryId), legacyKeys.retry(retryId), RETRY_TTL_MS);
   }
 
   /** A pressed Retry is over: its button works again (a press from before an upgrade was marked at the old key). */

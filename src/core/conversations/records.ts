@@ -26,7 +26,8 @@ export function convView(store: StateStore, of: ConvRef | Tenant): TenantStore {
 
 /**
  * The record at `key` in the tenant's part; else the one at its old global key, moved into the
- * tenant's part (kept `ttlMs`, the record's retention, from now) on this first read.
+ * tenant's part (kept `ttlMs`, the record's retention, from now) on this first read. A reader that
+ * does not know the retention reads with `readEither` (the next writer moves it).
  */
 export async function readMoved(
   store: StateStore,
@@ -43,6 +44,16 @@ export async function readMoved(
   await view.setIfAbsent(key, old, ttlMs);
   await store.delete(legacy);
   return view.get(key);
+}
+
+/** The record at `key` in the tenant's part, else the one at its old global key (left where it is). */
+export async function readEither(
+  store: StateStore,
+  view: TenantStore,
+  key: ScopedKey,
+  legacy: string,
+): Promise<Json | undefined> {
+  return (await view.get(key)) ?? (await store.get(legacy));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { StateStore } from '../../state/store';
 import { gatherLead, touchLeadFacts } from '../handoff/lead-store';
 import { convKeys, legacyKeys, parseStored, toJson, turnSchema, type ConvRef, type Turn } from './model';
-import { convView, readMoved } from './records';
+import { convView, readEither, readMoved } from './records';
 import { z } from 'zod';
 
 /** Tickets show the recent exchange; older turns are not needed by anyone. */
@@ -23,8 +23,11 @@ function storedTranscript(store: StateStore, conv: ConvRef, retentionMs: number)
   );
 }
 
+/** The transcript (one still at its old key is read there: its next turn moves it, with its retention). */
 export async function readTranscript(store: StateStore, conv: ConvRef): Promise<Turn[]> {
-  return parseStored(turnsSchema, await storedTranscript(store, conv, DEFAULT_RETENTION_MS)) ?? [];
+  const view = convView(store, conv);
+  const raw = await readEither(store, view, convKeys.transcript(conv.id), legacyKeys.transcript(conv.id));
+  return parseStored(turnsSchema, raw) ?? [];
 }
 
 /**

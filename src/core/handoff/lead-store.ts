@@ -6,14 +6,11 @@
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { convKeys, legacyKeys, parseStored, toJson, type ConvRef, type Turn } from '../conversations/model';
-import { convView, readMoved } from '../conversations/records';
+import { convView, readEither, readMoved } from '../conversations/records';
 import { noFacts, withMessage, type LeadFacts } from './lead';
 
-/** How long facts moved from the old layout are kept when the reader names no retention (RETENTION_DAYS' default). */
-const MOVED_TTL_MS = 90 * 24 * 60 * 60 * 1000;
-
 /** The facts as kept in the tenant's part (those kept at their old key before an upgrade are moved there). */
-function storedFacts(store: StateStore, conv: ConvRef, retentionMs = MOVED_TTL_MS) {
+function storedFacts(store: StateStore, conv: ConvRef, retentionMs: number) {
   return readMoved(store, convView(store, conv), convKeys.lead(conv.id), legacyKeys.lead(conv.id), retentionMs);
 }
 
@@ -36,7 +33,9 @@ function sourceOf(turn: Turn): 'user' | 'answer' | undefined {
 
 /** The facts gathered so far; undefined for a conversation from before they were kept. */
 export async function readLeadFacts(store: StateStore, conv: ConvRef): Promise<LeadFacts | undefined> {
-  return parseStored(factsSchema, await storedFacts(store, conv));
+  // Facts still at their old key are read there: the next turn moves them, with their retention.
+  const view = convView(store, conv);
+  return parseStored(factsSchema, await readEither(store, view, convKeys.lead(conv.id), legacyKeys.lead(conv.id)));
 }
 
 /** The facts of a list of turns (a conversation whose facts were not kept: its transcript). */

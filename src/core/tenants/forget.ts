@@ -13,7 +13,7 @@
  * - tickets whose asker's thread is the tenant's, or whose conversation is one of its (by value), with
  *   their open, late and lookup keys, the lookups of threads in its channels, and their notices still
  *   pending in the outbox (completed unsent, so nothing is posted to a place that is gone);
- * - answers in flight whose place is the tenant's (by value), with their leases;
+ * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value), with their leases;
  * - its connection (`/chatbot connect`), and the applied settings (`settings:applied:<chatbot>`) of
  *   its own chatbot when no other tenant's connection names that chatbot (read before its part goes);
  * - a surface's own keys, through `surfaceKeys` (the places found are handed to it);
@@ -35,6 +35,7 @@ import {
   pendingSchema,
   placeSchema,
 } from '../conversations/model';
+import { ASK_INTENT_PREFIX } from '../conversations/ask-intents';
 import { NOTICE_BOX } from '../handoff/notice';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
 import { appliedSettingsKey } from '../settings/applied';
@@ -131,16 +132,25 @@ async function dropNotices(store: StateStore, tickets: Ticket[]): Promise<void> 
   }
 }
 
-/** Answers in flight of the tenant (by value), their leases released; the places they name are added. */
+/**
+ * Work in flight of the tenant (by value: answers being streamed, `/ask`s not yet queued), their
+ * leases released; the places they name are added.
+ */
 async function inflightOf(store: StateStore, t: Tenant, places: Place[]): Promise<string[]> {
   const out: string[] = [];
-  for (const key of await store.keys('inflight:')) {
-    const inflight = parseStored(placeOnly, await store.get(key));
-    if (!inflight || !isTenantsPlace(t, inflight.place)) continue;
-    out.push(key);
-    const lease = await store.leaseInfo(`lease:${key}`);
-    if (lease) await store.releaseLease(`lease:${key}`, lease.owner);
-    places.push(inflight.place);
+  const kinds = [
+    { prefix: 'inflight:', lease: (key: string) => `lease:${key}` },
+    { prefix: ASK_INTENT_PREFIX, lease: (key: string) => key },
+  ];
+  for (const kind of kinds) {
+    for (const key of await store.keys(kind.prefix)) {
+      const inflight = parseStored(placeOnly, await store.get(key));
+      if (!inflight || !isTenantsPlace(t, inflight.place)) continue;
+      out.push(key);
+      const lease = await store.leaseInfo(kind.lease(key));
+      if (lease) await store.releaseLease(kind.lease(key), lease.owner);
+      places.push(inflight.place);
+    }
   }
   return out;
 }

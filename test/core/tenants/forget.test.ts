@@ -88,6 +88,10 @@ async function seedConversation(store: StateStore, place: Place, tag: string): P
   await store.acquireLease(infraKeys.lease(id), 'instance-1', 60_000);
   await seedTicket(store, place, id, tag);
   await store.set(`inflight:${id}:k-${tag}`, toJson({ surface: place.surface, place, messages: [] }));
+  await store.set(
+    `askintent:i-${tag}`,
+    toJson({ surface: place.surface, place, actor: asker, question: 'hi', owner: 'x' }),
+  );
   return id;
 }
 
