@@ -92,7 +92,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
     run: (_ctx, inv, args) => runHandoff(conversations, handoffs, inv, args),
     actions: {
       [HANDOFF_ACTIONS.request]: async (_ctx, inv, convId) => {
-        const conv = await conversations.load({ tenant: tenantOf(inv.place), id: convId });
+        const conv = await conversations.load({ tenant: inv.tenant, id: convId });
         if (!conv) {
           await inv.reply(
             { text: 'This conversation is no longer known; start a new one with /ask.' },

@@ -145,7 +145,7 @@ export class Conversations {
    * the answer's thread: its request's tenant is the conversation's, whose part holds the record.
    */
   async retry(inv: Invocation, retryId: string): Promise<void> {
-    const tenant = tenantOf(inv.place);
+    const { tenant } = inv;
     const record = parseStored(retryRecordSchema, await this.retryRecord(tenant, retryId));
     const conv = record ? await this.load({ tenant, id: record.conv }) : undefined;
     if (!record || !conv) {
@@ -373,7 +373,7 @@ export class Conversations {
 function answerRequest(conv: Conversation, surface: SurfacePort, actor: Actor): BridgeRequest {
   const asker = conv.asker ?? actor;
   return {
-    tenant: conv.place.workspace,
+    tenant: tenantOf(conv.place),
     surface,
     place: conv.place,
     actor,

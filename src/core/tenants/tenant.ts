@@ -13,10 +13,9 @@ import type { Place } from '../surface';
 export type { Tenant } from '../../state/tenant-store';
 
 /**
- * The tenant of a request that happened at `place`. For Slack and Discord this is the request's own
- * `BridgeRequest.tenant` (the surfaces build it from the same workspace); it is read from the place
- * so that a command and the answers of its conversation (queued, answered from the conversation's
- * place) always name the same tenant, the shell's included (its requests say 'shell', its places 'local').
+ * The tenant of a request that happened at `place`: every surface builds its `BridgeRequest.tenant`
+ * with it, and core derives a conversation's from its place with it, so a command and the answers of
+ * its conversation (queued, answered from the conversation's place) always name the same tenant.
  */
 export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
