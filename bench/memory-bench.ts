@@ -8,7 +8,8 @@
  */
 import { NO_BUDGETS, NO_DIRECTORY, NO_STATUS } from '../src/core/capabilities';
 import pino from 'pino';
-import { conversationIdOf, keys } from '../src/core/conversations/model';
+import { convKeys, convRefAt } from '../src/core/conversations/model';
+import { convView } from '../src/core/conversations/records';
 import { Relay } from '../src/core/relay/relay';
 import { streamingCut } from '../src/core/relay/split';
 import type { MessageRef, OutMessage, Place, SurfacePort } from '../src/core/surface';
@@ -116,9 +117,10 @@ export async function runMemoryBench(conversations = 1_000): Promise<MemoryFigur
   const visible = streamingCut(textOf(0), 0, port.limits.maxMessageLength).safe;
   for (let i = 0; i < conversations; i++) {
     const place: Place = { surface: 'shell', workspace: 'W', channel: `C${i % 10}`, thread: `T${i + 1}` };
-    const id = conversationIdOf(place);
-    await store.set(keys.conversation(id), { id, place: { ...place }, createdAt: Date.now() });
-    await store.set(keys.session(id), 100_000 + i);
+    const ref = convRefAt(place);
+    const id = ref.id;
+    await convView(store, ref).set(convKeys.conversation(id), { id, place: { ...place }, createdAt: Date.now() });
+    await convView(store, ref).set(convKeys.session(id), 100_000 + i);
     const s = new AnswerQueue();
     streams.push(s);
     runs.push(relay.run(request(port, s, place, `mem-${i}`)));

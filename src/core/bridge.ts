@@ -4,7 +4,7 @@
  * thread messages to conversations or to a handoff, runs the periodic sweeps, and never lets an
  * error reach a surface: the user is told what failed, the log gets the detail.
  */
-import { tenantOf } from './tenants/offices';
+import { tenantOf } from './tenants/tenant';
 import { assistantIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
 import { askCommand } from './commands/ask';
@@ -166,7 +166,12 @@ export class Bridge implements BridgeCore {
   /** A tenant left: its answers stop on every instance, then its records are deleted (tenants/leave.ts). */
   async leave(leaving: TenantLeaving): Promise<void> {
     const { surface, workspace, ...opts } = leaving;
-    await leaveTenant(this.ctx, { surface, workspace }, opts);
+    // The environment's chatbot serves every tenant without its own: one that connected it by name
+    // does not take its applied settings with it.
+    await leaveTenant(this.ctx, tenantOf({ surface, workspace }), {
+      ...opts,
+      keepChatbots: [this.ctx.config.chatbotId],
+    });
   }
 
   async command(inv: Invocation, name: CommandName, args: string): Promise<void> {

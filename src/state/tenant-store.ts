@@ -6,11 +6,24 @@
  * compiler, so a key of one tenant cannot be read through another's view: the view adds its own
  * prefix to whatever it is given, and lists only its own keys.
  *
- * Global on purpose (they stay on the raw store): the ticket notice outbox (one box drained by every
- * instance), leases, the mail outbox, installations, the roster's turn and everything else that is
- * not one tenant's records.
+ * What a tenant keeps here: its conversations and everything per conversation (the record, its chat
+ * session and the chatbot it was opened with, transcript, handoff mark, lead facts, crash marks,
+ * askers), its queues of work (`push`/`peek`/`ack`/`length` below), Retry records, dedupe marks,
+ * recent conversations, votes, ticket indexes, office record and limits.
+ *
+ * Global on purpose (they stay on the raw store), because they are infrastructure shared across
+ * tenants and instances, found by name or walked by every instance:
+ * - leases (`convlease:`, `lease:`): one name per thing, whoever holds it;
+ * - the pending-queue index (`convpending:<conv id>`), which the sweep walks to find queues an instance
+ *   left behind; its value names the tenant, so the queue itself is reached through that tenant's view;
+ * - answers in flight (`inflight:`) and `/ask`s not yet queued (`askintent:`), walked by crash
+ *   recovery and the sweep on every instance;
+ * - tickets and their thread/message lookups (a ticket can cross tenants of one office: a Discord
+ *   user's ticket in a Slack channel; each tenant's index of them is its own);
+ * - the outboxes (notices, mail), installations, the roster's turn, and everything else that is not
+ *   one tenant's records.
  */
-import type { Json, RateDecision, StateStore } from './store';
+import type { Json, OutboxIntent, QueueItem, RateDecision, StateStore } from './store';
 
 export const TENANT_KINDS = ['slack', 'discord', 'shell'] as const;
 export type TenantKind = (typeof TENANT_KINDS)[number];
@@ -56,7 +69,7 @@ export function scopedPrefix(...parts: string[]): ScopedKey {
   return `${scoped(...parts)}:` as ScopedKey;
 }
 
-/** The store's key-value, listing and rate primitives, bound to one tenant. */
+/** The store's key-value, listing, queue and rate primitives, bound to one tenant. */
 export interface TenantStore {
   readonly tenant: Tenant;
   get<T extends Json = Json>(key: ScopedKey): Promise<T | undefined>;
@@ -64,9 +77,23 @@ export interface TenantStore {
   delete(key: ScopedKey): Promise<void>;
   setIfAbsent(key: ScopedKey, value: Json, ttlMs?: number): Promise<boolean>;
   compareAndSet(key: ScopedKey, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean>;
+  /** compareAndSet on the tenant's key, with intents joining a global outbox (`box`) in the same step. */
+  compareAndSetWithIntents(
+    key: ScopedKey,
+    expected: Json | undefined,
+    next: Json,
+    ttlMs: number | undefined,
+    box: string,
+    intents: OutboxIntent[],
+  ): Promise<boolean>;
   /** The tenant's keys under `prefix`, relative (the tenant's prefix taken off). */
   keys(prefix: ScopedKey): Promise<ScopedKey[]>;
   takeToken(key: ScopedKey, limit: number, windowMs: number): Promise<RateDecision>;
+  /** The store's ordered queues (FIFO per queue), named relative to the tenant. */
+  push(queue: ScopedKey, value: Json): Promise<QueueItem>;
+  peek<T extends Json = Json>(queue: ScopedKey): Promise<QueueItem<T> | undefined>;
+  ack(queue: ScopedKey, id: string): Promise<boolean>;
+  length(queue: ScopedKey): Promise<number>;
 }
 
 export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
@@ -79,8 +106,14 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
     delete: (key) => store.delete(full(key)),
     setIfAbsent: (key, value, ttlMs) => store.setIfAbsent(full(key), value, ttlMs),
     compareAndSet: (key, expected, next, ttlMs) => store.compareAndSet(full(key), expected, next, ttlMs),
+    compareAndSetWithIntents: (key, expected, next, ttlMs, box, intents) =>
+      store.compareAndSetWithIntents(full(key), expected, next, ttlMs, box, intents),
     keys: async (under) => (await store.keys(full(under))).map((k) => k.slice(prefix.length) as ScopedKey),
     takeToken: (key, limit, windowMs) => store.takeToken(full(key), limit, windowMs),
+    push: (queue, value) => store.push(full(queue), value),
+    peek: (queue) => store.peek(full(queue)),
+    ack: (queue, id) => store.ack(full(queue), id),
+    length: (queue) => store.length(full(queue)),
   };
 }
 
@@ -88,7 +121,8 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
  * Deletes every key under the tenant's prefix (a workspace uninstalls, a server removes the bot);
  * other tenants' keys and the global ones are untouched. Returns how many keys went. Core's
  * `forgetTenant` (core/tenants/forget.ts) calls it, then finds the records still kept outside.
- * Rate logs are not listed by the store and empty themselves within their window.
+ * Queues are not keys: the caller empties them first (it knows their names). Rate logs are not
+ * listed by the store and empty themselves within their window.
  */
 export async function forgetTenantKeys(store: StateStore, tenant: Tenant): Promise<number> {
   const doomed = await store.keys(tenantPrefix(tenant));

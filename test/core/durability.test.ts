@@ -1,5 +1,6 @@
 import { startCoreHarness, type CoreHarness } from '../support/core-harness';
-import { conversationIdOf, keys } from '../../src/core/conversations/model';
+import { convKeys, convRefAt, conversationIdOf } from '../../src/core/conversations/model';
+import { convStore } from '../support/conv-records';
 import { waitFor } from '../../fakes/wait-for';
 
 describe('durability: close and reopen the SQLite store with a new Bridge', () => {
@@ -19,7 +20,7 @@ describe('durability: close and reopen the SQLite store with a new Bridge', () =
       10_000,
     );
     const convId = conversationIdOf(thread);
-    const sessionBefore = await h.store.get(keys.session(convId));
+    const sessionBefore = await convStore(h.store, thread).get(convKeys.session(convId));
     expect(typeof sessionBefore).toBe('number');
 
     // A second conversation with an open ticket.
@@ -54,9 +55,9 @@ describe('durability: close and reopen the SQLite store with a new Bridge', () =
       10_000,
     );
     expect(getSessionCalls).toBe(0);
-    expect(await h.store.get(keys.session(convId))).toBe(sessionBefore);
+    expect(await convStore(h.store, thread).get(convKeys.session(convId))).toBe(sessionBefore);
 
-    const open = await h.bridge.handoffs.activeTicket(conversationIdOf(bobThread));
+    const open = await h.bridge.handoffs.activeTicket(convRefAt(bobThread));
     expect(open?.id).toBe(ticketId);
     expect(open?.status).toBe('open');
     const inv = h.invocation(h.agents.ann, h.handoffChannel, { source: ticket.ref });

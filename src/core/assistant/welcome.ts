@@ -6,7 +6,7 @@
  */
 import { scoped, tenantStore, type ScopedKey } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import type { AssistantIntro, Place } from '../surface';
 import { assistantIntro } from './intro';
 

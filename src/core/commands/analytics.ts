@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import type { FeedbackTally } from '../../state/feedback-store';
 import { feedbackOf } from '../feedback/feedback';
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import { ownConversations } from '../tenants/own-conversations';
 import { SHARED_CHATBOT_NOTE, onSharedChatbot } from '../tenants/shared-chatbot';
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';

@@ -3,9 +3,9 @@
  * claim, close, cancel, release, take over, rating). Who may press what is decided by the handoff
  * state machine (core/handoff/decide.ts and its permission table), the same on every path.
  */
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import type { Conversations } from '../conversations/engine';
-import type { Conversation } from '../conversations/model';
+import { convRef, type Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
@@ -48,7 +48,7 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
 
 /** `/handoff cancel`: the conversation's handoff called off (by its asker or an admin: the table says). */
 async function cancelHandoff(handoffs: Handoffs, inv: Invocation, conv: Conversation): Promise<void> {
-  const ticket = await handoffs.activeTicket(conv.id);
+  const ticket = await handoffs.activeTicket(convRef(conv));
   if (!ticket) {
     await inv.reply(
       { text: 'This conversation is not with a human, so there is nothing to cancel.' },
@@ -92,7 +92,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
     run: (_ctx, inv, args) => runHandoff(conversations, handoffs, inv, args),
     actions: {
       [HANDOFF_ACTIONS.request]: async (_ctx, inv, convId) => {
-        const conv = await conversations.load(convId);
+        const conv = await conversations.load({ tenant: inv.tenant, id: convId });
         if (!conv) {
           await inv.reply(
             { text: 'This conversation is no longer known; start a new one with /ask.' },

@@ -15,7 +15,8 @@ import { questionRefusal } from '../limits/user-limits';
 import { HANDOFF_ACTIONS } from '../handoff/model';
 import type { Attachment, BridgeRequest, Button, Card, MessageRef, OutMessage } from '../surface';
 import { describeInterruption } from './interruption';
-import { keys, toJson, type Conversation, type RetryRecord, type Turn } from './model';
+import { convKeys, convRef, toJson, type Conversation, type RetryRecord, type Turn } from './model';
+import { convView } from './records';
 import { describe, isRefusal, isServerFailure, openStream } from './opening';
 import type { RelayResult } from '../relay/relay';
 import type { AnswerRelay } from './relay-port';
@@ -28,7 +29,7 @@ import { type LinkTrust, trustHosts } from '../text/links';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
-const RETRY_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+export const RETRY_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 // Empty text: the first version of the message is already a prefix of the final answer (surfaces show a typing mark).
 const PLACEHOLDER = { text: '', typing: true } as const;
 const BOT_AUTHOR = 'Bot';
@@ -65,9 +66,9 @@ export interface TurnDeps {
   relay: AnswerRelay;
   handoffs: Handoffs;
   /** The conversation's chat session (opened with the service on first use). */
-  session(convId: string): Promise<number>;
+  session(conv: Conversation): Promise<number>;
   /** Appends to the conversation's transcript. */
-  addTurn(convId: string, turn: Turn): Promise<void>;
+  addTurn(conv: Conversation, turn: Turn): Promise<void>;
   /** Aborts when the bridge stops: the answer in flight stops with it (marked, with Retry). */
   stopSignal: AbortSignal;
 }
@@ -99,7 +100,7 @@ export class TurnAnswerer {
   async answerMessage(m: MessageTurn): Promise<void> {
     const { conv, request, text, attachments, progress, left } = m;
     const { surface } = request;
-    await this.deps.addTurn(conv.id, {
+    await this.deps.addTurn(conv, {
       author: request.actor.name,
       text: text + attachments.map((a) => ` [file: ${a.name}]`).join(''),
       at: this.deps.ctx.now(),
@@ -137,7 +138,7 @@ export class TurnAnswerer {
     if (refused) {
       if (turn.placeholder) await surface.edit(turn.placeholder, { text: refused });
       else await surface.post(turn.conv.place, { text: refused });
-      await this.deps.addTurn(turn.conv.id, { author: BOT_AUTHOR, text: refused, at: this.deps.ctx.now() });
+      await this.deps.addTurn(turn.conv, { author: BOT_AUTHOR, text: refused, at: this.deps.ctx.now() });
       return;
     }
     // "is thinking…" until the first fragment (where the surface has a status, e.g. Slack's assistant).
@@ -162,8 +163,8 @@ export class TurnAnswerer {
     if (placeholder) await progress.notePlaceholder(placeholder);
     const retryId = turn.retryId ?? randomBytes(8).toString('hex');
     if (!turn.retryId)
-      await ctx.store.set(
-        keys.retry(retryId),
+      await convView(ctx.store, convRef(conv)).set(
+        convKeys.retry(retryId),
         toJson({ ...ask, asker: ask.asker ?? { id: actor.id, name: actor.name } }),
         RETRY_TTL_MS,
       );
@@ -175,7 +176,7 @@ export class TurnAnswerer {
 
     let sessionId: number;
     try {
-      sessionId = await this.deps.session(conv.id);
+      sessionId = await this.deps.session(conv);
     } catch (err) {
       ctx.log.warn({ err, convId: conv.id }, 'conversation: GetSession failed');
       await show({
@@ -276,7 +277,7 @@ export class TurnAnswerer {
     if (result.status === 'complete') {
       await completeRatedAnswer(ctx, feedbackId, conv.place, { message: last, answerId: result.final?.answerId });
     }
-    await this.deps.addTurn(conv.id, {
+    await this.deps.addTurn(conv, {
       author: BOT_AUTHOR,
       text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
       at: ctx.now(),
@@ -331,7 +332,7 @@ export class TurnAnswerer {
     const text =
       error instanceof ServiceError ? error.message : `Sorry, I could not send that to the chatbot: ${error.message}`;
     await show({ text });
-    await this.deps.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
+    await this.deps.addTurn(conv, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
   }
 
   /** The service failed (HTTP 5xx) before any text: say so plainly; the user decides whether to retry. */
@@ -346,7 +347,7 @@ export class TurnAnswerer {
     const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;
     const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)})${detail}. Press Retry to ask again.`;
     await show({ text, buttons: [retry] });
-    await this.deps.addTurn(conv.id, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
+    await this.deps.addTurn(conv, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
   }
 }
 

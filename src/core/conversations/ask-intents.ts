@@ -12,7 +12,9 @@ import { leaseTimings } from '../leases';
 import { type Actor, type MessageRef, type Place, SURFACE_NAMES, type SurfaceName } from '../surface';
 import { actorSchema, messageRefSchema, parseStored, placeSchema, toJson } from './model';
 
-const PREFIX = 'askintent:';
+/** Global (walked by every instance's sweep, like answers in flight); its lease has the record's name. */
+export const ASK_INTENT_PREFIX = 'askintent:';
+const PREFIX = ASK_INTENT_PREFIX;
 /** Kept at most a day: an intent no instance could finish by then is dropped. */
 const INTENT_TTL_MS = 24 * 60 * 60 * 1000;
 

@@ -4,36 +4,37 @@
  * (worker.ts) answers each thread's items in order across instances; one turn is answered by
  * answer-turn.ts.
  */
-import type { QueueItem } from '../../state/store';
-import { tenantStore } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { Actor, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
-import { TurnAnswerer } from './answer-turn';
+import type { Actor, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import { RETRY_TTL_MS, TurnAnswerer } from './answer-turn';
 import { type AskInProgress, beginAsk, takeLostAsks } from './ask-intents';
 import {
-  conversationIdOf,
-  conversationSchema,
-  keys,
+  convKeys,
+  convRef,
+  convRefAt,
+  legacyKeys,
   parseStored,
   queueItemSchema,
   retryRecordSchema,
-  tenantKeys,
   toJson,
   type Conversation,
   type ConvQueueItem,
+  type ConvRef,
 } from './model';
+import { convView, loadConversation, readMoved } from './records';
+import { ensureSession, sessionOf, touchSession } from './sessions';
 import { describe } from './opening';
 import type { AnswerRelay } from './relay-port';
+import { answerRequest } from './answer-request';
 import { startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
-import { QueueWorker } from './worker';
+import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import type { ChatbotClient } from '../../service/client';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { chatbotFor, withChatbot } from '../tenants/scope';
-import { recordOwnSession } from '../tenants/own-conversations';
 import { beginTenantWork } from '../tenants/leave';
 import type { TenantWork } from '../tenants/tenant-work';
 
@@ -54,7 +55,7 @@ export class Conversations {
     private readonly relay: AnswerRelay,
     private readonly handoffs: Handoffs,
   ) {
-    this.worker = new QueueWorker(ctx, (convId, item) => this.handleItem(convId, item));
+    this.worker = new QueueWorker(ctx, (conv, item) => this.handleItem(conv, item), this.retentionMs);
   }
 
   /** The answerer of the conversation's tenant's chatbot; undefined when the tenant has none. */
@@ -69,8 +70,8 @@ export class Conversations {
       ctx,
       relay: this.relay,
       handoffs: this.handoffs,
-      session: (convId) => this.ensureSession(convId, ctx),
-      addTurn: (convId, turn) => appendTurn(ctx.store, convId, turn, this.retentionMs),
+      session: (conv) => ensureSession(ctx, convRef(conv), this.retentionMs),
+      addTurn: (conv, turn) => appendTurn(ctx.store, convRef(conv), turn, this.retentionMs),
       stopSignal: this.worker.stopSignal,
     });
     this.turns.set(chatbot.client, made);
@@ -132,15 +133,24 @@ export class Conversations {
     return true;
   }
 
-  /** Slack and Discord redeliver: a message id is handled once, whichever instance sees it. */
+  /**
+   * Slack and Discord redeliver: a message id is handled once, whichever instance sees it (one seen
+   * before an upgrade, at its old key, counts too).
+   */
   async firstDelivery(msg: IncomingMessage): Promise<boolean> {
-    return this.ctx.store.setIfAbsent(keys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS);
+    const view = convView(this.ctx.store, tenantOf(msg.place));
+    if (!(await view.setIfAbsent(convKeys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS))) return false;
+    return (await this.ctx.store.get(legacyKeys.seen(msg.place, msg.id))) === undefined;
   }
 
-  /** Retry button: the same question again, in the same thread and session. */
+  /**
+   * Retry button: the same question again, in the same thread and session. The button is pressed in
+   * the answer's thread: its request's tenant is the conversation's, whose part holds the record.
+   */
   async retry(inv: Invocation, retryId: string): Promise<void> {
-    const record = parseStored(retryRecordSchema, await this.ctx.store.get(keys.retry(retryId)));
-    const conv = record ? await this.load(record.conv) : undefined;
+    const { tenant } = inv;
+    const record = parseStored(retryRecordSchema, await this.retryRecord(tenant, retryId));
+    const conv = record ? await this.load({ tenant, id: record.conv }) : undefined;
     if (!record || !conv) {
       await inv.reply({ text: 'This Retry button has expired: please ask your question again.' }, { ephemeral: true });
       return;
@@ -154,29 +164,49 @@ export class Conversations {
       return;
     }
     // One retry at a time per answer: a second press while it is queued or streaming does nothing.
-    if (!(await this.ctx.store.setIfAbsent(keys.retrying(retryId), inv.actor.id, RETRYING_TTL_MS))) return;
+    const pressed = convView(this.ctx.store, tenant).setIfAbsent(
+      convKeys.retrying(retryId),
+      inv.actor.id,
+      RETRYING_TTL_MS,
+    );
+    if (!(await pressed)) return;
     await this.enqueue(conv, { kind: 'retry', retryId, actor: inv.actor });
   }
 
   async find(place: Place): Promise<Conversation | undefined> {
-    return this.load(conversationIdOf(place));
+    return this.load(convRefAt(place));
   }
 
-  async load(convId: string): Promise<Conversation | undefined> {
-    return parseStored(conversationSchema, await this.ctx.store.get(keys.conversation(convId)));
+  /** A conversation of a tenant (a button's conversation id, read under its request's tenant). */
+  async load(ref: ConvRef): Promise<Conversation | undefined> {
+    return loadConversation(this.ctx.store, ref, this.retentionMs);
   }
 
   /** The user's most recent conversation in a channel (for `/handoff` typed outside a thread). */
   async recentFor(place: Place, userId: string): Promise<Conversation | undefined> {
-    const view = tenantStore(this.ctx.store, tenantOf(place));
+    const tenant = tenantOf(place);
     const id =
-      (await view.get(tenantKeys.recent(place, userId))) ?? (await this.ctx.store.get(keys.recent(place, userId)));
-    return typeof id === 'string' ? this.load(id) : undefined;
+      (await convView(this.ctx.store, tenant).get(convKeys.recent(place, userId))) ??
+      (await this.ctx.store.get(legacyKeys.recent(place, userId)));
+    return typeof id === 'string' ? this.load({ tenant, id }) : undefined;
   }
 
-  async sessionOf(convId: string): Promise<number | undefined> {
-    const v = await this.ctx.store.get(keys.session(convId));
-    return typeof v === 'number' ? v : undefined;
+  sessionOf(conv: ConvRef): Promise<number | undefined> {
+    return sessionOf(this.ctx, conv, this.retentionMs);
+  }
+
+  /** A Retry record (one written before an upgrade is moved into the tenant's part as it is read). */
+  private retryRecord(tenant: ConvRef['tenant'], retryId: string) {
+    const view = convView(this.ctx.store, tenant);
+    return readMoved(this.ctx.store, view, convKeys.retry(retryId), legacyKeys.retry(retryId), RETRY_TTL_MS);
+  }
+
+  /** A pressed Retry is over: its button works again (a press from before an upgrade was marked at the old key). */
+  private async retryDone(conv: ConvRef, retryId: string): Promise<void> {
+    await convView(this.ctx.store, conv)
+      .delete(convKeys.retrying(retryId))
+      .catch(() => undefined);
+    await this.ctx.store.delete(legacyKeys.retrying(retryId)).catch(() => undefined);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------------
@@ -221,13 +251,17 @@ export class Conversations {
 
   /** The conversation of `place`; a new one is `starter`'s (its asker, kept as long as the conversation). */
   private async ensureConversation(place: Place, starter: Actor): Promise<Conversation> {
-    const conv: Conversation = { id: conversationIdOf(place), place, createdAt: this.ctx.now(), asker: starter };
-    if (await this.ctx.store.setIfAbsent(keys.conversation(conv.id), toJson(conv), this.retentionMs)) return conv;
-    return (await this.load(conv.id)) ?? conv;
+    const ref = convRefAt(place);
+    const known = await this.load(ref);
+    if (known) return known;
+    const conv: Conversation = { id: ref.id, place, createdAt: this.ctx.now(), asker: starter };
+    const view = convView(this.ctx.store, ref);
+    if (await view.setIfAbsent(convKeys.conversation(conv.id), toJson(conv), this.retentionMs)) return conv;
+    return (await this.load(ref)) ?? conv;
   }
 
   private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
-    await tenantStore(this.ctx.store, tenantOf(place)).set(tenantKeys.recent(place, userId), convId, 30 * DAY_MS);
+    await convView(this.ctx.store, tenantOf(place)).set(convKeys.recent(place, userId), convId, 30 * DAY_MS);
   }
 
   /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */
@@ -237,13 +271,10 @@ export class Conversations {
 
   /** Activity in a conversation: its record, chat session and transcript live another retention period. */
   private async touch(conv: Conversation): Promise<void> {
-    const { store } = this.ctx;
-    await store.set(keys.conversation(conv.id), toJson(conv), this.retentionMs);
-    for (const key of [keys.session(conv.id), keys.sessionChatbot(conv.id)]) {
-      const value = await store.get(key);
-      if (value !== undefined) await store.set(key, value, this.retentionMs);
-    }
-    await touchTranscript(store, conv.id, this.retentionMs);
+    const ref = convRef(conv);
+    await convView(this.ctx.store, ref).set(convKeys.conversation(conv.id), toJson(conv), this.retentionMs);
+    await touchSession(this.ctx, ref, this.retentionMs);
+    await touchTranscript(this.ctx.store, ref, this.retentionMs);
   }
 
   private async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
@@ -254,9 +285,11 @@ export class Conversations {
   // ---- one queue item ----------------------------------------------------------------------------
 
   /** What the worker hands over: a message relayed to a human or answered, or a Retry answered. */
-  private async handleItem(convId: string, raw: QueueItem): Promise<void> {
+  private async handleItem(ref: ConvRef, taken: TakenItem): Promise<void> {
+    const convId = ref.id;
+    const { raw } = taken;
     const parsed = queueItemSchema.safeParse(raw.value);
-    const conv = await this.load(convId);
+    const conv = await this.load(ref);
     if (!parsed.success || !conv) {
       this.ctx.log.error({ convId, item: raw.id }, 'conversation: unreadable queue item skipped');
       return;
@@ -269,19 +302,21 @@ export class Conversations {
       return;
     }
     try {
-      await this.startAndAnswer(conv, raw.id, item, work);
+      await this.startAndAnswer(conv, taken, item, work);
     } finally {
       work.end();
     }
   }
 
   /** The item marked started (or left to recovery), then answered with the surface its tenant's work may use. */
-  private async startAndAnswer(conv: Conversation, itemId: string, item: ConvQueueItem, work: TenantWork) {
+  private async startAndAnswer(conv: Conversation, taken: TakenItem, item: ConvQueueItem, work: TenantWork) {
+    const ref = convRef(conv);
     const convId = conv.id;
-    const progress = await startItem(this.ctx, convId, itemId);
+    const itemId = taken.raw.id;
+    const progress = await startItem(this.ctx, ref, taken);
     if (!progress) {
       // Its Retry button (if any) must work again on the answer recovery marks.
-      if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
+      if (item.kind === 'retry') await this.retryDone(ref, item.retryId);
       return;
     }
     const found = this.surfaceFor(conv.place);
@@ -293,13 +328,13 @@ export class Conversations {
         { convId, item: itemId, surface: conv.place.surface },
         'conversation: queue item dropped: its surface is not configured',
       );
-      if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
+      if (item.kind === 'retry') await this.retryDone(ref, item.retryId);
       await progress.done();
       return;
     }
     const request = answerRequest(conv, surface, item.actor);
     try {
-      const ticket = await this.handoffs.activeTicket(convId);
+      const ticket = await this.handoffs.activeTicket(ref);
       if (item.kind === 'message' && ticket) {
         await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
         return;
@@ -325,7 +360,7 @@ export class Conversations {
           });
           return;
         }
-        const record = parseStored(retryRecordSchema, await this.ctx.store.get(keys.retry(item.retryId)));
+        const record = parseStored(retryRecordSchema, await this.retryRecord(ref.tenant, item.retryId));
         if (!record) {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
@@ -341,22 +376,10 @@ export class Conversations {
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
     } finally {
       // The retry is over (answered, refused or failed): its button works again.
-      if (item.kind === 'retry') await this.ctx.store.delete(keys.retrying(item.retryId)).catch(() => undefined);
+      if (item.kind === 'retry') await this.retryDone(ref, item.retryId);
       // A left tenant's records are being deleted: its item's mark is not written again.
       if (!work.left) await progress.done();
     }
-  }
-
-  /** The conversation's chat session with `ctx`'s chatbot (a new one when its tenant changed chatbots). */
-  private async ensureSession(convId: string, ctx: CoreContext): Promise<number> {
-    const known = await this.sessionOf(convId);
-    const owner = await ctx.store.get(keys.sessionChatbot(convId));
-    if (known !== undefined && (owner === undefined || owner === ctx.config.chatbotId)) return known;
-    const sessionId = await ctx.client.getSession(ctx.config.chatbotId);
-    await ctx.store.set(keys.session(convId), sessionId, this.retentionMs);
-    await ctx.store.set(keys.sessionChatbot(convId), ctx.config.chatbotId, this.retentionMs);
-    await recordOwnSession(ctx, sessionId, () => this.load(convId));
-    return sessionId;
   }
 
   private remember(surface: SurfacePort): void {
@@ -366,20 +389,4 @@ export class Conversations {
   private surfaceFor(place: Place): SurfacePort | undefined {
     return this.ctx.surfaces.get(place.surface) ?? this.knownSurfaces.get(place.surface);
   }
-}
-
-/**
- * The request a queue item is answered under, on whichever instance takes it: the item's actor, in
- * the conversation's thread, for the conversation's asker (stored with it; the actor on records
- * from before the asker was kept).
- */
-function answerRequest(conv: Conversation, surface: SurfacePort, actor: Actor): BridgeRequest {
-  const asker = conv.asker ?? actor;
-  return {
-    tenant: conv.place.workspace,
-    surface,
-    place: conv.place,
-    actor,
-    for: { id: asker.id, name: asker.name },
-  };
 }

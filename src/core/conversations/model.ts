@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
-import { scoped, type ScopedKey } from '../../state/tenant-store';
+import { scoped, scopedPrefix, type ScopedKey, type Tenant } from '../../state/tenant-store';
 import { type Place, SURFACE_NAMES } from '../surface';
+import { tenantOf } from '../tenants/tenant';
 
 export const placeSchema = z.object({
   surface: z.enum(SURFACE_NAMES),
@@ -95,34 +96,84 @@ export function conversationIdOf(place: Place): string {
   return createHash('sha256').update(placeKey(place)).digest('base64url').slice(0, 16);
 }
 
-export const keys = {
-  conversation: (convId: string) => `conv:${convId}`,
-  session: (convId: string) => `conv:${convId}:session`,
-  /** The chatbot the session was opened with (a tenant that connects another chatbot gets a new session). */
-  sessionChatbot: (convId: string) => `conv:${convId}:session-chatbot`,
-  transcript: (convId: string) => `conv:${convId}:transcript`,
-  /** The open ticket of a conversation in handoff; absent while the bot answers. */
-  handoff: (convId: string) => `conv:${convId}:handoff`,
-  queue: (convId: string) => `convq:${convId}`,
-  lease: (convId: string) => `convlease:${convId}`,
-  /** Marks a conversation with queued work, so a sweep can find queues an instance left behind. */
-  pending: (convId: string) => `convpending:${convId}`,
-  pendingPrefix: 'convpending:',
-  started: (convId: string, itemId: string) => `convstarted:${convId}:${itemId}`,
-  /** Where the recent conversation was kept before tenants had their own part of the store (read until it expires). */
-  recent: (place: Place, userId: string) =>
-    `recent:${placeKey({ surface: place.surface, workspace: place.workspace, channel: place.channel })}:${encodeURIComponent(userId)}`,
-  /** A Slack ts is unique only within its channel: the channel is part of the dedupe key. */
-  seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${place.channel}:${msgId}`,
-  retry: (retryId: string) => `retry:${retryId}`,
-  /** Set while a Retry is queued or streaming: a second press does nothing. */
-  retrying: (retryId: string) => `retrying:${retryId}`,
-};
+/** A conversation as the store reaches it: its tenant's part of the store, and its id there. */
+export interface ConvRef {
+  readonly tenant: Tenant;
+  readonly id: string;
+}
 
-/** Keys in a tenant's own part of the store (state/tenant-store.ts): relative to the place's workspace. */
-export const tenantKeys = {
+/** The ref of the conversation at `place` (its id is the place's hash, its tenant the place's). */
+export function convRefAt(place: Place, id = conversationIdOf(place)): ConvRef {
+  return { tenant: tenantOf(place), id };
+}
+
+/** The ref of a stored conversation, or of a ticket's (`convId` of the thread `userPlace`). */
+export function convRef(conv: Pick<Conversation, 'id' | 'place'>): ConvRef {
+  return convRefAt(conv.place, conv.id);
+}
+
+/**
+ * A conversation's records, in its tenant's part of the store (state/tenant-store.ts): relative keys,
+ * read and written only through the tenant's view.
+ */
+export const convKeys = {
+  conversation: (convId: string): ScopedKey => scoped('conv', convId),
+  session: (convId: string): ScopedKey => scoped('conv', convId, 'session'),
+  /** The chatbot the session was opened with (a tenant that connects another chatbot gets a new session). */
+  sessionChatbot: (convId: string): ScopedKey => scoped('conv', convId, 'session-chatbot'),
+  transcript: (convId: string): ScopedKey => scoped('conv', convId, 'transcript'),
+  /** The open ticket of a conversation in handoff; absent while the bot answers. */
+  handoff: (convId: string): ScopedKey => scoped('conv', convId, 'handoff'),
+  /** The lead facts gathered from its turns (handoff/lead-store.ts). */
+  lead: (convId: string): ScopedKey => scoped('conv', convId, 'lead'),
+  /** Every conversation's records: `conv:<id>` and `conv:<id>:<record>`. */
+  conversations: scopedPrefix('conv'),
+  queue: (convId: string): ScopedKey => scoped('convq', convId),
+  started: (convId: string, itemId: string): ScopedKey => scoped('convstarted', convId, itemId),
+  /** Who asked in a conversation from before its asker was kept on it (read only; nothing writes it now). */
+  asker: (convId: string, userId: string): ScopedKey => scoped('convasker', convId, userId),
   /** A user's most recent conversation in a channel (for `/handoff` typed outside a thread). */
   recent: (place: Place, userId: string): ScopedKey => scoped('recent', place.channel, userId),
+  /** A Slack ts is unique only within its channel: the channel is part of the dedupe key. */
+  seen: (place: Place, msgId: string): ScopedKey => scoped('seen', place.channel, msgId),
+  retry: (retryId: string): ScopedKey => scoped('retry', retryId),
+  /** Set while a Retry is queued or streaming: a second press does nothing. */
+  retrying: (retryId: string): ScopedKey => scoped('retrying', retryId),
+};
+
+/** Global on purpose (state/tenant-store.ts says why): one name per conversation, whoever's it is. */
+export const infraKeys = {
+  lease: (convId: string) => `convlease:${convId}`,
+  /**
+   * Marks a conversation with queued work, so a sweep can find queues an instance left behind. Its
+   * value is the conversation's tenant (`pendingSchema`): the queue is in that tenant's part.
+   */
+  pending: (convId: string) => `convpending:${convId}`,
+  pendingPrefix: 'convpending:',
+};
+
+/** The pending index's value; `1` (no tenant) was written before queues moved into the tenants' parts. */
+export const pendingSchema = z.union([z.object({ surface: z.enum(SURFACE_NAMES), id: z.string() }), z.literal(1)]);
+
+/**
+ * Where each record was kept before tenants had their own part of the store. Read on upgrade only:
+ * a record found here is moved into its tenant's part (records.ts), a queue here is still answered.
+ */
+export const legacyKeys = {
+  conversation: (convId: string) => `conv:${convId}`,
+  session: (convId: string) => `conv:${convId}:session`,
+  sessionChatbot: (convId: string) => `conv:${convId}:session-chatbot`,
+  transcript: (convId: string) => `conv:${convId}:transcript`,
+  handoff: (convId: string) => `conv:${convId}:handoff`,
+  lead: (convId: string) => `conv:${convId}:lead`,
+  queue: (convId: string) => `convq:${convId}`,
+  started: (convId: string, itemId: string) => `convstarted:${convId}:${itemId}`,
+  asker: (convId: string, userId: string) => `convasker:${convId}:${encodeURIComponent(userId)}`,
+  recent: (place: Place, userId: string) =>
+    `recent:${placeKey({ surface: place.surface, workspace: place.workspace, channel: place.channel })}:${encodeURIComponent(userId)}`,
+  seen: (place: Place, msgId: string) => `seen:${place.surface}:${place.workspace}:${place.channel}:${msgId}`,
+  retry: (retryId: string) => `retry:${retryId}`,
+  retrying: (retryId: string) => `retrying:${retryId}`,
 };
 
 /** Drops undefined members so a value fits the store's Json type. */

@@ -4,11 +4,40 @@
  * handed to the relay (`answerKey`: the relay's recovery owns that answer), or lost before the relay
  * (answered again here, in the placeholder it left).
  */
+import type { Json } from '../../state/store';
 import type { CoreContext } from '../context';
 import type { MessageRef } from '../surface';
-import { keys, parseStored, startedMarkSchema, toJson, type StartedMark } from './model';
+import { convKeys, legacyKeys, parseStored, startedMarkSchema, toJson, type ConvRef, type StartedMark } from './model';
+import { convView } from './records';
+import type { TakenItem } from './worker';
 
 const MARK_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Where an item's mark is kept: in the tenant's part, or (an item of the old layout's queue) at its old key. */
+interface MarkSlot {
+  get(): Promise<Json | undefined>;
+  set(value: Json): Promise<void>;
+  setIfAbsent(value: Json): Promise<boolean>;
+}
+
+function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
+  if (item.legacy) {
+    // A dead instance of the version before wrote its mark there, under that queue's item ids.
+    const key = legacyKeys.started(ref.id, item.raw.id);
+    return {
+      get: () => ctx.store.get(key),
+      set: (value) => ctx.store.set(key, value, MARK_TTL_MS),
+      setIfAbsent: (value) => ctx.store.setIfAbsent(key, value, MARK_TTL_MS),
+    };
+  }
+  const view = convView(ctx.store, ref);
+  const key = convKeys.started(ref.id, item.raw.id);
+  return {
+    get: () => view.get(key),
+    set: (value) => view.set(key, value, MARK_TTL_MS),
+    setIfAbsent: (value) => view.setIfAbsent(key, value, MARK_TTL_MS),
+  };
+}
 
 /**
  * How far the item being handled got, noted in its started mark as it goes. One per item: the turn
@@ -19,7 +48,7 @@ export class ItemProgress {
 
   constructor(
     private readonly ctx: CoreContext,
-    private readonly key: string,
+    private readonly slot: MarkSlot,
     private readonly mark: StartedMark,
   ) {}
 
@@ -46,12 +75,12 @@ export class ItemProgress {
 
   /** The item is over (answered, refused or failed). */
   async done(): Promise<void> {
-    await this.ctx.store.set(this.key, toJson({ ...this.mark, done: true }), MARK_TTL_MS).catch(() => undefined);
+    await this.slot.set(toJson({ ...this.mark, done: true })).catch(() => undefined);
   }
 
   private async note(note: Pick<StartedMark, 'placeholder'> | Pick<StartedMark, 'answerKey'>): Promise<void> {
     Object.assign(this.mark, note);
-    await this.ctx.store.set(this.key, toJson(this.mark), MARK_TTL_MS);
+    await this.slot.set(toJson(this.mark));
   }
 }
 
@@ -60,11 +89,13 @@ export class ItemProgress {
  * worker (dead: this one holds the lease it lost) got it to the relay or answered it, which leaves
  * it to recovery.
  */
-export async function startItem(ctx: CoreContext, convId: string, itemId: string): Promise<ItemProgress | undefined> {
-  const startedKey = keys.started(convId, itemId);
+export async function startItem(ctx: CoreContext, ref: ConvRef, item: TakenItem): Promise<ItemProgress | undefined> {
+  const slot = markSlot(ctx, ref, item);
+  const convId = ref.id;
+  const itemId = item.raw.id;
   const mark: StartedMark = { owner: ctx.config.instanceId, done: false };
-  if (!(await ctx.store.setIfAbsent(startedKey, toJson(mark), MARK_TTL_MS))) {
-    const earlier = parseStored(startedMarkSchema, await ctx.store.get(startedKey));
+  if (!(await slot.setIfAbsent(toJson(mark)))) {
+    const earlier = parseStored(startedMarkSchema, await slot.get());
     if (!earlier || earlier.done || earlier.answerKey !== undefined) {
       ctx.log.warn(
         { convId, item: itemId, answerKey: earlier?.answerKey },
@@ -77,7 +108,7 @@ export async function startItem(ctx: CoreContext, convId: string, itemId: string
       'conversation: item lost by an earlier worker before the relay took it; answering it again',
     );
     if (earlier.placeholder) mark.placeholder = earlier.placeholder;
-    await ctx.store.set(startedKey, toJson(mark), MARK_TTL_MS);
+    await slot.set(toJson(mark));
   }
-  return new ItemProgress(ctx, startedKey, mark);
+  return new ItemProgress(ctx, slot, mark);
 }

@@ -1,19 +1,34 @@
 import type { StateStore } from '../../state/store';
 import { gatherLead, touchLeadFacts } from '../handoff/lead-store';
-import { keys, parseStored, toJson, turnSchema, type Turn } from './model';
+import { convKeys, legacyKeys, parseStored, toJson, turnSchema, type ConvRef, type Turn } from './model';
+import { convView, readEither, readMoved } from './records';
 import { z } from 'zod';
 
 /** Tickets show the recent exchange; older turns are not needed by anyone. */
 export const TRANSCRIPT_TURNS = 20;
 
-const turnsSchema = z.array(turnSchema);
-
-export async function readTranscript(store: StateStore, convId: string): Promise<Turn[]> {
-  return parseStored(turnsSchema, await store.get(keys.transcript(convId))) ?? [];
-}
-
 /** How long a transcript is kept after its last turn when the caller names no retention (RETENTION_DAYS' default). */
 export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+
+const turnsSchema = z.array(turnSchema);
+
+/** The transcript as kept in the tenant's part (one kept at its old key before an upgrade is moved there). */
+function storedTranscript(store: StateStore, conv: ConvRef, retentionMs: number) {
+  return readMoved(
+    store,
+    convView(store, conv),
+    convKeys.transcript(conv.id),
+    legacyKeys.transcript(conv.id),
+    retentionMs,
+  );
+}
+
+/** The transcript (one still at its old key is read there: its next turn moves it, with its retention). */
+export async function readTranscript(store: StateStore, conv: ConvRef): Promise<Turn[]> {
+  const view = convView(store, conv);
+  const raw = await readEither(store, view, convKeys.transcript(conv.id), legacyKeys.transcript(conv.id));
+  return parseStored(turnsSchema, raw) ?? [];
+}
 
 /**
  * Appends with compare-and-set so a relay on another instance cannot overwrite a turn. Each turn
@@ -22,26 +37,27 @@ export const DEFAULT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
  */
 export async function appendTurn(
   store: StateStore,
-  convId: string,
+  conv: ConvRef,
   turn: Turn,
   // Required: a caller without it (handoff turns did) restarted the transcript at the default period.
   retentionMs: number,
 ): Promise<void> {
-  const key = keys.transcript(convId);
+  const view = convView(store, conv);
+  const key = convKeys.transcript(conv.id);
+  let raw = await storedTranscript(store, conv, retentionMs);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const raw = await store.get(key);
     const turns = parseStored(turnsSchema, raw) ?? [];
     const next = [...turns, turn].slice(-TRANSCRIPT_TURNS);
-    if (await store.compareAndSet(key, raw, toJson(next), retentionMs)) break;
+    if (await view.compareAndSet(key, raw, toJson(next), retentionMs)) break;
+    raw = await view.get(key);
   }
   // The lead summary's facts, gathered as the turn arrives: they outlive the turn's place here.
-  await gatherLead(store, convId, turn, retentionMs);
+  await gatherLead(store, conv, turn, retentionMs);
 }
 
 /** Restarts the transcript's retention without changing it (activity that adds no turn). */
-export async function touchTranscript(store: StateStore, convId: string, retentionMs: number): Promise<void> {
-  const key = keys.transcript(convId);
-  const raw = await store.get(key);
-  if (raw !== undefined) await store.compareAndSet(key, raw, raw, retentionMs);
-  await touchLeadFacts(store, convId, retentionMs);
+export async function touchTranscript(store: StateStore, conv: ConvRef, retentionMs: number): Promise<void> {
+  const raw = await storedTranscript(store, conv, retentionMs);
+  if (raw !== undefined) await convView(store, conv).compareAndSet(convKeys.transcript(conv.id), raw, raw, retentionMs);
+  await touchLeadFacts(store, conv, retentionMs);
 }

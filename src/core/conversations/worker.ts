@@ -5,10 +5,30 @@
  * sweep of the lease running out. What an item means is not its business: it hands each one to
  * `handle` and acks it afterwards.
  */
-import type { QueueItem } from '../../state/store';
+import type { Json, QueueItem } from '../../state/store';
+import { tenantFor } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
 import { leaseTimings } from '../leases';
-import { keys, toJson, type Conversation, type ConvQueueItem } from './model';
+import {
+  conversationSchema,
+  convKeys,
+  convRef,
+  infraKeys,
+  legacyKeys,
+  parseStored,
+  pendingSchema,
+  toJson,
+  type Conversation,
+  type ConvQueueItem,
+  type ConvRef,
+} from './model';
+import { convView, loadConversation } from './records';
+
+/** A queue item handed over, with the queue it came from: the tenant's, or one left in the old global layout. */
+export interface TakenItem {
+  raw: QueueItem;
+  legacy: boolean;
+}
 
 export class QueueWorker {
   /** Threads this process is draining; `again` records a wakeup that arrived meanwhile. */
@@ -19,7 +39,9 @@ export class QueueWorker {
 
   constructor(
     private readonly ctx: CoreContext,
-    private readonly handle: (convId: string, item: QueueItem) => Promise<void>,
+    private readonly handle: (conv: ConvRef, item: TakenItem) => Promise<void>,
+    /** RETENTION_DAYS (a conversation found in the old layout is moved with it). */
+    private readonly retentionMs: number,
   ) {}
 
   /** Aborts when the worker stops for good: the answers in flight stop with it (marked, with Retry). */
@@ -28,23 +50,43 @@ export class QueueWorker {
   }
 
   async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
-    await this.ctx.store.push(keys.queue(conv.id), toJson(item));
-    await this.ctx.store.set(keys.pending(conv.id), 1);
-    this.kick(conv.id);
+    const ref = convRef(conv);
+    await convView(this.ctx.store, ref).push(convKeys.queue(conv.id), toJson(item));
+    await this.ctx.store.set(infraKeys.pending(conv.id), toJson(ref.tenant));
+    this.kick(ref);
   }
 
   /** Drains queues left with work (by a restart, or an instance that died holding the lease). */
   async sweep(): Promise<void> {
     if (this.stopping) return;
-    for (const key of await this.ctx.store.keys(keys.pendingPrefix)) {
-      const convId = key.slice(keys.pendingPrefix.length);
+    for (const key of await this.ctx.store.keys(infraKeys.pendingPrefix)) {
+      const convId = key.slice(infraKeys.pendingPrefix.length);
       if (this.draining.has(convId)) continue;
-      if ((await this.ctx.store.length(keys.queue(convId))) === 0) {
+      const ref = await this.pendingRef(convId, await this.ctx.store.get(key));
+      if (!ref || (await this.queued(ref)) === 0) {
         await this.ctx.store.delete(key);
         continue;
       }
-      this.kick(convId);
+      this.kick(ref);
     }
+  }
+
+  /**
+   * The conversation a pending mark names: its tenant is the mark's value. A mark from before the
+   * tenants' parts names none: the conversation's old record (moved on this read) says whose it is.
+   */
+  private async pendingRef(convId: string, value: Json | undefined): Promise<ConvRef | undefined> {
+    const mark = parseStored(pendingSchema, value);
+    if (mark && mark !== 1) return { tenant: tenantFor(mark.surface, mark.id), id: convId };
+    const old = parseStored(conversationSchema, await this.ctx.store.get(legacyKeys.conversation(convId)));
+    const conv = old ? await loadConversation(this.ctx.store, convRef(old), this.retentionMs) : undefined;
+    return conv ? convRef(conv) : undefined;
+  }
+
+  /** Items waiting: in the tenant's queue and in one left in the old layout. */
+  private async queued(ref: ConvRef): Promise<number> {
+    const { store } = this.ctx;
+    return (await convView(store, ref).length(convKeys.queue(ref.id))) + (await store.length(legacyKeys.queue(ref.id)));
   }
 
   /** Stops taking work; waits for the answers in flight for at most `withinMs` (a real timer's duration). */
@@ -67,7 +109,8 @@ export class QueueWorker {
     while (this.work.size > 0) await Promise.allSettled([...this.work]);
   }
 
-  private kick(convId: string): void {
+  private kick(ref: ConvRef): void {
+    const convId = ref.id;
     const running = this.draining.get(convId);
     if (running) {
       running.again = true;
@@ -76,7 +119,7 @@ export class QueueWorker {
     if (this.stopping) return;
     const state = { again: false };
     this.draining.set(convId, state);
-    const job = this.drainLoop(convId, state)
+    const job = this.drainLoop(ref, state)
       .catch((err: unknown) => this.ctx.log.error({ err, convId }, 'conversation: drain failed'))
       .finally(() => {
         this.work.delete(job);
@@ -84,28 +127,41 @@ export class QueueWorker {
     this.work.add(job);
   }
 
-  private async drainLoop(convId: string, state: { again: boolean }): Promise<void> {
-    const queue = keys.queue(convId);
+  private async drainLoop(ref: ConvRef, state: { again: boolean }): Promise<void> {
     try {
       for (;;) {
         state.again = false;
-        const got = await this.drainOnce(convId);
+        const got = await this.drainOnce(ref);
         if (!got || this.stopping) return;
         // Re-check after releasing: a push that landed between our last peek and the release must not wait.
-        if ((await this.ctx.store.length(queue)) === 0 && !state.again) {
-          await this.ctx.store.delete(keys.pending(convId));
-          if ((await this.ctx.store.length(queue)) === 0) return;
+        if ((await this.queued(ref)) === 0 && !state.again) {
+          await this.ctx.store.delete(infraKeys.pending(ref.id));
+          if ((await this.queued(ref)) === 0) return;
         }
       }
     } finally {
-      this.draining.delete(convId);
+      this.draining.delete(ref.id);
     }
   }
 
+  /**
+   * The next item: first what is left in the old layout's queue (pushed before the upgrade, so older
+   * than anything in the tenant's), then the tenant's own.
+   */
+  private async next(ref: ConvRef, legacyLeft: boolean): Promise<TakenItem | undefined> {
+    if (legacyLeft) {
+      const raw = await this.ctx.store.peek(legacyKeys.queue(ref.id));
+      if (raw) return { raw, legacy: true };
+    }
+    const raw = await convView(this.ctx.store, ref).peek(convKeys.queue(ref.id));
+    return raw ? { raw, legacy: false } : undefined;
+  }
+
   /** Holds the thread's lease and answers its queue in order. False when another instance holds it. */
-  private async drainOnce(convId: string): Promise<boolean> {
+  private async drainOnce(ref: ConvRef): Promise<boolean> {
     const { store, config } = this.ctx;
-    const lease = keys.lease(convId);
+    const convId = ref.id;
+    const lease = infraKeys.lease(convId);
     // Held at most a lease (INSTANCE_LEASE_S) without renewal: a dead instance's thread is taken over soon.
     const { ttlMs, renewMs } = leaseTimings(config.leaseTtlMs);
     if (!(await store.acquireLease(lease, config.instanceId, ttlMs))) return false;
@@ -119,11 +175,15 @@ export class QueueWorker {
     }, renewMs);
     renew.unref();
     try {
+      // Looked at once per drain: nothing is pushed to the old layout's queue any more.
+      let legacyLeft = (await store.length(legacyKeys.queue(convId))) > 0;
       while (!this.stopping) {
-        const item = await store.peek(keys.queue(convId));
+        const item = await this.next(ref, legacyLeft);
         if (!item) break;
-        await this.handle(convId, item);
-        await store.ack(keys.queue(convId), item.id);
+        await this.handle(ref, item);
+        if (item.legacy) await store.ack(legacyKeys.queue(convId), item.raw.id);
+        else await convView(store, ref).ack(convKeys.queue(convId), item.raw.id);
+        legacyLeft = item.legacy;
       }
     } finally {
       clearInterval(renew);

@@ -5,7 +5,7 @@
  * negative vote offers "Talk to a human" for the answer's conversation.
  */
 import { tenantStore } from '../../state/tenant-store';
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import { randomBytes } from 'node:crypto';
 import { FeedbackStore, type Vote } from '../../state/feedback-store';
 import type { CoreContext } from '../context';

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CoreContext } from '../context';
-import { placeKey, type Conversation } from '../conversations/model';
+import { convRef, placeKey, type Conversation, type ConvRef } from '../conversations/model';
 import { appendTurn } from '../conversations/transcript';
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
 import { decide, ends, permit, refusalOf } from './decide';
@@ -19,7 +19,7 @@ import { afterHoursLines, readOffice } from './hours/office';
 import { isOpen } from './hours/office-hours';
 import { OfficeBook } from './hours/ticket-office';
 import type { HoursStep } from './hours/steps';
-import { HANDOFF_ACTIONS, ticketKeys, type Ticket } from './model';
+import { HANDOFF_ACTIONS, ticketConv, ticketKeys, type Ticket } from './model';
 import { noticeIntents } from './notice';
 import { TicketNotices } from './notices';
 import { queueMessage } from './queue';
@@ -66,8 +66,8 @@ export class Handoffs {
   }
 
   /** The open or claimed ticket of a conversation, if it is in handoff. */
-  activeTicket(convId: string): Promise<Ticket | undefined> {
-    return this.tickets.active(convId);
+  activeTicket(conv: ConvRef): Promise<Ticket | undefined> {
+    return this.tickets.active(conv);
   }
 
   ticketForThread(place: Place): Promise<string | undefined> {
@@ -129,7 +129,7 @@ export class Handoffs {
     if (!this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
-    const active = await this.tickets.active(conv.id);
+    const active = await this.tickets.active(convRef(conv));
     const who = await whoIs(this.ctx, actor, surface, { action: 'open', ticket: active, asker });
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
@@ -165,14 +165,15 @@ export class Handoffs {
     await this.tickets.create(ticket);
     const intents = noticeIntents(decided.notices);
     // The one atomic step: the conversation is in handoff with this ticket, and its opening notices are owed.
-    if (!(await this.tickets.markHandoff(conv.id, ticket.id, intents))) {
+    if (!(await this.tickets.markHandoff(convRef(conv), ticket.id, intents))) {
       // Another trigger (another instance, a double click) won the race; its ticket (and its line) stands.
       await this.tickets.discard(ticket.id);
       return undefined;
     }
     // The transcript's "(asked for a human)" line only for the trigger that won: the ticket, the lead
     // and the e-mail read it, so a loser's line would show twice.
-    if (decided.turn) await appendTurn(this.ctx.store, conv.id, { ...decided.turn, at }, this.tickets.retentionMs);
+    if (decided.turn)
+      await appendTurn(this.ctx.store, convRef(conv), { ...decided.turn, at }, this.tickets.retentionMs);
     // Its full retention, its open mark: a compare-and-set, since a drain elsewhere may already be
     // recording its posts on it. (A crash before this: the opening's own writes do the same.)
     await this.tickets.update(ticket.id, (t) => ({ ...t }));
@@ -365,7 +366,7 @@ export class Handoffs {
       if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;
       const at = opts.at ?? this.ctx.now();
       if (decided.turn)
-        await appendTurn(this.ctx.store, ticket.convId, { ...decided.turn, at }, this.tickets.retentionMs);
+        await appendTurn(this.ctx.store, ticketConv(ticket), { ...decided.turn, at }, this.tickets.retentionMs);
       if (ends(ticket, decided.ticket)) await this.tickets.clearMarks(decided.ticket);
       await opts.first?.(decided);
       await this.deliver(intents);

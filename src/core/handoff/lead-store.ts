@@ -5,10 +5,14 @@
  */
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { parseStored, toJson, type Turn } from '../conversations/model';
+import { convKeys, legacyKeys, parseStored, toJson, type ConvRef, type Turn } from '../conversations/model';
+import { convView, readEither, readMoved } from '../conversations/records';
 import { noFacts, withMessage, type LeadFacts } from './lead';
 
-const leadKey = (convId: string): string => `conv:${convId}:lead`;
+/** The facts as kept in the tenant's part (those kept at their old key before an upgrade are moved there). */
+function storedFacts(store: StateStore, conv: ConvRef, retentionMs: number) {
+  return readMoved(store, convView(store, conv), convKeys.lead(conv.id), legacyKeys.lead(conv.id), retentionMs);
+}
 
 const factsSchema = z.object({
   emails: z.array(z.string()),
@@ -28,8 +32,10 @@ function sourceOf(turn: Turn): 'user' | 'answer' | undefined {
 }
 
 /** The facts gathered so far; undefined for a conversation from before they were kept. */
-export async function readLeadFacts(store: StateStore, convId: string): Promise<LeadFacts | undefined> {
-  return parseStored(factsSchema, await store.get(leadKey(convId)));
+export async function readLeadFacts(store: StateStore, conv: ConvRef): Promise<LeadFacts | undefined> {
+  // Facts still at their old key are read there: the next turn moves them, with their retention.
+  const view = convView(store, conv);
+  return parseStored(factsSchema, await readEither(store, view, convKeys.lead(conv.id), legacyKeys.lead(conv.id)));
 }
 
 /** The facts of a list of turns (a conversation whose facts were not kept: its transcript). */
@@ -46,19 +52,20 @@ function gathered(facts: LeadFacts, turn: Turn): LeadFacts {
  * Adds one turn's facts (compare-and-set: turns written at once on two instances both count), kept
  * as long as the transcript (`retentionMs` after the last turn).
  */
-export async function gatherLead(store: StateStore, convId: string, turn: Turn, retentionMs: number): Promise<void> {
+export async function gatherLead(store: StateStore, conv: ConvRef, turn: Turn, retentionMs: number): Promise<void> {
   if (!sourceOf(turn)) return;
-  const key = leadKey(convId);
+  const view = convView(store, conv);
+  const key = convKeys.lead(conv.id);
+  let raw = await storedFacts(store, conv, retentionMs);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const raw = await store.get(key);
     const next = gathered(parseStored(factsSchema, raw) ?? noFacts(), turn);
-    if (await store.compareAndSet(key, raw, toJson(next), retentionMs)) return;
+    if (await view.compareAndSet(key, raw, toJson(next), retentionMs)) return;
+    raw = await view.get(key);
   }
 }
 
 /** Restarts the facts' retention with the transcript's (activity that adds no turn). */
-export async function touchLeadFacts(store: StateStore, convId: string, retentionMs: number): Promise<void> {
-  const key = leadKey(convId);
-  const raw = await store.get(key);
-  if (raw !== undefined) await store.compareAndSet(key, raw, raw, retentionMs);
+export async function touchLeadFacts(store: StateStore, conv: ConvRef, retentionMs: number): Promise<void> {
+  const raw = await storedFacts(store, conv, retentionMs);
+  if (raw !== undefined) await convView(store, conv).compareAndSet(convKeys.lead(conv.id), raw, raw, retentionMs);
 }

@@ -1,6 +1,6 @@
 /** Handoff tickets as stored: the ticket itself plus indexes from both threads to it. */
 import { z } from 'zod';
-import { actorSchema, messageRefSchema, placeKey, placeSchema } from '../conversations/model';
+import { actorSchema, convRef, messageRefSchema, placeKey, placeSchema, type ConvRef } from '../conversations/model';
 import type { Place } from '../surface';
 
 export const ticketSchema = z.object({
@@ -65,6 +65,11 @@ export const ticketSchema = z.object({
 });
 export type Ticket = z.infer<typeof ticketSchema>;
 
+/** A ticket's conversation: the user's thread (`userPlace`), in its tenant's part of the store. */
+export function ticketConv(t: Pick<Ticket, 'convId' | 'userPlace'>): ConvRef {
+  return convRef({ id: t.convId, place: t.userPlace });
+}
+
 export const ticketKeys = {
   ticket: (id: string) => `ticket:${id}`,
   /** Present while a ticket is open or claimed: what the claim-timeout sweep walks. */
@@ -76,11 +81,6 @@ export const ticketKeys = {
   byMessage: (ref: { place: Place; id: string }) => `ticketmsg:${placeKey(ref.place)}:${encodeURIComponent(ref.id)}`,
   /** Every ticket, for the queue and the figures. */
   prefix: 'ticket:',
-  /**
-   * Written before the asker was recorded on the conversation (who.ts reads it for those older
-   * conversations only; nothing writes it now, and it expires on its own).
-   */
-  asker: (convId: string, userId: string) => `convasker:${convId}:${encodeURIComponent(userId)}`,
 };
 
 export const HANDOFF_ACTIONS = {

@@ -10,7 +10,7 @@ import { readTranscript } from '../conversations/transcript';
 import type { MessageRef, OutMessage, Place, SurfacePort } from '../surface';
 import { leadSummary, type LeadSummary } from './lead';
 import { factsOfTurns, readLeadFacts } from './lead-store';
-import type { Ticket } from './model';
+import { ticketConv, type Ticket } from './model';
 import { openedListings } from './opened';
 import { renderTicket } from './render';
 import { asText } from './wording';
@@ -41,8 +41,8 @@ export function surfaceLabel(s: Place['surface']): string {
  */
 export async function leadOf(ctx: CoreContext, ticket: Ticket, transcript?: Turn[]): Promise<LeadSummary> {
   const facts =
-    (await readLeadFacts(ctx.store, ticket.convId)) ??
-    factsOfTurns(transcript ?? (await readTranscript(ctx.store, ticket.convId)));
+    (await readLeadFacts(ctx.store, ticketConv(ticket))) ??
+    factsOfTurns(transcript ?? (await readTranscript(ctx.store, ticketConv(ticket))));
   const opened = await openedListings(ctx.store, ticket.userPlace.surface, ticket.user.id);
   return leadSummary(ticket.user.name, facts, opened);
 }
@@ -54,7 +54,7 @@ export async function renderFor(ctx: CoreContext, ticket: Ticket, handoffSurface
     userSurface && userSurface.name === handoffSurface.name
       ? `${userSurface.mention(ticket.user)} (${asText(ticket.user.name)})`
       : `${asText(ticket.user.name)} (${surfaceLabel(ticket.userPlace.surface)} user)`;
-  const transcript = await readTranscript(ctx.store, ticket.convId);
+  const transcript = await readTranscript(ctx.store, ticketConv(ticket));
   return renderTicket(ticket, {
     userLabel: label,
     transcript,

@@ -5,13 +5,14 @@
  */
 import type { Json, OutboxIntent } from '../../state/store';
 import type { CoreContext } from '../context';
-import { keys, parseStored, toJson } from '../conversations/model';
+import { convKeys, legacyKeys, parseStored, toJson, type ConvRef } from '../conversations/model';
+import { convView, readMoved } from '../conversations/records';
 import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
 import type { MessageRef, Place } from '../surface';
-import { isEnded, ticketKeys, ticketSchema, type Ticket } from './model';
+import { isEnded, ticketConv, ticketKeys, ticketSchema, type Ticket } from './model';
 import { NOTICE_BOX } from './notice';
 import { sameTenant, scoped, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 
 const CAS_ATTEMPTS = 10;
 /**
@@ -46,9 +47,21 @@ export class TicketStore {
     return (await this.read(id)).ticket;
   }
 
+  /** The conversation's handoff mark (one from before the tenants' parts is moved into its tenant's). */
+  private mark(conv: ConvRef): Promise<Json | undefined> {
+    const { store } = this.ctx;
+    return readMoved(
+      store,
+      convView(store, conv),
+      convKeys.handoff(conv.id),
+      legacyKeys.handoff(conv.id),
+      this.retentionMs,
+    );
+  }
+
   /** The open or claimed ticket of a conversation, if it is in handoff. */
-  async active(convId: string): Promise<Ticket | undefined> {
-    const id = await this.ctx.store.get<string>(keys.handoff(convId));
+  async active(conv: ConvRef): Promise<Ticket | undefined> {
+    const id = await this.mark(conv);
     if (typeof id !== 'string') return undefined;
     const ticket = await this.load(id);
     return ticket && !isEnded(ticket.status) ? ticket : undefined;
@@ -157,15 +170,16 @@ export class TicketStore {
    * Points the conversation at `ticketId` together with the ticket's opening notices, unless it is
    * in handoff already. A mark left behind by an ended or vanished ticket does not count.
    */
-  async markHandoff(convId: string, ticketId: string, intents: OutboxIntent[]): Promise<boolean> {
-    const key = keys.handoff(convId);
+  async markHandoff(conv: ConvRef, ticketId: string, intents: OutboxIntent[]): Promise<boolean> {
+    const view = convView(this.ctx.store, conv);
+    const key = convKeys.handoff(conv.id);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const current = await this.ctx.store.get<string>(key);
+      const current = attempt === 0 ? await this.mark(conv) : await view.get(key);
       if (current !== undefined) {
         const held = typeof current === 'string' ? await this.load(current) : undefined;
         if (held && !isEnded(held.status)) return false;
       }
-      if (await this.ctx.store.compareAndSetWithIntents(key, current, ticketId, this.retentionMs, NOTICE_BOX, intents))
+      if (await view.compareAndSetWithIntents(key, current, ticketId, this.retentionMs, NOTICE_BOX, intents))
         return true;
     }
     return false;
@@ -174,9 +188,8 @@ export class TicketStore {
   /** An ended ticket no longer holds its conversation, and the sweep no longer walks it. */
   async clearMarks(ended: Ticket): Promise<void> {
     // Only this ticket's mark: a later handoff of the same thread has its own.
-    if ((await this.ctx.store.get(keys.handoff(ended.convId))) === ended.id) {
-      await this.ctx.store.delete(keys.handoff(ended.convId));
-    }
+    const conv = ticketConv(ended);
+    if ((await this.mark(conv)) === ended.id) await convView(this.ctx.store, conv).delete(convKeys.handoff(conv.id));
     await this.ctx.store.delete(ticketKeys.open(ended.id));
     for (const view of this.views(ended)) await view.delete(scoped('ticketopen', ended.id));
   }
@@ -210,7 +223,8 @@ export class TicketStore {
     }
     if (open) {
       await this.ctx.store.set(ticketKeys.open(t.id), 1, ttl);
-      await this.ctx.store.set(keys.handoff(t.convId), t.id, ttl);
+      const conv = ticketConv(t);
+      await convView(this.ctx.store, conv).set(convKeys.handoff(conv.id), t.id, ttl);
     }
   }
 }

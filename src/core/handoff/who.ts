@@ -10,11 +10,12 @@
  * lives as long as the conversation): not whoever posted in its thread.
  */
 import type { CoreContext, HandoffTarget } from '../context';
-import type { Conversation } from '../conversations/model';
+import { convKeys, convRef, legacyKeys, type Conversation } from '../conversations/model';
+import { convView } from '../conversations/records';
 import type { Actor, SurfacePort } from '../surface';
 import { roleOf, stateOf } from './decide';
 import type { Who } from './events';
-import { type Ticket, ticketKeys } from './model';
+import type { Ticket } from './model';
 import { type Action, outcome } from './permissions';
 import { quietly } from './ticket-view';
 
@@ -66,5 +67,8 @@ function agentMatters({ action, ticket, asker }: Intent, as: (agent: boolean) =>
 export async function askerOf(ctx: CoreContext, conv: Conversation, actor: Actor): Promise<Actor | undefined> {
   if (conv.asker) return conv.asker;
   // A conversation from before its asker was recorded: who asked in it then (those keys expire on their own).
-  return (await ctx.store.get(ticketKeys.asker(conv.id, actor.id))) !== undefined ? actor : undefined;
+  const view = convView(ctx.store, convRef(conv));
+  const asked =
+    (await view.get(convKeys.asker(conv.id, actor.id))) ?? (await ctx.store.get(legacyKeys.asker(conv.id, actor.id)));
+  return asked !== undefined ? actor : undefined;
 }

@@ -9,7 +9,7 @@
 import { RATE_LIMIT_DEFAULTS } from '../../service/schemas/settings';
 import type { RateDecision } from '../../state/store';
 import { scoped, tenantStore } from '../../state/tenant-store';
-import { tenantOf } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import type { CoreContext } from '../context';
 import { readAppliedSettings } from '../settings/applied';
 import type { Actor, Place } from '../surface';

@@ -6,7 +6,7 @@
  *
  * The small, stable API other parts use: `connectionOf(ctx, tenant)`, and `TenantConnections` itself.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
 import { type Tenant, tenantKey } from './tenant';
@@ -44,7 +44,16 @@ const connectionSchema = z.object({
   connectedAt: z.number(),
 });
 
-const storedSchema = z.object({ version: z.string(), sealed: z.string(), writtenAt: z.number().default(0) });
+const storedSchema = z.object({
+  version: z.string(),
+  sealed: z.string(),
+  writtenAt: z.number().default(0),
+  /**
+   * A digest of the chatbot id (`chatbotTag`; the id itself stays sealed), so a tenant that leaves can
+   * tell which chatbot's records are its own without the sealing key (forget.ts).
+   */
+  chatbotTag: z.string().optional(),
+});
 
 /** A record read this long after its last write is written again: the store's retention counts from writes. */
 const TOUCH_MS = 24 * 60 * 60 * 1000;
@@ -114,8 +123,32 @@ export class TenantConnections {
   private async write(t: Tenant, connection: Connection, version: string): Promise<void> {
     if (!this.box) throw new Error('STATE_ENCRYPTION_KEY is not set: tenant credentials cannot be saved');
     const sealed = this.box.seal(JSON.stringify(connectionSchema.parse(connection)));
-    await this.store.set(keyOf(t), { version, sealed, writtenAt: this.now() });
+    const chatbotTag = chatbotTagOf(connection.chatbotId);
+    await this.store.set(keyOf(t), { version, sealed, writtenAt: this.now(), chatbotTag });
   }
+}
+
+/** What a connection keeps in plain of its chatbot: a digest of the id, enough to tell two alike. */
+export function chatbotTagOf(chatbotId: string): string {
+  return createHash('sha256').update(`chatbot:${chatbotId}`).digest('base64url').slice(0, 22);
+}
+
+/**
+ * The chatbot (its tag) each connected tenant named, by the connection's key, read without opening
+ * the seal (a connection saved before tags were kept names none).
+ */
+export async function connectedChatbots(store: StateStore): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const key of await store.keys(CONNECTION_PREFIX)) {
+    const stored = storedSchema.safeParse(await store.get(key));
+    if (stored.success && stored.data.chatbotTag) out.set(key, stored.data.chatbotTag);
+  }
+  return out;
+}
+
+/** The key a tenant's connection is kept under. */
+export function connectionKey(t: Tenant): string {
+  return keyOf(t);
 }
 
 /**

@@ -2,43 +2,55 @@
  * A tenant leaves (a Discord server removes the bot, a Slack workspace uninstalls it): every record
  * the state store keeps for it is deleted, found by how core builds its keys, not by searching text.
  *
- * What is found: the tenant's whole part of the store (`t:<kind>:<id>:`: its votes, ticket indexes,
- * office record, chatbot limits), and outside it:
- * - keys that name the tenant (surface + workspace): `recent:`, `seen:`, `assistant:welcomed:`, and
- *   the ticket indexes `ticketthread:` / `ticketmsg:` of threads and messages in its channels;
- * - values that name it: conversations (`conv:<id>`, whose place is the tenant's), rated answers
- *   (`feedback:answer:`), answers in flight (`inflight:`), tickets whose asker's thread is the tenant's;
- * - then what hangs off those by id: a conversation's session, transcript, handoff mark and lead
- *   (`conv:<id>:*`), its queue items (`convq:`, emptied), lease (`convlease:`, released), pending
- *   and crash marks (`convpending:`, `convstarted:`), askers (`convasker:`), Retry records
- *   (`retry:` / `retrying:`); a ticket's open, late and index keys and its notices still pending in
- *   the outbox (completed unsent, so nothing is posted to a place that is gone); an answer's votes
- *   (`feedback:vote:<id>:*`) and in-flight lease;
- * - a surface's own keys, through `surfaceKeys` (the places found are handed to it).
+ * The tenant's own part of the store (`t:<kind>:<id>:`, state/tenant-store.ts) goes whole: its
+ * conversations and everything per conversation (session, transcript, handoff mark, lead, crash
+ * marks, askers, Retry records, dedupe marks, recent conversations), votes, ticket indexes, office
+ * record and limits. Its queues are emptied first (a queue is not a key), through its own view.
+ *
+ * Then the global infrastructure that names it (state/tenant-store.ts says why each is global):
+ * - of its conversations, listed through its view: their leases (released) and pending marks, and any
+ *   pending mark whose value names the tenant (a queue whose conversation record expired);
+ * - tickets whose asker's thread is the tenant's, or whose conversation is one of its (by value), with
+ *   their open, late and lookup keys, the lookups of threads in its channels, and their notices still
+ *   pending in the outbox (completed unsent, so nothing is posted to a place that is gone);
+ * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value), with their leases;
+ * - its connection (`/chatbot connect`), and the applied settings (`settings:applied:<chatbot>`) of
+ *   its own chatbot when no other tenant's connection names that chatbot (read before its part goes);
+ * - a surface's own keys, through `surfaceKeys` (the places found are handed to it);
+ * - what the layout before the tenants' parts still holds of it (forget-legacy.ts).
  *
  * Not found by key (they carry no tenant): a person's flood limits and "lead opened" marks (keyed by
  * surface and user id, and a Discord user is the same person in every server), the agent roster, the
- * day's leads digest, applied chatbot settings (per chatbot) and the mail outbox; rate-budget logs are
- * not listed by the store and empty themselves within their window (seconds).
+ * day's leads digest and the mail outbox; rate-budget logs are not listed by the store and empty
+ * themselves within their window (seconds).
  */
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { forgetTenantKeys, tenantFor } from '../../state/tenant-store';
-import { conversationSchema, keys as convKeys, parseStored, placeSchema } from '../conversations/model';
+import { forgetTenantKeys, sameTenant, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
+import {
+  conversationSchema,
+  convKeys,
+  infraKeys,
+  parseStored,
+  pendingSchema,
+  placeSchema,
+} from '../conversations/model';
+import { ASK_INTENT_PREFIX } from '../conversations/ask-intents';
 import { NOTICE_BOX } from '../handoff/notice';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
-import type { Place, SurfaceName } from '../surface';
-import { CONNECTION_PREFIX } from './connections';
+import { appliedSettingsKey } from '../settings/applied';
+import type { Place } from '../surface';
+import { chatbotTagOf, connectedChatbots, connectionKey } from './connections';
+import { isTenantsPlace, legacyRecordsOf, placePrefix } from './forget-legacy';
+import { OFFICE_KEY } from './office-record';
 
-export interface Tenant {
-  surface: SurfaceName;
-  /** Slack team (or enterprise) id, Discord guild id. */
-  workspace: string;
-}
+export type { Tenant } from '../../state/tenant-store';
 
 export interface ForgetOptions {
   /** The surface's own keys for the tenant and the places found in its records. */
   surfaceKeys?: (places: Place[]) => string[] | Promise<string[]>;
+  /** Chatbots whose applied settings stay whoever leaves (the environment's default, which serves others). */
+  keepChatbots?: readonly string[];
 }
 
 export interface Forgotten {
@@ -54,81 +66,48 @@ const NOTICE_SCAN = 10_000;
 const NOTICE_DONE_TTL_MS = 86_400_000;
 
 const placeOnly = z.object({ place: placeSchema });
-const ratedOnly = z.object({ surface: z.string(), workspace: z.string(), channel: z.string() });
-const retryOnly = z.object({ conv: z.string() });
+const officeChatbot = z.object({ chatbotId: z.string().optional() });
 
-const isTenant = (t: Tenant, p: { surface: string; workspace: string } | undefined): boolean =>
-  p !== undefined && p.surface === t.surface && p.workspace === t.workspace;
-
-/** The start of every placeKey of the tenant's places (placeKey encodes each part). */
-function placePrefix(t: Tenant): string {
-  return `${encodeURIComponent(t.surface)}:${encodeURIComponent(t.workspace)}:`;
-}
-
-/** Keys whose name carries the tenant. */
-async function namedKeys(store: StateStore, t: Tenant): Promise<string[]> {
-  const prefixes = [
-    `recent:${placePrefix(t)}`,
-    `seen:${t.surface}:${t.workspace}:`,
-    `assistant:welcomed:${t.surface}:${t.workspace}:`,
-    `ticketthread:${placePrefix(t)}`,
-    `ticketmsg:${placePrefix(t)}`,
-  ];
-  // Its own chatbot's keys (`/chatbot connect`): exactly its key, not another whose id starts the same.
-  const connection = `${CONNECTION_PREFIX}${t.surface}:${t.workspace}`;
-  const connected = (await store.keys(connection)).filter((k) => k === connection);
-  return [...(await Promise.all(prefixes.map((p) => store.keys(p)))).flat(), ...connected];
-}
-
-/** The tenant's conversations: ids and places. */
-async function conversationsOf(store: StateStore, t: Tenant): Promise<Map<string, Place>> {
+/** The tenant's conversations, listed through its own view: ids and places. */
+async function conversationsOf(view: TenantStore): Promise<Map<string, Place>> {
   const found = new Map<string, Place>();
-  for (const key of await store.keys('conv:')) {
-    if (key.indexOf(':', 'conv:'.length) >= 0) continue;
-    const conv = parseStored(conversationSchema, await store.get(key));
-    if (conv && isTenant(t, conv.place)) found.set(conv.id, conv.place);
+  for (const key of await view.keys(convKeys.conversations)) {
+    const parts = key.split(':');
+    if (parts.length !== 2) continue;
+    const conv = parseStored(conversationSchema, await view.get(key));
+    if (conv) found.set(conv.id, conv.place);
   }
   return found;
 }
 
-/** The conversation id a key of `conv:<id>...`, `convstarted:<id>:...` or `convasker:<id>:...` names. */
-function convIdOfKey(key: string): string {
-  return key.split(':')[1] ?? '';
-}
-
 /**
- * Everything stored under the conversations' ids (listed once per prefix, not once per conversation:
- * a store lists keys by scanning); their queues are emptied and their leases released.
+ * The conversations' queues emptied (through the tenant's view) and leases released; returns the
+ * pending marks to delete: theirs, and any whose value names the tenant.
  */
-async function forgetConversations(store: StateStore, ids: Set<string>): Promise<string[]> {
-  const listed = (await Promise.all(['conv:', 'convstarted:', 'convasker:'].map((p) => store.keys(p)))).flat();
-  const out = listed.filter((k) => ids.has(convIdOfKey(k)));
+async function stopQueues(store: StateStore, view: TenantStore, ids: Set<string>): Promise<string[]> {
+  const marks = new Set<string>();
+  for (const key of await store.keys(infraKeys.pendingPrefix)) {
+    const mark = parseStored(pendingSchema, await store.get(key));
+    if (mark && mark !== 1 && sameTenant({ surface: mark.surface, id: mark.id }, view.tenant)) {
+      ids.add(key.slice(infraKeys.pendingPrefix.length));
+    }
+  }
   for (const id of ids) {
-    out.push(convKeys.pending(id));
-    for (let item = await store.peek(convKeys.queue(id)); item; item = await store.peek(convKeys.queue(id)))
-      await store.ack(convKeys.queue(id), item.id);
-    const lease = await store.leaseInfo(convKeys.lease(id));
-    if (lease) await store.releaseLease(convKeys.lease(id), lease.owner);
+    marks.add(infraKeys.pending(id));
+    const queue = convKeys.queue(id);
+    for (let item = await view.peek(queue); item; item = await view.peek(queue)) await view.ack(queue, item.id);
+    const lease = await store.leaseInfo(infraKeys.lease(id));
+    if (lease) await store.releaseLease(infraKeys.lease(id), lease.owner);
   }
-  return out;
+  return [...marks];
 }
 
-/** Retry records of the tenant's conversations. */
-async function retriesOf(store: StateStore, convs: Map<string, Place>): Promise<string[]> {
-  const out: string[] = [];
-  for (const key of await store.keys('retry:')) {
-    const retry = parseStored(retryOnly, await store.get(key));
-    if (retry && convs.has(retry.conv)) out.push(key, convKeys.retrying(key.slice('retry:'.length)));
-  }
-  return out;
-}
-
-/** Tickets asked for in the tenant (by the asker's thread, or the conversation): with their keys. */
-async function ticketsOf(store: StateStore, t: Tenant, convs: Map<string, Place>): Promise<Ticket[]> {
+/** Tickets asked for in the tenant (by the asker's thread, or the conversation): by value. */
+async function ticketsOf(store: StateStore, t: Tenant, convs: Set<string>): Promise<Ticket[]> {
   const out: Ticket[] = [];
   for (const key of await store.keys(ticketKeys.prefix)) {
     const ticket = parseStored(ticketSchema, await store.get(key));
-    if (ticket && (isTenant(t, ticket.userPlace) || convs.has(ticket.convId))) out.push(ticket);
+    if (ticket && (isTenantsPlace(t, ticket.userPlace) || convs.has(ticket.convId))) out.push(ticket);
   }
   return out;
 }
@@ -153,42 +132,76 @@ async function dropNotices(store: StateStore, tickets: Ticket[]): Promise<void> 
   }
 }
 
-/** Rated answers (with their votes) and answers in flight of the tenant, and the places they name. */
-async function answersOf(store: StateStore, t: Tenant, places: Place[]): Promise<string[]> {
+/**
+ * Work in flight of the tenant (by value: answers being streamed, `/ask`s not yet queued), their
+ * leases released; the places they name are added.
+ */
+async function inflightOf(store: StateStore, t: Tenant, places: Place[]): Promise<string[]> {
   const out: string[] = [];
-  const answers = new Set<string>();
-  for (const key of await store.keys('feedback:answer:')) {
-    const rated = parseStored(ratedOnly, await store.get(key));
-    if (isTenant(t, rated)) answers.add(key.slice('feedback:answer:'.length));
-  }
-  for (const id of answers) out.push(`feedback:answer:${id}`);
-  // A vote's key is feedback:vote:<answer id>:<user>; answer ids hold no colon.
-  for (const key of await store.keys('feedback:vote:')) if (answers.has(key.split(':')[2] ?? '')) out.push(key);
-  for (const key of await store.keys('inflight:')) {
-    const inflight = parseStored(placeOnly, await store.get(key));
-    if (!inflight || !isTenant(t, inflight.place)) continue;
-    out.push(key);
-    const lease = await store.leaseInfo(`lease:${key}`);
-    if (lease) await store.releaseLease(`lease:${key}`, lease.owner);
-    places.push(inflight.place);
+  const kinds = [
+    { prefix: 'inflight:', lease: (key: string) => `lease:${key}` },
+    { prefix: ASK_INTENT_PREFIX, lease: (key: string) => key },
+  ];
+  for (const kind of kinds) {
+    for (const key of await store.keys(kind.prefix)) {
+      const inflight = parseStored(placeOnly, await store.get(key));
+      if (!inflight || !isTenantsPlace(t, inflight.place)) continue;
+      out.push(key);
+      const lease = await store.leaseInfo(kind.lease(key));
+      if (lease) await store.releaseLease(kind.lease(key), lease.owner);
+      places.push(inflight.place);
+    }
   }
   return out;
 }
 
+/**
+ * Its connection, and the applied settings of its own chatbot (its connection's, else its office
+ * record's) unless another tenant's connection names the same chatbot, or it is one kept for all.
+ * Read before the tenant's part (where the office record is) goes. A connection keeps its chatbot id
+ * sealed, with only a digest (tag) in plain: the settings record is the one whose chatbot has that tag.
+ */
+async function connectionKeysOf(store: StateStore, view: TenantStore, keep: readonly string[]): Promise<string[]> {
+  const own = connectionKey(view.tenant);
+  const connected = await connectedChatbots(store);
+  const officeBot = parseStored(officeChatbot, await view.get(OFFICE_KEY))?.chatbotId;
+  const tag = connected.get(own) ?? (officeBot ? chatbotTagOf(officeBot) : undefined);
+  const shared = [...connected].some(([key, other]) => key !== own && other === tag);
+  const kept = keep.some((id) => chatbotTagOf(id) === tag);
+  const settings =
+    tag === undefined || shared || kept
+      ? []
+      : (await store.keys(appliedSettingsKey(''))).filter(
+          (key) => chatbotTagOf(key.slice(appliedSettingsKey('').length)) === tag,
+        );
+  // Exactly its key, not another whose id starts the same.
+  const hasConnection = (await store.keys(own)).includes(own);
+  return [...(hasConnection ? [own] : []), ...settings];
+}
+
+/** Keys that name the tenant's places: ticket lookups of threads and messages in its channels. */
+async function lookupsOf(store: StateStore, t: Tenant): Promise<string[]> {
+  const prefixes = [`ticketthread:${placePrefix(t)}`, `ticketmsg:${placePrefix(t)}`];
+  return (await Promise.all(prefixes.map((p) => store.keys(p)))).flat();
+}
+
 /** Deletes every record of `tenant` the store can name (see the header for what it cannot). */
 export async function forgetTenant(store: StateStore, tenant: Tenant, opts: ForgetOptions = {}): Promise<Forgotten> {
-  const doomed = new Set(await namedKeys(store, tenant));
-  const convs = await conversationsOf(store, tenant);
-  for (const key of await forgetConversations(store, new Set(convs.keys()))) doomed.add(key);
-  for (const key of await retriesOf(store, convs)) doomed.add(key);
-  const tickets = await ticketsOf(store, tenant, convs);
+  const view = tenantStore(store, tenant);
+  const doomed = new Set(await connectionKeysOf(store, view, opts.keepChatbots ?? []));
+  const convs = await conversationsOf(view);
+  const legacy = await legacyRecordsOf(store, tenant);
+  for (const [id, place] of legacy.convs) convs.set(id, place);
+  for (const key of [...legacy.keys, ...(await lookupsOf(store, tenant))]) doomed.add(key);
+  for (const key of await stopQueues(store, view, new Set(convs.keys()))) doomed.add(key);
+  const tickets = await ticketsOf(store, tenant, new Set(convs.keys()));
   for (const ticket of tickets) for (const key of ticketKeysOf(ticket)) doomed.add(key);
   await dropNotices(store, tickets);
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];
-  for (const key of await answersOf(store, tenant, places)) doomed.add(key);
+  for (const key of await inflightOf(store, tenant, places)) doomed.add(key);
   for (const key of (await opts.surfaceKeys?.(places)) ?? []) doomed.add(key);
-  // The tenant's own part of the store (t:<kind>:<id>:, state/tenant-store.ts) goes whole.
-  let records = await forgetTenantKeys(store, tenantFor(tenant.surface, tenant.workspace));
+  // The tenant's own part of the store goes whole.
+  let records = await forgetTenantKeys(store, tenant);
   for (const key of doomed) {
     if ((await store.get(key)) === undefined) continue;
     await store.delete(key);

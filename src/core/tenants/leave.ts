@@ -19,7 +19,9 @@
 import { createHash } from 'node:crypto';
 import type { CoreContext } from '../context';
 import type { Place } from '../surface';
-import { forgetTenant, type ForgetOptions, type Forgotten, type Tenant } from './forget';
+import type { Tenant } from '../../state/tenant-store';
+import { forgetTenant, type ForgetOptions, type Forgotten } from './forget';
+import { tenantOf } from './tenant';
 import { type TenantWork, tenantWork } from './tenant-work';
 
 /** How long the mark stays: far longer than an answer runs, or waits for a dead instance's recovery. */
@@ -32,12 +34,12 @@ const STOP_WAIT_MS = 5_000;
  * by a hash of the tenant (the records of a tenant that left name it nowhere).
  */
 function leftKey(t: Tenant): string {
-  const id = createHash('sha256').update(`${t.surface}:${t.workspace}`).digest('base64url').slice(0, 22);
+  const id = createHash('sha256').update(`${t.surface}:${t.id}`).digest('base64url').slice(0, 22);
   return `tenant-left:${id}`;
 }
 
 function tenantAt(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
-  return { surface: place.surface, workspace: place.workspace };
+  return tenantOf(place);
 }
 
 async function leftAt(ctx: Pick<CoreContext, 'store'>, key: string): Promise<number | undefined> {
@@ -84,9 +86,11 @@ export async function leaveTenant(
   const { stopped, ended } = tenantWork(ctx).stop(key, at);
   // Their last steps (neither a platform call nor a write) are over before the records go.
   await within(ended, STOP_WAIT_MS);
-  const forgotten = await forgetTenant(ctx.store, tenant, opts.surfaceKeys ? { surfaceKeys: opts.surfaceKeys } : {});
+  const forgetting: ForgetOptions = { keepChatbots: opts.keepChatbots ?? [] };
+  if (opts.surfaceKeys) forgetting.surfaceKeys = opts.surfaceKeys;
+  const forgotten = await forgetTenant(ctx.store, tenant, forgetting);
   const left: Left = { stopped, ...forgotten };
-  const name = `${tenant.surface} ${tenant.workspace}`;
+  const name = `${tenant.surface} ${tenant.id}`;
   const fields = { tenant: name, why: opts.why, ...left };
   if (opts.known || stopped > 0 || forgotten.records > 0)
     ctx.log.info(

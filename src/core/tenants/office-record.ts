@@ -3,7 +3,7 @@
  * `/chatbot hours`), and where core
  * reads them. Apart from offices.ts so the context can name `Offices` without importing the rules.
  */
-import type { Tenant } from '../../state/tenant-store';
+import { scoped, type Tenant } from '../../state/tenant-store';
 import type { OfficeWindow } from '../handoff/hours/office-hours';
 
 /**
@@ -22,3 +22,6 @@ export interface OfficeRecord {
 export interface Offices {
   of(t: Tenant): Promise<OfficeRecord | undefined>;
 }
+
+/** Where a tenant's office record is kept in its part of the store (`t:<kind>:<id>:office`). */
+export const OFFICE_KEY = scoped('office');

@@ -11,15 +11,12 @@
  * serves a surface that has one workspace, never a deployment where many install it.
  */
 import { z } from 'zod';
-import { scoped, sameTenant, tenantFor, tenantStore, type Tenant } from '../../state/tenant-store';
+import { sameTenant, tenantStore, type Tenant } from '../../state/tenant-store';
 import type { CoreContext, HandoffTarget } from '../context';
 import { parseStored } from '../conversations/model';
 import type { Place, SurfaceName } from '../surface';
-import type { OfficeRecord, Offices } from './office-record';
-
-export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
-  return tenantFor(place.surface, place.workspace);
-}
+import { OFFICE_KEY, type OfficeRecord, type Offices } from './office-record';
+import { tenantOf } from './tenant';
 
 const windowSchema = z.object({
   weekday: z.number().int().min(0).max(6),
@@ -35,7 +32,6 @@ const officeSchema = z.object({
   hours: z.union([z.literal('always'), z.array(windowSchema)]).optional(),
   digestHour: z.number().int().min(0).max(23).optional(),
 });
-const OFFICE_KEY = scoped('office');
 
 /** Offices as kept in each tenant's part of the store (`t:<kind>:<id>:office`). */
 export function storedOffices(ctx: Pick<CoreContext, 'store'>): Offices {

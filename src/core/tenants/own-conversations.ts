@@ -12,9 +12,7 @@ import { scoped, scopedPrefix, tenantStore, type Tenant } from '../../state/tena
 import type { CoreContext } from '../context';
 import { parseStored } from '../conversations/model';
 import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
-import type { Place } from '../surface';
 import { servesManyTenants } from './shared-chatbot';
-import { tenantOf } from './tenant';
 
 const ownSessionSchema = z.object({ chatbotId: z.string(), createdAt: z.number() });
 
@@ -28,18 +26,12 @@ export interface OwnConversation {
 const sessionKey = (id: string) => scoped('session', id);
 
 /**
- * Notes the session just opened with `ctx`'s chatbot as the conversation's tenant's. `conversation`
- * is read only where a surface serves many tenants (elsewhere nothing is written).
+ * Notes the session just opened with `ctx`'s chatbot as `tenant`'s, only where its surface serves
+ * many tenants (elsewhere nothing is written).
  */
-export async function recordOwnSession(
-  ctx: CoreContext,
-  sessionId: number,
-  conversation: () => Promise<{ place: Pick<Place, 'surface' | 'workspace'> } | undefined>,
-): Promise<void> {
-  if (!ctx.config.manyTenants?.length) return;
-  const conv = await conversation();
-  if (!conv || !servesManyTenants(ctx, conv.place.surface)) return;
-  await tenantStore(ctx.store, tenantOf(conv.place)).set(
+export async function recordOwnSession(ctx: CoreContext, tenant: Tenant, sessionId: number): Promise<void> {
+  if (!servesManyTenants(ctx, tenant.surface)) return;
+  await tenantStore(ctx.store, tenant).set(
     sessionKey(String(sessionId)),
     { chatbotId: ctx.config.chatbotId, createdAt: ctx.now() },
     ctx.config.retentionMs ?? DEFAULT_RETENTION_MS,

@@ -3,23 +3,22 @@
  * and its admins. A Slack workspace (team id, or the enterprise for an org-wide install), a Discord
  * server (guild id), or the shell. Derived in this one function from where the request happened;
  * the surface is part of it, so a Slack team and a Discord guild can never share a record.
+ *
+ * The type is the state store's (state/tenant-store.ts): the same value opens the tenant's own part
+ * of the store, so whatever core reads for a tenant is read through that tenant's view.
  */
-import type { Place, SurfaceName } from '../surface';
+import { type Tenant, tenantFor } from '../../state/tenant-store';
+import type { Place } from '../surface';
 
-export interface Tenant {
-  readonly surface: SurfaceName;
-  /** Slack team (or enterprise) id, Discord guild id ('@me' for DMs), 'local' for the shell. */
-  readonly id: string;
-}
+export type { Tenant } from '../../state/tenant-store';
 
 /**
- * The tenant of a request that happened at `place`. For Slack and Discord this is the request's own
- * `BridgeRequest.tenant` (the surfaces build it from the same workspace); it is read from the place
- * so that a command and the answers of its conversation (queued, answered from the conversation's
- * place) always name the same tenant, the shell's included (its requests say 'shell', its places 'local').
+ * The tenant of a request that happened at `place`: every surface builds its `BridgeRequest.tenant`
+ * with it, and core derives a conversation's from its place with it, so a command and the answers of
+ * its conversation (queued, answered from the conversation's place) always name the same tenant.
  */
 export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
-  return { surface: place.surface, id: place.workspace };
+  return tenantFor(place.surface, place.workspace);
 }
 
 /** One string per tenant, for store keys and caches. */

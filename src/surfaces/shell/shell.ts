@@ -1,3 +1,4 @@
+import { tenantOf } from '../../core/tenants/tenant';
 import { randomUUID } from 'crypto';
 import { basename } from 'path';
 import * as readline from 'readline';
@@ -257,7 +258,7 @@ export class Shell {
 
   /** Who and where, once per line typed: the shell is its own tenant; the answer is for who typed it. */
   private request(actor: Actor, place: Place): BridgeRequest {
-    return { tenant: 'shell', surface: this.surface, place, actor, for: { id: actor.id, name: actor.name } };
+    return { tenant: tenantOf(place), surface: this.surface, place, actor, for: { id: actor.id, name: actor.name } };
   }
 
   private invocation(actor: Actor, place: Place, source?: MessageRef): Invocation {

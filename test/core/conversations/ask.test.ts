@@ -1,5 +1,6 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
-import { keys, conversationIdOf } from '../../../src/core/conversations/model';
+import { convKeys, conversationIdOf } from '../../../src/core/conversations/model';
+import { convStore } from '../../support/conv-records';
 import type { Place } from '../../../src/core/surface';
 import { waitFor } from '../../../fakes/wait-for';
 
@@ -58,14 +59,14 @@ describe('conversations: /ask and follow-ups', () => {
     expect(answer.current.buttons?.map((b) => b.action)).toContain('handoff.request');
 
     const convId = conversationIdOf(thread);
-    const sessionId = await h.store.get(keys.session(convId));
+    const sessionId = await convStore(h.store, thread).get(convKeys.session(convId));
     expect(typeof sessionId).toBe('number');
     expect(getSessionCalls).toBe(1);
 
     await h.say(h.users.alice, thread, 'Any for rent in Austin?');
     await waitAnswered(thread, 2);
     expect(getSessionCalls).toBe(1);
-    expect(await h.store.get(keys.session(convId))).toBe(sessionId);
+    expect(await convStore(h.store, thread).get(convKeys.session(convId))).toBe(sessionId);
     expect(threadTexts(thread)).toHaveLength(2);
   });
 

@@ -1,7 +1,8 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import {
   conversationIdOf,
-  keys,
+  convKeys,
+  infraKeys,
   parseStored,
   startedMarkSchema,
   toJson,
@@ -11,6 +12,7 @@ import type { RelayRequest } from '../../../src/core/relay/relay';
 import type { Place } from '../../../src/core/surface';
 import type { TestMessage } from '../../support/test-surface';
 import { waitFor } from '../../../fakes/wait-for';
+import { convStore } from '../../support/conv-records';
 
 function finished(m: TestMessage): boolean {
   return !m.current.typing && m.current.text !== 'Thinking…';
@@ -67,7 +69,7 @@ describe('conversations: queue order, dedupe, service refusals', () => {
       expect(prevFinal).toBeGreaterThanOrEqual(0);
       expect(postedAt).toBeGreaterThan(prevFinal);
     }
-    expect(await h.store.length(keys.queue(conversationIdOf(thread)))).toBe(0);
+    expect(await convStore(h.store, thread).length(convKeys.queue(conversationIdOf(thread)))).toBe(0);
   });
 
   it('answers a redelivered message once', async () => {
@@ -138,8 +140,9 @@ describe('conversations: queue order, dedupe, service refusals', () => {
       const convId = conversationIdOf(thread);
       // The message the dead worker answered into; recovery has since marked it interrupted.
       const placeholder = await h.surface.post(thread, { text: 'Homes for rent in Miami: 12 Ocean', typing: false });
-      const item = await h.store.push(
-        keys.queue(convId),
+      const view = convStore(h.store, thread);
+      const item = await view.push(
+        convKeys.queue(convId),
         toJson({
           kind: 'message',
           msgId: `dead-${placeholder.id}`,
@@ -148,8 +151,8 @@ describe('conversations: queue order, dedupe, service refusals', () => {
           attachments: [],
         }),
       );
-      await h.store.set(keys.started(convId, item.id), toJson(mark(placeholder.id)));
-      await h.store.set(keys.pending(convId), 1);
+      await view.set(convKeys.started(convId, item.id), toJson(mark(placeholder.id)));
+      await h.store.set(infraKeys.pending(convId), toJson(view.tenant));
       return { thread, placeholder: placeholder.id, convId };
     }
 
@@ -158,9 +161,10 @@ describe('conversations: queue order, dedupe, service refusals', () => {
       const original = h.relay.run.bind(h.relay);
       h.relay.run = async (req: RelayRequest) => {
         const convId = req.answerKey.split(':')[0]!;
-        const startedKeys = await h.store.keys(keys.started(convId, ''));
+        const view = convStore(h.store, h.channel);
+        const startedKeys = await view.keys(convKeys.started(convId, ''));
         const marks = await Promise.all(
-          startedKeys.map(async (k) => parseStored(startedMarkSchema, await h.store.get(k))),
+          startedKeys.map(async (k) => parseStored(startedMarkSchema, await view.get(k))),
         );
         seen.push({ answerKey: req.answerKey, marks });
         return original(req);
@@ -196,7 +200,7 @@ describe('conversations: queue order, dedupe, service refusals', () => {
       await h.bridge.conversations.idle();
       expect(h.surface.messages.get(placeholder)!.versions).toHaveLength(before);
       expect(h.surface.messagesIn(thread).filter((m) => m.current.text.includes('Miami'))).toHaveLength(1);
-      expect(await h.store.length(keys.queue(convId))).toBe(0);
+      expect(await convStore(h.store, thread).length(convKeys.queue(convId))).toBe(0);
     });
 
     it('answers again, in its placeholder, an item lost before the relay was given it', async () => {
@@ -216,7 +220,7 @@ describe('conversations: queue order, dedupe, service refusals', () => {
       expect(answered.versions.length).toBeGreaterThan(1);
       expect(answered.current.text).not.toBe('Homes for rent in Miami: 12 Ocean');
       expect(answered.current.text).toContain('Miami');
-      expect(await h.store.length(keys.queue(convId))).toBe(0);
+      expect(await convStore(h.store, thread).length(convKeys.queue(convId))).toBe(0);
     });
   });
 });

@@ -2,9 +2,11 @@
  * Retention: a conversation, its chat session and its transcript expire RETENTION_DAYS after the
  * conversation's last activity (here shortened to seconds), and activity keeps them alive.
  */
+import { tenantOf } from '../../../src/core/tenants/tenant';
 import { startCoreHarness } from '../../support/core-harness';
 import { waitFor } from '../../../fakes/wait-for';
-import { conversationIdOf, keys } from '../../../src/core/conversations/model';
+import { conversationIdOf, convKeys } from '../../../src/core/conversations/model';
+import { convStore } from '../../support/conv-records';
 import { ticketKeys } from '../../../src/core/handoff/model';
 import { untrusted } from '../../../src/core/text/untrusted';
 import { useStarted } from '../../support/server-setup';
@@ -20,9 +22,9 @@ describe('conversations: retention', () => {
     await h.bridge.conversations.idle();
     const convId = conversationIdOf(thread);
     const stored = async () => ({
-      conversation: await h.store.get(keys.conversation(convId)),
-      session: await h.store.get(keys.session(convId)),
-      transcript: await h.store.get(keys.transcript(convId)),
+      conversation: await convStore(h.store, thread).get(convKeys.conversation(convId)),
+      session: await convStore(h.store, thread).get(convKeys.session(convId)),
+      transcript: await convStore(h.store, thread).get(convKeys.transcript(convId)),
     });
     const first = await stored();
     expect(first.conversation).toBeDefined();
@@ -35,7 +37,7 @@ describe('conversations: retention', () => {
     while (Date.now() < activeUntil) {
       await h.bridge.message(
         {
-          tenant: thread.workspace,
+          tenant: tenantOf(thread),
           surface: h.surface,
           place: thread,
           actor: h.users.alice,
@@ -80,9 +82,9 @@ describe('conversations: retention', () => {
     expect(
       await waitFor(async () => (await ticketKeysNow()) >= 4 && (await ticketKeysNow()), 'the ticket and its keys'),
     ).toBeGreaterThanOrEqual(4);
-    expect(await h.store.get(keys.handoff(conversationIdOf(thread)))).toBeDefined();
+    expect(await convStore(h.store, thread).get(convKeys.handoff(conversationIdOf(thread)))).toBeDefined();
     // Nobody touches it: the ticket, its open marker and its lookups all expire.
     await waitFor(async () => (await ticketKeysNow()) === 0, 'the ticket keys to expire', RETENTION_MS * 4);
-    expect(await h.store.get(keys.handoff(conversationIdOf(thread)))).toBeUndefined();
+    expect(await convStore(h.store, thread).get(convKeys.handoff(conversationIdOf(thread)))).toBeUndefined();
   }, 60_000);
 });

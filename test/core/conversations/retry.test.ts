@@ -1,5 +1,6 @@
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
-import { conversationIdOf, keys } from '../../../src/core/conversations/model';
+import { conversationIdOf, convKeys } from '../../../src/core/conversations/model';
+import { convStore } from '../../support/conv-records';
 import { waitFor } from '../../../fakes/wait-for';
 
 describe('conversations: an interrupted answer and its Retry', () => {
@@ -35,7 +36,7 @@ describe('conversations: an interrupted answer and its Retry', () => {
 
     expect(h.surface.messagesIn(thread)).toHaveLength(2);
     expect(getSessionCalls).toBe(1);
-    const sessionId = await h.store.get(keys.session(conversationIdOf(thread)));
+    const sessionId = await convStore(h.store, thread).get(convKeys.session(conversationIdOf(thread)));
     const conversation = await h.client.v1.getConversation(String(sessionId), { includeMessages: true });
     const asked = (conversation.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content);
     expect(asked).toEqual([question, question]);
@@ -58,7 +59,7 @@ describe('conversations: an interrupted answer and its Retry', () => {
     expect(h.surface.messagesIn(thread)).toHaveLength(1);
 
     // The asker presses twice while the retry is queued or streaming: one retry only.
-    const sessionId = await h.store.get(keys.session(conversationIdOf(thread)));
+    const sessionId = await convStore(h.store, thread).get(convKeys.session(conversationIdOf(thread)));
     await h.bridge.action(h.invocation(h.users.alice, thread), button.action, button.value);
     await h.bridge.action(h.invocation(h.users.alice, thread), button.action, button.value);
     await waitFor(() => retryOf(1) !== undefined, 'retryOf(1)', 10_000);

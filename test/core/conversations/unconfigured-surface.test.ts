@@ -3,7 +3,8 @@
  * removed, say) can never be answered: it is dropped with one log line, not retried on every sweep.
  */
 import pino from 'pino';
-import { conversationIdOf, keys, toJson } from '../../../src/core/conversations/model';
+import { conversationIdOf, convKeys, infraKeys, toJson } from '../../../src/core/conversations/model';
+import { convStore } from '../../support/conv-records';
 import type { Place } from '../../../src/core/surface';
 import { startCoreHarness } from '../../support/core-harness';
 import { useStarted } from '../../support/server-setup';
@@ -18,17 +19,18 @@ describe('conversations: an item for a surface that is not configured', () => {
   it('is dropped with one warning, and a later sweep finds nothing left to retry', async () => {
     const place: Place = { surface: 'discord', workspace: 'G-gone', channel: 'C-gone', thread: 'T-gone' };
     const convId = conversationIdOf(place);
-    await h.store.set(keys.conversation(convId), toJson({ id: convId, place, createdAt: 1, asker: h.users.alice }));
-    await h.store.push(
-      keys.queue(convId),
+    const view = convStore(h.store, place);
+    await view.set(convKeys.conversation(convId), toJson({ id: convId, place, createdAt: 1, asker: h.users.alice }));
+    await view.push(
+      convKeys.queue(convId),
       toJson({ kind: 'message', msgId: 'm-gone', actor: h.users.alice, text: 'hello?', attachments: [] }),
     );
-    await h.store.set(keys.pending(convId), 1);
+    await h.store.set(infraKeys.pending(convId), toJson(view.tenant));
 
     await h.bridge.conversations.sweep();
     await h.bridge.conversations.idle();
-    expect(await h.store.length(keys.queue(convId))).toBe(0);
-    expect(await h.store.get(keys.pending(convId))).toBeUndefined();
+    expect(await view.length(convKeys.queue(convId))).toBe(0);
+    expect(await h.store.get(infraKeys.pending(convId))).toBeUndefined();
     const dropped = lines.filter((l) => /surface is not configured/.test(l.msg));
     expect(dropped).toHaveLength(1);
 

@@ -6,7 +6,8 @@
  * the ticket is then the asker's.
  */
 import { VIEWING_ACTION } from '../../../src/core/listings/card-actions';
-import { conversationIdOf, keys } from '../../../src/core/conversations/model';
+import { conversationIdOf, convKeys, convRefAt } from '../../../src/core/conversations/model';
+import { convStore } from '../../support/conv-records';
 import type { Button, Place } from '../../../src/core/surface';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { waitFor } from '../../../fakes/wait-for';
@@ -36,10 +37,12 @@ describe('handoff: the asker is who started the conversation', () => {
     await answered(2);
 
     // The record: on the conversation itself, with no per-writer asker keys (those expired first).
-    const conv = await h.bridge.conversations.load(conversationIdOf(thread));
+    const conv = await h.bridge.conversations.load(convRefAt(thread));
     expect(conv?.asker).toEqual(h.users.alice);
     expect(await h.store.keys('convasker:')).toEqual([]);
-    expect(await h.store.get(keys.conversation(conversationIdOf(thread)))).toMatchObject({ asker: { id: 'U-alice' } });
+    expect(await convStore(h.store, thread).get(convKeys.conversation(conversationIdOf(thread)))).toMatchObject({
+      asker: { id: 'U-alice' },
+    });
 
     const talk = buttonsIn(thread)
       .filter((b) => b.action === 'handoff.request')
@@ -76,7 +79,7 @@ describe('handoff: the asker is who started the conversation', () => {
     const mine = h.invocation(h.users.alice, thread);
     await h.bridge.command(mine, 'handoff', 'call me');
     await waitFor(() => tickets().length === 1, 'the ticket', 5000);
-    const ticketId = (await h.bridge.handoffs.activeTicket(conversationIdOf(thread)))!.id;
+    const ticketId = (await h.bridge.handoffs.activeTicket(convRefAt(thread)))!.id;
 
     const cancel = h.invocation(h.users.bob, thread);
     await h.bridge.command(cancel, 'handoff', 'cancel');
@@ -92,11 +95,7 @@ describe('handoff: the asker is who started the conversation', () => {
 
     // An admin asks for a human in Alice's conversation: the ticket is Alice's, and says who asked.
     await h.bridge.command(h.invocation(h.users.admin, thread), 'handoff', 'she needs a call');
-    const second = await waitFor(
-      () => h.bridge.handoffs.activeTicket(conversationIdOf(thread)),
-      'the second ticket',
-      5000,
-    );
+    const second = await waitFor(() => h.bridge.handoffs.activeTicket(convRefAt(thread)), 'the second ticket', 5000);
     expect(second.user).toEqual(h.users.alice);
     await waitFor(() => tickets().length === 2, 'its message', 5000);
     expect(tickets()[1]!.current.text).toContain(`asked for a human, by ${h.users.admin.name}`);

@@ -3,7 +3,7 @@
  * human)" line in the transcript (the ticket, the lead and the e-mail read it); and a no-answer
  * handoff that is refused tells the user why instead of saying nothing.
  */
-import { conversationIdOf } from '../../../src/core/conversations/model';
+import { convRef, convRefAt } from '../../../src/core/conversations/model';
 import { readTranscript } from '../../../src/core/conversations/transcript';
 import type { Place } from '../../../src/core/surface';
 import { waitFor } from '../../../fakes/wait-for';
@@ -31,12 +31,12 @@ describe('handoff: two triggers race to open a ticket', () => {
       h.bridge.handoffs.request(conv, h.users.alice, h.surface, 'second click'),
     ]);
     expect(results).toEqual([undefined, undefined]);
-    const lines = (await readTranscript(h.store, conversationIdOf(thread))).filter((t) =>
+    const lines = (await readTranscript(h.store, convRefAt(thread))).filter((t) =>
       t.text.startsWith('(asked for a human'),
     );
     expect(lines).toHaveLength(1);
     // The line is the winner's: the reason of the ticket that stands.
-    const ticket = (await h.bridge.handoffs.activeTicket(conv.id))!;
+    const ticket = (await h.bridge.handoffs.activeTicket(convRef(conv)))!;
     expect(lines[0]!.text).toBe(`(asked for a human) ${ticket.reason}`);
   });
 });

@@ -6,11 +6,12 @@
  * message edits of a later change. The drains here are called by hand (no timers), so "not yet" is
  * observable.
  */
-import { tenantOf } from '../../../src/core/tenants/offices';
-import { keys } from '../../../src/core/conversations/model';
+import { tenantOf } from '../../../src/core/tenants/tenant';
+import { convKeys } from '../../../src/core/conversations/model';
+import { convView } from '../../../src/core/conversations/records';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { handoffFigures } from '../../../src/core/handoff/figures';
-import { DEFAULT_TALK_TO_HUMAN, type Ticket, ticketKeys } from '../../../src/core/handoff/model';
+import { DEFAULT_TALK_TO_HUMAN, type Ticket, ticketConv, ticketKeys } from '../../../src/core/handoff/model';
 import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import type { MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { waitFor } from '../../../fakes/wait-for';
@@ -108,7 +109,7 @@ describe('handoff: a ticket opened through the outbox', () => {
     outage = true;
     await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'call me');
     const ticketId = ticketOf(thread);
-    const convId = (await h.bridge.handoffs.load(ticketId))!.convId;
+    const convId = ticketConv((await h.bridge.handoffs.load(ticketId))!);
     expect(await h.bridge.handoffs.activeTicket(convId)).toBeDefined();
     // The first try was inline; the drains retry until the notice is given up.
     for (let i = 0; i < 10 && (await h.bridge.handoffs.activeTicket(convId)); i++) {
@@ -156,10 +157,10 @@ describe('handoff: a ticket opened through the outbox', () => {
     const thread = await ask('Which homes are for sale in Tulsa?');
     await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'first');
     const first = ticketOf(thread);
-    const convId = (await h.bridge.handoffs.load(first))!.convId;
+    const convId = ticketConv((await h.bridge.handoffs.load(first))!);
     await h.bridge.action(h.invocation(h.users.alice, thread), 'handoff.cancel', first);
     // As a crash right after the cancel would leave it: the mark still names the ended ticket.
-    await h.store.set(keys.handoff(convId), first);
+    await convView(h.store, convId).set(convKeys.handoff(convId.id), first);
     const before = tickets().length;
     await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'second');
     expect(tickets()).toHaveLength(before + 1);
@@ -168,7 +169,7 @@ describe('handoff: a ticket opened through the outbox', () => {
     expect(second.reason).toBe('second');
     // A mark naming a ticket that no longer exists (expired) does not block either.
     await h.bridge.action(h.invocation(h.users.alice, thread), 'handoff.cancel', second.id);
-    await h.store.set(keys.handoff(convId), 'vanished');
+    await convView(h.store, convId).set(convKeys.handoff(convId.id), 'vanished');
     await h.bridge.command(h.invocation(h.users.alice, thread), 'handoff', 'third');
     expect(tickets()).toHaveLength(before + 2);
     expect((await h.bridge.handoffs.activeTicket(convId))?.reason).toBe('third');

@@ -4,7 +4,7 @@
  * relay whose post failed (or whose process died) is carried out by the redelivery or the next drain,
  * never lost and never doubled. Drains are called by hand (no timers).
  */
-import { DEFAULT_TALK_TO_HUMAN } from '../../../src/core/handoff/model';
+import { DEFAULT_TALK_TO_HUMAN, ticketConv } from '../../../src/core/handoff/model';
 import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import { readTranscript } from '../../../src/core/conversations/transcript';
 import type { MessageRef, OutMessage, Place, SendOptions } from '../../../src/core/surface';
@@ -63,7 +63,7 @@ describe('handoff: relays through the outbox', () => {
     await h.say(h.agents.ann, ticketThread, 'The house on Elm St is open Saturday', { id: 'evt-1' });
     expect(inUserThread('The house on Elm St is open Saturday')).toBe(1);
     const ticket = (await h.bridge.handoffs.load(ticketId))!;
-    const turns = await readTranscript(h.store, ticket.convId);
+    const turns = await readTranscript(h.store, ticketConv(ticket));
     expect(turns.filter((t) => t.text === 'The house on Elm St is open Saturday')).toHaveLength(1);
     expect(await pending()).toBe(0);
   });

@@ -1,6 +1,7 @@
 /** Reminders in a waiting ticket's thread (at most 3, one per interval), then the ticket times out. */
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import type { Place } from '../../../src/core/surface';
+import { ticketConv } from '../../../src/core/handoff/model';
 import { waitFor } from '../../../fakes/wait-for';
 
 describe('handoff: reminders and time-out', () => {
@@ -52,7 +53,7 @@ describe('handoff: reminders and time-out', () => {
     // Nothing more once timed out.
     await h.bridge.handoffs.sweepUnclaimed();
     expect(reminders()).toHaveLength(3);
-    expect(await h.bridge.handoffs.activeTicket(stored!.convId)).toBeUndefined();
+    expect(await h.bridge.handoffs.activeTicket(ticketConv(stored!))).toBeUndefined();
   });
 });
 

@@ -3,7 +3,7 @@
  * first agent's time to it (the state line and the queue), and a release starts a new wait. The
  * bridge's clock is set by the test (ctx.now), so the durations are exact.
  */
-import { tenantOf } from '../../../src/core/tenants/offices';
+import { tenantOf } from '../../../src/core/tenants/tenant';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import type { Place } from '../../../src/core/surface';
 import { withoutSpanMarks } from '../../../src/core/text/untrusted';

@@ -219,7 +219,7 @@ describe('recoverAbandonedAnswers', () => {
   it('drops, unmarked, an abandoned answer of a tenant that left after it began; marks one begun after', async () => {
     const leftAt = Date.now();
     const ctx = { store, now: () => leftAt, memory: new CoreMemory(), log: silentLog };
-    await leaveTenant(ctx, { surface: TEST_SURFACE, workspace: 'W' }, { why: 'test' });
+    await leaveTenant(ctx, { surface: TEST_SURFACE, id: 'W' }, { why: 'test' });
     // Written after the tenant's records were deleted (a relay that had not stopped yet, then died).
     const before = await abandoned('left-before', 'dead-instance', 80);
     await store.set(inflightKey('left-before'), recordToJson({ ...before, startedAt: leftAt - 1 }));

@@ -94,7 +94,7 @@ describe('ChatbotDirectory', () => {
     const dir = instance(store, box, []);
     await dir.connections.put({ surface: 'discord', id: '55' }, connection('bot-55', 'sk_secret-of-server-55'));
     await dir.connections.put({ surface: 'discord', id: '555' }, connection('bot-555', 'sk_secret-of-server-555'));
-    await forgetTenant(store, { surface: 'discord', workspace: '55' });
+    await forgetTenant(store, { surface: 'discord', id: '55' });
     expect((await dir.forTenant({ surface: 'discord', id: '55' }))?.chatbotId).toBe('default-bot');
     expect((await dir.forTenant({ surface: 'discord', id: '555' }))?.chatbotId).toBe('bot-555');
   });

@@ -6,14 +6,8 @@
 import type { CoreConfig, CoreContext, HandoffTarget } from '../../../src/core/context';
 import { CoreMemory } from '../../../src/core/memory';
 import type { Place, SurfaceName, SurfacePort } from '../../../src/core/surface';
-import {
-  NO_OWN_CHANNEL,
-  routeHandoff,
-  sameOffice,
-  saveOffice,
-  tenantOf,
-  viewTenants,
-} from '../../../src/core/tenants/offices';
+import { NO_OWN_CHANNEL, routeHandoff, sameOffice, saveOffice, viewTenants } from '../../../src/core/tenants/offices';
+import { tenantOf } from '../../../src/core/tenants/tenant';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
 import { silentLog } from '../../support/silent-log';

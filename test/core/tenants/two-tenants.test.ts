@@ -5,10 +5,11 @@
  */
 import { handoffFigures } from '../../../src/core/handoff/figures';
 import { Handoffs } from '../../../src/core/handoff/handoffs';
-import { keys, tenantKeys, toJson } from '../../../src/core/conversations/model';
+import { convKeys, legacyKeys, toJson } from '../../../src/core/conversations/model';
 import { tenantStore } from '../../../src/state/tenant-store';
 import type { Place } from '../../../src/core/surface';
-import { saveOffice, tenantOf } from '../../../src/core/tenants/offices';
+import { saveOffice } from '../../../src/core/tenants/offices';
+import { tenantOf } from '../../../src/core/tenants/tenant';
 import { waitFor } from '../../../fakes/wait-for';
 import { startCoreHarness } from '../../support/core-harness';
 import { useStarted } from '../../support/server-setup';
@@ -93,12 +94,12 @@ describe('two tenants in one bridge', () => {
     await h.bridge.command(h.invocation(h.users.bob, other), 'ask', 'Ranches in Texas?');
     await h.bridge.conversations.idle();
     const view = tenantStore(h.store, tenantOf(other));
-    const convId = await view.get<string>(tenantKeys.recent(other, h.users.bob.id));
+    const convId = await view.get<string>(convKeys.recent(other, h.users.bob.id));
     expect(typeof convId).toBe('string');
-    expect(await h.store.get(keys.recent(other, h.users.bob.id))).toBeUndefined();
+    expect(await h.store.get(legacyKeys.recent(other, h.users.bob.id))).toBeUndefined();
     // As an older bridge kept it: the old key only.
-    await view.delete(tenantKeys.recent(other, h.users.bob.id));
-    await h.store.set(keys.recent(other, h.users.bob.id), convId!);
+    await view.delete(convKeys.recent(other, h.users.bob.id));
+    await h.store.set(legacyKeys.recent(other, h.users.bob.id), convId!);
     expect((await h.bridge.conversations.recentFor(other, h.users.bob.id))?.id).toBe(convId);
   });
 });

@@ -213,6 +213,36 @@ describe('Discord e2e: each server connects its own chatbot', () => {
     expect(shown).toContain(`Chatbot ${bot.id}`);
   });
 
+  test('Y leaves: its connection and its own chatbot’s applied settings go with it; X’s chatbot’s stay', async () => {
+    const yGeneral = y.general as FakeChannel;
+    for (const channelId of [e.general.id, yGeneral.id]) {
+      const rec = e.fake.slashCommand({
+        name: 'chatbot',
+        subcommand: 'set',
+        channelId,
+        member: owner,
+        options: [
+          { name: 'field', type: 3, value: 'Temperature' },
+          { name: 'value', type: 3, value: '1' },
+        ],
+      });
+      await textOf(rec, /Set Temperature/, 'the setting applied');
+    }
+    expect(await e.app.store.get(`settings:applied:${bot.id}`)).toEqual({ Temperature: 1 });
+    expect(await e.app.store.get(`settings:applied:${botB.id}`)).toEqual({ Temperature: 1 });
+
+    e.fake.leaveGuild(y.id!);
+    await waitFor(
+      () => logLines.some((l) => l.includes(`tenant left: discord ${y.id!}:`)),
+      'Y’s records deleted',
+      20_000,
+    );
+    expect(await e.app.store.get(`settings:applied:${botB.id}`)).toBeUndefined();
+    expect(await e.app.store.get(`tenant:connection:discord:${y.id}`)).toBeUndefined();
+    expect(await e.app.store.get(`settings:applied:${bot.id}`)).toEqual({ Temperature: 1 });
+    expect(await e.app.store.get(`tenant:connection:discord:${e.fake.guildId}`)).toBeDefined();
+  });
+
   test('disconnect: the server is answered by the deployment’s chatbot again', async () => {
     const rec = e.fake.slashCommand({
       name: 'chatbot',

@@ -99,11 +99,12 @@ describe('Discord: many servers (global commands)', () => {
 
   test('a server the bot was in at READY gets no note; an outage deletes nothing, its end posts no note', async () => {
     await askAndAnswer(e, 'Which homes are for sale in Dallas?', known().general);
-    // (An answer's in-flight record is its own to delete once it is final: not counted.)
+    // (An answer's in-flight record is its own to delete once it is final, and its queue's pending
+    // mark once the queue is drained: not counted.)
     const before = (await recordsNaming(e.app.store, [known().id, known().general.id])).filter(
-      (k) => !k.startsWith('inflight:'),
+      (k) => !k.startsWith('inflight:') && !k.startsWith('convpending:'),
     );
-    expect(before.some((k) => /^conv:[^:]+$/.test(k))).toBe(true);
+    expect(before.some((k) => k.startsWith(`t:discord:${known().id}:conv:`))).toBe(true);
     e.fake.leaveGuild(known().id, { unavailable: true });
     await waitFor(
       () => logged(logLines, 'discord: a server is unavailable (an outage); its records are kept', known().id),
@@ -148,16 +149,18 @@ describe('Discord: many servers (global commands)', () => {
     const keptIds = [known().id, mainThread, e.fake.guildId];
     const leftBefore = await recordsNaming(e.app.store, leftIds);
     const keptBefore = await recordsNaming(e.app.store, keptIds);
-    // Conversations are keyed by a hash of their place: their sessions and transcripts name no server.
-    const convIds = leftBefore.flatMap((k) => /^conv:([^:]+)$/.exec(k)?.[1] ?? []);
+    // Conversations are keyed by a hash of their place, in their server's part of the store.
+    const part = `t:discord:${invited().id}:`;
+    const convIds = leftBefore.flatMap((k) => new RegExp(`^${part}conv:([^:]+)$`).exec(k)?.[1] ?? []);
     expect(convIds.length).toBeGreaterThan(0);
-    for (const id of convIds) expect(await e.app.store.get(`conv:${id}:transcript`)).toBeDefined();
+    for (const id of convIds) expect(await e.app.store.get(`${part}conv:${id}:transcript`)).toBeDefined();
     expect(leftBefore.some((k) => k.startsWith(`t:discord:${invited().id}:feedback:answer:`))).toBe(true);
     expect(keptBefore.length).toBeGreaterThan(0);
 
     e.fake.leaveGuild(invited().id);
     const leftLine = (l: string): boolean => l.includes(`"tenant left: discord ${invited().id}: stopped`);
     await waitFor(() => logLines.some(leftLine) || undefined, 'the deletion logged', 20_000);
+    expect(await e.app.store.keys(part)).toEqual([]);
     for (const id of convIds) expect(await e.app.store.keys(`conv:${id}`)).toEqual([]);
     expect(await recordsNaming(e.app.store, leftIds)).toEqual([]);
     expect((await recordsNaming(e.app.store, keptIds)).sort()).toEqual(expect.arrayContaining(keptBefore.sort()));

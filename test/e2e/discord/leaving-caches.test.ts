@@ -35,7 +35,7 @@ describe('Discord: leaving takes the server’s cached members and channels with
 
     e.fake.leaveGuild(e.fake.guildId);
     await waitFor(
-      () => logLines.find((l) => l.includes('its records are deleted') && l.includes(e.fake.guildId)),
+      () => logLines.find((l) => l.includes(`tenant left: discord ${e.fake.guildId}:`)),
       'the server’s records deleted',
       20_000,
     );

@@ -25,15 +25,16 @@ const SLACK_HANDOFF = 'C0RHANDOFF';
 const REDIS_URL = 'redis://127.0.0.1:6379/15';
 /** The families the issue names, as they are spelt in the store: each must be there after the scenario. */
 const EXPECTED = [
-  'conv:*', // conversations, with their asker (recorded on the conversation since the handoff rework)
-  'conv:*:transcript', // transcripts, with the handoff's turns
-  'conv:*:session',
+  // A conversation's records, in its workspace's part of the store:
+  't:*:conv:*', // conversations, with their asker (recorded on the conversation since the handoff rework)
+  't:*:conv:*:transcript', // transcripts, with the handoff's turns
+  't:*:conv:*:session',
+  't:*:retry:*', // retry records
+  't:*:seen:*', // dedupe keys
+  't:*:recent:*', // recent keys
+  't:*:feedback:vote:*', // feedback votes
   'ticket:*', // tickets
-  'retry:*', // retry records
-  't:*:recent:*', // recent keys, in their workspace's part of the store
-  't:*:feedback:vote:*', // feedback votes, in their workspace's part of the store
   'discord:dm:*', // DM markers
-  'seen:*', // dedupe keys
 ];
 
 /** A key with its ids replaced by `*`: `conv:slack:T0:C1:1700.1:transcript` -> `conv:*:transcript`. */

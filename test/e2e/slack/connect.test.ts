@@ -210,7 +210,13 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     expect(chatbotThatAnswered(e, 'Condos in X still?')).toBe(bots.a.id);
   });
 
-  test('a workspace that uninstalls takes its keys with it', async () => {
+  test('a workspace that uninstalls takes its keys and its own chatbot’s settings with it; another’s stay', async () => {
+    // X sets its chatbot A; Y (answered by the deployment's chatbot since it disconnected) sets that one.
+    await x.command('/chatbot', 'set Temperature 1', { user: OWNER_X, channel: 'C0XGEN' });
+    await y.command('/chatbot', 'set Temperature 1', { user: OWNER_Y, channel: 'C0YGEN' });
+    const applied = (chatbotId: string) => e.app.store.get(`settings:applied:${chatbotId}`);
+    await waitFor(async () => (await applied(bots.a.id)) !== undefined, 'A’s settings applied');
+    await waitFor(async () => (await applied(e.service.chatbotId)) !== undefined, 'the default’s settings applied');
     expect(await e.app.store.keys('tenant:connection:slack:T0XXX')).toHaveLength(1);
     e.fake.workspaces.revoke('T0XXX');
     expect((await x.event({ type: 'app_uninstalled' })).status).toBe(200);
@@ -218,6 +224,8 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
       async () => ((await e.app.store.keys('tenant:connection:slack:T0XXX')).length === 0 ? true : undefined),
       'X’s connection deleted',
     );
+    expect(await applied(bots.a.id)).toBeUndefined();
+    expect(await applied(e.service.chatbotId)).toEqual({ Temperature: 1 });
   });
 });
 

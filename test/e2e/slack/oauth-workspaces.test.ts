@@ -59,7 +59,7 @@ describe('Slack OAuth e2e: two workspaces', () => {
         expect(c.response.ok).toBe(true);
       }
       const conv = conversationIdOf({ surface: 'slack', workspace: team, channel, thread: ts });
-      const record = await e.app.store.get<{ asker?: { name: string } }>(`conv:${conv}`);
+      const record = await e.app.store.get<{ asker?: { name: string } }>(`t:slack:${team}:conv:${conv}`);
       const given = (lookups[0]!.response.user as { name: string }).name;
       expect(given).not.toBe(user.toLowerCase());
       expect(record?.asker?.name).toBe(given);
@@ -77,7 +77,7 @@ describe('Slack OAuth e2e: two workspaces', () => {
     expect(
       (
         await e.app.store.keys(
-          `conv:${conversationIdOf({ surface: 'slack', workspace: 'T0GONE', channel: 'C0GONE', thread: root.ts })}`,
+          `t:slack:T0GONE:conv:${conversationIdOf({ surface: 'slack', workspace: 'T0GONE', channel: 'C0GONE', thread: root.ts })}`,
         )
       ).length,
     ).toBeGreaterThan(1);
@@ -88,6 +88,7 @@ describe('Slack OAuth e2e: two workspaces', () => {
     await waitFor(async () => ((await named()).length === 0 ? true : undefined), 'the workspace’s records deleted');
     // The conversation's records (keyed by a hash of its place) went with it.
     const conv = conversationIdOf({ surface: 'slack', workspace: 'T0GONE', channel: 'C0GONE', thread: root.ts });
+    expect((await e.app.store.keys(`t:slack:T0GONE:conv:${conv}`)).length).toBe(0);
     expect((await e.app.store.keys(`conv:${conv}`)).length).toBe(0);
     for (const key of await e.app.store.keys('')) {
       expect(JSON.stringify(await e.app.store.get(key))).not.toContain('"T0GONE"');

@@ -7,7 +7,7 @@ import { MailOutbox } from '../../../mail/outbox';
 import type { CoreContext } from '../../context';
 import { memorySlot } from '../../memory';
 import { readTranscript } from '../../conversations/transcript';
-import type { Ticket } from '../model';
+import { ticketConv, type Ticket } from '../model';
 import { TicketStore } from '../tickets';
 import { leadOf } from '../ticket-view';
 import { tenantContext } from '../../tenants/scope';
@@ -66,7 +66,7 @@ export async function oweTicketMail(ctx: CoreContext, t: Ticket, reason: TicketM
   if (!to || !outbox.enabled || (await outbox.isOwed(id))) return;
   if (!reasonHolds(reason, t)) return; // claimed before its notice was carried out
   const back = nextOpening(office.hours, t.createdAt);
-  const transcript = await readTranscript(ctx.store, t.convId);
+  const transcript = await readTranscript(ctx.store, ticketConv(t));
   const mail = ticketMail({
     ticket: t,
     lead: await leadOf(ctx, t, transcript),

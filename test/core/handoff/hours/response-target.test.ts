@@ -3,7 +3,7 @@
  * 80%, at 100% the escalation mentions HANDOFF_ESCALATE's group of the ticket's platform (and nobody
  * else), the ticket shows "Response target missed by N min", and the figures count met and missed.
  */
-import { tenantOf } from '../../../../src/core/tenants/offices';
+import { tenantOf } from '../../../../src/core/tenants/tenant';
 import { handoffFigures, handoffFiguresText } from '../../../../src/core/handoff/figures';
 import { missedStep } from '../../../../src/core/handoff/hours/response-target';
 import type { Place } from '../../../../src/core/surface';
