@@ -270,7 +270,8 @@ export class Bridge implements BridgeCore {
 
   /** Slack's App Home: the handoff queue for members of the handoff channel and admins. */
   async handoffQueue(viewer: Actor, surface: SurfacePort, workspace: string): Promise<OutMessage | undefined> {
-    if (await this.handoffs.refusal('queue', viewer, surface)) return undefined;
+    if (await this.handoffs.refusal('queue', { actor: viewer, surface, place: { surface: surface.name, workspace } }))
+      return undefined;
     // The workspace's own tickets only.
     return this.handoffs.queueMessage(tenantOf({ surface: surface.name, workspace }));
   }

@@ -30,7 +30,7 @@ async function conversationOf(conversations: Conversations, inv: Invocation): Pr
 
 /** `/handoff away|back`: an agent's availability for round-robin offers (stored, shown in the queue and App Home). */
 async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolean): Promise<void> {
-  const refused = await handoffs.refusal('availability', inv.actor, inv.surface);
+  const refused = await handoffs.refusal('availability', inv);
   if (refused) {
     await inv.reply({ text: refused }, { ephemeral: true });
     return;
@@ -70,7 +70,7 @@ async function runHandoff(
   const reason = args.trim();
   const word = reason.toLowerCase();
   if (word === 'queue') {
-    const refused = await handoffs.refusal('queue', inv.actor, inv.surface);
+    const refused = await handoffs.refusal('queue', inv);
     await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(tenantOf(inv.place)), {
       ephemeral: true,
     });

@@ -158,7 +158,7 @@ export class Conversations {
     // Who may press it: the permission table's `retry` row (the asker or an admin). A record from
     // before askers were kept names nobody: whoever presses it counts as the asker.
     const asker = record.asker ? { ...record.asker, isAdmin: false } : inv.actor;
-    const refused = await this.handoffs.refusal('retry', inv.actor, inv.surface, asker);
+    const refused = await this.handoffs.refusal('retry', inv, asker);
     if (refused) {
       await inv.reply({ text: refused }, { ephemeral: true });
       return;

@@ -29,7 +29,7 @@ import { TicketStore } from './tickets';
 import { handoffTarget, talkToHumanMessage } from './channel';
 import { tenantContext } from '../tenants/scope';
 import type { Gate } from './permissions';
-import { askerOf, whoIs } from './who';
+import { type Acting, askerOf, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
 import type { Tenant } from '../../state/tenant-store';
 
@@ -102,8 +102,8 @@ export class Handoffs {
    * Why `actor` may not do what touches no ticket (the queue, away/back, Retry; `asker`: who asked,
    * for Retry), from the one permission table with the role who.ts gives them; undefined: they may.
    */
-  async refusal(gate: Gate, actor: Actor, surface: SurfacePort, asker?: Actor): Promise<string | undefined> {
-    return permit(gate, await whoIs(this.ctx, actor, surface, { action: gate, asker }), asker)?.refusal;
+  async refusal(gate: Gate, by: Acting, asker?: Actor): Promise<string | undefined> {
+    return permit(gate, await whoIs(this.ctx, by, { action: gate, asker }), asker)?.refusal;
   }
 
   /** Pending notices carried out (a restart's replay, an instance that died), and unpostable tickets called off. */
@@ -130,7 +130,7 @@ export class Handoffs {
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
     const active = await this.tickets.active(convRef(conv));
-    const who = await whoIs(this.ctx, actor, surface, { action: 'open', ticket: active, asker });
+    const who = await whoIs(this.ctx, { actor, surface, place: conv.place }, { action: 'open', ticket: active, asker });
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
     // The office and the words of the conversation's tenant's chatbot.
@@ -200,7 +200,7 @@ export class Handoffs {
   async askTakeOver(inv: Invocation, ticketId: string): Promise<void> {
     const t = await this.tickets.load(ticketId);
     if (!t) return void (await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true }));
-    const refused = refusalOf('takeOver', t, await whoIs(this.ctx, inv.actor, inv.surface));
+    const refused = refusalOf('takeOver', t, await whoIs(this.ctx, inv, { action: 'takeOver', ticket: t }));
     if (refused) return void (await inv.reply({ text: refused.refusal }, { ephemeral: true }));
     await inv.reply(
       {
@@ -262,7 +262,7 @@ export class Handoffs {
   ): Promise<void> {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
-    const who = await whoIs(this.ctx, actor, surface, { action: 'forward', ticket });
+    const who = await whoIs(this.ctx, { actor, surface, place: ticket.userPlace }, { action: 'forward', ticket });
     await this.apply(ticket.id, { kind: 'forward', text, files: attachments.map((a) => a.name) }, who, stableId);
   }
 
@@ -282,7 +282,8 @@ export class Handoffs {
       holder && !NOTE_PREFIX.test(msg.text)
         ? { kind: 'relay', text: msg.text, files: msg.attachments.map((a) => a.name) }
         : { kind: 'note', text: msg.text };
-    const done = await this.apply(ticketId, step, await whoIs(this.ctx, msg.actor, surface), stableId);
+    const who = await whoIs(this.ctx, { actor: msg.actor, surface, place: msg.place }, { action: step.kind, ticket });
+    const done = await this.apply(ticketId, step, who, stableId);
     if ('refusal' in done && !done.quiet) await surface.notify(msg.place, msg.actor, { text: done.refusal });
   }
 
@@ -329,7 +330,9 @@ export class Handoffs {
     step: HandoffStep,
     first?: (d: Decision) => Promise<void>,
   ): Promise<Decision | undefined> {
-    const done = await this.apply(ticketId, step, await whoIs(this.ctx, inv.actor, inv.surface), undefined, first);
+    // Whether they are its agents depends on the ticket (the channel it was posted to), so decided on it as read.
+    const who = (ticket: Ticket) => whoIs(this.ctx, inv, { action: step.kind, ticket });
+    const done = await this.apply(ticketId, step, who, undefined, first);
     if (!('refusal' in done)) return done;
     await inv.reply({ text: done.refusal }, { ephemeral: true });
     return undefined;
@@ -343,24 +346,25 @@ export class Handoffs {
   private async apply(
     ticketId: string,
     step: HandoffStep,
-    who: Who,
+    who: Who | ((t: Ticket) => Promise<Who>),
     stableId?: string,
     first?: (d: Decision) => Promise<void>,
   ): Promise<Decision | Refused> {
     const event = { ...step, at: this.ctx.now() } as HandoffEvent;
-    return this.commit(ticketId, (t) => decide(t, event, who), { at: event.at, stableId, first });
+    const decideOn = async (t: Ticket) => decide(t, event, typeof who === 'function' ? await who(t) : who);
+    return this.commit(ticketId, decideOn, { at: event.at, stableId, first });
   }
 
   /** The compare-and-set loop under `apply` (and the hours' steps): `decideOn` sees the ticket as read. */
   private async commit(
     ticketId: string,
-    decideOn: (t: Ticket) => Decision | Refused,
+    decideOn: (t: Ticket) => Decision | Refused | Promise<Decision | Refused>,
     opts: { at?: number; stableId?: string; first?: (d: Decision) => Promise<void> } = {},
   ): Promise<Decision | Refused> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const { ticket, raw } = await this.tickets.read(ticketId);
       if (!ticket) return { refusal: 'This ticket no longer exists.' };
-      const decided = decideOn(ticket);
+      const decided = await decideOn(ticket);
       if ('refusal' in decided) return decided;
       const intents = noticeIntents(decided.notices, opts.stableId);
       if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;

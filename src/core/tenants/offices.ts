@@ -115,15 +115,24 @@ const NO_CHANNEL =
   'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
 
 /**
+ * The handoff channels on `tenant`'s own surface that serve it, the one its tickets go to first: its
+ * own channel (its connection or office record), then the environment's where that is its workspace's.
+ * Their members are the tenant's agents (handoff/who.ts); no other tenant's channel is ever among them.
+ */
+export async function channelsServing(ctx: CoreContext, tenant: Tenant): Promise<HandoffTarget[]> {
+  const own = (await officesOf(ctx).of(tenant))?.handoffChannel;
+  const env = envTargetFor(ctx, tenant.surface, tenant);
+  return [...(own ? [{ surface: tenant.surface, workspace: tenant.id, channel: own }] : []), ...(env ? [env] : [])];
+}
+
+/**
  * Where a ticket of `from`'s conversation goes: the tenant's own channel, else the environment's on
  * its surface (when it is its workspace's), else another surface's channel of the same office.
  * A refusal says why none may be used.
  */
 export async function routeHandoff(ctx: CoreContext, from: Place): Promise<HandoffTarget | { refusal: string }> {
   const tenant = tenantOf(from);
-  const own = (await officesOf(ctx).of(tenant))?.handoffChannel;
-  if (own) return { surface: from.surface, workspace: from.workspace, channel: own };
-  const here = envTargetFor(ctx, from.surface, tenant);
+  const [here] = await channelsServing(ctx, tenant);
   if (here) return here;
   for (const other of Object.values(ctx.config.handoff)) {
     if (!other || other.surface === from.surface || !ctx.surfaces.get(other.surface)) continue;
