@@ -20,6 +20,8 @@ const ORG = 'E0ORG';
 const TEAM_A = 'T0ORGA';
 const TEAM_B = 'T0ORGB';
 const SOLO = 'T0SOLO';
+/** A workspace of the org that asked through the org's install, then installed the app on its own. */
+const OWN = 'T0ORGOWN';
 const ORG_GRANT = { enterprise: ORG, enterpriseName: 'Brokerage Org', user: 'U0ADMIN' };
 
 /** A Web API call about `channel` (posts, updates, streams, the status line). */
@@ -54,7 +56,8 @@ describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ an
 
   test('app_uninstalled for the enterprise stops and deletes every workspace it served; a workspace of its own stays; a re-install answers', async () => {
     const { e, proxy } = s;
-    e.fake.workspaces.addOrgTeams(ORG, TEAM_A, TEAM_B);
+    e.fake.workspaces.addOrgTeams(ORG, TEAM_A, TEAM_B, OWN);
+    e.fake.workspaces.addChannels(OWN, 'C0OWN');
     e.fake.workspaces.addChannels(TEAM_A, 'C0ORGA');
     e.fake.workspaces.addChannels(TEAM_B, 'C0ORGB');
     e.fake.workspaces.addChannels(SOLO, 'C0SOLO');
@@ -90,6 +93,14 @@ describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ an
     expect((await naming(TEAM_B)).length).toBeGreaterThan(1);
     const soloConv = `conv:${conversationIdOf({ surface: 'slack', workspace: SOLO, channel: 'C0SOLO', thread: rootSolo })}`;
     expect(await e.app.store.get(soloConv)).toBeDefined();
+    // A workspace of the org answered through the org's install, then installed the app on its own:
+    // its own installation serves it now, and the org's leaving does not touch it.
+    await org.driver.inTeam(OWN).command('/ask', 'Lofts in Miami?', { user: 'U0USER4', channel: 'C0OWN' });
+    const rootOwn = await waitFor(() => rootFor(e.fake, 'C0OWN', 'Lofts in Miami?'), 'the root in the own workspace');
+    await waitForAnswer(e, 'C0OWN', rootOwn.ts, 'Lofts in Miami?');
+    const ownInstall = await install(e, { team: OWN, teamName: 'Own office', user: 'U0USER4' });
+    const ownConv = `conv:${conversationIdOf({ surface: 'slack', workspace: OWN, channel: 'C0OWN', thread: rootOwn.ts })}`;
+    expect(await e.app.store.get(ownConv)).toBeDefined();
 
     // The org's admin uninstalls the app org-wide: Slack revokes the enterprise's token and says so.
     const uninstalledAt = e.fake.calls.length;
@@ -126,6 +137,12 @@ describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ an
     expect(await e.app.store.keys('inflight:')).toEqual([]);
     expect(await e.app.store.get(soloConv)).toBeDefined();
     expect(await e.app.store.get(`slack:installation:team:${SOLO}`)).toBeDefined();
+    expect(await e.app.store.get(ownConv)).toBeDefined();
+    expect(await e.app.store.get(`slack:installation:team:${OWN}`)).toBeDefined();
+    // Only its marks of the org went: nothing names the org any more.
+    expect(
+      (await naming(OWN)).filter((k) => k.startsWith('slack:installation-team:') || k.startsWith('slack:org-team:')),
+    ).toEqual([]);
     expect(logLines.filter(orgLine)).toHaveLength(1);
     // Per workspace, no line of its own: the one line said it.
     expect(logLines.filter((l) => l.includes(`tenant left: slack ${TEAM_A}`))).toEqual([]);
@@ -138,6 +155,11 @@ describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ an
     );
     const stoppedLines = logLines.filter((l) => new RegExp(`"msg":"tenant left: slack ${ORG}[^"]*: stopped`).test(l));
     expect(stoppedLines).toHaveLength(1);
+
+    // The workspace with its own installation answers as before.
+    await ownInstall.driver.command('/ask', 'Condos in Miami?', { user: 'U0USER4', channel: 'C0OWN' });
+    const rootOwnAgain = await waitFor(() => rootFor(e.fake, 'C0OWN', 'Condos in Miami?'), 'the own workspace’s root');
+    await waitForAnswer(e, 'C0OWN', rootOwnAgain.ts, 'Condos in Miami?');
 
     // A re-install of the org starts clean: a question in one of its workspaces is answered.
     const again = await install(e, ORG_GRANT);

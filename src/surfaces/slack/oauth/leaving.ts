@@ -43,13 +43,19 @@ async function slackKeysOf(store: StateStore, id: string): Promise<string[]> {
 
 /**
  * The workspaces an org-wide install served, which leave with it. A workspace that has its own
- * installation now is served by that, not by the org: it stays, only its marks of the org go.
+ * installation now is served by that, not by the org: it stays; its marks of the org go, and so does
+ * its client here, which may still hold the org's token (other instances read the token again within
+ * clients.ts's TOKEN_READ_MS).
  */
-async function orgTeamsLeaving(d: Pick<LeavingDeps, 'store'>, enterprise: string): Promise<string[]> {
+async function orgTeamsLeaving(d: Pick<LeavingDeps, 'store' | 'clients'>, enterprise: string): Promise<string[]> {
   const leaving: string[] = [];
   for (const team of await teamsOfEnterprise(d.store, enterprise)) {
-    if ((await d.store.get(installationKey({ teamId: team }))) === undefined) leaving.push(team);
-    else await forgetOrgTeam(d.store, enterprise, team);
+    if ((await d.store.get(installationKey({ teamId: team }))) === undefined) {
+      leaving.push(team);
+      continue;
+    }
+    await forgetOrgTeam(d.store, enterprise, team);
+    d.clients.forget(team);
   }
   return leaving;
 }
