@@ -79,7 +79,7 @@ describe('Slack OAuth e2e: leaving takes the workspace’s cached users and chan
 
     e.fake.workspaces.revoke(TEAM);
     expect((await driver.event({ type: 'app_uninstalled' })).status).toBe(200);
-    await waitFor(() => logLines.find((l) => l.includes('workspace left') && l.includes(TEAM)), 'the workspace left');
+    await waitFor(() => logLines.find((l) => l.includes(`tenant left: slack ${TEAM}:`)), 'the workspace left');
     // Nothing of its users or channels stays in the store either.
     expect((await e.app.store.keys('')).filter((k) => k.includes(TEAM))).toEqual([]);
 
@@ -109,7 +109,7 @@ describe('Slack OAuth e2e: leaving takes the workspace’s cached users and chan
 
     e.fake.workspaces.revoke(team);
     expect((await first.driver.event({ type: 'app_uninstalled' })).status).toBe(200);
-    await waitFor(() => logLines.find((l) => l.includes('workspace left') && l.includes(team)), 'the workspace left');
+    await waitFor(() => logLines.find((l) => l.includes(`tenant left: slack ${team}:`)), 'the workspace left');
 
     // Installed again (on a plan with native streaming now): a start is tried there again.
     e.fake.setStreaming('on');
