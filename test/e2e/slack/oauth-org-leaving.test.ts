@@ -91,6 +91,11 @@ describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ an
     // The org's workspaces have records of their own (their places carry the workspace, not the enterprise).
     expect((await naming(TEAM_A)).length).toBeGreaterThan(1);
     expect((await naming(TEAM_B)).length).toBeGreaterThan(1);
+    // The org's own keys: its installation, and its workspaces listed under it.
+    expect((await e.app.store.keys(`slack:org-team:${ORG}:`)).sort()).toEqual([
+      `slack:org-team:${ORG}:${TEAM_A}`,
+      `slack:org-team:${ORG}:${TEAM_B}`,
+    ]);
     const soloConv = `conv:${conversationIdOf({ surface: 'slack', workspace: SOLO, channel: 'C0SOLO', thread: rootSolo })}`;
     expect(await e.app.store.get(soloConv)).toBeDefined();
     // A workspace of the org answered through the org's install, then installed the app on its own:
