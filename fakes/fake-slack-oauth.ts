@@ -6,6 +6,10 @@
  * expiring token and a refresh token, and `grant_type=refresh_token` trades the refresh token for a
  * new pair. Stricter than Slack, which honours the old token until it expires: a refreshed-away
  * token is refused here (`token_expired`), so a test sees which token every call used.
+ *
+ * An org-wide install (Enterprise Grid, `FakeOrgGrant`) is answered as Slack does: `team: null`,
+ * `enterprise: {id, name}`, `is_enterprise_install: true`; its one token is the enterprise's and works
+ * in every workspace of it (`addOrgTeams`), on their channels, and in none outside it.
  */
 type Args = Record<string, unknown>;
 
@@ -18,23 +22,42 @@ export interface FakeInstallGrant {
   expiresIn?: number;
 }
 
+/** An org-wide install: the enterprise's admin approves the app for the whole org. */
+export interface FakeOrgGrant {
+  enterprise: string;
+  enterpriseName: string;
+  user: string;
+  expiresIn?: number;
+}
+
+export type FakeGrant = FakeInstallGrant | FakeOrgGrant;
+
+/** Whose token a grant issues: the workspace's, or the enterprise's for an org-wide install. */
+export function holderOf(grant: FakeGrant): string {
+  return 'enterprise' in grant ? grant.enterprise : grant.team;
+}
+
 export const FAKE_CLIENT_ID = '1111.2222';
 export const FAKE_CLIENT_SECRET = 'fake-client-secret';
 
 export class FakeSlackWorkspaces {
-  /** Each installed workspace's current bot token. */
+  /** Each installed workspace's (or org-wide install's enterprise's) current bot token. */
   readonly botTokens = new Map<string, string>();
   /** `oauth.v2.access` calls with grant_type=refresh_token that were honoured. */
   refreshes = 0;
-  private readonly codes = new Map<string, FakeInstallGrant>();
+  private readonly codes = new Map<string, FakeGrant>();
   private readonly tokens = new Map<string, string>();
   private readonly expired = new Set<string>();
-  private readonly refreshTokens = new Map<string, FakeInstallGrant>();
+  private readonly refreshTokens = new Map<string, FakeGrant>();
   private readonly channelTeams = new Map<string, string>();
+  /** Each workspace of an enterprise: its enterprise. */
+  private readonly teamEnterprise = new Map<string, string>();
   private seq = 0;
+  /** Enterprises that installed org-wide. */
+  private readonly orgHolders = new Set<string>();
 
   /** A code Slack's authorize page would hand the browser after the user approved `grant`. */
-  grant(code: string, grant: FakeInstallGrant): void {
+  grant(code: string, grant: FakeGrant): void {
     this.codes.set(code, grant);
   }
 
@@ -43,13 +66,18 @@ export class FakeSlackWorkspaces {
     for (const c of channels) this.channelTeams.set(c, team);
   }
 
-  /** The workspace uninstalled the app: its tokens stop working. */
+  /** Workspaces of `enterprise`: its org-wide token works there. */
+  addOrgTeams(enterprise: string, ...teams: string[]): void {
+    for (const t of teams) this.teamEnterprise.set(t, enterprise);
+  }
+
+  /** The workspace (or the enterprise, for an org-wide install) uninstalled the app: its tokens stop working. */
   revoke(team: string): void {
     for (const [token, t] of this.tokens) if (t === team) this.tokens.delete(token);
     this.botTokens.delete(team);
   }
 
-  /** The workspace a token is for, or an error code. */
+  /** The workspace (or enterprise) a token is for, or an error code. */
   check(token: string): { team: string } | { error: string } {
     const team = this.tokens.get(token);
     if (team) return { team };
@@ -60,7 +88,27 @@ export class FakeSlackWorkspaces {
   foreign(team: string, args: Args): boolean {
     const channel = args.channel ?? args.channel_id;
     const owner = typeof channel === 'string' ? this.channelTeams.get(channel) : undefined;
-    return owner !== undefined && owner !== team;
+    return owner !== undefined && owner !== team && this.teamEnterprise.get(owner) !== team;
+  }
+
+  /** The workspace a call acts in: an org-wide token's is the workspace of the channel it names. */
+  actingTeam(holder: string, args: Args): string {
+    const channel = args.channel ?? args.channel_id;
+    const owner = typeof channel === 'string' ? this.channelTeams.get(channel) : undefined;
+    return owner !== undefined && this.teamEnterprise.get(owner) === holder ? owner : holder;
+  }
+
+  /** auth.test of an org-wide install's token (an enterprise's): names the enterprise, no workspace. */
+  orgAuthTest(holder: string, bot: { userId: string; botId: string }): Args | undefined {
+    if (!this.orgHolders.has(holder)) return undefined;
+    return {
+      ok: true,
+      enterprise_id: holder,
+      is_enterprise_install: true,
+      user_id: bot.userId,
+      bot_id: bot.botId,
+      url: 'https://fake-org.enterprise.slack.test/',
+    };
   }
 
   access(args: Args, bot: { userId: string; scope: string }): Args {
@@ -70,50 +118,40 @@ export class FakeSlackWorkspaces {
     const grant = this.codes.get(String(args.code ?? ''));
     if (!grant) return { ok: false, error: 'invalid_code' };
     this.codes.delete(String(args.code));
-    return {
-      ok: true,
-      app_id: 'A0APP',
-      authed_user: { id: grant.user },
-      token_type: 'bot',
-      enterprise: null,
-      is_enterprise_install: false,
-      ...this.issue(grant, bot),
-    };
+    return { ok: true, app_id: 'A0APP', authed_user: { id: grant.user }, token_type: 'bot', ...this.issue(grant, bot) };
   }
 
   private refresh(refreshToken: string, bot: { userId: string; scope: string }): Args {
     const grant = this.refreshTokens.get(refreshToken);
     if (!grant) return { ok: false, error: 'invalid_refresh_token' };
     this.refreshTokens.delete(refreshToken);
-    const old = this.botTokens.get(grant.team);
+    const old = this.botTokens.get(holderOf(grant));
     if (old) {
       this.tokens.delete(old);
       this.expired.add(old);
     }
     this.refreshes++;
-    return {
-      ok: true,
-      app_id: 'A0APP',
-      token_type: 'bot',
-      enterprise: null,
-      is_enterprise_install: false,
-      ...this.issue(grant, bot),
-    };
+    return { ok: true, app_id: 'A0APP', token_type: 'bot', ...this.issue(grant, bot) };
   }
 
-  private issue(grant: FakeInstallGrant, bot: { userId: string; scope: string }): Args {
+  /** The token pair and who it is for: a workspace, or (org-wide) the enterprise with `team: null`. */
+  private issue(grant: FakeGrant, bot: { userId: string; scope: string }): Args {
     const n = ++this.seq;
-    const token = grant.expiresIn ? `xoxe.xoxb-${grant.team}-${n}` : `xoxb-${grant.team}-${n}`;
-    this.tokens.set(token, grant.team);
-    this.botTokens.set(grant.team, token);
+    const holder = holderOf(grant);
+    const token = grant.expiresIn ? `xoxe.xoxb-${holder}-${n}` : `xoxb-${holder}-${n}`;
+    this.tokens.set(token, holder);
+    this.botTokens.set(holder, token);
     const out: Args = {
       access_token: token,
       scope: bot.scope,
       bot_user_id: bot.userId,
-      team: { id: grant.team, name: grant.teamName },
+      ...('enterprise' in grant
+        ? { team: null, enterprise: { id: grant.enterprise, name: grant.enterpriseName }, is_enterprise_install: true }
+        : { team: { id: grant.team, name: grant.teamName }, enterprise: null, is_enterprise_install: false }),
     };
+    if ('enterprise' in grant) this.orgHolders.add(holder);
     if (grant.expiresIn) {
-      const refreshToken = `xoxe-1-${grant.team}-${n}`;
+      const refreshToken = `xoxe-1-${holder}-${n}`;
       this.refreshTokens.set(refreshToken, grant);
       out.refresh_token = refreshToken;
       out.expires_in = grant.expiresIn;

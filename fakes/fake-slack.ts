@@ -495,8 +495,13 @@ export class FakeSlack {
     }
     const known = token === this.botToken ? { team: this.team } : this.workspaces.check(token);
     if ('error' in known) return { ok: false, error: known.error };
-    this.callTeam = known.team;
+    this.callTeam = this.workspaces.actingTeam(known.team, args);
     if (this.workspaces.foreign(known.team, args)) return { ok: false, error: 'channel_not_found' };
+    const org =
+      method === 'auth.test'
+        ? this.workspaces.orgAuthTest(known.team, { userId: this.botUserId, botId: this.botId })
+        : undefined;
+    if (org) return org;
     if (method === 'auth.test' && known.team !== this.team) {
       return {
         ok: true,

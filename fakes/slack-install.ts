@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FakeSlack } from './fake-slack';
-import { FAKE_CLIENT_ID, type FakeInstallGrant } from './fake-slack-oauth';
+import { FAKE_CLIENT_ID, type FakeGrant, holderOf } from './fake-slack-oauth';
 import { SlackDriver } from './slack-requests';
 
 /** What the install trip needs: the address of the app's HTTP server (or a proxy in front) and the fake Slack. */
@@ -33,22 +33,27 @@ export function oauthRedirect(e: Installable, code: string, state: string, cooki
 
 /**
  * The whole "Add to Slack" trip for `grant`; resolves to the success page and a driver that signs the
- * workspace's requests with `signingSecret` to the same address.
+ * workspace's requests with `signingSecret` to the same address (for an org-wide install, the
+ * enterprise's own: `driver.inTeam(team)` for a workspace of it).
  */
 export async function install(
   e: Installable,
-  grant: FakeInstallGrant,
+  grant: FakeGrant,
   signingSecret: string,
 ): Promise<{ page: string; driver: SlackDriver }> {
   const { location, state, cookie } = await beginInstall(e);
   // Slack's authorize page: it knows the app by its client id, and sends the state back unchanged.
   if (location.searchParams.get('client_id') !== FAKE_CLIENT_ID || !state || !cookie) {
-    throw new Error(`install of ${grant.team}: /slack/install did not redirect to the authorize page (${location})`);
+    throw new Error(
+      `install of ${holderOf(grant)}: /slack/install did not redirect to the authorize page (${location})`,
+    );
   }
-  const code = `code-${grant.team}-${randomBytes(4).toString('hex')}`;
+  const holder = holderOf(grant);
+  const code = `code-${holder}-${randomBytes(4).toString('hex')}`;
   e.fake.workspaces.grant(code, grant);
   const res = await oauthRedirect(e, code, state, cookie);
   const page = await res.text();
-  if (res.status !== 200) throw new Error(`install of ${grant.team} failed: ${res.status} ${page}`);
-  return { page, driver: new SlackDriver(`${e.app.url}/slack/events`, signingSecret, grant.team) };
+  if (res.status !== 200) throw new Error(`install of ${holder} failed: ${res.status} ${page}`);
+  const enterprise = 'enterprise' in grant ? grant.enterprise : undefined;
+  return { page, driver: new SlackDriver(`${e.app.url}/slack/events`, signingSecret, holder, enterprise) };
 }

@@ -45,11 +45,22 @@ export class SlackDriver {
   /** Requests the app answered after Slack's 3 s window (see ACK_WINDOW_MS). */
   readonly lateAcks: LateAck[] = [];
 
+  /**
+   * `enterprise`: the app is installed org-wide there (Enterprise Grid) and `team` is one of its
+   * workspaces (or the enterprise itself, for events about the org's installation): requests carry
+   * the enterprise and `is_enterprise_install` as Slack sends them to an org-wide app.
+   */
   constructor(
     readonly eventsUrl: string,
     readonly signingSecret: string,
     readonly team = 'T0FAKE',
+    readonly enterprise?: string,
   ) {}
+
+  /** The same app's requests from another workspace of its enterprise (org-wide install). */
+  inTeam(team: string): SlackDriver {
+    return new SlackDriver(this.eventsUrl, this.signingSecret, team, this.enterprise);
+  }
 
   async raw(body: string, contentType: string, opts: SendOptions = {}): Promise<SlackResponse> {
     const ts = opts.timestamp ?? Math.floor(Date.now() / 1000);
@@ -112,6 +123,10 @@ export class SlackDriver {
         api_app_id: 'A0APP',
         response_url: who.responseUrl ?? 'http://127.0.0.1:9/response-url-unused',
         trigger_id: who.triggerId ?? `trig-${++this.counter}-${randomUUID()}`,
+        // As Slack posts a command to an org-wide app: the enterprise, and the flag as a string.
+        ...(this.enterprise
+          ? { enterprise_id: this.enterprise, enterprise_name: 'Fake Org', is_enterprise_install: 'true' }
+          : {}),
       },
       opts,
     );
@@ -132,6 +147,15 @@ export class SlackDriver {
         event_id: eventId,
         event_time: Math.floor(Date.now() / 1000),
         event: { event_ts: event.ts, ...event },
+        // An org-wide app's events name the enterprise, and the installation they are for.
+        ...(this.enterprise
+          ? {
+              enterprise_id: this.enterprise,
+              authorizations: [
+                { enterprise_id: this.enterprise, team_id: null, is_bot: true, is_enterprise_install: true },
+              ],
+            }
+          : {}),
       },
       opts,
     );
@@ -139,7 +163,10 @@ export class SlackDriver {
   }
 
   interaction(payload: Record<string, unknown>, opts?: SendOptions): Promise<SlackResponse> {
-    return this.form({ payload: JSON.stringify(payload) }, opts);
+    const org = this.enterprise
+      ? { enterprise: { id: this.enterprise, name: 'Fake Org' }, is_enterprise_install: true }
+      : {};
+    return this.form({ payload: JSON.stringify({ ...org, ...payload }) }, opts);
   }
 
   /** A click on a button of a message the bot posted (the block element as recorded by the fake). */

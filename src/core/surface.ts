@@ -303,6 +303,11 @@ export interface TenantLeaving {
   known?: boolean;
   /** The surface's own keys of the tenant and of the places found in its records (deleted too). */
   surfaceKeys?: (places: Place[]) => string[] | Promise<string[]>;
+  /**
+   * Workspaces its installation served that leave with it (a Slack org-wide install's teams, whose
+   * places name the team): each as a tenant of its own, with its own surface keys; logged in the same line.
+   */
+  served?: ReadonlyArray<{ workspace: string; surfaceKeys?: (places: Place[]) => string[] | Promise<string[]> }>;
 }
 
 /** What surfaces call. Implemented by core. */

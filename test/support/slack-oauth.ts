@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, type FakeInstallGrant } from '../../fakes/fake-slack-oauth';
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, type FakeGrant } from '../../fakes/fake-slack-oauth';
 import { type Installable, install as installWorkspace } from '../../fakes/slack-install';
 import type { SlackDriver } from '../../fakes/slack-requests';
 import { tempDir } from './app-env';
@@ -55,6 +55,6 @@ export async function startOAuthE2E(
 }
 
 /** The whole "Add to Slack" trip for `grant` (fakes/slack-install.ts), signed with the tests' secret. */
-export function install(e: Installable, grant: FakeInstallGrant): Promise<{ page: string; driver: SlackDriver }> {
+export function install(e: Installable, grant: FakeGrant): Promise<{ page: string; driver: SlackDriver }> {
   return installWorkspace(e, grant, SIGNING_SECRET);
 }

@@ -1,7 +1,9 @@
 /**
  * A tenant leaves (a Slack workspace uninstalls the app or revokes its token, a Discord server
  * removes the bot): every answer of it in flight stops, on every instance, then its records are
- * deleted (forget.ts). Logged once, by the instance that handled the event.
+ * deleted (forget.ts). Logged once, by the instance that handled the event. An installation that
+ * served other workspaces (a Slack org-wide install: its teams' places carry the team, not the
+ * enterprise) takes them with it: each leaves as a tenant of its own, in the same one line.
  *
  * - This instance, at once: each queue item being answered is registered with its tenant
  *   (tenant-work.ts). Leaving aborts them: the service stream is closed, the relay drops the answer
@@ -19,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { CoreContext } from '../context';
 import type { Place } from '../surface';
-import type { Tenant } from '../../state/tenant-store';
+import { type Tenant, tenantFor } from '../../state/tenant-store';
 import { forgetTenant, type ForgetOptions, type Forgotten } from './forget';
 import { tenantOf } from './tenant';
 import { type TenantWork, tenantWork } from './tenant-work';
@@ -47,11 +49,23 @@ async function leftAt(ctx: Pick<CoreContext, 'store'>, key: string): Promise<num
   return typeof at === 'number' ? at : undefined;
 }
 
+/** A workspace the leaving tenant's installation served (a Slack org-wide install's teams). */
+export interface ServedWorkspace {
+  workspace: string;
+  /** The surface's own keys of it (as `ForgetOptions.surfaceKeys`). */
+  surfaceKeys?: ForgetOptions['surfaceKeys'];
+}
+
 export interface LeaveOptions extends ForgetOptions {
   /** What the surface saw (app_uninstalled, tokens_revoked, GUILD_DELETE): logged. */
   why: string;
   /** The surface knew the tenant (its installation was there): logged even when nothing else was left. */
   known?: boolean;
+  /**
+   * Workspaces its installation served, whose places (and so answers and records) carry their own
+   * id, not the tenant's: each leaves with it, as a tenant of its own; one line is logged for all.
+   */
+  served?: readonly ServedWorkspace[];
 }
 
 export interface Left extends Forgotten {
@@ -80,25 +94,49 @@ export async function leaveTenant(
   opts: LeaveOptions,
 ): Promise<Left> {
   const at = ctx.now();
-  const key = leftKey(tenant);
-  // The mark first: from now on no instance starts an item of the tenant, and each stops its own.
-  await ctx.store.set(key, at, LEFT_MARK_TTL_MS);
-  const { stopped, ended } = tenantWork(ctx).stop(key, at);
+  const leaving: Array<{ tenant: Tenant; surfaceKeys?: ForgetOptions['surfaceKeys'] }> = [
+    { tenant, ...(opts.surfaceKeys ? { surfaceKeys: opts.surfaceKeys } : {}) },
+    ...(opts.served ?? []).map((w) => ({
+      tenant: tenantFor(tenant.surface, w.workspace),
+      ...(w.surfaceKeys ? { surfaceKeys: w.surfaceKeys } : {}),
+    })),
+  ];
+  // The marks first: from now on no instance starts an item of these tenants, and each stops its own.
+  for (const l of leaving) await ctx.store.set(leftKey(l.tenant), at, LEFT_MARK_TTL_MS);
+  const stops = leaving.map((l) => tenantWork(ctx).stop(leftKey(l.tenant), at));
   // Their last steps (neither a platform call nor a write) are over before the records go.
-  await within(ended, STOP_WAIT_MS);
-  const forgetting: ForgetOptions = { keepChatbots: opts.keepChatbots ?? [] };
-  if (opts.surfaceKeys) forgetting.surfaceKeys = opts.surfaceKeys;
-  const forgotten = await forgetTenant(ctx.store, tenant, forgetting);
-  const left: Left = { stopped, ...forgotten };
-  const name = `${tenant.surface} ${tenant.id}`;
-  const fields = { tenant: name, why: opts.why, ...left };
-  if (opts.known || stopped > 0 || forgotten.records > 0)
+  await within(Promise.all(stops.map((x) => x.ended)), STOP_WAIT_MS);
+  const left: Left = { stopped: stops.reduce((n, x) => n + x.stopped, 0), records: 0, conversations: 0, tickets: 0 };
+  for (const l of leaving) {
+    const forgetting: ForgetOptions = { keepChatbots: opts.keepChatbots ?? [] };
+    if (l.surfaceKeys) forgetting.surfaceKeys = l.surfaceKeys;
+    const forgotten = await forgetTenant(ctx.store, l.tenant, forgetting);
+    left.records += forgotten.records;
+    left.conversations += forgotten.conversations;
+    left.tickets += forgotten.tickets;
+  }
+  logLeft(ctx, tenant, opts, left);
+  return left;
+}
+
+/** The one line of a leaving (the workspaces it served counted in it, named in its fields). */
+function logLeft(ctx: Pick<CoreContext, 'log'>, tenant: Tenant, opts: LeaveOptions, left: Left): void {
+  const served = (opts.served ?? []).map((w) => w.workspace);
+  const name =
+    `${tenant.surface} ${tenant.id}` +
+    (served.length > 0 ? ` and the ${plural(served.length, 'workspace')} it served` : '');
+  const fields = {
+    tenant: `${tenant.surface} ${tenant.id}`,
+    why: opts.why,
+    ...(served.length > 0 ? { served } : {}),
+    ...left,
+  };
+  if (opts.known || left.stopped > 0 || left.records > 0)
     ctx.log.info(
       fields,
-      `tenant left: ${name}: stopped ${plural(stopped, 'answer')}, deleted ${plural(forgotten.records, 'record')}`,
+      `tenant left: ${name}: stopped ${plural(left.stopped, 'answer')}, deleted ${plural(left.records, 'record')}`,
     );
   else ctx.log.debug(fields, `tenant left: ${name}: already gone`);
-  return left;
 }
 
 /**

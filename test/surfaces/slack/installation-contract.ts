@@ -9,7 +9,12 @@ import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from '../../../fakes/fake-slack-oa
 import { SecretBox } from '../../../src/state/secret-box';
 import type { StateStore } from '../../../src/state/store';
 import { type AnyInstallation, SlackInstallations } from '../../../src/surfaces/slack/oauth/installations';
-import { WorkspaceTokens } from '../../../src/surfaces/slack/oauth/tokens';
+import {
+  WorkspaceTokens,
+  enterpriseOfTeam,
+  forgetOrgTeam,
+  teamsOfEnterprise,
+} from '../../../src/surfaces/slack/oauth/tokens';
 import { silentLog } from '../../support/silent-log';
 
 export interface InstallationBacking {
@@ -83,6 +88,49 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
     expect(await tokens.botToken('T0INORG')).toBe(inst.bot?.token);
     expect(await store.remove({ enterpriseId: ent, isEnterpriseInstall: true })).toBe(true);
     expect(await store.load({ enterpriseId: ent, isEnterpriseInstall: true })).toBeUndefined();
+  });
+
+  it('the workspaces an org-wide install served are listed per enterprise, marks of the older shape too', async () => {
+    const ent = `E${randomBytes(3).toString('hex')}`;
+    const other = `E${randomBytes(3).toString('hex')}`;
+    const inst = installation('', { team: undefined, enterprise: { id: ent, name: 'Org' }, isEnterpriseInstall: true });
+    await new SlackInstallations(a, new SecretBox(k1), clock).save(inst);
+    const tokens = new WorkspaceTokens({
+      installations: new SlackInstallations(b, new SecretBox(k1), clock),
+      store: b,
+      clientId: FAKE_CLIENT_ID,
+      clientSecret: FAKE_CLIENT_SECRET,
+      instanceId: 'i1',
+      now: clock,
+      log: silentLog,
+    });
+    const [t1, t2, legacy, elsewhere] = ['T1', 'T2', 'T3', 'T4'].map((t) => `${t}${ent}`) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    await tokens.installation({ teamId: t1, enterpriseId: ent, isEnterpriseInstall: true });
+    await tokens.installation({ teamId: t2, enterpriseId: ent, isEnterpriseInstall: true });
+    // A mark as bridges wrote it before the org's workspaces were listed: its enterprise as a plain string.
+    await b.set(`slack:installation-team:${legacy}`, ent);
+    await b.set(`slack:installation-team:${elsewhere}`, other);
+    expect((await teamsOfEnterprise(a, ent)).sort()).toEqual([t1, t2, legacy].sort());
+    expect(await teamsOfEnterprise(a, other)).toEqual([elsewhere]);
+    // Looked up by workspace, in either shape; the older one is written again on the next request.
+    expect(await enterpriseOfTeam(a, legacy)).toBe(ent);
+    expect(await tokens.botToken(legacy)).toBe(inst.bot?.token);
+    await tokens.installation({ teamId: legacy, enterpriseId: ent, isEnterpriseInstall: true });
+    expect(await a.get(`slack:installation-team:${legacy}`)).toEqual({ enterprise: ent });
+    expect((await teamsOfEnterprise(a, ent)).sort()).toEqual([t1, t2, legacy].sort());
+    // The org-wide install's own id (its installer's DM names no workspace) finds its token.
+    expect(await tokens.botToken(ent)).toBe(inst.bot?.token);
+    // Forgetting a workspace's marks takes it off the list; another enterprise's mark stays.
+    await forgetOrgTeam(a, ent, t1);
+    await forgetOrgTeam(a, ent, elsewhere);
+    expect((await teamsOfEnterprise(a, ent)).sort()).toEqual([t2, legacy].sort());
+    expect(await enterpriseOfTeam(a, t1)).toBeUndefined();
+    expect(await enterpriseOfTeam(a, elsewhere)).toBe(other);
   });
 
   it('as Bolt’s InstallationStore: stores, fetches, refuses an unknown workspace, deletes', async () => {

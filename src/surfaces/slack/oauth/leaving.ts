@@ -5,7 +5,11 @@
  * for them, none marked interrupted), and deletes every record of it (its part of the store, its
  * conversations, transcripts, tickets, votes; its users' and channels' cached lookups, which live in
  * its part of the store) with the Slack keys that name it.
- * A re-install starts clean. Logged once (by core): the second of the two events finds nothing left.
+ * An org-wide install (Enterprise Grid) is one installation, keyed by the enterprise, serving many
+ * workspaces whose places, answers and records carry the workspace's own id: every workspace it served
+ * (tokens.ts's marks, listed per enterprise) leaves with it, unless it has its own installation now.
+ * A re-install starts clean. Logged once (by core, one line for an org and its workspaces): the second
+ * of the two events finds nothing left.
  * Bolt delivers both events without authorize (the installation may be gone already).
  */
 import type { App } from '@slack/bolt';
@@ -13,7 +17,8 @@ import type { Logger } from 'pino';
 import type { BridgeCore } from '../../../core/surface';
 import type { StateStore } from '../../../state/store';
 import type { TeamClients } from '../clients';
-import { INSTALLATION_PREFIX, type SlackInstallations } from './installations';
+import { INSTALLATION_PREFIX, installationKey, type SlackInstallations } from './installations';
+import { forgetOrgTeam, teamsOfEnterprise } from './tokens';
 
 export interface LeavingDeps {
   app: App;
@@ -36,28 +41,54 @@ async function slackKeysOf(store: StateStore, id: string): Promise<string[]> {
   );
 }
 
+/**
+ * The workspaces an org-wide install served, which leave with it. A workspace that has its own
+ * installation now is served by that, not by the org: it stays; its marks of the org go, and so does
+ * its client here, which may still hold the org's token (other instances read the token again within
+ * clients.ts's TOKEN_READ_MS).
+ */
+async function orgTeamsLeaving(d: Pick<LeavingDeps, 'store' | 'clients'>, enterprise: string): Promise<string[]> {
+  const leaving: string[] = [];
+  for (const team of await teamsOfEnterprise(d.store, enterprise)) {
+    if ((await d.store.get(installationKey({ teamId: team }))) === undefined) {
+      leaving.push(team);
+      continue;
+    }
+    await forgetOrgTeam(d.store, enterprise, team);
+    d.clients.forget(team);
+  }
+  return leaving;
+}
+
 export async function forgetWorkspace(
   d: Omit<LeavingDeps, 'app'>,
   who: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
   why: string,
 ): Promise<void> {
-  const id = who.isEnterpriseInstall || !who.teamId ? who.enterpriseId : who.teamId;
+  const orgWide = who.isEnterpriseInstall === true || !who.teamId;
+  const id = orgWide ? who.enterpriseId : who.teamId;
   if (!id) return;
   const installed = await d.installations.remove(
-    who.isEnterpriseInstall || !who.teamId ? { enterpriseId: id, isEnterpriseInstall: true } : { teamId: id },
+    orgWide ? { enterpriseId: id, isEnterpriseInstall: true } : { teamId: id },
   );
-  d.clients.forget(id);
-  d.forgetCached(id);
+  // An org-wide install's workspaces: their conversations, answers and records carry the team's id.
+  const teams = orgWide ? await orgTeamsLeaving(d, id) : [];
+  for (const team of [id, ...teams]) {
+    d.clients.forget(team);
+    d.forgetCached(team);
+  }
   const core = d.core();
   if (!core?.leave) throw new Error('slack: a workspace left before the bridge was attached');
   // Its answers stop; core's records of the tenant (its own part of the store, conversations,
-  // tickets, votes...) and the Slack surface's keys that name it are deleted.
+  // tickets, votes...) and the Slack surface's keys that name it are deleted; the org's workspaces
+  // (and their marks, keys that name them) likewise.
   await core.leave({
     surface: 'slack',
     workspace: id,
     why,
     known: installed,
     surfaceKeys: () => slackKeysOf(d.store, id),
+    served: teams.map((team) => ({ workspace: team, surfaceKeys: () => slackKeysOf(d.store, team) })),
   });
 }
 

@@ -35,13 +35,52 @@ export interface WorkspaceTokensOptions {
   log: Logger;
 }
 
-/** A workspace of an org-wide install: its enterprise (learned when Bolt's authorize resolved it). */
+/**
+ * A workspace of an org-wide install: its enterprise (learned when Bolt's authorize resolved it), as
+ * `{ enterprise }`. A plain string is a mark written before the org's workspaces were listed per
+ * enterprise (below): still read, and written again in the new shape on the workspace's next request.
+ */
 const orgTeamKey = (team: string) => `slack:installation-team:${team}`;
+/** The same mark listed under its enterprise, so the workspaces of an org-wide install that leaves are found. */
+const ORG_TEAMS_PREFIX = 'slack:org-team:';
+const enterpriseTeamsPrefix = (enterprise: string) => `${ORG_TEAMS_PREFIX}${encodeURIComponent(enterprise)}:`;
+const enterpriseTeamKey = (enterprise: string, team: string) =>
+  `${enterpriseTeamsPrefix(enterprise)}${encodeURIComponent(team)}`;
+
+const orgTeamMark = z.union([z.object({ enterprise: z.string() }), z.string()]);
+
+function markedEnterprise(value: unknown): { enterprise: string; listed: boolean } | undefined {
+  const mark = orgTeamMark.safeParse(value);
+  if (!mark.success) return undefined;
+  return typeof mark.data === 'string'
+    ? { enterprise: mark.data, listed: false }
+    : { enterprise: mark.data.enterprise, listed: true };
+}
 
 /** The enterprise whose org-wide install serves `team`; undefined for a workspace's own install. */
 export async function enterpriseOfTeam(store: StateStore, team: string): Promise<string | undefined> {
-  const enterprise = await store.get(orgTeamKey(team));
-  return typeof enterprise === 'string' ? enterprise : undefined;
+  return markedEnterprise(await store.get(orgTeamKey(team)))?.enterprise;
+}
+
+/**
+ * The workspaces the org-wide install of `enterprise` has served (every one Bolt's authorize resolved
+ * to it): listed under the enterprise; marks of the older shape, not listed there, are found by
+ * reading every workspace's mark (a leaving is rare; so are they).
+ */
+export async function teamsOfEnterprise(store: StateStore, enterprise: string): Promise<string[]> {
+  const prefix = enterpriseTeamsPrefix(enterprise);
+  const teams = new Set((await store.keys(prefix)).map((k) => decodeURIComponent(k.slice(prefix.length))));
+  for (const key of await store.keys(orgTeamKey(''))) {
+    const mark = markedEnterprise(await store.get(key));
+    if (mark && !mark.listed && mark.enterprise === enterprise) teams.add(key.slice(orgTeamKey('').length));
+  }
+  return [...teams];
+}
+
+/** Both marks of `team`, when they are still its enterprise's (a team's own uninstall deletes them with its keys). */
+export async function forgetOrgTeam(store: StateStore, enterprise: string, team: string): Promise<void> {
+  await store.delete(enterpriseTeamKey(enterprise, team));
+  if ((await enterpriseOfTeam(store, team)) === enterprise) await store.delete(orgTeamKey(team));
 }
 
 export class WorkspaceTokens {
@@ -60,14 +99,20 @@ export class WorkspaceTokens {
    * that leaves takes the mark with it, and a re-install must write it again.
    */
   private async noteOrgTeam(team: string, enterprise: string): Promise<void> {
-    if ((await this.opts.store.get(orgTeamKey(team))) === enterprise) return;
-    await this.opts.store.set(orgTeamKey(team), enterprise);
+    const mark = markedEnterprise(await this.opts.store.get(orgTeamKey(team)));
+    if (mark?.listed && mark.enterprise === enterprise) return;
+    // Listed under the enterprise first: a workspace's mark in the new shape is always found there.
+    await this.opts.store.set(enterpriseTeamKey(enterprise, team), team);
+    await this.opts.store.set(orgTeamKey(team), { enterprise });
   }
 
   /** The bot token of `team`; throws when the workspace has not installed the app. */
   async botToken(team: string): Promise<string> {
-    const enterprise = await this.opts.store.get<string>(orgTeamKey(team));
-    const inst = await this.installation({ teamId: team, ...(enterprise ? { enterpriseId: enterprise } : {}) });
+    const enterprise = await enterpriseOfTeam(this.opts.store, team);
+    const inst =
+      (await this.installation({ teamId: team, ...(enterprise ? { enterpriseId: enterprise } : {}) })) ??
+      // An enterprise's own id (the org-wide installer's first-steps DM names no workspace of the org).
+      (enterprise ? undefined : await this.installation({ enterpriseId: team, isEnterpriseInstall: true }));
     if (!inst?.bot?.token)
       throw new Error(`slack: workspace ${team} has no installation (install it at /slack/install)`);
     return inst.bot.token;
