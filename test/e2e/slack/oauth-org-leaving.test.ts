@@ -9,12 +9,19 @@
 import { sameAnswer, shown } from '../../../fakes/slack-blocks';
 import type { SlackCall } from '../../../fakes/fake-slack';
 import { waitFor } from '../../../fakes/slack-requests';
-import { conversationIdOf } from '../../../src/core/conversations/model';
+import { convKeys, conversationIdOf } from '../../../src/core/conversations/model';
+import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
 import { heldAnswer } from '../../support/held-answer';
 import { useStarted } from '../../support/server-setup';
 import { answerMessages, rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 import { startServiceProxy } from '../faults/service-proxy';
+
+/** The raw store key of a conversation's record: in its workspace's part of the store. */
+function convKeyOf(team: string, channel: string, thread: string): string {
+  const id = conversationIdOf({ surface: 'slack', workspace: team, channel, thread });
+  return `${tenantPrefix(tenantFor('slack', team))}${convKeys.conversation(id)}`;
+}
 
 const ORG = 'E0ORG';
 const TEAM_A = 'T0ORGA';
@@ -96,7 +103,7 @@ describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ an
       `slack:org-team:${ORG}:${TEAM_A}`,
       `slack:org-team:${ORG}:${TEAM_B}`,
     ]);
-    const soloConv = `conv:${conversationIdOf({ surface: 'slack', workspace: SOLO, channel: 'C0SOLO', thread: rootSolo })}`;
+    const soloConv = convKeyOf(SOLO, 'C0SOLO', rootSolo);
     expect(await e.app.store.get(soloConv)).toBeDefined();
     // A workspace of the org answered through the org's install, then installed the app on its own:
     // its own installation serves it now, and the org's leaving does not touch it.
@@ -104,7 +111,7 @@ describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ an
     const rootOwn = await waitFor(() => rootFor(e.fake, 'C0OWN', 'Lofts in Miami?'), 'the root in the own workspace');
     await waitForAnswer(e, 'C0OWN', rootOwn.ts, 'Lofts in Miami?');
     const ownInstall = await install(e, { team: OWN, teamName: 'Own office', user: 'U0USER4' });
-    const ownConv = `conv:${conversationIdOf({ surface: 'slack', workspace: OWN, channel: 'C0OWN', thread: rootOwn.ts })}`;
+    const ownConv = convKeyOf(OWN, 'C0OWN', rootOwn.ts);
     expect(await e.app.store.get(ownConv)).toBeDefined();
 
     // The org's admin uninstalls the app org-wide: Slack revokes the enterprise's token and says so.
