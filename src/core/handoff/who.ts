@@ -81,9 +81,19 @@ export interface Intent {
  * paths cost no membership lookup.
  */
 export async function whoIs(ctx: CoreContext, by: Acting, intent?: Intent): Promise<Who> {
-  const as = (agent: boolean): Who => ({ kind: 'person', actor: by.actor, surface: by.surface.name, agent });
+  // On another tenant's ticket (a forged or replayed button) an admin is nobody's admin: only the
+  // tenants of its asker and of its channel have a say in it (one office's two surfaces included).
+  const actor = intent?.ticket && strangerTo(intent.ticket, by) ? { ...by.actor, isAdmin: false } : by.actor;
+  const as = (agent: boolean): Who => ({ kind: 'person', actor, surface: by.surface.name, agent });
   if (intent && !agentMatters(intent, as)) return as(false);
-  return as(await isAgent(ctx, by, intent?.ticket));
+  return as(await isAgent(ctx, { ...by, actor }, intent?.ticket));
+}
+
+/** Whether `by` acts from a tenant that is neither the ticket's asker's nor its channel's. */
+function strangerTo(ticket: Ticket, by: Acting): boolean {
+  const here = tenantOf(by.place);
+  const posted = ticket.root?.place.workspace ? ticket.root.place : undefined;
+  return !sameTenant(tenantOf(ticket.userPlace), here) && !(posted && sameTenant(tenantOf(posted), here));
 }
 
 function agentMatters({ action, ticket, asker }: Intent, as: (agent: boolean) => Who): boolean {

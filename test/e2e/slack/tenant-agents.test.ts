@@ -3,7 +3,7 @@
  * handoff channel with `/chatbot connect`: the members of a workspace's own channel, admins or not.
  * A member of A's channel sees A's queue, sets themself away and back, claims A's ticket and closes
  * it. A member of B's channel pressing A's Claim (forged, with A's team or with B's own) is refused,
- * as is a member of A who is not in A's channel, and a member of the environment's channel (which
+ * as is B's owner (an admin of B only), a member of A who is not in A's channel, and a member of the environment's channel (which
  * serves no workspace here): nobody counts as an agent through another tenant's channel.
  */
 import type { FakeMessage } from '../../../fakes/fake-slack';
@@ -130,6 +130,19 @@ describe('Slack OAuth e2e: the members of a workspace’s own handoff channel ar
       'the refusal to B’s agent',
     );
     expect(fromB).toMatchObject({
+      channel: 'C0BDESK',
+      text: 'Only members of the handoff channel may claim a ticket.',
+    });
+    expect(stateLine()).toMatch(/^Waiting since/);
+    // B's owner (an admin of B) pressing A's Claim from B: an admin of another workspace is no admin of A's ticket.
+    await press(b, 'Claim', OWNER_B, { channel: 'C0BDESK', team: 'T0BBB' });
+    const fromOwnerB = await waitFor(
+      () =>
+        e.fake.ephemerals.slice(eph).find((m) => m.user === OWNER_B && m.channel === 'C0BDESK') ??
+        (/^Waiting since/.test(stateLine()) ? undefined : stateLine()),
+      'the refusal to B’s owner',
+    );
+    expect(fromOwnerB).toMatchObject({
       channel: 'C0BDESK',
       text: 'Only members of the handoff channel may claim a ticket.',
     });
