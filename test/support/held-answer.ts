@@ -5,6 +5,7 @@
  * the stream before the release (it stopped reading the answer) is recorded.
  */
 import { type Handler, openStream, sse } from './fake-chatbot-server';
+import type { SlackCall } from '../../fakes/fake-slack';
 
 export interface HeldAnswer {
   handler: Handler;
@@ -51,3 +52,9 @@ export function heldAnswer(parts: string[], answerId: number): HeldAnswer {
     },
   };
 }
+
+/** A Slack Web API call about `channel` (posts, updates, streams, the status line). */
+export const onChannel =
+  (channel: string) =>
+  (c: SlackCall): boolean =>
+    c.args.channel === channel || c.args.channel_id === channel;

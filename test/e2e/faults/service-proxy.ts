@@ -76,3 +76,31 @@ export async function startServiceProxy(): Promise<ServiceProxy> {
     close: () => server.close(),
   };
 }
+
+/** What `behindServiceProxy` starts: an app that embeds its own local service. */
+interface WithService {
+  service: { app: { server: { address(): ReturnType<import('node:net').Server['address']> } } };
+  close(): Promise<void>;
+}
+
+/**
+ * An app that asks its chatbot service through a proxy the test scripts: `start` is given the proxy's
+ * URL (for CHATBOT_API_URL), the proxy forwards to the app's own local service once it listens, and
+ * both close together, the app first.
+ */
+export async function behindServiceProxy<E extends WithService>(
+  start: (serviceUrl: string) => Promise<E>,
+): Promise<{ e: E; proxy: ServiceProxy; close(): Promise<void> }> {
+  const proxy = await startServiceProxy();
+  const e = await start(proxy.url);
+  const addr = e.service.app.server.address();
+  proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
+  return {
+    e,
+    proxy,
+    async close() {
+      await e.close();
+      await proxy.close();
+    },
+  };
+}

@@ -10,7 +10,7 @@ import { button, shown as slackShown } from '../../../fakes/slack-blocks';
 import { answerMessages, rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
-import { startServiceProxy } from './service-proxy';
+import { behindServiceProxy } from './service-proxy';
 
 /** The text a Slack user reads of an answer's messages, in order. */
 function answerText(messages: FakeMessage[]): string {
@@ -36,20 +36,11 @@ describe.each([
   ['chat.update (native streaming refused)', 'feature_not_enabled'],
 ] as const)('Slack e2e faults, answers through %s: the chatbot service fails', (_mode, streaming) => {
   // The bridge asks the service through the proxy: both start together, the bridge closes first.
-  const started = useStarted(async () => {
-    const proxy = await startServiceProxy();
-    const e = await startSlackE2E({ fragmentDelayMs: 2, env: { CHATBOT_API_URL: proxy.url }, fake: { streaming } });
-    const addr = e.service.app.server.address();
-    proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
-    return {
-      e,
-      proxy,
-      async close() {
-        await e.close();
-        await proxy.close();
-      },
-    };
-  });
+  const started = useStarted(() =>
+    behindServiceProxy((url) =>
+      startSlackE2E({ fragmentDelayMs: 2, env: { CHATBOT_API_URL: url }, fake: { streaming } }),
+    ),
+  );
 
   /** /ask in a fresh channel; resolves with the thread root once it is posted. */
   async function ask(channel: string, question: string): Promise<FakeMessage> {

@@ -7,14 +7,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { FakeSlack, type SlackCall } from '../../../fakes/fake-slack';
+import { FakeSlack } from '../../../fakes/fake-slack';
 import { sameAnswer, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { type AppHandle, startApp } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
 import { inProcessEnv, startTestService, tempDir } from '../../support/app-env';
 import { flushRedisDb } from '../../support/bridge-process';
-import { heldAnswer } from '../../support/held-answer';
+import { heldAnswer, onChannel } from '../../support/held-answer';
 import { useStarted } from '../../support/server-setup';
 import { answerMessages, rootFor, SIGNING_SECRET } from '../../support/slack-e2e';
 import { install, oauthEnv } from '../../support/slack-oauth';
@@ -22,8 +22,6 @@ import { startServiceProxy } from '../faults/service-proxy';
 
 /** This file's own Redis database, emptied before and after. */
 const STATE_URL = 'redis://127.0.0.1:6379/11';
-
-const onChannel = (channel: string) => (c: SlackCall) => c.args.channel === channel || c.args.channel_id === channel;
 
 interface Instance {
   app: AppHandle;

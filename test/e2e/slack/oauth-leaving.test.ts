@@ -6,33 +6,16 @@
  */
 import { shown } from '../../../fakes/slack-blocks';
 import { waitFor } from '../../../fakes/slack-requests';
-import type { SlackCall } from '../../../fakes/fake-slack';
-import { heldAnswer } from '../../support/held-answer';
+import { heldAnswer, onChannel } from '../../support/held-answer';
 import { useStarted } from '../../support/server-setup';
 import { answerMessages, rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 import { sameAnswer } from '../../../fakes/slack-blocks';
-import { startServiceProxy } from '../faults/service-proxy';
-
-/** A Web API call about `channel` (posts, updates, streams, the status line). */
-const onChannel = (channel: string) => (c: SlackCall) => c.args.channel === channel || c.args.channel_id === channel;
+import { behindServiceProxy } from '../faults/service-proxy';
 
 describe('Slack OAuth e2e: a workspace leaves while its answer streams', () => {
   const logLines: string[] = [];
-  const s = useStarted(async () => {
-    const proxy = await startServiceProxy();
-    const e = await startOAuthE2E({ logLines, env: { CHATBOT_API_URL: proxy.url } });
-    const addr = e.service.app.server.address();
-    proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
-    return {
-      e,
-      proxy,
-      async close() {
-        await e.close();
-        await proxy.close();
-      },
-    };
-  });
+  const s = useStarted(() => behindServiceProxy((url) => startOAuthE2E({ logLines, env: { CHATBOT_API_URL: url } })));
 
   test('app_uninstalled stops the workspace’s answer at once; the other workspace’s completes exact; a re-install answers', async () => {
     const { e, proxy } = s;

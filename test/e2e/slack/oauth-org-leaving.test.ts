@@ -7,15 +7,14 @@
  * org answers again. The service is the real local one behind a proxy that holds each answer mid-way.
  */
 import { sameAnswer, shown } from '../../../fakes/slack-blocks';
-import type { SlackCall } from '../../../fakes/fake-slack';
 import { waitFor } from '../../../fakes/slack-requests';
 import { convKeys, conversationIdOf } from '../../../src/core/conversations/model';
 import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
-import { heldAnswer } from '../../support/held-answer';
+import { heldAnswer, onChannel } from '../../support/held-answer';
 import { useStarted } from '../../support/server-setup';
 import { answerMessages, rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
-import { startServiceProxy } from '../faults/service-proxy';
+import { behindServiceProxy } from '../faults/service-proxy';
 
 /** The raw store key of a conversation's record: in its workspace's part of the store. */
 function convKeyOf(team: string, channel: string, thread: string): string {
@@ -31,25 +30,9 @@ const SOLO = 'T0SOLO';
 const OWN = 'T0ORGOWN';
 const ORG_GRANT = { enterprise: ORG, enterpriseName: 'Brokerage Org', user: 'U0ADMIN' };
 
-/** A Web API call about `channel` (posts, updates, streams, the status line). */
-const onChannel = (channel: string) => (c: SlackCall) => c.args.channel === channel || c.args.channel_id === channel;
-
 describe('Slack OAuth e2e: an org-wide install leaves while its workspaces’ answers stream', () => {
   const logLines: string[] = [];
-  const s = useStarted(async () => {
-    const proxy = await startServiceProxy();
-    const e = await startOAuthE2E({ logLines, env: { CHATBOT_API_URL: proxy.url } });
-    const addr = e.service.app.server.address();
-    proxy.setTarget(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
-    return {
-      e,
-      proxy,
-      async close() {
-        await e.close();
-        await proxy.close();
-      },
-    };
-  });
+  const s = useStarted(() => behindServiceProxy((url) => startOAuthE2E({ logLines, env: { CHATBOT_API_URL: url } })));
 
   /** Keys of the raw store that name one of `ids`, and keys whose value names one. */
   async function naming(...ids: string[]): Promise<string[]> {

@@ -120,33 +120,25 @@ describe('Slack OAuth e2e: the members of a workspace’s own handoff channel ar
     expect((await ephemeralTo(e.fake, AGENT_B, /may claim/, eph)).text).toBe(
       'Only members of the handoff channel may claim a ticket.',
     );
-    // B's agent, pressing A's Claim in B's own channel, from B: A's ticket has no agents in B.
-    await press(b, 'Claim', AGENT_B, { channel: 'C0BDESK', team: 'T0BBB' });
-    // Its refusal, or the ticket claimed by B's agent (which the expectation then shows).
-    const fromB = await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).find((m) => m.user === AGENT_B && m.channel === 'C0BDESK') ??
-        (/^Waiting since/.test(stateLine()) ? undefined : stateLine()),
-      'the refusal to B’s agent',
-    );
-    expect(fromB).toMatchObject({
-      channel: 'C0BDESK',
-      text: 'Only members of the handoff channel may claim a ticket.',
-    });
-    expect(stateLine()).toMatch(/^Waiting since/);
-    // B's owner (an admin of B) pressing A's Claim from B: an admin of another workspace is no admin of A's ticket.
-    await press(b, 'Claim', OWNER_B, { channel: 'C0BDESK', team: 'T0BBB' });
-    const fromOwnerB = await waitFor(
-      () =>
-        e.fake.ephemerals.slice(eph).find((m) => m.user === OWNER_B && m.channel === 'C0BDESK') ??
-        (/^Waiting since/.test(stateLine()) ? undefined : stateLine()),
-      'the refusal to B’s owner',
-    );
-    expect(fromOwnerB).toMatchObject({
-      channel: 'C0BDESK',
-      text: 'Only members of the handoff channel may claim a ticket.',
-    });
-    expect(stateLine()).toMatch(/^Waiting since/);
+    // From B, in B's own channel: A's ticket has no agents in B, and B's owner (an admin of B) is no admin of it.
+    for (const [who, user] of [
+      ['B’s agent', AGENT_B],
+      ['B’s owner', OWNER_B],
+    ] as const) {
+      await press(b, 'Claim', user, { channel: 'C0BDESK', team: 'T0BBB' });
+      // Its refusal, or the ticket claimed by them (which the expectation then shows).
+      const fromB = await waitFor(
+        () =>
+          e.fake.ephemerals.slice(eph).find((m) => m.user === user && m.channel === 'C0BDESK') ??
+          (/^Waiting since/.test(stateLine()) ? undefined : stateLine()),
+        `the refusal to ${who}`,
+      );
+      expect(fromB).toMatchObject({
+        channel: 'C0BDESK',
+        text: 'Only members of the handoff channel may claim a ticket.',
+      });
+      expect(stateLine()).toMatch(/^Waiting since/);
+    }
 
     await press(a, 'Claim', AGENT_A);
     expect(await becomes(stateLine, /^Claimed/, 'claimed by A’s agent')).toMatch(/^Claimed by /);
