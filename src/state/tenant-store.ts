@@ -7,8 +7,8 @@
  * prefix to whatever it is given, and lists only its own keys.
  *
  * Global on purpose (they stay on the raw store): the ticket notice outbox (one box drained by every
- * instance), leases, the mail outbox, installations, the roster's turn and everything else that is
- * not one tenant's records.
+ * instance), leases, the mail outbox, installations and everything else that is not one tenant's
+ * records.
  */
 import type { Json, RateDecision, StateStore } from './store';
 

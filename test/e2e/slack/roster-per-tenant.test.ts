@@ -56,7 +56,11 @@ describe('Slack OAuth e2e: each workspace its own round-robin roster', () => {
       () => e.fake.replies(channel, root.ts).find((m) => button(m, 'Talk to a human')),
       'the answer with Talk to a human',
     );
-    await d.click(button(answered, 'Talk to a human')!, { channel, messageTs: answered.ts, threadTs: root.ts }, { user });
+    await d.click(
+      button(answered, 'Talk to a human')!,
+      { channel, messageTs: answered.ts, threadTs: root.ts },
+      { user },
+    );
     return waitFor(
       () => e.fake.channelMessages(desk).find((m) => m.text.includes(question) && button(m, 'Claim')),
       `the ticket of "${question}" in ${desk}`,

@@ -17,7 +17,14 @@
  */
 import { z } from 'zod';
 import type { Json, StateStore } from '../../../state/store';
-import { scoped, scopedPrefix, tenantStore, type ScopedKey, type Tenant, type TenantStore } from '../../../state/tenant-store';
+import {
+  scoped,
+  scopedPrefix,
+  tenantStore,
+  type ScopedKey,
+  type Tenant,
+  type TenantStore,
+} from '../../../state/tenant-store';
 import type { CoreContext } from '../../context';
 import { actorSchema } from '../../conversations/model';
 import { agentsTenant, ownsEnvChannel } from '../../tenants/offices';
@@ -153,7 +160,9 @@ export class Roster {
   /** The global turn of before, where it was one of this surface's agents (until this tenant's own is set). */
   private async legacyTurn(): Promise<string | undefined> {
     const turn = this.legacy ? await this.legacy.get<string>(LEGACY_TURN) : undefined;
-    return typeof turn === 'string' && turn.startsWith(`${LEGACY_PREFIX}${this.view.tenant.surface}:`) ? turn : undefined;
+    return typeof turn === 'string' && turn.startsWith(`${LEGACY_PREFIX}${this.view.tenant.surface}:`)
+      ? turn
+      : undefined;
   }
 }
 
