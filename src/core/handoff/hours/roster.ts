@@ -50,6 +50,9 @@ const CAS_ATTEMPTS = 10;
 const keyOf = (surface: string, actorId: string): ScopedKey => scoped(ROSTER, surface, actorId);
 
 export class Roster {
+  /** This roster (made for one offer, command or queue) has adopted the global entries of before. */
+  private adopted = false;
+
   /**
    * @param view the tenant's part of the store
    * @param legacy the raw store, where this tenant is the one the global roster of before served
@@ -148,7 +151,9 @@ export class Roster {
    * instances adopting at once agree.
    */
   private async adoptLegacy(): Promise<void> {
-    if (!this.legacy) return;
+    // Once per roster (one offer, one command): the global keys are listed by a scan of the store.
+    if (!this.legacy || this.adopted) return;
+    this.adopted = true;
     for (const raw of await this.legacy.keys(LEGACY_PREFIX)) {
       const parsed = entrySchema.safeParse(await this.legacy.get(raw));
       if (!parsed.success || parsed.data.surface !== this.view.tenant.surface) continue;
