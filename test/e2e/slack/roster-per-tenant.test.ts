@@ -3,7 +3,8 @@
  * agents (HANDOFF_ASSIGN=round-robin, an injected clock). An agent of A says /handoff away in A's
  * channel: A's /handoff queue and App Home name them as away, B's name nobody of A's; A's tickets are
  * offered past them, first and after HANDOFF_OFFER_S; and A's offers do not move B's turn (B's
- * second ticket goes to B's next agent, not back to its first).
+ * second ticket goes to B's next agent, not back to its first). A uninstalling takes its roster with
+ * its part of the store; B's stays.
  */
 import { button } from '../../../fakes/slack-blocks';
 import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
@@ -138,5 +139,16 @@ describe('Slack OAuth e2e: each workspace its own round-robin roster', () => {
     expect((await offered(DESK_A, a2.ts, 1))[0]).not.toBe(ALMA);
     const b2 = await ticketOf(b, 'U0USER2', ASK_B, DESK_B, 'Condos in Boulder?');
     expect(await offered(DESK_B, b2.ts, 1)).toEqual([BO]);
+  }, 60_000);
+
+  test("A uninstalls: its roster and turn go with its records, B's stay", async () => {
+    const rosterKeys = (team: string) => e.app.store.keys(`t:slack:${team}:agentroster`);
+    expect((await rosterKeys(TEAM_A)).length).toBeGreaterThan(0);
+    const ofB = await rosterKeys(TEAM_B);
+    expect(ofB).toContain(`t:slack:${TEAM_B}:agentroster-turn`);
+    e.fake.workspaces.revoke(TEAM_A);
+    expect((await a.event({ type: 'app_uninstalled' })).status).toBe(200);
+    await waitFor(async () => (await rosterKeys(TEAM_A)).length === 0, "A's roster deleted");
+    expect(await rosterKeys(TEAM_B)).toEqual(ofB);
   }, 60_000);
 });
