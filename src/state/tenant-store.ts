@@ -9,7 +9,7 @@
  * What a tenant keeps here: its conversations and everything per conversation (the record, its chat
  * session and the chatbot it was opened with, transcript, handoff mark, lead facts, crash marks,
  * askers), its queues of work (`push`/`peek`/`ack`/`length` below), Retry records, dedupe marks,
- * recent conversations, votes, ticket indexes, office record and limits.
+ * recent conversations, votes, ticket indexes, office record, agent roster and limits.
  *
  * Global on purpose (they stay on the raw store), because they are infrastructure shared across
  * tenants and instances, found by name or walked by every instance:
@@ -20,7 +20,7 @@
  *   recovery and the sweep on every instance;
  * - tickets and their thread/message lookups (a ticket can cross tenants of one office: a Discord
  *   user's ticket in a Slack channel; each tenant's index of them is its own);
- * - the outboxes (notices, mail), installations, the roster's turn, and everything else that is not
+ * - the outboxes (notices, mail), installations, and everything else that is not
  *   one tenant's records.
  */
 import type { Json, OutboxIntent, QueueItem, RateDecision, StateStore } from './store';

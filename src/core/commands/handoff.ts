@@ -35,7 +35,8 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
     await inv.reply({ text: refused }, { ephemeral: true });
     return;
   }
-  await handoffs.hours.roster.setAway(inv.surface.name, inv.actor, away);
+  // In the actor's own tenant: the agents of their workspace's (server's) handoff channel.
+  await handoffs.hours.roster(tenantOf(inv.place)).setAway(inv.surface.name, inv.actor, away);
   await inv.reply(
     {
       text: away

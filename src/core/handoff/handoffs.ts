@@ -31,6 +31,7 @@ import { tenantContext } from '../tenants/scope';
 import type { Gate } from './permissions';
 import { type Acting, askerOf, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
+import { tenantOf } from '../tenants/tenant';
 import type { Tenant } from '../../state/tenant-store';
 
 const CAS_ATTEMPTS = 10;
@@ -188,7 +189,8 @@ export class Handoffs {
   /** Claim button: exactly one agent wins (compare-and-set on the ticket); the others are told who. */
   async claim(inv: Invocation, ticketId: string): Promise<void> {
     // An agent who claims is on the round-robin roster from then on.
-    if (await this.act(inv, ticketId, { kind: 'claim' })) await this.hours.roster.join(inv.surface.name, inv.actor);
+    if (await this.act(inv, ticketId, { kind: 'claim' }))
+      await this.hours.roster(tenantOf(inv.place)).join(inv.surface.name, inv.actor);
   }
 
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */

@@ -20,7 +20,7 @@
  * - what the layout before the tenants' parts still holds of it (forget-legacy.ts).
  *
  * Not found by key (they carry no tenant): a person's flood limits and "lead opened" marks (keyed by
- * surface and user id, and a Discord user is the same person in every server), the agent roster, the
+ * surface and user id, and a Discord user is the same person in every server), the
  * day's leads digest and the mail outbox; rate-budget logs are not listed by the store and empty
  * themselves within their window (seconds).
  */

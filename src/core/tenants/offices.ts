@@ -109,6 +109,25 @@ function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): Han
   return surface !== from.surface || env.workspace === from.id || direct ? env : undefined;
 }
 
+/**
+ * The tenant an agent acting from `t` is an agent of (their round-robin availability, hours/roster.ts):
+ * their own, except direct messages with the bot (no server's), whose agents are those of the
+ * environment's channel's server, where that is known.
+ */
+export function agentsTenant(ctx: CoreContext, t: Tenant): Tenant {
+  const env = ctx.config.handoff[t.surface];
+  return DIRECT[t.surface] === t.id && env && env.workspace !== '' ? tenantOf(env) : t;
+}
+
+/**
+ * True when `t` is the workspace (server) of the environment's handoff channel on its surface: the one
+ * workspace a one-office deployment serves, or the channel's own server. Records of before tenants,
+ * kept for the deployment's own channel, are its.
+ */
+export function ownsEnvChannel(ctx: CoreContext, t: Tenant): boolean {
+  return t.id !== '' && DIRECT[t.surface] !== t.id && envTargetFor(ctx, t.surface, t) !== undefined;
+}
+
 export const NO_OWN_CHANNEL =
   'This workspace has no handoff channel of its own yet, so I cannot reach a person from here. An admin can set one with /chatbot connect.';
 const NO_CHANNEL =

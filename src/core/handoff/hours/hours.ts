@@ -13,12 +13,13 @@ import type { LeadSummary } from '../lead';
 import type { Ticket } from '../model';
 import { duration } from '../render';
 import type { Tenant } from '../../../state/tenant-store';
+import { tenantOf } from '../../tenants/tenant';
 import { checkLeadsDigest } from './leads-digest';
 import { mailConcerns } from './mail-owner';
 import { ALWAYS_OPEN, type Office } from './office';
 import { isOpen, officeTimeBetween } from './office-hours';
 import { missedStep, targetStep } from './response-target';
-import { Roster } from './roster';
+import { rosterOf, type Roster } from './roster';
 import type { HoursStep } from './steps';
 import { mailOutboxOf, mailsTickets } from './ticket-mails';
 import { OfficeBook, type TicketOffice } from './ticket-office';
@@ -37,10 +38,11 @@ export interface HoursDeps {
 }
 
 export class HandoffHours {
-  readonly roster: Roster;
+  constructor(private readonly deps: HoursDeps) {}
 
-  constructor(private readonly deps: HoursDeps) {
-    this.roster = new Roster(deps.ctx.store, () => deps.ctx.now());
+  /** The round-robin roster of `tenant`'s agents (its own part of the store: roster.ts). */
+  roster(tenant: Tenant): Roster {
+    return rosterOf(this.deps.ctx, tenant);
   }
 
   /** The mail outbox (one per core context; see ticket-mails.ts). */
@@ -98,13 +100,15 @@ export class HandoffHours {
   }
 
   /**
-   * What `/handoff queue` and App Home add: who is away, and the e-mails of `viewers` (the viewing
-   * tenant's) the SMTP server has not taken yet.
+   * What `/handoff queue` and App Home add: who of `viewers`' agents (the viewing tenant's) is away,
+   * and the e-mails of `viewers` the SMTP server has not taken yet.
    */
   async queueLines(viewers: readonly Tenant[]): Promise<string[]> {
     const lines: string[] = [];
-    const away = (await this.roster.entries()).filter((e) => e.away).map((e) => e.actor.name);
-    if (away.length > 0) lines.push(`Away: ${away.join(', ')}`);
+    const away = new Map<string, string>();
+    for (const viewer of viewers)
+      for (const e of await this.roster(viewer).entries()) if (e.away) away.set(e.key, e.actor.name);
+    if (away.size > 0) lines.push(`Away: ${[...away.values()].join(', ')}`);
     const now = this.ctx.now();
     for (const f of await this.outbox.failures()) {
       if (!(await mailConcerns(this.ctx, this.deps.load, f.id, viewers))) continue;
@@ -152,11 +156,13 @@ export class HandoffHours {
     // The handoff channel's people where the surface lists them (Slack, Discord), else who joined the roster.
     const place = t.root?.place ?? handoffTarget(ctx, t.userPlace);
     const members = place && (await surface.directory.channelAgents(place).catch(() => undefined));
+    // The agents of the channel the ticket is in: that tenant's roster and turn, not the asker's.
+    const roster = this.roster(tenantOf(place ?? t.userPlace));
     const current = t.offered?.at(-1);
-    const holder = (await this.roster.on(surface.name, members)).find((e) => e.key === current);
+    const holder = (await roster.on(surface.name, members)).find((e) => e.key === current);
     const expired = t.offeredAt !== undefined && now - t.offeredAt >= this.config.offerMs;
     if (t.offeredTo && holder && !holder.away && !expired) return;
-    const next = await this.roster.next(surface.name, {
+    const next = await roster.next(surface.name, {
       ...(current ? { after: current } : {}),
       skip: t.offered ?? [],
       ...(members ? { members } : {}),

@@ -1,11 +1,12 @@
 /** The round-robin roster: stored availability, the turn going round the available agents in order. */
 import { SqliteStore } from '../../../../src/state/sqlite-store';
 import { Roster } from '../../../../src/core/handoff/hours/roster';
+import { tenantFor, tenantStore } from '../../../../src/state/tenant-store';
 
 describe('round-robin roster', () => {
   const store = new SqliteStore(':memory:');
   let clock = 1_000;
-  const roster = new Roster(store, () => clock++);
+  const roster = new Roster(tenantStore(store, tenantFor('slack', 'T1')), () => clock++);
   const ann = { id: 'A1', name: 'Ann', isAdmin: false };
   const bob = { id: 'A2', name: 'Bob', isAdmin: false };
   const cat = { id: 'A3', name: 'Cat', isAdmin: false };
@@ -36,5 +37,9 @@ describe('round-robin roster', () => {
     expect((await roster.next('slack', { after, skip: [annKey] }))?.actor.name).toBe('Bob');
     // Another surface's agents are not offered this surface's tickets.
     expect(await roster.next('discord')).toBeUndefined();
+    // Another tenant's roster is its own: none of these agents, and its own turn.
+    const other = new Roster(tenantStore(store, tenantFor('slack', 'T2')), () => clock++);
+    expect(await other.entries()).toEqual([]);
+    expect(await other.next('slack')).toBeUndefined();
   });
 });
