@@ -56,6 +56,7 @@ describe('Discord: registration, /ask, threads and mentions', () => {
       'create',
       'connect',
       'disconnect',
+      'hours',
     ]);
   });
 
