@@ -5,6 +5,7 @@
  * sweep of the lease running out. What an item means is not its business: it hands each one to
  * `handle` and acks it afterwards.
  */
+import { setMaxListeners } from 'node:events';
 import type { Json, QueueItem } from '../../state/store';
 import { tenantFor } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
@@ -42,7 +43,11 @@ export class QueueWorker {
     private readonly handle: (conv: ConvRef, item: TakenItem) => Promise<void>,
     /** RETENTION_DAYS (a conversation found in the old layout is moved with it). */
     private readonly retentionMs: number,
-  ) {}
+  ) {
+    // Every answer in flight listens for the worker's stop (answer-turn.ts) and removes its listener
+    // when it ends: many at once are expected, not a leak.
+    setMaxListeners(0, this.abort.signal);
+  }
 
   /** Aborts when the worker stops for good: the answers in flight stop with it (marked, with Retry). */
   get stopSignal(): AbortSignal {
