@@ -82,7 +82,8 @@ export async function startSlackE2E(
       await svc.close();
       tmp.remove();
       const refused = mode === 'oauth' ? unauthenticatedCalls(fake) : [];
-      if (refused.length) throw new Error(`Slack refused calls made without the workspace's token: ${refused.join(', ')}`);
+      if (refused.length)
+        throw new Error(`Slack refused calls made without the workspace's token: ${refused.join(', ')}`);
     },
   };
 }
