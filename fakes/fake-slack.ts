@@ -427,7 +427,9 @@ export class FakeSlack {
       const id = url.pathname.split('/')[2]!;
       const f = this.files.get(id);
       this.calls.push({ method: 'files.download', args: { id }, at: Date.now(), status: 200, response: {} });
-      if (req.headers.authorization !== `Bearer ${this.botToken}`) {
+      // Any installed workspace's bot token reads files, as the default workspace's does.
+      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (token !== this.botToken && 'error' in this.workspaces.check(token)) {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<html><body>Sign in to Slack</body></html>');
         return;

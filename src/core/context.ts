@@ -123,7 +123,10 @@ export interface CoreContext {
 /** Whose office a narrowed context reads. */
 export interface TenantScope {
   tenant: Tenant;
-  /** Connected its own chatbot (`/chatbot connect`); false: the environment's default serves it. */
+  /**
+   * Connected a chatbot of its own (`/chatbot connect`); false: the environment's chatbot serves it
+   * (by default, or connected by its keys).
+   */
   ownChatbot: boolean;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Slack end-to-end setups for handoff tests that restart the bridge mid-ticket: the same local
  * service, fake Slack and SQLite state store, a new app process-in-process on each restart (a new
- * port, so a new driver).
+ * port, so a new driver). In OAuth mode (slack-mode.ts) the fake's workspace installs the app once;
+ * the installation lives in the state store, so a restarted app serves it without a new install.
  */
 import { startApp, type AppHandle } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
@@ -10,6 +11,7 @@ import { FakeSlack } from '../../fakes/fake-slack';
 import { ADMIN, AGENT, HANDOFF_CHANNEL, SIGNING_SECRET } from './slack-e2e';
 import { SlackDriver } from '../../fakes/slack-requests';
 import { silentLog } from './silent-log';
+import { installDefaultWorkspace, modeEnv, slackE2EMode, unauthenticatedCalls } from './slack-mode';
 
 export interface RestartableSlackE2E {
   fake: FakeSlack;
@@ -39,21 +41,24 @@ export async function startRestartableSlackE2E(
     },
   }).start();
   fake.channelMembers[HANDOFF_CHANNEL] = [AGENT];
-  const config: Config = loadConfig({
+  const mode = 'SLACK_BOT_TOKEN' in env ? 'token' : slackE2EMode();
+  const fullEnv: Record<string, string> = {
     ...inProcessEnv(svc, tmp.dir),
-    SLACK_BOT_TOKEN: fake.botToken,
+    ...modeEnv(mode, fake),
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: fake.apiUrl,
     SLACK_HANDOFF_CHANNEL: HANDOFF_CHANNEL,
     SLACK_ADMIN_USERS: ADMIN,
     ...env,
-  });
+  };
+  const config: Config = loadConfig(fullEnv);
   const log = silentLog;
   const start = async (): Promise<{ app: AppHandle; driver: SlackDriver }> => {
     const app = await startApp(config, { log, ...(now ? { now } : {}) });
     return { app, driver: new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team) };
   };
   const first = await start();
+  await installDefaultWorkspace(mode, { app: first.app, fake }, SIGNING_SECRET, fullEnv);
   const e: RestartableSlackE2E = {
     fake,
     svc,
@@ -70,6 +75,9 @@ export async function startRestartableSlackE2E(
       await fake.close();
       await svc.close();
       tmp.remove();
+      const refused = mode === 'oauth' ? unauthenticatedCalls(fake) : [];
+      if (refused.length)
+        throw new Error(`Slack refused calls made without the workspace's token: ${refused.join(', ')}`);
     },
   };
   return e;

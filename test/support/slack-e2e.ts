@@ -1,7 +1,9 @@
 /**
  * The whole bridge for Slack end-to-end tests: the local chatbot service (real HTTP, its own SQLite
  * file), the fake Slack Web API, and the app from src/app.ts configured through the environment
- * exactly as a deployment would be (SLACK_API_URL pointed at the fake, a SQLite state store).
+ * exactly as a deployment would be (SLACK_API_URL pointed at the fake, a SQLite state store). With
+ * SLACK_E2E_MODE=oauth (slack-mode.ts) the app runs in OAuth mode and the fake's workspace installs it
+ * by "Add to Slack" before the harness is handed back; the suite reads the same harness either way.
  */
 import pino from 'pino';
 import { startApp } from '../../src/app';
@@ -11,6 +13,7 @@ import { FakeSlack, type FakeSlackOptions, type FakeMessage } from '../../fakes/
 import { button, sameAnswer, shown } from '../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../fakes/slack-requests';
 import { silentLog } from './silent-log';
+import { installDefaultWorkspace, modeEnv, slackE2EMode, unauthenticatedCalls } from './slack-mode';
 
 export const SIGNING_SECRET = 'e2e-signing-secret';
 export const ADMIN = 'U0ADMIN';
@@ -50,18 +53,22 @@ export async function startSlackE2E(
   }).start();
   // The handoff channel's members are its agents (conversations.members): Agent Smith by default.
   fake.channelMembers[HANDOFF_CHANNEL] = [AGENT];
-  const config = loadConfig({
+  // A suite that names its own Slack credentials (an OAuth test, another token) is run as it says.
+  const mode = opts.env && 'SLACK_BOT_TOKEN' in opts.env ? 'token' : slackE2EMode();
+  const env: Record<string, string> = {
     ...inProcessEnv(svc, tmp.dir),
-    SLACK_BOT_TOKEN: fake.botToken,
+    ...modeEnv(mode, fake),
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: opts.apiUrl ? opts.apiUrl(fake) : fake.apiUrl,
     SLACK_HANDOFF_CHANNEL: HANDOFF_CHANNEL,
     SLACK_ADMIN_USERS: ADMIN,
     ...opts.env,
-  });
+  };
+  const config = loadConfig(env);
   const sink = opts.logLines;
   const log = sink ? pino({ level: 'trace' }, { write: (line: string) => void sink.push(line) }) : silentLog;
   const app = await startApp(config, { log, ...(opts.now ? { now: opts.now } : {}) });
+  await installDefaultWorkspace(mode, { app, fake }, SIGNING_SECRET, env);
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
   return {
     app,
@@ -74,6 +81,9 @@ export async function startSlackE2E(
       await fake.close();
       await svc.close();
       tmp.remove();
+      const refused = mode === 'oauth' ? unauthenticatedCalls(fake) : [];
+      if (refused.length)
+        throw new Error(`Slack refused calls made without the workspace's token: ${refused.join(', ')}`);
     },
   };
 }

@@ -5,22 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, type FakeGrant } from '../../fakes/fake-slack-oauth';
+import type { FakeGrant } from '../../fakes/fake-slack-oauth';
 import { type Installable, install as installWorkspace } from '../../fakes/slack-install';
 import type { SlackDriver } from '../../fakes/slack-requests';
 import { tempDir } from './app-env';
 import { SIGNING_SECRET, startSlackE2E, type SlackE2E } from './slack-e2e';
-
-/** The OAuth variables (SLACK_BOT_TOKEN blanked) and a fresh STATE_ENCRYPTION_KEY. */
-export function oauthEnv(key = randomBytes(32).toString('base64')): Record<string, string> {
-  return {
-    SLACK_BOT_TOKEN: '',
-    SLACK_CLIENT_ID: FAKE_CLIENT_ID,
-    SLACK_CLIENT_SECRET: FAKE_CLIENT_SECRET,
-    SLACK_STATE_SECRET: 'e2e-state-secret',
-    STATE_ENCRYPTION_KEY: key,
-  };
-}
+import { oauthEnv } from './slack-mode';
 
 export interface OAuthE2E extends SlackE2E {
   /** The SQLite file of the state store (read raw by the encryption-at-rest test). */

@@ -54,6 +54,11 @@ export class ChatbotDirectory {
     return this.opts.fallback !== undefined;
   }
 
+  /** The environment's chatbot, where it serves tenants that connected none. */
+  get defaultChatbotId(): string | undefined {
+    return this.opts.fallback?.chatbotId;
+  }
+
   /** The tenant whose connection serves `t` (its enterprise, for a workspace of an org-wide install). */
   async canonical(t: Tenant): Promise<Tenant> {
     return this.opts.canonical ? this.opts.canonical(t) : t;

@@ -25,8 +25,18 @@ export function withChatbot(ctx: CoreContext, tenant: Tenant, chatbot: TenantCha
     ...ctx,
     client: chatbot.client,
     config: { ...ctx.config, chatbotId: chatbot.chatbotId, handoff },
-    scope: { tenant, ownChatbot: chatbot.connected },
+    scope: { tenant, ownChatbot: ownChatbot(ctx, chatbot) },
   };
+}
+
+/**
+ * A chatbot of the tenant's own, not the operator's: connected, and not the environment's chatbot. A
+ * workspace that connected the environment's chatbot (its id, proven by its keys) is the operator's
+ * office: in OAuth mode that is how it names its handoff channel, and HANDOFF_EMAIL and
+ * HANDOFF_ESCALATE still serve it as they serve a single-workspace deployment.
+ */
+function ownChatbot(ctx: CoreContext, chatbot: TenantChatbot): boolean {
+  return chatbot.connected && chatbot.chatbotId !== ctx.chatbots?.defaultChatbotId;
 }
 
 /** The context of the tenant of `place` (`ctx` itself when the tenant has no chatbot). */

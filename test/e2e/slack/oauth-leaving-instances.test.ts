@@ -17,7 +17,8 @@ import { flushRedisDb } from '../../support/bridge-process';
 import { heldAnswer, onChannel } from '../../support/held-answer';
 import { useStarted } from '../../support/server-setup';
 import { answerMessages, rootFor, SIGNING_SECRET } from '../../support/slack-e2e';
-import { install, oauthEnv } from '../../support/slack-oauth';
+import { install } from '../../support/slack-oauth';
+import { oauthEnv } from '../../support/slack-mode';
 import { startServiceProxy } from '../faults/service-proxy';
 
 /** This file's own Redis database, emptied before and after. */

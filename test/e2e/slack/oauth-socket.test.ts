@@ -4,7 +4,8 @@ import { startSlackSocketE2E } from '../../support/fake-slack-socket';
 import { useStarted } from '../../support/server-setup';
 import { rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { beginInstall } from '../../../fakes/slack-install';
-import { install, oauthEnv } from '../../support/slack-oauth';
+import { install } from '../../support/slack-oauth';
+import { oauthEnv } from '../../support/slack-mode';
 
 describe('Slack OAuth e2e: Socket Mode', () => {
   const e = useStarted(() => startSlackSocketE2E({ env: { ...oauthEnv(), SLACK_SIGNING_SECRET: 'socket-signing' } }));

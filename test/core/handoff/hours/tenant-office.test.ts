@@ -1,8 +1,8 @@
 /**
  * Whose office a background step reads: the office of the ticket's asker's tenant. A tenant with its
  * own chatbot reads its chatbot's TimeZone and TalkToHumanEmail and its own hours (`/chatbot hours`),
- * never the operator's HANDOFF_EMAIL; a tenant on the environment's chatbot has HANDOFF_EMAIL stand
- * in, as before. A sweep pass reads each tenant's office once, however many tickets it has.
+ * never the operator's HANDOFF_EMAIL; a tenant on the environment's chatbot (by default, or connected
+ * by its keys) has HANDOFF_EMAIL stand in, as before. A sweep pass reads each tenant's office once, however many tickets it has.
  */
 import { randomBytes } from 'node:crypto';
 import type { CoreConfig, CoreContext } from '../../../../src/core/context';
@@ -116,6 +116,15 @@ describe('the office of a ticket’s tenant', () => {
     expect((await readOffice(root)).ticketEmail).toBe('operator@ops.example');
     // Another tenant's own hours are not its.
     expect(office.hours?.windows).toEqual(windows('Mon-Fri 09:00-18:00'));
+  });
+
+  test('a tenant that connected the environment’s own chatbot is the operator’s office: HANDOFF_EMAIL stands in', async () => {
+    // OAuth mode: connecting is how a workspace names its handoff channel, whatever chatbot it names.
+    const onEnvConnected = withChatbot(root, ENV, { chatbotId: 'env-bot', client, connected: true });
+    expect(onEnvConnected.scope?.ownChatbot).toBe(false);
+    const office = await readOffice(onEnvConnected);
+    expect(office.ticketEmail).toBe('operator@ops.example');
+    expect(office.ticketEmailFrom).toBe('environment');
   });
 
   test('one pass reads each tenant’s office once, whatever its number of tickets', async () => {
