@@ -87,3 +87,23 @@ export async function askAnswered(
   );
   return { root, answer };
 }
+
+/**
+ * `user` asks `question` with /ask in `channel` of the workspace `driver` speaks for, then presses
+ * "Talk to a human" under the answer: the conversation's root and that answer.
+ */
+export async function pressTalkToHuman(
+  fake: FakeSlack,
+  driver: SlackDriver,
+  user: string,
+  channel: string,
+  question: string,
+): Promise<{ root: FakeMessage; answer: FakeMessage }> {
+  const { root, answer } = await askAnswered({ fake, driver }, user, channel, question);
+  await driver.click(
+    button(answer, 'Talk to a human')!,
+    { channel, messageTs: answer.ts, threadTs: root.ts },
+    { user },
+  );
+  return { root, answer };
+}

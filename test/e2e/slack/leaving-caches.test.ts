@@ -11,6 +11,7 @@ import { saveOffice } from '../../../src/core/tenants/offices';
 import { tenantFor } from '../../../src/state/tenant-store';
 import { useStarted } from '../../support/server-setup';
 import { rootFor, waitForAnswer } from '../../support/slack-e2e';
+import { pressTalkToHuman } from '../../support/slack-flows';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 
 const TEAM = 'T0LEAVES';
@@ -42,17 +43,7 @@ describe('Slack OAuth e2e: leaving takes the workspace’s cached users and chan
    * the bridge lists (conversations.members) and names (users.info).
    */
   async function handOff(d: SlackDriver, question: string): Promise<void> {
-    await d.command('/ask', question, { user: USER, channel: ASKED_IN });
-    const root = await waitFor(() => rootFor(e.fake, ASKED_IN, question), 'the root');
-    const answered = await waitFor(
-      () => e.fake.replies(ASKED_IN, root.ts).find((m) => button(m, 'Talk to a human')),
-      'the answer with Talk to a human',
-    );
-    await d.click(
-      button(answered, 'Talk to a human')!,
-      { channel: ASKED_IN, messageTs: answered.ts, threadTs: root.ts },
-      { user: USER },
-    );
+    await pressTalkToHuman(e.fake, d, USER, ASKED_IN, question);
     const ticket = await waitFor(
       () => e.fake.channelMessages(HANDOFF).find((m) => m.text.includes(question) && button(m, 'Claim')),
       'the ticket',

@@ -15,7 +15,7 @@
 import { button } from '../../../fakes/slack-blocks';
 import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
-import { rootFor } from '../../support/slack-e2e';
+import { pressTalkToHuman } from '../../support/slack-flows';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 import { officeEnv, startSmtpSink } from '../../support/smtp-sink';
 
@@ -52,17 +52,7 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
   }
 
   async function askForHuman(d: SlackDriver, user: string, channel: string, desk: string, question: string) {
-    await d.command('/ask', question, { user, channel });
-    const root = await waitFor(() => rootFor(e.fake, channel, question), `the root in ${channel}`);
-    const answered = await waitFor(
-      () => e.fake.replies(channel, root.ts).find((m) => button(m, 'Talk to a human')),
-      'the answer with Talk to a human',
-    );
-    await d.click(
-      button(answered, 'Talk to a human')!,
-      { channel, messageTs: answered.ts, threadTs: root.ts },
-      { user },
-    );
+    const { root } = await pressTalkToHuman(e.fake, d, user, channel, question);
     const ticket = await waitFor(
       () => e.fake.channelMessages(desk).find((m) => button(m, 'Claim')),
       `the ticket in ${desk}`,

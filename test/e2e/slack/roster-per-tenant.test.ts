@@ -11,7 +11,8 @@ import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { saveOffice } from '../../../src/core/tenants/offices';
 import { tenantFor } from '../../../src/state/tenant-store';
 import { useStarted } from '../../support/server-setup';
-import { ADMIN, rootFor } from '../../support/slack-e2e';
+import { ADMIN } from '../../support/slack-e2e';
+import { pressTalkToHuman } from '../../support/slack-flows';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 
 const [TEAM_A, TEAM_B] = ['T0ROSTA', 'T0ROSTB'];
@@ -51,17 +52,7 @@ describe('Slack OAuth e2e: each workspace its own round-robin roster', () => {
 
   /** `user` asks in `channel` and presses "Talk to a human": the ticket message in `desk`. */
   async function ticketOf(d: SlackDriver, user: string, channel: string, desk: string, question: string) {
-    await d.command('/ask', question, { user, channel });
-    const root = await waitFor(() => rootFor(e.fake, channel, question), `the root of "${question}"`);
-    const answered = await waitFor(
-      () => e.fake.replies(channel, root.ts).find((m) => button(m, 'Talk to a human')),
-      'the answer with Talk to a human',
-    );
-    await d.click(
-      button(answered, 'Talk to a human')!,
-      { channel, messageTs: answered.ts, threadTs: root.ts },
-      { user },
-    );
+    await pressTalkToHuman(e.fake, d, user, channel, question);
     return waitFor(
       () => e.fake.channelMessages(desk).find((m) => m.text.includes(question) && button(m, 'Claim')),
       `the ticket of "${question}" in ${desk}`,

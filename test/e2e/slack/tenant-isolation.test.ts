@@ -11,24 +11,15 @@ import { FeedbackStore } from '../../../src/state/feedback-store';
 import { scoped, tenantFor, tenantStore } from '../../../src/state/tenant-store';
 import { useStarted } from '../../support/server-setup';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
-import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
+import { ADMIN, HANDOFF_CHANNEL } from '../../support/slack-e2e';
+import { pressTalkToHuman } from '../../support/slack-flows';
 
 describe('Slack OAuth e2e: each workspace sees its own data only', () => {
   const e = useStarted(() => startOAuthE2E());
 
   /** `user` asks in `channel` of the workspace `d` drives, then presses "Talk to a human" under the answer. */
   async function askForHuman(d: SlackDriver, user: string, channel: string, question: string): Promise<void> {
-    await d.command('/ask', question, { user, channel });
-    const root = await waitFor(() => rootFor(e.fake, channel, question), `the root in ${channel}`);
-    const answered = await waitFor(
-      () => e.fake.replies(channel, root.ts).find((m) => button(m, 'Talk to a human')),
-      'the answer with Talk to a human',
-    );
-    await d.click(
-      button(answered, 'Talk to a human')!,
-      { channel, messageTs: answered.ts, threadTs: root.ts },
-      { user },
-    );
+    await pressTalkToHuman(e.fake, d, user, channel, question);
   }
 
   const ephemeral = (channel: string, pattern: RegExp) =>

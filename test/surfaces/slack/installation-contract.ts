@@ -46,6 +46,17 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
   const k1 = key();
   const now = { t: 1_800_000_000_000 };
   const clock = () => now.t;
+  /** Outbound tokens as an instance reading store `on` sees them. */
+  const tokensOn = (on: StateStore): WorkspaceTokens =>
+    new WorkspaceTokens({
+      installations: new SlackInstallations(on, new SecretBox(k1), clock),
+      store: on,
+      clientId: FAKE_CLIENT_ID,
+      clientSecret: FAKE_CLIENT_SECRET,
+      instanceId: 'i1',
+      now: clock,
+      log: silentLog,
+    });
 
   beforeAll(async () => {
     src = await backing();
@@ -74,15 +85,7 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
     expect(await store.load({ teamId: 'T0INORG', enterpriseId: ent })).toEqual(inst);
     expect(await store.load({ enterpriseId: ent, isEnterpriseInstall: true })).toEqual(inst);
     // Once Bolt's authorize has resolved a workspace of the org, outbound calls for it find the token.
-    const tokens = new WorkspaceTokens({
-      installations: new SlackInstallations(b, new SecretBox(k1), clock),
-      store: b,
-      clientId: FAKE_CLIENT_ID,
-      clientSecret: FAKE_CLIENT_SECRET,
-      instanceId: 'i1',
-      now: clock,
-      log: silentLog,
-    });
+    const tokens = tokensOn(b);
     await expect(tokens.botToken('T0INORG')).rejects.toThrow(/no installation/);
     await tokens.installation({ teamId: 'T0INORG', enterpriseId: ent });
     expect(await tokens.botToken('T0INORG')).toBe(inst.bot?.token);
@@ -95,15 +98,7 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
     const other = `E${randomBytes(3).toString('hex')}`;
     const inst = installation('', { team: undefined, enterprise: { id: ent, name: 'Org' }, isEnterpriseInstall: true });
     await new SlackInstallations(a, new SecretBox(k1), clock).save(inst);
-    const tokens = new WorkspaceTokens({
-      installations: new SlackInstallations(b, new SecretBox(k1), clock),
-      store: b,
-      clientId: FAKE_CLIENT_ID,
-      clientSecret: FAKE_CLIENT_SECRET,
-      instanceId: 'i1',
-      now: clock,
-      log: silentLog,
-    });
+    const tokens = tokensOn(b);
     const [t1, t2, legacy, elsewhere] = ['T1', 'T2', 'T3', 'T4'].map((t) => `${t}${ent}`) as [
       string,
       string,
