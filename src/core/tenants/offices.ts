@@ -16,6 +16,7 @@ import type { CoreContext, HandoffTarget } from '../context';
 import { parseStored } from '../conversations/model';
 import type { Place, SurfaceName } from '../surface';
 import { OFFICE_KEY, type OfficeRecord, type Offices } from './office-record';
+import { servesManyTenants } from './shared-chatbot';
 import { tenantOf } from './tenant';
 
 const windowSchema = z.object({
@@ -74,17 +75,12 @@ function officesOf(ctx: CoreContext): Offices {
   };
 }
 
-/** A surface serving many tenants (Slack installed by OAuth): the environment's unnamed channel is no one's. */
-function manyTenants(ctx: CoreContext, surface: SurfaceName): boolean {
-  return ctx.config.manyTenants?.includes(surface) ?? false;
-}
-
 /** The chatbot a tenant's questions go to: its own, or the environment's where one office is served. */
 async function chatbotOf(ctx: CoreContext, t: Tenant): Promise<string | undefined> {
   const own = (await officesOf(ctx).of(t))?.chatbotId;
   if (own) return own;
   // The environment's chatbot links tenants into one office only where the deployment is one office.
-  return manyTenants(ctx, t.surface) ? undefined : ctx.config.chatbotId;
+  return servesManyTenants(ctx, t.surface) ? undefined : ctx.config.chatbotId;
 }
 
 /** True only when both tenants resolve to the same chatbot (the same office). */
@@ -104,7 +100,7 @@ const DIRECT: Partial<Record<SurfaceName, string>> = { discord: '@me' };
 function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
   const env = ctx.config.handoff[surface];
   if (!env) return undefined;
-  if (env.workspace === '') return manyTenants(ctx, surface) ? undefined : env;
+  if (env.workspace === '') return servesManyTenants(ctx, surface) ? undefined : env;
   const direct = from.surface === surface && DIRECT[surface] === from.id;
   return surface !== from.surface || env.workspace === from.id || direct ? env : undefined;
 }
@@ -158,7 +154,7 @@ export async function routeHandoff(ctx: CoreContext, from: Place): Promise<Hando
     if (await sameOffice(ctx, tenant, tenantOf(other))) return other;
   }
   // A channel on this surface that is another workspace's, or none of this workspace's own.
-  const elsewhere = ctx.config.handoff[from.surface] !== undefined || manyTenants(ctx, from.surface);
+  const elsewhere = ctx.config.handoff[from.surface] !== undefined || servesManyTenants(ctx, from.surface);
   return { refusal: elsewhere ? NO_OWN_CHANNEL : NO_CHANNEL };
 }
 
