@@ -86,6 +86,13 @@ export class RedisStore implements StateStore {
     await this.redis.del(this.kv(key));
   }
 
+  async touch(key: string, ttlMs?: number): Promise<boolean> {
+    const ttl = retainedTtl(ttlMs, this.retentionMs);
+    if (ttl !== undefined) return (await this.redis.pexpire(this.kv(key), ttl)) === 1;
+    await this.redis.persist(this.kv(key));
+    return (await this.redis.exists(this.kv(key))) === 1;
+  }
+
   async setIfAbsent(key: string, value: Json, ttlMs?: number): Promise<boolean> {
     const ttl = retainedTtl(ttlMs, this.retentionMs);
     const reply =

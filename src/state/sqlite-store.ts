@@ -133,6 +133,15 @@ export class SqliteStore implements StateStore {
     this.stmt('DELETE FROM kv WHERE key = ?').run(key);
   }
 
+  async touch(key: string, ttlMs?: number): Promise<boolean> {
+    const info = this.stmt('UPDATE kv SET expires_at = ? WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)').run(
+      this.expiry(ttlMs),
+      key,
+      Date.now(),
+    );
+    return info.changes === 1;
+  }
+
   async setIfAbsent(key: string, value: Json, ttlMs?: number): Promise<boolean> {
     const expiresAt = this.expiry(ttlMs);
     // One statement is atomic on its own: the upsert only overwrites a row that has expired.

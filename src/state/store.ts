@@ -48,6 +48,12 @@ export interface StateStore {
   /** Write a value, optionally expiring after ttlMs. */
   set(key: string, value: Json, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * Extends a present key's life (ttlMs, capped by RETENTION_DAYS; none: the retention period) without
+   * writing its value: a record in use stays, and a reader can never write back what it read. False
+   * when the key is absent.
+   */
+  touch(key: string, ttlMs?: number): Promise<boolean>;
   /** Atomically write only when the key is absent (or expired). True when this call wrote it. */
   setIfAbsent(key: string, value: Json, ttlMs?: number): Promise<boolean>;
   /**

@@ -75,6 +75,7 @@ export interface TenantStore {
   get<T extends Json = Json>(key: ScopedKey): Promise<T | undefined>;
   set(key: ScopedKey, value: Json, ttlMs?: number): Promise<void>;
   delete(key: ScopedKey): Promise<void>;
+  touch(key: ScopedKey, ttlMs?: number): Promise<boolean>;
   setIfAbsent(key: ScopedKey, value: Json, ttlMs?: number): Promise<boolean>;
   compareAndSet(key: ScopedKey, expected: Json | undefined, next: Json, ttlMs?: number): Promise<boolean>;
   /** compareAndSet on the tenant's key, with intents joining a global outbox (`box`) in the same step. */
@@ -104,6 +105,7 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
     get: (key) => store.get(full(key)),
     set: (key, value, ttlMs) => store.set(full(key), value, ttlMs),
     delete: (key) => store.delete(full(key)),
+    touch: (key, ttlMs) => store.touch(full(key), ttlMs),
     setIfAbsent: (key, value, ttlMs) => store.setIfAbsent(full(key), value, ttlMs),
     compareAndSet: (key, expected, next, ttlMs) => store.compareAndSet(full(key), expected, next, ttlMs),
     compareAndSetWithIntents: (key, expected, next, ttlMs, box, intents) =>

@@ -8,7 +8,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { StateStore } from '../../state/store';
+import type { Logger } from 'pino';
+import type { Json, StateStore } from '../../state/store';
+import { scoped, tenantPrefix, tenantStore } from '../../state/tenant-store';
+import { reportUnreadable, UnreadableRecord } from '../../state/unreadable';
+import { updateVersioned } from '../../state/versioned';
 import { type Tenant, tenantKey } from './tenant';
 
 /** What `/chatbot connect` asks for: the chatbot and its keys for the service's two API families. */
@@ -45,7 +49,13 @@ const connectionSchema = z.object({
 });
 
 const storedSchema = z.object({
-  version: z.string(),
+  /** Raised by every write (state/versioned.ts); a record of before versions held its stamp here. */
+  version: z.union([z.string(), z.number()]),
+  /**
+   * Random, new on every connect: caches compare it (ChatbotDirectory). Unlike the version it never
+   * repeats after a disconnect and a new connect.
+   */
+  stamp: z.string().optional(),
   sealed: z.string(),
   writtenAt: z.number().default(0),
   /**
@@ -55,7 +65,9 @@ const storedSchema = z.object({
   chatbotTag: z.string().optional(),
 });
 
-/** A record read this long after its last write is written again: the store's retention counts from writes. */
+const stampOf = (stored: z.infer<typeof storedSchema>): string => stored.stamp ?? String(stored.version);
+
+/** A record in use is kept alive (its time to live renewed, nothing written) at most this often. */
 const TOUCH_MS = 24 * 60 * 60 * 1000;
 
 /** A connection read back, with the stamp that changes on every connect and disconnect. */
@@ -64,11 +76,21 @@ export interface StoredConnection {
   version: string;
 }
 
-export const CONNECTION_PREFIX = 'tenant:connection:';
+/** Where a tenant's connection lives: in its own part of the store (`t:<kind>:<id>:connection`). */
+const CONNECTION_KEY = scoped('connection');
+/** Where it lived before tenants had their own parts; read, and moved, on the first read after an upgrade. */
+const LEGACY_CONNECTION_PREFIX = 'tenant:connection:';
+const legacyKeyOf = (t: Tenant): string => `${LEGACY_CONNECTION_PREFIX}${tenantKey(t)}`;
 
-function keyOf(t: Tenant): string {
-  return `${CONNECTION_PREFIX}${tenantKey(t)}`;
-}
+/**
+ * Which tenants' connections name a chatbot, by its tag (global: `chatbot-tenant:<tag>:<tenant>`, one
+ * small key each): a tenant that leaves learns whether another still uses its chatbot with one listing
+ * of that chatbot's entries, never by reading every tenant's part.
+ */
+const CHATBOT_TENANTS_PREFIX = 'chatbot-tenant:';
+const chatbotTenantsPrefix = (tag: string): string => `${CHATBOT_TENANTS_PREFIX}${tag}:`;
+const chatbotTenantKey = (tag: string, t: Tenant): string =>
+  `${chatbotTenantsPrefix(tag)}${encodeURIComponent(t.surface)}:${encodeURIComponent(t.id)}`;
 
 export class TenantConnections {
   constructor(
@@ -77,6 +99,8 @@ export class TenantConnections {
     private readonly box: Sealer | undefined,
     /** The bridge's clock (epoch ms). */
     private readonly now: () => number,
+    /** Where a record no key opens is reported (once). */
+    private readonly log?: Pick<Logger, 'error'>,
   ) {}
 
   /** Whether connections can be saved (there is a key to seal them with). */
@@ -84,47 +108,86 @@ export class TenantConnections {
     return this.box !== undefined;
   }
 
+  /**
+   * The tenant's connection; undefined when it has none, or when its record opens with no key (logged
+   * once by name, and skipped: the tenant is served as if it had not connected, every sweep goes on).
+   * Reading writes nothing back: a record sealed with STATE_ENCRYPTION_KEY_PREVIOUS stays so until
+   * `npm run rotate-key`.
+   */
   async get(t: Tenant): Promise<StoredConnection | undefined> {
-    const stored = storedSchema.safeParse(await this.store.get(keyOf(t)));
+    const stored = storedSchema.safeParse(await this.raw(t));
     if (!stored.success || !this.box) return undefined;
-    const opened = this.box.open(stored.data.sealed);
-    const connection = connectionSchema.safeParse(JSON.parse(opened.plain));
+    let plain: string;
+    try {
+      plain = this.box.open(stored.data.sealed).plain;
+    } catch (err) {
+      reportUnreadable(this.log, new UnreadableRecord(connectionKey(t), err));
+      return undefined;
+    }
+    const connection = connectionSchema.safeParse(JSON.parse(plain));
     if (!connection.success) return undefined;
-    // Sealed with the previous key: written back under the current one, as it is read.
-    if (opened.stale) await this.write(t, connection.data, stored.data.version);
-    return { connection: connection.data, version: stored.data.version };
+    return { connection: connection.data, version: stampOf(stored.data) };
   }
 
   /**
    * Just the stamp: one cheap read tells an instance whether its cached client still holds. A tenant
-   * in use keeps its record: written again (as it is) at most once a day, so RETENTION_DAYS counts
-   * from its last use, not from the day it was connected.
+   * in use keeps its record: its time to live is renewed at most once a day (no value written), so
+   * RETENTION_DAYS counts from its last use, not from the day it was connected.
    */
   async version(t: Tenant): Promise<string | undefined> {
-    const stored = storedSchema.safeParse(await this.store.get(keyOf(t)));
+    const stored = storedSchema.safeParse(await this.raw(t));
     if (!stored.success) return undefined;
     if (this.now() - stored.data.writtenAt > TOUCH_MS) {
-      await this.store.set(keyOf(t), { ...stored.data, writtenAt: this.now() });
+      await this.view(t).touch(CONNECTION_KEY);
+      if (stored.data.chatbotTag) await this.store.touch(chatbotTenantKey(stored.data.chatbotTag, t));
     }
-    return stored.data.version;
+    return stampOf(stored.data);
   }
 
+  /** A connect: the newest state, written over whatever version is there (compare-and-set). */
   async put(t: Tenant, connection: Connection): Promise<void> {
-    await this.write(t, connection, randomBytes(8).toString('hex'));
+    if (!this.box) throw new Error('STATE_ENCRYPTION_KEY is not set: tenant credentials cannot be saved');
+    const sealed = this.box.seal(JSON.stringify(connectionSchema.parse(connection)));
+    const chatbotTag = chatbotTagOf(connection.chatbotId);
+    await this.raw(t);
+    let before: string | undefined;
+    await updateVersioned(this.view(t), CONNECTION_KEY, (current) => {
+      const old = storedSchema.safeParse(current);
+      before = old.success ? old.data.chatbotTag : undefined;
+      return { stamp: randomBytes(8).toString('hex'), sealed, writtenAt: this.now(), chatbotTag };
+    });
+    // Listed under its chatbot before the old entry goes: a tenant is never missing from both.
+    await this.store.set(chatbotTenantKey(chatbotTag, t), true);
+    if (before && before !== chatbotTag) await this.store.delete(chatbotTenantKey(before, t));
   }
 
   /** Whether there was one to remove. */
   async remove(t: Tenant): Promise<boolean> {
-    const had = (await this.store.get(keyOf(t))) !== undefined;
-    await this.store.delete(keyOf(t));
-    return had;
+    const stored = storedSchema.safeParse(await this.raw(t));
+    await this.view(t).delete(CONNECTION_KEY);
+    if (stored.success && stored.data.chatbotTag) await this.store.delete(chatbotTenantKey(stored.data.chatbotTag, t));
+    return stored.success;
   }
 
-  private async write(t: Tenant, connection: Connection, version: string): Promise<void> {
-    if (!this.box) throw new Error('STATE_ENCRYPTION_KEY is not set: tenant credentials cannot be saved');
-    const sealed = this.box.seal(JSON.stringify(connectionSchema.parse(connection)));
-    const chatbotTag = chatbotTagOf(connection.chatbotId);
-    await this.store.set(keyOf(t), { version, sealed, writtenAt: this.now(), chatbotTag });
+  private view(t: Tenant) {
+    return tenantStore(this.store, t);
+  }
+
+  /**
+   * The record as stored, in the tenant's part; one still at its key of before is moved there first
+   * (an upgrade loses no connection), and listed under its chatbot.
+   */
+  private async raw(t: Tenant): Promise<Json | undefined> {
+    const view = this.view(t);
+    const current = await view.get(CONNECTION_KEY);
+    if (current !== undefined) return current;
+    const legacy = await this.store.get(legacyKeyOf(t));
+    if (legacy === undefined) return undefined;
+    await view.setIfAbsent(CONNECTION_KEY, legacy);
+    const tag = storedSchema.safeParse(legacy);
+    if (tag.success && tag.data.chatbotTag) await this.store.set(chatbotTenantKey(tag.data.chatbotTag, t), true);
+    await this.store.delete(legacyKeyOf(t));
+    return view.get(CONNECTION_KEY);
   }
 }
 
@@ -133,23 +196,47 @@ export function chatbotTagOf(chatbotId: string): string {
   return createHash('sha256').update(`chatbot:${chatbotId}`).digest('base64url').slice(0, 22);
 }
 
-/**
- * The chatbot (its tag) each connected tenant named, by the connection's key, read without opening
- * the seal (a connection saved before tags were kept names none).
- */
-export async function connectedChatbots(store: StateStore): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const key of await store.keys(CONNECTION_PREFIX)) {
-    const stored = storedSchema.safeParse(await store.get(key));
-    if (stored.success && stored.data.chatbotTag) out.set(key, stored.data.chatbotTag);
-  }
-  return out;
+/** The tag of the chatbot the tenant's connection names (read without opening the seal), if any. */
+export async function connectedChatbotTag(store: StateStore, t: Tenant): Promise<string | undefined> {
+  const stored = storedSchema.safeParse(
+    (await tenantStore(store, t).get(CONNECTION_KEY)) ?? (await store.get(legacyKeyOf(t))),
+  );
+  return stored.success ? stored.data.chatbotTag : undefined;
 }
 
-/** The key a tenant's connection is kept under. */
-export function connectionKey(t: Tenant): string {
-  return keyOf(t);
+/**
+ * Whether a tenant other than `t` has a connection naming the chatbot tagged `tag`: its index entries,
+ * and connections still at their keys of before an upgrade (listed once; there are none once read).
+ */
+export async function chatbotUsedByOthers(store: StateStore, tag: string, t: Tenant): Promise<boolean> {
+  const own = chatbotTenantKey(tag, t);
+  const prefix = chatbotTenantsPrefix(tag);
+  for (const key of await store.keys(prefix)) {
+    if (key === own) continue;
+    const [surface = '', id = ''] = key.slice(prefix.length).split(':').map(decodeURIComponent);
+    // An entry is trusted only while that tenant's connection still names the chatbot.
+    if ((await connectedChatbotTag(store, { surface, id } as Tenant)) === tag) return true;
+  }
+  for (const key of await store.keys(LEGACY_CONNECTION_PREFIX)) {
+    if (key === legacyKeyOf(t)) continue;
+    const stored = storedSchema.safeParse(await store.get(key));
+    if (stored.success && stored.data.chatbotTag === tag) return true;
+  }
+  return false;
 }
+
+/** The global keys of a tenant's connection: its chatbot's index entry and its record of before. */
+export function connectionGlobalKeys(t: Tenant, tag: string | undefined): string[] {
+  return [legacyKeyOf(t), ...(tag ? [chatbotTenantKey(tag, t)] : [])];
+}
+
+/** The full store key of a tenant's connection (in its part of the store). */
+export function connectionKey(t: Tenant): string {
+  return `${tenantPrefix(t)}${CONNECTION_KEY}`;
+}
+
+/** Where the `chatbot-tenant:` index starts (the list of global families names it). */
+export const CHATBOT_TENANTS = CHATBOT_TENANTS_PREFIX;
 
 /**
  * The tenant's saved connection, or undefined (not connected, or no directory in this context).

@@ -40,7 +40,7 @@ import { NOTICE_BOX } from '../handoff/notice';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
 import { appliedSettingsKey } from '../settings/applied';
 import type { Place } from '../surface';
-import { chatbotTagOf, connectedChatbots, connectionKey } from './connections';
+import { chatbotTagOf, chatbotUsedByOthers, connectedChatbotTag, connectionGlobalKeys } from './connections';
 import { isTenantsPlace, legacyRecordsOf, placePrefix } from './forget-legacy';
 import { OFFICE_KEY } from './office-record';
 
@@ -156,27 +156,24 @@ async function inflightOf(store: StateStore, t: Tenant, places: Place[]): Promis
 }
 
 /**
- * Its connection, and the applied settings of its own chatbot (its connection's, else its office
- * record's) unless another tenant's connection names the same chatbot, or it is one kept for all.
- * Read before the tenant's part (where the office record is) goes. A connection keeps its chatbot id
- * sealed, with only a digest (tag) in plain: the settings record is the one whose chatbot has that tag.
+ * The global keys of its connection (its chatbot's index entry, a record of before the tenant's part
+ * held it) and the applied settings of its own chatbot (its connection's, else its office record's)
+ * unless another tenant's connection names the same chatbot, or it is one kept for all. Read before
+ * the tenant's part (where the connection and office record are) goes. A connection keeps its chatbot
+ * id sealed, with only a digest (tag) in plain: the settings record is the one whose chatbot has that tag.
  */
 async function connectionKeysOf(store: StateStore, view: TenantStore, keep: readonly string[]): Promise<string[]> {
-  const own = connectionKey(view.tenant);
-  const connected = await connectedChatbots(store);
+  const connected = await connectedChatbotTag(store, view.tenant);
   const officeBot = parseStored(officeChatbot, await view.get(OFFICE_KEY))?.chatbotId;
-  const tag = connected.get(own) ?? (officeBot ? chatbotTagOf(officeBot) : undefined);
-  const shared = [...connected].some(([key, other]) => key !== own && other === tag);
+  const tag = connected ?? (officeBot ? chatbotTagOf(officeBot) : undefined);
   const kept = keep.some((id) => chatbotTagOf(id) === tag);
   const settings =
-    tag === undefined || shared || kept
+    tag === undefined || kept || (await chatbotUsedByOthers(store, tag, view.tenant))
       ? []
       : (await store.keys(appliedSettingsKey(''))).filter(
           (key) => chatbotTagOf(key.slice(appliedSettingsKey('').length)) === tag,
         );
-  // Exactly its key, not another whose id starts the same.
-  const hasConnection = (await store.keys(own)).includes(own);
-  return [...(hasConnection ? [own] : []), ...settings];
+  return [...connectionGlobalKeys(view.tenant, connected), ...settings];
 }
 
 /** Keys that name the tenant's places: ticket lookups of threads and messages in its channels. */

@@ -3,7 +3,9 @@
  * `/chatbot hours`), and where core
  * reads them. Apart from offices.ts so the context can name `Offices` without importing the rules.
  */
-import { scoped, type Tenant } from '../../state/tenant-store';
+import type { Json } from '../../state/store';
+import { scoped, type Tenant, type TenantStore } from '../../state/tenant-store';
+import { updateVersioned } from '../../state/versioned';
 import type { OfficeWindow } from '../handoff/hours/office-hours';
 
 /**
@@ -25,3 +27,15 @@ export interface Offices {
 
 /** Where a tenant's office record is kept in its part of the store (`t:<kind>:<id>:office`). */
 export const OFFICE_KEY = scoped('office');
+
+/**
+ * Changes a tenant's office record by compare-and-set (state/versioned.ts): `change` gets the record
+ * as it is now (undefined when there is none) and returns the next one; a write that lost a race to
+ * another instance reads again and asks again, so two admins changing two parts at once both land.
+ */
+export async function updateOfficeRecord(
+  view: TenantStore,
+  change: (current: Json | undefined) => { [key: string]: Json },
+): Promise<void> {
+  await updateVersioned(view, OFFICE_KEY, change);
+}

@@ -11,11 +11,12 @@
  * serves a surface that has one workspace, never a deployment where many install it.
  */
 import { z } from 'zod';
+import type { Json } from '../../state/store';
 import { sameTenant, tenantStore, type Tenant } from '../../state/tenant-store';
 import type { CoreContext, HandoffTarget } from '../context';
 import { parseStored } from '../conversations/model';
 import type { Place, SurfaceName } from '../surface';
-import { OFFICE_KEY, type OfficeRecord, type Offices } from './office-record';
+import { OFFICE_KEY, type OfficeRecord, type Offices, updateOfficeRecord } from './office-record';
 import { servesManyTenants } from './shared-chatbot';
 import { tenantOf } from './tenant';
 
@@ -39,16 +40,22 @@ export function storedOffices(ctx: Pick<CoreContext, 'store'>): Offices {
   return { of: async (t) => parseStored(officeSchema, await tenantStore(ctx.store, t).get(OFFICE_KEY)) };
 }
 
-/** Writes a tenant's office record (the `/chatbot connect` form's result). */
+/** Writes a tenant's office record (the `/chatbot connect` form's result), by compare-and-set. */
 export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, record: OfficeRecord): Promise<void> {
+  await updateOfficeRecord(tenantStore(ctx.store, t), () => officeJson(record));
+}
+
+function officeJson(record: OfficeRecord): { [key: string]: Json } {
   const { hours, ...rest } = record;
   const windows = hours === 'always' || hours === undefined ? hours : hours.map((w) => ({ ...w }));
-  await tenantStore(ctx.store, t).set(OFFICE_KEY, windows === undefined ? { ...rest } : { ...rest, hours: windows });
+  return windows === undefined ? { ...rest } : { ...rest, hours: windows };
 }
 
 /**
  * One part of a tenant's own office (`/chatbot hours`: its hours, or the hour of its day's leads);
- * undefined removes it (the environment's applies again). The rest of its record is kept.
+ * undefined removes it (the environment's applies again). The rest of its record is kept: the part is
+ * changed on the record as it is when written (compare-and-set), so a change made meanwhile on another
+ * instance is kept too.
  */
 export async function saveOfficePart<K extends 'hours' | 'digestHour'>(
   ctx: Pick<CoreContext, 'store'>,
@@ -56,8 +63,10 @@ export async function saveOfficePart<K extends 'hours' | 'digestHour'>(
   part: K,
   value: OfficeRecord[K],
 ): Promise<void> {
-  const { [part]: _old, ...rest } = (await storedOffices(ctx).of(t)) ?? {};
-  await saveOffice(ctx, t, value === undefined ? rest : { ...rest, [part]: value });
+  await updateOfficeRecord(tenantStore(ctx.store, t), (current) => {
+    const { [part]: _old, ...rest } = parseStored(officeSchema, current) ?? {};
+    return officeJson(value === undefined ? rest : { ...rest, [part]: value });
+  });
 }
 
 /** The tenant's connection (`/chatbot connect`, read through the chatbot directory), else its office record. */

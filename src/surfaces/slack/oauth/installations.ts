@@ -9,11 +9,14 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import { z } from 'zod';
 import type { SecretBox } from '../../../state/secret-box';
-import type { StateStore } from '../../../state/store';
+import type { Json, StateStore } from '../../../state/store';
+import { UnreadableRecord } from '../../../state/unreadable';
+import { replaceIfUnchanged, updateVersioned } from '../../../state/versioned';
+
+/** A record in use is kept alive (its time to live renewed, nothing written) at most this often. */
+const TOUCH_MS = 24 * 60 * 60 * 1000;
 
 export const INSTALLATION_PREFIX = 'slack:installation:';
-/** A record read this long after its last write is written again: the store's retention counts from writes. */
-const TOUCH_MS = 24 * 60 * 60 * 1000;
 
 const recordSchema = z.object({
   sealed: z.string(),
@@ -22,6 +25,8 @@ const recordSchema = z.object({
   /** Epoch ms the bot token expires at (token rotation), absent when it does not. */
   expiresAt: z.number().optional(),
   writtenAt: z.number(),
+  /** Raised by every write (state/versioned.ts): a write starts from the version it read, or loses. */
+  version: z.number().optional(),
 });
 type InstallationRecord = z.infer<typeof recordSchema>;
 
@@ -68,6 +73,12 @@ export function keyOf(inst: AnyInstallation): string {
   });
 }
 
+/** An installation opened, with the record it was read from (what a compare-and-set expects). */
+export interface ReadInstallation {
+  inst: AnyInstallation;
+  read: Json;
+}
+
 export class SlackInstallations {
   constructor(
     private readonly store: StateStore,
@@ -75,27 +86,56 @@ export class SlackInstallations {
     private readonly now: () => number,
   ) {}
 
-  async save(inst: AnyInstallation): Promise<void> {
+  private record(inst: AnyInstallation): Omit<InstallationRecord, 'version'> {
     const parsed = installationSchema.parse(inst);
-    const record: InstallationRecord = {
+    return {
       sealed: this.box.seal(JSON.stringify(inst)),
       writtenAt: this.now(),
       ...(parsed.team ? { team: parsed.team.id } : {}),
       ...(parsed.enterprise ? { enterprise: parsed.enterprise.id } : {}),
       ...(parsed.bot?.expiresAt !== undefined ? { expiresAt: parsed.bot.expiresAt * 1000 } : {}),
     };
-    await this.store.set(keyOf(inst), record);
+  }
+
+  /** An install (Add to Slack): the newest state, written over whatever version is there. */
+  async save(inst: AnyInstallation): Promise<void> {
+    const record = this.record(inst);
+    await updateVersioned(this.store, keyOf(inst), () => record);
+  }
+
+  /**
+   * The refreshed installation, written only when the record is still the one `was` read from: false
+   * when an uninstall, a re-install or another refresh came first (theirs is the newer state).
+   */
+  async replace(was: ReadInstallation, inst: AnyInstallation): Promise<boolean> {
+    return replaceIfUnchanged(this.store, keyOf(inst), was.read, this.record(inst));
+  }
+
+  /**
+   * The installation under `key` (installationKey), opened, with the record read; undefined when there
+   * is none. Reading writes nothing back: a record in use is kept alive (`touch`, no value written),
+   * and one sealed with STATE_ENCRYPTION_KEY_PREVIOUS stays so until `npm run rotate-key`. A record
+   * no key opens throws UnreadableRecord.
+   */
+  async read(key: string): Promise<ReadInstallation | undefined> {
+    const raw = await this.store.get(key);
+    const found = recordSchema.safeParse(raw);
+    if (!found.success || raw === undefined) return undefined;
+    let plain: string;
+    try {
+      plain = this.box.open(found.data.sealed).plain;
+    } catch (err) {
+      throw new UnreadableRecord(key, err);
+    }
+    const inst = installationSchema.parse(JSON.parse(plain)) as unknown as AnyInstallation;
+    // The store's retention counts from writes: a record in use lives on, with nothing written.
+    if (this.now() - found.data.writtenAt > TOUCH_MS) await this.store.touch(key);
+    return { inst, read: raw };
   }
 
   /** The installation under `key` (installationKey), opened; undefined when there is none. */
   async loadKey(key: string): Promise<AnyInstallation | undefined> {
-    const found = recordSchema.safeParse(await this.store.get(key));
-    if (!found.success) return undefined;
-    const opened = this.box.open(found.data.sealed);
-    const inst = installationSchema.parse(JSON.parse(opened.plain)) as unknown as AnyInstallation;
-    // Under the previous key (the operator rotates it) or about to age out: written again, sealed anew.
-    if (opened.stale || this.now() - found.data.writtenAt > TOUCH_MS) await this.save(inst);
-    return inst;
+    return (await this.read(key))?.inst;
   }
 
   /** A workspace's own installation, else its enterprise's org-wide one. */
@@ -126,18 +166,33 @@ export class SlackInstallations {
     return out;
   }
 
-  /** Slack's SDK's view of the same records (Bolt's InstallProvider stores and fetches through it). */
+  /**
+   * Slack's SDK's view of the same records (Bolt's InstallProvider stores and fetches through it).
+   * What it fetches carries no refresh token: the bridge's own refresh (tokens.ts) is the one path that
+   * rotates tokens, under its lease and compare-and-set; the InstallProvider's, within 2 hours of
+   * expiry, would be a second writer racing it.
+   */
   asInstallationStore(fetch: (q: InstallationKey) => Promise<AnyInstallation | undefined>): InstallationStore {
     return {
       storeInstallation: (inst) => this.save(inst as AnyInstallation),
       fetchInstallation: async (q: InstallationQuery<boolean>) => {
         const inst = await fetch(q);
         if (!inst) throw new Error(`no Slack installation for ${q.enterpriseId ?? ''}/${q.teamId ?? ''}`);
-        return inst;
+        return withoutRefresh(inst);
       },
       deleteInstallation: async (q: InstallationQuery<boolean>) => {
         await this.remove(q);
       },
     };
   }
+}
+
+/** The installation as Bolt's authorize may see it: its tokens, none of them refreshable by Bolt. */
+function withoutRefresh(inst: AnyInstallation): AnyInstallation {
+  const strip = <T extends { refreshToken?: string; expiresAt?: number }>(who: T | undefined): T | undefined => {
+    if (!who) return who;
+    const { refreshToken: _r, expiresAt: _e, ...rest } = who;
+    return rest as T;
+  };
+  return { ...inst, bot: strip(inst.bot), user: strip(inst.user) as AnyInstallation['user'] } as AnyInstallation;
 }

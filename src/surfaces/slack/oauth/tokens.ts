@@ -10,6 +10,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { StateStore } from '../../../state/store';
+import { scoped, scopedPrefix, type ScopedKey, tenantFor, tenantStore } from '../../../state/tenant-store';
+import { reportUnreadable, UnreadableRecord } from '../../../state/unreadable';
 import { createWebClient, slackErrorCode } from '../web';
 import { type AnyInstallation, type InstallationKey, type SlackInstallations, keyOf } from './installations';
 
@@ -37,15 +39,20 @@ export interface WorkspaceTokensOptions {
 
 /**
  * A workspace of an org-wide install: its enterprise (learned when Bolt's authorize resolved it), as
- * `{ enterprise }`. A plain string is a mark written before the org's workspaces were listed per
- * enterprise (below): still read, and written again in the new shape on the workspace's next request.
+ * `{ enterprise }`, kept in the workspace's own part of the store; and the same workspace listed in
+ * the enterprise's part, so the workspaces of an org-wide install that leaves are found. Before marks
+ * lived in the tenants' parts they were global (`slack:installation-team:<team>`, a plain string in
+ * the oldest shape, and `slack:org-team:<enterprise>:<team>`): still read, and moved on the
+ * workspace's next request.
  */
-const orgTeamKey = (team: string) => `slack:installation-team:${team}`;
-/** The same mark listed under its enterprise, so the workspaces of an org-wide install that leaves are found. */
-const ORG_TEAMS_PREFIX = 'slack:org-team:';
-const enterpriseTeamsPrefix = (enterprise: string) => `${ORG_TEAMS_PREFIX}${encodeURIComponent(enterprise)}:`;
-const enterpriseTeamKey = (enterprise: string, team: string) =>
-  `${enterpriseTeamsPrefix(enterprise)}${encodeURIComponent(team)}`;
+const ORG_MARK = scoped('slack', 'org');
+const ORG_TEAMS = scopedPrefix('slack', 'org-team');
+const orgTeamKey = (team: string): ScopedKey => scoped('slack', 'org-team', team);
+const slackView = (store: StateStore, id: string) => tenantStore(store, tenantFor('slack', id));
+const legacyOrgTeamKey = (team: string) => `slack:installation-team:${team}`;
+const LEGACY_ORG_TEAMS_PREFIX = 'slack:org-team:';
+const legacyEnterpriseTeamsPrefix = (enterprise: string) =>
+  `${LEGACY_ORG_TEAMS_PREFIX}${encodeURIComponent(enterprise)}:`;
 
 const orgTeamMark = z.union([z.object({ enterprise: z.string() }), z.string()]);
 
@@ -57,30 +64,45 @@ function markedEnterprise(value: unknown): { enterprise: string; listed: boolean
     : { enterprise: mark.data.enterprise, listed: true };
 }
 
+/** The mark in the workspace's part; else the global one of before (not yet moved). */
+async function orgMarkOf(store: StateStore, team: string): Promise<{ enterprise: string; moved: boolean } | undefined> {
+  if (!team) return undefined;
+  const own = markedEnterprise(await slackView(store, team).get(ORG_MARK));
+  if (own) return { enterprise: own.enterprise, moved: true };
+  const legacy = markedEnterprise(await store.get(legacyOrgTeamKey(team)));
+  return legacy && { enterprise: legacy.enterprise, moved: false };
+}
+
 /** The enterprise whose org-wide install serves `team`; undefined for a workspace's own install. */
 export async function enterpriseOfTeam(store: StateStore, team: string): Promise<string | undefined> {
-  return markedEnterprise(await store.get(orgTeamKey(team)))?.enterprise;
+  return (await orgMarkOf(store, team))?.enterprise;
 }
 
 /**
  * The workspaces the org-wide install of `enterprise` has served (every one Bolt's authorize resolved
- * to it): listed under the enterprise; marks of the older shape, not listed there, are found by
- * reading every workspace's mark (a leaving is rare; so are they).
+ * to it): listed in the enterprise's part; those listed the old way are found too (the global list,
+ * and the oldest marks by reading every old mark: a leaving is rare, and so are they).
  */
 export async function teamsOfEnterprise(store: StateStore, enterprise: string): Promise<string[]> {
-  const prefix = enterpriseTeamsPrefix(enterprise);
-  const teams = new Set((await store.keys(prefix)).map((k) => decodeURIComponent(k.slice(prefix.length))));
-  for (const key of await store.keys(orgTeamKey(''))) {
+  const teams = new Set(
+    (await slackView(store, enterprise).keys(ORG_TEAMS)).map((k) => decodeURIComponent(k.slice(ORG_TEAMS.length))),
+  );
+  const listed = legacyEnterpriseTeamsPrefix(enterprise);
+  for (const key of await store.keys(listed)) teams.add(decodeURIComponent(key.slice(listed.length)));
+  for (const key of await store.keys(legacyOrgTeamKey(''))) {
     const mark = markedEnterprise(await store.get(key));
-    if (mark && !mark.listed && mark.enterprise === enterprise) teams.add(key.slice(orgTeamKey('').length));
+    if (mark && !mark.listed && mark.enterprise === enterprise) teams.add(key.slice(legacyOrgTeamKey('').length));
   }
   return [...teams];
 }
 
-/** Both marks of `team`, when they are still its enterprise's (a team's own uninstall deletes them with its keys). */
+/** Both marks of `team`, when they are still its enterprise's (a team's own uninstall deletes them with its part). */
 export async function forgetOrgTeam(store: StateStore, enterprise: string, team: string): Promise<void> {
-  await store.delete(enterpriseTeamKey(enterprise, team));
-  if ((await enterpriseOfTeam(store, team)) === enterprise) await store.delete(orgTeamKey(team));
+  await slackView(store, enterprise).delete(orgTeamKey(team));
+  await store.delete(`${legacyEnterpriseTeamsPrefix(enterprise)}${encodeURIComponent(team)}`);
+  if ((await enterpriseOfTeam(store, team)) !== enterprise) return;
+  await slackView(store, team).delete(ORG_MARK);
+  await store.delete(legacyOrgTeamKey(team));
 }
 
 export class WorkspaceTokens {
@@ -99,11 +121,15 @@ export class WorkspaceTokens {
    * that leaves takes the mark with it, and a re-install must write it again.
    */
   private async noteOrgTeam(team: string, enterprise: string): Promise<void> {
-    const mark = markedEnterprise(await this.opts.store.get(orgTeamKey(team)));
-    if (mark?.listed && mark.enterprise === enterprise) return;
-    // Listed under the enterprise first: a workspace's mark in the new shape is always found there.
-    await this.opts.store.set(enterpriseTeamKey(enterprise, team), team);
-    await this.opts.store.set(orgTeamKey(team), { enterprise });
+    const { store } = this.opts;
+    const mark = await orgMarkOf(store, team);
+    if (mark?.moved && mark.enterprise === enterprise) return;
+    // Listed in the enterprise's part first: a workspace's mark in its own part is always found there.
+    await slackView(store, enterprise).set(orgTeamKey(team), team);
+    await slackView(store, team).set(ORG_MARK, { enterprise });
+    // The global marks of before go once moved.
+    await store.delete(legacyOrgTeamKey(team));
+    await store.delete(`${legacyEnterpriseTeamsPrefix(enterprise)}${encodeURIComponent(team)}`);
   }
 
   /** The bot token of `team`; throws when the workspace has not installed the app. */
@@ -123,8 +149,14 @@ export class WorkspaceTokens {
     let n = 0;
     for (const { key, expiresAt } of await this.opts.installations.expiring()) {
       if (expiresAt - this.opts.now() > REFRESH_MARGIN_MS) continue;
-      const inst = await this.opts.installations.loadKey(key);
-      if (inst && this.due(inst) && (await this.refresh(inst)) !== inst) n++;
+      try {
+        const inst = await this.opts.installations.loadKey(key);
+        if (inst && this.due(inst) && (await this.refresh(inst)) !== inst) n++;
+      } catch (err) {
+        // One record no key opens is logged once and skipped: the others are still refreshed.
+        if (!(err instanceof UnreadableRecord)) throw err;
+        reportUnreadable(this.opts.log, err);
+      }
     }
     return n;
   }
@@ -139,13 +171,16 @@ export class WorkspaceTokens {
    * read, which Slack still honours until it expires. The winner reads the record again first: an
    * instance that refreshed a moment ago has already written the new token.
    */
-  private async refresh(stale: AnyInstallation): Promise<AnyInstallation> {
+  private async refresh(stale: AnyInstallation): Promise<AnyInstallation | undefined> {
     const key = keyOf(stale);
     const lease = `slack:token-refresh:${key}`;
     const { store, instanceId, log } = this.opts;
     if (!(await store.acquireLease(lease, instanceId, REFRESH_LEASE_MS))) return stale;
     try {
-      const inst = (await this.opts.installations.loadKey(key)) ?? stale;
+      const read = await this.opts.installations.read(key);
+      // Uninstalled meanwhile: nothing to refresh, and nothing is written back.
+      if (!read) return undefined;
+      const inst = read.inst;
       if (!this.due(inst) || !inst.bot?.refreshToken) return inst;
       const fresh = await this.exchange(inst.bot.refreshToken);
       const next: AnyInstallation = {
@@ -157,7 +192,8 @@ export class WorkspaceTokens {
           expiresAt: Math.floor(this.opts.now() / 1000) + fresh.expires_in,
         },
       };
-      await this.opts.installations.save(next);
+      // Written only over the record it started from: an uninstall or a re-install meanwhile is newer.
+      if (!(await this.opts.installations.replace(read, next))) return this.opts.installations.loadKey(key);
       log.info({ installation: key.slice(key.lastIndexOf(':') + 1) }, 'slack: bot token refreshed');
       return next;
     } catch (err) {
