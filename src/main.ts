@@ -8,6 +8,7 @@ import { redactConfig } from './config-redact';
 import { configSecrets, createLogger } from './app-log';
 import { startApp, type AppHandle } from './app';
 import { SecretScrubber } from './log-safety';
+import { runRotateKey } from './rotate-key-main';
 import type { SurfaceRuntime } from './surfaces/runtime';
 import { ShellSurface, SHELL_HANDOFF_CHANNEL, SHELL_WORKSPACE } from './surfaces/shell/shell-surface';
 import { Shell } from './surfaces/shell/shell';
@@ -152,8 +153,19 @@ process.on('unhandledRejection', (reason) => {
   else printError(`unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}`);
 });
 
-main().catch((err: unknown) => {
-  if (appLog) appLog.fatal({ err }, 'chatbot-bridge failed');
-  printError(`chatbot-bridge failed to start: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+if (process.argv[2] === 'rotate-key') {
+  // An operation beside the deployment, not the bridge: re-seal the store's records, then exit.
+  runRotateKey().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      printError(`rotate-key failed: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((err: unknown) => {
+    if (appLog) appLog.fatal({ err }, 'chatbot-bridge failed');
+    printError(`chatbot-bridge failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

@@ -2,7 +2,8 @@
  * Encryption at rest for secrets kept in the state store (bot and refresh tokens, tenant
  * credentials): AES-256-GCM with node:crypto. The key is STATE_ENCRYPTION_KEY (32 bytes, base64);
  * STATE_ENCRYPTION_KEY_PREVIOUS, while an operator rotates keys, still opens what the previous key
- * sealed, and `open` says so, so the caller writes the record back under the current key.
+ * sealed; `npm run rotate-key` (state/rotate-key.ts) re-seals every such record under the current key
+ * and says when the previous one can go. Reading never writes a record back.
  *
  * A sealed value is `v1.<key id>.<iv>.<tag>.<ciphertext>` (base64url): the key id (the first bytes of
  * the key's SHA-256) picks the key without trying both, and is no secret.
@@ -17,7 +18,7 @@ export const MAKE_KEY_HINT = 'make one with `openssl rand -base64 32`';
 
 export interface OpenedSecret {
   plain: string;
-  /** Sealed with STATE_ENCRYPTION_KEY_PREVIOUS: write it back sealed with the current key. */
+  /** Sealed with STATE_ENCRYPTION_KEY_PREVIOUS (`npm run rotate-key` re-seals it). */
   stale: boolean;
 }
 

@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Button } from '../../core/surface';
+import { readMoving } from '../../state/moved-records';
 import type { StateStore } from '../../state/store';
+import { discordRecords } from './records';
 
 const MAX_ID = 100;
 const STORED_BUTTON_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -24,11 +26,13 @@ export function newKey(): string {
   return randomBytes(9).toString('base64url');
 }
 
-export async function buttonId(store: StateStore, b: Button): Promise<string> {
+/** `guild`: the server the message is posted in (null: a DM), whose part of the store keeps a long button. */
+export async function buttonId(store: StateStore, guild: string | null, b: Button): Promise<string> {
   const inline = `b|${b.action}|${b.value}`;
   if (inline.length <= MAX_ID) return inline;
   const key = newKey();
-  await store.set(`discord:button:${key}`, { action: b.action, value: b.value }, STORED_BUTTON_TTL_MS);
+  const r = discordRecords.button(store, guild, key);
+  await r.view.set(r.key, { action: b.action, value: b.value }, STORED_BUTTON_TTL_MS);
   return `B|${key}`;
 }
 
@@ -39,13 +43,17 @@ export const formIds = {
   modal: (session: string, chunk: number, submit: boolean): string => `fm|${session}|${chunk}|${submit ? 1 : 0}`,
 };
 
-export async function parseId(store: StateStore, id: string): Promise<ParsedId> {
+/** `guild`: where the component was used (null: a DM); a long button is read in that part only. */
+export async function parseId(store: StateStore, guild: string | null, id: string): Promise<ParsedId> {
   const [kind, a = '', ...rest] = id.split('|');
   switch (kind) {
     case 'b':
       return { kind: 'action', action: a, value: rest.join('|') };
     case 'B': {
-      const parsed = storedButtonSchema.safeParse(await store.get(`discord:button:${a}`));
+      const r = discordRecords.button(store, guild, a);
+      const parsed = storedButtonSchema.safeParse(
+        await readMoving(store, r.view, r.key, r.legacy, STORED_BUTTON_TTL_MS),
+      );
       return parsed.success ? { kind: 'action', ...parsed.data } : { kind: 'unknown' };
     }
     case 'fg':

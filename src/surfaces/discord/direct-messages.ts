@@ -19,12 +19,12 @@ import type {
   SendOptions,
   SurfacePort,
 } from '../../core/surface';
+import { readMoving, writeMoving } from '../../state/moved-records';
 import type { StateStore } from '../../state/store';
+import { DM_WORKSPACE, discordRecords } from './records';
 import type { DiscordPort } from './port';
 import type { Responder } from './responder';
 
-/** Discord's own name for "no guild" in its routes (`/channels/@me`). */
-const DM_WORKSPACE = '@me';
 /** The button that starts a new conversation in a DM; handled by the surface (it only moves the marker). */
 export const NEW_CONVERSATION_ACTION = 'discord.dm.new';
 
@@ -58,31 +58,33 @@ export class DirectMessages {
     return guild ? { ...place, workspace: guild } : place;
   }
 
-  private key(channelId: string): string {
-    return `discord:dm:${channelId}`;
-  }
-
   /** The DM's current conversation; without one, the place of the channel (no conversation yet). */
   async currentPlace(channelId: string): Promise<Place> {
-    const marker = await this.store.get(this.key(channelId));
+    const r = discordRecords.dm(this.store, channelId);
+    const marker = await readMoving(this.store, r.view, r.key, r.legacy, MARKER_TTL_MS);
     const place: Place = { surface: 'discord', workspace: DM_WORKSPACE, channel: channelId };
     return typeof marker === 'string' ? { ...place, thread: marker } : place;
   }
 
   /** The conversation a new DM belongs to: the current one, or one this message starts. */
   async placeForMessage(channelId: string, messageId: string): Promise<Place> {
-    await this.store.setIfAbsent(this.key(channelId), messageId, MARKER_TTL_MS);
+    const r = discordRecords.dm(this.store, channelId);
+    if ((await readMoving(this.store, r.view, r.key, r.legacy, MARKER_TTL_MS)) === undefined)
+      await r.view.setIfAbsent(r.key, messageId, MARKER_TTL_MS);
     return this.currentPlace(channelId);
   }
 
   /** Makes `marker` the DM's conversation from now on (`/ask` in the DM). */
   async begin(channelId: string, marker: string): Promise<void> {
-    await this.store.set(this.key(channelId), marker, MARKER_TTL_MS);
+    const r = discordRecords.dm(this.store, channelId);
+    await writeMoving(this.store, r.view, r.key, r.legacy, marker, MARKER_TTL_MS);
   }
 
   /** The next DM starts a new conversation. */
   async startOver(channelId: string): Promise<void> {
-    await this.store.delete(this.key(channelId));
+    const r = discordRecords.dm(this.store, channelId);
+    await r.view.delete(r.key);
+    await this.store.delete(r.legacy);
   }
 }
 
@@ -140,7 +142,7 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
     if (!isDirect(place)) return this.port.startThread(this.dms.placed(place), root, title, this.via);
     const channel = channelPlace(place);
     // The command's own reply is the root when it is still free, as in a guild channel.
-    const rendered = await this.port.render(root);
+    const rendered = await this.port.render(root, channel.workspace);
     const replied = this.via ? await this.via.rootMessage(rendered, channel.channel) : undefined;
     const rootId = replied ?? (await this.port.post(channel, root)).id;
     await this.dms.begin(channel.channel, rootId);

@@ -12,6 +12,7 @@ import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound
 import { modalOf, submittedValues, typedValue } from './modal';
 import type { RenderedMessage } from './render';
 import type { Responder } from './responder';
+import { DM_WORKSPACE } from './records';
 
 type FormButton = Extract<ParsedId, { kind: 'form-group' | 'form-submit' | 'form-cancel' }>;
 
@@ -32,7 +33,7 @@ export class FormFlow {
 
   async open(responder: Responder, form: FormSpec, actor: Actor): Promise<void> {
     const key = newKey();
-    const session = await this.sessions.create(key, form, actor.id);
+    const session = await this.sessions.create(responder.interaction.guildId, key, form, actor.id);
     if (session.chunks.length === 1 && (await responder.showModal(modalOf(key, session, 0, true)))) return;
     await responder.reply(panelMessage(key, session), true);
   }
@@ -46,7 +47,7 @@ export class FormFlow {
       return;
     }
     if (parsed.kind === 'form-cancel') {
-      await this.sessions.delete(parsed.session);
+      await this.sessions.delete(i.guildId, parsed.session);
       await i.update({ content: `${session.title}: cancelled.`, components: [], embeds: [] });
       return;
     }
@@ -78,7 +79,7 @@ export class FormFlow {
       } else if (text !== undefined) session.values[name] = field ? typedValue(field, text) : text;
     }
     if (!session.done.includes(parsed.chunk)) session.done.push(parsed.chunk);
-    await this.sessions.save(parsed.session, session);
+    await this.sessions.save(i.guildId, parsed.session, session);
     const responder = responderFor(this.inb, i, true);
     await withResponder(this.inb, responder, async () => {
       if (parsed.submit) {
@@ -115,13 +116,15 @@ export class FormFlow {
       session.values,
     );
     if (result.ok) {
-      await this.sessions.delete(key);
-      const done = result.message ? await this.inb.port.render(result.message) : plain(`${session.title}: saved.`);
+      await this.sessions.delete(place.workspace === DM_WORKSPACE ? null : place.workspace, key);
+      const done = result.message
+        ? await this.inb.port.render(result.message, place.workspace)
+        : plain(`${session.title}: saved.`);
       if (!fromPanel || !(await responder.update(done))) await responder.reply(done, true);
       return;
     }
     session.errors = result.errors;
-    await this.sessions.save(key, session);
+    await this.sessions.save(responder.interaction.guildId, key, session);
     const panel = panelMessage(key, session);
     this.inb.log.debug({ form: session.formId, fields: Object.keys(result.errors) }, 'discord: form refused');
     if (fromPanel && (await responder.update(panel))) return;
@@ -133,7 +136,7 @@ export class FormFlow {
     i: ButtonInteraction | ModalSubmitInteraction,
     key: string,
   ): Promise<FormSession | undefined> {
-    const session = await this.sessions.load(key);
+    const session = await this.sessions.load(i.guildId, key);
     if (!session) {
       await i.reply({ content: 'This form has expired: run the command again.', flags: 64 });
       return undefined;

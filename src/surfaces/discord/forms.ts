@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { FormField, FormSpec } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { discordRecords } from './records';
 import { formIds } from './custom-ids';
 import type { ApiRow } from './render';
 
@@ -61,7 +62,8 @@ export function chunkFields(fields: FormField[]): Array<{ label: string; names: 
 export class FormSessions {
   constructor(private readonly store: StateStore) {}
 
-  async create(key: string, form: FormSpec, userId: string): Promise<FormSession> {
+  /** `guild`: where the form was opened (null: a DM); its session lives in that part of the store. */
+  async create(guild: string | null, key: string, form: FormSpec, userId: string): Promise<FormSession> {
     const values: Record<string, string> = {};
     for (const f of form.fields) if (f.initial !== undefined && !f.secret) values[f.name] = f.initial;
     const session: FormSession = {
@@ -75,24 +77,30 @@ export class FormSessions {
       done: [],
       userId,
     };
-    await this.save(key, session);
+    await this.save(guild, key, session);
     return session;
   }
 
-  async load(key: string): Promise<FormSession | undefined> {
-    const parsed = sessionSchema.safeParse(await this.store.get(`discord:form:${key}`));
+  async load(guild: string | null, key: string): Promise<FormSession | undefined> {
+    const r = discordRecords.form(this.store, guild, key);
+    // A session lives an hour: one of before the upgrade is read where it was, not moved.
+    const parsed = sessionSchema.safeParse((await r.view.get(r.key)) ?? (await this.store.get(r.legacy)));
     return parsed.success ? parsed.data : undefined;
   }
 
   /** Kept between modals without its secret fields (a key typed is used at once, never stored in clear). */
-  async save(key: string, session: FormSession): Promise<void> {
+  async save(guild: string | null, key: string, session: FormSession): Promise<void> {
     const values = { ...session.values };
     for (const f of session.fields) if (f.secret) delete values[f.name];
-    await this.store.set(`discord:form:${key}`, { ...session, values }, SESSION_TTL_MS);
+    const r = discordRecords.form(this.store, guild, key);
+    await r.view.set(r.key, { ...session, values }, SESSION_TTL_MS);
+    await this.store.delete(r.legacy);
   }
 
-  async delete(key: string): Promise<void> {
-    await this.store.delete(`discord:form:${key}`);
+  async delete(guild: string | null, key: string): Promise<void> {
+    const r = discordRecords.form(this.store, guild, key);
+    await r.view.delete(r.key);
+    await this.store.delete(r.legacy);
   }
 }
 

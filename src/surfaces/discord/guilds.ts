@@ -15,14 +15,16 @@
 import { Events, type Client, type Guild, PermissionFlagsBits } from 'discord.js';
 import type { Logger } from 'pino';
 import type { BridgeCore, Place } from '../../core/surface';
+import { claimMoving } from '../../state/moved-records';
 import type { StateStore } from '../../state/store';
+import { discordRecords } from './records';
 import type { DiscordPort } from './port';
 import { errInfo } from './responder';
 
 /** One note per guild join, whichever instance handles the event (several may be connected). */
 const NOTED_TTL_MS = 3_600_000;
-const notedKey = (guildId: string): string => `discord:guild:${guildId}:noted`;
-const THREAD_PREFIX = 'discord:thread:';
+/** Where thread records were kept before they lived in their server's part (records.ts). */
+const LEGACY_THREAD_PREFIX = 'discord:thread:';
 
 const SETUP_NOTE = [
   '**Hello! I am the chatbot bridge.** I answer questions with your office’s real-estate chatbot, in threads, and hand a conversation to a person when asked.',
@@ -57,23 +59,28 @@ async function postSetupNote(d: GuildDeps, guild: Guild): Promise<void> {
     d.log.info({ guild: guild.id, why: where.skip }, 'discord: joined a server; no setup note');
     return;
   }
-  if (!(await d.store.setIfAbsent(notedKey(guild.id), Date.now(), NOTED_TTL_MS))) return;
+  const r = discordRecords.noted(d.store, guild.id);
+  if (!(await claimMoving(d.store, r.view, r.key, r.legacy, Date.now(), NOTED_TTL_MS))) return;
   const place: Place = { surface: 'discord', workspace: guild.id, channel: where.id };
   await d.port.post(place, { text: SETUP_NOTE, markdown: true });
   d.log.info({ guild: guild.id, channel: where.id }, 'discord: joined a server; setup note posted');
 }
 
-/** The Discord keys of a guild: its note mark and the thread records of its channels. */
+/**
+ * The Discord surface's records of a guild live in its part of the store and go with it; what is
+ * found here are the global keys of before that name it (not yet moved since an upgrade): its note
+ * mark and the thread records of its channels.
+ */
 async function discordKeysOf(store: StateStore, guild: Guild, places: Place[]): Promise<string[]> {
   const channels = new Set<string>(guild.channels.cache.keys());
   for (const p of places) {
     channels.add(p.channel);
     if (p.thread) channels.add(p.thread);
   }
-  const out = [notedKey(guild.id)];
-  for (const key of await store.keys(THREAD_PREFIX)) {
+  const out = [discordRecords.noted(store, guild.id).legacy];
+  for (const key of await store.keys(LEGACY_THREAD_PREFIX)) {
     const parent = await store.get(key);
-    if (channels.has(key.slice(THREAD_PREFIX.length)) || (typeof parent === 'string' && channels.has(parent)))
+    if (channels.has(key.slice(LEGACY_THREAD_PREFIX.length)) || (typeof parent === 'string' && channels.has(parent)))
       out.push(key);
   }
   return out;

@@ -35,7 +35,7 @@ export interface Inbound {
 /** Where an event happened: a DM's current conversation, a guild thread under its channel, or a channel. */
 export async function placeOf(inb: Inbound, guildId: string | null, channelId: string): Promise<Place> {
   if (!guildId) return inb.dms.currentPlace(channelId);
-  const parent = await inb.threads.parentOf(channelId);
+  const parent = await inb.threads.parentOf(guildId, channelId);
   return parent
     ? { surface: 'discord', workspace: guildId, channel: parent, thread: channelId }
     : { surface: 'discord', workspace: guildId, channel: channelId };
@@ -71,7 +71,7 @@ export function invocationOf(inb: Inbound, responder: Responder, place: Place, a
     actor,
     for: { id: actor.id, name: actor.name },
     reply: async (msg, o) => {
-      const rendered = await inb.port.render(msg);
+      const rendered = await inb.port.render(msg, place.workspace);
       const id = await inb.port.gateway.global({}, () => responder.reply(rendered, o?.ephemeral ?? false));
       return id ? { place, id } : undefined;
     },

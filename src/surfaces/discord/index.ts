@@ -96,7 +96,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   client.on(Events.ThreadCreate, (thread) => {
     if (thread.parentId)
       threads
-        .remember(thread.id, thread.parentId)
+        .remember(thread.guildId, thread.id, thread.parentId)
         .catch((err: unknown) => log.warn({ err: errInfo(err) }, 'discord: could not remember a thread'));
   });
   const rateLimits = logClientEvents(client, opts);

@@ -62,7 +62,7 @@ export class Interactions {
   }
 
   private async button(core: BridgeCore, i: ButtonInteraction): Promise<void> {
-    const parsed = await parseId(this.inb.store, i.customId);
+    const parsed = await parseId(this.inb.store, i.guildId, i.customId);
     if (parsed.kind === 'form-group' || parsed.kind === 'form-submit' || parsed.kind === 'form-cancel') {
       await this.forms.onButton(i, parsed);
       return;
@@ -85,7 +85,7 @@ export class Interactions {
   }
 
   private async modal(i: ModalSubmitInteraction): Promise<void> {
-    const parsed = await parseId(this.inb.store, i.customId);
+    const parsed = await parseId(this.inb.store, i.guildId, i.customId);
     if (parsed.kind !== 'form-modal') {
       await i.reply({ content: 'This form has expired: run the command again.', flags: MessageFlags.Ephemeral });
       return;

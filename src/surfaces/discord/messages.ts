@@ -64,10 +64,10 @@ export class Messages {
   /** The conversation's place; undefined for channel chatter that is not for the bot. */
   private async placeOf(m: Message, mentioned: boolean, text: string): Promise<Place | undefined> {
     if (!m.inGuild()) return this.inb.dms.placeForMessage(m.channelId, m.id);
-    const parent = await this.inb.threads.parentOf(m.channelId);
+    const parent = await this.inb.threads.parentOf(m.guildId, m.channelId);
     if (parent) return { surface: 'discord', workspace: m.guildId, channel: parent, thread: m.channelId };
     if (!mentioned) return undefined;
-    const thread = await this.inb.port.createThread(m.channelId, m.id, text || 'Conversation');
+    const thread = await this.inb.port.createThread(m.guildId, m.channelId, m.id, text || 'Conversation');
     return { surface: 'discord', workspace: m.guildId, channel: m.channelId, thread };
   }
 }

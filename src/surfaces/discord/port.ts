@@ -32,6 +32,7 @@ import { MAX_CONTENT, renderMessage, restBody, type RenderedMessage } from './re
 import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
+import { DM_WORKSPACE } from './records';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 
@@ -117,8 +118,10 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     this.gateway.promote(coalesceKey);
   }
 
-  render(msg: OutMessage): Promise<RenderedMessage> {
-    return renderMessage(msg, (b) => buttonId(this.store, b));
+  /** `workspace`: the place's (a server, or '@me'): a long button is kept in its part of the store. */
+  render(msg: OutMessage, workspace: string): Promise<RenderedMessage> {
+    const guild = workspace === DM_WORKSPACE || workspace === '' ? null : workspace;
+    return renderMessage(msg, (b) => buttonId(this.store, guild, b));
   }
 
   /** An ephemeral message can only be edited through the interaction that made it. */
@@ -158,7 +161,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
 
   async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
     const latest = opts.latest;
-    const id = await this.send(targetOf(place), () => this.render(latest ? latest() : msg), opts);
+    const id = await this.send(targetOf(place), () => this.render(latest ? latest() : msg, place.workspace), opts);
     return { place, id };
   }
 
@@ -167,13 +170,15 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     const eph = this.ephemeral.get(ref.id);
     if (eph) {
       // Edited through its interaction's webhook: not the channel's bucket.
-      await this.gateway.global(opts, async () => eph.edit(await this.render(latest ? latest() : msg)));
+      await this.gateway.global(opts, async () =>
+        eph.edit(await this.render(latest ? latest() : msg, ref.place.workspace)),
+      );
       return;
     }
     const channel = targetOf(ref.place);
     let sentEdit: RenderedMessage | undefined;
     await this.gateway.inChannel(channel, opts, async () => {
-      const rendered = await this.render(latest ? latest() : msg);
+      const rendered = await this.render(latest ? latest() : msg, ref.place.workspace);
       try {
         await this.rest.patch(Routes.channelMessage(channel, ref.id), {
           body: restBody(rendered.body),
@@ -196,7 +201,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   ): Promise<{ thread: Place; root: MessageRef }> {
     // Discord has no threads inside threads: a conversation started in one gets a sibling thread.
     const channel = place.channel;
-    const rendered = await this.render(root);
+    const rendered = await this.render(root, place.workspace);
     let rootId =
       via && !place.thread && via.isCommandIn(channel)
         ? await this.gateway.global({}, () => via.rootMessage(rendered, channel))
@@ -204,7 +209,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     let threadId: string | undefined;
     if (rootId) {
       try {
-        threadId = await this.createThreadOn(channel, rootId, title);
+        threadId = await this.createThreadOn(place.workspace, channel, rootId, title);
       } catch (err) {
         const e = toRateLimitError(err);
         if (e instanceof PlatformRateLimitError) throw e;
@@ -216,14 +221,14 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     }
     if (!rootId || !threadId) {
       rootId = await this.send(channel, async () => rendered);
-      threadId = await this.createThread(channel, rootId, title);
+      threadId = await this.createThread(place.workspace, channel, rootId, title);
     }
     const rootPlace: Place = { surface: 'discord', workspace: place.workspace, channel };
     return { thread: { ...rootPlace, thread: threadId }, root: { place: rootPlace, id: rootId } };
   }
 
   /** A thread on a message; Discord gives it the message's id, so a repeat finds the same one. */
-  private async createThreadOn(channelId: string, messageId: string, title: string): Promise<string> {
+  private async createThreadOn(guild: string, channelId: string, messageId: string, title: string): Promise<string> {
     let threadId: string;
     try {
       const res = await this.gateway.global({}, () =>
@@ -236,7 +241,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
       if (err instanceof DiscordAPIError && err.code === 160004) threadId = messageId;
       else throw err;
     }
-    await this.threads.remember(threadId, channelId);
+    await this.threads.remember(guild, threadId, channelId);
     return threadId;
   }
 
@@ -244,9 +249,9 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
    * A thread on a message, or, when the message cannot carry one (Discord refused it), a public
    * thread of its own in the channel: the conversation needs a thread either way.
    */
-  async createThread(channelId: string, messageId: string, title: string): Promise<string> {
+  async createThread(guild: string, channelId: string, messageId: string, title: string): Promise<string> {
     try {
-      return await this.createThreadOn(channelId, messageId, title);
+      return await this.createThreadOn(guild, channelId, messageId, title);
     } catch (err) {
       const e = toRateLimitError(err);
       if (e instanceof PlatformRateLimitError || !(err instanceof DiscordAPIError) || err.status >= 500) throw e;
@@ -259,7 +264,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
         }),
       );
       const threadId = idSchema.parse(res).id;
-      await this.threads.remember(threadId, channelId);
+      await this.threads.remember(guild, threadId, channelId);
       return threadId;
     } catch (err) {
       throw toRateLimitError(err);
@@ -269,7 +274,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   /** `via`: the interaction of the request it answers; a notice to its invoker is its ephemeral reply. */
   async notify(place: Place, user: Actor, msg: OutMessage, via?: Responder): Promise<void> {
     if (via?.live && via.userId === user.id) {
-      const rendered = await this.render(msg);
+      const rendered = await this.render(msg, place.workspace);
       await this.gateway.global({}, () => via.reply(rendered, true));
       return;
     }
@@ -313,7 +318,10 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
       for (const row of m.components ?? []) {
         const kept = [];
         for (const c of row.components ?? []) {
-          const parsed = typeof c.custom_id === 'string' ? await parseId(this.store, c.custom_id) : undefined;
+          const parsed =
+            typeof c.custom_id === 'string'
+              ? await parseId(this.store, thread.workspace === DM_WORKSPACE ? null : thread.workspace, c.custom_id)
+              : undefined;
           if (parsed?.kind === 'action' && actions.includes(parsed.action)) changed = true;
           else kept.push(c);
         }
@@ -361,7 +369,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     msg: OutMessage,
     viaInteraction: (m: RenderedMessage) => Promise<boolean>,
   ): Promise<void> {
-    const rendered = await this.render(msg);
+    const rendered = await this.render(msg, place.workspace);
     const done = await this.gateway.viaInteraction(targetOf(place), {}, () => viaInteraction(rendered));
     if (!done && source) await this.edit(source, msg);
   }

@@ -1,15 +1,16 @@
 /**
  * Which Discord channels are threads, and their parents: a thread is a channel of its own on Discord.
  *
- * Kept in the state store only (`discord:thread:<channel>`: the parent, or '' for a channel that is
- * no thread), not in this process: every instance then knows a thread the bridge started on another,
- * and a server that removes the bot takes them with it (surfaces/discord/guilds.ts deletes the keys of
- * its channels and of the threads under them). Read once per guild message; Discord is asked only
+ * Kept in the state store only (`discord:thread:<channel>` in the server's part: the parent, or ''
+ * for a channel that is no thread), not in this process: every instance then knows a thread the
+ * bridge started on another, and a server that removes the bot takes them with its part. Read once per guild message; Discord is asked only
  * for a channel the store does not know yet.
  */
 import { DiscordAPIError, type REST, Routes } from 'discord.js';
 import { z } from 'zod';
+import { readMoving, writeMoving } from '../../state/moved-records';
 import type { StateStore } from '../../state/store';
+import { discordRecords } from './records';
 import type { DiscordGateway } from './gateway';
 
 const THREAD_TTL_MS = 90 * 24 * 3600 * 1000;
@@ -28,13 +29,15 @@ export class Threads {
     private readonly gateway: DiscordGateway,
   ) {}
 
-  async remember(threadId: string, parentId: string): Promise<void> {
-    await this.store.set(`discord:thread:${threadId}`, parentId, THREAD_TTL_MS);
+  async remember(guild: string, threadId: string, parentId: string): Promise<void> {
+    const r = discordRecords.thread(this.store, guild, threadId);
+    await writeMoving(this.store, r.view, r.key, r.legacy, parentId, THREAD_TTL_MS);
   }
 
   /** The parent channel of a thread; null for a channel that is not a thread (or that Discord would not show). */
-  async parentOf(channelId: string): Promise<string | null> {
-    const stored = await this.store.get(`discord:thread:${channelId}`);
+  async parentOf(guild: string, channelId: string): Promise<string | null> {
+    const r = discordRecords.thread(this.store, guild, channelId);
+    const stored = await readMoving(this.store, r.view, r.key, r.legacy, THREAD_TTL_MS);
     if (typeof stored === 'string') return stored === NOT_A_THREAD ? null : stored;
     let got: unknown;
     try {
@@ -43,13 +46,13 @@ export class Threads {
       // Refused (no access, no such channel): kept a while, since Discord counts refused calls against
       // the bot. Anything else (unreachable, a 5xx) is asked again next time.
       const refused = err instanceof DiscordAPIError && (err.status === 403 || err.status === 404);
-      if (refused) await this.store.set(`discord:thread:${channelId}`, NOT_A_THREAD, REFUSED_TTL_MS);
+      if (refused) await r.view.set(r.key, NOT_A_THREAD, REFUSED_TTL_MS);
       return null;
     }
     const ch = channelSchema.safeParse(got);
     if (!ch.success) return null;
     const parent = THREAD_TYPES.has(ch.data.type) && ch.data.parent_id ? ch.data.parent_id : null;
-    await this.remember(channelId, parent ?? NOT_A_THREAD);
+    await this.remember(guild, channelId, parent ?? NOT_A_THREAD);
     return parent;
   }
 }

@@ -19,6 +19,8 @@ import type { AssistantDeps } from './assistant';
 import { eventEnvelopeSchema } from './payloads';
 import { firstDelivery } from './redelivery';
 import { teamOf } from './request-team';
+import { slackRecords } from './records';
+import { readMoving, writeMoving } from '../../state/moved-records';
 
 const id = z.string().min(1).max(255);
 
@@ -53,8 +55,6 @@ type AgentContext = z.infer<typeof agentContextSchema>;
 
 /** As long as an assistant thread's record. */
 const CONTEXT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-
-const contextKey = (team: string, user: string): string => `slack:agent:context:${team}:${user}`;
 
 /** The same dependencies as the assistant pane's listeners (assistant.ts). */
 export function registerAgent(d: AssistantDeps): void {
@@ -95,7 +95,8 @@ export function registerAgent(d: AssistantDeps): void {
         ...(seen?.team_id ? { team: seen.team_id } : {}),
         at: Date.now(),
       };
-      await d.store.set(contextKey(workspaceOf(body, context), who), record, CONTEXT_TTL_MS);
+      const r = slackRecords.agentContext(d.store, workspaceOf(body, context), who);
+      await writeMoving(d.store, r.view, r.key, r.legacy, record, CONTEXT_TTL_MS);
     } catch (err) {
       d.log.error({ err }, 'slack: app_context_changed handling failed');
     }
@@ -104,6 +105,7 @@ export function registerAgent(d: AssistantDeps): void {
 
 /** What the user was last looking at while the agent was open (undefined: never told). */
 export async function agentContext(store: StateStore, team: string, user: string): Promise<AgentContext | undefined> {
-  const parsed = agentContextSchema.safeParse(await store.get(contextKey(team, user)));
+  const r = slackRecords.agentContext(store, team, user);
+  const parsed = agentContextSchema.safeParse(await readMoving(store, r.view, r.key, r.legacy, CONTEXT_TTL_MS));
   return parsed.success ? parsed.data : undefined;
 }

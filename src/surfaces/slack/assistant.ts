@@ -20,6 +20,8 @@ import { eventEnvelopeSchema } from './payloads';
 import { firstDelivery } from './redelivery';
 import type { SlackPort } from './port';
 import { teamOf } from './request-team';
+import { slackRecords } from './records';
+import { claimMoving, readMoving } from '../../state/moved-records';
 
 const id = z.string().min(1).max(255);
 
@@ -62,11 +64,6 @@ export const DEFAULT_INTRO: AssistantIntro = {
   ],
 };
 
-export const assistantKeys = {
-  thread: (team: string, channel: string, thread: string) => `slack:assistant:thread:${team}:${channel}:${thread}`,
-  titled: (team: string, channel: string, thread: string) => `slack:assistant:titled:${team}:${channel}:${thread}`,
-};
-
 export interface AssistantDeps {
   app: App;
   port: SlackPort;
@@ -101,14 +98,8 @@ export function registerAssistant(d: AssistantDeps): AssistantHooks {
     async onThreadMessage(place, text) {
       if (!place.thread || text.trim() === '') return;
       try {
-        if (
-          !(await d.store.setIfAbsent(
-            assistantKeys.titled(place.workspace, place.channel, place.thread),
-            Date.now(),
-            THREAD_TTL_MS,
-          ))
-        )
-          return;
+        const r = slackRecords.assistantTitled(d.store, place.workspace, place.channel, place.thread);
+        if (!(await claimMoving(d.store, r.view, r.key, r.legacy, Date.now(), THREAD_TTL_MS))) return;
         await d.threads.setTitle(place, text);
       } catch (err) {
         d.log.warn({ err }, 'slack: assistant thread title not set');
@@ -147,8 +138,10 @@ async function remember(
   team: string,
   t: z.infer<typeof assistantThreadEventSchema>['assistant_thread'],
 ): Promise<void> {
-  const key = assistantKeys.thread(team, t.channel_id, t.thread_ts);
-  const known = assistantThreadRecordSchema.safeParse(await d.store.get(key));
+  const r = slackRecords.assistantThread(d.store, team, t.channel_id, t.thread_ts);
+  const known = assistantThreadRecordSchema.safeParse(
+    await readMoving(d.store, r.view, r.key, r.legacy, THREAD_TTL_MS),
+  );
   const c = t.context ?? {};
   const record: AssistantThreadRecord = {
     user: t.user_id,
@@ -159,7 +152,7 @@ async function remember(
       ...(c.enterprise_id ? { enterprise: c.enterprise_id } : {}),
     },
   };
-  await d.store.set(key, record, THREAD_TTL_MS);
+  await r.view.set(r.key, record, THREAD_TTL_MS);
 }
 
 /** The chatbot's greeting and prompts, or the default ones when core has none or fails. */
@@ -180,8 +173,7 @@ export async function assistantThreadContext(
   place: Place,
 ): Promise<AssistantThreadRecord | undefined> {
   if (!place.thread) return undefined;
-  const parsed = assistantThreadRecordSchema.safeParse(
-    await store.get(assistantKeys.thread(place.workspace, place.channel, place.thread)),
-  );
+  const r = slackRecords.assistantThread(store, place.workspace, place.channel, place.thread);
+  const parsed = assistantThreadRecordSchema.safeParse(await readMoving(store, r.view, r.key, r.legacy, THREAD_TTL_MS));
   return parsed.success ? parsed.data : undefined;
 }

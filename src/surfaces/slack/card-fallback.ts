@@ -5,15 +5,15 @@
  */
 import type { Logger } from 'pino';
 import type { OutMessage } from '../../core/surface';
+import { readMoving, writeMoving } from '../../state/moved-records';
 import type { StateStore } from '../../state/store';
 import { type CardLayout, type RenderedMessage, renderMessage } from './blocks';
 import { isImageDownloadFailure } from './image-retry';
+import { slackRecords } from './records';
 import { slackErrorCode } from './web';
 
 /** How long a workspace that refused cards gets sections before cards are tried again. */
 const REMEMBER_MS = 7 * 24 * 60 * 60 * 1000;
-
-const legacyKey = (team: string): string => `slack:cards:sections:${team}`;
 
 function hasCarousel(r: RenderedMessage): boolean {
   return r.blocks.some((b) => b.type === 'carousel');
@@ -41,7 +41,8 @@ export class CardFallback {
   layout(team: string): Promise<CardLayout> {
     let known = this.sections.get(team);
     if (!known) {
-      known = this.store.get(legacyKey(team)).then(
+      const r = slackRecords.cardsSections(this.store, team);
+      known = readMoving(this.store, r.view, r.key, r.legacy, REMEMBER_MS).then(
         (v) => v !== undefined,
         () => false,
       );
@@ -71,7 +72,8 @@ export class CardFallback {
     } catch (err) {
       if (!carousel || slackErrorCode(err) !== 'invalid_blocks' || isImageDownloadFailure(err)) throw err;
       this.sections.set(team, Promise.resolve(true));
-      await this.store.set(legacyKey(team), Date.now(), REMEMBER_MS).catch(() => undefined);
+      const r = slackRecords.cardsSections(this.store, team);
+      await writeMoving(this.store, r.view, r.key, r.legacy, Date.now(), REMEMBER_MS).catch(() => undefined);
       this.log.info({ team }, 'slack: this workspace refused card blocks; listings show as sections here');
       return send(render('sections'));
     }

@@ -9,6 +9,11 @@
  */
 import type { Logger } from 'pino';
 import type { StateStore } from '../../state/store';
+import { readMoving, writeMoving } from '../../state/moved-records';
+import { NATIVE_REFUSED, slackRecords, slackStoreKey } from './records';
+
+/** The store key of the workspace's refusal (tests read it). */
+export const nativeRefusalKey = (team: string): string => slackStoreKey(team, NATIVE_REFUSED);
 
 /** How long a workspace that refused native streaming is not asked again. */
 export const NO_NATIVE_RETRY_MS = 30 * 60 * 1000;
@@ -28,7 +33,6 @@ export interface NativeSupportDeps {
 }
 
 /** The state store key of a workspace's refusal (the instances sharing the store read it). */
-export const nativeRefusalKey = (team: string): string => `slack:${team}:native-stream-refused`;
 
 /**
  * Kept in this process too, as a latency copy: the refusal is in the store for the other instances
@@ -94,7 +98,8 @@ export class NativeSupport {
       done();
     });
     // Another instance may have learnt it already.
-    const until = await this.deps.store.get<number>(nativeRefusalKey(team)).catch(() => undefined);
+    const r = slackRecords.nativeRefused(this.deps.store, team);
+    const until = await readMoving(this.deps.store, r.view, r.key, r.legacy, NO_NATIVE_RETRY_MS).catch(() => undefined);
     if (typeof until === 'number' && until > this.now()) {
       this.off.set(team, until);
       settle('unknown');
@@ -120,7 +125,8 @@ export class NativeSupport {
     this.works.delete(team);
     const until = this.now() + NO_NATIVE_RETRY_MS;
     this.off.set(team, until);
-    this.deps.store.set(nativeRefusalKey(team), until, NO_NATIVE_RETRY_MS).catch((err: unknown) => {
+    const r = slackRecords.nativeRefused(this.deps.store, team);
+    writeMoving(this.deps.store, r.view, r.key, r.legacy, until, NO_NATIVE_RETRY_MS).catch((err: unknown) => {
       // Only the other instances lose: they learn it from their own first refusal.
       this.deps.log.warn({ err, team }, 'slack: could not store the native streaming refusal');
     });

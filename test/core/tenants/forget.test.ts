@@ -16,7 +16,8 @@ import {
 import { convView } from '../../../src/core/conversations/records';
 import { appendTurn } from '../../../src/core/conversations/transcript';
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
-import { chatbotTagOf, connectionKey } from '../../../src/core/tenants/connections';
+import { connectionKey, TenantConnections } from '../../../src/core/tenants/connections';
+import { SecretBox } from '../../../src/state/secret-box';
 import { scoped, tenantFor, tenantPrefix, type Tenant } from '../../../src/state/tenant-store';
 import { NOTICE_BOX } from '../../../src/core/handoff/notice';
 import { ticketKeys } from '../../../src/core/handoff/model';
@@ -57,10 +58,15 @@ async function seedTicket(store: StateStore, place: Place, id: string, tag: stri
   ]);
 }
 
-/** The tenant's connection (as TenantConnections writes it: sealed, its chatbot's tag plain) and that chatbot's applied settings. */
+/** The tenant's connection (written by TenantConnections: sealed, its chatbot's tag plain and indexed) and that chatbot's applied settings. */
 async function seedConnection(store: StateStore, tenant: Tenant, chatbotId: string): Promise<void> {
-  const chatbotTag = chatbotTagOf(chatbotId);
-  await store.set(connectionKey(tenant), { version: 'v1', sealed: 'sealed', writtenAt: 1, chatbotTag });
+  await new TenantConnections(store, new SecretBox(randomBytes(32)), () => 1).put(tenant, {
+    chatbotId,
+    secretKey: 'sk_seeded-secret',
+    sessionKey: 'ssk_seeded-session',
+    connectedBy: 'U1',
+    connectedAt: 1,
+  });
   await store.set(appliedSettingsKey(chatbotId), { TalkToHumanResponseMessage: `${chatbotId} words` });
 }
 

@@ -21,6 +21,13 @@ import {
 import { ask, botMessagesIn, handoffIn, responseText, startDiscordE2E, waitForAnswer } from '../../support/discord-e2e';
 import { useStarted } from '../../support/server-setup';
 
+/** Every tenant's connection record (each in its tenant's part of the store). */
+const connectionKeysIn = async (s: { keys(p: string): Promise<string[]> }): Promise<string[]> =>
+  (await s.keys('t:')).filter((k) => k.endsWith(':connection'));
+/** Every form session kept between modals (in its tenant's part). */
+const formKeysIn = async (s: { keys(p: string): Promise<string[]> }): Promise<string[]> =>
+  (await s.keys('t:')).filter((k) => k.includes(':discord:form:'));
+
 /** Discord's Manage Server permission bit, on top of a member's everyday permissions. */
 const WITH_MANAGE_SERVER = String(2248473465835073n | 0x20n);
 const SEND_MESSAGES = (1n << 11n).toString();
@@ -127,8 +134,8 @@ describe('Discord e2e: each server connects its own chatbot', () => {
       sessionKey: serviceKeys(e).sessionKey,
     });
     expect(await textOf(submit, /GetSession/, 'the refusal naming GetSession')).toContain('secret key');
-    expect(await e.app.store.keys('tenant:connection:')).toEqual([]);
-    for (const key of await e.app.store.keys('discord:form:')) {
+    expect(await connectionKeysIn(e.app.store)).toEqual([]);
+    for (const key of await formKeysIn(e.app.store)) {
       expect(JSON.stringify(await e.app.store.get(key))).not.toContain(serviceKeys(e).sessionKey);
     }
   });
@@ -139,7 +146,7 @@ describe('Discord e2e: each server connects its own chatbot', () => {
     const refusal = await textOf(submit, /cannot post/, 'the refusal of the locked channel');
     expect(refusal).toContain(`#${locked.name}`);
     expect(refusal).toContain('Send Messages');
-    expect(await e.app.store.keys('tenant:connection:')).toEqual([]);
+    expect(await connectionKeysIn(e.app.store)).toEqual([]);
     // The select offers no voice channel: Discord's client would not let the owner pick one.
     const modal = await openModal();
     expect(() =>
@@ -175,8 +182,8 @@ describe('Discord e2e: each server connects its own chatbot', () => {
     await waitForAnswer(e, inY.threadId, 'Townhouses in Dallas for Y?');
     expect(chatbotThatAnswered(e, 'Townhouses in Dallas for Y?')).toBe(botB.id);
 
-    expect((await e.app.store.keys('tenant:connection:')).sort()).toEqual(
-      [`tenant:connection:discord:${e.fake.guildId}`, `tenant:connection:discord:${y.id}`].sort(),
+    expect((await connectionKeysIn(e.app.store)).sort()).toEqual(
+      [`t:discord:${e.fake.guildId}:connection`, `t:discord:${y.id}:connection`].sort(),
     );
     expectNoSecretIn([...Object.values(serviceKeys(e)), bot.apiKey, botB.apiKey], {
       'REST bodies': JSON.stringify(e.fake.calls.map((c) => c.body)),
@@ -238,9 +245,9 @@ describe('Discord e2e: each server connects its own chatbot', () => {
       20_000,
     );
     expect(await e.app.store.get(`settings:applied:${botB.id}`)).toBeUndefined();
-    expect(await e.app.store.get(`tenant:connection:discord:${y.id}`)).toBeUndefined();
+    expect(await e.app.store.get(`t:discord:${y.id}:connection`)).toBeUndefined();
     expect(await e.app.store.get(`settings:applied:${bot.id}`)).toEqual({ Temperature: 1 });
-    expect(await e.app.store.get(`tenant:connection:discord:${e.fake.guildId}`)).toBeDefined();
+    expect(await e.app.store.get(`t:discord:${e.fake.guildId}:connection`)).toBeDefined();
   });
 
   test('disconnect: the server is answered by the deployment’s chatbot again', async () => {

@@ -34,7 +34,7 @@ const EXPECTED = [
   't:*:recent:*', // recent keys
   't:*:feedback:vote:*', // feedback votes
   'ticket:*', // tickets
-  'discord:dm:*', // DM markers
+  't:*:discord:dm:*', // DM markers, in the DMs' part of the store
 ];
 
 /** A key with its ids replaced by `*`: `conv:slack:T0:C1:1700.1:transcript` -> `conv:*:transcript`. */

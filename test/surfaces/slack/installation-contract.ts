@@ -16,6 +16,9 @@ import {
   teamsOfEnterprise,
 } from '../../../src/surfaces/slack/oauth/tokens';
 import { silentLog } from '../../support/silent-log';
+import { rotateKeys } from '../../../src/state/rotate-key';
+import { scoped, tenantFor, tenantStore } from '../../../src/state/tenant-store';
+import { UnreadableRecord } from '../../../src/state/unreadable';
 
 export interface InstallationBacking {
   /** A store instance on the shared backing (one per bridge instance). */
@@ -112,11 +115,12 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
     await b.set(`slack:installation-team:${elsewhere}`, other);
     expect((await teamsOfEnterprise(a, ent)).sort()).toEqual([t1, t2, legacy].sort());
     expect(await teamsOfEnterprise(a, other)).toEqual([elsewhere]);
-    // Looked up by workspace, in either shape; the older one is written again on the next request.
+    // Looked up by workspace, in either shape; the older one is moved into the workspace's part on its next request.
     expect(await enterpriseOfTeam(a, legacy)).toBe(ent);
     expect(await tokens.botToken(legacy)).toBe(inst.bot?.token);
     await tokens.installation({ teamId: legacy, enterpriseId: ent, isEnterpriseInstall: true });
-    expect(await a.get(`slack:installation-team:${legacy}`)).toEqual({ enterprise: ent });
+    expect(await a.get(`slack:installation-team:${legacy}`)).toBeUndefined();
+    expect(await tenantStore(a, tenantFor('slack', legacy)).get(scoped('slack', 'org'))).toEqual({ enterprise: ent });
     expect((await teamsOfEnterprise(a, ent)).sort()).toEqual([t1, t2, legacy].sort());
     // The org-wide install's own id (its installer's DM names no workspace) finds its token.
     expect(await tokens.botToken(ent)).toBe(inst.bot?.token);
@@ -149,16 +153,21 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
     expect(raw).not.toContain(inst.bot?.refreshToken);
   });
 
-  it('rotating STATE_ENCRYPTION_KEY: a record under the previous key is read and re-sealed with the current one', async () => {
+  it('rotating STATE_ENCRYPTION_KEY: reading writes nothing back; rotate-key re-seals the record with the current key', async () => {
     const inst = installation(`T${randomBytes(3).toString('hex')}`);
     await new SlackInstallations(a, new SecretBox(k1), clock).save(inst);
-    const k2 = key();
+    const key = `slack:installation:team:${inst.team?.id}`;
+    const before = await a.get(key);
+    const k2 = randomBytes(32);
     const rotating = new SlackInstallations(b, new SecretBox(k2, k1), clock);
     expect(await rotating.load({ teamId: inst.team?.id })).toEqual(inst);
+    // Read under the previous key: nothing was written back (an uninstall meanwhile would stay an uninstall).
+    expect(await a.get(key)).toEqual(before);
+    await rotateKeys(b, new SecretBox(k2, k1));
     // Now sealed with the new key alone: the old key no longer opens it.
     expect(await new SlackInstallations(a, new SecretBox(k2), clock).load({ teamId: inst.team?.id })).toEqual(inst);
     await expect(new SlackInstallations(a, new SecretBox(k1), clock).load({ teamId: inst.team?.id })).rejects.toThrow(
-      /neither STATE_ENCRYPTION_KEY nor STATE_ENCRYPTION_KEY_PREVIOUS/,
+      UnreadableRecord,
     );
   });
 

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { BridgeCore } from '../../../core/surface';
 import type { StateStore } from '../../../state/store';
 import type { TeamClients } from '../clients';
+import { legacySlackKeysOf } from '../records';
 import { INSTALLATION_PREFIX, installationKey, type SlackInstallations } from './installations';
 import { forgetOrgTeam, teamsOfEnterprise } from './tokens';
 
@@ -32,13 +33,12 @@ export interface LeavingDeps {
 }
 
 /**
- * The Slack surface's own keys of the workspace (assistant threads, agent contexts, event dedupe, the
- * org's team marks...): every `slack:` key that names it, the installation aside (removed above).
+ * The Slack surface's own records of the workspace live in its part of the store (../records.ts) and
+ * go with it; what is still found here are the global keys of before that name it (not yet moved since
+ * an upgrade), the installation aside (removed above) and the one-time OAuth states (no workspace yet).
  */
 async function slackKeysOf(store: StateStore, id: string): Promise<string[]> {
-  return (await store.keys('slack:')).filter(
-    (k) => !k.startsWith(INSTALLATION_PREFIX) && k.split(':').some((part) => decodeURIComponent(part) === id),
-  );
+  return legacySlackKeysOf(store, id, (k) => k.startsWith(INSTALLATION_PREFIX) || k.startsWith('slack:oauth-state'));
 }
 
 /**
