@@ -4,13 +4,13 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
-import type { OfficeConfig } from './core/context';
-import type { MailConfig } from './mail/mailer';
+import type { OfficeConfig } from '../core/context';
+import type { MailConfig } from '../mail/mailer';
 import { officeConfig, officeSchemas } from './office-config';
-import { DEFAULT_LEASE_TTL_MS } from './core/leases';
-import { instanceId } from './state/instance-id';
+import { DEFAULT_LEASE_TTL_MS } from '../core/leases';
+import { instanceId } from '../state/instance-id';
 import { bool, httpUrl, hostList, list, opt, seconds, snowflake, text } from './config-values';
-import { parseStateUrl, stateUrlProblem } from './state/state-url';
+import { parseStateUrl, stateUrlProblem } from '../state/state-url';
 import { encryptionKey, slackOAuthProblems } from './oauth-config';
 import { defaultDistribution, SLACK_DISTRIBUTIONS, type SlackDistribution } from './surfaces/slack/distribution';
 

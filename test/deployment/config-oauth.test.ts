@@ -1,7 +1,7 @@
 /** Slack's OAuth mode in the environment: which variables turn it on, and the key it cannot start without. */
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../src/config';
-import { redactConfig } from '../src/config-redact';
+import { ConfigError, loadConfig } from '../../src/deployment/config';
+import { redactConfig } from '../../src/deployment/config-redact';
 
 const KEY = randomBytes(32).toString('base64');
 const OAUTH = {
