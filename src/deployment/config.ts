@@ -12,7 +12,7 @@ import { instanceId } from '../state/instance-id';
 import { bool, httpUrl, hostList, list, opt, seconds, snowflake, text } from './config-values';
 import { parseStateUrl, stateUrlProblem } from '../state/state-url';
 import { encryptionKey, slackOAuthProblems } from './oauth-config';
-import { defaultDistribution, SLACK_DISTRIBUTIONS, type SlackDistribution } from './surfaces/slack/distribution';
+import { defaultDistribution, SLACK_DISTRIBUTIONS, type SlackDistribution } from '../surfaces/slack/distribution';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
