@@ -6,9 +6,9 @@
  * under STATE_ENCRYPTION_KEY, 2 when some could not be read, 1 on a configuration error.
  */
 import dotenv from 'dotenv';
-import { openStore } from './state/open-store';
-import { rotateKeys, rotationLines } from './state/rotate-key';
-import { parseEncryptionKey, SecretBox } from './state/secret-box';
+import { openStore } from '../state/open-store';
+import { rotateKeys, rotationLines } from '../state/rotate-key';
+import { parseEncryptionKey, SecretBox } from '../state/secret-box';
 
 export async function runRotateKey(
   env: NodeJS.ProcessEnv = process.env,
