@@ -235,9 +235,6 @@ export function connectionKey(t: Tenant): string {
   return `${tenantPrefix(t)}${CONNECTION_KEY}`;
 }
 
-/** Where the `chatbot-tenant:` index starts (the list of global families names it). */
-export const CHATBOT_TENANTS = CHATBOT_TENANTS_PREFIX;
-
 /**
  * The tenant's saved connection, or undefined (not connected, or no directory in this context).
  * `ctx` is core's context, typed by shape: this module stays below context.ts.
