@@ -9,19 +9,11 @@
  * What a tenant keeps here: its conversations and everything per conversation (the record, its chat
  * session and the chatbot it was opened with, transcript, handoff mark, lead facts, crash marks,
  * askers), its queues of work (`push`/`peek`/`ack`/`length` below), Retry records, dedupe marks,
- * recent conversations, votes, ticket indexes, office record, agent roster and limits.
+ * recent conversations, votes, ticket indexes, its connection and office record, agent roster and
+ * limits, and the surfaces' own records of it (surfaces/slack/records.ts, surfaces/discord/records.ts).
  *
- * Global on purpose (they stay on the raw store), because they are infrastructure shared across
- * tenants and instances, found by name or walked by every instance:
- * - leases (`convlease:`, `lease:`): one name per thing, whoever holds it;
- * - the pending-queue index (`convpending:<conv id>`), which the sweep walks to find queues an instance
- *   left behind; its value names the tenant, so the queue itself is reached through that tenant's view;
- * - answers in flight (`inflight:`) and `/ask`s not yet queued (`askintent:`), walked by crash
- *   recovery and the sweep on every instance;
- * - tickets and their thread/message lookups (a ticket can cross tenants of one office: a Discord
- *   user's ticket in a Slack channel; each tenant's index of them is its own);
- * - the outboxes (notices, mail), installations, and everything else that is not
- *   one tenant's records.
+ * What stays on the raw store instead is listed in one place, with the reason for each family:
+ * global-keys.ts (leases, the sweeps' indexes, answers in flight, tickets, outboxes, installations...).
  */
 import type { Json, OutboxIntent, QueueItem, RateDecision, StateStore } from './store';
 
