@@ -101,7 +101,11 @@ export interface AssistantIntro {
 export interface FormField {
   name: string;
   label: string;
-  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean' | 'channel';
+  /**
+   * `select`: one of `options` (a list); `choice`: one of a few `options` shown all at once (a
+   * rating: Discord's radio group; a select where the surface has none).
+   */
+  kind: 'text' | 'textarea' | 'number' | 'select' | 'choice' | 'boolean' | 'channel';
   /** A key or password: never pre-filled, never kept between a form's steps, never shown back. */
   secret?: boolean;
   required: boolean;

@@ -17,8 +17,9 @@ import { argsOf } from './commands';
 import { parseId } from './custom-ids';
 import { NEW_CONVERSATION_ACTION } from './direct-messages';
 import type { FormFlow } from './form-flow';
-import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import { actorFor, invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
 import { errInfo } from './responder';
+import { answeredPrivately } from './user-install';
 
 /** Commands whose answers everyone in the channel sees; the others answer their invoker only. */
 const PUBLIC_COMMANDS = new Set<CommandName>(COMMAND_SPECS.filter((s) => s.answersInChannel).map((s) => s.name));
@@ -48,15 +49,18 @@ export class Interactions {
 
   private async command(core: BridgeCore, i: ChatInputCommandInteraction): Promise<void> {
     const name = i.commandName;
-    if (!isCommandName(name) || (!i.inGuild() && !specOf(name).directMessages)) {
+    // Offered where its registration says (commands.ts); a stale registration is refused the same way.
+    const spec = isCommandName(name) ? specOf(name) : undefined;
+    const offered = spec?.userInstall || (!answeredPrivately(i) && (i.inGuild() || spec?.directMessages));
+    if (!isCommandName(name) || !offered) {
       await i.reply({ content: `/${name} is not available here.`, flags: MessageFlags.Ephemeral });
       return;
     }
     const args = argsOf(i, name);
     const responder = responderFor(this.inb, i, !PUBLIC_COMMANDS.has(name));
     await withResponder(this.inb, responder, async () => {
-      const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
+      const place = await placeOf(this.inb, i.guildId, i.channelId, i);
+      const actor = await actorFor(this.inb, i);
       await core.command(invocationOf(this.inb, responder, place, actor), name, args);
     });
   }
@@ -78,8 +82,8 @@ export class Interactions {
         await responder.reply(plain('New conversation: your next message starts a fresh chat with me.'), false);
         return;
       }
-      const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
+      const place = await placeOf(this.inb, i.guildId, i.channelId, i);
+      const actor = await actorFor(this.inb, i);
       await core.action(invocationOf(this.inb, responder, place, actor), parsed.action, parsed.value);
     });
   }
