@@ -126,7 +126,13 @@ export interface FormSpec {
   submitLabel?: string;
 }
 
-export type FormResult = { ok: true; message?: OutMessage } | { ok: false; errors: Record<string, string> };
+/**
+ * A form's outcome. `shown`: core already showed it (replaced the message the form came from, or
+ * told the person): the surface closes the form and adds nothing.
+ */
+export type FormResult =
+  | { ok: true; message?: OutMessage; shown?: boolean }
+  | { ok: false; errors: Record<string, string> };
 
 export interface Attachment {
   /** The platform's file id or URL: whatever `fetchAttachment` needs. */

@@ -116,6 +116,10 @@ export class FormFlow {
       session.state,
       session.values,
     );
+    if (result.ok && result.shown) {
+      await this.sessions.delete(key);
+      return;
+    }
     if (result.ok) {
       await this.sessions.delete(key);
       const done = result.message ? await this.inb.port.render(result.message) : plain(`${session.title}: saved.`);

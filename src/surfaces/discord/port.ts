@@ -33,6 +33,7 @@ import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
 import { PrivateAnswers } from './user-install';
+import { asSurvey } from './survey';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 
@@ -122,7 +123,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   }
 
   render(msg: OutMessage): Promise<RenderedMessage> {
-    return renderMessage(msg, (b) => buttonId(this.store, b));
+    return renderMessage(asSurvey(msg), (b) => buttonId(this.store, b));
   }
 
   /** An ephemeral message can only be edited through the interaction that made it. */

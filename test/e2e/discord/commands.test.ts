@@ -221,7 +221,9 @@ describe('Discord: every command', () => {
     const modal = await waitFor(() => e.fake.modalOf(open), 'the first settings modal', 10_000, e.fake.changes);
     expect(modal.inputs.length).toBeLessThanOrEqual(5);
     expect(modal.inputs.map((i) => i.custom_id)).toContain('Name');
-    const values = Object.fromEntries(modal.inputs.map((i) => [i.custom_id, i.value ?? '']));
+    // Typed settings are text inputs; a setting with a fixed set of values (a model) is a select,
+    // left as it was (its current value picked).
+    const values = Object.fromEntries(modal.inputs.filter((i) => i.type === 4).map((i) => [i.custom_id, i.value ?? '']));
     values.Name = 'Discord Edited Bot';
     e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, message: panel, values });
     expect(await once(() => panel.content, '\u2705', 'the group marked done')).toContain(`\u2705 ${groups[0]!.label}`);
