@@ -6,9 +6,9 @@
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import type { Logger } from 'pino';
-import type { Config, SlackConfig } from './config';
-import { configSecrets, createLogger } from './app-log';
-import { type SecretScrubber, safeLogger } from './log-safety';
+import type { Config, SlackConfig } from './deployment/config';
+import { configSecrets, createLogger } from './deployment/app-log';
+import { type SecretScrubber, safeLogger } from './deployment/log-safety';
 import { Bridge } from './core/bridge';
 import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
@@ -144,6 +144,7 @@ async function slackRuntime(config: Config, slack: SlackConfig, store: StateStor
     apiUrl: await resolveSlackApiUrl(slack.apiUrl, slack.botToken ?? '', log),
     adminUsers: slack.adminUsers,
     handoffChannel: slack.handoffChannel,
+    distribution: slack.distribution,
     store,
     log: log.child({ surface: 'slack' }),
   });

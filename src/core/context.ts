@@ -16,7 +16,7 @@ export interface HandoffTarget {
   channel: string;
 }
 
-/** Core's settings, derived from src/config.ts by main.ts (core never reads the environment). */
+/** Core's settings, derived from src/deployment/config.ts by main.ts (core never reads the environment). */
 export interface CoreConfig {
   /** The chatbot (`serialNumber`) the bridge talks to. */
   chatbotId: string;

@@ -7,7 +7,7 @@
  */
 import pino from 'pino';
 import { startApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/deployment/config';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import { FakeSlack, type FakeSlackOptions, type FakeMessage } from '../../fakes/fake-slack';
 import { button, sameAnswer, shown } from '../../fakes/slack-blocks';
