@@ -56,7 +56,8 @@ export function modalProblem(data: Json | undefined): [string, string] | undefin
     const path = `data.components.${i}`;
     let inputs: Json[];
     if (c.type === T.textDisplay) {
-      if (len(c.content) < 1 || len(c.content) > 4000) return [`${path}.content`, 'Must be between 1 and 4000 in length.'];
+      if (len(c.content) < 1 || len(c.content) > 4000)
+        return [`${path}.content`, 'Must be between 1 and 4000 in length.'];
       continue;
     }
     if (c.type === T.row) {
@@ -71,7 +72,10 @@ export function modalProblem(data: Json | undefined): [string, string] | undefin
       if (c.components !== undefined) return [`${path}.components`, 'A label holds one `component`.'];
       const inner = c.component as Json | undefined;
       if (!inner || !IN_LABEL.has(Number(inner.type)))
-        return [`${path}.component.type`, 'A label holds a text input, a select, a file upload, a radio group or checkboxes.'];
+        return [
+          `${path}.component.type`,
+          'A label holds a text input, a select, a file upload, a radio group or checkboxes.',
+        ];
       if (inner.type === T.text && inner.label !== undefined)
         return [`${path}.component.label`, 'A text input in a label has no label of its own.'];
       inputs = [inner];
@@ -207,7 +211,10 @@ export interface ModalAnswers {
   /** Radio groups: the value picked (left out: the default option, if any). */
   radios?: Record<string, string>;
   /** File uploads: the files given (served by the fake, as Discord's CDN serves uploads). */
-  files?: Record<string, Array<{ id: string; filename: string; size: number; url: string; proxy_url: string; content_type?: string }>>;
+  files?: Record<
+    string,
+    Array<{ id: string; filename: string; size: number; url: string; proxy_url: string; content_type?: string }>
+  >;
 }
 
 /**
@@ -253,7 +260,8 @@ export function modalSubmitData(
     }
     if (c.type === T.radioGroup) {
       const options = (c.options as Json[] | undefined) ?? [];
-      const value = answers.radios?.[customId] ?? (options.find((o) => o.default === true)?.value as string | undefined);
+      const value =
+        answers.radios?.[customId] ?? (options.find((o) => o.default === true)?.value as string | undefined);
       if (value !== undefined && !options.some((o) => o.value === value))
         throw new Error(`${customId} offers no option ${value}`);
       if (value === undefined && required) throw new Error(`Discord submits no modal with ${customId} unpicked`);

@@ -816,7 +816,11 @@ export class FakeDiscord {
     // Who authorized it: the server's install (its id under "0") or, for a user's own install, the
     // user (under "1"); a DM with the bot is authorized by the install that offers the command there.
     const owners =
-      install === 'user' ? { '1': member.user.id } : ch?.type === DM_CHANNEL ? { '0': '0' } : { '0': this.guildOf(channelId) };
+      install === 'user'
+        ? { '1': member.user.id }
+        : ch?.type === DM_CHANNEL
+          ? { '0': '0' }
+          : { '0': this.guildOf(channelId) };
     // In a DM, Discord sends the user instead of a member, and no guild.
     const where =
       ch?.type === DM_CHANNEL
@@ -927,7 +931,12 @@ export class FakeDiscord {
     });
   }
 
-  clickButton(opts: { message: FakeMessage; customId: string; member: FakeMember; install?: 'user' }): InteractionRecord {
+  clickButton(opts: {
+    message: FakeMessage;
+    customId: string;
+    member: FakeMember;
+    install?: 'user';
+  }): InteractionRecord {
     return this.newInteraction(
       3,
       opts.message.channel_id,

@@ -43,13 +43,21 @@ export function surveyForm(t: Ticket): FormSpec {
 }
 
 /** "Rate the help": the survey for the user who was helped; anyone else is told why not. */
-export async function openSurvey(ctx: CoreContext, handoffs: Handoffs, inv: Invocation, ticketId: string): Promise<void> {
+export async function openSurvey(
+  ctx: CoreContext,
+  handoffs: Handoffs,
+  inv: Invocation,
+  ticketId: string,
+): Promise<void> {
   const t = await handoffs.load(ticketId);
   if (!t) return void (await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true }));
   const refused = refusalOf('rate', t, await whoIs(ctx, inv, { action: 'rate', ticket: t }));
   if (refused) return void (await inv.reply({ text: refused.refusal }, { ephemeral: true }));
   if (!inv.openForm) {
-    await inv.reply({ text: `${ratingQuestion(t)} This place shows no forms: use the 1-5 buttons.` }, { ephemeral: true });
+    await inv.reply(
+      { text: `${ratingQuestion(t)} This place shows no forms: use the 1-5 buttons.` },
+      { ephemeral: true },
+    );
     return;
   }
   await inv.openForm(surveyForm(t));

@@ -103,7 +103,10 @@ const BOT_DM = InteractionContextType.BotDM;
 const PRIVATE = InteractionContextType.PrivateChannel;
 
 /** Where a global command is offered: by which installs, in which contexts. */
-function reach(spec: CommandSpec, scope: 'dm' | 'global'): { installs: ApplicationIntegrationType[]; contexts: InteractionContextType[] } {
+function reach(
+  spec: CommandSpec,
+  scope: 'dm' | 'global',
+): { installs: ApplicationIntegrationType[]; contexts: InteractionContextType[] } {
   if (spec.userInstall)
     return {
       installs: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],

@@ -85,14 +85,7 @@ export class FormFlow {
     await withResponder(this.inb, responder, async () => {
       if (parsed.submit) {
         const place = await placeOf(this.inb, i.guildId, i.channelId ?? '', i);
-        await this.submit(
-          responder,
-          parsed.session,
-          session,
-          place,
-          await actorFor(this.inb, i),
-          false,
-        );
+        await this.submit(responder, parsed.session, session, place, await actorFor(this.inb, i), false);
         return;
       }
       const panel = panelMessage(parsed.session, session);

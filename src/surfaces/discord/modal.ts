@@ -120,7 +120,9 @@ function radioLabel(f: FormField, held: string | undefined): LabelBuilder {
   const group = new RadioGroupBuilder()
     .setCustomId(f.name)
     .setRequired(f.required)
-    .addOptions(...options.map((o) => ({ label: cut(o.label, 100), value: o.value.slice(0, 100), default: o.value === held })));
+    .addOptions(
+      ...options.map((o) => ({ label: cut(o.label, 100), value: o.value.slice(0, 100), default: o.value === held })),
+    );
   const label = new LabelBuilder().setLabel(cut(f.label || f.name, 45)).setRadioGroupComponent(group);
   if (f.hint) label.setDescription(cut(f.hint, 100));
   return label;

@@ -223,7 +223,9 @@ describe('Discord: every command', () => {
     expect(modal.inputs.map((i) => i.custom_id)).toContain('Name');
     // Typed settings are text inputs; a setting with a fixed set of values (a model) is a select,
     // left as it was (its current value picked).
-    const values = Object.fromEntries(modal.inputs.filter((i) => i.type === 4).map((i) => [i.custom_id, i.value ?? '']));
+    const values = Object.fromEntries(
+      modal.inputs.filter((i) => i.type === 4).map((i) => [i.custom_id, i.value ?? '']),
+    );
     values.Name = 'Discord Edited Bot';
     e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, message: panel, values });
     expect(await once(() => panel.content, '\u2705', 'the group marked done')).toContain(`\u2705 ${groups[0]!.label}`);
