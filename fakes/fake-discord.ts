@@ -998,7 +998,8 @@ export class FakeDiscord {
         permissions: opts.member.permissions ?? '2248473465835073',
       },
     );
-    return this.newInteraction(5, opts.channelId, opts.member, data, opts.message, opts.install);
+    const install = opts.install ?? (this.strangerGuilds.has(this.guildOf(opts.channelId)) ? 'user' : undefined);
+    return this.newInteraction(5, opts.channelId, opts.member, data, opts.message, install);
   }
 
   /** The data of the latest modal the bot opened with this custom id. */

@@ -207,13 +207,19 @@ export class Responder {
    */
   isCommandIn(channelId: string): boolean {
     const i = this.interaction;
-    return !this.privately && i.isChatInputCommand() && i.channelId === channelId;
+    return !this.privately && this.opensConversations() && i.channelId === channelId;
+  }
+
+  /** A slash command, or a form it opened (`/ask` with photos): its reply is the channel's, free to root a thread. */
+  private opensConversations(): boolean {
+    const i = this.interaction;
+    return i.isChatInputCommand() || (i.isModalSubmit() && !i.isFromMessage());
   }
 
   rootMessage(msg: RenderedMessage, channelId: string): Promise<string | undefined> {
     return this.serial(async () => {
       const i = this.interaction;
-      if (this.privately || !i.isChatInputCommand() || i.channelId !== channelId) return undefined;
+      if (this.privately || !this.opensConversations() || i.channelId !== channelId) return undefined;
       if (this.state === 'fresh') {
         this.state = 'replied';
         return this.replyWithId(djsPayload(msg));

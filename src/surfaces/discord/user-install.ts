@@ -43,8 +43,10 @@ const idSchema = z.object({ id: z.string() });
 export function answeredPrivately(i: Interaction): boolean {
   if (i.context === InteractionContextType.PrivateChannel) return true;
   if (!i.guildId) return false;
-  const owners = i.authorizingIntegrationOwners ?? {};
-  if (owners[ApplicationIntegrationType.GuildInstall] !== i.guildId) return true;
+  const owners = i.authorizingIntegrationOwners;
+  // Discord names the installs behind every interaction; without the field, the bot's own servers say.
+  if (owners && Object.keys(owners).length > 0 && owners[ApplicationIntegrationType.GuildInstall] !== i.guildId)
+    return true;
   return !i.client.guilds.cache.has(i.guildId);
 }
 
