@@ -144,6 +144,7 @@ async function slackRuntime(config: Config, slack: SlackConfig, store: StateStor
     apiUrl: await resolveSlackApiUrl(slack.apiUrl, slack.botToken ?? '', log),
     adminUsers: slack.adminUsers,
     handoffChannel: slack.handoffChannel,
+    distribution: slack.distribution,
     store,
     log: log.child({ surface: 'slack' }),
   });

@@ -60,3 +60,21 @@ test('with SLACK_BOT_TOKEN the app stays single-workspace, with no OAuth', () =>
   expect(c.slack?.botToken).toBe('xoxb-1');
   expect(c.slack?.oauth).toBeUndefined();
 });
+
+describe('SLACK_DISTRIBUTION: which of Slack history limits apply', () => {
+  test('OAuth mode is a distributed app unless told; one token is an internal one', () => {
+    expect(loadConfig({ ...OAUTH, STATE_ENCRYPTION_KEY: KEY }).slack?.distribution).toBe('distributed');
+    const token = { CHATBOT_API_URL: 'http://127.0.0.1:9', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    expect(loadConfig(token).slack?.distribution).toBe('internal');
+    expect(loadConfig({ ...token, SLACK_DISTRIBUTION: 'distributed' }).slack?.distribution).toBe('distributed');
+    expect(
+      loadConfig({ ...OAUTH, STATE_ENCRYPTION_KEY: KEY, SLACK_DISTRIBUTION: 'Marketplace' }).slack?.distribution,
+    ).toBe('marketplace');
+  });
+
+  test('another value stops start-up naming the three it may be', () => {
+    const err = problems({ ...OAUTH, STATE_ENCRYPTION_KEY: KEY, SLACK_DISTRIBUTION: 'public' });
+    expect(err.problems.map((p) => p.variable)).toEqual(['SLACK_DISTRIBUTION']);
+    expect(err.message).toMatch(/SLACK_DISTRIBUTION: must be one of internal, marketplace, distributed/);
+  });
+});
