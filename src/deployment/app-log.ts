@@ -1,7 +1,7 @@
 /** The app's logger and the secrets of its configuration that every log line is scrubbed of. */
 import { mkdirSync } from 'fs';
 import { dirname, resolve } from 'path';
-import pino, { type Logger } from 'pino';
+import pino, { type Logger, type LoggerOptions } from 'pino';
 import type { Config } from './config';
 import { SecretScrubber } from './log-safety';
 import { SECRET_FIELDS, secretValues } from './secrets';
@@ -11,16 +11,21 @@ export function configSecrets(config: Config): SecretScrubber {
   return new SecretScrubber(secretValues(config));
 }
 
-/** The app's logger: pino with secret paths redacted; startApp makes it (or a caller's) safe at any depth. */
-export function createLogger(level: string, destination?: string): Logger {
-  const options = {
+/** The app logger's options: each secret's field name (secrets.ts's one list) redacted. */
+export function loggerOptions(level: string): LoggerOptions {
+  return {
     level,
     redact: {
-      // Each secret's field name (secrets.ts's one list) at the first level; the scrubber does every depth.
+      // At the first level; the scrubber (log-safety.ts) does every depth.
       paths: [...SECRET_FIELDS.map((f) => `*.${f}`), 'headers.authorization'],
       censor: '***',
     },
   };
+}
+
+/** The app's logger: pino with secret paths redacted; startApp makes it (or a caller's) safe at any depth. */
+export function createLogger(level: string, destination?: string): Logger {
+  const options = loggerOptions(level);
   if (destination) {
     mkdirSync(dirname(resolve(destination)), { recursive: true });
     // Synchronous: the file is open before the first line, so a quick exit (empty piped input)
