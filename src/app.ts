@@ -206,6 +206,21 @@ function coreConfigOf(
     leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
     ...(config.testPauses ? { testPauses: config.testPauses } : {}),
     ...(config.slack?.oauth ? { manyTenants: ['slack'] as const } : {}),
+    ...guestsOf(config),
+  };
+}
+
+/**
+ * Who is a guest on the environment's chatbot (CoreConfig.guestSurfaces): Slack's workspaces in OAuth
+ * mode, and every Discord server but the operator's (DISCORD_GUILD_ID, or the handoff channel's).
+ */
+function guestsOf(config: Config): Pick<CoreConfig, 'guestSurfaces' | 'operatorWorkspaces'> {
+  const surfaces: SurfaceName[] = [];
+  if (config.slack?.oauth) surfaces.push('slack');
+  if (config.discord) surfaces.push('discord');
+  return {
+    guestSurfaces: surfaces,
+    ...(config.discord?.guildId ? { operatorWorkspaces: { discord: config.discord.guildId } } : {}),
   };
 }
 
