@@ -39,7 +39,7 @@ export function newRef(): string {
   return randomBytes(2).toString('hex');
 }
 
-const INTERNAL_CODES = new Set<number | string>(['bad_response', 'internal_error']);
+const INTERNAL_CODES: readonly (number | string)[] = ['bad_response', 'internal_error'];
 
 /**
  * The service's refusal in its own words (its refusals are written for users and carry no keys:
@@ -49,7 +49,7 @@ const INTERNAL_CODES = new Set<number | string>(['bad_response', 'internal_error
 function serviceLine(err: ServiceError): string | undefined {
   if (err instanceof RateLimitedError || err instanceof QuotaExceededError) return err.message;
   if (err.httpStatus !== undefined && err.httpStatus >= 500) return undefined;
-  if (INTERNAL_CODES.has(err.code) || (typeof err.code === 'number' && err.code >= 500)) return undefined;
+  if (INTERNAL_CODES.includes(err.code) || (typeof err.code === 'number' && err.code >= 500)) return undefined;
   return USER_MESSAGES.serviceRefused(err.message);
 }
 
