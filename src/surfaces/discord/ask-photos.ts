@@ -63,14 +63,21 @@ const uploaded = z.object({
   contentType: z.string().nullish(),
   size: z.number().int().nonnegative(),
 });
-const questionInput = z.object({ type: z.literal(ComponentType.TextInput), customId: z.literal(QUESTION), value: z.string() });
+const questionInput = z.object({
+  type: z.literal(ComponentType.TextInput),
+  customId: z.literal(QUESTION),
+  value: z.string(),
+});
 const photosInput = z.object({
   type: z.literal(ComponentType.FileUpload),
   customId: z.literal(PHOTOS),
   values: z.array(snowflake).max(MAX_PHOTOS),
   attachments: z.instanceof(Map).optional(),
 });
-const labelled = z.object({ type: z.literal(ComponentType.Label), component: z.object({ customId: z.string() }).passthrough() });
+const labelled = z.object({
+  type: z.literal(ComponentType.Label),
+  component: z.object({ customId: z.string() }).passthrough(),
+});
 
 /** The submit as discord.js reads it: the question and the photos (Discord resolves each upload). */
 export function submittedAsk(
@@ -81,7 +88,8 @@ export function submittedAsk(
   const inner = top.data.map((l) => l.component);
   const question = questionInput.safeParse(inner.find((c) => c.customId === QUESTION));
   const photos = photosInput.safeParse(inner.find((c) => c.customId === PHOTOS));
-  if (!question.success || !photos.success) return { ok: false, why: 'the question or the photos are of another shape' };
+  if (!question.success || !photos.success)
+    return { ok: false, why: 'the question or the photos are of another shape' };
   const files: Attachment[] = [];
   for (const id of photos.data.values) {
     const file = uploaded.safeParse(photos.data.attachments?.get(id));
