@@ -422,6 +422,7 @@ export async function startSlackSocketE2E(
     app,
     fake,
     socket,
+    serviceCalls: [],
     service: svc.service,
     driver: new SlackDriver(`${app.url ?? 'http://127.0.0.1:9'}/slack/events`, 'not-the-apps-secret', fake.team),
     storedAnswers: svc.storedAnswers,
