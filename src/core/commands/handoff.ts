@@ -144,9 +144,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       [HANDOFF_ACTIONS.release]: async (_ctx, inv, ticketId) => handoffs.release(inv, ticketId),
       [HANDOFF_ACTIONS.takeover]: async (_ctx, inv, ticketId) => handoffs.askTakeOver(inv, ticketId),
       [HANDOFF_ACTIONS.takeoverConfirm]: async (_ctx, inv, value) => handoffs.takeOver(inv, value),
-      [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => {
-        await handoffs.rate(inv, value);
-      },
+      [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => handoffs.rate(inv, value),
       [HANDOFF_ACTIONS.survey]: async (ctx, inv, ticketId) => openSurvey(ctx, handoffs, inv, ticketId),
     },
     forms: {
