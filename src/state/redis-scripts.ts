@@ -165,13 +165,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
-/** Returns {owner, pttl} or nil. */
-export const LEASE_INFO = `
-local owner = redis.call('GET', KEYS[1])
-if not owner then return nil end
-return {owner, redis.call('PTTL', KEYS[1])}
-`;
-
 /**
  * Sliding-window logs over sorted sets scored by grant time: one token of each log, or none. KEYS: the
  * logs; ARGV: unique member, then a limit and a window (ms) per key. Returns {granted, retryInMs, index of the full log}.

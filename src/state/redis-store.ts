@@ -14,7 +14,6 @@ import {
   ACK,
   ACQUIRE_LEASE,
   RELEASE_LEASE,
-  LEASE_INFO,
   TAKE_TOKENS,
   casArgs,
 } from './redis-scripts';
@@ -192,8 +191,13 @@ export class RedisStore implements StateStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const ttl = String(checkTtl(ttlMs));
-    return (await this.script(ACQUIRE_LEASE, [this.lease(name)], [owner, ttl])) === 1;
+    const ttl = checkTtl(ttlMs) as number;
+    const key = this.lease(name);
+    // Most leases are free when taken: one command then. Held: by another (a read says so), or by
+    // this owner, renewed atomically by the script (the lease may lapse between the read and it).
+    if ((await this.redis.set(key, owner, 'PX', ttl, 'NX')) === 'OK') return true;
+    if ((await this.redis.get(key)) !== owner) return false;
+    return (await this.script(ACQUIRE_LEASE, [key], [owner, String(ttl)])) === 1;
   }
 
   async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -207,12 +211,13 @@ export class RedisStore implements StateStore {
   }
 
   async leaseInfo(name: string): Promise<LeaseInfo | undefined> {
-    const reply = await this.script(LEASE_INFO, [this.lease(name)], []);
-    if (!Array.isArray(reply)) return undefined;
-    const [owner, pttl] = reply;
-    const remaining = Number(pttl);
-    if (remaining <= 0) return undefined;
-    return { owner: String(owner), expiresAt: Date.now() + remaining };
+    // Two reads in one round trip, no script: a lease that lapses between them reads as lapsed.
+    const key = this.lease(name);
+    const replies = await this.redis.pipeline().get(key).pttl(key).exec();
+    const owner = replies?.[0]?.[1];
+    const remaining = Number(replies?.[1]?.[1]);
+    if (typeof owner !== 'string' || !(remaining > 0)) return undefined;
+    return { owner, expiresAt: Date.now() + remaining };
   }
 
   async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {

@@ -80,8 +80,9 @@ export async function beginAsk(
   const intent: AskIntent = { ...ask, owner: ctx.config.instanceId };
   const { ttlMs } = leaseTimings(ctx.config.leaseTtlMs);
   await ctx.store.acquireLease(leaseOf(id), ctx.config.instanceId, ttlMs);
-  await ctx.store.set(`${PREFIX}${id}`, toJson(intent), INTENT_TTL_MS);
+  // Indexed first: a crash between leaves an entry without an intent (a sweep drops it).
   await ctx.store.schedule(ASK_INTENT_INDEX, id, ctx.now() + ttlMs);
+  await ctx.store.set(`${PREFIX}${id}`, toJson(intent), INTENT_TTL_MS);
   return new AskInProgress(ctx, id, intent);
 }
 

@@ -76,8 +76,10 @@ export class QueueWorker {
 
   async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
     const ref = convRef(conv);
-    await convView(this.ctx.store, ref).push(convKeys.queue(conv.id), toJson(item));
+    // Marked before the push: a crash between leaves a mark without work (a sweep drops it), never
+    // work without a mark.
     await notePending(this.ctx, ref);
+    await convView(this.ctx.store, ref).push(convKeys.queue(conv.id), toJson(item));
     this.kick(ref);
   }
 

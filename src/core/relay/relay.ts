@@ -200,11 +200,14 @@ class AnswerRun {
     if (!(await store.acquireLease(leaseName, instanceId, this.opts.leaseTtlMs))) {
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; relaying anyway');
     }
-    this.saveRecord();
-    // Due for a recovery sweep's look when this lease may have run out (inflight.ts's index).
+    // Due for a recovery sweep's look when this lease may have run out (inflight.ts's index), indexed
+    // before the record is written: a crash between leaves an entry without a record, which a sweep
+    // drops, never a record no sweep finds.
     const indexed = store
       .schedule(INFLIGHT_INDEX, this.req.answerKey, this.now + this.opts.leaseTtlMs)
       .catch((err: unknown) => log.warn({ err }, 'could not index the in-flight record'));
+    this.recordChain = indexed;
+    this.saveRecord();
     this.messages.reserveFinal();
     const renew = setInterval(() => {
       this.renewLease(leaseName).catch((err: unknown) => log.warn({ err }, 'in-flight lease renewal failed'));
