@@ -1,5 +1,5 @@
 import type { StoredListing } from '../listings/listings-repo';
-import { featureOf, passes } from './facts';
+import { distanceTo, featureOf, passes } from './facts';
 import type { Criteria } from './intent';
 import type { SortKind } from './phrases';
 import type { FactFilter, Feature, NamedKey, Previous, Query } from './query-model';
@@ -59,6 +59,20 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
     found = found.filter((l) => passes(l.data, f));
   }
   const op = query.op;
+  const near = appliedFilters(query).find((f) => f.kind === 'near');
+  // "near it": nearest first.
+  if (near && op.kind !== 'superlative') found = [...found].sort((a, b) => distanceTo(a.data, near) - distanceTo(b.data, near));
+  if (op.kind === 'share') {
+    // The share's whole is the set as narrowed; its part, those that also meet the predicate.
+    const part = op.part;
+    const whole = found;
+    found = whole.filter(
+      (l) =>
+        matches(l.data, { ...part.criteria, status: part.criteria.status ?? l.data.Status }) &&
+        part.filters.every((f) => passes(l.data, f)),
+    );
+    return { ...out, base: whole, found };
+  }
   if (op.kind === 'superlative') found = topOf(found, op.sort, op.top, query.criteria);
   if (op.kind === 'beyond')
     found = sortBy(

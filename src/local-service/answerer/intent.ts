@@ -20,6 +20,8 @@ export interface Criteria {
   area?: string;
   /** Strictly larger than this building area (follow-up "anything bigger?"). */
   minArea?: number;
+  /** "around $800k": the figure and tolerance the price bounds came from (said in the answer). */
+  around?: { value: number; tolerance: string };
 }
 
 export type FollowUp =
@@ -390,3 +392,6 @@ export function hasCriteria(c: Criteria): boolean {
 function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
+
+/** The patterns this module reads, for checking which words of a question were understood (coverage.ts). */
+export const INTENT_PATTERNS: readonly RegExp[] = [GREETING, ABOUT_YOU, THANKS, RENT, MONTHLY, SALE, BEDS, BATHS, BETWEEN, RANGE, MAX_PRICE, MIN_PRICE, AROUND, MLS, LISTING_ID, ID_ALONE, LONG_ANSWER_PATTERN, ...TYPES.map(([re]) => re), ...SORTS.map(([re]) => re)];
