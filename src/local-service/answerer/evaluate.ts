@@ -3,7 +3,7 @@ import { distanceTo, featureOf, passes } from './facts';
 import type { Criteria } from './intent';
 import type { SortKind } from './phrases';
 import type { FactFilter, Feature, NamedKey, Previous, Query } from './query-model';
-import { filter, matches, onStreet, soldLeftOut, sortBy } from './query';
+import { filter, matches, onStreet, sortBy } from './query';
 
 /** What a query comes to over the listings: everything a writer needs, nothing it must look up. */
 export interface Evaluation {
@@ -48,7 +48,11 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
     base = shown.filter((l) => matches(l.data, { ...own, status: own.status ?? l.data.Status }));
   } else {
     base = filter(all, query.criteria);
-    out.soldLeftOut = soldLeftOut(all, query.criteria);
+    // Sold homes left out are counted with every condition, so the note never overstates.
+    out.soldLeftOut = query.criteria.status
+      ? 0
+      : filter(all, { ...query.criteria, status: 'Sold' }).filter((l) => query.filters.every((f) => passes(l.data, f)))
+          .length;
   }
   let found = base;
   for (const f of appliedFilters(query)) {

@@ -73,7 +73,7 @@ const quoted = (xs: string[]) => xs.map((x) => `'${x}'`);
 
 const EN: GrammarPhrases = {
   excluded: (what, value) =>
-    what === 'type' ? `that are not ${value.toLowerCase()}s` : what === 'city' ? `outside ${value}` : `outside ${value}`,
+    what === 'type' ? `other than ${value.toLowerCase()}s` : `outside ${value}`,
   zip: (zip) => `in ZIP ${zip}`,
   without: (label) => (/^(pets|dogs|cats)$/.test(label) ? `where ${label} are not allowed` : `without ${label}`),
   distance: (miles, from) => `${miles} miles from ${from}`,

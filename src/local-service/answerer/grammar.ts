@@ -113,8 +113,6 @@ export interface UnitSpec {
 export const AREA_PER_SQM = 10.7639;
 
 export const UNITS: readonly UnitSpec[] = [
-  { source: String.raw`(?:million|millones|mm|m)\b`, factor: 1_000_000 },
-  { source: String.raw`(?:thousand|grand|k)\b`, factor: 1_000 },
   {
     source: String.raw`(?:sq\.? ?ft\.?|square (?:feet|foot)|sqft|sf|ft2|ft²|pies(?: cuadrados)?)(?![\w²])`,
     fact: 'area',
@@ -129,6 +127,9 @@ export const UNITS: readonly UnitSpec[] = [
   { source: String.raw`acres?\b`, fact: 'lot', factor: 43_560, shown: 'acres' },
   { source: String.raw`weeks?\b`, fact: 'dom', factor: 7 },
   { source: String.raw`days?\b`, fact: 'dom', factor: 1 },
+  // Money multipliers last: "m²" is an area before "m" is a million.
+  { source: String.raw`(?:million|millones|mm|m)\b`, factor: 1_000_000 },
+  { source: String.raw`(?:thousand|grand|k)\b`, factor: 1_000 },
 ];
 
 /** "a month", "/mo", "monthly", "per month": the amount before it is a rent. */
@@ -187,6 +188,8 @@ export const COMPARATORS: readonly ComparatorSpec[] = [
 
 /** Year comparators: a year is bounded in time words. */
 export const YEAR_COMPARATORS: readonly ComparatorSpec[] = [
+  { source: String.raw`not (?:built |constructed )?(?:before|earlier than|prior to)`, at: 'before', bound: 'min' },
+  { source: String.raw`not (?:built |constructed )?(?:after|later than)`, at: 'before', bound: 'max' },
   { source: String.raw`(?:built |constructed )?(?:after|later than|newer than|post|despu[eé]s de)`, at: 'before', bound: 'min', strict: true },
   { source: String.raw`(?:built |constructed )?(?:since|in or after|no earlier than)`, at: 'before', bound: 'min' },
   { source: String.raw`(?:built |constructed )?(?:before|earlier than|older than|prior to|pre|antes de)`, at: 'before', bound: 'max', strict: true },

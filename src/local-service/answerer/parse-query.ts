@@ -148,6 +148,7 @@ interface Reading {
   inForce: { criteria: Criteria; filters: FactFilter[] };
   base: Pick<Query, 'asks' | 'own' | 'unknownPlace'>;
   compare: boolean;
+  fresh: boolean;
 }
 
 function readQuestion(question: string, ctx: ParseContext, g: GrammarReading): Reading {
@@ -162,7 +163,8 @@ function readQuestion(question: string, ctx: ParseContext, g: GrammarReading): R
   const inForce = { criteria: merge(carried, mine), filters: mergeFilters(kept, facts.filters) };
   const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
   const base = { asks: facts.asks, own, ...place };
-  return { question, facts, intent, last, mine, carried, kept, own, inForce, base, compare: COMPARE.test(question) };
+  const compare = COMPARE.test(question);
+  return { question, facts, intent, last, mine, carried, kept, own, inForce, base, compare, fresh: g.fresh };
 }
 
 /** Homes named by MLS number, id or address: their details, facts or a comparison. */
@@ -223,6 +225,7 @@ function searchQuery(r: Reading): Query {
   // "the cheapest one", "how many?", "and the average?" with nothing of their own: about the search in force.
   const bare = !mentionsFacts && op.kind !== 'list' && op.kind !== 'facts' && !intent.wantsAll;
   const refines =
+    !r.fresh &&
     last !== undefined &&
     (bare ||
       intent.continues ||

@@ -70,7 +70,8 @@ interface Amount {
 function amountOf(dollar: string | undefined, digits: string, unit: string | undefined, monthly: boolean): Amount {
   const u = unitOf(unit);
   const raw = Number(digits.replace(/,/g, ''));
-  const value = Math.round(raw * (u?.factor ?? 1) * 100) / 100;
+  // A converted area is said in whole square feet.
+  const value = u?.fact === 'area' && u.factor !== 1 ? Math.round(raw * u.factor) : Math.round(raw * (u?.factor ?? 1) * 100) / 100;
   const money = dollar !== undefined || (u !== undefined && u.fact === undefined) || monthly;
   return { value, money, monthly, unitFact: u?.fact, ...(u?.shown ? { shown: `${raw} ${u.shown}` } : {}) };
 }
@@ -178,21 +179,21 @@ export function readConditions(
     const at = m.index ?? 0;
     const end = at + m[0].trimEnd().length;
     if (overlaps(at, end, taken)) continue;
-    const monthly = m[9] !== undefined;
+    const monthly = m[8] !== undefined;
     const lo = amountOf(m[2], m[3], m[4], monthly);
     const hi = amountOf(m[5], m[6], m[7], monthly);
     // "$500k-700k": a unit said once covers both.
     if (hi.money || lo.money) lo.money = hi.money = true;
     if (m[7] && !m[4] && unitOf(m[7])?.fact === undefined) lo.value *= unitOf(m[7])?.factor ?? 1;
     const before = specOf(m[1]);
-    const after = specOf(m[10]);
+    const after = specOf(m[9]);
     const between = /\b(between|from|entre)\b/i.test(m[0]);
     const spec = factFor(hi, before, after);
     // A bare "3-4" or "2 to 3" with nothing to say what it counts is no condition.
     if (!spec || (!between && !before && !after && !hi.money && !hi.unitFact)) continue;
     if (spec.fact === 'year' && (lo.value < 1800 || hi.value > 2100)) continue;
     const [a, b] = [Math.min(lo.value, hi.value), Math.max(lo.value, hi.value)];
-    place(out, spec, { min: a, max: b }, monthly || RENT_NAMES.test(m[1] ?? m[10] ?? ''));
+    place(out, spec, { min: a, max: b }, monthly || RENT_NAMES.test(m[1] ?? m[9] ?? ''));
     take(at, end);
   }
   for (const m of text.matchAll(SINGLE)) {

@@ -24,6 +24,8 @@ export interface GrammarReading {
   /** "what share of <subject> <predicate>": the two halves, as digits. */
   share?: { subject: string; predicate: string };
   notUnderstood: string[];
+  /** A relative condition named its own reference: a new search. */
+  fresh: boolean;
 }
 
 export interface GrammarContext {
@@ -61,6 +63,8 @@ export function readGrammar(question: string, ctx: GrammarContext): GrammarReadi
   const all = ctx.all ?? [...new Set([...ctx.previous.shown, ...ctx.previous.list])];
   const named = namedSpans(text, [...ctx.houses], all);
   const protectedRanges = named.map((n): [number, number] => [n.at, n.end]);
+  const zips = zipsIn(text, all, protectedRanges);
+  protectedRanges.push(...zips.spans);
   const share = SHARE.exec(text);
   const arithmetic = arithmeticOf(text);
   // "how much bigger is A than B" is arithmetic between two homes, not a search for bigger homes.
@@ -76,7 +80,7 @@ export function readGrammar(question: string, ctx: GrammarContext): GrammarReadi
     ...ctx.fieldNames,
   ];
   const cov = coverage(text, [...spans, ...protectedRanges], [], names, ctx.textWords ?? new Set());
-  const filters: FactFilter[] = [...rel.filters, ...cond.filters];
+  const filters: FactFilter[] = [...rel.filters, ...cond.filters, ...zips.filters];
   for (const t of cov.textFilters) {
     filters.push({ kind: 'feature', feature: t.feature, ...(t.not ? { not: true } : {}) });
     spans.push(t.span);
@@ -89,7 +93,25 @@ export function readGrammar(question: string, ctx: GrammarContext): GrammarReadi
     ...(arithmetic ? { arithmetic } : {}),
     ...(share ? { share: { subject: share[1], predicate: share[2] } } : {}),
     notUnderstood: cov.unknown,
+    fresh: 'fresh' in rel && rel.fresh === true,
   };
+}
+
+/** "in 80205", "zip code 98103": a ZIP code the listings have (a number that is no amount). */
+function zipsIn(
+  text: string,
+  all: readonly StoredListing[],
+  taken: readonly [number, number][],
+): { filters: FactFilter[]; spans: [number, number][] } {
+  const known = new Set(all.map((l) => l.data.ZIP ?? '').filter((z) => z !== ''));
+  const out: { filters: FactFilter[]; spans: [number, number][] } = { filters: [], spans: [] };
+  for (const m of text.matchAll(/\b(?:(?:zip|zip code|postal code|postcode)\s*#?:?\s*)?(\d{5})\b(?![\d,.])/gi)) {
+    const at = m.index ?? 0;
+    if (!known.has(m[1]) || taken.some(([a, b]) => at < b && at + m[0].length > a)) continue;
+    out.filters.push({ kind: 'zip', zip: m[1] });
+    out.spans.push([at, at + m[0].length]);
+  }
+  return out;
 }
 
 function arithmeticOf(text: string): GrammarReading['arithmetic'] {

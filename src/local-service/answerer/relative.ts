@@ -17,6 +17,8 @@ export interface RelativeReading {
   filters: FactFilter[];
   spans: [number, number][];
   reference?: string;
+  /** The reference was named in the question: a new search, not a refinement of the one in force. */
+  fresh?: boolean;
 }
 
 /** A listing named in the text by address or MLS number, where. */
@@ -179,7 +181,8 @@ export function readRelatives(
     const w = new RegExp(`^(?:${REF_WORDS})\\b`, 'i').exec(rest.slice(lead));
     return w ? { end: at + lead + w[0].length, word: w[0] } : undefined;
   };
-  const claim = (a: number, b: number) => {
+  const claim = (a: number, b: number, r?: { named?: NamedSpan }) => {
+    if (r?.named) out.fresh = true;
     out.spans.push([a, b]);
     used.push([a, b]);
   };
@@ -211,7 +214,7 @@ export function readRelatives(
       if (spec.fact === 'price' || spec.fact === 'ppsf' || spec.fact === 'hoa') out.criteria.saleType = holder.data.SaleType;
       exclude(ref, '');
       out.reference = said;
-      claim(at, r.end);
+      claim(at, r.end, r);
     }
   }
 
@@ -228,7 +231,7 @@ export function readRelatives(
     out.filters.push({ kind: 'near', lat: home.data.Latitude, lon: home.data.Longitude, miles, said });
     exclude({ homes: [home], name: '' }, '');
     out.reference = said;
-    claim(at, r?.end ?? at + m[0].length);
+    claim(at, r?.end ?? at + m[0].length, r);
   }
 
   for (const m of text.matchAll(new RegExp(String.raw`\b(?:${SIMILAR})\b`, 'gi'))) {
@@ -257,7 +260,7 @@ export function readRelatives(
       });
     }
     exclude({ homes: [home], name }, `similar to ${name} (${figure(home, 'price')}): same city, type and sale type`);
-    claim(at, end);
+    claim(at, end, r);
   }
 
   for (const [source, what] of SAME) {
@@ -285,7 +288,7 @@ export function readRelatives(
       } else continue;
       const label = { city: 'city', area: 'neighborhood', type: 'property type', saleType: 'sale type', beds: 'number of bedrooms', zip: 'ZIP code', price: 'price range' }[what];
       exclude({ homes: [home], name }, `in the same ${label} as ${name}`);
-      claim(at, end);
+      claim(at, end, r);
     }
   }
   return out;

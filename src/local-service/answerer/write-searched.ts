@@ -13,7 +13,7 @@ export function writeSearched(ev: Evaluation, w: Writing): string {
   const q = ev.query;
   const parts: string[] = [];
   if (!ev.problem && q.op.kind !== 'none') {
-    if (q.set.kind === 'named') {
+    if (q.set.kind === 'named' || (q.op.kind === 'difference' && q.set.kind === 'previous')) {
       const names = ev.found.map((l) => l.data.Address || l.data.MLSNumber);
       if (names.length > 0) parts.push(gp.lookedUp(names));
     } else if (q.set.kind === 'previous') {
