@@ -86,14 +86,22 @@ function answerListings(question: string, req: AnswerRequest, p: Phrases): strin
     houses: new Set(vocab.streets.filter(isHouseAddress)),
     fieldNames: [...new Set(all.flatMap((l) => (l.data.ExtensionColumn ?? []).map((e) => e.Key)))],
     all,
-    textWords: textWordsOf(all.flatMap((l) => [l.data.Description ?? '', ...(l.data.ExtensionColumn ?? []).map((e) => e.value)])),
+    textWords: textWordsOf(
+      all.flatMap((l) => [l.data.Description ?? '', ...(l.data.ExtensionColumn ?? []).map((e) => e.value)]),
+    ),
   };
   const previous = previousResult(req.history, all, ctx);
   const query = parseQuery(question, { ...ctx, previous });
   if (query.op.kind === 'none') return undefined;
   const evaluation = evaluate(query, all, previous);
   const language = req.chatbot.settings.AIResponseLanguage;
-  const w = { p, rp: reasonPhrasesFor(language), gp: grammarPhrasesFor(language), currency: all[0]?.data.CurrencySymbol ?? '$', all };
+  const w = {
+    p,
+    rp: reasonPhrasesFor(language),
+    gp: grammarPhrasesFor(language),
+    currency: all[0]?.data.CurrencySymbol ?? '$',
+    all,
+  };
   const body = write(evaluation, w, vocab.cities);
   // The line of what was searched (and not understood) closes the answer: first lines stay as they were.
   const searched = writeSearched(evaluation, w);

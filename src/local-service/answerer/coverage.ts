@@ -87,7 +87,8 @@ export function coverage(
     for (const m of text.matchAll(g)) if (m[0].length > 0) covered.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
   };
   for (const re of [...PATTERNS, ...extra]) mark(re);
-  for (const n of names) if (n.trim() !== '') mark(new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'));
+  for (const n of names)
+    if (n.trim() !== '') mark(new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'));
   const tokens: Token[] = [...text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’\-.]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu)].map((m) => ({
     w: m[0],
     at: m.index ?? 0,
@@ -112,7 +113,10 @@ export function coverage(
     const end = r[r.length - 1].end;
     const phrase = text.slice(at, end);
     const before = text.slice(Math.max(0, at - 24), at).toLowerCase();
-    const cue = /\b(with|has|have|having|featuring|includes?|including|without|no|lacking)\s+(?:an?\s+|the\s+|some\s+)?$/.exec(before);
+    const cue =
+      /\b(with|has|have|having|featuring|includes?|including|without|no|lacking)\s+(?:an?\s+|the\s+|some\s+)?$/.exec(
+        before,
+      );
     const known = r.every((t) => textWords.has(t.w.toLowerCase()));
     if (cue && known) {
       const not = /^(without|no|lacking)$/.test(cue[1]);
@@ -128,6 +132,6 @@ export function coverage(
 /** Every word of the listings' descriptions and extra fields, lower-cased. */
 export function textWordsOf(texts: readonly string[]): Set<string> {
   const out = new Set<string>();
-  for (const t of texts) for (const m of t.toLowerCase().matchAll(/[\p{L}\p{N}][\p{L}\p{N}'\-]*/gu)) out.add(m[0]);
+  for (const t of texts) for (const m of t.toLowerCase().matchAll(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu)) out.add(m[0]);
   return out;
 }

@@ -65,7 +65,8 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
   const op = query.op;
   const near = appliedFilters(query).find((f) => f.kind === 'near');
   // "near it": nearest first.
-  if (near && op.kind !== 'superlative') found = [...found].sort((a, b) => distanceTo(a.data, near) - distanceTo(b.data, near));
+  if (near && op.kind !== 'superlative')
+    found = [...found].sort((a, b) => distanceTo(a.data, near) - distanceTo(b.data, near));
   if (op.kind === 'share') {
     // The share's whole is the set as narrowed; its part, those that also meet the predicate.
     const part = op.part;

@@ -96,7 +96,9 @@ export function passes(d: ListingData, f: FactFilter): boolean {
   if (f.kind === 'exclude') {
     if (f.what === 'type') return d.PropertyType.toLowerCase() !== f.value.toLowerCase();
     if (f.what === 'city') return normCity(d.City) !== normCity(f.value);
-    return !(d.ExtensionColumn ?? []).some((e) => /neighbou?rhood/i.test(e.Key) && e.value.toLowerCase() === f.value.toLowerCase());
+    return !(d.ExtensionColumn ?? []).some(
+      (e) => /neighbou?rhood/i.test(e.Key) && e.value.toLowerCase() === f.value.toLowerCase(),
+    );
   }
   if (f.kind === 'zip') return (d.ZIP ?? '').startsWith(f.zip);
   if (f.kind === 'other') return d.MLSNumber !== f.mls;
@@ -115,6 +117,7 @@ export function distanceTo(d: ListingData, p: { lat: number; lon: number }): num
 export function milesBetween(lat1: number, lon1: number, lat2: number, lon2: number): number {
   const rad = (x: number) => (x * Math.PI) / 180;
   const a =
-    Math.sin(rad(lat2 - lat1) / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
+    Math.sin(rad(lat2 - lat1) / 2) ** 2 +
+    Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
   return 3958.8 * 2 * Math.atan2(Math.sqrt(a), Math.sqrt(1 - a));
 }

@@ -18,11 +18,29 @@ export interface GrammarPhrases {
   splitRanked: string;
   splitFigured: string;
   /** "A (x) costs $d more than B (y): 23.4% more." */
-  difference(fact: NumericFact, a: string, av: string, b: string, bv: string, diff: string, more: boolean, pct: string): string;
+  difference(
+    fact: NumericFact,
+    a: string,
+    av: string,
+    b: string,
+    bv: string,
+    diff: string,
+    more: boolean,
+    pct: string,
+  ): string;
   same(fact: NumericFact, a: string, b: string, v: string): string;
   ratio(fact: NumericFact, a: string, av: string, b: string, bv: string, times: string): string;
   notComparable(a: string, av: string, b: string, bv: string): string;
-  spread(fact: NumericFact, n: number, what: string, lo: string, loWho: string, hi: string, hiWho: string, diff: string): string;
+  spread(
+    fact: NumericFact,
+    n: number,
+    what: string,
+    lo: string,
+    loWho: string,
+    hi: string,
+    hiWho: string,
+    diff: string,
+  ): string;
   needsTwo: string;
   share(k: number, n: number, what: string, pct: string, part: string): string;
   joinOr(items: string[]): string;
@@ -72,14 +90,14 @@ const enOr = (items: string[]) =>
 const quoted = (xs: string[]) => xs.map((x) => `'${x}'`);
 
 const EN: GrammarPhrases = {
-  excluded: (what, value) =>
-    what === 'type' ? `other than ${value.toLowerCase()}s` : `outside ${value}`,
+  excluded: (what, value) => (what === 'type' ? `other than ${value.toLowerCase()}s` : `outside ${value}`),
   zip: (zip) => `in ZIP ${zip}`,
   without: (label) => (/^(pets|dogs|cats)$/.test(label) ? `where ${label} are not allowed` : `without ${label}`),
   distance: (miles, from) => `${miles} miles from ${from}`,
   around: (value, tolerance) => `around ${value} (${tolerance})`,
   searched: (what) => `I searched ${what}`,
-  lookedUp: (names) => `I looked up ${names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`}`,
+  lookedUp: (names) =>
+    `I looked up ${names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`}`,
   notUnderstood: (phrases) =>
     `I couldn't tell what ${enOr(quoted(phrases))} should mean, so I didn't filter on ${phrases.length === 1 ? 'it' : 'them'}`,
   splitRanked: 'Sale prices and monthly rents are ranked separately: a rent is not comparable with a purchase price.',
@@ -123,7 +141,8 @@ const ES: GrammarPhrases = {
   lookedUp: (names) => `Consulté ${names.join(' y ')}`,
   notUnderstood: (phrases) =>
     `no entendí qué significa ${esOr(quoted(phrases))}, así que no ${phrases.length === 1 ? 'lo' : 'los'} usé como filtro`,
-  splitRanked: 'Los precios de venta y los alquileres mensuales se ordenan por separado: un alquiler no es comparable con un precio de compra.',
+  splitRanked:
+    'Los precios de venta y los alquileres mensuales se ordenan por separado: un alquiler no es comparable con un precio de compra.',
   splitFigured: 'Los precios de venta y los alquileres mensuales se calculan por separado, nunca juntos.',
   difference: (fact, a, av, b, bv, diff, more, pct) =>
     `${a} (${av}) tiene un ${ES_NOUN[fact]} ${diff} ${more ? 'mayor' : 'menor'} que ${b} (${bv})${pct ? `: un ${pct} ${more ? 'más' : 'menos'}` : ''}.`,
@@ -133,7 +152,8 @@ const ES: GrammarPhrases = {
     `No puedo compararlas: ${a} es ${av} y ${b} es ${bv}, y un alquiler mensual no es comparable con un precio de compra.`,
   spread: (fact, n, what, lo, loWho, hi, hiWho, diff) =>
     `Entre las ${n} ${what}, el ${ES_NOUN[fact]} va de ${lo} (${loWho}) a ${hi} (${hiWho}): una diferencia de ${diff}.`,
-  needsTwo: 'Para calcular una diferencia necesito dos viviendas: indíquelas (direcciones o números MLS) o diga cuáles de mi última respuesta.',
+  needsTwo:
+    'Para calcular una diferencia necesito dos viviendas: indíquelas (direcciones o números MLS) o diga cuáles de mi última respuesta.',
   share: (k, n, what, pct, part) => `${k} de las ${n} ${what} (${pct}) ${k === 1 ? 'es' : 'son'} ${part}.`,
   joinOr: esOr,
 };

@@ -148,8 +148,16 @@ export interface ComparatorSpec {
 
 export const COMPARATORS: readonly ComparatorSpec[] = [
   // Negated comparators first: "not more than" is "at most".
-  { source: String.raw`not (?:more|over|above|greater) than|not over|not above|no more than`, at: 'before', bound: 'max' },
-  { source: String.raw`not (?:less|fewer|under|below) than|not under|not below|no (?:less|fewer) than`, at: 'before', bound: 'min' },
+  {
+    source: String.raw`not (?:more|over|above|greater) than|not over|not above|no more than`,
+    at: 'before',
+    bound: 'max',
+  },
+  {
+    source: String.raw`not (?:less|fewer|under|below) than|not under|not below|no (?:less|fewer) than`,
+    at: 'before',
+    bound: 'min',
+  },
   {
     source: String.raw`at least|a minimum of|minimum(?: of)?|min\.?|starting (?:at|from)|from|upwards of|al menos|desde`,
     at: 'before',
@@ -178,7 +186,11 @@ export const COMPARATORS: readonly ComparatorSpec[] = [
     at: 'before',
     bound: 'around',
   },
-  { source: String.raw`or more|or larger|or bigger|or greater|or higher|or newer|or later|and up|and above|plus|\+|minimum|min|at least|o m[aá]s`, at: 'after', bound: 'min' },
+  {
+    source: String.raw`or more|or larger|or bigger|or greater|or higher|or newer|or later|and up|and above|plus|\+|minimum|min|at least|o m[aá]s`,
+    at: 'after',
+    bound: 'min',
+  },
   {
     source: String.raw`or less|or fewer|or smaller|or lower|or cheaper|or older|or earlier|and under|and below|max(?:imum)?|tops|at most|o menos`,
     at: 'after',
@@ -190,9 +202,19 @@ export const COMPARATORS: readonly ComparatorSpec[] = [
 export const YEAR_COMPARATORS: readonly ComparatorSpec[] = [
   { source: String.raw`not (?:built |constructed )?(?:before|earlier than|prior to)`, at: 'before', bound: 'min' },
   { source: String.raw`not (?:built |constructed )?(?:after|later than)`, at: 'before', bound: 'max' },
-  { source: String.raw`(?:built |constructed )?(?:after|later than|newer than|post|despu[eé]s de)`, at: 'before', bound: 'min', strict: true },
+  {
+    source: String.raw`(?:built |constructed )?(?:after|later than|newer than|post|despu[eé]s de)`,
+    at: 'before',
+    bound: 'min',
+    strict: true,
+  },
   { source: String.raw`(?:built |constructed )?(?:since|in or after|no earlier than)`, at: 'before', bound: 'min' },
-  { source: String.raw`(?:built |constructed )?(?:before|earlier than|older than|prior to|pre|antes de)`, at: 'before', bound: 'max', strict: true },
+  {
+    source: String.raw`(?:built |constructed )?(?:before|earlier than|older than|prior to|pre|antes de)`,
+    at: 'before',
+    bound: 'max',
+    strict: true,
+  },
   { source: String.raw`(?:built |constructed )?(?:in or before|no later than|until)`, at: 'before', bound: 'max' },
 ];
 
@@ -265,8 +287,16 @@ export interface RelativeSpec {
 }
 
 export const RELATIVES: readonly RelativeSpec[] = [
-  { source: String.raw`cheaper|less expensive|lower[- ]priced|more affordable|m[aá]s barat[ao]s?`, fact: 'price', bound: 'max' },
-  { source: String.raw`pricier|more expensive|higher[- ]priced|costlier|m[aá]s car[ao]s?`, fact: 'price', bound: 'min' },
+  {
+    source: String.raw`cheaper|less expensive|lower[- ]priced|more affordable|m[aá]s barat[ao]s?`,
+    fact: 'price',
+    bound: 'max',
+  },
+  {
+    source: String.raw`pricier|more expensive|higher[- ]priced|costlier|m[aá]s car[ao]s?`,
+    fact: 'price',
+    bound: 'min',
+  },
   { source: String.raw`bigger|larger|roomier|more spacious|m[aá]s grandes?`, fact: 'area', bound: 'min' },
   { source: String.raw`smaller|more compact|m[aá]s peque[nñ]as?`, fact: 'area', bound: 'max' },
   { source: String.raw`newer|more recently built|younger`, fact: 'year', bound: 'min' },
@@ -293,4 +323,36 @@ export const SAME: readonly [string, 'city' | 'area' | 'type' | 'saleType' | 'be
 /** How far "nearby" reaches when no distance is said (in miles), and how wide "similar" prices are. */
 export const NEARBY_MILES = 3;
 export const SIMILAR_PRICE = 0.2;
-export const DISTANCE_UNITS: Readonly<Record<string, number>> = { mile: 1, miles: 1, mi: 1, km: 0.621371, kilometers: 0.621371, kilometres: 0.621371, blocks: 0.05 };
+export const DISTANCE_UNITS: Readonly<Record<string, number>> = {
+  mile: 1,
+  miles: 1,
+  mi: 1,
+  km: 0.621371,
+  kilometers: 0.621371,
+  kilometres: 0.621371,
+  blocks: 0.05,
+};
+
+/** The short form of each word of a street address, so questions and listings spell addresses alike. */
+export const ADDRESS_SUFFIXES: Readonly<Record<string, string>> = {
+  street: 'st',
+  avenue: 'ave',
+  av: 'ave',
+  road: 'rd',
+  boulevard: 'blvd',
+  drive: 'dr',
+  lane: 'ln',
+  court: 'ct',
+  place: 'pl',
+  terrace: 'ter',
+  parkway: 'pkwy',
+  highway: 'hwy',
+  north: 'n',
+  south: 's',
+  east: 'e',
+  west: 'w',
+  northwest: 'nw',
+  northeast: 'ne',
+  southwest: 'sw',
+  southeast: 'se',
+};

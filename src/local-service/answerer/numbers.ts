@@ -44,13 +44,15 @@ export function numbersToDigits(text: string): string {
     const after = whole.slice(offset + endAt);
     const lone = words.length === 1 && ['one', 'a', 'an', 'half', 'quarter'].includes(words[0]);
     if (lone && !(words[0] === 'one' && COUNTED.test(after))) return run;
-    const value = valueOf(words);
+    // "900 thousand": the digits already said the number, the word is its unit.
+    if (words.every((w) => MULTIPLIER_WORDS[w] !== undefined)) return run;
+    const value = numberValue(words);
     if (value === undefined) return run;
     return `${run.slice(0, tokens[first].at)}${String(value)}${run.slice(endAt)}`;
   });
 }
 
-function valueOf(words: string[]): number | undefined {
+function numberValue(words: string[]): number | undefined {
   let total = 0;
   let current = 0;
   let any = false;

@@ -112,6 +112,8 @@ function arithmetic(q: Query, g: GrammarReading, ctx: ParseContext): Query {
   }
   if (q.op.kind === 'compare' && !a.named && a.kind === 'difference') return q;
   let set = q.set;
+  // Two homes named: the arithmetic is between them, whatever else the words suggested (a count, a rank).
+  if (g.named.length >= 2) set = { kind: 'named', keys: g.named.map((mls) => ({ kind: 'mls', mls })) };
   // "how much cheaper is it than 4547 S Congress Ave?": the home of the conversation and the one named.
   const it = ctx.previous.shown[0];
   if (set.kind === 'named' && set.keys.length === 1 && it && /\b(it|this|that)\b/i.test(g.text)) {
@@ -149,6 +151,7 @@ interface Reading {
   base: Pick<Query, 'asks' | 'own' | 'unknownPlace'>;
   compare: boolean;
   fresh: boolean;
+  carry: boolean;
 }
 
 function readQuestion(question: string, ctx: ParseContext, g: GrammarReading): Reading {
@@ -164,7 +167,21 @@ function readQuestion(question: string, ctx: ParseContext, g: GrammarReading): R
   const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
   const base = { asks: facts.asks, own, ...place };
   const compare = COMPARE.test(question);
-  return { question, facts, intent, last, mine, carried, kept, own, inForce, base, compare, fresh: g.fresh };
+  return {
+    question,
+    facts,
+    intent,
+    last,
+    mine,
+    carried,
+    kept,
+    own,
+    inForce,
+    base,
+    compare,
+    fresh: g.fresh,
+    carry: g.carry,
+  };
 }
 
 /** Homes named by MLS number, id or address: their details, facts or a comparison. */
@@ -228,6 +245,7 @@ function searchQuery(r: Reading): Query {
     !r.fresh &&
     last !== undefined &&
     (bare ||
+      r.carry ||
       intent.continues ||
       REFINE_START.test(question) ||
       /\b(instead|only|en su lugar)\b/i.test(question) ||

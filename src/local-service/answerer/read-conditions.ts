@@ -52,7 +52,9 @@ const RANGE = new RegExp(
 );
 
 const specOf = (name: string | undefined): FactSpec | undefined =>
-  name === undefined ? undefined : FACTS.find((f) => f.names.some((n) => new RegExp(`^(?:${n})$`, 'i').test(name.trim())));
+  name === undefined
+    ? undefined
+    : FACTS.find((f) => f.names.some((n) => new RegExp(`^(?:${n})$`, 'i').test(name.trim())));
 const unitOf = (u: string | undefined): UnitSpec | undefined =>
   u === undefined ? undefined : UNITS.find((x) => new RegExp(`^(?:${x.source})`, 'i').test(u.trim()));
 const comparatorOf = (w: string | undefined, list: readonly ComparatorSpec[]): ComparatorSpec | undefined =>
@@ -71,7 +73,8 @@ function amountOf(dollar: string | undefined, digits: string, unit: string | und
   const u = unitOf(unit);
   const raw = Number(digits.replace(/,/g, ''));
   // A converted area is said in whole square feet.
-  const value = u?.fact === 'area' && u.factor !== 1 ? Math.round(raw * u.factor) : Math.round(raw * (u?.factor ?? 1) * 100) / 100;
+  const value =
+    u?.fact === 'area' && u.factor !== 1 ? Math.round(raw * u.factor) : Math.round(raw * (u?.factor ?? 1) * 100) / 100;
   const money = dollar !== undefined || (u !== undefined && u.fact === undefined) || monthly;
   return { value, money, monthly, unitFact: u?.fact, ...(u?.shown ? { shown: `${raw} ${u.shown}` } : {}) };
 }
@@ -105,7 +108,13 @@ interface Bounds {
   around?: { value: number; tolerance: string };
 }
 
-function boundsOf(spec: FactSpec, v: number, bound: Bound | undefined, strict: boolean, tol?: [string, string?]): Bounds {
+function boundsOf(
+  spec: FactSpec,
+  v: number,
+  bound: Bound | undefined,
+  strict: boolean,
+  tol?: [string, string?],
+): Bounds {
   const s = strict ? step(spec) : 0;
   switch (bound) {
     case 'min':
@@ -151,6 +160,8 @@ function place(out: ConditionReading, spec: FactSpec, b: Bounds, monthly: boolea
     else c.minBathrooms = b.min;
     return;
   }
+  // A price per square foot in dollars is a purchase price's: a rent per square foot is a dollar or two.
+  if (spec.fact === 'ppsf' && (b.max ?? b.min ?? 0) >= 20 && !monthly) c.saleType = 'for_sale';
   out.filters = out.filters.filter((f) => !(f.kind === 'range' && f.fact === spec.fact));
   out.filters.push({
     kind: 'range',
@@ -184,7 +195,7 @@ export function readConditions(
     const hi = amountOf(m[5], m[6], m[7], monthly);
     // "$500k-700k": a unit said once covers both.
     if (hi.money || lo.money) lo.money = hi.money = true;
-    if (m[7] && !m[4] && unitOf(m[7])?.fact === undefined) lo.value *= unitOf(m[7])?.factor ?? 1;
+    if (m[7] && !m[4] && unitOf(m[7])?.fact === undefined && lo.value < 1000) lo.value *= unitOf(m[7])?.factor ?? 1;
     const before = specOf(m[1]);
     const after = specOf(m[9]);
     const between = /\b(between|from|entre)\b/i.test(m[0]);
@@ -268,10 +279,7 @@ function readNegations(
     const rest = text.slice(from);
     for (const { ask, feature } of features) {
       const hit = new RegExp(ask.source, ask.flags.replace('g', '')).exec(rest);
-      if (!hit || hit.index !== 0) continue;
-      if (/^(pets|dogs|cats)$/.test(feature.label) && /^no\b/i.test(m[0]) && /^pets?\b/i.test(rest)) {
-        // "no pets" as a wish is a home where pets are not allowed: the same reading.
-      }
+      if (hit?.index !== 0) continue;
       out.filters.push({ kind: 'feature', feature, not: true });
       take(at, from + hit[0].length);
       break;

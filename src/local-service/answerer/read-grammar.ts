@@ -24,8 +24,11 @@ export interface GrammarReading {
   /** "what share of <subject> <predicate>": the two halves, as digits. */
   share?: { subject: string; predicate: string };
   notUnderstood: string[];
+  /** MLS numbers of the homes the question names, in its order. */
+  named: string[];
   /** A relative condition named its own reference: a new search. */
   fresh: boolean;
+  carry: boolean;
 }
 
 export interface GrammarContext {
@@ -73,12 +76,7 @@ export function readGrammar(question: string, ctx: GrammarContext): GrammarReadi
     : readRelatives(text, named, ctx.previous, protectedRanges);
   const cond = readConditions(text, [...protectedRanges, ...rel.spans], FEATURES);
   const spans = [...rel.spans, ...cond.spans];
-  const names = [
-    ...ctx.vocab.cities,
-    ...ctx.vocab.areas,
-    ...ctx.vocab.streets,
-    ...ctx.fieldNames,
-  ];
+  const names = [...ctx.vocab.cities, ...ctx.vocab.areas, ...ctx.vocab.streets, ...ctx.fieldNames];
   const cov = coverage(text, [...spans, ...protectedRanges], [], names, ctx.textWords ?? new Set());
   const filters: FactFilter[] = [...rel.filters, ...cond.filters, ...zips.filters];
   for (const t of cov.textFilters) {
@@ -93,7 +91,9 @@ export function readGrammar(question: string, ctx: GrammarContext): GrammarReadi
     ...(arithmetic ? { arithmetic } : {}),
     ...(share ? { share: { subject: share[1], predicate: share[2] } } : {}),
     notUnderstood: cov.unknown,
+    named: [...new Set(named.map((n) => n.listing.data.MLSNumber.toUpperCase()))],
     fresh: 'fresh' in rel && rel.fresh === true,
+    carry: 'carry' in rel && rel.carry === true,
   };
 }
 
@@ -120,6 +120,7 @@ function arithmeticOf(text: string): GrammarReading['arithmetic'] {
   // "how much more expensive": the price, whatever else "more" might count.
   const pricey = /\b(cheaper|pricier|more expensive|less expensive|cost|costs|costlier|price|rent)\b/i.test(text);
   const other = ARITH_FACTS.find(([re]) => re.test(text))?.[1];
-  const fact = pricey && !/\bper (?:square )?(?:foot|feet|sq)|\bpsf\b|\bhoa\b/i.test(text) ? 'price' : (other ?? 'price');
+  const fact =
+    pricey && !/\bper (?:square )?(?:foot|feet|sq)|\bpsf\b|\bhoa\b/i.test(text) ? 'price' : (other ?? 'price');
   return { kind, fact, named: pricey || other !== undefined };
 }

@@ -19,6 +19,8 @@ export interface RelativeReading {
   reference?: string;
   /** The reference was named in the question: a new search, not a refinement of the one in force. */
   fresh?: boolean;
+  /** The reference came from the conversation: the search in force carries over. */
+  carry?: boolean;
 }
 
 /** A listing named in the text by address or MLS number, where. */
@@ -103,11 +105,7 @@ interface Ref {
   name: string;
 }
 
-function resolve(
-  word: string | undefined,
-  named: NamedSpan | undefined,
-  previous: Previous,
-): Ref | undefined {
+function resolve(word: string | undefined, named: NamedSpan | undefined, previous: Previous): Ref | undefined {
   if (named) return { homes: [named.listing], name: named.listing.data.Address || named.listing.data.MLSNumber };
   const w = (word ?? '').toLowerCase().trim();
   const ord = /\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)\b/.exec(w);
@@ -183,6 +181,7 @@ export function readRelatives(
   };
   const claim = (a: number, b: number, r?: { named?: NamedSpan }) => {
     if (r?.named) out.fresh = true;
+    else out.carry = true;
     out.spans.push([a, b]);
     used.push([a, b]);
   };
@@ -211,7 +210,8 @@ export function readRelatives(
         said,
       });
       // A monthly rent is not cheaper than a purchase price: the reference's sale type is kept.
-      if (spec.fact === 'price' || spec.fact === 'ppsf' || spec.fact === 'hoa') out.criteria.saleType = holder.data.SaleType;
+      if (spec.fact === 'price' || spec.fact === 'ppsf' || spec.fact === 'hoa')
+        out.criteria.saleType = holder.data.SaleType;
       exclude(ref, '');
       out.reference = said;
       claim(at, r.end, r);
@@ -226,7 +226,9 @@ export function readRelatives(
     const ref = resolve(r?.word, r?.named, previous);
     const home = ref?.homes[0];
     if (!ref || !home || home.data.Latitude === undefined || home.data.Longitude === undefined) continue;
-    const miles = m[1] ? Number(m[1]) * (DISTANCE_UNITS[m[2].toLowerCase().replace(/s$/, '')] ?? DISTANCE_UNITS[m[2].toLowerCase()] ?? 1) : NEARBY_MILES;
+    const miles = m[1]
+      ? Number(m[1]) * (DISTANCE_UNITS[m[2].toLowerCase().replace(/s$/, '')] ?? DISTANCE_UNITS[m[2].toLowerCase()] ?? 1)
+      : NEARBY_MILES;
     const said = `within ${groupDigits(miles)} miles of ${home.data.Address || home.data.MLSNumber}`;
     out.filters.push({ kind: 'near', lat: home.data.Latitude, lon: home.data.Longitude, miles, said });
     exclude({ homes: [home], name: '' }, '');
@@ -264,7 +266,9 @@ export function readRelatives(
   }
 
   for (const [source, what] of SAME) {
-    for (const m of text.matchAll(new RegExp(String.raw`\b(?:(?:in|on|with|at|of) )?(?:the )?(?:${source})(?: as)?\b`, 'gi'))) {
+    for (const m of text.matchAll(
+      new RegExp(String.raw`\b(?:(?:in|on|with|at|of) )?(?:the )?(?:${source})(?: as)?\b`, 'gi'),
+    )) {
       const at = m.index ?? 0;
       const r = /as$/i.test(m[0]) ? refAt(at + m[0].length) : undefined;
       const end = r?.end ?? at + m[0].length;
@@ -284,9 +288,23 @@ export function readRelatives(
       else if (what === 'price') {
         const p = listingPrice(d) ?? 0;
         out.criteria.saleType = d.SaleType;
-        out.filters.push({ kind: 'range', fact: 'price', min: Math.round(p * 0.9), max: Math.round(p * 1.1), said: `priced within 10% of ${figure(home, 'price')}` });
+        out.filters.push({
+          kind: 'range',
+          fact: 'price',
+          min: Math.round(p * 0.9),
+          max: Math.round(p * 1.1),
+          said: `priced within 10% of ${figure(home, 'price')}`,
+        });
       } else continue;
-      const label = { city: 'city', area: 'neighborhood', type: 'property type', saleType: 'sale type', beds: 'number of bedrooms', zip: 'ZIP code', price: 'price range' }[what];
+      const label = {
+        city: 'city',
+        area: 'neighborhood',
+        type: 'property type',
+        saleType: 'sale type',
+        beds: 'number of bedrooms',
+        zip: 'ZIP code',
+        price: 'price range',
+      }[what];
       exclude({ homes: [home], name }, `in the same ${label} as ${name}`);
       claim(at, end, r);
     }

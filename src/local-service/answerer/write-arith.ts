@@ -20,7 +20,7 @@ function deltaText(fact: NumericFact, v: number, w: Writing, monthly: boolean): 
   return groupDigits(v);
 }
 
-const valueOf = (l: StoredListing, fact: NumericFact, w: Writing) => factValue(l.data, fact, w) ?? w.rp.noFact(fact);
+const figureOf = (l: StoredListing, fact: NumericFact, w: Writing) => factValue(l.data, fact, w) ?? w.rp.noFact(fact);
 
 /**
  * The difference (and ratio) of one fact between two homes, with both figures; over more homes, the
@@ -37,28 +37,28 @@ export function writeDifference(ev: Evaluation, w: Writing): string {
   const [a, b] = ev.found;
   const priced = PRICED.includes(fact);
   if (priced && a.data.SaleType !== b.data.SaleType)
-    return gp.notComparable(nameOf(a), valueOf(a, 'price', w), nameOf(b), valueOf(b, 'price', w));
+    return gp.notComparable(nameOf(a), figureOf(a, 'price', w), nameOf(b), figureOf(b, 'price', w));
   const va = numberOf(a.data, fact);
   const vb = numberOf(b.data, fact);
   if (va === undefined || vb === undefined || (fact === 'hoa' && (va === 0 || vb === 0) && va === vb))
-    return `${nameOf(a)}: ${valueOf(a, fact, w)}; ${nameOf(b)}: ${valueOf(b, fact, w)}.`;
+    return `${nameOf(a)}: ${figureOf(a, fact, w)}; ${nameOf(b)}: ${figureOf(b, fact, w)}.`;
   const monthly = a.data.SaleType === 'for_rent' && fact === 'price';
-  if (va === vb) return gp.same(fact, nameOf(a), nameOf(b), valueOf(a, fact, w));
+  if (va === vb) return gp.same(fact, nameOf(a), nameOf(b), figureOf(a, fact, w));
   const diff = Math.abs(va - vb);
   const pct = vb !== 0 && fact !== 'year' ? `${(Math.round((diff / vb) * 1000) / 10).toFixed(1)}%` : '';
   const line = gp.difference(
     fact,
     nameOf(a),
-    valueOf(a, fact, w),
+    figureOf(a, fact, w),
     nameOf(b),
-    valueOf(b, fact, w),
+    figureOf(b, fact, w),
     deltaText(fact, Math.round(diff * 100) / 100, w, monthly),
     va > vb,
     pct,
   );
   if (!op.ratio || vb === 0) return line;
   const times = (Math.round((va / vb) * 100) / 100).toFixed(2);
-  return `${gp.ratio(fact, nameOf(a), valueOf(a, fact, w), nameOf(b), valueOf(b, fact, w), times)} ${line}`;
+  return `${gp.ratio(fact, nameOf(a), figureOf(a, fact, w), nameOf(b), figureOf(b, fact, w), times)} ${line}`;
 }
 
 /** Over a set: the lowest and highest figure and the gap, per sale type for prices. */
@@ -78,9 +78,9 @@ function spread(ev: Evaluation, w: Writing, fact: NumericFact): string {
       fact,
       xs.length,
       what(ev, w, xs.length, criteria),
-      valueOf(lo.l, fact, w),
+      figureOf(lo.l, fact, w),
       nameOf(lo.l),
-      valueOf(hi.l, fact, w),
+      figureOf(hi.l, fact, w),
       nameOf(hi.l),
       deltaText(fact, Math.round((hi.v - lo.v) * 100) / 100, w, t === 'for_rent' && fact === 'price'),
     );

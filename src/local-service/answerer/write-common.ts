@@ -101,7 +101,8 @@ export function notes(d: ListingData, ev: Evaluation, w: Writing): string {
     if (f.kind === 'range') {
       if (f.fact !== 'area' && f.fact !== 'price' && f.fact !== 'beds' && f.fact !== 'baths')
         out.push(factPhrase(d, f.fact, w));
-    } else if (f.kind === 'near') out.push(gpOf(w).distance(distanceTo(d, f).toFixed(1), f.said.replace(/^.* of /, '')));
+    } else if (f.kind === 'near')
+      out.push(gpOf(w).distance(distanceTo(d, f).toFixed(1), f.said.replace(/^.* of /, '')));
     else if (f.kind === 'feature' && !ev.unknown.includes(f.feature)) out.push(featureText(d, f.feature, w));
   }
   for (const a of ev.query.asks)

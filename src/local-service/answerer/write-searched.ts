@@ -19,7 +19,11 @@ export function writeSearched(ev: Evaluation, w: Writing): string {
     } else if (q.set.kind === 'previous') {
       parts.push(gp.searched(what(ev, w, Math.max(2, ev.base.length))));
     } else if (q.op.kind === 'share') {
-      parts.push(gp.searched(`${what(ev, w, 2)}, counting ${[describe(q.op.part.criteria, w.p, 2, w.currency), ...filterTexts(q.op.part.filters, ev, w)].join(' ')}`));
+      parts.push(
+        gp.searched(
+          `${what(ev, w, 2)}, counting ${[describe(q.op.part.criteria, w.p, 2, w.currency), ...filterTexts(q.op.part.filters, ev, w)].join(' ')}`,
+        ),
+      );
     } else if (hasCriteria(q.criteria) || q.filters.length > 0 || q.op.kind !== 'list') {
       parts.push(gp.searched(what(ev, w, 2)));
     }
