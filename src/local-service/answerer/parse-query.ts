@@ -4,6 +4,7 @@ import { type FactReading, parseFacts } from './parse-facts';
 import type { SortKind } from './phrases';
 import type { FactFilter, NamedKey, Operation, Previous, Query, SetRef } from './query-model';
 import { type GrammarContext, type GrammarReading, readGrammar } from './read-grammar';
+import { beyondReference } from './relative';
 
 /** What the parser reads a question against: the chatbot's names and the conversation so far. */
 export interface ParseContext {
@@ -225,12 +226,14 @@ function beyondQuery(r: Reading, prev: Previous): Query | undefined {
   const f = r.intent.followUp;
   if (!f || !(f.kind === 'cheaper' || f.kind === 'pricier' || f.kind === 'larger')) return undefined;
   if (!(r.last || hasCriteria(r.mine))) return undefined;
+  const ref = beyondReference(f.kind, prev);
   return {
     set: { kind: 'search' },
     ...r.base,
     criteria: beyond(r.inForce.criteria, f.kind, prev),
     filters: r.inForce.filters,
     op: { kind: 'beyond', direction: f.kind },
+    ...(ref ? { reference: ref } : {}),
   };
 }
 

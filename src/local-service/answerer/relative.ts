@@ -311,3 +311,15 @@ export function readRelatives(
   }
   return out;
 }
+
+/** What "anything cheaper?" is measured from, in words: the last answer's home at the edge it moves past. */
+export function beyondReference(kind: 'cheaper' | 'pricier' | 'larger', prev: Previous): string | undefined {
+  const fact = kind === 'larger' ? 'area' : 'price';
+  const priced = prev.shown.filter((l) => listingPrice(l.data) !== undefined);
+  if (priced.length === 0) return undefined;
+  const v = (l: (typeof priced)[number]) => (fact === 'area' ? l.data.BuildingArea : (listingPrice(l.data) ?? 0));
+  const edge = priced.reduce((b, l) => ((kind === 'cheaper' ? v(l) < v(b) : v(l) > v(b)) ? l : b));
+  const word = { cheaper: 'cheaper', pricier: 'more expensive', larger: 'larger' }[kind];
+  const which = { cheaper: 'least expensive', pricier: 'most expensive', larger: 'largest' }[kind];
+  return `${word} than ${edge.data.Address || edge.data.MLSNumber} (${figure(edge, fact)}), the ${which} of my last answer`;
+}

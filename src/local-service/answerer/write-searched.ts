@@ -25,7 +25,9 @@ export function writeSearched(ev: Evaluation, w: Writing): string {
         ),
       );
     } else if (hasCriteria(q.criteria) || q.filters.length > 0 || q.op.kind !== 'list') {
-      parts.push(gp.searched(what(ev, w, 2)));
+      // "anything cheaper?" says what it moved past; a relative condition already says it in its filter.
+      const from = q.op.kind === 'beyond' && q.reference ? ` (${q.reference})` : '';
+      parts.push(gp.searched(what(ev, w, 2) + from));
     }
   }
   if (q.notUnderstood && q.notUnderstood.length > 0) {
