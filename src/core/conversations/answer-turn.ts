@@ -17,7 +17,8 @@ import type { Attachment, BridgeRequest, Button, Card, MessageRef, OutMessage } 
 import { describeInterruption } from './interruption';
 import { convKeys, convRef, toJson, type Conversation, type RetryRecord, type Turn } from './model';
 import { convView } from './records';
-import { describe, isRefusal, isServerFailure, openStream } from './opening';
+import { isRefusal, isServerFailure, openStream } from './opening';
+import { loggedFailure, sentence } from '../user-messages';
 import type { RelayResult } from '../relay/relay';
 import type { AnswerRelay } from './relay-port';
 import type { ItemProgress } from './started';
@@ -25,7 +26,7 @@ import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
 import { cardsNamedIn } from '../listings/card-actions';
 import { ListingCatalogue, listingHosts } from '../listings/named';
-import { type LinkTrust, trustHosts } from '../text/links';
+import { type LinkTrust, linksInSight, trustHosts } from '../text/links';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -120,7 +121,7 @@ export class TurnAnswerer {
     await progress.notePlaceholder(placeholder);
     const uploaded = await uploadAttachments(this.deps.ctx.client, surface, plan).catch((err: unknown) => ({
       ok: false as const,
-      message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
+      message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${loggedFailure(this.deps.ctx.log, err, { convId: conv.id }, 'conversation: upload failed')}`,
     }));
     if (!uploaded.ok) {
       await surface.edit(placeholder, { text: uploaded.message });
@@ -178,9 +179,9 @@ export class TurnAnswerer {
     try {
       sessionId = await this.deps.session(conv);
     } catch (err) {
-      ctx.log.warn({ err, convId: conv.id }, 'conversation: GetSession failed');
+      const told = loggedFailure(ctx.log, err, { convId: conv.id }, 'conversation: GetSession failed');
       await show({
-        text: `Sorry, I could not open a chat session with the chatbot service (${describe(err)}). Press Retry in a moment.`,
+        text: `Sorry, I could not open a chat session with the chatbot service: ${sentence(told)} Press Retry in a moment.`,
         buttons: [retryButton(retryId)],
       });
       return;
@@ -256,11 +257,11 @@ export class TurnAnswerer {
     });
     // Dropped (the tenant left): nothing more is shown or written for it.
     if (result.status === 'dropped') return;
-    await this.afterRelay(run, result, feedbackId);
+    await this.afterRelay(run, result, feedbackId, listings.links);
   }
 
   /** The relay's result: a refusal or failure shown in the service's words, the turn recorded, a no-answer offered a human. */
-  private async afterRelay(run: Streaming, result: RelayResult, feedbackId: string): Promise<void> {
+  private async afterRelay(run: Streaming, result: RelayResult, feedbackId: string, links: LinkTrust): Promise<void> {
     const { turn, retryId, show } = run;
     const { conv } = turn;
     const { ctx } = this.deps;
@@ -277,11 +278,9 @@ export class TurnAnswerer {
     if (result.status === 'complete') {
       await completeRatedAnswer(ctx, feedbackId, conv.place, { message: last, answerId: result.final?.answerId });
     }
-    await this.deps.addTurn(conv, {
-      author: BOT_AUTHOR,
-      text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
-      at: ctx.now(),
-    });
+    const text = result.status === 'complete' ? result.text : `${result.text} (interrupted)`;
+    // What the chat showed (the same link rules), for the ticket's transcript.
+    await this.deps.addTurn(conv, { author: BOT_AUTHOR, text, at: ctx.now(), shown: linksInSight(text, links) });
     if (result.status === 'complete' && result.final?.noAnswer) await this.noAnswer(turn);
   }
 
@@ -343,9 +342,9 @@ export class TurnAnswerer {
     show: (msg: OutMessage) => Promise<void>,
   ): Promise<void> {
     const status = error.httpStatus ?? error.code;
-    // Our own generic wording ("answered HTTP 500 ... to askStream") adds nothing; the service's own message does.
-    const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;
-    const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)})${detail}. Press Retry to ask again.`;
+    // The service's own words about its failure are internal (a stack, a host): logged, not shown.
+    this.deps.ctx.log.warn({ err: error, convId: conv.id }, 'conversation: the chatbot service failed to answer');
+    const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)}). Press Retry to ask again.`;
     await show({ text, buttons: [retry] });
     await this.deps.addTurn(conv, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
   }

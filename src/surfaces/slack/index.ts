@@ -21,7 +21,9 @@ import { type BotIdentity, SingleWorkspace } from './identity';
 import { registerListeners } from './listeners';
 import { registerLeaving } from './oauth/leaving';
 import { type OAuthWorkspaces, type SlackOAuthOptions, oauthWorkspaces } from './oauth/oauth-mode';
+import type { SlackDistribution } from './distribution';
 import { SlackPort } from './port';
+import { registerUnfurls } from './unfurl';
 import { keepSocketConnected, type SocketKeeper } from './socket-keeper';
 import { welcomeInstaller } from './welcome';
 import { createWebClient } from './web';
@@ -40,6 +42,10 @@ export interface SlackSurfaceOptions {
   apiUrl?: string;
   adminUsers: string[];
   handoffChannel?: string;
+  /** Which of Slack's history limits apply (SLACK_DISTRIBUTION). */
+  distribution?: SlackDistribution;
+  /** LISTING_UNFURL_DOMAINS: links there that are listings unfurl as Work Objects (empty: any link Slack sends). */
+  unfurlDomains?: string[];
   store: StateStore;
   log: Logger;
 }
@@ -96,6 +102,7 @@ function buildPort(
     team: ws.team,
     assistant,
     botUserId: ws.botUserId,
+    ...(opts.distribution ? { distribution: opts.distribution } : {}),
   });
   return { port, threads: assistant };
 }
@@ -118,6 +125,7 @@ function registerAll(
   // The assistant pane (assistant_view) and the agent experience (agent_view): both served.
   const assistant = registerAssistant(assistantDeps);
   registerAgent(assistantDeps);
+  registerUnfurls({ app, port, store: opts.store, log, core, team: ws.team, domains: opts.unfurlDomains ?? [] });
   registerListeners({
     assistant,
     app,

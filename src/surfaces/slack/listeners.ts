@@ -7,6 +7,7 @@
  * Each kind of listener has its own `register*` function, so other modules' listeners (the assistant,
  * the App Home) are registered beside these in index.ts.
  */
+import { byReference } from '../../core/user-messages';
 import { tenantOf } from '../../core/tenants/tenant';
 import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -20,7 +21,6 @@ import type {
   IncomingMessage,
   Invocation,
   MessageRef,
-  OutMessage,
   Place,
 } from '../../core/surface';
 import {
@@ -37,7 +37,7 @@ import { unescapeSlack } from './safe-text';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
 import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
-import { teamOf } from './request-team';
+import { authorizedTeam } from './request-team';
 import type { UserNames } from './users';
 import { untrusted, type UntrustedText } from '../../core/text/untrusted';
 
@@ -61,8 +61,6 @@ export interface ListenerDeps {
   /** The assistant pane's hooks (assistant.ts). */
   assistant?: AssistantHooks;
 }
-
-const FAILED: OutMessage = { text: 'Sorry, something went wrong on our side. Please try again in a moment.' };
 
 /** Registers every listener of this module (commands, buttons, modal submits, message events). */
 export function registerListeners(d: ListenerDeps): void {
@@ -123,9 +121,10 @@ function helpers(d: ListenerDeps) {
 
   /** Tell the invoker a failure, without letting a second failure escape. */
   const reportFailure = async (inv: Invocation, err: unknown, what: string): Promise<void> => {
-    d.log.error({ err, what }, 'slack: handling failed');
+    // Nothing internal reaches the person: the ref, and the detail logged beside it.
+    const text = byReference(d.log, err, { what }, 'slack: handling failed');
     try {
-      await inv.reply(FAILED, { ephemeral: true });
+      await inv.reply({ text }, { ephemeral: true });
     } catch (e) {
       d.log.warn({ err: e }, 'slack: could not report a failure to the user');
     }
@@ -145,7 +144,7 @@ function registerCommands(d: ListenerDeps, h: Helpers): void {
   for (const spec of COMMAND_SPECS) {
     d.app.command(`/${spec.name}`, async ({ ack, command: c, respond, context }) => {
       await ack();
-      const workspace = c.team_id || teamOf(d, context);
+      const workspace = authorizedTeam(d, context, c.team_id);
       const place: Place = { surface: 'slack', workspace, channel: c.channel_id };
       const inv = h.invocation(place, await h.actor(place, c.user_id, c.user_name), {
         ...(c.trigger_id ? { triggerId: c.trigger_id } : {}),
@@ -176,7 +175,7 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
     const thread = (b.message?.thread_ts as string | undefined) ?? container?.thread_ts;
     const place: Place = {
       surface: 'slack',
-      workspace: b.team?.id ?? b.user.team_id ?? teamOf(d, context),
+      workspace: authorizedTeam(d, context, b.team?.id, b.user.team_id),
       channel,
       ...(thread ? { thread } : {}),
     };
@@ -219,7 +218,7 @@ function registerFormSubmits(d: ListenerDeps, h: Helpers): void {
     }
     const place: Place = {
       surface: 'slack',
-      workspace: meta.data.team ?? v.team?.id ?? v.user.team_id ?? teamOf(d, context),
+      workspace: authorizedTeam(d, context, meta.data.team, v.team?.id, v.user.team_id),
       channel: meta.data.channel ?? '',
       ...(meta.data.thread ? { thread: meta.data.thread } : {}),
     };
@@ -298,8 +297,8 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       await core.message(msg, d.port);
       await titled;
     } catch (err) {
-      d.log.error({ err }, 'slack: message handling failed');
-      await d.port.notify(place, msg.actor, FAILED).catch(() => undefined);
+      const text = byReference(d.log, err, {}, 'slack: message handling failed');
+      await d.port.notify(place, msg.actor, { text }).catch(() => undefined);
     }
   };
 
@@ -308,7 +307,7 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       try {
         const parsed = messageEventSchema.safeParse(event);
         if (!parsed.success) return;
-        const team = body.team_id || parsed.data.team || teamOf(d, context);
+        const team = authorizedTeam(d, context, body.team_id, parsed.data.team);
         await handleMessage(team, context.botUserId ?? d.botUserId(), parsed.data);
       } catch (err) {
         d.log.error({ err, type }, 'slack: event handling failed');

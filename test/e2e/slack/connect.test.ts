@@ -185,6 +185,19 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     });
   });
 
+  test('the log scrubber learned the keys that passed the live check, never the refused ones typed', async () => {
+    const before = logLines.length;
+    // The app's own logger: whatever a line quotes goes through the deployment's scrubber.
+    e.app.log.warn(`probe ${bots.a.apiKey} ${bots.b.apiKey} sk_not-the-right-secret-0000 ssk_wrong-session-key-0000`);
+    const probe = logLines.slice(before).join('\n');
+    expect(probe).not.toContain(bots.a.apiKey);
+    expect(probe).not.toContain(bots.b.apiKey);
+    // A tenant admin's refused form teaches the deployment-wide scrubber nothing.
+    expect(probe).toContain('sk_not-the-right-secret-0000');
+    expect(probe).toContain('ssk_wrong-session-key-0000');
+    logLines.splice(before);
+  });
+
   test('disconnect removes Y’s keys: Y is answered by the deployment’s chatbot again', async () => {
     await y.command('/chatbot', 'disconnect', { user: OWNER_Y, channel: 'C0YGEN' });
     await waitFor(() => ephemeralIn(e, 'C0YGEN', 'Disconnected'), 'the disconnect reply');
@@ -211,12 +224,14 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
   });
 
   test('a workspace that uninstalls takes its keys and its own chatbot’s settings with it; another’s stay', async () => {
-    // X sets its chatbot A; Y (answered by the deployment's chatbot since it disconnected) sets that one.
+    // X sets its chatbot A. Y, answered by the deployment's shared chatbot since it disconnected, may
+    // not change that one (the operator's): the settings the operator applied to it stand for it here.
     await x.command('/chatbot', 'set Temperature 1', { user: OWNER_X, channel: 'C0XGEN' });
     await y.command('/chatbot', 'set Temperature 1', { user: OWNER_Y, channel: 'C0YGEN' });
+    await waitFor(() => ephemeralIn(e, 'C0YGEN', "deployment's shared chatbot; connect your own"), 'Y refused');
     const applied = (chatbotId: string) => e.app.store.get(`settings:applied:${chatbotId}`);
+    await e.app.store.set(`settings:applied:${e.service.chatbotId}`, { Temperature: 1 });
     await waitFor(async () => (await applied(bots.a.id)) !== undefined, 'A’s settings applied');
-    await waitFor(async () => (await applied(e.service.chatbotId)) !== undefined, 'the default’s settings applied');
     expect(await e.app.store.keys('tenant:connection:slack:T0XXX')).toHaveLength(1);
     e.fake.workspaces.revoke('T0XXX');
     expect((await x.event({ type: 'app_uninstalled' })).status).toBe(200);
