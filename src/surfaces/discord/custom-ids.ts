@@ -20,6 +20,7 @@ export type ParsedId =
   | { kind: 'form-submit'; session: string }
   | { kind: 'form-cancel'; session: string }
   | { kind: 'form-modal'; session: string; chunk: number; submit: boolean }
+  | { kind: 'ask-photos' }
   | { kind: 'unknown' };
 
 export function newKey(): string {
@@ -64,6 +65,8 @@ export async function parseId(store: StateStore, guild: string | null, id: strin
       return { kind: 'form-cancel', session: a };
     case 'fm':
       return { kind: 'form-modal', session: a, chunk: Number(rest[0] ?? 0), submit: rest[1] === '1' };
+    case 'ap':
+      return { kind: 'ask-photos' };
     default:
       return { kind: 'unknown' };
   }

@@ -33,6 +33,8 @@ import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
 import { DM_WORKSPACE } from './records';
+import { PrivateAnswers } from './user-install';
+import { asSurvey } from './survey';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 
@@ -93,6 +95,8 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly threads: Threads;
   /** Who can view a channel; absent without a client (the port alone only makes REST calls). */
   private readonly members: ChannelMembers | undefined;
+  /** Conversations where the bot may not post (a user install's): answered through their interaction. */
+  readonly privately: PrivateAnswers;
 
   constructor(
     private readonly rest: REST,
@@ -102,6 +106,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   ) {
     this.gateway = new DiscordGateway(store, log);
     this.threads = new Threads(rest, store, this.gateway);
+    this.privately = new PrivateAnswers(rest, store, this.gateway);
     this.members = client && new ChannelMembers(client, store, this.gateway, log);
   }
 
@@ -121,7 +126,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   /** `workspace`: the place's (a server, or '@me'): a long button is kept in its part of the store. */
   render(msg: OutMessage, workspace: string): Promise<RenderedMessage> {
     const guild = workspace === DM_WORKSPACE || workspace === '' ? null : workspace;
-    return renderMessage(msg, (b) => buttonId(this.store, guild, b));
+    return renderMessage(asSurvey(msg), (b) => buttonId(this.store, guild, b));
   }
 
   /** An ephemeral message can only be edited through the interaction that made it. */

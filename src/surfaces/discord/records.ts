@@ -8,7 +8,9 @@
  * - `discord:thread:<channel>`: whether a channel is a thread, and its parent;
  * - `discord:button:<key>`: a button whose action and value do not fit its custom id;
  * - `discord:form:<key>`: a form's values between its modals;
- * - `discord:noted`: the server's setup note was posted (once, whichever instance joins first).
+ * - `discord:noted`: the server's setup note was posted (once, whichever instance joins first);
+ * - `discord:ix:<interaction>`: a private conversation's interaction token (user installs: its 15
+ *   minutes, in the DMs' part, whose workspace its place is).
  * Channel viewers' cached lookups are `cache:` keys of the same part (surfaces/tenant-cache.ts).
  */
 import { tenantOf } from '../../core/tenants/tenant';
@@ -45,6 +47,8 @@ export const discordRecords = {
     record(store, guild, scoped('discord', 'button', key), `discord:button:${key}`),
   form: (store: StateStore, guild: string | null, key: string): DiscordRecord =>
     record(store, guild, scoped('discord', 'form', key), `discord:form:${key}`),
+  interaction: (store: StateStore, interactionId: string): DiscordRecord =>
+    record(store, null, scoped('discord', 'ix', interactionId), `discord:ix:${interactionId}`),
   noted: (store: StateStore, guild: string): DiscordRecord =>
     record(store, guild, scoped('discord', 'noted'), `discord:guild:${guild}:noted`),
 };
