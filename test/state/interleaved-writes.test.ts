@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InstallProvider } from '@slack/oauth';
+import { HTTPReceiver } from '@slack/bolt';
 import { FakeSlack } from '../../fakes/fake-slack';
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from '../../fakes/fake-slack-oauth';
 import { type Connection, TenantConnections } from '../../src/core/tenants/connections';
@@ -229,13 +229,16 @@ function runInterleavings(open: () => Promise<StateStore>): void {
     await b.acquireLease(`slack:token-refresh:slack:installation:team:${team}`, 'another-instance', 60_000);
     const tokens = tokensOn(a, 'one');
     const installations = new SlackInstallations(a, new SecretBox(k1), clock);
-    const provider = new InstallProvider({
+    // Bolt's own InstallProvider, as the bridge's receiver holds it (bolt-app.ts).
+    const provider = new HTTPReceiver({
+      signingSecret: 'interleaved-signing-secret',
       clientId: FAKE_CLIENT_ID,
       clientSecret: FAKE_CLIENT_SECRET,
       stateSecret: 'interleaved-state-secret',
       installationStore: installations.asInstallationStore((q) => tokens.installation(q)),
-      clientOptions: { slackApiUrl: fake.apiUrl },
-    });
+      installerOptions: { clientOptions: { slackApiUrl: fake.apiUrl } },
+    }).installer;
+    if (!provider) throw new Error('the receiver has no InstallProvider');
     const refreshesBefore = fake.workspaces.refreshes;
     const auth = await provider.authorize({ teamId: team, enterpriseId: undefined, isEnterpriseInstall: false });
     expect(auth.botToken).toBe(inst.bot?.token);

@@ -12,7 +12,6 @@ import { actorFor, invocationOf, placeOf, plain, responderFor, withResponder, ty
 import { modalOf, submittedValues, typedValue } from './modal';
 import type { RenderedMessage } from './render';
 import type { Responder } from './responder';
-import { DM_WORKSPACE } from './records';
 
 type FormButton = Extract<ParsedId, { kind: 'form-group' | 'form-submit' | 'form-cancel' }>;
 
