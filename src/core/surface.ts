@@ -55,6 +55,11 @@ export interface Actor {
    * Manage Server and DISCORD_ADMIN_ROLES, shell: always.
    */
   isAdmin: boolean;
+  /**
+   * An admin or owner of the whole org an org-wide install serves (Slack's is_org_admin /
+   * is_org_owner): only they change the connection its workspaces share. Absent: not one.
+   */
+  orgAdmin?: boolean;
 }
 
 /** A person an answer is for (a native stream is addressed to them). */

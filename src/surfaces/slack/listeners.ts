@@ -79,11 +79,18 @@ type Helpers = ReturnType<typeof helpers>;
 function helpers(d: ListenerDeps) {
   // Admins: SLACK_ADMIN_USERS, and the workspace's own admins and owners (users.info, cached with the name).
   // Looked up in the request's own workspace (the place's).
-  const actor = async (place: Place, id: string, fallbackName?: string): Promise<Actor> => ({
-    id,
-    name: await d.users.name(place.workspace, id, fallbackName),
-    isAdmin: d.adminUsers.includes(id) || (await d.users.isWorkspaceAdmin(place.workspace, id)),
-  });
+  // An org admin or owner (Grid) is an admin of every workspace of the org; only they change an
+  // org-wide install's shared connection.
+  const actor = async (place: Place, id: string, fallbackName?: string): Promise<Actor> => {
+    const named = d.adminUsers.includes(id);
+    const orgAdmin = named || (await d.users.isOrgAdmin(place.workspace, id));
+    return {
+      id,
+      name: await d.users.name(place.workspace, id, fallbackName),
+      isAdmin: orgAdmin || (await d.users.isWorkspaceAdmin(place.workspace, id)),
+      orgAdmin,
+    };
+  };
 
   const invocation = (
     place: Place,
