@@ -155,6 +155,9 @@ export class Handoffs {
           noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
           ...(afterHours ? { afterHours, mails } : {}),
+          ...(tenantCtx.scope
+            ? { office: { chatbotId: tenantCtx.config.chatbotId, kind: tenantCtx.scope.chatbot } }
+            : {}),
         },
       },
       who,
@@ -301,7 +304,7 @@ export class Handoffs {
       try {
         const ticket = await this.tickets.load(id);
         if (ticket?.status !== 'open') continue;
-        const { office } = await offices.of(ticket.userPlace);
+        const { office } = await offices.forTicket(ticket);
         // The last reminder of a ticket also owes its e-mail when its office e-mails tickets.
         const mails = this.hours.mailsTickets(office);
         const toldLate = (await this.ctx.store.get(ticketKeys.late(id))) !== undefined;
