@@ -25,3 +25,15 @@ export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
 export function tenantKey(t: Tenant): string {
   return `${t.surface}:${t.id}`;
 }
+
+/**
+ * Direct messages with the bot are no server's: Discord's '@me' (surfaces/discord/direct-messages.ts),
+ * each DM a tenant of its own (`@me:<DM channel>`, one per user and the bot).
+ */
+const DIRECT: Partial<Record<Tenant['surface'], string>> = { discord: '@me' };
+
+/** Whether `t` is a direct message with the bot. */
+export function isDirectTenant(t: Tenant): boolean {
+  const direct = DIRECT[t.surface];
+  return direct !== undefined && (t.id === direct || t.id.startsWith(`${direct}:`));
+}
