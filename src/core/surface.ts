@@ -4,7 +4,7 @@
  */
 import type { UntrustedText } from './text/untrusted';
 import type { CommandName } from './commands/catalogue';
-import type { Tenant } from '../state/tenant-store';
+import type { RequestTenant } from './tenants/tenant';
 
 export {
   isPlatformRateLimit,
@@ -251,7 +251,7 @@ export interface BridgeRequest {
    * Whose installation: the Slack team (or enterprise), the Discord guild ('@me' for DMs), the shell;
    * `tenantOf(place)` (core/tenants/tenant.ts), the value that opens the tenant's part of the store.
    */
-  tenant: Tenant;
+  tenant: RequestTenant;
   /**
    * The surface it came through, bound to the event where the platform answers through it (a
    * Discord interaction: the thread's root is the command's reply, a notice to the invoker ephemeral).

@@ -13,7 +13,7 @@ import { NOT_CONNECTED } from '../tenants/directory';
 import { maskSecret } from '../tenants/mask';
 import { officeFields } from '../tenants/office-summary';
 import { withChatbot } from '../tenants/scope';
-import { type Tenant, tenantOf } from '../tenants/tenant';
+import type { Tenant } from '../tenants/tenant';
 import { sameTenant } from '../../state/tenant-store';
 import { splitHead } from './grammar';
 
@@ -83,7 +83,7 @@ export async function openConnect(ctx: CoreContext, inv: Invocation): Promise<vo
     await inv.reply({ text: '/chatbot connect opens a form: run it in Slack or Discord.' }, { ephemeral: true });
     return;
   }
-  const current = await connectionOf(ctx, tenantOf(inv.place));
+  const current = await connectionOf(ctx, inv.tenant);
   await inv.openForm({
     id: CONNECT_FORM,
     title: 'Connect a chatbot',
@@ -169,7 +169,7 @@ export async function submitConnect(
   if (channelError) return { ok: false, errors: { handoffChannel: channelError } };
   const refused = await checkCredentials(directory.clientFor(creds), creds);
   if (Object.keys(refused).length > 0) return { ok: false, errors: refused as Record<string, string> };
-  const tenant = await directory.canonical(tenantOf(inv.place));
+  const tenant = await directory.canonical(inv.tenant);
   const connection: Connection = { ...creds, connectedBy: inv.actor.id, connectedAt: ctx.now() };
   if (handoffChannel) connection.handoffChannel = handoffChannel;
   await directory.connections.put(tenant, connection);
@@ -189,7 +189,7 @@ export async function disconnect(ctx: CoreContext, inv: Invocation): Promise<voi
     await inv.reply({ text: org }, { ephemeral: true });
     return;
   }
-  const tenant = (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
+  const tenant = (await ctx.chatbots?.canonical(inv.tenant)) ?? inv.tenant;
   const had = (await ctx.chatbots?.connections.remove(tenant)) ?? false;
   ctx.chatbots?.forget(tenant);
   if (!had) {

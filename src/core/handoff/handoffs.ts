@@ -31,7 +31,6 @@ import { tenantContext } from '../tenants/scope';
 import type { Gate } from './permissions';
 import { type Acting, askerOf, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
-import { tenantOf } from '../tenants/tenant';
 import type { Tenant } from '../../state/tenant-store';
 
 const CAS_ATTEMPTS = 10;
@@ -193,7 +192,7 @@ export class Handoffs {
   async claim(inv: Invocation, ticketId: string): Promise<void> {
     // An agent who claims is on the round-robin roster from then on.
     if (await this.act(inv, ticketId, { kind: 'claim' }))
-      await this.hours.roster(tenantOf(inv.place)).join(inv.surface.name, inv.actor);
+      await this.hours.roster(inv.tenant).join(inv.surface.name, inv.actor);
   }
 
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */

@@ -7,7 +7,7 @@
  * Each kind of listener has its own `register*` function, so other modules' listeners (the assistant,
  * the App Home) are registered beside these in index.ts.
  */
-import { tenantOf } from '../../core/tenants/tenant';
+import { requestTenant } from '../../core/tenants/tenant';
 import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { COMMAND_SPECS } from '../../core/commands/catalogue';
@@ -329,7 +329,7 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
  * core finds the conversation's asker (a native stream in a thread is addressed to its asker).
  */
 function requestOf(d: ListenerDeps, place: Place, actor: Actor): BridgeRequest {
-  return { tenant: tenantOf(place), surface: d.port, place, actor, for: { id: actor.id, name: actor.name } };
+  return { tenant: requestTenant(place), surface: d.port, place, actor, for: { id: actor.id, name: actor.name } };
 }
 
 function safeJson(s: string): unknown {
