@@ -23,7 +23,10 @@ import { SHARED_CHATBOT_REFUSAL } from './tenants/shared-chatbot';
 import { NOT_CONNECTED } from './tenants/directory';
 import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
 import { recoverAbandonedAnswers } from './relay/inflight';
+import { loggedFailure, sentence } from './user-messages';
 import { leaveTenant, leftBefore, stopLeftWork } from './tenants/leave';
+import { listingById, listingsAt } from './listings/url-index';
+import { listingPreview } from './listings/preview';
 import type {
   Actor,
   AssistantIntro,
@@ -32,6 +35,7 @@ import type {
   FormResult,
   IncomingMessage,
   Invocation,
+  ListingPreview,
   OutMessage,
   Place,
   SurfacePort,
@@ -136,7 +140,8 @@ export class Bridge implements BridgeCore {
     // The answers this process is marking: a sweep leaves them to the one marking them.
     const busy = new Set<string>();
     return () => {
-      // On the first sweep, answers recorded under this instance's own id are from before a restart.
+      // On the first sweep, answers recorded under this instance's own id are from before a restart,
+      // and every record is walked once (those an older version wrote without the due index).
       const opts = first ? { ownedBy: config.instanceId } : {};
       first = false;
       return recoverAbandonedAnswers(
@@ -229,10 +234,10 @@ export class Bridge implements BridgeCore {
       }
       return await this.conversations.onMessage(msg, surface);
     } catch (err) {
-      this.ctx.log.error({ err, place: msg.place }, 'message handling failed');
+      const told = loggedFailure(this.ctx.log, err, { place: msg.place }, 'message handling failed');
       await surface
         .notify(msg.place, msg.actor, {
-          text: `Sorry, I could not take your message: ${errorText(err)}. Please send it again.`,
+          text: `Sorry, I could not take your message: ${sentence(told)} Please send it again.`,
         })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'could not report a message failure'));
       return true;
@@ -248,6 +253,17 @@ export class Bridge implements BridgeCore {
   /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
   async dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
     return dailyWelcome(await tenantContext(this.ctx, place), place, user);
+  }
+
+  /** Pasted links that are the tenant's listings (listings/url-index.ts), as previews. */
+  async listingPreviews(place: Place, urls: string[]): Promise<Map<string, ListingPreview>> {
+    const found = await listingsAt(await tenantContext(this.ctx, place), tenantOf(place), urls);
+    return new Map([...found].map(([url, l]) => [url, listingPreview(l)]));
+  }
+
+  async listingPreview(place: Place, id: string): Promise<ListingPreview | undefined> {
+    const l = await listingById(await tenantContext(this.ctx, place), tenantOf(place), id);
+    return l ? listingPreview(l) : undefined;
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {
@@ -303,8 +319,4 @@ function operatorOnly(
   id: string,
 ): boolean {
   return handler?.operatorOnly?.[kind]?.includes(id) ?? false;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -2,6 +2,7 @@
  * `/listing show|create|update|delete`: one listing by `id:`, `mls:` or `url:`. Writes are for
  * admins; create/update take `Field:value` pairs or open a form; delete asks to confirm.
  */
+import { forgetListingIndex } from '../listings/url-index';
 import { z } from 'zod';
 import type { Listing } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
@@ -25,6 +26,7 @@ import { LISTING_EDIT, onDetailsPressed, showListing } from './listing-show';
 import { UsageError, isHelp, parseArgs, splitHead, tokenize, type Token } from './grammar';
 import { usageOf } from './catalogue';
 import { RefusalError, guarded, guardedCommand, requireAdmin, describeError } from './respond';
+import { knownLine } from '../user-messages';
 import { RequestValidationError, ServiceError } from '../../service/errors';
 
 const USAGE = usageOf('listing');
@@ -130,11 +132,17 @@ function serviceErrors(err: unknown): FieldErrors | undefined {
     for (const i of err.issues) errors[i.field.split('.')[0] || 'SaleType'] = i.message;
     return errors;
   }
-  if (err instanceof ServiceError) {
+  // A refusal in the service's words; its failing (5xx) is internal: told by reference by the caller.
+  if (err instanceof ServiceError && knownLine(err) !== undefined) {
     const named = LISTING_FIELDS.find((d) => new RegExp(`\\b${d.name}\\b`).test(err.message));
     return { [named?.name ?? 'SaleType']: `The chatbot service refused: ${err.message}` };
   }
   return undefined;
+}
+
+/** The tenant's listing URL index (listings/url-index.ts) is read again on its next link. */
+async function urlIndexChanged(ctx: CoreContext): Promise<void> {
+  if (ctx.scope) await forgetListingIndex(ctx, ctx.scope.tenant);
 }
 
 async function createListing(ctx: CoreContext, raw: Record<string, string>): Promise<Outcome> {
@@ -145,6 +153,7 @@ async function createListing(ctx: CoreContext, raw: Record<string, string>): Pro
   try {
     const id = await ctx.client.createListing(checked.body);
     listingsChanged(ctx);
+    await urlIndexChanged(ctx);
     const label = checked.body.Address ?? `MLS ${checked.body.MLSNumber}`;
     return { ok: true, text: `Listing created: ID ${id} (${label}). Show it with /listing show id:${id}` };
   } catch (err) {
@@ -168,6 +177,7 @@ async function updateListing(ctx: CoreContext, key: ListingKey, raw: Record<stri
   try {
     const count = await ctx.client.updateListing({ ...checked.body, Key: key.key, KeyType: key.keyType });
     listingsChanged(ctx);
+    await urlIndexChanged(ctx);
     if (count === 0) return { ok: true, text: `Nothing matched ${describeKey(key)}; no listing was updated.` };
     const changed = Object.keys(pairs.values);
     const what = changed.length > 0 ? ` (${changed.join(', ')})` : '';
@@ -215,7 +225,7 @@ async function submitUpdate(
     await inv.reply({ text: outcome.text });
     return { ok: true };
   } catch (err) {
-    return { ok: false, errors: { SaleType: describeError(err) } };
+    return { ok: false, errors: { SaleType: describeError(ctx, err, 'listing') } };
   }
 }
 
@@ -228,6 +238,7 @@ async function confirmDelete(ctx: CoreContext, inv: Invocation, value: string): 
     if (!key) throw new UsageError('That button is out of date; run /listing delete again.', USAGE);
     const count = await ctx.client.deleteListings(ctx.config.chatbotId, [key.key], key.keyType);
     listingsChanged(ctx);
+    await urlIndexChanged(ctx);
     const text =
       count === 0
         ? `Nothing matched ${describeKey(key)}; nothing was deleted.`
