@@ -7,10 +7,10 @@
  * The type is the state store's (state/tenant-store.ts): the same value opens the tenant's own part
  * of the store, so whatever core reads for a tenant is read through that tenant's view.
  */
-import { type Tenant, tenantFor } from '../../state/tenant-store';
+import { type RequestTenant, type Tenant, tenantFor } from '../../state/tenant-store';
 import type { Place } from '../surface';
 
-export type { Tenant } from '../../state/tenant-store';
+export type { RequestTenant, Tenant } from '../../state/tenant-store';
 
 /**
  * The tenant of a request that happened at `place`: every surface builds its `BridgeRequest.tenant`
@@ -21,7 +21,26 @@ export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
 
+/** The request's tenant; throws on an empty or blank workspace id (the request is then refused). */
+export function requestTenant(place: Pick<Place, 'surface' | 'workspace'>): RequestTenant {
+  if (place.workspace.trim() === '')
+    throw new Error(`a ${place.surface} request without a workspace: no tenant to act for`);
+  return tenantOf(place) as RequestTenant;
+}
+
 /** One string per tenant, for store keys and caches. */
 export function tenantKey(t: Tenant): string {
   return `${t.surface}:${t.id}`;
+}
+
+/**
+ * Direct messages with the bot are no server's: Discord's '@me' (surfaces/discord/direct-messages.ts),
+ * each DM a tenant of its own (`@me:<DM channel>`, one per user and the bot).
+ */
+const DIRECT: Partial<Record<Tenant['surface'], string>> = { discord: '@me' };
+
+/** Whether `t` is a direct message with the bot. */
+export function isDirectTenant(t: Tenant): boolean {
+  const direct = DIRECT[t.surface];
+  return direct !== undefined && (t.id === direct || t.id.startsWith(`${direct}:`));
 }

@@ -125,7 +125,8 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
 
   /** `workspace`: the place's (a server, or '@me'): a long button is kept in its part of the store. */
   render(msg: OutMessage, workspace: string): Promise<RenderedMessage> {
-    const guild = workspace === DM_WORKSPACE || workspace === '' ? null : workspace;
+    // DMs (`@me`, `@me:<channel>`) keep long buttons in the DMs' part, where a DM interaction (no guild) reads them.
+    const guild = workspace === '' || workspace.startsWith(DM_WORKSPACE) ? null : workspace;
     return renderMessage(asSurvey(msg), (b) => buttonId(this.store, guild, b));
   }
 
@@ -325,7 +326,11 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
         for (const c of row.components ?? []) {
           const parsed =
             typeof c.custom_id === 'string'
-              ? await parseId(this.store, thread.workspace === DM_WORKSPACE ? null : thread.workspace, c.custom_id)
+              ? await parseId(
+                  this.store,
+                  thread.workspace.startsWith(DM_WORKSPACE) ? null : thread.workspace,
+                  c.custom_id,
+                )
               : undefined;
           if (parsed?.kind === 'action' && actions.includes(parsed.action)) changed = true;
           else kept.push(c);

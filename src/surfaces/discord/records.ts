@@ -40,7 +40,8 @@ const record = (store: StateStore, guild: string | null, key: ScopedKey, legacy:
 
 export const discordRecords = {
   dm: (store: StateStore, channel: string): DiscordRecord =>
-    record(store, null, scoped('discord', 'dm', channel), `discord:dm:${channel}`),
+    // The DM's own tenant (`@me:<channel>`, direct-messages.ts): its marker is its record.
+    record(store, `${DM_WORKSPACE}:${channel}`, scoped('discord', 'dm', channel), `discord:dm:${channel}`),
   thread: (store: StateStore, guild: string, channel: string): DiscordRecord =>
     record(store, guild, scoped('discord', 'thread', channel), `discord:thread:${channel}`),
   button: (store: StateStore, guild: string | null, key: string): DiscordRecord =>
