@@ -8,9 +8,9 @@
  * `kv` families are value keys (by the start of the key); the other structures are named by kind.
  */
 export interface GlobalFamily {
-  /** How the key starts (a value key), or the structure (`lease`, `rate`, `outbox`). */
+  /** How the key starts (a value key), or the structure (`lease`, `rate`, `outbox`, `due`). */
   readonly prefix: string;
-  readonly structure: 'kv' | 'lease' | 'rate' | 'outbox';
+  readonly structure: 'kv' | 'lease' | 'rate' | 'outbox' | 'due';
   readonly why: string;
 }
 
@@ -100,6 +100,11 @@ export const GLOBAL_FAMILIES: readonly GlobalFamily[] = [
     prefix: '',
     structure: 'outbox',
     why: 'the outboxes (ticket notices, mail): carried out by whichever instance drains them',
+  },
+  {
+    prefix: '',
+    structure: 'due',
+    why: 'the sweeps’ due-indexes (open tickets and the like, by when they are due): read by every instance’s sweep instead of walking every record',
   },
 ];
 

@@ -141,7 +141,7 @@ describe('Redis: every record of a workspace is in its part of the store', () =>
     expect(values.filter((k) => k.startsWith('t:') && !TEAMS.some((t) => k.startsWith(partOf(t))))).toEqual([]);
     // Other structures: queues in the parts; leases, rate logs and outboxes are listed as global.
     const structures = new Set(GLOBAL_FAMILIES.filter((f) => f.structure !== 'kv').map((f) => f.structure));
-    const named = { lease: 'lease', rate: 'rate', ob: 'outbox' } as Record<string, string>;
+    const named = { lease: 'lease', rate: 'rate', ob: 'outbox', due: 'due' } as Record<string, string>;
     for (const k of keys.filter((x) => x.structure !== 'kv')) {
       if (k.structure === 'q') expect(TEAMS.some((t) => k.key.startsWith(partOf(t)))).toBe(true);
       else expect({ key: k, listed: structures.has(named[k.structure] as never) }).toEqual({ key: k, listed: true });
