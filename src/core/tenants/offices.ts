@@ -32,6 +32,17 @@ const officeSchema = z.object({
   handoffChannel: z.string().optional(),
   hours: z.union([z.literal('always'), z.array(windowSchema)]).optional(),
   digestHour: z.number().int().min(0).max(23).optional(),
+  handoff: z
+    .object({
+      assign: z.enum(['round-robin', 'none']).optional(),
+      offerMs: z.number().positive().optional(),
+      firstReplyMs: z.number().min(0).optional(),
+      claimTimeoutMs: z.number().positive().optional(),
+      remindMs: z.number().positive().optional(),
+      onNoAnswer: z.boolean().optional(),
+      linkHosts: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 
 /** Offices as kept in each tenant's part of the store (`t:<kind>:<id>:office`). */
@@ -50,7 +61,7 @@ export async function saveOffice(ctx: Pick<CoreContext, 'store'>, t: Tenant, rec
  * One part of a tenant's own office (`/chatbot hours`: its hours, or the hour of its day's leads);
  * undefined removes it (the environment's applies again). The rest of its record is kept.
  */
-export async function saveOfficePart<K extends 'hours' | 'digestHour'>(
+export async function saveOfficePart<K extends 'hours' | 'digestHour' | 'handoff'>(
   ctx: Pick<CoreContext, 'store'>,
   t: Tenant,
   part: K,
