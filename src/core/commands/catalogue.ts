@@ -238,7 +238,7 @@ const COMMANDS = [
         required: false,
         choices: HANDOFF_RULE_NAMES.map((n) => ({ name: n, value: n })),
       },
-      { name: 'value', description: 'The setting\'s new value, or default', type: 'string', required: false },
+      { name: 'value', description: "The setting's new value, or default", type: 'string', required: false },
     ],
     subcommands: [],
   },

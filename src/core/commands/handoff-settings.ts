@@ -50,7 +50,8 @@ export async function handoffSettings(ctx: CoreContext, inv: Invocation, args: s
   if (text.toLowerCase() === 'default') delete next[spec.key];
   else {
     const value = spec.parse(text);
-    if (value === undefined) throw new UsageError(`${spec.name}: "${text.slice(0, 80)}" ${spec.expected}. ${fix}`, USAGE);
+    if (value === undefined)
+      throw new UsageError(`${spec.name}: "${text.slice(0, 80)}" ${spec.expected}. ${fix}`, USAGE);
     Object.assign(next, { [spec.key]: value });
   }
   await saveOfficePart(ctx, tenant, 'handoff', Object.keys(next).length > 0 ? next : undefined);

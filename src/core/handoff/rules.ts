@@ -98,7 +98,8 @@ export const HANDOFF_RULES: readonly RuleSpec[] = [
   {
     name: 'LINK_HOSTS',
     key: 'linkHosts',
-    expected: 'must be host names separated by commas, like homes.example.com,docs.example.com (no https://, port or path)',
+    expected:
+      'must be host names separated by commas, like homes.example.com,docs.example.com (no https://, port or path)',
     example: 'homes.example.com,docs.example.com',
     parse: (v) => {
       const hosts = v
