@@ -43,6 +43,32 @@ export interface CardGroup {
   fields: Array<{ label: string; value: string }>;
 }
 
+/**
+ * A listing as a platform's rich link preview shows it (Slack's Work Object for a pasted listing
+ * link): its figures by name, its first photo, the full listing and what one can do about it.
+ */
+export interface ListingPreview {
+  /** The service's listing id. */
+  id: string;
+  /** The listing's own URL (the link posted may differ in case or a trailing slash). */
+  url: string;
+  /** Its address (or MLS number). */
+  title: string;
+  price?: string;
+  bedsBaths?: string;
+  area?: string;
+  /** In words: "For sale", "Coming soon"... */
+  status: string;
+  city?: string;
+  mls?: string;
+  photo?: string;
+  description?: string;
+  /** The full listing, as `/listing show` shows it. */
+  detail: Card;
+  /** Ask about a viewing; Talk to a human. */
+  actions: Button[];
+}
+
 export interface FileUpload {
   name: string;
   mime: string;
@@ -107,7 +133,11 @@ export interface AssistantIntro {
 export interface FormField {
   name: string;
   label: string;
-  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean' | 'channel';
+  /**
+   * `select`: one of `options` (a list); `choice`: one of a few `options` shown all at once (a
+   * rating: Discord's radio group; a select where the surface has none).
+   */
+  kind: 'text' | 'textarea' | 'number' | 'select' | 'choice' | 'boolean' | 'channel';
   /** A key or password: never pre-filled, never kept between a form's steps, never shown back. */
   secret?: boolean;
   required: boolean;
@@ -128,7 +158,13 @@ export interface FormSpec {
   submitLabel?: string;
 }
 
-export type FormResult = { ok: true; message?: OutMessage } | { ok: false; errors: Record<string, string> };
+/**
+ * A form's outcome. `shown`: core already showed it (replaced the message the form came from, or
+ * told the person): the surface closes the form and adds nothing.
+ */
+export type FormResult =
+  | { ok: true; message?: OutMessage; shown?: boolean }
+  | { ok: false; errors: Record<string, string> };
 
 export interface Attachment {
   /** The platform's file id or URL: whatever `fetchAttachment` needs. */

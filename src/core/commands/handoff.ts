@@ -8,8 +8,9 @@ import type { Conversations } from '../conversations/engine';
 import { convRef, type Conversation } from '../conversations/model';
 import type { CommandHandler, CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import { HANDOFF_ACTIONS } from '../handoff/model';
-import { VIEWING_ACTION } from '../listings/card-actions';
+import { HANDOFF_ACTIONS, HANDOFF_SURVEY_FORM } from '../handoff/model';
+import { openSurvey, submitSurvey } from '../handoff/survey';
+import { LISTING_TALK_ACTION, VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
 import { splitHead, tokenize } from './grammar';
 import { handoffSettings } from './handoff-settings';
@@ -142,6 +143,20 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
           { ephemeral: true },
         );
       },
+      // "Talk to a human" on a listing link's preview: in the user's conversation here, or a new one about it.
+      [LISTING_TALK_ACTION]: async (_ctx, inv, listing) => {
+        const conv =
+          (await conversationOf(conversations, inv)) ??
+          (await conversations.startFromCommand(inv, `I'd like to talk to someone about ${listing}.`));
+        const refused = await handoffs.request(conv, inv.actor, inv.surface, `Asked about ${listing}`);
+        await inv.reply(
+          {
+            text:
+              refused ?? `A human agent has been asked about ${listing}; they will reply in your conversation thread.`,
+          },
+          { ephemeral: true },
+        );
+      },
       [HANDOFF_ACTIONS.claim]: async (_ctx, inv, ticketId) => handoffs.claim(inv, ticketId),
       [HANDOFF_ACTIONS.close]: async (_ctx, inv, ticketId) => {
         await handoffs.end(ticketId, 'closed', inv);
@@ -153,6 +168,10 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       [HANDOFF_ACTIONS.takeover]: async (_ctx, inv, ticketId) => handoffs.askTakeOver(inv, ticketId),
       [HANDOFF_ACTIONS.takeoverConfirm]: async (_ctx, inv, value) => handoffs.takeOver(inv, value),
       [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => handoffs.rate(inv, value),
+      [HANDOFF_ACTIONS.survey]: async (ctx, inv, ticketId) => openSurvey(ctx, handoffs, inv, ticketId),
+    },
+    forms: {
+      [HANDOFF_SURVEY_FORM]: async (_ctx, inv, ticketId, values) => submitSurvey(handoffs, inv, ticketId, values),
     },
   };
 }
