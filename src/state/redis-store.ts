@@ -16,12 +16,24 @@ import {
   RENEW_LEASE,
   RELEASE_LEASE,
   LEASE_INFO,
+  FENCE_HELD,
+  WRITE_FENCED,
   TAKE_TOKEN,
   casArgs,
 } from './redis-scripts';
 import { parseRedisUrl } from './redis-url';
 import { type RetentionOptions, retainedTtl } from './retention';
-import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
+import type {
+  Fence,
+  FencedWrite,
+  Json,
+  LeaseInfo,
+  OutboxIntent,
+  QueueItem,
+  RateDecision,
+  StateStore,
+  StoredIntent,
+} from './store';
 
 export interface RedisStoreOptions extends RetentionOptions, RedisClientOptions {
   /** Prepended to every Redis key, so several bridges (or test runs) can share one database. */
@@ -51,9 +63,12 @@ export class RedisStore implements StateStore {
   private readonly contact: Promise<void>;
   private readonly k: RedisKeys;
   private readonly retentionMs: number | undefined;
+  /** On a Cluster a script's keys share one slot: a lease's key does not share the others'. */
+  private readonly cluster: boolean;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
     const target = parseRedisUrl(url);
+    this.cluster = target.kind === 'cluster';
     this.k = redisKeys(options.keyPrefix ?? 'bridge:', target.kind === 'cluster');
     this.retentionMs = options.retentionMs;
     const opened = openRedisClient(target, options);
@@ -183,8 +198,43 @@ export class RedisStore implements StateStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.acquireFencedLease(name, owner, ttlMs)) !== undefined;
+  }
+
+  async acquireFencedLease(name: string, owner: string, ttlMs: number): Promise<Fence | undefined> {
     const ttl = String(checkTtl(ttlMs));
-    return (await this.script(ACQUIRE_LEASE, [this.lease(name)], [owner, ttl])) === 1;
+    const reply = await this.script(ACQUIRE_LEASE, [this.lease(name)], [owner, ttl]);
+    return typeof reply === 'string' ? { lease: name, owner, token: Number(reply) } : undefined;
+  }
+
+  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
+    const check = [fence.owner, String(fence.token)];
+    if (this.cluster) {
+      // The lease's key is on its own slot: checked first, then written (two steps, see StateStore).
+      if ((await this.script(FENCE_HELD, [this.lease(fence.lease)], check)) !== 1) return false;
+      for (const w of writes) {
+        if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
+        else if (w.op === 'delete') await this.delete(w.key);
+        else await this.ack(w.queue, w.id);
+      }
+      return true;
+    }
+    const keys = [this.lease(fence.lease)];
+    const args = [...check];
+    for (const w of writes) {
+      if (w.op === 'set') {
+        const ttl = retainedTtl(w.ttlMs, this.retentionMs);
+        keys.push(this.kv(w.key));
+        args.push('set', canonicalJson(w.value), ttl === undefined ? '' : String(ttl));
+      } else if (w.op === 'delete') {
+        keys.push(this.kv(w.key));
+        args.push('del');
+      } else {
+        keys.push(...this.queueKeys(w.queue, false));
+        args.push('ack', w.id);
+      }
+    }
+    return (await this.script(WRITE_FENCED, keys, args)) === 1;
   }
 
   async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -1,9 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
+import { canonicalJson, formatQueueId } from './canonical-json';
 import { type RetentionOptions, retainedTtl } from './retention';
-import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
+import { SqliteLeases } from './sqlite-leases';
+import type {
+  Fence,
+  FencedWrite,
+  Json,
+  LeaseInfo,
+  OutboxIntent,
+  QueueItem,
+  RateDecision,
+  StateStore,
+  StoredIntent,
+} from './store';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kv (
@@ -22,7 +33,12 @@ CREATE INDEX IF NOT EXISTS queue_items_order ON queue_items (queue, id);
 CREATE TABLE IF NOT EXISTS leases (
   name TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
-  expires_at INTEGER NOT NULL
+  expires_at INTEGER NOT NULL,
+  token INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS lease_seq (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  n INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS rate_log (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -81,6 +97,7 @@ export class SqliteStore implements StateStore {
   private readonly statements = new Map<string, Database.Statement>();
 
   private readonly retentionMs: number | undefined;
+  private readonly leases: SqliteLeases;
 
   constructor(path: string, opts: RetentionOptions = {}) {
     this.retentionMs = opts.retentionMs;
@@ -94,6 +111,11 @@ export class SqliteStore implements StateStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     this.addActivityColumns();
+    this.leases = new SqliteLeases({
+      db: this.db,
+      stmt: (sql) => this.stmt(sql),
+      expiry: (ttlMs) => this.expiry(ttlMs),
+    });
   }
 
   /**
@@ -241,39 +263,27 @@ export class SqliteStore implements StateStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const ttl = checkTtl(ttlMs) as number;
-    const now = Date.now();
-    const info = this.stmt(
-      `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-         WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
-    ).run(name, owner, now + ttl, now);
-    return info.changes === 1;
+    return (await this.acquireFencedLease(name, owner, ttlMs)) !== undefined;
+  }
+
+  async acquireFencedLease(name: string, owner: string, ttlMs: number): Promise<Fence | undefined> {
+    return this.leases.acquire(name, owner, ttlMs);
+  }
+
+  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
+    return this.leases.writeFenced(fence, writes);
   }
 
   async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const ttl = checkTtl(ttlMs) as number;
-    const now = Date.now();
-    // An expired lease is lost even if nobody took it yet: the owner must acquire again, as with Redis.
-    const info = this.stmt('UPDATE leases SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?').run(
-      now + ttl,
-      name,
-      owner,
-      now,
-    );
-    return info.changes === 1;
+    return this.leases.renew(name, owner, ttlMs);
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    this.stmt('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+    this.leases.release(name, owner);
   }
 
   async leaseInfo(name: string): Promise<LeaseInfo | undefined> {
-    const row = this.stmt('SELECT owner, expires_at FROM leases WHERE name = ? AND expires_at > ?').get(
-      name,
-      Date.now(),
-    ) as { owner: string; expires_at: number } | undefined;
-    return row ? { owner: row.owner, expiresAt: row.expires_at } : undefined;
+    return this.leases.info(name);
   }
 
   async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {
