@@ -320,7 +320,10 @@ export class Conversations {
       return;
     }
     const found = this.surfaceFor(conv.place);
-    const surface = found ? work.port(found) : undefined;
+    // Every platform call of the item is refused once its tenant left or its thread's lease is lost.
+    const surface = found ? taken.lease.port(work.port(found)) : undefined;
+    // The answer stops (its service stream closes, the relay drops it) on either.
+    const stop = AbortSignal.any([work.signal, taken.lease.lost]);
     if (!surface) {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
       // is dropped (acked by the worker) with one line, not retried on every sweep.
@@ -351,7 +354,7 @@ export class Conversations {
           text: item.text,
           attachments: item.attachments,
           progress,
-          left: work.signal,
+          left: stop,
         });
       } else {
         if (ticket) {
@@ -365,18 +368,20 @@ export class Conversations {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
         }
-        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress, left: work.signal });
+        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress, left: stop });
       }
     } catch (err) {
-      // The tenant left meanwhile: its calls were refused; no one there to tell.
-      if (work.left) return;
+      // The tenant left meanwhile: its calls were refused; no one there to tell. The thread's lease
+      // was lost: the item is the new holder's, who answers it (the worker logs the loss).
+      if (work.left || taken.lease.lost.aborted) return;
       this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
       await surface
         .post(conv.place, { text: `Sorry, something went wrong while answering: ${describe(err)}. Please try again.` })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
     } finally {
-      // The retry is over (answered, refused or failed): its button works again.
-      if (item.kind === 'retry') await this.retryDone(ref, item.retryId);
+      // The retry is over (answered, refused or failed): its button works again. Not for a worker
+      // that lost the thread: the retry is the new holder's.
+      if (item.kind === 'retry' && !taken.lease.lost.aborted) await this.retryDone(ref, item.retryId);
       // A left tenant's records are being deleted: its item's mark is not written again.
       if (!work.left) await progress.done();
     }

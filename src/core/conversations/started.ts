@@ -4,7 +4,7 @@
  * handed to the relay (`answerKey`: the relay's recovery owns that answer), or lost before the relay
  * (answered again here, in the placeholder it left).
  */
-import type { Json } from '../../state/store';
+import type { FencedWrite, Json } from '../../state/store';
 import type { CoreContext } from '../context';
 import type { MessageRef } from '../surface';
 import { convKeys, legacyKeys, parseStored, startedMarkSchema, toJson, type ConvRef, type StartedMark } from './model';
@@ -16,7 +16,8 @@ const MARK_TTL_MS = 24 * 60 * 60 * 1000;
 /** Where an item's mark is kept: in the tenant's part, or (an item of the old layout's queue) at its old key. */
 interface MarkSlot {
   get(): Promise<Json | undefined>;
-  set(value: Json): Promise<void>;
+  /** The mark written, as one write of a fenced batch (under the thread's lease). */
+  write(value: Json): FencedWrite;
   setIfAbsent(value: Json): Promise<boolean>;
 }
 
@@ -26,7 +27,7 @@ function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
     const key = legacyKeys.started(ref.id, item.raw.id);
     return {
       get: () => ctx.store.get(key),
-      set: (value) => ctx.store.set(key, value, MARK_TTL_MS),
+      write: (value) => ({ op: 'set', key, value, ttlMs: MARK_TTL_MS }),
       setIfAbsent: (value) => ctx.store.setIfAbsent(key, value, MARK_TTL_MS),
     };
   }
@@ -34,7 +35,7 @@ function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
   const key = convKeys.started(ref.id, item.raw.id);
   return {
     get: () => view.get(key),
-    set: (value) => view.set(key, value, MARK_TTL_MS),
+    write: (value) => view.setWrite(key, value, MARK_TTL_MS),
     setIfAbsent: (value) => view.setIfAbsent(key, value, MARK_TTL_MS),
   };
 }
@@ -48,6 +49,7 @@ export class ItemProgress {
 
   constructor(
     private readonly ctx: CoreContext,
+    private readonly item: TakenItem,
     private readonly slot: MarkSlot,
     private readonly mark: StartedMark,
   ) {}
@@ -73,14 +75,14 @@ export class ItemProgress {
     return this.note({ answerKey });
   }
 
-  /** The item is over (answered, refused or failed). */
+  /** The item is over (answered, refused or failed). Refused, like every note, once the thread is another's. */
   async done(): Promise<void> {
-    await this.slot.set(toJson({ ...this.mark, done: true })).catch(() => undefined);
+    await this.item.lease.write([this.slot.write(toJson({ ...this.mark, done: true }))]).catch(() => undefined);
   }
 
   private async note(note: Pick<StartedMark, 'placeholder'> | Pick<StartedMark, 'answerKey'>): Promise<void> {
     Object.assign(this.mark, note);
-    await this.slot.set(toJson(this.mark));
+    await this.item.lease.write([this.slot.write(toJson(this.mark))]);
   }
 }
 
@@ -108,7 +110,7 @@ export async function startItem(ctx: CoreContext, ref: ConvRef, item: TakenItem)
       'conversation: item lost by an earlier worker before the relay took it; answering it again',
     );
     if (earlier.placeholder) mark.placeholder = earlier.placeholder;
-    await slot.set(toJson(mark));
+    await item.lease.write([slot.write(toJson(mark))]);
   }
-  return new ItemProgress(ctx, slot, mark);
+  return new ItemProgress(ctx, item, slot, mark);
 }
