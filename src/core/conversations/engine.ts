@@ -27,6 +27,7 @@ import { ensureSession, sessionOf, touchSession } from './sessions';
 import { describe } from './opening';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
+import { giveUpItem } from './given-up';
 import { startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
@@ -320,9 +321,9 @@ export class Conversations {
       return;
     }
     const found = this.surfaceFor(conv.place);
-    // Every platform call of the item is refused once its tenant left or its thread's lease is lost.
+    // Every platform call of the item is refused once its tenant left or its thread's lease is lost;
+    // the answer stops (its service stream closes, the relay drops it) on either.
     const surface = found ? taken.lease.port(work.port(found)) : undefined;
-    // The answer stops (its service stream closes, the relay drops it) on either.
     const stop = AbortSignal.any([work.signal, taken.lease.lost]);
     if (!surface) {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
@@ -335,6 +336,8 @@ export class Conversations {
       await progress.done();
       return;
     }
+    // Its tries all failed before the answer started: the user is told, the item moved aside.
+    if (progress.exhausted) return giveUpItem(this.ctx, conv, taken, item, progress, surface);
     const request = answerRequest(conv, surface, item.actor);
     try {
       const ticket = await this.handoffs.activeTicket(ref);

@@ -13,6 +13,9 @@ import type { TakenItem } from './worker';
 
 const MARK_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** Workers that may take one queue item before it is given up (it failed before its answer started). */
+export const MAX_ITEM_TRIES = 3;
+
 /** Where an item's mark is kept: in the tenant's part, or (an item of the old layout's queue) at its old key. */
 interface MarkSlot {
   get(): Promise<Json | undefined>;
@@ -53,6 +56,16 @@ export class ItemProgress {
     private readonly slot: MarkSlot,
     private readonly mark: StartedMark,
   ) {}
+
+  /** How many workers took the item, this one included (kept in its mark). */
+  get tries(): number {
+    return this.mark.tries ?? 1;
+  }
+
+  /** Every try of the item failed before its answer started: it is given up, not tried again. */
+  get exhausted(): boolean {
+    return this.tries > MAX_ITEM_TRIES;
+  }
 
   /** The placeholder a lost item left behind, answered into by the worker that took it over (once). */
   takeLeftPlaceholder(): MessageRef | undefined {
@@ -95,7 +108,7 @@ export async function startItem(ctx: CoreContext, ref: ConvRef, item: TakenItem)
   const slot = markSlot(ctx, ref, item);
   const convId = ref.id;
   const itemId = item.raw.id;
-  const mark: StartedMark = { owner: ctx.config.instanceId, done: false };
+  const mark: StartedMark = { owner: ctx.config.instanceId, done: false, tries: 1 };
   if (!(await slot.setIfAbsent(toJson(mark)))) {
     const earlier = parseStored(startedMarkSchema, await slot.get());
     if (!earlier || earlier.done || earlier.answerKey !== undefined) {
@@ -105,10 +118,14 @@ export async function startItem(ctx: CoreContext, ref: ConvRef, item: TakenItem)
       );
       return undefined;
     }
-    ctx.log.warn(
-      { convId, item: itemId, owner: earlier.owner },
-      'conversation: item lost by an earlier worker before the relay took it; answering it again',
-    );
+    mark.tries = (earlier.tries ?? 1) + 1;
+    // Its last try gone too: the engine gives it up (one line there).
+    if (mark.tries <= MAX_ITEM_TRIES) {
+      ctx.log.warn(
+        { convId, item: itemId, owner: earlier.owner, tries: mark.tries },
+        'conversation: item lost by an earlier worker before the relay took it; answering it again',
+      );
+    }
     if (earlier.placeholder) mark.placeholder = earlier.placeholder;
     await item.lease.write([slot.write(toJson(mark))]);
   }
