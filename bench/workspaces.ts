@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp } from '../src/app';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/deployment/config';
 import { buildLocalService } from '../src/local-service';
 import { FakeSlack, type FakeMessage } from '../fakes/fake-slack';
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from '../fakes/fake-slack-oauth';

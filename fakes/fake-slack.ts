@@ -22,6 +22,8 @@
  * - images from `unfetchableImageHosts`: in an image block (or a context image) the message is refused,
  *   `invalid_blocks` / "downloading image failed [json-pointer:/blocks/N/image_url]"; in a section's
  *   accessory it is accepted and shows as a broken icon (recorded in `brokenImagesShown`).
+ * - conversations.history / .replies: with `historyLimits: 'distributed'`, once a minute per workspace
+ *   for both together (429 `ratelimited`), 15 messages at most (`historyRefused` counts the 429s).
  * Any method may also be forced to answer 429 a number of times (`force429`).
  * The method is the last path segment, so any SLACK_API_URL prefix works (`/api/chat.update`).
  */
@@ -112,6 +114,12 @@ export interface FakeSlackOptions {
   agentView?: boolean;
   /** `refuse`: an older workspace, which answers invalid_blocks to card and carousel blocks. */
   cards?: 'on' | 'refuse';
+  /**
+   * `distributed`: Slack's limits for a commercially distributed app outside the Marketplace:
+   * conversations.history and conversations.replies together once a minute per workspace (HTTP 429,
+   * `ratelimited`), 15 messages at most per call (a larger `limit` is cut to 15).
+   */
+  historyLimits?: 'tier3' | 'distributed';
 }
 
 /** What an assistant thread shows in the fake: every status set (in order), the prompts, the title. */
@@ -162,6 +170,11 @@ export const TIER_BUDGETS: Record<string, number> = {
   'assistant.threads.setSuggestedPrompts': 50,
   'assistant.threads.setTitle': 50,
 };
+/** The history methods Slack limits for distributed apps. */
+const HISTORY_METHODS = ['conversations.history', 'conversations.replies'];
+/** At most this many messages per history read under the distributed limits. */
+export const DISTRIBUTED_HISTORY_MAX = 15;
+
 /** assistant.threads.setStatus: about one a second per DM (a bucket of 60 a minute per channel). */
 export const STATUS_PER_MINUTE = 60;
 
@@ -185,6 +198,8 @@ export class FakeSlack {
   /** Suggested prompts set on a DM without a thread (the agent experience), per channel, in order. */
   readonly dmPrompts = new Map<string, Array<Array<{ title: string; message: string }>>>();
   rateLimited = 0;
+  /** History reads refused under the distributed limits (`historyLimits`). */
+  historyRefused = 0;
   /** "Add to Slack": other workspaces, their tokens and channels (fake-slack-oauth.ts). */
   readonly workspaces = new FakeSlackWorkspaces();
   /** The workspace of the call being answered (set from its token). */
@@ -475,6 +490,13 @@ export class FakeSlack {
       const wait = this.take(`setStatus:${String(args.channel_id)}`, STATUS_PER_MINUTE, STATUS_PER_MINUTE / 60);
       if (wait > 0) return this.refuse(res, method, args, wait);
     }
+    if (this.opts.historyLimits === 'distributed' && HISTORY_METHODS.includes(method)) {
+      const wait = this.take(`history:${this.callTeam ?? this.team}`, 1, 1 / 60);
+      if (wait > 0) {
+        this.historyRefused++;
+        return this.refuse(res, method, args, wait);
+      }
+    }
     const perMinute = TIER_BUDGETS[method];
     if (perMinute !== undefined) {
       const wait = this.take(`${method}:${this.callTeam ?? this.team}`, perMinute, perMinute / 60);
@@ -679,6 +701,12 @@ export class FakeSlack {
     }
   }
 
+  /** How many messages a history read returns: its `limit` (Slack's default 100), 15 at most when distributed. */
+  private historyMax(a: Args): number {
+    const asked = Number(a.limit ?? 100) || 100;
+    return this.opts.historyLimits === 'distributed' ? Math.min(asked, DISTRIBUTED_HISTORY_MAX) : asked;
+  }
+
   private unfetchable(url: unknown): boolean {
     const hosts = this.opts.unfetchableImageHosts ?? [];
     try {
@@ -879,7 +907,9 @@ export class FakeSlack {
         if (!root) return { ok: false, error: 'thread_not_found' };
         return {
           ok: true,
-          messages: [root, ...this.replies(channel, ts)].map(({ history: _h, ...m }) => ({ ...m, type: 'message' })),
+          messages: [root, ...this.replies(channel, ts)]
+            .slice(0, this.historyMax(a))
+            .map(({ history: _h, ...m }) => ({ ...m, type: 'message' })),
         };
       }
       case 'conversations.history':
@@ -887,6 +917,7 @@ export class FakeSlack {
           ok: true,
           messages: this.channelMessages(String(a.channel ?? ''))
             .reverse()
+            .slice(0, this.historyMax(a))
             .map(({ history: _h, ...m }) => ({ ...m, type: 'message' })),
         };
       case 'chat.getPermalink': {

@@ -6,9 +6,9 @@
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import type { Logger } from 'pino';
-import type { Config, SlackConfig } from './config';
-import { configSecrets, createLogger } from './app-log';
-import { type SecretScrubber, safeLogger } from './log-safety';
+import type { Config, SlackConfig } from './deployment/config';
+import { configSecrets, createLogger } from './deployment/app-log';
+import { type SecretScrubber, safeLogger } from './deployment/log-safety';
 import { Bridge } from './core/bridge';
 import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
 import { commandHandlers } from './core/commands';
@@ -144,6 +144,7 @@ async function slackRuntime(config: Config, slack: SlackConfig, store: StateStor
     apiUrl: await resolveSlackApiUrl(slack.apiUrl, slack.botToken ?? '', log),
     adminUsers: slack.adminUsers,
     handoffChannel: slack.handoffChannel,
+    distribution: slack.distribution,
     store,
     log: log.child({ surface: 'slack' }),
   });
@@ -205,6 +206,21 @@ function coreConfigOf(
     leaseTtlMs: leaseTimings(config.leaseTtlMs).ttlMs,
     ...(config.testPauses ? { testPauses: config.testPauses } : {}),
     ...(config.slack?.oauth ? { manyTenants: ['slack'] as const } : {}),
+    ...guestsOf(config),
+  };
+}
+
+/**
+ * Who is a guest on the environment's chatbot (CoreConfig.guestSurfaces): Slack's workspaces in OAuth
+ * mode, and every Discord server but the operator's (DISCORD_GUILD_ID, or the handoff channel's).
+ */
+function guestsOf(config: Config): Pick<CoreConfig, 'guestSurfaces' | 'operatorWorkspaces'> {
+  const surfaces: SurfaceName[] = [];
+  if (config.slack?.oauth) surfaces.push('slack');
+  if (config.discord) surfaces.push('discord');
+  return {
+    guestSurfaces: surfaces,
+    ...(config.discord?.guildId ? { operatorWorkspaces: { discord: config.discord.guildId } } : {}),
   };
 }
 

@@ -3,11 +3,11 @@
  * terminal shell when neither is and a terminal or piped input is attached), stop cleanly on SIGTERM.
  */
 import { fstatSync } from 'fs';
-import { ConfigError, loadConfig, type Config } from './config';
-import { redactConfig } from './config-redact';
-import { configSecrets, createLogger } from './app-log';
+import { ConfigError, loadConfig, type Config } from './deployment/config';
+import { redactConfig } from './deployment/config-redact';
+import { configSecrets, createLogger } from './deployment/app-log';
 import { startApp, type AppHandle } from './app';
-import { SecretScrubber } from './log-safety';
+import { SecretScrubber } from './deployment/log-safety';
 import type { SurfaceRuntime } from './surfaces/runtime';
 import { ShellSurface, SHELL_HANDOFF_CHANNEL, SHELL_WORKSPACE } from './surfaces/shell/shell-surface';
 import { Shell } from './surfaces/shell/shell';

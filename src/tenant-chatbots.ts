@@ -4,8 +4,8 @@
  * default. Whose keys are typed in `/chatbot connect` are added to the log scrubber as soon as a
  * client is made with them, so they reach no log line.
  */
-import type { Config } from './config';
-import type { SecretScrubber } from './log-safety';
+import type { Config } from './deployment/config';
+import type { SecretScrubber } from './deployment/log-safety';
 import { ChatbotClient } from './service/client';
 import { SecretBox, parseEncryptionKey } from './state/secret-box';
 import type { StateStore } from './state/store';

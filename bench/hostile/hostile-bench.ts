@@ -17,7 +17,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/deployment/config';
 import { FakeSlack, type FakeMessage } from '../../fakes/fake-slack';
 import { button } from '../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../fakes/slack-requests';

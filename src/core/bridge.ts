@@ -18,6 +18,8 @@ import { DEFAULT_REMIND_MS } from './handoff/model';
 import { commandGuards, type Guard, pressGuards, runGuards, tell } from './guards';
 import { leaseTimings } from './leases';
 import { worksUnconnected } from './commands/connect';
+import { splitHead } from './commands/grammar';
+import { SHARED_CHATBOT_REFUSAL } from './tenants/shared-chatbot';
 import { NOT_CONNECTED } from './tenants/directory';
 import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
 import { recoverAbandonedAnswers } from './relay/inflight';
@@ -185,20 +187,30 @@ export class Bridge implements BridgeCore {
       args,
     };
     const unconnected = worksUnconnected(name, args);
+    const writes = operatorOnly(handler, 'subcommands', splitHead(args).head.toLowerCase());
     await runGuards(this.commandGuards, g, () =>
-      this.asTenant(inv, unconnected, (ctx) => handler!.run(ctx, inv, args)),
+      this.asTenant(inv, { unconnected, writes }, (ctx) => handler!.run(ctx, inv, args)),
     );
   }
 
   /**
    * Runs `work` with the context of the invoker's tenant (its chatbot, its handoff channel). A tenant
-   * without a chatbot is told so, unless the work is one that needs none (connecting one).
+   * without a chatbot is told so, unless the work is one that needs none (connecting one); a guest on
+   * the deployment's shared chatbot is refused, in one line, what changes the operator's chatbot.
    */
-  private async asTenant(inv: Invocation, unconnected: boolean, work: (ctx: CoreContext) => Promise<void>) {
-    const tenant = tenantOf(inv.place);
+  private async asTenant(
+    inv: Invocation,
+    what: { unconnected: boolean; writes: boolean },
+    work: (ctx: CoreContext) => Promise<void>,
+  ) {
+    const tenant = inv.tenant;
     const chatbot = await chatbotFor(this.ctx, tenant);
-    if (chatbot) return work(withChatbot(this.ctx, tenant, chatbot));
-    if (unconnected) return work(this.ctx);
+    if (chatbot) {
+      const ctx = withChatbot(this.ctx, tenant, chatbot);
+      if (what.writes && ctx.scope?.chatbot === 'shared') return tell(this.ctx, inv, { text: SHARED_CHATBOT_REFUSAL });
+      return work(ctx);
+    }
+    if (what.unconnected) return work(this.ctx);
     await tell(this.ctx, inv, { text: NOT_CONNECTED });
   }
 
@@ -242,7 +254,10 @@ export class Bridge implements BridgeCore {
     const found = this.actions.get(action);
     const gone = 'This button has expired or is no longer supported. Run the command again.';
     const g = { inv, what: 'that button', command: found?.command, gone };
-    await runGuards(this.pressGuards, g, () => this.asTenant(inv, false, (ctx) => found!.fn(ctx, inv, value)));
+    const writes = found ? operatorOnly(this.handlers.get(found.command), 'actions', action) : false;
+    await runGuards(this.pressGuards, g, () =>
+      this.asTenant(inv, { unconnected: false, writes }, (ctx) => found!.fn(ctx, inv, value)),
+    );
   }
 
   async submitForm(
@@ -260,8 +275,12 @@ export class Bridge implements BridgeCore {
     };
     // Refused or failed: the person was told, and the form closes.
     let result: FormResult = { ok: true };
+    const what = {
+      unconnected: worksUnconnected(found?.command, formId),
+      writes: found ? operatorOnly(this.handlers.get(found.command), 'forms', formId) : false,
+    };
     await runGuards(this.pressGuards, g, () =>
-      this.asTenant(inv, worksUnconnected(found?.command, formId), async (ctx) => {
+      this.asTenant(inv, what, async (ctx) => {
         result = await found!.fn(ctx, inv, state, values);
       }),
     );
@@ -275,6 +294,15 @@ export class Bridge implements BridgeCore {
     // The workspace's own tickets only.
     return this.handoffs.queueMessage(tenantOf({ surface: surface.name, workspace }));
   }
+}
+
+/** Whether the handler says this subcommand, button or form changes the operator's chatbot (CommandHandler.operatorOnly). */
+function operatorOnly(
+  handler: CommandHandler | undefined,
+  kind: 'subcommands' | 'actions' | 'forms',
+  id: string,
+): boolean {
+  return handler?.operatorOnly?.[kind]?.includes(id) ?? false;
 }
 
 function errorText(err: unknown): string {

@@ -59,6 +59,12 @@ export interface OutMessage {
   text: string;
   /** The text is Markdown (answers, notices): surfaces may render it in blocks/embeds. */
   markdown?: boolean;
+  /**
+   * The message's plain text (Slack's `text`: notifications, search, what a client without blocks
+   * shows) is the Markdown as the platform shows it (links as links), not its source. For messages
+   * core composes (a handoff ticket); never an answer, whose text stays the service's words.
+   */
+  asShown?: boolean;
   /** Still streaming: a surface may show a typing mark after the text. */
   typing?: boolean;
   /** A short status line shown under the text, never inside it (e.g. "Answer interrupted ..."). */

@@ -16,7 +16,7 @@ export interface HandoffTarget {
   channel: string;
 }
 
-/** Core's settings, derived from src/config.ts by main.ts (core never reads the environment). */
+/** Core's settings, derived from src/deployment/config.ts by main.ts (core never reads the environment). */
 export interface CoreConfig {
   /** The chatbot (`serialNumber`) the bridge talks to. */
   chatbotId: string;
@@ -48,6 +48,18 @@ export interface CoreConfig {
    * into one office.
    */
   manyTenants?: readonly SurfaceName[];
+  /**
+   * Surfaces whose tenants, all but the operator's office, are guests on the environment's chatbot
+   * (Slack installed by OAuth; Discord, whose bot any server may invite): a guest may ask, look
+   * listings up, hand off and see its own history and figures, never change the operator's chatbot.
+   * Absent: every tenant on the environment's chatbot is the operator's office (one workspace, the shell).
+   */
+  guestSurfaces?: readonly SurfaceName[];
+  /**
+   * The operator's own workspace on a guest surface (DISCORD_GUILD_ID); the workspace of the
+   * environment's handoff channel there is the operator's too.
+   */
+  operatorWorkspaces?: Partial<Record<SurfaceName, string>>;
   /** LINK_HOSTS: hosts whose links answers show under their label, besides the listings' own (core/text/links.ts). */
   linkHosts?: readonly string[];
   /**
@@ -128,7 +140,18 @@ export interface TenantScope {
    * (by default, or connected by its keys).
    */
   ownChatbot: boolean;
+  /** Whose chatbot answers it, and so what it may change (tenants/scope.ts). */
+  chatbot: ChatbotKind;
 }
+
+/**
+ * Whose chatbot a tenant is answered by. `own`: one it connected (`/chatbot connect`), not the
+ * environment's. `operator`: the environment's, and the tenant is the operator's office (it connected
+ * that chatbot with its keys, it is the server of the deployment's handoff channel or DISCORD_GUILD_ID,
+ * or the deployment serves one workspace). `shared`: the environment's, as a guest of the operator: it
+ * may ask, look listings up, hand off and read its own history and figures, and change nothing of it.
+ */
+export type ChatbotKind = 'own' | 'operator' | 'shared';
 
 /**
  * What one slash command does (what it is, its usage and who may run it, is the catalogue's:
@@ -138,6 +161,11 @@ export interface TenantScope {
 export interface CommandHandler {
   run(ctx: CoreContext, inv: Invocation, args: string): Promise<void>;
   actions?: Record<string, (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>>;
+  /**
+   * What of it changes the chatbot itself (its settings, listings, chatbots) or reads the operator's
+   * account: refused, in one line, to a tenant on the deployment's shared chatbot (bridge.ts).
+   */
+  operatorOnly?: { subcommands?: readonly string[]; actions?: readonly string[]; forms?: readonly string[] };
   forms?: Record<
     string,
     (ctx: CoreContext, inv: Invocation, state: string, values: Record<string, string>) => Promise<FormResult>

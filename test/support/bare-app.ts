@@ -3,9 +3,9 @@
  * starts to see the app itself open its state (a Redis over TLS, a cluster, a model backend) or
  * refuse to.
  */
-import { createLogger } from '../../src/app-log';
+import { createLogger } from '../../src/deployment/app-log';
 import { type AppHandle, startApp } from '../../src/app';
-import { type Config, loadConfig } from '../../src/config';
+import { type Config, loadConfig } from '../../src/deployment/config';
 
 /** The configuration of `env`, with an in-memory service database and silent logs. */
 export function bareConfig(env: Record<string, string>): Config {

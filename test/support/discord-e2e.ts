@@ -6,7 +6,7 @@
 import { shownText } from '../../fakes/fake-discord-cv2';
 import pino from 'pino';
 import { startApp, type AppHandle } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/deployment/config';
 import { spellsAnswer } from '../../fakes/answer-text';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import {

@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { startApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/deployment/config';
 import { inProcessEnv, startTestService, tempDir } from './app-env';
 import { FakeSlack, type FakeSlackOptions } from '../../fakes/fake-slack';
 import { ACK_WINDOW_MS, type LateAck, SlackDriver } from '../../fakes/slack-requests';
@@ -422,6 +422,7 @@ export async function startSlackSocketE2E(
     app,
     fake,
     socket,
+    serviceCalls: [],
     service: svc.service,
     driver: new SlackDriver(`${app.url ?? 'http://127.0.0.1:9'}/slack/events`, 'not-the-apps-secret', fake.team),
     storedAnswers: svc.storedAnswers,

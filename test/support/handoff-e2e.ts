@@ -5,7 +5,7 @@
  * the installation lives in the state store, so a restarted app serves it without a new install.
  */
 import { startApp, type AppHandle } from '../../src/app';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, type Config } from '../../src/deployment/config';
 import { inProcessEnv, startTestService, tempDir, type TestService } from './app-env';
 import { FakeSlack } from '../../fakes/fake-slack';
 import { ADMIN, AGENT, HANDOFF_CHANNEL, SIGNING_SECRET } from './slack-e2e';

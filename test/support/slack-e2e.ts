@@ -7,7 +7,7 @@
  */
 import pino from 'pino';
 import { startApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/deployment/config';
 import { inProcessEnv, startTestService, tempDir, type InProcessE2E } from './app-env';
 import { FakeSlack, type FakeSlackOptions, type FakeMessage } from '../../fakes/fake-slack';
 import { button, sameAnswer, shown } from '../../fakes/slack-blocks';
@@ -24,6 +24,8 @@ export const AGENT = 'U0AGENT';
 export interface SlackE2E extends InProcessE2E {
   fake: FakeSlack;
   driver: SlackDriver;
+  /** Every request the local chatbot service received, in order (method and path). */
+  serviceCalls: Array<{ method: string; url: string }>;
 }
 
 export async function startSlackE2E(
@@ -42,10 +44,16 @@ export async function startSlackE2E(
   } = {},
 ): Promise<SlackE2E> {
   const tmp = tempDir('slack-e2e-');
+  const serviceCalls: SlackE2E['serviceCalls'] = [];
   const svc = await startTestService({
     dir: tmp.dir,
     fragmentDelayMs: opts.fragmentDelayMs ?? 2,
     ...(opts.llm ? { llm: opts.llm } : {}),
+    prepare: (service) => {
+      service.app.addHook('onRequest', async (req) => {
+        serviceCalls.push({ method: req.method, url: req.url });
+      });
+    },
   });
   const fake = await new FakeSlack({
     users: { U0USER1: 'Ada Lovelace', U0USER2: 'Grace Hopper', [ADMIN]: 'Alan Admin', [AGENT]: 'Agent Smith' },
@@ -74,6 +82,7 @@ export async function startSlackE2E(
     app,
     fake,
     driver,
+    serviceCalls,
     service: svc.service,
     storedAnswers: svc.storedAnswers,
     async close() {

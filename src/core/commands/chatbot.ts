@@ -27,6 +27,9 @@ import { maskSecret } from '../tenants/mask';
 import { tenantOf } from '../tenants/tenant';
 
 const USAGE = usageOf('chatbot');
+/** The settings that are e-mail addresses (hidden from a guest of the shared chatbot). */
+const EMAIL_FIELDS = SETTING_FIELDS.filter((f) => f.kind === 'email').map((f) => f.name);
+const HIDDEN = "the deployment's (not shown)";
 export const CHATBOT_EDIT_FORM = 'chatbot.edit';
 
 /** Models for display and Model resolution; a failing ModelList leaves keys as typed. */
@@ -83,7 +86,11 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
         'The embedded demo chatbot service (CHATBOT_API_URL=embedded): answers come from its demo data, not your chatbot service.',
     });
   }
-  const appliedLines = describeApplied(applied, models);
+  // A guest of the shared chatbot sees its settings, never the operator's e-mail addresses.
+  const guest = ctx.scope?.chatbot === 'shared';
+  const appliedLines = describeApplied(applied, models).map((l) =>
+    guest && EMAIL_FIELDS.some((name) => l.startsWith(`${name}:`)) ? `${l.slice(0, l.indexOf(':'))}: ${HIDDEN}` : l,
+  );
   for (const group of SETTING_GROUPS) {
     const inGroup = appliedLines.filter((l) => SETTING_FIELDS.find((f) => l.startsWith(`${f.name}:`))?.group === group);
     if (inGroup.length > 0) {
@@ -256,4 +263,7 @@ export const chatbotCommand = guardedCommand('chatbot', {
   body: run,
   helpWhenEmpty: true,
   forms: { [CHATBOT_EDIT_FORM]: submitEdit, [CONNECT_FORM]: submitConnect },
+  // The settings and the /v1 account are the chatbot's owner's: a guest of the shared chatbot may
+  // show it (without the operator's addresses), list its models, set its own hours and connect its own.
+  operatorOnly: { subcommands: ['set', 'edit', 'list', 'create'], forms: [CHATBOT_EDIT_FORM] },
 });

@@ -25,11 +25,12 @@ export async function showListing(
   if (!first)
     throw new RefusalError(`No listing matches ${describeKey(key)}. Check the key, or find it with /listings.`);
   const more = found.length > 1 ? `${found.length} listings match ${describeKey(key)}; showing the first.` : '';
-  // Next steps: a viewing for anyone, Edit for admins (the button checks again when pressed).
+  // Next steps: a viewing for anyone, Edit for admins of the chatbot's owner (the button checks again when pressed).
   const buttons: Button[] = [
     { action: VIEWING_ACTION, label: 'Ask about a viewing', value: viewingName(first), style: 'primary' },
   ];
-  if (inv.actor.isAdmin) buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(key) });
+  if (inv.actor.isAdmin && ctx.scope?.chatbot !== 'shared')
+    buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(key) });
   await inv.reply(
     { text: more, cards: [listingDetailCard(first)], buttons },
     opts.ephemeral ? { ephemeral: true } : undefined,

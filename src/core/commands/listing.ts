@@ -337,4 +337,10 @@ export const listingCommand = guardedCommand('listing', {
     [LISTING_SHOW_ACTION]: onDetailsPressed,
   },
   forms: { [LISTING_CREATE_FORM]: submitCreate, [LISTING_UPDATE_FORM]: submitUpdate },
+  // The listings are the chatbot's: on the shared chatbot, the operator's (show stays everyone's).
+  operatorOnly: {
+    subcommands: ['create', 'update', 'delete'],
+    actions: [LISTING_DELETE_CONFIRM, LISTING_EDIT],
+    forms: [LISTING_CREATE_FORM, LISTING_UPDATE_FORM],
+  },
 });

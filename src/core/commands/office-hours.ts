@@ -21,7 +21,7 @@ const EXAMPLE = '/chatbot hours Mon-Fri 09:00-17:00';
 
 /** The context narrowed to the invoker's tenant (a command of a tenant without a chatbot runs on the deployment's). */
 function ofInvoker(ctx: CoreContext, inv: Invocation): CoreContext {
-  return ctx.scope ? ctx : { ...ctx, scope: { tenant: tenantOf(inv.place), ownChatbot: false } };
+  return ctx.scope ? ctx : { ...ctx, scope: { tenant: tenantOf(inv.place), ownChatbot: false, chatbot: 'shared' } };
 }
 
 /** What the admin typed, as the office record keeps it; a UsageError naming the field and the fix. */

@@ -25,7 +25,7 @@ import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
 import { cardsNamedIn } from '../listings/card-actions';
 import { ListingCatalogue, listingHosts } from '../listings/named';
-import { type LinkTrust, trustHosts } from '../text/links';
+import { type LinkTrust, linksInSight, trustHosts } from '../text/links';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -256,11 +256,11 @@ export class TurnAnswerer {
     });
     // Dropped (the tenant left): nothing more is shown or written for it.
     if (result.status === 'dropped') return;
-    await this.afterRelay(run, result, feedbackId);
+    await this.afterRelay(run, result, feedbackId, listings.links);
   }
 
   /** The relay's result: a refusal or failure shown in the service's words, the turn recorded, a no-answer offered a human. */
-  private async afterRelay(run: Streaming, result: RelayResult, feedbackId: string): Promise<void> {
+  private async afterRelay(run: Streaming, result: RelayResult, feedbackId: string, links: LinkTrust): Promise<void> {
     const { turn, retryId, show } = run;
     const { conv } = turn;
     const { ctx } = this.deps;
@@ -277,11 +277,9 @@ export class TurnAnswerer {
     if (result.status === 'complete') {
       await completeRatedAnswer(ctx, feedbackId, conv.place, { message: last, answerId: result.final?.answerId });
     }
-    await this.deps.addTurn(conv, {
-      author: BOT_AUTHOR,
-      text: result.status === 'complete' ? result.text : `${result.text} (interrupted)`,
-      at: ctx.now(),
-    });
+    const text = result.status === 'complete' ? result.text : `${result.text} (interrupted)`;
+    // What the chat showed (the same link rules), for the ticket's transcript.
+    await this.deps.addTurn(conv, { author: BOT_AUTHOR, text, at: ctx.now(), shown: linksInSight(text, links) });
     if (result.status === 'complete' && result.final?.noAnswer) await this.noAnswer(turn);
   }
 

@@ -90,7 +90,17 @@ export type StartedMark = z.infer<typeof startedMarkSchema>;
 
 export type RetryRecord = z.infer<typeof retryRecordSchema>;
 
-export const turnSchema = z.object({ author: z.string(), text: z.string(), at: z.number() });
+export const turnSchema = z.object({
+  author: z.string(),
+  text: z.string(),
+  at: z.number(),
+  /**
+   * A chatbot answer as the chat showed it: Markdown whose links the link rules did not trust are
+   * untrusted spans (core/text/links.ts). The ticket shows this, so an answer reads as it did in the
+   * chat; `text` stays the service's words (lead facts, mail). Absent on people's turns.
+   */
+  shown: z.string().optional(),
+});
 export type Turn = z.infer<typeof turnSchema>;
 
 /** A stable, short id of a conversation key: fits button values (Discord custom_id is 100 chars). */

@@ -6,7 +6,7 @@
 import type { Turn } from '../conversations/model';
 import { recentLines } from '../recent-lines';
 import type { Button, OutMessage } from '../surface';
-import { shownAsText, untrusted } from '../text/untrusted';
+import { SPAN_CLOSE, SPAN_OPEN, shownAsText, untrusted } from '../text/untrusted';
 import { leadLines, type LeadSummary } from './lead';
 import { hoursLines } from './hours/ticket-lines';
 import { HANDOFF_ACTIONS, stateWord, type Ticket } from './model';
@@ -21,6 +21,26 @@ function oneLine(text: string): string {
 /** Words from the user, the chatbot or the service, on one line and shown as text. */
 function quoted(text: string): string {
   return shownAsText(untrusted(oneLine(text)));
+}
+
+/**
+ * A chatbot answer on one line as the chat showed it (its `shown`: Markdown, untrusted links already
+ * spans): the surface renders its links as it does the answer's. Cut where no link or span is left
+ * half open: a cut inside `[label](url` goes back to before the `[`, and a span cut open is closed.
+ */
+function answerLine(shown: string): string {
+  const flat = shown.replace(/\s+/g, ' ').trim();
+  if (flat.length <= TURN_CHARS) return flat;
+  let cut = flat.slice(0, TURN_CHARS - 1);
+  const open = cut.lastIndexOf('[');
+  if (open >= 0 && !/\]\([^)]*\)/.test(cut.slice(open))) cut = cut.slice(0, open);
+  const spanOpen = cut.lastIndexOf(SPAN_OPEN) > cut.lastIndexOf(SPAN_CLOSE);
+  return `${cut.trimEnd()}${spanOpen ? SPAN_CLOSE : ''}…`;
+}
+
+/** A transcript line: an answer as the chat showed it, anything else (people's words) as text. */
+function turnLine(t: Turn): string {
+  return `> *${quoted(t.author)}:* ${t.shown !== undefined ? answerLine(t.shown) : quoted(t.text)}`;
 }
 
 /** 19:05 UTC: tickets are read within the day; the date is in the platform's own timestamp. */
@@ -101,9 +121,9 @@ export function renderTicket(ticket: Ticket, view: TicketView): OutMessage {
     `*Lead*`,
     ...leadLines(view.lead).map((l) => `• ${quoted(l)}`),
   ].join('\n');
-  const lines = view.transcript.map((t) => `> *${quoted(t.author)}:* ${quoted(t.text)}`);
+  const lines = view.transcript.map(turnLine);
   const budget = view.maxLength - head.length - 40;
   const kept = recentLines(lines, budget);
   const body = kept.length > 0 ? `Recent conversation:\n${kept.join('\n')}` : 'Recent conversation: (none)';
-  return { text: `${head}\n${body}`, markdown: true, buttons: ticketButtons(ticket) };
+  return { text: `${head}\n${body}`, markdown: true, asShown: true, buttons: ticketButtons(ticket) };
 }

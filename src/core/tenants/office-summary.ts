@@ -43,14 +43,20 @@ export function describeHours(windows: readonly OfficeWindow[]): string {
 export async function officeFields(ctx: CoreContext): Promise<Card['fields']> {
   const office = await readOffice(ctx);
   const own = ctx.scope?.ownChatbot ?? false;
+  // The operator's addresses are not shown to a guest of the shared chatbot.
+  const guest = ctx.scope?.chatbot === 'shared';
   const hours = office.hours
     ? `${describeHours(office.hours.windows)} (${office.hoursFrom === 'tenant' ? 'set with /chatbot hours' : "the deployment's HANDOFF_HOURS"})`
     : 'Always open (set hours with /chatbot hours)';
-  const tickets = office.ticketEmail
-    ? `${office.ticketEmail}${office.ticketEmailFrom === 'environment' ? " (the deployment's HANDOFF_EMAIL)" : ''}`
-    : own
-      ? 'nobody (set TalkToHumanEmail with /chatbot set)'
-      : 'nobody (no TalkToHumanEmail or HANDOFF_EMAIL)';
+  const tickets = guest
+    ? office.ticketEmail
+      ? "the deployment's address (not shown)"
+      : 'nobody'
+    : office.ticketEmail
+      ? `${office.ticketEmail}${office.ticketEmailFrom === 'environment' ? " (the deployment's HANDOFF_EMAIL)" : ''}`
+      : own
+        ? 'nobody (set TalkToHumanEmail with /chatbot set)'
+        : 'nobody (no TalkToHumanEmail or HANDOFF_EMAIL)';
   return [
     { label: 'Office hours', value: hours },
     { label: 'Time zone', value: office.timeZone },
@@ -58,7 +64,7 @@ export async function officeFields(ctx: CoreContext): Promise<Card['fields']> {
     {
       label: 'Daily leads e-mailed to',
       value: office.leadsEmail
-        ? `${office.leadsEmail} at ${String(office.digestHour).padStart(2, '0')}:00 (${office.digestHourFrom === 'tenant' ? 'set with /chatbot hours leads' : "the deployment's LEADS_DIGEST_HOUR"})`
+        ? `${guest ? "the deployment's address (not shown)" : office.leadsEmail} at ${String(office.digestHour).padStart(2, '0')}:00 (${office.digestHourFrom === 'tenant' ? 'set with /chatbot hours leads' : "the deployment's LEADS_DIGEST_HOUR"})`
         : 'nobody (set EmailForDailyLeads with /chatbot set)',
     },
   ];

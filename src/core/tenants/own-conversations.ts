@@ -5,14 +5,14 @@
  * (`t:<kind>:<id>:session:<sessionId>`), with the chatbot it was opened on and when. On a shared
  * chatbot (shared-chatbot.ts) these notes are all that says a conversation is the tenant's: /history
  * shows those only and /analytics counts them. They are written only where a surface serves many
- * tenants, expire with the conversations (RETENTION_DAYS) and leave with the tenant.
+ * tenants (guestsOn: Slack in OAuth mode, Discord), expire with the conversations (RETENTION_DAYS) and leave with the tenant.
  */
 import { z } from 'zod';
 import { scoped, scopedPrefix, tenantStore, type Tenant } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
 import { parseStored } from '../conversations/model';
 import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
-import { servesManyTenants } from './shared-chatbot';
+import { guestsOn } from './scope';
 
 const ownSessionSchema = z.object({ chatbotId: z.string(), createdAt: z.number() });
 
@@ -30,7 +30,7 @@ const sessionKey = (id: string) => scoped('session', id);
  * many tenants (elsewhere nothing is written).
  */
 export async function recordOwnSession(ctx: CoreContext, tenant: Tenant, sessionId: number): Promise<void> {
-  if (!servesManyTenants(ctx, tenant.surface)) return;
+  if (!guestsOn(ctx, tenant.surface)) return;
   await tenantStore(ctx.store, tenant).set(
     sessionKey(String(sessionId)),
     { chatbotId: ctx.config.chatbotId, createdAt: ctx.now() },

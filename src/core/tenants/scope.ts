@@ -4,7 +4,7 @@
  * `ctx.config.chatbotId`, so every service call, session, setting and figure of the request follows
  * the tenant's chatbot without each handler choosing it.
  */
-import type { CoreContext } from '../context';
+import type { ChatbotKind, CoreContext } from '../context';
 import type { TenantChatbot } from './directory';
 import type { Place } from '../surface';
 import { type Tenant, tenantOf } from './tenant';
@@ -25,8 +25,36 @@ export function withChatbot(ctx: CoreContext, tenant: Tenant, chatbot: TenantCha
     ...ctx,
     client: chatbot.client,
     config: { ...ctx.config, chatbotId: chatbot.chatbotId, handoff },
-    scope: { tenant, ownChatbot: ownChatbot(ctx, chatbot) },
+    scope: { tenant, ownChatbot: ownChatbot(ctx, chatbot), chatbot: chatbotKind(ctx, tenant, chatbot) },
   };
+}
+
+/** Whose chatbot answers `tenant` (context.ts's ChatbotKind). */
+export function chatbotKind(
+  ctx: Pick<CoreContext, 'config' | 'chatbots'>,
+  tenant: Tenant,
+  chatbot: Pick<TenantChatbot, 'chatbotId' | 'connected'>,
+): ChatbotKind {
+  if (ownChatbot(ctx, chatbot)) return 'own';
+  return chatbot.connected || operatorsOffice(ctx, tenant) ? 'operator' : 'shared';
+}
+
+/** Whether `surface` has guests (CoreConfig.guestSurfaces; by default, where many tenants install it). */
+export function guestsOn(ctx: Pick<CoreContext, 'config'>, surface: Tenant['surface']): boolean {
+  const { guestSurfaces, manyTenants } = ctx.config;
+  return (guestSurfaces ?? manyTenants ?? []).includes(surface);
+}
+
+/**
+ * The operator's office on the environment's chatbot without connecting it: every tenant of a surface
+ * that has no guests (one Slack token, the shell), else the workspace DISCORD_GUILD_ID names or the
+ * one the deployment's own handoff channel is in (learnt at start where no guild is configured).
+ */
+export function operatorsOffice(ctx: Pick<CoreContext, 'config'>, tenant: Tenant): boolean {
+  const config = ctx.config;
+  if (!guestsOn(ctx, tenant.surface)) return true;
+  const mine = [config.operatorWorkspaces?.[tenant.surface], config.handoff[tenant.surface]?.workspace];
+  return tenant.id !== '' && mine.includes(tenant.id);
 }
 
 /**
@@ -35,7 +63,10 @@ export function withChatbot(ctx: CoreContext, tenant: Tenant, chatbot: TenantCha
  * office: in OAuth mode that is how it names its handoff channel, and HANDOFF_EMAIL and
  * HANDOFF_ESCALATE still serve it as they serve a single-workspace deployment.
  */
-function ownChatbot(ctx: CoreContext, chatbot: TenantChatbot): boolean {
+function ownChatbot(
+  ctx: Pick<CoreContext, 'chatbots'>,
+  chatbot: Pick<TenantChatbot, 'chatbotId' | 'connected'>,
+): boolean {
   return chatbot.connected && chatbot.chatbotId !== ctx.chatbots?.defaultChatbotId;
 }
 

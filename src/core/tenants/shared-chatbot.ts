@@ -9,7 +9,7 @@
  */
 import type { CoreContext } from '../context';
 import type { Place, SurfaceName } from '../surface';
-import { chatbotFor } from './scope';
+import { chatbotFor, chatbotKind, guestsOn } from './scope';
 import { tenantOf } from './tenant';
 
 /** The one line /analytics gives a tenant on the shared chatbot in place of the service's figures. */
@@ -21,9 +21,23 @@ export function servesManyTenants(ctx: Pick<CoreContext, 'config'>, surface: Sur
   return ctx.config.manyTenants?.includes(surface) ?? false;
 }
 
-/** Whether the tenant of `place` is answered by the deployment's default chatbot alongside other tenants. */
+/** The one line a tenant on the shared chatbot gets for what changes the operator's chatbot or account. */
+export const SHARED_CHATBOT_REFUSAL =
+  "This workspace uses the deployment's shared chatbot; connect your own with /chatbot connect to change its settings and listings.";
+
+/** A surface where tenants other than the operator's office are guests on the environment's chatbot. */
+export function hasGuests(ctx: Pick<CoreContext, 'config'>, surface: SurfaceName): boolean {
+  return guestsOn(ctx, surface);
+}
+
+/**
+ * Whether the context's tenant (or, unnarrowed, the tenant of `place`) is a guest on the deployment's
+ * default chatbot alongside other tenants.
+ */
 export async function onSharedChatbot(ctx: CoreContext, place: Pick<Place, 'surface' | 'workspace'>): Promise<boolean> {
-  if (!servesManyTenants(ctx, place.surface)) return false;
-  const chatbot = await chatbotFor(ctx, tenantOf(place));
-  return chatbot !== undefined && !chatbot.connected;
+  if (ctx.scope) return ctx.scope.chatbot === 'shared';
+  if (!hasGuests(ctx, place.surface)) return false;
+  const tenant = tenantOf(place);
+  const chatbot = await chatbotFor(ctx, tenant);
+  return chatbot !== undefined && chatbotKind(ctx, tenant, chatbot) === 'shared';
 }

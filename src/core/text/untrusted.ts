@@ -14,6 +14,9 @@ export type UntrustedText = string & { readonly [untrustedBrand]: true };
 
 const OPEN = '\uE002';
 const CLOSE = '\uE003';
+/** The marks around an untrusted span (for code that cuts a text already marked: close what it cut open). */
+export const SPAN_OPEN = OPEN;
+export const SPAN_CLOSE = CLOSE;
 /** The bridge's marks (mention tokens \uE000-\uE001 and spans \uE002-\uE003): never from outside. */
 const MARKS = /[\uE000-\uE003]/g;
 

@@ -213,6 +213,7 @@ function feedbackBlock(f: FeedbackPrompt): Block {
  * pings or links), with the bridge's own mentions real; capped at Slack's hard limit.
  */
 function plainText(msg: OutMessage): string {
+  if (msg.markdown && msg.asShown) return capped(withMentions(markdownToMrkdwn(msg.text)));
   return capped(slackText(msg.text));
 }
 

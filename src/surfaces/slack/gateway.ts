@@ -17,6 +17,7 @@ import type { MessageRef, Place, RateBudget } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { type GatewayCall, GatewayBudgets } from '../budgets/gateway-budgets';
 import { call, type WebClient } from './web';
+import { HISTORY_LIMITS, type HistoryLimits } from './distribution';
 
 /** chat.postMessage: Slack allows about one message a second per channel. */
 export const POST_BUDGET = { limit: 1, windowMs: 1_000 } as const;
@@ -65,6 +66,13 @@ export interface SlackGatewayOptions {
   log: Logger;
   /** The workspace of a place (a place that carries none: the token's own team, one-token mode). */
   team: (place: Place) => string;
+  /**
+   * A message was posted or edited (`edit`) with this payload: the port records the ones that carry
+   * buttons (button-records.ts), so nothing is ever read back to find them.
+   */
+  sent?: (team: string, ref: MessageRef, payload: SlackPayload, edit: boolean) => Promise<void>;
+  /** Slack's limits on reading history in this app's distribution (distribution.ts; default distributed). */
+  history?: HistoryLimits;
 }
 
 export class SlackGateway {
@@ -158,9 +166,11 @@ export class SlackGateway {
   // ---- calls -----------------------------------------------------------------------------------
 
   /** chat.postMessage; `payload` is read when the call goes out. */
-  postMessage(place: Place, payload: () => SlackPayload, c: GatewayCall = {}): Promise<string> {
-    return this.run([this.postBudget(place)], c, async () => {
-      const { text, blocks } = payload();
+  async postMessage(place: Place, payload: () => SlackPayload, c: GatewayCall = {}): Promise<string> {
+    let sent: SlackPayload | undefined;
+    const ts = await this.run([this.postBudget(place)], c, async () => {
+      sent = payload();
+      const { text, blocks } = sent;
       const res = await call(async () =>
         (await this.web(place)).chat.postMessage({
           channel: place.channel,
@@ -174,12 +184,16 @@ export class SlackGateway {
       if (typeof res.ts !== 'string' || res.ts.length === 0) throw new Error('chat.postMessage answered without ts');
       return res.ts;
     });
+    if (sent) await this.opts.sent?.(this.opts.team(place), { place, id: ts }, sent, false);
+    return ts;
   }
 
   /** chat.update; `payload` is read when the call goes out. */
-  update(ref: MessageRef, payload: () => SlackPayload, c: GatewayCall = {}): Promise<void> {
-    return this.run([this.editBudget(ref.place)], c, async () => {
-      const { text, blocks } = payload();
+  async update(ref: MessageRef, payload: () => SlackPayload, c: GatewayCall = {}): Promise<void> {
+    let sent: SlackPayload | undefined;
+    await this.run([this.editBudget(ref.place)], c, async () => {
+      sent = payload();
+      const { text, blocks } = sent;
       await call(async () =>
         (await this.web(ref.place)).chat.update({
           channel: ref.place.channel,
@@ -189,6 +203,7 @@ export class SlackGateway {
         }),
       );
     });
+    if (sent) await this.opts.sent?.(this.opts.team(ref.place), ref, sent, true);
   }
 
   /** chat.postEphemeral (throws what Slack answers, e.g. not_in_channel). */
@@ -290,6 +305,23 @@ export class SlackGateway {
   methodCall(place: Place, method: string, args: Record<string, unknown>, tier: 3 | 4): Promise<unknown> {
     const budget = { key: `slack:${this.opts.team(place)}:${method}`, ...(tier === 4 ? TIER4_BUDGET : TIER3_BUDGET) };
     return this.run([budget], {}, () => call(async () => (await this.web(place)).apiCall(method, args)));
+  }
+
+  /**
+   * conversations.replies or .history, where reading back is still the only way: one read within the
+   * distribution's budget per workspace (distributed: one a minute), at most its 15 messages, and
+   * never waited for (undefined: no budget now). No retry either: whatever needed it goes without.
+   */
+  async historyRead(
+    place: Place,
+    method: 'conversations.replies' | 'conversations.history',
+    args: Record<string, unknown>,
+  ): Promise<unknown> {
+    const team = this.opts.team(place);
+    const h = this.opts.history ?? HISTORY_LIMITS.distributed;
+    const token = await this.opts.store.takeToken(`slack:${team}:history`, h.limit, h.windowMs).catch(() => undefined);
+    if (!token?.granted) return undefined;
+    return call(async () => (await this.web(place)).apiCall(method, { ...args, limit: h.maxMessages }));
   }
 
   /** chat.stopStream (a final). */

@@ -21,6 +21,7 @@ import { type BotIdentity, SingleWorkspace } from './identity';
 import { registerListeners } from './listeners';
 import { registerLeaving } from './oauth/leaving';
 import { type OAuthWorkspaces, type SlackOAuthOptions, oauthWorkspaces } from './oauth/oauth-mode';
+import type { SlackDistribution } from './distribution';
 import { SlackPort } from './port';
 import { keepSocketConnected, type SocketKeeper } from './socket-keeper';
 import { welcomeInstaller } from './welcome';
@@ -40,6 +41,8 @@ export interface SlackSurfaceOptions {
   apiUrl?: string;
   adminUsers: string[];
   handoffChannel?: string;
+  /** Which of Slack's history limits apply (SLACK_DISTRIBUTION). */
+  distribution?: SlackDistribution;
   store: StateStore;
   log: Logger;
 }
@@ -96,6 +99,7 @@ function buildPort(
     team: ws.team,
     assistant,
     botUserId: ws.botUserId,
+    ...(opts.distribution ? { distribution: opts.distribution } : {}),
   });
   return { port, threads: assistant };
 }

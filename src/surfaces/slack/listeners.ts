@@ -37,7 +37,7 @@ import { unescapeSlack } from './safe-text';
 import { formMetadataSchema, messageEventSchema, type MessageEvent, type SlackFile } from './payloads';
 import type { AssistantHooks } from './assistant';
 import type { SlackPort } from './port';
-import { teamOf } from './request-team';
+import { authorizedTeam } from './request-team';
 import type { UserNames } from './users';
 import { untrusted, type UntrustedText } from '../../core/text/untrusted';
 
@@ -145,7 +145,7 @@ function registerCommands(d: ListenerDeps, h: Helpers): void {
   for (const spec of COMMAND_SPECS) {
     d.app.command(`/${spec.name}`, async ({ ack, command: c, respond, context }) => {
       await ack();
-      const workspace = c.team_id || teamOf(d, context);
+      const workspace = authorizedTeam(d, context, c.team_id);
       const place: Place = { surface: 'slack', workspace, channel: c.channel_id };
       const inv = h.invocation(place, await h.actor(place, c.user_id, c.user_name), {
         ...(c.trigger_id ? { triggerId: c.trigger_id } : {}),
@@ -176,7 +176,7 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
     const thread = (b.message?.thread_ts as string | undefined) ?? container?.thread_ts;
     const place: Place = {
       surface: 'slack',
-      workspace: b.team?.id ?? b.user.team_id ?? teamOf(d, context),
+      workspace: authorizedTeam(d, context, b.team?.id, b.user.team_id),
       channel,
       ...(thread ? { thread } : {}),
     };
@@ -219,7 +219,7 @@ function registerFormSubmits(d: ListenerDeps, h: Helpers): void {
     }
     const place: Place = {
       surface: 'slack',
-      workspace: meta.data.team ?? v.team?.id ?? v.user.team_id ?? teamOf(d, context),
+      workspace: authorizedTeam(d, context, meta.data.team, v.team?.id, v.user.team_id),
       channel: meta.data.channel ?? '',
       ...(meta.data.thread ? { thread: meta.data.thread } : {}),
     };
@@ -308,7 +308,7 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       try {
         const parsed = messageEventSchema.safeParse(event);
         if (!parsed.success) return;
-        const team = body.team_id || parsed.data.team || teamOf(d, context);
+        const team = authorizedTeam(d, context, body.team_id, parsed.data.team);
         await handleMessage(team, context.botUserId ?? d.botUserId(), parsed.data);
       } catch (err) {
         d.log.error({ err, type }, 'slack: event handling failed');

@@ -19,6 +19,8 @@ export interface SlackNativeStreamDeps {
   settled: () => void;
   /** chat.stopStream went through: the stop reserved when the stream started is spent. */
   stopped: () => void;
+  /** The stopped message shows this whole payload (recorded where it carries buttons). */
+  shows: (payload: RenderedMessage) => Promise<void>;
 }
 
 export class SlackNativeStream implements NativeStream {
@@ -78,9 +80,14 @@ export class SlackNativeStream implements NativeStream {
       if (!finalMessage) await this.deps.gateway.stopStream(this.ref, args);
       // Only what follows the text (notice, cards, buttons): stopStream appends blocks after the stream.
       else
-        await this.deps.cards({ ...finalMessage, text: '', typing: false }, (render) => {
+        await this.deps.cards({ ...finalMessage, text: '', typing: false }, async (render) => {
           const tail = render().blocks;
-          return this.deps.gateway.stopStream(this.ref, tail.length > 0 ? { ...args, blocks: tail } : args);
+          await this.deps.gateway.stopStream(this.ref, tail.length > 0 ? { ...args, blocks: tail } : args);
+          // What the message shows now as one payload (the streamed text as sections, then the tail),
+          // so its buttons can later be taken off by an edit, without reading it back.
+          const text = renderMessage({ text: finalMessage.text, ...(finalMessage.markdown ? { markdown: true } : {}) });
+          if (continues)
+            await this.deps.shows({ text: renderMessage(finalMessage).text, blocks: [...text.blocks, ...tail] });
         });
     } catch (err) {
       this.failed(err);

@@ -16,6 +16,7 @@ import {
 } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import type { CardFallback } from './card-fallback';
+import type { RenderedMessage } from './blocks';
 import type { SlackGateway } from './gateway';
 import { type NativeAdmission, NativeSupport } from './native-support';
 import { SlackNativeStream } from './native-stream';
@@ -42,6 +43,8 @@ export interface NativeStreamsDeps {
   team: (place: Place) => string;
   /** The port's chat.update of a message (a failed stream is finished with it). */
   edit: (ref: MessageRef, msg: OutMessage) => Promise<void>;
+  /** A stream stopped showing this whole payload (its text and the blocks after it): see button-records.ts. */
+  stopped: (ref: MessageRef, payload: RenderedMessage) => Promise<void>;
 }
 
 export class SlackNativeStreams {
@@ -190,6 +193,7 @@ export class SlackNativeStreams {
         cards: (msg, send) => this.deps.cards.send(team, () => msg, send),
         settled,
         stopped: () => this.releaseStop(place, ts),
+        shows: (payload) => this.deps.stopped({ place, id: ts }, payload),
       },
       { place, id: ts },
       shown,

@@ -24,7 +24,9 @@ import type {
 import { PlatformRateLimitError } from '../../core/surface';
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { buttonValueFromAction, ephemeralResponse, renderMessage } from './blocks';
+import { ephemeralResponse, renderMessage } from './blocks';
+import { ButtonRecords, withoutButtons } from './button-records';
+import { HISTORY_LIMITS, type SlackDistribution } from './distribution';
 import { SlackDirectory } from './home';
 import { groupMentionToken } from '../mention-token';
 import { slackMention } from './safe-text';
@@ -57,10 +59,10 @@ export interface SlackPortOptions {
    * there is none to name: users.info says the bot is a bot, which leaves it out just the same.
    */
   botUserId?: () => string | undefined;
+  /** Which of Slack's history limits apply (SLACK_DISTRIBUTION); distributed when not said. */
+  distribution?: SlackDistribution;
 }
 
-/** How many messages of a thread stripButtons looks at (the recent ones carry the buttons). */
-const STRIP_SCAN = 100;
 const threadMessagesSchema = z.object({
   messages: z
     .array(
@@ -75,29 +77,6 @@ const threadMessagesSchema = z.object({
     )
     .optional(),
 });
-
-/** The blocks without the bridge's buttons of `actions`; undefined when none was there. */
-function withoutButtons(
-  blocks: Array<Record<string, unknown>>,
-  actions: string[],
-): Array<Record<string, unknown>> | undefined {
-  let changed = false;
-  const out: Array<Record<string, unknown>> = [];
-  for (const b of blocks) {
-    if (b.type !== 'actions' || !Array.isArray(b.elements)) {
-      out.push(b);
-      continue;
-    }
-    const kept = (b.elements as Array<{ action_id?: string; value?: string }>).filter((el) => {
-      const routed = el.action_id ? buttonValueFromAction(el.action_id, el.value) : undefined;
-      const drop = routed !== undefined && actions.includes(routed.a);
-      if (drop) changed = true;
-      return !drop;
-    });
-    if (kept.length > 0) out.push({ ...b, elements: kept });
-  }
-  return changed ? out : undefined;
-}
 
 /** Slack has every capability: the port hands itself over as each. */
 export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, DirectoryPort, StatusPort {
@@ -127,15 +106,20 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
 
   /** The Web API client and token of each workspace. */
   readonly clients: TeamClients;
+  /** The bridge's messages that carry its buttons, per thread (stripButtons edits them, reads nothing back). */
+  private readonly buttons: ButtonRecords;
 
   constructor(private readonly opts: SlackPortOptions) {
     this.clients = opts.clients ?? singleWorkspaceClients(opts.client as WebClient, opts.botToken ?? '');
     this.cards = new CardFallback(opts.store, opts.log);
+    this.buttons = new ButtonRecords(opts.store, opts.log);
     this.gateway = new SlackGateway({
       client: (team) => this.clients.client(team),
       store: opts.store,
       log: opts.log,
       team: (p) => this.team(p),
+      sent: (team, ref, payload, edit) => this.buttons.note(team, ref, payload, edit),
+      history: HISTORY_LIMITS[opts.distribution ?? 'distributed'],
     });
     this.users = new UserNames(this.gateway, opts.store, opts.log);
     this.streams = new SlackNativeStreams({
@@ -145,6 +129,7 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
       log: opts.log,
       team: (p) => this.team(p),
       edit: (ref, msg) => this.edit(ref, msg),
+      stopped: (ref, payload) => this.buttons.note(this.team(ref.place), ref, payload, true),
     });
   }
 
@@ -312,21 +297,41 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
     return out;
   }
 
+  /**
+   * Takes the buttons of `actions` off the bridge's messages in the thread: the ones it recorded as
+   * it posted them, each edited with chat.update on the workspace's budget. Only a thread older than
+   * the records is read back, once, within the history budget (distribution.ts), never waited for.
+   */
   async stripButtons(thread: Place, actions: string[]): Promise<void> {
     if (!thread.thread) return;
-    const res = await this.gateway.methodCall(
-      thread,
-      'conversations.replies',
-      { channel: thread.channel, ts: thread.thread, limit: STRIP_SCAN },
-      3,
-    );
-    for (const m of threadMessagesSchema.parse(res).messages ?? []) {
-      if (!m.bot_id || !m.blocks) continue;
+    const team = this.team(thread);
+    const found: Array<{ ts: string; text: string; blocks: Array<Record<string, unknown>> }> =
+      await this.buttons.carrying(team, thread, actions);
+    if (!(await this.buttons.complete(thread))) found.push(...(await this.readBack(thread)));
+    const done = new Set<string>();
+    for (const m of found) {
       const blocks = withoutButtons(m.blocks, actions);
-      if (!blocks) continue;
-      // Slack's own text, already escaped: sent back as it is, with the remaining blocks.
-      await this.gateway.update({ place: thread, id: m.ts }, () => ({ text: m.text ?? '', blocks: blocks as never }));
+      if (!blocks || done.has(m.ts)) continue;
+      done.add(m.ts);
+      // The text as it was sent (already escaped for Slack), with the remaining blocks.
+      await this.gateway.update({ place: thread, id: m.ts }, () => ({ text: m.text, blocks }));
     }
+  }
+
+  /** A thread from before the records: its last messages, if the history budget has room now. */
+  private async readBack(
+    thread: Place,
+  ): Promise<Array<{ ts: string; text: string; blocks: Array<Record<string, unknown>> }>> {
+    const res = await this.gateway
+      .historyRead(thread, 'conversations.replies', { channel: thread.channel, ts: thread.thread })
+      .catch((err: unknown) => {
+        this.opts.log.info({ code: slackErrorCode(err) }, 'slack: could not read an older thread back for its buttons');
+        return undefined;
+      });
+    if (res === undefined) return [];
+    return (threadMessagesSchema.parse(res).messages ?? [])
+      .filter((m) => m.bot_id && m.blocks)
+      .map((m) => ({ ts: m.ts, text: m.text ?? '', blocks: m.blocks ?? [] }));
   }
 
   async fetchAttachment(att: Attachment): Promise<Buffer> {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startApp } from '../../../src/app';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/deployment/config';
 import { buildLocalService } from '../../../src/local-service';
 import { tempDir } from '../../support/app-env';
 import { drop, status } from '../../support/fake-chatbot-server';

@@ -211,12 +211,14 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
   });
 
   test('a workspace that uninstalls takes its keys and its own chatbot’s settings with it; another’s stay', async () => {
-    // X sets its chatbot A; Y (answered by the deployment's chatbot since it disconnected) sets that one.
+    // X sets its chatbot A. Y, answered by the deployment's shared chatbot since it disconnected, may
+    // not change that one (the operator's): the settings the operator applied to it stand for it here.
     await x.command('/chatbot', 'set Temperature 1', { user: OWNER_X, channel: 'C0XGEN' });
     await y.command('/chatbot', 'set Temperature 1', { user: OWNER_Y, channel: 'C0YGEN' });
+    await waitFor(() => ephemeralIn(e, 'C0YGEN', "deployment's shared chatbot; connect your own"), 'Y refused');
     const applied = (chatbotId: string) => e.app.store.get(`settings:applied:${chatbotId}`);
+    await e.app.store.set(`settings:applied:${e.service.chatbotId}`, { Temperature: 1 });
     await waitFor(async () => (await applied(bots.a.id)) !== undefined, 'A’s settings applied');
-    await waitFor(async () => (await applied(e.service.chatbotId)) !== undefined, 'the default’s settings applied');
     expect(await e.app.store.keys('tenant:connection:slack:T0XXX')).toHaveLength(1);
     e.fake.workspaces.revoke('T0XXX');
     expect((await x.event({ type: 'app_uninstalled' })).status).toBe(200);

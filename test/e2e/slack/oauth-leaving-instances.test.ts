@@ -11,7 +11,7 @@ import { FakeSlack } from '../../../fakes/fake-slack';
 import { sameAnswer, shown } from '../../../fakes/slack-blocks';
 import { SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { type AppHandle, startApp } from '../../../src/app';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/deployment/config';
 import { inProcessEnv, startTestService, tempDir } from '../../support/app-env';
 import { flushRedisDb } from '../../support/bridge-process';
 import { heldAnswer, onChannel } from '../../support/held-answer';

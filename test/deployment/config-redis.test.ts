@@ -2,8 +2,8 @@
  * STATE_URL's Redis forms (one server, TLS, Redis Cluster) and REDIS_TLS_VERIFY, as the configuration
  * check sees them: a bad value stops start-up with a message naming the variable.
  */
-import { ConfigError, loadConfig } from '../src/config';
-import { redactConfig } from '../src/config-redact';
+import { ConfigError, loadConfig } from '../../src/deployment/config';
+import { redactConfig } from '../../src/deployment/config-redact';
 
 function problemsOf(env: Record<string, string>): Array<{ variable: string; message: string }> {
   try {

@@ -1,6 +1,6 @@
-import { ConfigError, CONFIG_VARIABLES, loadConfig } from '../src/config';
-import { redactConfig } from '../src/config-redact';
-import { leaseTimings, takeoverBoundMs } from '../src/core/leases';
+import { ConfigError, CONFIG_VARIABLES, loadConfig } from '../../src/deployment/config';
+import { redactConfig } from '../../src/deployment/config-redact';
+import { leaseTimings, takeoverBoundMs } from '../../src/core/leases';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -199,7 +199,7 @@ test('LINK_HOSTS: host names, lower-cased; a URL or a path is named as the probl
 });
 
 test('.env.example documents every variable with a comment', () => {
-  const text = readFileSync(path.join(__dirname, '..', '.env.example'), 'utf8');
+  const text = readFileSync(path.join(__dirname, '..', '..', '.env.example'), 'utf8');
   const lines = text.split('\n');
   for (const v of CONFIG_VARIABLES) {
     const i = lines.findIndex((l) => l.startsWith(`${v}=`));

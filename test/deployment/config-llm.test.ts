@@ -5,11 +5,11 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { ConfigError, loadConfig } from '../src/config';
-import { redactConfig } from '../src/config-redact';
-import type { AppHandle } from '../src/app';
-import { bareConfig, startBareApp } from './support/bare-app';
-import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai-server';
+import { ConfigError, loadConfig } from '../../src/deployment/config';
+import { redactConfig } from '../../src/deployment/config-redact';
+import type { AppHandle } from '../../src/app';
+import { bareConfig, startBareApp } from '../support/bare-app';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
 
 test('LLM_* map to the local service backend; a bad LLM_BASE_URL is named; the key is redacted', () => {
   const c = loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_API_KEY: 'llm-secret', LLM_MODEL: 'm1' });

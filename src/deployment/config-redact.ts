@@ -1,7 +1,7 @@
 /** The configuration as it may be printed: every key, token, signing secret and password hidden. */
 import type { Config } from './config';
 import { redactedSmtpUrl } from './office-config';
-import { redactRedisUrl } from './state/redis-url';
+import { redactRedisUrl } from '../state/redis-url';
 
 const SECRET_PATHS: Array<[keyof Config, string]> = [
   ['chatbot', 'secretKey'],

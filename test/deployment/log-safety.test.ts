@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { SecretScrubber, safeLogger } from '../src/log-safety';
+import { SecretScrubber, safeLogger } from '../../src/deployment/log-safety';
 
 const BOT = 'xoxb-SECRET-2233445566-aabbccddeeff';
 const KEY = 'sk-live-SECRET-7f3a9c2e5b1d';

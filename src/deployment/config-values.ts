@@ -1,6 +1,6 @@
 /** The value shapes of environment variables (zod), shared by the one configuration schema. */
 import { z } from 'zod';
-import { isHostName } from './core/text/links';
+import { isHostName } from '../core/text/links';
 
 const blankIsUnset = (v: unknown) =>
   typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v;

@@ -4,10 +4,10 @@
  * become. A bad value stops start-up like any other variable, with a message naming it.
  */
 import { z } from 'zod';
-import type { OfficeConfig } from './core/context';
-import { parseHours, type OfficeWindow } from './core/handoff/hours/office-hours';
-import { isTimeZone } from './core/handoff/hours/zoned-time';
-import type { MailConfig } from './mail/mailer';
+import type { OfficeConfig } from '../core/context';
+import { parseHours, type OfficeWindow } from '../core/handoff/hours/office-hours';
+import { isTimeZone } from '../core/handoff/hours/zoned-time';
+import type { MailConfig } from '../mail/mailer';
 
 const DEFAULT_OFFER_MS = 120_000;
 const DEFAULT_DIGEST_HOUR = 8;

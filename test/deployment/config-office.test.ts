@@ -1,6 +1,6 @@
 /** The variables of handoff around the clock: what they become, and a bad value stops start-up naming it. */
-import { ConfigError, loadConfig } from '../src/config';
-import { redactConfig } from '../src/config-redact';
+import { ConfigError, loadConfig } from '../../src/deployment/config';
+import { redactConfig } from '../../src/deployment/config-redact';
 
 function problemOf(env: Record<string, string>): { variable: string; message: string } {
   try {

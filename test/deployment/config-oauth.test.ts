@@ -1,7 +1,7 @@
 /** Slack's OAuth mode in the environment: which variables turn it on, and the key it cannot start without. */
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../src/config';
-import { redactConfig } from '../src/config-redact';
+import { ConfigError, loadConfig } from '../../src/deployment/config';
+import { redactConfig } from '../../src/deployment/config-redact';
 
 const KEY = randomBytes(32).toString('base64');
 const OAUTH = {
@@ -59,4 +59,22 @@ test('with SLACK_BOT_TOKEN the app stays single-workspace, with no OAuth', () =>
   const c = loadConfig({ CHATBOT_API_URL: 'http://127.0.0.1:9', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' });
   expect(c.slack?.botToken).toBe('xoxb-1');
   expect(c.slack?.oauth).toBeUndefined();
+});
+
+describe('SLACK_DISTRIBUTION: which of Slack history limits apply', () => {
+  test('OAuth mode is a distributed app unless told; one token is an internal one', () => {
+    expect(loadConfig({ ...OAUTH, STATE_ENCRYPTION_KEY: KEY }).slack?.distribution).toBe('distributed');
+    const token = { CHATBOT_API_URL: 'http://127.0.0.1:9', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    expect(loadConfig(token).slack?.distribution).toBe('internal');
+    expect(loadConfig({ ...token, SLACK_DISTRIBUTION: 'distributed' }).slack?.distribution).toBe('distributed');
+    expect(
+      loadConfig({ ...OAUTH, STATE_ENCRYPTION_KEY: KEY, SLACK_DISTRIBUTION: 'Marketplace' }).slack?.distribution,
+    ).toBe('marketplace');
+  });
+
+  test('another value stops start-up naming the three it may be', () => {
+    const err = problems({ ...OAUTH, STATE_ENCRYPTION_KEY: KEY, SLACK_DISTRIBUTION: 'public' });
+    expect(err.problems.map((p) => p.variable)).toEqual(['SLACK_DISTRIBUTION']);
+    expect(err.message).toMatch(/SLACK_DISTRIBUTION: must be one of internal, marketplace, distributed/);
+  });
 });

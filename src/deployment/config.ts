@@ -4,14 +4,15 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
-import type { OfficeConfig } from './core/context';
-import type { MailConfig } from './mail/mailer';
+import type { OfficeConfig } from '../core/context';
+import type { MailConfig } from '../mail/mailer';
 import { officeConfig, officeSchemas } from './office-config';
-import { DEFAULT_LEASE_TTL_MS } from './core/leases';
-import { instanceId } from './state/instance-id';
+import { DEFAULT_LEASE_TTL_MS } from '../core/leases';
+import { instanceId } from '../state/instance-id';
 import { bool, httpUrl, hostList, list, opt, seconds, snowflake, text } from './config-values';
-import { parseStateUrl, stateUrlProblem } from './state/state-url';
+import { parseStateUrl, stateUrlProblem } from '../state/state-url';
 import { encryptionKey, slackOAuthProblems } from './oauth-config';
+import { defaultDistribution, SLACK_DISTRIBUTIONS, type SlackDistribution } from '../surfaces/slack/distribution';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -31,6 +32,8 @@ export interface SlackConfig {
   apiUrl?: string;
   handoffChannel?: string;
   adminUsers: string[];
+  /** SLACK_DISTRIBUTION: which of Slack's history limits apply (OAuth mode defaults to distributed). */
+  distribution: SlackDistribution;
 }
 
 export interface SlackOAuthConfig {
@@ -154,6 +157,14 @@ const envObject = z.object({
   SLACK_API_URL: opt(httpUrl),
   SLACK_HANDOFF_CHANNEL: opt(text),
   SLACK_ADMIN_USERS: opt(list),
+  SLACK_DISTRIBUTION: opt(
+    z
+      .string()
+      .refine((v) => (SLACK_DISTRIBUTIONS as readonly string[]).includes(v.toLowerCase()), {
+        message: `must be one of ${SLACK_DISTRIBUTIONS.join(', ')}: internal (built for your own workspace), marketplace (approved for the Slack Marketplace) or distributed (installed by other workspaces outside the Marketplace: history reads once a minute, 15 messages)`,
+      })
+      .transform((v) => v.toLowerCase() as SlackDistribution),
+  ),
   // Slack OAuth mode ("Add to Slack", many workspaces): see slackOAuthProblems.
   SLACK_CLIENT_ID: opt(text),
   SLACK_CLIENT_SECRET: opt(text),
@@ -336,6 +347,7 @@ const envSchema = envObject
         apiUrl: e.SLACK_API_URL,
         handoffChannel: e.SLACK_HANDOFF_CHANNEL,
         adminUsers: e.SLACK_ADMIN_USERS ?? [],
+        distribution: e.SLACK_DISTRIBUTION ?? defaultDistribution(oauth !== undefined),
       };
     }
     if (e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) {

@@ -3,7 +3,7 @@
  * key that seals secrets in the state store; config.ts's schema uses these.
  */
 import { z } from 'zod';
-import { MAKE_KEY_HINT, parseEncryptionKey } from './state/secret-box';
+import { MAKE_KEY_HINT, parseEncryptionKey } from '../state/secret-box';
 
 /** STATE_ENCRYPTION_KEY / _PREVIOUS: base64 of 32 bytes (the message names the fix). */
 export const encryptionKey = (name: string) =>
