@@ -10,7 +10,7 @@ import type { Config, SlackConfig } from './deployment/config';
 import { configSecrets, createLogger } from './deployment/app-log';
 import { type SecretScrubber, safeLogger } from './deployment/log-safety';
 import { Bridge } from './core/bridge';
-import { mailServerLabel, smtpMailer, smtpSecrets } from './mail/mailer';
+import { mailServerLabel, smtpMailer } from './mail/mailer';
 import { commandHandlers } from './core/commands';
 import type { CoreConfig, HandoffTarget, SurfaceRegistry } from './core/context';
 import { CoreMemory } from './core/memory';
@@ -225,10 +225,9 @@ function guestsOf(config: Config): Pick<CoreConfig, 'guestSurfaces' | 'operatorW
 }
 
 /** The ticket and leads mailer when SMTP_URL is set; says once at start whether e-mail is on. */
-function startMailer(config: Config, log: Logger, scrubber: SecretScrubber, cleanups: Cleanups) {
+function startMailer(config: Config, log: Logger, cleanups: Cleanups) {
   const mailer = config.mail ? smtpMailer(config.mail) : undefined;
   if (mailer) cleanups.push(async () => mailer.close());
-  if (config.mail) scrubber.add(...smtpSecrets(config.mail.url));
   // The server, never its credentials.
   if (config.mail) log.info({ server: mailServerLabel(config.mail) }, 'e-mail: on');
   else log.info('e-mail: off (SMTP_URL is not set): no ticket or daily leads e-mail is sent');
@@ -297,7 +296,7 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
       timeoutMs: opts.serviceTimeoutMs,
     });
     const { runtimes, handoff } = await platformSurfaces(config, store, log, opts);
-    const mailer = startMailer(config, log, scrubber, cleanups);
+    const mailer = startMailer(config, log, cleanups);
     // Each surface's gateway owns its budgets: the relay only says what messages should show.
     const now = opts.now ?? Date.now;
     // One lease setting for answers, threads and the sweeps that find a dead instance's work.

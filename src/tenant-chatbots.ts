@@ -1,8 +1,8 @@
 /**
  * Wiring of each tenant's chatbot (core/tenants/): the sealed connections in the state store, a
  * client per connected tenant on the deployment's service URLs, and the environment's chatbot as the
- * default. Whose keys are typed in `/chatbot connect` are added to the log scrubber as soon as a
- * client is made with them, so they reach no log line.
+ * default. A tenant's keys are taught to the log scrubber once they passed the live check (when
+ * connected, or read back saved): a string typed into the form that the service refused is not.
  */
 import type { Config } from './deployment/config';
 import type { SecretScrubber } from './deployment/log-safety';
@@ -57,7 +57,6 @@ function orgTenants(config: Config, store: StateStore): ((t: Tenant) => Promise<
 export function tenantChatbots(o: TenantChatbotsOptions): ChatbotDirectory {
   const baseUrl = o.chatbot.apiUrl ?? '';
   const makeClient = (c: { secretKey: string; sessionKey: string; apiKey?: string }): ChatbotClient => {
-    o.scrubber.add(c.secretKey, c.sessionKey, c.apiKey);
     return new ChatbotClient({
       baseUrl,
       v1BaseUrl: o.chatbot.v1ApiUrl ?? baseUrl,
@@ -73,6 +72,7 @@ export function tenantChatbots(o: TenantChatbotsOptions): ChatbotDirectory {
     connections: new TenantConnections(o.store, optionalBox(o.config), o.now),
     makeClient,
     ...(canonical ? { canonical } : {}),
+    trusted: (c) => o.scrubber.learn(c.secretKey, c.sessionKey, c.apiKey),
     ...(hasDefaultChatbot(o.config) ? { fallback: { chatbotId: o.chatbot.chatbotId, client: o.client } } : {}),
   });
 }

@@ -23,6 +23,7 @@ import { SHARED_CHATBOT_REFUSAL } from './tenants/shared-chatbot';
 import { NOT_CONNECTED } from './tenants/directory';
 import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
 import { recoverAbandonedAnswers } from './relay/inflight';
+import { loggedFailure, sentence } from './user-messages';
 import { leaveTenant, leftBefore, stopLeftWork } from './tenants/leave';
 import type {
   Actor,
@@ -229,10 +230,10 @@ export class Bridge implements BridgeCore {
       }
       return await this.conversations.onMessage(msg, surface);
     } catch (err) {
-      this.ctx.log.error({ err, place: msg.place }, 'message handling failed');
+      const told = loggedFailure(this.ctx.log, err, { place: msg.place }, 'message handling failed');
       await surface
         .notify(msg.place, msg.actor, {
-          text: `Sorry, I could not take your message: ${errorText(err)}. Please send it again.`,
+          text: `Sorry, I could not take your message: ${sentence(told)} Please send it again.`,
         })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'could not report a message failure'));
       return true;
@@ -303,8 +304,4 @@ function operatorOnly(
   id: string,
 ): boolean {
   return handler?.operatorOnly?.[kind]?.includes(id) ?? false;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -8,6 +8,7 @@ import { adminOnlyRefusal, mayUse } from './access';
 import { usageOf } from './commands/catalogue';
 import type { CoreContext } from './context';
 import { floodRefusal } from './limits/user-limits';
+import { loggedFailure } from './user-messages';
 import type { CommandName, Invocation, OutMessage } from './surface';
 
 /** What the guards read: who acts where, and what they invoked. */
@@ -55,14 +56,17 @@ export async function tell(ctx: CoreContext, inv: Invocation, msg: OutMessage): 
   }
 }
 
-/** No error reaches a surface: the person is told what failed, the log gets the detail. */
+/**
+ * No error reaches a surface, and nothing internal reaches the person: a failure of the table
+ * (user-messages.ts) is told in its words, anything else by reference, the detail logged beside it.
+ */
 function errorReply(ctx: CoreContext): Guard {
   return async (g, next) => {
     try {
       await next();
     } catch (err) {
-      ctx.log.error({ err, what: g.what }, 'invocation failed');
-      await tell(ctx, g.inv, { text: `Sorry, ${g.what} failed: ${err instanceof Error ? err.message : String(err)}` });
+      const told = loggedFailure(ctx.log, err, { what: g.what }, 'invocation failed');
+      await tell(ctx, g.inv, { text: `Sorry, ${g.what} failed: ${told}` });
     }
   };
 }

@@ -10,13 +10,17 @@
  *   URL paths), so a token quoted in a message or a URL is caught too.
  */
 import type { Logger } from 'pino';
+import { SECRET_FIELDS } from './secrets';
 
 const CENSOR = '***';
 const MAX_DEPTH = 8;
 const MAX_ITEMS = 50;
 
+/** Secret-looking field names: the shapes of any credential's name, and every name of secrets.ts's list. */
 const SECRET_KEY =
   /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|token|access_token|refresh_token|password|passwd|.*secret.*|.*api_?key|sessionkey|.*token)$/i;
+const SECRET_FIELD_NAMES = new Set(SECRET_FIELDS);
+const isSecretField = (key: string) => SECRET_KEY.test(key) || SECRET_FIELD_NAMES.has(key);
 
 /** Token shapes caught even when the value is not one configured here (another workspace's, a rotated one). */
 const TOKEN_SHAPES: Array<[RegExp, string]> = [
@@ -44,21 +48,66 @@ const ERROR_FIELDS = [
   'errors',
 ];
 
-export class SecretScrubber {
-  private readonly secrets = new Set<string>();
+/** How many tenants' keys the scrubber holds at most (the least recently used go first). */
+export const MAX_LEARNED_SECRETS = 1000;
 
-  constructor(secrets: Iterable<string | undefined> = []) {
+/**
+ * The secret values scrubbed from log lines: the deployment's own (secrets.ts's list, for the
+ * process's life) and the keys tenants connected (`learn`), which are many and come and go, so a
+ * bounded number is kept: the least recently learned or seen go first.
+ */
+export class SecretScrubber {
+  private readonly fixed = new Set<string>();
+  /** Insertion order is recency: a learned or matched secret is moved to the end. */
+  private readonly learned = new Map<string, true>();
+
+  constructor(
+    secrets: Iterable<string | undefined> = [],
+    private readonly maxLearned = MAX_LEARNED_SECRETS,
+  ) {
     this.add(...secrets);
   }
 
-  /** Adds secret values (short ones, under 6 characters, would censor ordinary words: skipped). */
+  /** The deployment's own secrets, kept for good (short ones, under 6 characters, would censor ordinary words: skipped). */
   add(...secrets: Array<string | undefined>): void {
-    for (const s of secrets) if (s && s.length >= 6) this.secrets.add(s);
+    for (const s of secrets) if (s && s.length >= 6) this.fixed.add(s);
+  }
+
+  /**
+   * A tenant's keys, once they passed the live check (never a string someone merely typed): kept
+   * among the `maxLearned` most recent.
+   */
+  learn(...secrets: Array<string | undefined>): void {
+    for (const s of secrets) {
+      if (!s || s.length < 6 || this.fixed.has(s)) continue;
+      this.learned.delete(s);
+      this.learned.set(s, true);
+    }
+    for (const oldest of this.learned.keys()) {
+      if (this.learned.size <= this.maxLearned) break;
+      this.learned.delete(oldest);
+    }
+  }
+
+  /** How many tenant keys are held (the bound's test reads it). */
+  get learnedCount(): number {
+    return this.learned.size;
   }
 
   text(s: string): string {
     let out = s;
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(CENSOR);
+    for (const secret of this.fixed) if (out.includes(secret)) out = out.split(secret).join(CENSOR);
+    const seen: string[] = [];
+    for (const secret of this.learned.keys()) {
+      if (!out.includes(secret)) continue;
+      out = out.split(secret).join(CENSOR);
+      seen.push(secret);
+    }
+    // A key still in use stays: seen now, it is the most recent.
+    for (const secret of seen) {
+      this.learned.delete(secret);
+      this.learned.set(secret, true);
+    }
     for (const [shape, replacement] of TOKEN_SHAPES) out = out.replace(shape, replacement);
     return out;
   }
@@ -86,7 +135,7 @@ export class SecretScrubber {
       if (n++ >= MAX_ITEMS) break;
       const v = obj[key];
       out[key] =
-        SECRET_KEY.test(key) && v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'number'
+        isSecretField(key) && v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'number'
           ? CENSOR
           : this.value(v, depth + 1, seen);
     }

@@ -64,10 +64,3 @@ export function mailServerLabel(config: MailConfig): string {
   const u = new URL(config.url);
   return `${u.protocol}//${u.host}`;
 }
-
-/** What of SMTP_URL a log must never show (its password, both as written and decoded), for the log scrubber. */
-export function smtpSecrets(url: string): string[] {
-  const password = new URL(url).password;
-  if (!password) return [];
-  return [...new Set([password, decodeURIComponent(password)])];
-}

@@ -122,3 +122,27 @@ test('child bindings and message prefixes are scrubbed at every depth, whatever 
   expect(out).not.toContain(BOT);
   expect(out).not.toContain('SECRET');
 });
+
+describe("tenants' keys: learned only when given, and a bounded number of them", () => {
+  test('a learned key is scrubbed; a string never learned is not', () => {
+    const scrubber = new SecretScrubber([BOT]);
+    scrubber.learn('tenant-key-checked-0001');
+    expect(scrubber.text('a tenant-key-checked-0001 b')).toBe('a *** b');
+    expect(scrubber.text('typed-but-refused-0002')).toBe('typed-but-refused-0002');
+  });
+
+  test('at most maxLearned keys: the least recently learned or seen goes first, the deployment’s own never', () => {
+    const scrubber = new SecretScrubber([KEY], 3);
+    scrubber.learn('tenant-key-000001', 'tenant-key-000002', 'tenant-key-000003');
+    // Key 1 is seen in a log line: now the most recent; key 2 is the oldest.
+    expect(scrubber.text('x tenant-key-000001')).toBe('x ***');
+    scrubber.learn('tenant-key-000004');
+    expect(scrubber.learnedCount).toBe(3);
+    expect(scrubber.text('tenant-key-000002')).toBe('tenant-key-000002');
+    for (const kept of ['tenant-key-000001', 'tenant-key-000003', 'tenant-key-000004'])
+      expect(scrubber.text(kept)).toBe('***');
+    for (let i = 10; i < 1010; i++) scrubber.learn(`tenant-key-00${i}`);
+    expect(scrubber.learnedCount).toBe(3);
+    expect(scrubber.text(KEY)).toBe('***');
+  });
+});

@@ -19,6 +19,7 @@ import type { Card, FormResult, Invocation } from '../surface';
 import { UsageError, restValue, splitHead } from './grammar';
 import { usageOf } from './catalogue';
 import { describeError, guardedCommand, requireAdmin } from './respond';
+import { userMessage } from '../user-messages';
 import { settingLabel } from '../settings/labels';
 import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect';
 import { officeHoursCommand } from './office-hours';
@@ -125,7 +126,7 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
       if (record.updatedAt) footer.push(`Last changed ${day(record.updatedAt)}`);
     }
   } catch (err) {
-    footer.push(`Status unavailable: ${err instanceof Error ? err.message : String(err)}`);
+    footer.push(`Status unavailable: ${userMessage(ctx.log, err, { command: 'chatbot' })}`);
   }
   footer.push(`id ${ctx.config.chatbotId}`);
   fields.push(await connectionField(ctx, inv));
@@ -182,7 +183,7 @@ async function submitEdit(
   try {
     await applySettings(ctx, change);
   } catch (err) {
-    return { ok: false, errors: { [names[0] ?? first]: describeError(err) } };
+    return { ok: false, errors: { [names[0] ?? first]: describeError(ctx, err, 'chatbot') } };
   }
   await inv.reply({ text: `Updated ${names.length} setting${names.length === 1 ? '' : 's'}: ${names.join(', ')}.` });
   return { ok: true };

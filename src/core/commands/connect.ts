@@ -5,9 +5,9 @@
  * (tenants/connections.ts) and shows them back masked with the office settings that apply.
  * Disconnect deletes them: the tenant falls back to the deployment's chatbot, or to none.
  */
+import { userMessage } from '../user-messages';
 import type { CoreContext } from '../context';
 import type { Card, CommandName, FormField, FormResult, Invocation } from '../surface';
-import { checkCredentials } from '../tenants/check';
 import { type ChatbotCredentials, type Connection, connectionOf } from '../tenants/connections';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { maskSecret } from '../tenants/mask';
@@ -146,7 +146,9 @@ export async function submitConnect(
   const handoffChannel = channelOf(values.handoffChannel);
   const channelError = await channelProblem(inv, handoffChannel);
   if (channelError) return { ok: false, errors: { handoffChannel: channelError } };
-  const refused = await checkCredentials(directory.clientFor(creds), creds);
+  const refused = await directory.check(creds, (err) =>
+    userMessage(ctx.log, err, { command: 'chatbot connect', tenant: inv.place.workspace }),
+  );
   if (Object.keys(refused).length > 0) return { ok: false, errors: refused as Record<string, string> };
   const tenant = await directory.canonical(tenantOf(inv.place));
   const connection: Connection = { ...creds, connectedBy: inv.actor.id, connectedAt: ctx.now() };

@@ -4,10 +4,11 @@
  * would type). What the commands are is the catalogue's (catalogue.ts).
  */
 import type { z } from 'zod';
+import { UserFacingError } from '../user-messages';
 import { type CommandName, specOf } from './catalogue';
 
 /** A bad argument: the message names what was wrong; `usage` is the command's usage text. */
-export class UsageError extends Error {
+export class UsageError extends UserFacingError {
   constructor(
     message: string,
     readonly usage: string,
@@ -19,6 +20,10 @@ export class UsageError extends Error {
   /** What the user sees: the problem, then how to call the command. */
   render(): string {
     return `${this.message}\n\n${this.usage}`;
+  }
+
+  override userText(): string {
+    return this.render();
   }
 }
 

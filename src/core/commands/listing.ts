@@ -25,6 +25,7 @@ import { LISTING_EDIT, onDetailsPressed, showListing } from './listing-show';
 import { UsageError, isHelp, parseArgs, splitHead, tokenize, type Token } from './grammar';
 import { usageOf } from './catalogue';
 import { RefusalError, guarded, guardedCommand, requireAdmin, describeError } from './respond';
+import { knownLine } from '../user-messages';
 import { RequestValidationError, ServiceError } from '../../service/errors';
 
 const USAGE = usageOf('listing');
@@ -130,7 +131,8 @@ function serviceErrors(err: unknown): FieldErrors | undefined {
     for (const i of err.issues) errors[i.field.split('.')[0] || 'SaleType'] = i.message;
     return errors;
   }
-  if (err instanceof ServiceError) {
+  // A refusal in the service's words; its failing (5xx) is internal: told by reference by the caller.
+  if (err instanceof ServiceError && knownLine(err) !== undefined) {
     const named = LISTING_FIELDS.find((d) => new RegExp(`\\b${d.name}\\b`).test(err.message));
     return { [named?.name ?? 'SaleType']: `The chatbot service refused: ${err.message}` };
   }
@@ -215,7 +217,7 @@ async function submitUpdate(
     await inv.reply({ text: outcome.text });
     return { ok: true };
   } catch (err) {
-    return { ok: false, errors: { SaleType: describeError(err) } };
+    return { ok: false, errors: { SaleType: describeError(ctx, err, 'listing') } };
   }
 }
 

@@ -1,15 +1,17 @@
 /**
  * How a command's failures reach the invoker: every error becomes a message (ephemeral), so nothing
- * is silently dropped, and each says what was wrong and what to do.
+ * is silently dropped. What it may say is user-messages.ts's one table; anything else is told by
+ * reference, the detail logged.
  */
-import { NetworkError, RequestValidationError, ServiceError, TimeoutError } from '../../service/errors';
+import { RequestValidationError } from '../../service/errors';
 import type { CommandHandler, CoreContext } from '../context';
+import { UserFacingError, byReference, knownLine, userMessage } from '../user-messages';
 import type { CommandName, Invocation } from '../surface';
 import { usageOf } from './catalogue';
-import { UsageError, isHelp } from './grammar';
+import { isHelp } from './grammar';
 
 /** The invoker may not do this (not an admin). The message says so and who may. */
-export class RefusalError extends Error {
+export class RefusalError extends UserFacingError {
   constructor(message: string) {
     super(message);
     this.name = 'RefusalError';
@@ -22,16 +24,9 @@ export function requireAdmin(inv: Invocation, what: string): void {
   }
 }
 
-/** The text a user sees for an error a command raised. */
-export function describeError(err: unknown): string {
-  if (err instanceof UsageError) return err.render();
-  if (err instanceof RefusalError) return err.message;
-  if (err instanceof RequestValidationError)
-    return `Some values were not accepted:\n${err.issues.map((i) => `• ${i.message}`).join('\n')}`;
-  if (err instanceof ServiceError) return `The chatbot service refused: ${err.message}`;
-  if (err instanceof TimeoutError || err instanceof NetworkError)
-    return `The chatbot service could not be reached (${err.message}). Try again in a moment.`;
-  return `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
+/** The text a user sees for an error a command raised (user-messages.ts's table, or a ref). */
+export function describeError(ctx: CoreContext, err: unknown, command?: string): string {
+  return userMessage(ctx.log, err, command ? { command } : {});
 }
 
 /** Runs a command body; any error is answered ephemerally to the invoker. */
@@ -44,10 +39,12 @@ export async function guarded(
   try {
     await body();
   } catch (err) {
-    if (!(err instanceof UsageError || err instanceof RefusalError || err instanceof RequestValidationError)) {
-      ctx.log.warn({ err: err instanceof Error ? err.message : String(err), command: name }, 'command failed');
-    }
-    await inv.reply({ text: describeError(err) }, { ephemeral: true });
+    const known = knownLine(err);
+    // The service failing is worth a line; a person's mistake or a refusal is not.
+    if (known !== undefined && !(err instanceof UserFacingError || err instanceof RequestValidationError))
+      ctx.log.warn({ err, command: name }, 'command failed');
+    const text = known ?? byReference(ctx.log, err, { command: name });
+    await inv.reply({ text }, { ephemeral: true });
   }
 }
 

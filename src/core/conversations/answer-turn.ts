@@ -17,7 +17,8 @@ import type { Attachment, BridgeRequest, Button, Card, MessageRef, OutMessage } 
 import { describeInterruption } from './interruption';
 import { convKeys, convRef, toJson, type Conversation, type RetryRecord, type Turn } from './model';
 import { convView } from './records';
-import { describe, isRefusal, isServerFailure, openStream } from './opening';
+import { isRefusal, isServerFailure, openStream } from './opening';
+import { loggedFailure, sentence } from '../user-messages';
 import type { RelayResult } from '../relay/relay';
 import type { AnswerRelay } from './relay-port';
 import type { ItemProgress } from './started';
@@ -120,7 +121,7 @@ export class TurnAnswerer {
     await progress.notePlaceholder(placeholder);
     const uploaded = await uploadAttachments(this.deps.ctx.client, surface, plan).catch((err: unknown) => ({
       ok: false as const,
-      message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${describe(err)}`,
+      message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${loggedFailure(this.deps.ctx.log, err, { convId: conv.id }, 'conversation: upload failed')}`,
     }));
     if (!uploaded.ok) {
       await surface.edit(placeholder, { text: uploaded.message });
@@ -178,9 +179,9 @@ export class TurnAnswerer {
     try {
       sessionId = await this.deps.session(conv);
     } catch (err) {
-      ctx.log.warn({ err, convId: conv.id }, 'conversation: GetSession failed');
+      const told = loggedFailure(ctx.log, err, { convId: conv.id }, 'conversation: GetSession failed');
       await show({
-        text: `Sorry, I could not open a chat session with the chatbot service (${describe(err)}). Press Retry in a moment.`,
+        text: `Sorry, I could not open a chat session with the chatbot service: ${sentence(told)} Press Retry in a moment.`,
         buttons: [retryButton(retryId)],
       });
       return;
@@ -341,9 +342,9 @@ export class TurnAnswerer {
     show: (msg: OutMessage) => Promise<void>,
   ): Promise<void> {
     const status = error.httpStatus ?? error.code;
-    // Our own generic wording ("answered HTTP 500 ... to askStream") adds nothing; the service's own message does.
-    const detail = /^the chatbot service answered HTTP/.test(error.message) ? '' : `: ${error.message}`;
-    const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)})${detail}. Press Retry to ask again.`;
+    // The service's own words about its failure are internal (a stack, a host): logged, not shown.
+    this.deps.ctx.log.warn({ err: error, convId: conv.id }, 'conversation: the chatbot service failed to answer');
+    const text = `Sorry, the chatbot service failed to answer (HTTP ${String(status)}). Press Retry to ask again.`;
     await show({ text, buttons: [retry] });
     await this.deps.addTurn(conv, { author: BOT_AUTHOR, text, at: this.deps.ctx.now() });
   }

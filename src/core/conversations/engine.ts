@@ -24,7 +24,7 @@ import {
 } from './model';
 import { convView, loadConversation, readMoved } from './records';
 import { ensureSession, sessionOf, touchSession } from './sessions';
-import { describe } from './opening';
+import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
 import { giveUpItem } from './given-up';
@@ -377,9 +377,9 @@ export class Conversations {
       // The tenant left meanwhile: its calls were refused; no one there to tell. The thread's lease
       // was lost: the item is the new holder's, who answers it (the worker logs the loss).
       if (work.left || taken.lease.lost.aborted) return;
-      this.ctx.log.error({ err, convId }, 'conversation: handling a message failed');
+      const told = loggedFailure(this.ctx.log, err, { convId }, 'conversation: handling a message failed');
       await surface
-        .post(conv.place, { text: `Sorry, something went wrong while answering: ${describe(err)}. Please try again.` })
+        .post(conv.place, { text: `Sorry, I could not answer that: ${sentence(told)} Please try again.` })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
     } finally {
       // The retry is over (answered, refused or failed): its button works again. Not for a worker

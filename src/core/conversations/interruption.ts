@@ -13,6 +13,7 @@ import {
   TimeoutError,
 } from '../../service/errors';
 import { stoppedAnswering } from '../relay/relay';
+import { knownLine } from '../user-messages';
 
 export function describeInterruption(err: unknown, idleTimeoutMs: number): string {
   if (err instanceof InterruptedStreamError) {
@@ -35,6 +36,8 @@ export function describeInterruption(err: unknown, idleTimeoutMs: number): strin
   if (err instanceof ServiceError) {
     if (err.httpStatus !== undefined && err.httpStatus >= 500)
       return `the chatbot service failed (HTTP ${err.httpStatus})`;
+    // Its refusal in its words; its failing (an answer the client cannot read) is internal.
+    if (knownLine(err) === undefined) return 'the chatbot service failed';
     return err.message || `the chatbot service refused the question (${String(err.code)})`;
   }
   if (err instanceof RequestValidationError) return err.message || 'the question could not be sent';

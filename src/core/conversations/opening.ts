@@ -3,7 +3,6 @@
  * it is and not retried) and a server failure (HTTP 5xx before any text: the user may retry) apart
  * from a stream, which the relay shows and, if it breaks later, marks interrupted.
  */
-import { z } from 'zod';
 import type { AnswerEvent } from '../../service/answer-events';
 import { RequestValidationError, ServiceError } from '../../service/errors';
 
@@ -59,12 +58,4 @@ export async function openStream(stream: AsyncIterable<AnswerEvent>): Promise<Op
       }),
     },
   };
-}
-
-const messageOf = z.object({ message: z.string() });
-
-/** An error's own message, for the words shown to the user. */
-export function describe(err: unknown): string {
-  const parsed = messageOf.safeParse(err);
-  return parsed.success ? parsed.data.message : String(err);
 }

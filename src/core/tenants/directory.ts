@@ -9,6 +9,7 @@
  * client (one small read per request, no cross-instance messages).
  */
 import type { ChatbotClient } from '../../service/client';
+import { type CheckErrors, type TellFailure, checkCredentials } from './check';
 import type { ChatbotCredentials, Connection, TenantConnections } from './connections';
 import { type Tenant, tenantKey } from './tenant';
 
@@ -35,6 +36,11 @@ export interface DirectoryOptions {
    * enterprise, so the whole org shares one connection); absent: itself.
    */
   canonical?: (t: Tenant) => Promise<Tenant>;
+  /**
+   * Told a tenant's keys once they are known good (they passed the live check, now or when they
+   * were saved): the log scrubber learns them then, never from a string merely typed into the form.
+   */
+  trusted?: (credentials: ChatbotCredentials) => void;
 }
 
 /** The line a tenant without a chatbot gets, whatever it asked. */
@@ -43,7 +49,7 @@ export const NOT_CONNECTED =
 
 export class ChatbotDirectory {
   readonly connections: TenantConnections;
-  private readonly cache = new Map<string, { version: string; chatbot: TenantChatbot }>();
+  private readonly cache = new Map<string, { version: string; chatbot: TenantChatbot; credentials: Connection }>();
 
   constructor(private readonly opts: DirectoryOptions) {
     this.connections = opts.connections;
@@ -74,17 +80,23 @@ export class ChatbotDirectory {
       return this.defaultChatbot();
     }
     const hit = this.cache.get(key);
-    if (hit && hit.version === version) return hit.chatbot;
+    if (hit && hit.version === version) {
+      // In use: the scrubber keeps it among the most recent.
+      this.opts.trusted?.(hit.credentials);
+      return hit.chatbot;
+    }
     const stored = await this.connections.get(t);
     if (!stored) return this.defaultChatbot();
     const chatbot = this.connected(stored.connection);
-    this.cache.set(key, { version: stored.version, chatbot });
+    this.cache.set(key, { version: stored.version, chatbot, credentials: stored.connection });
     return chatbot;
   }
 
-  /** A client for credentials not saved yet (connect checks them live with it). */
-  clientFor(credentials: ChatbotCredentials): ChatbotClient {
-    return this.opts.makeClient(credentials);
+  /** Credentials not saved yet, checked live (tenants/check.ts); passed, they are trusted. */
+  async check(credentials: ChatbotCredentials, tell: TellFailure): Promise<CheckErrors> {
+    const refused = await checkCredentials(this.opts.makeClient(credentials), credentials, tell);
+    if (Object.keys(refused).length === 0) this.opts.trusted?.(credentials);
+    return refused;
   }
 
   /** Forgets the tenant's cached client here (other instances see the new stamp). */
@@ -93,6 +105,8 @@ export class ChatbotDirectory {
   }
 
   private connected(c: Connection): TenantChatbot {
+    // Saved only after the live check: trusted.
+    this.opts.trusted?.(c);
     const chatbot: TenantChatbot = { chatbotId: c.chatbotId, client: this.opts.makeClient(c), connected: true };
     if (c.handoffChannel) chatbot.handoffChannel = c.handoffChannel;
     return chatbot;

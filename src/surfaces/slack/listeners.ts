@@ -7,6 +7,7 @@
  * Each kind of listener has its own `register*` function, so other modules' listeners (the assistant,
  * the App Home) are registered beside these in index.ts.
  */
+import { byReference } from '../../core/user-messages';
 import { tenantOf } from '../../core/tenants/tenant';
 import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -20,7 +21,6 @@ import type {
   IncomingMessage,
   Invocation,
   MessageRef,
-  OutMessage,
   Place,
 } from '../../core/surface';
 import {
@@ -61,8 +61,6 @@ export interface ListenerDeps {
   /** The assistant pane's hooks (assistant.ts). */
   assistant?: AssistantHooks;
 }
-
-const FAILED: OutMessage = { text: 'Sorry, something went wrong on our side. Please try again in a moment.' };
 
 /** Registers every listener of this module (commands, buttons, modal submits, message events). */
 export function registerListeners(d: ListenerDeps): void {
@@ -123,9 +121,10 @@ function helpers(d: ListenerDeps) {
 
   /** Tell the invoker a failure, without letting a second failure escape. */
   const reportFailure = async (inv: Invocation, err: unknown, what: string): Promise<void> => {
-    d.log.error({ err, what }, 'slack: handling failed');
+    // Nothing internal reaches the person: the ref, and the detail logged beside it.
+    const text = byReference(d.log, err, { what }, 'slack: handling failed');
     try {
-      await inv.reply(FAILED, { ephemeral: true });
+      await inv.reply({ text }, { ephemeral: true });
     } catch (e) {
       d.log.warn({ err: e }, 'slack: could not report a failure to the user');
     }
@@ -298,8 +297,8 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
       await core.message(msg, d.port);
       await titled;
     } catch (err) {
-      d.log.error({ err }, 'slack: message handling failed');
-      await d.port.notify(place, msg.actor, FAILED).catch(() => undefined);
+      const text = byReference(d.log, err, {}, 'slack: message handling failed');
+      await d.port.notify(place, msg.actor, { text }).catch(() => undefined);
     }
   };
 

@@ -185,6 +185,19 @@ describe('Slack e2e: each workspace connects its own chatbot', () => {
     });
   });
 
+  test('the log scrubber learned the keys that passed the live check, never the refused ones typed', async () => {
+    const before = logLines.length;
+    // The app's own logger: whatever a line quotes goes through the deployment's scrubber.
+    e.app.log.warn(`probe ${bots.a.apiKey} ${bots.b.apiKey} sk_not-the-right-secret-0000 ssk_wrong-session-key-0000`);
+    const probe = logLines.slice(before).join('\n');
+    expect(probe).not.toContain(bots.a.apiKey);
+    expect(probe).not.toContain(bots.b.apiKey);
+    // A tenant admin's refused form teaches the deployment-wide scrubber nothing.
+    expect(probe).toContain('sk_not-the-right-secret-0000');
+    expect(probe).toContain('ssk_wrong-session-key-0000');
+    logLines.splice(before);
+  });
+
   test('disconnect removes Y’s keys: Y is answered by the deployment’s chatbot again', async () => {
     await y.command('/chatbot', 'disconnect', { user: OWNER_Y, channel: 'C0YGEN' });
     await waitFor(() => ephemeralIn(e, 'C0YGEN', 'Disconnected'), 'the disconnect reply');
