@@ -29,6 +29,7 @@
  */
 import { cardProblem, carouselProblem } from './fake-slack-cards';
 import { FakeSlackWorkspaces } from './fake-slack-oauth';
+import { entityProblems, unfurlMetadataProblems } from './fake-slack-work-objects';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
@@ -120,6 +121,17 @@ export interface FakeSlackOptions {
    * `ratelimited`), 15 messages at most per call (a larger `limit` is cut to 15).
    */
   historyLimits?: 'tier3' | 'distributed';
+  /** `off`: a workspace without Work Objects (chat.unfurl with metadata answers feature_not_enabled). */
+  workObjects?: 'on' | 'off';
+}
+
+/** A chat.unfurl the fake took: where, and the Work Objects (`metadata`) or classic unfurls it carried. */
+export interface FakeUnfurl {
+  channel?: string;
+  ts?: string;
+  unfurl_id?: string;
+  metadata?: Record<string, unknown>;
+  unfurls?: Record<string, unknown>;
 }
 
 /** What an assistant thread shows in the fake: every status set (in order), the prompts, the title. */
@@ -161,6 +173,9 @@ function withMarkdownText(method: string, a: Args): Args {
   return { ...a, text: a.markdown_text };
 }
 
+const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** Per-workspace tier budgets: calls per minute (a token bucket of that size refilled over a minute). */
 export const TIER_BUDGETS: Record<string, number> = {
   'chat.update': 50,
@@ -169,6 +184,7 @@ export const TIER_BUDGETS: Record<string, number> = {
   'chat.stopStream': 20,
   'assistant.threads.setSuggestedPrompts': 50,
   'assistant.threads.setTitle': 50,
+  'chat.unfurl': 50,
 };
 /** The history methods Slack limits for distributed apps. */
 const HISTORY_METHODS = ['conversations.history', 'conversations.replies'];
@@ -198,6 +214,11 @@ export class FakeSlack {
   /** Suggested prompts set on a DM without a thread (the agent experience), per channel, in order. */
   readonly dmPrompts = new Map<string, Array<Array<{ title: string; message: string }>>>();
   rateLimited = 0;
+  /** chat.unfurl calls taken, in order; the Work Object problems found (Slack's `invalid_metadata_format`). */
+  readonly unfurls: FakeUnfurl[] = [];
+  readonly workObjectProblems: string[] = [];
+  /** entity.presentDetails calls taken (the flexpane), in order. */
+  readonly presentedDetails: Array<{ trigger_id: string; metadata?: Record<string, unknown>; error?: unknown }> = [];
   /** History reads refused under the distributed limits (`historyLimits`). */
   historyRefused = 0;
   /** "Add to Slack": other workspaces, their tokens and channels (fake-slack-oauth.ts). */
@@ -368,7 +389,18 @@ export class FakeSlack {
       args = {};
     }
     // The SDK sends nested arguments as JSON strings in form bodies.
-    for (const k of ['blocks', 'view', 'files', 'attachments', 'chunks', 'metadata', 'prompts', 'loading_messages']) {
+    for (const k of [
+      'blocks',
+      'view',
+      'files',
+      'attachments',
+      'chunks',
+      'metadata',
+      'prompts',
+      'loading_messages',
+      'unfurls',
+      'error',
+    ]) {
       if (typeof args[k] === 'string') {
         try {
           args[k] = JSON.parse(args[k] as string);
@@ -514,7 +546,7 @@ export class FakeSlack {
     this.callTeam = undefined;
     if (method === 'oauth.v2.access') {
       const scope =
-        'commands,chat:write,app_mentions:read,channels:history,groups:history,im:history,files:read,files:write,users:read,channels:read,groups:read,assistant:write';
+        'commands,chat:write,app_mentions:read,channels:history,groups:history,im:history,files:read,files:write,users:read,channels:read,groups:read,assistant:write,links:read,links:write';
       return this.workspaces.access(args, { userId: this.botUserId, scope });
     }
     const known = token === this.botToken ? { team: this.team } : this.workspaces.check(token);
@@ -699,6 +731,35 @@ export class FakeSlack {
       default:
         return { ok: false, error: 'unknown_method' };
     }
+  }
+
+  /** chat.unfurl: a message's (channel and ts) or a composer's (unfurl_id and source) links. */
+  private answerUnfurl(a: Args): Args {
+    const where = isStr(a.unfurl_id) ? isStr(a.source) : isStr(a.channel) && isStr(a.ts);
+    if (!where) return { ok: false, error: 'invalid_arguments' };
+    if (a.metadata === undefined && !isObj(a.unfurls)) return { ok: false, error: 'invalid_unfurls' };
+    if (a.metadata !== undefined && this.opts.workObjects === 'off') return { ok: false, error: 'feature_not_enabled' };
+    if (isObj(a.unfurls))
+      for (const u of Object.values(a.unfurls)) {
+        const bad = isObj(u) ? this.checkContent({ blocks: u.blocks }, false) : 'invalid_unfurls';
+        if (bad) return { ok: false, error: bad };
+      }
+    const problems = a.metadata === undefined ? [] : unfurlMetadataProblems(a.metadata);
+    this.unfurls.push({
+      ...(isStr(a.channel) ? { channel: a.channel } : {}),
+      ...(isStr(a.ts) ? { ts: a.ts } : {}),
+      ...(isStr(a.unfurl_id) ? { unfurl_id: a.unfurl_id } : {}),
+      ...(isObj(a.metadata) && problems.length === 0 ? { metadata: a.metadata } : {}),
+      ...(isObj(a.unfurls) ? { unfurls: a.unfurls } : {}),
+    });
+    return this.metadataAnswer(problems);
+  }
+
+  /** Slack takes a malformed Work Object with `ok` and a warning, and drops it. */
+  private metadataAnswer(problems: string[]): Args {
+    if (problems.length === 0) return { ok: true };
+    this.workObjectProblems.push(...problems);
+    return { ok: true, warning: 'invalid_metadata_format', response_metadata: { messages: problems } };
   }
 
   /** How many messages a history read returns: its `limit` (Slack's default 100), 15 at most when distributed. */
@@ -920,6 +981,19 @@ export class FakeSlack {
             .slice(0, this.historyMax(a))
             .map(({ history: _h, ...m }) => ({ ...m, type: 'message' })),
         };
+      case 'chat.unfurl':
+        return this.answerUnfurl(a);
+      case 'entity.presentDetails': {
+        if (!isStr(a.trigger_id)) return { ok: false, error: 'invalid_trigger_id' };
+        if (this.opts.workObjects === 'off') return { ok: false, error: 'feature_not_enabled' };
+        const problems = a.metadata === undefined ? [] : entityProblems(a.metadata, '/metadata', false);
+        this.presentedDetails.push({
+          trigger_id: a.trigger_id,
+          ...(isObj(a.metadata) ? { metadata: a.metadata } : {}),
+          ...(a.error !== undefined ? { error: a.error } : {}),
+        });
+        return this.metadataAnswer(problems);
+      }
       case 'chat.getPermalink': {
         const channel = String(a.channel ?? '');
         const ts = String(a.message_ts ?? '');

@@ -145,6 +145,7 @@ async function slackRuntime(config: Config, slack: SlackConfig, store: StateStor
     adminUsers: slack.adminUsers,
     handoffChannel: slack.handoffChannel,
     distribution: slack.distribution,
+    unfurlDomains: slack.unfurlDomains,
     store,
     log: log.child({ surface: 'slack' }),
   });

@@ -122,6 +122,9 @@ describe('manifest.yml', () => {
       'app_mention',
       // a workspace leaves (OAuth mode deletes its installation and records)
       'app_uninstalled',
+      // a listing link pasted (a Work Object) and its flexpane opened
+      'entity_details_requested',
+      'link_shared',
       'message.channels',
       'message.groups',
       'message.im',
@@ -140,6 +143,8 @@ describe('manifest.yml', () => {
         'groups:history',
         'groups:read',
         'im:history',
+        'links:read',
+        'links:write',
         'users:read',
       ].sort(),
     );

@@ -25,6 +25,8 @@ import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import { loggedFailure, sentence } from './user-messages';
 import { leaveTenant, leftBefore, stopLeftWork } from './tenants/leave';
+import { listingById, listingsAt } from './listings/url-index';
+import { listingPreview } from './listings/preview';
 import type {
   Actor,
   AssistantIntro,
@@ -33,6 +35,7 @@ import type {
   FormResult,
   IncomingMessage,
   Invocation,
+  ListingPreview,
   OutMessage,
   Place,
   SurfacePort,
@@ -249,6 +252,17 @@ export class Bridge implements BridgeCore {
   /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
   async dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
     return dailyWelcome(await tenantContext(this.ctx, place), place, user);
+  }
+
+  /** Pasted links that are the tenant's listings (listings/url-index.ts), as previews. */
+  async listingPreviews(place: Place, urls: string[]): Promise<Map<string, ListingPreview>> {
+    const found = await listingsAt(await tenantContext(this.ctx, place), tenantOf(place), urls);
+    return new Map([...found].map(([url, l]) => [url, listingPreview(l)]));
+  }
+
+  async listingPreview(place: Place, id: string): Promise<ListingPreview | undefined> {
+    const l = await listingById(await tenantContext(this.ctx, place), tenantOf(place), id);
+    return l ? listingPreview(l) : undefined;
   }
 
   async action(inv: Invocation, action: string, value: string): Promise<void> {

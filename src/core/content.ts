@@ -43,6 +43,32 @@ export interface CardGroup {
   fields: Array<{ label: string; value: string }>;
 }
 
+/**
+ * A listing as a platform's rich link preview shows it (Slack's Work Object for a pasted listing
+ * link): its figures by name, its first photo, the full listing and what one can do about it.
+ */
+export interface ListingPreview {
+  /** The service's listing id. */
+  id: string;
+  /** The listing's own URL (the link posted may differ in case or a trailing slash). */
+  url: string;
+  /** Its address (or MLS number). */
+  title: string;
+  price?: string;
+  bedsBaths?: string;
+  area?: string;
+  /** In words: "For sale", "Coming soon"... */
+  status: string;
+  city?: string;
+  mls?: string;
+  photo?: string;
+  description?: string;
+  /** The full listing, as `/listing show` shows it. */
+  detail: Card;
+  /** Ask about a viewing; Talk to a human. */
+  actions: Button[];
+}
+
 export interface FileUpload {
   name: string;
   mime: string;

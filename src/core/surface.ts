@@ -24,9 +24,10 @@ export type {
   FormField,
   FormResult,
   FormSpec,
+  ListingPreview,
   OutMessage,
 } from './content';
-import type { AssistantIntro, Attachment, FormResult, FormSpec, OutMessage } from './content';
+import type { AssistantIntro, Attachment, FormResult, FormSpec, ListingPreview, OutMessage } from './content';
 
 /** Every surface the bridge has: the one list (stored places are checked against it). */
 export const SURFACE_NAMES = ['slack', 'discord', 'shell'] as const;
@@ -329,6 +330,13 @@ export interface BridgeCore {
    * `user` opens it on a day, undefined on later opens that day.
    */
   dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
+  /**
+   * The listings of the tenant of `place` among `urls` (pasted links), keyed by the URL as posted; a
+   * link that is no listing is left out. Read from the tenant's URL index (no service call while it is fresh).
+   */
+  listingPreviews?(place: Place, urls: string[]): Promise<Map<string, ListingPreview>>;
+  /** One listing of the tenant of `place` by its id (the details of a link's preview). */
+  listingPreview?(place: Place, id: string): Promise<ListingPreview | undefined>;
   /**
    * A tenant left (Slack app_uninstalled or tokens_revoked, Discord GUILD_DELETE): its answers in
    * flight stop on every instance (no further platform call, none marked), then its records are

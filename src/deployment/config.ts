@@ -34,6 +34,8 @@ export interface SlackConfig {
   adminUsers: string[];
   /** SLACK_DISTRIBUTION: which of Slack's history limits apply (OAuth mode defaults to distributed). */
   distribution: SlackDistribution;
+  /** LISTING_UNFURL_DOMAINS: the manifest's unfurl_domains, whose links are looked up as listings (empty: any). */
+  unfurlDomains: string[];
 }
 
 export interface SlackOAuthConfig {
@@ -157,6 +159,7 @@ const envObject = z.object({
   SLACK_API_URL: opt(httpUrl),
   SLACK_HANDOFF_CHANNEL: opt(text),
   SLACK_ADMIN_USERS: opt(list),
+  LISTING_UNFURL_DOMAINS: opt(hostList),
   SLACK_DISTRIBUTION: opt(
     z
       .string()
@@ -348,6 +351,7 @@ const envSchema = envObject
         handoffChannel: e.SLACK_HANDOFF_CHANNEL,
         adminUsers: e.SLACK_ADMIN_USERS ?? [],
         distribution: e.SLACK_DISTRIBUTION ?? defaultDistribution(oauth !== undefined),
+        unfurlDomains: (e.LISTING_UNFURL_DOMAINS ?? []).map((h) => h.toLowerCase()),
       };
     }
     if (e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) {

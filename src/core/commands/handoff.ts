@@ -9,7 +9,7 @@ import { convRef, type Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS } from '../handoff/model';
-import { VIEWING_ACTION } from '../listings/card-actions';
+import { LISTING_TALK_ACTION, VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
 
 const NO_CONVERSATION =
@@ -115,6 +115,20 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
             text:
               refused ??
               `An agent has been asked to arrange a viewing of ${listing}; they will reply in your conversation thread.`,
+          },
+          { ephemeral: true },
+        );
+      },
+      // "Talk to a human" on a listing link's preview: in the user's conversation here, or a new one about it.
+      [LISTING_TALK_ACTION]: async (_ctx, inv, listing) => {
+        const conv =
+          (await conversationOf(conversations, inv)) ??
+          (await conversations.startFromCommand(inv, `I'd like to talk to someone about ${listing}.`));
+        const refused = await handoffs.request(conv, inv.actor, inv.surface, `Asked about ${listing}`);
+        await inv.reply(
+          {
+            text:
+              refused ?? `A human agent has been asked about ${listing}; they will reply in your conversation thread.`,
           },
           { ephemeral: true },
         );

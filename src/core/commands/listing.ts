@@ -2,6 +2,7 @@
  * `/listing show|create|update|delete`: one listing by `id:`, `mls:` or `url:`. Writes are for
  * admins; create/update take `Field:value` pairs or open a form; delete asks to confirm.
  */
+import { forgetListingIndex } from '../listings/url-index';
 import { z } from 'zod';
 import type { Listing } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
@@ -139,6 +140,11 @@ function serviceErrors(err: unknown): FieldErrors | undefined {
   return undefined;
 }
 
+/** The tenant's listing URL index (listings/url-index.ts) is read again on its next link. */
+async function urlIndexChanged(ctx: CoreContext): Promise<void> {
+  if (ctx.scope) await forgetListingIndex(ctx, ctx.scope.tenant);
+}
+
 async function createListing(ctx: CoreContext, raw: Record<string, string>): Promise<Outcome> {
   const { values, errors } = coerceListingValues(raw);
   const checked = validateListing(ctx.config.chatbotId, values);
@@ -147,6 +153,7 @@ async function createListing(ctx: CoreContext, raw: Record<string, string>): Pro
   try {
     const id = await ctx.client.createListing(checked.body);
     listingsChanged(ctx);
+    await urlIndexChanged(ctx);
     const label = checked.body.Address ?? `MLS ${checked.body.MLSNumber}`;
     return { ok: true, text: `Listing created: ID ${id} (${label}). Show it with /listing show id:${id}` };
   } catch (err) {
@@ -170,6 +177,7 @@ async function updateListing(ctx: CoreContext, key: ListingKey, raw: Record<stri
   try {
     const count = await ctx.client.updateListing({ ...checked.body, Key: key.key, KeyType: key.keyType });
     listingsChanged(ctx);
+    await urlIndexChanged(ctx);
     if (count === 0) return { ok: true, text: `Nothing matched ${describeKey(key)}; no listing was updated.` };
     const changed = Object.keys(pairs.values);
     const what = changed.length > 0 ? ` (${changed.join(', ')})` : '';
@@ -230,6 +238,7 @@ async function confirmDelete(ctx: CoreContext, inv: Invocation, value: string): 
     if (!key) throw new UsageError('That button is out of date; run /listing delete again.', USAGE);
     const count = await ctx.client.deleteListings(ctx.config.chatbotId, [key.key], key.keyType);
     listingsChanged(ctx);
+    await urlIndexChanged(ctx);
     const text =
       count === 0
         ? `Nothing matched ${describeKey(key)}; nothing was deleted.`

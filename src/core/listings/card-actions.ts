@@ -14,6 +14,9 @@ export const LISTING_SHOW_ACTION = 'listing.show';
 /** The listing card's "Ask about a viewing" button (its value names the listing; handoff.ts answers it). */
 export const VIEWING_ACTION = 'handoff.viewing';
 
+/** "Talk to a human" about a listing, from its link's preview (its value names the listing; handoff.ts answers it). */
+export const LISTING_TALK_ACTION = 'handoff.listing';
+
 /** How a listing is named on a viewing request (the button's value: at most 80 characters). */
 export function viewingName(l: Listing): string {
   return `${listingTitle(l)}${l.mlsNumber ? ` (MLS ${l.mlsNumber})` : ''}`.slice(0, 80);

@@ -23,6 +23,7 @@ import { registerLeaving } from './oauth/leaving';
 import { type OAuthWorkspaces, type SlackOAuthOptions, oauthWorkspaces } from './oauth/oauth-mode';
 import type { SlackDistribution } from './distribution';
 import { SlackPort } from './port';
+import { registerUnfurls } from './unfurl';
 import { keepSocketConnected, type SocketKeeper } from './socket-keeper';
 import { welcomeInstaller } from './welcome';
 import { createWebClient } from './web';
@@ -43,6 +44,8 @@ export interface SlackSurfaceOptions {
   handoffChannel?: string;
   /** Which of Slack's history limits apply (SLACK_DISTRIBUTION). */
   distribution?: SlackDistribution;
+  /** LISTING_UNFURL_DOMAINS: links there that are listings unfurl as Work Objects (empty: any link Slack sends). */
+  unfurlDomains?: string[];
   store: StateStore;
   log: Logger;
 }
@@ -122,6 +125,7 @@ function registerAll(
   // The assistant pane (assistant_view) and the agent experience (agent_view): both served.
   const assistant = registerAssistant(assistantDeps);
   registerAgent(assistantDeps);
+  registerUnfurls({ app, port, store: opts.store, log, core, team: ws.team, domains: opts.unfurlDomains ?? [] });
   registerListeners({
     assistant,
     app,

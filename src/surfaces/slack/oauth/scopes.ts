@@ -15,6 +15,8 @@ export const BOT_SCOPES: readonly string[] = [
   'channels:read',
   'groups:read',
   'assistant:write',
+  'links:read',
+  'links:write',
 ];
 
 /** Where the install link and Slack's redirect land on the app's HTTP server. */

@@ -1,0 +1,139 @@
+/**
+ * Listing links unfurl as Work Objects: `link_shared` for the manifest's unfurl domains
+ * (LISTING_UNFURL_DOMAINS) is answered with one chat.unfurl whose `metadata.entities` describe each
+ * link that is one of the chatbot's listings (found by its Url), checked by the fake as Slack
+ * documents Work Objects; a link that is no listing is left alone; the flexpane
+ * (`entity_details_requested`) gets the full listing and its actions (entity.presentDetails). A
+ * workspace without Work Objects gets classic unfurl blocks, learnt from its first refusal.
+ */
+import type { Listing } from '../../../src/service/schemas/listings';
+import { waitFor } from '../../../fakes/wait-for';
+import { startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
+import { useStarted } from '../../support/server-setup';
+
+const CHANNEL = 'C0LINKS';
+const ENV = { LISTING_UNFURL_DOMAINS: 'homes.example.com' };
+let seq = 0;
+
+async function austin(e: SlackE2E): Promise<Listing[]> {
+  return (await e.app.client.listListings({ chatbotId: e.service.chatbotId, city: 'Austin', page: 1, pageSize: 50 }))
+    .items;
+}
+
+/** Someone posts `urls` in CHANNEL: Slack's link_shared for them. */
+function paste(e: SlackE2E, urls: string[]) {
+  seq += 1;
+  return e.driver.event({
+    type: 'link_shared',
+    channel: CHANNEL,
+    user: 'U0USER1',
+    message_ts: `1790000000.${String(100 + seq).padStart(6, '0')}`,
+    source: 'conversations_history',
+    unfurl_id: `U${seq}`,
+    links: urls.map((url) => ({ domain: new URL(url).hostname, url })),
+  });
+}
+
+type Entity = {
+  app_unfurl_url?: string;
+  url: string;
+  entity_type: string;
+  external_ref: { id: string };
+  entity_payload: {
+    attributes: { title: { text: string } };
+    fields?: { preview?: { image_url?: string; alt_text?: string } };
+    custom_fields?: Array<{ key: string; label: string; value?: string }>;
+    actions?: { primary_actions?: Array<{ text: string; action_id: string }> };
+  };
+};
+
+describe('Slack: listing links unfurl as Work Objects', () => {
+  const e = useStarted(() => startSlackE2E({ env: ENV }));
+
+  test('a listing link gets a Work Object; a link that is no listing is left alone; the flexpane shows it all', async () => {
+    const listing = (await austin(e)).find((l) => l.url && l.images.length > 0)!;
+    const other = 'https://homes.example.com/about-us';
+    // Pasted as people paste: another case in the host, a trailing slash.
+    const posted = `${listing.url!.replace('homes.example.com', 'Homes.Example.com')}/`;
+    await paste(e, [posted, other]);
+    const unfurl = await waitFor(() => e.fake.unfurls[0], 'the unfurl');
+    expect(unfurl.unfurls).toBeUndefined();
+    const entities = (unfurl.metadata as { entities: Entity[] }).entities;
+    expect(entities).toHaveLength(1);
+    const wo = entities[0]!;
+    expect(wo.app_unfurl_url).toBe(posted);
+    expect(wo.url).toBe(listing.url);
+    expect(wo.external_ref.id).toBe(String(listing.id));
+    expect(wo.entity_type).toMatch(/^slack#\/entities\//);
+    expect(wo.entity_payload.attributes.title.text).toBe(listing.address);
+    const facts = Object.fromEntries((wo.entity_payload.custom_fields ?? []).map((f) => [f.label, f.value]));
+    expect(Object.keys(facts)).toEqual(['Price', 'Beds / baths', 'Area', 'Status', 'City']);
+    expect(facts.Price).toMatch(/^\$[\d,]+/);
+    expect(facts['Beds / baths']).toMatch(/bd \/ .* ba/);
+    expect(facts.City).toBe('Austin');
+    expect(wo.entity_payload.fields?.preview?.image_url).toBe(listing.images[0]);
+    expect(e.fake.workObjectProblems).toEqual([]);
+
+    // Only a link that is no listing: nothing is unfurled (the next listing link's unfurl is the second).
+    await paste(e, [other]);
+    await paste(e, [listing.url!]);
+    await waitFor(() => e.fake.unfurls.length >= 2 && e.fake.unfurls, 'the second unfurl');
+    expect(e.fake.callsOf('chat.unfurl')).toHaveLength(2);
+    expect((e.fake.unfurls[1]!.metadata as { entities: Entity[] }).entities[0]!.app_unfurl_url).toBe(listing.url);
+
+    // The flexpane: the full listing and what one can do about it.
+    await e.driver.event({
+      type: 'entity_details_requested',
+      user: 'U0USER1',
+      channel: CHANNEL,
+      trigger_id: '123.456.abc',
+      external_ref: { id: String(listing.id), type: 'listing' },
+      entity_url: listing.url,
+      app_unfurl_url: posted,
+      link: { url: posted, domain: 'homes.example.com' },
+      message_ts: '1790000000.000101',
+    });
+    const details = await waitFor(() => e.fake.presentedDetails[0], 'the flexpane');
+    expect(details.trigger_id).toBe('123.456.abc');
+    const full = details.metadata as unknown as Entity;
+    expect(full.entity_payload.attributes.title.text).toBe(listing.address);
+    expect((full.entity_payload.actions?.primary_actions ?? []).map((a) => a.text)).toEqual([
+      'Ask about a viewing',
+      'Talk to a human',
+    ]);
+    // More than the unfurl's five facts: the listing in full.
+    expect((full.entity_payload.custom_fields ?? []).length).toBeGreaterThan(5);
+    expect(e.fake.workObjectProblems).toEqual([]);
+
+    // A listing that is gone: the flexpane says not found.
+    await e.driver.event({
+      type: 'entity_details_requested',
+      user: 'U0USER1',
+      channel: CHANNEL,
+      trigger_id: '789.000.def',
+      external_ref: { id: '99999999', type: 'listing' },
+    });
+    const gone = await waitFor(() => e.fake.presentedDetails[1], 'the not-found flexpane');
+    expect(gone).toMatchObject({ trigger_id: '789.000.def', error: { status: 'not_found' } });
+  }, 60_000);
+});
+
+describe('Slack: a workspace without Work Objects gets classic unfurls', () => {
+  const e = useStarted(() => startSlackE2E({ env: ENV, fake: { workObjects: 'off' } }));
+
+  test('refused once, then classic unfurl blocks straight away', async () => {
+    const [first, second] = (await austin(e)).filter((l) => l.url);
+    await paste(e, [first!.url!]);
+    const classic = await waitFor(() => e.fake.unfurls[0], 'the classic unfurl');
+    expect(classic.metadata).toBeUndefined();
+    const blocks = JSON.stringify((classic.unfurls as Record<string, { blocks: unknown[] }>)[first!.url!]!.blocks);
+    expect(blocks).toContain(first!.address!);
+    const refused = e.fake.callsOf('chat.unfurl').filter((c) => c.response.error === 'feature_not_enabled');
+    expect(refused).toHaveLength(1);
+    // Learnt: the next link goes as blocks at once (no second refusal).
+    await paste(e, [second!.url!]);
+    await waitFor(() => e.fake.unfurls[1], 'the second classic unfurl');
+    expect(e.fake.callsOf('chat.unfurl')).toHaveLength(3);
+    expect(e.fake.unfurls[1]!.unfurls).toBeDefined();
+  }, 60_000);
+});
