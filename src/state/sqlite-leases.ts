@@ -1,10 +1,10 @@
 /**
  * The SQLite store's leases and fenced writes (sqlite-store.ts), apart so the store reads as the
- * StateStore it implements. Each lease row carries its fencing token, drawn from one sequence for
- * every lease (`lease_seq`), so a new acquisition's token is above any token handed out before.
+ * StateStore it implements. Each lease row carries its fencing token (fence-token.ts).
  */
 import type Database from 'better-sqlite3';
 import { canonicalJson, checkTtl } from './canonical-json';
+import { nextFenceToken } from './fence-token';
 import type { Fence, FencedWrite, LeaseInfo } from './store';
 
 /** What the leases need of their store: its connection, its cached statements and its expiry rule. */
@@ -30,32 +30,21 @@ export class SqliteLeases {
     }
   }
 
-  /** Held: free, run out, or already this owner's (a renewal, same token). */
+  /** Held: free, run out, or already this owner's (a renewal, same token). One statement. */
   acquire(name: string, owner: string, ttlMs: number): Fence | undefined {
     const ttl = checkTtl(ttlMs) as number;
-    const tx = this.s.db.transaction((): Fence | undefined => {
-      const now = Date.now();
-      const row = this.s.stmt('SELECT owner, expires_at, token FROM leases WHERE name = ?').get(name) as
-        | LeaseRow
-        | undefined;
-      const held = row !== undefined && row.expires_at > now;
-      if (held && row.owner !== owner) return undefined;
-      if (held) {
-        this.s.stmt('UPDATE leases SET expires_at = ? WHERE name = ?').run(now + ttl, name);
-        return { lease: name, owner, token: row.token };
-      }
-      this.s.stmt('INSERT INTO lease_seq (id, n) VALUES (1, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1').run();
-      const { n } = this.s.stmt('SELECT n FROM lease_seq WHERE id = 1').get() as { n: number };
-      this.s
-        .stmt(
-          `INSERT INTO leases (name, owner, expires_at, token) VALUES (?, ?, ?, ?)
-             ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
-               token = excluded.token`,
-        )
-        .run(name, owner, now + ttl, n);
-      return { lease: name, owner, token: n };
-    });
-    return tx.immediate();
+    const now = Date.now();
+    const row = this.s
+      .stmt(
+        `INSERT INTO leases (name, owner, expires_at, token) VALUES (?, ?, ?, ?)
+           ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+             token = CASE WHEN leases.owner = excluded.owner AND leases.expires_at > ?
+               THEN leases.token ELSE excluded.token END
+           WHERE leases.owner = excluded.owner OR leases.expires_at <= ?
+         RETURNING token`,
+      )
+      .get(name, owner, now + ttl, nextFenceToken(), now, now) as { token: number } | undefined;
+    return row ? { lease: name, owner, token: row.token } : undefined;
   }
 
   /** The writes only while `fence` holds its lease, in one immediate transaction. */

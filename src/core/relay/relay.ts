@@ -15,7 +15,7 @@ import type { Button, Card, FeedbackPrompt, MessageRef, Person, Place, SurfacePo
 import { RelayInterrupt, readAnswer } from './answer-reader';
 import { FencedOut, HeldLease } from '../held-lease';
 import { leaseTimings } from '../leases';
-import { inflightKey, inflightLease, recordToJson } from './inflight';
+import { INFLIGHT_INDEX, inflightKey, inflightLease, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import { Reconciler } from './reconciler';
 import { Segmenter } from './segmenter';
@@ -132,6 +132,8 @@ class AnswerRun {
   private recordChain: Promise<void> = Promise.resolve();
   /** The answer's lease as this run holds it: its record is written under it (fenced). */
   private lease: HeldLease | undefined;
+  /** The messages as the in-flight record last saved them (JSON): unchanged ones are not written again. */
+  private savedShown: string | undefined;
   /** When the relay began the answer (its in-flight record says so: recovery tells a left tenant's). */
   private readonly startedAt: number;
   readonly done: Promise<RelayResult>;
@@ -214,6 +216,13 @@ class AnswerRun {
     // A lost lease (this instance stalled past it: another may be marking the answer now) stops the
     // answer at once, as a drop does, but leaves its record to whoever holds the lease.
     lease.lost.addEventListener('abort', this.fencedOut, { once: true });
+    // Due for a recovery sweep's look when this lease may have run out (inflight.ts's index), indexed
+    // before the record is written: a crash between leaves an entry without a record, which a sweep
+    // drops, never a record no sweep finds.
+    const indexed = store
+      .schedule(INFLIGHT_INDEX, this.req.answerKey, this.now + this.opts.leaseTtlMs)
+      .catch((err: unknown) => log.warn({ err }, 'could not index the in-flight record'));
+    this.recordChain = indexed;
     this.saveRecord();
     this.messages.reserveFinal();
     const checkpoint = setInterval(() => this.saveRecord(), leaseRenewMs);
@@ -237,10 +246,13 @@ class AnswerRun {
       clearInterval(checkpoint);
       lease.lost.removeEventListener('abort', this.fencedOut);
       await this.recordChain;
+      await indexed;
       // Fenced: refused once the lease is another's. A thread lost (the drop's reason) leaves the
-      // record too: recovery marks the answer.
-      if (!this.fenced)
+      // record and its index entry too: recovery marks the answer.
+      if (!this.fenced) {
         await lease.write([{ op: 'delete', key: inflightKey(this.req.answerKey) }]).catch(() => undefined);
+        await store.unschedule(INFLIGHT_INDEX, this.req.answerKey).catch(() => undefined);
+      }
       await lease.release();
     }
 
@@ -300,6 +312,11 @@ class AnswerRun {
       startedAt: this.startedAt,
       updatedAt: this.now,
     };
+    // Written only when what recovery would do with it changed (a message, its text, its state):
+    // a renewal while the text stands still costs no write.
+    const shown = JSON.stringify(rec.messages);
+    if (shown === this.savedShown) return;
+    this.savedShown = shown;
     const key = inflightKey(this.req.answerKey);
     this.recordChain = this.recordChain
       // Under the answer's lease: a write after it was lost is refused (and stops the answer).
