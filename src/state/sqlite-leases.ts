@@ -15,12 +15,6 @@ export interface SqliteAccess {
   expiry(ttlMs: number | undefined): number | null;
 }
 
-interface LeaseRow {
-  owner: string;
-  expires_at: number;
-  token: number;
-}
-
 export class SqliteLeases {
   constructor(private readonly s: SqliteAccess) {
     // Files made before tokens have lease rows without one (token 0).

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
+import { canonicalJson, formatQueueId } from './canonical-json';
 import { type RetentionOptions, retainedTtl } from './retention';
 import { SqliteLeases } from './sqlite-leases';
 import { SCHEMA } from './sqlite-schema';

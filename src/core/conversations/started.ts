@@ -88,10 +88,11 @@ export class ItemProgress {
     return this.note({ answerKey });
   }
 
-  /** The item is over (answered, refused or failed). Refused, like every note, once the thread is another's. */
-  async done(): Promise<void> {
-    await this.item.lease.write([this.slot.write(toJson({ ...this.mark, done: true }))]).catch(() => undefined);
-  }
+  /**
+   * The item is over (answered, refused or failed). Nothing is written: the worker acks the item
+   * under the thread's lease next, and a mark is read only while its item is still queued.
+   */
+  async done(): Promise<void> {}
 
   private async note(note: Pick<StartedMark, 'placeholder'> | Pick<StartedMark, 'answerKey'>): Promise<void> {
     Object.assign(this.mark, note);
