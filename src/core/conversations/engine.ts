@@ -98,7 +98,7 @@ export class Conversations {
 
   /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
   private async postAndQueue(surface: SurfacePort, ask: AskInProgress): Promise<Conversation> {
-    const { place, actor, question } = ask.intent;
+    const { place, actor, question, attachments = [] } = ask.intent;
     let { root: rootRef, thread } = ask.intent;
     if (!rootRef || !thread) {
       const quoted = question
@@ -113,14 +113,7 @@ export class Conversations {
     }
     const conv = await this.ensureConversation(thread, actor);
     await this.setRecent(thread, actor.id, conv.id);
-    const files = ask.intent.attachments ?? [];
-    await this.enqueue(conv, {
-      kind: 'message',
-      msgId: `ask:${rootRef.id}`,
-      actor,
-      text: question,
-      attachments: files,
-    });
+    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments });
     return conv;
   }
 
@@ -149,7 +142,7 @@ export class Conversations {
    * before an upgrade, at its old key, counts too).
    */
   async firstDelivery(msg: IncomingMessage): Promise<boolean> {
-    const view = convView(this.ctx.store, tenantOf(msg.place));
+    const view = convView(this.ctx.store, msg.tenant);
     if (!(await view.setIfAbsent(convKeys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS))) return false;
     return (await this.ctx.store.get(legacyKeys.seen(msg.place, msg.id))) === undefined;
   }
