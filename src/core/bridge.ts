@@ -140,7 +140,8 @@ export class Bridge implements BridgeCore {
     // The answers this process is marking: a sweep leaves them to the one marking them.
     const busy = new Set<string>();
     return () => {
-      // On the first sweep, answers recorded under this instance's own id are from before a restart.
+      // On the first sweep, answers recorded under this instance's own id are from before a restart,
+      // and every record is walked once (those an older version wrote without the due index).
       const opts = first ? { ownedBy: config.instanceId } : {};
       first = false;
       return recoverAbandonedAnswers(

@@ -278,6 +278,11 @@ export interface Invocation extends BridgeRequest {
   openForm?(form: FormSpec): Promise<void>;
   /** The message carrying the clicked button, for actions. */
   source?: MessageRef;
+  /**
+   * Files given with the command (Discord: the photos of `/ask`'s form, a File Upload): `/ask` asks
+   * about them with its question, as a thread message's attachments are.
+   */
+  attachments?: Attachment[];
 }
 
 /** A message typed by someone in a place the bridge watches. */

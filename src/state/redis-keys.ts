@@ -5,7 +5,9 @@
  * - values and outboxes share the tag `{<prefix>}`, because compareAndSetWithIntents writes any value
  *   together with any outbox; they therefore live in one slot, on one master;
  * - the keys of one queue share `{<prefix>q:<queue>}`, so queues spread over the masters;
- * - leases and rate logs are one key each per script and need no tag: they spread too.
+ * - leases and rate logs are one key each per script and need no tag: they spread too (a call that
+ *   spends several rate logs takes them one at a time there);
+ * - a due index (`due:<index>`) is one sorted set, read and written one command at a time.
  */
 
 export interface RedisKeys {
@@ -14,6 +16,10 @@ export interface RedisKeys {
   kv(key: string): string;
   lease(name: string): string;
   rate(key: string): string;
+  /** The sorted set of one due index (store.schedule). */
+  due(index: string): string;
+  /** A Redis Cluster: scripts may touch one slot only. */
+  readonly cluster: boolean;
   /** [sequence, pending zset, values hash, results hash, done zset] of one outbox. */
   outbox(box: string): [string, string, string, string, string];
   /** [order zset, values hash] and, for push, the sequence counter first. */
@@ -33,6 +39,8 @@ export function redisKeys(prefix: string, cluster: boolean): RedisKeys {
     kv: (key) => `${shared}kv:${key}`,
     lease: (name) => `${prefix}lease:${name}`,
     rate: (key) => `${prefix}rate:${key}`,
+    due: (index) => `${prefix}due:${index}`,
+    cluster,
     outbox: (box) => {
       const base = `${shared}ob:${box}`;
       return [`${base}:seq`, `${base}:pending`, `${base}:values`, `${base}:results`, `${base}:done`];

@@ -160,40 +160,34 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;
 
-export const RENEW_LEASE = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`;
-
 export const RELEASE_LEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
-/** Returns {owner, pttl} or nil. */
-export const LEASE_INFO = `
-local owner = redis.call('GET', KEYS[1])
-if not owner then return nil end
-return {owner, redis.call('PTTL', KEYS[1])}
-`;
-
 /**
- * Sliding-window log over a sorted set scored by grant time. KEYS[1]=log; ARGV: limit, window ms,
- * unique member. Returns {granted, retryInMs}.
+ * Sliding-window logs over sorted sets scored by grant time: one token of each log, or none. KEYS: the
+ * logs; ARGV: unique member, then a limit and a window (ms) per key. Returns {granted, retryInMs, index of the full log}.
+ * A log is trimmed only when it looks full: entries that aged out still count towards the limit
+ * until then, so a count below the limit is a grant without the trim (one command fewer a call).
  */
-export const TAKE_TOKEN = `
+export const TAKE_TOKENS = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return {1, 0}
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[2 * i])
+  local window = tonumber(ARGV[2 * i + 1])
+  local n = redis.call('ZCARD', key)
+  if n >= limit then n = n - redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window) end
+  if n >= limit then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if #oldest == 0 then return {0, window, i - 1} end
+    return {0, math.max(1, tonumber(oldest[2]) + window - now), i - 1}
+  end
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if #oldest == 0 then return {0, window} end
-return {0, math.max(1, tonumber(oldest[2]) + window - now)}
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, ARGV[1])
+  redis.call('PEXPIRE', key, tonumber(ARGV[2 * i + 1]))
+end
+return {1, 0}
 `;

@@ -13,15 +13,23 @@ import {
   PEEK,
   ACK,
   ACQUIRE_LEASE,
-  RENEW_LEASE,
   RELEASE_LEASE,
-  LEASE_INFO,
-  TAKE_TOKEN,
+  TAKE_TOKENS,
   casArgs,
 } from './redis-scripts';
 import { parseRedisUrl } from './redis-url';
 import { type RetentionOptions, retainedTtl } from './retention';
-import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
+import type {
+  DueEntry,
+  Json,
+  LeaseInfo,
+  OutboxIntent,
+  QueueItem,
+  RateDecision,
+  StateStore,
+  StoredIntent,
+  TokenBudget,
+} from './store';
 
 export interface RedisStoreOptions extends RetentionOptions, RedisClientOptions {
   /** Prepended to every Redis key, so several bridges (or test runs) can share one database. */
@@ -183,13 +191,19 @@ export class RedisStore implements StateStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const ttl = String(checkTtl(ttlMs));
-    return (await this.script(ACQUIRE_LEASE, [this.lease(name)], [owner, ttl])) === 1;
+    const ttl = checkTtl(ttlMs) as number;
+    const key = this.lease(name);
+    // Most leases are free when taken: one command then. Held: by another (a read says so), or by
+    // this owner, renewed atomically by the script (the lease may lapse between the read and it).
+    if ((await this.redis.set(key, owner, 'PX', ttl, 'NX')) === 'OK') return true;
+    if ((await this.redis.get(key)) !== owner) return false;
+    return (await this.script(ACQUIRE_LEASE, [key], [owner, String(ttl)])) === 1;
   }
 
   async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const ttl = String(checkTtl(ttlMs));
-    return (await this.script(RENEW_LEASE, [this.lease(name)], [owner, ttl])) === 1;
+    // One command, no read first (GETEX, Redis 6.2+): a lease renewed every third of its life is the
+    // most frequent write there is. A lapsed lease (no key) stays lapsed.
+    return (await this.redis.getex(this.lease(name), 'PX', checkTtl(ttlMs) as number)) === owner;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
@@ -197,23 +211,71 @@ export class RedisStore implements StateStore {
   }
 
   async leaseInfo(name: string): Promise<LeaseInfo | undefined> {
-    const reply = await this.script(LEASE_INFO, [this.lease(name)], []);
-    if (!Array.isArray(reply)) return undefined;
-    const [owner, pttl] = reply;
-    const remaining = Number(pttl);
-    if (remaining <= 0) return undefined;
-    return { owner: String(owner), expiresAt: Date.now() + remaining };
+    // Two reads in one round trip, no script: a lease that lapses between them reads as lapsed.
+    const key = this.lease(name);
+    const replies = await this.redis.pipeline().get(key).pttl(key).exec();
+    const owner = replies?.[0]?.[1];
+    const remaining = Number(replies?.[1]?.[1]);
+    if (typeof owner !== 'string' || !(remaining > 0)) return undefined;
+    return { owner, expiresAt: Date.now() + remaining };
   }
 
   async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    // A log is not kept past the retention period, so no window is longer (none is, in practice).
-    const window = String(Math.max(1, Math.ceil(Math.min(windowMs, this.retentionMs ?? windowMs))));
+    return this.takeTokens([{ key, limit, windowMs }]);
+  }
+
+  async takeTokens(budgets: readonly TokenBudget[]): Promise<RateDecision> {
+    if (budgets.length === 0) return { granted: true, retryInMs: 0 };
+    // A cluster's script may only touch one slot, and each log is its own key: one at a time there.
+    if (this.k.cluster && budgets.length > 1) {
+      for (const [i, b] of budgets.entries()) {
+        const d = await this.takeTokens([b]);
+        if (!d.granted) return { ...d, full: i };
+      }
+      return { granted: true, retryInMs: 0 };
+    }
     // Members must be unique across processes and across stores within one process: ZADD of an
     // existing member only moves it, so a repeated member would be a grant that the log does not count.
     const member = `${instanceId()}:${++tokenSeq}`;
-    const reply = await this.script(TAKE_TOKEN, [this.k.rate(key)], [String(limit), window, member]);
-    const [granted, retry] = Array.isArray(reply) ? reply : [0, windowMs];
-    return { granted: granted === 1, retryInMs: Number(retry) };
+    const args = budgets.flatMap((b) => [
+      String(b.limit),
+      // A log is not kept past the retention period, so no window is longer (none is, in practice).
+      String(Math.max(1, Math.ceil(Math.min(b.windowMs, this.retentionMs ?? b.windowMs)))),
+    ]);
+    const reply = await this.script(
+      TAKE_TOKENS,
+      budgets.map((b) => this.k.rate(b.key)),
+      [member, ...args],
+    );
+    const [granted, retry, full] = Array.isArray(reply) ? reply : [0, budgets[0]!.windowMs, 0];
+    return granted === 1
+      ? { granted: true, retryInMs: 0 }
+      : { granted: false, retryInMs: Number(retry), full: Number(full) };
+  }
+
+  async schedule(index: string, member: string, dueAt: number): Promise<void> {
+    await this.redis.zadd(this.k.due(index), Math.round(dueAt), member);
+  }
+
+  async unschedule(index: string, member: string): Promise<void> {
+    await this.redis.zrem(this.k.due(index), member);
+  }
+
+  async due(index: string, until: number, limit: number): Promise<DueEntry[]> {
+    const n = Math.max(0, Math.floor(limit));
+    if (n === 0) return [];
+    const flat = await this.redis.zrangebyscore(
+      this.k.due(index),
+      '-inf',
+      Math.round(until),
+      'WITHSCORES',
+      'LIMIT',
+      0,
+      n,
+    );
+    const out: DueEntry[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ member: flat[i]!, dueAt: Number(flat[i + 1]) });
+    return out;
   }
 
   async close(): Promise<void> {

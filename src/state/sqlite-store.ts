@@ -3,45 +3,18 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
 import { type RetentionOptions, retainedTtl } from './retention';
-import type { Json, LeaseInfo, OutboxIntent, QueueItem, RateDecision, StateStore, StoredIntent } from './store';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS kv (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL,
-  expires_at INTEGER
-);
-CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires_at) WHERE expires_at IS NOT NULL;
-CREATE TABLE IF NOT EXISTS queue_items (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  queue TEXT NOT NULL,
-  value TEXT NOT NULL,
-  at INTEGER
-);
-CREATE INDEX IF NOT EXISTS queue_items_order ON queue_items (queue, id);
-CREATE TABLE IF NOT EXISTS leases (
-  name TEXT PRIMARY KEY,
-  owner TEXT NOT NULL,
-  expires_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS rate_log (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  key TEXT NOT NULL,
-  at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS rate_log_window ON rate_log (key, at);
-CREATE TABLE IF NOT EXISTS outbox (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  box TEXT NOT NULL,
-  id TEXT NOT NULL,
-  value TEXT NOT NULL,
-  result TEXT,
-  done_until INTEGER,
-  at INTEGER,
-  UNIQUE (box, id)
-);
-CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (box, seq) WHERE done_until IS NULL;
-`;
+import { SCHEMA } from './sqlite-schema';
+import type {
+  DueEntry,
+  Json,
+  LeaseInfo,
+  OutboxIntent,
+  QueueItem,
+  RateDecision,
+  StateStore,
+  StoredIntent,
+  TokenBudget,
+} from './store';
 
 interface OutboxRow {
   id: string;
@@ -78,6 +51,7 @@ interface KvRow {
 export class SqliteStore implements StateStore {
   private readonly db: Database.Database;
   private lastPurge = 0;
+  private statementCount = 0;
   private readonly statements = new Map<string, Database.Statement>();
 
   private readonly retentionMs: number | undefined;
@@ -277,22 +251,50 @@ export class SqliteStore implements StateStore {
   }
 
   async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    return this.takeTokens([{ key, limit, windowMs }]);
+  }
+
+  async takeTokens(budgets: readonly TokenBudget[]): Promise<RateDecision> {
     const tx = this.db.transaction((): RateDecision => {
       const now = Date.now();
-      this.stmt('DELETE FROM rate_log WHERE key = ? AND at <= ?').run(key, now - windowMs);
-      const { n } = this.stmt('SELECT COUNT(*) AS n FROM rate_log WHERE key = ?').get(key) as { n: number };
-      if (n < limit) {
-        this.stmt('INSERT INTO rate_log (key, at) VALUES (?, ?)').run(key, now);
-        return { granted: true, retryInMs: 0 };
+      for (const [i, { key, limit, windowMs }] of budgets.entries()) {
+        this.stmt('DELETE FROM rate_log WHERE key = ? AND at <= ?').run(key, now - windowMs);
+        const { n } = this.stmt('SELECT COUNT(*) AS n FROM rate_log WHERE key = ?').get(key) as { n: number };
+        if (n < limit) continue;
+        const { oldest } = this.stmt('SELECT MIN(at) AS oldest FROM rate_log WHERE key = ?').get(key) as {
+          oldest: number | null;
+        };
+        // limit <= 0 leaves no row to age out; report a full window rather than zero.
+        return {
+          granted: false,
+          retryInMs: oldest === null ? windowMs : Math.max(1, oldest + windowMs - now),
+          full: i,
+        };
       }
-      const { oldest } = this.stmt('SELECT MIN(at) AS oldest FROM rate_log WHERE key = ?').get(key) as {
-        oldest: number | null;
-      };
-      // limit <= 0 leaves no row to age out; report a full window rather than zero.
-      const retryInMs = oldest === null ? windowMs : Math.max(1, oldest + windowMs - now);
-      return { granted: false, retryInMs };
+      for (const { key } of budgets) this.stmt('INSERT INTO rate_log (key, at) VALUES (?, ?)').run(key, now);
+      return { granted: true, retryInMs: 0 };
     });
     return tx.immediate();
+  }
+
+  async schedule(index: string, member: string, dueAt: number): Promise<void> {
+    this.stmt(
+      `INSERT INTO due (idx, member, due_at) VALUES (?, ?, ?)
+         ON CONFLICT(idx, member) DO UPDATE SET due_at = excluded.due_at`,
+    ).run(index, member, Math.round(dueAt));
+  }
+
+  async unschedule(index: string, member: string): Promise<void> {
+    this.stmt('DELETE FROM due WHERE idx = ? AND member = ?').run(index, member);
+  }
+
+  async due(index: string, until: number, limit: number): Promise<DueEntry[]> {
+    const n = Math.max(0, Math.floor(limit));
+    if (n === 0) return [];
+    const rows = this.stmt(
+      'SELECT member, due_at FROM due WHERE idx = ? AND due_at <= ? ORDER BY due_at, member LIMIT ?',
+    ).all(index, Math.round(until), n) as Array<{ member: string; due_at: number }>;
+    return rows.map((r) => ({ member: r.member, dueAt: r.due_at }));
   }
 
   async close(): Promise<void> {
@@ -334,8 +336,17 @@ export class SqliteStore implements StateStore {
     return ttl === undefined ? null : Date.now() + ttl;
   }
 
+  /**
+   * SQL statements this store has run (each statement handed out is run once): what one answer costs
+   * the store, counted by test/state/answer-cost.test.ts against the README's budget.
+   */
+  get statementsRun(): number {
+    return this.statementCount;
+  }
+
   /** Statements are compiled once per connection; preparing is most of the cost of a small query. */
   private stmt(sql: string): Database.Statement {
+    this.statementCount++;
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);

@@ -27,6 +27,21 @@ export interface RateDecision {
   granted: boolean;
   /** When not granted: how long until a token is expected to be free (ms). */
   retryInMs: number;
+  /** When not granted by takeTokens: the index of the budget found full. */
+  full?: number;
+}
+
+/** One rate budget a call spends a token of (see takeToken). */
+export interface TokenBudget {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** A member of a due index and the time it is due. */
+export interface DueEntry {
+  member: string;
+  dueAt: number;
 }
 
 /** A notice (or any side effect) owed after a change, kept in an outbox until it has been carried out. */
@@ -93,7 +108,9 @@ export interface StateStore {
 
   /**
    * Leases: a named lock held by one owner until it expires. acquire succeeds when free, expired, or
-   * already held by the same owner (which renews it). renew fails if another owner took it.
+   * already held by the same owner (which renews it). renew fails if another owner took it or it
+   * lapsed; it is one command on Redis (no read first), so a renewal that fails may have lengthened
+   * the new holder's lease by one ttl: the loser learns it lost and stops renewing.
    */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   renewLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
@@ -105,6 +122,21 @@ export interface StateStore {
    * (sliding window or token bucket; the implementation documents which).
    */
   takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /**
+   * One token of every budget, or none (one call for a platform call that spends several). When
+   * refused, `full` names the first budget found full and `retryInMs` is its wait.
+   */
+  takeTokens(budgets: readonly TokenBudget[]): Promise<RateDecision>;
+
+  /**
+   * Due indexes: what a periodic job has to look at, each member with the time (ms, the caller's
+   * clock) it is next due, so a sweep reads what is due now instead of walking every record. One
+   * index per kind of work (`inflight`, `convpending`, ...). Scheduling a member again moves it.
+   */
+  schedule(index: string, member: string, dueAt: number): Promise<void>;
+  unschedule(index: string, member: string): Promise<void>;
+  /** Members due at or before `until`, soonest first (at most `limit`). */
+  due(index: string, until: number, limit: number): Promise<DueEntry[]>;
 
   close(): Promise<void>;
 }

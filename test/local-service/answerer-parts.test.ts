@@ -93,7 +93,7 @@ describe('the parser', () => {
 
   it('features from words, and questions outside the listings', () => {
     const q = parse('Any pet friendly rentals in Miami with a pool?');
-    expect(q.filters.map((f) => (f.kind === 'feature' ? f.feature.label : f.fact))).toEqual(['pets', 'a pool']);
+    expect(q.filters.map((f) => (f.kind === 'feature' ? f.feature.label : f.kind))).toEqual(['pets', 'a pool']);
     expect(parse('What is the capital of France?').op.kind).toBe('none');
   });
 });

@@ -8,7 +8,8 @@ import type { Conversations } from '../conversations/engine';
 import { convRef, type Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import { HANDOFF_ACTIONS } from '../handoff/model';
+import { HANDOFF_ACTIONS, HANDOFF_SURVEY_FORM } from '../handoff/model';
+import { openSurvey, submitSurvey } from '../handoff/survey';
 import { LISTING_TALK_ACTION, VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
 
@@ -144,6 +145,10 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       [HANDOFF_ACTIONS.takeover]: async (_ctx, inv, ticketId) => handoffs.askTakeOver(inv, ticketId),
       [HANDOFF_ACTIONS.takeoverConfirm]: async (_ctx, inv, value) => handoffs.takeOver(inv, value),
       [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => handoffs.rate(inv, value),
+      [HANDOFF_ACTIONS.survey]: async (ctx, inv, ticketId) => openSurvey(ctx, handoffs, inv, ticketId),
+    },
+    forms: {
+      [HANDOFF_SURVEY_FORM]: async (_ctx, inv, ticketId, values) => submitSurvey(handoffs, inv, ticketId, values),
     },
   };
 }

@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CoreContext } from '../context';
 import { leaseTimings } from '../leases';
-import { type Actor, type MessageRef, type Place, SURFACE_NAMES, type SurfaceName } from '../surface';
-import { actorSchema, messageRefSchema, parseStored, placeSchema, toJson } from './model';
+import { type Actor, type Attachment, type MessageRef, type Place, SURFACE_NAMES, type SurfaceName } from '../surface';
+import { actorSchema, attachmentSchema, messageRefSchema, parseStored, placeSchema, toJson } from './model';
 
 /** Global (walked by every instance's sweep, like answers in flight); its lease has the record's name. */
 export const ASK_INTENT_PREFIX = 'askintent:';
@@ -23,6 +23,8 @@ const askIntentSchema = z.object({
   place: placeSchema,
   actor: actorSchema,
   question: z.string(),
+  /** Files asked about with the question (Discord's `/ask` form), queued with it. */
+  attachments: z.array(attachmentSchema).optional(),
   owner: z.string(),
   /** The root message and its thread, once posted (not posted again by an instance that takes over). */
   root: messageRefSchema.optional(),
@@ -32,6 +34,13 @@ const askIntentSchema = z.object({
 export type AskIntent = z.infer<typeof askIntentSchema>;
 
 const leaseOf = (id: string): string => `${PREFIX}${id}`;
+
+/**
+ * The due index of `/ask`s not yet queued: each is due when its instance's lease may have run out,
+ * so a sweep reads those, not every intent (a sweep that finds the lease held moves it to its end).
+ */
+export const ASK_INTENT_INDEX = 'askintent';
+const DUE_PER_SWEEP = 500;
 
 /** One `/ask` held by this instance until its question is queued (its lease renewed meanwhile). */
 export class AskInProgress {
@@ -59,6 +68,7 @@ export class AskInProgress {
   async end(): Promise<void> {
     clearInterval(this.renew);
     await this.ctx.store.delete(`${PREFIX}${this.id}`);
+    await this.ctx.store.unschedule(ASK_INTENT_INDEX, this.id);
     await this.ctx.store.releaseLease(leaseOf(this.id), this.ctx.config.instanceId);
   }
 }
@@ -66,11 +76,15 @@ export class AskInProgress {
 /** Writes the `/ask` down before anything else is done for it. */
 export async function beginAsk(
   ctx: CoreContext,
-  ask: { surface: SurfaceName; place: Place; actor: Actor; question: string },
+  ask: { surface: SurfaceName; place: Place; actor: Actor; question: string; attachments?: Attachment[] },
 ): Promise<AskInProgress> {
   const id = randomUUID();
-  const intent: AskIntent = { ...ask, owner: ctx.config.instanceId };
-  await ctx.store.acquireLease(leaseOf(id), ctx.config.instanceId, leaseTimings(ctx.config.leaseTtlMs).ttlMs);
+  const { attachments, ...rest } = ask;
+  const intent: AskIntent = { ...rest, ...(attachments?.length ? { attachments } : {}), owner: ctx.config.instanceId };
+  const { ttlMs } = leaseTimings(ctx.config.leaseTtlMs);
+  await ctx.store.acquireLease(leaseOf(id), ctx.config.instanceId, ttlMs);
+  // Indexed first: a crash between leaves an entry without an intent (a sweep drops it).
+  await ctx.store.schedule(ASK_INTENT_INDEX, id, ctx.now() + ttlMs);
   await ctx.store.set(`${PREFIX}${id}`, toJson(intent), INTENT_TTL_MS);
   return new AskInProgress(ctx, id, intent);
 }
@@ -79,18 +93,30 @@ export async function beginAsk(
  * Takes the `/ask`s whose instance died (their lease lapsed), each by one instance, and hands them to
  * `finish`, which ends them. Returns how many were taken.
  */
-export async function takeLostAsks(ctx: CoreContext, finish: (ask: AskInProgress) => Promise<void>): Promise<number> {
+export async function takeLostAsks(
+  ctx: CoreContext,
+  finish: (ask: AskInProgress) => Promise<void>,
+  /** Also walk every intent (the first sweep: those an older version wrote without the index). */
+  walk = false,
+): Promise<number> {
   const { store, config, log } = ctx;
   let taken = 0;
-  for (const key of await store.keys(PREFIX)) {
-    const id = key.slice(PREFIX.length);
+  const due = (await store.due(ASK_INTENT_INDEX, ctx.now(), DUE_PER_SWEEP)).map((e) => e.member);
+  const walked = walk ? (await store.keys(PREFIX)).map((key) => key.slice(PREFIX.length)) : [];
+  for (const id of new Set([...due, ...walked])) {
+    const key = `${PREFIX}${id}`;
     const intent = parseStored(askIntentSchema, await store.get(key));
     if (!intent) {
       await store.delete(key);
+      await store.unschedule(ASK_INTENT_INDEX, id);
       continue;
     }
-    // Held: its instance is alive (or another one is finishing it).
-    if (await store.leaseInfo(leaseOf(id))) continue;
+    // Held: its instance is alive (or another one is finishing it); looked at again at the lease's end.
+    const lease = await store.leaseInfo(leaseOf(id));
+    if (lease) {
+      await store.schedule(ASK_INTENT_INDEX, id, lease.expiresAt);
+      continue;
+    }
     if (!(await store.acquireLease(leaseOf(id), config.instanceId, leaseTimings(config.leaseTtlMs).ttlMs))) continue;
     log.warn(
       { owner: intent.owner, rooted: intent.root !== undefined },

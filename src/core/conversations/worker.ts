@@ -31,11 +31,31 @@ export interface TakenItem {
   legacy: boolean;
 }
 
+/**
+ * The due index of conversations with queued work: each is due when its drainer's lease may have run
+ * out (a sweep that finds the lease held moves it to that lease's end; a drained queue leaves it).
+ */
+export const PENDING_INDEX = 'convpending';
+
+/** Conversations a sweep looks at in one pass (the rest are due on the next). */
+const DUE_PER_SWEEP = 500;
+
+/**
+ * A conversation has queued work: its pending mark (naming the tenant whose part holds the queue) and
+ * its place in the due index, due a lease from now (its drainer renews the lease until then).
+ */
+export async function notePending(ctx: CoreContext, ref: ConvRef): Promise<void> {
+  await ctx.store.set(infraKeys.pending(ref.id), toJson(ref.tenant));
+  await ctx.store.schedule(PENDING_INDEX, ref.id, ctx.now() + leaseTimings(ctx.config.leaseTtlMs).ttlMs);
+}
+
 export class QueueWorker {
   /** Threads this process is draining; `again` records a wakeup that arrived meanwhile. */
   private readonly draining = new Map<string, { again: boolean }>();
   private readonly work = new Set<Promise<void>>();
   private stopping = false;
+  /** The pending marks were walked once (the first sweep). */
+  private walked = false;
   private readonly abort = new AbortController();
 
   constructor(
@@ -56,22 +76,46 @@ export class QueueWorker {
 
   async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
     const ref = convRef(conv);
+    // Marked before the push: a crash between leaves a mark without work (a sweep drops it), never
+    // work without a mark.
+    await notePending(this.ctx, ref);
     await convView(this.ctx.store, ref).push(convKeys.queue(conv.id), toJson(item));
-    await this.ctx.store.set(infraKeys.pending(conv.id), toJson(ref.tenant));
     this.kick(ref);
   }
 
-  /** Drains queues left with work (by a restart, or an instance that died holding the lease). */
+  /**
+   * Drains queues left with work (by a restart, or an instance that died holding the lease): those
+   * the pending index has due (their drainer's lease may have run out), not every pending mark. The
+   * first sweep also walks the marks once (those written before the index, by an older version).
+   */
   async sweep(): Promise<void> {
     if (this.stopping) return;
-    for (const key of await this.ctx.store.keys(infraKeys.pendingPrefix)) {
-      const convId = key.slice(infraKeys.pendingPrefix.length);
-      if (this.draining.has(convId)) continue;
-      const ref = await this.pendingRef(convId, await this.ctx.store.get(key));
-      if (!ref || (await this.queued(ref)) === 0) {
-        await this.ctx.store.delete(key);
+    const { store } = this.ctx;
+    const now = this.ctx.now();
+    const due = (await store.due(PENDING_INDEX, now, DUE_PER_SWEEP)).map((e) => e.member);
+    const walked = this.walked
+      ? []
+      : (await store.keys(infraKeys.pendingPrefix)).map((key) => key.slice(infraKeys.pendingPrefix.length));
+    this.walked = true;
+    const { ttlMs } = leaseTimings(this.ctx.config.leaseTtlMs);
+    for (const convId of new Set([...due, ...walked])) {
+      // Being drained here (its lease renewed): looked at again a lease from now.
+      if (this.draining.has(convId)) {
+        await store.schedule(PENDING_INDEX, convId, now + ttlMs);
         continue;
       }
+      const lease = await store.leaseInfo(infraKeys.lease(convId));
+      if (lease && lease.expiresAt > now) {
+        await store.schedule(PENDING_INDEX, convId, lease.expiresAt);
+        continue;
+      }
+      const ref = await this.pendingRef(convId, await store.get(infraKeys.pending(convId)));
+      if (!ref || (await this.queued(ref)) === 0) {
+        await store.delete(infraKeys.pending(convId));
+        await store.unschedule(PENDING_INDEX, convId);
+        continue;
+      }
+      await store.schedule(PENDING_INDEX, convId, now + ttlMs);
       this.kick(ref);
     }
   }
@@ -141,7 +185,10 @@ export class QueueWorker {
         // Re-check after releasing: a push that landed between our last peek and the release must not wait.
         if ((await this.queued(ref)) === 0 && !state.again) {
           await this.ctx.store.delete(infraKeys.pending(ref.id));
+          await this.ctx.store.unschedule(PENDING_INDEX, ref.id);
           if ((await this.queued(ref)) === 0) return;
+          // A push landed meanwhile: marked again, so a crash from here on still leaves it found.
+          await notePending(this.ctx, ref);
         }
       }
     } finally {

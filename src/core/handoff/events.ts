@@ -67,7 +67,7 @@ export type HandoffStep =
       officeTime?: boolean;
       mails?: boolean;
     }
-  | { kind: 'rate'; score: number }
+  | { kind: 'rate'; score: number; comment?: string }
   | { kind: 'relay'; text: string; files: string[] }
   | { kind: 'note'; text: string }
   | { kind: 'forward'; text: string; files: string[] }

@@ -237,14 +237,14 @@ export class Handoffs {
     return (await this.act(inv, ticketId, { kind: how === 'closed' ? 'close' : 'cancel' })) !== undefined;
   }
 
-  /** A rating button: the user who was helped, once; the score goes on the ticket and into the figures. */
-  async rate(inv: Invocation, value: string): Promise<void> {
+  /** A rating (`ticket:score`; the survey's with a comment): the asker, once; on the ticket and in the figures. */
+  async rate(inv: Invocation, value: string, comment?: string): Promise<void> {
     const [ticketId = '', raw = ''] = value.split(':');
-    // The buttons the user pressed: answered on the interaction, before the notices (a press after
-    // a restart finds the rating given and is thanked again), so not an outbox notice.
-    await this.act(inv, ticketId, { kind: 'rate', score: Number(raw) }, async (rated) => {
-      const thanks: OutMessage = { text: rated.reply ?? '' };
-      if (inv.update) await quietly(this.ctx, () => inv.update!(thanks), 'replacing the rating buttons');
+    // Answered on the interaction, before the notices (a press after a restart finds the rating
+    // given and is thanked again), so not an outbox notice.
+    await this.act(inv, ticketId, { kind: 'rate', score: Number(raw), comment }, async (d) => {
+      const thanks: OutMessage = { text: d.reply ?? '' };
+      if (inv.update) await quietly(this.ctx, () => inv.update!(thanks), 'replacing the rating prompt');
       else await inv.reply(thanks, { ephemeral: true });
     });
   }

@@ -27,6 +27,16 @@ export function inflightLease(answerKey: string): string {
   return `lease:${INFLIGHT_PREFIX}${answerKey}`;
 }
 
+/**
+ * The due index of answers in flight (store.schedule): each answer is due when its lease may have
+ * run out, so a recovery sweep reads what is due now, not every record. A sweep that finds the lease
+ * still held moves the answer to that lease's end; the answer's end takes it out.
+ */
+export const INFLIGHT_INDEX = 'inflight';
+
+/** Answers a sweep looks at in one pass (the rest are due on the next). */
+const DUE_PER_SWEEP = 500;
+
 const surfaceNameSchema = z.enum(SURFACE_NAMES);
 
 const placeSchema = z.object({
@@ -108,6 +118,11 @@ export interface RecoveryDeps {
 export interface RecoveryOptions {
   /** Also take records of this owner even if their lease still runs (this instance, restarted). */
   ownedBy?: string;
+  /**
+   * Also walk every record, not only those due (the first sweep after a start, which `ownedBy`
+   * implies: records written before the index existed, by an older version, are found there once).
+   */
+  scan?: boolean;
   /** Reason shown in the notice. */
   reason?: string;
 }
@@ -124,9 +139,12 @@ export async function recoverAbandonedAnswers(deps: RecoveryDeps, opts: Recovery
   const { now } = deps;
   const reason = opts.reason ?? 'the bridge restarted';
   const busy = deps.busy ?? new Set<string>();
-  const answerKeys = (await deps.store.keys(INFLIGHT_PREFIX))
-    .map((key) => key.slice(INFLIGHT_PREFIX.length))
-    .filter((answerKey) => !busy.has(answerKey));
+  const due = (await deps.store.due(INFLIGHT_INDEX, now(), DUE_PER_SWEEP)).map((e) => e.member);
+  const walked =
+    opts.scan || opts.ownedBy !== undefined
+      ? (await deps.store.keys(INFLIGHT_PREFIX)).map((key) => key.slice(INFLIGHT_PREFIX.length))
+      : [];
+  const answerKeys = [...new Set([...due, ...walked])].filter((answerKey) => !busy.has(answerKey));
   let marked = 0;
   const worker = async (): Promise<void> => {
     for (let answerKey = answerKeys.shift(); answerKey !== undefined; answerKey = answerKeys.shift()) {
@@ -181,13 +199,21 @@ async function recoverOne(
 ): Promise<boolean> {
   const { store } = deps;
   const seen = await readRecord(deps, answerKey);
-  if (seen === undefined) return false;
+  if (seen === undefined) {
+    // Finished (or dropped) since it was indexed: nothing left to look at.
+    await store.unschedule(INFLIGHT_INDEX, answerKey);
+    return false;
+  }
   const leaseName = inflightLease(answerKey);
   const lease = await store.leaseInfo(leaseName);
   const foundAt = now();
   const lapsed = !lease || lease.expiresAt <= foundAt;
   const mine = ownedBy !== undefined && seen.owner === ownedBy;
-  if (!lapsed && !mine) return false;
+  if (!lapsed && !mine) {
+    // Alive: looked at again when this lease may have run out.
+    if (lease) await store.schedule(INFLIGHT_INDEX, answerKey, lease.expiresAt);
+    return false;
+  }
   if (!lapsed && mine && lease && lease.owner !== deps.instanceId) await store.releaseLease(leaseName, lease.owner);
   // One instance wins the lease; the others leave the record to it.
   if (!(await store.acquireLease(leaseName, deps.instanceId, deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS))) return false;
@@ -195,12 +221,14 @@ async function recoverOne(
   // releasing its lease: read again under the lease, so a finished answer is not marked interrupted.
   const rec = await readRecord(deps, answerKey);
   if (rec === undefined) {
+    await store.unschedule(INFLIGHT_INDEX, answerKey);
     await store.releaseLease(leaseName, deps.instanceId);
     return false;
   }
 
   if (await deps.dropped?.(rec)) {
     await store.delete(inflightKey(answerKey));
+    await store.unschedule(INFLIGHT_INDEX, answerKey);
     await store.releaseLease(leaseName, deps.instanceId);
     deps.log.debug({ answerKey, owner: rec.owner }, 'dropped an abandoned answer: its tenant left');
     return false;
@@ -228,6 +256,7 @@ async function recoverOne(
     await (streaming ? streaming.stopNativeStream(ref, msg) : surface.edit(ref, msg));
   }
   await store.delete(inflightKey(answerKey));
+  await store.unschedule(INFLIGHT_INDEX, answerKey);
   await store.releaseLease(leaseName, deps.instanceId);
   // The owner's last record write (its lease ran out at most a lease after it), when this sweep found
   // the lease lapsed, and when the marking edits were done (the wait between is the platform's budget).

@@ -14,7 +14,7 @@ import type { StateStore } from '../../state/store';
 import type { Button, Card, FeedbackPrompt, MessageRef, Person, Place, SurfacePort } from '../surface';
 import { RelayInterrupt, readAnswer } from './answer-reader';
 import { leaseTimings } from '../leases';
-import { inflightKey, inflightLease, recordToJson } from './inflight';
+import { INFLIGHT_INDEX, inflightKey, inflightLease, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
 import { Reconciler } from './reconciler';
 import { Segmenter } from './segmenter';
@@ -127,6 +127,8 @@ class AnswerRun {
   private stopError: unknown;
   private readonly stopController = new AbortController();
   private recordChain: Promise<void> = Promise.resolve();
+  /** The messages as the in-flight record last saved them (JSON): unchanged ones are not written again. */
+  private savedShown: string | undefined;
   /** When the relay began the answer (its in-flight record says so: recovery tells a left tenant's). */
   private readonly startedAt: number;
   readonly done: Promise<RelayResult>;
@@ -198,6 +200,13 @@ class AnswerRun {
     if (!(await store.acquireLease(leaseName, instanceId, this.opts.leaseTtlMs))) {
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; relaying anyway');
     }
+    // Due for a recovery sweep's look when this lease may have run out (inflight.ts's index), indexed
+    // before the record is written: a crash between leaves an entry without a record, which a sweep
+    // drops, never a record no sweep finds.
+    const indexed = store
+      .schedule(INFLIGHT_INDEX, this.req.answerKey, this.now + this.opts.leaseTtlMs)
+      .catch((err: unknown) => log.warn({ err }, 'could not index the in-flight record'));
+    this.recordChain = indexed;
     this.saveRecord();
     this.messages.reserveFinal();
     const renew = setInterval(() => {
@@ -223,7 +232,9 @@ class AnswerRun {
       this.messages.release();
       clearInterval(renew);
       await this.recordChain;
+      await indexed;
       await store.delete(inflightKey(this.req.answerKey)).catch(() => undefined);
+      await store.unschedule(INFLIGHT_INDEX, this.req.answerKey).catch(() => undefined);
       await store.releaseLease(leaseName, instanceId).catch(() => undefined);
     }
 
@@ -285,6 +296,11 @@ class AnswerRun {
       startedAt: this.startedAt,
       updatedAt: this.now,
     };
+    // Written only when what recovery would do with it changed (a message, its text, its state):
+    // a renewal while the text stands still costs no write.
+    const shown = JSON.stringify(rec.messages);
+    if (shown === this.savedShown) return;
+    this.savedShown = shown;
     const key = inflightKey(this.req.answerKey);
     this.recordChain = this.recordChain
       .then(() => this.deps.store.set(key, recordToJson(rec)))

@@ -9,6 +9,9 @@ import { isHouseAddress, vocabulary } from './query';
 import { reasonPhrasesFor } from './reason-phrases';
 import { type AnswerOutcome, type AnswerRequest, type Answerer, estimateTokens } from './types';
 import { write } from './write';
+import { writeSearched } from './write-searched';
+import { grammarPhrasesFor } from './grammar-phrases';
+import { textWordsOf } from './coverage';
 /** The most listings of one chatbot the answerer reads per question. */
 const READ_CAP = 5000;
 
@@ -82,11 +85,25 @@ function answerListings(question: string, req: AnswerRequest, p: Phrases): strin
     mls: new Set(all.map((l) => l.data.MLSNumber.toUpperCase())),
     houses: new Set(vocab.streets.filter(isHouseAddress)),
     fieldNames: [...new Set(all.flatMap((l) => (l.data.ExtensionColumn ?? []).map((e) => e.Key)))],
+    all,
+    textWords: textWordsOf(
+      all.flatMap((l) => [l.data.Description ?? '', ...(l.data.ExtensionColumn ?? []).map((e) => e.value)]),
+    ),
   };
   const previous = previousResult(req.history, all, ctx);
   const query = parseQuery(question, { ...ctx, previous });
   if (query.op.kind === 'none') return undefined;
   const evaluation = evaluate(query, all, previous);
-  const rp = reasonPhrasesFor(req.chatbot.settings.AIResponseLanguage);
-  return write(evaluation, { p, rp, currency: all[0]?.data.CurrencySymbol ?? '$', all }, vocab.cities);
+  const language = req.chatbot.settings.AIResponseLanguage;
+  const w = {
+    p,
+    rp: reasonPhrasesFor(language),
+    gp: grammarPhrasesFor(language),
+    currency: all[0]?.data.CurrencySymbol ?? '$',
+    all,
+  };
+  const body = write(evaluation, w, vocab.cities);
+  // The line of what was searched (and not understood) closes the answer: first lines stay as they were.
+  const searched = writeSearched(evaluation, w);
+  return searched ? `${body}\n\n${searched}` : body;
 }

@@ -1,9 +1,9 @@
 import type { StoredListing } from '../listings/listings-repo';
-import { featureOf, passes } from './facts';
+import { distanceTo, featureOf, passes } from './facts';
 import type { Criteria } from './intent';
 import type { SortKind } from './phrases';
 import type { FactFilter, Feature, NamedKey, Previous, Query } from './query-model';
-import { filter, matches, onStreet, soldLeftOut, sortBy } from './query';
+import { filter, matches, onStreet, sortBy } from './query';
 
 /** What a query comes to over the listings: everything a writer needs, nothing it must look up. */
 export interface Evaluation {
@@ -48,7 +48,11 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
     base = shown.filter((l) => matches(l.data, { ...own, status: own.status ?? l.data.Status }));
   } else {
     base = filter(all, query.criteria);
-    out.soldLeftOut = soldLeftOut(all, query.criteria);
+    // Sold homes left out are counted with every condition, so the note never overstates.
+    out.soldLeftOut = query.criteria.status
+      ? 0
+      : filter(all, { ...query.criteria, status: 'Sold' }).filter((l) => query.filters.every((f) => passes(l.data, f)))
+          .length;
   }
   let found = base;
   for (const f of appliedFilters(query)) {
@@ -59,6 +63,21 @@ export function evaluate(query: Query, all: readonly StoredListing[], previous: 
     found = found.filter((l) => passes(l.data, f));
   }
   const op = query.op;
+  const near = appliedFilters(query).find((f) => f.kind === 'near');
+  // "near it": nearest first.
+  if (near && op.kind !== 'superlative')
+    found = [...found].sort((a, b) => distanceTo(a.data, near) - distanceTo(b.data, near));
+  if (op.kind === 'share') {
+    // The share's whole is the set as narrowed; its part, those that also meet the predicate.
+    const part = op.part;
+    const whole = found;
+    found = whole.filter(
+      (l) =>
+        matches(l.data, { ...part.criteria, status: part.criteria.status ?? l.data.Status }) &&
+        part.filters.every((f) => passes(l.data, f)),
+    );
+    return { ...out, base: whole, found };
+  }
   if (op.kind === 'superlative') found = topOf(found, op.sort, op.top, query.criteria);
   if (op.kind === 'beyond')
     found = sortBy(

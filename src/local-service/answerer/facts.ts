@@ -1,4 +1,4 @@
-import { type ListingData, listingPrice } from '../listings/listing-data';
+import { type ListingData, listingPrice, normCity } from '../listings/listing-data';
 import type { FactFilter, Feature, NumericFact } from './query-model';
 
 /** A numeric fact of a listing, or undefined when the listing does not hold it. */
@@ -20,6 +20,10 @@ export function numberOf(d: ListingData, fact: NumericFact): number | undefined 
       return d.DaysOnMarket;
     case 'parking':
       return d.ParkingSpots;
+    case 'beds':
+      return d.Bedrooms;
+    case 'baths':
+      return d.Bathrooms;
     case 'hoa':
       // A listing without an HOA amount has none to pay: the form asks for it whenever there is one.
       return d.HOAMonth ?? 0;
@@ -83,10 +87,37 @@ function petPolicy(value: string, f: Feature, evidence: string): FeatureState {
   return { has: 'yes', evidence, fromField: true };
 }
 
-/** Whether a listing passes a filter; a feature filter passes only on a "yes" the listing states. */
+/**
+ * Whether a listing passes a filter; a feature filter passes only on a "yes" the listing states (its
+ * negation on anything but a stated "yes").
+ */
 export function passes(d: ListingData, f: FactFilter): boolean {
-  if (f.kind === 'feature') return featureOf(d, f.feature).has === 'yes';
+  if (f.kind === 'feature') return (featureOf(d, f.feature).has === 'yes') !== (f.not === true);
+  if (f.kind === 'exclude') {
+    if (f.what === 'type') return d.PropertyType.toLowerCase() !== f.value.toLowerCase();
+    if (f.what === 'city') return normCity(d.City) !== normCity(f.value);
+    return !(d.ExtensionColumn ?? []).some(
+      (e) => /neighbou?rhood/i.test(e.Key) && e.value.toLowerCase() === f.value.toLowerCase(),
+    );
+  }
+  if (f.kind === 'zip') return (d.ZIP ?? '').startsWith(f.zip);
+  if (f.kind === 'other') return d.MLSNumber !== f.mls;
+  if (f.kind === 'near') return distanceTo(d, f) <= f.miles;
   const v = numberOf(d, f.fact);
   if (v === undefined) return false;
   return (f.min === undefined || v >= f.min) && (f.max === undefined || v <= f.max);
+}
+
+/** Miles from a listing to a point (haversine); a listing without coordinates is infinitely far. */
+export function distanceTo(d: ListingData, p: { lat: number; lon: number }): number {
+  if (d.Latitude === undefined || d.Longitude === undefined) return Number.POSITIVE_INFINITY;
+  return milesBetween(d.Latitude, d.Longitude, p.lat, p.lon);
+}
+
+export function milesBetween(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const rad = (x: number) => (x * Math.PI) / 180;
+  const a =
+    Math.sin(rad(lat2 - lat1) / 2) ** 2 +
+    Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
+  return 3958.8 * 2 * Math.atan2(Math.sqrt(a), Math.sqrt(1 - a));
 }

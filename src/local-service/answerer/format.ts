@@ -72,7 +72,9 @@ export function describe(c: Criteria, p: Phrases, n: number, currency = '$'): st
   if (c.minBathrooms !== undefined) bits.push(p.withBaths(c.minBathrooms));
   if (c.minArea !== undefined) bits.push(p.largerThan(`${groupDigits(c.minArea)} ${p.sqft}`));
   const m = (v: number) => money(v, currency, monthly, p);
-  if (c.minPrice !== undefined && c.maxPrice !== undefined) bits.push(p.between(m(c.minPrice), m(c.maxPrice)));
+  // "around $800k" is said with the tolerance it was read with, so the bounds can be checked.
+  const around = c.around ? ` (${m(c.around.value)} ${c.around.tolerance})` : '';
+  if (c.minPrice !== undefined && c.maxPrice !== undefined) bits.push(p.between(m(c.minPrice), m(c.maxPrice)) + around);
   else if (c.maxPrice !== undefined) bits.push(p.under(m(c.maxPrice)));
   else if (c.minPrice !== undefined) bits.push(p.over(m(c.minPrice)));
   return bits.join(' ');

@@ -1,6 +1,7 @@
 import type { ListingInput, SaleType } from '../../service/schemas';
 
 type ListingStatus = ListingInput['Status'];
+import { ADDRESS_SUFFIXES } from './grammar';
 import type { SortKind } from './phrases';
 
 /** What a question narrows the listings to; every member narrows further. */
@@ -20,6 +21,8 @@ export interface Criteria {
   area?: string;
   /** Strictly larger than this building area (follow-up "anything bigger?"). */
   minArea?: number;
+  /** "around $800k": the figure and tolerance the price bounds came from (said in the answer). */
+  around?: { value: number; tolerance: string };
 }
 
 export type FollowUp =
@@ -201,29 +204,6 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-const SUFFIXES: Record<string, string> = {
-  street: 'st',
-  avenue: 'ave',
-  av: 'ave',
-  road: 'rd',
-  boulevard: 'blvd',
-  drive: 'dr',
-  lane: 'ln',
-  court: 'ct',
-  place: 'pl',
-  terrace: 'ter',
-  parkway: 'pkwy',
-  highway: 'hwy',
-  north: 'n',
-  south: 's',
-  east: 'e',
-  west: 'w',
-  northwest: 'nw',
-  northeast: 'ne',
-  southwest: 'sw',
-  southeast: 'se',
-};
-
 /** "3096 Larimer Street," -> "3096 larimer st": the same spelling for questions and addresses. */
 export function normalizeAddress(s: string): string {
   return s
@@ -231,7 +211,7 @@ export function normalizeAddress(s: string): string {
     .replace(/[.,#?!;:()"']/g, ' ')
     .split(/\s+/)
     .filter((w) => w !== '')
-    .map((w) => SUFFIXES[w] ?? w)
+    .map((w) => ADDRESS_SUFFIXES[w] ?? w)
     .join(' ');
 }
 
@@ -390,3 +370,26 @@ export function hasCriteria(c: Criteria): boolean {
 function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
+
+/** The patterns this module reads, for checking which words of a question were understood (coverage.ts). */
+export const INTENT_PATTERNS: readonly RegExp[] = [
+  GREETING,
+  ABOUT_YOU,
+  THANKS,
+  RENT,
+  MONTHLY,
+  SALE,
+  BEDS,
+  BATHS,
+  BETWEEN,
+  RANGE,
+  MAX_PRICE,
+  MIN_PRICE,
+  AROUND,
+  MLS,
+  LISTING_ID,
+  ID_ALONE,
+  LONG_ANSWER_PATTERN,
+  ...TYPES.map(([re]) => re),
+  ...SORTS.map(([re]) => re),
+];

@@ -17,7 +17,7 @@ const N = String.raw`(\d[\d,]*|one|two|three|four|five|a|an|una|dos)`;
 const MORE = `(?:over|above|more than|at least|bigger than|larger than|greater than|newer than|m[aá]s de|al menos)`;
 const LESS = `(?:under|below|less than|fewer than|at most|smaller than|no more than|up to|menos de|hasta)`;
 
-const FEATURES: { ask: RegExp; feature: Feature }[] = [
+export const FEATURES: { ask: RegExp; feature: Feature }[] = [
   {
     ask: /\b(pet[- ]?friendly|pets?|mascotas?)\b/i,
     feature: { label: 'pets', words: /\bpets?\b|\bmascotas?\b/i, field: /\b(pets?|pet policy|mascotas?)\b/i },
@@ -309,3 +309,13 @@ function extraFields(names: readonly string[]): { ask: RegExp; feature: Feature 
       return { ask: words, feature: { label: n.toLowerCase(), words } };
     });
 }
+
+/** The patterns this module reads (coverage.ts checks a question's words against them). */
+export const FACT_PATTERNS: readonly RegExp[] = [
+  ...NUMERIC_ASKS.map(([re]) => re),
+  ...STATS.map(([re]) => re),
+  ...EXTREMES.map(([re]) => re),
+  ...STAT_FACTS.map(([re]) => re),
+  ...SPANS.map((s) => s.re),
+  /\b(with|has|have|having|con|tiene|tienen)\s+(a\s+)?(parking|garage|aparcamiento|garaje)\b/i,
+];

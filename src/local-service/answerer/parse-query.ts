@@ -3,6 +3,8 @@ import { type Criteria, hasCriteria, type Intent, normalizeAddress, parseIntent,
 import { type FactReading, parseFacts } from './parse-facts';
 import type { SortKind } from './phrases';
 import type { FactFilter, NamedKey, Operation, Previous, Query, SetRef } from './query-model';
+import { type GrammarContext, type GrammarReading, readGrammar } from './read-grammar';
+import { beyondReference } from './relative';
 
 /** What the parser reads a question against: the chatbot's names and the conversation so far. */
 export interface ParseContext {
@@ -14,6 +16,9 @@ export interface ParseContext {
   /** The extra fields the listings carry ("Pool"), as features a question may name. */
   fieldNames: readonly string[];
   previous: Previous;
+  /** The chatbot's listings (homes named by address as a reference) and every word of their texts. */
+  all?: GrammarContext['all'];
+  textWords?: GrammarContext['textWords'];
 }
 
 const COMPARE =
@@ -66,12 +71,62 @@ const FIRST_N =
   /\b(?:the\s+)?(first|top|last)\s+(two|three|four|five|[2-5])\b(?!\s*(bed|bath|bd|ba|br|parking|sq|days))/i;
 const NOUN =
   /\b(homes?|houses?|listings?|properties|property|apartments?|condos?|townhouses?|townhomes?|rentals?|places|viviendas?|casas?)\b/i;
+/** The patterns this module reads (coverage.ts checks a question's words against them). */
+export const QUERY_PATTERNS = (): readonly RegExp[] => [COMPARE, THOSE, FIRST_N_ES, FIRST_N, NOUN, REFINE_START];
 const REFINE_START =
   /^\s*(only|just|but|now|instead|with|without|under|over|below|above|less than|more than|between|what about|how about|and|also|solo|s[oó]lo|y|pero)\b/i;
 
 /** The query of a question: which listings (set), narrowed by what (criteria, filters), and what to say. */
 export function parseQuery(question: string, ctx: ParseContext): Query {
-  const r = readQuestion(question, ctx);
+  const g = readGrammar(question, ctx);
+  const q = g.share ? shareQuery(g.share, ctx) : arithmetic(readQuery(g, ctx), g, ctx);
+  const unknown = [...(q.notUnderstood ?? []), ...g.notUnderstood].filter((u, i, xs) => xs.indexOf(u) === i);
+  return {
+    ...q,
+    ...(unknown.length > 0 ? { notUnderstood: unknown } : {}),
+    ...(g.reference ? { reference: g.reference } : {}),
+  };
+}
+
+/** "what share of the homes in Denver are condos?": the subject's homes, counted on the predicate. */
+function shareQuery(share: NonNullable<GrammarReading['share']>, ctx: ParseContext): Query {
+  const subject = parseQuery(share.subject, ctx);
+  const said = share.predicate.replace(/^(are|is|were|was)\s+/i, '');
+  const part = parseQuery(`homes ${said}`, { ...ctx, previous: { shown: [], list: [] } });
+  const unknown = [...(subject.notUnderstood ?? []), ...(part.notUnderstood ?? [])];
+  const set: SetRef = subject.set.kind === 'search' || subject.set.kind === 'named' ? subject.set : subject.set;
+  return {
+    ...subject,
+    set,
+    op: { kind: 'share', part: { criteria: part.own.criteria, filters: part.own.filters } },
+    ...(unknown.length > 0 ? { notUnderstood: unknown } : {}),
+  };
+}
+
+/** Differences, ratios and totals: the homes the question is about, with the arithmetic asked of them. */
+function arithmetic(q: Query, g: GrammarReading, ctx: ParseContext): Query {
+  const a = g.arithmetic;
+  if (!a || q.op.kind === 'none') return q;
+  if (a.kind === 'sum') {
+    if (q.op.kind === 'aggregate' || q.op.kind === 'count') return q;
+    return { ...q, op: { kind: 'aggregate', stat: 'sum', fact: a.fact } };
+  }
+  if (q.op.kind === 'compare' && !a.named && a.kind === 'difference') return q;
+  let set = q.set;
+  // Two homes named: the arithmetic is between them, whatever else the words suggested (a count, a rank).
+  if (g.named.length >= 2) set = { kind: 'named', keys: g.named.map((mls) => ({ kind: 'mls', mls })) };
+  // "how much cheaper is it than 4547 S Congress Ave?": the home of the conversation and the one named.
+  const it = ctx.previous.shown[0];
+  if (set.kind === 'named' && set.keys.length === 1 && it && /\b(it|this|that)\b/i.test(g.text)) {
+    const itFirst = g.text.search(/\b(it|this|that)\b/i) < g.text.search(/\bthan\b|\band\b/i);
+    const key: NamedKey = { kind: 'mls', mls: it.data.MLSNumber.toUpperCase() };
+    set = { kind: 'named', keys: itFirst ? [key, ...set.keys] : [...set.keys, key] };
+  }
+  return { ...q, set, op: { kind: 'difference', fact: a.fact, ratio: a.kind === 'ratio' } };
+}
+
+function readQuery(g: GrammarReading, ctx: ParseContext): Query {
+  const r = readQuestion(g.text, ctx, g);
   const { last, mine, facts } = r;
   // "and the median?" after an average: the same homes, the same figure, another statistic.
   if (facts.lonelyStat && last?.op.kind === 'aggregate' && !hasCriteria(mine) && facts.filters.length === 0)
@@ -96,20 +151,38 @@ interface Reading {
   inForce: { criteria: Criteria; filters: FactFilter[] };
   base: Pick<Query, 'asks' | 'own' | 'unknownPlace'>;
   compare: boolean;
+  fresh: boolean;
+  carry: boolean;
 }
 
-function readQuestion(question: string, ctx: ParseContext): Reading {
-  const facts = parseFacts(question, ctx.fieldNames);
+function readQuestion(question: string, ctx: ParseContext, g: GrammarReading): Reading {
+  const read = parseFacts(question, ctx.fieldNames);
+  const facts = { ...read, filters: [...g.filters, ...read.filters] };
   const intent = parseIntent(facts.rest, ctx.vocab);
   const last = ctx.previous.query;
-  const mine = intent.criteria;
+  const mine = { ...intent.criteria, ...g.criteria };
   const carried = last?.criteria ?? {};
   const kept = last?.filters ?? [];
   const own = { criteria: mine, filters: facts.filters };
   const inForce = { criteria: merge(carried, mine), filters: mergeFilters(kept, facts.filters) };
   const place = intent.unknownPlace ? { unknownPlace: intent.unknownPlace } : {};
   const base = { asks: facts.asks, own, ...place };
-  return { question, facts, intent, last, mine, carried, kept, own, inForce, base, compare: COMPARE.test(question) };
+  const compare = COMPARE.test(question);
+  return {
+    question,
+    facts,
+    intent,
+    last,
+    mine,
+    carried,
+    kept,
+    own,
+    inForce,
+    base,
+    compare,
+    fresh: g.fresh,
+    carry: g.carry,
+  };
 }
 
 /** Homes named by MLS number, id or address: their details, facts or a comparison. */
@@ -153,12 +226,14 @@ function beyondQuery(r: Reading, prev: Previous): Query | undefined {
   const f = r.intent.followUp;
   if (!f || !(f.kind === 'cheaper' || f.kind === 'pricier' || f.kind === 'larger')) return undefined;
   if (!(r.last || hasCriteria(r.mine))) return undefined;
+  const ref = beyondReference(f.kind, prev);
   return {
     set: { kind: 'search' },
     ...r.base,
     criteria: beyond(r.inForce.criteria, f.kind, prev),
     filters: r.inForce.filters,
     op: { kind: 'beyond', direction: f.kind },
+    ...(ref ? { reference: ref } : {}),
   };
 }
 
@@ -170,8 +245,10 @@ function searchQuery(r: Reading): Query {
   // "the cheapest one", "how many?", "and the average?" with nothing of their own: about the search in force.
   const bare = !mentionsFacts && op.kind !== 'list' && op.kind !== 'facts' && !intent.wantsAll;
   const refines =
+    !r.fresh &&
     last !== undefined &&
     (bare ||
+      r.carry ||
       intent.continues ||
       REFINE_START.test(question) ||
       /\b(instead|only|en su lugar)\b/i.test(question) ||
@@ -221,20 +298,23 @@ export function merge(carried: Criteria, own: Criteria): Criteria {
     delete out.street;
     delete out.area;
   }
-  if (own.saleType && own.saleType !== carried.saleType) {
+  if ((own.saleType && own.saleType !== carried.saleType) || own.minPrice !== undefined || own.maxPrice !== undefined) {
     delete out.minPrice;
     delete out.maxPrice;
-  }
-  if (own.minPrice !== undefined || own.maxPrice !== undefined) {
-    delete out.minPrice;
-    delete out.maxPrice;
+    delete out.around;
   }
   return { ...out, ...own };
 }
 
 /** Filters of a refinement: one on the same fact replaces the old one, others add. */
 function mergeFilters(carried: readonly FactFilter[], own: readonly FactFilter[]): FactFilter[] {
-  const key = (f: FactFilter) => (f.kind === 'range' ? `n:${f.fact}` : `f:${f.feature.label}`);
+  const key = (f: FactFilter): string => {
+    if (f.kind === 'range') return `n:${f.fact}`;
+    if (f.kind === 'feature') return `f:${f.feature.label}`;
+    if (f.kind === 'exclude') return `x:${f.what}:${f.value}`;
+    if (f.kind === 'other') return `o:${f.mls}`;
+    return f.kind;
+  };
   const replaced = new Set(own.map(key));
   return [...carried.filter((f) => !replaced.has(key(f))), ...own];
 }

@@ -3,7 +3,7 @@ import type { Criteria } from './intent';
 import type { SortKind } from './phrases';
 
 /** A fact of a listing held as a number, to filter, rank and aggregate on. */
-export type NumericFact = 'price' | 'ppsf' | 'area' | 'lot' | 'year' | 'dom' | 'parking' | 'hoa';
+export type NumericFact = 'price' | 'ppsf' | 'area' | 'lot' | 'year' | 'dom' | 'parking' | 'hoa' | 'beds' | 'baths';
 
 /**
  * A yes/no fact a question may ask about: pets, a heating kind, a word of the description or an
@@ -18,13 +18,22 @@ export interface Feature {
 }
 
 export type FactFilter =
-  | { kind: 'range'; fact: NumericFact; min?: number; max?: number }
-  | { kind: 'feature'; feature: Feature };
+  /** `said`: how the answer states the bound when it is relative ("cheaper than 4547 S Congress Ave ($827,000)"). */
+  | { kind: 'range'; fact: NumericFact; min?: number; max?: number; said?: string }
+  /** `not`: the listing must not state it ("without a pool"). */
+  | { kind: 'feature'; feature: Feature; not?: boolean }
+  /** "not condos", "outside Denver": a value of a kind ruled out. */
+  | { kind: 'exclude'; what: 'type' | 'city' | 'area'; value: string }
+  | { kind: 'zip'; zip: string }
+  /** Within `miles` of a point (the home the conversation is about), nearest first. */
+  | { kind: 'near'; lat: number; lon: number; miles: number; said: string }
+  /** The home a relative condition is measured from is not one of its own results. */
+  | { kind: 'other'; mls: string; said: string };
 
 /** A fact a question asks to be told ("does it have parking?", "what year was it built?"). */
 export type Asked = { kind: 'number'; fact: NumericFact } | { kind: 'feature'; feature: Feature };
 
-export type Stat = 'average' | 'median' | 'min' | 'max';
+export type Stat = 'average' | 'median' | 'min' | 'max' | 'sum';
 
 /** Which listings the question is about. */
 export type SetRef =
@@ -50,6 +59,10 @@ export type Operation =
   | { kind: 'facts' }
   /** "anything cheaper / bigger / pricier?": the search moved past the previous answer's homes. */
   | { kind: 'beyond'; direction: 'cheaper' | 'pricier' | 'larger' }
+  /** The difference (and ratio) of a fact between two homes, or its spread over more. */
+  | { kind: 'difference'; fact: NumericFact; ratio: boolean }
+  /** How many of the set (and what share) also meet `part`. */
+  | { kind: 'share'; part: { criteria: Criteria; filters: FactFilter[] } }
   /** Not about listings: the answerer's other answers (greeting, contact ...) apply. */
   | { kind: 'none' };
 
@@ -66,6 +79,10 @@ export interface Query {
   asks: Asked[];
   /** A place named that is none of the chatbot's cities. */
   unknownPlace?: string;
+  /** Parts of the question nothing could read: said in the answer, never silently dropped. */
+  notUnderstood?: string[];
+  /** What a relative or "anything cheaper?" search is measured from, in words. */
+  reference?: string;
 }
 
 /** What the conversation's previous answers leave for a follow-up (rebuilt from the session's history). */

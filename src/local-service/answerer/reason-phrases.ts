@@ -56,6 +56,8 @@ const EN_FACT: Record<NumericFact, string> = {
   dom: 'number of days on the market',
   parking: 'number of parking spots',
   hoa: 'HOA fee',
+  beds: 'number of bedrooms',
+  baths: 'number of bathrooms',
 };
 
 const EN: ReasonPhrases = {
@@ -80,7 +82,18 @@ const EN: ReasonPhrases = {
         : min
           ? `with an HOA fee of at least ${min}/month`
           : `with an HOA fee of at most ${max}/month`;
-    if (fact === 'dom') return min ? `on the market for ${min}+ days` : `on the market for at most ${max} days`;
+    if (fact === 'dom')
+      return min && max
+        ? `on the market for ${min} to ${max} days`
+        : min
+          ? `on the market for ${min}+ days`
+          : `on the market for at most ${max} days`;
+    if (fact === 'beds' || fact === 'baths') {
+      const noun = fact === 'beds' ? 'bedroom' : 'bathroom';
+      if (min && max) return min === max ? `with exactly ${min} ${noun}s` : `with ${min} to ${max} ${noun}s`;
+      return min ? `with ${min}+ ${noun}s` : `with at most ${max} ${plural(maxN ?? 0, noun, `${noun}s`)}`;
+    }
+    if (min && max) return `with a ${EN_FACT[fact]} between ${min} and ${max}`;
     if (fact === 'lot') return min ? `on a lot of at least ${min}` : `on a lot of at most ${max}`;
     if (fact === 'area') return min ? `of at least ${min}` : `of at most ${max}`;
     return min ? `with a ${EN_FACT[fact]} of at least ${min}` : `with a ${EN_FACT[fact]} of at most ${max}`;
@@ -100,6 +113,8 @@ const EN: ReasonPhrases = {
       dom: `${value} ${plural(n, 'day', 'days')} on the market`,
       parking: `${value} parking ${plural(n, 'spot', 'spots')}`,
       hoa: `HOA fee ${value}/month`,
+      beds: `${value} ${plural(n, 'bedroom', 'bedrooms')}`,
+      baths: `${value} ${plural(n, 'bathroom', 'bathrooms')}`,
     })[fact],
   noFact: (fact) =>
     fact === 'hoa' ? 'no HOA fee listed' : fact === 'lot' ? 'no lot size listed' : `no ${EN_FACT[fact]} listed`,
@@ -114,7 +129,7 @@ const EN: ReasonPhrases = {
         : fact === 'year'
           ? ['earliest', 'latest']
           : ['lowest', 'highest'];
-    const s = { average: 'average', median: 'median', min: extremes[0], max: extremes[1] }[stat];
+    const s = { average: 'average', median: 'median', min: extremes[0], max: extremes[1], sum: 'total' }[stat];
     const f = fact === 'price' ? (monthly ? 'monthly rent' : 'asking price') : EN_FACT[fact];
     return `The ${s} ${f} of the ${n === 1 ? '' : `${n} `}${what} is ${value}.`;
   },
@@ -154,6 +169,8 @@ const ES_FACT: Record<NumericFact, string> = {
   dom: 'número de días en el mercado',
   parking: 'número de plazas de aparcamiento',
   hoa: 'gastos de comunidad',
+  beds: 'número de habitaciones',
+  baths: 'número de baños',
 };
 
 const ES_PETS: Record<string, string> = { pets: 'mascotas', dogs: 'perros', cats: 'gatos' };
@@ -215,6 +232,12 @@ const ES: ReasonPhrases = {
           ? `con gastos de comunidad desde ${min}/mes`
           : `con gastos de comunidad de hasta ${max}/mes`;
     if (fact === 'dom') return min ? `con ${min}+ días en el mercado` : `con ${max} días en el mercado como máximo`;
+    if (fact === 'beds' || fact === 'baths') {
+      const noun = fact === 'beds' ? 'habitaciones' : 'baños';
+      if (min && max) return min === max ? `con exactamente ${min} ${noun}` : `con ${min} a ${max} ${noun}`;
+      return min ? `con ${min}+ ${noun}` : `con ${max} ${noun} como máximo`;
+    }
+    if (min && max) return `con ${ES_FACT[fact]} entre ${min} y ${max}`;
     if (fact === 'lot') return min ? `con parcela de al menos ${min}` : `con parcela de hasta ${max}`;
     if (fact === 'area') return min ? `de al menos ${min}` : `de hasta ${max}`;
     return min ? `con ${ES_FACT[fact]} desde ${min}` : `con ${ES_FACT[fact]} de hasta ${max}`;
@@ -234,13 +257,15 @@ const ES: ReasonPhrases = {
       dom: `${value} ${plural(n, 'día', 'días')} en el mercado`,
       parking: `${value} ${plural(n, 'plaza', 'plazas')} de aparcamiento`,
       hoa: `gastos de comunidad ${value}/mes`,
+      beds: `${value} ${plural(n, 'habitación', 'habitaciones')}`,
+      baths: `${value} ${plural(n, 'baño', 'baños')}`,
     })[fact],
   noFact: (fact) => `sin ${ES_FACT[fact]} indicado`,
   featureYes: (label, evidence, fromField) => (fromField ? evidence : `Menciona ${es(label)}: "${evidence}"`),
   featureNo: (label, evidence, fromField) => (fromField ? evidence : `Sin ${es(label)}: "${evidence}"`),
   featureUnknown: (label) => (ES_PETS[label] ? `no dice si admite ${ES_PETS[label]}` : `no dice si tiene ${es(label)}`),
   aggregate: (stat, fact, monthly, n, what, value) => {
-    const s = { average: 'medio', median: 'mediano', min: 'mínimo', max: 'máximo' }[stat];
+    const s = { average: 'medio', median: 'mediano', min: 'mínimo', max: 'máximo', sum: 'total' }[stat];
     const f = fact === 'price' ? (monthly ? 'alquiler mensual' : 'precio') : ES_FACT[fact];
     return `El ${f} ${s} de ${n === 1 ? 'la' : `las ${n}`} ${what} es ${value}.`;
   },

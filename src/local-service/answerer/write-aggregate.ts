@@ -4,13 +4,14 @@ import type { Evaluation } from './evaluate';
 import { numberOf } from './facts';
 import { groupDigits } from './format';
 import type { NumericFact, Stat } from './query-model';
-import { amount, cents, type Writing, what } from './write-common';
+import { amount, cents, gpOf, type Writing, what } from './write-common';
 
 /** The statistic of a list of figures; the caller guarantees at least one. */
 export function statOf(stat: Stat, values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (stat === 'min') return sorted[0];
   if (stat === 'max') return sorted[sorted.length - 1];
+  if (stat === 'sum') return sorted.reduce((s, v) => s + v, 0);
   if (stat === 'average') return sorted.reduce((s, v) => s + v, 0) / sorted.length;
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -75,6 +76,7 @@ export function writeAggregate(ev: Evaluation, w: Writing): string {
       .map((x) => `${x.l.data.Address || x.l.data.MLSNumber} (MLS ${x.l.data.MLSNumber})`);
     return `${said} ${w.rp.heldBy(w.p.joinAnd(holders))}`;
   });
+  if (types.length > 1) parts.push(gpOf(w).splitFigured);
   return parts.join('\n\n');
 }
 

@@ -1,7 +1,8 @@
 import type { ListingData } from '../listings/listing-data';
 import type { StoredListing } from '../listings/listings-repo';
 import { appliedFilters, type Evaluation } from './evaluate';
-import { featureOf, numberOf, passes } from './facts';
+import { distanceTo, featureOf, numberOf, passes } from './facts';
+import { type GrammarPhrases, grammarPhrasesFor } from './grammar-phrases';
 import { describe, groupDigits, listingLine, money, priceText } from './format';
 import type { Criteria } from './intent';
 import type { Phrases } from './phrases';
@@ -13,9 +14,13 @@ import type { ReasonPhrases } from './reason-phrases';
 export interface Writing {
   p: Phrases;
   rp: ReasonPhrases;
+  /** The grammar's phrases; English when not given. */
+  gp?: GrammarPhrases;
   currency: string;
   all: readonly StoredListing[];
 }
+
+export const gpOf = (w: Writing): GrammarPhrases => w.gp ?? grammarPhrasesFor('English');
 
 /** A numeric fact of one listing in words ("2,030 sq ft", "$329.93"), undefined when it holds none. */
 export function factValue(d: ListingData, fact: NumericFact, w: Writing): string | undefined {
@@ -37,9 +42,10 @@ export function factPhrase(d: ListingData, fact: NumericFact, w: Writing): strin
 
 /** A range filter in words, its bounds written as the fact is. */
 export function rangeText(f: Extract<FactFilter, { kind: 'range' }>, w: Writing): string {
+  if (f.said) return f.said;
   const write = (v: number | undefined): string | undefined => {
     if (v === undefined) return undefined;
-    if (f.fact === 'hoa' || f.fact === 'ppsf') return `${w.currency}${groupDigits(v)}`;
+    if (f.fact === 'hoa' || f.fact === 'ppsf' || f.fact === 'price') return `${w.currency}${groupDigits(v)}`;
     if (f.fact === 'area' || f.fact === 'lot') return `${groupDigits(v)} ${w.p.sqft}`;
     return String(v);
   };
@@ -47,10 +53,18 @@ export function rangeText(f: Extract<FactFilter, { kind: 'range' }>, w: Writing)
 }
 
 /** Filters in words, leaving out the features the data could not answer. */
-function filterTexts(filters: readonly FactFilter[], ev: Evaluation, w: Writing): string[] {
+export function filterTexts(filters: readonly FactFilter[], ev: Evaluation, w: Writing): string[] {
+  const gp = gpOf(w);
   return filters
-    .filter((f) => f.kind === 'range' || !ev.unknown.includes(f.feature))
-    .map((f) => (f.kind === 'range' ? rangeText(f, w) : w.rp.feature(f.feature.label)));
+    .filter((f) => f.kind !== 'feature' || !ev.unknown.includes(f.feature))
+    .map((f) => {
+      if (f.kind === 'range') return rangeText(f, w);
+      if (f.kind === 'feature') return f.not ? gp.without(f.feature.label) : w.rp.feature(f.feature.label);
+      if (f.kind === 'exclude') return gp.excluded(f.what, f.value);
+      if (f.kind === 'zip') return gp.zip(f.zip);
+      return f.said;
+    })
+    .filter((t) => t !== '');
 }
 
 /** The conditions the question itself added, in words ("built in 2001 or later"). */
@@ -70,7 +84,9 @@ export function what(ev: Evaluation, w: Writing, n: number, criteria: Criteria =
     (ev.found.length > 0 ? ev.found : ev.base).every(
       (l) =>
         matches(l.data, { ...criteria, status: criteria.status ?? l.data.Status }) &&
-        q.filters.every((f) => passes(l.data, f) || (f.kind === 'feature' && ev.unknown.includes(f.feature))),
+        q.filters.every(
+          (f) => passes(l.data, f) || (f.kind === 'feature' && ev.unknown.includes(f.feature)) || f.kind === 'other',
+        ),
     );
   const c = fits ? criteria : { ...q.own.criteria, ...(criteria.saleType ? { saleType: criteria.saleType } : {}) };
   const bits = [describe(c, w.p, n, w.currency), ...filterTexts(fits ? q.filters : q.own.filters, ev, w)];
@@ -83,8 +99,11 @@ export function notes(d: ListingData, ev: Evaluation, w: Writing): string {
   const out: string[] = [];
   for (const f of appliedFilters(ev.query)) {
     if (f.kind === 'range') {
-      if (f.fact !== 'area' && f.fact !== 'price') out.push(factPhrase(d, f.fact, w));
-    } else if (!ev.unknown.includes(f.feature)) out.push(featureText(d, f.feature, w));
+      if (f.fact !== 'area' && f.fact !== 'price' && f.fact !== 'beds' && f.fact !== 'baths')
+        out.push(factPhrase(d, f.fact, w));
+    } else if (f.kind === 'near')
+      out.push(gpOf(w).distance(distanceTo(d, f).toFixed(1), f.said.replace(/^.* of /, '')));
+    else if (f.kind === 'feature' && !ev.unknown.includes(f.feature)) out.push(featureText(d, f.feature, w));
   }
   for (const a of ev.query.asks)
     out.push(a.kind === 'number' ? factPhrase(d, a.fact, w) : featureText(d, a.feature, w));

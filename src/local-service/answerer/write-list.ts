@@ -1,7 +1,7 @@
 import type { Evaluation } from './evaluate';
 import { listingLine } from './format';
 import { nearest } from './query';
-import { lines, ownConditions, type Writing, what } from './write-common';
+import { gpOf, lines, ownConditions, type Writing, what } from './write-common';
 
 /** How many listings a list answer shows (the long answer shows every match). */
 const SHOWN = 5;
@@ -37,7 +37,13 @@ export function writeCount(ev: Evaluation, w: Writing): string {
 
 export function writeSuperlative(ev: Evaluation, w: Writing): string {
   if (ev.found.length === 0 || ev.query.op.kind !== 'superlative') return writeNone(ev, w);
-  return `${w.p.superlative(ev.query.op.sort, what(ev, w, 2))}\n\n${lines(ev.found, ev, w)}\n\n${w.p.offer}`;
+  // Ranked by price over homes for sale and for rent: each kind apart, and said so.
+  const split =
+    (ev.query.op.sort === 'cheapest' || ev.query.op.sort === 'priciest') &&
+    new Set(ev.found.map((l) => l.data.SaleType)).size > 1
+      ? `\n\n${gpOf(w).splitRanked}`
+      : '';
+  return `${w.p.superlative(ev.query.op.sort, what(ev, w, 2))}\n\n${lines(ev.found, ev, w)}${split}\n\n${w.p.offer}`;
 }
 
 /** "anything cheaper?": the homes past the previous answer's, or that there are none. */

@@ -1,6 +1,7 @@
 import type { Evaluation } from './evaluate';
 import type { NamedKey } from './query-model';
 import { writeAggregate } from './write-aggregate';
+import { writeDifference, writeShare } from './write-arith';
 import type { Writing } from './write-common';
 import { writeCompare } from './write-compare';
 import { writeAll, writeDetails, writeFacts } from './write-details';
@@ -32,6 +33,10 @@ export function write(ev: Evaluation, w: Writing, vocabCities: readonly string[]
         return writeSuperlative(ev, w);
       case 'beyond':
         return writeBeyond(ev, w);
+      case 'difference':
+        return writeDifference(ev, w);
+      case 'share':
+        return writeShare(ev, w);
       case 'all':
         return writeAll(ev, w);
       case 'facts':

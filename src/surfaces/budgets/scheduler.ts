@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import { MAX_RETRY_AFTER_MS, type Priority, type RateBudget, rateLimitDelay } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { FinalsPlan, type PlanOptions } from './plan';
+import { Refusals } from './refusals';
 
 export interface SchedulerOptions extends PlanOptions {
   store: StateStore;
@@ -76,6 +77,8 @@ export class BudgetScheduler {
   private readonly waiting: Job[] = [];
   /** Budget keys the platform told us to leave alone until the given time (Retry-After). */
   private readonly pausedUntil = new Map<string, number>();
+  /** Budgets the store refused, until their tokens may free (refusals.ts). */
+  private readonly refusals = new Refusals();
   /** Budget keys whose over-the-ceiling Retry-After was logged, until it runs out (logged once). */
   private readonly ceilingLogged = new Map<string, number>();
   private seq = 0;
@@ -252,20 +255,25 @@ export class BudgetScheduler {
             for (const b of reserved) blocked.add(b.key);
             continue;
           }
-          let granted = true;
-          for (const b of budgets) {
-            const decision = await this.store.takeToken(b.key, b.limit, b.windowMs);
-            if (!decision.granted) {
-              granted = false;
-              wakeIn = Math.min(wakeIn, Math.min(decision.retryInMs, b.windowMs));
-              blocked.add(b.key);
-              break;
-            }
+          // A budget the store refused lately stays refused until its oldest token ages out: asking
+          // again before would cost a store call and get the same answer (tokens free only by time).
+          const refused = budgets.find((b) => this.refusals.holds(b));
+          if (refused) {
+            wakeIn = Math.min(wakeIn, this.refusals.waitMs(refused));
+            blocked.add(refused.key);
+            continue;
           }
-          if (granted) {
-            this.plan.granted(job, now);
-            this.start(job);
+          // Every budget of the call in one store call: all its tokens, or none.
+          const decision = budgets.length === 0 ? undefined : await this.store.takeTokens(budgets);
+          if (decision && !decision.granted) {
+            const full = budgets[decision.full ?? 0] ?? budgets[0]!;
+            wakeIn = Math.min(wakeIn, Math.min(decision.retryInMs, full.windowMs));
+            this.refusals.refused(full, decision.retryInMs);
+            blocked.add(full.key);
+            continue;
           }
+          this.plan.granted(job, now);
+          this.start(job);
         }
       } while (this.pumpAgain && !this.closed);
     } catch (err) {

@@ -3,6 +3,7 @@
  * first, so a sweep of another instance, once the dead one's lease lapsed, posts the root (unless it
  * was posted) and answers it; nothing is written down for long when nothing dies.
  */
+import { ASK_INTENT_INDEX } from '../../../src/core/conversations/ask-intents';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { toJson } from '../../../src/core/conversations/model';
 import type { Place } from '../../../src/core/surface';
@@ -52,6 +53,8 @@ describe('conversations: an /ask whose instance died before queueing it', () => 
       'askintent:dead-1',
       toJson({ surface: h.channel.surface, place: h.channel, actor: h.users.alice, question, owner: 'dead' }),
     );
+    // Written by an instance of this version, so in the due index too.
+    await h.store.schedule(ASK_INTENT_INDEX, 'dead-1', 0);
     await h.bridge.conversations.sweep();
     expect(rootsQuoting(question)).toHaveLength(1);
     const thread = threadOf(rootsQuoting(question)[0]!);
@@ -78,6 +81,8 @@ describe('conversations: an /ask whose instance died before queueing it', () => 
         thread,
       }),
     );
+    // Written by an instance of this version, so in the due index too.
+    await h.store.schedule(ASK_INTENT_INDEX, 'dead-2', 0);
     expect(rootsQuoting(question)).toHaveLength(1);
     await h.bridge.conversations.sweep();
     await answeredIn(thread, 'Miami');
@@ -90,6 +95,8 @@ describe('conversations: an /ask whose instance died before queueing it', () => 
       'askintent:alive-1',
       toJson({ surface: h.channel.surface, place: h.channel, actor: h.users.alice, question: 'x', owner: 'alive' }),
     );
+    // Written by an instance of this version, so in the due index too.
+    await h.store.schedule(ASK_INTENT_INDEX, 'alive-1', 0);
     expect(await h.store.acquireLease('askintent:alive-1', 'alive', 60_000)).toBe(true);
     await h.bridge.conversations.sweep();
     expect(await h.store.keys('askintent:')).toEqual(['askintent:alive-1']);

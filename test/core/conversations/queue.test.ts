@@ -8,6 +8,7 @@ import {
   toJson,
   type StartedMark,
 } from '../../../src/core/conversations/model';
+import { PENDING_INDEX } from '../../../src/core/conversations/worker';
 import type { RelayRequest } from '../../../src/core/relay/relay';
 import type { Place } from '../../../src/core/surface';
 import type { TestMessage } from '../../support/test-surface';
@@ -153,6 +154,7 @@ describe('conversations: queue order, dedupe, service refusals', () => {
       );
       await view.set(convKeys.started(convId, item.id), toJson(mark(placeholder.id)));
       await h.store.set(infraKeys.pending(convId), toJson(view.tenant));
+      await h.store.schedule(PENDING_INDEX, convId, 0);
       return { thread, placeholder: placeholder.id, convId };
     }
 

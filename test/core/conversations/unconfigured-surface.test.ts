@@ -4,6 +4,7 @@
  */
 import pino from 'pino';
 import { conversationIdOf, convKeys, infraKeys, toJson } from '../../../src/core/conversations/model';
+import { PENDING_INDEX } from '../../../src/core/conversations/worker';
 import { convStore } from '../../support/conv-records';
 import type { Place } from '../../../src/core/surface';
 import { startCoreHarness } from '../../support/core-harness';
@@ -26,6 +27,7 @@ describe('conversations: an item for a surface that is not configured', () => {
       toJson({ kind: 'message', msgId: 'm-gone', actor: h.users.alice, text: 'hello?', attachments: [] }),
     );
     await h.store.set(infraKeys.pending(convId), toJson(view.tenant));
+    await h.store.schedule(PENDING_INDEX, convId, 0);
 
     await h.bridge.conversations.sweep();
     await h.bridge.conversations.idle();

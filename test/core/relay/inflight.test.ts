@@ -1,4 +1,5 @@
 import {
+  INFLIGHT_INDEX,
   inflightKey,
   inflightLease,
   recordToJson,
@@ -63,6 +64,7 @@ describe('recoverAbandonedAnswers', () => {
       updatedAt: Date.now(),
     };
     await store.set(inflightKey(answerKey), recordToJson(rec));
+    await store.schedule(INFLIGHT_INDEX, answerKey, Date.now());
     expect(await store.acquireLease(inflightLease(answerKey), owner, leaseMs)).toBe(true);
     return rec;
   }
@@ -168,6 +170,7 @@ describe('recoverAbandonedAnswers', () => {
       updatedAt: 0,
     };
     await store.set(inflightKey('a3'), recordToJson(rec));
+    await store.schedule(INFLIGHT_INDEX, 'a3', Date.now());
     expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [posted] = surface.messagesIn(place);
     expect(posted?.current.notice).toMatch(/interrupted/);
@@ -223,8 +226,10 @@ describe('recoverAbandonedAnswers', () => {
     // Written after the tenant's records were deleted (a relay that had not stopped yet, then died).
     const before = await abandoned('left-before', 'dead-instance', 80);
     await store.set(inflightKey('left-before'), recordToJson({ ...before, startedAt: leftAt - 1 }));
+    await store.schedule(INFLIGHT_INDEX, 'left-before', Date.now());
     const after = await abandoned('began-after', 'dead-instance', 80);
     await store.set(inflightKey('began-after'), recordToJson({ ...after, startedAt: leftAt + 1 }));
+    await store.schedule(INFLIGHT_INDEX, 'began-after', Date.now());
     await waitFor(
       async () =>
         (await store.leaseInfo(inflightLease('left-before'))) === undefined &&
