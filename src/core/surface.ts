@@ -4,7 +4,7 @@
  */
 import type { UntrustedText } from './text/untrusted';
 import type { CommandName } from './commands/catalogue';
-import type { Tenant } from '../state/tenant-store';
+import type { RequestTenant } from './tenants/tenant';
 
 export {
   isPlatformRateLimit,
@@ -57,6 +57,11 @@ export interface Actor {
    * Manage Server and DISCORD_ADMIN_ROLES, shell: always.
    */
   isAdmin: boolean;
+  /**
+   * An admin or owner of the whole org an org-wide install serves (Slack's is_org_admin /
+   * is_org_owner): only they change the connection its workspaces share. Absent: not one.
+   */
+  orgAdmin?: boolean;
 }
 
 /** A person an answer is for (a native stream is addressed to them). */
@@ -248,7 +253,7 @@ export interface BridgeRequest {
    * Whose installation: the Slack team (or enterprise), the Discord guild ('@me' for DMs), the shell;
    * `tenantOf(place)` (core/tenants/tenant.ts), the value that opens the tenant's part of the store.
    */
-  tenant: Tenant;
+  tenant: RequestTenant;
   /**
    * The surface it came through, bound to the event where the platform answers through it (a
    * Discord interaction: the thread's root is the command's reply, a notice to the invoker ephemeral).

@@ -1,9 +1,3 @@
-/**
- * `/handoff [reason]`, `/handoff cancel`, `/handoff queue`, `/handoff away|back`, and the handoff buttons (request,
- * claim, close, cancel, release, take over, rating). Who may press what is decided by the handoff
- * state machine (core/handoff/decide.ts and its permission table), the same on every path.
- */
-import { tenantOf } from '../tenants/tenant';
 import type { Conversations } from '../conversations/engine';
 import { convRef, type Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
@@ -37,7 +31,7 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
     return;
   }
   // In the actor's own tenant: the agents of their workspace's (server's) handoff channel.
-  await handoffs.hours.roster(tenantOf(inv.place)).setAway(inv.surface.name, inv.actor, away);
+  await handoffs.hours.roster(inv.tenant).setAway(inv.surface.name, inv.actor, away);
   await inv.reply(
     {
       text: away
@@ -73,7 +67,7 @@ async function runHandoff(
   const word = reason.toLowerCase();
   if (word === 'queue') {
     const refused = await handoffs.refusal('queue', inv);
-    await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(tenantOf(inv.place)), {
+    await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(inv.tenant), {
       ephemeral: true,
     });
     return;

@@ -148,7 +148,7 @@ export class Conversations {
    * before an upgrade, at its old key, counts too).
    */
   async firstDelivery(msg: IncomingMessage): Promise<boolean> {
-    const view = convView(this.ctx.store, tenantOf(msg.place));
+    const view = convView(this.ctx.store, msg.tenant);
     if (!(await view.setIfAbsent(convKeys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS))) return false;
     return (await this.ctx.store.get(legacyKeys.seen(msg.place, msg.id))) === undefined;
   }

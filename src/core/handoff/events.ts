@@ -30,6 +30,8 @@ export interface Opening {
   afterHours?: boolean;
   /** Tickets are e-mailed (SMTP and an address): an after-hours ticket owes its e-mail. */
   mails?: boolean;
+  /** The office it opens in (Ticket.office). */
+  office?: { chatbotId: string; kind: 'own' | 'operator' | 'shared' };
 }
 
 /** The bridge's steps of handoff around the clock (hours/steps.ts). */

@@ -31,7 +31,6 @@ import { tenantContext } from '../tenants/scope';
 import type { Gate } from './permissions';
 import { type Acting, askerOf, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
-import { tenantOf } from '../tenants/tenant';
 import type { Tenant } from '../../state/tenant-store';
 
 const CAS_ATTEMPTS = 10;
@@ -155,6 +154,9 @@ export class Handoffs {
           noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
           ...(afterHours ? { afterHours, mails } : {}),
+          ...(tenantCtx.scope
+            ? { office: { chatbotId: tenantCtx.config.chatbotId, kind: tenantCtx.scope.chatbot } }
+            : {}),
         },
       },
       who,
@@ -190,7 +192,7 @@ export class Handoffs {
   async claim(inv: Invocation, ticketId: string): Promise<void> {
     // An agent who claims is on the round-robin roster from then on.
     if (await this.act(inv, ticketId, { kind: 'claim' }))
-      await this.hours.roster(tenantOf(inv.place)).join(inv.surface.name, inv.actor);
+      await this.hours.roster(inv.tenant).join(inv.surface.name, inv.actor);
   }
 
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */
@@ -301,7 +303,7 @@ export class Handoffs {
       try {
         const ticket = await this.tickets.load(id);
         if (ticket?.status !== 'open') continue;
-        const { office } = await offices.of(ticket.userPlace);
+        const { office } = await offices.forTicket(ticket);
         // The last reminder of a ticket also owes its e-mail when its office e-mails tickets.
         const mails = this.hours.mailsTickets(office);
         const toldLate = (await this.ctx.store.get(ticketKeys.late(id))) !== undefined;

@@ -55,6 +55,12 @@ export const ticketSchema = z.object({
   notes: z.number().optional(),
   /** Opened outside office hours (HANDOFF_HOURS): marked, and e-mailed to TalkToHumanEmail. */
   afterHours: z.literal(true).optional(),
+  /**
+   * The office it was opened in (its tenant's chatbot then, and whose it was): its e-mails and steps
+   * follow that office only. A tenant that disconnected or left since has no office of this ticket
+   * any more, so nothing of it is mailed to another office or to the operator.
+   */
+  office: z.object({ chatbotId: z.string(), kind: z.enum(['own', 'operator', 'shared']) }).optional(),
   /** Round-robin: the agent it is offered to now, since when, and the roster entries offered it so far. */
   offeredTo: actorSchema.optional(),
   offeredAt: z.number().optional(),

@@ -53,6 +53,7 @@ export function open(o: Opening, now: number, who: Who): Decision {
     userNoticeText: o.noticeText,
     opening: true,
     ...(o.afterHours ? { afterHours: true as const } : {}),
+    ...(o.office ? { office: { ...o.office } } : {}),
   };
   const by = actorOf(who);
   const forUser = by.id === o.asker.id ? '' : `, by ${by.name}`;

@@ -26,18 +26,28 @@ import { isPrivateThread } from './user-install';
 
 /** Discord's own name for "no guild" in its routes (`/channels/@me`). */
 const DM_WORKSPACE = '@me';
+
+/**
+ * The workspace of a DM's places: each DM (one per user and the bot) is a tenant of its own,
+ * `@me:<DM channel id>`, so no DM user's conversations, records or limits are another's.
+ */
+function dmWorkspace(channelId: string): string {
+  return `${DM_WORKSPACE}:${channelId}`;
+}
 /** The button that starts a new conversation in a DM; handled by the surface (it only moves the marker). */
 export const NEW_CONVERSATION_ACTION = 'discord.dm.new';
 
 const MARKER_TTL_MS = 90 * 24 * 3600 * 1000;
 
 function isDirect(place: Place): boolean {
-  return place.surface === 'discord' && place.workspace === DM_WORKSPACE;
+  return (
+    place.surface === 'discord' && (place.workspace === DM_WORKSPACE || place.workspace.startsWith(`${DM_WORKSPACE}:`))
+  );
 }
 
 /** The DM channel itself: where a DM conversation's messages go. */
 function channelPlace(place: Place): Place {
-  return isDirect(place) ? { surface: 'discord', workspace: DM_WORKSPACE, channel: place.channel } : place;
+  return isDirect(place) ? { surface: 'discord', workspace: place.workspace, channel: place.channel } : place;
 }
 
 /** Which conversation each DM channel is in, and which guild a guild place configured without one is in. */
@@ -66,7 +76,7 @@ export class DirectMessages {
   /** The DM's current conversation; without one, the place of the channel (no conversation yet). */
   async currentPlace(channelId: string): Promise<Place> {
     const marker = await this.store.get(this.key(channelId));
-    const place: Place = { surface: 'discord', workspace: DM_WORKSPACE, channel: channelId };
+    const place: Place = { surface: 'discord', workspace: dmWorkspace(channelId), channel: channelId };
     return typeof marker === 'string' ? { ...place, thread: marker } : place;
   }
 
@@ -179,7 +189,10 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
 
   // Handoff tickets' links, channel names and button removal (guild places; DMs have none of them).
   permalink(ref: MessageRef): Promise<string | undefined> {
-    return this.port.permalink(ref);
+    // Discord's link to a DM message names no guild: `/channels/@me/<channel>/<message>`.
+    return this.port.permalink(
+      isDirect(ref.place) ? { ...ref, place: { ...ref.place, workspace: DM_WORKSPACE } } : ref,
+    );
   }
 
   channelName(place: Place): Promise<string | undefined> {

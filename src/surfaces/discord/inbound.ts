@@ -3,7 +3,7 @@
  * Place, and an interaction as core's Invocation answered through a Responder.
  */
 import type { Interaction } from 'discord.js';
-import { tenantOf } from '../../core/tenants/tenant';
+import { requestTenant } from '../../core/tenants/tenant';
 import type { Logger } from 'pino';
 import type { Actor, BridgeCore, FormSpec, Invocation, Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
@@ -85,7 +85,7 @@ export function plain(text: string): RenderedMessage {
 export function invocationOf(inb: Inbound, responder: Responder, place: Place, actor: Actor): Invocation {
   const i = responder.interaction;
   const inv: Invocation = {
-    tenant: tenantOf(place),
+    tenant: requestTenant(place),
     surface: inb.surface.forInteraction(responder),
     place,
     actor,
