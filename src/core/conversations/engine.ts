@@ -97,7 +97,7 @@ export class Conversations {
 
   /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
   private async postAndQueue(surface: SurfacePort, ask: AskInProgress): Promise<Conversation> {
-    const { place, actor, question } = ask.intent;
+    const { place, actor, question, attachments = [] } = ask.intent;
     let { root: rootRef, thread } = ask.intent;
     if (!rootRef || !thread) {
       const quoted = question
@@ -112,14 +112,7 @@ export class Conversations {
     }
     const conv = await this.ensureConversation(thread, actor);
     await this.setRecent(thread, actor.id, conv.id);
-    const files = ask.intent.attachments ?? [];
-    await this.enqueue(conv, {
-      kind: 'message',
-      msgId: `ask:${rootRef.id}`,
-      actor,
-      text: question,
-      attachments: files,
-    });
+    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments });
     return conv;
   }
 
