@@ -49,8 +49,6 @@ export class Conversations {
   private readonly turns = new WeakMap<ChatbotClient, TurnAnswerer>();
   /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
   private resuming = false;
-  /** The `/ask` intents were walked once (the first sweep), beside the due index. */
-  private asksWalked = false;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -222,8 +220,7 @@ export class Conversations {
     if (!this.resuming) {
       this.resuming = true;
       try {
-        await takeLostAsks(this.ctx, (ask) => this.finishLostAsk(ask), !this.asksWalked);
-        this.asksWalked = true;
+        await takeLostAsks(this.ctx, (ask) => this.finishLostAsk(ask));
       } finally {
         this.resuming = false;
       }
