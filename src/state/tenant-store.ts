@@ -23,7 +23,7 @@
  * - the outboxes (notices, mail), installations, and everything else that is not
  *   one tenant's records.
  */
-import type { Json, OutboxIntent, QueueItem, RateDecision, StateStore } from './store';
+import type { FencedWrite, Json, OutboxIntent, QueueItem, RateDecision, StateStore } from './store';
 
 export const TENANT_KINDS = ['slack', 'discord', 'shell'] as const;
 export type TenantKind = (typeof TENANT_KINDS)[number];
@@ -40,6 +40,17 @@ export interface Tenant {
   /** Slack team (or enterprise) id, Discord guild id ('@me' for DMs), 'local' for the shell. */
   readonly id: string;
 }
+
+declare const requestTenantBrand: unique symbol;
+
+/**
+ * The tenant a request comes from, decided once by the surface from the platform's authorization
+ * (Slack: the workspace Bolt's `authorize` served; Discord: the interaction's or message's guild, a
+ * DM's own; the shell) and carried on the request (`BridgeRequest.tenant`): core reads it from there,
+ * never from a place. Made only by core's `requestTenant` (core/tenants/tenant.ts), which refuses an
+ * empty id: a request without a tenant is a type error (a plain `Tenant` is not one), not a value.
+ */
+export type RequestTenant = Tenant & { readonly [requestTenantBrand]: true };
 
 /** A key relative to one tenant: what a TenantStore takes and lists. Made only by `scoped`. */
 export type ScopedKey = string & { readonly [scopedKeyBrand]: true };
@@ -94,6 +105,10 @@ export interface TenantStore {
   peek<T extends Json = Json>(queue: ScopedKey): Promise<QueueItem<T> | undefined>;
   ack(queue: ScopedKey, id: string): Promise<boolean>;
   length(queue: ScopedKey): Promise<number>;
+  /** The writes above as one of a fenced batch (`StateStore.writeFenced`), on the tenant's keys. */
+  setWrite(key: ScopedKey, value: Json, ttlMs?: number): FencedWrite;
+  deleteWrite(key: ScopedKey): FencedWrite;
+  ackWrite(queue: ScopedKey, id: string): FencedWrite;
 }
 
 export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
@@ -114,6 +129,9 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
     peek: (queue) => store.peek(full(queue)),
     ack: (queue, id) => store.ack(full(queue), id),
     length: (queue) => store.length(full(queue)),
+    setWrite: (key, value, ttlMs) => ({ op: 'set', key: full(key), value, ...(ttlMs !== undefined ? { ttlMs } : {}) }),
+    deleteWrite: (key) => ({ op: 'delete', key: full(key) }),
+    ackWrite: (queue, id) => ({ op: 'ack', queue: full(queue), id }),
   };
 }
 
