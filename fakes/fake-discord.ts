@@ -262,6 +262,8 @@ export class FakeDiscord {
    * bot was in them already) or they arrive later (joinGuild: the bot is invited).
    */
   readonly otherGuilds = new Map<string, { name: string; systemChannelId?: string; inReady: boolean }>();
+  /** Servers the bot is not in (addStrangerServer). */
+  readonly strangerGuilds = new Set<string>();
   readonly channels = new Map<string, FakeChannel>();
   /** The guild's roles besides @everyone (with no permissions of their own: channel overwrites grant them). */
   readonly roles: Array<{ id: string; name: string }> = [];
@@ -351,6 +353,17 @@ export class FakeDiscord {
       ...(opts.systemChannel === false ? {} : { systemChannelId: general.id }),
     });
     return { id, general };
+  }
+
+  /**
+   * A server the bot was never added to, with a `general` channel: only a user's own install of the
+   * app reaches it (slashCommand with `install: 'user'`), and every bot route on its channels answers
+   * 403 Missing Access, as Discord does (no message, no thread, no channel read).
+   */
+  addStrangerServer(): { id: string; general: FakeChannel } {
+    const id = snowflake();
+    this.strangerGuilds.add(id);
+    return { id, general: this.addChannel('general', snowflake(), id) };
   }
 
   /** The bot is invited back to the main server after leaving it (leaveGuild): its GUILD_CREATE again. */
@@ -786,6 +799,7 @@ export class FakeDiscord {
     member: FakeMember,
     data: Json,
     message?: FakeMessage,
+    install?: 'user',
   ): InteractionRecord {
     const rec: InteractionRecord = {
       id: snowflake(),
@@ -799,6 +813,14 @@ export class FakeDiscord {
     };
     this.interactions.set(rec.id, rec);
     const ch = this.channels.get(channelId);
+    // Who authorized it: the server's install (its id under "0") or, for a user's own install, the
+    // user (under "1"); a DM with the bot is authorized by the install that offers the command there.
+    const owners =
+      install === 'user'
+        ? { '1': member.user.id }
+        : ch?.type === DM_CHANNEL
+          ? { '0': '0' }
+          : { '0': this.guildOf(channelId) };
     // In a DM, Discord sends the user instead of a member, and no guild.
     const where =
       ch?.type === DM_CHANNEL
@@ -823,7 +845,7 @@ export class FakeDiscord {
       app_permissions: '2248473465835073',
       locale: 'en-US',
       entitlements: [],
-      authorizing_integration_owners: { '0': this.guildOf(channelId) },
+      authorizing_integration_owners: owners,
       ...(message ? { message: this.messagePayload(message) } : {}),
     });
     return rec;
@@ -839,8 +861,37 @@ export class FakeDiscord {
     member: FakeMember;
     subcommand?: string;
     options?: Array<{ name: string; type: number; value: string | number | boolean }>;
+    /**
+     * 'user': run through the user's own install of the app (the only way in a server the bot is not
+     * in: addStrangerServer): offered only by a global command whose `integration_types` has 1 and
+     * whose `contexts` has the place's (0 a server, 1 the bot's DM).
+     */
+    install?: 'user';
   }): InteractionRecord {
     const inDm = this.isDm(opts.channelId);
+    if (opts.install === 'user' || this.strangerGuilds.has(this.guildOf(opts.channelId))) {
+      const context = inDm ? 1 : 0;
+      const cmd = (this.commands.get('global') ?? []).find(
+        (c) =>
+          c.name === opts.name &&
+          Array.isArray(c.integration_types) &&
+          c.integration_types.includes(1) &&
+          Array.isArray(c.contexts) &&
+          c.contexts.includes(context),
+      );
+      if (!cmd) throw new Error(`/${opts.name} is not offered to a user's own install here (context ${context})`);
+      const options = opts.subcommand
+        ? [{ type: 1, name: opts.subcommand, options: opts.options ?? [] }]
+        : (opts.options ?? []);
+      return this.newInteraction(
+        2,
+        opts.channelId,
+        opts.member,
+        { id: cmd.id, name: opts.name, type: 1, options },
+        undefined,
+        'user',
+      );
+    }
     // Guild commands never show in DMs; a global one shows there only when its contexts allow DMs.
     const registered = inDm
       ? (this.commands.get('global') ?? [])
@@ -880,13 +931,19 @@ export class FakeDiscord {
     });
   }
 
-  clickButton(opts: { message: FakeMessage; customId: string; member: FakeMember }): InteractionRecord {
+  clickButton(opts: {
+    message: FakeMessage;
+    customId: string;
+    member: FakeMember;
+    install?: 'user';
+  }): InteractionRecord {
     return this.newInteraction(
       3,
       opts.message.channel_id,
       opts.member,
       { custom_id: opts.customId, component_type: 2 },
       opts.message,
+      opts.install ?? (this.strangerGuilds.has(this.guildOf(opts.message.channel_id)) ? 'user' : undefined),
     );
   }
 
@@ -917,20 +974,32 @@ export class FakeDiscord {
     member: FakeMember;
     values: Record<string, string>;
     channels?: Record<string, string[]>;
+    /** String selects: the values picked (left out: the options marked default). */
+    selects?: Record<string, string[]>;
+    /** Radio groups: the value picked. */
+    radios?: Record<string, string>;
+    /** File uploads: files made with addFile. */
+    files?: Record<string, FakeAttachment[]>;
     message?: FakeMessage;
+    /** As slashCommand's: the interaction comes through a user's own install. */
+    install?: 'user';
   }): InteractionRecord {
     const modal = this.openedModal(opts.customId);
     if (!modal) throw new Error(`no modal ${opts.customId} was opened`);
+    const files = opts.files
+      ? Object.fromEntries(Object.entries(opts.files).map(([k, fs]) => [k, fs.map(({ data: _d, ...f }) => f)]))
+      : undefined;
     const data = modalSubmitData(
       modal,
-      { values: opts.values, channels: opts.channels ?? {} },
+      { values: opts.values, channels: opts.channels ?? {}, selects: opts.selects, radios: opts.radios, files },
       {
         guildId: this.guildOf(opts.channelId),
         channel: (id) => this.channels.get(id),
         permissions: opts.member.permissions ?? '2248473465835073',
       },
     );
-    return this.newInteraction(5, opts.channelId, opts.member, data, opts.message);
+    const install = opts.install ?? (this.strangerGuilds.has(this.guildOf(opts.channelId)) ? 'user' : undefined);
+    return this.newInteraction(5, opts.channelId, opts.member, data, opts.message, install);
   }
 
   /** The data of the latest modal the bot opened with this custom id. */
@@ -1353,6 +1422,8 @@ export class FakeDiscord {
       if (!member) throw invalidForm('recipient_id', 'Unknown User', 'BASE_TYPE_REQUIRED');
       return ok(this.channelPayload(this.openDm(member)));
     }
+    if ((m = /^\/channels\/(\d+)/.exec(path)) && this.strangerGuilds.has(this.channels.get(m[1]!)?.guild_id ?? ''))
+      throw new HttpError(403, { code: 50001, message: 'Missing Access' });
     if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
       const ch = this.channels.get(m[1]!);
       if (!ch) throw new HttpError(404, { code: 10003, message: 'Unknown Channel' });

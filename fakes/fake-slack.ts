@@ -235,6 +235,9 @@ export class FakeSlack {
   /** Users that users.info says are workspace admins (`is_admin`) and owners (`is_owner`). */
   readonly workspaceAdmins = new Set<string>();
   readonly workspaceOwners = new Set<string>();
+  /** Users that users.info says are admins (`is_org_admin`) and owners (`is_org_owner`) of the Grid org. */
+  readonly orgAdmins = new Set<string>();
+  readonly orgOwners = new Set<string>();
   private streaming: 'on' | 'unknown_method' | 'feature_not_enabled';
   private readonly postBurst: number;
   private readonly users: Record<string, string>;
@@ -846,6 +849,8 @@ export class FakeSlack {
             is_bot: isBot,
             is_admin: this.workspaceAdmins.has(id) || this.workspaceOwners.has(id),
             is_owner: this.workspaceOwners.has(id),
+            is_org_admin: this.orgAdmins.has(id) || this.orgOwners.has(id),
+            is_org_owner: this.orgOwners.has(id),
             profile: { display_name: name, real_name: name },
           },
         };

@@ -228,7 +228,7 @@ export class Bridge implements BridgeCore {
         await this.handoffs.relayFromAgent(ticketId, msg, surface);
         return true;
       }
-      if (msg.startsConversation && !(await chatbotFor(this.ctx, tenantOf(msg.place)))) {
+      if (msg.startsConversation && !(await chatbotFor(this.ctx, msg.tenant))) {
         await surface.notify(msg.place, msg.actor, { text: NOT_CONNECTED });
         return true;
       }

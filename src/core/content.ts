@@ -133,7 +133,11 @@ export interface AssistantIntro {
 export interface FormField {
   name: string;
   label: string;
-  kind: 'text' | 'textarea' | 'number' | 'select' | 'boolean' | 'channel';
+  /**
+   * `select`: one of `options` (a list); `choice`: one of a few `options` shown all at once (a
+   * rating: Discord's radio group; a select where the surface has none).
+   */
+  kind: 'text' | 'textarea' | 'number' | 'select' | 'choice' | 'boolean' | 'channel';
   /** A key or password: never pre-filled, never kept between a form's steps, never shown back. */
   secret?: boolean;
   required: boolean;
@@ -154,7 +158,13 @@ export interface FormSpec {
   submitLabel?: string;
 }
 
-export type FormResult = { ok: true; message?: OutMessage } | { ok: false; errors: Record<string, string> };
+/**
+ * A form's outcome. `shown`: core already showed it (replaced the message the form came from, or
+ * told the person): the surface closes the form and adds nothing.
+ */
+export type FormResult =
+  | { ok: true; message?: OutMessage; shown?: boolean }
+  | { ok: false; errors: Record<string, string> };
 
 export interface Attachment {
   /** The platform's file id or URL: whatever `fetchAttachment` needs. */

@@ -4,7 +4,7 @@
  */
 import type { UntrustedText } from './text/untrusted';
 import type { CommandName } from './commands/catalogue';
-import type { Tenant } from '../state/tenant-store';
+import type { RequestTenant } from './tenants/tenant';
 
 export {
   isPlatformRateLimit,
@@ -56,6 +56,11 @@ export interface Actor {
    * Manage Server and DISCORD_ADMIN_ROLES, shell: always.
    */
   isAdmin: boolean;
+  /**
+   * An admin or owner of the whole org an org-wide install serves (Slack's is_org_admin /
+   * is_org_owner): only they change the connection its workspaces share. Absent: not one.
+   */
+  orgAdmin?: boolean;
 }
 
 /** A person an answer is for (a native stream is addressed to them). */
@@ -247,7 +252,7 @@ export interface BridgeRequest {
    * Whose installation: the Slack team (or enterprise), the Discord guild ('@me' for DMs), the shell;
    * `tenantOf(place)` (core/tenants/tenant.ts), the value that opens the tenant's part of the store.
    */
-  tenant: Tenant;
+  tenant: RequestTenant;
   /**
    * The surface it came through, bound to the event where the platform answers through it (a
    * Discord interaction: the thread's root is the command's reply, a notice to the invoker ephemeral).
@@ -277,6 +282,11 @@ export interface Invocation extends BridgeRequest {
   openForm?(form: FormSpec): Promise<void>;
   /** The message carrying the clicked button, for actions. */
   source?: MessageRef;
+  /**
+   * Files given with the command (Discord: the photos of `/ask`'s form, a File Upload): `/ask` asks
+   * about them with its question, as a thread message's attachments are.
+   */
+  attachments?: Attachment[];
 }
 
 /** A message typed by someone in a place the bridge watches. */

@@ -12,7 +12,7 @@
  * Cross-surface handoff: `startCoreHarness({ handoffOn: 'other' })` puts the handoff channel on a
  * second TestSurface registered under the name 'discord' (`h.handoffSurface`, `h.handoffPort`).
  */
-import { tenantOf } from '../../src/core/tenants/tenant';
+import { requestTenant } from '../../src/core/tenants/tenant';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -258,7 +258,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
       const updates: OutMessage[] = [];
       const forms: FormSpec[] = [];
       return {
-        tenant: tenantOf(place),
+        tenant: requestTenant(place),
         surface: on,
         place,
         actor,
@@ -293,7 +293,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
       const on = o.surface ?? ports.get(place.surface) ?? surface;
       return bridge.message(
         {
-          tenant: tenantOf(place),
+          tenant: requestTenant(place),
           surface: on,
           place,
           actor,

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import type { V1AnalyticsOverview } from '../../service/schemas/v1';
 import type { FeedbackTally } from '../../state/feedback-store';
 import { feedbackOf } from '../feedback/feedback';
-import { tenantOf } from '../tenants/tenant';
 import { ownConversations } from '../tenants/own-conversations';
 import { SHARED_CHATBOT_NOTE, onSharedChatbot } from '../tenants/shared-chatbot';
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';
@@ -173,7 +172,7 @@ async function tenantFigures(
   { range, startMs, endMs }: Period,
   feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
 ): Promise<ChatbotFigures> {
-  const own = await ownConversations(ctx, tenantOf(inv.place), ctx.config.chatbotId);
+  const own = await ownConversations(ctx, inv.tenant, ctx.config.chatbotId);
   const opened = own.filter((c) => c.createdAt >= startMs && c.createdAt <= endMs).length;
   return {
     name: 'This workspace',
@@ -201,7 +200,7 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
   const chatbot = (await onSharedChatbot(ctx, inv.place))
     ? await tenantFigures(ctx, inv, period, feedback)
     : await serviceFigures(ctx, period, feedback);
-  const handoffs = await handoffFigures(ctx, tenantOf(inv.place), range, {
+  const handoffs = await handoffFigures(ctx, inv.tenant, range, {
     responseTarget: ctx.config.office?.firstReplyMs !== undefined,
   });
   const { name } = chatbot;

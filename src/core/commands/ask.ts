@@ -13,7 +13,7 @@ export function askCommand(conversations: Conversations): CommandHandler {
         await inv.reply({ text: `Please write a question after /ask.\n${usageOf('ask')}` }, { ephemeral: true });
         return;
       }
-      await conversations.startFromCommand(inv, question);
+      await conversations.startFromCommand(inv, question, inv.attachments ?? []);
     },
     actions: {
       [ANSWER_RETRY_ACTION]: async (_ctx, inv, value) => conversations.retry(inv, value),

@@ -53,6 +53,11 @@ interface CommandEntry {
    * question, or a human for it); the other commands need a channel.
    */
   readonly directMessages: boolean;
+  /**
+   * Whether a person may install the app for themselves and run it wherever they are (Discord's
+   * user install): its answers are then theirs alone. Only commands that need nothing of the place.
+   */
+  readonly userInstall?: boolean;
   /** Options of a command without subcommands. */
   readonly options: readonly OptionSpec[];
   /** Subcommands (Discord subcommands); empty for a flat command. */
@@ -92,6 +97,7 @@ const COMMANDS = [
     adminOnly: false,
     answersInChannel: true,
     directMessages: true,
+    userInstall: true,
     options: [{ name: 'question', description: 'Your question', type: 'string', required: true, positional: true }],
     subcommands: [],
   },
@@ -107,6 +113,7 @@ const COMMANDS = [
     adminOnly: false,
     answersInChannel: true,
     directMessages: false,
+    userInstall: true,
     options: [
       { name: 'city', description: 'City', type: 'string', required: false },
       { name: 'type', description: 'Sale type', type: 'string', required: false, choices: SALE_TYPE_CHOICES },

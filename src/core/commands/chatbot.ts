@@ -25,7 +25,6 @@ import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect'
 import { officeHoursCommand } from './office-hours';
 import { connectionOf } from '../tenants/connections';
 import { maskSecret } from '../tenants/mask';
-import { tenantOf } from '../tenants/tenant';
 
 const USAGE = usageOf('chatbot');
 /** The settings that are e-mail addresses (hidden from a guest of the shared chatbot). */
@@ -62,7 +61,7 @@ function modelSettingLine(key: string, value: unknown): string {
 
 /** Whose chatbot this is: the workspace's own (its keys masked) or the deployment's. */
 async function connectionField(ctx: CoreContext, inv: Invocation): Promise<Card['fields'][number]> {
-  const c = await connectionOf(ctx, tenantOf(inv.place));
+  const c = await connectionOf(ctx, inv.tenant);
   if (!c)
     return {
       label: 'Connection',

@@ -13,7 +13,8 @@ import { NOT_CONNECTED } from '../tenants/directory';
 import { maskSecret } from '../tenants/mask';
 import { officeFields } from '../tenants/office-summary';
 import { withChatbot } from '../tenants/scope';
-import { type Tenant, tenantOf } from '../tenants/tenant';
+import type { Tenant } from '../tenants/tenant';
+import { sameTenant } from '../../state/tenant-store';
 import { splitHead } from './grammar';
 
 export const CONNECT_FORM = 'chatbot.connect';
@@ -54,8 +55,26 @@ function connectFields(current: Connection | undefined): FormField[] {
   ];
 }
 
+export const ORG_ONLY =
+  "This workspace is served by its org's org-wide install: only an admin or owner of the org may change the chatbot connection its workspaces share.";
+
+/**
+ * Why `inv`'s actor may not change the connection: a workspace of an org-wide install shares its
+ * enterprise's, which only the org's admins and owners change (not one workspace's admin).
+ */
+async function orgRefusal(ctx: CoreContext, inv: Invocation): Promise<string | undefined> {
+  const canonical = await ctx.chatbots?.canonical(inv.tenant);
+  if (!canonical || sameTenant(canonical, inv.tenant) || inv.actor.orgAdmin === true) return undefined;
+  return ORG_ONLY;
+}
+
 /** `/chatbot connect`: the private form (its keys are never pre-filled). */
 export async function openConnect(ctx: CoreContext, inv: Invocation): Promise<void> {
+  const org = await orgRefusal(ctx, inv);
+  if (org) {
+    await inv.reply({ text: org }, { ephemeral: true });
+    return;
+  }
   if (!ctx.chatbots?.connections.canSave) {
     await inv.reply({ text: NO_KEY }, { ephemeral: true });
     return;
@@ -64,7 +83,7 @@ export async function openConnect(ctx: CoreContext, inv: Invocation): Promise<vo
     await inv.reply({ text: '/chatbot connect opens a form: run it in Slack or Discord.' }, { ephemeral: true });
     return;
   }
-  const current = await connectionOf(ctx, tenantOf(inv.place));
+  const current = await connectionOf(ctx, inv.tenant);
   await inv.openForm({
     id: CONNECT_FORM,
     title: 'Connect a chatbot',
@@ -140,6 +159,8 @@ export async function submitConnect(
   if (!inv.actor.isAdmin)
     return { ok: false, errors: { chatbotId: "Only this workspace's admins may connect a chatbot." } };
   if (!directory?.connections.canSave) return { ok: false, errors: { chatbotId: NO_KEY } };
+  const org = await orgRefusal(ctx, inv);
+  if (org) return { ok: false, errors: { chatbotId: org } };
   const read = credentialsOf(values);
   if (!read.ok) return read;
   const { creds } = read;
@@ -150,7 +171,7 @@ export async function submitConnect(
     userMessage(ctx.log, err, { command: 'chatbot connect', tenant: inv.place.workspace }),
   );
   if (Object.keys(refused).length > 0) return { ok: false, errors: refused as Record<string, string> };
-  const tenant = await directory.canonical(tenantOf(inv.place));
+  const tenant = await directory.canonical(inv.tenant);
   const connection: Connection = { ...creds, connectedBy: inv.actor.id, connectedAt: ctx.now() };
   if (handoffChannel) connection.handoffChannel = handoffChannel;
   await directory.connections.put(tenant, connection);
@@ -165,7 +186,12 @@ export async function submitConnect(
 
 /** `/chatbot disconnect`: the tenant's keys deleted. */
 export async function disconnect(ctx: CoreContext, inv: Invocation): Promise<void> {
-  const tenant = (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
+  const org = await orgRefusal(ctx, inv);
+  if (org) {
+    await inv.reply({ text: org }, { ephemeral: true });
+    return;
+  }
+  const tenant = (await ctx.chatbots?.canonical(inv.tenant)) ?? inv.tenant;
   const had = (await ctx.chatbots?.connections.remove(tenant)) ?? false;
   ctx.chatbots?.forget(tenant);
   if (!had) {

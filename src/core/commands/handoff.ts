@@ -1,14 +1,9 @@
-/**
- * `/handoff [reason]`, `/handoff cancel`, `/handoff queue`, `/handoff away|back`, and the handoff buttons (request,
- * claim, close, cancel, release, take over, rating). Who may press what is decided by the handoff
- * state machine (core/handoff/decide.ts and its permission table), the same on every path.
- */
-import { tenantOf } from '../tenants/tenant';
 import type { Conversations } from '../conversations/engine';
 import { convRef, type Conversation } from '../conversations/model';
 import type { CommandHandler } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import { HANDOFF_ACTIONS } from '../handoff/model';
+import { HANDOFF_ACTIONS, HANDOFF_SURVEY_FORM } from '../handoff/model';
+import { openSurvey, submitSurvey } from '../handoff/survey';
 import { LISTING_TALK_ACTION, VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
 
@@ -36,7 +31,7 @@ async function setAvailability(handoffs: Handoffs, inv: Invocation, away: boolea
     return;
   }
   // In the actor's own tenant: the agents of their workspace's (server's) handoff channel.
-  await handoffs.hours.roster(tenantOf(inv.place)).setAway(inv.surface.name, inv.actor, away);
+  await handoffs.hours.roster(inv.tenant).setAway(inv.surface.name, inv.actor, away);
   await inv.reply(
     {
       text: away
@@ -72,7 +67,7 @@ async function runHandoff(
   const word = reason.toLowerCase();
   if (word === 'queue') {
     const refused = await handoffs.refusal('queue', inv);
-    await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(tenantOf(inv.place)), {
+    await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(inv.tenant), {
       ephemeral: true,
     });
     return;
@@ -144,6 +139,10 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       [HANDOFF_ACTIONS.takeover]: async (_ctx, inv, ticketId) => handoffs.askTakeOver(inv, ticketId),
       [HANDOFF_ACTIONS.takeoverConfirm]: async (_ctx, inv, value) => handoffs.takeOver(inv, value),
       [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => handoffs.rate(inv, value),
+      [HANDOFF_ACTIONS.survey]: async (ctx, inv, ticketId) => openSurvey(ctx, handoffs, inv, ticketId),
+    },
+    forms: {
+      [HANDOFF_SURVEY_FORM]: async (_ctx, inv, ticketId, values) => submitSurvey(handoffs, inv, ticketId, values),
     },
   };
 }

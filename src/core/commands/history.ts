@@ -9,7 +9,6 @@ import type { CoreContext } from '../context';
 import { recentLines } from '../recent-lines';
 import { ownConversations, ownsConversation } from '../tenants/own-conversations';
 import { onSharedChatbot } from '../tenants/shared-chatbot';
-import { tenantOf } from '../tenants/tenant';
 import type { Invocation } from '../surface';
 import { UsageError, tokenize } from './grammar';
 import { usageOf } from './catalogue';
@@ -75,7 +74,7 @@ const WHOLE: Sight = { shared: false, owns: async () => true, own: async () => [
 
 async function sightOf(ctx: CoreContext, inv: Invocation): Promise<Sight> {
   if (!(await onSharedChatbot(ctx, inv.place))) return WHOLE;
-  const tenant = tenantOf(inv.place);
+  const tenant = inv.tenant;
   const chatbotId = ctx.config.chatbotId;
   return {
     shared: true,

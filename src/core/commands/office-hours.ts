@@ -12,7 +12,6 @@ import type { Invocation } from '../surface';
 import type { OfficeRecord } from '../tenants/office-record';
 import { saveOfficePart } from '../tenants/offices';
 import { describeHours, officeFields } from '../tenants/office-summary';
-import { tenantOf } from '../tenants/tenant';
 import { usageOf } from './catalogue';
 import { UsageError, restValue, splitHead } from './grammar';
 
@@ -21,7 +20,7 @@ const EXAMPLE = '/chatbot hours Mon-Fri 09:00-17:00';
 
 /** The context narrowed to the invoker's tenant (a command of a tenant without a chatbot runs on the deployment's). */
 function ofInvoker(ctx: CoreContext, inv: Invocation): CoreContext {
-  return ctx.scope ? ctx : { ...ctx, scope: { tenant: tenantOf(inv.place), ownChatbot: false, chatbot: 'shared' } };
+  return ctx.scope ? ctx : { ...ctx, scope: { tenant: inv.tenant, ownChatbot: false, chatbot: 'shared' } };
 }
 
 /** What the admin typed, as the office record keeps it; a UsageError naming the field and the fix. */
@@ -61,7 +60,7 @@ export async function officeHoursCommand(ctx: CoreContext, inv: Invocation, rest
   const text = restValue(rest);
   if (text === '')
     return showHours(ctx, inv, `This workspace's office hours. Change them with ${EXAMPLE}, or "always".`);
-  const tenant = (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
+  const tenant = (await ctx.chatbots?.canonical(inv.tenant)) ?? inv.tenant;
   const { head, rest: after } = splitHead(text);
   if (head.toLowerCase() === 'leads') {
     const hour = leadsHourOf(restValue(after));

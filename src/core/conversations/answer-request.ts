@@ -1,5 +1,5 @@
 import type { Actor, BridgeRequest, SurfacePort } from '../surface';
-import { tenantOf } from '../tenants/tenant';
+import { requestTenant } from '../tenants/tenant';
 import type { Conversation } from './model';
 
 /**
@@ -10,7 +10,7 @@ import type { Conversation } from './model';
 export function answerRequest(conv: Conversation, surface: SurfacePort, actor: Actor): BridgeRequest {
   const asker = conv.asker ?? actor;
   return {
-    tenant: tenantOf(conv.place),
+    tenant: requestTenant(conv.place),
     surface,
     place: conv.place,
     actor,

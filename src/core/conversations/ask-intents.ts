@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CoreContext } from '../context';
 import { leaseTimings } from '../leases';
-import { type Actor, type MessageRef, type Place, SURFACE_NAMES, type SurfaceName } from '../surface';
-import { actorSchema, messageRefSchema, parseStored, placeSchema, toJson } from './model';
+import { type Actor, type Attachment, type MessageRef, type Place, SURFACE_NAMES, type SurfaceName } from '../surface';
+import { actorSchema, attachmentSchema, messageRefSchema, parseStored, placeSchema, toJson } from './model';
 
 /** Global (walked by every instance's sweep, like answers in flight); its lease has the record's name. */
 export const ASK_INTENT_PREFIX = 'askintent:';
@@ -23,6 +23,8 @@ const askIntentSchema = z.object({
   place: placeSchema,
   actor: actorSchema,
   question: z.string(),
+  /** Files asked about with the question (Discord's `/ask` form), queued with it. */
+  attachments: z.array(attachmentSchema).optional(),
   owner: z.string(),
   /** The root message and its thread, once posted (not posted again by an instance that takes over). */
   root: messageRefSchema.optional(),
@@ -74,10 +76,11 @@ export class AskInProgress {
 /** Writes the `/ask` down before anything else is done for it. */
 export async function beginAsk(
   ctx: CoreContext,
-  ask: { surface: SurfaceName; place: Place; actor: Actor; question: string },
+  ask: { surface: SurfaceName; place: Place; actor: Actor; question: string; attachments?: Attachment[] },
 ): Promise<AskInProgress> {
   const id = randomUUID();
-  const intent: AskIntent = { ...ask, owner: ctx.config.instanceId };
+  const { attachments, ...rest } = ask;
+  const intent: AskIntent = { ...rest, ...(attachments?.length ? { attachments } : {}), owner: ctx.config.instanceId };
   const { ttlMs } = leaseTimings(ctx.config.leaseTtlMs);
   await ctx.store.acquireLease(leaseOf(id), ctx.config.instanceId, ttlMs);
   // Indexed first: a crash between leaves an entry without an intent (a sweep drops it).

@@ -6,7 +6,7 @@
  */
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { Actor, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import type { Actor, Attachment, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { RETRY_TTL_MS, TurnAnswerer } from './answer-turn';
 import { type AskInProgress, beginAsk, takeLostAsks } from './ask-intents';
 import {
@@ -82,11 +82,12 @@ export class Conversations {
 
   // ---- entry points ------------------------------------------------------------------------------
 
-  /** `/ask <question>`: a new thread whose root names the user and quotes the question. */
-  async startFromCommand(inv: Invocation, question: string): Promise<Conversation> {
+  /** `/ask <question>` (with its files, if any): a new thread whose root names the user and quotes the question. */
+  async startFromCommand(inv: Invocation, question: string, attachments: Attachment[] = []): Promise<Conversation> {
     this.remember(inv.surface);
     // Written down first: an instance that dies before the question is queued leaves it to another.
-    const ask = await beginAsk(this.ctx, { surface: inv.surface.name, place: inv.place, actor: inv.actor, question });
+    const { place, actor } = inv;
+    const ask = await beginAsk(this.ctx, { surface: inv.surface.name, place, actor, question, attachments });
     try {
       return await this.postAndQueue(inv.surface, ask);
     } finally {
@@ -111,7 +112,14 @@ export class Conversations {
     }
     const conv = await this.ensureConversation(thread, actor);
     await this.setRecent(thread, actor.id, conv.id);
-    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments: [] });
+    const files = ask.intent.attachments ?? [];
+    await this.enqueue(conv, {
+      kind: 'message',
+      msgId: `ask:${rootRef.id}`,
+      actor,
+      text: question,
+      attachments: files,
+    });
     return conv;
   }
 
@@ -140,7 +148,7 @@ export class Conversations {
    * before an upgrade, at its old key, counts too).
    */
   async firstDelivery(msg: IncomingMessage): Promise<boolean> {
-    const view = convView(this.ctx.store, tenantOf(msg.place));
+    const view = convView(this.ctx.store, msg.tenant);
     if (!(await view.setIfAbsent(convKeys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS))) return false;
     return (await this.ctx.store.get(legacyKeys.seen(msg.place, msg.id))) === undefined;
   }

@@ -30,6 +30,8 @@ export interface Opening {
   afterHours?: boolean;
   /** Tickets are e-mailed (SMTP and an address): an after-hours ticket owes its e-mail. */
   mails?: boolean;
+  /** The office it opens in (Ticket.office). */
+  office?: { chatbotId: string; kind: 'own' | 'operator' | 'shared' };
 }
 
 /** The bridge's steps of handoff around the clock (hours/steps.ts). */
@@ -67,7 +69,7 @@ export type HandoffStep =
       officeTime?: boolean;
       mails?: boolean;
     }
-  | { kind: 'rate'; score: number }
+  | { kind: 'rate'; score: number; comment?: string }
   | { kind: 'relay'; text: string; files: string[] }
   | { kind: 'note'; text: string }
   | { kind: 'forward'; text: string; files: string[] }

@@ -31,7 +31,6 @@ import { tenantContext } from '../tenants/scope';
 import type { Gate } from './permissions';
 import { type Acting, askerOf, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
-import { tenantOf } from '../tenants/tenant';
 import type { Tenant } from '../../state/tenant-store';
 
 const CAS_ATTEMPTS = 10;
@@ -155,6 +154,9 @@ export class Handoffs {
           noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
           ...(afterHours ? { afterHours, mails } : {}),
+          ...(tenantCtx.scope
+            ? { office: { chatbotId: tenantCtx.config.chatbotId, kind: tenantCtx.scope.chatbot } }
+            : {}),
         },
       },
       who,
@@ -190,7 +192,7 @@ export class Handoffs {
   async claim(inv: Invocation, ticketId: string): Promise<void> {
     // An agent who claims is on the round-robin roster from then on.
     if (await this.act(inv, ticketId, { kind: 'claim' }))
-      await this.hours.roster(tenantOf(inv.place)).join(inv.surface.name, inv.actor);
+      await this.hours.roster(inv.tenant).join(inv.surface.name, inv.actor);
   }
 
   /** Release: the claimer hands the ticket back to the queue; the user is told someone else will pick it up. */
@@ -237,14 +239,14 @@ export class Handoffs {
     return (await this.act(inv, ticketId, { kind: how === 'closed' ? 'close' : 'cancel' })) !== undefined;
   }
 
-  /** A rating button: the user who was helped, once; the score goes on the ticket and into the figures. */
-  async rate(inv: Invocation, value: string): Promise<void> {
+  /** A rating (`ticket:score`; the survey's with a comment): the asker, once; on the ticket and in the figures. */
+  async rate(inv: Invocation, value: string, comment?: string): Promise<void> {
     const [ticketId = '', raw = ''] = value.split(':');
-    // The buttons the user pressed: answered on the interaction, before the notices (a press after
-    // a restart finds the rating given and is thanked again), so not an outbox notice.
-    await this.act(inv, ticketId, { kind: 'rate', score: Number(raw) }, async (rated) => {
-      const thanks: OutMessage = { text: rated.reply ?? '' };
-      if (inv.update) await quietly(this.ctx, () => inv.update!(thanks), 'replacing the rating buttons');
+    // Answered on the interaction, before the notices (a press after a restart finds the rating
+    // given and is thanked again), so not an outbox notice.
+    await this.act(inv, ticketId, { kind: 'rate', score: Number(raw), comment }, async (d) => {
+      const thanks: OutMessage = { text: d.reply ?? '' };
+      if (inv.update) await quietly(this.ctx, () => inv.update!(thanks), 'replacing the rating prompt');
       else await inv.reply(thanks, { ephemeral: true });
     });
   }
@@ -301,7 +303,7 @@ export class Handoffs {
       try {
         const ticket = await this.tickets.load(id);
         if (ticket?.status !== 'open') continue;
-        const { office } = await offices.of(ticket.userPlace);
+        const { office } = await offices.forTicket(ticket);
         // The last reminder of a ticket also owes its e-mail when its office e-mails tickets.
         const mails = this.hours.mailsTickets(office);
         const toldLate = (await this.ctx.store.get(ticketKeys.late(id))) !== undefined;

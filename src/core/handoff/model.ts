@@ -42,6 +42,8 @@ export const ticketSchema = z.object({
   /** Satisfaction 1-5 given by the user after the close. */
   rating: z.number().int().min(1).max(5).optional(),
   ratedAt: z.number().optional(),
+  /** What the user wrote with their rating (the survey's optional comment): their words, untrusted. */
+  ratingComment: z.string().optional(),
   /** When the user was told that nobody has claimed the ticket yet (once per ticket). */
   toldLateAt: z.number().optional(),
   /**
@@ -53,6 +55,12 @@ export const ticketSchema = z.object({
   notes: z.number().optional(),
   /** Opened outside office hours (HANDOFF_HOURS): marked, and e-mailed to TalkToHumanEmail. */
   afterHours: z.literal(true).optional(),
+  /**
+   * The office it was opened in (its tenant's chatbot then, and whose it was): its e-mails and steps
+   * follow that office only. A tenant that disconnected or left since has no office of this ticket
+   * any more, so nothing of it is mailed to another office or to the operator.
+   */
+  office: z.object({ chatbotId: z.string(), kind: z.enum(['own', 'operator', 'shared']) }).optional(),
   /** Round-robin: the agent it is offered to now, since when, and the roster entries offered it so far. */
   offeredTo: actorSchema.optional(),
   offeredAt: z.number().optional(),
@@ -92,7 +100,12 @@ export const HANDOFF_ACTIONS = {
   takeover: 'handoff.takeover',
   takeoverConfirm: 'handoff.takeover.confirm',
   rate: 'handoff.rate',
+  /** Opens the satisfaction survey (a rating and a comment) where the surface shows forms. */
+  survey: 'handoff.survey',
 } as const;
+
+/** The satisfaction survey's form (its state: the ticket id). */
+export const HANDOFF_SURVEY_FORM = 'handoff.survey';
 
 /** The state word a ticket shows first. */
 export function stateWord(status: Ticket['status']): 'Waiting' | 'Claimed' | 'Closed' | 'Cancelled' | 'Timed out' {

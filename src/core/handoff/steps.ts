@@ -25,7 +25,11 @@ export function actorOf(who: Who): Actor {
   return who.kind === 'bridge' ? BRIDGE_ACTOR : who.actor;
 }
 
-const toThread = (t: Ticket, text: string): Notice => ({ kind: 'toThread', ticketId: t.id, msg: { text } });
+const toThread = (t: Ticket, msg: string | NoticeMessage): Notice => ({
+  kind: 'toThread',
+  ticketId: t.id,
+  msg: typeof msg === 'string' ? { text: msg } : msg,
+});
 const toUser = (t: Ticket, msg: string | NoticeMessage): Notice => ({
   kind: 'post',
   ticketId: t.id,
@@ -49,6 +53,7 @@ export function open(o: Opening, now: number, who: Who): Decision {
     userNoticeText: o.noticeText,
     opening: true,
     ...(o.afterHours ? { afterHours: true as const } : {}),
+    ...(o.office ? { office: { ...o.office } } : {}),
   };
   const by = actorOf(who);
   const forUser = by.id === o.asker.id ? '' : `, by ${by.name}`;
@@ -189,13 +194,20 @@ export function remind(ticket: Ticket, e: EventOf<'remind'>): Decision | Refused
   };
 }
 
+/** The longest survey comment kept (the rest is cut). */
+const MAX_COMMENT = 1000;
+
 export function rate(ticket: Ticket, e: EventOf<'rate'>): Decision | Refused {
   if (!Number.isInteger(e.score) || e.score < 1 || e.score > 5) return { refusal: 'That rating button is not valid.' };
   if (ticket.rating !== undefined) return { refusal: `You already rated the help ${ticket.rating}/5. Thank you!` };
-  const t: Ticket = { ...ticket, rating: e.score, ratedAt: e.at };
+  const comment = e.comment?.trim().slice(0, MAX_COMMENT) || undefined;
+  const t: Ticket = { ...ticket, rating: e.score, ratedAt: e.at, ...(comment ? { ratingComment: comment } : {}) };
+  // The comment is the user's words: quoted as text for the agents (no markup or link of theirs goes live).
+  const said = comment ? ` They wrote: ${asText(comment)}` : '';
+  const line = `${t.user.name} rated the help ${e.score}/5.`;
   return {
     ticket: t,
-    notices: [refresh(t), toThread(t, `${t.user.name} rated the help ${e.score}/5.`)],
+    notices: [refresh(t), toThread(t, comment ? { text: `${asText(line)}${said}`, markdown: true } : line)],
     reply: `${closedText(t)}\nThank you! You rated the help ${e.score}/5.`,
   };
 }

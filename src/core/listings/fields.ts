@@ -7,6 +7,7 @@ import {
   AREA_UNITS,
   LISTING_FIELD_NAMES,
   LISTING_STATUSES,
+  PROPERTY_TYPES,
   SALE_TYPES,
   SPACE_TYPES,
   TOURS,
@@ -47,7 +48,7 @@ const f = (
 export const LISTING_FIELDS: readonly ListingFieldDef[] = [
   f('Address', 'Street address', 'string', false, 'The home', { hint: 'e.g. 3096 Larimer St' }),
   f('SalePrice', 'Asking price', 'number', false, 'The home', { hint: 'for a sale, in dollars, e.g. $450,000' }),
-  f('PropertyType', 'Property type', 'string', true, 'The home', { hint: 'e.g. House, Condo, Apartment' }),
+  f('PropertyType', 'Property type', 'enum', true, 'The home', { options: PROPERTY_TYPES }),
   f('Bedrooms', 'Bedrooms', 'number', true, 'The home', { hint: 'e.g. 3' }),
   f('Bathrooms', 'Bathrooms', 'number', true, 'The home', { hint: 'e.g. 2.5 (a half bath counts 0.5)' }),
   f('City', 'City', 'string', false, 'Where and how it is offered', { hint: 'e.g. Denver' }),
@@ -292,9 +293,11 @@ export function listingFormFields(initial: Partial<Record<ListingFieldName, stri
       required: d.required,
       group: d.group,
     };
-    if (d.options) field.options = d.options.map((o) => ({ value: o, label: optionLabel(o) }));
-    if (d.hint) field.hint = d.hint;
     const init = initial[d.name];
+    // A value outside the list (a property type the service took as typed) stays offered, as it is.
+    const options = d.options && init !== undefined && !d.options.includes(init) ? [...d.options, init] : d.options;
+    if (options) field.options = options.map((o) => ({ value: o, label: optionLabel(o) }));
+    if (d.hint) field.hint = d.hint;
     if (init !== undefined) field.initial = init;
     return field;
   });

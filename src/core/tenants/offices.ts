@@ -17,7 +17,7 @@ import { parseStored } from '../conversations/model';
 import type { Place, SurfaceName } from '../surface';
 import { OFFICE_KEY, type OfficeRecord, type Offices } from './office-record';
 import { servesManyTenants } from './shared-chatbot';
-import { tenantOf } from './tenant';
+import { isDirectTenant, tenantOf } from './tenant';
 
 const windowSchema = z.object({
   weekday: z.number().int().min(0).max(6),
@@ -90,18 +90,15 @@ export async function sameOffice(ctx: CoreContext, a: Tenant, b: Tenant): Promis
   return x !== undefined && x === y;
 }
 
-/**
- * Direct messages with the bot are no server's (Discord's '@me', surfaces/discord/direct-messages.ts):
- * the deployment's own channel, the environment's, takes their tickets.
- */
-const DIRECT: Partial<Record<SurfaceName, string>> = { discord: '@me' };
+// Direct messages with the bot are no server's (tenant.ts's isDirectTenant): the deployment's own
+// channel, the environment's, takes their tickets.
 
 /** The environment's channel of `surface`, as a channel of `from`'s workspace when it can be one; else undefined. */
 function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
   const env = ctx.config.handoff[surface];
   if (!env) return undefined;
   if (env.workspace === '') return servesManyTenants(ctx, surface) ? undefined : env;
-  const direct = from.surface === surface && DIRECT[surface] === from.id;
+  const direct = from.surface === surface && isDirectTenant(from);
   return surface !== from.surface || env.workspace === from.id || direct ? env : undefined;
 }
 
@@ -112,7 +109,7 @@ function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): Han
  */
 export function agentsTenant(ctx: CoreContext, t: Tenant): Tenant {
   const env = ctx.config.handoff[t.surface];
-  return DIRECT[t.surface] === t.id && env && env.workspace !== '' ? tenantOf(env) : t;
+  return isDirectTenant(t) && env && env.workspace !== '' ? tenantOf(env) : t;
 }
 
 /**
@@ -121,7 +118,7 @@ export function agentsTenant(ctx: CoreContext, t: Tenant): Tenant {
  * kept for the deployment's own channel, are its.
  */
 export function ownsEnvChannel(ctx: CoreContext, t: Tenant): boolean {
-  return t.id !== '' && DIRECT[t.surface] !== t.id && envTargetFor(ctx, t.surface, t) !== undefined;
+  return t.id !== '' && !isDirectTenant(t) && envTargetFor(ctx, t.surface, t) !== undefined;
 }
 
 export const NO_OWN_CHANNEL =

@@ -7,7 +7,7 @@
 import type { ChatbotKind, CoreContext } from '../context';
 import type { TenantChatbot } from './directory';
 import type { Place } from '../surface';
-import { type Tenant, tenantOf } from './tenant';
+import { isDirectTenant, type Tenant, tenantOf } from './tenant';
 
 /** The tenant's chatbot (the context's own when no directory is wired, as in core-only tests). */
 export async function chatbotFor(ctx: CoreContext, tenant: Tenant): Promise<TenantChatbot | undefined> {
@@ -52,7 +52,8 @@ export function guestsOn(ctx: Pick<CoreContext, 'config'>, surface: Tenant['surf
  */
 export function operatorsOffice(ctx: Pick<CoreContext, 'config'>, tenant: Tenant): boolean {
   const config = ctx.config;
-  if (!guestsOn(ctx, tenant.surface)) return true;
+  // A DM is no server's: the deployment's own office serves it (its tickets go to its channel).
+  if (!guestsOn(ctx, tenant.surface) || isDirectTenant(tenant)) return true;
   const mine = [config.operatorWorkspaces?.[tenant.surface], config.handoff[tenant.surface]?.workspace];
   return tenant.id !== '' && mine.includes(tenant.id);
 }

@@ -21,7 +21,37 @@ export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
 
+declare const requestTenantBrand: unique symbol;
+
+/**
+ * The tenant a request comes from, decided once by the surface from the platform's authorization
+ * (Slack: the workspace Bolt's `authorize` served; Discord: the interaction's or message's guild, a
+ * DM's own; the shell) and carried on the request (`BridgeRequest.tenant`): core reads it from there,
+ * never from a place. Made only by `requestTenant`, which refuses an empty id: a request without a
+ * tenant is a type error (a plain `Tenant` is not one), not a value.
+ */
+export type RequestTenant = Tenant & { readonly [requestTenantBrand]: true };
+
+/** The request's tenant; throws on an empty or blank workspace id (the request is then refused). */
+export function requestTenant(place: Pick<Place, 'surface' | 'workspace'>): RequestTenant {
+  if (place.workspace.trim() === '')
+    throw new Error(`a ${place.surface} request without a workspace: no tenant to act for`);
+  return tenantOf(place) as RequestTenant;
+}
+
 /** One string per tenant, for store keys and caches. */
 export function tenantKey(t: Tenant): string {
   return `${t.surface}:${t.id}`;
+}
+
+/**
+ * Direct messages with the bot are no server's: Discord's '@me' (surfaces/discord/direct-messages.ts),
+ * each DM a tenant of its own (`@me:<DM channel>`, one per user and the bot).
+ */
+const DIRECT: Partial<Record<Tenant['surface'], string>> = { discord: '@me' };
+
+/** Whether `t` is a direct message with the bot. */
+export function isDirectTenant(t: Tenant): boolean {
+  const direct = DIRECT[t.surface];
+  return direct !== undefined && (t.id === direct || t.id.startsWith(`${direct}:`));
 }

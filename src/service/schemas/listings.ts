@@ -8,6 +8,19 @@ export const AREA_UNITS = ['Square Feet', 'Square Meters'] as const;
 export const TOURS = ['OpenHouse', '3D'] as const;
 export const SPACE_TYPES = ['Entire place', 'Room'] as const;
 export const KEY_TYPES = ['ListingId', 'MLSNumber', 'URL'] as const;
+/**
+ * The property types a form offers. The service takes any text (PropertyType is a plain string), so
+ * a listing of another type keeps it: a form offers that value too, and typed pairs take anything.
+ */
+export const PROPERTY_TYPES = [
+  'House',
+  'Condo',
+  'Townhouse',
+  'Apartment',
+  'Multi-family',
+  'Land',
+  'Commercial',
+] as const;
 
 export type SaleType = (typeof SALE_TYPES)[number];
 export type KeyType = (typeof KEY_TYPES)[number];

@@ -2,9 +2,14 @@
  * The slash commands, generated from core's catalogue (COMMAND_SPECS) so Discord mirrors the one
  * grammar, and the way back: an interaction's options rendered as the grammar's argument string.
  *
- * Guild commands never show in direct messages: the conversation commands (the catalogue's
- * `directMessages`) are also registered globally for the bot's DMs only, so `/ask` there starts a
- * new conversation.
+ * Where each is offered is said by `integration_types` (0: the app installed in a server, 1: a person
+ * installed it for themselves) and `contexts` (0: a server, 1: the bot's DMs, 2: group DMs and DMs
+ * between others). The catalogue's `userInstall` commands (`/ask`, `/listings`) are global with both
+ * installs and every context, so someone who installed the app can use them in any server or DM;
+ * the conversation commands (`directMessages`) are offered in the bot's DMs too; everything else
+ * (admin, handoff) stays with a server install, in servers. Guild commands can carry neither field
+ * and never show in DMs: with DISCORD_GUILD_ID the server gets the others as guild commands and the
+ * global ones are registered beside them (never twice under one name in that server).
  */
 import {
   ApplicationIntegrationType,
@@ -15,7 +20,7 @@ import {
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import { argsFromOptions } from '../../core/commands/grammar';
-import { COMMAND_SPECS, type OptionSpec } from '../../core/commands/catalogue';
+import { COMMAND_SPECS, type CommandSpec, type OptionSpec } from '../../core/commands/catalogue';
 import type { CommandName } from '../../core/surface';
 
 /** Discord allows 25 choices per option. */
@@ -88,25 +93,50 @@ function addOptions(
 }
 
 /**
- * The bodies of a bulk overwrite, in catalogue order: `guild` (every command, in guild channels),
- * `dm` (the DM commands, in the bot's DMs only) or `global` (every command in guilds, the DM
- * commands in DMs too) when the bot is not registered per guild.
+ * `/ask photos:True`: Discord's own extra (not in the grammar): the question opens a form with a
+ * File Upload for photos (ask-photos.ts) instead of being asked at once.
+ */
+export const ASK_PHOTOS_OPTION = 'photos';
+
+const GUILD = InteractionContextType.Guild;
+const BOT_DM = InteractionContextType.BotDM;
+const PRIVATE = InteractionContextType.PrivateChannel;
+
+/** Where a global command is offered: by which installs, in which contexts. */
+function reach(
+  spec: CommandSpec,
+  scope: 'dm' | 'global',
+): { installs: ApplicationIntegrationType[]; contexts: InteractionContextType[] } {
+  if (spec.userInstall)
+    return {
+      installs: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],
+      contexts: [GUILD, BOT_DM, PRIVATE],
+    };
+  const contexts = scope === 'dm' ? [BOT_DM] : spec.directMessages ? [GUILD, BOT_DM] : [GUILD];
+  return { installs: [ApplicationIntegrationType.GuildInstall], contexts };
+}
+
+/**
+ * The bodies of a bulk overwrite, in catalogue order: `guild` (the commands of one server: all but
+ * the user-installable ones), `dm` (registered globally beside them: the user-installable commands
+ * everywhere, the other DM commands in the bot's DMs only) or `global` (every command, when the bot
+ * is not registered per guild).
  */
 export function slashCommandDefinitions(
   scope: 'guild' | 'dm' | 'global' = 'guild',
 ): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
-  const specs = scope === 'dm' ? COMMAND_SPECS.filter((s) => s.directMessages) : COMMAND_SPECS;
+  const specs =
+    scope === 'dm'
+      ? COMMAND_SPECS.filter((s) => s.directMessages || s.userInstall)
+      : scope === 'guild'
+        ? COMMAND_SPECS.filter((s) => !s.userInstall)
+        : COMMAND_SPECS;
   return specs.map((spec) => {
     const builder = new SlashCommandBuilder().setName(spec.name).setDescription(spec.summary.slice(0, 100));
     if (scope === 'guild') builder.setDMPermission(false);
     else {
-      const contexts =
-        scope === 'dm'
-          ? [InteractionContextType.BotDM]
-          : spec.directMessages
-            ? [InteractionContextType.Guild, InteractionContextType.BotDM]
-            : [InteractionContextType.Guild];
-      builder.setContexts(...contexts).setIntegrationTypes(ApplicationIntegrationType.GuildInstall);
+      const { installs, contexts } = reach(spec, scope);
+      builder.setContexts(...contexts).setIntegrationTypes(...installs);
     }
     if (spec.subcommands.length > 0) {
       for (const sub of spec.subcommands) {
@@ -119,6 +149,10 @@ export function slashCommandDefinitions(
     } else {
       addOptions(builder, spec.options);
     }
+    if (spec.name === 'ask')
+      builder.addBooleanOption((o) =>
+        o.setName(ASK_PHOTOS_OPTION).setDescription('Attach photos to the question (opens a form)').setRequired(false),
+      );
     return builder.toJSON();
   });
 }
@@ -128,6 +162,8 @@ export function argsOf(i: ChatInputCommandInteraction, name: CommandName): strin
   const sub = i.options.getSubcommand(false) ?? undefined;
   const raw = sub ? (i.options.data[0]?.options ?? []) : i.options.data;
   const values: Record<string, string | number | boolean | undefined> = {};
-  for (const o of raw) if (o.value !== undefined && o.value !== null) values[o.name] = o.value;
+  for (const o of raw)
+    if (o.value !== undefined && o.value !== null && !(name === 'ask' && o.name === ASK_PHOTOS_OPTION))
+      values[o.name] = o.value;
   return argsFromOptions(name, sub, values);
 }

@@ -18,6 +18,7 @@ export type ParsedId =
   | { kind: 'form-submit'; session: string }
   | { kind: 'form-cancel'; session: string }
   | { kind: 'form-modal'; session: string; chunk: number; submit: boolean }
+  | { kind: 'ask-photos' }
   | { kind: 'unknown' };
 
 export function newKey(): string {
@@ -56,6 +57,8 @@ export async function parseId(store: StateStore, id: string): Promise<ParsedId> 
       return { kind: 'form-cancel', session: a };
     case 'fm':
       return { kind: 'form-modal', session: a, chunk: Number(rest[0] ?? 0), submit: rest[1] === '1' };
+    case 'ap':
+      return { kind: 'ask-photos' };
     default:
       return { kind: 'unknown' };
   }

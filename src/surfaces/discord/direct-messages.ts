@@ -22,21 +22,32 @@ import type {
 import type { StateStore } from '../../state/store';
 import type { DiscordPort } from './port';
 import type { Responder } from './responder';
+import { isPrivateThread } from './user-install';
 
 /** Discord's own name for "no guild" in its routes (`/channels/@me`). */
 const DM_WORKSPACE = '@me';
+
+/**
+ * The workspace of a DM's places: each DM (one per user and the bot) is a tenant of its own,
+ * `@me:<DM channel id>`, so no DM user's conversations, records or limits are another's.
+ */
+function dmWorkspace(channelId: string): string {
+  return `${DM_WORKSPACE}:${channelId}`;
+}
 /** The button that starts a new conversation in a DM; handled by the surface (it only moves the marker). */
 export const NEW_CONVERSATION_ACTION = 'discord.dm.new';
 
 const MARKER_TTL_MS = 90 * 24 * 3600 * 1000;
 
 function isDirect(place: Place): boolean {
-  return place.surface === 'discord' && place.workspace === DM_WORKSPACE;
+  return (
+    place.surface === 'discord' && (place.workspace === DM_WORKSPACE || place.workspace.startsWith(`${DM_WORKSPACE}:`))
+  );
 }
 
 /** The DM channel itself: where a DM conversation's messages go. */
 function channelPlace(place: Place): Place {
-  return isDirect(place) ? { surface: 'discord', workspace: DM_WORKSPACE, channel: place.channel } : place;
+  return isDirect(place) ? { surface: 'discord', workspace: place.workspace, channel: place.channel } : place;
 }
 
 /** Which conversation each DM channel is in, and which guild a guild place configured without one is in. */
@@ -65,7 +76,7 @@ export class DirectMessages {
   /** The DM's current conversation; without one, the place of the channel (no conversation yet). */
   async currentPlace(channelId: string): Promise<Place> {
     const marker = await this.store.get(this.key(channelId));
-    const place: Place = { surface: 'discord', workspace: DM_WORKSPACE, channel: channelId };
+    const place: Place = { surface: 'discord', workspace: dmWorkspace(channelId), channel: channelId };
     return typeof marker === 'string' ? { ...place, thread: marker } : place;
   }
 
@@ -117,12 +128,25 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
   }
 
   async post(at: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
+    if (isPrivateThread(at)) {
+      const latest = opts.latest;
+      const id = await this.port.privately.post(at, () => this.port.render(this.decorate(at, latest ? latest() : msg)));
+      return { place: at, id };
+    }
     const place = this.dms.placed(at);
     const ref = await this.port.post(channelPlace(place), this.decorate(place, msg), this.decorateLatest(place, opts));
     return { place, id: ref.id };
   }
 
   async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
+    if (isPrivateThread(ref.place)) {
+      const latest = opts.latest;
+      const place = ref.place;
+      await this.port.privately.edit(place, ref.id, () =>
+        this.port.render(this.decorate(place, latest ? latest() : msg)),
+      );
+      return;
+    }
     await this.port.edit(this.channelRef(ref), this.decorate(ref.place, msg), this.decorateLatest(ref.place, opts));
   }
 
@@ -137,6 +161,14 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
   }
 
   async startThread(place: Place, root: OutMessage, title: string): Promise<{ thread: Place; root: MessageRef }> {
+    const via = this.via;
+    if (via?.privately) {
+      // Where the bot may not post: the conversation lives in the interaction's own replies.
+      const i = via.interaction;
+      const rootId = await this.port.gateway.global({}, async () => via.reply(await this.port.render(root), true));
+      const thread = await this.port.privately.begin(place.channel, i.id, i.applicationId, i.token);
+      return { thread, root: { place, id: rootId ?? i.id } };
+    }
     if (!isDirect(place)) return this.port.startThread(this.dms.placed(place), root, title, this.via);
     const channel = channelPlace(place);
     // The command's own reply is the root when it is still free, as in a guild channel.
@@ -147,13 +179,20 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
     return { thread: { ...channel, thread: rootId }, root: { place: channel, id: rootId } };
   }
 
-  notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+  async notify(place: Place, user: Actor, msg: OutMessage): Promise<void> {
+    if (isPrivateThread(place) && !(this.via?.live && this.via.userId === user.id)) {
+      await this.post(place, msg);
+      return;
+    }
     return this.port.notify(channelPlace(place), user, msg, this.via);
   }
 
   // Handoff tickets' links, channel names and button removal (guild places; DMs have none of them).
   permalink(ref: MessageRef): Promise<string | undefined> {
-    return this.port.permalink(ref);
+    // Discord's link to a DM message names no guild: `/channels/@me/<channel>/<message>`.
+    return this.port.permalink(
+      isDirect(ref.place) ? { ...ref, place: { ...ref.place, workspace: DM_WORKSPACE } } : ref,
+    );
   }
 
   channelName(place: Place): Promise<string | undefined> {
@@ -175,6 +214,8 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
   }
 
   stripButtons(thread: Place, actions: string[]): Promise<void> {
+    // A private conversation's messages are ephemeral: no channel of the bot's to read them back from.
+    if (isPrivateThread(thread)) return Promise.resolve();
     return this.port.stripButtons(channelPlace(thread), actions);
   }
 
@@ -208,8 +249,14 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
     return latest ? { ...opts, latest: () => this.decorate(place, latest()) } : opts;
   }
 
-  /** A finished answer (it offers "Talk to a human") in a DM also offers a new conversation. */
+  /**
+   * A finished answer (it offers "Talk to a human") in a DM also offers a new conversation. A private
+   * conversation (user install) offers no human: an agent's replies could not reach it once its
+   * interaction ends, 15 minutes on.
+   */
   private decorate(place: Place, msg: OutMessage): OutMessage {
+    if (isPrivateThread(place))
+      return msg.buttons ? { ...msg, buttons: msg.buttons.filter((b) => b.action !== HANDOFF_ACTIONS.request) } : msg;
     if (!isDirect(place) || msg.typing || !msg.buttons?.some((b) => b.action === HANDOFF_ACTIONS.request)) return msg;
     return {
       ...msg,

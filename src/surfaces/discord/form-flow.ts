@@ -8,7 +8,7 @@ import type { ButtonInteraction, ModalSubmitInteraction } from 'discord.js';
 import type { Actor, FormSpec, Place } from '../../core/surface';
 import { newKey, type ParsedId } from './custom-ids';
 import { FormSessions, panelOf, type FormSession } from './forms';
-import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import { actorFor, invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
 import { modalOf, submittedValues, typedValue } from './modal';
 import type { RenderedMessage } from './render';
 import type { Responder } from './responder';
@@ -52,8 +52,8 @@ export class FormFlow {
     }
     const responder = responderFor(this.inb, i, true);
     await withResponder(this.inb, responder, async () => {
-      const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
+      const place = await placeOf(this.inb, i.guildId, i.channelId, i);
+      const actor = await actorFor(this.inb, i);
       await this.submit(responder, parsed.session, session, place, actor, true);
     });
   }
@@ -72,25 +72,20 @@ export class FormFlow {
       const field = session.fields.find((f) => f.name === name);
       const text = submitted.values.texts[name];
       // An empty channel select, or an input the modal did not carry, keeps the earlier value.
+      const pick = submitted.values.picks[name];
       if (field?.kind === 'channel') {
         const picked = submitted.values.channels[name];
         if (picked) session.values[name] = picked;
-      } else if (text !== undefined) session.values[name] = field ? typedValue(field, text) : text;
+      } else if (pick !== undefined) session.values[name] = pick;
+      else if (text !== undefined) session.values[name] = field ? typedValue(field, text) : text;
     }
     if (!session.done.includes(parsed.chunk)) session.done.push(parsed.chunk);
     await this.sessions.save(parsed.session, session);
     const responder = responderFor(this.inb, i, true);
     await withResponder(this.inb, responder, async () => {
       if (parsed.submit) {
-        const place = await placeOf(this.inb, i.guildId, i.channelId ?? '');
-        await this.submit(
-          responder,
-          parsed.session,
-          session,
-          place,
-          await this.inb.people.actorOf(i.user, i.member, i.memberPermissions),
-          false,
-        );
+        const place = await placeOf(this.inb, i.guildId, i.channelId ?? '', i);
+        await this.submit(responder, parsed.session, session, place, await actorFor(this.inb, i), false);
         return;
       }
       const panel = panelMessage(parsed.session, session);
@@ -114,6 +109,10 @@ export class FormFlow {
       session.state,
       session.values,
     );
+    if (result.ok && result.shown) {
+      await this.sessions.delete(key);
+      return;
+    }
     if (result.ok) {
       await this.sessions.delete(key);
       const done = result.message ? await this.inb.port.render(result.message) : plain(`${session.title}: saved.`);

@@ -16,7 +16,7 @@ const SESSION_TTL_MS = 60 * 60 * 1000;
 const fieldSchema = z.object({
   name: z.string(),
   label: z.string(),
-  kind: z.enum(['text', 'textarea', 'number', 'select', 'boolean', 'channel']),
+  kind: z.enum(['text', 'textarea', 'number', 'select', 'choice', 'boolean', 'channel']),
   secret: z.boolean().optional(),
   required: z.boolean(),
   options: z.array(z.object({ value: z.string(), label: z.string() })).optional(),

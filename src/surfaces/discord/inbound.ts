@@ -2,7 +2,8 @@
  * What the inbound parts (interactions, messages, forms) share: where an event happened as core's
  * Place, and an interaction as core's Invocation answered through a Responder.
  */
-import { tenantOf } from '../../core/tenants/tenant';
+import type { Interaction } from 'discord.js';
+import { requestTenant } from '../../core/tenants/tenant';
 import type { Logger } from 'pino';
 import type { Actor, BridgeCore, FormSpec, Invocation, Place } from '../../core/surface';
 import type { StateStore } from '../../state/store';
@@ -12,6 +13,7 @@ import type { DiscordPort } from './port';
 import type { RenderedMessage } from './render';
 import { errInfo, Responder, type Repliable } from './responder';
 import type { Threads } from './threads';
+import { answeredPrivately, privatePlace } from './user-install';
 
 export interface Inbound {
   /** Discord's port: rendering, and ephemeral messages an interaction made. */
@@ -32,8 +34,17 @@ export interface Inbound {
   deferAfterMs: number;
 }
 
-/** Where an event happened: a DM's current conversation, a guild thread under its channel, or a channel. */
-export async function placeOf(inb: Inbound, guildId: string | null, channelId: string): Promise<Place> {
+/**
+ * Where an event happened: a private place where the bot may not post (a user install's, see
+ * user-install.ts), a DM's current conversation, a guild thread under its channel, or a channel.
+ */
+export async function placeOf(
+  inb: Inbound,
+  guildId: string | null,
+  channelId: string,
+  i?: Interaction,
+): Promise<Place> {
+  if (i && answeredPrivately(i)) return privatePlace(channelId);
   if (!guildId) return inb.dms.currentPlace(channelId);
   const parent = await inb.threads.parentOf(channelId);
   return parent
@@ -41,10 +52,19 @@ export async function placeOf(inb: Inbound, guildId: string | null, channelId: s
     : { surface: 'discord', workspace: guildId, channel: channelId };
 }
 
+/** Who acts; where the bot is not installed (a user install's), their server roles make no admin of them. */
+export function actorFor(inb: Inbound, i: Repliable): Promise<Actor> {
+  return answeredPrivately(i)
+    ? inb.people.actorOf(i.user, null)
+    : inb.people.actorOf(i.user, i.member, i.memberPermissions);
+}
+
 export function responderFor(inb: Inbound, i: Repliable, deferEphemeral: boolean): Responder {
+  const privately = answeredPrivately(i);
   return new Responder(i, {
     deferAfterMs: inb.deferAfterMs,
-    deferEphemeral,
+    deferEphemeral: deferEphemeral || privately,
+    privately,
     log: inb.log,
     onEphemeral: (id, edit) => inb.port.rememberEphemeral(id, edit),
   });
@@ -65,7 +85,7 @@ export function plain(text: string): RenderedMessage {
 export function invocationOf(inb: Inbound, responder: Responder, place: Place, actor: Actor): Invocation {
   const i = responder.interaction;
   const inv: Invocation = {
-    tenant: tenantOf(place),
+    tenant: requestTenant(place),
     surface: inb.surface.forInteraction(responder),
     place,
     actor,

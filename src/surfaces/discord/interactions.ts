@@ -13,12 +13,14 @@ import {
 } from 'discord.js';
 import { COMMAND_SPECS, isCommandName, specOf } from '../../core/commands/catalogue';
 import type { BridgeCore, CommandName } from '../../core/surface';
-import { argsOf } from './commands';
+import { askPhotosModal, submittedAsk } from './ask-photos';
+import { ASK_PHOTOS_OPTION, argsOf } from './commands';
 import { parseId } from './custom-ids';
 import { NEW_CONVERSATION_ACTION } from './direct-messages';
 import type { FormFlow } from './form-flow';
-import { invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import { actorFor, invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
 import { errInfo } from './responder';
+import { answeredPrivately } from './user-install';
 
 /** Commands whose answers everyone in the channel sees; the others answer their invoker only. */
 const PUBLIC_COMMANDS = new Set<CommandName>(COMMAND_SPECS.filter((s) => s.answersInChannel).map((s) => s.name));
@@ -48,15 +50,23 @@ export class Interactions {
 
   private async command(core: BridgeCore, i: ChatInputCommandInteraction): Promise<void> {
     const name = i.commandName;
-    if (!isCommandName(name) || (!i.inGuild() && !specOf(name).directMessages)) {
+    // Offered where its registration says (commands.ts); a stale registration is refused the same way.
+    const spec = isCommandName(name) ? specOf(name) : undefined;
+    const offered = spec?.userInstall || (!answeredPrivately(i) && (i.inGuild() || spec?.directMessages));
+    if (!isCommandName(name) || !offered) {
       await i.reply({ content: `/${name} is not available here.`, flags: MessageFlags.Ephemeral });
+      return;
+    }
+    if (name === 'ask' && i.options.getBoolean(ASK_PHOTOS_OPTION)) {
+      // The photos come in a modal (the first response); its submit is the `/ask` (see askWithPhotos).
+      await i.showModal(askPhotosModal(i.options.getString('question') ?? ''));
       return;
     }
     const args = argsOf(i, name);
     const responder = responderFor(this.inb, i, !PUBLIC_COMMANDS.has(name));
     await withResponder(this.inb, responder, async () => {
-      const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
+      const place = await placeOf(this.inb, i.guildId, i.channelId, i);
+      const actor = await actorFor(this.inb, i);
       await core.command(invocationOf(this.inb, responder, place, actor), name, args);
     });
   }
@@ -78,18 +88,39 @@ export class Interactions {
         await responder.reply(plain('New conversation: your next message starts a fresh chat with me.'), false);
         return;
       }
-      const place = await placeOf(this.inb, i.guildId, i.channelId);
-      const actor = await this.inb.people.actorOf(i.user, i.member, i.memberPermissions);
+      const place = await placeOf(this.inb, i.guildId, i.channelId, i);
+      const actor = await actorFor(this.inb, i);
       await core.action(invocationOf(this.inb, responder, place, actor), parsed.action, parsed.value);
     });
   }
 
   private async modal(i: ModalSubmitInteraction): Promise<void> {
     const parsed = await parseId(this.inb.store, i.customId);
+    if (parsed.kind === 'ask-photos') {
+      await this.askWithPhotos(i);
+      return;
+    }
     if (parsed.kind !== 'form-modal') {
       await i.reply({ content: 'This form has expired: run the command again.', flags: MessageFlags.Ephemeral });
       return;
     }
     await this.forms.onModal(i, parsed);
+  }
+
+  /** `/ask`'s form: the question with its photos, through core's `/ask` like the command itself. */
+  private async askWithPhotos(i: ModalSubmitInteraction): Promise<void> {
+    const core = this.inb.core();
+    const submitted = submittedAsk(i.components);
+    if (!core || !submitted.ok) {
+      if (!submitted.ok) this.inb.log.warn({ why: submitted.why }, 'discord: an ask form of an unexpected shape');
+      await i.reply({ content: 'This form could not be read: run /ask again.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    const responder = responderFor(this.inb, i, false);
+    await withResponder(this.inb, responder, async () => {
+      const place = await placeOf(this.inb, i.guildId, i.channelId ?? '', i);
+      const inv = invocationOf(this.inb, responder, place, await actorFor(this.inb, i));
+      await core.command({ ...inv, attachments: submitted.photos }, 'ask', submitted.question);
+    });
   }
 }

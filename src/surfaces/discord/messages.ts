@@ -4,7 +4,7 @@
  * conversation in the DM (direct-messages.ts). Bots, webhooks and system messages are not for the
  * bridge.
  */
-import { tenantOf } from '../../core/tenants/tenant';
+import { requestTenant } from '../../core/tenants/tenant';
 import { MessageType, type Message } from 'discord.js';
 import type { Attachment, IncomingMessage, Place } from '../../core/surface';
 import type { Inbound } from './inbound';
@@ -48,7 +48,7 @@ export class Messages {
     // Who and where, once: the guild is the tenant (a DM's '@me'); the answer is for the writer
     // until core finds the conversation's asker.
     const msg: IncomingMessage = {
-      tenant: tenantOf(place),
+      tenant: requestTenant(place),
       surface: this.inb.surface,
       place,
       actor,

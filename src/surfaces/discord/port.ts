@@ -32,6 +32,8 @@ import { MAX_CONTENT, renderMessage, restBody, type RenderedMessage } from './re
 import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
+import { PrivateAnswers } from './user-install';
+import { asSurvey } from './survey';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 
@@ -92,6 +94,8 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly threads: Threads;
   /** Who can view a channel; absent without a client (the port alone only makes REST calls). */
   private readonly members: ChannelMembers | undefined;
+  /** Conversations where the bot may not post (a user install's): answered through their interaction. */
+  readonly privately: PrivateAnswers;
 
   constructor(
     private readonly rest: REST,
@@ -101,6 +105,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   ) {
     this.gateway = new DiscordGateway(store, log);
     this.threads = new Threads(rest, store, this.gateway);
+    this.privately = new PrivateAnswers(rest, store, this.gateway);
     this.members = client && new ChannelMembers(client, store, this.gateway, log);
   }
 
@@ -118,7 +123,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   }
 
   render(msg: OutMessage): Promise<RenderedMessage> {
-    return renderMessage(msg, (b) => buttonId(this.store, b));
+    return renderMessage(asSurvey(msg), (b) => buttonId(this.store, b));
   }
 
   /** An ephemeral message can only be edited through the interaction that made it. */

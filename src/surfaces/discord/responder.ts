@@ -27,6 +27,11 @@ export interface ResponderOptions {
   /** Whether a deferred reply (commands) is ephemeral: decided up front per command. */
   deferEphemeral: boolean;
   log: Logger;
+  /**
+   * The bot may not post where the interaction happened (user-install.ts): every answer is the
+   * invoker's own, ephemeral, and nothing roots a thread.
+   */
+  privately?: boolean;
   /** Called with each ephemeral message, so later edits of it can go through this interaction. */
   onEphemeral(messageId: string, edit: (msg: RenderedMessage) => Promise<void>): void;
 }
@@ -68,6 +73,10 @@ export class Responder {
     private readonly opts: ResponderOptions,
   ) {}
 
+  get privately(): boolean {
+    return this.opts.privately === true;
+  }
+
   get userId(): string {
     return this.interaction.user.id;
   }
@@ -104,7 +113,8 @@ export class Responder {
     this.state = 'deferred';
   }
 
-  reply(msg: RenderedMessage, ephemeral: boolean): Promise<string | undefined> {
+  reply(msg: RenderedMessage, asked: boolean): Promise<string | undefined> {
+    const ephemeral = asked || this.privately;
     return this.serial(async () => {
       const i = this.interaction;
       const payload = djsPayload(msg);
@@ -197,13 +207,19 @@ export class Responder {
    */
   isCommandIn(channelId: string): boolean {
     const i = this.interaction;
-    return i.isChatInputCommand() && i.channelId === channelId;
+    return !this.privately && this.opensConversations() && i.channelId === channelId;
+  }
+
+  /** A slash command, or a form it opened (`/ask` with photos): its reply is the channel's, free to root a thread. */
+  private opensConversations(): boolean {
+    const i = this.interaction;
+    return i.isChatInputCommand() || (i.isModalSubmit() && !i.isFromMessage());
   }
 
   rootMessage(msg: RenderedMessage, channelId: string): Promise<string | undefined> {
     return this.serial(async () => {
       const i = this.interaction;
-      if (!i.isChatInputCommand() || i.channelId !== channelId) return undefined;
+      if (this.privately || !this.opensConversations() || i.channelId !== channelId) return undefined;
       if (this.state === 'fresh') {
         this.state = 'replied';
         return this.replyWithId(djsPayload(msg));

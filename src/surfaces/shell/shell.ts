@@ -1,4 +1,4 @@
-import { tenantOf } from '../../core/tenants/tenant';
+import { requestTenant } from '../../core/tenants/tenant';
 import { randomUUID } from 'crypto';
 import { basename } from 'path';
 import * as readline from 'readline';
@@ -258,7 +258,13 @@ export class Shell {
 
   /** Who and where, once per line typed: the shell is its own tenant; the answer is for who typed it. */
   private request(actor: Actor, place: Place): BridgeRequest {
-    return { tenant: tenantOf(place), surface: this.surface, place, actor, for: { id: actor.id, name: actor.name } };
+    return {
+      tenant: requestTenant(place),
+      surface: this.surface,
+      place,
+      actor,
+      for: { id: actor.id, name: actor.name },
+    };
   }
 
   private invocation(actor: Actor, place: Place, source?: MessageRef): Invocation {

@@ -295,6 +295,7 @@ function fieldElement(f: FormField): Block {
       return el;
     }
     case 'select':
+    case 'choice':
     case 'boolean': {
       const opts =
         f.kind === 'boolean' && (!f.options || f.options.length === 0)
@@ -327,7 +328,7 @@ export function renderForm(form: FormSpec, meta: FormMetadata): Block {
       };
       if (f.hint) block.hint = plain(f.hint, 2000);
       // The hint as the empty input's placeholder too ("square feet, e.g. 1,850").
-      if (f.hint && f.kind !== 'select' && f.kind !== 'boolean' && f.kind !== 'channel')
+      if (f.hint && f.kind !== 'select' && f.kind !== 'choice' && f.kind !== 'boolean' && f.kind !== 'channel')
         (block.element as Block).placeholder = plain(f.hint, 150);
       blocks.push(block);
     }

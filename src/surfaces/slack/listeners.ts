@@ -8,7 +8,7 @@
  * the App Home) are registered beside these in index.ts.
  */
 import { byReference } from '../../core/user-messages';
-import { tenantOf } from '../../core/tenants/tenant';
+import { requestTenant } from '../../core/tenants/tenant';
 import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { COMMAND_SPECS } from '../../core/commands/catalogue';
@@ -77,11 +77,18 @@ type Helpers = ReturnType<typeof helpers>;
 function helpers(d: ListenerDeps) {
   // Admins: SLACK_ADMIN_USERS, and the workspace's own admins and owners (users.info, cached with the name).
   // Looked up in the request's own workspace (the place's).
-  const actor = async (place: Place, id: string, fallbackName?: string): Promise<Actor> => ({
-    id,
-    name: await d.users.name(place.workspace, id, fallbackName),
-    isAdmin: d.adminUsers.includes(id) || (await d.users.isWorkspaceAdmin(place.workspace, id)),
-  });
+  // An org admin or owner (Grid) is an admin of every workspace of the org; only they change an
+  // org-wide install's shared connection.
+  const actor = async (place: Place, id: string, fallbackName?: string): Promise<Actor> => {
+    const named = d.adminUsers.includes(id);
+    const orgAdmin = named || (await d.users.isOrgAdmin(place.workspace, id));
+    return {
+      id,
+      name: await d.users.name(place.workspace, id, fallbackName),
+      isAdmin: orgAdmin || (await d.users.isWorkspaceAdmin(place.workspace, id)),
+      orgAdmin,
+    };
+  };
 
   const invocation = (
     place: Place,
@@ -321,7 +328,7 @@ function registerMessageEvents(d: ListenerDeps, h: Helpers): void {
  * core finds the conversation's asker (a native stream in a thread is addressed to its asker).
  */
 function requestOf(d: ListenerDeps, place: Place, actor: Actor): BridgeRequest {
-  return { tenant: tenantOf(place), surface: d.port, place, actor, for: { id: actor.id, name: actor.name } };
+  return { tenant: requestTenant(place), surface: d.port, place, actor, for: { id: actor.id, name: actor.name } };
 }
 
 function safeJson(s: string): unknown {

@@ -19,6 +19,9 @@ const userInfoSchema = z.object({
     is_bot: z.boolean().nullish(),
     is_admin: z.boolean().nullish(),
     is_owner: z.boolean().nullish(),
+    is_org_admin: z.boolean().nullish(),
+    is_org_owner: z.boolean().nullish(),
+    is_primary_owner: z.boolean().nullish(),
     name: z.string().nullish(),
     real_name: z.string().nullish(),
     profile: z.object({ display_name: z.string().nullish(), real_name: z.string().nullish() }).nullish(),
@@ -31,6 +34,11 @@ type Info = {
   bot: boolean;
   /** A workspace admin or owner (the tenant's admins: they may connect its chatbot). */
   admin: boolean;
+  /**
+   * An admin or owner of the Enterprise Grid org (is_org_admin, is_org_owner): only they change an
+   * org-wide install's connection, which every workspace of the org shares. Absent in older records.
+   */
+  orgAdmin?: boolean;
 };
 
 const TTL_MS = 10 * 60 * 1000;
@@ -62,6 +70,11 @@ export class UserNames {
     return (await this.info(team, userId))?.bot === true;
   }
 
+  /** Whether users.info says the user is an admin or owner of the Grid org (unknown: not). */
+  async isOrgAdmin(team: string, userId: string): Promise<boolean> {
+    return (await this.info(team, userId))?.orgAdmin === true;
+  }
+
   /** Whether users.info says the user is an admin or owner of the workspace (unknown: not). */
   async isWorkspaceAdmin(team: string, userId: string): Promise<boolean> {
     return (await this.info(team, userId))?.admin === true;
@@ -88,6 +101,11 @@ export class UserNames {
     const pick = [u.profile?.display_name, u.profile?.real_name, u.real_name, u.name].find(
       (s) => s && s.trim().length > 0,
     );
-    return { name: pick?.trim() ?? null, bot: u.is_bot === true, admin: u.is_admin === true || u.is_owner === true };
+    return {
+      name: pick?.trim() ?? null,
+      bot: u.is_bot === true,
+      admin: u.is_admin === true || u.is_owner === true,
+      orgAdmin: u.is_org_admin === true || u.is_org_owner === true,
+    };
   }
 }

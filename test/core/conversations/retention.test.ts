@@ -2,7 +2,7 @@
  * Retention: a conversation, its chat session and its transcript expire RETENTION_DAYS after the
  * conversation's last activity (here shortened to seconds), and activity keeps them alive.
  */
-import { tenantOf } from '../../../src/core/tenants/tenant';
+import { requestTenant } from '../../../src/core/tenants/tenant';
 import { startCoreHarness } from '../../support/core-harness';
 import { waitFor } from '../../../fakes/wait-for';
 import { conversationIdOf, convKeys } from '../../../src/core/conversations/model';
@@ -37,7 +37,7 @@ describe('conversations: retention', () => {
     while (Date.now() < activeUntil) {
       await h.bridge.message(
         {
-          tenant: tenantOf(thread),
+          tenant: requestTenant(thread),
           surface: h.surface,
           place: thread,
           actor: h.users.alice,

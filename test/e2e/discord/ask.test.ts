@@ -18,22 +18,30 @@ describe('Discord: registration, /ask, threads and mentions', () => {
     );
     expect(puts).toHaveLength(1);
     const names = (e.fake.commands.get(e.fake.guildId) ?? []).map((c) => c.name);
-    expect(names).toEqual(
-      expect.arrayContaining(['ask', 'listings', 'listing', 'chatbot', 'handoff', 'analytics', 'history']),
-    );
-    // Guild commands never show in DMs: the conversation commands are also global, for the bot's DMs only.
-    const global = (e.fake.commands.get('global') ?? []).map((c) => ({ name: c.name, contexts: c.contexts }));
+    expect(names).toEqual(expect.arrayContaining(['listing', 'chatbot', 'handoff', 'analytics', 'history']));
+    // Guild commands never show in DMs: /ask and /listings are global (for both installs, everywhere:
+    // never twice in the server), the other conversation command global for the bot's DMs only.
+    const global = (e.fake.commands.get('global') ?? []).map((c) => ({
+      name: c.name,
+      integration_types: c.integration_types,
+      contexts: c.contexts,
+    }));
     expect(global).toEqual([
-      { name: 'ask', contexts: [1] },
-      { name: 'handoff', contexts: [1] },
+      { name: 'ask', integration_types: [0, 1], contexts: [0, 1, 2] },
+      { name: 'listings', integration_types: [0, 1], contexts: [0, 1, 2] },
+      { name: 'handoff', integration_types: [0], contexts: [1] },
     ]);
+    expect(names).not.toContain('ask');
   });
 
   test('the registered options mirror the grammar', () => {
-    const cmds = e.fake.commands.get(e.fake.guildId) ?? [];
+    const cmds = [...(e.fake.commands.get(e.fake.guildId) ?? []), ...(e.fake.commands.get('global') ?? [])];
     type Opt = { name: string; type: number; required?: boolean; choices?: Array<{ value: string }>; options?: Opt[] };
     const byName = (n: string): Opt[] => (cmds.find((c) => c.name === n)?.options as Opt[] | undefined) ?? [];
-    expect(byName('ask')).toEqual([expect.objectContaining({ name: 'question', type: 3, required: true })]);
+    expect(byName('ask')).toEqual([
+      expect.objectContaining({ name: 'question', type: 3, required: true }),
+      expect.objectContaining({ name: 'photos', type: 5, required: false }),
+    ]);
     const listings = byName('listings');
     expect(listings.map((o) => o.name)).toEqual(['city', 'type', 'mls', 'page']);
     expect(listings.find((o) => o.name === 'type')?.choices?.map((c) => c.value)).toEqual(['for_sale', 'for_rent']);

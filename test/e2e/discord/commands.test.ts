@@ -151,7 +151,7 @@ describe('Discord: every command', () => {
     expect(listed.split('\n').filter((l) => l.includes('Discord Bot One'))).toHaveLength(1);
   });
 
-  test('/listing create opens the form in modal groups; invalid values come back naming the fields', async () => {
+  test('/listing create opens the form in modal groups of selects and inputs; invalid values come back naming the fields', async () => {
     const rec = command('listing', { sub: 'create' });
     const panel = await firstResponse(rec, 'the form panel');
     expect(panel.ephemeral).toBe(true);
@@ -168,37 +168,45 @@ describe('Discord: every command', () => {
       'Bedrooms',
       'Bathrooms',
     ]);
+    // A field with a fixed set of values is a string select in its Label, never typed text.
+    const propertyType = modal.inputs.find((i) => i.custom_id === 'PropertyType')!;
+    expect(propertyType.type).toBe(3);
+    expect(propertyType.options?.map((o) => o.label)).toEqual(expect.arrayContaining(['House', 'Condo']));
     e.fake.submitModal({
       customId: modal.custom_id,
       channelId: e.general.id,
       member: e.admin,
       message: panel,
-      values: {
-        Address: '1 Discord Way',
-        SalePrice: '500000',
-        PropertyType: 'Condo',
-        Bedrooms: 'many',
-        Bathrooms: '2',
-      },
+      values: { Address: '1 Discord Way', SalePrice: '500000', Bedrooms: 'many', Bathrooms: '2' },
+      selects: { PropertyType: ['Condo'] },
     });
     expect(await once(() => panel.content, '\u2705 The home', 'the panel marking the first group done')).not.toContain(
       '\u2705 Where and how it is offered',
     );
     const openWhere = e.fake.clickButtonLabelled(panel, 'Where and how it is offered', e.admin);
     const whereModal = await waitFor(() => e.fake.modalOf(openWhere), 'the second modal', 10_000, e.fake.changes);
+    const byId = new Map(whereModal.inputs.map((i) => [i.custom_id, i]));
+    // Sale type and status: the schema's values, in words, the new listing's defaults picked.
+    expect(byId.get('SaleType')).toMatchObject({ type: 3 });
+    expect(byId.get('SaleType')?.options).toEqual([
+      { label: 'For sale', value: 'for_sale', default: true },
+      { label: 'For rent', value: 'for_rent', default: false },
+    ]);
+    expect(byId.get('Status')?.options?.map((o) => o.value)).toEqual(['Active', 'PreOnMarket', 'Sold']);
     e.fake.submitModal({
       customId: whereModal.custom_id,
       channelId: e.general.id,
       member: e.admin,
       message: panel,
-      values: { City: 'Austin', State: 'TX', ZIP: '78701', SaleType: 'castle', Status: 'Active' },
+      values: { City: 'Austin', State: 'TX', ZIP: '78701' },
+      selects: { SaleType: ['for_rent'], Status: ['PreOnMarket'] },
     });
     expect(
       await once(() => panel.content, '\u2705 Where and how it is offered', 'the panel marking the second group done'),
     ).toContain('\u2705 The home');
     e.fake.clickButtonLabelled(panel, 'Create', e.admin);
     const errors = await once(() => panel.content, 'Please fix', 'the errors on the panel');
-    expect(errors).toContain('SaleType');
+    expect(errors).not.toContain('SaleType');
     expect(errors).toContain('Bedrooms');
     expect(errors).not.toContain('Address');
     expect(panel.ephemeral).toBe(true);
@@ -213,7 +221,11 @@ describe('Discord: every command', () => {
     const modal = await waitFor(() => e.fake.modalOf(open), 'the first settings modal', 10_000, e.fake.changes);
     expect(modal.inputs.length).toBeLessThanOrEqual(5);
     expect(modal.inputs.map((i) => i.custom_id)).toContain('Name');
-    const values = Object.fromEntries(modal.inputs.map((i) => [i.custom_id, i.value ?? '']));
+    // Typed settings are text inputs; a setting with a fixed set of values (a model) is a select,
+    // left as it was (its current value picked).
+    const values = Object.fromEntries(
+      modal.inputs.filter((i) => i.type === 4).map((i) => [i.custom_id, i.value ?? '']),
+    );
     values.Name = 'Discord Edited Bot';
     e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, message: panel, values });
     expect(await once(() => panel.content, '\u2705', 'the group marked done')).toContain(`\u2705 ${groups[0]!.label}`);

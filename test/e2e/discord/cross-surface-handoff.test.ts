@@ -113,9 +113,23 @@ describe('Discord user, Slack handoff channel', () => {
     expect(await botSays(e, threadId, /closed/i, 'the Discord user told the bot is back')).toMatch(
       /Agent Smith closed/,
     );
-    // The Discord user rates the help; the Slack ticket shows the score.
-    const prompt = botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '4'))!;
-    e.fake.clickButtonLabelled(prompt, '4', e.user);
+    // The Discord user rates the help in the survey; the Slack ticket shows the score.
+    const prompt = await waitFor(
+      () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Rate the help')),
+      'the survey prompt',
+      15_000,
+      e.fake.changes,
+    );
+    const opened = e.fake.clickButtonLabelled(prompt, 'Rate the help', e.user);
+    const survey = await waitFor(() => e.fake.modalOf(opened), 'the survey', 15_000, e.fake.changes);
+    e.fake.submitModal({
+      customId: survey.custom_id,
+      channelId: threadId,
+      member: e.user,
+      message: prompt,
+      values: {},
+      radios: { rating: '4' },
+    });
     const rated = await slackTicketOnce((m) => /rated/.test(m.text), 'the rating on the Slack ticket');
     expect(rated.text).toMatch(/^Closed by Agent Smith .*rated 4\/5/);
     const after = 'And homes for sale in Seattle?';

@@ -68,9 +68,11 @@ describe('Discord: many servers (global commands)', () => {
     expect(global.map((c) => c.name)).toEqual(
       expect.arrayContaining(['ask', 'listings', 'listing', 'chatbot', 'handoff', 'analytics', 'history']),
     );
-    // In servers (context 0) and, for the conversation commands, in the bot's DMs (1).
-    expect(global.find((c) => c.name === 'ask')?.contexts).toEqual([0, 1]);
-    expect(global.find((c) => c.name === 'analytics')?.contexts).toEqual([0]);
+    // In servers (context 0) and, for the conversation commands, in the bot's DMs (1); /ask and
+    // /listings wherever a person installed the app for themselves too (install 1, context 2).
+    expect(global.find((c) => c.name === 'ask')).toMatchObject({ integration_types: [0, 1], contexts: [0, 1, 2] });
+    expect(global.find((c) => c.name === 'handoff')).toMatchObject({ integration_types: [0], contexts: [0, 1] });
+    expect(global.find((c) => c.name === 'analytics')).toMatchObject({ integration_types: [0], contexts: [0] });
   });
 
   test('joining a new server posts the setup note to its system channel, once', async () => {
@@ -210,8 +212,8 @@ describe('Discord: DISCORD_GUILD_ID registers the commands in that one server', 
       `/applications/${e.fake.applicationId}/guilds/${e.fake.guildId}/commands`,
     ]);
     expect((e.fake.commands.get(e.fake.guildId) ?? []).map((c) => c.name)).toEqual(
-      expect.arrayContaining(['ask', 'chatbot', 'handoff', 'analytics']),
+      expect.arrayContaining(['chatbot', 'handoff', 'analytics']),
     );
-    expect((e.fake.commands.get('global') ?? []).map((c) => c.name)).toEqual(['ask', 'handoff']);
+    expect((e.fake.commands.get('global') ?? []).map((c) => c.name)).toEqual(['ask', 'listings', 'handoff']);
   });
 });

@@ -191,26 +191,48 @@ describe('Discord: a lead through a handoff', () => {
     e.fake.clickButtonLabelled(ticket, 'Close', e.agent);
     expect(await stateOnce(/^Closed/, 'closed')).toMatch(/^Closed by agent-smith at \d\d:\d\d UTC/);
     expect(e.fake.buttons(ticket)).toEqual([]);
+    // On Discord the rating prompt is one button that opens the survey (a modal), not five buttons.
     const prompt = await wait(
-      () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === '5')),
-      'the rating prompt',
+      () => botMessagesIn(e.fake, threadId).find((m) => e.fake.buttons(m).some((b) => b.label === 'Rate the help')),
+      'the survey prompt',
     );
-    expect(await buttonsWithout(e, threadId, 'Cancel')).toEqual(expect.arrayContaining(['1', '5']));
-    // A restart between the close and the rating: the buttons still work, the score lands once.
+    expect(await buttonsWithout(e, threadId, 'Cancel')).toEqual(expect.arrayContaining(['Rate the help']));
+    expect(e.fake.buttons(prompt).map((b) => b.label)).not.toContain('5');
+    // A restart between the close and the survey: the button still works, the score lands once.
     await e.restart();
-    await refusedTo(e.fake.clickButtonLabelled(prompt, '1', bob), /Only ada, who was helped, may rate this/);
-    e.fake.clickButtonLabelled(prompt, '5', e.user);
+    await refusedTo(
+      e.fake.clickButtonLabelled(prompt, 'Rate the help', bob),
+      /Only ada, who was helped, may rate this/,
+    );
+    const opened = e.fake.clickButtonLabelled(prompt, 'Rate the help', e.user);
+    const survey = await wait(() => e.fake.modalOf(opened), 'the survey modal');
+    // A radio group of the five scores and an optional comment, each in its Label.
+    expect(survey.payload.components).toEqual([
+      expect.objectContaining({ type: 18, label: 'Your rating', component: expect.objectContaining({ type: 21 }) }),
+      expect.objectContaining({ type: 18, component: expect.objectContaining({ type: 4, required: false }) }),
+    ]);
+    expect(survey.inputs[0]!.options?.map((o) => o.value)).toEqual(['1', '2', '3', '4', '5']);
+    e.fake.submitModal({
+      customId: survey.custom_id,
+      channelId: threadId,
+      member: e.user,
+      message: prompt,
+      values: { comment: 'Quick and kind, thank you.' },
+      radios: { rating: '5' },
+    });
     expect(await stateOnce(/rated/, 'the score on the ticket')).toMatch(/^Closed by agent-smith .*rated 5\/5/);
     expect(ticket.content).toContain('Satisfaction: 5/5');
-    expect(await botSays(e, ticket.id, 'rated the help', 'the rating in the thread')).toContain(
-      'ada rated the help 5/5',
-    );
-    // The rating buttons no longer apply: the prompt thanks the user in their place.
-    expect(await labelsWithout(e, prompt, '1', 'the rating buttons gone')).toEqual([]);
+    const said = await botSays(e, ticket.id, 'rated the help', 'the rating in the thread');
+    expect(said).toContain('ada rated the help 5/5');
+    expect(said).toContain('Quick and kind, thank you.');
+    // The survey button no longer applies: the prompt thanks the user in its place.
+    expect(await labelsWithout(e, prompt, 'Rate the help', 'the survey button gone')).toEqual([]);
     expect(prompt.content).toContain('You rated the help 5/5');
     expect(
       botMessagesIn(e.fake, threadId).filter((m) => /How would you rate|You rated the help/.test(m.content)),
     ).toHaveLength(1);
+    const rated = (await e.app.bridge.handoffs.allTickets()).filter((t) => t.rating !== undefined);
+    expect(rated.map((t) => [t.rating, t.ratingComment])).toEqual([[5, 'Quick and kind, thank you.']]);
   }, 60_000);
 
   test('/handoff queue for agents (in the handoff channel) and admins, refused to others; figures in /analytics', async () => {

@@ -113,7 +113,7 @@ describe('Discord: the everyday screens', () => {
     expect(messages.every((m) => (m.flags & IS_COMPONENTS_V2) === 0)).toBe(true);
   });
 
-  test('/listing create: options named in words in the modals (never wire values), typed back in words and taken', async () => {
+  test('/listing create: options named in words in the modals’ selects (never wire values), picked and taken', async () => {
     const rec = command('listing', { sub: 'create' });
     const panel = await waitFor(
       () => e.fake.responsesOf(rec).find((m) => e.fake.buttons(m).length > 0),
@@ -127,26 +127,34 @@ describe('Discord: the everyday screens', () => {
     };
     const where = await open('Where and how it is offered');
     const input = (id: string) => where.inputs.find((i) => i.custom_id === id);
-    expect(input('SaleType')?.placeholder).toBe('One of: For sale | For rent');
-    expect(input('SaleType')?.value).toBe('For sale');
-    expect(input('Status')?.placeholder).toBe('One of: Active | Coming soon | Sold');
+    // A string select in its Label: the words shown, the new listing's default picked.
+    expect(input('SaleType')?.type).toBe(3);
+    expect(input('SaleType')?.options?.map((o) => o.label)).toEqual(['For sale', 'For rent']);
+    expect(input('SaleType')?.options?.find((o) => o.default)?.label).toBe('For sale');
+    expect(input('Status')?.options?.map((o) => o.label)).toEqual(['Active', 'Coming soon', 'Sold']);
     const listing = await open('Listing');
-    expect(listing.inputs.find((i) => i.custom_id === 'Tours')?.placeholder).toBe('One of: Open house | 3D tour');
-    expect(JSON.stringify([where, listing])).not.toMatch(/for_sale|for_rent|PreOnMarket|OpenHouse/);
-    // The words typed back are taken: a rental coming soon is saved as one.
+    const tours = listing.inputs.find((i) => i.custom_id === 'Tours');
+    expect(tours).toMatchObject({ type: 3, required: false, min_values: 0 });
+    expect(tours?.options?.map((o) => o.label)).toEqual(['Open house', '3D tour']);
+    const shownWords = [where, listing].flatMap((m) =>
+      m.inputs.flatMap((i) => [i.label, i.placeholder ?? '', ...(i.options ?? []).map((o) => o.label)]),
+    );
+    expect(shownWords.join(' ')).not.toMatch(/for_sale|for_rent|PreOnMarket|OpenHouse/);
+    // The options picked are taken: a rental coming soon is saved as one.
     e.fake.submitModal({
       customId: where.custom_id,
       channelId: e.general.id,
       member: e.admin,
       message: panel,
-      values: { City: 'Boulder', State: 'CO', ZIP: '80302', SaleType: 'For rent', Status: 'coming soon' },
+      values: { City: 'Boulder', State: 'CO', ZIP: '80302' },
+      selects: { SaleType: ['for_rent'], Status: ['PreOnMarket'] },
     });
     expect(await textMatching(e, () => panel.content, '\u2705 Where', 'the group done', 10_000)).toContain(
       '\u2705 Where and how it is offered',
     );
     e.fake.clickButtonLabelled(panel, 'Create', e.admin);
     const missing = await textMatching(e, () => panel.content, 'Please fix', 'the missing fields', 10_000);
-    // Fields left empty are named; the options typed in words are not among them.
+    // Fields left empty are named; the options picked are not among them.
     expect(missing).toContain('Bedrooms');
     expect(missing).not.toMatch(/\*\*Offered|\*\*Status/);
   });

@@ -8,7 +8,8 @@
  */
 import type { FakeChannel, FakeMember } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
-import { ask, responseText, startDiscordE2E, type DiscordE2E } from '../../support/discord-e2e';
+import { ask, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
 import { answerIn } from '../../support/discord-flows';
 import { useStarted } from '../../support/server-setup';
 
@@ -214,5 +215,32 @@ describe('Discord: a server on the shared chatbot cannot touch the operator’s 
         { name: 'id', type: STRING, value: `conversation:${convA}` },
       ]),
     ).toContain('Which homes are for sale in Austin, operator?');
+  });
+
+  test('two DM users are two tenants: each one’s conversation in its own part of the store, none in the other’s', async () => {
+    const second = e.fake.addMember('grace');
+    const dms = [
+      { member: e.user, question: 'Any lofts in Boston, from my DM?' },
+      { member: second, question: 'Any ranches in Texas, from my DM?' },
+    ];
+    for (const dm of dms) {
+      const channel = e.fake.openDm(dm.member);
+      e.fake.directMessage({ member: dm.member, content: dm.question });
+      await waitForAnswer(e, channel.id, dm.question);
+    }
+    await e.app.bridge.conversations.idle();
+    const [first, other] = dms.map(async (dm) => {
+      const prefix = tenantPrefix(tenantFor('discord', `@me:${e.fake.openDm(dm.member).id}`));
+      const keys = await e.app.store.keys(prefix);
+      const values = await Promise.all(keys.map(async (k) => JSON.stringify(await e.app.store.get(k))));
+      return values.join('\n');
+    });
+    const [mine, theirs] = [await first!, await other!];
+    expect(mine).toContain('Any lofts in Boston');
+    expect(mine).not.toContain('Any ranches in Texas');
+    expect(theirs).toContain('Any ranches in Texas');
+    expect(theirs).not.toContain('Any lofts in Boston');
+    // No tenant holds every DM any more.
+    expect(await e.app.store.keys(tenantPrefix(tenantFor('discord', '@me')))).toEqual([]);
   });
 });

@@ -77,9 +77,12 @@ describe('Discord modals', () => {
       label({ type: 4, id: 2, customId: 'chatbotId', value: 'bot-1' }),
       label({ type: 8, id: 3, customId: 'handoffChannel', values: ['555'], channels }),
     ]);
-    expect(read).toEqual({ ok: true, values: { texts: { chatbotId: 'bot-1' }, channels: { handoffChannel: '555' } } });
+    expect(read).toEqual({
+      ok: true,
+      values: { texts: { chatbotId: 'bot-1' }, channels: { handoffChannel: '555' }, picks: {} },
+    });
     const empty = submittedValues([label({ type: 8, id: 3, customId: 'handoffChannel', values: [] })]);
-    expect(empty).toEqual({ ok: true, values: { texts: {}, channels: { handoffChannel: undefined } } });
+    expect(empty).toEqual({ ok: true, values: { texts: {}, channels: { handoffChannel: undefined }, picks: {} } });
   });
 
   test('a submit of another shape is refused, naming where (never the value)', () => {

@@ -67,7 +67,7 @@ export class HandoffHours {
   async opened(ticketId: string): Promise<void> {
     const ticket = await this.deps.load(ticketId);
     if (!ticket || (ticket.status !== 'open' && ticket.status !== 'claimed')) return;
-    await this.offer(ticket, await new OfficeBook(this.ctx).of(ticket.userPlace));
+    await this.offer(ticket, await new OfficeBook(this.ctx).forTicket(ticket));
     await this.outbox.drain();
   }
 
@@ -78,7 +78,7 @@ export class HandoffHours {
   async sweep(offices = new OfficeBook(this.ctx)): Promise<void> {
     for (const ticket of await this.deps.inProgress()) {
       try {
-        const office = await offices.of(ticket.userPlace);
+        const office = await offices.forTicket(ticket);
         await this.target(ticket, office);
         await this.offer(ticket, office);
       } catch (err) {
@@ -121,7 +121,7 @@ export class HandoffHours {
     return lines;
   }
 
-  private async target(t: Ticket, { ctx, office }: TicketOffice): Promise<void> {
+  private async target(t: Ticket, { ctx, office, gone }: TicketOffice): Promise<void> {
     const targetMs = this.config.firstReplyMs;
     if (targetMs === undefined || t.status !== 'claimed' || t.firstClaimedAt === undefined) return;
     const now = this.ctx.now();
@@ -138,8 +138,9 @@ export class HandoffHours {
     if (step === 'escalate') {
       const surface = this.deps.handoffSurfaceOf(t);
       // Only HANDOFF_ESCALATE's ids of the ticket's own platform: the only group mention the bridge builds.
-      // They are the operator's people: a tenant with its own chatbot is no office of theirs.
-      const mentions = (ctx.scope?.ownChatbot ? [] : this.config.escalate)
+      // They are the operator's people: only the operator's office, and only while the ticket's own
+      // office is still the tenant's (a tenant that disconnected is no office of theirs).
+      const mentions = (ctx.scope?.chatbot === 'operator' && !gone ? this.config.escalate : [])
         .map((id) => surface?.directory.mentionGroup(id))
         .filter((m): m is string => m !== undefined);
       await this.deps.apply(t.id, { kind: 'escalate', at: now, mentions, targetMs });

@@ -66,8 +66,10 @@ export async function readOffice(ctx: CoreContext): Promise<Office> {
     office.hours = { windows, timeZone };
     office.hoursFrom = own ? 'tenant' : 'environment';
   }
-  const fromChatbot = nonBlank(applied.TalkToHumanEmail);
-  const standIn = ctx.scope?.ownChatbot ? undefined : config.email;
+  // The shared chatbot's addresses are the operator's: a guest's tickets are not mailed there.
+  const guest = ctx.scope?.chatbot === 'shared';
+  const fromChatbot = guest ? undefined : nonBlank(applied.TalkToHumanEmail);
+  const standIn = ctx.scope?.chatbot === 'own' || guest ? undefined : config.email;
   if (fromChatbot) Object.assign(office, { ticketEmail: fromChatbot, ticketEmailFrom: 'chatbot' });
   else if (standIn) Object.assign(office, { ticketEmail: standIn, ticketEmailFrom: 'environment' });
   const leadsEmail = nonBlank(applied.EmailForDailyLeads);

@@ -10,8 +10,8 @@ import { readTranscript } from '../../conversations/transcript';
 import { ticketConv, type Ticket } from '../model';
 import { TicketStore } from '../tickets';
 import { leadOf } from '../ticket-view';
-import { tenantContext } from '../../tenants/scope';
-import { type Office, readOffice } from './office';
+import type { Office } from './office';
+import { OfficeBook } from './ticket-office';
 import { describeOpening, nextOpening } from './office-hours';
 import { type TicketMailReason, ticketMail } from './ticket-mail';
 
@@ -58,8 +58,13 @@ async function ticketMailWanted(ctx: CoreContext, mailId: string): Promise<boole
 
 /** Owes the ticket's e-mail for `reason` (once for life: a second call is a no-op). */
 export async function oweTicketMail(ctx: CoreContext, t: Ticket, reason: TicketMailReason): Promise<void> {
-  // The office of the ticket's asker's tenant: its TalkToHumanEmail, its hours, its clock.
-  const office = await readOffice(await tenantContext(ctx, t.userPlace));
+  // The office the ticket opened in, while it is still its asker's tenant's: its TalkToHumanEmail,
+  // its hours, its clock. One that is gone (disconnected, left) has the ticket mailed to no one.
+  const { office, gone } = await new OfficeBook(ctx).forTicket(t);
+  if (gone) {
+    ctx.log.info({ ticket: t.id, reason }, 'handoff: the ticket’s office is gone: not e-mailed');
+    return;
+  }
   const outbox = mailOutboxOf(ctx);
   const to = office.ticketEmail;
   const id = ticketMailId(t.id, reason);

@@ -6,6 +6,7 @@
  */
 import type { CoreContext } from '../../context';
 import type { Place } from '../../surface';
+import type { Ticket } from '../model';
 import { chatbotFor, withChatbot } from '../../tenants/scope';
 import { tenantKey, tenantOf } from '../../tenants/tenant';
 import { type Office, readOffice } from './office';
@@ -16,6 +17,8 @@ export interface TicketOffice {
   office: Office;
   /** The chatbot serving the tenant; undefined when none does (not connected, no default). */
   chatbotId?: string;
+  /** The ticket's own office is gone (forTicket): nothing of it is mailed or escalated. */
+  gone?: boolean;
 }
 
 export class OfficeBook {
@@ -33,6 +36,19 @@ export class OfficeBook {
       this.read.set(key, found);
     }
     return found;
+  }
+
+  /**
+   * The office of `t`'s tenant, as long as it is still the office the ticket opened in (Ticket.office):
+   * a tenant that disconnected, connected another chatbot or left since has none for it, so the
+   * ticket is e-mailed to no one and escalates no one (its steps still run, in the tenant's clock).
+   */
+  async forTicket(t: Pick<Ticket, 'userPlace' | 'office'>): Promise<TicketOffice> {
+    const found = await this.of(t.userPlace);
+    if (!t.office || (found.chatbotId === t.office.chatbotId && found.ctx.scope?.chatbot === t.office.kind))
+      return found;
+    const { ticketEmail: _t, ticketEmailFrom: _f, leadsEmail: _l, ...rest } = found.office;
+    return { ...found, office: rest, gone: true };
   }
 
   private async load(place: Pick<Place, 'surface' | 'workspace'>): Promise<TicketOffice> {
