@@ -116,8 +116,10 @@ function inputProblem(c: Json): [string, string] | undefined {
   if (len(c.placeholder) > 150) return ['placeholder', 'Must be 150 or fewer in length.'];
   if (c.type === T.stringSelect) {
     const options = (c.options as Json[] | undefined) ?? [];
+    const p = optionsProblem(c, 1, 25, max);
+    if (p) return p;
     if (max > options.length) return ['max_values', 'Must be at most the number of options.'];
-    return optionsProblem(c, 1, 25, max);
+    return undefined;
   }
   if (c.type === T.channelSelect && c.channel_types !== undefined && !Array.isArray(c.channel_types))
     return ['channel_types', 'Must be an array of channel types.'];

@@ -4,7 +4,7 @@
  */
 import type { UntrustedText } from './text/untrusted';
 import type { CommandName } from './commands/catalogue';
-import type { RequestTenant } from './tenants/tenant';
+import type { RequestTenant } from '../state/tenant-store';
 
 export {
   isPlatformRateLimit,

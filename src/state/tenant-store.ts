@@ -41,6 +41,17 @@ export interface Tenant {
   readonly id: string;
 }
 
+declare const requestTenantBrand: unique symbol;
+
+/**
+ * The tenant a request comes from, decided once by the surface from the platform's authorization
+ * (Slack: the workspace Bolt's `authorize` served; Discord: the interaction's or message's guild, a
+ * DM's own; the shell) and carried on the request (`BridgeRequest.tenant`): core reads it from there,
+ * never from a place. Made only by core's `requestTenant` (core/tenants/tenant.ts), which refuses an
+ * empty id: a request without a tenant is a type error (a plain `Tenant` is not one), not a value.
+ */
+export type RequestTenant = Tenant & { readonly [requestTenantBrand]: true };
+
 /** A key relative to one tenant: what a TenantStore takes and lists. Made only by `scoped`. */
 export type ScopedKey = string & { readonly [scopedKeyBrand]: true };
 

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CoreContext } from '../context';
+import { memorySlot } from '../memory';
 import { leaseTimings } from '../leases';
 import { type Actor, type Attachment, type MessageRef, type Place, SURFACE_NAMES, type SurfaceName } from '../surface';
 import { actorSchema, attachmentSchema, messageRefSchema, parseStored, placeSchema, toJson } from './model';
@@ -41,6 +42,8 @@ const leaseOf = (id: string): string => `${PREFIX}${id}`;
  */
 export const ASK_INTENT_INDEX = 'askintent';
 const DUE_PER_SWEEP = 500;
+/** Whether this bridge's sweeps walked the intents once. */
+const WALKED = memorySlot<{ done: boolean }>('ask intents: walked once');
 
 /** One `/ask` held by this instance until its question is queued (its lease renewed meanwhile). */
 export class AskInProgress {
@@ -93,14 +96,13 @@ export async function beginAsk(
  * Takes the `/ask`s whose instance died (their lease lapsed), each by one instance, and hands them to
  * `finish`, which ends them. Returns how many were taken.
  */
-export async function takeLostAsks(
-  ctx: CoreContext,
-  finish: (ask: AskInProgress) => Promise<void>,
-  /** Also walk every intent (the first sweep: those an older version wrote without the index). */
-  walk = false,
-): Promise<number> {
+export async function takeLostAsks(ctx: CoreContext, finish: (ask: AskInProgress) => Promise<void>): Promise<number> {
   const { store, config, log } = ctx;
   let taken = 0;
+  // The first sweep of this bridge also walks every intent (those an older version wrote without the index).
+  const walkedOnce = ctx.memory.get(WALKED, () => ({ done: false }));
+  const walk = !walkedOnce.done;
+  walkedOnce.done = true;
   const due = (await store.due(ASK_INTENT_INDEX, ctx.now(), DUE_PER_SWEEP)).map((e) => e.member);
   const walked = walk ? (await store.keys(PREFIX)).map((key) => key.slice(PREFIX.length)) : [];
   for (const id of new Set([...due, ...walked])) {

@@ -49,8 +49,6 @@ export class Conversations {
   private readonly turns = new WeakMap<ChatbotClient, TurnAnswerer>();
   /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
   private resuming = false;
-  /** The `/ask` intents were walked once (the first sweep), beside the due index. */
-  private asksWalked = false;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -97,7 +95,7 @@ export class Conversations {
 
   /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
   private async postAndQueue(surface: SurfacePort, ask: AskInProgress): Promise<Conversation> {
-    const { place, actor, question } = ask.intent;
+    const { place, actor, question, attachments = [] } = ask.intent;
     let { root: rootRef, thread } = ask.intent;
     if (!rootRef || !thread) {
       const quoted = question
@@ -112,14 +110,7 @@ export class Conversations {
     }
     const conv = await this.ensureConversation(thread, actor);
     await this.setRecent(thread, actor.id, conv.id);
-    const files = ask.intent.attachments ?? [];
-    await this.enqueue(conv, {
-      kind: 'message',
-      msgId: `ask:${rootRef.id}`,
-      actor,
-      text: question,
-      attachments: files,
-    });
+    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments });
     return conv;
   }
 
@@ -229,8 +220,7 @@ export class Conversations {
     if (!this.resuming) {
       this.resuming = true;
       try {
-        await takeLostAsks(this.ctx, (ask) => this.finishLostAsk(ask), !this.asksWalked);
-        this.asksWalked = true;
+        await takeLostAsks(this.ctx, (ask) => this.finishLostAsk(ask));
       } finally {
         this.resuming = false;
       }

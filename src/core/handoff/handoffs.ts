@@ -298,8 +298,9 @@ export class Handoffs {
   async sweepUnclaimed(): Promise<void> {
     // Each ticket by its asker's tenant's office (its hours, its e-mail), read once per tenant this pass.
     const offices = new OfficeBook(this.ctx);
-    for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
-      const id = key.slice(ticketKeys.openPrefix.length);
+    // Once per start: open tickets from before the index join it (the sweep reads only the index).
+    if (!this.indexed) await this.tickets.indexTenants().then(() => (this.indexed = true));
+    for (const id of await this.tickets.openIds()) {
       try {
         const ticket = await this.tickets.load(id);
         if (ticket?.status !== 'open') continue;

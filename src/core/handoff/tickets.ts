@@ -15,6 +15,14 @@ import { sameTenant, scoped, scopedPrefix, tenantStore, type Tenant, type Tenant
 import { tenantOf } from '../tenants/tenant';
 
 const CAS_ATTEMPTS = 10;
+
+/**
+ * The due index of open tickets (waiting and claimed), by when they were opened: the sweep reads
+ * these, the live work, never every key of the store (the open marks were found by a scan).
+ */
+export const OPEN_TICKETS_INDEX = 'tickets-open';
+/** Open tickets a sweep reads at most (oldest first). */
+const OPEN_PER_SWEEP = 10_000;
 /**
  * A ticket not yet handed its conversation (the step right after writing it) expires after this if a
  * crash strands it; once handed, its first change gives it the full retention. Long enough for a
@@ -113,17 +121,31 @@ export class TicketStore {
         await view.setIfAbsent(scoped('ticket', t.id), 1, this.retentionMs);
         if (open) await view.setIfAbsent(scoped('ticketopen', t.id), 1, this.retentionMs);
       }
+      // An open ticket of a version before the index joins it (the sweep reads the index only).
+      if (open && (await this.ctx.store.get(ticketKeys.open(t.id))) !== undefined)
+        await this.ctx.store.schedule(OPEN_TICKETS_INDEX, t.id, t.createdAt);
     }
   }
 
   /** The open tickets (waiting and claimed) of every tenant, oldest first: the sweep walks them. */
   async inProgress(): Promise<Ticket[]> {
     const open: Ticket[] = [];
-    for (const key of await this.ctx.store.keys(ticketKeys.openPrefix)) {
-      const t = await this.load(key.slice(ticketKeys.openPrefix.length));
+    for (const id of await this.openIds()) {
+      const t = await this.load(id);
       if (t && !isEnded(t.status)) open.push(t);
     }
     return open.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** The ids of the open tickets, from their index; one no longer open (or gone) leaves it. */
+  async openIds(): Promise<string[]> {
+    const { store } = this.ctx;
+    const ids: string[] = [];
+    for (const { member } of await store.due(OPEN_TICKETS_INDEX, Number.MAX_SAFE_INTEGER, OPEN_PER_SWEEP)) {
+      if ((await store.get(ticketKeys.open(member))) === undefined) await store.unschedule(OPEN_TICKETS_INDEX, member);
+      else ids.push(member);
+    }
+    return ids;
   }
 
   /** A new ticket, short-lived until its conversation is marked (so no mark points to a ticket not written yet). */
@@ -191,6 +213,7 @@ export class TicketStore {
     const conv = ticketConv(ended);
     if ((await this.mark(conv)) === ended.id) await convView(this.ctx.store, conv).delete(convKeys.handoff(conv.id));
     await this.ctx.store.delete(ticketKeys.open(ended.id));
+    await this.ctx.store.unschedule(OPEN_TICKETS_INDEX, ended.id);
     for (const view of this.views(ended)) await view.delete(scoped('ticketopen', ended.id));
   }
 
@@ -222,6 +245,7 @@ export class TicketStore {
       if (open) await view.set(scoped('ticketopen', t.id), 1, ttl);
     }
     if (open) {
+      await this.ctx.store.schedule(OPEN_TICKETS_INDEX, t.id, t.createdAt);
       await this.ctx.store.set(ticketKeys.open(t.id), 1, ttl);
       const conv = ticketConv(t);
       await convView(this.ctx.store, conv).set(convKeys.handoff(conv.id), t.id, ttl);

@@ -7,10 +7,10 @@
  * The type is the state store's (state/tenant-store.ts): the same value opens the tenant's own part
  * of the store, so whatever core reads for a tenant is read through that tenant's view.
  */
-import { type Tenant, tenantFor } from '../../state/tenant-store';
+import { type RequestTenant, type Tenant, tenantFor } from '../../state/tenant-store';
 import type { Place } from '../surface';
 
-export type { Tenant } from '../../state/tenant-store';
+export type { RequestTenant, Tenant } from '../../state/tenant-store';
 
 /**
  * The tenant of a request that happened at `place`: every surface builds its `BridgeRequest.tenant`
@@ -20,17 +20,6 @@ export type { Tenant } from '../../state/tenant-store';
 export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
-
-declare const requestTenantBrand: unique symbol;
-
-/**
- * The tenant a request comes from, decided once by the surface from the platform's authorization
- * (Slack: the workspace Bolt's `authorize` served; Discord: the interaction's or message's guild, a
- * DM's own; the shell) and carried on the request (`BridgeRequest.tenant`): core reads it from there,
- * never from a place. Made only by `requestTenant`, which refuses an empty id: a request without a
- * tenant is a type error (a plain `Tenant` is not one), not a value.
- */
-export type RequestTenant = Tenant & { readonly [requestTenantBrand]: true };
 
 /** The request's tenant; throws on an empty or blank workspace id (the request is then refused). */
 export function requestTenant(place: Pick<Place, 'surface' | 'workspace'>): RequestTenant {

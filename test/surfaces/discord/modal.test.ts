@@ -6,6 +6,7 @@ import { Collection } from 'discord.js';
 import type { FormField } from '../../../src/core/surface';
 import { chunkFields, type FormSession } from '../../../src/surfaces/discord/forms';
 import { modalOf, submittedValues } from '../../../src/surfaces/discord/modal';
+import { modalProblem } from '../../../fakes/fake-discord-modals';
 
 const field = (name: string, extra: Partial<FormField> = {}): FormField => ({
   name,
@@ -97,5 +98,111 @@ describe('Discord modals', () => {
     expect(noValue.ok).toBe(false);
     const secret = submittedValues([label({ type: 4, id: 2, customId: 'secretKey' }), 'sk_secret-typed']);
     expect(JSON.stringify(secret)).not.toContain('sk_secret-typed');
+  });
+
+  test('fixed values are string selects (the held value picked, one outside the list kept), a choice a radio group', () => {
+    const fields: FormField[] = [
+      field('SaleType', {
+        kind: 'select',
+        options: [
+          { value: 'for_sale', label: 'For sale' },
+          { value: 'for_rent', label: 'For rent' },
+        ],
+      }),
+      field('PropertyType', { kind: 'select', options: [{ value: 'House', label: 'House' }] }),
+      field('Tours', { kind: 'select', required: false, options: [{ value: '3D', label: '3D tour' }] }),
+      field('rating', {
+        kind: 'choice',
+        options: ['1', '2', '3', '4', '5'].map((v) => ({ value: v, label: v })),
+      }),
+      field('comment', { kind: 'textarea', required: false }),
+    ];
+    const modal = modalOf('k2', sessionOf(fields, { SaleType: 'for_rent', PropertyType: 'Loft' }), 0, true);
+    expect(modalProblem(modal as unknown as Record<string, unknown>)).toBeUndefined();
+    const [sale, type, tours, rating, comment] = modal.components as unknown as Array<{
+      component: Record<string, unknown>;
+    }>;
+    expect(sale!.component).toMatchObject({ type: 3, custom_id: 'SaleType', max_values: 1 });
+    expect(sale!.component.options).toEqual([
+      { label: 'For sale', value: 'for_sale', default: false },
+      { label: 'For rent', value: 'for_rent', default: true },
+    ]);
+    expect((type!.component.options as Array<{ value: string }>).map((o) => o.value)).toEqual(['House', 'Loft']);
+    expect(tours!.component).toMatchObject({ type: 3, required: false, min_values: 0 });
+    expect(rating!.component).toMatchObject({ type: 21, custom_id: 'rating' });
+    expect(comment!.component).toMatchObject({ type: 4, style: 2, required: false });
+    const read = submittedValues([
+      label({ type: 3, id: 2, customId: 'SaleType', values: ['for_sale'] }),
+      label({ type: 3, id: 3, customId: 'Tours', values: [] }),
+      label({ type: 21, id: 4, customId: 'rating', value: '4' }),
+    ]);
+    expect(read).toEqual({
+      ok: true,
+      values: { texts: {}, channels: {}, picks: { SaleType: 'for_sale', Tours: '', rating: '4' } },
+    });
+  });
+});
+
+describe('the fake Discord refuses modals as Discord does', () => {
+  const text = (id: string) => ({ type: 18, label: id, component: { type: 4, custom_id: id, style: 1 } });
+  const modal = (components: unknown[]) => ({ custom_id: 'm', title: 'A form', components });
+  const refused = (components: unknown[]) => modalProblem(modal(components))?.[0];
+
+  test('at most 5 top-level components, only Labels, text displays and one-input rows', () => {
+    expect(refused([1, 2, 3, 4, 5].map((n) => text(`f${n}`)))).toBeUndefined();
+    expect(refused([1, 2, 3, 4, 5, 6].map((n) => text(`f${n}`)))).toBe('data.components');
+    expect(refused([{ type: 2, custom_id: 'b', style: 1, label: 'Go' }])).toBe('data.components.0.type');
+    expect(refused([{ type: 1, components: [{ type: 19, custom_id: 'up' }] }])).toBe('data.components.0.components');
+    expect(refused([{ type: 18, label: 'Up', component: { type: 2, custom_id: 'b' } }])).toBe(
+      'data.components.0.component.type',
+    );
+  });
+
+  test('labels, custom ids, and text inputs without a label of their own inside a Label', () => {
+    expect(refused([{ ...text('a'), label: '' }])).toBe('data.components.0.label');
+    expect(refused([{ ...text('a'), label: 'x'.repeat(46) }])).toBe('data.components.0.label');
+    expect(refused([text('a'), text('a')])).toBe('data.components.1.component.custom_id');
+    expect(refused([{ ...text('x'.repeat(101)), label: 'L' }])).toBe('data.components.0.component.custom_id');
+    expect(refused([{ type: 18, label: 'A', component: { type: 4, custom_id: 'a', style: 1, label: 'A' } }])).toBe(
+      'data.components.0.component.label',
+    );
+  });
+
+  test('select options, radio groups and file uploads within their limits', () => {
+    const options = (n: number) => Array.from({ length: n }, (_, i) => ({ label: `o${i}`, value: `v${i}` }));
+    const select = (opts: unknown[], extra = {}) => ({
+      type: 18,
+      label: 'S',
+      component: { type: 3, custom_id: 's', options: opts, ...extra },
+    });
+    expect(refused([select(options(25))])).toBeUndefined();
+    expect(refused([select(options(26))])).toBe('data.components.0.component.options');
+    expect(refused([select([])])).toBe('data.components.0.component.options');
+    expect(refused([select([...options(2), { label: 'again', value: 'v0' }])])).toBe(
+      'data.components.0.component.options.2.value',
+    );
+    expect(refused([select(options(3), { max_values: 4 })])).toBe('data.components.0.component.max_values');
+    expect(refused([select(options(3), { min_values: 0 })])).toBe('data.components.0.component.min_values');
+    expect(refused([select(options(3), { disabled: true })])).toBe('data.components.0.component.disabled');
+    const radio = (opts: unknown[]) => ({
+      type: 18,
+      label: 'R',
+      component: { type: 21, custom_id: 'r', options: opts },
+    });
+    expect(refused([radio(options(5))])).toBeUndefined();
+    expect(refused([radio(options(1))])).toBe('data.components.0.component.options');
+    expect(refused([radio(options(11))])).toBe('data.components.0.component.options');
+    expect(refused([radio(options(3).map((o) => ({ ...o, default: true })))])).toBe(
+      'data.components.0.component.options',
+    );
+    const upload = (extra: Record<string, unknown>) => ({
+      type: 18,
+      label: 'U',
+      component: { type: 19, custom_id: 'u', ...extra },
+    });
+    expect(refused([upload({ min_values: 1, max_values: 10 })])).toBeUndefined();
+    expect(refused([upload({ max_values: 11 })])).toBe('data.components.0.component.max_values');
+    expect(refused([upload({ min_values: 0 })])).toBe('data.components.0.component.min_values');
+    expect(refused([upload({ min_values: 0, required: false })])).toBeUndefined();
   });
 });
