@@ -17,6 +17,8 @@
  *   setTitle: Tier 3, 50 per minute per workspace -> 429. Their arguments are checked like Slack's
  *   (`invalid_arguments`); the workspace may lack them (`assistant` option: unknown_method,
  *   not_allowed_token_type, missing_scope). What each thread shows is kept (`assistantThreads`).
+ * - data_table blocks checked as Slack's reference says (fake-slack-tables.ts); `newBlocks: 'refuse'`
+ *   answers invalid_blocks to them, as a workspace that does not know them.
  * - context_actions blocks: 1 to 5 elements, feedback_buttons with positive and negative buttons
  *   (plain_text text <= 75, value <= 2,000), action ids unique in the message (`invalid_blocks`).
  * - images from `unfetchableImageHosts`: in an image block (or a context image) the message is refused,
@@ -30,6 +32,7 @@
 import { cardProblem, carouselProblem } from './fake-slack-cards';
 import { FakeSlackWorkspaces } from './fake-slack-oauth';
 import { entityProblems, unfurlMetadataProblems } from './fake-slack-work-objects';
+import { dataTableProblem } from './fake-slack-tables';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
@@ -121,6 +124,8 @@ export interface FakeSlackOptions {
    * `ratelimited`), 15 messages at most per call (a larger `limit` is cut to 15).
    */
   historyLimits?: 'tier3' | 'distributed';
+  /** `refuse`: a workspace that does not know Slack's newer blocks (data_table, chart): invalid_blocks. */
+  newBlocks?: 'on' | 'refuse';
   /** `off`: a workspace without Work Objects (chat.unfurl with metadata answers feature_not_enabled). */
   workObjects?: 'on' | 'off';
 }
@@ -592,7 +597,25 @@ export class FakeSlack {
   }
 
   /** Slack's checks on text and blocks; an error code or undefined. */
+  /** The block Slack named in its last invalid_blocks (`[json-pointer:/blocks/N]`), as Slack does. */
+  private refusedBlock: number | undefined;
+
+  private refusedAt(i: number): string {
+    this.refusedBlock = i;
+    return 'invalid_blocks';
+  }
+
+  /** A refusal of the content, with the pointer of the block it names when there is one. */
+  private refusal(code: string): Args {
+    const at = this.refusedBlock;
+    this.refusedBlock = undefined;
+    if (code !== 'invalid_blocks' || at === undefined) return { ok: false, error: code };
+    const errors = [`unsupported or invalid block [json-pointer:/blocks/${at}]`];
+    return { ok: false, error: code, errors, response_metadata: { messages: errors.map((e) => `[ERROR] ${e}`) } };
+  }
+
   private checkContent(args: Args, needText = true): string | undefined {
+    this.refusedBlock = undefined;
     const text = typeof args.text === 'string' ? args.text : '';
     if (text.length > LIMITS.text) return 'msg_too_long';
     const blocks = args.blocks;
@@ -608,10 +631,13 @@ export class FakeSlack {
           if (!t && !Array.isArray(b.fields)) return 'invalid_blocks';
         }
         if (b.type === 'context_actions' && !this.validContextActions(b, actionIds)) return 'invalid_blocks';
+        if (b.type === 'data_table' && (this.opts.newBlocks === 'refuse' || dataTableProblem(b)))
+          return 'invalid_blocks';
         if (b.type === 'carousel' || b.type === 'card') {
           // An older workspace knows neither block; a newer one checks them by the reference.
-          if (this.opts.cards === 'refuse') return 'invalid_blocks';
-          if ((b.type === 'carousel' ? carouselProblem : cardProblem)(b, actionIds)) return 'invalid_blocks';
+          if (this.opts.cards === 'refuse') return this.refusedAt(blocks.indexOf(b));
+          if ((b.type === 'carousel' ? carouselProblem : cardProblem)(b, actionIds))
+            return this.refusedAt(blocks.indexOf(b));
         }
         if (b.type === 'actions') {
           for (const el of (b.elements as Array<Record<string, unknown>>) ?? []) {
@@ -859,7 +885,7 @@ export class FakeSlack {
         const channel = String(a.channel ?? '');
         if (!channel || this.opts.notInChannels?.includes(channel)) return { ok: false, error: 'channel_not_found' };
         const bad = this.checkContent(a);
-        if (bad) return { ok: false, error: bad };
+        if (bad) return this.refusal(bad);
         const image = this.imageFailure(a);
         if (image) return image;
         // Users' messages (thread roots of mentions and DMs) are not in the fake's store: any thread_ts goes.
@@ -882,7 +908,7 @@ export class FakeSlack {
         const msg = this.message(String(a.channel ?? ''), String(a.ts ?? ''));
         if (!msg) return { ok: false, error: 'message_not_found' };
         const bad = this.checkContent(a);
-        if (bad) return { ok: false, error: bad };
+        if (bad) return this.refusal(bad);
         const image = this.imageFailure(a);
         if (image) return image;
         msg.text = String(a.text ?? '');
@@ -899,7 +925,7 @@ export class FakeSlack {
       }
       case 'chat.postEphemeral': {
         const bad = this.checkContent(a);
-        if (bad) return { ok: false, error: bad };
+        if (bad) return this.refusal(bad);
         if (!a.channel || !a.user) return { ok: false, error: 'channel_not_found' };
         if (this.opts.notInChannels?.includes(String(a.channel))) return { ok: false, error: 'channel_not_found' };
         const image = this.imageFailure(a);

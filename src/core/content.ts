@@ -69,6 +69,13 @@ export interface ListingPreview {
   actions: Button[];
 }
 
+/** A table: a caption, a header row and rows of the same length, every cell text. */
+export interface DataTable {
+  caption: string;
+  header: string[];
+  rows: string[][];
+}
+
 export interface FileUpload {
   name: string;
   mime: string;
@@ -96,6 +103,11 @@ export interface OutMessage {
   /** A short status line shown under the text, never inside it (e.g. "Answer interrupted ..."). */
   notice?: string;
   cards?: Card[];
+  /**
+   * The same items as a table people compare across (a page of listings): where the surface shows
+   * tables (Slack's data_table), only the first few cards go beside it; elsewhere the cards as ever.
+   */
+  table?: DataTable;
   buttons?: Button[];
   /** A way to rate this (complete) answer: Slack's feedback buttons, two buttons elsewhere. */
   feedback?: FeedbackPrompt;

@@ -19,6 +19,7 @@ export type {
   Button,
   Card,
   CardGroup,
+  DataTable,
   FeedbackPrompt,
   FileUpload,
   FormField,

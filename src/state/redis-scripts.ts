@@ -152,17 +152,78 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return removed
 `;
 
-/** KEYS[1]=lease key; ARGV: owner, ttl ms. A lease key exists only while held (PX drops it). */
-export const ACQUIRE_LEASE = `
-local current = redis.call('GET', KEYS[1])
-if current and current ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
+/*
+ * Leases: a lease key exists only while held (PX drops it). Its value is `<token>\n<owner>`
+ * (fence-token.ts): the fencing token of the acquisition that holds it, then the owner. A value
+ * without a newline (written by a version before tokens) is its owner's, with token 0.
+ */
+const LEASE_OF = `
+local function lease_of(v)
+  if not v then return nil, nil end
+  local nl = string.find(v, '\\n', 1, true)
+  if not nl then return v, '0' end
+  return string.sub(v, nl + 1), string.sub(v, 1, nl - 1)
+end
 `;
 
-export const RELEASE_LEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+/**
+ * KEYS[1]=lease key; ARGV: owner, ttl ms, a new token. Returns the token held (a string), 0 when
+ * another owner holds it. The holder again keeps its token; a free lease takes the new one.
+ */
+export const ACQUIRE_LEASE = `${LEASE_OF}
+local owner, token = lease_of(redis.call('GET', KEYS[1]))
+if owner and owner ~= ARGV[1] then return 0 end
+if not owner then token = ARGV[3] end
+redis.call('SET', KEYS[1], token .. '\\n' .. ARGV[1], 'PX', ARGV[2])
+return token
+`;
+
+export const RELEASE_LEASE = `${LEASE_OF}
+local owner = lease_of(redis.call('GET', KEYS[1]))
+if owner == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
+`;
+
+/** The fence check: the lease of KEYS[1] is held by ARGV[1] with token ARGV[2]. */
+const FENCE_CHECK = `${LEASE_OF}
+local owner, token = lease_of(redis.call('GET', KEYS[1]))
+if owner ~= ARGV[1] or token ~= ARGV[2] then return 0 end
+`;
+
+/** KEYS[1]=lease key; ARGV: owner, token. 1 while that acquisition holds the lease. */
+export const FENCE_HELD = `${FENCE_CHECK}return 1
+`;
+
+/**
+ * The fence check, then the writes in order. KEYS[1]=lease key, then each write's keys: a value key
+ * (set, del) or a queue's order zset and values hash (ack). ARGV: owner, token, then per write its
+ * op and arguments: 'set', value, ttl ms ('' = none) | 'del' | 'ack', item id.
+ */
+export const WRITE_FENCED = `${FENCE_CHECK}
+local k = 2
+local i = 3
+while i <= #ARGV do
+  local op = ARGV[i]
+  if op == 'set' then
+    if ARGV[i + 2] ~= '' then
+      redis.call('SET', KEYS[k], ARGV[i + 1], 'PX', ARGV[i + 2])
+    else
+      redis.call('SET', KEYS[k], ARGV[i + 1])
+    end
+    k = k + 1
+    i = i + 3
+  elseif op == 'del' then
+    redis.call('DEL', KEYS[k])
+    k = k + 1
+    i = i + 1
+  else
+    redis.call('ZREM', KEYS[k], ARGV[i + 1])
+    redis.call('HDEL', KEYS[k + 1], ARGV[i + 1])
+    k = k + 2
+    i = i + 2
+  end
+end
+return 1
 `;
 
 /**

@@ -14,13 +14,18 @@ import {
   ACK,
   ACQUIRE_LEASE,
   RELEASE_LEASE,
+  FENCE_HELD,
+  WRITE_FENCED,
   TAKE_TOKENS,
   casArgs,
 } from './redis-scripts';
 import { parseRedisUrl } from './redis-url';
 import { type RetentionOptions, retainedTtl } from './retention';
+import { leaseValue, nextFenceToken, parseLeaseValue } from './fence-token';
 import type {
   DueEntry,
+  Fence,
+  FencedWrite,
   Json,
   LeaseInfo,
   OutboxIntent,
@@ -59,9 +64,12 @@ export class RedisStore implements StateStore {
   private readonly contact: Promise<void>;
   private readonly k: RedisKeys;
   private readonly retentionMs: number | undefined;
+  /** On a Cluster a script's keys share one slot: a lease's key does not share the others'. */
+  private readonly cluster: boolean;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
     const target = parseRedisUrl(url);
+    this.cluster = target.kind === 'cluster';
     this.k = redisKeys(options.keyPrefix ?? 'bridge:', target.kind === 'cluster');
     this.retentionMs = options.retentionMs;
     const opened = openRedisClient(target, options);
@@ -198,19 +206,59 @@ export class RedisStore implements StateStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.acquireFencedLease(name, owner, ttlMs)) !== undefined;
+  }
+
+  async acquireFencedLease(name: string, owner: string, ttlMs: number): Promise<Fence | undefined> {
     const ttl = checkTtl(ttlMs) as number;
     const key = this.lease(name);
+    const token = nextFenceToken();
     // Most leases are free when taken: one command then. Held: by another (a read says so), or by
     // this owner, renewed atomically by the script (the lease may lapse between the read and it).
-    if ((await this.redis.set(key, owner, 'PX', ttl, 'NX')) === 'OK') return true;
-    if ((await this.redis.get(key)) !== owner) return false;
-    return (await this.script(ACQUIRE_LEASE, [key], [owner, String(ttl)])) === 1;
+    if ((await this.redis.set(key, leaseValue(token, owner), 'PX', ttl, 'NX')) === 'OK') {
+      return { lease: name, owner, token };
+    }
+    const held = await this.redis.get(key);
+    if (held === null || parseLeaseValue(held).owner !== owner) return undefined;
+    const reply = await this.script(ACQUIRE_LEASE, [key], [owner, String(ttl), String(token)]);
+    return typeof reply === 'string' ? { lease: name, owner, token: Number(reply) } : undefined;
+  }
+
+  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
+    const check = [fence.owner, String(fence.token)];
+    if (this.cluster) {
+      // The lease's key is on its own slot: checked first, then written (two steps, see StateStore).
+      if ((await this.script(FENCE_HELD, [this.lease(fence.lease)], check)) !== 1) return false;
+      for (const w of writes) {
+        if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
+        else if (w.op === 'delete') await this.delete(w.key);
+        else await this.ack(w.queue, w.id);
+      }
+      return true;
+    }
+    const keys = [this.lease(fence.lease)];
+    const args = [...check];
+    for (const w of writes) {
+      if (w.op === 'set') {
+        const ttl = retainedTtl(w.ttlMs, this.retentionMs);
+        keys.push(this.kv(w.key));
+        args.push('set', canonicalJson(w.value), ttl === undefined ? '' : String(ttl));
+      } else if (w.op === 'delete') {
+        keys.push(this.kv(w.key));
+        args.push('del');
+      } else {
+        keys.push(...this.queueKeys(w.queue, false));
+        args.push('ack', w.id);
+      }
+    }
+    return (await this.script(WRITE_FENCED, keys, args)) === 1;
   }
 
   async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     // One command, no read first (GETEX, Redis 6.2+): a lease renewed every third of its life is the
     // most frequent write there is. A lapsed lease (no key) stays lapsed.
-    return (await this.redis.getex(this.lease(name), 'PX', checkTtl(ttlMs) as number)) === owner;
+    const held = await this.redis.getex(this.lease(name), 'PX', checkTtl(ttlMs) as number);
+    return held !== null && parseLeaseValue(held).owner === owner;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
@@ -221,10 +269,10 @@ export class RedisStore implements StateStore {
     // Two reads in one round trip, no script: a lease that lapses between them reads as lapsed.
     const key = this.lease(name);
     const replies = await this.redis.pipeline().get(key).pttl(key).exec();
-    const owner = replies?.[0]?.[1];
+    const value = replies?.[0]?.[1];
     const remaining = Number(replies?.[1]?.[1]);
-    if (typeof owner !== 'string' || !(remaining > 0)) return undefined;
-    return { owner, expiresAt: Date.now() + remaining };
+    if (typeof value !== 'string' || !(remaining > 0)) return undefined;
+    return { owner: parseLeaseValue(value).owner, expiresAt: Date.now() + remaining };
   }
 
   async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {

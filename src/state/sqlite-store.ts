@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
+import { canonicalJson, formatQueueId } from './canonical-json';
 import { type RetentionOptions, retainedTtl } from './retention';
+import { SqliteLeases } from './sqlite-leases';
 import { SCHEMA } from './sqlite-schema';
 import type {
   DueEntry,
+  Fence,
+  FencedWrite,
   Json,
   LeaseInfo,
   OutboxIntent,
@@ -55,6 +58,7 @@ export class SqliteStore implements StateStore {
   private readonly statements = new Map<string, Database.Statement>();
 
   private readonly retentionMs: number | undefined;
+  private readonly leases: SqliteLeases;
 
   constructor(path: string, opts: RetentionOptions = {}) {
     this.retentionMs = opts.retentionMs;
@@ -68,6 +72,11 @@ export class SqliteStore implements StateStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     this.addActivityColumns();
+    this.leases = new SqliteLeases({
+      db: this.db,
+      stmt: (sql) => this.stmt(sql),
+      expiry: (ttlMs) => this.expiry(ttlMs),
+    });
   }
 
   /**
@@ -224,39 +233,27 @@ export class SqliteStore implements StateStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const ttl = checkTtl(ttlMs) as number;
-    const now = Date.now();
-    const info = this.stmt(
-      `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-         WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
-    ).run(name, owner, now + ttl, now);
-    return info.changes === 1;
+    return (await this.acquireFencedLease(name, owner, ttlMs)) !== undefined;
+  }
+
+  async acquireFencedLease(name: string, owner: string, ttlMs: number): Promise<Fence | undefined> {
+    return this.leases.acquire(name, owner, ttlMs);
+  }
+
+  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
+    return this.leases.writeFenced(fence, writes);
   }
 
   async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const ttl = checkTtl(ttlMs) as number;
-    const now = Date.now();
-    // An expired lease is lost even if nobody took it yet: the owner must acquire again, as with Redis.
-    const info = this.stmt('UPDATE leases SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?').run(
-      now + ttl,
-      name,
-      owner,
-      now,
-    );
-    return info.changes === 1;
+    return this.leases.renew(name, owner, ttlMs);
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    this.stmt('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+    this.leases.release(name, owner);
   }
 
   async leaseInfo(name: string): Promise<LeaseInfo | undefined> {
-    const row = this.stmt('SELECT owner, expires_at FROM leases WHERE name = ? AND expires_at > ?').get(
-      name,
-      Date.now(),
-    ) as { owner: string; expires_at: number } | undefined;
-    return row ? { owner: row.owner, expiresAt: row.expires_at } : undefined;
+    return this.leases.info(name);
   }
 
   async takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision> {

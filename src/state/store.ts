@@ -22,6 +22,24 @@ export interface LeaseInfo {
   expiresAt: number;
 }
 
+/**
+ * A lease as one acquisition holds it: `token` is the fencing token, a number that grows with every
+ * acquisition of the lease by an owner that did not hold it (a renewal keeps it). A write made with
+ * a fence is refused once the lease is held with another token, has run out, or was released: a
+ * holder that stalled past its lease cannot write over what the next holder does.
+ */
+export interface Fence {
+  lease: string;
+  owner: string;
+  token: number;
+}
+
+/** One write of a fenced batch (`StateStore.writeFenced`). */
+export type FencedWrite =
+  | { op: 'set'; key: string; value: Json; ttlMs?: number }
+  | { op: 'delete'; key: string }
+  | { op: 'ack'; queue: string; id: string };
+
 export interface RateDecision {
   /** True when a token was taken. */
   granted: boolean;
@@ -119,6 +137,14 @@ export interface StateStore {
    * the new holder's lease by one ttl: the loser learns it lost and stops renewing.
    */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** acquireLease, returning the acquisition's fence (its token) when held; undefined when not. */
+  acquireFencedLease(name: string, owner: string, ttlMs: number): Promise<Fence | undefined>;
+  /**
+   * The writes, in order, only while `fence` still holds its lease (held, not run out, same owner
+   * and token); none of them otherwise. True when written. One atomic step (a SQLite transaction, a
+   * Lua script; on a Redis Cluster the check and the writes of other slots are two steps).
+   */
+  writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean>;
   renewLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
   leaseInfo(name: string): Promise<LeaseInfo | undefined>;

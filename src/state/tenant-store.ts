@@ -15,7 +15,7 @@
  * What stays on the raw store instead is listed in one place, with the reason for each family:
  * global-keys.ts (leases, the sweeps' indexes, answers in flight, tickets, outboxes, installations...).
  */
-import type { Json, OutboxIntent, QueueItem, RateDecision, StateStore } from './store';
+import type { FencedWrite, Json, OutboxIntent, QueueItem, RateDecision, StateStore } from './store';
 
 export const TENANT_KINDS = ['slack', 'discord', 'shell'] as const;
 export type TenantKind = (typeof TENANT_KINDS)[number];
@@ -98,6 +98,10 @@ export interface TenantStore {
   peek<T extends Json = Json>(queue: ScopedKey): Promise<QueueItem<T> | undefined>;
   ack(queue: ScopedKey, id: string): Promise<boolean>;
   length(queue: ScopedKey): Promise<number>;
+  /** The writes above as one of a fenced batch (`StateStore.writeFenced`), on the tenant's keys. */
+  setWrite(key: ScopedKey, value: Json, ttlMs?: number): FencedWrite;
+  deleteWrite(key: ScopedKey): FencedWrite;
+  ackWrite(queue: ScopedKey, id: string): FencedWrite;
 }
 
 export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
@@ -119,6 +123,9 @@ export function tenantStore(store: StateStore, tenant: Tenant): TenantStore {
     peek: (queue) => store.peek(full(queue)),
     ack: (queue, id) => store.ack(full(queue), id),
     length: (queue) => store.length(full(queue)),
+    setWrite: (key, value, ttlMs) => ({ op: 'set', key: full(key), value, ...(ttlMs !== undefined ? { ttlMs } : {}) }),
+    deleteWrite: (key) => ({ op: 'delete', key: full(key) }),
+    ackWrite: (queue, id) => ({ op: 'ack', queue: full(queue), id }),
   };
 }
 

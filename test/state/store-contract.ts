@@ -361,6 +361,74 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
     });
   });
 
+  describe('fenced leases (writeFenced)', () => {
+    it('gives each acquisition a greater token, keeps it on renewal, and refuses a stale token', async () => {
+      const name = fresh('fence');
+      const queue = fresh('fence-q');
+      const first = await a.acquireFencedLease(name, 'alice', 60_000);
+      expect(first).toMatchObject({ lease: name, owner: 'alice' });
+      // The holder again: a renewal, the same token.
+      expect((await a.acquireFencedLease(name, 'alice', 60_000))?.token).toBe(first!.token);
+      expect(await b.acquireFencedLease(name, 'bob', 60_000)).toBeUndefined();
+      const item = await a.push(queue, 'work');
+      const key = fresh('fenced-key');
+      expect(
+        await b.writeFenced(first!, [
+          { op: 'set', key, value: { step: 1 }, ttlMs: 60_000 },
+          { op: 'ack', queue, id: item.id },
+        ]),
+      ).toBe(true);
+      expect(await a.get(key)).toEqual({ step: 1 });
+      expect(await a.length(queue)).toBe(0);
+
+      // Released and taken by bob: alice's token is stale, her writes (all of the batch) refused.
+      await a.releaseLease(name, 'alice');
+      const second = await b.acquireFencedLease(name, 'bob', 60_000);
+      expect(second!.token).toBeGreaterThan(first!.token);
+      const again = await a.push(queue, 'more');
+      expect(
+        await a.writeFenced(first!, [
+          { op: 'set', key, value: { step: 2 } },
+          { op: 'ack', queue, id: again.id },
+          { op: 'delete', key },
+        ]),
+      ).toBe(false);
+      expect(await b.get(key)).toEqual({ step: 1 });
+      expect(await b.length(queue)).toBe(1);
+      expect(await b.writeFenced(second!, [{ op: 'delete', key }])).toBe(true);
+      expect(await a.get(key)).toBeUndefined();
+      // The old holder taking it back later is a new acquisition: a new, greater token.
+      await b.releaseLease(name, 'bob');
+      const third = await a.acquireFencedLease(name, 'alice', 60_000);
+      expect(third!.token).toBeGreaterThan(second!.token);
+      expect(await a.writeFenced(first!, [{ op: 'set', key, value: 1 }])).toBe(false);
+    });
+
+    it('refuses a write once the lease ran out, even if nobody took it', async () => {
+      const name = fresh('fence-exp');
+      const fence = await a.acquireFencedLease(name, 'alice', 50);
+      await waitFor(async () => (await b.leaseInfo(name)) === undefined, 'the lease run out');
+      const key = fresh('fenced-late');
+      expect(await a.writeFenced(fence!, [{ op: 'set', key, value: 'late' }])).toBe(false);
+      expect(await a.get(key)).toBeUndefined();
+    });
+
+    it('hands exactly one of many parallel acquirers a token, distinct from every earlier one', async () => {
+      const name = fresh('fence-race');
+      const tokens = new Set<number>();
+      for (let round = 0; round < 3; round++) {
+        const got = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).acquireFencedLease(name, `owner${round}-${i}`, 60_000)),
+        );
+        const held = got.filter((f) => f !== undefined);
+        expect(held).toHaveLength(1);
+        expect(tokens.has(held[0]!.token)).toBe(false);
+        tokens.add(held[0]!.token);
+        await a.releaseLease(name, held[0]!.owner);
+      }
+    });
+  });
+
   describe('takeToken', () => {
     it('grants at most limit per window across two instances, then again once the window slides', async () => {
       const key = fresh('rate');

@@ -8,6 +8,7 @@
  *
  * A new command or subcommand is one entry here (its usage lines, and its options for Discord).
  */
+import { HANDOFF_RULE_NAMES } from '../handoff/rule-names';
 import { SETTING_FIELDS } from '../../service/schemas/settings';
 
 export type OptionType = 'string' | 'integer' | 'boolean';
@@ -227,6 +228,8 @@ const COMMANDS = [
       '       /handoff queue      the open tickets (members of the handoff channel and admins)',
       '       /handoff away       (agents) new tickets are not offered to you (round-robin)',
       '       /handoff back       (agents) you are available again',
+      "       /handoff settings   (admins) this office's handoff rules; /handoff settings <name> <value>|default",
+      `                           changes one for this office: ${HANDOFF_RULE_NAMES.join(', ')}`,
       'In a conversation thread it hands off that thread; in a channel, your most recent conversation there.',
     ],
     adminOnly: false,
@@ -234,6 +237,15 @@ const COMMANDS = [
     directMessages: true,
     options: [
       { name: 'reason', description: 'Why you need a human', type: 'string', required: false, positional: true },
+      // Discord cannot mix a subcommand with `reason`: `/handoff settings` is these two options there.
+      {
+        name: 'setting',
+        description: "(admins) Change one of this office's handoff settings (with value)",
+        type: 'string',
+        required: false,
+        choices: HANDOFF_RULE_NAMES.map((n) => ({ name: n, value: n })),
+      },
+      { name: 'value', description: "The setting's new value, or default", type: 'string', required: false },
     ],
     subcommands: [],
   },

@@ -1,11 +1,14 @@
 import type { Conversations } from '../conversations/engine';
 import { convRef, type Conversation } from '../conversations/model';
-import type { CommandHandler } from '../context';
+import type { CommandHandler, CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS, HANDOFF_SURVEY_FORM } from '../handoff/model';
 import { openSurvey, submitSurvey } from '../handoff/survey';
 import { LISTING_TALK_ACTION, VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
+import { splitHead, tokenize } from './grammar';
+import { handoffSettings } from './handoff-settings';
+import { guarded } from './respond';
 
 const NO_CONVERSATION =
   'There is no conversation of yours here to hand off. Start one with /ask, then use /handoff in its thread.';
@@ -56,8 +59,25 @@ async function cancelHandoff(handoffs: Handoffs, inv: Invocation, conv: Conversa
     await inv.reply({ text: 'Handoff cancelled: the bot answers in that thread again.' }, { ephemeral: true });
 }
 
-/** `/handoff [reason|cancel|queue|away|back]`. */
+/**
+ * `/handoff settings [<name> <value>]` as typed, or as Discord's options render it
+ * (`setting:<name> value:<value>`); undefined: not the settings.
+ */
+function settingsArgs(args: string): string | undefined {
+  const { head, rest } = splitHead(args);
+  if (head.toLowerCase() === 'settings') return rest.trim();
+  // Only Discord's options say `setting:` (a reason with a stray quote is never tokenized).
+  if (!/(^|\s)setting:/i.test(args)) return undefined;
+  const tokens = tokenize(args);
+  const setting = tokens.find((t) => t.key?.toLowerCase() === 'setting')?.value;
+  if (setting === undefined) return undefined;
+  const value = tokens.find((t) => t.key?.toLowerCase() === 'value')?.value ?? '';
+  return `${setting} ${value}`.trim();
+}
+
+/** `/handoff [reason|cancel|queue|away|back|settings]`. */
 async function runHandoff(
+  ctx: CoreContext,
   conversations: Conversations,
   handoffs: Handoffs,
   inv: Invocation,
@@ -65,6 +85,9 @@ async function runHandoff(
 ): Promise<void> {
   const reason = args.trim();
   const word = reason.toLowerCase();
+  const settings = settingsArgs(reason);
+  // A bad name or value is answered with what was wrong and the usage (guarded), as /chatbot's are.
+  if (settings !== undefined) return guarded(ctx, inv, 'handoff', () => handoffSettings(ctx, inv, settings));
   if (word === 'queue') {
     const refused = await handoffs.refusal('queue', inv);
     await inv.reply(refused ? { text: refused } : await handoffs.queueMessage(inv.tenant), {
@@ -85,7 +108,7 @@ async function runHandoff(
 
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {
-    run: (_ctx, inv, args) => runHandoff(conversations, handoffs, inv, args),
+    run: (ctx, inv, args) => runHandoff(ctx, conversations, handoffs, inv, args),
     actions: {
       [HANDOFF_ACTIONS.request]: async (_ctx, inv, convId) => {
         const conv = await conversations.load({ tenant: inv.tenant, id: convId });

@@ -1,11 +1,11 @@
 /** `/listings [city:] [type:] [mls:] [page:]`: RealEstateList as cards with Prev/Next buttons. */
 import { z } from 'zod';
-import { SALE_TYPES, type SaleType } from '../../service/schemas/listings';
+import { type Listing, SALE_TYPES, type SaleType } from '../../service/schemas/listings';
 import type { CoreContext } from '../context';
 import { CARDS_PER_PAGE, fetchListingPage, type ListingFilters } from '../listings/find';
 import { matchOption } from '../listings/fields';
-import { listingCard } from '../listings/format';
-import type { Button, Invocation, OutMessage } from '../surface';
+import { formatArea, formatBedsBaths, formatPrice, listingCard, listingTitle, statusBadge } from '../listings/format';
+import type { Button, DataTable, Invocation, OutMessage } from '../surface';
 import { UsageError, parseArgs, tokenize } from './grammar';
 import { usageOf } from './catalogue';
 import { listingActions } from '../listings/card-actions';
@@ -110,7 +110,25 @@ function describeFilters(q: ListingFilters): string {
   return parts.length > 0 ? ` ${parts.join(', ')}` : '';
 }
 
-/** The message of one page: header, cards, Prev/Next. */
+/** A page of listings as a table to compare them by: one row per listing, every figure in words. */
+function listingsTable(items: Listing[], caption: string): DataTable {
+  const cell = (v: string | undefined): string => (v && v.trim() !== '' ? v : '—');
+  return {
+    caption,
+    header: ['Address', 'Status', 'Price', 'Beds / baths', 'Area', 'City', 'MLS'],
+    rows: items.map((l) => [
+      cell(listingTitle(l)),
+      statusBadge(l),
+      cell(formatPrice(l)),
+      cell(formatBedsBaths(l)),
+      cell(formatArea(l)),
+      cell(l.city),
+      cell(l.mlsNumber),
+    ]),
+  };
+}
+
+/** The message of one page: header, cards (and the page as a table), Prev/Next. */
 export async function listingsMessage(
   ctx: CoreContext,
   q: ListingsQuery,
@@ -144,6 +162,7 @@ export async function listingsMessage(
   const msg: OutMessage = {
     text: `Listings${filters}: page ${q.page} of ${res.pages} (${res.total} listing${res.total === 1 ? '' : 's'})`,
     cards: res.items.map((l) => listingCard(l, { actions: listingActions(l) })),
+    table: listingsTable(res.items, `Listings${filters}, page ${q.page} of ${res.pages}`),
   };
   if (buttons.length > 0) msg.buttons = buttons;
   return msg;

@@ -27,6 +27,8 @@ import type { Listing } from '../../service/schemas/listings';
 import { cardsNamedIn } from '../listings/card-actions';
 import { ListingCatalogue, listingHosts } from '../listings/named';
 import { type LinkTrust, linksInSight, trustHosts } from '../text/links';
+import { rulesOf } from '../handoff/hours/office';
+import { tenantOf } from '../tenants/tenant';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -237,7 +239,7 @@ export class TurnAnswerer {
     await beginRatedAnswer(ctx, feedbackId, conv.id, conv.place);
     const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
     await turn.progress.noteAnswerKey(answerKey);
-    const listings = await this.answerListings();
+    const listings = await this.answerListings((await rulesOf(ctx, tenantOf(conv.place))).linkHosts);
     const result = await this.deps.relay.run({
       surface,
       place: conv.place,
@@ -284,10 +286,10 @@ export class TurnAnswerer {
     if (result.status === 'complete' && result.final?.noAnswer) await this.noAnswer(turn);
   }
 
-  /** The chatbot had no answer: handed to a human (HANDOFF_ON_NO_ANSWER) or the way to one shown. */
+  /** The chatbot had no answer: handed to a human (the office's HANDOFF_ON_NO_ANSWER) or the way to one shown. */
   private async noAnswer({ conv, request, ask }: TurnRequest): Promise<void> {
     const { surface, actor } = request;
-    if (!this.deps.ctx.config.handoffOnNoAnswer) {
+    if (!(await rulesOf(this.deps.ctx, tenantOf(conv.place))).onNoAnswer) {
       await surface.post(conv.place, {
         text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",
         markdown: true,
@@ -308,9 +310,12 @@ export class TurnAnswerer {
    * LINK_HOSTS) once it is read; until then, those of the last read. The process's first answer
    * waits for the first read, so that no answer shows a listing's link as text for want of it.
    */
-  private async answerListings(): Promise<{ cards: (answer: string) => Card[]; links: LinkTrust }> {
+  private async answerListings(
+    linkHosts: readonly string[],
+  ): Promise<{ cards: (answer: string) => Card[]; links: LinkTrust }> {
     let catalogue: Listing[] = [];
-    const trusted = (): LinkTrust => trustHosts([...(this.deps.ctx.config.linkHosts ?? []), ...this.listingHosts]);
+    // The office's LINK_HOSTS (its own `/handoff settings`, else the deployment's) and the listings'.
+    const trusted = (): LinkTrust => trustHosts([...linkHosts, ...this.listingHosts]);
     let links = trusted();
     const read = this.catalogue.read().then((items) => {
       catalogue = items;

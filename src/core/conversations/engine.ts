@@ -27,6 +27,7 @@ import { ensureSession, sessionOf, touchSession } from './sessions';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
+import { giveUpItem } from './given-up';
 import { startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
@@ -321,7 +322,10 @@ export class Conversations {
       return;
     }
     const found = this.surfaceFor(conv.place);
-    const surface = found ? work.port(found) : undefined;
+    // Every platform call of the item is refused once its tenant left or its thread's lease is lost;
+    // the answer stops (its service stream closes, the relay drops it) on either.
+    const surface = found ? taken.lease.port(work.port(found)) : undefined;
+    const stop = AbortSignal.any([work.signal, taken.lease.lost]);
     if (!surface) {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
       // is dropped (acked by the worker) with one line, not retried on every sweep.
@@ -333,6 +337,8 @@ export class Conversations {
       await progress.done();
       return;
     }
+    // Its tries all failed before the answer started: the user is told, the item moved aside.
+    if (progress.exhausted) return giveUpItem(this.ctx, conv, taken, item, progress, surface);
     const request = answerRequest(conv, surface, item.actor);
     try {
       const ticket = await this.handoffs.activeTicket(ref);
@@ -352,7 +358,7 @@ export class Conversations {
           text: item.text,
           attachments: item.attachments,
           progress,
-          left: work.signal,
+          left: stop,
         });
       } else {
         if (ticket) {
@@ -366,18 +372,20 @@ export class Conversations {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
         }
-        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress, left: work.signal });
+        await turns.answer({ conv, request, ask: record, retryId: item.retryId, progress, left: stop });
       }
     } catch (err) {
-      // The tenant left meanwhile: its calls were refused; no one there to tell.
-      if (work.left) return;
+      // The tenant left meanwhile: its calls were refused; no one there to tell. The thread's lease
+      // was lost: the item is the new holder's, who answers it (the worker logs the loss).
+      if (work.left || taken.lease.lost.aborted) return;
       const told = loggedFailure(this.ctx.log, err, { convId }, 'conversation: handling a message failed');
       await surface
         .post(conv.place, { text: `Sorry, I could not answer that: ${sentence(told)} Please try again.` })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
     } finally {
-      // The retry is over (answered, refused or failed): its button works again.
-      if (item.kind === 'retry') await this.retryDone(ref, item.retryId);
+      // The retry is over (answered, refused or failed): its button works again. Not for a worker
+      // that lost the thread: the retry is the new holder's.
+      if (item.kind === 'retry' && !taken.lease.lost.aborted) await this.retryDone(ref, item.retryId);
       // A left tenant's records are being deleted: its item's mark is not written again.
       if (!work.left) await progress.done();
     }

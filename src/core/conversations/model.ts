@@ -79,6 +79,12 @@ export const startedMarkSchema = z.object({
    * mistake an answer recovery already marked for one that was never started.
    */
   answerKey: z.string().optional(),
+  /**
+   * How many workers have taken the item, this one included: one that keeps failing before its
+   * answer starts (every worker that takes it dies or fails before the relay) is given up after
+   * MAX_ITEM_TRIES. Absent on marks from before the count: one.
+   */
+  tries: z.number().int().positive().optional(),
 });
 export type StartedMark = z.infer<typeof startedMarkSchema>;
 
@@ -140,6 +146,8 @@ export const convKeys = {
   conversations: scopedPrefix('conv'),
   queue: (convId: string): ScopedKey => scoped('convq', convId),
   started: (convId: string, itemId: string): ScopedKey => scoped('convstarted', convId, itemId),
+  /** The tenant's dead-letter list: queue items given up after MAX_ITEM_TRIES (kept for RETENTION_DAYS). */
+  deadLetters: scoped('convdead'),
   /** Who asked in a conversation from before its asker was kept on it (read only; nothing writes it now). */
   asker: (convId: string, userId: string): ScopedKey => scoped('convasker', convId, userId),
   /** A user's most recent conversation in a channel (for `/handoff` typed outside a thread). */

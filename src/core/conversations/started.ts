@@ -4,7 +4,7 @@
  * handed to the relay (`answerKey`: the relay's recovery owns that answer), or lost before the relay
  * (answered again here, in the placeholder it left).
  */
-import type { Json } from '../../state/store';
+import type { FencedWrite, Json } from '../../state/store';
 import type { CoreContext } from '../context';
 import type { MessageRef } from '../surface';
 import { convKeys, legacyKeys, parseStored, startedMarkSchema, toJson, type ConvRef, type StartedMark } from './model';
@@ -13,10 +13,14 @@ import type { TakenItem } from './worker';
 
 const MARK_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** Workers that may take one queue item before it is given up (it failed before its answer started). */
+export const MAX_ITEM_TRIES = 3;
+
 /** Where an item's mark is kept: in the tenant's part, or (an item of the old layout's queue) at its old key. */
 interface MarkSlot {
   get(): Promise<Json | undefined>;
-  set(value: Json): Promise<void>;
+  /** The mark written, as one write of a fenced batch (under the thread's lease). */
+  write(value: Json): FencedWrite;
   setIfAbsent(value: Json): Promise<boolean>;
 }
 
@@ -26,7 +30,7 @@ function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
     const key = legacyKeys.started(ref.id, item.raw.id);
     return {
       get: () => ctx.store.get(key),
-      set: (value) => ctx.store.set(key, value, MARK_TTL_MS),
+      write: (value) => ({ op: 'set', key, value, ttlMs: MARK_TTL_MS }),
       setIfAbsent: (value) => ctx.store.setIfAbsent(key, value, MARK_TTL_MS),
     };
   }
@@ -34,7 +38,7 @@ function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
   const key = convKeys.started(ref.id, item.raw.id);
   return {
     get: () => view.get(key),
-    set: (value) => view.set(key, value, MARK_TTL_MS),
+    write: (value) => view.setWrite(key, value, MARK_TTL_MS),
     setIfAbsent: (value) => view.setIfAbsent(key, value, MARK_TTL_MS),
   };
 }
@@ -48,9 +52,20 @@ export class ItemProgress {
 
   constructor(
     private readonly ctx: CoreContext,
+    private readonly item: TakenItem,
     private readonly slot: MarkSlot,
     private readonly mark: StartedMark,
   ) {}
+
+  /** How many workers took the item, this one included (kept in its mark). */
+  get tries(): number {
+    return this.mark.tries ?? 1;
+  }
+
+  /** Every try of the item failed before its answer started: it is given up, not tried again. */
+  get exhausted(): boolean {
+    return this.tries > MAX_ITEM_TRIES;
+  }
 
   /** The placeholder a lost item left behind, answered into by the worker that took it over (once). */
   takeLeftPlaceholder(): MessageRef | undefined {
@@ -73,14 +88,15 @@ export class ItemProgress {
     return this.note({ answerKey });
   }
 
-  /** The item is over (answered, refused or failed). */
-  async done(): Promise<void> {
-    await this.slot.set(toJson({ ...this.mark, done: true })).catch(() => undefined);
-  }
+  /**
+   * The item is over (answered, refused or failed). Nothing is written: the worker acks the item
+   * under the thread's lease next, and a mark is read only while its item is still queued.
+   */
+  async done(): Promise<void> {}
 
   private async note(note: Pick<StartedMark, 'placeholder'> | Pick<StartedMark, 'answerKey'>): Promise<void> {
     Object.assign(this.mark, note);
-    await this.slot.set(toJson(this.mark));
+    await this.item.lease.write([this.slot.write(toJson(this.mark))]);
   }
 }
 
@@ -93,7 +109,7 @@ export async function startItem(ctx: CoreContext, ref: ConvRef, item: TakenItem)
   const slot = markSlot(ctx, ref, item);
   const convId = ref.id;
   const itemId = item.raw.id;
-  const mark: StartedMark = { owner: ctx.config.instanceId, done: false };
+  const mark: StartedMark = { owner: ctx.config.instanceId, done: false, tries: 1 };
   if (!(await slot.setIfAbsent(toJson(mark)))) {
     const earlier = parseStored(startedMarkSchema, await slot.get());
     if (!earlier || earlier.done || earlier.answerKey !== undefined) {
@@ -103,12 +119,16 @@ export async function startItem(ctx: CoreContext, ref: ConvRef, item: TakenItem)
       );
       return undefined;
     }
-    ctx.log.warn(
-      { convId, item: itemId, owner: earlier.owner },
-      'conversation: item lost by an earlier worker before the relay took it; answering it again',
-    );
+    mark.tries = (earlier.tries ?? 1) + 1;
+    // Its last try gone too: the engine gives it up (one line there).
+    if (mark.tries <= MAX_ITEM_TRIES) {
+      ctx.log.warn(
+        { convId, item: itemId, owner: earlier.owner, tries: mark.tries },
+        'conversation: item lost by an earlier worker before the relay took it; answering it again',
+      );
+    }
     if (earlier.placeholder) mark.placeholder = earlier.placeholder;
-    await slot.set(toJson(mark));
+    await item.lease.write([slot.write(toJson(mark))]);
   }
-  return new ItemProgress(ctx, slot, mark);
+  return new ItemProgress(ctx, item, slot, mark);
 }

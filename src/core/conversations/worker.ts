@@ -9,6 +9,7 @@ import { setMaxListeners } from 'node:events';
 import type { Json, QueueItem } from '../../state/store';
 import { tenantFor } from '../../state/tenant-store';
 import type { CoreContext } from '../context';
+import { FencedOut, HeldLease } from '../held-lease';
 import { leaseTimings } from '../leases';
 import {
   conversationSchema,
@@ -29,6 +30,11 @@ import { convView, loadConversation } from './records';
 export interface TakenItem {
   raw: QueueItem;
   legacy: boolean;
+  /**
+   * The thread's lease as this worker holds it: every write of the item's progress goes through it
+   * (refused once another instance holds the thread), and so does every platform call for it.
+   */
+  lease: HeldLease;
 }
 
 /**
@@ -200,47 +206,67 @@ export class QueueWorker {
    * The next item: first what is left in the old layout's queue (pushed before the upgrade, so older
    * than anything in the tenant's), then the tenant's own.
    */
-  private async next(ref: ConvRef, legacyLeft: boolean): Promise<TakenItem | undefined> {
+  private async next(ref: ConvRef, legacyLeft: boolean, lease: HeldLease): Promise<TakenItem | undefined> {
     if (legacyLeft) {
       const raw = await this.ctx.store.peek(legacyKeys.queue(ref.id));
-      if (raw) return { raw, legacy: true };
+      if (raw) return { raw, legacy: true, lease };
     }
     const raw = await convView(this.ctx.store, ref).peek(convKeys.queue(ref.id));
-    return raw ? { raw, legacy: false } : undefined;
+    return raw ? { raw, legacy: false, lease } : undefined;
   }
 
-  /** Holds the thread's lease and answers its queue in order. False when another instance holds it. */
+  /**
+   * Holds the thread's lease and answers its queue in order. False when another instance holds it,
+   * or took it while this one answered (this one stalled past the lease): then it stops at once.
+   */
   private async drainOnce(ref: ConvRef): Promise<boolean> {
     const { store, config } = this.ctx;
     const convId = ref.id;
-    const lease = infraKeys.lease(convId);
     // Held at most a lease (INSTANCE_LEASE_S) without renewal: a dead instance's thread is taken over soon.
-    const { ttlMs, renewMs } = leaseTimings(config.leaseTtlMs);
-    if (!(await store.acquireLease(lease, config.instanceId, ttlMs))) return false;
-    const renew = setInterval(() => {
-      store
-        .renewLease(lease, config.instanceId, ttlMs)
-        .then((ok) => {
-          if (!ok) this.ctx.log.warn({ convId }, 'conversation: lost the thread lease (this instance stalled)');
-        })
-        .catch((err: unknown) => this.ctx.log.warn({ err, convId }, 'lease renewal failed'));
-    }, renewMs);
-    renew.unref();
+    const lease = await HeldLease.take(
+      store,
+      infraKeys.lease(convId),
+      config.instanceId,
+      leaseTimings(config.leaseTtlMs),
+    );
+    if (!lease) return false;
     try {
       // Looked at once per drain: nothing is pushed to the old layout's queue any more.
       let legacyLeft = (await store.length(legacyKeys.queue(convId))) > 0;
       while (!this.stopping) {
-        const item = await this.next(ref, legacyLeft);
+        const item = await this.next(ref, legacyLeft, lease);
         if (!item) break;
-        await this.handle(ref, item);
-        if (item.legacy) await store.ack(legacyKeys.queue(convId), item.raw.id);
-        else await convView(store, ref).ack(convKeys.queue(convId), item.raw.id);
+        const id = item.raw.id;
+        try {
+          await this.handle(ref, item);
+          // Acked under the lease: a worker that lost the thread leaves the item to the new holder.
+          await lease.write([
+            item.legacy
+              ? { op: 'ack', queue: legacyKeys.queue(convId), id }
+              : convView(store, ref).ackWrite(convKeys.queue(convId), id),
+          ]);
+        } catch (err) {
+          if (!(err instanceof FencedOut) && !lease.lost.aborted) throw err;
+          this.ctx.log.warn(
+            {
+              convId,
+              item: id,
+              token: lease.fence.token,
+              why: lease.lost.reason instanceof Error ? lease.lost.reason.message : undefined,
+            },
+            LOST_LEASE_LINE,
+          );
+          return false;
+        }
         legacyLeft = item.legacy;
       }
     } finally {
-      clearInterval(renew);
-      await store.releaseLease(lease, config.instanceId);
+      await lease.release();
     }
     return true;
   }
 }
+
+/** Logged once when a worker finds it lost its thread's lease and stops. */
+export const LOST_LEASE_LINE =
+  "conversation: lost the thread lease; stopped answering (the thread is another instance's now)";

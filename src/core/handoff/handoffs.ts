@@ -308,7 +308,7 @@ export class Handoffs {
         // The last reminder of a ticket also owes its e-mail when its office e-mails tickets.
         const mails = this.hours.mailsTickets(office);
         const toldLate = (await this.ctx.store.get(ticketKeys.late(id))) !== undefined;
-        for (const step of dueSteps(ticket, this.ctx.now(), sweepTiming(this.ctx.config, office), toldLate))
+        for (const step of dueSteps(ticket, this.ctx.now(), sweepTiming(office), toldLate))
           await this.apply(id, step.kind === 'remind' && step.to === 'agents' ? { ...step, mails } : step, BRIDGE);
       } catch (err) {
         this.ctx.log.error({ err, ticket: id }, 'handoff: sweeping a waiting ticket failed');

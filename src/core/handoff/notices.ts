@@ -56,8 +56,14 @@ export const REDONE_LINE = 'handoff: a change seen before (redelivered); only it
 const LEASE_MS = 60_000;
 /** A done notice's id is remembered this long, so a replayed write cannot queue it again. */
 const DONE_TTL_MS = 7 * 24 * 3600 * 1000;
-/** A notice that keeps failing (a deleted channel) is given up after this many tries by one process. */
+/**
+ * A notice that keeps failing (a deleted channel) is given up after this many tries, counted in the
+ * store (`noticetries:<id>`), so a restart or another instance goes on counting instead of starting over.
+ */
 const MAX_ATTEMPTS = 8;
+/** A notice's count of failed tries outlives any retry of it. */
+const TRIES_TTL_MS = DONE_TTL_MS;
+const triesKey = (id: string): string => `noticetries:${id}`;
 const DRAIN_BATCH = 200;
 
 /** Where a ticket's messages are, as far as they are posted. */
@@ -72,7 +78,6 @@ export class TicketNotices {
    * timer that renews its lease until it is let go.
    */
   private readonly inFlight = new Map<string, NodeJS.Timeout>();
-  private readonly attempts = new Map<string, number>();
   /** Tickets whose message could never be posted, for Handoffs to call off (see `unposted`). */
   private readonly givenUp: string[] = [];
 
@@ -167,7 +172,6 @@ export class TicketNotices {
       if (stored?.state !== 'pending') return stored?.state === 'done';
       await this.perform(stored);
       await store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS);
-      this.attempts.delete(id);
       return true;
     } catch (err) {
       await this.failed(id, err);
@@ -184,14 +188,17 @@ export class TicketNotices {
       this.ctx.log.debug({ notice: id }, 'handoff: a ticket notice waits for its ticket message');
       return;
     }
-    const tries = (this.attempts.get(id) ?? 0) + 1;
-    this.attempts.set(id, tries);
+    // Read and written only on a failure: a notice that goes through costs no count.
+    const { store } = this.ctx;
+    const counted = await store.get(triesKey(id)).catch(() => undefined);
+    const tries = (typeof counted === 'number' ? counted : 0) + 1;
+    await store.set(triesKey(id), tries, TRIES_TTL_MS).catch(() => undefined);
     if (tries < MAX_ATTEMPTS) {
       this.ctx.log.warn({ err, notice: id, tries }, 'handoff: a ticket notice failed; it is tried again');
       return;
     }
     this.ctx.log.error({ err, notice: id, tries }, 'handoff: a ticket notice keeps failing; given up');
-    this.attempts.delete(id);
+    await store.delete(triesKey(id)).catch(() => undefined);
     const stored = await this.ctx.store.intent(NOTICE_BOX, id).catch(() => undefined);
     await this.ctx.store.completeIntent(NOTICE_BOX, id, DONE_TTL_MS).catch(() => undefined);
     const notice = noticeSchema.safeParse(stored?.value);

@@ -4,11 +4,10 @@
  * a reminder each interval (at most MAX_REMINDERS), and a ticket still waiting after that times out.
  * Pure: the caller passes the time and the intervals; `decide` refuses a step another sweep took.
  */
-import type { CoreConfig } from '../context';
 import type { HandoffStep } from './events';
 import type { Office } from './hours/office';
 import { officeTimeBetween } from './hours/office-hours';
-import { DEFAULT_REMIND_MS, MAX_REMINDERS, type Ticket } from './model';
+import { MAX_REMINDERS, type Ticket } from './model';
 
 export interface SweepTiming {
   claimTimeoutMs: number;
@@ -19,11 +18,14 @@ export interface SweepTiming {
   officeTime?: boolean;
 }
 
-/** The timing of a ticket of `office` (its tenant's): reminders and the claim timeout count its office time only, and say so. */
-export function sweepTiming(config: CoreConfig, office: Office): SweepTiming {
+/**
+ * The timing of a ticket of `office` (its tenant's): its claim and reminder times (its own, else the
+ * deployment's), counted in its office time only, and saying so.
+ */
+export function sweepTiming(office: Office): SweepTiming {
   return {
-    claimTimeoutMs: config.handoffClaimTimeoutMs,
-    remindMs: config.handoffRemindMs ?? DEFAULT_REMIND_MS,
+    claimTimeoutMs: office.rules.claimTimeoutMs,
+    remindMs: office.rules.remindMs,
     elapsed: (t0: number, t1: number) => officeTimeBetween(office.hours, t0, t1),
     officeTime: office.hours !== undefined,
   };

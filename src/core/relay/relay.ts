@@ -13,6 +13,7 @@ import type { AnswerEvent, FinalEvent } from '../../service/answer-events';
 import type { StateStore } from '../../state/store';
 import type { Button, Card, FeedbackPrompt, MessageRef, Person, Place, SurfacePort } from '../surface';
 import { RelayInterrupt, readAnswer } from './answer-reader';
+import { FencedOut, HeldLease } from '../held-lease';
 import { leaseTimings } from '../leases';
 import { INFLIGHT_INDEX, inflightKey, inflightLease, recordToJson } from './inflight';
 import type { InflightRecord } from './inflight';
@@ -58,7 +59,9 @@ export interface RelayRequest {
   /**
    * Drops the answer (its tenant left): reading stops, no further platform call is made for it (a
    * call waiting for budget fails when it would go out), nothing is marked interrupted, and its
-   * in-flight record goes, so no other instance marks it either.
+   * in-flight record goes, so no other instance marks it either. Aborted with a FencedOut reason
+   * (core/held-lease.ts: this instance lost the thread's lease), the same, but the record is left for
+   * recovery to mark.
    */
   drop?: AbortSignal;
   /** Unique per answer: names its in-flight record. */
@@ -71,7 +74,7 @@ export interface RelayRequest {
 }
 
 export interface RelayResult {
-  /** `dropped`: stopped by `RelayRequest.drop`; its messages were left as they were. */
+  /** `dropped`: stopped by `RelayRequest.drop` or a lost lease; its messages were left as they were. */
   status: 'complete' | 'interrupted' | 'dropped';
   /** The final answer, or the partial text of an interrupted one. */
   text: string;
@@ -127,6 +130,8 @@ class AnswerRun {
   private stopError: unknown;
   private readonly stopController = new AbortController();
   private recordChain: Promise<void> = Promise.resolve();
+  /** The answer's lease as this run holds it: its record is written under it (fenced). */
+  private lease: HeldLease | undefined;
   /** The messages as the in-flight record last saved them (JSON): unchanged ones are not written again. */
   private savedShown: string | undefined;
   /** When the relay began the answer (its in-flight record says so: recovery tells a left tenant's). */
@@ -174,8 +179,9 @@ class AnswerRun {
     return this.deps.now();
   }
 
+  /** Dropped (its tenant left) or fenced out (a lease lost): nothing more is shown or marked. */
   private get dropped(): boolean {
-    return this.req.drop?.aborted === true;
+    return this.req.drop?.aborted === true || this.lease?.lost.aborted === true;
   }
 
   /** The answer is dropped: the reconciler makes no call from now on and the reader stops. */
@@ -196,10 +202,20 @@ class AnswerRun {
 
   private async relay(): Promise<RelayResult> {
     const { store, log, instanceId } = this.deps;
-    const leaseName = inflightLease(this.req.answerKey);
-    if (!(await store.acquireLease(leaseName, instanceId, this.opts.leaseTtlMs))) {
-      log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; relaying anyway');
+    const { leaseTtlMs, leaseRenewMs } = this.opts;
+    const lease = await HeldLease.take(store, inflightLease(this.req.answerKey), instanceId, {
+      ttlMs: leaseTtlMs,
+      renewMs: leaseRenewMs,
+    });
+    if (!lease) {
+      // The key is this answer's own: held elsewhere, it is no longer this instance's to relay.
+      log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; the answer is left to it');
+      return { status: 'dropped', text: '', messages: [] };
     }
+    this.lease = lease;
+    // A lost lease (this instance stalled past it: another may be marking the answer now) stops the
+    // answer at once, as a drop does, but leaves its record to whoever holds the lease.
+    lease.lost.addEventListener('abort', this.fencedOut, { once: true });
     // Due for a recovery sweep's look when this lease may have run out (inflight.ts's index), indexed
     // before the record is written: a crash between leaves an entry without a record, which a sweep
     // drops, never a record no sweep finds.
@@ -209,11 +225,8 @@ class AnswerRun {
     this.recordChain = indexed;
     this.saveRecord();
     this.messages.reserveFinal();
-    const renew = setInterval(() => {
-      this.renewLease(leaseName).catch((err: unknown) => log.warn({ err }, 'in-flight lease renewal failed'));
-      this.saveRecord();
-    }, this.opts.leaseRenewMs);
-    renew.unref();
+    const checkpoint = setInterval(() => this.saveRecord(), leaseRenewMs);
+    checkpoint.unref();
 
     try {
       const stops = [this.stopController.signal, ...(this.req.signal ? [this.req.signal] : [])];
@@ -230,12 +243,17 @@ class AnswerRun {
       await reading;
     } finally {
       this.messages.release();
-      clearInterval(renew);
+      clearInterval(checkpoint);
+      lease.lost.removeEventListener('abort', this.fencedOut);
       await this.recordChain;
       await indexed;
-      await store.delete(inflightKey(this.req.answerKey)).catch(() => undefined);
-      await store.unschedule(INFLIGHT_INDEX, this.req.answerKey).catch(() => undefined);
-      await store.releaseLease(leaseName, instanceId).catch(() => undefined);
+      // Fenced: refused once the lease is another's. A thread lost (the drop's reason) leaves the
+      // record and its index entry too: recovery marks the answer.
+      if (!this.fenced) {
+        await lease.write([{ op: 'delete', key: inflightKey(this.req.answerKey) }]).catch(() => undefined);
+        await store.unschedule(INFLIGHT_INDEX, this.req.answerKey).catch(() => undefined);
+      }
+      await lease.release();
     }
 
     const messages = this.messages.messages;
@@ -246,18 +264,15 @@ class AnswerRun {
     return { status: 'interrupted', text: this.seg.text, messages, error: this.stopError ?? lastError };
   }
 
-  /**
-   * Renews the answer's lease. A stalled instance may find it lapsed: it takes it back when no one
-   * holds it (the answer goes on and its edits replace a mark another instance made meanwhile);
-   * held by another, that one is marking the answer now, and a later renewal takes it back.
-   */
-  private async renewLease(leaseName: string): Promise<void> {
-    const { store, log, instanceId } = this.deps;
-    const { leaseTtlMs } = this.opts;
-    if (await store.renewLease(leaseName, instanceId, leaseTtlMs)) return;
-    const back = await store.acquireLease(leaseName, instanceId, leaseTtlMs);
-    log.warn({ answerKey: this.req.answerKey, back }, 'lost the in-flight lease (this instance stalled)');
+  /** This instance lost the answer's lease or its thread's: no further call or write for the answer. */
+  private get fenced(): boolean {
+    return this.lease?.lost.aborted === true || this.req.drop?.reason instanceof FencedOut;
   }
+
+  private readonly fencedOut = (): void => {
+    this.deps.log.warn({ answerKey: this.req.answerKey }, 'lost the in-flight lease; the answer stopped here');
+    this.dropNow();
+  };
 
   private delta(text: string): void {
     // The live message's cut is decided: an interim of it waiting for its planned turn in the
@@ -286,7 +301,8 @@ class AnswerRun {
 
   private saveRecord(): void {
     // A dropped answer's record goes (below, in run): none is written again for recovery to find.
-    if (this.dropped) return;
+    const lease = this.lease;
+    if (this.dropped || !lease) return;
     const rec: InflightRecord = {
       surface: this.req.surface.name,
       place: this.req.place,
@@ -303,8 +319,11 @@ class AnswerRun {
     this.savedShown = shown;
     const key = inflightKey(this.req.answerKey);
     this.recordChain = this.recordChain
-      .then(() => this.deps.store.set(key, recordToJson(rec)))
-      .catch((err: unknown) => this.deps.log.warn({ err }, 'could not save the in-flight record'));
+      // Under the answer's lease: a write after it was lost is refused (and stops the answer).
+      .then(() => lease.write([{ op: 'set', key, value: recordToJson(rec) }]))
+      .catch((err: unknown) => {
+        if (!(err instanceof FencedOut)) this.deps.log.warn({ err }, 'could not save the in-flight record');
+      });
   }
 }
 

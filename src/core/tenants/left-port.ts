@@ -82,7 +82,15 @@ function gatedStreaming(streaming: StreamingPort, check: () => void): StreamingP
 
 /** `surface` for work that stops when `left` aborts (see the header). */
 export function leftGatedPort(surface: SurfacePort, left: AbortSignal): SurfacePort {
-  const check = checkFor(left);
+  return gatedPort(surface, checkFor(left), () => left.aborted);
+}
+
+/**
+ * `surface` whose every platform call runs `check` first, and again just before it goes out (its
+ * `latest`): a throw refuses it. The status line is skipped quietly once `stopped()`. Also used for
+ * work that lost its lease (core/held-lease.ts).
+ */
+export function gatedPort(surface: SurfacePort, check: () => void, stopped: () => boolean): SurfacePort {
   // A call checked first: refused, never sent, once the tenant has left.
   const gated =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -104,7 +112,7 @@ export function leftGatedPort(surface: SurfacePort, left: AbortSignal): SurfaceP
     fetchAttachment: gated((att) => surface.fetchAttachment(att)),
     status: {
       setStatus: async (place, status) => {
-        if (!left.aborted) await surface.status.setStatus(place, status);
+        if (!stopped()) await surface.status.setStatus(place, status);
       },
     },
     directory: {

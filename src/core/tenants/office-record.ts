@@ -19,7 +19,25 @@ export interface OfficeRecord {
   hours?: OfficeWindow[] | 'always';
   /** `/chatbot hours leads`: the local hour its day's leads are e-mailed (LEADS_DIGEST_HOUR otherwise). */
   digestHour?: number;
+  /** `/handoff settings`: its own handoff rules (handoff/rules.ts), each over the deployment's. */
+  handoff?: OfficeHandoffRules;
 }
+
+/**
+ * An office's own handoff rules (`/handoff settings`); each absent one is the deployment's
+ * (HANDOFF_ASSIGN, HANDOFF_OFFER_S, HANDOFF_FIRST_REPLY_S, HANDOFF_CLAIM_TIMEOUT_S, HANDOFF_REMIND_S,
+ * HANDOFF_ON_NO_ANSWER, LINK_HOSTS). `firstReplyMs` 0: no response target.
+ */
+// A type, not an interface: the store's Json takes it as it is.
+export type OfficeHandoffRules = {
+  assign?: 'round-robin' | 'none';
+  offerMs?: number;
+  firstReplyMs?: number;
+  claimTimeoutMs?: number;
+  remindMs?: number;
+  onNoAnswer?: boolean;
+  linkHosts?: string[];
+};
 
 export interface Offices {
   of(t: Tenant): Promise<OfficeRecord | undefined>;

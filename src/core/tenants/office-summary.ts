@@ -8,6 +8,7 @@
 import type { CoreContext } from '../context';
 import { readOffice } from '../handoff/hours/office';
 import type { OfficeWindow } from '../handoff/hours/office-hours';
+import { describeRules } from '../handoff/rules';
 import type { Card } from '../surface';
 
 /** Monday first, as people write a week. */
@@ -66,6 +67,12 @@ export async function officeFields(ctx: CoreContext): Promise<Card['fields']> {
       value: office.leadsEmail
         ? `${guest ? "the deployment's address (not shown)" : office.leadsEmail} at ${String(office.digestHour).padStart(2, '0')}:00 (${office.digestHourFrom === 'tenant' ? 'set with /chatbot hours leads' : "the deployment's LEADS_DIGEST_HOUR"})`
         : 'nobody (set EmailForDailyLeads with /chatbot set)',
+    },
+    {
+      label: 'Handoff settings',
+      value: describeRules(ctx.config, office.ownRules)
+        .map((r) => `${r.name} ${r.value}${r.from === 'office' ? ' (this office)' : ''}`)
+        .join('\n'),
     },
   ];
 }

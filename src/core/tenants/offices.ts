@@ -33,6 +33,17 @@ const officeSchema = z.object({
   handoffChannel: z.string().optional(),
   hours: z.union([z.literal('always'), z.array(windowSchema)]).optional(),
   digestHour: z.number().int().min(0).max(23).optional(),
+  handoff: z
+    .object({
+      assign: z.enum(['round-robin', 'none']).optional(),
+      offerMs: z.number().positive().optional(),
+      firstReplyMs: z.number().min(0).optional(),
+      claimTimeoutMs: z.number().positive().optional(),
+      remindMs: z.number().positive().optional(),
+      onNoAnswer: z.boolean().optional(),
+      linkHosts: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 
 /** Offices as kept in each tenant's part of the store (`t:<kind>:<id>:office`). */
@@ -57,7 +68,7 @@ function officeJson(record: OfficeRecord): { [key: string]: Json } {
  * changed on the record as it is when written (compare-and-set), so a change made meanwhile on another
  * instance is kept too.
  */
-export async function saveOfficePart<K extends 'hours' | 'digestHour'>(
+export async function saveOfficePart<K extends 'hours' | 'digestHour' | 'handoff'>(
   ctx: Pick<CoreContext, 'store'>,
   t: Tenant,
   part: K,

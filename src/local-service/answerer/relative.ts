@@ -161,12 +161,23 @@ const STEP: Record<NumericFact, number> = {
   baths: 0.5,
 };
 
-export function readRelatives(
+/** One reading's state: what is claimed, and how a reference right after a phrase is found. */
+interface Scan {
+  text: string;
+  previous: Previous;
+  out: RelativeReading;
+  free(a: number, b: number): boolean;
+  refAt(at: number): { end: number; named?: NamedSpan; word?: string } | undefined;
+  claim(a: number, b: number, r?: { named?: NamedSpan }): void;
+  exclude(ref: Ref, said: string): void;
+}
+
+function scanOf(
   text: string,
   named: readonly NamedSpan[],
   previous: Previous,
   taken: readonly [number, number][],
-): RelativeReading {
+): Scan {
   const out: RelativeReading = { criteria: {}, filters: [], spans: [] };
   const used: [number, number][] = [...taken.filter(([a, b]) => !named.some((n) => n.at === a && n.end === b))];
   const free = (a: number, b: number) => !used.some(([x, y]) => a < y && b > x);
@@ -189,7 +200,12 @@ export function readRelatives(
     for (const h of ref.homes) out.filters.push({ kind: 'other', mls: h.data.MLSNumber, said });
     out.reference = said;
   };
+  return { text, previous, out, free, refAt, claim, exclude };
+}
 
+/** "cheaper than X", "bigger than the first one": a bound at the reference's figure. */
+function readComparatives(s: Scan): void {
+  const { text, previous, out, free, refAt, claim, exclude } = s;
   for (const spec of RELATIVES) {
     for (const m of text.matchAll(new RegExp(String.raw`\b(?:${spec.source})\s+(?:than|to)\b`, 'gi'))) {
       const at = m.index ?? 0;
@@ -217,7 +233,11 @@ export function readRelatives(
       claim(at, r.end, r);
     }
   }
+}
 
+/** "near it", "within 2 miles of X": by the listings' coordinates. */
+function readNear(s: Scan): void {
+  const { text, previous, out, free, refAt, claim, exclude } = s;
   for (const m of text.matchAll(new RegExp(String.raw`\b${NEAR}\b`, 'gi'))) {
     const at = m.index ?? 0;
     const bare = /^(nearby|close by)$/i.test(m[0]);
@@ -235,7 +255,11 @@ export function readRelatives(
     out.reference = said;
     claim(at, r?.end ?? at + m[0].length, r);
   }
+}
 
+/** "similar to it": same city, type and sale type, price within 20%. */
+function readSimilar(s: Scan): void {
+  const { text, previous, out, free, refAt, claim, exclude } = s;
   for (const m of text.matchAll(new RegExp(String.raw`\b(?:${SIMILAR})\b`, 'gi'))) {
     const at = m.index ?? 0;
     const r = refAt(at + m[0].length);
@@ -264,7 +288,11 @@ export function readRelatives(
     exclude({ homes: [home], name }, `similar to ${name} (${figure(home, 'price')}): same city, type and sale type`);
     claim(at, end, r);
   }
+}
 
+/** "in the same neighborhood as it": the reference's own value of one fact. */
+function readSame(s: Scan): void {
+  const { text, previous, out, free, refAt, claim, exclude } = s;
   for (const [source, what] of SAME) {
     for (const m of text.matchAll(
       new RegExp(String.raw`\b(?:(?:in|on|with|at|of) )?(?:the )?(?:${source})(?: as)?\b`, 'gi'),
@@ -309,7 +337,20 @@ export function readRelatives(
       claim(at, end, r);
     }
   }
-  return out;
+}
+
+export function readRelatives(
+  text: string,
+  named: readonly NamedSpan[],
+  previous: Previous,
+  taken: readonly [number, number][],
+): RelativeReading {
+  const s = scanOf(text, named, previous, taken);
+  readComparatives(s);
+  readNear(s);
+  readSimilar(s);
+  readSame(s);
+  return s.out;
 }
 
 /** What "anything cheaper?" is measured from, in words: the last answer's home at the edge it moves past. */

@@ -13,7 +13,12 @@ export function writeSearched(ev: Evaluation, w: Writing): string {
   const q = ev.query;
   const parts: string[] = [];
   if (!ev.problem && q.op.kind !== 'none') {
-    if (q.set.kind === 'named' || (q.op.kind === 'difference' && q.set.kind === 'previous')) {
+    // Homes looked at, not searched for: named ones, "the second one", "it", two of the last list compared.
+    const lookedAt =
+      q.set.kind === 'named' ||
+      (q.set.kind === 'previous' &&
+        (q.op.kind === 'difference' || q.op.kind === 'details' || q.op.kind === 'facts' || q.op.kind === 'compare'));
+    if (lookedAt) {
       const names = ev.found.map((l) => l.data.Address || l.data.MLSNumber);
       if (names.length > 0) parts.push(gp.lookedUp(names));
     } else if (q.set.kind === 'previous') {

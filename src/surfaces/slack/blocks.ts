@@ -10,6 +10,7 @@ import { buttonValueSchema, type FormMetadata } from './payloads';
 import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
 import { withoutSpanMarks } from '../../core/text/untrusted';
 import { slackLink, slackMarkdownText, slackText, withMentions } from './safe-text';
+import { CARDS_BESIDE_TABLE, dataTableBlock } from './table-blocks';
 
 export const SLACK_LIMITS = {
   text: 40_000,
@@ -231,7 +232,10 @@ function capped(text: string): string {
 
 export function renderMessage(msg: OutMessage, layout: CardLayout = 'carousel'): RenderedMessage {
   const tail: Block[] = [];
-  if (msg.cards) tail.push(...cardsBlocks(msg.cards, layout));
+  // A table has every item: beside it, the cards of the first few.
+  if (msg.table && msg.table.rows.length > 0) tail.push(dataTableBlock(msg.table));
+  const cards = msg.table && msg.cards ? msg.cards.slice(0, CARDS_BESIDE_TABLE) : msg.cards;
+  if (cards) tail.push(...cardsBlocks(cards, layout));
   if (msg.notice)
     tail.push({
       type: 'context',

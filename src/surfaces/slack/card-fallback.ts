@@ -5,15 +5,18 @@
  */
 import type { Logger } from 'pino';
 import type { OutMessage } from '../../core/surface';
-import { readMoving, writeMoving } from '../../state/moved-records';
 import type { StateStore } from '../../state/store';
 import { type CardLayout, type RenderedMessage, renderMessage } from './blocks';
-import { isImageDownloadFailure } from './image-retry';
-import { slackRecords } from './records';
+import { failingImagePointers, isImageDownloadFailure } from './image-retry';
 import { slackErrorCode } from './web';
+import { scoped, tenantFor, tenantStore } from '../../state/tenant-store';
 
 /** How long a workspace that refused cards gets sections before cards are tried again. */
 const REMEMBER_MS = 7 * 24 * 60 * 60 * 1000;
+
+const legacyKey = (team: string): string => `slack:cards:sections:${team}`;
+/** In the workspace's part of the store: it refused a data_table block. */
+const NEW_BLOCKS_KEY = scoped('slack', 'refuses-new-blocks');
 
 function hasCarousel(r: RenderedMessage): boolean {
   return r.blocks.some((b) => b.type === 'carousel');
@@ -27,6 +30,8 @@ function hasCarousel(r: RenderedMessage): boolean {
 export class CardFallback {
   /** Per workspace: whether it gets sections (read from the store once per process). */
   private readonly sections = new Map<string, Promise<boolean>>();
+  /** Per workspace: whether it refused Slack's newer blocks (a data_table), read from the store once. */
+  private readonly plain = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly store: StateStore,
@@ -36,13 +41,13 @@ export class CardFallback {
   /** The workspace left (its store mark goes with its keys): a re-install tries cards again. */
   forget(team: string): void {
     this.sections.delete(team);
+    this.plain.delete(team);
   }
 
   layout(team: string): Promise<CardLayout> {
     let known = this.sections.get(team);
     if (!known) {
-      const r = slackRecords.cardsSections(this.store, team);
-      known = readMoving(this.store, r.view, r.key, r.legacy, REMEMBER_MS).then(
+      known = this.store.get(legacyKey(team)).then(
         (v) => v !== undefined,
         () => false,
       );
@@ -51,31 +56,89 @@ export class CardFallback {
     return known.then((legacy) => (legacy ? 'sections' : 'carousel'));
   }
 
+  /** Whether the workspace refused Slack's newer blocks (data_table): read from its part of the store once. */
+  private refusesNew(team: string): Promise<boolean> {
+    let known = this.plain.get(team);
+    if (!known) {
+      known = this.view(team)
+        .get(NEW_BLOCKS_KEY)
+        .then(
+          (v) => v !== undefined,
+          () => false,
+        );
+      this.plain.set(team, known);
+    }
+    return known;
+  }
+
+  private view(team: string) {
+    return tenantStore(this.store, tenantFor('slack', team || '-'));
+  }
+
   /**
-   * Sends `message` rendered for the workspace (read when the call goes out, like every `latest`);
-   * a refusal of its carousel sends it once more as sections and remembers the workspace.
+   * Sends `message` rendered for the workspace (read when the call goes out, like every `latest`).
+   * A refusal (`invalid_blocks`) of a message with a newer block (a table) sends it again without
+   * it, today's layout, and remembers the workspace; then a refusal of its carousel sends it once
+   * more as sections and remembers that. Newer blocks are tried first: a refusal of both at once
+   * must not cost the workspace its cards.
    */
   async send<T>(
     team: string,
     message: () => OutMessage,
     send: (render: () => RenderedMessage) => Promise<T>,
   ): Promise<T> {
-    const layout = await this.layout(team);
-    let carousel = false;
-    const render = (l: CardLayout) => (): RenderedMessage => {
-      const r = renderMessage(message(), l);
-      carousel = hasCarousel(r);
-      return r;
-    };
-    try {
-      return await send(render(layout));
-    } catch (err) {
-      if (!carousel || slackErrorCode(err) !== 'invalid_blocks' || isImageDownloadFailure(err)) throw err;
-      this.sections.set(team, Promise.resolve(true));
-      const r = slackRecords.cardsSections(this.store, team);
-      await writeMoving(this.store, r.view, r.key, r.legacy, Date.now(), REMEMBER_MS).catch(() => undefined);
-      this.log.info({ team }, 'slack: this workspace refused card blocks; listings show as sections here');
-      return send(render('sections'));
+    let layout = await this.layout(team);
+    let plain = await this.refusesNew(team);
+    for (;;) {
+      let carousel = false;
+      let fresh = false;
+      let sent: RenderedMessage | undefined;
+      const render = (): RenderedMessage => {
+        const m = plain ? withoutNewBlocks(message()) : message();
+        fresh = m.table !== undefined;
+        sent = renderMessage(m, layout);
+        carousel = hasCarousel(sent);
+        return sent;
+      };
+      try {
+        return await send(render);
+      } catch (err) {
+        if (slackErrorCode(err) !== 'invalid_blocks' || isImageDownloadFailure(err)) throw err;
+        // The block Slack named, when it names one; else the newer block is the likelier stranger.
+        const named = refusedTypes(err, sent);
+        if (fresh && (named.length === 0 || named.includes('data_table'))) {
+          plain = true;
+          this.plain.set(team, Promise.resolve(true));
+          await this.view(team)
+            .set(NEW_BLOCKS_KEY, Date.now(), REMEMBER_MS)
+            .catch(() => undefined);
+          this.log.info({ team }, 'slack: this workspace refused a data_table block; tables show as cards here');
+          continue;
+        }
+        if (!carousel || layout === 'sections') throw err;
+        layout = 'sections';
+        this.sections.set(team, Promise.resolve(true));
+        await this.store.set(legacyKey(team), Date.now(), REMEMBER_MS).catch(() => undefined);
+        this.log.info({ team }, 'slack: this workspace refused card blocks; listings show as sections here');
+      }
     }
   }
+}
+
+/** The types of the blocks a refusal names by pointer (`[json-pointer:/blocks/N]`). */
+function refusedTypes(err: unknown, sent: RenderedMessage | undefined): string[] {
+  const out: string[] = [];
+  for (const p of failingImagePointers(err)) {
+    const i = /^\/blocks\/(\d+)/.exec(p)?.[1];
+    const type = i === undefined ? undefined : sent?.blocks[Number(i)]?.type;
+    if (typeof type === 'string') out.push(type);
+  }
+  return out;
+}
+
+/** The message as it was before Slack's newer blocks: no table, every card. */
+function withoutNewBlocks(m: OutMessage): OutMessage {
+  if (m.table === undefined) return m;
+  const { table: _table, ...rest } = m;
+  return rest;
 }

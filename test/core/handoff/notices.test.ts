@@ -119,4 +119,31 @@ describe.each(BACKINGS)('handoff notice outbox (%s)', (_name, open) => {
       surface.post = realPost;
     }
   });
+
+  it("a notice's failed tries are counted in the store: a restarted process goes on counting, then gives up", async () => {
+    const [intent] = await write(instance('inst-count-a'), ['Never goes out']);
+    const surface = h.surface as unknown as { post: typeof h.surface.post };
+    const realPost = surface.post.bind(h.surface);
+    let refused = 0;
+    surface.post = async (p, msg, o) => {
+      if (msg.text === 'Never goes out') {
+        refused++;
+        throw new Error('channel_not_found');
+      }
+      return realPost(p, msg, o);
+    };
+    try {
+      // Five tries by one process, then it "restarts": a new process (no memory of them) tries on.
+      const first = instance('inst-count-a');
+      for (let i = 0; i < 5; i++) await first.deliver([intent!]);
+      expect((await store.intent(NOTICE_BOX, intent!.id))?.state).toBe('pending');
+      const restarted = instance('inst-count-a');
+      for (let i = 0; i < 3; i++) await restarted.deliver([intent!]);
+      // The eighth try in all was the last: given up (done), not tried for ever.
+      expect(refused).toBe(8);
+      expect((await store.intent(NOTICE_BOX, intent!.id))?.state).toBe('done');
+    } finally {
+      surface.post = realPost;
+    }
+  });
 });

@@ -177,24 +177,24 @@ describe('recoverAbandonedAnswers', () => {
     expect(posted?.current.buttons?.[0]?.label).toBe('Retry');
   });
 
-  it('a stalled instance whose answer lease lapsed takes it back and finishes the answer', async () => {
+  it('a stalled instance whose answer lease lapsed stops at once: no call after, its record left to recovery', async () => {
     // Renewed less often than it lasts: the lease lapses between renewals, as when an instance stalls.
     const slow = bed.relay('slow', { leaseTtlMs: 200, leaseRenewMs: 300, minInterimIntervalMs: 10 });
     const { stream, running } = startRun(slow, surface, { place, retry: RETRY, answerKey: 'stall' });
     stream.push('Still here ');
-    await waitFor(async () => (await store.leaseInfo(inflightLease('stall'))) === undefined, 'the lease lapsed');
-    // Nobody else took it: the next renewal takes it back instead of leaving the answer to recovery.
-    const back = await waitFor(async () => {
-      const lease = await store.leaseInfo(inflightLease('stall'));
-      return lease?.owner === 'slow' ? lease : undefined;
-    }, 'the lease taken back by its owner');
-    expect(back.owner).toBe('slow');
+    // The run notices the lapse itself (no other instance took the lease yet) and stops.
+    const result = await running;
+    expect(result.status).toBe('dropped');
+    const calls = surface.calls.length;
     stream.push('and done.');
     stream.final();
-    expect((await running).status).toBe('complete');
+    // The record stays for recovery: the answer is whoever takes the lease's now (this one marks it).
+    const rec = await store.get<{ owner: string }>(inflightKey('stall'));
+    expect(rec?.owner).toBe('slow');
+    expect(surface.calls.length).toBe(calls);
+    expect(await recoverAbandonedAnswers(deps)).toBe(1);
     const [msg] = surface.messagesIn(place);
-    expect(msg?.current).toMatchObject({ text: 'Still here and done.', typing: false });
-    expect(msg?.current.notice).toBeUndefined();
+    expect(msg?.current.notice).toMatch(/interrupted/);
     expect(await store.get(inflightKey('stall'))).toBeUndefined();
   });
 

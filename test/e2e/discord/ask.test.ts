@@ -54,7 +54,13 @@ describe('Discord: registration, /ask, threads and mentions', () => {
       expect.arrayContaining(['Temperature', 'Name', 'SystemMessage', 'WelcomeMessage']),
     );
     expect(set?.options?.map((o) => o.name)).toEqual(['field', 'value']);
-    expect(byName('handoff').map((o) => o.name)).toEqual(['reason']);
+    expect(byName('handoff').map((o) => o.name)).toEqual(['reason', 'setting', 'value']);
+    // `/handoff settings` on Discord: its setting names offered as choices.
+    expect(
+      byName('handoff')
+        .find((o) => o.name === 'setting')
+        ?.choices?.map((c) => c.value),
+    ).toEqual(expect.arrayContaining(['HANDOFF_ASSIGN', 'HANDOFF_ON_NO_ANSWER', 'LINK_HOSTS']));
     expect(byName('chatbot').map((o) => o.name)).toEqual([
       'show',
       'set',

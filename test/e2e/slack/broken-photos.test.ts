@@ -148,8 +148,10 @@ describe('Slack e2e: a photo Slack cannot download', () => {
       Array.from({ length: 15 }, (_, i) => 11 + i).filter((n) => JSON.stringify(blocks).includes(`"${n} Photo Lane`));
     const page1 = onPage(msg.blocks);
     expect(page1.length).toBeGreaterThan(1);
-    expect(refusedImages(posts[0]!)).toEqual(page1.filter((n) => n % 2 === 0).map(broken));
-    for (const n of page1) expect(photoOf(msg.blocks, `${n} Photo Lane`)).toBe(n % 2 === 0 ? undefined : good(n));
+    // The page's table names all of them; the cards beside it (the photos) are the first three's.
+    const carded1 = page1.slice(0, 3);
+    expect(refusedImages(posts[0]!)).toEqual(carded1.filter((n) => n % 2 === 0).map(broken));
+    for (const n of carded1) expect(photoOf(msg.blocks, `${n} Photo Lane`)).toBe(n % 2 === 0 ? undefined : good(n));
     noAccessoryPhotos(msg.blocks);
 
     await e.driver.click(button(msg, /Next/)!, { channel: 'C0PAGES', messageTs: msg.ts });
@@ -160,10 +162,11 @@ describe('Slack e2e: a photo Slack cannot download', () => {
     const shown = onPage(page2.blocks);
     // The rest of the fifteen, with a broken photo among them.
     expect(shown).toEqual(Array.from({ length: 15 }, (_, i) => 11 + i).filter((n) => !page1.includes(n)));
-    expect(shown.some((n) => n % 2 === 0)).toBe(true);
-    expect(refusedImages(updates[0]!)).toEqual(shown.filter((n) => n % 2 === 0).map(broken));
+    const carded2 = shown.slice(0, 3);
+    expect(carded2.some((n) => n % 2 === 0)).toBe(true);
+    expect(refusedImages(updates[0]!)).toEqual(carded2.filter((n) => n % 2 === 0).map(broken));
     // Every card of the page whose photo is fine still shows it.
-    for (const n of shown) expect(photoOf(page2.blocks, `${n} Photo Lane`)).toBe(n % 2 === 0 ? undefined : good(n));
+    for (const n of carded2) expect(photoOf(page2.blocks, `${n} Photo Lane`)).toBe(n % 2 === 0 ? undefined : good(n));
     noAccessoryPhotos(page2.blocks);
     expect(e.fake.brokenImagesShown).toEqual([]);
   });

@@ -3,7 +3,9 @@
  * Block Kit reference's limits): /listings city:Austin is one carousel, every card titled by its
  * address and pictured where the listing has photos, with Details and Ask about a viewing; an
  * answer naming listings gains its cards with its final (the stream's stop, or the final edit), its
- * streamed text unchanged; a workspace that refuses cards gets sections, once refused, remembered.
+ * streamed text unchanged; /listings also shows every listing of the page as a data_table (the cards
+ * beside it are the first three); a workspace that refuses data_table gets the cards alone, and one
+ * that refuses cards gets sections, each once refused, remembered.
  */
 import type { FakeMessage, SlackCall } from '../../../fakes/fake-slack';
 import { rootFor, startSlackE2E, waitForAnswer } from '../../support/slack-e2e';
@@ -34,13 +36,35 @@ describe('Slack e2e: listings as a carousel of cards', () => {
   const austin = async () =>
     (await e.app.client.listListings({ chatbotId: e.service.chatbotId, city: 'Austin', page: 1, pageSize: 50 })).items;
 
-  test('/listings city:Austin: one carousel, a card per listing titled by its address, pictured where it has photos', async () => {
+  test('/listings city:Austin: a table of every listing beside a carousel of the first few, titled by address, pictured where it has photos', async () => {
     await e.driver.command('/listings', 'city:Austin', { user: 'U0USER1', channel: 'C0CARDS' });
     const msg = await waitFor(() => e.fake.channelMessages('C0CARDS')[0], 'the Austin list');
     const cards = carouselOf(msg.blocks)!;
     const listings = await austin();
-    expect(cards.map((c) => shown(c.title.text))).toEqual(listings.map((l) => l.address));
-    for (const [i, l] of listings.entries()) {
+    // The table: a caption, the header row, one row per listing found (checked by the fake as Slack's reference says).
+    const table = (
+      msg.blocks as Array<{ type: string; caption?: string; page_size?: number; rows?: Array<Array<{ text: string }>> }>
+    ).find((b) => b.type === 'data_table')!;
+    expect(table.caption).toMatch(/^Listings in Austin/);
+    expect(table.page_size).toBe(10);
+    expect(table.rows![0]!.map((c) => c.text)).toEqual([
+      'Address',
+      'Status',
+      'Price',
+      'Beds / baths',
+      'Area',
+      'City',
+      'MLS',
+    ]);
+    expect(table.rows!.slice(1).map((r) => r[0]!.text)).toEqual(listings.map((l) => l.address));
+    expect(table.rows!.slice(1).map((r) => r[6]!.text)).toEqual(listings.map((l) => l.mlsNumber));
+    for (const r of table.rows!.slice(1)) {
+      expect(r[2]!.text).toMatch(/^\$[\d,]+/);
+      expect(r[5]!.text).toBe('Austin');
+    }
+    // Beside it, the cards of the first three.
+    expect(cards.map((c) => shown(c.title.text))).toEqual(listings.slice(0, 3).map((l) => l.address));
+    for (const [i, l] of listings.slice(0, 3).entries()) {
       const card = cards[i]!;
       expect(card.hero_image?.image_url).toBe(l.images[0]);
       expect(card.subtitle!.text).toMatch(/\$[\d,]+.*bd.*ba.*(For sale|For rent|Coming soon|Sold)/);
@@ -103,6 +127,29 @@ describe('Slack e2e: listings as a carousel of cards', () => {
     } finally {
       e.fake.setStreaming('on');
     }
+  });
+});
+
+describe('Slack e2e: a workspace that refuses new blocks (data_table)', () => {
+  const e = useStarted(() => startSlackE2E({ fake: { newBlocks: 'refuse' } }));
+
+  test('invalid_blocks: the list goes again as today (every card, no table), once; remembered', async () => {
+    await e.driver.command('/listings', 'city:Austin', { user: 'U0USER1', channel: 'C0NOTABLE' });
+    const msg = await waitFor(() => e.fake.channelMessages('C0NOTABLE')[0], 'the list without a table');
+    const hasTable = (blocks: unknown) => JSON.stringify(blocks).includes('"data_table"');
+    expect(hasTable(msg.blocks)).toBe(false);
+    const listings = (
+      await e.app.client.listListings({ chatbotId: e.service.chatbotId, city: 'Austin', page: 1, pageSize: 50 })
+    ).items;
+    // Today's layout: the carousel has every listing (the workspace keeps its cards).
+    expect(carouselOf(msg.blocks)!.map((c) => shown(c.title.text))).toEqual(listings.map((l) => l.address));
+    const refused = () => e.fake.callsOf('chat.postMessage').filter((c) => c.response.error === 'invalid_blocks');
+    expect(refused()).toHaveLength(1);
+    await e.driver.command('/listings', 'city:Denver', { user: 'U0USER1', channel: 'C0NOTABLE2' });
+    const second = await waitFor(() => e.fake.channelMessages('C0NOTABLE2')[0], 'the second list');
+    expect(hasTable(second.blocks)).toBe(false);
+    expect(carouselOf(second.blocks)).toBeDefined();
+    expect(refused()).toHaveLength(1);
   });
 });
 

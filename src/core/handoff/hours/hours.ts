@@ -122,7 +122,8 @@ export class HandoffHours {
   }
 
   private async target(t: Ticket, { ctx, office, gone }: TicketOffice): Promise<void> {
-    const targetMs = this.config.firstReplyMs;
+    // The office's own target (`/handoff settings`), else HANDOFF_FIRST_REPLY_S.
+    const targetMs = office.rules.firstReplyMs;
     if (targetMs === undefined || t.status !== 'claimed' || t.firstClaimedAt === undefined) return;
     const now = this.ctx.now();
     // Missed and still no reply: the ticket message's "missed by N min" is kept current, in steps.
@@ -148,7 +149,7 @@ export class HandoffHours {
   }
 
   private async offer(t: Ticket, { ctx, office }: TicketOffice): Promise<void> {
-    if (this.config.assign !== 'round-robin' || t.status !== 'open') return;
+    if (office.rules.assign !== 'round-robin' || t.status !== 'open') return;
     const now = this.ctx.now();
     // Nobody is offered a ticket while the office is closed: the first offer waits for the opening.
     if (!isOpen(office.hours, now)) return;
@@ -161,7 +162,7 @@ export class HandoffHours {
     const roster = this.roster(tenantOf(place ?? t.userPlace));
     const current = t.offered?.at(-1);
     const holder = (await roster.on(surface.name, members)).find((e) => e.key === current);
-    const expired = t.offeredAt !== undefined && now - t.offeredAt >= this.config.offerMs;
+    const expired = t.offeredAt !== undefined && now - t.offeredAt >= office.rules.offerMs;
     if (t.offeredTo && holder && !holder.away && !expired) return;
     const next = await roster.next(surface.name, {
       ...(current ? { after: current } : {}),
@@ -177,7 +178,7 @@ export class HandoffHours {
       to: next.actor,
       key: next.key,
       mention: surface.mention(next.actor),
-      offerMs: this.config.offerMs,
+      offerMs: office.rules.offerMs,
       ...(t.offeredAt !== undefined ? { previousAt: t.offeredAt } : {}),
     });
   }

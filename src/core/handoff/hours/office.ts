@@ -5,8 +5,10 @@
  */
 import type { CoreContext, OfficeConfig } from '../../context';
 import { readAppliedSettings } from '../../settings/applied';
-import type { OfficeRecord } from '../../tenants/office-record';
+import type { OfficeHandoffRules, OfficeRecord } from '../../tenants/office-record';
 import { storedOffices } from '../../tenants/offices';
+import type { Tenant } from '../../tenants/tenant';
+import { type HandoffRules, officeRules } from '../rules';
 import { describeOpening, nextOpening, type OfficeHours } from './office-hours';
 import { isTimeZone } from './zoned-time';
 
@@ -27,14 +29,27 @@ export interface Office {
   /** The local hour the day's leads go out: the tenant's own (`/chatbot hours leads`) or LEADS_DIGEST_HOUR. */
   digestHour: number;
   digestHourFrom: 'tenant' | 'environment';
+  /** Its handoff rules: its own (`/handoff settings`) over the deployment's (handoff/rules.ts). */
+  rules: HandoffRules;
+  /** Which of them it set itself. */
+  ownRules?: OfficeHandoffRules;
 }
 
 /** What the context's tenant set with `/chatbot hours` (its enterprise's, for an org-wide install). */
 async function tenantRecord(ctx: CoreContext): Promise<OfficeRecord | undefined> {
   const scope = ctx.scope;
   if (!scope) return undefined;
-  const tenant = ctx.chatbots ? await ctx.chatbots.canonical(scope.tenant) : scope.tenant;
+  return recordOf(ctx, scope.tenant);
+}
+
+async function recordOf(ctx: CoreContext, t: Tenant): Promise<OfficeRecord | undefined> {
+  const tenant = ctx.chatbots ? await ctx.chatbots.canonical(t) : t;
   return storedOffices(ctx).of(tenant);
+}
+
+/** The handoff rules of `t`'s office: its own `/handoff settings` over the deployment's. */
+export async function rulesOf(ctx: CoreContext, t: Tenant): Promise<HandoffRules> {
+  return officeRules(ctx.config, (await recordOf(ctx, t))?.handoff);
 }
 
 function nonBlank(v: unknown): string | undefined {
@@ -60,7 +75,9 @@ export async function readOffice(ctx: CoreContext): Promise<Office> {
     timeZone,
     digestHour: record?.digestHour ?? config.digestHour,
     digestHourFrom: record?.digestHour !== undefined ? 'tenant' : 'environment',
+    rules: officeRules(ctx.config, record?.handoff),
   };
+  if (record?.handoff) office.ownRules = record.handoff;
   const windows = own ?? config.hours;
   if (windows && windows !== 'always') {
     office.hours = { windows, timeZone };

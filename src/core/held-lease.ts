@@ -1,0 +1,145 @@
+/**
+ * A lease this process holds for its work (a thread's queue, an answer in flight), with the fencing
+ * token of its acquisition. Every write of the work's progress goes through `write`, which the store
+ * refuses once another acquisition holds the lease (or it ran out), and every platform call of the
+ * work through `port`, which refuses once the lease may have run out. So a holder that stalls past
+ * its lease (a long pause, a frozen process) stops at once when it wakes: the work is the new
+ * holder's alone, and `lost` tells the rest of the work to stop.
+ *
+ * Whether the lease may have run out is judged here without asking the store: the store judges the
+ * lease's expiry by a real clock, so the deadline (a renewal's send time plus the lease) is measured
+ * on this process's monotonic clock, never on the bridge's injectable one, which a test may stop or
+ * move. A real timer at the deadline marks the lease lost as soon as the process runs again.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Fence, FencedWrite, StateStore } from '../state/store';
+import type { LeaseTimings } from './leases';
+import type { SurfacePort } from './surface';
+import { gatedPort } from './tenants/left-port';
+
+/** What work that lost its lease fails with: nothing was written or sent. */
+export class FencedOut extends Error {
+  constructor(why: string) {
+    super(`lost the lease: ${why}`);
+    this.name = 'FencedOut';
+  }
+}
+
+export class HeldLease {
+  private readonly controller = new AbortController();
+  /** Monotonic ms (performance.now) after which the store may count the lease as run out. */
+  private deadline: number;
+  private readonly renewTimer: NodeJS.Timeout;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  /** Let go on purpose: nothing more is written under it, and that is no loss. */
+  private released = false;
+
+  /** Takes the lease `name` for `owner`; undefined when another owner holds it. */
+  static async take(
+    store: StateStore,
+    name: string,
+    owner: string,
+    timings: Pick<LeaseTimings, 'ttlMs' | 'renewMs'>,
+  ): Promise<HeldLease | undefined> {
+    const sentAt = performance.now();
+    const fence = await store.acquireFencedLease(name, owner, timings.ttlMs);
+    return fence ? new HeldLease(store, fence, timings, sentAt) : undefined;
+  }
+
+  private constructor(
+    private readonly store: StateStore,
+    readonly fence: Fence,
+    private readonly timings: Pick<LeaseTimings, 'ttlMs' | 'renewMs'>,
+    sentAt: number,
+  ) {
+    this.deadline = sentAt + timings.ttlMs;
+    this.armExpiry();
+    this.renewTimer = setInterval(() => this.renew(), timings.renewMs);
+    this.renewTimer.unref();
+  }
+
+  /** Aborts when the lease is lost (ran out, taken, a write refused): the work stops. */
+  get lost(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Still held as far as this process can tell (no store call). */
+  get held(): boolean {
+    if (this.controller.signal.aborted || this.released) return false;
+    if (performance.now() >= this.deadline) this.lose('it ran out before it was renewed');
+    return !this.controller.signal.aborted;
+  }
+
+  /** Throws FencedOut unless still held. */
+  check(): void {
+    if (!this.held) throw this.reason();
+  }
+
+  /** The writes, only while this acquisition holds the lease (the store checks the token). */
+  async write(writes: FencedWrite[]): Promise<void> {
+    this.check();
+    if (await this.store.writeFenced(this.fence, writes)) return;
+    this.lose('the store refused a write: another instance holds it');
+    throw this.reason();
+  }
+
+  /** `surface` as the work may use it: every platform call refused once the lease may be lost. */
+  port(surface: SurfacePort): SurfacePort {
+    return gatedPort(
+      surface,
+      () => this.check(),
+      () => !this.held,
+    );
+  }
+
+  /** Stops renewing and lets the lease go (if still this owner's). */
+  async release(): Promise<void> {
+    this.stopTimers();
+    this.released = true;
+    await this.store.releaseLease(this.fence.lease, this.fence.owner).catch(() => undefined);
+  }
+
+  private renew(): void {
+    if (!this.held) return;
+    // Renewed before the deadline, or not at all: a lease that may have run out may be another's now.
+    const sentAt = performance.now();
+    this.store.renewLease(this.fence.lease, this.fence.owner, this.timings.ttlMs).then(
+      (ok) => {
+        if (!ok) this.lose('another instance took it');
+        else if (!this.controller.signal.aborted) {
+          this.deadline = sentAt + this.timings.ttlMs;
+          this.armExpiry();
+        }
+      },
+      // A renewal that failed (the store unreachable) proves nothing: the deadline decides.
+      () => undefined,
+    );
+  }
+
+  private armExpiry(): void {
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = setTimeout(
+      () => {
+        if (this.held) this.armExpiry();
+      },
+      Math.max(1, this.deadline - performance.now()),
+    );
+    this.expiryTimer.unref();
+  }
+
+  private lose(why: string): void {
+    if (this.controller.signal.aborted) return;
+    this.stopTimers();
+    this.controller.abort(new FencedOut(why));
+  }
+
+  private reason(): FencedOut {
+    const r: unknown = this.controller.signal.reason;
+    return r instanceof FencedOut ? r : new FencedOut('lost');
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.renewTimer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+  }
+}
