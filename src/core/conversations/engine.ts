@@ -135,10 +135,7 @@ export class Conversations {
     return true;
   }
 
-  /**
-   * Slack and Discord redeliver: a message id is handled once, whichever instance sees it (one seen
-   * before an upgrade, at its old key, counts too).
-   */
+  /** Slack and Discord redeliver: a message id is handled once, whichever instance sees it (or saw it at its old key). */
   async firstDelivery(msg: IncomingMessage): Promise<boolean> {
     const view = convView(this.ctx.store, msg.tenant);
     if (!(await view.setIfAbsent(convKeys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS))) return false;

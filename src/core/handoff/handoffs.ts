@@ -319,9 +319,8 @@ export class Handoffs {
   }
 
   /**
-   * A bridge step of handoff around the clock (hours/steps.ts), decided like every event (the table,
-   * then its step) and stored with its notices in one atomic step, then carried out. The ticket after it, or undefined
-   * when the step no longer applied.
+   * A bridge step of handoff around the clock (hours/steps.ts), decided like every event, stored with
+   * its notices in one atomic step, then carried out. The ticket after it, or undefined if it no longer applied.
    */
   private async applyHours(ticketId: string, step: HoursStep): Promise<Ticket | undefined> {
     const done = await this.commit(ticketId, (t) => decide(t, step, BRIDGE));

@@ -332,27 +332,3 @@ export const DISTANCE_UNITS: Readonly<Record<string, number>> = {
   kilometres: 0.621371,
   blocks: 0.05,
 };
-
-/** The short form of each word of a street address, so questions and listings spell addresses alike. */
-export const ADDRESS_SUFFIXES: Readonly<Record<string, string>> = {
-  street: 'st',
-  avenue: 'ave',
-  av: 'ave',
-  road: 'rd',
-  boulevard: 'blvd',
-  drive: 'dr',
-  lane: 'ln',
-  court: 'ct',
-  place: 'pl',
-  terrace: 'ter',
-  parkway: 'pkwy',
-  highway: 'hwy',
-  north: 'n',
-  south: 's',
-  east: 'e',
-  west: 'w',
-  northwest: 'nw',
-  northeast: 'ne',
-  southwest: 'sw',
-  southeast: 'se',
-};

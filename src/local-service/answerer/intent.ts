@@ -1,7 +1,7 @@
 import type { ListingInput, SaleType } from '../../service/schemas';
 
 type ListingStatus = ListingInput['Status'];
-import { ADDRESS_SUFFIXES } from './grammar';
+import { ADDRESS_SUFFIXES } from './address-words';
 import type { SortKind } from './phrases';
 
 /** What a question narrows the listings to; every member narrows further. */

@@ -71,8 +71,6 @@ const FIRST_N =
   /\b(?:the\s+)?(first|top|last)\s+(two|three|four|five|[2-5])\b(?!\s*(bed|bath|bd|ba|br|parking|sq|days))/i;
 const NOUN =
   /\b(homes?|houses?|listings?|properties|property|apartments?|condos?|townhouses?|townhomes?|rentals?|places|viviendas?|casas?)\b/i;
-/** The patterns this module reads (coverage.ts checks a question's words against them). */
-export const QUERY_PATTERNS = (): readonly RegExp[] => [COMPARE, THOSE, FIRST_N_ES, FIRST_N, NOUN, REFINE_START];
 const REFINE_START =
   /^\s*(only|just|but|now|instead|with|without|under|over|below|above|less than|more than|between|what about|how about|and|also|solo|s[oó]lo|y|pero)\b/i;
 

@@ -87,12 +87,6 @@ export function filter(all: readonly StoredListing[], c: Criteria): StoredListin
   return all.filter((l) => matches(l.data, c));
 }
 
-/** How many sold homes would match if sold ones were shown (to say they were left out). */
-export function soldLeftOut(all: readonly StoredListing[], c: Criteria): number {
-  if (c.status) return 0;
-  return all.filter((l) => l.data.Status === 'Sold' && matches(l.data, { ...c, status: 'Sold' })).length;
-}
-
 const byNumber = (f: (d: ListingData) => number) => (a: StoredListing, b: StoredListing) =>
   f(a.data) - f(b.data) || a.id - b.id;
 

@@ -1,0 +1,23 @@
+/** Street-type words and their short forms, so "Congress Avenue" finds "Congress Ave" (kept apart from grammar.ts so the parser's types import no grammar). */
+export const ADDRESS_SUFFIXES: Readonly<Record<string, string>> = {
+  street: 'st',
+  avenue: 'ave',
+  av: 'ave',
+  road: 'rd',
+  boulevard: 'blvd',
+  drive: 'dr',
+  lane: 'ln',
+  court: 'ct',
+  place: 'pl',
+  terrace: 'ter',
+  parkway: 'pkwy',
+  highway: 'hwy',
+  north: 'n',
+  south: 's',
+  east: 'e',
+  west: 'w',
+  northwest: 'nw',
+  northeast: 'ne',
+  southwest: 'sw',
+  southeast: 'se',
+};
