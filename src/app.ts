@@ -319,7 +319,16 @@ export async function startApp(config: Config, opts: AppOptions = {}): Promise<A
         now,
         ...(mailer ? { mailer } : {}),
         memory: new CoreMemory(),
-        chatbots: tenantChatbots({ config, chatbot, client, store, scrubber, timeoutMs: opts.serviceTimeoutMs, now }),
+        chatbots: tenantChatbots({
+          config,
+          chatbot,
+          client,
+          store,
+          scrubber,
+          timeoutMs: opts.serviceTimeoutMs,
+          now,
+          log,
+        }),
       },
       { relay, commands: commandHandlers() },
     );

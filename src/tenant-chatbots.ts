@@ -4,6 +4,7 @@
  * default. A tenant's keys are taught to the log scrubber once they passed the live check (when
  * connected, or read back saved): a string typed into the form that the service refused is not.
  */
+import type { Logger } from 'pino';
 import type { Config } from './deployment/config';
 import type { SecretScrubber } from './deployment/log-safety';
 import { ChatbotClient } from './service/client';
@@ -43,6 +44,8 @@ export interface TenantChatbotsOptions {
   timeoutMs?: number;
   /** The bridge's clock (core's). */
   now: () => number;
+  /** Where a connection record no key opens is reported (once, by name). */
+  log?: Pick<Logger, 'error'>;
 }
 
 /** Slack OAuth mode: a workspace of an org-wide install is its enterprise's tenant (one connection for the org). */
@@ -69,7 +72,7 @@ export function tenantChatbots(o: TenantChatbotsOptions): ChatbotDirectory {
   };
   const canonical = orgTenants(o.config, o.store);
   return new ChatbotDirectory({
-    connections: new TenantConnections(o.store, optionalBox(o.config), o.now),
+    connections: new TenantConnections(o.store, optionalBox(o.config), o.now, o.log),
     makeClient,
     ...(canonical ? { canonical } : {}),
     trusted: (c) => o.scrubber.learn(c.secretKey, c.sessionKey, c.apiKey),

@@ -10,11 +10,12 @@ import { type CardLayout, type RenderedMessage, renderMessage } from './blocks';
 import { failingImagePointers, isImageDownloadFailure } from './image-retry';
 import { slackErrorCode } from './web';
 import { scoped, tenantFor, tenantStore } from '../../state/tenant-store';
+import { readMoving, writeMoving } from '../../state/moved-records';
+import { slackRecords } from './records';
 
 /** How long a workspace that refused cards gets sections before cards are tried again. */
 const REMEMBER_MS = 7 * 24 * 60 * 60 * 1000;
 
-const legacyKey = (team: string): string => `slack:cards:sections:${team}`;
 /** In the workspace's part of the store: it refused a data_table block. */
 const NEW_BLOCKS_KEY = scoped('slack', 'refuses-new-blocks');
 
@@ -47,7 +48,8 @@ export class CardFallback {
   layout(team: string): Promise<CardLayout> {
     let known = this.sections.get(team);
     if (!known) {
-      known = this.store.get(legacyKey(team)).then(
+      const r = slackRecords.cardsSections(this.store, team);
+      known = readMoving(this.store, r.view, r.key, r.legacy, REMEMBER_MS).then(
         (v) => v !== undefined,
         () => false,
       );
@@ -118,7 +120,8 @@ export class CardFallback {
         if (!carousel || layout === 'sections') throw err;
         layout = 'sections';
         this.sections.set(team, Promise.resolve(true));
-        await this.store.set(legacyKey(team), Date.now(), REMEMBER_MS).catch(() => undefined);
+        const r = slackRecords.cardsSections(this.store, team);
+        await writeMoving(this.store, r.view, r.key, r.legacy, Date.now(), REMEMBER_MS).catch(() => undefined);
         this.log.info({ team }, 'slack: this workspace refused card blocks; listings show as sections here');
       }
     }
