@@ -197,12 +197,15 @@ export async function forgetTenant(store: StateStore, tenant: Tenant, opts: Forg
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];
   for (const key of await inflightOf(store, tenant, places)) doomed.add(key);
   for (const key of (await opts.surfaceKeys?.(places)) ?? []) doomed.add(key);
-  // The tenant's own part of the store goes whole.
-  let records = await forgetTenantKeys(store, tenant);
+  // The records outside the part first, the part last: while the part is there, everything the
+  // tenant left can still be found from it (a leave cut short is finished by the next), and an empty
+  // part means the tenant is gone whole.
+  let records = 0;
   for (const key of doomed) {
     if ((await store.get(key)) === undefined) continue;
     await store.delete(key);
     records += 1;
   }
+  records += await forgetTenantKeys(store, tenant);
   return { records, conversations: convs.size, tickets: tickets.length };
 }

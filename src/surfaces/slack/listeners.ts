@@ -86,7 +86,8 @@ function helpers(d: ListenerDeps) {
       id,
       name: await d.users.name(place.workspace, id, fallbackName),
       isAdmin: orgAdmin || (await d.users.isWorkspaceAdmin(place.workspace, id)),
-      orgAdmin,
+      // Only said when true: an actor is the same plain record it was for everyone else.
+      ...(orgAdmin ? { orgAdmin } : {}),
     };
   };
 
