@@ -15,6 +15,7 @@ import {
   ServiceError,
   TimeoutError,
 } from '../service/errors';
+import { isPlatformRateLimit } from './platform-rate-limit';
 
 /** An error whose message was written for the person who caused it: shown as it is. */
 export class UserFacingError extends Error {
@@ -32,6 +33,7 @@ export const USER_MESSAGES = {
   serviceRefused: (words: string) => `The chatbot service refused: ${words}`,
   serviceUnreachable: 'The chatbot service could not be reached. Try again in a moment.',
   serviceTooSlow: 'The chatbot service did not answer in time. Try again in a moment.',
+  platformRateLimited: 'The chat platform rate limited this bridge. Try again in a minute.',
 } as const;
 
 /** A short random reference (4 hex digits): enough to find one log line among a day's, and no more. */
@@ -65,6 +67,7 @@ export function knownLine(err: unknown): string | undefined {
   if (err instanceof ServiceError) return serviceLine(err);
   if (err instanceof TimeoutError) return USER_MESSAGES.serviceTooSlow;
   if (err instanceof NetworkError) return USER_MESSAGES.serviceUnreachable;
+  if (isPlatformRateLimit(err)) return USER_MESSAGES.platformRateLimited;
   return undefined;
 }
 

@@ -110,18 +110,22 @@ export class TenantConnections {
 
   /**
    * The tenant's connection; undefined when it has none, or when its record opens with no key (logged
-   * once by name, and skipped: the tenant is served as if it had not connected, every sweep goes on).
+   * once by name, and skipped: every sweep goes on; `strict` (a request's chatbot) throws instead,
+   * so the request is told by reference rather than answered by the deployment's chatbot).
    * Reading writes nothing back: a record sealed with STATE_ENCRYPTION_KEY_PREVIOUS stays so until
    * `npm run rotate-key`.
    */
-  async get(t: Tenant): Promise<StoredConnection | undefined> {
+  async get(t: Tenant, opts: { strict?: boolean } = {}): Promise<StoredConnection | undefined> {
     const stored = storedSchema.safeParse(await this.raw(t));
     if (!stored.success || !this.box) return undefined;
     let plain: string;
     try {
       plain = this.box.open(stored.data.sealed).plain;
     } catch (err) {
-      reportUnreadable(this.log, new UnreadableRecord(connectionKey(t), err));
+      const unreadable = new UnreadableRecord(connectionKey(t), err);
+      reportUnreadable(this.log, unreadable);
+      // A request of the tenant must not be answered by another chatbot than the one it connected.
+      if (opts.strict) throw unreadable;
       return undefined;
     }
     const connection = connectionSchema.safeParse(JSON.parse(plain));

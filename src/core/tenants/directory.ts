@@ -85,7 +85,7 @@ export class ChatbotDirectory {
       this.opts.trusted?.(hit.credentials);
       return hit.chatbot;
     }
-    const stored = await this.connections.get(t);
+    const stored = await this.connections.get(t, { strict: true });
     if (!stored) return this.defaultChatbot();
     const chatbot = this.connected(stored.connection);
     this.cache.set(key, { version: stored.version, chatbot, credentials: stored.connection });
