@@ -8,6 +8,7 @@
  */
 import type { Json, StateStore } from '../../state/store';
 import { type ScopedKey, type Tenant, type TenantStore, tenantStore } from '../../state/tenant-store';
+import { readMoving } from '../../state/moved-records';
 import {
   type Conversation,
   type ConvRef,
@@ -36,14 +37,8 @@ export async function readMoved(
   legacy: string,
   ttlMs: number | undefined,
 ): Promise<Json | undefined> {
-  const current = await view.get(key);
-  if (current !== undefined) return current;
-  const old = await store.get(legacy);
-  if (old === undefined) return undefined;
-  // A newer record written meanwhile (by this conversation's next turn) wins over the old one.
-  await view.setIfAbsent(key, old, ttlMs);
-  await store.delete(legacy);
-  return view.get(key);
+  // The one way up for moved records (a newer one written meanwhile, by the next turn, wins).
+  return readMoving(store, view, key, legacy, ttlMs);
 }
 
 /** The record at `key` in the tenant's part, else the one at its old global key (left where it is). */
