@@ -176,6 +176,7 @@ async function platformSurfaces(config: Config, store: StateStore, log: Logger, 
         },
         store,
         log: log.child({ surface: 'discord' }),
+        ...(opts.now ? { now: opts.now } : {}),
       }),
     );
     if (discord.handoffChannel) {
