@@ -151,7 +151,11 @@ export async function beginTenantWork(
   const key = leftKey(tenantAt(place));
   // Registered before the mark is read: a leaving between the two finds the work, or the work the mark.
   const work = tenantWork(ctx).begin(key, since);
-  const at = await leftAt(ctx, key);
+  // A mark that cannot be read ends the work it registered: the item fails, and is tried again.
+  const at = await leftAt(ctx, key).catch((err: unknown) => {
+    work.end();
+    throw err;
+  });
   if (at === undefined || since > at) return work;
   work.end();
   return undefined;
