@@ -150,6 +150,8 @@ export class TicketStore {
 
   /** A new ticket, short-lived until its conversation is marked (so no mark points to a ticket not written yet). */
   async create(ticket: Ticket): Promise<void> {
+    // Indexed under its tenant first: a leaving finds it there (an entry without a ticket is skipped).
+    await this.ctx.store.schedule(ticketKeys.ofTenant(tenantOf(ticket.userPlace)), ticket.id, this.ctx.now());
     await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket), UNOPENED_TTL_MS);
   }
 
