@@ -277,8 +277,7 @@ export class Conversations {
       return;
     }
     const item = parsed.data;
-    // The try is counted first, before anything that can fail (the conversation's read, its tenant's
-    // check): an item whose tries all fail there is given up too, not tried for ever uncounted.
+    // Counted first, before anything that can fail (the conversation's read, its tenant's check).
     const progress = await startItem(this.ctx, ref, taken);
     if (!progress) {
       // Its Retry button (if any) must work again on the answer recovery marks.
@@ -319,7 +318,6 @@ export class Conversations {
   ) {
     const ref = convRef(conv);
     const convId = conv.id;
-    const itemId = taken.raw.id;
     const found = this.surfaceFor(conv.place);
     // Every platform call of the item is refused once its tenant left or its thread's lease is lost;
     // the answer stops (its service stream closes, the relay drops it) on either.
@@ -329,12 +327,11 @@ export class Conversations {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
       // is dropped (acked by the worker) with one line, not retried on every sweep.
       this.ctx.log.warn(
-        { convId, item: itemId, surface: conv.place.surface },
+        { convId, item: taken.raw.id, surface: conv.place.surface },
         'conversation: queue item dropped: its surface is not configured',
       );
       if (item.kind === 'retry') await retryDone(this.ctx.store, ref, item.retryId);
-      await progress.done();
-      return;
+      return progress.done();
     }
     // Its tries all failed before the answer started: the user is told, the item moved aside.
     if (progress.exhausted) return giveUpItem(this.ctx, ref, taken, item, progress, { conv, surface });
