@@ -9,8 +9,6 @@ import type { FakeOverwrite } from './fake-discord';
 
 /** Discord's CREATE_PUBLIC_THREADS permission bit (1 << 35). */
 export const CREATE_PUBLIC_THREADS = 1n << 35n;
-/** Discord's SEND_MESSAGES_IN_THREADS permission bit (1 << 38). */
-export const SEND_MESSAGES_IN_THREADS = 1n << 38n;
 
 /** The @everyone role's permissions the fake's GUILD_CREATE lists. */
 export const EVERYONE_PERMISSIONS = '1071698660929';

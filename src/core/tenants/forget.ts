@@ -9,7 +9,7 @@
  *
  * Then the global infrastructure that names it (state/tenant-store.ts says why each is global):
  * - of its conversations, listed through its view: their leases (released) and pending marks;
- * - tickets whose asker's thread is the tenant's (listed in its index of tickets), with
+ * - tickets whose asker's thread is the tenant's (listed in its index of tickets, `tickets-of:`), with
  *   their open, late and lookup keys, the lookups of threads in its channels, and their notices still
  *   pending in the outbox (completed unsent, so nothing is posted to a place that is gone);
  * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value, read through
