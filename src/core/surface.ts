@@ -27,6 +27,7 @@ export type {
   FormSpec,
   ListingPreview,
   OutMessage,
+  TrendChart,
 } from './content';
 import type { AssistantIntro, Attachment, FormResult, FormSpec, ListingPreview, OutMessage } from './content';
 
