@@ -29,7 +29,17 @@ export interface BarChartSpec {
 }
 
 // Tree-shaken chart.js draws nothing it has not been told about.
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Title, LineController, LineElement, PointElement, Legend);
+Chart.register(
+  BarController,
+  BarElement,
+  CategoryScale,
+  LinearScale,
+  Title,
+  LineController,
+  LineElement,
+  PointElement,
+  Legend,
+);
 
 const FONT_FAMILY = "'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
 const BAR_COLOUR = '#3b6fd8';
@@ -220,7 +230,11 @@ export function trendChartConfig(trend: TrendChart, width: number): ChartConfigu
  * counts, a percentage and seconds on one axis would flatten all but the largest. Panels are laid
  * out two to a row under one title.
  */
-export async function renderPanelChart(spec: { title: string; panels: ChartPanel[]; trend?: TrendChart }): Promise<Buffer> {
+export async function renderPanelChart(spec: {
+  title: string;
+  panels: ChartPanel[];
+  trend?: TrendChart;
+}): Promise<Buffer> {
   if (spec.panels.length === 0) throw new RangeError('a panel chart needs at least one panel');
   const pw = PANEL_WIDTH;
   const ph = PANEL_HEIGHT;
@@ -258,7 +272,11 @@ export async function renderPanelChart(spec: { title: string; panels: ChartPanel
       chart.destroy();
     }
   }
-  const drawnSpec: ChartSpecText = { title: spec.title, panels: spec.panels, ...(spec.trend ? { trend: spec.trend } : {}) };
+  const drawnSpec: ChartSpecText = {
+    title: spec.title,
+    panels: spec.panels,
+    ...(spec.trend ? { trend: spec.trend } : {}),
+  };
   return withTextChunk(await canvas.encode('png'), CHART_SPEC_KEYWORD, JSON.stringify(drawnSpec));
 }
 

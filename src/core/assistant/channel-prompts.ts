@@ -40,7 +40,10 @@ export async function channelPrompts(ctx: CoreContext, place: Place | undefined)
   if (ticket)
     prompts.push({
       title: 'Summarise the open ticket',
-      message: clip(`Summarise this open request for a person, and what I could tell them: ${ticket.reason}`, MAX_MESSAGE),
+      message: clip(
+        `Summarise this open request for a person, and what I could tell them: ${ticket.reason}`,
+        MAX_MESSAGE,
+      ),
     });
   for (const address of await channelListings(ctx, place)) {
     if (prompts.length >= MAX_PROMPTS) break;

@@ -101,7 +101,8 @@ export function registerAgent(d: AssistantDeps): void {
       await writeMoving(d.store, r.view, r.key, r.legacy, record, CONTEXT_TTL_MS);
       // A channel of another workspace (Slack Connect) is not this tenant's to look into.
       const looking = seen && (!seen.team_id || seen.team_id === team) ? (seen.value as string) : undefined;
-      if (parsed.data.channel) await contextPrompts(d, { surface: 'slack', workspace: team, channel: parsed.data.channel }, looking);
+      if (parsed.data.channel)
+        await contextPrompts(d, { surface: 'slack', workspace: team, channel: parsed.data.channel }, looking);
     } catch (err) {
       d.log.error({ err }, 'slack: app_context_changed handling failed');
     }

@@ -105,7 +105,10 @@ describe('Slack e2e: /analytics as a table and a trend chart', () => {
     // Another command run to its end: by then a PNG of the first would have been uploaded.
     await e.driver.command('/analytics', `${to}`, { user: ADMIN, channel: 'C0TREND2' });
     await waitFor(
-      () => e.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'C0TREND2' && withBlock(c, 'data_visualization')),
+      () =>
+        e.fake
+          .callsOf('chat.postMessage')
+          .find((c) => c.args.channel === 'C0TREND2' && withBlock(c, 'data_visualization')),
       'the second chart',
     );
     expect([...e.fake.uploads.values()].filter((u) => u.channel === 'C0TREND')).toEqual([]);

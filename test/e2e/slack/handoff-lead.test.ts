@@ -10,7 +10,13 @@ import type { FakeMessage } from '../../../fakes/fake-slack';
 import { button, buttons } from '../../../fakes/slack-blocks';
 import { ADMIN, HANDOFF_CHANNEL, rootFor } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { analyticsShown, askAnswered, becomes, ephemeralTo as ephemeralIn, textMatching } from '../../support/slack-flows';
+import {
+  analyticsShown,
+  askAnswered,
+  becomes,
+  ephemeralTo as ephemeralIn,
+  textMatching,
+} from '../../support/slack-flows';
 import { useStarted } from '../../support/server-setup';
 
 const USERS = 'C0LEADS';
