@@ -146,6 +146,7 @@ async function slackRuntime(config: Config, slack: SlackConfig, store: StateStor
     handoffChannel: slack.handoffChannel,
     distribution: slack.distribution,
     unfurlDomains: slack.unfurlDomains,
+    ...(opts.now ? { now: opts.now } : {}),
     store,
     log: log.child({ surface: 'slack' }),
   });
