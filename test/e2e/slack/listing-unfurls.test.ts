@@ -6,9 +6,13 @@
  * (`entity_details_requested`) gets the full listing and its actions (entity.presentDetails). A
  * workspace without Work Objects gets classic unfurl blocks, learnt from its first refusal.
  */
+import type { FakeMessage } from '../../../fakes/fake-slack';
+import { button } from '../../../fakes/slack-blocks';
 import type { Listing } from '../../../src/service/schemas/listings';
+import { quote } from '../../../src/core/commands/grammar';
+import { listingToText } from '../../../src/core/listings/fields';
 import { waitFor } from '../../../fakes/wait-for';
-import { startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
 import { useStarted } from '../../support/server-setup';
 
 const CHANNEL = 'C0LINKS';
@@ -116,6 +120,76 @@ describe('Slack: listing links unfurl as Work Objects', () => {
     const gone = await waitFor(() => e.fake.presentedDetails[1], 'the not-found flexpane');
     expect(gone).toMatchObject({ trigger_id: '789.000.def', error: { status: 'not_found' } });
   }, 60_000);
+});
+
+/** The ids of the listings an unfurl's Work Objects name. */
+function unfurledIds(u: { metadata?: Record<string, unknown> } | undefined): string[] {
+  return ((u?.metadata as { entities?: Entity[] } | undefined)?.entities ?? []).map((x) => x.external_ref.id);
+}
+
+describe('Slack: the listing URL index follows the listings', () => {
+  const e = useStarted(() => startSlackE2E({ env: ENV }));
+  /** The chatbot service's catalogue reads (what a stale or missing index costs). */
+  const catalogueReads = (): number => e.serviceCalls.filter((c) => /RealEstateList/.test(c.url)).length;
+
+  /** `urls` pasted; the next unfurl, once Slack got it. */
+  async function unfurlOf(urls: string[]) {
+    const n = e.fake.unfurls.length;
+    await paste(e, urls);
+    return waitFor(() => e.fake.unfurls[n], `the unfurl of ${urls.join(', ')}`);
+  }
+
+  /** The reply `/listing <args>` got in `channel` (ephemeral or not). */
+  async function listingCommand(channel: string, args: string) {
+    const before = { eph: e.fake.ephemerals.length, msg: e.fake.messages.length };
+    await e.driver.command('/listing', args, { user: ADMIN, channel });
+    return waitFor(
+      () =>
+        e.fake.ephemerals.slice(before.eph).find((m) => m.channel === channel) ??
+        e.fake.messages.slice(before.msg).find((m) => m.channel === channel),
+      `the reply to /listing ${args}`,
+    );
+  }
+
+  test('a created listing unfurls at once, a deleted one no more; a known link costs no catalogue read', async () => {
+    const known = (await austin(e)).find((l) => l.url)!;
+    const url = 'https://homes.example.com/listings/9-new-lane-austin';
+    // Not a listing yet: left out of the unfurl (the known link beside it is the sync point).
+    expect(unfurledIds(await unfurlOf([url, known.url!]))).toEqual([String(known.id)]);
+    // The index is fresh: the next links cost the chatbot service nothing.
+    const reads = catalogueReads();
+    expect(unfurledIds(await unfurlOf([known.url!]))).toEqual([String(known.id)]);
+    expect(unfurledIds(await unfurlOf([known.url!, url]))).toEqual([String(known.id)]);
+    expect(catalogueReads()).toBe(reads);
+
+    // /listing create: the new listing's link unfurls straight away (the index was dropped, read once).
+    const pairs = { ...listingToText(known), Address: '9 New Lane', MLSNumber: 'NEW000009', Url: url };
+    const args = Object.entries(pairs)
+      .filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== '')
+      .map(([k, v]) => `${k}:${quote(v)}`)
+      .join(' ');
+    const created = await listingCommand('C0LISTADM', `create ${args}`);
+    const id = /Listing created: ID (\d+)/.exec(created.text)?.[1];
+    expect(id).toBeDefined();
+    const after = await unfurlOf([url]);
+    expect(unfurledIds(after)).toEqual([id]);
+    expect((after.metadata as { entities: Entity[] }).entities[0]!.entity_payload.attributes.title.text).toContain(
+      '9 New Lane',
+    );
+    expect(catalogueReads()).toBe(reads + 1);
+    expect(unfurledIds(await unfurlOf([url]))).toEqual([id]);
+    expect(catalogueReads()).toBe(reads + 1);
+
+    // /listing delete (confirmed): its link is no listing any more.
+    const confirm = await listingCommand('C0LISTADM', `delete id:${id}`);
+    await e.driver.click(
+      button(confirm as unknown as FakeMessage, 'Delete')!,
+      { channel: 'C0LISTADM', messageTs: '1790000001.000100', ephemeral: true, responseUrl: e.fake.responseUrl('del') },
+      { user: ADMIN },
+    );
+    await waitFor(() => e.fake.responses.find((r) => r.id === 'del'), 'the deletion confirmed');
+    expect(unfurledIds(await unfurlOf([url, known.url!]))).toEqual([String(known.id)]);
+  }, 90_000);
 });
 
 describe('Slack: a workspace without Work Objects gets classic unfurls', () => {
