@@ -12,7 +12,8 @@ import type { Listing } from '../../../src/service/schemas/listings';
 import { quote } from '../../../src/core/commands/grammar';
 import { listingToText } from '../../../src/core/listings/fields';
 import { waitFor } from '../../../fakes/wait-for';
-import { ADMIN, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
+import { ADMIN, HANDOFF_CHANNEL, startSlackE2E, type SlackE2E } from '../../support/slack-e2e';
+import { USER_MESSAGES } from '../../../src/core/user-messages';
 import { useStarted } from '../../support/server-setup';
 
 const CHANNEL = 'C0LINKS';
@@ -120,6 +121,79 @@ describe('Slack: listing links unfurl as Work Objects', () => {
     const gone = await waitFor(() => e.fake.presentedDetails[1], 'the not-found flexpane');
     expect(gone).toMatchObject({ trigger_id: '789.000.def', error: { status: 'not_found' } });
   }, 60_000);
+});
+
+/** `user` opens the flexpane of `listing`'s Work Object: its actions, as Slack got them. */
+async function flexpaneActions(e: SlackE2E, listing: Listing, user: string) {
+  const n = e.fake.presentedDetails.length;
+  await e.driver.event({
+    type: 'entity_details_requested',
+    user,
+    channel: CHANNEL,
+    trigger_id: `flex.${user}.${listing.id}`,
+    external_ref: { id: String(listing.id), type: 'listing' },
+    entity_url: listing.url,
+  });
+  const details = await waitFor(() => e.fake.presentedDetails[n], 'the flexpane');
+  const actions = (details.metadata as unknown as Entity).entity_payload.actions?.primary_actions ?? [];
+  const named = (text: string) => {
+    const a = actions.find((x) => x.text === text) as { action_id: string; value?: string } | undefined;
+    if (!a) throw new Error(`no ${text} in the flexpane`);
+    return a;
+  };
+  return { viewing: named('Ask about a viewing'), human: named('Talk to a human') };
+}
+
+describe('Slack: the flexpane’s actions', () => {
+  const e = useStarted(() => startSlackE2E({ env: ENV }));
+  const tickets = () => e.fake.channelMessages(HANDOFF_CHANNEL).filter((m) => button(m, 'Claim'));
+
+  test('Ask about a viewing starts a conversation about the listing; Talk to a human opens a ticket; a forged id is refused', async () => {
+    const [listing, other] = (await austin(e)).filter((l) => l.url);
+    const { viewing } = await flexpaneActions(e, listing!, 'U0USER1');
+    // Pressed in the flexpane of a link posted in CHANNEL.
+    const res = await e.driver.pressEntityAction(
+      viewing,
+      { id: String(listing!.id), url: listing!.url!, channel: CHANNEL, messageTs: '1790000000.000101' },
+      { user: 'U0USER1' },
+    );
+    expect(res.status).toBe(200);
+    const root = await waitFor(
+      () => e.fake.channelMessages(CHANNEL).find((m) => m.text.includes('schedule a viewing')),
+      'the conversation about the listing',
+    );
+    expect(root.text).toContain(listing!.address!);
+    // The bot answers in it, and an agent is asked to arrange the viewing.
+    await waitFor(() => e.fake.replies(CHANNEL, root.ts).length > 0, 'the answer in the thread');
+    const first = await waitFor(() => tickets()[0], 'the viewing ticket');
+    expect(first.text).toContain(`Viewing request: ${listing!.address!}`);
+    await waitFor(
+      () => e.fake.ephemerals.find((x) => x.user === 'U0USER1' && /arrange a viewing of/.test(x.text)),
+      'the presser told',
+    );
+
+    // "Talk to a human" in a flexpane opened outside any conversation: the presser's DM with the app.
+    const { human } = await flexpaneActions(e, other!, 'U0USER2');
+    await e.driver.pressEntityAction(human, { id: String(other!.id), url: other!.url! }, { user: 'U0USER2' });
+    const second = await waitFor(() => tickets()[1], 'the second ticket');
+    expect(second.text).toContain(`Asked about ${other!.address!}`);
+    const dm = e.fake.channelMessages('U0USER2').find((m) => m.text.includes('talk to someone about'));
+    expect(dm?.text).toContain(other!.address!);
+
+    // A forged press: an id that is no listing of this workspace's chatbot. Refused; nothing opened.
+    const eph = e.fake.ephemerals.length;
+    await e.driver.pressEntityAction(
+      { ...human, value: JSON.stringify({ a: 'handoff.linkTalk', v: '99999999' }) },
+      { id: '99999999', url: 'https://homes.example.com/listings/nope', channel: CHANNEL },
+      { user: 'U0USER1' },
+    );
+    const refusal = await waitFor(
+      () => e.fake.ephemerals.slice(eph).find((x) => x.user === 'U0USER1'),
+      'the refusal of a forged press',
+    );
+    expect(refusal.text).toBe(USER_MESSAGES.notOurListing);
+    expect(tickets()).toHaveLength(2);
+  }, 90_000);
 });
 
 /** The ids of the listings an unfurl's Work Objects name. */
