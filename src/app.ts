@@ -175,6 +175,7 @@ async function platformSurfaces(config: Config, store: StateStore, log: Logger, 
         onHandoffGuild: (guild) => {
           if (handoff.discord?.workspace === '') handoff.discord.workspace = guild;
         },
+        ...(opts.now ? { now: opts.now } : {}),
         store,
         log: log.child({ surface: 'discord' }),
       }),
