@@ -58,7 +58,12 @@ describe('Discord user install: Retry and follow-ups within the interaction toke
     shift = 16 * MINUTE;
     rec.createdAt -= 16 * MINUTE;
     const callsBefore = e.fake.calls.length;
-    const press = e.fake.clickButton({ message: told, customId: retryOf(told).custom_id!, member: e.user, install: 'user' });
+    const press = e.fake.clickButton({
+      message: told,
+      customId: retryOf(told).custom_id!,
+      member: e.user,
+      install: 'user',
+    });
     const answered = await wait(
       () => e.fake.responsesOf(press).find((m) => /homes for rent in Denver/.test(m.content)),
       'the retried answer among the press’s follow-ups',
@@ -69,7 +74,9 @@ describe('Discord user install: Retry and follow-ups within the interaction toke
     // Every call went through the press's interaction (callback and webhook), none with the dead token.
     const calls = e.fake.calls.slice(callsBefore);
     expect(calls.filter((c) => c.path.includes(rec.token))).toEqual([]);
-    expect(calls.filter((c) => c.path.startsWith(`/webhooks/${e.fake.applicationId}/${press.token}`)).length).toBeGreaterThan(0);
+    expect(
+      calls.filter((c) => c.path.startsWith(`/webhooks/${e.fake.applicationId}/${press.token}`)).length,
+    ).toBeGreaterThan(0);
     expect(calls.filter((c) => c.status >= 400)).toEqual([]);
     // Nothing in the channel: still the person's own.
     expect(e.fake.channelMessages(stranger.general.id).filter((m) => !m.ephemeral)).toEqual([]);
@@ -87,7 +94,12 @@ describe('Discord user install: Retry and follow-ups within the interaction toke
     }
     shift = 16 * MINUTE;
     rec.createdAt -= 16 * MINUTE;
-    const press = e.fake.clickButton({ message: told, customId: retryOf(told).custom_id!, member: e.user, install: 'user' });
+    const press = e.fake.clickButton({
+      message: told,
+      customId: retryOf(told).custom_id!,
+      member: e.user,
+      install: 'user',
+    });
     const line = await wait(
       () => e.fake.responsesOf(press).find((m) => m.content === USER_MESSAGES.privateAnswerEnded),
       'the clear line',

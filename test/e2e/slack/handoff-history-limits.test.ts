@@ -86,7 +86,9 @@ describe('Slack, distributed app: a thread older than the records is read back o
     );
     await waitFor(
       () =>
-        pressed.every(({ answer }) => button(e.fake.message(answer.channel, answer.ts)!, 'Talk to a human') === undefined),
+        pressed.every(
+          ({ answer }) => button(e.fake.message(answer.channel, answer.ts)!, 'Talk to a human') === undefined,
+        ),
       'every button off while the history read hangs',
       30_000,
     );

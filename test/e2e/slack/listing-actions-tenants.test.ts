@@ -74,9 +74,8 @@ describe('Slack OAuth: a listing link’s actions answer only for the presser’
 
     // A's flexpane: the listing and its actions, valued by the listing's id.
     const details = await flexpane(a, 'C0AAA', 'U0USER1', String(id));
-    const actions = (
-      details.metadata as { entity_payload: { actions?: { primary_actions?: Action[] } } } | undefined
-    )?.entity_payload.actions?.primary_actions;
+    const actions = (details.metadata as { entity_payload: { actions?: { primary_actions?: Action[] } } } | undefined)
+      ?.entity_payload.actions?.primary_actions;
     expect(actions?.map((x) => x.text)).toEqual(['Ask about a viewing', 'Talk to a human']);
 
     // B's flexpane request for A's listing finds nothing.
