@@ -225,7 +225,7 @@ describe('Slack: the listing URL index follows the listings', () => {
     );
   }
 
-  test('a created listing unfurls at once, a deleted one no more; a known link costs no catalogue read', async () => {
+  test('a created listing unfurls at once, an updated one at its new URL, a deleted one no more; a known link costs no catalogue read, after a restart too', async () => {
     const known = (await austin(e)).find((l) => l.url)!;
     const url = 'https://homes.example.com/listings/9-new-lane-austin';
     // Not a listing yet: left out of the unfurl (the known link beside it is the sync point).
@@ -254,6 +254,13 @@ describe('Slack: the listing URL index follows the listings', () => {
     expect(unfurledIds(await unfurlOf([url]))).toEqual([id]);
     expect(catalogueReads()).toBe(reads + 1);
 
+    // /listing update moves it to another page: the old link is no listing, the new one is.
+    const moved = 'https://homes.example.com/listings/9-new-lane-austin-tx';
+    const updated = await listingCommand('C0LISTADM', `update id:${id} Url:${moved}`);
+    expect(updated.text).toMatch(/^Updated 1 listing/);
+    expect(unfurledIds(await unfurlOf([url, moved]))).toEqual([id]);
+    expect((e.fake.unfurls.at(-1)!.metadata as { entities: Entity[] }).entities[0]!.app_unfurl_url).toBe(moved);
+
     // /listing delete (confirmed): its link is no listing any more.
     const confirm = await listingCommand('C0LISTADM', `delete id:${id}`);
     await e.driver.click(
@@ -262,7 +269,13 @@ describe('Slack: the listing URL index follows the listings', () => {
       { user: ADMIN },
     );
     await waitFor(() => e.fake.responses.find((r) => r.id === 'del'), 'the deletion confirmed');
-    expect(unfurledIds(await unfurlOf([url, known.url!]))).toEqual([String(known.id)]);
+    expect(unfurledIds(await unfurlOf([moved, known.url!]))).toEqual([String(known.id)]);
+
+    // A restart finds the index in the store: the next link costs no catalogue read either.
+    const settled = catalogueReads();
+    await e.restart!();
+    expect(unfurledIds(await unfurlOf([known.url!, moved]))).toEqual([String(known.id)]);
+    expect(catalogueReads()).toBe(settled);
   }, 90_000);
 });
 
