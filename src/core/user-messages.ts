@@ -37,6 +37,9 @@ export const USER_MESSAGES = {
   /** Where the bot may not start the answer's thread: it answers in the channel, and says why once a day. */
   noThreadHere: (permission: string) =>
     `I can't start a thread in this channel (I lack the ${permission} permission), so I'm answering here as replies.`,
+  privateAnswerEnded:
+    'This answer was yours alone, and Discord lets the bot reach it for 15 minutes only: it cannot be continued. Ask again with /ask.',
+  notOurListing: 'That listing is not one of this workspace’s chatbot’s listings, so nothing was asked about it.',
 } as const;
 
 /** A short random reference (4 hex digits): enough to find one log line among a day's, and no more. */

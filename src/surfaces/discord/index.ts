@@ -42,7 +42,7 @@ export interface DiscordSurfaceOptions {
   deferAfterMs?: number;
   /** Give up waiting for the gateway's READY after this long (default 30 s). */
   readyTimeoutMs?: number;
-  /** The bridge's clock (core's): what day it is for a once-a-day note. */
+  /** The bridge's clock (core's): when a private answer's interaction token ends, what day it is for a once-a-day note. */
   now?: () => number;
 }
 
@@ -64,7 +64,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const log = opts.log;
   const client = newClient(opts);
   const rest = client.rest;
-  const port = new DiscordPort(rest, opts.store, log, client);
+  const port = new DiscordPort(rest, opts.store, log, client, opts.now);
   const threads = port.threads;
   const dms = new DirectMessages(opts.store, (id) => {
     const channel = client.channels.cache.get(id);
