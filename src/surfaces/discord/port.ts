@@ -38,12 +38,12 @@ import { asSurvey } from './survey';
 import { repliedMessage, replyReference } from './reply-place';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
-
 const idSchema = z.object({ id: z.string() });
 const channelNameSchema = z.object({ name: z.string().min(1) });
 const botMessageSchema = z
   .object({
     id: z.string(),
+    message_reference: z.object({ message_id: z.string().optional() }).optional(),
     components: z
       .array(
         z
@@ -168,8 +168,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   }
 
   async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
-    const latest = opts.latest;
-    const render = () => this.render(latest ? latest() : msg, place.workspace);
+    const render = () => this.render(opts.latest ? opts.latest() : msg, place.workspace);
     return { place, id: await this.send(targetOf(place), render, opts, repliedMessage(place)) };
   }
 
@@ -322,7 +321,9 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
         ),
       );
     if (!listed.success) return;
-    for (const m of listed.data) {
+    // A conversation answered in its channel (reply-place.ts): only its own replies, not the channel's others.
+    const replied = repliedMessage(thread);
+    for (const m of listed.data.filter((x) => !replied || x.message_reference?.message_id === replied)) {
       let changed = false;
       const rows: Array<Record<string, unknown>> = [];
       for (const row of m.components ?? []) {

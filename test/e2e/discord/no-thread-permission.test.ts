@@ -91,5 +91,15 @@ describe('Discord: a channel where the bot may not start threads', () => {
     const later = await mention('Flats in Seattle?');
     expect(whyLines()).toHaveLength(2);
     expect(whyLines()[1]!.message_reference?.message_id).toBe(later.asked.id);
+
+    // A handoff from a conversation answered in the channel: a ticket, its Talk to a human gone, the others kept.
+    const offersHuman = (m: FakeMessage): boolean => e.fake.buttons(m).some((b) => b.label === 'Talk to a human');
+    const offering = later.answer.filter(offersHuman).at(-1)!;
+    expect(second.answer.some(offersHuman)).toBe(true);
+    const tickets = e.fake.channelMessages(e.handoff.id).length;
+    e.fake.clickButtonLabelled(offering, 'Talk to a human', e.user);
+    await waitFor(() => e.fake.channelMessages(e.handoff.id)[tickets], 'the ticket', 15_000, e.fake.changes);
+    await waitFor(() => !offersHuman(offering) || undefined, 'its Talk to a human gone', 15_000, e.fake.changes);
+    expect(second.answer.some(offersHuman)).toBe(true);
   });
 });
