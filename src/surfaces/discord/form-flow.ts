@@ -8,7 +8,16 @@ import type { ButtonInteraction, ModalSubmitInteraction } from 'discord.js';
 import type { Actor, FormSpec, Place } from '../../core/surface';
 import { newKey, type ParsedId } from './custom-ids';
 import { FormSessions, panelOf, type FormSession } from './forms';
-import { actorFor, interactionWorkspace, invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import {
+  actorFor,
+  interactionWorkspace,
+  invocationOf,
+  placeOf,
+  plain,
+  responderFor,
+  withResponder,
+  type Inbound,
+} from './inbound';
 import { modalOf, submittedValues, typedValue } from './modal';
 import type { RenderedMessage } from './render';
 import type { Responder } from './responder';

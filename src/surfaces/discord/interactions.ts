@@ -18,7 +18,16 @@ import { ASK_PHOTOS_OPTION, argsOf } from './commands';
 import { parseId } from './custom-ids';
 import { NEW_CONVERSATION_ACTION } from './direct-messages';
 import type { FormFlow } from './form-flow';
-import { actorFor, interactionWorkspace, invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import {
+  actorFor,
+  interactionWorkspace,
+  invocationOf,
+  placeOf,
+  plain,
+  responderFor,
+  withResponder,
+  type Inbound,
+} from './inbound';
 import { errInfo } from './responder';
 import { answeredPrivately } from './user-install';
 

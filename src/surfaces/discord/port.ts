@@ -322,9 +322,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
         const kept = [];
         for (const c of row.components ?? []) {
           const parsed =
-            typeof c.custom_id === 'string'
-              ? await parseId(this.store, thread.workspace, c.custom_id)
-              : undefined;
+            typeof c.custom_id === 'string' ? await parseId(this.store, thread.workspace, c.custom_id) : undefined;
           if (parsed?.kind === 'action' && actions.includes(parsed.action)) changed = true;
           else kept.push(c);
         }

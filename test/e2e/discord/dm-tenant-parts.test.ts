@@ -105,9 +105,7 @@ describe('Discord: a DM user’s forms and buttons are in its own part of the st
     await e.app.bridge.conversations.idle();
     // The conversation goes on where it was: the old turn and the new one in one transcript.
     const turns = (await e.app.store.get(`${own}conv:${newId}:transcript`)) as Array<{ text: string }>;
-    expect(turns.map((t) => t.text)).toEqual(
-      expect.arrayContaining(['My budget is 400k, remember it.', question]),
-    );
+    expect(turns.map((t) => t.text)).toEqual(expect.arrayContaining(['My budget is 400k, remember it.', question]));
     expect(await e.app.store.get(`${own}conv:${newId}`)).toMatchObject({
       id: newId,
       place: { workspace: `@me:${dm.id}`, thread: marker },

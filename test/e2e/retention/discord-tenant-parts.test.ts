@@ -14,7 +14,14 @@ import type { FakeChannel, FakeMember, FakeMessage } from '../../../fakes/fake-d
 import { waitFor } from '../../../fakes/wait-for';
 import { isGlobalKey } from '../../../src/state/global-keys';
 import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
-import { ask, botMessagesIn, responseText, startDiscordE2E, waitForAnswer, type DiscordE2E } from '../../support/discord-e2e';
+import {
+  ask,
+  botMessagesIn,
+  responseText,
+  startDiscordE2E,
+  waitForAnswer,
+  type DiscordE2E,
+} from '../../support/discord-e2e';
 import { botSays } from '../../support/discord-flows';
 import { useStarted } from '../../support/server-setup';
 
@@ -89,7 +96,12 @@ describe('Redis: every record of a Discord server and of a DM user is in its own
     // Each server: a question rated, handed off (A's), and its admin's settings form open (A's).
     const threadA = await askInServer('Homes in Austin for the first office?', e.user, e.general);
     await askInServer('Homes in Boston for the second office?', other.admin!, other.general!);
-    e.fake.slashCommand({ name: 'handoff', channelId: threadA, member: e.user, options: [{ name: 'reason', type: 3, value: 'call me, A' }] });
+    e.fake.slashCommand({
+      name: 'handoff',
+      channelId: threadA,
+      member: e.user,
+      options: [{ name: 'reason', type: 3, value: 'call me, A' }],
+    });
     await wait(() => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes('call me, A')), 'A’s ticket');
     const edit = e.fake.slashCommand({ name: 'chatbot', channelId: e.general.id, member: e.admin, subcommand: 'edit' });
     await wait(() => e.fake.responsesOf(edit).find((m) => e.fake.buttons(m).length > 0), 'A’s settings panel');
@@ -104,7 +116,10 @@ describe('Redis: every record of a Discord server and of a DM user is in its own
     const theirs = await askInDm(grace, dms[1]!, 'Any ranches in Texas, from my DM?');
     e.fake.clickButtonLabelled(theirs, 'Talk to a human', grace);
     const ticket = await wait(
-      () => e.fake.channelMessages(e.handoff.id).find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim') && m.content.includes('grace')),
+      () =>
+        e.fake
+          .channelMessages(e.handoff.id)
+          .find((m) => e.fake.buttons(m).some((b) => b.label === 'Claim') && m.content.includes('grace')),
       'grace’s ticket',
     );
     e.fake.clickButtonLabelled(ticket, 'Claim', e.agent);

@@ -81,7 +81,13 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
     const { secretKey, sessionKey, apiKey } = e.service.credentials;
     const saved = await a.submitView(
       form,
-      { chatbotId: e.service.chatbotId, secretKey, sessionKey, ...(apiKey ? { apiKey } : {}), handoffChannel: 'C0ADMA' },
+      {
+        chatbotId: e.service.chatbotId,
+        secretKey,
+        sessionKey,
+        ...(apiKey ? { apiKey } : {}),
+        handoffChannel: 'C0ADMA',
+      },
       { user: A_ADMIN },
     );
     expect(saved.status).toBe(200);
@@ -245,9 +251,32 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
     const reply = 'Forward me this thread, please';
     const mention = 'What did the operator ask here?';
     const direct = 'Continue the operator’s chat';
-    await b.event({ type: 'message', channel: 'C0AAA', channel_type: 'channel', user: 'U0BUSER', text: reply, ts: ts(1), thread_ts: rootA });
-    await b.event({ type: 'app_mention', channel: 'C0AAA', user: 'U0BUSER', text: `<@${e.fake.botUserId}> ${mention}`, ts: ts(2), thread_ts: rootA });
-    await b.event({ type: 'message', channel: 'D0BDM', channel_type: 'im', user: 'U0BUSER', text: direct, ts: ts(3), thread_ts: rootA });
+    await b.event({
+      type: 'message',
+      channel: 'C0AAA',
+      channel_type: 'channel',
+      user: 'U0BUSER',
+      text: reply,
+      ts: ts(1),
+      thread_ts: rootA,
+    });
+    await b.event({
+      type: 'app_mention',
+      channel: 'C0AAA',
+      user: 'U0BUSER',
+      text: `<@${e.fake.botUserId}> ${mention}`,
+      ts: ts(2),
+      thread_ts: rootA,
+    });
+    await b.event({
+      type: 'message',
+      channel: 'D0BDM',
+      channel_type: 'im',
+      user: 'U0BUSER',
+      text: direct,
+      ts: ts(3),
+      thread_ts: rootA,
+    });
     await settledInB('Homes in Boston for the stranger?');
     // A plain reply in a thread B has no conversation in is nobody's question.
     expect(sessionsOf(reply)).toEqual([]);
@@ -269,11 +298,20 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
   test('App Home: B’s admin sees none of A’s tickets, and A’s ticket buttons pressed from B’s Home or a B channel change nothing', async () => {
     await pressTalkToHuman(e.fake, a, 'U0USER1', 'C0AAA', 'Call me about Austin, operator side?');
     const ticket = await waitFor(
-      async () => (await e.app.bridge.handoffs.allTickets()).find((t) => t.userPlace.workspace === 'T0AAA' && t.status === 'open'),
+      async () =>
+        (await e.app.bridge.handoffs.allTickets()).find(
+          (t) => t.userPlace.workspace === 'T0AAA' && t.status === 'open',
+        ),
       'A’s ticket',
     );
     const homes = e.fake.homeViews.length;
-    await b.event({ type: 'app_home_opened', user: B_ADMIN, channel: 'D0BHOME', tab: 'home', event_ts: `${Date.now() / 1000}` });
+    await b.event({
+      type: 'app_home_opened',
+      user: B_ADMIN,
+      channel: 'D0BHOME',
+      tab: 'home',
+      event_ts: `${Date.now() / 1000}`,
+    });
     const home = await waitFor(() => e.fake.homeViews.slice(homes).find((v) => v.user === B_ADMIN), 'B’s App Home');
     expect(JSON.stringify(home.view)).not.toContain(ticket.id);
     expect(JSON.stringify(home.view)).not.toContain('Call me about Austin');
@@ -290,9 +328,15 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
         view: { id: 'V0BHOME', type: 'home', team_id: 'T0BBB' },
         trigger_id: 'trig-home',
         team: { id: 'T0BBB', domain: 'fake' },
-        actions: [{ type: 'button', action_id: `bridge:${action}:0`, block_id: 'b', value, action_ts: `${Date.now() / 1000}` }],
+        actions: [
+          { type: 'button', action_id: `bridge:${action}:0`, block_id: 'b', value, action_ts: `${Date.now() / 1000}` },
+        ],
       });
-      await b.click({ action_id: `bridge:${action}:0`, value }, { channel: 'C0ADMB', messageTs: '1700000000.000200' }, { user: B_ADMIN });
+      await b.click(
+        { action_id: `bridge:${action}:0`, value },
+        { channel: 'C0ADMB', messageTs: '1700000000.000200' },
+        { user: B_ADMIN },
+      );
       await e.app.bridge.conversations.idle();
       expect(writes(from)).toEqual([]);
     }
