@@ -7,7 +7,8 @@ import { openSurvey, submitSurvey } from '../handoff/survey';
 import { LISTING_TALK_ACTION, VIEWING_ACTION } from '../listings/card-actions';
 import type { Invocation } from '../surface';
 import { splitHead, tokenize } from './grammar';
-import { handoffSettings } from './handoff-settings';
+import { handoffSettings, submitHandoffSettingsForm } from './handoff-settings';
+import { HANDOFF_SETTINGS_FORM } from './handoff-settings-form';
 import { guarded } from './respond';
 
 const NO_CONVERSATION =
@@ -166,6 +167,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
     },
     forms: {
       [HANDOFF_SURVEY_FORM]: async (_ctx, inv, ticketId, values) => submitSurvey(handoffs, inv, ticketId, values),
+      [HANDOFF_SETTINGS_FORM]: submitHandoffSettingsForm,
     },
   };
 }
