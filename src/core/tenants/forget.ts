@@ -10,7 +10,8 @@
  * Then the global infrastructure that names it (state/tenant-store.ts says why each is global):
  * - of its conversations, listed through its view: their leases (released) and pending marks, and any
  *   pending mark whose value names the tenant (a queue whose conversation record expired);
- * - tickets whose asker's thread is the tenant's, or whose conversation is one of its (by value), with
+ * - tickets whose asker's thread is the tenant's, or whose conversation is one of its (found from its
+ *   own ticket index and its conversations' handoff marks, not by reading every ticket), with
  *   their open, late and lookup keys, the lookups of threads in its channels, and their notices still
  *   pending in the outbox (completed unsent, so nothing is posted to a place that is gone);
  * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value), with their leases;
@@ -26,7 +27,14 @@
  */
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { forgetTenantKeys, sameTenant, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
+import {
+  forgetTenantKeys,
+  sameTenant,
+  scopedPrefix,
+  tenantStore,
+  type Tenant,
+  type TenantStore,
+} from '../../state/tenant-store';
 import {
   conversationSchema,
   convKeys,
@@ -102,12 +110,24 @@ async function stopQueues(store: StateStore, view: TenantStore, ids: Set<string>
   return [...marks];
 }
 
-/** Tickets asked for in the tenant (by the asker's thread, or the conversation): by value. */
-async function ticketsOf(store: StateStore, t: Tenant, convs: Set<string>): Promise<Ticket[]> {
+/**
+ * Tickets asked for in the tenant (by the asker's thread, or the conversation), found from its own
+ * part: its ticket index (tickets.ts; tickets of before the index are indexed at start) and its
+ * conversations' handoff marks. Other tenants' tickets are never read to find them. The index of
+ * the tenant whose channel took a ticket names it too: that ticket is not the tenant's to delete.
+ */
+async function ticketsOf(store: StateStore, view: TenantStore, convs: Set<string>): Promise<Ticket[]> {
+  const ids = new Set<string>();
+  const indexed = scopedPrefix('ticket');
+  for (const key of await view.keys(indexed)) ids.add(decodeURIComponent(key.slice(indexed.length)));
+  for (const conv of convs) {
+    const mark = await view.get(convKeys.handoff(conv));
+    if (typeof mark === 'string') ids.add(mark);
+  }
   const out: Ticket[] = [];
-  for (const key of await store.keys(ticketKeys.prefix)) {
-    const ticket = parseStored(ticketSchema, await store.get(key));
-    if (ticket && (isTenantsPlace(t, ticket.userPlace) || convs.has(ticket.convId))) out.push(ticket);
+  for (const id of ids) {
+    const ticket = parseStored(ticketSchema, await store.get(ticketKeys.ticket(id)));
+    if (ticket && (isTenantsPlace(view.tenant, ticket.userPlace) || convs.has(ticket.convId))) out.push(ticket);
   }
   return out;
 }
@@ -191,7 +211,7 @@ export async function forgetTenant(store: StateStore, tenant: Tenant, opts: Forg
   for (const [id, place] of legacy.convs) convs.set(id, place);
   for (const key of [...legacy.keys, ...(await lookupsOf(store, tenant))]) doomed.add(key);
   for (const key of await stopQueues(store, view, new Set(convs.keys()))) doomed.add(key);
-  const tickets = await ticketsOf(store, tenant, new Set(convs.keys()));
+  const tickets = await ticketsOf(store, view, new Set(convs.keys()));
   for (const ticket of tickets) for (const key of ticketKeysOf(ticket)) doomed.add(key);
   await dropNotices(store, tickets);
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];

@@ -166,10 +166,24 @@ describe('Redis: every record of a Discord server and of a DM user is in its own
 
     // The second server removes the bot: its part goes; every other part is exactly as it was.
     const kept = values.filter((k) => !k.startsWith(partOf(servers[1]!)) && k.startsWith('t:')).sort();
+    // What the leave lists of the store: every ticket is not read to find B's (its own index is).
+    const listed: string[] = [];
+    const store = e.app.store;
+    const keysOf = store.keys.bind(store);
+    store.keys = (prefix: string) => {
+      listed.push(prefix);
+      return keysOf(prefix);
+    };
+    const ticketsBefore = values.filter((k) => k.startsWith('ticket:')).sort();
     e.fake.leaveGuild(servers[1]!);
-    await wait(async () => ((await e.app.store.keys(partOf(servers[1]!))).length === 0 ? true : undefined), 'B gone');
+    await wait(async () => ((await keysOf(partOf(servers[1]!))).length === 0 ? true : undefined), 'B gone');
+    store.keys = keysOf;
+    expect(listed).not.toContain('ticket:');
+    expect(listed.filter((p) => p.startsWith('t:') && !p.startsWith(partOf(servers[1]!)))).toEqual([]);
     const after = (await everyKey(redis)).filter((k) => k.structure === 'kv').map((k) => k.key);
     expect(after.filter((k) => k.includes(servers[1]!))).toEqual([]);
     expect(after.filter((k) => k.startsWith('t:')).sort()).toEqual(expect.arrayContaining(kept));
+    // The other tenants' tickets are all there.
+    expect(after.filter((k) => k.startsWith('ticket:')).sort()).toEqual(ticketsBefore);
   }, 180_000);
 });
