@@ -116,8 +116,17 @@ async function stopQueues(store: StateStore, view: TenantStore, ids: Set<string>
  * conversations' handoff marks. Other tenants' tickets are never read to find them. The index of
  * the tenant whose channel took a ticket names it too: that ticket is not the tenant's to delete.
  */
-async function ticketsOf(store: StateStore, view: TenantStore, convs: Set<string>): Promise<Ticket[]> {
+async function ticketsOf(
+  store: StateStore,
+  view: TenantStore,
+  convs: Set<string>,
+  upgraded: boolean,
+): Promise<Ticket[]> {
   const ids = new Set<string>();
+  // A tenant with records still in the layout of before its part may have tickets of before the
+  // index too: only then are the tickets read by value (once; its next leave finds none of them).
+  if (upgraded)
+    for (const key of await store.keys(ticketKeys.prefix)) ids.add(key.slice(ticketKeys.prefix.length));
   const indexed = scopedPrefix('ticket');
   for (const key of await view.keys(indexed)) ids.add(decodeURIComponent(key.slice(indexed.length)));
   for (const conv of convs) {
@@ -211,7 +220,7 @@ export async function forgetTenant(store: StateStore, tenant: Tenant, opts: Forg
   for (const [id, place] of legacy.convs) convs.set(id, place);
   for (const key of [...legacy.keys, ...(await lookupsOf(store, tenant))]) doomed.add(key);
   for (const key of await stopQueues(store, view, new Set(convs.keys()))) doomed.add(key);
-  const tickets = await ticketsOf(store, view, new Set(convs.keys()));
+  const tickets = await ticketsOf(store, view, new Set(convs.keys()), legacy.convs.size > 0);
   for (const ticket of tickets) for (const key of ticketKeysOf(ticket)) doomed.add(key);
   await dropNotices(store, tickets);
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];
