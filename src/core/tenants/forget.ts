@@ -125,8 +125,7 @@ async function ticketsOf(
   const ids = new Set<string>();
   // A tenant with records still in the layout of before its part may have tickets of before the
   // index too: only then are the tickets read by value (once; its next leave finds none of them).
-  if (upgraded)
-    for (const key of await store.keys(ticketKeys.prefix)) ids.add(key.slice(ticketKeys.prefix.length));
+  if (upgraded) for (const key of await store.keys(ticketKeys.prefix)) ids.add(key.slice(ticketKeys.prefix.length));
   const indexed = scopedPrefix('ticket');
   for (const key of await view.keys(indexed)) ids.add(decodeURIComponent(key.slice(indexed.length)));
   for (const conv of convs) {

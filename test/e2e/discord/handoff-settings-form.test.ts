@@ -37,7 +37,10 @@ describe('Discord: /handoff settings opens a form; the rules are the office’s 
 
   /** The panel the form's command answered with, as it is now. */
   const panelOf = (rec: InteractionRecord): Promise<FakeMessage> =>
-    wait(() => e.fake.responsesOf(rec).find((m) => e.fake.buttons(m).some((b) => b.custom_id?.startsWith('fs|'))), 'the panel');
+    wait(
+      () => e.fake.responsesOf(rec).find((m) => e.fake.buttons(m).some((b) => b.custom_id?.startsWith('fs|'))),
+      'the panel',
+    );
 
   /** Opens the panel's part `n` and submits `values` in it. */
   async function fillPart(rec: InteractionRecord, n: number, values: Record<string, string>): Promise<void> {
@@ -45,7 +48,13 @@ describe('Discord: /handoff settings opens a form; the rules are the office’s 
     const part = e.fake.buttons(panel).filter((b) => b.custom_id?.startsWith('fg|'))[n]!;
     const opened = e.fake.clickButton({ message: panel, customId: part.custom_id!, member: e.admin });
     const modal = await wait(() => e.fake.modalOf(opened), `part ${n}'s modal`);
-    const done = e.fake.submitModal({ customId: modal.custom_id, channelId: e.general.id, member: e.admin, values, message: panel });
+    const done = e.fake.submitModal({
+      customId: modal.custom_id,
+      channelId: e.general.id,
+      member: e.admin,
+      values,
+      message: panel,
+    });
     await wait(() => done.callbacks.length > 0, 'the part kept');
   }
 
@@ -64,7 +73,10 @@ describe('Discord: /handoff settings opens a form; the rules are the office’s 
     const submit = e.fake.buttons(await panelOf(rec)).find((b) => b.custom_id?.startsWith('fs|'))!.custom_id!;
     const refused = e.fake.clickButton({ message: await panelOf(rec), customId: submit, member: e.admin });
     const told = await wait(() => {
-      const text = `${responseText(e, refused)}\n${e.fake.responsesOf(rec).map((m) => m.content).join('\n')}`;
+      const text = `${responseText(e, refused)}\n${e.fake
+        .responsesOf(rec)
+        .map((m) => m.content)
+        .join('\n')}`;
       return /Please fix these fields/.test(text) && text;
     }, 'the refusal');
     expect(told).toContain('HANDOFF_CLAIM_TIMEOUT_S');
@@ -75,7 +87,12 @@ describe('Discord: /handoff settings opens a form; the rules are the office’s 
     e.fake.clickButton({ message: await panelOf(rec), customId: submit, member: e.admin });
     await wait(async () => (await officeOf(e.fake.guildId)).includes('claimTimeoutMs'), 'A’s rules saved');
     const saved = await officeOf(e.fake.guildId);
-    for (const part of ['"assign":"round-robin"', '"claimTimeoutMs":900000', '"onNoAnswer":true', '"linkHosts":["homes.example.com"]'])
+    for (const part of [
+      '"assign":"round-robin"',
+      '"claimTimeoutMs":900000',
+      '"onNoAnswer":true',
+      '"linkHosts":["homes.example.com"]',
+    ])
       expect(saved).toContain(part);
     // B's office has none of A's rules.
     expect(await officeOf(other.id!)).not.toContain('claimTimeoutMs');
@@ -83,13 +100,19 @@ describe('Discord: /handoff settings opens a form; the rules are the office’s 
     // A's HANDOFF_ON_NO_ANSWER: an unanswered question in A is handed to a human.
     const inA = await ask(e, UNANSWERED, e.user, e.general.id);
     await wait(
-      () => e.fake.channelMessages(e.handoff.id).find((m) => m.content.includes(UNANSWERED) || /no answer/i.test(m.content)),
+      () =>
+        e.fake
+          .channelMessages(e.handoff.id)
+          .find((m) => m.content.includes(UNANSWERED) || /no answer/i.test(m.content)),
       'A’s ticket',
     );
     // In B the deployment's rule applies: the no-answer line, and no ticket.
     const tickets = e.fake.channelMessages(e.handoff.id).length;
     const inB = await ask(e, `${UNANSWERED} (B)`, other.admin!, other.general!.id);
-    await wait(() => botMessagesIn(e.fake, inB.threadId).find((m) => /don't have an answer/i.test(m.content)), 'B’s no-answer line');
+    await wait(
+      () => botMessagesIn(e.fake, inB.threadId).find((m) => /don't have an answer/i.test(m.content)),
+      'B’s no-answer line',
+    );
     await e.app.bridge.conversations.idle();
     expect(e.fake.channelMessages(e.handoff.id).length).toBe(tickets);
     expect(inA.threadId).not.toBe(inB.threadId);

@@ -41,7 +41,13 @@ describe('Slack e2e: /handoff settings, each office its own handoff rules', () =
 
   test('a form for an admin, each rule a field with the deployment’s value in its hint; refused to a member', async () => {
     const form = JSON.stringify(await settingsForm());
-    for (const name of ['HANDOFF_ASSIGN', 'HANDOFF_OFFER_S', 'HANDOFF_CLAIM_TIMEOUT_S', 'HANDOFF_ON_NO_ANSWER', 'LINK_HOSTS'])
+    for (const name of [
+      'HANDOFF_ASSIGN',
+      'HANDOFF_OFFER_S',
+      'HANDOFF_CLAIM_TIMEOUT_S',
+      'HANDOFF_ON_NO_ANSWER',
+      'LINK_HOSTS',
+    ])
       expect(form).toContain(name);
     expect(form).toContain("the deployment's");
     const views = e.fake.views.length;
@@ -79,7 +85,11 @@ describe('Slack e2e: /handoff settings, each office its own handoff rules', () =
     const again = await settingsForm();
     expect(JSON.stringify(again)).toContain('"initial_value":"900"');
     const cleared = e.fake.ephemerals.length;
-    await e.driver.submitView(again, { HANDOFF_ASSIGN: '', HANDOFF_CLAIM_TIMEOUT_S: '', LINK_HOSTS: '' }, { user: ADMIN });
+    await e.driver.submitView(
+      again,
+      { HANDOFF_ASSIGN: '', HANDOFF_CLAIM_TIMEOUT_S: '', LINK_HOSTS: '' },
+      { user: ADMIN },
+    );
     const back = await told('C0HSET', ADMIN, cleared);
     expect(back).toContain('HANDOFF_CLAIM_TIMEOUT_S');
     expect(back).not.toContain('(this office)');
