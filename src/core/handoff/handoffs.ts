@@ -55,7 +55,6 @@ export class Handoffs {
       ctx,
       inProgress: () => this.tickets.inProgress(),
       load: (id) => this.tickets.load(id),
-      allTickets: () => this.tickets.all(),
       leadOf: (t) => leadOf(ctx, t),
       apply: (id, step) => this.applyHours(id, step),
       handoffSurfaceOf: (t) => {
