@@ -3,7 +3,7 @@
  * (one atomic `compareAndSetWithIntents`), the conversation's handoff mark, and the keys that find
  * a ticket from its threads. No decisions are made here (decide.ts makes them).
  */
-import type { Json, OutboxIntent } from '../../state/store';
+import type { Json, OutboxIntent, StateStore } from '../../state/store';
 import type { CoreContext } from '../context';
 import { convKeys, legacyKeys, parseStored, toJson, type ConvRef } from '../conversations/model';
 import { convView, readMoved } from '../conversations/records';
@@ -27,6 +27,11 @@ export const TICKETS_INDEXED_KEY = 'ticketsindexed';
 const TICKETS_INDEXED = 2;
 /** Leads whose day's digest may still be due (the digest covers the day before, two after a late start). */
 const LEADS_BACK_MS = 3 * 24 * 3600 * 1000;
+/** The store's tickets are all indexed (indexTenants, or a store this version wrote from the start). */
+export async function markTicketsIndexed(store: StateStore, retentionMs: number): Promise<void> {
+  await store.set(TICKETS_INDEXED_KEY, TICKETS_INDEXED, retentionMs);
+}
+
 /** Open tickets a sweep reads at most (oldest first). */
 const OPEN_PER_SWEEP = 10_000;
 /**
@@ -136,7 +141,7 @@ export class TicketStore {
       if (open && (await this.ctx.store.get(ticketKeys.open(t.id))) !== undefined)
         await this.ctx.store.schedule(OPEN_TICKETS_INDEX, t.id, t.createdAt);
     }
-    await this.ctx.store.set(TICKETS_INDEXED_KEY, TICKETS_INDEXED, this.retentionMs);
+    await markTicketsIndexed(this.ctx.store, this.retentionMs);
   }
 
   /** The open tickets (waiting and claimed) of every tenant, oldest first: the sweep walks them. */
