@@ -36,7 +36,9 @@ export async function tenantsCli(workspaces: number): Promise<void> {
   };
   const baselineCount = num('BENCH_TENANTS_BASELINE', 10);
   if (workspaces < base.answering || baselineCount < base.answering)
-    throw new Error(`--tenants and BENCH_TENANTS_BASELINE must be at least BENCH_TENANTS_ANSWERING (${base.answering})`);
+    throw new Error(
+      `--tenants and BENCH_TENANTS_BASELINE must be at least BENCH_TENANTS_ANSWERING (${base.answering})`,
+    );
   const progress = (line: string) => console.error(`  ${line}`);
   console.error(`tenants bench: ${baselineCount} workspaces (baseline) ...`);
   const baseline = await runTenants({ ...base, workspaces: baselineCount }, progress);
@@ -46,7 +48,14 @@ export async function tenantsCli(workspaces: number): Promise<void> {
   const text = formatTenantsReport(report);
   console.log(`${text}\nnode ${process.version}, ${cpus().length} CPUs`);
   const file = join(process.cwd(), 'bench-results-tenants.json');
-  const out = { generatedAt: new Date().toISOString(), node: process.version, cpus: cpus().length, options: base, ...report, table: text };
+  const out = {
+    generatedAt: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    options: base,
+    ...report,
+    table: text,
+  };
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.error(`wrote ${file}`);
 }

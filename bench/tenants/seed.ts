@@ -68,8 +68,16 @@ async function inBatches<T>(items: T[], write: (item: T, index: number) => Promi
 
 /** A closed ticket of `team`, `ageMs` old: claimed, answered, rated, as a day's work leaves it. */
 function ticketOf(team: string, n: number, createdAt: number): Ticket {
-  const place = { surface: 'slack' as const, workspace: team, channel: 'C0LEADS', thread: `${createdAt / 1000}.000100` };
-  const root = { place: { surface: 'slack' as const, workspace: team, channel: 'C0HANDOFF' }, id: `${createdAt / 1000}.000200` };
+  const place = {
+    surface: 'slack' as const,
+    workspace: team,
+    channel: 'C0LEADS',
+    thread: `${createdAt / 1000}.000100`,
+  };
+  const root = {
+    place: { surface: 'slack' as const, workspace: team, channel: 'C0HANDOFF' },
+    id: `${createdAt / 1000}.000200`,
+  };
   const agent = { id: 'U0AGENT', name: 'Agent Smith', isAdmin: false };
   return {
     id: `${team}-lead-${n}`,

@@ -243,13 +243,17 @@ export async function runTenants(o: TenantsOptions, progress: (line: string) => 
   const r = await startRig(o);
   try {
     const key = randomBytes(32);
-    progress(`${o.workspaces} workspaces: seeding installations and ${o.workspaces * o.ticketsPerWorkspace} tickets ...`);
+    progress(
+      `${o.workspaces} workspaces: seeding installations and ${o.workspaces * o.ticketsPerWorkspace} tickets ...`,
+    );
     const seeded = await seedStore(r, o, key);
     const beforeStart = await r.redis.commands();
     const inst = await BridgeInstance.start(`tenants-${o.workspaces}`, instanceEnv(r, key));
     r.instance = inst;
     const drivers = await installAnswering(r, o, inst.url);
-    progress(`seeded in ${seeded.ms} ms; instance ready, ${o.answering} installed by OAuth; settling ${o.settleMs / 1000} s ...`);
+    progress(
+      `seeded in ${seeded.ms} ms; instance ready, ${o.answering} installed by OAuth; settling ${o.settleMs / 1000} s ...`,
+    );
     await sleep(o.settleMs);
     const windowStart = Date.now();
     const c0 = await r.redis.commands();
@@ -262,7 +266,9 @@ export async function runTenants(o: TenantsOptions, progress: (line: string) => 
     // The bench's own INFO at the window's end is one of them.
     const idleCommands = c1 - c0 - 1;
     const redisKeys = (await r.redis.keys('bridge:*')).length;
-    progress(`idle: ${idleCommands} Redis commands in ${Math.round((windowEnd - windowStart) / 1000)} s; ${o.answers} answers ...`);
+    progress(
+      `idle: ${idleCommands} Redis commands in ${Math.round((windowEnd - windowStart) / 1000)} s; ${o.answers} answers ...`,
+    );
     const answers = await answer(r, o, drivers);
     return {
       workspaces: o.workspaces,
