@@ -5,7 +5,8 @@
  * 1. A Redis of the bench's own (bench/scale-out/redis.ts; or BENCH_REDIS_URL), the local chatbot
  *    service and one fake Slack.
  * 2. Seeded as the bridge writes it (seed.ts): N - 5 workspaces through the bridge's installation
- *    store, sealed, and every workspace's closed tickets over the year before the last 3 days.
+ *    store, sealed, and every workspace's closed tickets over the year before the last 3 days; the
+ *    chatbot's EmailForDailyLeads set and SMTP_URL given, so the day's leads run as for offices that mail.
  * 3. One bridge instance as an operator runs it (the compiled entry, OAuth mode, the same
  *    STATE_ENCRYPTION_KEY); the 5 answering workspaces installed through "Add to Slack" as a browser
  *    does (fakes/slack-install.ts).
@@ -20,6 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildLocalService, type LocalService } from '../../src/local-service';
+import { appliedSettingsKey } from '../../src/core/settings/applied';
 import { openStore } from '../../src/state/open-store';
 import { SecretBox } from '../../src/state/secret-box';
 import { FakeSlack } from '../../fakes/fake-slack';
@@ -142,6 +144,9 @@ function instanceEnv(r: Rig, key: Buffer): Record<string, string> {
     USER_RATE_LIMIT: '0',
     // The periodic jobs' `sweep done` lines (their time) are debug lines.
     LOG_LEVEL: 'debug',
+    // E-mail on (the day's leads and the mail outbox run as in an office that mails): nothing is owed
+    // in the run, so nothing is sent to this address, where no server listens.
+    SMTP_URL: 'smtp://127.0.0.1:9',
   };
 }
 
@@ -149,6 +154,8 @@ async function seedStore(r: Rig, o: TenantsOptions, key: Buffer): Promise<Seeded
   const store = await openStore(r.redis.url);
   try {
     const teams = Array.from({ length: o.workspaces }, (_, i) => teamOf(i, o));
+    // The chatbot's EmailForDailyLeads: every office mails its day's leads.
+    await store.set(appliedSettingsKey(r.service.chatbotId), { EmailForDailyLeads: 'leads@example.com' });
     return await seed(store, new SecretBox(key), {
       teams: teams.slice(o.answering),
       ticketTeams: teams,
