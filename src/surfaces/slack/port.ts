@@ -61,6 +61,8 @@ export interface SlackPortOptions {
   botUserId?: () => string | undefined;
   /** Which of Slack's history limits apply (SLACK_DISTRIBUTION); distributed when not said. */
   distribution?: SlackDistribution;
+  /** The bridge's clock (when recording its buttons began; tests move it). */
+  now?: () => number;
 }
 
 const threadMessagesSchema = z.object({
@@ -112,7 +114,7 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
   constructor(private readonly opts: SlackPortOptions) {
     this.clients = opts.clients ?? singleWorkspaceClients(opts.client as WebClient, opts.botToken ?? '');
     this.cards = new CardFallback(opts.store, opts.log);
-    this.buttons = new ButtonRecords(opts.store, opts.log);
+    this.buttons = new ButtonRecords(opts.store, opts.log, opts.now);
     this.gateway = new SlackGateway({
       client: (team) => this.clients.client(team),
       store: opts.store,
