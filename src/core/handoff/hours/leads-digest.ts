@@ -57,7 +57,16 @@ export async function checkLeadsDigest(deps: LeadsDigestDeps): Promise<boolean> 
       await ctx.store.unschedule(DIGESTS_INDEX, member);
       continue;
     }
-    const { chatbotId } = await book.of(placeOf(tenant));
+    const office = await book.of(placeOf(tenant)).catch((err: unknown) => {
+      ctx.log.error({ err, tenant: tenantKey(tenant) }, "leads digest: a tenant's office could not be read");
+      return undefined;
+    });
+    // Looked at again on the next beat; the other tenants' digests go on.
+    if (!office) {
+      await settleTenant(ctx.store, tenant, now, retentionOf(ctx));
+      continue;
+    }
+    const { chatbotId } = office;
     const key = chatbotId !== undefined ? `chatbot:${chatbotId}` : `alone:${tenantKey(tenant)}`;
     const group = offices.get(key) ?? { tenants: [] };
     group.tenants.push(tenant);
