@@ -27,6 +27,7 @@ export type {
   FormSpec,
   ListingPreview,
   OutMessage,
+  TrendChart,
 } from './content';
 import type { AssistantIntro, Attachment, FormResult, FormSpec, ListingPreview, OutMessage } from './content';
 
@@ -313,13 +314,19 @@ export interface TenantLeaving {
   why: string;
   /** The surface knew it (its installation was there): the leaving is logged even with nothing else left. */
   known?: boolean;
-  /** The surface's own keys of the tenant and of the places found in its records (deleted too). */
-  surfaceKeys?: (places: Place[]) => string[] | Promise<string[]>;
+  /**
+   * The surface's own keys of the tenant and of the places found in its records (deleted too);
+   * `unindexed`: keys an older version wrote may remain (core/tenants/unindexed.ts), looked for too.
+   */
+  surfaceKeys?: (places: Place[], unindexed: boolean) => string[] | Promise<string[]>;
   /**
    * Workspaces its installation served that leave with it (a Slack org-wide install's teams, whose
    * places name the team): each as a tenant of its own, with its own surface keys; logged in the same line.
    */
-  served?: ReadonlyArray<{ workspace: string; surfaceKeys?: (places: Place[]) => string[] | Promise<string[]> }>;
+  served?: ReadonlyArray<{
+    workspace: string;
+    surfaceKeys?: (places: Place[], unindexed: boolean) => string[] | Promise<string[]>;
+  }>;
 }
 
 /** What surfaces call. Implemented by core. */
@@ -341,6 +348,11 @@ export interface BridgeCore {
    * `user` opens it on a day, undefined on later opens that day.
    */
   dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
+  /**
+   * The agent experience: prompts about the channel `looking` the user has open (its open ticket, the
+   * listings answers there named), for `place`'s tenant; generic ones without a channel of its own.
+   */
+  channelPrompts?(place: Place, looking: string | undefined): Promise<AssistantIntro['prompts']>;
   /**
    * The listings of the tenant of `place` among `urls` (pasted links), keyed by the URL as posted; a
    * link that is no listing is left out. Read from the tenant's URL index (no service call while it is fresh).
