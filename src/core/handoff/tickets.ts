@@ -3,7 +3,7 @@
  * (one atomic `compareAndSetWithIntents`), the conversation's handoff mark, and the keys that find
  * a ticket from its threads. No decisions are made here (decide.ts makes them).
  */
-import type { Json, OutboxIntent } from '../../state/store';
+import type { Json, OutboxIntent, StateStore } from '../../state/store';
 import type { CoreContext } from '../context';
 import { convKeys, legacyKeys, parseStored, toJson, type ConvRef } from '../conversations/model';
 import { convView, readMoved } from '../conversations/records';
@@ -11,6 +11,7 @@ import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
 import type { MessageRef, Place } from '../surface';
 import { isEnded, ticketConv, ticketKeys, ticketSchema, type Ticket } from './model';
 import { NOTICE_BOX } from './notice';
+import { noteLead } from './hours/leads-index';
 import { sameTenant, scoped, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
 import { tenantOf } from '../tenants/tenant';
 
@@ -21,6 +22,16 @@ const CAS_ATTEMPTS = 10;
  * these, the live work, never every key of the store (the open marks were found by a scan).
  */
 export const OPEN_TICKETS_INDEX = 'tickets-open';
+/** Marks a store whose tickets were indexed by tenant, open and lead (the value: this layout's version). */
+export const TICKETS_INDEXED_KEY = 'ticketsindexed';
+const TICKETS_INDEXED = 2;
+/** Leads whose day's digest may still be due (the digest covers the day before, two after a late start). */
+const LEADS_BACK_MS = 3 * 24 * 3600 * 1000;
+/** The store's tickets are all indexed (indexTenants, or a store this version wrote from the start). */
+export async function markTicketsIndexed(store: StateStore, retentionMs: number): Promise<void> {
+  await store.set(TICKETS_INDEXED_KEY, TICKETS_INDEXED, retentionMs);
+}
+
 /** Open tickets a sweep reads at most (oldest first). */
 const OPEN_PER_SWEEP = 10_000;
 /**
@@ -39,6 +50,9 @@ export interface ReadTicket {
 export class ContentionError extends Error {}
 
 export class TicketStore {
+  /** This process's indexTenants, shared by whoever meets it while it runs (indexTenantsOnce). */
+  private indexing: Promise<void> | undefined;
+
   constructor(private readonly ctx: CoreContext) {}
 
   /** RETENTION_DAYS after a ticket's last change, the ticket and the keys that find it expire. */
@@ -112,10 +126,15 @@ export class TicketStore {
 
   /**
    * Tickets written before each tenant had its own index (an upgrade) are indexed under their tenants
-   * once, when the bridge starts: the queue and the figures of a tenant read only its index.
+   * once per store (a mark says it was done; it lives as long as a ticket), when a bridge starts: the
+   * queue and the figures of a tenant read only its index, the day's digest only its leads' index.
+   * Not on every start: that walk read every ticket ever written (issue 38).
    */
   async indexTenants(): Promise<void> {
+    if ((await this.ctx.store.get(TICKETS_INDEXED_KEY)) === TICKETS_INDEXED) return;
+    const recent = this.ctx.now() - LEADS_BACK_MS;
     for (const t of await this.all()) {
+      if (t.createdAt >= recent) await noteLead(this.ctx.store, t, this.retentionMs);
       const open = t.status === 'open' || t.status === 'claimed';
       for (const view of this.views(t)) {
         await view.setIfAbsent(scoped('ticket', t.id), 1, this.retentionMs);
@@ -125,6 +144,21 @@ export class TicketStore {
       if (open && (await this.ctx.store.get(ticketKeys.open(t.id))) !== undefined)
         await this.ctx.store.schedule(OPEN_TICKETS_INDEX, t.id, t.createdAt);
     }
+    await markTicketsIndexed(this.ctx.store, this.retentionMs);
+  }
+
+  /**
+   * indexTenants once per process: the notice drain and the sweep that meet it while it runs wait for
+   * it rather than start another walk each (every tick of either began one while the first was still
+   * reading: 200,000 commands a minute with 10,000 tickets, issue 38's bench). A failed walk is tried
+   * again by the next caller.
+   */
+  indexTenantsOnce(): Promise<void> {
+    this.indexing ??= this.indexTenants().catch((err: unknown) => {
+      this.indexing = undefined;
+      throw err;
+    });
+    return this.indexing;
   }
 
   /** The open tickets (waiting and claimed) of every tenant, oldest first: the sweep walks them. */
@@ -245,6 +279,8 @@ export class TicketStore {
       if (open) await view.set(scoped('ticketopen', t.id), 1, ttl);
     }
     if (open) {
+      // Its lead, for the day's digest (hours/leads-index.ts): again with each change, a no-op once there.
+      await noteLead(this.ctx.store, t, ttl);
       await this.ctx.store.schedule(OPEN_TICKETS_INDEX, t.id, t.createdAt);
       await this.ctx.store.set(ticketKeys.open(t.id), 1, ttl);
       const conv = ticketConv(t);

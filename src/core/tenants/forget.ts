@@ -18,6 +18,7 @@
  * - its connection (`/chatbot connect`), and the applied settings (`settings:applied:<chatbot>`) of
  *   its own chatbot when no other tenant's connection names that chatbot (read before its part goes);
  * - a surface's own keys, through `surfaceKeys` (the places found are handed to it);
+ * - its leads waiting for the day's digest and its entry in the digests' due index (leads-index.ts);
  * - what the layout before the tenants' parts still holds of it (forget-legacy.ts).
  *
  * Not found by key (they carry no tenant): a person's flood limits and "lead opened" marks (keyed by
@@ -32,6 +33,7 @@ import { conversationSchema, convKeys, infraKeys, parseStored, placeSchema } fro
 import { ASK_INTENT_INDEX, ASK_INTENT_PREFIX } from '../conversations/ask-intents';
 import { INFLIGHT_INDEX, INFLIGHT_PREFIX, inflightKey, inflightLease } from '../relay/inflight';
 import { NOTICE_BOX } from '../handoff/notice';
+import { forgetLeads } from '../handoff/hours/leads-index';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
 import { appliedSettingsKey } from '../settings/applied';
 import type { Place } from '../surface';
@@ -227,6 +229,7 @@ export async function forgetTenant(store: StateStore, tenant: Tenant, opts: Forg
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];
   for (const key of await inflightOf(store, tenant, places, unindexed)) doomed.add(key);
   for (const key of (await opts.surfaceKeys?.(places, unindexed)) ?? []) doomed.add(key);
+  await forgetLeads(store, tenant);
   // The records outside the part first, the part last: while the part is there, everything the
   // tenant left can still be found from it (a leave cut short is finished by the next), and an empty
   // part means the tenant is gone whole.
