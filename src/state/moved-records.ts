@@ -8,6 +8,7 @@
  */
 import type { Json, StateStore } from './store';
 import type { ScopedKey, TenantStore } from './tenant-store';
+import { oldLayoutMayRemain, readOld } from './old-layout';
 
 /** The record at `key` in the tenant's part; else the one at its old global key, moved (kept `ttlMs` from now). */
 export async function readMoving(
@@ -19,7 +20,7 @@ export async function readMoving(
 ): Promise<Json | undefined> {
   const current = await view.get(key);
   if (current !== undefined) return current;
-  const old = await store.get(legacy);
+  const old = await readOld(store, legacy);
   if (old === undefined) return undefined;
   // A newer record written meanwhile wins over the old one.
   await view.setIfAbsent(key, old, ttlMs);
@@ -53,5 +54,5 @@ export async function writeMoving(
   ttlMs?: number,
 ): Promise<void> {
   await view.set(key, value, ttlMs);
-  await store.delete(legacy);
+  if (oldLayoutMayRemain(store)) await store.delete(legacy);
 }

@@ -24,6 +24,7 @@ import { type RetentionOptions, retainedTtl } from './retention';
 import { leaseValue, nextFenceToken, parseLeaseValue } from './fence-token';
 import type {
   DueEntry,
+  DueMove,
   Fence,
   FencedWrite,
   Json,
@@ -254,11 +255,26 @@ export class RedisStore implements StateStore {
     return (await this.script(WRITE_FENCED, keys, args)) === 1;
   }
 
-  async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+  async renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean> {
     // One command, no read first (GETEX, Redis 6.2+): a lease renewed every third of its life is the
     // most frequent write there is. A lapsed lease (no key) stays lapsed.
-    const held = await this.redis.getex(this.lease(name), 'PX', checkTtl(ttlMs) as number);
-    return held !== null && parseLeaseValue(held).owner === owner;
+    const key = this.lease(name);
+    const ttl = checkTtl(ttlMs) as number;
+    let held: unknown;
+    if (!move) held = await this.redis.getex(key, 'PX', ttl);
+    else if (this.cluster) {
+      // A pipeline's keys share a slot on a Cluster: two round trips there.
+      held = await this.redis.getex(key, 'PX', ttl);
+      await this.redis.zadd(this.k.due(move.index), 'XX', Math.round(move.dueAt), move.member);
+    } else {
+      const replies = await this.redis
+        .pipeline()
+        .getex(key, 'PX', ttl)
+        .zadd(this.k.due(move.index), 'XX', Math.round(move.dueAt), move.member)
+        .exec();
+      held = replies?.[0]?.[1];
+    }
+    return typeof held === 'string' && parseLeaseValue(held).owner === owner;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {

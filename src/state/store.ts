@@ -56,6 +56,16 @@ export interface TokenBudget {
   windowMs: number;
 }
 
+/**
+ * A due-index entry that a lease's renewal moves with it (StateStore.renewLease): the work the lease
+ * holds stays due no earlier than the lease's end, so no sweep reads the lease of live work.
+ */
+export interface DueMove {
+  index: string;
+  member: string;
+  dueAt: number;
+}
+
 /** A member of a due index and the time it is due. */
 export interface DueEntry {
   member: string;
@@ -145,7 +155,12 @@ export interface StateStore {
    * Lua script; on a Redis Cluster the check and the writes of other slots are two steps).
    */
   writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean>;
-  renewLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * `move`: the entry of a due index moves to `dueAt` in the same round trip, only if it is still in
+   * the index (work that ended and left it is not put back), whatever the renewal's outcome (a
+   * renewal that failed moved it at most one lease past the new holder's renewal).
+   */
+  renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
   leaseInfo(name: string): Promise<LeaseInfo | undefined>;
 

@@ -4,6 +4,7 @@
  * (worker.ts) answers each thread's items in order across instances; one turn is answered by
  * answer-turn.ts.
  */
+import { readOld } from '../../state/old-layout';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import type { Actor, Attachment, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
@@ -139,7 +140,7 @@ export class Conversations {
   async firstDelivery(msg: IncomingMessage): Promise<boolean> {
     const view = convView(this.ctx.store, msg.tenant);
     if (!(await view.setIfAbsent(convKeys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS))) return false;
-    return (await this.ctx.store.get(legacyKeys.seen(msg.place, msg.id))) === undefined;
+    return (await readOld(this.ctx.store, legacyKeys.seen(msg.place, msg.id))) === undefined;
   }
 
   /**
@@ -186,7 +187,7 @@ export class Conversations {
     const tenant = tenantOf(place);
     const id =
       (await convView(this.ctx.store, tenant).get(convKeys.recent(place, userId))) ??
-      (await this.ctx.store.get(legacyKeys.recent(place, userId)));
+      (await readOld(this.ctx.store, legacyKeys.recent(place, userId)));
     return typeof id === 'string' ? this.load({ tenant, id }) : undefined;
   }
 

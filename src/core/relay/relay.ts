@@ -203,10 +203,15 @@ class AnswerRun {
   private async relay(): Promise<RelayResult> {
     const { store, log, instanceId } = this.deps;
     const { leaseTtlMs, leaseRenewMs } = this.opts;
-    const lease = await HeldLease.take(store, inflightLease(this.req.answerKey), instanceId, {
-      ttlMs: leaseTtlMs,
-      renewMs: leaseRenewMs,
-    });
+    // Its renewals keep the answer's due entry (scheduled below) at the lease's end.
+    const due = { index: INFLIGHT_INDEX, member: this.req.answerKey, dueAt: this.now + leaseTtlMs, now: () => this.now };
+    const lease = await HeldLease.take(
+      store,
+      inflightLease(this.req.answerKey),
+      instanceId,
+      { ttlMs: leaseTtlMs, renewMs: leaseRenewMs },
+      due,
+    );
     if (!lease) {
       // The key is this answer's own: held elsewhere, it is no longer this instance's to relay.
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; the answer is left to it');
@@ -220,7 +225,7 @@ class AnswerRun {
     // before the record is written: a crash between leaves an entry without a record, which a sweep
     // drops, never a record no sweep finds.
     const indexed = store
-      .schedule(INFLIGHT_INDEX, this.req.answerKey, this.now + this.opts.leaseTtlMs)
+      .schedule(INFLIGHT_INDEX, this.req.answerKey, due.dueAt)
       .catch((err: unknown) => log.warn({ err }, 'could not index the in-flight record'));
     this.recordChain = indexed;
     this.saveRecord();
