@@ -105,6 +105,22 @@ export class HeldLease {
     );
   }
 
+  /**
+   * The work's last writes and the lease's release in one step (one round trip). Refused (the lease
+   * is another's now, or ran out): nothing is written, and the lease is left to whoever holds it.
+   */
+  async finish(writes: FencedWrite[]): Promise<boolean> {
+    if (!this.held) {
+      await this.release();
+      return false;
+    }
+    this.stopTimers();
+    this.released = true;
+    const done = await this.store.writeFenced(this.fence, [...writes, { op: 'release' }]).catch(() => false);
+    if (!done) await this.store.releaseLease(this.fence.lease, this.fence.owner).catch(() => undefined);
+    return done;
+  }
+
   /** Stops renewing and lets the lease go (if still this owner's). */
   async release(): Promise<void> {
     this.stopTimers();

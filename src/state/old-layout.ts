@@ -38,7 +38,11 @@ function current(key: string): boolean {
  */
 export async function settleOldLayout(store: StateStore, now: number): Promise<boolean> {
   if ((await store.get(TENANT_PARTS_MARK)) === undefined) {
-    for (const key of await store.keys('')) if (!current(key)) return false;
+    for (const key of await store.keys('')) {
+      if (current(key)) continue;
+      settled.delete(store);
+      return false;
+    }
     await store.set(TENANT_PARTS_MARK, now);
   }
   settled.add(store);

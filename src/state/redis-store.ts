@@ -16,6 +16,9 @@ import {
   RELEASE_LEASE,
   FENCE_HELD,
   WRITE_FENCED,
+  fencedWriteArgs,
+  intentFrom,
+  scriptName,
   TAKE_TOKENS,
   casArgs,
 } from './redis-scripts';
@@ -233,25 +236,18 @@ export class RedisStore implements StateStore {
       for (const w of writes) {
         if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
         else if (w.op === 'delete') await this.delete(w.key);
-        else await this.ack(w.queue, w.id);
+        else if (w.op === 'ack') await this.ack(w.queue, w.id);
+        else if (w.op === 'unschedule') await this.unschedule(w.index, w.member);
+        else await this.releaseLease(fence.lease, fence.owner);
       }
       return true;
     }
-    const keys = [this.lease(fence.lease)];
-    const args = [...check];
-    for (const w of writes) {
-      if (w.op === 'set') {
-        const ttl = retainedTtl(w.ttlMs, this.retentionMs);
-        keys.push(this.kv(w.key));
-        args.push('set', canonicalJson(w.value), ttl === undefined ? '' : String(ttl));
-      } else if (w.op === 'delete') {
-        keys.push(this.kv(w.key));
-        args.push('del');
-      } else {
-        keys.push(...this.queueKeys(w.queue, false));
-        args.push('ack', w.id);
-      }
-    }
+    const { keys, args } = fencedWriteArgs(this.lease(fence.lease), check, writes, {
+      kv: (key) => this.kv(key),
+      queue: (queue) => this.queueKeys(queue, false),
+      due: (index) => this.k.due(index),
+      ttl: (ms) => retainedTtl(ms, this.retentionMs),
+    });
     return (await this.script(WRITE_FENCED, keys, args)) === 1;
   }
 
@@ -393,24 +389,4 @@ export class RedisStore implements StateStore {
     if (typeof commands[name] !== 'function') this.redis.defineCommand(name, { lua: body });
     return commands[name](keys.length, ...keys, ...args);
   }
-}
-
-function intentFrom<T extends Json>(
-  id: string,
-  state: 'pending' | 'done',
-  value: string,
-  result: string,
-): StoredIntent<T> {
-  return { id, value: JSON.parse(value) as T, state, ...(result !== '' ? { result: JSON.parse(result) as Json } : {}) };
-}
-
-const scriptNames = new Map<string, string>();
-
-function scriptName(body: string): string {
-  let name = scriptNames.get(body);
-  if (!name) {
-    name = `bridgeScript${scriptNames.size}`;
-    scriptNames.set(body, name);
-  }
-  return name;
 }

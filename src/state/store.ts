@@ -34,11 +34,16 @@ export interface Fence {
   token: number;
 }
 
-/** One write of a fenced batch (`StateStore.writeFenced`). */
+/**
+ * One write of a fenced batch (`StateStore.writeFenced`). `unschedule` takes a due index's entry out;
+ * `release` lets the fence's own lease go (last in a batch: the work's end in one step).
+ */
 export type FencedWrite =
   | { op: 'set'; key: string; value: Json; ttlMs?: number }
   | { op: 'delete'; key: string }
-  | { op: 'ack'; queue: string; id: string };
+  | { op: 'ack'; queue: string; id: string }
+  | { op: 'unschedule'; index: string; member: string }
+  | { op: 'release' };
 
 export interface RateDecision {
   /** True when a token was taken. */

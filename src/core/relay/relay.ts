@@ -205,13 +205,8 @@ class AnswerRun {
     const { leaseTtlMs, leaseRenewMs } = this.opts;
     // Its renewals keep the answer's due entry (scheduled below) at the lease's end.
     const due = { index: INFLIGHT_INDEX, member: this.req.answerKey, dueAt: this.now + leaseTtlMs, now: () => this.now };
-    const lease = await HeldLease.take(
-      store,
-      inflightLease(this.req.answerKey),
-      instanceId,
-      { ttlMs: leaseTtlMs, renewMs: leaseRenewMs },
-      due,
-    );
+    const timings = { ttlMs: leaseTtlMs, renewMs: leaseRenewMs };
+    const lease = await HeldLease.take(store, inflightLease(this.req.answerKey), instanceId, timings, due);
     if (!lease) {
       // The key is this answer's own: held elsewhere, it is no longer this instance's to relay.
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; the answer is left to it');
@@ -252,13 +247,14 @@ class AnswerRun {
       lease.lost.removeEventListener('abort', this.fencedOut);
       await this.recordChain;
       await indexed;
-      // Fenced: refused once the lease is another's. A thread lost (the drop's reason) leaves the
-      // record and its index entry too: recovery marks the answer.
+      // The record, its index entry and the lease go in one fenced step (refused once the lease is
+      // another's). A thread lost (the drop's reason) leaves them too: recovery marks the answer.
       if (!this.fenced) {
-        await lease.write([{ op: 'delete', key: inflightKey(this.req.answerKey) }]).catch(() => undefined);
-        await store.unschedule(INFLIGHT_INDEX, this.req.answerKey).catch(() => undefined);
-      }
-      await lease.release();
+        await lease.finish([
+          { op: 'delete', key: inflightKey(this.req.answerKey) },
+          { op: 'unschedule', index: INFLIGHT_INDEX, member: this.req.answerKey },
+        ]);
+      } else await lease.release();
     }
 
     const messages = this.messages.messages;
