@@ -7,6 +7,7 @@
 import { tenantOf } from './tenants/tenant';
 import { assistantIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
+import { channelPrompts } from './assistant/channel-prompts';
 import { askCommand } from './commands/ask';
 import { COMMAND_NAMES } from './commands/catalogue';
 import { handoffCommand } from './commands/handoff';
@@ -259,6 +260,11 @@ export class Bridge implements BridgeCore {
   /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
   async dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
     return dailyWelcome(await tenantContext(this.ctx, place), place, user);
+  }
+
+  /** Prompts about the channel a user has open beside the agent (assistant/channel-prompts.ts). */
+  async channelPrompts(place: Place, looking: string | undefined): Promise<AssistantIntro['prompts']> {
+    return channelPrompts(await tenantContext(this.ctx, place), looking ? { ...place, channel: looking } : undefined);
   }
 
   /** Pasted links that are the tenant's listings (listings/url-index.ts), as previews. */

@@ -25,7 +25,8 @@ import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
 import { cardsNamedIn } from '../listings/card-actions';
-import { ListingCatalogue, listingHosts } from '../listings/named';
+import { ListingCatalogue, listingHosts, listingsNamedIn } from '../listings/named';
+import { noteChannelListings } from '../listings/channel-listings';
 import { type LinkTrust, linksInSight, trustHosts } from '../text/links';
 import { rulesOf } from '../handoff/hours/office';
 import { tenantOf } from '../tenants/tenant';
@@ -259,6 +260,9 @@ export class TurnAnswerer {
     });
     // Dropped (the tenant left): nothing more is shown or written for it.
     if (result.status === 'dropped') return;
+    // The listings it named, for the prompts about this channel (agent experience): never fails the turn.
+    if (result.status === 'complete')
+      await noteChannelListings(ctx, conv.place, listings.named(result.text)).catch(() => undefined);
     await this.afterRelay(run, result, feedbackId, listings.links);
   }
 
@@ -312,7 +316,7 @@ export class TurnAnswerer {
    */
   private async answerListings(
     linkHosts: readonly string[],
-  ): Promise<{ cards: (answer: string) => Card[]; links: LinkTrust }> {
+  ): Promise<{ cards: (answer: string) => Card[]; named: (answer: string) => Listing[]; links: LinkTrust }> {
     let catalogue: Listing[] = [];
     // The office's LINK_HOSTS (its own `/handoff settings`, else the deployment's) and the listings'.
     const trusted = (): LinkTrust => trustHosts([...linkHosts, ...this.listingHosts]);
@@ -324,7 +328,11 @@ export class TurnAnswerer {
       links = trusted();
     });
     if (!this.hostsRead) await read;
-    return { cards: (answer) => cardsNamedIn(answer, catalogue), links: (url) => links(url) };
+    return {
+      cards: (answer) => cardsNamedIn(answer, catalogue),
+      named: (answer) => listingsNamedIn(answer, catalogue),
+      links: (url) => links(url),
+    };
   }
 
   /** The service said no (rate limit, monthly cap, bad request...): its own words, not retried. */
