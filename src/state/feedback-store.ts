@@ -80,7 +80,8 @@ export class FeedbackStore {
 
   async answer(id: string): Promise<RatedAnswer | undefined> {
     const parsed = ratedAnswerSchema.safeParse(
-      (await this.store.get(answerKey(id))) ?? (this.legacy && (await readOld(this.legacy, `${LEGACY_ANSWER_PREFIX}${id}`))),
+      (await this.store.get(answerKey(id))) ??
+        (this.legacy && (await readOld(this.legacy, `${LEGACY_ANSWER_PREFIX}${id}`))),
     );
     // A legacy answer of another tenant is not this tenant's to rate.
     const { tenant } = this.store;

@@ -60,7 +60,8 @@ export class AskInProgress {
     let dueAt = ctx.now() + ttlMs;
     this.renew = setInterval(() => {
       const now = ctx.now();
-      const move = dueAt - now < renewMs * 1.5 ? { index: ASK_INTENT_INDEX, member: id, dueAt: now + ttlMs } : undefined;
+      const move =
+        dueAt - now < renewMs * 1.5 ? { index: ASK_INTENT_INDEX, member: id, dueAt: now + ttlMs } : undefined;
       if (move) dueAt = move.dueAt;
       ctx.store.renewLease(leaseOf(id), ctx.config.instanceId, ttlMs, move).catch(() => undefined);
     }, renewMs);

@@ -108,6 +108,7 @@ export async function askerOf(ctx: CoreContext, conv: Conversation, actor: Actor
   // A conversation from before its asker was recorded: who asked in it then (those keys expire on their own).
   const view = convView(ctx.store, convRef(conv));
   const asked =
-    (await view.get(convKeys.asker(conv.id, actor.id))) ?? (await readOld(ctx.store, legacyKeys.asker(conv.id, actor.id)));
+    (await view.get(convKeys.asker(conv.id, actor.id))) ??
+    (await readOld(ctx.store, legacyKeys.asker(conv.id, actor.id)));
   return asked !== undefined ? actor : undefined;
 }

@@ -204,9 +204,10 @@ class AnswerRun {
     const { store, log, instanceId } = this.deps;
     const { leaseTtlMs, leaseRenewMs } = this.opts;
     // Its renewals keep the answer's due entry (scheduled below) at the lease's end.
-    const due = { index: INFLIGHT_INDEX, member: this.req.answerKey, dueAt: this.now + leaseTtlMs, now: () => this.now };
+    const key = this.req.answerKey;
+    const due = { index: INFLIGHT_INDEX, member: key, dueAt: this.now + leaseTtlMs, now: () => this.now };
     const timings = { ttlMs: leaseTtlMs, renewMs: leaseRenewMs };
-    const lease = await HeldLease.take(store, inflightLease(this.req.answerKey), instanceId, timings, due);
+    const lease = await HeldLease.take(store, inflightLease(key), instanceId, timings, due);
     if (!lease) {
       // The key is this answer's own: held elsewhere, it is no longer this instance's to relay.
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; the answer is left to it');
@@ -249,12 +250,12 @@ class AnswerRun {
       await indexed;
       // The record, its index entry and the lease go in one fenced step (refused once the lease is
       // another's). A thread lost (the drop's reason) leaves them too: recovery marks the answer.
-      if (!this.fenced) {
+      if (this.fenced) await lease.release();
+      else
         await lease.finish([
-          { op: 'delete', key: inflightKey(this.req.answerKey) },
-          { op: 'unschedule', index: INFLIGHT_INDEX, member: this.req.answerKey },
+          { op: 'delete', key: inflightKey(key) },
+          { op: 'unschedule', index: INFLIGHT_INDEX, member: key },
         ]);
-      } else await lease.release();
     }
 
     const messages = this.messages.messages;
