@@ -49,7 +49,15 @@ export async function settleOldLayout(store: StateStore, now: number): Promise<b
   return true;
 }
 
-/** The record at an old key, unless the store is known to hold none (no command then). */
+/**
+ * Whether a record may be at `legacy`: a global key of the old layout, unless the store is known to
+ * hold none; a key in a tenant's part (a record that moved twice, from a part several shared) always.
+ */
+export function oldKeyMayHold(store: StateStore, legacy: string): boolean {
+  return legacy.startsWith('t:') || oldLayoutMayRemain(store);
+}
+
+/** The record at an old key, unless the store is known to hold none there (no command then). */
 export async function readOld(store: StateStore, legacy: string) {
-  return oldLayoutMayRemain(store) ? store.get(legacy) : undefined;
+  return oldKeyMayHold(store, legacy) ? store.get(legacy) : undefined;
 }

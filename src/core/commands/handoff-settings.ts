@@ -1,13 +1,16 @@
 /**
- * `/handoff settings` (admins): this office's handoff rules. Without arguments, each rule and whether
- * the office set it or the deployment's variable applies; `/handoff settings <name> <value>` sets one
+ * `/handoff settings` (admins): this office's handoff rules. Without arguments, a form of every rule
+ * (handoff-settings-form.ts; where no form can open, each rule and whether the office set it or the
+ * deployment's variable applies); `/handoff settings <name> <value>` sets one
  * for this office (named by its variable, validated as that variable is), `<name> default` goes back
  * to the deployment's. Kept in the office record (tenants/office-record.ts), read by the handoff with
  * the deployment's value as the fallback (handoff/rules.ts).
  */
 import type { CoreContext } from '../context';
 import { HANDOFF_RULES, describeRules, ruleNamed } from '../handoff/rules';
-import type { Card, Invocation } from '../surface';
+import type { Card, FormResult, Invocation } from '../surface';
+import type { Tenant } from '../tenants/tenant';
+import { handoffSettingsForm, submitHandoffSettings } from './handoff-settings-form';
 import type { OfficeHandoffRules } from '../tenants/office-record';
 import { saveOfficePart, storedOffices } from '../tenants/offices';
 import { tenantOf } from '../tenants/tenant';
@@ -29,14 +32,40 @@ export function rulesCard(ctx: CoreContext, own: OfficeHandoffRules | undefined)
   };
 }
 
+/** The office whose rules these are: an org-wide install's workspaces share the enterprise's. */
+async function officeTenant(ctx: CoreContext, inv: Invocation): Promise<Tenant> {
+  return (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
+}
+
+/** The form's submit (handoff-settings-form.ts): saved for the office, the rules shown back. */
+export async function submitHandoffSettingsForm(
+  ctx: CoreContext,
+  inv: Invocation,
+  _state: string,
+  values: Record<string, string>,
+): Promise<FormResult> {
+  const result = await submitHandoffSettings(ctx, inv, await officeTenant(ctx, inv), values);
+  if (!result.ok) return result;
+  if ('saved' in result)
+    await inv.reply(
+      { text: "Saved this office's handoff settings.", cards: [rulesCard(ctx, result.saved)] },
+      { ephemeral: true },
+    );
+  return { ok: true };
+}
+
 export async function handoffSettings(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
   if (!inv.actor.isAdmin) {
     await inv.reply({ text: "Only admins may see or change this office's handoff settings." }, { ephemeral: true });
     return;
   }
-  const tenant = (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
+  const tenant = await officeTenant(ctx, inv);
   const own = (await storedOffices(ctx).of(tenant))?.handoff;
   const { head, rest } = splitHead(args.trim());
+  if (head === '' && inv.openForm) {
+    await inv.openForm(handoffSettingsForm(ctx, own));
+    return;
+  }
   if (head === '') {
     await inv.reply({ text: "This office's handoff settings.", cards: [rulesCard(ctx, own)] }, { ephemeral: true });
     return;
