@@ -4,7 +4,6 @@
  * (worker.ts) answers each thread's items in order across instances; one turn is answered by
  * answer-turn.ts.
  */
-import { readOld } from '../../state/old-layout';
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import type { Actor, Attachment, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
@@ -23,7 +22,7 @@ import {
   type ConvQueueItem,
   type ConvRef,
 } from './model';
-import { convView, loadConversation, retryDone, retryRecordOf } from './records';
+import { convView, loadConversation, readOld, retryDone, retryRecordOf } from './records';
 import { ensureSession, sessionOf, touchSession } from './sessions';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';

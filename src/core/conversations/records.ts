@@ -7,6 +7,9 @@
  * finds it in its place and the old key empties as conversations are used.
  */
 import { readOld } from '../../state/old-layout';
+
+/** Core's reads of a conversation's old keys go through the one gate (state/old-layout.ts). */
+export { readOld };
 import type { Json, StateStore } from '../../state/store';
 import { type ScopedKey, type Tenant, type TenantStore, tenantStore } from '../../state/tenant-store';
 import { readMoving } from '../../state/moved-records';
