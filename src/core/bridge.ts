@@ -28,6 +28,7 @@ import { loggedFailure, sentence } from './user-messages';
 import { leaveTenant, leftBefore, stopLeftWork } from './tenants/leave';
 import { listingById, listingsAt } from './listings/url-index';
 import { listingPreview } from './listings/preview';
+import { settleOldLayout } from '../state/old-layout';
 import type {
   Actor,
   AssistantIntro,
@@ -105,6 +106,11 @@ export class Bridge implements BridgeCore {
   start(): void {
     if (this.started) return;
     this.started = true;
+    // Once, not per answer: whether any read must still look for a record at its key of before the
+    // tenants' parts (until settled, every read does).
+    settleOldLayout(this.ctx.store, this.ctx.now()).catch((err: unknown) =>
+      this.ctx.log.warn({ err }, 'could not settle whether records of the old layout remain'),
+    );
     const every = (ms: number, job: () => Promise<unknown>, what: string): void => {
       const run = (): void => {
         // Real time, not the context's clock (a test's): what the bench reads as each sweep's cost.

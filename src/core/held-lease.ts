@@ -12,7 +12,7 @@
  * move. A real timer at the deadline marks the lease lost as soon as the process runs again.
  */
 import { performance } from 'node:perf_hooks';
-import type { Fence, FencedWrite, StateStore } from '../state/store';
+import type { DueMove, Fence, FencedWrite, StateStore } from '../state/store';
 import type { LeaseTimings } from './leases';
 import type { SurfacePort } from './surface';
 import { gatedPort } from './tenants/left-port';
@@ -23,6 +23,17 @@ export class FencedOut extends Error {
     super(`lost the lease: ${why}`);
     this.name = 'FencedOut';
   }
+}
+
+/**
+ * The entry of a due index that a sweep reads to find this work if its holder dies (scheduled by the
+ * caller, due at `dueAt` on the bridge's clock `now`): the renewals keep it due at the lease's end.
+ */
+export interface HeldDue {
+  index: string;
+  member: string;
+  dueAt: number;
+  now: () => number;
 }
 
 export class HeldLease {
@@ -40,10 +51,11 @@ export class HeldLease {
     name: string,
     owner: string,
     timings: Pick<LeaseTimings, 'ttlMs' | 'renewMs'>,
+    due?: HeldDue,
   ): Promise<HeldLease | undefined> {
     const sentAt = performance.now();
     const fence = await store.acquireFencedLease(name, owner, timings.ttlMs);
-    return fence ? new HeldLease(store, fence, timings, sentAt) : undefined;
+    return fence ? new HeldLease(store, fence, timings, sentAt, due) : undefined;
   }
 
   private constructor(
@@ -51,6 +63,7 @@ export class HeldLease {
     readonly fence: Fence,
     private readonly timings: Pick<LeaseTimings, 'ttlMs' | 'renewMs'>,
     sentAt: number,
+    private readonly due: HeldDue | undefined,
   ) {
     this.deadline = sentAt + timings.ttlMs;
     this.armExpiry();
@@ -92,6 +105,22 @@ export class HeldLease {
     );
   }
 
+  /**
+   * The work's last writes and the lease's release in one step (one round trip). Refused (the lease
+   * is another's now, or ran out): nothing is written, and the lease is left to whoever holds it.
+   */
+  async finish(writes: FencedWrite[]): Promise<boolean> {
+    if (!this.held) {
+      await this.release();
+      return false;
+    }
+    this.stopTimers();
+    this.released = true;
+    const done = await this.store.writeFenced(this.fence, [...writes, { op: 'release' }]).catch(() => false);
+    if (!done) await this.store.releaseLease(this.fence.lease, this.fence.owner).catch(() => undefined);
+    return done;
+  }
+
   /** Stops renewing and lets the lease go (if still this owner's). */
   async release(): Promise<void> {
     this.stopTimers();
@@ -103,7 +132,7 @@ export class HeldLease {
     if (!this.held) return;
     // Renewed before the deadline, or not at all: a lease that may have run out may be another's now.
     const sentAt = performance.now();
-    this.store.renewLease(this.fence.lease, this.fence.owner, this.timings.ttlMs).then(
+    this.store.renewLease(this.fence.lease, this.fence.owner, this.timings.ttlMs, this.dueMove()).then(
       (ok) => {
         if (!ok) this.lose('another instance took it');
         else if (!this.controller.signal.aborted) {
@@ -114,6 +143,21 @@ export class HeldLease {
       // A renewal that failed (the store unreachable) proves nothing: the deadline decides.
       () => undefined,
     );
+  }
+
+  /**
+   * The due entry's move, when it would fall due before the renewal after next (with half a renewal's
+   * slack for the timers' drift): one move every other renewal, each to this renewal's lease end, so
+   * the entry is never later than the lease's end (a dead holder's work is found as soon as before)
+   * and a sweep never finds live work due.
+   */
+  private dueMove(): DueMove | undefined {
+    const due = this.due;
+    if (!due) return undefined;
+    const now = due.now();
+    if (due.dueAt - now >= this.timings.renewMs * 1.5) return undefined;
+    due.dueAt = now + this.timings.ttlMs;
+    return { index: due.index, member: due.member, dueAt: due.dueAt };
   }
 
   private armExpiry(): void {

@@ -9,6 +9,7 @@
  * instances never count twice. Like every record, they expire RETENTION_DAYS after their last write
  * (the store caps every time to live): /analytics reports the votes of that period.
  */
+import { readOld } from './old-layout';
 import { z } from 'zod';
 import type { Json, StateStore } from './store';
 import { scoped, scopedPrefix, type ScopedKey, type TenantStore } from './tenant-store';
@@ -79,7 +80,8 @@ export class FeedbackStore {
 
   async answer(id: string): Promise<RatedAnswer | undefined> {
     const parsed = ratedAnswerSchema.safeParse(
-      (await this.store.get(answerKey(id))) ?? (await this.legacy?.get(`${LEGACY_ANSWER_PREFIX}${id}`)),
+      (await this.store.get(answerKey(id))) ??
+        (this.legacy && (await readOld(this.legacy, `${LEGACY_ANSWER_PREFIX}${id}`))),
     );
     // A legacy answer of another tenant is not this tenant's to rate.
     const { tenant } = this.store;

@@ -86,6 +86,11 @@ export const GLOBAL_FAMILIES: readonly GlobalFamily[] = [
     why: 'the mail outbox’s marks: a mail is owed by an office, not one tenant',
   },
   {
+    prefix: 'layout:tenant-parts',
+    structure: 'kv',
+    why: 'one mark for the deployment: its store holds no record of the layout before the tenants’ parts (old-layout.ts), so no read looks there',
+  },
+  {
     prefix: 'notice-mark:',
     structure: 'kv',
     why: 'the ticket outbox’s own marks (tickets are global, above)',

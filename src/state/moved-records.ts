@@ -8,6 +8,7 @@
  */
 import type { Json, StateStore } from './store';
 import type { ScopedKey, TenantStore } from './tenant-store';
+import { oldKeyMayHold, readOld } from './old-layout';
 
 /**
  * Where a record lived before, newest layout first: one old key, or several when it moved twice
@@ -28,7 +29,7 @@ export async function readMoving(
   const current = await view.get(key);
   if (current !== undefined) return current;
   for (const at of listOf(legacy)) {
-    const old = await store.get(at);
+    const old = await readOld(store, at);
     if (old === undefined) continue;
     // A newer record written meanwhile wins over the old one.
     await view.setIfAbsent(key, old, ttlMs);
@@ -64,5 +65,5 @@ export async function writeMoving(
   ttlMs?: number,
 ): Promise<void> {
   await view.set(key, value, ttlMs);
-  for (const at of listOf(legacy)) await store.delete(at);
+  for (const at of listOf(legacy)) if (oldKeyMayHold(store, at)) await store.delete(at);
 }

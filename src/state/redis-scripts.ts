@@ -3,7 +3,7 @@
  * store so its TypeScript reads as the StateStore it implements.
  */
 import { canonicalJson } from './canonical-json';
-import type { Json } from './store';
+import type { FencedWrite, Json, StoredIntent } from './store';
 
 /*
  * Lua scripts run atomically on the server, so each multi-step operation below is one step for every
@@ -196,8 +196,9 @@ export const FENCE_HELD = `${FENCE_CHECK}return 1
 
 /**
  * The fence check, then the writes in order. KEYS[1]=lease key, then each write's keys: a value key
- * (set, del) or a queue's order zset and values hash (ack). ARGV: owner, token, then per write its
- * op and arguments: 'set', value, ttl ms ('' = none) | 'del' | 'ack', item id.
+ * (set, del), a queue's order zset and values hash (ack) or a due index (zrem; release has none).
+ * ARGV: owner, token, then per write its op and arguments: 'set', value, ttl ms ('' = none) | 'del' |
+ * 'ack', item id | 'zrem', member | 'release' (the lease of KEYS[1] goes).
  */
 export const WRITE_FENCED = `${FENCE_CHECK}
 local k = 2
@@ -215,6 +216,13 @@ while i <= #ARGV do
   elseif op == 'del' then
     redis.call('DEL', KEYS[k])
     k = k + 1
+    i = i + 1
+  elseif op == 'zrem' then
+    redis.call('ZREM', KEYS[k], ARGV[i + 1])
+    k = k + 1
+    i = i + 2
+  elseif op == 'release' then
+    redis.call('DEL', KEYS[1])
     i = i + 1
   else
     redis.call('ZREM', KEYS[k], ARGV[i + 1])
@@ -252,3 +260,61 @@ for i, key in ipairs(KEYS) do
 end
 return {1, 0}
 `;
+
+/** Where WRITE_FENCED's writes live (the store's key layout) and the time to live of a set. */
+export interface FencedKeys {
+  kv(key: string): string;
+  queue(queue: string): string[];
+  due(index: string): string;
+  ttl(ms: number | undefined): number | undefined;
+}
+
+/** WRITE_FENCED's KEYS and ARGV for `writes` under the lease `leaseKey` (`check`: owner, token). */
+export function fencedWriteArgs(
+  leaseKey: string,
+  check: string[],
+  writes: FencedWrite[],
+  at: FencedKeys,
+): { keys: string[]; args: string[] } {
+  const keys = [leaseKey];
+  const args = [...check];
+  for (const w of writes) {
+    if (w.op === 'set') {
+      const ttl = at.ttl(w.ttlMs);
+      keys.push(at.kv(w.key));
+      args.push('set', canonicalJson(w.value), ttl === undefined ? '' : String(ttl));
+    } else if (w.op === 'delete') {
+      keys.push(at.kv(w.key));
+      args.push('del');
+    } else if (w.op === 'ack') {
+      keys.push(...at.queue(w.queue));
+      args.push('ack', w.id);
+    } else if (w.op === 'unschedule') {
+      keys.push(at.due(w.index));
+      args.push('zrem', w.member);
+    } else args.push('release');
+  }
+  return { keys, args };
+}
+
+/** An outbox's intent from READ_INTENT's or PENDING_INTENTS's reply. */
+export function intentFrom<T extends Json>(
+  id: string,
+  state: 'pending' | 'done',
+  value: string,
+  result: string,
+): StoredIntent<T> {
+  return { id, value: JSON.parse(value) as T, state, ...(result !== '' ? { result: JSON.parse(result) as Json } : {}) };
+}
+
+const scriptNames = new Map<string, string>();
+
+/** The command name a script is defined under on the client (one per body). */
+export function scriptName(body: string): string {
+  let name = scriptNames.get(body);
+  if (!name) {
+    name = `bridgeScript${scriptNames.size}`;
+    scriptNames.set(body, name);
+  }
+  return name;
+}

@@ -16,6 +16,9 @@ import {
   RELEASE_LEASE,
   FENCE_HELD,
   WRITE_FENCED,
+  fencedWriteArgs,
+  intentFrom,
+  scriptName,
   TAKE_TOKENS,
   casArgs,
 } from './redis-scripts';
@@ -24,6 +27,7 @@ import { type RetentionOptions, retainedTtl } from './retention';
 import { leaseValue, nextFenceToken, parseLeaseValue } from './fence-token';
 import type {
   DueEntry,
+  DueMove,
   Fence,
   FencedWrite,
   Json,
@@ -232,33 +236,41 @@ export class RedisStore implements StateStore {
       for (const w of writes) {
         if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
         else if (w.op === 'delete') await this.delete(w.key);
-        else await this.ack(w.queue, w.id);
+        else if (w.op === 'ack') await this.ack(w.queue, w.id);
+        else if (w.op === 'unschedule') await this.unschedule(w.index, w.member);
+        else await this.releaseLease(fence.lease, fence.owner);
       }
       return true;
     }
-    const keys = [this.lease(fence.lease)];
-    const args = [...check];
-    for (const w of writes) {
-      if (w.op === 'set') {
-        const ttl = retainedTtl(w.ttlMs, this.retentionMs);
-        keys.push(this.kv(w.key));
-        args.push('set', canonicalJson(w.value), ttl === undefined ? '' : String(ttl));
-      } else if (w.op === 'delete') {
-        keys.push(this.kv(w.key));
-        args.push('del');
-      } else {
-        keys.push(...this.queueKeys(w.queue, false));
-        args.push('ack', w.id);
-      }
-    }
+    const { keys, args } = fencedWriteArgs(this.lease(fence.lease), check, writes, {
+      kv: (key) => this.kv(key),
+      queue: (queue) => this.queueKeys(queue, false),
+      due: (index) => this.k.due(index),
+      ttl: (ms) => retainedTtl(ms, this.retentionMs),
+    });
     return (await this.script(WRITE_FENCED, keys, args)) === 1;
   }
 
-  async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+  async renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean> {
     // One command, no read first (GETEX, Redis 6.2+): a lease renewed every third of its life is the
     // most frequent write there is. A lapsed lease (no key) stays lapsed.
-    const held = await this.redis.getex(this.lease(name), 'PX', checkTtl(ttlMs) as number);
-    return held !== null && parseLeaseValue(held).owner === owner;
+    const key = this.lease(name);
+    const ttl = checkTtl(ttlMs) as number;
+    let held: unknown;
+    if (!move) held = await this.redis.getex(key, 'PX', ttl);
+    else if (this.cluster) {
+      // A pipeline's keys share a slot on a Cluster: two round trips there.
+      held = await this.redis.getex(key, 'PX', ttl);
+      await this.redis.zadd(this.k.due(move.index), 'XX', Math.round(move.dueAt), move.member);
+    } else {
+      const replies = await this.redis
+        .pipeline()
+        .getex(key, 'PX', ttl)
+        .zadd(this.k.due(move.index), 'XX', Math.round(move.dueAt), move.member)
+        .exec();
+      held = replies?.[0]?.[1];
+    }
+    return typeof held === 'string' && parseLeaseValue(held).owner === owner;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
@@ -377,24 +389,4 @@ export class RedisStore implements StateStore {
     if (typeof commands[name] !== 'function') this.redis.defineCommand(name, { lua: body });
     return commands[name](keys.length, ...keys, ...args);
   }
-}
-
-function intentFrom<T extends Json>(
-  id: string,
-  state: 'pending' | 'done',
-  value: string,
-  result: string,
-): StoredIntent<T> {
-  return { id, value: JSON.parse(value) as T, state, ...(result !== '' ? { result: JSON.parse(result) as Json } : {}) };
-}
-
-const scriptNames = new Map<string, string>();
-
-function scriptName(body: string): string {
-  let name = scriptNames.get(body);
-  if (!name) {
-    name = `bridgeScript${scriptNames.size}`;
-    scriptNames.set(body, name);
-  }
-  return name;
 }

@@ -64,6 +64,10 @@ export class SqliteLeases {
           this.s.stmt('DELETE FROM kv WHERE key = ?').run(w.key);
         } else if (w.op === 'ack' && /^\d+$/.test(w.id)) {
           this.s.stmt('DELETE FROM queue_items WHERE queue = ? AND id = ?').run(w.queue, Number(w.id));
+        } else if (w.op === 'unschedule') {
+          this.s.stmt('DELETE FROM due WHERE idx = ? AND member = ?').run(w.index, w.member);
+        } else if (w.op === 'release') {
+          this.s.stmt('DELETE FROM leases WHERE name = ? AND owner = ?').run(fence.lease, fence.owner);
         }
       }
       return true;

@@ -7,6 +7,7 @@ import { SqliteLeases } from './sqlite-leases';
 import { SCHEMA } from './sqlite-schema';
 import type {
   DueEntry,
+  DueMove,
   Fence,
   FencedWrite,
   Json,
@@ -244,8 +245,16 @@ export class SqliteStore implements StateStore {
     return this.leases.writeFenced(fence, writes);
   }
 
-  async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.leases.renew(name, owner, ttlMs);
+  async renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean> {
+    const renewed = this.leases.renew(name, owner, ttlMs);
+    if (move) {
+      this.stmt('UPDATE due SET due_at = ? WHERE idx = ? AND member = ?').run(
+        Math.round(move.dueAt),
+        move.index,
+        move.member,
+      );
+    }
+    return renewed;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {

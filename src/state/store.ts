@@ -34,11 +34,16 @@ export interface Fence {
   token: number;
 }
 
-/** One write of a fenced batch (`StateStore.writeFenced`). */
+/**
+ * One write of a fenced batch (`StateStore.writeFenced`). `unschedule` takes a due index's entry out;
+ * `release` lets the fence's own lease go (last in a batch: the work's end in one step).
+ */
 export type FencedWrite =
   | { op: 'set'; key: string; value: Json; ttlMs?: number }
   | { op: 'delete'; key: string }
-  | { op: 'ack'; queue: string; id: string };
+  | { op: 'ack'; queue: string; id: string }
+  | { op: 'unschedule'; index: string; member: string }
+  | { op: 'release' };
 
 export interface RateDecision {
   /** True when a token was taken. */
@@ -54,6 +59,16 @@ export interface TokenBudget {
   key: string;
   limit: number;
   windowMs: number;
+}
+
+/**
+ * A due-index entry that a lease's renewal moves with it (StateStore.renewLease): the work the lease
+ * holds stays due no earlier than the lease's end, so no sweep reads the lease of live work.
+ */
+export interface DueMove {
+  index: string;
+  member: string;
+  dueAt: number;
 }
 
 /** A member of a due index and the time it is due. */
@@ -145,7 +160,12 @@ export interface StateStore {
    * Lua script; on a Redis Cluster the check and the writes of other slots are two steps).
    */
   writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean>;
-  renewLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * `move`: the entry of a due index moves to `dueAt` in the same round trip, only if it is still in
+   * the index (work that ended and left it is not put back), whatever the renewal's outcome (a
+   * renewal that failed moved it at most one lease past the new holder's renewal).
+   */
+  renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
   leaseInfo(name: string): Promise<LeaseInfo | undefined>;
 

@@ -404,6 +404,39 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       expect(await a.writeFenced(first!, [{ op: 'set', key, value: 1 }])).toBe(false);
     });
 
+    it('ends work in one step: a due entry unscheduled and the lease released with the writes, or none of them', async () => {
+      const name = fresh('fence-end');
+      const index = fresh('fence-end-due');
+      const key = fresh('fence-end-key');
+      await a.schedule(index, 'w1', 1_000);
+      await a.set(key, 'record');
+      const stale = await a.acquireFencedLease(name, 'alice', 60_000);
+      await a.releaseLease(name, 'alice');
+      const fence = await a.acquireFencedLease(name, 'alice', 60_000);
+      const end = [{ op: 'delete', key }, { op: 'unschedule', index, member: 'w1' }, { op: 'release' }] as const;
+      expect(await b.writeFenced(stale!, [...end])).toBe(false);
+      expect(await a.get(key)).toBe('record');
+      expect(await a.due(index, 2_000, 10)).toEqual([{ member: 'w1', dueAt: 1_000 }]);
+      expect((await a.leaseInfo(name))?.owner).toBe('alice');
+      expect(await b.writeFenced(fence!, [...end])).toBe(true);
+      expect(await a.get(key)).toBeUndefined();
+      expect(await a.due(index, 2_000, 10)).toEqual([]);
+      expect(await a.leaseInfo(name)).toBeUndefined();
+    });
+
+    it('moves a due entry with a renewal, only while the entry is in the index', async () => {
+      const name = fresh('renew-move');
+      const index = fresh('renew-move-due');
+      await a.acquireLease(name, 'alice', 60_000);
+      await a.schedule(index, 'w1', 1_000);
+      expect(await b.renewLease(name, 'alice', 60_000, { index, member: 'w1', dueAt: 5_000 })).toBe(true);
+      expect(await a.due(index, 10_000, 10)).toEqual([{ member: 'w1', dueAt: 5_000 }]);
+      await a.unschedule(index, 'w1');
+      expect(await b.renewLease(name, 'alice', 60_000, { index, member: 'w1', dueAt: 9_000 })).toBe(true);
+      expect(await a.due(index, 10_000, 10)).toEqual([]);
+      expect(await b.renewLease(name, 'bob', 60_000, { index, member: 'w2', dueAt: 9_000 })).toBe(false);
+    });
+
     it('refuses a write once the lease ran out, even if nobody took it', async () => {
       const name = fresh('fence-exp');
       const fence = await a.acquireFencedLease(name, 'alice', 50);

@@ -55,8 +55,15 @@ export class AskInProgress {
     readonly intent: AskIntent,
   ) {
     const { ttlMs, renewMs } = leaseTimings(ctx.config.leaseTtlMs);
+    // Its due entry (scheduled a lease from the start) moves with every other renewal, to the lease's
+    // end, as a held lease's does (held-lease.ts): no sweep reads the lease of an `/ask` in progress.
+    let dueAt = ctx.now() + ttlMs;
     this.renew = setInterval(() => {
-      ctx.store.renewLease(leaseOf(id), ctx.config.instanceId, ttlMs).catch(() => undefined);
+      const now = ctx.now();
+      const move =
+        dueAt - now < renewMs * 1.5 ? { index: ASK_INTENT_INDEX, member: id, dueAt: now + ttlMs } : undefined;
+      if (move) dueAt = move.dueAt;
+      ctx.store.renewLease(leaseOf(id), ctx.config.instanceId, ttlMs, move).catch(() => undefined);
     }, renewMs);
     this.renew.unref();
   }

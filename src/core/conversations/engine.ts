@@ -22,7 +22,7 @@ import {
   type ConvQueueItem,
   type ConvRef,
 } from './model';
-import { convView, loadConversation, retryDone, retryRecordOf } from './records';
+import { convView, loadConversation, readOld, retryDone, retryRecordOf } from './records';
 import { ensureSession, sessionOf, touchSession } from './sessions';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
@@ -139,7 +139,7 @@ export class Conversations {
   async firstDelivery(msg: IncomingMessage): Promise<boolean> {
     const view = convView(this.ctx.store, msg.tenant);
     if (!(await view.setIfAbsent(convKeys.seen(msg.place, msg.id), this.ctx.now(), DAY_MS))) return false;
-    return (await this.ctx.store.get(legacyKeys.seen(msg.place, msg.id))) === undefined;
+    return (await readOld(this.ctx.store, legacyKeys.seen(msg.place, msg.id))) === undefined;
   }
 
   /**
@@ -186,7 +186,7 @@ export class Conversations {
     const tenant = tenantOf(place);
     const id =
       (await convView(this.ctx.store, tenant).get(convKeys.recent(place, userId))) ??
-      (await this.ctx.store.get(legacyKeys.recent(place, userId)));
+      (await readOld(this.ctx.store, legacyKeys.recent(place, userId)));
     return typeof id === 'string' ? this.load({ tenant, id }) : undefined;
   }
 

@@ -6,6 +6,10 @@
  * into the tenant's part unless something newer is, then deleted from the old key), so the next read
  * finds it in its place and the old key empties as conversations are used.
  */
+import { readOld } from '../../state/old-layout';
+
+/** Core's reads of a conversation's old keys go through the one gate (state/old-layout.ts). */
+export { readOld };
 import type { Json, StateStore } from '../../state/store';
 import { type ScopedKey, type Tenant, type TenantStore, tenantStore } from '../../state/tenant-store';
 import { readMoving } from '../../state/moved-records';
@@ -48,7 +52,7 @@ export async function readEither(
   key: ScopedKey,
   legacy: string,
 ): Promise<Json | undefined> {
-  return (await view.get(key)) ?? (await store.get(legacy));
+  return (await view.get(key)) ?? (await readOld(store, legacy));
 }
 
 /**
@@ -63,7 +67,7 @@ export async function loadConversation(
   const view = convView(store, ref);
   const found = await view.get(convKeys.conversation(ref.id));
   if (found !== undefined) return parseStored(conversationSchema, found);
-  const old = parseStored(conversationSchema, await store.get(legacyKeys.conversation(ref.id)));
+  const old = parseStored(conversationSchema, await readOld(store, legacyKeys.conversation(ref.id)));
   // Only the tenant's own: an old record of another tenant's place is not this tenant's to take.
   if (!old || old.place.surface !== ref.tenant.surface || old.place.workspace !== ref.tenant.id) return undefined;
   await readMoved(store, view, convKeys.session(ref.id), legacyKeys.session(ref.id), retentionMs);

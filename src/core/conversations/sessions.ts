@@ -43,8 +43,6 @@ export async function ensureSession(ctx: CoreContext, conv: ConvRef, retentionMs
 /** Activity in the conversation: its session mapping lives another retention period. */
 export async function touchSession(ctx: CoreContext, conv: ConvRef, retentionMs: number): Promise<void> {
   const view = convView(ctx.store, conv);
-  for (const key of [convKeys.session(conv.id), convKeys.sessionChatbot(conv.id)]) {
-    const value = await view.get(key);
-    if (value !== undefined) await view.set(key, value, retentionMs);
-  }
+  // A touch each (one command, no read): an absent mapping stays absent.
+  for (const key of [convKeys.session(conv.id), convKeys.sessionChatbot(conv.id)]) await view.touch(key, retentionMs);
 }

@@ -1,3 +1,4 @@
+import { oldLayoutMayRemain } from '../../state/old-layout';
 import type { StateStore } from '../../state/store';
 import { gatherLead, touchLeadFacts } from '../handoff/lead-store';
 import { convKeys, legacyKeys, parseStored, toJson, turnSchema, type ConvRef, type Turn } from './model';
@@ -57,7 +58,9 @@ export async function appendTurn(
 
 /** Restarts the transcript's retention without changing it (activity that adds no turn). */
 export async function touchTranscript(store: StateStore, conv: ConvRef, retentionMs: number): Promise<void> {
-  const raw = await storedTranscript(store, conv, retentionMs);
-  if (raw !== undefined) await convView(store, conv).compareAndSet(convKeys.transcript(conv.id), raw, raw, retentionMs);
+  // One command (no read, no write of the value): a touch can never write back an older transcript.
+  const touched = await convView(store, conv).touch(convKeys.transcript(conv.id), retentionMs);
+  // One still at its old key is moved, with the retention from now.
+  if (!touched && oldLayoutMayRemain(store)) await storedTranscript(store, conv, retentionMs);
   await touchLeadFacts(store, conv, retentionMs);
 }

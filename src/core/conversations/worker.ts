@@ -5,6 +5,7 @@
  * sweep of the lease running out. What an item means is not its business: it hands each one to
  * `handle` and acks it afterwards.
  */
+import { oldLayoutMayRemain, readOld } from '../../state/old-layout';
 import { setMaxListeners } from 'node:events';
 import type { Json, QueueItem } from '../../state/store';
 import { tenantFor } from '../../state/tenant-store';
@@ -133,7 +134,7 @@ export class QueueWorker {
   private async pendingRef(convId: string, value: Json | undefined): Promise<ConvRef | undefined> {
     const mark = parseStored(pendingSchema, value);
     if (mark && mark !== 1) return { tenant: tenantFor(mark.surface, mark.id), id: convId };
-    const old = parseStored(conversationSchema, await this.ctx.store.get(legacyKeys.conversation(convId)));
+    const old = parseStored(conversationSchema, await readOld(this.ctx.store, legacyKeys.conversation(convId)));
     const conv = old ? await loadConversation(this.ctx.store, convRef(old), this.retentionMs) : undefined;
     return conv ? convRef(conv) : undefined;
   }
@@ -141,7 +142,8 @@ export class QueueWorker {
   /** Items waiting: in the tenant's queue and in one left in the old layout. */
   private async queued(ref: ConvRef): Promise<number> {
     const { store } = this.ctx;
-    return (await convView(store, ref).length(convKeys.queue(ref.id))) + (await store.length(legacyKeys.queue(ref.id)));
+    const own = await convView(store, ref).length(convKeys.queue(ref.id));
+    return oldLayoutMayRemain(store) ? own + (await store.length(legacyKeys.queue(ref.id))) : own;
   }
 
   /** Stops taking work; waits for the answers in flight for at most `withinMs` (a real timer's duration). */
@@ -223,16 +225,15 @@ export class QueueWorker {
     const { store, config } = this.ctx;
     const convId = ref.id;
     // Held at most a lease (INSTANCE_LEASE_S) without renewal: a dead instance's thread is taken over soon.
-    const lease = await HeldLease.take(
-      store,
-      infraKeys.lease(convId),
-      config.instanceId,
-      leaseTimings(config.leaseTtlMs),
-    );
+    const timings = leaseTimings(config.leaseTtlMs);
+    // The renewals keep the conversation's pending entry at the lease's end (noted a lease from its
+    // push, so about now + a lease): no sweep reads this lease while it is renewed.
+    const due = { index: PENDING_INDEX, member: convId, dueAt: this.ctx.now() + timings.ttlMs, now: this.ctx.now };
+    const lease = await HeldLease.take(store, infraKeys.lease(convId), config.instanceId, timings, due);
     if (!lease) return false;
     try {
       // Looked at once per drain: nothing is pushed to the old layout's queue any more.
-      let legacyLeft = (await store.length(legacyKeys.queue(convId))) > 0;
+      let legacyLeft = oldLayoutMayRemain(store) && (await store.length(legacyKeys.queue(convId))) > 0;
       while (!this.stopping) {
         const item = await this.next(ref, legacyLeft, lease);
         if (!item) break;

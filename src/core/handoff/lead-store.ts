@@ -4,6 +4,7 @@
  * the turns the transcript still holds, and no render scans the transcript again.
  */
 import { z } from 'zod';
+import { oldLayoutMayRemain } from '../../state/old-layout';
 import type { StateStore } from '../../state/store';
 import { convKeys, legacyKeys, parseStored, toJson, type ConvRef, type Turn } from '../conversations/model';
 import { convView, readEither, readMoved } from '../conversations/records';
@@ -66,6 +67,7 @@ export async function gatherLead(store: StateStore, conv: ConvRef, turn: Turn, r
 
 /** Restarts the facts' retention with the transcript's (activity that adds no turn). */
 export async function touchLeadFacts(store: StateStore, conv: ConvRef, retentionMs: number): Promise<void> {
-  const raw = await storedFacts(store, conv, retentionMs);
-  if (raw !== undefined) await convView(store, conv).compareAndSet(convKeys.lead(conv.id), raw, raw, retentionMs);
+  // One command, as the transcript's (a touch never writes back older facts); old ones are moved.
+  const touched = await convView(store, conv).touch(convKeys.lead(conv.id), retentionMs);
+  if (!touched && oldLayoutMayRemain(store)) await storedFacts(store, conv, retentionMs);
 }

@@ -14,6 +14,7 @@
  * The asker is the user who started the conversation, recorded on the conversation itself (so it
  * lives as long as the conversation): not whoever posted in its thread.
  */
+import { readOld } from '../../state/old-layout';
 import type { CoreContext, HandoffTarget } from '../context';
 import { convKeys, convRef, legacyKeys, type Conversation } from '../conversations/model';
 import { convView } from '../conversations/records';
@@ -107,6 +108,7 @@ export async function askerOf(ctx: CoreContext, conv: Conversation, actor: Actor
   // A conversation from before its asker was recorded: who asked in it then (those keys expire on their own).
   const view = convView(ctx.store, convRef(conv));
   const asked =
-    (await view.get(convKeys.asker(conv.id, actor.id))) ?? (await ctx.store.get(legacyKeys.asker(conv.id, actor.id)));
+    (await view.get(convKeys.asker(conv.id, actor.id))) ??
+    (await readOld(ctx.store, legacyKeys.asker(conv.id, actor.id)));
   return asked !== undefined ? actor : undefined;
 }

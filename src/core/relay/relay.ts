@@ -203,10 +203,11 @@ class AnswerRun {
   private async relay(): Promise<RelayResult> {
     const { store, log, instanceId } = this.deps;
     const { leaseTtlMs, leaseRenewMs } = this.opts;
-    const lease = await HeldLease.take(store, inflightLease(this.req.answerKey), instanceId, {
-      ttlMs: leaseTtlMs,
-      renewMs: leaseRenewMs,
-    });
+    // Its renewals keep the answer's due entry (scheduled below) at the lease's end.
+    const key = this.req.answerKey;
+    const due = { index: INFLIGHT_INDEX, member: key, dueAt: this.now + leaseTtlMs, now: () => this.now };
+    const timings = { ttlMs: leaseTtlMs, renewMs: leaseRenewMs };
+    const lease = await HeldLease.take(store, inflightLease(key), instanceId, timings, due);
     if (!lease) {
       // The key is this answer's own: held elsewhere, it is no longer this instance's to relay.
       log.warn({ answerKey: this.req.answerKey }, 'in-flight lease held elsewhere; the answer is left to it');
@@ -220,7 +221,7 @@ class AnswerRun {
     // before the record is written: a crash between leaves an entry without a record, which a sweep
     // drops, never a record no sweep finds.
     const indexed = store
-      .schedule(INFLIGHT_INDEX, this.req.answerKey, this.now + this.opts.leaseTtlMs)
+      .schedule(INFLIGHT_INDEX, this.req.answerKey, due.dueAt)
       .catch((err: unknown) => log.warn({ err }, 'could not index the in-flight record'));
     this.recordChain = indexed;
     this.saveRecord();
@@ -247,13 +248,14 @@ class AnswerRun {
       lease.lost.removeEventListener('abort', this.fencedOut);
       await this.recordChain;
       await indexed;
-      // Fenced: refused once the lease is another's. A thread lost (the drop's reason) leaves the
-      // record and its index entry too: recovery marks the answer.
-      if (!this.fenced) {
-        await lease.write([{ op: 'delete', key: inflightKey(this.req.answerKey) }]).catch(() => undefined);
-        await store.unschedule(INFLIGHT_INDEX, this.req.answerKey).catch(() => undefined);
-      }
-      await lease.release();
+      // The record, its index entry and the lease go in one fenced step (refused once the lease is
+      // another's). A thread lost (the drop's reason) leaves them too: recovery marks the answer.
+      if (this.fenced) await lease.release();
+      else
+        await lease.finish([
+          { op: 'delete', key: inflightKey(key) },
+          { op: 'unschedule', index: INFLIGHT_INDEX, member: key },
+        ]);
     }
 
     const messages = this.messages.messages;

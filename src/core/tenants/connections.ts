@@ -6,6 +6,7 @@
  *
  * The small, stable API other parts use: `connectionOf(ctx, tenant)`, and `TenantConnections` itself.
  */
+import { readOld } from '../../state/old-layout';
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from 'pino';
@@ -185,7 +186,7 @@ export class TenantConnections {
     const view = this.view(t);
     const current = await view.get(CONNECTION_KEY);
     if (current !== undefined) return current;
-    const legacy = await this.store.get(legacyKeyOf(t));
+    const legacy = await readOld(this.store, legacyKeyOf(t));
     if (legacy === undefined) return undefined;
     await view.setIfAbsent(CONNECTION_KEY, legacy);
     const tag = storedSchema.safeParse(legacy);
@@ -203,7 +204,7 @@ export function chatbotTagOf(chatbotId: string): string {
 /** The tag of the chatbot the tenant's connection names (read without opening the seal), if any. */
 export async function connectedChatbotTag(store: StateStore, t: Tenant): Promise<string | undefined> {
   const stored = storedSchema.safeParse(
-    (await tenantStore(store, t).get(CONNECTION_KEY)) ?? (await store.get(legacyKeyOf(t))),
+    (await tenantStore(store, t).get(CONNECTION_KEY)) ?? (await readOld(store, legacyKeyOf(t))),
   );
   return stored.success ? stored.data.chatbotTag : undefined;
 }

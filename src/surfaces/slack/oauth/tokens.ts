@@ -7,6 +7,7 @@
  * The margin is wider than Bolt's own (its InstallProvider refreshes within 2 hours of expiry), so
  * Bolt's authorize, which reads through the same store, finds the token already fresh.
  */
+import { readOld } from '../../../state/old-layout';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { StateStore } from '../../../state/store';
@@ -69,7 +70,7 @@ async function orgMarkOf(store: StateStore, team: string): Promise<{ enterprise:
   if (!team) return undefined;
   const own = markedEnterprise(await slackView(store, team).get(ORG_MARK));
   if (own) return { enterprise: own.enterprise, moved: true };
-  const legacy = markedEnterprise(await store.get(legacyOrgTeamKey(team)));
+  const legacy = markedEnterprise(await readOld(store, legacyOrgTeamKey(team)));
   return legacy && { enterprise: legacy.enterprise, moved: false };
 }
 
