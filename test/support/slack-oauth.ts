@@ -19,7 +19,7 @@ export interface OAuthE2E extends SlackE2E {
 }
 
 export async function startOAuthE2E(
-  opts: { now?: () => number; env?: Record<string, string>; logLines?: string[] } = {},
+  opts: { now?: () => number; env?: Record<string, string>; logLines?: string[]; llm?: { baseUrl: string } } = {},
 ): Promise<OAuthE2E> {
   const dir = tempDir('slack-oauth-');
   const dbPath = join(dir.dir, 'state.db');
@@ -32,6 +32,7 @@ export async function startOAuthE2E(
     },
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.logLines ? { logLines: opts.logLines } : {}),
+    ...(opts.llm ? { llm: opts.llm } : {}),
   });
   return {
     ...e,
