@@ -5,12 +5,11 @@
  * to the deployment's. Kept in the office record (tenants/office-record.ts), read by the handoff with
  * the deployment's value as the fallback (handoff/rules.ts).
  */
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { HANDOFF_RULES, describeRules, ruleNamed } from '../handoff/rules';
 import type { Card, Invocation } from '../surface';
 import type { OfficeHandoffRules } from '../tenants/office-record';
 import { saveOfficePart, storedOffices } from '../tenants/offices';
-import { tenantOf } from '../tenants/tenant';
 import { usageOf } from './catalogue';
 import { UsageError, restValue, splitHead } from './grammar';
 
@@ -18,7 +17,7 @@ const USAGE = usageOf('handoff');
 const NAMES = HANDOFF_RULES.map((r) => r.name).join(', ');
 
 /** The rules as a card: each one's value, and where it comes from. */
-export function rulesCard(ctx: CoreContext, own: OfficeHandoffRules | undefined): Card {
+export function rulesCard(ctx: TenantScope, own: OfficeHandoffRules | undefined): Card {
   return {
     title: 'Handoff settings',
     fields: describeRules(ctx.config, own).map((r) => ({
@@ -29,12 +28,12 @@ export function rulesCard(ctx: CoreContext, own: OfficeHandoffRules | undefined)
   };
 }
 
-export async function handoffSettings(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+export async function handoffSettings(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   if (!inv.actor.isAdmin) {
     await inv.reply({ text: "Only admins may see or change this office's handoff settings." }, { ephemeral: true });
     return;
   }
-  const tenant = (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
+  const tenant = ctx.canonical;
   const own = (await storedOffices(ctx).of(tenant))?.handoff;
   const { head, rest } = splitHead(args.trim());
   if (head === '') {

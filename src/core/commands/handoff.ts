@@ -1,6 +1,6 @@
 import type { Conversations } from '../conversations/engine';
 import { convRef, type Conversation } from '../conversations/model';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CommandHandler, TenantScope } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS, HANDOFF_SURVEY_FORM } from '../handoff/model';
 import { openSurvey, submitSurvey } from '../handoff/survey';
@@ -77,7 +77,7 @@ function settingsArgs(args: string): string | undefined {
 
 /** `/handoff [reason|cancel|queue|away|back|settings]`. */
 async function runHandoff(
-  ctx: CoreContext,
+  ctx: TenantScope,
   conversations: Conversations,
   handoffs: Handoffs,
   inv: Invocation,
@@ -162,7 +162,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       [HANDOFF_ACTIONS.takeover]: async (_ctx, inv, ticketId) => handoffs.askTakeOver(inv, ticketId),
       [HANDOFF_ACTIONS.takeoverConfirm]: async (_ctx, inv, value) => handoffs.takeOver(inv, value),
       [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => handoffs.rate(inv, value),
-      [HANDOFF_ACTIONS.survey]: async (ctx, inv, ticketId) => openSurvey(ctx, handoffs, inv, ticketId),
+      [HANDOFF_ACTIONS.survey]: async (_ctx, inv, ticketId) => openSurvey(handoffs, inv, ticketId),
     },
     forms: {
       [HANDOFF_SURVEY_FORM]: async (_ctx, inv, ticketId, values) => submitSurvey(handoffs, inv, ticketId, values),

@@ -32,10 +32,11 @@ import { startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
-import { tenantOf } from '../tenants/tenant';
+import { type RequestTenant, tenantOf } from '../tenants/tenant';
 import type { ChatbotClient } from '../../service/client';
 import { NOT_CONNECTED } from '../tenants/directory';
-import { chatbotFor, withChatbot } from '../tenants/scope';
+import { scopeOf } from '../tenants/scope';
+import { ListingCatalogue } from '../listings/named';
 import { beginTenantWork } from '../tenants/leave';
 import type { TenantWork } from '../tenants/tenant-work';
 
@@ -46,8 +47,8 @@ const RETRYING_TTL_MS = 10 * 60_000;
 export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private readonly worker: QueueWorker;
-  /** One answerer per chatbot client (a tenant's own, or the default): its listings and settings are that chatbot's. */
-  private readonly turns = new WeakMap<ChatbotClient, TurnAnswerer>();
+  /** The listings answers may name, one catalogue per chatbot client (a tenant's own, or the default). */
+  private readonly catalogues = new WeakMap<ChatbotClient, ListingCatalogue>();
   /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
   private resuming = false;
 
@@ -59,24 +60,27 @@ export class Conversations {
     this.worker = new QueueWorker(ctx, (conv, item) => this.handleItem(conv, item), this.retentionMs);
   }
 
-  /** The answerer of the conversation's tenant's chatbot; undefined when the tenant has none. */
-  private async turnsFor(conv: Conversation): Promise<TurnAnswerer | undefined> {
-    const tenant = tenantOf(conv.place);
-    const chatbot = await chatbotFor(this.ctx, tenant);
-    if (!chatbot) return undefined;
-    const known = this.turns.get(chatbot.client);
-    if (known) return known;
-    const ctx = withChatbot(this.ctx, tenant, chatbot);
-    const made = new TurnAnswerer({
+  /**
+   * The answerer of a turn, in the scope of the conversation's tenant (the one its request carries);
+   * undefined when the tenant has no chatbot.
+   */
+  private async turnsFor(tenant: RequestTenant): Promise<TurnAnswerer | undefined> {
+    const ctx = await scopeOf(this.ctx, tenant);
+    if (!ctx) return undefined;
+    let catalogue = this.catalogues.get(ctx.chatbot.client);
+    if (!catalogue) {
+      catalogue = new ListingCatalogue(ctx);
+      this.catalogues.set(ctx.chatbot.client, catalogue);
+    }
+    return new TurnAnswerer({
       ctx,
+      catalogue,
       relay: this.relay,
       handoffs: this.handoffs,
       session: (conv) => ensureSession(ctx, convRef(conv), this.retentionMs),
       addTurn: (conv, turn) => appendTurn(ctx.store, convRef(conv), turn, this.retentionMs),
       stopSignal: this.worker.stopSignal,
     });
-    this.turns.set(chatbot.client, made);
-    return made;
   }
 
   // ---- entry points ------------------------------------------------------------------------------
@@ -343,7 +347,7 @@ export class Conversations {
         await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
         return;
       }
-      const turns = await this.turnsFor(conv);
+      const turns = await this.turnsFor(request.tenant);
       if (!turns) {
         await surface.post(conv.place, { text: NOT_CONNECTED });
         return;

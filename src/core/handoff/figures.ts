@@ -6,7 +6,7 @@
  */
 import type { Tenant } from '../../state/tenant-store';
 import type { ChartPanel } from '../analytics/chart';
-import type { CoreContext } from '../context';
+import type { UnconnectedScope } from '../context';
 import { viewTenants } from '../tenants/offices';
 import { duration } from './render';
 import type { Ticket } from './model';
@@ -78,7 +78,7 @@ export function computeHandoffFigures(
 
 /** The figures of one tenant's tickets in the days `from`..`to` (YYYY-MM-DD, UTC, both whole). */
 export async function handoffFigures(
-  ctx: CoreContext,
+  ctx: Pick<UnconnectedScope, 'store' | 'config'>,
   tenant: Tenant,
   range: { from: string; to: string },
   opts: { responseTarget?: boolean } = {},

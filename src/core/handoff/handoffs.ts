@@ -15,7 +15,7 @@ import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place,
 import { decide, ends, permit, refusalOf } from './decide';
 import { BRIDGE, type Decision, type HandoffEvent, type HandoffStep, type Refused, type Who } from './events';
 import { HandoffHours } from './hours/hours';
-import { afterHoursLines, readOffice } from './hours/office';
+import { afterHoursLines } from './hours/office';
 import { isOpen } from './hours/office-hours';
 import { OfficeBook } from './hours/ticket-office';
 import type { HoursStep } from './hours/steps';
@@ -27,9 +27,8 @@ import { dueSteps, sweepTiming } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
 import { handoffTarget, talkToHumanMessage } from './channel';
-import { tenantContext } from '../tenants/scope';
 import type { Gate } from './permissions';
-import { type Acting, askerOf, whoIs } from './who';
+import { type Acting, askerOf, type Intent, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
 import type { Tenant } from '../../state/tenant-store';
 
@@ -102,6 +101,11 @@ export class Handoffs {
    * Why `actor` may not do what touches no ticket (the queue, away/back, Retry; `asker`: who asked,
    * for Retry), from the one permission table with the role who.ts gives them; undefined: they may.
    */
+  /** Who `by` is for `intent` (who.ts), for a step asked outside this class (the rating form). */
+  whoIs(by: Acting, intent: Intent): Promise<Who> {
+    return whoIs(this.ctx, by, intent);
+  }
+
   async refusal(gate: Gate, by: Acting, asker?: Actor): Promise<string | undefined> {
     return permit(gate, await whoIs(this.ctx, by, { action: gate, asker }), asker)?.refusal;
   }
@@ -134,11 +138,11 @@ export class Handoffs {
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
     // The office and the words of the conversation's tenant's chatbot.
-    const tenantCtx = await tenantContext(this.ctx, conv.place);
-    const office = await readOffice(tenantCtx);
+    const opened = await new OfficeBook(this.ctx).of(conv.place);
+    const { office } = opened;
     const afterHours = !isOpen(office.hours, at);
     const mails = this.hours.mailsTickets(office);
-    const talkToHuman = await talkToHumanMessage(tenantCtx);
+    const talkToHuman = await talkToHumanMessage(opened.ctx);
     const noticeText = afterHours ? [talkToHuman, ...afterHoursLines(office, at, mails)].join('\n') : talkToHuman;
     const decided = decide(
       active,
@@ -154,9 +158,7 @@ export class Handoffs {
           noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
           ...(afterHours ? { afterHours, mails } : {}),
-          ...(tenantCtx.scope
-            ? { office: { chatbotId: tenantCtx.config.chatbotId, kind: tenantCtx.scope.chatbot } }
-            : {}),
+          ...(opened.chatbotId && opened.kind ? { office: { chatbotId: opened.chatbotId, kind: opened.kind } } : {}),
         },
       },
       who,

@@ -3,8 +3,8 @@
  * (one atomic `compareAndSetWithIntents`), the conversation's handoff mark, and the keys that find
  * a ticket from its threads. No decisions are made here (decide.ts makes them).
  */
-import type { Json, OutboxIntent } from '../../state/store';
-import type { CoreContext } from '../context';
+import type { Json, OutboxIntent, StateStore } from '../../state/store';
+import type { TenantConfig } from '../context';
 import { convKeys, legacyKeys, parseStored, toJson, type ConvRef } from '../conversations/model';
 import { convView, readMoved } from '../conversations/records';
 import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
@@ -39,7 +39,7 @@ export interface ReadTicket {
 export class ContentionError extends Error {}
 
 export class TicketStore {
-  constructor(private readonly ctx: CoreContext) {}
+  constructor(private readonly ctx: { store: StateStore; config: Pick<TenantConfig, 'retentionMs'> }) {}
 
   /** RETENTION_DAYS after a ticket's last change, the ticket and the keys that find it expire. */
   get retentionMs(): number {

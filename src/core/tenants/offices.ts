@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { Json } from '../../state/store';
 import { sameTenant, tenantStore, type Tenant } from '../../state/tenant-store';
-import type { CoreContext, HandoffTarget } from '../context';
+import type { CoreContext, HandoffTarget, TenantConfig } from '../context';
 import { parseStored } from '../conversations/model';
 import type { Place, SurfaceName } from '../surface';
 import { OFFICE_KEY, type OfficeRecord, type Offices, updateOfficeRecord } from './office-record';
@@ -114,7 +114,7 @@ export async function sameOffice(ctx: CoreContext, a: Tenant, b: Tenant): Promis
 // channel, the environment's, takes their tickets.
 
 /** The environment's channel of `surface`, as a channel of `from`'s workspace when it can be one; else undefined. */
-function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
+function envTargetFor(ctx: { config: TenantConfig }, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
   const env = ctx.config.handoff[surface];
   if (!env) return undefined;
   if (env.workspace === '') return servesManyTenants(ctx, surface) ? undefined : env;
@@ -180,7 +180,7 @@ export async function routeHandoff(ctx: CoreContext, from: Place): Promise<Hando
  * environment's channel of its surface where that channel is its workspace's but names none (one
  * Slack workspace: tickets posted there, from any surface of the office, are recorded under it).
  */
-export function viewTenants(ctx: CoreContext, viewer: Tenant): Tenant[] {
+export function viewTenants(ctx: { config: TenantConfig }, viewer: Tenant): Tenant[] {
   const env = envTargetFor(ctx, viewer.surface, viewer);
   return env && env.workspace === '' && viewer.id !== '' ? [viewer, tenantOf(env)] : [viewer];
 }

@@ -28,6 +28,17 @@ export function requestTenant(place: Pick<Place, 'surface' | 'workspace'>): Requ
   return tenantOf(place) as RequestTenant;
 }
 
+/**
+ * The tenant of stored work (a conversation, a ticket, an `/ask` in progress, a rated answer): such
+ * records keep the place their request happened at, and its tenant is the one `requestTenant`
+ * decided from that place then, so background work (the queue worker, the sweeps, a ticket's steps
+ * and e-mails) finds it again the same way. The one place core maps a stored place back to a tenant;
+ * the work of a request reads `BridgeRequest.tenant`.
+ */
+export function recordedTenant(place: Pick<Place, 'surface' | 'workspace'>): RequestTenant {
+  return requestTenant(place);
+}
+
 /** One string per tenant, for store keys and caches. */
 export function tenantKey(t: Tenant): string {
   return `${t.surface}:${t.id}`;
