@@ -4,7 +4,7 @@
  * thread messages to conversations or to a handoff, runs the periodic sweeps, and never lets an
  * error reach a surface: the user is told what failed, the log gets the detail.
  */
-import { requestTenant, tenantOf } from './tenants/tenant';
+import { requestTenant } from './tenants/tenant';
 import type { Listing } from '../service/schemas/listings';
 import { assistantIntro, plainIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
@@ -175,7 +175,7 @@ export class Bridge implements BridgeCore {
     const { surface, workspace, ...opts } = leaving;
     // The environment's chatbot serves every tenant without its own: one that connected it by name
     // does not take its applied settings with it.
-    await leaveTenant(this.ctx, tenantOf({ surface, workspace }), {
+    await leaveTenant(this.ctx, requestTenant({ surface, workspace }), {
       ...opts,
       keepChatbots: [this.ctx.config.chatbotId],
     });
@@ -327,10 +327,11 @@ export class Bridge implements BridgeCore {
 
   /** Slack's App Home: the handoff queue for members of the handoff channel and admins. */
   async handoffQueue(viewer: Actor, surface: SurfacePort, workspace: string): Promise<OutMessage | undefined> {
-    if (await this.handoffs.refusal('queue', { actor: viewer, surface, place: { surface: surface.name, workspace } }))
-      return undefined;
+    // The App Home's event names the workspace it was opened in: its tenant is decided here, once.
+    const tenant = requestTenant({ surface: surface.name, workspace });
+    if (await this.handoffs.refusal('queue', { actor: viewer, surface, tenant })) return undefined;
     // The workspace's own tickets only.
-    return this.handoffs.queueMessage(tenantOf({ surface: surface.name, workspace }));
+    return this.handoffs.queueMessage(tenant);
   }
 }
 

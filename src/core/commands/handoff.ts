@@ -22,7 +22,7 @@ async function conversationOf(conversations: Conversations, inv: Invocation): Pr
     const here = await conversations.find(inv.place);
     if (here) return here;
   }
-  const recent = await conversations.recentFor(inv.place, inv.actor.id);
+  const recent = await conversations.recentFor(inv, inv.actor.id);
   return recent && (recent.asker === undefined || recent.asker.id === inv.actor.id) ? recent : undefined;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { CoreContext } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { Actor, Attachment, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import type { Actor, Attachment, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { RETRY_TTL_MS, TurnAnswerer } from './answer-turn';
 import { type AskInProgress, beginAsk, takeLostAsks } from './ask-intents';
 import {
@@ -32,7 +32,7 @@ import { startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
-import { type RequestTenant, tenantOf } from '../tenants/tenant';
+import type { RequestTenant } from '../tenants/tenant';
 import type { ChatbotClient } from '../../service/client';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { scopeOf } from '../tenants/scope';
@@ -114,7 +114,7 @@ export class Conversations {
       await ask.rooted(rootRef, thread);
     }
     const conv = await this.ensureConversation(thread, actor);
-    await this.setRecent(thread, actor.id, conv.id);
+    await this.setRecent(convRef(conv).tenant, thread, actor.id, conv.id);
     await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments });
     return conv;
   }
@@ -128,7 +128,7 @@ export class Conversations {
       conv = await this.ensureConversation(msg.place, msg.actor);
     }
     if (!(await this.firstDelivery(msg))) return true;
-    await this.setRecent(msg.place, msg.actor.id, conv.id);
+    await this.setRecent(msg.tenant, msg.place, msg.actor.id, conv.id);
     await this.enqueue(conv, {
       kind: 'message',
       msgId: msg.id,
@@ -186,8 +186,8 @@ export class Conversations {
   }
 
   /** The user's most recent conversation in a channel (for `/handoff` typed outside a thread). */
-  async recentFor(place: Place, userId: string): Promise<Conversation | undefined> {
-    const tenant = tenantOf(place);
+  async recentFor(req: Pick<BridgeRequest, 'tenant' | 'place'>, userId: string): Promise<Conversation | undefined> {
+    const { tenant, place } = req;
     const id =
       (await convView(this.ctx.store, tenant).get(convKeys.recent(place, userId))) ??
       (await this.ctx.store.get(legacyKeys.recent(place, userId)));
@@ -263,8 +263,8 @@ export class Conversations {
     return (await this.load(ref)) ?? conv;
   }
 
-  private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
-    await convView(this.ctx.store, tenantOf(place)).set(convKeys.recent(place, userId), convId, 30 * DAY_MS);
+  private async setRecent(tenant: RequestTenant, place: Place, userId: string, convId: string): Promise<void> {
+    await convView(this.ctx.store, tenant).set(convKeys.recent(place, userId), convId, 30 * DAY_MS);
   }
 
   /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */

@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CoreContext } from '../context';
+import { recordedTenant } from '../tenants/tenant';
 import { convRef, placeKey, type Conversation, type ConvRef } from '../conversations/model';
 import { appendTurn } from '../conversations/transcript';
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
@@ -128,13 +129,13 @@ export class Handoffs {
    */
   async request(conv: Conversation, actor: Actor, surface: SurfacePort, reason: string): Promise<string | undefined> {
     // A channel of the conversation's own workspace, or of its office on another surface: never another tenant's.
-    const target = await routeHandoff(this.ctx, conv.place);
+    const target = await routeHandoff(this.ctx, convRef(conv).tenant);
     if ('refusal' in target) return target.refusal;
     if (!this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
     const active = await this.tickets.active(convRef(conv));
-    const who = await whoIs(this.ctx, { actor, surface, place: conv.place }, { action: 'open', ticket: active, asker });
+    const who = await whoIs(this.ctx, { actor, surface, tenant: convRef(conv).tenant }, { action: 'open', ticket: active, asker });
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
     // The office and the words of the conversation's tenant's chatbot.
@@ -268,7 +269,7 @@ export class Handoffs {
   ): Promise<void> {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
-    const who = await whoIs(this.ctx, { actor, surface, place: ticket.userPlace }, { action: 'forward', ticket });
+    const who = await whoIs(this.ctx, { actor, surface, tenant: recordedTenant(ticket.userPlace) }, { action: 'forward', ticket });
     await this.apply(ticket.id, { kind: 'forward', text, files: attachments.map((a) => a.name) }, who, stableId);
   }
 
@@ -288,7 +289,7 @@ export class Handoffs {
       holder && !NOTE_PREFIX.test(msg.text)
         ? { kind: 'relay', text: msg.text, files: msg.attachments.map((a) => a.name) }
         : { kind: 'note', text: msg.text };
-    const who = await whoIs(this.ctx, { actor: msg.actor, surface, place: msg.place }, { action: step.kind, ticket });
+    const who = await whoIs(this.ctx, { actor: msg.actor, surface, tenant: msg.tenant }, { action: step.kind, ticket });
     const done = await this.apply(ticketId, step, who, stableId);
     if ('refusal' in done && !done.quiet) await surface.notify(msg.place, msg.actor, { text: done.refusal });
   }

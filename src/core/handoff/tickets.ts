@@ -12,7 +12,7 @@ import type { MessageRef, Place } from '../surface';
 import { isEnded, ticketConv, ticketKeys, ticketSchema, type Ticket } from './model';
 import { NOTICE_BOX } from './notice';
 import { sameTenant, scoped, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
-import { tenantOf } from '../tenants/tenant';
+import { recordedTenant, tenantOf } from '../tenants/tenant';
 
 const CAS_ATTEMPTS = 10;
 
@@ -219,7 +219,7 @@ export class TicketStore {
 
   /** The tenants a ticket belongs to: its asker's, and its handoff channel's (another, in a cross-surface handoff). */
   private views(t: Ticket): TenantStore[] {
-    const tenants = [tenantOf(t.userPlace), ...(t.root ? [tenantOf(t.root.place)] : [])];
+    const tenants = [recordedTenant(t.userPlace), ...(t.root ? [tenantOf(t.root.place)] : [])];
     const unique = tenants.filter((x, i) => tenants.findIndex((y) => sameTenant(x, y)) === i);
     return unique.map((x) => tenantStore(this.ctx.store, x));
   }

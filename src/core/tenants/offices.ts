@@ -158,20 +158,19 @@ export async function channelsServing(ctx: CoreContext, tenant: Tenant): Promise
 }
 
 /**
- * Where a ticket of `from`'s conversation goes: the tenant's own channel, else the environment's on
+ * Where a ticket of `tenant`'s conversation goes: the tenant's own channel, else the environment's on
  * its surface (when it is its workspace's), else another surface's channel of the same office.
  * A refusal says why none may be used.
  */
-export async function routeHandoff(ctx: CoreContext, from: Place): Promise<HandoffTarget | { refusal: string }> {
-  const tenant = tenantOf(from);
+export async function routeHandoff(ctx: CoreContext, tenant: Tenant): Promise<HandoffTarget | { refusal: string }> {
   const [here] = await channelsServing(ctx, tenant);
   if (here) return here;
   for (const other of Object.values(ctx.config.handoff)) {
-    if (!other || other.surface === from.surface || !ctx.surfaces.get(other.surface)) continue;
+    if (!other || other.surface === tenant.surface || !ctx.surfaces.get(other.surface)) continue;
     if (await sameOffice(ctx, tenant, tenantOf(other))) return other;
   }
   // A channel on this surface that is another workspace's, or none of this workspace's own.
-  const elsewhere = ctx.config.handoff[from.surface] !== undefined || servesManyTenants(ctx, from.surface);
+  const elsewhere = ctx.config.handoff[tenant.surface] !== undefined || servesManyTenants(ctx, tenant.surface);
   return { refusal: elsewhere ? NO_OWN_CHANNEL : NO_CHANNEL };
 }
 

@@ -9,7 +9,7 @@ import { convKeys, legacyKeys, toJson } from '../../../src/core/conversations/mo
 import { tenantStore } from '../../../src/state/tenant-store';
 import type { Place } from '../../../src/core/surface';
 import { saveOffice } from '../../../src/core/tenants/offices';
-import { tenantOf } from '../../../src/core/tenants/tenant';
+import { requestTenant, tenantOf } from '../../../src/core/tenants/tenant';
 import { waitFor } from '../../../fakes/wait-for';
 import { startCoreHarness } from '../../support/core-harness';
 import { useStarted } from '../../support/server-setup';
@@ -100,6 +100,6 @@ describe('two tenants in one bridge', () => {
     // As an older bridge kept it: the old key only.
     await view.delete(convKeys.recent(other, h.users.bob.id));
     await h.store.set(legacyKeys.recent(other, h.users.bob.id), convId!);
-    expect((await h.bridge.conversations.recentFor(other, h.users.bob.id))?.id).toBe(convId);
+    expect((await h.bridge.conversations.recentFor({ tenant: requestTenant(other), place: other }, h.users.bob.id))?.id).toBe(convId);
   });
 });

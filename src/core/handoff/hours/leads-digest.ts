@@ -15,7 +15,7 @@ import type { LeadSummary } from '../lead';
 import type { Ticket } from '../model';
 import { type DigestDay, digestMail, dueDigestDay } from './digest';
 import { digestId } from './mail-owner';
-import { tenantKey, tenantOf } from '../../tenants/tenant';
+import { recordedTenant, tenantKey } from '../../tenants/tenant';
 import { OfficeBook } from './ticket-office';
 
 export interface LeadsDigestDeps {
@@ -84,7 +84,7 @@ async function officesOf(book: OfficeBook, tickets: Ticket[]) {
     // A tenant no chatbot serves (not connected, no default) has no office whose mail its leads could join.
     if (o.chatbotId === undefined) continue;
     const group = offices.get(o.chatbotId) ?? { places: new Map<string, Place>(), tickets: [] };
-    group.places.set(tenantKey(tenantOf(ticket.userPlace)), ticket.userPlace);
+    group.places.set(tenantKey(recordedTenant(ticket.userPlace)), ticket.userPlace);
     group.tickets.push(ticket);
     offices.set(o.chatbotId, group);
   }
