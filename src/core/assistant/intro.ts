@@ -36,7 +36,11 @@ export function promptsFromSuggested(text: string): AssistantIntro['prompts'] {
 }
 
 async function promptsFromListings(ctx: TenantScope): Promise<AssistantIntro['prompts']> {
-  const page = await ctx.chatbot.client.listListings({ chatbotId: ctx.chatbot.chatbotId, page: 1, pageSize: LISTING_SAMPLE });
+  const page = await ctx.chatbot.client.listListings({
+    chatbotId: ctx.chatbot.chatbotId,
+    page: 1,
+    pageSize: LISTING_SAMPLE,
+  });
   const counts = new Map<string, number>();
   for (const l of page.items) {
     const city = l.city?.trim();

@@ -100,7 +100,9 @@ export function feedbackLine(t: Pick<FeedbackTally, 'positive' | 'negative'>): s
 /** The chatbot's name as people know it; its id when the service does not list it. */
 async function chatbotName(ctx: TenantScope): Promise<string> {
   try {
-    const found = (await ctx.chatbot.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.chatbot.chatbotId);
+    const found = (await ctx.chatbot.client.v1.listChatbots({ limit: 100 })).items.find(
+      (c) => c.id === ctx.chatbot.chatbotId,
+    );
     return found?.name || ctx.chatbot.chatbotId;
   } catch {
     return ctx.chatbot.chatbotId;

@@ -111,7 +111,9 @@ async function show(ctx: TenantScope, inv: Invocation): Promise<void> {
   let badge: string | undefined;
   const footer: string[] = [];
   try {
-    const record = (await ctx.chatbot.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.chatbot.chatbotId);
+    const record = (await ctx.chatbot.client.v1.listChatbots({ limit: 100 })).items.find(
+      (c) => c.id === ctx.chatbot.chatbotId,
+    );
     if (record) {
       title = record.name || title;
       badge = words(record.status);

@@ -45,10 +45,7 @@ function leadsHourOf(text: string): number | undefined {
 }
 
 async function showHours(ctx: TenantScope, inv: Invocation, text: string): Promise<void> {
-  await inv.reply(
-    { text, cards: [{ title: 'Office', fields: await officeFields(ctx) }] },
-    { ephemeral: true },
-  );
+  await inv.reply({ text, cards: [{ title: 'Office', fields: await officeFields(ctx) }] }, { ephemeral: true });
 }
 
 export async function officeHoursCommand(ctx: TenantScope, inv: Invocation, rest: string): Promise<void> {

@@ -60,18 +60,12 @@ export class Conversations {
     this.worker = new QueueWorker(ctx, (conv, item) => this.handleItem(conv, item), this.retentionMs);
   }
 
-  /**
-   * The answerer of a turn, in the scope of the conversation's tenant (the one its request carries);
-   * undefined when the tenant has no chatbot.
-   */
+  /** A turn's answerer, in the scope of the tenant its request carries; undefined when it has no chatbot. */
   private async turnsFor(tenant: RequestTenant): Promise<TurnAnswerer | undefined> {
     const ctx = await scopeOf(this.ctx, tenant);
     if (!ctx) return undefined;
-    let catalogue = this.catalogues.get(ctx.chatbot.client);
-    if (!catalogue) {
-      catalogue = new ListingCatalogue(ctx);
-      this.catalogues.set(ctx.chatbot.client, catalogue);
-    }
+    const catalogue = this.catalogues.get(ctx.chatbot.client) ?? new ListingCatalogue(ctx);
+    this.catalogues.set(ctx.chatbot.client, catalogue);
     return new TurnAnswerer({
       ctx,
       catalogue,

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
-import { scoped, scopedPrefix, type ScopedKey, type Tenant } from '../../state/tenant-store';
+import { scoped, scopedPrefix, type ScopedKey } from '../../state/tenant-store';
 import { type Place, SURFACE_NAMES } from '../surface';
 import { type RequestTenant, recordedTenant } from '../tenants/tenant';
 

@@ -9,7 +9,11 @@ import { convView, readMoved } from './records';
 import { recordOwnSession } from '../tenants/own-conversations';
 
 /** The conversation's session, if one was opened. */
-export async function sessionOf(ctx: Pick<TenantScope, 'store'>, conv: ConvRef, retentionMs: number): Promise<number | undefined> {
+export async function sessionOf(
+  ctx: Pick<TenantScope, 'store'>,
+  conv: ConvRef,
+  retentionMs: number,
+): Promise<number | undefined> {
   const v = await readMoved(
     ctx.store,
     convView(ctx.store, conv),

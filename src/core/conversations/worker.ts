@@ -132,7 +132,8 @@ export class QueueWorker {
    */
   private async pendingRef(convId: string, value: Json | undefined): Promise<ConvRef | undefined> {
     const mark = parseStored(pendingSchema, value);
-    if (mark && mark !== 1) return { tenant: recordedTenant({ surface: mark.surface, workspace: mark.id }), id: convId };
+    if (mark && mark !== 1)
+      return { tenant: recordedTenant({ surface: mark.surface, workspace: mark.id }), id: convId };
     const old = parseStored(conversationSchema, await this.ctx.store.get(legacyKeys.conversation(convId)));
     const conv = old ? await loadConversation(this.ctx.store, convRef(old), this.retentionMs) : undefined;
     return conv ? convRef(conv) : undefined;

@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CoreContext } from '../context';
-import { recordedTenant } from '../tenants/tenant';
 import { convRef, placeKey, type Conversation, type ConvRef } from '../conversations/model';
 import { appendTurn } from '../conversations/transcript';
 import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place, SurfacePort } from '../surface';
@@ -27,7 +26,7 @@ import { queueMessage } from './queue';
 import { dueSteps, sweepTiming } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
-import { handoffTarget, talkToHumanMessage } from './channel';
+import { handoffTarget } from './channel';
 import type { Gate } from './permissions';
 import { type Acting, askerOf, type Intent, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
@@ -98,15 +97,12 @@ export class Handoffs {
     return queueMessage(await this.queue(viewer), this.ctx.now(), lines);
   }
 
+  /** Who `by` is for `intent` (who.ts), for a step asked outside this class (the rating form). */
+  readonly whoIs = (by: Acting, intent: Intent): Promise<Who> => whoIs(this.ctx, by, intent);
   /**
    * Why `actor` may not do what touches no ticket (the queue, away/back, Retry; `asker`: who asked,
    * for Retry), from the one permission table with the role who.ts gives them; undefined: they may.
    */
-  /** Who `by` is for `intent` (who.ts), for a step asked outside this class (the rating form). */
-  whoIs(by: Acting, intent: Intent): Promise<Who> {
-    return whoIs(this.ctx, by, intent);
-  }
-
   async refusal(gate: Gate, by: Acting, asker?: Actor): Promise<string | undefined> {
     return permit(gate, await whoIs(this.ctx, by, { action: gate, asker }), asker)?.refusal;
   }
@@ -129,21 +125,21 @@ export class Handoffs {
    */
   async request(conv: Conversation, actor: Actor, surface: SurfacePort, reason: string): Promise<string | undefined> {
     // A channel of the conversation's own workspace, or of its office on another surface: never another tenant's.
-    const target = await routeHandoff(this.ctx, convRef(conv).tenant);
+    const ref = convRef(conv);
+    const target = await routeHandoff(this.ctx, ref.tenant);
     if ('refusal' in target) return target.refusal;
     if (!this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
-    const active = await this.tickets.active(convRef(conv));
-    const who = await whoIs(this.ctx, { actor, surface, tenant: convRef(conv).tenant }, { action: 'open', ticket: active, asker });
+    const active = await this.tickets.active(ref);
+    const by = { actor, surface, tenant: ref.tenant };
+    const who = await whoIs(this.ctx, by, { action: 'open', ticket: active, asker });
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
-    // The office and the words of the conversation's tenant's chatbot.
-    const opened = await new OfficeBook(this.ctx).of(conv.place);
-    const { office } = opened;
+    // The office and the words of the conversation's tenant's chatbot; its office kept with the ticket.
+    const { office, talkToHuman, captured } = await new OfficeBook(this.ctx).opening(conv.place);
     const afterHours = !isOpen(office.hours, at);
     const mails = this.hours.mailsTickets(office);
-    const talkToHuman = await talkToHumanMessage(opened.ctx);
     const noticeText = afterHours ? [talkToHuman, ...afterHoursLines(office, at, mails)].join('\n') : talkToHuman;
     const decided = decide(
       active,
@@ -159,7 +155,7 @@ export class Handoffs {
           noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
           ...(afterHours ? { afterHours, mails } : {}),
-          ...(opened.chatbotId && opened.kind ? { office: { chatbotId: opened.chatbotId, kind: opened.kind } } : {}),
+          ...(captured ? { office: captured } : {}),
         },
       },
       who,
@@ -269,7 +265,8 @@ export class Handoffs {
   ): Promise<void> {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
-    const who = await whoIs(this.ctx, { actor, surface, tenant: recordedTenant(ticket.userPlace) }, { action: 'forward', ticket });
+    const by = { actor, surface, tenant: ticketConv(ticket).tenant };
+    const who = await whoIs(this.ctx, by, { action: 'forward', ticket });
     await this.apply(ticket.id, { kind: 'forward', text, files: attachments.map((a) => a.name) }, who, stableId);
   }
 

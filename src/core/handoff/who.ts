@@ -17,7 +17,7 @@
 import type { CoreContext, HandoffTarget } from '../context';
 import { convKeys, convRef, legacyKeys, type Conversation } from '../conversations/model';
 import { convView } from '../conversations/records';
-import type { Actor, Place, SurfacePort } from '../surface';
+import type { Actor, SurfacePort } from '../surface';
 import { channelsServing } from '../tenants/offices';
 import { type RequestTenant, recordedTenant, tenantOf } from '../tenants/tenant';
 import { sameTenant } from '../../state/tenant-store';

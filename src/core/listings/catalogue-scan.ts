@@ -44,7 +44,11 @@ function readingOf(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>): Readin
 function readNextPage(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>, r: Reading): Promise<void> {
   r.next ??= (async () => {
     const page = r.pages.length + 1;
-    const res = await ctx.chatbot.client.listListings({ chatbotId: ctx.chatbot.chatbotId, page, pageSize: SCAN_PAGE_SIZE });
+    const res = await ctx.chatbot.client.listListings({
+      chatbotId: ctx.chatbot.chatbotId,
+      page,
+      pageSize: SCAN_PAGE_SIZE,
+    });
     r.pages.push(res.items);
     if (res.items.length < SCAN_PAGE_SIZE || page * SCAN_PAGE_SIZE >= res.total || page >= MAX_SCAN_PAGES)
       r.complete = true;
@@ -55,7 +59,10 @@ function readNextPage(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>, r: R
 }
 
 /** The listings of the first page that has any `match`, reading as few pages as the shared reading needs. */
-export async function scanCatalogue(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>, match: (l: Listing) => boolean): Promise<Listing[]> {
+export async function scanCatalogue(
+  ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>,
+  match: (l: Listing) => boolean,
+): Promise<Listing[]> {
   const r = readingOf(ctx);
   for (let i = 0; i < MAX_SCAN_PAGES; i++) {
     while (i >= r.pages.length && !r.complete) await readNextPage(ctx, r);

@@ -76,7 +76,10 @@ const normUrl = (u: string): string => u.trim().replace(/\/+$/, '').toLowerCase(
  * Every listing the key names. MLS numbers filter on the service; ids and URLs have no filter, so
  * the catalogue is scanned, bounded and shared between lookups (catalogue-scan.ts).
  */
-export async function findListings(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>, k: ListingKey): Promise<Listing[]> {
+export async function findListings(
+  ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>,
+  k: ListingKey,
+): Promise<Listing[]> {
   if (k.keyType === 'MLSNumber') {
     const res = await ctx.chatbot.client.listListings({
       chatbotId: ctx.chatbot.chatbotId,

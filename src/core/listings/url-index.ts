@@ -41,9 +41,7 @@ export function listingUrlKey(url: string): string | undefined {
 
 /** The tenant's listings changed through the bridge: the next lookup reads the catalogue again. */
 export async function forgetListingIndex(ctx: Pick<UnconnectedScope, 'view'>): Promise<void> {
-  await ctx.view
-    .delete(INDEX_KEY)
-    .catch(() => undefined);
+  await ctx.view.delete(INDEX_KEY).catch(() => undefined);
 }
 
 async function readCatalogue(ctx: TenantScope): Promise<Listing[]> {

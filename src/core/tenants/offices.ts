@@ -15,7 +15,7 @@ import type { Json } from '../../state/store';
 import { sameTenant, tenantStore, type Tenant } from '../../state/tenant-store';
 import type { CoreContext, HandoffTarget, TenantConfig } from '../context';
 import { parseStored } from '../conversations/model';
-import type { Place, SurfaceName } from '../surface';
+import type { SurfaceName } from '../surface';
 import { OFFICE_KEY, type OfficeRecord, type Offices, updateOfficeRecord } from './office-record';
 import { servesManyTenants } from './shared-chatbot';
 import { isDirectTenant, tenantOf } from './tenant';

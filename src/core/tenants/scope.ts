@@ -62,7 +62,8 @@ export async function scopeOf(ctx: CoreContext, tenant: RequestTenant): Promise<
  */
 export function writableChatbot(scope: Pick<TenantScope, 'chatbot'>): WritableChatbot {
   const chatbot: ChatbotHandle = scope.chatbot;
-  if (chatbot.kind === 'shared') throw new Error("a guest's write reached the shared chatbot (not declared operatorOnly)");
+  if (chatbot.kind === 'shared')
+    throw new Error("a guest's write reached the shared chatbot (not declared operatorOnly)");
   return chatbot;
 }
 
@@ -79,7 +80,8 @@ export function chatbotKind(
 /** Whether `surface` has guests (CoreConfig.guestSurfaces; by default, where many tenants install it). */
 export function guestsOn(
   ctx: { config: Pick<TenantConfig, 'guestSurfaces' | 'manyTenants'> },
-  surface: Tenant['surface']): boolean {
+  surface: Tenant['surface'],
+): boolean {
   const { guestSurfaces, manyTenants } = ctx.config;
   return (guestSurfaces ?? manyTenants ?? []).includes(surface);
 }

@@ -38,7 +38,8 @@ describe('a disconnected tenant without a default chatbot', () => {
     const connections = new TenantConnections(h.store, new SecretBox(randomBytes(32)), clock);
     const chatbots = new ChatbotDirectory({
       connections,
-      makeClient: (c) => new ChatbotClient({ baseUrl: h.service.url, secretKey: c.secretKey, sessionKey: c.sessionKey }),
+      makeClient: (c) =>
+        new ChatbotClient({ baseUrl: h.service.url, secretKey: c.secretKey, sessionKey: c.sessionKey }),
     });
     // The deployment's context keeps a client: the operator's, which no request of a tenant may reach.
     const ctx: CoreContext = { ...h.ctx, client: new ChatbotClient({ baseUrl: operator.baseUrl }), chatbots };

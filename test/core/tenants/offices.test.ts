@@ -62,7 +62,11 @@ describe('offices', () => {
     const ctx = contextOf(store, { handoff: { slack: SLACK_ENV }, manyTenants: ['slack'] });
     expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual({ refusal: NO_OWN_CHANNEL });
     await saveOffice(ctx, tenantFor('slack', 'T1'), { handoffChannel: 'C0OWN' });
-    expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual({ surface: 'slack', workspace: 'T1', channel: 'C0OWN' });
+    expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual({
+      surface: 'slack',
+      workspace: 'T1',
+      channel: 'C0OWN',
+    });
     // Another workspace's channel is never borrowed.
     expect(await routeHandoff(ctx, tenantOf(slackUser('T2')))).toEqual({ refusal: NO_OWN_CHANNEL });
   });

@@ -100,6 +100,8 @@ describe('two tenants in one bridge', () => {
     // As an older bridge kept it: the old key only.
     await view.delete(convKeys.recent(other, h.users.bob.id));
     await h.store.set(legacyKeys.recent(other, h.users.bob.id), convId!);
-    expect((await h.bridge.conversations.recentFor({ tenant: requestTenant(other), place: other }, h.users.bob.id))?.id).toBe(convId);
+    expect(
+      (await h.bridge.conversations.recentFor({ tenant: requestTenant(other), place: other }, h.users.bob.id))?.id,
+    ).toBe(convId);
   });
 });

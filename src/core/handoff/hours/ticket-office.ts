@@ -9,6 +9,7 @@ import type { Place } from '../../surface';
 import type { Ticket } from '../model';
 import { channelFirst, chatbotFor, chatbotKind, unconnectedScope } from '../../tenants/scope';
 import { recordedTenant, tenantKey } from '../../tenants/tenant';
+import { talkToHumanMessage } from '../channel';
 import { type Office, readOffice } from './office';
 
 export interface TicketOffice {
@@ -49,6 +50,17 @@ export class OfficeBook {
     if (!t.office || (found.chatbotId === t.office.chatbotId && found.kind === t.office.kind)) return found;
     const { ticketEmail: _t, ticketEmailFrom: _f, leadsEmail: _l, ...rest } = found.office;
     return { ...found, office: rest, gone: true };
+  }
+
+  /**
+   * What a ticket opening in `place`'s tenant needs of its office: the office, the words of its
+   * chatbot (TalkToHumanResponseMessage), and the office to keep with the ticket (Ticket.office).
+   */
+  async opening(place: Pick<Place, 'surface' | 'workspace'>) {
+    const found = await this.of(place);
+    const talkToHuman = await talkToHumanMessage(found.ctx);
+    const { chatbotId, kind } = found;
+    return { office: found.office, talkToHuman, captured: chatbotId && kind ? { chatbotId, kind } : undefined };
   }
 
   private async load(place: Pick<Place, 'surface' | 'workspace'>): Promise<TicketOffice> {

@@ -122,7 +122,11 @@ describe('the office of a ticket’s tenant', () => {
 
   test('a tenant that connected the environment’s own chatbot is the operator’s office: HANDOFF_EMAIL stands in', async () => {
     // OAuth mode: connecting is how a workspace names its handoff channel, whatever chatbot it names.
-    const onEnvConnected = await scopeWith(root, ENV as RequestTenant, { chatbotId: 'env-bot', client, connected: true });
+    const onEnvConnected = await scopeWith(root, ENV as RequestTenant, {
+      chatbotId: 'env-bot',
+      client,
+      connected: true,
+    });
     expect(onEnvConnected.chatbot.kind).toBe('operator');
     const office = await readOffice(onEnvConnected);
     expect(office.ticketEmail).toBe('operator@ops.example');
