@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
+import type { V1Client } from '../service/v1-client';
 import type { StateStore } from '../state/store';
 import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CoreMemory } from './memory';
@@ -145,7 +146,18 @@ export type ChatbotKind = 'own' | 'operator' | 'shared';
 export type ChatbotHandle =
   | { readonly kind: 'own'; readonly chatbotId: string; readonly client: ChatbotClient }
   | { readonly kind: 'operator'; readonly chatbotId: string; readonly client: ChatbotClient }
-  | { readonly kind: 'shared'; readonly chatbotId: string; readonly client: ChatbotClient };
+  | { readonly kind: 'shared'; readonly chatbotId: string; readonly client: GuestClient };
+
+/**
+ * The deployment's shared chatbot as its guests reach it: asking, reading listings, models and their
+ * own conversations; none of the calls that change it (settings, listings, chatbots) exist on it.
+ */
+export type GuestClient = Omit<
+  ChatbotClient,
+  'editChatbot' | 'createListing' | 'updateListing' | 'deleteListings' | 'v1'
+> & {
+  readonly v1: Omit<V1Client, 'createChatbot' | 'updateChatbot'>;
+};
 
 /** The handle of a tenant whose chatbot may be changed from chat: its own, or the operator's office's. */
 export type WritableChatbot = Exclude<ChatbotHandle, { kind: 'shared' }>;

@@ -35,7 +35,14 @@ function writeWith(scope: TenantScope): WritableChatbot | undefined {
   // @ts-expect-error a handle that may be the shared chatbot is no writable one
   const unchecked: WritableChatbot = handle;
   void unchecked;
-  return handle.kind === 'shared' ? undefined : handle;
+  // @ts-expect-error no handle changes its chatbot before it is known not to be the shared one
+  void scope.chatbot.client.createListing;
+  // @ts-expect-error nor creates a chatbot in the account behind it
+  void scope.chatbot.client.v1.createChatbot;
+  if (handle.kind === 'shared') return undefined;
+  // Known to be the tenant's own or the operator's office's: it may.
+  void handle.client.createListing;
+  return handle;
 }
 
 test('the probes above are what the compiler checks', () => {

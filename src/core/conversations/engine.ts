@@ -4,7 +4,7 @@
  * (worker.ts) answers each thread's items in order across instances; one turn is answered by
  * answer-turn.ts.
  */
-import type { CoreContext } from '../context';
+import type { CoreContext, TenantScope } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import type { Actor, Attachment, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { RETRY_TTL_MS, TurnAnswerer } from './answer-turn';
@@ -33,7 +33,6 @@ import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript'
 import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
 import type { RequestTenant } from '../tenants/tenant';
-import type { ChatbotClient } from '../../service/client';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { scopeOf } from '../tenants/scope';
 import { ListingCatalogue } from '../listings/named';
@@ -48,7 +47,7 @@ export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private readonly worker: QueueWorker;
   /** The listings answers may name, one catalogue per chatbot client (a tenant's own, or the default). */
-  private readonly catalogues = new WeakMap<ChatbotClient, ListingCatalogue>();
+  private readonly catalogues = new WeakMap<TenantScope['chatbot']['client'], ListingCatalogue>();
   /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
   private resuming = false;
 
