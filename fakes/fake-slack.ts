@@ -17,8 +17,9 @@
  *   setTitle: Tier 3, 50 per minute per workspace -> 429. Their arguments are checked like Slack's
  *   (`invalid_arguments`); the workspace may lack them (`assistant` option: unknown_method,
  *   not_allowed_token_type, missing_scope). What each thread shows is kept (`assistantThreads`).
- * - data_table blocks checked as Slack's reference says (fake-slack-tables.ts); `newBlocks: 'refuse'`
- *   answers invalid_blocks to them, as a workspace that does not know them.
+ * - data_table and data_visualization blocks checked as Slack's reference says (fake-slack-tables.ts,
+ *   fake-slack-charts.ts); `newBlocks: 'refuse'` answers invalid_blocks to them, as a workspace that
+ *   does not know them (naming the chart's block, as Slack names a block it cannot take).
  * - context_actions blocks: 1 to 5 elements, feedback_buttons with positive and negative buttons
  *   (plain_text text <= 75, value <= 2,000), action ids unique in the message (`invalid_blocks`).
  * - images from `unfetchableImageHosts`: in an image block (or a context image) the message is refused,
@@ -33,6 +34,7 @@ import { cardProblem, carouselProblem } from './fake-slack-cards';
 import { FakeSlackWorkspaces } from './fake-slack-oauth';
 import { entityProblems, unfurlMetadataProblems } from './fake-slack-work-objects';
 import { dataTableProblem } from './fake-slack-tables';
+import { dataVisualizationProblem, MAX_CHARTS_PER_MESSAGE } from './fake-slack-charts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
@@ -633,6 +635,12 @@ export class FakeSlack {
         if (b.type === 'context_actions' && !this.validContextActions(b, actionIds)) return 'invalid_blocks';
         if (b.type === 'data_table' && (this.opts.newBlocks === 'refuse' || dataTableProblem(b)))
           return 'invalid_blocks';
+        if (b.type === 'data_visualization') {
+          // An older workspace does not know the block (and says which); a newer one checks it.
+          if (this.opts.newBlocks === 'refuse' || dataVisualizationProblem(b)) return this.refusedAt(blocks.indexOf(b));
+          if (blocks.filter((x) => x.type === 'data_visualization').length > MAX_CHARTS_PER_MESSAGE)
+            return this.refusedAt(blocks.indexOf(b));
+        }
         if (b.type === 'carousel' || b.type === 'card') {
           // An older workspace knows neither block; a newer one checks them by the reference.
           if (this.opts.cards === 'refuse') return this.refusedAt(blocks.indexOf(b));

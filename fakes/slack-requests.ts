@@ -228,6 +228,45 @@ export class SlackDriver {
     });
   }
 
+  /**
+   * A press of one of a Work Object's actions (its flexpane's, as the fake recorded them): a
+   * block_actions whose container is the entity, not a message of the app; without `channel` where
+   * the flexpane was opened outside a conversation. No response_url: there is no message to answer.
+   */
+  pressEntityAction(
+    action: { action_id: string; value?: string },
+    entity: { id: string; url: string; channel?: string; messageTs?: string },
+    who: { user?: string; team?: string } = {},
+  ): Promise<SlackResponse> {
+    const user = who.user ?? 'U0USER1';
+    const team = who.team ?? this.team;
+    return this.interaction({
+      type: 'block_actions',
+      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: team },
+      api_app_id: 'A0APP',
+      token: 'legacy',
+      container: {
+        type: 'entity_detail',
+        entity_url: entity.url,
+        external_ref: { id: entity.id, type: 'listing' },
+        ...(entity.channel ? { channel_id: entity.channel } : {}),
+        ...(entity.messageTs ? { message_ts: entity.messageTs } : {}),
+      },
+      trigger_id: `trig-${++this.counter}`,
+      team: { id: team, domain: 'fake' },
+      ...(entity.channel ? { channel: { id: entity.channel, name: 'general' } } : {}),
+      actions: [
+        {
+          type: 'button',
+          action_id: action.action_id,
+          block_id: 'entity',
+          value: action.value,
+          action_ts: String(Date.now() / 1000),
+        },
+      ],
+    });
+  }
+
   /** Submit a modal the bot opened (as recorded by the fake) with `values` by block_id. */
   submitView(
     view: Record<string, unknown>,

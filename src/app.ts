@@ -146,6 +146,7 @@ async function slackRuntime(config: Config, slack: SlackConfig, store: StateStor
     handoffChannel: slack.handoffChannel,
     distribution: slack.distribution,
     unfurlDomains: slack.unfurlDomains,
+    ...(opts.now ? { now: opts.now } : {}),
     store,
     log: log.child({ surface: 'slack' }),
   });
@@ -174,6 +175,7 @@ async function platformSurfaces(config: Config, store: StateStore, log: Logger, 
         onHandoffGuild: (guild) => {
           if (handoff.discord?.workspace === '') handoff.discord.workspace = guild;
         },
+        ...(opts.now ? { now: opts.now } : {}),
         store,
         log: log.child({ surface: 'discord' }),
       }),

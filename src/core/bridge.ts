@@ -8,6 +8,7 @@ import { requestTenant } from './tenants/tenant';
 import type { Listing } from '../service/schemas/listings';
 import { assistantIntro, plainIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
+import { channelPrompts } from './assistant/channel-prompts';
 import { askCommand } from './commands/ask';
 import { COMMAND_NAMES } from './commands/catalogue';
 import { handoffCommand } from './commands/handoff';
@@ -267,6 +268,13 @@ export class Bridge implements BridgeCore {
   async dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
     const scope = await this.placeScope(place);
     return scope ? dailyWelcome(scope, user) : undefined;
+  }
+
+  /** Prompts about the channel a user has open beside the agent (assistant/channel-prompts.ts). */
+  async channelPrompts(place: Place, looking: string | undefined): Promise<AssistantIntro['prompts']> {
+    // Read from the tenant's part of the store only: no chatbot is asked.
+    const scope = await unconnectedScope(this.ctx, requestTenant(place));
+    return channelPrompts(scope, looking ? { ...place, channel: looking } : undefined);
   }
 
   /** Pasted links that are the tenant's listings (listings/url-index.ts), as previews. */

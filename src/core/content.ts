@@ -74,6 +74,25 @@ export interface DataTable {
   caption: string;
   header: string[];
   rows: string[][];
+  /**
+   * The table holds what the message's text says (figures, not a page of cards): where the table
+   * shows, the text is not shown again beside it (it stays the message's plain text, for
+   * notifications and where the table is refused).
+   */
+  sameAsText?: boolean;
+}
+
+/**
+ * Counts over a period, step by step (a day): several series on one axis (conversations, handoffs,
+ * votes). Every value is a count, so a surface that shows fewer steps may add neighbours together.
+ */
+export interface TrendChart {
+  title: string;
+  /** One label per step ("11-03"), in order. */
+  categories: string[];
+  series: Array<{ name: string; values: number[] }>;
+  xLabel?: string;
+  yLabel?: string;
 }
 
 export interface FileUpload {
@@ -108,6 +127,11 @@ export interface OutMessage {
    * tables (Slack's data_table), only the first few cards go beside it; elsewhere the cards as ever.
    */
   table?: DataTable;
+  /**
+   * The trend `file` pictures (its PNG), for a surface that draws charts itself (Slack's
+   * data_visualization block): where it does, the chart is shown instead of the file.
+   */
+  chart?: TrendChart;
   buttons?: Button[];
   /** A way to rate this (complete) answer: Slack's feedback buttons, two buttons elsewhere. */
   feedback?: FeedbackPrompt;

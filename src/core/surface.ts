@@ -27,6 +27,7 @@ export type {
   FormSpec,
   ListingPreview,
   OutMessage,
+  TrendChart,
 } from './content';
 import type { AssistantIntro, Attachment, FormResult, FormSpec, ListingPreview, OutMessage } from './content';
 
@@ -341,6 +342,11 @@ export interface BridgeCore {
    * `user` opens it on a day, undefined on later opens that day.
    */
   dailyWelcome?(place: Place, user: string): Promise<AssistantIntro | undefined>;
+  /**
+   * The agent experience: prompts about the channel `looking` the user has open (its open ticket, the
+   * listings answers there named), for `place`'s tenant; generic ones without a channel of its own.
+   */
+  channelPrompts?(place: Place, looking: string | undefined): Promise<AssistantIntro['prompts']>;
   /**
    * The listings of the tenant of `place` among `urls` (pasted links), keyed by the URL as posted; a
    * link that is no listing is left out. Read from the tenant's URL index (no service call while it is fresh).

@@ -34,6 +34,9 @@ export const USER_MESSAGES = {
   serviceUnreachable: 'The chatbot service could not be reached. Try again in a moment.',
   serviceTooSlow: 'The chatbot service did not answer in time. Try again in a moment.',
   platformRateLimited: 'The chat platform rate limited this bridge. Try again in a minute.',
+  privateAnswerEnded:
+    'This answer was yours alone, and Discord lets the bot reach it for 15 minutes only: it cannot be continued. Ask again with /ask.',
+  notOurListing: 'That listing is not one of this workspace’s chatbot’s listings, so nothing was asked about it.',
 } as const;
 
 /** A short random reference (4 hex digits): enough to find one log line among a day's, and no more. */

@@ -126,6 +126,11 @@ export class FeedbackStore {
     return out;
   }
 
+  /** The votes cast in [fromMs, toMs], as they are now (for a count per day). */
+  async votesBetween(fromMs: number, toMs: number): Promise<VoteRecord[]> {
+    return (await this.readVotes(scopedPrefix('feedback', 'vote'))).filter((v) => v.at >= fromMs && v.at <= toMs);
+  }
+
   private voteKey(answer: string, user: string): ScopedKey {
     return scoped('feedback', 'vote', answer, user);
   }

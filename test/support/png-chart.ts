@@ -18,6 +18,14 @@ const chartSpecSchema = z.object({
       max: z.number().optional(),
     }),
   ),
+  /** The trend drawn across the top (per day: conversations, handoffs, votes). */
+  trend: z
+    .object({
+      title: z.string(),
+      categories: z.array(z.string()),
+      series: z.array(z.object({ name: z.string(), values: z.array(z.number()) })),
+    })
+    .optional(),
 });
 export type ChartSpec = z.infer<typeof chartSpecSchema>;
 

@@ -26,6 +26,8 @@ export interface SlackE2E extends InProcessE2E {
   driver: SlackDriver;
   /** Every request the local chatbot service received, in order (method and path). */
   serviceCalls: Array<{ method: string; url: string }>;
+  /** The app stops and starts again on the same store, service and fake (a new driver for its new port). */
+  restart?(): Promise<void>;
 }
 
 export async function startSlackE2E(
@@ -78,15 +80,21 @@ export async function startSlackE2E(
   const app = await startApp(config, { log, ...(opts.now ? { now: opts.now } : {}) });
   await installDefaultWorkspace(mode, { app, fake }, SIGNING_SECRET, env);
   const driver = new SlackDriver(`${app.url}/slack/events`, SIGNING_SECRET, fake.team);
-  return {
+  const e: SlackE2E = {
     app,
     fake,
     driver,
     serviceCalls,
     service: svc.service,
     storedAnswers: svc.storedAnswers,
+    async restart() {
+      await e.app.close(3000);
+      // The same clock: an injected one keeps its offset across the restart.
+      e.app = await startApp(config, { log, ...(opts.now ? { now: opts.now } : {}) });
+      e.driver = new SlackDriver(`${e.app.url}/slack/events`, SIGNING_SECRET, fake.team);
+    },
     async close() {
-      await app.close(3000);
+      await e.app.close(3000);
       await fake.close();
       await svc.close();
       tmp.remove();
@@ -95,6 +103,7 @@ export async function startSlackE2E(
         throw new Error(`Slack refused calls made without the workspace's token: ${refused.join(', ')}`);
     },
   };
+  return e;
 }
 
 /** The bot's replies in a thread once the answer is final (no message still streaming or typing). */

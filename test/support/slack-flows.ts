@@ -107,3 +107,20 @@ export async function pressTalkToHuman(
   );
   return { root, answer };
 }
+
+type ShownBlock = { type?: string; [k: string]: unknown };
+/** A data_visualization block's line chart as the fake keeps it. */
+export interface ShownChart {
+  title: string;
+  chart: { series: Array<{ name: string; data: Array<{ label: string; value: number }> }> };
+}
+
+/** /analytics in `channel` once shown: its table of figures (rows of cell text) and its trend chart block. */
+export function analyticsShown(fake: FakeSlack, channel: string): Promise<{ rows: string[][]; chart: ShownChart }> {
+  return waitFor(() => {
+    const blocks = fake.channelMessages(channel).flatMap((m) => m.blocks as ShownBlock[]);
+    const table = blocks.find((b) => b.type === 'data_table') as { rows: Array<Array<{ text: string }>> } | undefined;
+    const chart = blocks.find((b) => b.type === 'data_visualization') as ShownChart | undefined;
+    return table && chart && { rows: table.rows.map((r) => r.map((c) => c.text)), chart };
+  }, `the table and chart of /analytics in ${channel}`);
+}

@@ -6,10 +6,15 @@ import {
   CategoryScale,
   Chart,
   type ChartConfiguration,
+  Legend,
   LinearScale,
+  LineController,
+  LineElement,
   type Plugin,
+  PointElement,
   Title,
 } from 'chart.js';
+import type { TrendChart } from '../surface';
 
 export interface BarChartSpec {
   title: string;
@@ -24,7 +29,17 @@ export interface BarChartSpec {
 }
 
 // Tree-shaken chart.js draws nothing it has not been told about.
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Title);
+Chart.register(
+  BarController,
+  BarElement,
+  CategoryScale,
+  LinearScale,
+  Title,
+  LineController,
+  LineElement,
+  PointElement,
+  Legend,
+);
 
 const FONT_FAMILY = "'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
 const BAR_COLOUR = '#3b6fd8';
@@ -172,17 +187,61 @@ export function panelChartConfigs(panels: readonly ChartPanel[], panelWidth = PA
 const PANEL_WIDTH = 420;
 const PANEL_HEIGHT = 260;
 
+const TREND_HEIGHT = 320;
+const TREND_COLOURS = ['#3b6fd8', '#d8733b', '#2e9e5b', '#c0392b', '#7d3bd8', '#888888'];
+
+/** The trend as chart.js draws it: one line per series over the steps, on one count axis, with a legend. */
+export function trendChartConfig(trend: TrendChart, width: number): ChartConfiguration<'line', number[], string> {
+  const axisTitle = (text: string | undefined) => (text ? { display: true, text, color: '#333333' } : undefined);
+  return {
+    type: 'line',
+    data: {
+      labels: trend.categories,
+      datasets: trend.series.map((s, i) => ({
+        label: s.name,
+        data: s.values,
+        borderColor: TREND_COLOURS[i % TREND_COLOURS.length],
+        backgroundColor: TREND_COLOURS[i % TREND_COLOURS.length],
+        pointRadius: 3,
+        tension: 0,
+      })),
+    },
+    options: {
+      responsive: false,
+      animation: false,
+      devicePixelRatio: 1,
+      events: [],
+      layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
+      plugins: {
+        title: { display: true, text: trend.title, font: { size: width < 600 ? 14 : 16, weight: 'bold' } },
+        legend: { display: true, position: 'bottom' },
+      },
+      scales: {
+        x: { title: axisTitle(trend.xLabel), grid: { display: false } },
+        y: { beginAtZero: true, ticks: { precision: 0 }, title: axisTitle(trend.yLabel) },
+      },
+    },
+    plugins: [whiteBackground as unknown as Plugin<'line'>],
+  };
+}
+
 /**
- * Several small bar charts on one PNG, each on its own scale: counts, a percentage and seconds on
- * one axis would flatten all but the largest. Panels are laid out two to a row under one title.
+ * The trend (when given) across the top, then several small bar charts, each on its own scale:
+ * counts, a percentage and seconds on one axis would flatten all but the largest. Panels are laid
+ * out two to a row under one title.
  */
-export async function renderPanelChart(spec: { title: string; panels: ChartPanel[] }): Promise<Buffer> {
+export async function renderPanelChart(spec: {
+  title: string;
+  panels: ChartPanel[];
+  trend?: TrendChart;
+}): Promise<Buffer> {
   if (spec.panels.length === 0) throw new RangeError('a panel chart needs at least one panel');
   const pw = PANEL_WIDTH;
   const ph = PANEL_HEIGHT;
   const columns = Math.min(2, spec.panels.length);
   const rows = Math.ceil(spec.panels.length / columns);
-  const header = 44;
+  const trendHeight = spec.trend ? TREND_HEIGHT : 0;
+  const header = 44 + trendHeight;
   const canvas = createCanvas(pw * columns, header + ph * rows);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#ffffff';
@@ -191,7 +250,19 @@ export async function renderPanelChart(spec: { title: string; panels: ChartPanel
   ctx.font = `bold 18px ${FONT_FAMILY}`;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
-  ctx.fillText(spec.title, canvas.width / 2, header / 2);
+  ctx.fillText(spec.title, canvas.width / 2, 22);
+  if (spec.trend) {
+    const trendCanvas = createCanvas(canvas.width, trendHeight);
+    const chart = new Chart(
+      trendCanvas.getContext('2d') as unknown as CanvasRenderingContext2D,
+      trendChartConfig(spec.trend, canvas.width),
+    );
+    try {
+      ctx.drawImage(trendCanvas, 0, 44);
+    } finally {
+      chart.destroy();
+    }
+  }
   for (const [i, config] of panelChartConfigs(spec.panels, pw).entries()) {
     const panelCanvas = createCanvas(pw, ph);
     const chart = new Chart(panelCanvas.getContext('2d') as unknown as CanvasRenderingContext2D, config);
@@ -201,7 +272,11 @@ export async function renderPanelChart(spec: { title: string; panels: ChartPanel
       chart.destroy();
     }
   }
-  const drawnSpec: ChartSpecText = { title: spec.title, panels: spec.panels };
+  const drawnSpec: ChartSpecText = {
+    title: spec.title,
+    panels: spec.panels,
+    ...(spec.trend ? { trend: spec.trend } : {}),
+  };
   return withTextChunk(await canvas.encode('png'), CHART_SPEC_KEYWORD, JSON.stringify(drawnSpec));
 }
 
@@ -211,6 +286,7 @@ export const CHART_SPEC_KEYWORD = 'chart-spec';
 interface ChartSpecText {
   title: string;
   panels: ChartPanel[];
+  trend?: TrendChart;
 }
 
 /**

@@ -16,7 +16,8 @@ const LISTING_SAMPLE = 50;
 export const DEFAULT_GREETING =
   "Hi! I'm your real-estate assistant. Ask me about homes for sale or for rent, prices, bedrooms, neighbourhoods or an MLS number — pick a suggestion or type a question. If I can't help, press *Talk to a human* under an answer.";
 
-const GENERIC_PROMPTS = [
+/** What anyone may ask (no listing, no setting of the chatbot needed). */
+export const GENERIC_PROMPTS = [
   { title: 'Homes for sale', message: 'Which homes are for sale?' },
   { title: 'Homes for rent', message: 'Which homes are for rent?' },
 ];

@@ -1,5 +1,7 @@
 /**
- * `/analytics [from] [to]` (admins): the /v1 overview as figures and a bar chart (PNG). A workspace
+ * `/analytics [from] [to]` (admins): the /v1 overview as a table of figures, and the period's trend
+ * (per day: conversations, handoffs, votes) as a chart: the surface's own where it draws one, else a
+ * PNG (the trend over the figures' bar panels). A workspace
  * on the deployment's shared chatbot (tenants/shared-chatbot.ts) is shown its own figures only: the
  * conversations the bridge opened for it, in place of the chatbot-wide overview (every tenant's).
  */
@@ -12,7 +14,8 @@ import { SHARED_CHATBOT_NOTE, onSharedChatbot } from '../tenants/shared-chatbot'
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';
 import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { TenantScope } from '../context';
-import type { Invocation } from '../surface';
+import type { DataTable, Invocation } from '../surface';
+import { analyticsTrend } from '../analytics/trend';
 import { UsageError, parseArgs, tokenize } from './grammar';
 import { usageOf } from './catalogue';
 import { guardedCommand, requireAdmin } from './respond';
@@ -187,6 +190,20 @@ async function tenantFigures(
   };
 }
 
+/**
+ * The figures as a table (Figure, Value), from the text's "Label: value" lines; the first line (who
+ * and when) is its caption, a line without a value a note row. The text stays: it is the message's
+ * words where the table is not shown.
+ */
+export function figuresTable(text: string): DataTable {
+  const [caption = 'Analytics', ...lines] = text.split('\n');
+  const rows = lines.map((line) => {
+    const at = line.indexOf(': ');
+    return at < 0 ? ['Note', line] : [line.slice(0, at), line.slice(at + 2)];
+  });
+  return { caption, header: ['Figure', 'Value'], rows, sameAsText: true };
+}
+
 async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
@@ -199,15 +216,16 @@ async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<voi
   };
   // The bridge's own figures are the workspace's only: its votes and its tickets.
   const feedback = await feedbackOf(ctx).tally(period.startMs, period.endMs);
-  const chatbot = onSharedChatbot(ctx)
-    ? await tenantFigures(ctx, inv, period, feedback)
-    : await serviceFigures(ctx, period, feedback);
-  const handoffs = await handoffFigures(ctx, inv.tenant, range, {
-    responseTarget: ctx.config.office?.firstReplyMs !== undefined,
-  });
+  const shared = onSharedChatbot(ctx);
+  const [chatbot, handoffs, trend] = await Promise.all([
+    shared ? tenantFigures(ctx, inv, period, feedback) : serviceFigures(ctx, period, feedback),
+    handoffFigures(ctx, inv.tenant, range, { responseTarget: ctx.config.office?.firstReplyMs !== undefined }),
+    analyticsTrend(ctx, range, shared),
+  ]);
   const { name } = chatbot;
   const png = await renderPanelChart({
     title: `${name}: ${range.from} to ${range.to}`,
+    trend,
     panels: [...chatbot.panels, ...handoffChartPanels(handoffs)],
   });
   const text = `${chatbot.text}\n${feedbackLine(feedback)}\n${handoffFiguresText(handoffs)}`;
@@ -217,11 +235,13 @@ async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<voi
     data: png,
     title: `Analytics ${range.from} to ${range.to}`,
   };
+  // The figures as a table, the trend as a chart (drawn by the surface where it can, else the PNG).
+  const table = figuresTable(text);
   if (progress) {
-    await inv.surface.edit(progress, { text });
-    await inv.reply({ text: `Chart: ${name}, ${range.from} to ${range.to}`, file });
+    await inv.surface.edit(progress, { text, table });
+    await inv.reply({ text: `Chart: ${name}, ${range.from} to ${range.to}`, chart: trend, file });
   } else {
-    await inv.reply({ text, file });
+    await inv.reply({ text, table, chart: trend, file });
   }
 }
 

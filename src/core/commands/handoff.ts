@@ -4,7 +4,15 @@ import type { CommandHandler, TenantScope } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS, HANDOFF_SURVEY_FORM } from '../handoff/model';
 import { openSurvey, submitSurvey } from '../handoff/survey';
-import { LISTING_TALK_ACTION, VIEWING_ACTION } from '../listings/card-actions';
+import {
+  LINK_TALK_ACTION,
+  LINK_VIEWING_ACTION,
+  LISTING_TALK_ACTION,
+  VIEWING_ACTION,
+  viewingName,
+} from '../listings/card-actions';
+import { listingById } from '../listings/url-index';
+import { USER_MESSAGES } from '../user-messages';
 import type { Invocation } from '../surface';
 import { splitHead, tokenize } from './grammar';
 import { handoffSettings } from './handoff-settings';
@@ -106,6 +114,45 @@ async function runHandoff(
   );
 }
 
+const ASKED = {
+  viewing: {
+    question: (l: string) => `I'd like to schedule a viewing of ${l}.`,
+    reason: (l: string) => `Viewing request: ${l}`,
+    told: (l: string) =>
+      `An agent has been asked to arrange a viewing of ${l}; they will reply in your conversation thread.`,
+  },
+  talk: {
+    question: (l: string) => `I'd like to talk to someone about ${l}.`,
+    reason: (l: string) => `Asked about ${l}`,
+    told: (l: string) => `A human agent has been asked about ${l}; they will reply in your conversation thread.`,
+  },
+} as const;
+
+/**
+ * A listing's "Ask about a viewing" or "Talk to a human": in the user's conversation here, or a new
+ * one about the listing (its root quotes the question, the bot answers it), handed to a human.
+ */
+async function askAbout(
+  conversations: Conversations,
+  handoffs: Handoffs,
+  inv: Invocation,
+  listing: string,
+  kind: keyof typeof ASKED,
+): Promise<void> {
+  const words = ASKED[kind];
+  const conv =
+    (await conversationOf(conversations, inv)) ?? (await conversations.startFromCommand(inv, words.question(listing)));
+  const refused = await handoffs.request(conv, inv.actor, inv.surface, words.reason(listing));
+  await inv.reply({ text: refused ?? words.told(listing) }, { ephemeral: true });
+}
+
+/** The listing `id` names, if it is one of the tenant's chatbot's (else the presser is told, once). */
+async function tenantListing(ctx: TenantScope, inv: Invocation, id: string): Promise<string | undefined> {
+  const l = await listingById(ctx, id);
+  if (!l) await inv.reply({ text: USER_MESSAGES.notOurListing }, { ephemeral: true });
+  return l ? viewingName(l) : undefined;
+}
+
 export function handoffCommand(conversations: Conversations, handoffs: Handoffs): CommandHandler {
   return {
     run: (ctx, inv, args) => runHandoff(ctx, conversations, handoffs, inv, args),
@@ -122,34 +169,18 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
         const refused = await handoffs.request(conv, inv.actor, inv.surface, 'Pressed "Talk to a human"');
         if (refused) await inv.reply({ text: refused }, { ephemeral: true });
       },
-      // "Ask about a viewing" on a listing: in the user's conversation here, or a new one about the listing.
-      [VIEWING_ACTION]: async (_ctx, inv, listing) => {
-        const conv =
-          (await conversationOf(conversations, inv)) ??
-          (await conversations.startFromCommand(inv, `I'd like to schedule a viewing of ${listing}.`));
-        const refused = await handoffs.request(conv, inv.actor, inv.surface, `Viewing request: ${listing}`);
-        await inv.reply(
-          {
-            text:
-              refused ??
-              `An agent has been asked to arrange a viewing of ${listing}; they will reply in your conversation thread.`,
-          },
-          { ephemeral: true },
-        );
+      // "Ask about a viewing" on a listing card: the value names the listing.
+      [VIEWING_ACTION]: async (_ctx, inv, listing) => askAbout(conversations, handoffs, inv, listing, 'viewing'),
+      // "Talk to a human" on a link's preview posted before its actions carried the id.
+      [LISTING_TALK_ACTION]: async (_ctx, inv, listing) => askAbout(conversations, handoffs, inv, listing, 'talk'),
+      // A listing link's actions (Work Object flexpane, classic unfurl): the value is the listing's id.
+      [LINK_VIEWING_ACTION]: async (ctx, inv, id) => {
+        const listing = await tenantListing(ctx, inv, id);
+        if (listing) await askAbout(conversations, handoffs, inv, listing, 'viewing');
       },
-      // "Talk to a human" on a listing link's preview: in the user's conversation here, or a new one about it.
-      [LISTING_TALK_ACTION]: async (_ctx, inv, listing) => {
-        const conv =
-          (await conversationOf(conversations, inv)) ??
-          (await conversations.startFromCommand(inv, `I'd like to talk to someone about ${listing}.`));
-        const refused = await handoffs.request(conv, inv.actor, inv.surface, `Asked about ${listing}`);
-        await inv.reply(
-          {
-            text:
-              refused ?? `A human agent has been asked about ${listing}; they will reply in your conversation thread.`,
-          },
-          { ephemeral: true },
-        );
+      [LINK_TALK_ACTION]: async (ctx, inv, id) => {
+        const listing = await tenantListing(ctx, inv, id);
+        if (listing) await askAbout(conversations, handoffs, inv, listing, 'talk');
       },
       [HANDOFF_ACTIONS.claim]: async (_ctx, inv, ticketId) => handoffs.claim(inv, ticketId),
       [HANDOFF_ACTIONS.close]: async (_ctx, inv, ticketId) => {

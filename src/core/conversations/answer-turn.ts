@@ -25,7 +25,8 @@ import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
 import { cardsNamedIn } from '../listings/card-actions';
-import type { ListingCatalogue } from '../listings/named';
+import { type ListingCatalogue, listingsNamedIn } from '../listings/named';
+import { noteChannelListings } from '../listings/channel-listings';
 import { type LinkTrust, linksInSight, trustHosts } from '../text/links';
 import { rulesOf } from '../handoff/hours/office';
 
@@ -258,6 +259,9 @@ export class TurnAnswerer {
     });
     // Dropped (the tenant left): nothing more is shown or written for it.
     if (result.status === 'dropped') return;
+    // The listings it named, for the prompts about this channel (agent experience): never fails the turn.
+    if (result.status === 'complete')
+      await noteChannelListings(ctx, conv.place, listings.named(result.text)).catch(() => undefined);
     await this.afterRelay(run, result, feedbackId, listings.links);
   }
 
@@ -311,7 +315,7 @@ export class TurnAnswerer {
    */
   private async answerListings(
     linkHosts: readonly string[],
-  ): Promise<{ cards: (answer: string) => Card[]; links: LinkTrust }> {
+  ): Promise<{ cards: (answer: string) => Card[]; named: (answer: string) => Listing[]; links: LinkTrust }> {
     let catalogue: Listing[] = [];
     // The office's LINK_HOSTS (its own `/handoff settings`, else the deployment's) and the listings'.
     const trusted = (): LinkTrust => trustHosts([...linkHosts, ...this.catalogue.hosts]);
@@ -321,7 +325,11 @@ export class TurnAnswerer {
       links = trusted();
     });
     if (!this.catalogue.hostsRead) await read;
-    return { cards: (answer) => cardsNamedIn(answer, catalogue), links: (url) => links(url) };
+    return {
+      cards: (answer) => cardsNamedIn(answer, catalogue),
+      named: (answer) => listingsNamedIn(answer, catalogue),
+      links: (url) => links(url),
+    };
   }
 
   /** The service said no (rate limit, monthly cap, bad request...): its own words, not retried. */

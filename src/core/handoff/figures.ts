@@ -76,6 +76,12 @@ export function computeHandoffFigures(
   return figures;
 }
 
+/** Every ticket of the tenant's view (its own, and those its handoff channel holds). */
+export function handoffTickets(ctx: Pick<UnconnectedScope, 'store' | 'config'>, tenant: Tenant): Promise<Ticket[]> {
+  // A ticket never handed its conversation (a crash while opening it) never was a handoff: `of` skips it.
+  return new TicketStore(ctx).of(viewTenants(ctx, tenant), 'all');
+}
+
 /** The figures of one tenant's tickets in the days `from`..`to` (YYYY-MM-DD, UTC, both whole). */
 export async function handoffFigures(
   ctx: Pick<UnconnectedScope, 'store' | 'config'>,
@@ -83,8 +89,7 @@ export async function handoffFigures(
   range: { from: string; to: string },
   opts: { responseTarget?: boolean } = {},
 ): Promise<HandoffFigures> {
-  // A ticket never handed its conversation (a crash while opening it) never was a handoff: `of` skips it.
-  const tickets = await new TicketStore(ctx).of(viewTenants(ctx, tenant), 'all');
+  const tickets = await handoffTickets(ctx, tenant);
   return computeHandoffFigures(
     tickets,
     Date.parse(`${range.from}T00:00:00.000Z`),

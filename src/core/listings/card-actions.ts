@@ -17,6 +17,14 @@ export const VIEWING_ACTION = 'handoff.viewing';
 /** "Talk to a human" about a listing, from its link's preview (its value names the listing; handoff.ts answers it). */
 export const LISTING_TALK_ACTION = 'handoff.listing';
 
+/**
+ * A listing link's actions (its Work Object's flexpane and classic unfurl): the value is the listing's
+ * id, not its name, so a press is answered only for a listing of the presser's own tenant's chatbot
+ * (a value copied from another workspace's unfurl names no listing here, and is refused).
+ */
+export const LINK_VIEWING_ACTION = 'handoff.linkViewing';
+export const LINK_TALK_ACTION = 'handoff.linkTalk';
+
 /** How a listing is named on a viewing request (the button's value: at most 80 characters). */
 export function viewingName(l: Listing): string {
   return `${listingTitle(l)}${l.mlsNumber ? ` (MLS ${l.mlsNumber})` : ''}`.slice(0, 80);

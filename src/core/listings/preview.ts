@@ -1,7 +1,7 @@
 /** A listing as a rich link preview (Slack's Work Object): see ListingPreview in core/content.ts. */
 import type { Listing } from '../../service/schemas/listings';
 import type { ListingPreview } from '../content';
-import { LISTING_TALK_ACTION, VIEWING_ACTION, viewingName } from './card-actions';
+import { LINK_TALK_ACTION, LINK_VIEWING_ACTION } from './card-actions';
 import { listingDetailCard } from './detail';
 import { formatArea, formatBedsBaths, formatPrice, listingTitle, statusBadge } from './format';
 
@@ -15,16 +15,16 @@ function shortText(s: string | undefined, max = 300): string | undefined {
 }
 
 export function listingPreview(l: Listing): ListingPreview {
-  const name = viewingName(l);
+  const id = String(l.id);
   const preview: ListingPreview = {
-    id: String(l.id),
+    id,
     url: l.url ?? '',
     title: listingTitle(l),
     status: statusBadge(l),
     detail: listingDetailCard(l),
     actions: [
-      { action: VIEWING_ACTION, label: 'Ask about a viewing', value: name, style: 'primary' },
-      { action: LISTING_TALK_ACTION, label: 'Talk to a human', value: name },
+      { action: LINK_VIEWING_ACTION, label: 'Ask about a viewing', value: id, style: 'primary' },
+      { action: LINK_TALK_ACTION, label: 'Talk to a human', value: id },
     ],
   };
   const price = formatPrice(l);

@@ -172,6 +172,7 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
         via.reply(await this.port.render(root, place.workspace), true),
       );
       const thread = await this.port.privately.begin(place.channel, i.id, i.applicationId, i.token);
+      if (rootId) await this.port.privately.noteMessage(thread, rootId);
       return { thread, root: { place, id: rootId ?? i.id } };
     }
     if (!isDirect(place)) return this.port.startThread(this.dms.placed(place), root, title, this.via);

@@ -41,6 +41,8 @@ export interface DiscordSurfaceOptions {
   deferAfterMs?: number;
   /** Give up waiting for the gateway's READY after this long (default 30 s). */
   readyTimeoutMs?: number;
+  /** The bridge's clock (when a private answer's interaction token ends). */
+  now?: () => number;
 }
 
 export interface DiscordRuntime extends SurfaceRuntime {
@@ -61,7 +63,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
   const log = opts.log;
   const client = newClient(opts);
   const rest = client.rest;
-  const port = new DiscordPort(rest, opts.store, log, client);
+  const port = new DiscordPort(rest, opts.store, log, client, opts.now);
   const threads = port.threads;
   const dms = new DirectMessages(opts.store, (id) => {
     const channel = client.channels.cache.get(id);

@@ -12,7 +12,9 @@ import {
   type ModalSubmitInteraction,
 } from 'discord.js';
 import { COMMAND_SPECS, isCommandName, specOf } from '../../core/commands/catalogue';
+import { ANSWER_RETRY_ACTION } from '../../core/conversations/answer-turn';
 import type { BridgeCore, CommandName } from '../../core/surface';
+import { USER_MESSAGES } from '../../core/user-messages';
 import { askPhotosModal, submittedAsk } from './ask-photos';
 import { ASK_PHOTOS_OPTION, argsOf } from './commands';
 import { parseId } from './custom-ids';
@@ -80,6 +82,15 @@ export class Interactions {
     if (parsed.kind !== 'action') {
       await i.reply({ content: 'This button has expired: run the command again.', flags: MessageFlags.Ephemeral });
       return;
+    }
+    if (answeredPrivately(i)) {
+      // A press on a private answer is a new interaction: the conversation goes on through it.
+      const continued = await this.inb.port.privately.adopt(i.message.id, i.applicationId, i.token);
+      if (!continued && parsed.action === ANSWER_RETRY_ACTION) {
+        // Its answers could reach the person only through an interaction that has ended: say so.
+        await i.reply({ content: USER_MESSAGES.privateAnswerEnded, flags: MessageFlags.Ephemeral });
+        return;
+      }
     }
     const responder = responderFor(this.inb, i, true);
     await withResponder(this.inb, responder, async () => {

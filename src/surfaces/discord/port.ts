@@ -103,10 +103,11 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     private readonly store: StateStore,
     private readonly log: Logger,
     client?: Client,
+    now?: () => number,
   ) {
     this.gateway = new DiscordGateway(store, log);
     this.threads = new Threads(rest, store, this.gateway);
-    this.privately = new PrivateAnswers(rest, store, this.gateway);
+    this.privately = new PrivateAnswers(rest, store, this.gateway, now);
     this.members = client && new ChannelMembers(client, store, this.gateway, log);
   }
 

@@ -10,7 +10,9 @@
  * - `discord:form:<key>`: a form's values between its modals;
  * - `discord:noted`: the server's setup note was posted (once, whichever instance joins first);
  * - `discord:ix:<interaction>`: a private conversation's interaction token (user installs: its 15
- *   minutes, in the DMs' part, whose workspace its place is).
+ *   minutes, in the DMs' part, whose workspace its place is);
+ * - `discord:ixm:<message>`: which private conversation an ephemeral message of it belongs to (a
+ *   button pressed on it hands the conversation the press's own token).
  * Channel viewers' cached lookups are `cache:` keys of the same part (surfaces/tenant-cache.ts).
  */
 import { tenantOf } from '../../core/tenants/tenant';
@@ -50,6 +52,8 @@ export const discordRecords = {
     record(store, guild, scoped('discord', 'form', key), `discord:form:${key}`),
   interaction: (store: StateStore, interactionId: string): DiscordRecord =>
     record(store, null, scoped('discord', 'ix', interactionId), `discord:ix:${interactionId}`),
+  privateMessage: (store: StateStore, messageId: string): DiscordRecord =>
+    record(store, null, scoped('discord', 'ixm', messageId), `discord:ixm:${messageId}`),
   noted: (store: StateStore, guild: string): DiscordRecord =>
     record(store, guild, scoped('discord', 'noted'), `discord:guild:${guild}:noted`),
 };

@@ -4,7 +4,7 @@
  */
 import { TextDisplayBuilder, type APIMessageTopLevelComponent, type RawFile } from 'discord.js';
 import { detailContainer, isListingCard, IS_COMPONENTS_V2, listingContainer, packMessages } from './components-v2';
-import { feedbackButtons, type Button, type Card, type OutMessage } from '../../core/surface';
+import { feedbackButtons, type Button, type Card, type DataTable, type OutMessage } from '../../core/surface';
 import { textSpans, withoutSpanMarks } from '../../core/text/untrusted';
 import { restoreMentions } from '../mention-token';
 
@@ -134,6 +134,16 @@ function shownText(msg: OutMessage): { text: string; userLinks: boolean } {
     })
     .join('');
   return { text: out, userLinks };
+}
+
+/**
+ * A table of the text's own figures (/analytics): its caption, then a code block of its rows, one
+ * "Figure: value" line each (a code block shows every character as typed; a backtick could end it).
+ */
+function figuresContent(t: DataTable): string {
+  const typed = (s: string) => s.replace(/`/g, "'");
+  const lines = t.rows.map((r) => `${typed(r[0] ?? '')}: ${typed(r.slice(1).join(' '))}`);
+  return cut(`${inertText(t.caption)}\n\`\`\`\n${lines.join('\n')}\n\`\`\``, MAX_CONTENT);
 }
 
 /** The message content: the text exactly, plus the typing mark while streaming when it fits. */
@@ -287,7 +297,8 @@ export async function renderMessage(msg: OutMessage, idOf: ButtonIdFn): Promise<
     idOf,
   );
   // The bridge's own mentions (port.mention tokens) become real ones, listed so they ping.
-  const restored = restoreMentions(contentOf(msg), (id, group) => (group ? `<@&${id}>` : `<@${id}>`));
+  const words = msg.table?.sameAsText ? figuresContent(msg.table) : contentOf(msg);
+  const restored = restoreMentions(words, (id, group) => (group ? `<@&${id}>` : `<@${id}>`));
   let content = restored.text;
   // Discord refuses a message with nothing in it; a zero-width space keeps the slot visible.
   if (content === '' && embeds.length === 0 && components.length === 0 && !msg.file) content = '\u200b';

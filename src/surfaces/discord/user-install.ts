@@ -31,9 +31,16 @@ const PERSONAL_WORKSPACE = '@me';
 const MARKER = 'ix';
 /** An interaction token lives 15 minutes; a little less, so a follow-up never races its end. */
 const TOKEN_TTL_MS = 14 * 60 * 1000;
+/** A private answer's messages are known as its own as long as its Retry button lives (14 days). */
+const MESSAGE_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 
-const tokenSchema = z.object({ app: z.string(), token: z.string() });
+/** `at`: when the token was issued, on the bridge's clock (a record from before it had none). */
+const tokenSchema = z.object({ app: z.string(), token: z.string(), at: z.number().optional() });
+const markerSchema = z.object({ thread: z.string() });
 const idSchema = z.object({ id: z.string() });
+
+/** A private conversation Discord no longer lets the bot reach: its last interaction's 15 minutes are over. */
+export class PrivateAnswerEnded extends Error {}
 
 /**
  * Whether the bot may not post where the interaction happened, so it is answered through the
@@ -60,12 +67,17 @@ export function isPrivateThread(place: Place): boolean {
   return place.surface === 'discord' && place.thread?.startsWith(MARKER) === true;
 }
 
-/** The answers of private conversations: follow-ups and edits through their interaction's token. */
+/**
+ * The answers of private conversations: follow-ups and edits through their interaction's token. A
+ * button pressed on one of their messages is a new interaction with 15 minutes of its own: the
+ * conversation goes on through that one (a Retry pressed after the first token ended is answered).
+ */
 export class PrivateAnswers {
   constructor(
     private readonly rest: REST,
     private readonly store: StateStore,
     private readonly gateway: DiscordGateway,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** In the DMs' part of the store: a private conversation's place is the DM workspace (records.ts). */
@@ -73,19 +85,46 @@ export class PrivateAnswers {
     return discordRecords.interaction(this.store, interactionId);
   }
 
+  /** The token the conversation begun by `interactionId` is reached through from now on. */
+  private async keep(interactionId: string, app: string, token: string): Promise<void> {
+    const r = this.record(interactionId);
+    await r.view.set(r.key, { app, token, at: this.now() }, TOKEN_TTL_MS);
+  }
+
   /** A private conversation starts on its interaction: its thread marker names it. */
   async begin(channelId: string, interactionId: string, app: string, token: string): Promise<Place> {
-    const r = this.record(interactionId);
-    await r.view.set(r.key, { app, token }, TOKEN_TTL_MS);
+    await this.keep(interactionId, app, token);
     return { ...privatePlace(channelId), thread: `${MARKER}${interactionId}` };
+  }
+
+  /** `messageId` is one of the private conversation at `place`'s messages (a press on it continues it). */
+  async noteMessage(place: Place, messageId: string): Promise<void> {
+    if (!isPrivateThread(place) || !place.thread) return;
+    const r = discordRecords.privateMessage(this.store, messageId);
+    // A record that cannot be written costs a Retry after 15 minutes, never the answer.
+    await r.view.set(r.key, { thread: place.thread }, MESSAGE_TTL_MS).catch(() => undefined);
+  }
+
+  /**
+   * A button was pressed on `messageId` through a new interaction (`app`, `token`): if the message
+   * is a private conversation's, the conversation is reached through this interaction from now on.
+   * False: no private conversation's message is known by that id.
+   */
+  async adopt(messageId: string, app: string, token: string): Promise<boolean> {
+    const r = discordRecords.privateMessage(this.store, messageId);
+    const held = markerSchema.safeParse(await r.view.get(r.key));
+    if (!held.success) return false;
+    await this.keep(held.data.thread.slice(MARKER.length), app, token);
+    return true;
   }
 
   private async tokenOf(place: Place): Promise<{ app: string; token: string }> {
     const id = place.thread?.slice(MARKER.length) ?? '';
     const r = this.record(id);
     const held = tokenSchema.safeParse(await r.view.get(r.key));
+    const ended = !held.success || (held.data.at !== undefined && this.now() - held.data.at >= TOKEN_TTL_MS);
     // Past 15 minutes Discord takes nothing more through the interaction: there is no other way in.
-    if (!held.success) throw new Error('the private conversation’s interaction has ended');
+    if (ended) throw new PrivateAnswerEnded('the private conversation’s interaction has ended');
     return held.data;
   }
 
@@ -97,7 +136,12 @@ export class PrivateAnswers {
       sent = await msg();
       return idSchema.parse(await this.followUp(app, token, sent.body, sent.files)).id;
     });
-    for (const body of sent?.more ?? []) await this.gateway.global({}, () => this.followUp(app, token, body, []));
+    await this.noteMessage(place, id);
+    for (const body of sent?.more ?? []) {
+      const more = await this.gateway.global({}, () => this.followUp(app, token, body, []));
+      const parsed = idSchema.safeParse(more);
+      if (parsed.success) await this.noteMessage(place, parsed.data.id);
+    }
     return id;
   }
 

@@ -7,7 +7,8 @@
  *   this experience setSuggestedPrompts takes no thread_ts (Slack drops a call that has one), so the
  *   prompts go with the latest message of the DM: the greeting, posted first.
  * - app_context_changed: the channel the user is looking at, kept per user (store), like the
- *   assistant pane's context per thread.
+ *   assistant pane's context per thread, and prompts about it on the DM (its open ticket, the
+ *   listings answers there named; generic ones for a channel of another workspace or none).
  * - The user's DM messages (no assistant_app_thread root) are conversations through the message
  *   listener, which titles the thread with its first question.
  */
@@ -95,12 +96,30 @@ export function registerAgent(d: AssistantDeps): void {
         ...(seen?.team_id ? { team: seen.team_id } : {}),
         at: Date.now(),
       };
-      const r = slackRecords.agentContext(d.store, workspaceOf(body, context), who);
+      const team = workspaceOf(body, context);
+      const r = slackRecords.agentContext(d.store, team, who);
       await writeMoving(d.store, r.view, r.key, r.legacy, record, CONTEXT_TTL_MS);
+      // A channel of another workspace (Slack Connect) is not this tenant's to look into.
+      const looking = seen && (!seen.team_id || seen.team_id === team) ? (seen.value as string) : undefined;
+      if (parsed.data.channel)
+        await contextPrompts(d, { surface: 'slack', workspace: team, channel: parsed.data.channel }, looking);
     } catch (err) {
       d.log.error({ err }, 'slack: app_context_changed handling failed');
     }
   });
+}
+
+/**
+ * Suggested prompts about the channel the user looks at, on the app's DM (`dm`: no thread, as this
+ * experience takes them), through the assistant methods' one outbound path (escaped, on the budget).
+ */
+async function contextPrompts(d: AssistantDeps, dm: Place, looking: string | undefined): Promise<void> {
+  const core = d.core();
+  if (!core?.channelPrompts) return;
+  const prompts = await core.channelPrompts(dm, looking);
+  await d.threads
+    .setSuggestedPrompts(dm, prompts, looking ? 'About this channel' : 'Try asking')
+    .catch((err: unknown) => d.log.warn({ err }, 'slack: suggested prompts not set'));
 }
 
 /** What the user was last looking at while the agent was open (undefined: never told). */

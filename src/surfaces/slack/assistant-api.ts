@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Place } from '../../core/surface';
 import type { SlackGateway } from './gateway';
 import { isMissingMethod, slackErrorCode } from './web';
+import { escapeAll } from './safe-text';
 
 /** Slack's cap on a thread title we keep to (the contract: at most 60 characters). */
 export const MAX_TITLE = 60;
@@ -81,7 +82,8 @@ export class AssistantThreads {
   }
 
   async setSuggestedPrompts(place: Place, prompts: SuggestedPrompt[], title?: string): Promise<void> {
-    const list = prompts.slice(0, 4);
+    // Their words may be a listing's or a user's: escaped, so nothing in them pings or links.
+    const list = prompts.slice(0, 4).map((p) => ({ title: escapeAll(p.title), message: escapeAll(p.message) }));
     if (list.length === 0) return;
     // Without a thread (the agent experience's DM): Slack sets them on the DM's latest message, and
     // drops a call there that names a thread.

@@ -11,6 +11,7 @@ import { chunkMrkdwn, escapeMrkdwn, markdownToMrkdwn } from './mrkdwn';
 import { withoutSpanMarks } from '../../core/text/untrusted';
 import { slackLink, slackMarkdownText, slackText, withMentions } from './safe-text';
 import { CARDS_BESIDE_TABLE, dataTableBlock } from './table-blocks';
+import { chartBlock } from './chart-blocks';
 
 export const SLACK_LIMITS = {
   text: 40_000,
@@ -233,7 +234,9 @@ function capped(text: string): string {
 export function renderMessage(msg: OutMessage, layout: CardLayout = 'carousel'): RenderedMessage {
   const tail: Block[] = [];
   // A table has every item: beside it, the cards of the first few.
-  if (msg.table && msg.table.rows.length > 0) tail.push(dataTableBlock(msg.table));
+  const table = msg.table && msg.table.rows.length > 0 ? msg.table : undefined;
+  if (table) tail.push(dataTableBlock(table));
+  if (msg.chart && msg.chart.categories.length > 0) tail.push(chartBlock(msg.chart));
   const cards = msg.table && msg.cards ? msg.cards.slice(0, CARDS_BESIDE_TABLE) : msg.cards;
   if (cards) tail.push(...cardsBlocks(cards, layout));
   if (msg.notice)
@@ -244,7 +247,8 @@ export function renderMessage(msg: OutMessage, layout: CardLayout = 'carousel'):
   if (msg.buttons && msg.buttons.length > 0) tail.push(...actionsBlocks(msg.buttons));
   if (msg.feedback) tail.push(feedbackBlock(msg.feedback));
   const room = SLACK_LIMITS.blocksPerMessage - tail.length;
-  let blocks = [...textSections(msg, room), ...tail];
+  // A table of the text's own figures stands in for the text (which stays the message's plain text).
+  let blocks = [...(table?.sameAsText ? [] : textSections(msg, room)), ...tail];
   if (blocks.length === 0 && msg.typing) {
     blocks = [{ type: 'context', elements: [{ type: 'mrkdwn', text: ':hourglass_flowing_sand: Thinking…' }] }];
   }

@@ -1,4 +1,6 @@
 /**
+ * Newer blocks (data_table, data_visualization) are unknown to some workspaces: a refusal sends the
+ * message again without them (today's layout: no table, the chart's PNG) and remembers the workspace.
  * Card and carousel blocks are newer than some workspaces: where Slack refuses them
  * (`invalid_blocks`), the message goes again once with the older section blocks, and the workspace
  * is remembered (in the store, so every instance and a restart know) to get sections from then on.
@@ -16,7 +18,10 @@ import { slackRecords } from './records';
 /** How long a workspace that refused cards gets sections before cards are tried again. */
 const REMEMBER_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** In the workspace's part of the store: it refused a data_table block. */
+/** Slack's newer blocks: a workspace that refuses one gets neither (today's layout). */
+const NEW_BLOCKS = new Set(['data_table', 'data_visualization']);
+
+/** In the workspace's part of the store: it refused a data_table (or data_visualization) block. */
 const NEW_BLOCKS_KEY = scoped('slack', 'refuses-new-blocks');
 
 function hasCarousel(r: RenderedMessage): boolean {
@@ -97,7 +102,7 @@ export class CardFallback {
       let sent: RenderedMessage | undefined;
       const render = (): RenderedMessage => {
         const m = plain ? withoutNewBlocks(message()) : message();
-        fresh = m.table !== undefined;
+        fresh = m.table !== undefined || m.chart !== undefined;
         sent = renderMessage(m, layout);
         carousel = hasCarousel(sent);
         return sent;
@@ -108,13 +113,13 @@ export class CardFallback {
         if (slackErrorCode(err) !== 'invalid_blocks' || isImageDownloadFailure(err)) throw err;
         // The block Slack named, when it names one; else the newer block is the likelier stranger.
         const named = refusedTypes(err, sent);
-        if (fresh && (named.length === 0 || named.includes('data_table'))) {
+        if (fresh && (named.length === 0 || named.some((t) => NEW_BLOCKS.has(t)))) {
           plain = true;
           this.plain.set(team, Promise.resolve(true));
           await this.view(team)
             .set(NEW_BLOCKS_KEY, Date.now(), REMEMBER_MS)
             .catch(() => undefined);
-          this.log.info({ team }, 'slack: this workspace refused a data_table block; tables show as cards here');
+          this.log.info({ team }, 'slack: this workspace refused a newer block; no tables or charts here (cards, PNG)');
           continue;
         }
         if (!carousel || layout === 'sections') throw err;
@@ -139,9 +144,14 @@ function refusedTypes(err: unknown, sent: RenderedMessage | undefined): string[]
   return out;
 }
 
-/** The message as it was before Slack's newer blocks: no table, every card. */
+/** The message as it was before Slack's newer blocks: no table, no chart (its PNG goes), every card. */
 function withoutNewBlocks(m: OutMessage): OutMessage {
-  if (m.table === undefined) return m;
-  const { table: _table, ...rest } = m;
+  if (m.table === undefined && m.chart === undefined) return m;
+  const { table: _table, chart: _chart, ...rest } = m;
   return rest;
+}
+
+/** Whether Slack drew the message's chart itself (else its PNG is to go). */
+export function drewChart(r: RenderedMessage): boolean {
+  return r.blocks.some((b) => b.type === 'data_visualization');
 }

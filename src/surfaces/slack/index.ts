@@ -44,6 +44,8 @@ export interface SlackSurfaceOptions {
   handoffChannel?: string;
   /** Which of Slack's history limits apply (SLACK_DISTRIBUTION). */
   distribution?: SlackDistribution;
+  /** The bridge's clock (core's `now`). */
+  now?: () => number;
   /** LISTING_UNFURL_DOMAINS: links there that are listings unfurl as Work Objects (empty: any link Slack sends). */
   unfurlDomains?: string[];
   store: StateStore;
@@ -103,6 +105,7 @@ function buildPort(
     assistant,
     botUserId: ws.botUserId,
     ...(opts.distribution ? { distribution: opts.distribution } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
   });
   return { port, threads: assistant };
 }

@@ -176,10 +176,18 @@ function registerButtons(d: ListenerDeps, h: Helpers): void {
   d.app.action<BlockAction<ButtonAction>>(buttons, async ({ ack, action, body: b, respond, context }) => {
     await ack();
     const routed = buttonValueFromAction(action.action_id, action.value);
-    const container = b.container as { channel_id?: string; message_ts?: string; thread_ts?: string } | undefined;
-    const channel = b.channel?.id ?? container?.channel_id;
+    const container = b.container as
+      | { type?: string; channel_id?: string; message_ts?: string; thread_ts?: string }
+      | undefined;
+    // A Work Object's action pressed in its flexpane may come from no conversation at all: what it
+    // starts is the presser's own, in their DM with the app (a user's id as channel: Slack's app DM).
+    // A message's or a view's (App Home, a modal) button names its own place or none.
+    const own = container?.type === undefined || container.type === 'message';
+    const entity = !own && container?.type !== 'view';
+    const channel = b.channel?.id ?? container?.channel_id ?? (entity ? b.user.id : undefined);
     if (!routed || !channel) return;
-    const messageTs = b.message?.ts ?? container?.message_ts;
+    // Only the bridge's own message is a source to edit (an unfurl's or flexpane's press names the user's).
+    const messageTs = own ? (b.message?.ts ?? container?.message_ts) : undefined;
     const thread = (b.message?.thread_ts as string | undefined) ?? container?.thread_ts;
     const place: Place = {
       surface: 'slack',

@@ -33,7 +33,7 @@ import { slackMention } from './safe-text';
 import { downloadCapped } from '../download';
 import { slackFileHost } from './file-host';
 import type { AssistantThreads } from './assistant-api';
-import { CardFallback } from './card-fallback';
+import { CardFallback, drewChart } from './card-fallback';
 import { SlackGateway } from './gateway';
 import { SlackNativeStreams } from './native-streams';
 import { UserNames } from './users';
@@ -61,6 +61,8 @@ export interface SlackPortOptions {
   botUserId?: () => string | undefined;
   /** Which of Slack's history limits apply (SLACK_DISTRIBUTION); distributed when not said. */
   distribution?: SlackDistribution;
+  /** The bridge's clock (when recording its buttons began; tests move it). */
+  now?: () => number;
 }
 
 const threadMessagesSchema = z.object({
@@ -112,7 +114,7 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
   constructor(private readonly opts: SlackPortOptions) {
     this.clients = opts.clients ?? singleWorkspaceClients(opts.client as WebClient, opts.botToken ?? '');
     this.cards = new CardFallback(opts.store, opts.log);
-    this.buttons = new ButtonRecords(opts.store, opts.log);
+    this.buttons = new ButtonRecords(opts.store, opts.log, opts.now);
     this.gateway = new SlackGateway({
       client: (team) => this.clients.client(team),
       store: opts.store,
@@ -176,16 +178,27 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
   async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
     let ref: MessageRef | undefined;
     const hasBody = msg.text.length > 0 || !msg.file || (msg.cards?.length ?? 0) > 0 || (msg.buttons?.length ?? 0) > 0;
+    // A chart Slack draws itself stands in for its PNG; a workspace that refused the block gets the PNG.
+    let drawn = false;
     if (hasBody) {
       const latest = opts.latest;
       const ts = await this.cards.send(
         this.team(place),
         () => (latest ? latest() : msg),
-        (render) => this.gateway.postMessage(place, render, opts),
+        (render) =>
+          this.gateway.postMessage(
+            place,
+            () => {
+              const r = render();
+              drawn = drewChart(r);
+              return r;
+            },
+            opts,
+          ),
       );
       ref = { place, id: ts };
     }
-    if (msg.file) {
+    if (msg.file && !(msg.chart && drawn)) {
       const fileId = await this.gateway.upload(place, msg.file);
       ref ??= { place, id: fileId };
     }

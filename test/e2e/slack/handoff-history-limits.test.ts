@@ -55,3 +55,52 @@ describe('Slack, distributed app: handoffs never read history back', () => {
     expect(e.fake.calls.filter((c) => c.status === 429)).toHaveLength(0);
   }, 120_000);
 });
+
+/**
+ * The one history read left: a thread from before the bridge recorded its buttons (here every
+ * thread, by the bridge's clock: it began recording ten minutes from now) is read back once within
+ * the workspace's budget (one call a minute, 15 messages at most), never waited for: while that one
+ * read hangs, each handoff's ticket is posted and its buttons are off (the records'), and the other
+ * threads go without a read instead of being refused.
+ */
+describe('Slack, distributed app: a thread older than the records is read back once a minute at most', () => {
+  const e = useStarted(() =>
+    startSlackE2E({
+      fake: { historyLimits: 'distributed' },
+      env: { SLACK_DISTRIBUTION: 'distributed' },
+      now: () => Date.now() + 10 * 60_000,
+    }),
+  );
+
+  test('three handoffs in a minute: one conversations.replies (limit 15), none waited for, none refused', async () => {
+    const slow = e.fake.hold('conversations.replies');
+    const three = PEOPLE.slice(0, 3);
+    const pressed = await Promise.all(
+      three.map((p) => pressTalkToHuman(e.fake, e.driver, p.user, p.channel, p.question)),
+    );
+    // While the one read hangs, what people see goes on: three tickets, every button off.
+    await waitFor(
+      () => e.fake.channelMessages(HANDOFF_CHANNEL).filter((m) => button(m, 'Claim')).length === 3,
+      'three tickets while the history read hangs',
+      60_000,
+    );
+    await waitFor(
+      () =>
+        pressed.every(
+          ({ answer }) => button(e.fake.message(answer.channel, answer.ts)!, 'Talk to a human') === undefined,
+        ),
+      'every button off while the history read hangs',
+      30_000,
+    );
+    expect(slow.arrived()).toBe(1);
+    slow.release();
+    const reads = await waitFor(() => {
+      const r = e.fake.calls.filter((c) => /^conversations\.(history|replies)$/.test(c.method));
+      return r.length === 1 && r;
+    }, 'the one read answered');
+    expect(Number(reads[0]!.args.limit)).toBeLessThanOrEqual(15);
+    expect(reads[0]!.response.ok).toBe(true);
+    expect(e.fake.historyRefused).toBe(0);
+    expect(e.fake.calls.filter((c) => c.status === 429)).toHaveLength(0);
+  }, 120_000);
+});

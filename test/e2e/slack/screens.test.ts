@@ -5,9 +5,8 @@
  */
 import { startSlackE2E, ADMIN, HANDOFF_CHANNEL, rootFor, waitForAnswer } from '../../support/slack-e2e';
 import { waitFor } from '../../../fakes/slack-requests';
-import { editedTo } from '../../support/slack-flows';
+import { analyticsShown, editedTo } from '../../support/slack-flows';
 import { useStarted } from '../../support/server-setup';
-import { chartSpecOf, panelOf, pngInBody } from '../../support/png-chart';
 import { button } from '../../../fakes/slack-blocks';
 
 const BROKEN_HOST = 'photos.unreachable.example';
@@ -193,17 +192,15 @@ describe('Slack e2e: the everyday screens', () => {
     expect(figures.text).toMatch(/Conversations: \d+/);
     expect(progress.text).toContain('Analytics for Skyline Realty Assistant');
     expect(e.fake.channelMessages('C0ANALYTICS').some((m) => m.text.includes('Crunching'))).toBe(false);
-    const upload = await waitFor(
-      () => [...e.fake.uploads.values()].find((u) => u.channel === 'C0ANALYTICS' && u.data.length > 0),
-      'the chart upload',
-    );
-    // The chart is a PNG carrying the figures' panels.
-    expect(panelOf(chartSpecOf(pngInBody(upload.data))!, 'Handoffs').labels).toEqual([
-      'Opened',
-      'Claimed',
-      'Closed',
-      'Cancelled',
-      'Timed out',
+    // The figures as a table, the trend per day as Slack's own chart.
+    const shownAnalytics = await analyticsShown(e.fake, 'C0ANALYTICS');
+    expect(shownAnalytics.rows[0]).toEqual(['Figure', 'Value']);
+    expect(shownAnalytics.rows.map((r) => r[0])).toEqual(expect.arrayContaining(['Conversations', 'Handoffs']));
+    expect(shownAnalytics.chart.chart.series.map((x) => x.name)).toEqual([
+      'Conversations',
+      'Handoffs',
+      'Positive votes',
+      'Negative votes',
     ]);
   });
 });
