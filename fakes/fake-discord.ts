@@ -6,6 +6,7 @@
  */
 import { componentsV2Problem, IS_COMPONENTS_V2 } from './fake-discord-cv2';
 import { modalInputs, modalProblem, modalSubmitData, type ModalInput } from './fake-discord-modals';
+import { botHas, CREATE_PUBLIC_THREADS, EVERYONE_PERMISSIONS, MISSING_PERMISSIONS } from './fake-discord-permissions';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,6 +126,8 @@ export interface FakeMessage {
   /** Interaction id when the message is an interaction response or follow-up. */
   interactionId?: string;
   ephemeral: boolean;
+  /** A reply's reference to the message it answers (Discord's `message_reference`; type 19). */
+  message_reference?: { message_id: string; channel_id: string; guild_id?: string };
 }
 
 export interface RecordedCall {
@@ -689,7 +692,7 @@ export class FakeDiscord {
         {
           id: guildId,
           name: '@everyone',
-          permissions: '1071698660929',
+          permissions: EVERYONE_PERMISSIONS,
           position: 0,
           color: 0,
           hoist: false,
@@ -747,7 +750,8 @@ export class FakeDiscord {
       mentions: m.mentions.map((u) => this.userPayload(u)),
       mention_roles: [],
       pinned: false,
-      type: 0,
+      type: m.message_reference ? 19 : 0,
+      ...(m.message_reference ? { message_reference: m.message_reference } : {}),
       ...(m.webhook_id ? { webhook_id: m.webhook_id } : {}),
     };
   }
@@ -1303,8 +1307,33 @@ export class FakeDiscord {
       webhook_id: extra.interactionId ? this.applicationId : undefined,
       interactionId: extra.interactionId,
     });
+    const reference = this.replyReference(channelId, body.message_reference);
+    if (reference) msg.message_reference = reference;
     if (!msg.ephemeral) this.dispatchMessageEvent('MESSAGE_CREATE', channelId, this.messagePayload(msg));
     return msg;
+  }
+
+  /**
+   * A reply's `message_reference`, as Discord checks it: the message must exist in the channel
+   * (else 400 Invalid Form Body, unless `fail_if_not_exists` is false: then it is sent as no reply).
+   */
+  private replyReference(channelId: string, ref: unknown): FakeMessage['message_reference'] {
+    if (!ref || typeof ref !== 'object') return undefined;
+    const r = ref as Json;
+    const target = typeof r.message_id === 'string' ? this.messages.get(r.message_id) : undefined;
+    if (!target || target.deleted || target.channel_id !== channelId) {
+      if (r.fail_if_not_exists === false) return undefined;
+      throw invalidForm('message_reference', 'Unknown message', 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE');
+    }
+    return { message_id: target.id, channel_id: channelId, ...(target.guild_id ? { guild_id: target.guild_id } : {}) };
+  }
+
+  /** Discord refuses a thread where the bot lacks Create Public Threads (403 Missing Permissions). */
+  private mayCreateThread(channelId: string): void {
+    const ch = this.channels.get(channelId);
+    if (!ch) return;
+    if (!botHas(this.guildOf(channelId), this.botUser.id, ch.permission_overwrites ?? [], CREATE_PUBLIC_THREADS))
+      throw new HttpError(403, { ...MISSING_PERMISSIONS });
   }
 
   private editMessage(msg: FakeMessage, body: Json, files: FakeAttachment[]): FakeMessage {
@@ -1467,6 +1496,7 @@ export class FakeDiscord {
     }
     if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path)) && method === 'POST') {
       const msg = this.findMessage(m[1]!, m[2]!);
+      this.mayCreateThread(m[1]!);
       const onMessage = this.quirks.threadOnMessage ?? 'all';
       if (onMessage === 'none' || (onMessage === 'not-interaction-replies' && msg.interactionId)) {
         throw new HttpError(404, { code: 10008, message: 'Unknown Message' });
@@ -1479,6 +1509,7 @@ export class FakeDiscord {
     }
     if ((m = /^\/channels\/(\d+)\/threads$/.exec(path)) && method === 'POST') {
       if (!this.channels.has(m[1]!)) throw new HttpError(404, { code: 10003, message: 'Unknown Channel' });
+      this.mayCreateThread(m[1]!);
       const name = String(obj.name ?? '');
       if (name.length < 1 || name.length > 100) throw invalidForm('name', 'Must be between 1 and 100 in length.');
       return ok(this.createThread(m[1]!, name, snowflake()));

@@ -314,13 +314,19 @@ export interface TenantLeaving {
   why: string;
   /** The surface knew it (its installation was there): the leaving is logged even with nothing else left. */
   known?: boolean;
-  /** The surface's own keys of the tenant and of the places found in its records (deleted too). */
-  surfaceKeys?: (places: Place[]) => string[] | Promise<string[]>;
+  /**
+   * The surface's own keys of the tenant and of the places found in its records (deleted too);
+   * `unindexed`: keys an older version wrote may remain (core/tenants/unindexed.ts), looked for too.
+   */
+  surfaceKeys?: (places: Place[], unindexed: boolean) => string[] | Promise<string[]>;
   /**
    * Workspaces its installation served that leave with it (a Slack org-wide install's teams, whose
    * places name the team): each as a tenant of its own, with its own surface keys; logged in the same line.
    */
-  served?: ReadonlyArray<{ workspace: string; surfaceKeys?: (places: Place[]) => string[] | Promise<string[]> }>;
+  served?: ReadonlyArray<{
+    workspace: string;
+    surfaceKeys?: (places: Place[], unindexed: boolean) => string[] | Promise<string[]>;
+  }>;
 }
 
 /** What surfaces call. Implemented by core. */

@@ -34,6 +34,9 @@ export const USER_MESSAGES = {
   serviceUnreachable: 'The chatbot service could not be reached. Try again in a moment.',
   serviceTooSlow: 'The chatbot service did not answer in time. Try again in a moment.',
   platformRateLimited: 'The chat platform rate limited this bridge. Try again in a minute.',
+  /** Where the bot may not start the answer's thread: it answers in the channel, and says why once a day. */
+  noThreadHere: (permission: string) =>
+    `I can't start a thread in this channel (I lack the ${permission} permission), so I'm answering here as replies.`,
   privateAnswerEnded:
     'This answer was yours alone, and Discord lets the bot reach it for 15 minutes only: it cannot be continued. Ask again with /ask.',
   notOurListing: 'That listing is not one of this workspace’s chatbot’s listings, so nothing was asked about it.',

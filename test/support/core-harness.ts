@@ -65,6 +65,10 @@ export interface CoreHarnessOptions {
   surfaceOptions?: TestSurfaceOptions;
   /** Start the bridge's timers (default true). */
   start?: boolean;
+  /** INSTANCE_LEASE_S in ms (default the bridge's): a short one makes sweeps retry queues sooner. */
+  leaseTtlMs?: number;
+  /** The SQLite store on the harness's file (default a plain SqliteStore): a test's faulty one. */
+  openStore?: (path: string) => SqliteStore;
   log?: Logger;
 }
 
@@ -169,7 +173,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     tmpDir = mkdtempSync(join(tmpdir(), 'core-harness-'));
     storePath = join(tmpDir, 'bridge.db');
   }
-  const store = new SqliteStore(storePath);
+  const store = opts.openStore ? opts.openStore(storePath) : new SqliteStore(storePath);
 
   const surface = opts.surface ?? new TestSurface(opts.surfaceOptions);
   const handoffOn = opts.handoffOn ?? 'same';
@@ -205,6 +209,7 @@ export async function startCoreHarness(opts: CoreHarnessOptions = {}, inherited?
     instanceId,
     ...(opts.retentionMs !== undefined ? { retentionMs: opts.retentionMs } : {}),
     ...(opts.userRateLimit !== undefined ? { userRateLimit: opts.userRateLimit } : {}),
+    ...(opts.leaseTtlMs !== undefined ? { leaseTtlMs: opts.leaseTtlMs } : {}),
   };
   const ctx: CoreContext = { client, store, config, surfaces, log, now: () => Date.now(), memory: new CoreMemory() };
   const relay = new Relay({ store, log, instanceId, now: ctx.now });

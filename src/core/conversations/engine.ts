@@ -22,13 +22,13 @@ import {
   type ConvQueueItem,
   type ConvRef,
 } from './model';
-import { convView, loadConversation, readMoved } from './records';
+import { convView, loadConversation, retryDone, retryRecordOf } from './records';
 import { ensureSession, sessionOf, touchSession } from './sessions';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
-import { giveUpItem } from './given-up';
-import { startItem } from './started';
+import { giveUpItem, givenUpOnLastFailure } from './given-up';
+import { type ItemProgress, startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
@@ -145,7 +145,7 @@ export class Conversations {
    */
   async retry(inv: Invocation, retryId: string): Promise<void> {
     const { tenant } = inv;
-    const record = parseStored(retryRecordSchema, await this.retryRecord(tenant, retryId));
+    const record = parseStored(retryRecordSchema, await retryRecordOf(this.ctx.store, tenant, retryId, RETRY_TTL_MS));
     const conv = record ? await this.load({ tenant, id: record.conv }) : undefined;
     if (!record || !conv) {
       await inv.reply({ text: 'This Retry button has expired: please ask your question again.' }, { ephemeral: true });
@@ -189,20 +189,6 @@ export class Conversations {
 
   sessionOf(conv: ConvRef): Promise<number | undefined> {
     return sessionOf(this.ctx, conv, this.retentionMs);
-  }
-
-  /** A Retry record (one written before an upgrade is moved into the tenant's part as it is read). */
-  private retryRecord(tenant: ConvRef['tenant'], retryId: string) {
-    const view = convView(this.ctx.store, tenant);
-    return readMoved(this.ctx.store, view, convKeys.retry(retryId), legacyKeys.retry(retryId), RETRY_TTL_MS);
-  }
-
-  /** A pressed Retry is over: its button works again (a press from before an upgrade was marked at the old key). */
-  private async retryDone(conv: ConvRef, retryId: string): Promise<void> {
-    await convView(this.ctx.store, conv)
-      .delete(convKeys.retrying(retryId))
-      .catch(() => undefined);
-    await this.ctx.store.delete(legacyKeys.retrying(retryId)).catch(() => undefined);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------------
@@ -282,39 +268,53 @@ export class Conversations {
 
   /** What the worker hands over: a message relayed to a human or answered, or a Retry answered. */
   private async handleItem(ref: ConvRef, taken: TakenItem): Promise<void> {
-    const convId = ref.id;
-    const { raw } = taken;
-    const parsed = queueItemSchema.safeParse(raw.value);
-    const conv = await this.load(ref);
-    if (!parsed.success || !conv) {
-      this.ctx.log.error({ convId, item: raw.id }, 'conversation: unreadable queue item skipped');
+    const parsed = queueItemSchema.safeParse(taken.raw.value);
+    if (!parsed.success) {
+      this.ctx.log.error({ convId: ref.id, item: taken.raw.id }, 'conversation: unreadable queue item skipped');
       return;
     }
     const item = parsed.data;
+    // Counted first, before anything that can fail (the conversation's read, its tenant's check).
+    const progress = await startItem(this.ctx, ref, taken);
+    if (!progress) {
+      // Its Retry button (if any) must work again on the answer recovery marks.
+      if (item.kind === 'retry') await retryDone(this.ctx.store, ref, item.retryId);
+      return;
+    }
+    await givenUpOnLastFailure(this.ctx, ref, taken, item, progress, () =>
+      this.loadAndAnswer(ref, taken, item, progress),
+    );
+  }
+
+  /** The conversation and its tenant's work, then the item answered (or given up, its tries used). */
+  private async loadAndAnswer(ref: ConvRef, taken: TakenItem, item: ConvQueueItem, progress: ItemProgress) {
+    const conv = await this.load(ref);
+    const skipped = { convId: ref.id, item: taken.raw.id };
+    if (!conv) return this.ctx.log.error(skipped, 'conversation: unreadable queue item skipped');
     // Its tenant's work, stopped at once if the tenant leaves; none when it left after the conversation began.
     const work = await beginTenantWork(this.ctx, conv.place, conv.createdAt);
     if (!work) {
-      this.ctx.log.debug({ convId, item: raw.id }, 'conversation: queue item skipped: its tenant left');
-      return;
+      this.ctx.log.debug(skipped, 'conversation: queue item skipped: its tenant left');
+      // Its tenant's records are being deleted: the mark just written goes with them.
+      return progress.forget();
     }
     try {
-      await this.startAndAnswer(conv, taken, item, work);
+      await this.startAndAnswer(conv, taken, item, work, progress);
     } finally {
       work.end();
     }
   }
 
-  /** The item marked started (or left to recovery), then answered with the surface its tenant's work may use. */
-  private async startAndAnswer(conv: Conversation, taken: TakenItem, item: ConvQueueItem, work: TenantWork) {
+  /** The item (marked started) answered with the surface its tenant's work may use. */
+  private async startAndAnswer(
+    conv: Conversation,
+    taken: TakenItem,
+    item: ConvQueueItem,
+    work: TenantWork,
+    progress: ItemProgress,
+  ) {
     const ref = convRef(conv);
     const convId = conv.id;
-    const itemId = taken.raw.id;
-    const progress = await startItem(this.ctx, ref, taken);
-    if (!progress) {
-      // Its Retry button (if any) must work again on the answer recovery marks.
-      if (item.kind === 'retry') await this.retryDone(ref, item.retryId);
-      return;
-    }
     const found = this.surfaceFor(conv.place);
     // Every platform call of the item is refused once its tenant left or its thread's lease is lost;
     // the answer stops (its service stream closes, the relay drops it) on either.
@@ -324,15 +324,14 @@ export class Conversations {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
       // is dropped (acked by the worker) with one line, not retried on every sweep.
       this.ctx.log.warn(
-        { convId, item: itemId, surface: conv.place.surface },
+        { convId, item: taken.raw.id, surface: conv.place.surface },
         'conversation: queue item dropped: its surface is not configured',
       );
-      if (item.kind === 'retry') await this.retryDone(ref, item.retryId);
-      await progress.done();
-      return;
+      if (item.kind === 'retry') await retryDone(this.ctx.store, ref, item.retryId);
+      return progress.done();
     }
     // Its tries all failed before the answer started: the user is told, the item moved aside.
-    if (progress.exhausted) return giveUpItem(this.ctx, conv, taken, item, progress, surface);
+    if (progress.exhausted) return giveUpItem(this.ctx, ref, taken, item, progress, { conv, surface });
     const request = answerRequest(conv, surface, item.actor);
     try {
       const ticket = await this.handoffs.activeTicket(ref);
@@ -361,7 +360,10 @@ export class Conversations {
           });
           return;
         }
-        const record = parseStored(retryRecordSchema, await this.retryRecord(ref.tenant, item.retryId));
+        const record = parseStored(
+          retryRecordSchema,
+          await retryRecordOf(this.ctx.store, ref.tenant, item.retryId, RETRY_TTL_MS),
+        );
         if (!record) {
           await surface.post(conv.place, { text: 'That Retry has expired: please ask your question again.' });
           return;
@@ -379,7 +381,7 @@ export class Conversations {
     } finally {
       // The retry is over (answered, refused or failed): its button works again. Not for a worker
       // that lost the thread: the retry is the new holder's.
-      if (item.kind === 'retry' && !taken.lease.lost.aborted) await this.retryDone(ref, item.retryId);
+      if (item.kind === 'retry' && !taken.lease.lost.aborted) await retryDone(this.ctx.store, ref, item.retryId);
       // A left tenant's records are being deleted: its item's mark is not written again.
       if (!work.left) await progress.done();
     }

@@ -75,3 +75,16 @@ export async function loadConversation(
     await readMoved(store, view, convKeys.conversation(ref.id), legacyKeys.conversation(ref.id), retentionMs),
   );
 }
+
+/** A Retry record (one written before an upgrade is moved into the tenant's part as it is read). */
+export function retryRecordOf(store: StateStore, tenant: ConvRef['tenant'], retryId: string, ttlMs: number) {
+  return readMoved(store, convView(store, tenant), convKeys.retry(retryId), legacyKeys.retry(retryId), ttlMs);
+}
+
+/** A pressed Retry is over: its button works again (a press from before an upgrade was marked at the old key). */
+export async function retryDone(store: StateStore, conv: ConvRef, retryId: string): Promise<void> {
+  await convView(store, conv)
+    .delete(convKeys.retrying(retryId))
+    .catch(() => undefined);
+  await store.delete(legacyKeys.retrying(retryId)).catch(() => undefined);
+}

@@ -22,6 +22,7 @@ interface MarkSlot {
   /** The mark written, as one write of a fenced batch (under the thread's lease). */
   write(value: Json): FencedWrite;
   setIfAbsent(value: Json): Promise<boolean>;
+  remove(): Promise<void>;
 }
 
 function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
@@ -32,6 +33,7 @@ function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
       get: () => ctx.store.get(key),
       write: (value) => ({ op: 'set', key, value, ttlMs: MARK_TTL_MS }),
       setIfAbsent: (value) => ctx.store.setIfAbsent(key, value, MARK_TTL_MS),
+      remove: () => ctx.store.delete(key),
     };
   }
   const view = convView(ctx.store, ref);
@@ -40,6 +42,7 @@ function markSlot(ctx: CoreContext, ref: ConvRef, item: TakenItem): MarkSlot {
     get: () => view.get(key),
     write: (value) => view.setWrite(key, value, MARK_TTL_MS),
     setIfAbsent: (value) => view.setIfAbsent(key, value, MARK_TTL_MS),
+    remove: () => view.delete(key),
   };
 }
 
@@ -86,6 +89,11 @@ export class ItemProgress {
    */
   noteAnswerKey(answerKey: string): Promise<void> {
     return this.note({ answerKey });
+  }
+
+  /** The item's mark deleted (its tenant left: nothing of it is written again). */
+  async forget(): Promise<void> {
+    await this.slot.remove();
   }
 
   /**

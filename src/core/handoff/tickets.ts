@@ -29,6 +29,8 @@ const OPEN_PER_SWEEP = 10_000;
  * bridge that crashed right after the hand-over to be back before the ticket would expire.
  */
 const UNOPENED_TTL_MS = 24 * 3600 * 1000;
+/** Expired entries of a tenant's index of tickets looked at per new ticket. */
+const INDEX_PRUNE = 5;
 
 /** A ticket as read, with the raw value a compare-and-set must find unchanged. */
 export interface ReadTicket {
@@ -150,7 +152,18 @@ export class TicketStore {
 
   /** A new ticket, short-lived until its conversation is marked (so no mark points to a ticket not written yet). */
   async create(ticket: Ticket): Promise<void> {
-    await this.ctx.store.set(ticketKeys.ticket(ticket.id), toJson(ticket), UNOPENED_TTL_MS);
+    const { store } = this.ctx;
+    const index = ticketKeys.ofTenant(tenantOf(ticket.userPlace));
+    const now = this.ctx.now();
+    // The index keeps up with its tickets: a few entries over a retention period old leave it if their
+    // ticket expired, else are looked at again a retention period on.
+    for (const old of await store.due(index, now - this.retentionMs, INDEX_PRUNE)) {
+      if ((await store.get(ticketKeys.ticket(old.member))) === undefined) await store.unschedule(index, old.member);
+      else await store.schedule(index, old.member, now);
+    }
+    // Indexed under its tenant first: a leaving finds it there (an entry without a ticket is skipped).
+    await store.schedule(index, ticket.id, now);
+    await store.set(ticketKeys.ticket(ticket.id), toJson(ticket), UNOPENED_TTL_MS);
   }
 
   async discard(id: string): Promise<void> {

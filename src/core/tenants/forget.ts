@@ -8,12 +8,12 @@
  * record and limits. Its queues are emptied first (a queue is not a key), through its own view.
  *
  * Then the global infrastructure that names it (state/tenant-store.ts says why each is global):
- * - of its conversations, listed through its view: their leases (released) and pending marks, and any
- *   pending mark whose value names the tenant (a queue whose conversation record expired);
- * - tickets whose asker's thread is the tenant's, or whose conversation is one of its (by value), with
+ * - of its conversations, listed through its view: their leases (released) and pending marks;
+ * - tickets whose asker's thread is the tenant's (listed in its index of tickets, `tickets-of:`), with
  *   their open, late and lookup keys, the lookups of threads in its channels, and their notices still
  *   pending in the outbox (completed unsent, so nothing is posted to a place that is gone);
- * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value), with their leases;
+ * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value, read through
+ *   the due indexes of work in flight), with their leases;
  * - its connection (`/chatbot connect`), and the applied settings (`settings:applied:<chatbot>`) of
  *   its own chatbot when no other tenant's connection names that chatbot (read before its part goes);
  * - a surface's own keys, through `surfaceKeys` (the places found are handed to it);
@@ -26,16 +26,10 @@
  */
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { forgetTenantKeys, sameTenant, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
-import {
-  conversationSchema,
-  convKeys,
-  infraKeys,
-  parseStored,
-  pendingSchema,
-  placeSchema,
-} from '../conversations/model';
-import { ASK_INTENT_PREFIX } from '../conversations/ask-intents';
+import { forgetTenantKeys, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
+import { conversationSchema, convKeys, infraKeys, parseStored, placeSchema } from '../conversations/model';
+import { ASK_INTENT_INDEX, ASK_INTENT_PREFIX } from '../conversations/ask-intents';
+import { INFLIGHT_INDEX, INFLIGHT_PREFIX, inflightKey, inflightLease } from '../relay/inflight';
 import { NOTICE_BOX } from '../handoff/notice';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
 import { appliedSettingsKey } from '../settings/applied';
@@ -47,8 +41,13 @@ import { OFFICE_KEY } from './office-record';
 export type { Tenant } from '../../state/tenant-store';
 
 export interface ForgetOptions {
-  /** The surface's own keys for the tenant and the places found in its records. */
-  surfaceKeys?: (places: Place[]) => string[] | Promise<string[]>;
+  /**
+   * The surface's own keys for the tenant and the places found in its records; `unindexed`: an older
+   * version's keys may remain (unindexed.ts), which the surface then looks for too.
+   */
+  surfaceKeys?: (places: Place[], unindexed: boolean) => string[] | Promise<string[]>;
+  /** Records an older version wrote without the indexes may remain (unindexed.ts; default true): scanned for too. */
+  unindexed?: boolean;
   /** Chatbots whose applied settings stay whoever leaves (the environment's default, which serves others). */
   keepChatbots?: readonly string[];
 }
@@ -81,35 +80,44 @@ async function conversationsOf(view: TenantStore): Promise<Map<string, Place>> {
 }
 
 /**
- * The conversations' queues emptied (through the tenant's view) and leases released; returns the
- * pending marks to delete: theirs, and any whose value names the tenant.
+ * The conversations' queues emptied (through the tenant's view) and leases released; returns their
+ * pending marks to delete. Found by the tenant's own conversations, not by reading every tenant's
+ * marks: a mark whose conversation record expired first is dropped by the queue sweep, which finds
+ * its queue empty (worker.ts).
  */
 async function stopQueues(store: StateStore, view: TenantStore, ids: Set<string>): Promise<string[]> {
-  const marks = new Set<string>();
-  for (const key of await store.keys(infraKeys.pendingPrefix)) {
-    const mark = parseStored(pendingSchema, await store.get(key));
-    if (mark && mark !== 1 && sameTenant({ surface: mark.surface, id: mark.id }, view.tenant)) {
-      ids.add(key.slice(infraKeys.pendingPrefix.length));
-    }
-  }
+  const marks: string[] = [];
   for (const id of ids) {
-    marks.add(infraKeys.pending(id));
+    marks.push(infraKeys.pending(id));
     const queue = convKeys.queue(id);
     for (let item = await view.peek(queue); item; item = await view.peek(queue)) await view.ack(queue, item.id);
     const lease = await store.leaseInfo(infraKeys.lease(id));
     if (lease) await store.releaseLease(infraKeys.lease(id), lease.owner);
   }
-  return [...marks];
+  return marks;
 }
 
-/** Tickets asked for in the tenant (by the asker's thread, or the conversation): by value. */
-async function ticketsOf(store: StateStore, t: Tenant, convs: Set<string>): Promise<Ticket[]> {
-  const out: Ticket[] = [];
-  for (const key of await store.keys(ticketKeys.prefix)) {
-    const ticket = parseStored(ticketSchema, await store.get(key));
-    if (ticket && (isTenantsPlace(t, ticket.userPlace) || convs.has(ticket.convId))) out.push(ticket);
+/** Tickets a leaving reads at most from its tenant's index. */
+const TICKETS_READ = 100_000;
+
+/**
+ * Tickets asked for in the tenant, from its own index of tickets (written when each was made); the
+ * index goes with them. A ticket made before the index (an older version) is not found here.
+ */
+async function ticketsOf(store: StateStore, t: Tenant, convs: Set<string>, unindexed: boolean): Promise<Ticket[]> {
+  const found = new Map<string, Ticket>();
+  const index = ticketKeys.ofTenant(t);
+  const indexed = (await store.due(index, Number.MAX_SAFE_INTEGER, TICKETS_READ)).map((e) => e.member);
+  const ids = unindexed
+    ? [...indexed, ...(await store.keys(ticketKeys.prefix)).map((k) => k.slice(ticketKeys.prefix.length))]
+    : indexed;
+  for (const id of ids) {
+    if (found.has(id)) continue;
+    const ticket = parseStored(ticketSchema, await store.get(ticketKeys.ticket(id)));
+    if (ticket && (isTenantsPlace(t, ticket.userPlace) || convs.has(ticket.convId))) found.set(id, ticket);
   }
-  return out;
+  for (const id of indexed) await store.unschedule(index, id);
+  return [...found.values()];
 }
 
 function ticketKeysOf(ticket: Ticket): string[] {
@@ -132,23 +140,35 @@ async function dropNotices(store: StateStore, tickets: Ticket[]): Promise<void> 
   }
 }
 
+/** Work in flight a leaving looks at at most, per kind (far more than runs at once). */
+const IN_FLIGHT_READ = 10_000;
+
 /**
  * Work in flight of the tenant (by value: answers being streamed, `/ask`s not yet queued), their
- * leases released; the places they name are added.
+ * leases released; the places they name are added. Found through the due indexes of work in flight
+ * (what runs now, across the deployment), never by reading every record ever written.
  */
-async function inflightOf(store: StateStore, t: Tenant, places: Place[]): Promise<string[]> {
+async function inflightOf(store: StateStore, t: Tenant, places: Place[], unindexed: boolean): Promise<string[]> {
   const out: string[] = [];
+  const askKey = (id: string) => `${ASK_INTENT_PREFIX}${id}`;
   const kinds = [
-    { prefix: 'inflight:', lease: (key: string) => `lease:${key}` },
-    { prefix: ASK_INTENT_PREFIX, lease: (key: string) => key },
+    { index: INFLIGHT_INDEX, prefix: INFLIGHT_PREFIX, key: inflightKey, lease: inflightLease },
+    { index: ASK_INTENT_INDEX, prefix: ASK_INTENT_PREFIX, key: askKey, lease: askKey },
   ];
   for (const kind of kinds) {
-    for (const key of await store.keys(kind.prefix)) {
+    const members = new Set(
+      (await store.due(kind.index, Number.MAX_SAFE_INTEGER, IN_FLIGHT_READ)).map((e) => e.member),
+    );
+    // Written before the index (an older version): found only by their prefix.
+    if (unindexed) for (const key of await store.keys(kind.prefix)) members.add(key.slice(kind.prefix.length));
+    for (const member of members) {
+      const key = kind.key(member);
       const inflight = parseStored(placeOnly, await store.get(key));
       if (!inflight || !isTenantsPlace(t, inflight.place)) continue;
       out.push(key);
-      const lease = await store.leaseInfo(kind.lease(key));
-      if (lease) await store.releaseLease(kind.lease(key), lease.owner);
+      await store.unschedule(kind.index, member);
+      const lease = await store.leaseInfo(kind.lease(member));
+      if (lease) await store.releaseLease(kind.lease(member), lease.owner);
       places.push(inflight.place);
     }
   }
@@ -185,18 +205,21 @@ async function lookupsOf(store: StateStore, t: Tenant): Promise<string[]> {
 /** Deletes every record of `tenant` the store can name (see the header for what it cannot). */
 export async function forgetTenant(store: StateStore, tenant: Tenant, opts: ForgetOptions = {}): Promise<Forgotten> {
   const view = tenantStore(store, tenant);
+  const unindexed = opts.unindexed ?? true;
   const doomed = new Set(await connectionKeysOf(store, view, opts.keepChatbots ?? []));
   const convs = await conversationsOf(view);
-  const legacy = await legacyRecordsOf(store, tenant);
-  for (const [id, place] of legacy.convs) convs.set(id, place);
-  for (const key of [...legacy.keys, ...(await lookupsOf(store, tenant))]) doomed.add(key);
+  if (unindexed) {
+    const legacy = await legacyRecordsOf(store, tenant);
+    for (const [id, place] of legacy.convs) convs.set(id, place);
+    for (const key of [...legacy.keys, ...(await lookupsOf(store, tenant))]) doomed.add(key);
+  }
   for (const key of await stopQueues(store, view, new Set(convs.keys()))) doomed.add(key);
-  const tickets = await ticketsOf(store, tenant, new Set(convs.keys()));
+  const tickets = await ticketsOf(store, tenant, new Set(convs.keys()), unindexed);
   for (const ticket of tickets) for (const key of ticketKeysOf(ticket)) doomed.add(key);
   await dropNotices(store, tickets);
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];
-  for (const key of await inflightOf(store, tenant, places)) doomed.add(key);
-  for (const key of (await opts.surfaceKeys?.(places)) ?? []) doomed.add(key);
+  for (const key of await inflightOf(store, tenant, places, unindexed)) doomed.add(key);
+  for (const key of (await opts.surfaceKeys?.(places, unindexed)) ?? []) doomed.add(key);
   // The records outside the part first, the part last: while the part is there, everything the
   // tenant left can still be found from it (a leave cut short is finished by the next), and an empty
   // part means the tenant is gone whole.

@@ -11,8 +11,9 @@
  *   refuses every call from then on, calls already waiting for budget included (left-port.ts).
  * - Other instances: leaving first writes a mark, `tenant-left:<hash of the tenant>`, holding when
  *   it left (kept a day; it names no workspace and holds no data of it, so nothing of the tenant's
- *   stays readable). Every instance reads the marks of the tenants it is working for every third of a
- *   lease (`stopLeftWork`, the bridge's sweep, as often as an answer renews its lease) and before it
+ *   stays readable), and in a due index of marks (`tenant-left`). Every instance reads that index
+ *   every third of a lease while it works for any tenant (`stopLeftWork`, the bridge's sweep, as
+ *   often as an answer renews its lease), and a tenant's own mark before it
  *   starts a queue item (`beginTenantWork`), and stops what belongs to a conversation begun before
  *   the mark; crash recovery drops an abandoned answer begun before it without marking it
  *   (`leftBefore`). A conversation begun after the mark (a re-install's) is not touched, so a
@@ -24,10 +25,15 @@ import type { Place } from '../surface';
 import { type Tenant, tenantFor } from '../../state/tenant-store';
 import { forgetTenant, type ForgetOptions, type Forgotten } from './forget';
 import { tenantOf } from './tenant';
+import { unindexedMayRemain } from './unindexed';
 import { type TenantWork, tenantWork } from './tenant-work';
 
 /** How long the mark stays: far longer than an answer runs, or waits for a dead instance's recovery. */
 const LEFT_MARK_TTL_MS = 24 * 60 * 60 * 1000;
+/** The due index of leaving marks (member: the mark's key; due: when the tenant left). */
+const LEFT_INDEX = 'tenant-left';
+/** Marks a sweep reads at most (a day's leavings, far more than happen). */
+const LEFT_PER_SWEEP = 1000;
 /** How long leaving waits for this instance's stopped answers to end before it deletes the records. */
 const STOP_WAIT_MS = 5_000;
 
@@ -102,13 +108,19 @@ export async function leaveTenant(
     })),
   ];
   // The marks first: from now on no instance starts an item of these tenants, and each stops its own.
-  for (const l of leaving) await ctx.store.set(leftKey(l.tenant), at, LEFT_MARK_TTL_MS);
+  for (const l of leaving) {
+    await ctx.store.set(leftKey(l.tenant), at, LEFT_MARK_TTL_MS);
+    // In the marks' due index too: the sweep reads the marks of the last day, never one per tenant.
+    await ctx.store.schedule(LEFT_INDEX, leftKey(l.tenant), at);
+  }
   const stops = leaving.map((l) => tenantWork(ctx).stop(leftKey(l.tenant), at));
   // Their last steps (neither a platform call nor a write) are over before the records go.
   await within(Promise.all(stops.map((x) => x.ended)), STOP_WAIT_MS);
   const left: Left = { stopped: stops.reduce((n, x) => n + x.stopped, 0), records: 0, conversations: 0, tickets: 0 };
+  // An older version's unindexed records are looked for only while they may remain (unindexed.ts).
+  const unindexed = await unindexedMayRemain(ctx.store, at);
   for (const l of leaving) {
-    const forgetting: ForgetOptions = { keepChatbots: opts.keepChatbots ?? [] };
+    const forgetting: ForgetOptions = { keepChatbots: opts.keepChatbots ?? [], unindexed };
     if (l.surfaceKeys) forgetting.surfaceKeys = l.surfaceKeys;
     const forgotten = await forgetTenant(ctx.store, l.tenant, forgetting);
     left.records += forgotten.records;
@@ -151,7 +163,11 @@ export async function beginTenantWork(
   const key = leftKey(tenantAt(place));
   // Registered before the mark is read: a leaving between the two finds the work, or the work the mark.
   const work = tenantWork(ctx).begin(key, since);
-  const at = await leftAt(ctx, key);
+  // A mark that cannot be read ends the work it registered: the item fails, and is tried again.
+  const at = await leftAt(ctx, key).catch((err: unknown) => {
+    work.end();
+    throw err;
+  });
   if (at === undefined || since > at) return work;
   work.end();
   return undefined;
@@ -159,17 +175,24 @@ export async function beginTenantWork(
 
 /**
  * Stops this instance's work of every tenant that left since it began (the leaving was handled by
- * another instance). Returns how many were stopped; the sweep runs every third of a lease.
+ * another instance). Returns how many were stopped; the sweep runs every third of a lease. It reads
+ * the marks' due index (the leavings of the last day: one read, however many tenants are installed
+ * or at work here), and none at all while this instance works for no tenant; a mark past its day
+ * leaves the index.
  */
-export async function stopLeftWork(ctx: Pick<CoreContext, 'store' | 'memory' | 'log'>): Promise<number> {
+export async function stopLeftWork(ctx: Pick<CoreContext, 'store' | 'memory' | 'log' | 'now'>): Promise<number> {
   const registry = tenantWork(ctx);
+  if (registry.tenants().length === 0) return 0;
+  const now = ctx.now();
   let total = 0;
-  for (const key of registry.tenants()) {
-    const at = await leftAt(ctx, key);
-    if (at === undefined) continue;
-    const { stopped } = registry.stop(key, at);
+  for (const mark of await ctx.store.due(LEFT_INDEX, now, LEFT_PER_SWEEP)) {
+    if (mark.dueAt <= now - LEFT_MARK_TTL_MS) {
+      await ctx.store.unschedule(LEFT_INDEX, mark.member);
+      continue;
+    }
+    const { stopped } = registry.stop(mark.member, mark.dueAt);
     // The leaving itself was logged once, by the instance that handled it.
-    if (stopped > 0) ctx.log.debug({ tenant: key, stopped }, 'tenant left elsewhere: its answers here stopped');
+    if (stopped > 0) ctx.log.debug({ tenant: mark.member, stopped }, 'tenant left elsewhere: its answers here stopped');
     total += stopped;
   }
   return total;

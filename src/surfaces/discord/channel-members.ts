@@ -23,6 +23,7 @@ import {
   type GuildMember,
   OverwriteType,
   PermissionFlagsBits,
+  type PermissionsString,
 } from 'discord.js';
 import type { Logger } from 'pino';
 import type { StateStore } from '../../state/store';
@@ -157,6 +158,21 @@ export class ChannelMembers {
     if (!perms?.has([PermissionFlagsBits.ViewChannel, PermissionFlagsBits.SendMessages]))
       return `the bot may not view or send messages in #${channel.name}. Give the bot View Channel and Send Messages there (the channel's Edit Channel → Permissions), or pick another channel.`;
     return undefined;
+  }
+
+  /**
+   * The first of `flags` the bot lacks in the channel (discord.js's names, e.g. 'CreatePublicThreads'),
+   * as its cache computes them; undefined when it holds them all or that cannot be told (never throws).
+   */
+  async botLacks(channelId: string, flags: readonly bigint[]): Promise<PermissionsString | undefined> {
+    try {
+      const channel = await this.channel(channelId);
+      const me = channel?.guild.members.me;
+      return me ? channel.permissionsFor(me).missing([...flags])[0] : undefined;
+    } catch (err) {
+      this.log.debug({ err: errInfo(err), channel: channelId }, "discord: could not read the bot's permissions");
+      return undefined;
+    }
   }
 
   private async channel(channelId: string): Promise<GuildBasedChannel | undefined> {

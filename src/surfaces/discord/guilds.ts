@@ -71,7 +71,9 @@ async function postSetupNote(d: GuildDeps, guild: Guild): Promise<void> {
  * found here are the global keys of before that name it (not yet moved since an upgrade): its note
  * mark and the thread records of its channels.
  */
-async function discordKeysOf(store: StateStore, guild: Guild, places: Place[]): Promise<string[]> {
+async function discordKeysOf(store: StateStore, guild: Guild, places: Place[], unindexed: boolean) {
+  // Every record of the server is in its part of the store; an older version's are looked for while they may remain.
+  if (!unindexed) return [];
   const channels = new Set<string>(guild.channels.cache.keys());
   for (const p of places) {
     channels.add(p.channel);
@@ -94,7 +96,7 @@ async function leaveGuild(d: GuildDeps, guild: Guild): Promise<void> {
     surface: 'discord',
     workspace: guild.id,
     why: 'GUILD_DELETE',
-    surfaceKeys: (places) => discordKeysOf(d.store, guild, places),
+    surfaceKeys: (places, unindexed) => discordKeysOf(d.store, guild, places, unindexed),
   });
 }
 

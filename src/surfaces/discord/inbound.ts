@@ -13,6 +13,7 @@ import type { DiscordPort } from './port';
 import type { RenderedMessage } from './render';
 import { errInfo, Responder, type Repliable } from './responder';
 import type { Threads } from './threads';
+import type { ChannelReplies } from './channel-replies';
 import { answeredPrivately, privatePlace } from './user-install';
 
 export interface Inbound {
@@ -23,6 +24,8 @@ export interface Inbound {
   store: StateStore;
   log: Logger;
   threads: Threads;
+  /** A mention's thread, or replies in its channel where the bot may not make one. */
+  replies: ChannelReplies;
   dms: DirectMessages;
   people: People;
   /** Opens core's form for an interaction (form-flow.ts). */

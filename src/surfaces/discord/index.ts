@@ -16,6 +16,7 @@ import { CheckedShardingStrategy } from './gateway-strategy';
 import { watchGuilds } from './guilds';
 import type { Inbound } from './inbound';
 import { Interactions } from './interactions';
+import { ChannelReplies } from './channel-replies';
 import { Messages } from './messages';
 import { People } from './people';
 import { DiscordPort } from './port';
@@ -41,7 +42,7 @@ export interface DiscordSurfaceOptions {
   deferAfterMs?: number;
   /** Give up waiting for the gateway's READY after this long (default 30 s). */
   readyTimeoutMs?: number;
-  /** The bridge's clock (when a private answer's interaction token ends). */
+  /** The bridge's clock (core's): when a private answer's interaction token ends, what day it is for a once-a-day note. */
   now?: () => number;
 }
 
@@ -80,6 +81,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     store: opts.store,
     log,
     threads,
+    replies: new ChannelReplies(port, opts.store, log, opts.now ?? Date.now),
     dms,
     people: new People(opts.adminRoles, log),
     openForm: (responder, form, actor) => forms.open(responder, form, actor),

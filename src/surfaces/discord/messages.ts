@@ -1,6 +1,7 @@
 /**
  * Messages in (Events.MessageCreate): a message in a thread continues its conversation, a mention
- * in a channel starts one in a new thread on that message, and a direct message to the bot is a
+ * in a channel starts one in a new thread on that message (or, where the bot may not make one, as
+ * replies to it: channel-replies.ts), and a direct message to the bot is a
  * conversation in the DM (direct-messages.ts). Bots, webhooks and system messages are not for the
  * bridge.
  */
@@ -67,7 +68,7 @@ export class Messages {
     const parent = await this.inb.threads.parentOf(m.guildId, m.channelId);
     if (parent) return { surface: 'discord', workspace: m.guildId, channel: parent, thread: m.channelId };
     if (!mentioned) return undefined;
-    const thread = await this.inb.port.createThread(m.guildId, m.channelId, m.id, text || 'Conversation');
-    return { surface: 'discord', workspace: m.guildId, channel: m.channelId, thread };
+    // A thread on the message; where the bot may not make one, replies to it in the channel.
+    return this.inb.replies.placeFor(m.guildId, m.channelId, m.id, text || 'Conversation');
   }
 }

@@ -35,14 +35,15 @@ import type { Responder } from './responder';
 import { DM_WORKSPACE } from './records';
 import { PrivateAnswers } from './user-install';
 import { asSurvey } from './survey';
+import { repliedMessage, replyReference } from './reply-place';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
-
 const idSchema = z.object({ id: z.string() });
 const channelNameSchema = z.object({ name: z.string().min(1) });
 const botMessageSchema = z
   .object({
     id: z.string(),
+    message_reference: z.object({ message_id: z.string().optional() }).optional(),
     components: z
       .array(
         z
@@ -65,7 +66,7 @@ function errSummary(err: unknown): Record<string, unknown> {
 }
 
 export function targetOf(place: Place): string {
-  return place.thread ?? place.channel;
+  return repliedMessage(place) ? place.channel : (place.thread ?? place.channel);
 }
 
 export function toRateLimitError(err: unknown): unknown {
@@ -94,7 +95,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   /** Which channels are threads (looked up through the gateway). */
   readonly threads: Threads;
   /** Who can view a channel; absent without a client (the port alone only makes REST calls). */
-  private readonly members: ChannelMembers | undefined;
+  readonly members: ChannelMembers | undefined;
   /** Conversations where the bot may not post (a user install's): answered through their interaction. */
   readonly privately: PrivateAnswers;
 
@@ -138,18 +139,18 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     this.ephemeral.set(messageId, { edit, until: now + EPHEMERAL_EDIT_MS });
   }
 
-  private async send(channelId: string, msg: () => Promise<RenderedMessage>, opts: SendOptions = {}): Promise<string> {
+  /** `replyTo`: the message it replies to (a conversation answered in its channel: reply-place.ts). */
+  private async send(channelId: string, msg: () => Promise<RenderedMessage>, opts: SendOptions = {}, replyTo?: string) {
     let sent: RenderedMessage | undefined;
     const id = await this.gateway.inChannel(channelId, opts, async () => {
       const m = await msg();
       sent = m;
       try {
         const res = await this.rest.post(Routes.channelMessages(channelId), {
-          body: restBody(m.body),
+          body: { ...restBody(m.body), ...replyReference(replyTo) },
           files: m.files.length ? m.files : undefined,
         });
-        const id = idSchema.parse(res).id;
-        return id;
+        return idSchema.parse(res).id;
       } catch (err) {
         throw toRateLimitError(err);
       }
@@ -167,9 +168,8 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   }
 
   async post(place: Place, msg: OutMessage, opts: SendOptions = {}): Promise<MessageRef> {
-    const latest = opts.latest;
-    const id = await this.send(targetOf(place), () => this.render(latest ? latest() : msg, place.workspace), opts);
-    return { place, id };
+    const render = () => this.render(opts.latest ? opts.latest() : msg, place.workspace);
+    return { place, id: await this.send(targetOf(place), render, opts, repliedMessage(place)) };
   }
 
   async edit(ref: MessageRef, msg: OutMessage, opts: SendOptions = {}): Promise<void> {
@@ -261,7 +261,9 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
       return await this.createThreadOn(guild, channelId, messageId, title);
     } catch (err) {
       const e = toRateLimitError(err);
+      // A refused permission (403) would refuse a thread of its own too: the caller decides.
       if (e instanceof PlatformRateLimitError || !(err instanceof DiscordAPIError) || err.status >= 500) throw e;
+      if (err.status === 403) throw err;
       this.log.warn({ err: errSummary(err) }, 'discord: no thread on the message, starting a thread of its own');
     }
     try {
@@ -319,7 +321,9 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
         ),
       );
     if (!listed.success) return;
-    for (const m of listed.data) {
+    // A conversation answered in its channel (reply-place.ts): only its own replies, not the channel's others.
+    const replied = repliedMessage(thread);
+    for (const m of listed.data.filter((x) => !replied || x.message_reference?.message_id === replied)) {
       let changed = false;
       const rows: Array<Record<string, unknown>> = [];
       for (const row of m.components ?? []) {

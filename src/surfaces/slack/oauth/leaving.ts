@@ -87,8 +87,12 @@ export async function forgetWorkspace(
     workspace: id,
     why,
     known: installed,
-    surfaceKeys: () => slackKeysOf(d.store, id),
-    served: teams.map((team) => ({ workspace: team, surfaceKeys: () => slackKeysOf(d.store, team) })),
+    // Only an older version's keys are global (slackKeysOf): looked for while they may remain.
+    surfaceKeys: (_places, unindexed) => (unindexed ? slackKeysOf(d.store, id) : []),
+    served: teams.map((team) => ({
+      workspace: team,
+      surfaceKeys: (_places: unknown, unindexed: boolean) => (unindexed ? slackKeysOf(d.store, team) : []),
+    })),
   });
 }
 
