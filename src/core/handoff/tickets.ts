@@ -41,7 +41,7 @@ export interface ReadTicket {
 export class ContentionError extends Error {}
 
 export class TicketStore {
-  constructor(private readonly ctx: { store: StateStore; config: Pick<TenantConfig, 'retentionMs'> }) {}
+  constructor(private readonly ctx: { store: StateStore; config: Pick<TenantConfig, 'retentionMs'>; now(): number }) {}
 
   /** RETENTION_DAYS after a ticket's last change, the ticket and the keys that find it expire. */
   get retentionMs(): number {
@@ -153,7 +153,7 @@ export class TicketStore {
   /** A new ticket, short-lived until its conversation is marked (so no mark points to a ticket not written yet). */
   async create(ticket: Ticket): Promise<void> {
     const { store } = this.ctx;
-    const index = ticketKeys.ofTenant(tenantOf(ticket.userPlace));
+    const index = ticketKeys.ofTenant(recordedTenant(ticket.userPlace));
     const now = this.ctx.now();
     // The index keeps up with its tickets: a few entries over a retention period old leave it if their
     // ticket expired, else are looked at again a retention period on.
