@@ -9,22 +9,33 @@
 import type { Json, StateStore } from './store';
 import type { ScopedKey, TenantStore } from './tenant-store';
 
+/**
+ * Where a record lived before, newest layout first: one old key, or several when it moved twice
+ * (a Discord DM's records: the global key, then the part every DM shared).
+ */
+export type OldKeys = string | readonly string[];
+
+const listOf = (legacy: OldKeys): readonly string[] => (typeof legacy === 'string' ? [legacy] : legacy);
+
 /** The record at `key` in the tenant's part; else the one at its old global key, moved (kept `ttlMs` from now). */
 export async function readMoving(
   store: StateStore,
   view: TenantStore,
   key: ScopedKey,
-  legacy: string,
+  legacy: OldKeys,
   ttlMs?: number,
 ): Promise<Json | undefined> {
   const current = await view.get(key);
   if (current !== undefined) return current;
-  const old = await store.get(legacy);
-  if (old === undefined) return undefined;
-  // A newer record written meanwhile wins over the old one.
-  await view.setIfAbsent(key, old, ttlMs);
-  await store.delete(legacy);
-  return view.get(key);
+  for (const at of listOf(legacy)) {
+    const old = await store.get(at);
+    if (old === undefined) continue;
+    // A newer record written meanwhile wins over the old one.
+    await view.setIfAbsent(key, old, ttlMs);
+    await store.delete(at);
+    return view.get(key);
+  }
+  return undefined;
 }
 
 /**
@@ -35,7 +46,7 @@ export async function claimMoving(
   store: StateStore,
   view: TenantStore,
   key: ScopedKey,
-  legacy: string,
+  legacy: OldKeys,
   value: Json,
   ttlMs?: number,
 ): Promise<boolean> {
@@ -48,10 +59,10 @@ export async function writeMoving(
   store: StateStore,
   view: TenantStore,
   key: ScopedKey,
-  legacy: string,
+  legacy: OldKeys,
   value: Json,
   ttlMs?: number,
 ): Promise<void> {
   await view.set(key, value, ttlMs);
-  await store.delete(legacy);
+  for (const at of listOf(legacy)) await store.delete(at);
 }

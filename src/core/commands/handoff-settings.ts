@@ -1,13 +1,15 @@
 /**
- * `/handoff settings` (admins): this office's handoff rules. Without arguments, each rule and whether
- * the office set it or the deployment's variable applies; `/handoff settings <name> <value>` sets one
+ * `/handoff settings` (admins): this office's handoff rules. Without arguments, a form of every rule
+ * (handoff-settings-form.ts; where no form can open, each rule and whether the office set it or the
+ * deployment's variable applies); `/handoff settings <name> <value>` sets one
  * for this office (named by its variable, validated as that variable is), `<name> default` goes back
  * to the deployment's. Kept in the office record (tenants/office-record.ts), read by the handoff with
  * the deployment's value as the fallback (handoff/rules.ts).
  */
 import type { TenantScope } from '../context';
 import { HANDOFF_RULES, describeRules, ruleNamed } from '../handoff/rules';
-import type { Card, Invocation } from '../surface';
+import type { Card, FormResult, Invocation } from '../surface';
+import { handoffSettingsForm, submitHandoffSettings } from './handoff-settings-form';
 import type { OfficeHandoffRules } from '../tenants/office-record';
 import { saveOfficePart, storedOffices } from '../tenants/offices';
 import { usageOf } from './catalogue';
@@ -28,6 +30,24 @@ export function rulesCard(ctx: TenantScope, own: OfficeHandoffRules | undefined)
   };
 }
 
+/** The form's submit (handoff-settings-form.ts): saved for the office, the rules shown back. */
+export async function submitHandoffSettingsForm(
+  ctx: TenantScope,
+  inv: Invocation,
+  _state: string,
+  values: Record<string, string>,
+): Promise<FormResult> {
+  // The office whose rules these are: an org-wide install's workspaces share the enterprise's.
+  const result = await submitHandoffSettings(ctx, inv, ctx.canonical, values);
+  if (!result.ok) return result;
+  if ('saved' in result)
+    await inv.reply(
+      { text: "Saved this office's handoff settings.", cards: [rulesCard(ctx, result.saved)] },
+      { ephemeral: true },
+    );
+  return { ok: true };
+}
+
 export async function handoffSettings(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   if (!inv.actor.isAdmin) {
     await inv.reply({ text: "Only admins may see or change this office's handoff settings." }, { ephemeral: true });
@@ -36,6 +56,10 @@ export async function handoffSettings(ctx: TenantScope, inv: Invocation, args: s
   const tenant = ctx.canonical;
   const own = (await storedOffices(ctx).of(tenant))?.handoff;
   const { head, rest } = splitHead(args.trim());
+  if (head === '' && inv.openForm) {
+    await inv.openForm(handoffSettingsForm(ctx, own));
+    return;
+  }
   if (head === '') {
     await inv.reply({ text: "This office's handoff settings.", cards: [rulesCard(ctx, own)] }, { ephemeral: true });
     return;

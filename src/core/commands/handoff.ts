@@ -15,7 +15,8 @@ import { listingById } from '../listings/url-index';
 import { USER_MESSAGES } from '../user-messages';
 import type { Invocation } from '../surface';
 import { splitHead, tokenize } from './grammar';
-import { handoffSettings } from './handoff-settings';
+import { handoffSettings, submitHandoffSettingsForm } from './handoff-settings';
+import { HANDOFF_SETTINGS_FORM } from './handoff-settings-form';
 import { guarded } from './respond';
 
 const NO_CONVERSATION =
@@ -197,6 +198,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
     },
     forms: {
       [HANDOFF_SURVEY_FORM]: async (_ctx, inv, ticketId, values) => submitSurvey(handoffs, inv, ticketId, values),
+      [HANDOFF_SETTINGS_FORM]: submitHandoffSettingsForm,
     },
   };
 }

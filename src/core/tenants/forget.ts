@@ -9,7 +9,8 @@
  *
  * Then the global infrastructure that names it (state/tenant-store.ts says why each is global):
  * - of its conversations, listed through its view: their leases (released) and pending marks;
- * - tickets whose asker's thread is the tenant's (listed in its index of tickets, `tickets-of:`), with
+ * - tickets whose asker's thread is the tenant's (listed in its index of tickets, `tickets-of:`, and
+ *   named by its conversations' handoff marks), with
  *   their open, late and lookup keys, the lookups of threads in its channels, and their notices still
  *   pending in the outbox (completed unsent, so nothing is posted to a place that is gone);
  * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value, read through
@@ -111,6 +112,12 @@ async function ticketsOf(store: StateStore, t: Tenant, convs: Set<string>, unind
   const ids = unindexed
     ? [...indexed, ...(await store.keys(ticketKeys.prefix)).map((k) => k.slice(ticketKeys.prefix.length))]
     : indexed;
+  // Its conversations' handoff marks name their tickets too (a ticket whose index entry was pruned).
+  const view = tenantStore(store, t);
+  for (const conv of convs) {
+    const mark = await view.get(convKeys.handoff(conv));
+    if (typeof mark === 'string') ids.push(mark);
+  }
   for (const id of ids) {
     if (found.has(id)) continue;
     const ticket = parseStored(ticketSchema, await store.get(ticketKeys.ticket(id)));

@@ -27,12 +27,12 @@ export function newKey(): string {
   return randomBytes(9).toString('base64url');
 }
 
-/** `guild`: the server the message is posted in (null: a DM), whose part of the store keeps a long button. */
-export async function buttonId(store: StateStore, guild: string | null, b: Button): Promise<string> {
+/** `workspace`: the place's the message is posted in (a server, a DM user's `@me:<channel>`), whose part keeps a long button. */
+export async function buttonId(store: StateStore, workspace: string, b: Button): Promise<string> {
   const inline = `b|${b.action}|${b.value}`;
   if (inline.length <= MAX_ID) return inline;
   const key = newKey();
-  const r = discordRecords.button(store, guild, key);
+  const r = discordRecords.button(store, workspace, key);
   await r.view.set(r.key, { action: b.action, value: b.value }, STORED_BUTTON_TTL_MS);
   return `B|${key}`;
 }
@@ -44,14 +44,14 @@ export const formIds = {
   modal: (session: string, chunk: number, submit: boolean): string => `fm|${session}|${chunk}|${submit ? 1 : 0}`,
 };
 
-/** `guild`: where the component was used (null: a DM); a long button is read in that part only. */
-export async function parseId(store: StateStore, guild: string | null, id: string): Promise<ParsedId> {
+/** `workspace`: the place's where the component was used (interactionWorkspace); a long button is read in that part only. */
+export async function parseId(store: StateStore, workspace: string, id: string): Promise<ParsedId> {
   const [kind, a = '', ...rest] = id.split('|');
   switch (kind) {
     case 'b':
       return { kind: 'action', action: a, value: rest.join('|') };
     case 'B': {
-      const r = discordRecords.button(store, guild, a);
+      const r = discordRecords.button(store, workspace, a);
       const parsed = storedButtonSchema.safeParse(
         await readMoving(store, r.view, r.key, r.legacy, STORED_BUTTON_TTL_MS),
       );

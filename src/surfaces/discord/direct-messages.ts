@@ -21,18 +21,14 @@ import type {
 } from '../../core/surface';
 import { readMoving, writeMoving } from '../../state/moved-records';
 import type { StateStore } from '../../state/store';
-import { DM_WORKSPACE, discordRecords } from './records';
+// The workspace of a DM's places (records.ts's dmWorkspace): each DM (one per user and the bot) is a
+// tenant of its own, `@me:<DM channel id>`, so no DM user's conversations, records or limits are another's.
+import { DM_WORKSPACE, discordRecords, dmWorkspace } from './records';
+import { moveSharedDmConversation } from './dm-upgrade';
 import type { DiscordPort } from './port';
 import type { Responder } from './responder';
 import { isPrivateThread } from './user-install';
 
-/**
- * The workspace of a DM's places: each DM (one per user and the bot) is a tenant of its own,
- * `@me:<DM channel id>`, so no DM user's conversations, records or limits are another's.
- */
-function dmWorkspace(channelId: string): string {
-  return `${DM_WORKSPACE}:${channelId}`;
-}
 /** The button that starts a new conversation in a DM; handled by the surface (it only moves the marker). */
 export const NEW_CONVERSATION_ACTION = 'discord.dm.new';
 
@@ -71,16 +67,22 @@ export class DirectMessages {
   /** The DM's current conversation; without one, the place of the channel (no conversation yet). */
   async currentPlace(channelId: string): Promise<Place> {
     const r = discordRecords.dm(this.store, channelId);
-    const marker = await readMoving(this.store, r.view, r.key, r.legacy, MARKER_TTL_MS);
     const place: Place = { surface: 'discord', workspace: dmWorkspace(channelId), channel: channelId };
-    return typeof marker === 'string' ? { ...place, thread: marker } : place;
+    const marker = await r.view.get(r.key);
+    if (typeof marker === 'string') return { ...place, thread: marker };
+    const moved = await readMoving(this.store, r.view, r.key, r.legacy, MARKER_TTL_MS);
+    if (typeof moved !== 'string') return place;
+    // A marker of before the upgrade: its conversation comes along (dm-upgrade.ts).
+    await moveSharedDmConversation(this.store, { ...place, thread: moved }, MARKER_TTL_MS);
+    return { ...place, thread: moved };
   }
 
   /** The conversation a new DM belongs to: the current one, or one this message starts. */
   async placeForMessage(channelId: string, messageId: string): Promise<Place> {
+    const current = await this.currentPlace(channelId);
+    if (current.thread !== undefined) return current;
     const r = discordRecords.dm(this.store, channelId);
-    if ((await readMoving(this.store, r.view, r.key, r.legacy, MARKER_TTL_MS)) === undefined)
-      await r.view.setIfAbsent(r.key, messageId, MARKER_TTL_MS);
+    await r.view.setIfAbsent(r.key, messageId, MARKER_TTL_MS);
     return this.currentPlace(channelId);
   }
 
@@ -94,7 +96,7 @@ export class DirectMessages {
   async startOver(channelId: string): Promise<void> {
     const r = discordRecords.dm(this.store, channelId);
     await r.view.delete(r.key);
-    await this.store.delete(r.legacy);
+    for (const old of r.legacy) await this.store.delete(old);
   }
 }
 

@@ -8,7 +8,16 @@ import type { ButtonInteraction, ModalSubmitInteraction } from 'discord.js';
 import type { Actor, FormSpec, Place } from '../../core/surface';
 import { newKey, type ParsedId } from './custom-ids';
 import { FormSessions, panelOf, type FormSession } from './forms';
-import { actorFor, invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import {
+  actorFor,
+  interactionWorkspace,
+  invocationOf,
+  placeOf,
+  plain,
+  responderFor,
+  withResponder,
+  type Inbound,
+} from './inbound';
 import { modalOf, submittedValues, typedValue } from './modal';
 import type { RenderedMessage } from './render';
 import type { Responder } from './responder';
@@ -32,7 +41,7 @@ export class FormFlow {
 
   async open(responder: Responder, form: FormSpec, actor: Actor): Promise<void> {
     const key = newKey();
-    const session = await this.sessions.create(responder.interaction.guildId, key, form, actor.id);
+    const session = await this.sessions.create(interactionWorkspace(responder.interaction), key, form, actor.id);
     if (session.chunks.length === 1 && (await responder.showModal(modalOf(key, session, 0, true)))) return;
     await responder.reply(panelMessage(key, session), true);
   }
@@ -46,7 +55,7 @@ export class FormFlow {
       return;
     }
     if (parsed.kind === 'form-cancel') {
-      await this.sessions.delete(i.guildId, parsed.session);
+      await this.sessions.delete(interactionWorkspace(i), parsed.session);
       await i.update({ content: `${session.title}: cancelled.`, components: [], embeds: [] });
       return;
     }
@@ -80,7 +89,7 @@ export class FormFlow {
       else if (text !== undefined) session.values[name] = field ? typedValue(field, text) : text;
     }
     if (!session.done.includes(parsed.chunk)) session.done.push(parsed.chunk);
-    await this.sessions.save(i.guildId, parsed.session, session);
+    await this.sessions.save(interactionWorkspace(i), parsed.session, session);
     const responder = responderFor(this.inb, i, true);
     await withResponder(this.inb, responder, async () => {
       if (parsed.submit) {
@@ -110,11 +119,11 @@ export class FormFlow {
       session.values,
     );
     if (result.ok && result.shown) {
-      await this.sessions.delete(responder.interaction.guildId, key);
+      await this.sessions.delete(interactionWorkspace(responder.interaction), key);
       return;
     }
     if (result.ok) {
-      await this.sessions.delete(responder.interaction.guildId, key);
+      await this.sessions.delete(interactionWorkspace(responder.interaction), key);
       const done = result.message
         ? await this.inb.port.render(result.message, place.workspace)
         : plain(`${session.title}: saved.`);
@@ -122,7 +131,7 @@ export class FormFlow {
       return;
     }
     session.errors = result.errors;
-    await this.sessions.save(responder.interaction.guildId, key, session);
+    await this.sessions.save(interactionWorkspace(responder.interaction), key, session);
     const panel = panelMessage(key, session);
     this.inb.log.debug({ form: session.formId, fields: Object.keys(result.errors) }, 'discord: form refused');
     if (fromPanel && (await responder.update(panel))) return;
@@ -134,7 +143,7 @@ export class FormFlow {
     i: ButtonInteraction | ModalSubmitInteraction,
     key: string,
   ): Promise<FormSession | undefined> {
-    const session = await this.sessions.load(i.guildId, key);
+    const session = await this.sessions.load(interactionWorkspace(i), key);
     if (!session) {
       await i.reply({ content: 'This form has expired: run the command again.', flags: 64 });
       return undefined;

@@ -62,8 +62,8 @@ export function chunkFields(fields: FormField[]): Array<{ label: string; names: 
 export class FormSessions {
   constructor(private readonly store: StateStore) {}
 
-  /** `guild`: where the form was opened (null: a DM); its session lives in that part of the store. */
-  async create(guild: string | null, key: string, form: FormSpec, userId: string): Promise<FormSession> {
+  /** `workspace`: the place's where the form was opened (a DM's its user's); its session lives in that part of the store. */
+  async create(workspace: string, key: string, form: FormSpec, userId: string): Promise<FormSession> {
     const values: Record<string, string> = {};
     for (const f of form.fields) if (f.initial !== undefined && !f.secret) values[f.name] = f.initial;
     const session: FormSession = {
@@ -77,30 +77,33 @@ export class FormSessions {
       done: [],
       userId,
     };
-    await this.save(guild, key, session);
+    await this.save(workspace, key, session);
     return session;
   }
 
-  async load(guild: string | null, key: string): Promise<FormSession | undefined> {
-    const r = discordRecords.form(this.store, guild, key);
-    // A session lives an hour: one of before the upgrade is read where it was, not moved.
-    const parsed = sessionSchema.safeParse((await r.view.get(r.key)) ?? (await this.store.get(r.legacy)));
+  async load(workspace: string, key: string): Promise<FormSession | undefined> {
+    const r = discordRecords.form(this.store, workspace, key);
+    // A session lives an hour: one of before the upgrade is read where it was, not moved (its
+    // owner is checked by the form flow).
+    let found = await r.view.get(r.key);
+    for (const old of r.legacy) found ??= await this.store.get(old);
+    const parsed = sessionSchema.safeParse(found);
     return parsed.success ? parsed.data : undefined;
   }
 
   /** Kept between modals without its secret fields (a key typed is used at once, never stored in clear). */
-  async save(guild: string | null, key: string, session: FormSession): Promise<void> {
+  async save(workspace: string, key: string, session: FormSession): Promise<void> {
     const values = { ...session.values };
     for (const f of session.fields) if (f.secret) delete values[f.name];
-    const r = discordRecords.form(this.store, guild, key);
+    const r = discordRecords.form(this.store, workspace, key);
     await r.view.set(r.key, { ...session, values }, SESSION_TTL_MS);
-    await this.store.delete(r.legacy);
+    for (const old of r.legacy) await this.store.delete(old);
   }
 
-  async delete(guild: string | null, key: string): Promise<void> {
-    const r = discordRecords.form(this.store, guild, key);
+  async delete(workspace: string, key: string): Promise<void> {
+    const r = discordRecords.form(this.store, workspace, key);
     await r.view.delete(r.key);
-    await this.store.delete(r.legacy);
+    for (const old of r.legacy) await this.store.delete(old);
   }
 }
 

@@ -79,7 +79,7 @@ async function discordKeysOf(store: StateStore, guild: Guild, places: Place[], u
     channels.add(p.channel);
     if (p.thread) channels.add(p.thread);
   }
-  const out = [discordRecords.noted(store, guild.id).legacy];
+  const out = [...discordRecords.noted(store, guild.id).legacy];
   for (const key of await store.keys(LEGACY_THREAD_PREFIX)) {
     const parent = await store.get(key);
     if (channels.has(key.slice(LEGACY_THREAD_PREFIX.length)) || (typeof parent === 'string' && channels.has(parent)))

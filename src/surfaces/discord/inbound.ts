@@ -9,6 +9,7 @@ import type { Actor, BridgeCore, FormSpec, Invocation, Place } from '../../core/
 import type { StateStore } from '../../state/store';
 import type { DirectMessagePort, DirectMessages } from './direct-messages';
 import type { People } from './people';
+import { dmWorkspace } from './records';
 import type { DiscordPort } from './port';
 import type { RenderedMessage } from './render';
 import { errInfo, Responder, type Repliable } from './responder';
@@ -53,6 +54,16 @@ export async function placeOf(
   return parent
     ? { surface: 'discord', workspace: guildId, channel: parent, thread: channelId }
     : { surface: 'discord', workspace: guildId, channel: channelId };
+}
+
+/**
+ * The workspace of the place an interaction happened in, as placeOf names it without reading the
+ * store: a private answer's '@me', a DM user's own `@me:<DM channel>`, or the server. The surface's
+ * records of the interaction (its long buttons, its form) are read in that tenant's part only.
+ */
+export function interactionWorkspace(i: Interaction): string {
+  if (answeredPrivately(i)) return privatePlace(i.channelId ?? '').workspace;
+  return i.guildId ?? dmWorkspace(i.channelId ?? '');
 }
 
 /** Who acts; where the bot is not installed (a user install's), their server roles make no admin of them. */

@@ -20,7 +20,16 @@ import { ASK_PHOTOS_OPTION, argsOf } from './commands';
 import { parseId } from './custom-ids';
 import { NEW_CONVERSATION_ACTION } from './direct-messages';
 import type { FormFlow } from './form-flow';
-import { actorFor, invocationOf, placeOf, plain, responderFor, withResponder, type Inbound } from './inbound';
+import {
+  actorFor,
+  interactionWorkspace,
+  invocationOf,
+  placeOf,
+  plain,
+  responderFor,
+  withResponder,
+  type Inbound,
+} from './inbound';
 import { errInfo } from './responder';
 import { answeredPrivately } from './user-install';
 
@@ -74,7 +83,7 @@ export class Interactions {
   }
 
   private async button(core: BridgeCore, i: ButtonInteraction): Promise<void> {
-    const parsed = await parseId(this.inb.store, i.guildId, i.customId);
+    const parsed = await parseId(this.inb.store, interactionWorkspace(i), i.customId);
     if (parsed.kind === 'form-group' || parsed.kind === 'form-submit' || parsed.kind === 'form-cancel') {
       await this.forms.onButton(i, parsed);
       return;
@@ -106,7 +115,7 @@ export class Interactions {
   }
 
   private async modal(i: ModalSubmitInteraction): Promise<void> {
-    const parsed = await parseId(this.inb.store, i.guildId, i.customId);
+    const parsed = await parseId(this.inb.store, interactionWorkspace(i), i.customId);
     if (parsed.kind === 'ask-photos') {
       await this.askWithPhotos(i);
       return;

@@ -32,7 +32,6 @@ import { MAX_CONTENT, renderMessage, restBody, type RenderedMessage } from './re
 import { groupMentionToken, mentionToken } from '../mention-token';
 import { downloadCapped } from '../download';
 import type { Responder } from './responder';
-import { DM_WORKSPACE } from './records';
 import { PrivateAnswers } from './user-install';
 import { asSurvey } from './survey';
 import { repliedMessage, replyReference } from './reply-place';
@@ -125,11 +124,9 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     this.gateway.promote(coalesceKey);
   }
 
-  /** `workspace`: the place's (a server, or '@me'): a long button is kept in its part of the store. */
+  /** `workspace`: the place's (a server, a DM user's `@me:<channel>`): a long button is kept in its part of the store. */
   render(msg: OutMessage, workspace: string): Promise<RenderedMessage> {
-    // DMs (`@me`, `@me:<channel>`) keep long buttons in the DMs' part, where a DM interaction (no guild) reads them.
-    const guild = workspace === '' || workspace.startsWith(DM_WORKSPACE) ? null : workspace;
-    return renderMessage(asSurvey(msg), (b) => buttonId(this.store, guild, b));
+    return renderMessage(asSurvey(msg), (b) => buttonId(this.store, workspace, b));
   }
 
   /** An ephemeral message can only be edited through the interaction that made it. */
@@ -330,13 +327,7 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
         const kept = [];
         for (const c of row.components ?? []) {
           const parsed =
-            typeof c.custom_id === 'string'
-              ? await parseId(
-                  this.store,
-                  thread.workspace.startsWith(DM_WORKSPACE) ? null : thread.workspace,
-                  c.custom_id,
-                )
-              : undefined;
+            typeof c.custom_id === 'string' ? await parseId(this.store, thread.workspace, c.custom_id) : undefined;
           if (parsed?.kind === 'action' && actions.includes(parsed.action)) changed = true;
           else kept.push(c);
         }

@@ -1,9 +1,10 @@
 /**
  * The Discord surface's own records, every one in its tenant's part of the store (a server's
- * `t:discord:<guild>:`, a direct message's the DMs' tenant: core's `tenantOf` of the DM place), so a
+ * `t:discord:<guild>:`, a direct message's its user's own: core's `tenantOf` of the DM place), so a
  * server that removes the bot takes them with its part and none is found by reading other tenants'
- * keys. One place names them all, with the global keys they had before (state/moved-records.ts moves
- * a record on its first use after an upgrade):
+ * keys. Each DM user is a tenant of its own (`@me:<DM channel>`): its marker, long buttons and forms
+ * are in its part, not in one every DM shares. One place names them all, with the keys they had
+ * before (state/moved-records.ts moves a record on its first use after an upgrade):
  * - `discord:dm:<channel>`: a DM channel's current conversation (its marker);
  * - `discord:thread:<channel>`: whether a channel is a thread, and its parent;
  * - `discord:button:<key>`: a button whose action and value do not fit its custom id;
@@ -17,39 +18,60 @@
  */
 import { tenantOf } from '../../core/tenants/tenant';
 import type { StateStore } from '../../state/store';
-import { type ScopedKey, scoped, type TenantStore, tenantStore } from '../../state/tenant-store';
+import { type ScopedKey, scoped, type TenantStore, tenantPrefix, tenantStore } from '../../state/tenant-store';
 
 /** Discord's own name for "no guild" in its routes (`/channels/@me`): the workspace of a DM place. */
 export const DM_WORKSPACE = '@me';
 
-/** One Discord record: where it lives in its tenant's part, and where it lived before. */
+/** One Discord record: where it lives in its tenant's part, and where it lived before (newest first). */
 export interface DiscordRecord {
   view: TenantStore;
   key: ScopedKey;
-  legacy: string;
+  legacy: readonly string[];
 }
 
-/** The part of the store of a server (`guild`), or of direct messages (null or '@me'). */
-export function discordPart(store: StateStore, guild: string | null): TenantStore {
-  return tenantStore(store, tenantOf({ surface: 'discord', workspace: guild || DM_WORKSPACE }));
+/**
+ * The part of the store of a place's workspace: a server (its guild id), a DM user's own
+ * (`@me:<DM channel>`), or, for a private answer of a user install (and a place with none), '@me'.
+ */
+export function discordPart(store: StateStore, workspace: string | null): TenantStore {
+  return tenantStore(store, tenantOf({ surface: 'discord', workspace: workspace || DM_WORKSPACE }));
 }
 
-const record = (store: StateStore, guild: string | null, key: ScopedKey, legacy: string): DiscordRecord => ({
-  view: discordPart(store, guild),
+/**
+ * The old keys of a record: its global key, and for a DM user's record also the part every DM
+ * shared before each DM was a tenant of its own (`t:discord:@me:`), which is newer.
+ */
+function oldKeys(store: StateStore, workspace: string, key: ScopedKey, global: string): string[] {
+  if (!workspace.startsWith(`${DM_WORKSPACE}:`)) return [global];
+  return [`${tenantPrefix(discordPart(store, DM_WORKSPACE).tenant)}${key}`, global];
+}
+
+const record = (store: StateStore, workspace: string | null, key: ScopedKey, global: string): DiscordRecord => ({
+  view: discordPart(store, workspace),
   key,
-  legacy,
+  legacy: oldKeys(store, workspace ?? '', key, global),
 });
 
+/** The workspace of a DM channel's places: the DM user's own tenant (direct-messages.ts). */
+export function dmWorkspace(channel: string): string {
+  return `${DM_WORKSPACE}:${channel}`;
+}
+
+/**
+ * `workspace` below is the place's (Place.workspace): a guild id, a DM's `@me:<channel>`, or '@me'
+ * for a private answer; a record is read and written in that tenant's part only.
+ */
 export const discordRecords = {
   dm: (store: StateStore, channel: string): DiscordRecord =>
-    // The DM's own tenant (`@me:<channel>`, direct-messages.ts): its marker is its record.
-    record(store, `${DM_WORKSPACE}:${channel}`, scoped('discord', 'dm', channel), `discord:dm:${channel}`),
+    // The DM's own tenant: its marker is its record.
+    record(store, dmWorkspace(channel), scoped('discord', 'dm', channel), `discord:dm:${channel}`),
   thread: (store: StateStore, guild: string, channel: string): DiscordRecord =>
     record(store, guild, scoped('discord', 'thread', channel), `discord:thread:${channel}`),
-  button: (store: StateStore, guild: string | null, key: string): DiscordRecord =>
-    record(store, guild, scoped('discord', 'button', key), `discord:button:${key}`),
-  form: (store: StateStore, guild: string | null, key: string): DiscordRecord =>
-    record(store, guild, scoped('discord', 'form', key), `discord:form:${key}`),
+  button: (store: StateStore, workspace: string, key: string): DiscordRecord =>
+    record(store, workspace, scoped('discord', 'button', key), `discord:button:${key}`),
+  form: (store: StateStore, workspace: string, key: string): DiscordRecord =>
+    record(store, workspace, scoped('discord', 'form', key), `discord:form:${key}`),
   interaction: (store: StateStore, interactionId: string): DiscordRecord =>
     record(store, null, scoped('discord', 'ix', interactionId), `discord:ix:${interactionId}`),
   privateMessage: (store: StateStore, messageId: string): DiscordRecord =>

@@ -11,7 +11,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Actor, BridgeCore, MessageRef, Place, SurfacePort } from '../../core/surface';
+import type { BridgeCore, MessageRef, Place, SurfacePort } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { renderMessage } from './blocks';
 import { eventEnvelopeSchema } from './payloads';
@@ -175,8 +175,8 @@ export function registerHome(d: HomeDeps): void {
       const userId = opened.data.user;
       // The workspace whose Home this is: the viewer is looked up there, and only its queue shows.
       const team = (env.success ? env.data.team_id : undefined) ?? context.teamId ?? context.enterpriseId ?? '';
-      const isAdmin = d.adminUsers.includes(userId) || (await d.users.isWorkspaceAdmin(team, userId));
-      const viewer: Actor = { id: userId, name: await d.users.name(team, userId), isAdmin };
+      // The listeners' rule (users.ts): an org admin or owner of an org-wide install is an admin here too.
+      const viewer = await d.users.actor(team, userId, d.adminUsers);
       const queue = await core.handoffQueue(viewer, d.port, team);
       const msg = queue ?? {
         text: 'The handoff queue shows here for members of the handoff channel and for admins. Use /ask to talk to the chatbot.',

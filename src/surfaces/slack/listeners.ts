@@ -79,17 +79,8 @@ function helpers(d: ListenerDeps) {
   // Looked up in the request's own workspace (the place's).
   // An org admin or owner (Grid) is an admin of every workspace of the org; only they change an
   // org-wide install's shared connection.
-  const actor = async (place: Place, id: string, fallbackName?: string): Promise<Actor> => {
-    const named = d.adminUsers.includes(id);
-    const orgAdmin = named || (await d.users.isOrgAdmin(place.workspace, id));
-    return {
-      id,
-      name: await d.users.name(place.workspace, id, fallbackName),
-      isAdmin: orgAdmin || (await d.users.isWorkspaceAdmin(place.workspace, id)),
-      // Only said when true: an actor is the same plain record it was for everyone else.
-      ...(orgAdmin ? { orgAdmin } : {}),
-    };
-  };
+  const actor = (place: Place, id: string, fallbackName?: string): Promise<Actor> =>
+    d.users.actor(place.workspace, id, d.adminUsers, fallbackName);
 
   const invocation = (
     place: Place,

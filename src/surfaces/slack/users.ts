@@ -10,6 +10,7 @@
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Actor } from '../../core/surface';
 import type { StateStore } from '../../state/store';
 import { TenantCache } from '../tenant-cache';
 import type { SlackGateway } from './gateway';
@@ -68,6 +69,23 @@ export class UserNames {
   /** Whether users.info says the user is a bot (an unknown user is not). */
   async isBot(team: string, userId: string): Promise<boolean> {
     return (await this.info(team, userId))?.bot === true;
+  }
+
+  /**
+   * Who acts, by one rule for every listener and the App Home: an admin is named in
+   * SLACK_ADMIN_USERS, or an admin or owner of the workspace, or of its Grid org (users.info). An org
+   * admin or owner (and a named admin) is `orgAdmin`: only they change an org-wide install's shared
+   * connection, not one workspace's admin.
+   */
+  async actor(team: string, userId: string, adminUsers: readonly string[], fallbackName?: string): Promise<Actor> {
+    const orgAdmin = adminUsers.includes(userId) || (await this.isOrgAdmin(team, userId));
+    return {
+      id: userId,
+      name: await this.name(team, userId, fallbackName),
+      isAdmin: orgAdmin || (await this.isWorkspaceAdmin(team, userId)),
+      // Only said when true: an actor is the same plain record it was for everyone else.
+      ...(orgAdmin ? { orgAdmin } : {}),
+    };
   }
 
   /** Whether users.info says the user is an admin or owner of the Grid org (unknown: not). */

@@ -243,4 +243,39 @@ describe('Discord: a server on the shared chatbot cannot touch the operator’s 
     // No tenant holds every DM any more.
     expect(await e.app.store.keys(tenantPrefix(tenantFor('discord', '@me')))).toEqual([]);
   });
+
+  test('B’s admin submits A’s settings form (its panel and its modal) in B: not found there, nothing written', async () => {
+    const edit = e.fake.slashCommand({ name: 'chatbot', channelId: e.general.id, member: e.admin, subcommand: 'edit' });
+    const panel = await waitFor(
+      () => e.fake.responsesOf(edit).find((m) => e.fake.buttons(m).some((b) => b.custom_id?.startsWith('fs|'))),
+      'A’s settings panel',
+      15_000,
+      e.fake.changes,
+    );
+    const group = e.fake.buttons(panel).find((b) => b.custom_id?.startsWith('fg|'))!;
+    const opened = e.fake.clickButton({ message: panel, customId: group.custom_id!, member: e.admin });
+    const modal = await waitFor(() => e.fake.modalOf(opened), 'A’s modal', 15_000, e.fake.changes);
+    const submit = e.fake.buttons(panel).find((b) => b.custom_id?.startsWith('fs|'))!.custom_id!;
+    const from = e.serviceRequests.length;
+    // The modal's own custom id, submitted in B's channel by B's admin.
+    const replayed = e.fake.submitModal({
+      customId: modal.custom_id,
+      channelId: other.general!.id,
+      member: other.admin!,
+      values: Object.fromEntries(
+        modal.inputs.filter((i) => i.type === 4).map((i) => [i.custom_id, 'thief@elsewhere.example']),
+      ),
+    });
+    await waitFor(() => /expired/.test(responseText(e, replayed)), 'the modal refused', 15_000, e.fake.changes);
+    // The panel's Submit pressed from a message of B's.
+    const pressed = e.fake.clickButton({
+      message: { ...panel, channel_id: other.general!.id },
+      customId: submit,
+      member: other.admin!,
+    });
+    await waitFor(() => /expired/.test(responseText(e, pressed)), 'the submit refused', 15_000, e.fake.changes);
+    expect(writes(from)).toEqual([]);
+    // Nothing of the form was written in B's part of the store.
+    expect(await e.app.store.keys(`${tenantPrefix(tenantFor('discord', other.id!))}discord:form:`)).toEqual([]);
+  });
 });

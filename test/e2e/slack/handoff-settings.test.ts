@@ -32,13 +32,67 @@ describe('Slack e2e: /handoff settings, each office its own handoff rules', () =
 
   const officeRecord = async () => JSON.stringify((await e.app.store.keys('')).filter((k) => k.endsWith(':office')));
 
-  test('shown to an admin, each rule with where it comes from; refused to a member', async () => {
-    const shown = await settings('');
-    for (const name of ['HANDOFF_ASSIGN', 'HANDOFF_OFFER_S', 'HANDOFF_ON_NO_ANSWER', 'LINK_HOSTS'])
-      expect(shown).toContain(name);
-    expect(shown).toContain("the deployment's");
+  /** `/handoff settings` with no arguments: the form it opens. */
+  async function settingsForm(user = ADMIN): Promise<Record<string, unknown>> {
+    const views = e.fake.views.length;
+    await e.driver.command('/handoff', 'settings', { user, channel: 'C0HSET' });
+    return waitFor(() => e.fake.views[views], 'the settings form');
+  }
+
+  test('a form for an admin, each rule a field with the deployment’s value in its hint; refused to a member', async () => {
+    const form = JSON.stringify(await settingsForm());
+    for (const name of [
+      'HANDOFF_ASSIGN',
+      'HANDOFF_OFFER_S',
+      'HANDOFF_CLAIM_TIMEOUT_S',
+      'HANDOFF_ON_NO_ANSWER',
+      'LINK_HOSTS',
+    ])
+      expect(form).toContain(name);
+    expect(form).toContain("the deployment's");
+    const views = e.fake.views.length;
     expect(await settings('', 'U0USER1')).toContain('Only admins');
+    expect(e.fake.views.length).toBe(views);
     expect(await settings('HANDOFF_ON_NO_ANSWER true', 'U0USER1')).toContain('Only admins');
+  });
+
+  test('the form refuses bad values on their fields, naming each; nothing is stored; good values are saved', async () => {
+    const before = await officeRecord();
+    const form = await settingsForm();
+    const refused = await e.driver.submitView(
+      form,
+      { HANDOFF_OFFER_S: 'soon', LINK_HOSTS: 'https://homes.example.com/x', HANDOFF_ASSIGN: 'round-robin' },
+      { user: ADMIN },
+    );
+    const errors = (refused.json as { errors?: Record<string, string> } | undefined)?.errors ?? {};
+    expect(Object.values(errors).join('\n')).toContain('HANDOFF_OFFER_S must be a number of seconds greater than 0');
+    expect(Object.values(errors).join('\n')).toContain('LINK_HOSTS must be host names');
+    expect(JSON.stringify(errors)).not.toContain('HANDOFF_ASSIGN');
+    expect(await officeRecord()).toBe(before);
+
+    const shown = e.fake.ephemerals.length;
+    const saved = await e.driver.submitView(
+      form,
+      { HANDOFF_ASSIGN: 'none', HANDOFF_CLAIM_TIMEOUT_S: '900', LINK_HOSTS: 'homes.example.com' },
+      { user: ADMIN },
+    );
+    expect(saved.json).toBeUndefined();
+    const card = await told('C0HSET', ADMIN, shown);
+    expect(card).toContain('HANDOFF_CLAIM_TIMEOUT_S');
+    expect(card).toContain('900 s (this office)');
+    expect(card).toContain('homes.example.com (this office)');
+    // Opened again, the form shows the office's own values; emptied, the deployment's apply again.
+    const again = await settingsForm();
+    expect(JSON.stringify(again)).toContain('"initial_value":"900"');
+    const cleared = e.fake.ephemerals.length;
+    await e.driver.submitView(
+      again,
+      { HANDOFF_ASSIGN: '', HANDOFF_CLAIM_TIMEOUT_S: '', LINK_HOSTS: '' },
+      { user: ADMIN },
+    );
+    const back = await told('C0HSET', ADMIN, cleared);
+    expect(back).toContain('HANDOFF_CLAIM_TIMEOUT_S');
+    expect(back).not.toContain('(this office)');
   });
 
   test('a bad value names the setting and the fix; nothing is stored', async () => {

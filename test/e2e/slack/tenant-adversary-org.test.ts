@@ -60,4 +60,29 @@ describe('Slack OAuth: an org-wide install’s connection is the org admins’ t
     expect(await orgConnection()).toHaveLength(1);
     expect(await replyTo(ORG_ADMIN, 'disconnect')).toContain('Disconnected');
   });
+
+  test('App Home: an org admin or owner (no workspace role) gets the admins’ queue; a member does not', async () => {
+    e.fake.workspaces.addOrgTeams(ORG, 'T0GRIDB');
+    e.fake.orgAdmins.add('U0ORGOWNER');
+    const org = await install(e, { enterprise: ORG, enterpriseName: 'Grid Org', user: ORG_ADMIN });
+    const inTeam = org.driver.inTeam('T0GRIDB');
+    const homeOf = async (user: string): Promise<string> => {
+      const before = e.fake.homeViews.length;
+      await inTeam.event({
+        type: 'app_home_opened',
+        user,
+        channel: `D0${user}`,
+        tab: 'home',
+        event_ts: `${Date.now() / 1000}`,
+      });
+      return JSON.stringify(
+        (await waitFor(() => e.fake.homeViews.slice(before).find((v) => v.user === user), `the App Home of ${user}`))
+          .view,
+      );
+    };
+    expect(await homeOf('U0ORGOWNER')).toContain('Handoff queue');
+    const member = await homeOf('U0MEMBER');
+    expect(member).not.toContain('Handoff queue');
+    expect(member).toContain('for members of the handoff channel and for admins');
+  });
 });

@@ -12,6 +12,7 @@ import { waitFor, type SlackDriver } from '../../../fakes/slack-requests';
 import { encodeKey } from '../../../src/core/listings/find';
 import { useStarted } from '../../support/server-setup';
 import { rootFor, waitForAnswer } from '../../support/slack-e2e';
+import { pressTalkToHuman } from '../../support/slack-flows';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 
 const REFUSAL =
@@ -30,6 +31,7 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
   let b: SlackDriver;
   let listingId = '';
   let convA = '';
+  let rootA = '';
 
   const calls = (from: number): string[] => e.serviceCalls.slice(from).map((c) => `${c.method} ${c.url}`);
   const writes = (from: number): string[] => calls(from).filter((c) => WRITE.test(c));
@@ -70,6 +72,7 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
     e.fake.workspaceAdmins.add(B_ADMIN);
     e.fake.workspaces.addChannels('T0AAA', 'C0AAA', 'C0ADMA');
     e.fake.workspaces.addChannels('T0BBB', 'C0BBB', 'C0ADMB');
+    e.fake.channelMembers.C0ADMA = ['U0AGENT'];
     a = (await install(e, { team: 'T0AAA', teamName: 'Operator', user: A_ADMIN })).driver;
     b = (await install(e, { team: 'T0BBB', teamName: 'Stranger', user: B_ADMIN })).driver;
 
@@ -78,7 +81,13 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
     const { secretKey, sessionKey, apiKey } = e.service.credentials;
     const saved = await a.submitView(
       form,
-      { chatbotId: e.service.chatbotId, secretKey, sessionKey, ...(apiKey ? { apiKey } : {}) },
+      {
+        chatbotId: e.service.chatbotId,
+        secretKey,
+        sessionKey,
+        ...(apiKey ? { apiKey } : {}),
+        handoffChannel: 'C0ADMA',
+      },
       { user: A_ADMIN },
     );
     expect(saved.status).toBe(200);
@@ -106,7 +115,30 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
       .prepare(`SELECT session_id AS s FROM messages WHERE role = 'user' AND content = ? ORDER BY id DESC LIMIT 1`)
       .get('Homes in Austin for the operator?') as { s: number };
     convA = String(conv.s);
+    rootA = root.ts;
   });
+
+  /** Every value in A's part of the store, as one text. */
+  async function partOfA(): Promise<string> {
+    const keys = await e.app.store.keys('t:slack:T0AAA:');
+    return (await Promise.all(keys.map(async (k) => JSON.stringify(await e.app.store.get(k))))).join('\n');
+  }
+
+  /** The chat sessions a question was asked in (the service's own record). */
+  const sessionsOf = (text: string): string[] =>
+    (
+      e.service.context.db
+        .prepare(`SELECT DISTINCT session_id AS s FROM messages WHERE role = 'user' AND content LIKE ?`)
+        .all(`%${text}%`) as Array<{ s: number }>
+    ).map((r) => String(r.s));
+
+  /** B's own question in its own channel, answered: the events sent before it have been handled. */
+  async function settledInB(question: string): Promise<void> {
+    await b.command('/ask', question, { user: 'U0BUSER', channel: 'C0BBB' });
+    const root = await waitFor(() => rootFor(e.fake, 'C0BBB', question), 'B’s root');
+    await waitForAnswer(e, 'C0BBB', root.ts, question);
+    await e.app.bridge.conversations.idle();
+  }
 
   /** Every command that changes the operator's chatbot or lists its account (`<id>`: a listing of it). */
   const refusedCommands: Array<[string, string]> = [
@@ -210,5 +242,105 @@ describe('Slack OAuth: a workspace on the shared chatbot cannot touch the operat
     expect(await reply(a, A_ADMIN, 'C0ADMA', '/chatbot', 'set Temperature 1')).toContain('Set Temperature to 1');
     expect(writes(from)).toEqual([expect.stringMatching(/Chatbot\/Edit/)]);
     expect(await reply(a, A_ADMIN, 'C0ADMA', '/chatbot', 'list')).toContain('Chatbots:');
+  });
+
+  test('B’s users post in A’s thread (a reply, a mention, a DM naming its ts): A’s conversation is not continued, nothing of A’s shown', async () => {
+    const before = await partOfA();
+    const postsInA = e.fake.messages.filter((m) => m.channel === 'C0AAA').length;
+    const ts = (n: number): string => `${Math.floor(Date.now() / 1000)}.00${n}000`;
+    const reply = 'Forward me this thread, please';
+    const mention = 'What did the operator ask here?';
+    const direct = 'Continue the operator’s chat';
+    await b.event({
+      type: 'message',
+      channel: 'C0AAA',
+      channel_type: 'channel',
+      user: 'U0BUSER',
+      text: reply,
+      ts: ts(1),
+      thread_ts: rootA,
+    });
+    await b.event({
+      type: 'app_mention',
+      channel: 'C0AAA',
+      user: 'U0BUSER',
+      text: `<@${e.fake.botUserId}> ${mention}`,
+      ts: ts(2),
+      thread_ts: rootA,
+    });
+    await b.event({
+      type: 'message',
+      channel: 'D0BDM',
+      channel_type: 'im',
+      user: 'U0BUSER',
+      text: direct,
+      ts: ts(3),
+      thread_ts: rootA,
+    });
+    await settledInB('Homes in Boston for the stranger?');
+    // A plain reply in a thread B has no conversation in is nobody's question.
+    expect(sessionsOf(reply)).toEqual([]);
+    // What B asks is B's own conversation: never A's chat session.
+    for (const text of [mention, direct]) expect(sessionsOf(text)).not.toContain(convA);
+    // A's part of the store is as it was: no turn of B's in A's transcript.
+    const after = await partOfA();
+    for (const text of [reply, mention, direct]) expect(after).not.toContain(text);
+    expect(after.length).toBeGreaterThanOrEqual(before.length);
+    // Nothing of A's conversation was shown to B.
+    const toB = e.fake.messages
+      .filter((m) => m.channel === 'D0BDM' || (m.channel === 'C0AAA' && m.thread_ts === rootA && m.ts !== rootA))
+      .map((m) => m.text)
+      .join('\n');
+    expect(toB).not.toContain('Homes in Austin for the operator?');
+    expect(postsInA).toBeGreaterThan(0);
+  });
+
+  test('App Home: B’s admin sees none of A’s tickets, and A’s ticket buttons pressed from B’s Home or a B channel change nothing', async () => {
+    await pressTalkToHuman(e.fake, a, 'U0USER1', 'C0AAA', 'Call me about Austin, operator side?');
+    const ticket = await waitFor(
+      async () =>
+        (await e.app.bridge.handoffs.allTickets()).find(
+          (t) => t.userPlace.workspace === 'T0AAA' && t.status === 'open',
+        ),
+      'A’s ticket',
+    );
+    const homes = e.fake.homeViews.length;
+    await b.event({
+      type: 'app_home_opened',
+      user: B_ADMIN,
+      channel: 'D0BHOME',
+      tab: 'home',
+      event_ts: `${Date.now() / 1000}`,
+    });
+    const home = await waitFor(() => e.fake.homeViews.slice(homes).find((v) => v.user === B_ADMIN), 'B’s App Home');
+    expect(JSON.stringify(home.view)).not.toContain(ticket.id);
+    expect(JSON.stringify(home.view)).not.toContain('Call me about Austin');
+    for (const action of ['handoff.claim', 'handoff.close']) {
+      const from = e.serviceCalls.length;
+      const value = JSON.stringify({ a: action, v: ticket.id });
+      // From B's App Home (a view, no channel) and from one of B's channels.
+      await b.interaction({
+        type: 'block_actions',
+        user: { id: B_ADMIN, username: 'b', name: 'b', team_id: 'T0BBB' },
+        api_app_id: 'A0APP',
+        token: 'legacy',
+        container: { type: 'view', view_id: 'V0BHOME' },
+        view: { id: 'V0BHOME', type: 'home', team_id: 'T0BBB' },
+        trigger_id: 'trig-home',
+        team: { id: 'T0BBB', domain: 'fake' },
+        actions: [
+          { type: 'button', action_id: `bridge:${action}:0`, block_id: 'b', value, action_ts: `${Date.now() / 1000}` },
+        ],
+      });
+      await b.click(
+        { action_id: `bridge:${action}:0`, value },
+        { channel: 'C0ADMB', messageTs: '1700000000.000200' },
+        { user: B_ADMIN },
+      );
+      await e.app.bridge.conversations.idle();
+      expect(writes(from)).toEqual([]);
+    }
+    const still = (await e.app.bridge.handoffs.allTickets()).find((t) => t.id === ticket.id);
+    expect(still?.status).toBe('open');
   });
 });

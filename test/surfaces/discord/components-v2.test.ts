@@ -28,7 +28,7 @@ describe('Discord Components V2 listings', () => {
   afterAll(async () => {
     await store.close();
   });
-  const idOf = (b: Parameters<typeof buttonId>[2]) => buttonId(store, null, b);
+  const idOf = (b: Parameters<typeof buttonId>[2]) => buttonId(store, '@me:D0', b);
   const ok = (b: MessageBody) =>
     expect(componentsV2Problem(b as unknown as Record<string, unknown>, b.flags ?? 0)).toBeUndefined();
 

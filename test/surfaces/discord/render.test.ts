@@ -26,21 +26,21 @@ describe('Discord rendering', () => {
     // Inside core's Markdown, only the span that came from a user.
     const quoted = await renderMessage(
       { text: `*Ada:* ${shownAsText(untrusted(link))} and [ours](https://good.example)`, markdown: true },
-      (b) => buttonId(store, null, b),
+      (b) => buttonId(store, '@me:D0', b),
     );
     expect(quoted.body.content).toBe(`*Ada:* ${inert} and [ours](https://good.example)`);
     expect(quoted.body.flags).toBe(4);
     // The chatbot's answer keeps its link and its preview.
-    const answer = await renderMessage({ text: link, markdown: true }, (b) => buttonId(store, null, b));
+    const answer = await renderMessage({ text: link, markdown: true }, (b) => buttonId(store, '@me:D0', b));
     expect(answer.body.content).toBe(link);
     expect(answer.body.flags).toBeUndefined();
     // A message core did not write as Markdown is inert as a whole.
-    const notice = await renderMessage({ text: `Sorry: ${link}` }, (b) => buttonId(store, null, b));
+    const notice = await renderMessage({ text: `Sorry: ${link}` }, (b) => buttonId(store, '@me:D0', b));
     expect(notice.body.content).toBe(`Sorry: ${inert}`);
     // A listing's field in an embed: no masked link there either.
     const card = await renderMessage(
       { text: '', cards: [{ title: 'Home', fields: [{ label: 'Description', value: link }] }] },
-      (b) => buttonId(store, null, b),
+      (b) => buttonId(store, '@me:D0', b),
     );
     expect(card.body.embeds[0]!.fields![0]!.value).toBe('\\[Reset your password\\](https://evil.example/reset)');
   });
@@ -52,7 +52,7 @@ describe('Discord rendering', () => {
     };
     const { body } = await renderMessage(
       { text: 'answer', notice: 'Answer interrupted', cards: Array.from({ length: 12 }, () => card) },
-      (b) => buttonId(store, null, b),
+      (b) => buttonId(store, '@me:D0', b),
     );
     expect(body.content).toBe('answer');
     expect(body.embeds.length).toBeLessThanOrEqual(10);
@@ -75,12 +75,12 @@ describe('Discord rendering', () => {
       label: `B${i}`,
       value: i === 6 ? 'v'.repeat(300) : String(i),
     }));
-    const { body } = await renderMessage({ text: 'x', buttons }, (b) => buttonId(store, null, b));
+    const { body } = await renderMessage({ text: 'x', buttons }, (b) => buttonId(store, '@me:D0', b));
     const rows = body.components as ApiRow[];
     expect(rows.map((r) => r.components.length)).toEqual([5, 2]);
     const long = rows[1]!.components[1]!.custom_id;
     expect(long.length).toBeLessThanOrEqual(100);
-    expect(await parseId(store, null, long)).toEqual({
+    expect(await parseId(store, '@me:D0', long)).toEqual({
       kind: 'action',
       action: 'listings.page',
       value: 'v'.repeat(300),
