@@ -16,6 +16,8 @@
  * answer times, quiet against hostile; BENCH_HOSTILE_USERS, BENCH_HOSTILE_ROUNDS).
  * `npm run bench -- --scale-out`: three bridge processes on one Redis behind one address, one killed
  * halfway (bench/scale-out/; BENCH_SCALE_* settings there).
+ * `npm run bench -- --tenants 1000`: 1,000 installed workspaces and a year of leads, idle then answering,
+ * beside the same run with 10 workspaces (bench/tenants/; BENCH_TENANTS_* settings there).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -27,6 +29,7 @@ import { RELAY_KINDS, runRelayBench, type RelayKind } from './relay-bench';
 import { evaluateTargets, formatRelayTable, formatReport, type BenchReport } from './report';
 import { runServiceBench } from './service-bench';
 import { scaleOutCli } from './scale-out/cli';
+import { tenantsCli } from './tenants/cli';
 import { runStoreBench } from './store-bench';
 import { runWorkspacesBench } from './workspaces';
 
@@ -61,6 +64,8 @@ async function main(): Promise<void> {
   if (workspaces >= 0) return runWorkspacesBench(Number(process.argv[workspaces + 1] ?? 2) || 2);
   if (process.argv.includes('--native') && process.argv.includes('--unknown')) return runNativeUnknown();
   if (process.argv.includes('--scale-out')) return scaleOutCli();
+  const tenants = process.argv.indexOf('--tenants');
+  if (tenants >= 0) return tenantsCli(Number(process.argv[tenants + 1] ?? 1000) || 1000);
   const started = Date.now();
   const settings = { channels: 10, answerChars: 1_500, streamMs: 6_000, arrivalWindowMs: 6_000, graceMs: 15_000 };
   const native = process.argv.includes('--native');

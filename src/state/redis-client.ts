@@ -143,3 +143,27 @@ export async function scanAll(client: RedisClient, pattern: string): Promise<str
   }
   return [...found];
 }
+
+/**
+ * A member of a due index (a sorted set) at `dueAt`; with `ttlMs`, the index expires that long after
+ * this write, in the same round trip (an index whose members may outlive their work).
+ */
+export async function scheduleDue(
+  client: RedisClient,
+  key: string,
+  member: string,
+  dueAt: number,
+  ttlMs?: number,
+): Promise<void> {
+  if (ttlMs === undefined) {
+    await client.zadd(key, Math.round(dueAt), member);
+    return;
+  }
+  const replies = await client
+    .pipeline()
+    .zadd(key, Math.round(dueAt), member)
+    .pexpire(key, Math.max(1, Math.round(ttlMs)))
+    .exec();
+  const failed = replies?.find(([err]) => err)?.[0];
+  if (failed) throw failed;
+}

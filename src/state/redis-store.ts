@@ -1,6 +1,6 @@
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
 import { instanceId } from './instance-id';
-import { openRedisClient, type RedisClient, type RedisClientOptions, scanAll } from './redis-client';
+import { openRedisClient, type RedisClient, type RedisClientOptions, scanAll, scheduleDue } from './redis-client';
 import { type RedisKeys, redisKeys } from './redis-keys';
 import {
   COMPARE_AND_SET,
@@ -308,8 +308,8 @@ export class RedisStore implements StateStore {
       : { granted: false, retryInMs: Number(retry), full: Number(full) };
   }
 
-  async schedule(index: string, member: string, dueAt: number): Promise<void> {
-    await this.redis.zadd(this.k.due(index), Math.round(dueAt), member);
+  async schedule(index: string, member: string, dueAt: number, ttlMs?: number): Promise<void> {
+    await scheduleDue(this.redis, this.k.due(index), member, dueAt, ttlMs);
   }
 
   async unschedule(index: string, member: string): Promise<void> {

@@ -164,8 +164,10 @@ export interface StateStore {
    * Due indexes: what a periodic job has to look at, each member with the time (ms, the caller's
    * clock) it is next due, so a sweep reads what is due now instead of walking every record. One
    * index per kind of work (`inflight`, `convpending`, ...). Scheduling a member again moves it.
+   * `ttlMs`: the whole index expires that long after this write where the store expires structures
+   * (Redis), for an index whose members may outlive their work (the day's leads of a tenant that goes quiet).
    */
-  schedule(index: string, member: string, dueAt: number): Promise<void>;
+  schedule(index: string, member: string, dueAt: number, ttlMs?: number): Promise<void>;
   unschedule(index: string, member: string): Promise<void>;
   /** Members due at or before `until`, soonest first (at most `limit`). */
   due(index: string, until: number, limit: number): Promise<DueEntry[]>;

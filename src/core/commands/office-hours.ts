@@ -11,6 +11,8 @@ import { parseHours } from '../handoff/hours/office-hours';
 import type { Invocation } from '../surface';
 import type { OfficeRecord } from '../tenants/office-record';
 import { saveOfficePart } from '../tenants/offices';
+import { digestConfigured } from '../handoff/hours/leads-index';
+import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
 import { describeHours, officeFields } from '../tenants/office-summary';
 import { usageOf } from './catalogue';
 import { UsageError, restValue, splitHead } from './grammar';
@@ -57,6 +59,8 @@ export async function officeHoursCommand(ctx: TenantScope, inv: Invocation, rest
   if (head.toLowerCase() === 'leads') {
     const hour = leadsHourOf(restValue(after));
     await saveOfficePart(ctx, tenant, 'digestHour', hour);
+    // Its leads waiting for a digest are looked at on the next check, at the new hour.
+    await digestConfigured(ctx.store, inv.tenant, ctx.now(), ctx.config.retentionMs ?? DEFAULT_RETENTION_MS);
     ctx.log.info({ tenant, by: inv.actor.id }, "tenant set its day's leads hour");
     const said =
       hour === undefined

@@ -42,7 +42,6 @@ export class Handoffs {
   /** The outbox of ticket notices: drained on start and periodically by the bridge (through `drain`). */
   readonly notices: TicketNotices;
   private readonly tickets: TicketStore;
-  private indexed = false;
 
   /** Office hours, e-mail, response targets, round-robin, the day's leads (hours/). */
   readonly hours: HandoffHours;
@@ -54,7 +53,6 @@ export class Handoffs {
       ctx,
       inProgress: () => this.tickets.inProgress(),
       load: (id) => this.tickets.load(id),
-      allTickets: () => this.tickets.all(),
       leadOf: (t) => leadOf(ctx, t),
       apply: (id, step) => this.applyHours(id, step),
       handoffSurfaceOf: (t) => {
@@ -110,7 +108,7 @@ export class Handoffs {
   /** Pending notices carried out (a restart's replay, an instance that died), and unpostable tickets called off. */
   async drain(): Promise<number> {
     // Once per start: tickets from before the tenants' own indexes join them.
-    if (!this.indexed) await this.tickets.indexTenants().then(() => (this.indexed = true));
+    await this.tickets.indexTenantsOnce();
     const done = await this.notices.drain();
     await this.callOffUnposted();
     // E-mails owed (and those waiting for a retry) go out on the same beat.
@@ -299,7 +297,7 @@ export class Handoffs {
     // Each ticket by its asker's tenant's office (its hours, its e-mail), read once per tenant this pass.
     const offices = new OfficeBook(this.ctx);
     // Once per start: open tickets from before the index join it (the sweep reads only the index).
-    if (!this.indexed) await this.tickets.indexTenants().then(() => (this.indexed = true));
+    await this.tickets.indexTenantsOnce();
     for (const id of await this.tickets.openIds()) {
       try {
         const ticket = await this.tickets.load(id);

@@ -89,11 +89,6 @@ export const ticketKeys = {
   byMessage: (ref: { place: Place; id: string }) => `ticketmsg:${placeKey(ref.place)}:${encodeURIComponent(ref.id)}`,
   /** Every ticket, for the queue and the figures. */
   prefix: 'ticket:',
-  /**
-   * The due index of one tenant's tickets (its asker's thread's tenant), written when a ticket is made:
-   * a leaving finds its tickets there, not by reading every tenant's (member: the ticket id; due: made at).
-   */
-  ofTenant: (t: { surface: string; id: string }) => `tickets-of:${t.surface}:${encodeURIComponent(t.id)}`,
 };
 
 export const HANDOFF_ACTIONS = {

@@ -9,8 +9,8 @@
  *
  * Then the global infrastructure that names it (state/tenant-store.ts says why each is global):
  * - of its conversations, listed through its view: their leases (released) and pending marks;
- * - tickets whose asker's thread is the tenant's (listed in its index of tickets, `tickets-of:`, and
- *   named by its conversations' handoff marks), with
+ * - tickets whose asker's thread is the tenant's (its own ticket markers and its conversations' handoff
+ *   marks name them), with
  *   their open, late and lookup keys, the lookups of threads in its channels, and their notices still
  *   pending in the outbox (completed unsent, so nothing is posted to a place that is gone);
  * - answers in flight and `/ask`s not yet queued whose place is the tenant's (by value, read through
@@ -18,6 +18,7 @@
  * - its connection (`/chatbot connect`), and the applied settings (`settings:applied:<chatbot>`) of
  *   its own chatbot when no other tenant's connection names that chatbot (read before its part goes);
  * - a surface's own keys, through `surfaceKeys` (the places found are handed to it);
+ * - its leads waiting for the day's digest and its entry in the digests' due index (leads-index.ts);
  * - what the layout before the tenants' parts still holds of it (forget-legacy.ts).
  *
  * Not found by key (they carry no tenant): a person's flood limits and "lead opened" marks (keyed by
@@ -27,11 +28,12 @@
  */
 import { z } from 'zod';
 import type { StateStore } from '../../state/store';
-import { forgetTenantKeys, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
+import { forgetTenantKeys, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
 import { conversationSchema, convKeys, infraKeys, parseStored, placeSchema } from '../conversations/model';
 import { ASK_INTENT_INDEX, ASK_INTENT_PREFIX } from '../conversations/ask-intents';
 import { INFLIGHT_INDEX, INFLIGHT_PREFIX, inflightKey, inflightLease } from '../relay/inflight';
 import { NOTICE_BOX } from '../handoff/notice';
+import { forgetLeads } from '../handoff/hours/leads-index';
 import { ticketKeys, ticketSchema, type Ticket } from '../handoff/model';
 import { appliedSettingsKey } from '../settings/applied';
 import type { Place } from '../surface';
@@ -98,33 +100,31 @@ async function stopQueues(store: StateStore, view: TenantStore, ids: Set<string>
   return marks;
 }
 
-/** Tickets a leaving reads at most from its tenant's index. */
-const TICKETS_READ = 100_000;
-
 /**
- * Tickets asked for in the tenant, from its own index of tickets (written when each was made); the
- * index goes with them. A ticket made before the index (an older version) is not found here.
+ * Tickets asked for in the tenant (by the asker's thread, or the conversation), found from its own
+ * part: its ticket markers (`ticket:<id>`, written with every change of the ticket and expiring with
+ * it) and its conversations' handoff marks. Other tenants' tickets are never read to find them (the
+ * tickets of a version before the markers are marked when the bridge starts: TicketStore.indexTenants;
+ * a tenant with conversations in the older layout is the one exception, below).
  */
-async function ticketsOf(store: StateStore, t: Tenant, convs: Set<string>, unindexed: boolean): Promise<Ticket[]> {
-  const found = new Map<string, Ticket>();
-  const index = ticketKeys.ofTenant(t);
-  const indexed = (await store.due(index, Number.MAX_SAFE_INTEGER, TICKETS_READ)).map((e) => e.member);
-  const ids = unindexed
-    ? [...indexed, ...(await store.keys(ticketKeys.prefix)).map((k) => k.slice(ticketKeys.prefix.length))]
-    : indexed;
-  // Its conversations' handoff marks name their tickets too (a ticket whose index entry was pruned).
+async function ticketsOf(store: StateStore, t: Tenant, convs: Set<string>, upgraded: boolean): Promise<Ticket[]> {
   const view = tenantStore(store, t);
+  const ids = new Set<string>();
+  // A tenant with conversations still in the layout before its part has their handoff marks there
+  // too: only then are the tickets read by value (once; its next leaving finds none of them).
+  if (upgraded) for (const key of await store.keys(ticketKeys.prefix)) ids.add(key.slice(ticketKeys.prefix.length));
+  const marked = scopedPrefix('ticket');
+  for (const key of await view.keys(marked)) ids.add(decodeURIComponent(key.slice(marked.length)));
   for (const conv of convs) {
     const mark = await view.get(convKeys.handoff(conv));
-    if (typeof mark === 'string') ids.push(mark);
+    if (typeof mark === 'string') ids.add(mark);
   }
+  const out: Ticket[] = [];
   for (const id of ids) {
-    if (found.has(id)) continue;
     const ticket = parseStored(ticketSchema, await store.get(ticketKeys.ticket(id)));
-    if (ticket && (isTenantsPlace(t, ticket.userPlace) || convs.has(ticket.convId))) found.set(id, ticket);
+    if (ticket && (isTenantsPlace(t, ticket.userPlace) || convs.has(ticket.convId))) out.push(ticket);
   }
-  for (const id of indexed) await store.unschedule(index, id);
-  return [...found.values()];
+  return out;
 }
 
 function ticketKeysOf(ticket: Ticket): string[] {
@@ -215,18 +215,21 @@ export async function forgetTenant(store: StateStore, tenant: Tenant, opts: Forg
   const unindexed = opts.unindexed ?? true;
   const doomed = new Set(await connectionKeysOf(store, view, opts.keepChatbots ?? []));
   const convs = await conversationsOf(view);
+  let upgraded = false;
   if (unindexed) {
     const legacy = await legacyRecordsOf(store, tenant);
+    upgraded = legacy.convs.size > 0;
     for (const [id, place] of legacy.convs) convs.set(id, place);
     for (const key of [...legacy.keys, ...(await lookupsOf(store, tenant))]) doomed.add(key);
   }
   for (const key of await stopQueues(store, view, new Set(convs.keys()))) doomed.add(key);
-  const tickets = await ticketsOf(store, tenant, new Set(convs.keys()), unindexed);
+  const tickets = await ticketsOf(store, tenant, new Set(convs.keys()), upgraded);
   for (const ticket of tickets) for (const key of ticketKeysOf(ticket)) doomed.add(key);
   await dropNotices(store, tickets);
   const places = [...convs.values(), ...tickets.flatMap((x) => (x.thread ? [x.thread] : []))];
   for (const key of await inflightOf(store, tenant, places, unindexed)) doomed.add(key);
   for (const key of (await opts.surfaceKeys?.(places, unindexed)) ?? []) doomed.add(key);
+  await forgetLeads(store, tenant);
   // The records outside the part first, the part last: while the part is there, everything the
   // tenant left can still be found from it (a leave cut short is finished by the next), and an empty
   // part means the tenant is gone whole.

@@ -5,6 +5,7 @@
  */
 import { handoffFigures } from '../../../src/core/handoff/figures';
 import { Handoffs } from '../../../src/core/handoff/handoffs';
+import { TICKETS_INDEXED_KEY } from '../../../src/core/handoff/tickets';
 import { convKeys, legacyKeys, toJson } from '../../../src/core/conversations/model';
 import { tenantStore } from '../../../src/state/tenant-store';
 import type { Place } from '../../../src/core/surface';
@@ -81,6 +82,8 @@ describe('two tenants in one bridge', () => {
     };
     await h.store.set('ticket:legacy-ticket', toJson(legacy));
     await h.store.set('ticketopen:legacy-ticket', 1);
+    // A store an older bridge wrote has no mark that its tickets were indexed (this test's bridge set it).
+    await h.store.delete(TICKETS_INDEXED_KEY);
     const reasons = async (handoffs: Handoffs, place: Place) =>
       (await handoffs.queue(tenantOf(place))).map((t) => t.reason);
     const started = new Handoffs(h.ctx);

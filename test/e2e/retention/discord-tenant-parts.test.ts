@@ -78,6 +78,7 @@ describe('Redis: every record of a Discord server and of a DM user is in its own
     const last = messages[messages.length - 1]!;
     const up = await wait(() => e.fake.buttons(last).find((b) => JSON.stringify(b).includes('👍')), 'the 👍');
     e.fake.clickButton({ message: last, customId: up.custom_id!, member });
+    await e.app.bridge.conversations.idle();
     return threadId;
   }
 

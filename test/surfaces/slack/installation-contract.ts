@@ -171,6 +171,62 @@ export function runInstallationContract(backing: () => Promise<InstallationBacki
     );
   });
 
+  it('the refresh sweep reads the installations due, by their index: a rotating token is refreshed by the sweep alone', async () => {
+    const fake = await new FakeSlack().start();
+    try {
+      const team = `T${randomBytes(3).toString('hex')}`;
+      fake.workspaces.grant('code-sweep', { team, teamName: 'Sweep', user: 'U0OWNER', expiresIn: 12 * 3600 });
+      const granted = (await (
+        await fetch(`${fake.apiUrl}oauth.v2.access`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            client_id: FAKE_CLIENT_ID,
+            client_secret: FAKE_CLIENT_SECRET,
+            code: 'code-sweep',
+          }),
+        })
+      ).json()) as { access_token: string; refresh_token: string; expires_in: number };
+      const bot = {
+        token: granted.access_token,
+        refreshToken: granted.refresh_token,
+        expiresAt: Math.floor(now.t / 1000) + granted.expires_in,
+        userId: 'UBOT',
+        id: 'BBOT',
+        scopes: [],
+      };
+      const installs = new SlackInstallations(a, new SecretBox(k1), clock);
+      await installs.save(installation(team, { bot }));
+      // Installations whose tokens do not expire are not in the sweep's index.
+      for (let i = 0; i < 3; i++) await installs.save(installation(`T${randomBytes(3).toString('hex')}`));
+      const due = async () => (await installs.expiring(now.t + 3 * 3600_000)).map((d) => d.key);
+      expect(await due()).not.toContain(`slack:installation:team:${team}`);
+      const tokens = new WorkspaceTokens({
+        installations: new SlackInstallations(b, new SecretBox(k1), clock),
+        store: b,
+        clientId: FAKE_CLIENT_ID,
+        clientSecret: FAKE_CLIENT_SECRET,
+        apiUrl: fake.apiUrl,
+        instanceId: 'i-sweep',
+        now: clock,
+        log: silentLog,
+      });
+      expect(await tokens.refreshDue()).toBe(0);
+      now.t += 10 * 3600_000;
+      expect(await due()).toContain(`slack:installation:team:${team}`);
+      expect(await tokens.refreshDue()).toBe(1);
+      expect(fake.workspaces.refreshes).toBe(1);
+      // Refreshed: due again when the new token nears its end, not now.
+      expect(await due()).not.toContain(`slack:installation:team:${team}`);
+      expect(await tokens.refreshDue()).toBe(0);
+      await installs.remove({ teamId: team });
+      now.t += 24 * 3600_000;
+      expect(await due()).not.toContain(`slack:installation:team:${team}`);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('token rotation: refreshed before it expires, once across instances, and every instance reads the new token', async () => {
     const fake = await new FakeSlack().start();
     try {

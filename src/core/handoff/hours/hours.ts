@@ -29,7 +29,6 @@ export interface HoursDeps {
   /** Open and claimed tickets. */
   inProgress(): Promise<Ticket[]>;
   load(id: string): Promise<Ticket | undefined>;
-  allTickets(): Promise<Ticket[]>;
   leadOf(ticket: Ticket): Promise<LeadSummary>;
   /** The handoff's one change path for a bridge step; the ticket after it, or undefined when it no longer applied. */
   apply(ticketId: string, step: HoursStep): Promise<Ticket | undefined>;
@@ -93,7 +92,7 @@ export class HandoffHours {
     await checkLeadsDigest({
       ctx: this.ctx,
       outbox: this.outbox,
-      tickets: () => this.deps.allTickets(),
+      load: (id) => this.deps.load(id),
       leadOf: (t) => this.deps.leadOf(t),
     });
     await this.outbox.drain();

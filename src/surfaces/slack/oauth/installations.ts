@@ -17,6 +17,14 @@ import { replaceIfUnchanged, updateVersioned } from '../../../state/versioned';
 const TOUCH_MS = 24 * 60 * 60 * 1000;
 
 export const INSTALLATION_PREFIX = 'slack:installation:';
+/**
+ * The due index of installations whose bot token expires (token rotation), by when it does: the
+ * refresh sweep reads those due soon, never every installation (issue 38: 1,000 installed workspaces
+ * cost a read each every sweep). Written with every install and refresh, left on uninstall.
+ */
+const TOKEN_EXPIRY_INDEX = 'slack-token-expiry';
+/** Installations a sweep refreshes at most (the rest are due on the next). */
+const REFRESH_PER_SWEEP = 1_000;
 
 const recordSchema = z.object({
   sealed: z.string(),
@@ -101,6 +109,13 @@ export class SlackInstallations {
   async save(inst: AnyInstallation): Promise<void> {
     const record = this.record(inst);
     await updateVersioned(this.store, keyOf(inst), () => record);
+    await this.indexExpiry(keyOf(inst), record.expiresAt);
+  }
+
+  /** The installation's place in the refresh sweep's index: due when its token expires, none when it does not. */
+  private async indexExpiry(key: string, expiresAt: number | undefined): Promise<void> {
+    if (expiresAt === undefined) await this.store.unschedule(TOKEN_EXPIRY_INDEX, key);
+    else await this.store.schedule(TOKEN_EXPIRY_INDEX, key, expiresAt);
   }
 
   /**
@@ -108,7 +123,10 @@ export class SlackInstallations {
    * when an uninstall, a re-install or another refresh came first (theirs is the newer state).
    */
   async replace(was: ReadInstallation, inst: AnyInstallation): Promise<boolean> {
-    return replaceIfUnchanged(this.store, keyOf(inst), was.read, this.record(inst));
+    const record = this.record(inst);
+    const replaced = await replaceIfUnchanged(this.store, keyOf(inst), was.read, record);
+    if (replaced) await this.indexExpiry(keyOf(inst), record.expiresAt);
+    return replaced;
   }
 
   /**
@@ -153,17 +171,29 @@ export class SlackInstallations {
     const key = installationKey(q);
     const had = (await this.store.get(key)) !== undefined;
     await this.store.delete(key);
+    await this.store.unschedule(TOKEN_EXPIRY_INDEX, key);
     return had;
   }
 
-  /** Keys of every installation, with when its bot token expires (for the refresh sweep). */
-  async expiring(): Promise<Array<{ key: string; expiresAt: number }>> {
-    const out: Array<{ key: string; expiresAt: number }> = [];
-    for (const key of await this.store.keys(INSTALLATION_PREFIX)) {
-      const found = recordSchema.safeParse(await this.store.get(key));
-      if (found.success && found.data.expiresAt !== undefined) out.push({ key, expiresAt: found.data.expiresAt });
+  /**
+   * Keys of the installations whose bot token expires by `until`, with when (for the refresh sweep),
+   * from the index. `everyRecord`: every installation is read once first, and those written before
+   * the index (an older version) join it: the first sweep of a process.
+   */
+  async expiring(until: number, everyRecord = false): Promise<Array<{ key: string; expiresAt: number }>> {
+    if (everyRecord) {
+      for (const key of await this.store.keys(INSTALLATION_PREFIX)) {
+        const found = recordSchema.safeParse(await this.store.get(key));
+        if (found.success && found.data.expiresAt !== undefined) await this.indexExpiry(key, found.data.expiresAt);
+      }
     }
-    return out;
+    const due = await this.store.due(TOKEN_EXPIRY_INDEX, until, REFRESH_PER_SWEEP);
+    return due.map((d) => ({ key: d.member, expiresAt: d.dueAt }));
+  }
+
+  /** An installation the sweep found gone (uninstalled, expired) leaves the index. */
+  async forgetExpiry(key: string): Promise<void> {
+    await this.store.unschedule(TOKEN_EXPIRY_INDEX, key);
   }
 
   /**

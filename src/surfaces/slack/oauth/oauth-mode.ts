@@ -47,9 +47,13 @@ export function oauthWorkspaces(
     clients,
     receiverOptions: (welcome) => installFlowOptions({ ...o, installations, tokens, welcome }),
     start() {
-      timer = setInterval(() => {
+      const sweep = (): void => {
         tokens.refreshDue().catch((err: unknown) => o.log.warn({ err }, 'slack: the token refresh sweep failed'));
-      }, SWEEP_MS);
+      };
+      // Once at the start too: the first sweep walks every installation (those an older version wrote
+      // without the index), a start-up cost rather than one five minutes later.
+      sweep();
+      timer = setInterval(sweep, SWEEP_MS);
       timer.unref();
     },
     stop() {

@@ -106,6 +106,9 @@ export async function forgetOrgTeam(store: StateStore, enterprise: string, team:
 }
 
 export class WorkspaceTokens {
+  /** Whether this process's refresh sweep ran once (the first walks every installation). */
+  private swept = false;
+
   constructor(private readonly opts: WorkspaceTokensOptions) {}
 
   /** The installation for a workspace (or its enterprise), its token refreshed first when due. */
@@ -147,11 +150,16 @@ export class WorkspaceTokens {
   /** Refreshes every installation whose token is due (a periodic sweep, so idle workspaces stay fresh). */
   async refreshDue(): Promise<number> {
     let n = 0;
-    for (const { key, expiresAt } of await this.opts.installations.expiring()) {
+    // The first sweep of the process also walks every installation once (those written before the index).
+    const everyRecord = !this.swept;
+    this.swept = true;
+    const { installations } = this.opts;
+    for (const { key, expiresAt } of await installations.expiring(this.opts.now() + REFRESH_MARGIN_MS, everyRecord)) {
       if (expiresAt - this.opts.now() > REFRESH_MARGIN_MS) continue;
       try {
-        const inst = await this.opts.installations.loadKey(key);
-        if (inst && this.due(inst) && (await this.refresh(inst)) !== inst) n++;
+        const inst = await installations.loadKey(key);
+        if (!inst) await installations.forgetExpiry(key);
+        else if (this.due(inst) && (await this.refresh(inst)) !== inst) n++;
       } catch (err) {
         // One record no key opens is logged once and skipped: the others are still refreshed.
         if (!(err instanceof UnreadableRecord)) throw err;

@@ -7,6 +7,7 @@ import type { CoreConfig, CoreContext } from '../../../../src/core/context';
 import { CoreMemory } from '../../../../src/core/memory';
 import { dueDigestDay } from '../../../../src/core/handoff/hours/digest';
 import { checkLeadsDigest } from '../../../../src/core/handoff/hours/leads-digest';
+import { noteLead } from '../../../../src/core/handoff/hours/leads-index';
 import { extractLead } from '../../../../src/core/handoff/lead';
 import type { Ticket } from '../../../../src/core/handoff/model';
 import { appliedSettingsKey } from '../../../../src/core/settings/applied';
@@ -51,9 +52,25 @@ describe('the daily leads e-mail', () => {
   let clock = utc('2026-03-03T13:00:00'); // 07:00 in Chicago
   const mailer = () => smtpMailer({ url: sink.url, from: 'bot@example.com' });
 
+  const tickets = [
+    // 2 March in Chicago: 00:30 CST is 06:30 UTC.
+    ticket('t1', 'Alice', utc('2026-03-02T06:30:00'), {
+      status: 'closed',
+      claimedBy: { id: 'A1', name: 'Ann Agent', isAdmin: false },
+      firstClaimedAt: utc('2026-03-02T06:34:00'),
+      rating: 5,
+    }),
+    ticket('t2', 'Bob', utc('2026-03-03T05:59:00'), { status: 'timedout' }),
+    // 28 February 23:59 CST and 3 March 00:00 CST: other days.
+    ticket('t0', 'Old', utc('2026-03-01T05:59:00')),
+    ticket('t3', 'New', utc('2026-03-03T06:00:00')),
+  ];
+
   beforeAll(async () => {
     sink = await startSmtpSink();
     store = new SqliteStore(':memory:');
+    // Each ticket's lead indexed as the ticket store does with the ticket's first write.
+    for (const t of tickets) await noteLead(store, t, 86_400_000);
   });
   afterAll(async () => {
     await store.close();
@@ -73,23 +90,10 @@ describe('the daily leads e-mail', () => {
     const m = mailer();
     const ctx = { store, config, log, now: () => clock, mailer: m, memory: new CoreMemory() } as unknown as CoreContext;
     const outbox = new MailOutbox({ store, log, mailer: m, instanceId: id, now: () => clock, retentionMs: 86_400_000 });
-    const tickets = [
-      // 2 March in Chicago: 00:30 CST is 06:30 UTC.
-      ticket('t1', 'Alice', utc('2026-03-02T06:30:00'), {
-        status: 'closed',
-        claimedBy: { id: 'A1', name: 'Ann Agent', isAdmin: false },
-        firstClaimedAt: utc('2026-03-02T06:34:00'),
-        rating: 5,
-      }),
-      ticket('t2', 'Bob', utc('2026-03-03T05:59:00'), { status: 'timedout' }),
-      // 28 February 23:59 CST and 3 March 00:00 CST: other days.
-      ticket('t0', 'Old', utc('2026-03-01T05:59:00')),
-      ticket('t3', 'New', utc('2026-03-03T06:00:00')),
-    ];
     const deps = {
       ctx,
       outbox,
-      tickets: async () => tickets,
+      load: async (id: string) => tickets.find((t) => t.id === id),
       leadOf: async (t: Ticket) =>
         extractLead({
           name: t.user.name,
