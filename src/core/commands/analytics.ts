@@ -13,7 +13,7 @@ import { ownConversations } from '../tenants/own-conversations';
 import { SHARED_CHATBOT_NOTE, onSharedChatbot } from '../tenants/shared-chatbot';
 import { type ChartPanel, renderPanelChart } from '../analytics/chart';
 import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import type { DataTable, Invocation } from '../surface';
 import { analyticsTrend } from '../analytics/trend';
 import { UsageError, parseArgs, tokenize } from './grammar';
@@ -101,12 +101,14 @@ export function feedbackLine(t: Pick<FeedbackTally, 'positive' | 'negative'>): s
 }
 
 /** The chatbot's name as people know it; its id when the service does not list it. */
-async function chatbotName(ctx: CoreContext): Promise<string> {
+async function chatbotName(ctx: TenantScope): Promise<string> {
   try {
-    const found = (await ctx.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.config.chatbotId);
-    return found?.name || ctx.config.chatbotId;
+    const found = (await ctx.chatbot.client.v1.listChatbots({ limit: 100 })).items.find(
+      (c) => c.id === ctx.chatbot.chatbotId,
+    );
+    return found?.name || ctx.chatbot.chatbotId;
   } catch {
-    return ctx.config.chatbotId;
+    return ctx.chatbot.chatbotId;
   }
 }
 
@@ -152,16 +154,16 @@ type Period = { range: AnalyticsRange; startMs: number; endMs: number };
 
 /** The service's overview of the chatbot (the tenant's own chatbot, or the one chatbot of the deployment). */
 async function serviceFigures(
-  ctx: CoreContext,
+  ctx: TenantScope,
   { range }: Period,
   feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
 ): Promise<ChatbotFigures> {
   // The service reads ISO 8601; the end day is included whole.
   const [overview, name] = await Promise.all([
-    ctx.client.v1.analyticsOverview({
+    ctx.chatbot.client.v1.analyticsOverview({
       startDate: `${range.from}T00:00:00Z`,
       endDate: `${range.to}T23:59:59Z`,
-      chatbotId: ctx.config.chatbotId,
+      chatbotId: ctx.chatbot.chatbotId,
     }),
     chatbotName(ctx),
   ]);
@@ -170,12 +172,12 @@ async function serviceFigures(
 
 /** On the shared chatbot: the conversations the bridge opened for this workspace in the period, and why no more. */
 async function tenantFigures(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   { range, startMs, endMs }: Period,
   feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
 ): Promise<ChatbotFigures> {
-  const own = await ownConversations(ctx, inv.tenant, ctx.config.chatbotId);
+  const own = await ownConversations(ctx, inv.tenant, ctx.chatbot.chatbotId);
   const opened = own.filter((c) => c.createdAt >= startMs && c.createdAt <= endMs).length;
   return {
     name: 'This workspace',
@@ -202,7 +204,7 @@ export function figuresTable(text: string): DataTable {
   return { caption, header: ['Figure', 'Value'], rows, sameAsText: true };
 }
 
-async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
   // A visible message (an ephemeral one cannot be edited), replaced by the result when it is ready.
@@ -213,12 +215,12 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     endMs: Date.parse(`${range.to}T23:59:59.999Z`),
   };
   // The bridge's own figures are the workspace's only: its votes and its tickets.
-  const feedback = await feedbackOf(ctx, inv.place).tally(period.startMs, period.endMs);
-  const shared = await onSharedChatbot(ctx, inv.place);
+  const feedback = await feedbackOf(ctx).tally(period.startMs, period.endMs);
+  const shared = onSharedChatbot(ctx);
   const [chatbot, handoffs, trend] = await Promise.all([
     shared ? tenantFigures(ctx, inv, period, feedback) : serviceFigures(ctx, period, feedback),
     handoffFigures(ctx, inv.tenant, range, { responseTarget: ctx.config.office?.firstReplyMs !== undefined }),
-    analyticsTrend(ctx, { tenant: inv.tenant, place: inv.place }, range, shared),
+    analyticsTrend(ctx, range, shared),
   ]);
   const { name } = chatbot;
   const png = await renderPanelChart({
