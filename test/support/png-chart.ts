@@ -8,17 +8,19 @@ import { CHART_SPEC_KEYWORD } from '../../src/core/analytics/chart';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-const chartSpecSchema = z.object({
-  title: z.string(),
-  /** The trend drawn, the whole of the image (per day: conversations, handoffs, votes). */
-  trend: z.object({
+const chartSpecSchema = z
+  .object({
     title: z.string(),
-    categories: z.array(z.string()),
-    series: z.array(z.object({ name: z.string(), values: z.array(z.number()) })),
-    xLabel: z.string().optional(),
-    yLabel: z.string().optional(),
-  }),
-}).strict();
+    /** The trend drawn, the whole of the image (per day: conversations, handoffs, votes). */
+    trend: z.object({
+      title: z.string(),
+      categories: z.array(z.string()),
+      series: z.array(z.object({ name: z.string(), values: z.array(z.number()) })),
+      xLabel: z.string().optional(),
+      yLabel: z.string().optional(),
+    }),
+  })
+  .strict();
 export type ChartSpec = z.infer<typeof chartSpecSchema>;
 
 interface Chunk {

@@ -198,7 +198,11 @@ export function trendChartConfig(
           font: { size: width < 600 ? 14 : 16, weight: 'bold', family: FONT_FAMILY },
           padding: { top: 4, bottom: 12 },
         },
-        legend: { display: true, position: 'bottom', labels: { ...AXIS_TEXT, usePointStyle: true, boxWidth: 8, boxHeight: 8 } },
+        legend: {
+          display: true,
+          position: 'bottom',
+          labels: { ...AXIS_TEXT, usePointStyle: true, boxWidth: 8, boxHeight: 8 },
+        },
       },
       scales: {
         // A month of days: labels turned as needed, never overlapping (chart.js skips some).

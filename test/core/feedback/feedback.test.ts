@@ -54,7 +54,9 @@ describe('/analytics feedback', () => {
   });
 
   test('the table has a row with each kind of vote (the chart draws them per day, not as bars)', () => {
-    const table = figuresTable(`Analytics for Bot, 2024-05-01 to 2024-05-30\n${feedbackLine({ positive: 7, negative: 2 })}`);
+    const table = figuresTable(
+      `Analytics for Bot, 2024-05-01 to 2024-05-30\n${feedbackLine({ positive: 7, negative: 2 })}`,
+    );
     expect(table.rows).toEqual([['Answer feedback', '7 👍, 2 👎 (78% positive)']]);
   });
 
