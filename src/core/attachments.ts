@@ -86,7 +86,7 @@ export function planAttachments(attachments: Attachment[]): AttachmentPlan {
 
 /** Downloads each file from the surface and uploads it to the service; sizes are checked again on the bytes. */
 export async function uploadAttachments(
-  client: ChatbotClient,
+  client: Pick<ChatbotClient, 'upload'>,
   surface: SurfacePort,
   plan: { kind: MediaKind; files: Attachment[] },
 ): Promise<{ ok: true; fileIds: number[] } | { ok: false; message: string }> {

@@ -4,25 +4,25 @@
  * thread messages to conversations or to a handoff, runs the periodic sweeps, and never lets an
  * error reach a surface: the user is told what failed, the log gets the detail.
  */
-import { tenantOf } from './tenants/tenant';
-import { assistantIntro } from './assistant/intro';
+import { requestTenant } from './tenants/tenant';
+import type { Listing } from '../service/schemas/listings';
+import { assistantIntro, plainIntro } from './assistant/intro';
 import { dailyWelcome } from './assistant/welcome';
 import { channelPrompts } from './assistant/channel-prompts';
 import { askCommand } from './commands/ask';
 import { COMMAND_NAMES } from './commands/catalogue';
 import { handoffCommand } from './commands/handoff';
-import type { CommandHandler, CommandHandlers, CoreContext } from './context';
+import type { CommandHandler, CommandHandlers, CoreContext, TenantScope, UnconnectedScope } from './context';
 import { Conversations } from './conversations/engine';
 import type { AnswerRelay } from './conversations/relay-port';
 import { Handoffs } from './handoff/handoffs';
 import { DEFAULT_REMIND_MS } from './handoff/model';
 import { commandGuards, type Guard, pressGuards, runGuards, tell } from './guards';
 import { leaseTimings } from './leases';
-import { worksUnconnected } from './commands/connect';
 import { splitHead } from './commands/grammar';
 import { SHARED_CHATBOT_REFUSAL } from './tenants/shared-chatbot';
 import { NOT_CONNECTED } from './tenants/directory';
-import { chatbotFor, tenantContext, withChatbot } from './tenants/scope';
+import { chatbotFor, scopeOf, unconnectedScope } from './tenants/scope';
 import { recoverAbandonedAnswers } from './relay/inflight';
 import { loggedFailure, sentence } from './user-messages';
 import { leaveTenant, leftBefore, stopLeftWork } from './tenants/leave';
@@ -62,7 +62,7 @@ export interface BridgeDeps {
   recoverAbandoned?: () => Promise<unknown>;
 }
 
-type ActionFn = (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>;
+type ActionFn = (ctx: TenantScope, inv: Invocation, value: string) => Promise<void>;
 type FormFn = NonNullable<CommandHandler['forms']>[string];
 
 /** How often pending ticket notices are looked for (a lease held by a dead instance runs out first). */
@@ -187,7 +187,7 @@ export class Bridge implements BridgeCore {
     const { surface, workspace, ...opts } = leaving;
     // The environment's chatbot serves every tenant without its own: one that connected it by name
     // does not take its applied settings with it.
-    await leaveTenant(this.ctx, tenantOf({ surface, workspace }), {
+    await leaveTenant(this.ctx, requestTenant({ surface, workspace }), {
       ...opts,
       keepChatbots: [this.ctx.config.chatbotId],
     });
@@ -203,31 +203,34 @@ export class Bridge implements BridgeCore {
       gone: `/${name} is not available here. Commands: ${available}`,
       args,
     };
-    const unconnected = worksUnconnected(name, args);
-    const writes = operatorOnly(handler, 'subcommands', splitHead(args).head.toLowerCase());
+    const head = splitHead(args).head.toLowerCase();
+    const unconnected = handler?.unconnected?.subcommands.includes(head)
+      ? (ctx: UnconnectedScope) => handler.unconnected!.run(ctx, inv, args)
+      : undefined;
+    const writes = operatorOnly(handler, 'subcommands', head);
     await runGuards(this.commandGuards, g, () =>
       this.asTenant(inv, { unconnected, writes }, (ctx) => handler!.run(ctx, inv, args)),
     );
   }
 
   /**
-   * Runs `work` with the context of the invoker's tenant (its chatbot, its handoff channel). A tenant
-   * without a chatbot is told so, unless the work is one that needs none (connecting one); a guest on
-   * the deployment's shared chatbot is refused, in one line, what changes the operator's chatbot.
+   * Runs `work` in the scope of the invoker's tenant (its chatbot, its handoff channel, its part of
+   * the store): never with the deployment's context. A tenant without a chatbot is told so, unless
+   * the work is one that needs none (connecting one: `unconnected`, handed a scope without a
+   * chatbot); a guest on the deployment's shared chatbot is refused, in one line, what changes the
+   * operator's chatbot.
    */
   private async asTenant(
     inv: Invocation,
-    what: { unconnected: boolean; writes: boolean },
-    work: (ctx: CoreContext) => Promise<void>,
+    what: { unconnected: ((ctx: UnconnectedScope) => Promise<void>) | undefined; writes: boolean },
+    work: (ctx: TenantScope) => Promise<void>,
   ) {
-    const tenant = inv.tenant;
-    const chatbot = await chatbotFor(this.ctx, tenant);
-    if (chatbot) {
-      const ctx = withChatbot(this.ctx, tenant, chatbot);
-      if (what.writes && ctx.scope?.chatbot === 'shared') return tell(this.ctx, inv, { text: SHARED_CHATBOT_REFUSAL });
-      return work(ctx);
+    const scope = await scopeOf(this.ctx, inv.tenant);
+    if (scope) {
+      if (what.writes && scope.chatbot.kind === 'shared') return tell(this.ctx, inv, { text: SHARED_CHATBOT_REFUSAL });
+      return work(scope);
     }
-    if (what.unconnected) return work(this.ctx);
+    if (what.unconnected) return what.unconnected(await unconnectedScope(this.ctx, inv.tenant));
     await tell(this.ctx, inv, { text: NOT_CONNECTED });
   }
 
@@ -256,30 +259,45 @@ export class Bridge implements BridgeCore {
     }
   }
 
+  /**
+   * The scope of the tenant of `place`, where a surface hands core a place rather than a request (an
+   * assistant thread, a link to unfurl): the place is the event's own, so its tenant is decided here
+   * once, as a surface decides a request's. Undefined when the tenant has no chatbot.
+   */
+  private async placeScope(place: Place): Promise<TenantScope | undefined> {
+    return scopeOf(this.ctx, requestTenant(place));
+  }
+
   /** The greeting and suggested prompts of a new assistant thread (assistant/intro.ts). */
-  async assistantIntro(place?: Place): Promise<AssistantIntro> {
-    // The listings of the thread's tenant's chatbot.
-    return assistantIntro(place ? await tenantContext(this.ctx, place) : this.ctx);
+  async assistantIntro(place: Place): Promise<AssistantIntro> {
+    // The listings of the thread's tenant's chatbot; a tenant without one gets the plain greeting.
+    const scope = await this.placeScope(place);
+    return scope ? assistantIntro(scope) : plainIntro();
   }
 
   /** The agent experience's greeting, once per user per day (assistant/welcome.ts). */
   async dailyWelcome(place: Place, user: string): Promise<AssistantIntro | undefined> {
-    return dailyWelcome(await tenantContext(this.ctx, place), place, user);
+    const scope = await this.placeScope(place);
+    return scope ? dailyWelcome(scope, user) : undefined;
   }
 
   /** Prompts about the channel a user has open beside the agent (assistant/channel-prompts.ts). */
   async channelPrompts(place: Place, looking: string | undefined): Promise<AssistantIntro['prompts']> {
-    return channelPrompts(await tenantContext(this.ctx, place), looking ? { ...place, channel: looking } : undefined);
+    // Read from the tenant's part of the store only: no chatbot is asked.
+    const scope = await unconnectedScope(this.ctx, requestTenant(place));
+    return channelPrompts(scope, looking ? { ...place, channel: looking } : undefined);
   }
 
   /** Pasted links that are the tenant's listings (listings/url-index.ts), as previews. */
   async listingPreviews(place: Place, urls: string[]): Promise<Map<string, ListingPreview>> {
-    const found = await listingsAt(await tenantContext(this.ctx, place), tenantOf(place), urls);
+    const scope = await this.placeScope(place);
+    const found = scope ? await listingsAt(scope, urls) : new Map<string, Listing>();
     return new Map([...found].map(([url, l]) => [url, listingPreview(l)]));
   }
 
   async listingPreview(place: Place, id: string): Promise<ListingPreview | undefined> {
-    const l = await listingById(await tenantContext(this.ctx, place), tenantOf(place), id);
+    const scope = await this.placeScope(place);
+    const l = scope ? await listingById(scope, id) : undefined;
     return l ? listingPreview(l) : undefined;
   }
 
@@ -289,7 +307,7 @@ export class Bridge implements BridgeCore {
     const g = { inv, what: 'that button', command: found?.command, gone };
     const writes = found ? operatorOnly(this.handlers.get(found.command), 'actions', action) : false;
     await runGuards(this.pressGuards, g, () =>
-      this.asTenant(inv, { unconnected: false, writes }, (ctx) => found!.fn(ctx, inv, value)),
+      this.asTenant(inv, { unconnected: undefined, writes }, (ctx) => found!.fn(ctx, inv, value)),
     );
   }
 
@@ -308,9 +326,15 @@ export class Bridge implements BridgeCore {
     };
     // Refused or failed: the person was told, and the form closes.
     let result: FormResult = { ok: true };
+    const handler = found ? this.handlers.get(found.command) : undefined;
+    const unconnectedForm = handler?.unconnected?.forms?.[formId];
     const what = {
-      unconnected: worksUnconnected(found?.command, formId),
-      writes: found ? operatorOnly(this.handlers.get(found.command), 'forms', formId) : false,
+      unconnected: unconnectedForm
+        ? async (ctx: UnconnectedScope) => {
+            result = await unconnectedForm(ctx, inv, state, values);
+          }
+        : undefined,
+      writes: operatorOnly(handler, 'forms', formId),
     };
     await runGuards(this.pressGuards, g, () =>
       this.asTenant(inv, what, async (ctx) => {
@@ -322,10 +346,11 @@ export class Bridge implements BridgeCore {
 
   /** Slack's App Home: the handoff queue for members of the handoff channel and admins. */
   async handoffQueue(viewer: Actor, surface: SurfacePort, workspace: string): Promise<OutMessage | undefined> {
-    if (await this.handoffs.refusal('queue', { actor: viewer, surface, place: { surface: surface.name, workspace } }))
-      return undefined;
+    // The App Home's event names the workspace it was opened in: its tenant is decided here, once.
+    const tenant = requestTenant({ surface: surface.name, workspace });
+    if (await this.handoffs.refusal('queue', { actor: viewer, surface, tenant })) return undefined;
     // The workspace's own tickets only.
-    return this.handoffs.queueMessage(tenantOf({ surface: surface.name, workspace }));
+    return this.handoffs.queueMessage(tenant);
   }
 }
 

@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { Mailer } from '../mail/mailer';
 import type { ChatbotClient } from '../service/client';
+import type { V1Client } from '../service/v1-client';
 import type { StateStore } from '../state/store';
 import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CoreMemory } from './memory';
 import type { Offices } from './tenants/office-record';
 import type { ChatbotDirectory } from './tenants/directory';
-import type { Tenant } from './tenants/tenant';
+import type { RequestTenant, Tenant } from './tenants/tenant';
+import type { TenantStore } from '../state/tenant-store';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
 
 /** Where handoff tickets go: a channel on one of the surfaces (it may differ from the user's). */
@@ -125,23 +127,6 @@ export interface CoreContext {
    * request uses `client` and `config.chatbotId` (core-only tests).
    */
   chatbots?: ChatbotDirectory;
-  /**
-   * The tenant this context was narrowed to (tenants/scope.ts), and whether it answers with a chatbot
-   * of its own: its office (hours, e-mails) is read from it. Absent: the deployment's own context.
-   */
-  scope?: TenantScope;
-}
-
-/** Whose office a narrowed context reads. */
-export interface TenantScope {
-  tenant: Tenant;
-  /**
-   * Connected a chatbot of its own (`/chatbot connect`); false: the environment's chatbot serves it
-   * (by default, or connected by its keys).
-   */
-  ownChatbot: boolean;
-  /** Whose chatbot answers it, and so what it may change (tenants/scope.ts). */
-  chatbot: ChatbotKind;
 }
 
 /**
@@ -154,13 +139,90 @@ export interface TenantScope {
 export type ChatbotKind = 'own' | 'operator' | 'shared';
 
 /**
+ * The chatbot a tenant is answered by, and the only place a request finds a chatbot client: which
+ * chatbot it is, and whose (`kind`), travel together, so nothing can use the client without knowing
+ * whether it is the tenant's own or the operator's.
+ */
+export type ChatbotHandle =
+  | { readonly kind: 'own'; readonly chatbotId: string; readonly client: ChatbotClient }
+  | { readonly kind: 'operator'; readonly chatbotId: string; readonly client: ChatbotClient }
+  | { readonly kind: 'shared'; readonly chatbotId: string; readonly client: GuestClient };
+
+/**
+ * The deployment's shared chatbot as its guests reach it: asking, reading listings, models and their
+ * own conversations; none of the calls that change it (settings, listings, chatbots) exist on it.
+ */
+export type GuestClient = Omit<
+  ChatbotClient,
+  'editChatbot' | 'createListing' | 'updateListing' | 'deleteListings' | 'v1'
+> & {
+  readonly v1: Omit<V1Client, 'createChatbot' | 'updateChatbot'>;
+};
+
+/** The handle of a tenant whose chatbot may be changed from chat: its own, or the operator's office's. */
+export type WritableChatbot = Exclude<ChatbotHandle, { kind: 'shared' }>;
+
+/** The deployment's settings as a request sees them: every one but the default chatbot's id. */
+export type TenantConfig = Omit<CoreConfig, 'chatbotId'>;
+
+/**
+ * What a request's work may ask of the chatbot directory: connect, disconnect and check keys for its
+ * own tenant. Never another tenant's chatbot (`forTenant`) nor the deployment's default.
+ */
+export type ConnectionDesk = Pick<
+  ChatbotDirectory,
+  'connections' | 'canonical' | 'check' | 'forget' | 'hasDefault' | 'connectedKind'
+>;
+
+/**
+ * What a request is handed in place of the deployment's context: its tenant, decided once from the
+ * platform's authorization; the tenant's own part of the store; and, in a `TenantScope`, its chatbot.
+ * The deployment's default client and chatbot id are not in it: a handler cannot reach them, and the
+ * compiler says so (test/core/tenant-scope-types.test.ts). Its office settings are read from it
+ * (handoff/hours/office.ts's `readOffice`), its handoff channel comes first in `config.handoff`.
+ */
+export interface UnconnectedScope {
+  readonly tenant: RequestTenant;
+  /** The tenant whose connection and office serve it (its enterprise, for a workspace of an org-wide install). */
+  readonly canonical: Tenant;
+  /** The tenant's part of the store (`t:<kind>:<id>:`). */
+  readonly view: TenantStore;
+  readonly config: TenantConfig;
+  /** The deployment's store, for records that are global by design (state/global-keys.ts). */
+  readonly store: StateStore;
+  readonly surfaces: SurfaceRegistry;
+  readonly log: Logger;
+  now(): number;
+  readonly mailer?: Mailer;
+  readonly memory: CoreMemory;
+  readonly offices?: Offices;
+  readonly chatbots?: ConnectionDesk;
+}
+
+/** A request of a tenant that has a chatbot: the scope every handler, turn and ticket step gets. */
+export interface TenantScope extends UnconnectedScope {
+  readonly chatbot: ChatbotHandle;
+}
+
+/** A chatbot by name and whose it is, without its client: what reading a tenant's office needs. */
+export type ChatbotNamed = Pick<ChatbotHandle, 'kind' | 'chatbotId'>;
+
+/**
+ * A tenant's scope for reading its office (hours, e-mails, rules): its chatbot named, not callable;
+ * none where no chatbot serves it (its office then has no chatbot's settings, and never the operator's).
+ */
+export interface OfficeScope extends UnconnectedScope {
+  readonly chatbot?: ChatbotNamed;
+}
+
+/**
  * What one slash command does (what it is, its usage and who may run it, is the catalogue's:
  * commands/catalogue.ts). Buttons and forms a command shows come back to it through `actions` and
  * `forms`, keyed by action/form ids that start with the command name (`listings.page`, `listing.create`).
  */
 export interface CommandHandler {
-  run(ctx: CoreContext, inv: Invocation, args: string): Promise<void>;
-  actions?: Record<string, (ctx: CoreContext, inv: Invocation, value: string) => Promise<void>>;
+  run(ctx: TenantScope, inv: Invocation, args: string): Promise<void>;
+  actions?: Record<string, (ctx: TenantScope, inv: Invocation, value: string) => Promise<void>>;
   /**
    * What of it changes the chatbot itself (its settings, listings, chatbots) or reads the operator's
    * account: refused, in one line, to a tenant on the deployment's shared chatbot (bridge.ts).
@@ -168,8 +230,20 @@ export interface CommandHandler {
   operatorOnly?: { subcommands?: readonly string[]; actions?: readonly string[]; forms?: readonly string[] };
   forms?: Record<
     string,
-    (ctx: CoreContext, inv: Invocation, state: string, values: Record<string, string>) => Promise<FormResult>
+    (ctx: TenantScope, inv: Invocation, state: string, values: Record<string, string>) => Promise<FormResult>
   >;
+  /**
+   * What works for a tenant that has no chatbot yet (connecting one): its subcommands, and its forms
+   * by id. Handed a scope without a chatbot, so it cannot answer with one.
+   */
+  unconnected?: {
+    subcommands: readonly string[];
+    run(ctx: UnconnectedScope, inv: Invocation, args: string): Promise<void>;
+    forms?: Record<
+      string,
+      (ctx: UnconnectedScope, inv: Invocation, state: string, values: Record<string, string>) => Promise<FormResult>
+    >;
+  };
 }
 
 /** The handlers of the commands core answers, by name. */

@@ -252,7 +252,7 @@ export interface SurfacePort {
 export interface BridgeRequest {
   /**
    * Whose installation: the Slack team (or enterprise), the Discord guild ('@me' for DMs), the shell;
-   * `tenantOf(place)` (core/tenants/tenant.ts), the value that opens the tenant's part of the store.
+   * `requestTenant(place)` (core/tenants/tenant.ts), the value that opens the tenant's part of the store.
    */
   tenant: RequestTenant;
   /**

@@ -6,11 +6,10 @@
  * deployment's shared chatbot the conversations the bridge opened for the tenant; the handoffs are the
  * tickets of the tenant's view, the votes those in its part of the store.
  */
-import type { Tenant } from '../../state/tenant-store';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { feedbackOf } from '../feedback/feedback';
 import { handoffTickets } from '../handoff/figures';
-import type { Place, TrendChart } from '../surface';
+import type { TrendChart } from '../surface';
 import { ownConversations } from '../tenants/own-conversations';
 
 const DAY_MS = 86_400_000;
@@ -52,16 +51,16 @@ const countIn = (times: readonly number[], steps: readonly TrendStep[]): number[
   steps.map((s) => times.filter((t) => t >= s.startMs && t <= s.endMs).length);
 
 /** The service's conversations per step, a few overviews at a time. */
-async function serviceConversations(ctx: CoreContext, steps: readonly TrendStep[]): Promise<number[]> {
+async function serviceConversations(ctx: TenantScope, steps: readonly TrendStep[]): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < steps.length; i += SERVICE_CONCURRENCY) {
     const batch = steps.slice(i, i + SERVICE_CONCURRENCY);
     const overviews = await Promise.all(
       batch.map((s) =>
-        ctx.client.v1.analyticsOverview({
+        ctx.chatbot.client.v1.analyticsOverview({
           startDate: `${s.from}T00:00:00Z`,
           endDate: `${s.to}T23:59:59Z`,
-          chatbotId: ctx.config.chatbotId,
+          chatbotId: ctx.chatbot.chatbotId,
         }),
       ),
     );
@@ -70,10 +69,9 @@ async function serviceConversations(ctx: CoreContext, steps: readonly TrendStep[
   return out;
 }
 
-/** The trend of the period for the tenant of `place` (`shared`: it is a guest on the deployment's chatbot). */
+/** The trend of the period for the scope's tenant (`shared`: it is a guest on the deployment's chatbot). */
 export async function analyticsTrend(
-  ctx: CoreContext,
-  where: { tenant: Tenant; place: Place },
+  ctx: TenantScope,
   range: { from: string; to: string },
   shared: boolean,
 ): Promise<TrendChart> {
@@ -82,15 +80,15 @@ export async function analyticsTrend(
   const endMs = steps.at(-1)!.endMs;
   const [conversations, tickets, votes] = await Promise.all([
     shared
-      ? ownConversations(ctx, where.tenant, ctx.config.chatbotId).then((own) =>
+      ? ownConversations(ctx, ctx.tenant, ctx.chatbot.chatbotId).then((own) =>
           countIn(
             own.map((c) => c.createdAt),
             steps,
           ),
         )
       : serviceConversations(ctx, steps),
-    handoffTickets(ctx, where.tenant),
-    feedbackOf(ctx, where.place).votesBetween(startMs, endMs),
+    handoffTickets(ctx, ctx.tenant),
+    feedbackOf(ctx).votesBetween(startMs, endMs),
   ]);
   const voted = (kind: 'positive' | 'negative') =>
     countIn(

@@ -6,12 +6,11 @@
  * finds nothing there, and the surface asks with no channel at all for one it knows is another's.
  * Each prompt's message says everything it is about, since the chatbot knows nothing of tickets.
  */
-import type { CoreContext } from '../context';
+import type { UnconnectedScope } from '../context';
 import { TicketStore } from '../handoff/tickets';
 import { channelListings } from '../listings/channel-listings';
 import type { AssistantIntro, Place } from '../surface';
 import { viewTenants } from '../tenants/offices';
-import { tenantOf } from '../tenants/tenant';
 import { GENERIC_PROMPTS, MAX_PROMPTS } from './intro';
 
 /** Slack shows a prompt's title on one short line; its message is sent as the user's words. */
@@ -24,8 +23,8 @@ const clip = (s: string, max: number): string => {
 };
 
 /** The newest ticket still open (waiting or claimed) whose conversation or ticket thread is in `place`'s channel. */
-async function openTicketIn(ctx: CoreContext, place: Place) {
-  const open = await new TicketStore(ctx).of(viewTenants(ctx, tenantOf(place)), 'open');
+async function openTicketIn(ctx: UnconnectedScope, place: Place) {
+  const open = await new TicketStore(ctx).of(viewTenants(ctx, ctx.tenant), 'open');
   return open.filter((t) => t.userPlace.channel === place.channel || t.thread?.channel === place.channel).at(-1);
 }
 
@@ -33,7 +32,10 @@ async function openTicketIn(ctx: CoreContext, place: Place) {
  * The prompts for a user of `place`'s tenant looking at `place.channel` (undefined: a channel the
  * surface knows is not the tenant's, or none).
  */
-export async function channelPrompts(ctx: CoreContext, place: Place | undefined): Promise<AssistantIntro['prompts']> {
+export async function channelPrompts(
+  ctx: UnconnectedScope,
+  place: Place | undefined,
+): Promise<AssistantIntro['prompts']> {
   if (!place) return GENERIC_PROMPTS;
   const prompts: AssistantIntro['prompts'] = [];
   const ticket = await openTicketIn(ctx, place);

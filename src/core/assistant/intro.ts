@@ -4,7 +4,7 @@
  * applied, one prompt per line); without them, the prompts come from what the service offers (the
  * cities of its listings) and the greeting says what the bot can do.
  */
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { readAppliedSettings } from '../settings/applied';
 import type { AssistantIntro } from '../surface';
 
@@ -36,8 +36,12 @@ export function promptsFromSuggested(text: string): AssistantIntro['prompts'] {
     .map((l) => ({ title: title(l), message: l }));
 }
 
-async function promptsFromListings(ctx: CoreContext): Promise<AssistantIntro['prompts']> {
-  const page = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, page: 1, pageSize: LISTING_SAMPLE });
+async function promptsFromListings(ctx: TenantScope): Promise<AssistantIntro['prompts']> {
+  const page = await ctx.chatbot.client.listListings({
+    chatbotId: ctx.chatbot.chatbotId,
+    page: 1,
+    pageSize: LISTING_SAMPLE,
+  });
   const counts = new Map<string, number>();
   for (const l of page.items) {
     const city = l.city?.trim();
@@ -49,7 +53,12 @@ async function promptsFromListings(ctx: CoreContext): Promise<AssistantIntro['pr
     .map((city) => ({ title: title(`Homes in ${city}`), message: `Which homes are available in ${city}?` }));
 }
 
-export async function assistantIntro(ctx: CoreContext): Promise<AssistantIntro> {
+/** The intro of a tenant without a chatbot: no settings or listings to draw on. */
+export function plainIntro(): AssistantIntro {
+  return { greeting: DEFAULT_GREETING, prompts: GENERIC_PROMPTS };
+}
+
+export async function assistantIntro(ctx: TenantScope): Promise<AssistantIntro> {
   const applied = await readAppliedSettings(ctx);
   const welcome = typeof applied.WelcomeMessage === 'string' ? applied.WelcomeMessage.trim() : '';
   const suggested = typeof applied.SuggestedMessage === 'string' ? promptsFromSuggested(applied.SuggestedMessage) : [];

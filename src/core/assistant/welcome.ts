@@ -4,10 +4,9 @@
  * conversation, so the intro is handed out once per user per day (UTC), decided in the store so
  * every instance agrees and a restart does not greet again.
  */
-import { scoped, tenantStore, type ScopedKey } from '../../state/tenant-store';
-import type { CoreContext } from '../context';
-import { tenantOf } from '../tenants/tenant';
-import type { AssistantIntro, Place } from '../surface';
+import { scoped, type ScopedKey } from '../../state/tenant-store';
+import type { TenantScope } from '../context';
+import type { AssistantIntro } from '../surface';
 import { assistantIntro } from './intro';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,10 +23,9 @@ const welcomeKey = (user: string, day: string): ScopedKey => scoped('assistant',
  * The intro when `user` has not been greeted today in this workspace (and marks them greeted);
  * undefined otherwise. The mark outlives its day a little, so a clock near midnight still finds it.
  */
-export async function dailyWelcome(ctx: CoreContext, place: Place, user: string): Promise<AssistantIntro | undefined> {
+export async function dailyWelcome(ctx: TenantScope, user: string): Promise<AssistantIntro | undefined> {
   const now = ctx.now();
-  const view = tenantStore(ctx.store, tenantOf(place));
-  const first = await view.setIfAbsent(welcomeKey(user, dayOf(now)), now, 2 * DAY_MS);
+  const first = await ctx.view.setIfAbsent(welcomeKey(user, dayOf(now)), now, 2 * DAY_MS);
   if (!first) return undefined;
   return assistantIntro(ctx);
 }

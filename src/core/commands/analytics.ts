@@ -13,7 +13,7 @@ import { ownConversations } from '../tenants/own-conversations';
 import { SHARED_CHATBOT_NOTE, onSharedChatbot } from '../tenants/shared-chatbot';
 import { renderTrendChart } from '../analytics/chart';
 import { handoffFigures, handoffFiguresText } from '../handoff/figures';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import type { DataTable, Invocation } from '../surface';
 import { analyticsTrend } from '../analytics/trend';
 import { UsageError, parseArgs, tokenize } from './grammar';
@@ -99,12 +99,14 @@ export function feedbackLine(t: Pick<FeedbackTally, 'positive' | 'negative'>): s
 }
 
 /** The chatbot's name as people know it; its id when the service does not list it. */
-async function chatbotName(ctx: CoreContext): Promise<string> {
+async function chatbotName(ctx: TenantScope): Promise<string> {
   try {
-    const found = (await ctx.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.config.chatbotId);
-    return found?.name || ctx.config.chatbotId;
+    const found = (await ctx.chatbot.client.v1.listChatbots({ limit: 100 })).items.find(
+      (c) => c.id === ctx.chatbot.chatbotId,
+    );
+    return found?.name || ctx.chatbot.chatbotId;
   } catch {
-    return ctx.config.chatbotId;
+    return ctx.chatbot.chatbotId;
   }
 }
 
@@ -117,13 +119,13 @@ interface ChatbotFigures {
 type Period = { range: AnalyticsRange; startMs: number; endMs: number };
 
 /** The service's overview of the chatbot (the tenant's own chatbot, or the one chatbot of the deployment). */
-async function serviceFigures(ctx: CoreContext, { range }: Period): Promise<ChatbotFigures> {
+async function serviceFigures(ctx: TenantScope, { range }: Period): Promise<ChatbotFigures> {
   // The service reads ISO 8601; the end day is included whole.
   const [overview, name] = await Promise.all([
-    ctx.client.v1.analyticsOverview({
+    ctx.chatbot.client.v1.analyticsOverview({
       startDate: `${range.from}T00:00:00Z`,
       endDate: `${range.to}T23:59:59Z`,
-      chatbotId: ctx.config.chatbotId,
+      chatbotId: ctx.chatbot.chatbotId,
     }),
     chatbotName(ctx),
   ]);
@@ -132,11 +134,11 @@ async function serviceFigures(ctx: CoreContext, { range }: Period): Promise<Chat
 
 /** On the shared chatbot: the conversations the bridge opened for this workspace in the period, and why no more. */
 async function tenantFigures(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   { range, startMs, endMs }: Period,
 ): Promise<ChatbotFigures> {
-  const own = await ownConversations(ctx, inv.tenant, ctx.config.chatbotId);
+  const own = await ownConversations(ctx, inv.tenant, ctx.chatbot.chatbotId);
   const opened = own.filter((c) => c.createdAt >= startMs && c.createdAt <= endMs).length;
   return {
     name: 'This workspace',
@@ -162,7 +164,7 @@ export function figuresTable(text: string): DataTable {
   return { caption, header: ['Figure', 'Value'], rows, sameAsText: true };
 }
 
-async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'see analytics');
   const range = parseAnalyticsArgs(args, ctx.now());
   // A visible message (an ephemeral one cannot be edited), replaced by the result when it is ready.
@@ -173,12 +175,12 @@ async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<voi
     endMs: Date.parse(`${range.to}T23:59:59.999Z`),
   };
   // The bridge's own figures are the workspace's only: its votes and its tickets.
-  const feedback = await feedbackOf(ctx, inv.place).tally(period.startMs, period.endMs);
-  const shared = await onSharedChatbot(ctx, inv.place);
+  const feedback = await feedbackOf(ctx).tally(period.startMs, period.endMs);
+  const shared = onSharedChatbot(ctx);
   const [chatbot, handoffs, trend] = await Promise.all([
     shared ? tenantFigures(ctx, inv, period) : serviceFigures(ctx, period),
     handoffFigures(ctx, inv.tenant, range, { responseTarget: ctx.config.office?.firstReplyMs !== undefined }),
-    analyticsTrend(ctx, { tenant: inv.tenant, place: inv.place }, range, shared),
+    analyticsTrend(ctx, range, shared),
   ]);
   const { name } = chatbot;
   const png = await renderTrendChart({ title: `${name}: ${range.from} to ${range.to}`, trend });

@@ -4,7 +4,7 @@
  * office hours.
  */
 import { SETTING_GROUPS, SETTING_FIELDS } from '../../service/schemas/settings';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { applySettings, readAppliedSettings } from '../settings/applied';
 import { settingsChangeFromForm, settingsFormFields } from '../settings/form';
 import {
@@ -18,7 +18,8 @@ import {
 import type { Card, FormResult, Invocation } from '../surface';
 import { UsageError, restValue, splitHead } from './grammar';
 import { usageOf } from './catalogue';
-import { describeError, guardedCommand, requireAdmin } from './respond';
+import { describeError, guarded, guardedCommand, requireAdmin } from './respond';
+import { writableChatbot } from '../tenants/scope';
 import { userMessage } from '../user-messages';
 import { settingLabel } from '../settings/labels';
 import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect';
@@ -33,7 +34,7 @@ const HIDDEN = "the deployment's (not shown)";
 export const CHATBOT_EDIT_FORM = 'chatbot.edit';
 
 /** Models for display and Model resolution; a failing ModelList leaves keys as typed. */
-async function modelsOrUndefined(ctx: CoreContext): Promise<ModelChoice[] | undefined> {
+async function modelsOrUndefined(ctx: TenantScope): Promise<ModelChoice[] | undefined> {
   try {
     return await fetchModels(ctx);
   } catch (err) {
@@ -60,7 +61,7 @@ function modelSettingLine(key: string, value: unknown): string {
 }
 
 /** Whose chatbot this is: the workspace's own (its keys masked) or the deployment's. */
-async function connectionField(ctx: CoreContext, inv: Invocation): Promise<Card['fields'][number]> {
+async function connectionField(ctx: TenantScope, inv: Invocation): Promise<Card['fields'][number]> {
   const c = await connectionOf(ctx, inv.tenant);
   if (!c)
     return {
@@ -75,7 +76,7 @@ async function connectionField(ctx: CoreContext, inv: Invocation): Promise<Card[
 }
 
 /** A readable card: the chatbot's name and status, its settings grouped, in words. */
-async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
+async function show(ctx: TenantScope, inv: Invocation): Promise<void> {
   const applied = await readAppliedSettings(ctx);
   const models = applied.Model !== undefined ? await modelsOrUndefined(ctx) : undefined;
   const fields: Card['fields'] = [];
@@ -87,7 +88,7 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
     });
   }
   // A guest of the shared chatbot sees its settings, never the operator's e-mail addresses.
-  const guest = ctx.scope?.chatbot === 'shared';
+  const guest = ctx.chatbot.kind === 'shared';
   const appliedLines = describeApplied(applied, models).map((l) =>
     guest && EMAIL_FIELDS.some((name) => l.startsWith(`${name}:`)) ? `${l.slice(0, l.indexOf(':'))}: ${HIDDEN}` : l,
   );
@@ -106,11 +107,13 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
       value:
         "The chatbot's defaults: nothing was changed from here yet. Change them with /chatbot set or /chatbot edit.",
     });
-  let title = ctx.config.chatbotId;
+  let title = ctx.chatbot.chatbotId;
   let badge: string | undefined;
   const footer: string[] = [];
   try {
-    const record = (await ctx.client.v1.listChatbots({ limit: 100 })).items.find((c) => c.id === ctx.config.chatbotId);
+    const record = (await ctx.chatbot.client.v1.listChatbots({ limit: 100 })).items.find(
+      (c) => c.id === ctx.chatbot.chatbotId,
+    );
     if (record) {
       title = record.name || title;
       badge = words(record.status);
@@ -127,7 +130,7 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
   } catch (err) {
     footer.push(`Status unavailable: ${userMessage(ctx.log, err, { command: 'chatbot' })}`);
   }
-  footer.push(`id ${ctx.config.chatbotId}`);
+  footer.push(`id ${ctx.chatbot.chatbotId}`);
   fields.push(await connectionField(ctx, inv));
   const card: Card = { title, fields, footer: footer.join(' · ') };
   if (badge) card.badge = badge;
@@ -135,7 +138,7 @@ async function show(ctx: CoreContext, inv: Invocation): Promise<void> {
   await inv.reply({ text: `Chatbot: ${title}${embedded}`, cards: [card] }, { ephemeral: true });
 }
 
-async function set(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {
+async function set(ctx: TenantScope, inv: Invocation, rest: string): Promise<void> {
   const { head: field, rest: valueText } = splitHead(rest);
   if (!field) throw new UsageError('Say which setting to change: /chatbot set <Field> <value>.', USAGE);
   const name = resolveSettingName(field);
@@ -145,24 +148,24 @@ async function set(ctx: CoreContext, inv: Invocation, rest: string): Promise<voi
   const models = name.value === 'Model' ? await fetchModels(ctx) : undefined;
   const checked = checkSetting(name.value, restValue(valueText), models);
   if (!checked.ok) throw new UsageError(checked.error, USAGE);
-  await applySettings(ctx, { [name.value]: checked.value });
+  await applySettings(ctx, writableChatbot(ctx), { [name.value]: checked.value });
   await inv.reply({ text: `Set ${name.value} to ${displaySetting(name.value, checked.value, models)}.` });
 }
 
-async function edit(ctx: CoreContext, inv: Invocation): Promise<void> {
+async function edit(ctx: TenantScope, inv: Invocation): Promise<void> {
   if (!inv.openForm) throw new UsageError('Forms cannot be opened here: use /chatbot set <Field> <value>.', USAGE);
   const [applied, models] = await Promise.all([readAppliedSettings(ctx), modelsOrUndefined(ctx)]);
   await inv.openForm({
     id: CHATBOT_EDIT_FORM,
     title: 'Chatbot settings',
-    state: ctx.config.chatbotId,
+    state: ctx.chatbot.chatbotId,
     fields: settingsFormFields(applied, models),
     submitLabel: 'Save',
   });
 }
 
 async function submitEdit(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   _state: string,
   values: Record<string, string>,
@@ -180,7 +183,7 @@ async function submitEdit(
     return { ok: true };
   }
   try {
-    await applySettings(ctx, change);
+    await applySettings(ctx, writableChatbot(ctx), change);
   } catch (err) {
     return { ok: false, errors: { [names[0] ?? first]: describeError(ctx, err, 'chatbot') } };
   }
@@ -188,7 +191,7 @@ async function submitEdit(
   return { ok: true };
 }
 
-async function models(ctx: CoreContext, inv: Invocation): Promise<void> {
+async function models(ctx: TenantScope, inv: Invocation): Promise<void> {
   const list = await fetchModels(ctx);
   if (list.length === 0) {
     await inv.reply({ text: 'The service lists no models.' }, { ephemeral: true });
@@ -201,8 +204,9 @@ async function models(ctx: CoreContext, inv: Invocation): Promise<void> {
   );
 }
 
-async function list(ctx: CoreContext, inv: Invocation): Promise<void> {
-  const res = await ctx.client.v1.listChatbots({ limit: 100 });
+async function list(ctx: TenantScope, inv: Invocation): Promise<void> {
+  // The /v1 account's chatbots are its owner's: never listed to a guest of the shared chatbot.
+  const res = await writableChatbot(ctx).client.v1.listChatbots({ limit: 100 });
   if (res.items.length === 0) {
     await inv.reply({ text: 'No chatbots yet. Create one with /chatbot create <name>.' }, { ephemeral: true });
     return;
@@ -212,11 +216,11 @@ async function list(ctx: CoreContext, inv: Invocation): Promise<void> {
   await inv.reply({ text: `Chatbots:\n${lines.join('\n')}${more}` }, { ephemeral: true });
 }
 
-async function create(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {
+async function create(ctx: TenantScope, inv: Invocation, rest: string): Promise<void> {
   const name = restValue(rest);
   if (name === '') throw new UsageError('Give the new chatbot a name: /chatbot create <name>.', USAGE);
   if (name.length > 100) throw new UsageError('name: at most 100 characters.', USAGE);
-  const bot = await ctx.client.v1.createChatbot({ name });
+  const bot = await writableChatbot(ctx).client.v1.createChatbot({ name });
   await inv.reply({ text: `Created chatbot ${bot.name}: id ${bot.id}, status ${bot.status}.` });
   // The key is shown once: only to the admin who asked, never in the channel.
   if (bot.apiKey) {
@@ -229,7 +233,7 @@ async function create(ctx: CoreContext, inv: Invocation, rest: string): Promise<
   }
 }
 
-async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'manage the chatbot');
   const { head, rest } = splitHead(args);
   switch (head.toLowerCase()) {
@@ -266,4 +270,14 @@ export const chatbotCommand = guardedCommand('chatbot', {
   // The settings and the /v1 account are the chatbot's owner's: a guest of the shared chatbot may
   // show it (without the operator's addresses), list its models, set its own hours and connect its own.
   operatorOnly: { subcommands: ['set', 'edit', 'list', 'create'], forms: [CHATBOT_EDIT_FORM] },
+  // A tenant without a chatbot may still connect one (or disconnect, which says there is none).
+  unconnected: {
+    subcommands: ['connect', 'disconnect'],
+    run: (ctx, inv, args) =>
+      guarded(ctx, inv, 'chatbot', async () => {
+        requireAdmin(inv, 'manage the chatbot');
+        await (splitHead(args).head.toLowerCase() === 'connect' ? openConnect(ctx, inv) : disconnect(ctx, inv));
+      }),
+    forms: { [CONNECT_FORM]: submitConnect },
+  },
 });

@@ -6,28 +6,19 @@
  * Disconnect deletes them: the tenant falls back to the deployment's chatbot, or to none.
  */
 import { userMessage } from '../user-messages';
-import type { CoreContext } from '../context';
-import type { Card, CommandName, FormField, FormResult, Invocation } from '../surface';
+import type { UnconnectedScope } from '../context';
+import type { Card, FormField, FormResult, Invocation } from '../surface';
 import { type ChatbotCredentials, type Connection, connectionOf } from '../tenants/connections';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { maskSecret } from '../tenants/mask';
 import { officeFields } from '../tenants/office-summary';
-import { withChatbot } from '../tenants/scope';
 import type { Tenant } from '../tenants/tenant';
 import { sameTenant } from '../../state/tenant-store';
-import { splitHead } from './grammar';
 
 export const CONNECT_FORM = 'chatbot.connect';
 
 const NO_KEY =
   'Connecting a chatbot keeps its keys encrypted with STATE_ENCRYPTION_KEY, which is not set: set STATE_ENCRYPTION_KEY (32 bytes in base64, make one with `openssl rand -base64 32`) and restart the bridge.';
-
-/** What a tenant without a chatbot may still do: connect one (or disconnect, which says there is none). */
-export function worksUnconnected(command: CommandName | undefined, argsOrFormId: string): boolean {
-  if (command !== 'chatbot') return false;
-  if (argsOrFormId === CONNECT_FORM) return true;
-  return ['connect', 'disconnect'].includes(splitHead(argsOrFormId).head.toLowerCase());
-}
 
 function connectFields(current: Connection | undefined): FormField[] {
   const field = (name: string, label: string, extra: Partial<FormField>): FormField => ({
@@ -62,14 +53,14 @@ export const ORG_ONLY =
  * Why `inv`'s actor may not change the connection: a workspace of an org-wide install shares its
  * enterprise's, which only the org's admins and owners change (not one workspace's admin).
  */
-async function orgRefusal(ctx: CoreContext, inv: Invocation): Promise<string | undefined> {
+async function orgRefusal(ctx: UnconnectedScope, inv: Invocation): Promise<string | undefined> {
   const canonical = await ctx.chatbots?.canonical(inv.tenant);
   if (!canonical || sameTenant(canonical, inv.tenant) || inv.actor.orgAdmin === true) return undefined;
   return ORG_ONLY;
 }
 
 /** `/chatbot connect`: the private form (its keys are never pre-filled). */
-export async function openConnect(ctx: CoreContext, inv: Invocation): Promise<void> {
+export async function openConnect(ctx: UnconnectedScope, inv: Invocation): Promise<void> {
   const org = await orgRefusal(ctx, inv);
   if (org) {
     await inv.reply({ text: org }, { ephemeral: true });
@@ -125,8 +116,8 @@ async function channelProblem(inv: Invocation, channel: string | undefined): Pro
   return why ? `The bridge cannot post there: ${why}` : undefined;
 }
 
-async function connectedCard(ctx: CoreContext, inv: Invocation, tenant: Tenant, c: Connection): Promise<Card> {
-  const scoped = withChatbot(ctx, tenant, { chatbotId: c.chatbotId, client: ctx.client, connected: true });
+async function connectedCard(ctx: UnconnectedScope, inv: Invocation, tenant: Tenant, c: Connection): Promise<Card> {
+  const chatbot = { kind: ctx.chatbots?.connectedKind(c.chatbotId) ?? 'own', chatbotId: c.chatbotId } as const;
   const named = c.handoffChannel
     ? await inv.surface.directory.channelName({ ...inv.place, channel: c.handoffChannel }).catch(() => undefined)
     : undefined;
@@ -141,7 +132,7 @@ async function connectedCard(ctx: CoreContext, inv: Invocation, tenant: Tenant, 
         value: c.apiKey ? maskSecret(c.apiKey) : 'not given (/chatbot show, /analytics and /history need it)',
       },
       { label: 'Handoff channel', value: channel },
-      ...(await officeFields(scoped)),
+      ...(await officeFields({ ...ctx, canonical: tenant, chatbot })),
     ],
     footer:
       'Change the office settings with /chatbot set, /chatbot edit or /chatbot hours; /chatbot disconnect removes these keys.',
@@ -150,7 +141,7 @@ async function connectedCard(ctx: CoreContext, inv: Invocation, tenant: Tenant, 
 
 /** The form: checked live, then saved sealed; errors name the field and what failed. */
 export async function submitConnect(
-  ctx: CoreContext,
+  ctx: UnconnectedScope,
   inv: Invocation,
   _state: string,
   values: Record<string, string>,
@@ -185,7 +176,7 @@ export async function submitConnect(
 }
 
 /** `/chatbot disconnect`: the tenant's keys deleted. */
-export async function disconnect(ctx: CoreContext, inv: Invocation): Promise<void> {
+export async function disconnect(ctx: UnconnectedScope, inv: Invocation): Promise<void> {
   const org = await orgRefusal(ctx, inv);
   if (org) {
     await inv.reply({ text: org }, { ephemeral: true });

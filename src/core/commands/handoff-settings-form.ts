@@ -5,7 +5,7 @@
  * refusal on its field with the value it must be and an example, and nothing is saved until every
  * field is right; then the whole of the office's rules is written at once (office-record.ts).
  */
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { HANDOFF_RULES, describeRules } from '../handoff/rules';
 import type { FormField, FormResult, FormSpec, Invocation } from '../surface';
 import type { OfficeHandoffRules } from '../tenants/office-record';
@@ -28,7 +28,7 @@ function typedValue(spec: Spec, own: OfficeHandoffRules | undefined): string {
 const groupOf = (spec: Spec): string =>
   spec.key === 'onNoAnswer' || spec.key === 'linkHosts' ? 'answers and links' : 'assignment and times';
 
-export function handoffSettingsForm(ctx: CoreContext, own: OfficeHandoffRules | undefined): FormSpec {
+export function handoffSettingsForm(ctx: Pick<TenantScope, 'config'>, own: OfficeHandoffRules | undefined): FormSpec {
   const shown = describeRules(ctx.config, undefined);
   const fields: FormField[] = HANDOFF_RULES.map((spec) => {
     const initial = typedValue(spec, own);
@@ -66,7 +66,7 @@ export function rulesFromForm(
 
 /** Saves a submitted form for the office (`tenant`: the office's canonical tenant); `reply` shows the rules after. */
 export async function submitHandoffSettings(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   tenant: Parameters<typeof saveOfficePart>[1],
   values: Record<string, string>,

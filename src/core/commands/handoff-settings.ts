@@ -6,14 +6,12 @@
  * to the deployment's. Kept in the office record (tenants/office-record.ts), read by the handoff with
  * the deployment's value as the fallback (handoff/rules.ts).
  */
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { HANDOFF_RULES, describeRules, ruleNamed } from '../handoff/rules';
 import type { Card, FormResult, Invocation } from '../surface';
-import type { Tenant } from '../tenants/tenant';
 import { handoffSettingsForm, submitHandoffSettings } from './handoff-settings-form';
 import type { OfficeHandoffRules } from '../tenants/office-record';
 import { saveOfficePart, storedOffices } from '../tenants/offices';
-import { tenantOf } from '../tenants/tenant';
 import { usageOf } from './catalogue';
 import { UsageError, restValue, splitHead } from './grammar';
 
@@ -21,7 +19,7 @@ const USAGE = usageOf('handoff');
 const NAMES = HANDOFF_RULES.map((r) => r.name).join(', ');
 
 /** The rules as a card: each one's value, and where it comes from. */
-export function rulesCard(ctx: CoreContext, own: OfficeHandoffRules | undefined): Card {
+export function rulesCard(ctx: TenantScope, own: OfficeHandoffRules | undefined): Card {
   return {
     title: 'Handoff settings',
     fields: describeRules(ctx.config, own).map((r) => ({
@@ -32,19 +30,15 @@ export function rulesCard(ctx: CoreContext, own: OfficeHandoffRules | undefined)
   };
 }
 
-/** The office whose rules these are: an org-wide install's workspaces share the enterprise's. */
-async function officeTenant(ctx: CoreContext, inv: Invocation): Promise<Tenant> {
-  return (await ctx.chatbots?.canonical(tenantOf(inv.place))) ?? tenantOf(inv.place);
-}
-
 /** The form's submit (handoff-settings-form.ts): saved for the office, the rules shown back. */
 export async function submitHandoffSettingsForm(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   _state: string,
   values: Record<string, string>,
 ): Promise<FormResult> {
-  const result = await submitHandoffSettings(ctx, inv, await officeTenant(ctx, inv), values);
+  // The office whose rules these are: an org-wide install's workspaces share the enterprise's.
+  const result = await submitHandoffSettings(ctx, inv, ctx.canonical, values);
   if (!result.ok) return result;
   if ('saved' in result)
     await inv.reply(
@@ -54,12 +48,12 @@ export async function submitHandoffSettingsForm(
   return { ok: true };
 }
 
-export async function handoffSettings(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+export async function handoffSettings(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   if (!inv.actor.isAdmin) {
     await inv.reply({ text: "Only admins may see or change this office's handoff settings." }, { ephemeral: true });
     return;
   }
-  const tenant = await officeTenant(ctx, inv);
+  const tenant = ctx.canonical;
   const own = (await storedOffices(ctx).of(tenant))?.handoff;
   const { head, rest } = splitHead(args.trim());
   if (head === '' && inv.openForm) {

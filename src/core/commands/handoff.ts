@@ -1,6 +1,6 @@
 import type { Conversations } from '../conversations/engine';
 import { convRef, type Conversation } from '../conversations/model';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CommandHandler, TenantScope } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
 import { HANDOFF_ACTIONS, HANDOFF_SURVEY_FORM } from '../handoff/model';
 import { openSurvey, submitSurvey } from '../handoff/survey';
@@ -31,7 +31,7 @@ async function conversationOf(conversations: Conversations, inv: Invocation): Pr
     const here = await conversations.find(inv.place);
     if (here) return here;
   }
-  const recent = await conversations.recentFor(inv.place, inv.actor.id);
+  const recent = await conversations.recentFor(inv, inv.actor.id);
   return recent && (recent.asker === undefined || recent.asker.id === inv.actor.id) ? recent : undefined;
 }
 
@@ -86,7 +86,7 @@ function settingsArgs(args: string): string | undefined {
 
 /** `/handoff [reason|cancel|queue|away|back|settings]`. */
 async function runHandoff(
-  ctx: CoreContext,
+  ctx: TenantScope,
   conversations: Conversations,
   handoffs: Handoffs,
   inv: Invocation,
@@ -148,8 +148,8 @@ async function askAbout(
 }
 
 /** The listing `id` names, if it is one of the tenant's chatbot's (else the presser is told, once). */
-async function tenantListing(ctx: CoreContext, inv: Invocation, id: string): Promise<string | undefined> {
-  const l = await listingById(ctx, inv.tenant, id);
+async function tenantListing(ctx: TenantScope, inv: Invocation, id: string): Promise<string | undefined> {
+  const l = await listingById(ctx, id);
   if (!l) await inv.reply({ text: USER_MESSAGES.notOurListing }, { ephemeral: true });
   return l ? viewingName(l) : undefined;
 }
@@ -194,7 +194,7 @@ export function handoffCommand(conversations: Conversations, handoffs: Handoffs)
       [HANDOFF_ACTIONS.takeover]: async (_ctx, inv, ticketId) => handoffs.askTakeOver(inv, ticketId),
       [HANDOFF_ACTIONS.takeoverConfirm]: async (_ctx, inv, value) => handoffs.takeOver(inv, value),
       [HANDOFF_ACTIONS.rate]: async (_ctx, inv, value) => handoffs.rate(inv, value),
-      [HANDOFF_ACTIONS.survey]: async (ctx, inv, ticketId) => openSurvey(ctx, handoffs, inv, ticketId),
+      [HANDOFF_ACTIONS.survey]: async (_ctx, inv, ticketId) => openSurvey(handoffs, inv, ticketId),
     },
     forms: {
       [HANDOFF_SURVEY_FORM]: async (_ctx, inv, ticketId, values) => submitSurvey(handoffs, inv, ticketId, values),

@@ -5,7 +5,7 @@
  */
 import { ServiceError } from '../../service/errors';
 import type { V1Conversation } from '../../service/schemas/v1';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { recentLines } from '../recent-lines';
 import { ownConversations, ownsConversation } from '../tenants/own-conversations';
 import { onSharedChatbot } from '../tenants/shared-chatbot';
@@ -72,10 +72,10 @@ interface Sight {
 
 const WHOLE: Sight = { shared: false, owns: async () => true, own: async () => [] };
 
-async function sightOf(ctx: CoreContext, inv: Invocation): Promise<Sight> {
-  if (!(await onSharedChatbot(ctx, inv.place))) return WHOLE;
+async function sightOf(ctx: TenantScope, inv: Invocation): Promise<Sight> {
+  if (!onSharedChatbot(ctx)) return WHOLE;
   const tenant = inv.tenant;
-  const chatbotId = ctx.config.chatbotId;
+  const chatbotId = ctx.chatbot.chatbotId;
   return {
     shared: true,
     owns: (id) => ownsConversation(ctx, tenant, chatbotId, id),
@@ -84,13 +84,13 @@ async function sightOf(ctx: CoreContext, inv: Invocation): Promise<Sight> {
 }
 
 /** The conversation with its messages; undefined when there is none the admin may see. */
-async function conversationOf(ctx: CoreContext, sight: Sight, id: string): Promise<V1Conversation | undefined> {
+async function conversationOf(ctx: TenantScope, sight: Sight, id: string): Promise<V1Conversation | undefined> {
   return (await sight.owns(id)) ? fetchConversation(ctx, id) : undefined;
 }
 
-async function fetchConversation(ctx: CoreContext, id: string): Promise<V1Conversation | undefined> {
+async function fetchConversation(ctx: TenantScope, id: string): Promise<V1Conversation | undefined> {
   try {
-    return await ctx.client.v1.getConversation(id, { includeMessages: true });
+    return await ctx.chatbot.client.v1.getConversation(id, { includeMessages: true });
   } catch (err) {
     if (!isNotFound(err)) throw err;
     return undefined;
@@ -101,14 +101,14 @@ const line = (c: V1Conversation): string =>
   `• ${c.id} — ${c.status} — ${c.messageCount ?? c.messages?.length ?? 0} messages — ${day(c.createdAt)}`;
 
 async function userHistory(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   sight: Sight,
   target: { userId: string; self: boolean; triedConversation: boolean },
 ): Promise<void> {
   const { userId, self, triedConversation } = target;
   // On a shared chatbot the user's conversations are looked through for the tenant's (the service's page is at most 100).
-  const res = await ctx.client.v1.userConversations(userId, { limit: sight.shared ? 100 : LIST_LIMIT });
+  const res = await ctx.chatbot.client.v1.userConversations(userId, { limit: sight.shared ? 100 : LIST_LIMIT });
   const mine = sight.shared ? new Set(await sight.own()) : undefined;
   const items = mine ? res.items.filter((c) => mine.has(c.id)) : res.items;
   const total = mine ? items.length : res.meta.total;
@@ -129,7 +129,7 @@ async function userHistory(
 }
 
 /** `/history` on a shared chatbot: the conversations the bridge opened for this workspace, newest first. */
-async function tenantHistory(ctx: CoreContext, inv: Invocation, ids: string[]): Promise<void> {
+async function tenantHistory(ctx: TenantScope, inv: Invocation, ids: string[]): Promise<void> {
   const shown: V1Conversation[] = [];
   for (const id of ids.slice(0, LIST_LIMIT)) {
     const c = await fetchConversation(ctx, id);
@@ -148,7 +148,7 @@ async function tenantHistory(ctx: CoreContext, inv: Invocation, ids: string[]): 
   );
 }
 
-async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   requireAdmin(inv, 'read conversation history');
   const target = parseHistoryArgs(args, inv.actor.id);
   const sight = await sightOf(ctx, inv);

@@ -2,7 +2,7 @@
  * One listing shown in full (`/listing show`, and a compact card's Details button); the buttons a
  * compact card carries are listings/card-actions.ts's.
  */
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { noteOpenedListing } from '../handoff/opened';
 import { VIEWING_ACTION, viewingName } from '../listings/card-actions';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
@@ -15,7 +15,7 @@ export const LISTING_EDIT = 'listing.edit';
 
 /** The listing `key` names, in full; `ephemeral` for a button's answer (only the clicker sees it). */
 export async function showListing(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   key: ListingKey,
   opts: { ephemeral?: boolean } = {},
@@ -29,7 +29,7 @@ export async function showListing(
   const buttons: Button[] = [
     { action: VIEWING_ACTION, label: 'Ask about a viewing', value: viewingName(first), style: 'primary' },
   ];
-  if (inv.actor.isAdmin && ctx.scope?.chatbot !== 'shared')
+  if (inv.actor.isAdmin && ctx.chatbot.kind !== 'shared')
     buttons.push({ action: LISTING_EDIT, label: 'Edit', value: encodeKey(key) });
   await inv.reply(
     { text: more, cards: [listingDetailCard(first)], buttons },
@@ -46,7 +46,7 @@ export async function showListing(
 }
 
 /** A compact card's Details button. */
-export async function onDetailsPressed(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
+export async function onDetailsPressed(ctx: TenantScope, inv: Invocation, value: string): Promise<void> {
   await guarded(ctx, inv, 'listing', async () => {
     const key = decodeKey(value);
     if (!key) throw new RefusalError('That button is out of date; find the listing again with /listings.');

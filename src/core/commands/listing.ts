@@ -5,7 +5,7 @@
 import { forgetListingIndex } from '../listings/url-index';
 import { z } from 'zod';
 import type { Listing } from '../../service/schemas/listings';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import {
   coerceListingValues,
   describeFieldErrors,
@@ -18,6 +18,7 @@ import {
   LISTING_FIELDS,
 } from '../listings/fields';
 import { listingsChanged } from '../listings/catalogue-scan';
+import { writableChatbot } from '../tenants/scope';
 import { decodeKey, describeKey, encodeKey, findListings, type ListingKey } from '../listings/find';
 import { listingCard, listingTitle } from '../listings/format';
 import type { FormResult, Invocation } from '../surface';
@@ -113,7 +114,7 @@ export function parseListingArgs(args: string): ListingArgs {
   }
 }
 
-async function findOne(ctx: CoreContext, key: ListingKey): Promise<Listing> {
+async function findOne(ctx: TenantScope, key: ListingKey): Promise<Listing> {
   const found = await findListings(ctx, key);
   const first = found[0];
   if (!first)
@@ -141,17 +142,18 @@ function serviceErrors(err: unknown): FieldErrors | undefined {
 }
 
 /** The tenant's listing URL index (listings/url-index.ts) is read again on its next link. */
-async function urlIndexChanged(ctx: CoreContext): Promise<void> {
-  if (ctx.scope) await forgetListingIndex(ctx, ctx.scope.tenant);
+async function urlIndexChanged(ctx: TenantScope): Promise<void> {
+  await forgetListingIndex(ctx);
 }
 
-async function createListing(ctx: CoreContext, raw: Record<string, string>): Promise<Outcome> {
+async function createListing(ctx: TenantScope, raw: Record<string, string>): Promise<Outcome> {
   const { values, errors } = coerceListingValues(raw);
-  const checked = validateListing(ctx.config.chatbotId, values);
+  const chatbot = writableChatbot(ctx);
+  const checked = validateListing(chatbot.chatbotId, values);
   if (Object.keys(errors).length > 0 || !checked.ok)
     return { ok: false, errors: { ...(checked.ok ? {} : checked.errors), ...errors } };
   try {
-    const id = await ctx.client.createListing(checked.body);
+    const id = await chatbot.client.createListing(checked.body);
     listingsChanged(ctx);
     await urlIndexChanged(ctx);
     const label = checked.body.Address ?? `MLS ${checked.body.MLSNumber}`;
@@ -167,15 +169,16 @@ async function createListing(ctx: CoreContext, raw: Record<string, string>): Pro
  * The update body carries every required field, so the pairs are laid over the listing's current
  * values (forms in several parts, e.g. Discord's modals, may send a few fields only).
  */
-async function updateListing(ctx: CoreContext, key: ListingKey, raw: Record<string, string>): Promise<Outcome> {
+async function updateListing(ctx: TenantScope, key: ListingKey, raw: Record<string, string>): Promise<Outcome> {
   const current = await findOne(ctx, key);
   const pairs = coerceListingValues(raw);
   if (Object.keys(pairs.errors).length > 0) return { ok: false, errors: pairs.errors };
   const base = coerceListingValues(listingToText(current));
-  const checked = validateListing(ctx.config.chatbotId, { ...base.values, ...pairs.values });
+  const chatbot = writableChatbot(ctx);
+  const checked = validateListing(chatbot.chatbotId, { ...base.values, ...pairs.values });
   if (!checked.ok) return { ok: false, errors: checked.errors };
   try {
-    const count = await ctx.client.updateListing({ ...checked.body, Key: key.key, KeyType: key.keyType });
+    const count = await chatbot.client.updateListing({ ...checked.body, Key: key.key, KeyType: key.keyType });
     listingsChanged(ctx);
     await urlIndexChanged(ctx);
     if (count === 0) return { ok: true, text: `Nothing matched ${describeKey(key)}; no listing was updated.` };
@@ -198,7 +201,7 @@ function formsUnavailable(): UsageError {
 }
 
 async function submitCreate(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   _state: string,
   values: Record<string, string>,
@@ -211,7 +214,7 @@ async function submitCreate(
 }
 
 async function submitUpdate(
-  ctx: CoreContext,
+  ctx: TenantScope,
   inv: Invocation,
   state: string,
   values: Record<string, string>,
@@ -231,12 +234,13 @@ async function submitUpdate(
 
 // ---- delete ---------------------------------------------------------------------------------------
 
-async function confirmDelete(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
+async function confirmDelete(ctx: TenantScope, inv: Invocation, value: string): Promise<void> {
   await guarded(ctx, inv, 'listing', async () => {
     requireAdmin(inv, 'delete listings');
     const key = decodeKey(value);
     if (!key) throw new UsageError('That button is out of date; run /listing delete again.', USAGE);
-    const count = await ctx.client.deleteListings(ctx.config.chatbotId, [key.key], key.keyType);
+    const chatbot = writableChatbot(ctx);
+    const count = await chatbot.client.deleteListings(chatbot.chatbotId, [key.key], key.keyType);
     listingsChanged(ctx);
     await urlIndexChanged(ctx);
     const text =
@@ -248,7 +252,7 @@ async function confirmDelete(ctx: CoreContext, inv: Invocation, value: string): 
   });
 }
 
-async function cancelDelete(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
+async function cancelDelete(ctx: TenantScope, inv: Invocation, value: string): Promise<void> {
   await guarded(ctx, inv, 'listing', async () => {
     const key = decodeKey(value);
     const text = `Delete cancelled${key ? ` (${describeKey(key)})` : ''}; nothing was changed.`;
@@ -260,7 +264,7 @@ async function cancelDelete(ctx: CoreContext, inv: Invocation, value: string): P
 // ---- the command ------------------------------------------------------------------------------------
 
 /** The Edit button of /listing show: the update form, prefilled. */
-async function editListing(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
+async function editListing(ctx: TenantScope, inv: Invocation, value: string): Promise<void> {
   await guarded(ctx, inv, 'listing', async () => {
     const key = decodeKey(value);
     if (!key) throw new UsageError('That Edit button is out of date; run /listing show again.', USAGE);
@@ -272,7 +276,7 @@ async function editListing(ctx: CoreContext, inv: Invocation, value: string): Pr
   });
 }
 
-async function run(ctx: CoreContext, inv: Invocation, args: string): Promise<void> {
+async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<void> {
   const parsed = parseListingArgs(args);
   switch (parsed.sub) {
     case 'help':

@@ -1,7 +1,7 @@
 /** `/listings [city:] [type:] [mls:] [page:]`: RealEstateList as cards with Prev/Next buttons. */
 import { z } from 'zod';
 import { type Listing, SALE_TYPES, type SaleType } from '../../service/schemas/listings';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { CARDS_PER_PAGE, fetchListingPage, type ListingFilters } from '../listings/find';
 import { matchOption } from '../listings/fields';
 import { formatArea, formatBedsBaths, formatPrice, listingCard, listingTitle, statusBadge } from '../listings/format';
@@ -130,7 +130,7 @@ function listingsTable(items: Listing[], caption: string): DataTable {
 
 /** The message of one page: header, cards (and the page as a table), Prev/Next. */
 export async function listingsMessage(
-  ctx: CoreContext,
+  ctx: TenantScope,
   q: ListingsQuery,
   perPage = CARDS_PER_PAGE,
 ): Promise<OutMessage> {
@@ -168,7 +168,7 @@ export async function listingsMessage(
   return msg;
 }
 
-async function showPage(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
+async function showPage(ctx: TenantScope, inv: Invocation, value: string): Promise<void> {
   await guarded(ctx, inv, 'listings', async () => {
     const q = decodeListingsQuery(value);
     if (!q) throw new UsageError('That page button is out of date; run /listings again.', USAGE);

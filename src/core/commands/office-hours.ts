@@ -6,7 +6,7 @@
  * `default` goes back to the deployment's hours. `leads <hour>` sets the local hour of its day's
  * leads e-mail (LEADS_DIGEST_HOUR otherwise).
  */
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { parseHours } from '../handoff/hours/office-hours';
 import type { Invocation } from '../surface';
 import type { OfficeRecord } from '../tenants/office-record';
@@ -19,11 +19,6 @@ import { UsageError, restValue, splitHead } from './grammar';
 
 const USAGE = usageOf('chatbot');
 const EXAMPLE = '/chatbot hours Mon-Fri 09:00-17:00';
-
-/** The context narrowed to the invoker's tenant (a command of a tenant without a chatbot runs on the deployment's). */
-function ofInvoker(ctx: CoreContext, inv: Invocation): CoreContext {
-  return ctx.scope ? ctx : { ...ctx, scope: { tenant: inv.tenant, ownChatbot: false, chatbot: 'shared' } };
-}
 
 /** What the admin typed, as the office record keeps it; a UsageError naming the field and the fix. */
 function hoursOf(text: string): OfficeRecord['hours'] {
@@ -51,18 +46,15 @@ function leadsHourOf(text: string): number | undefined {
   return Number(m[1]);
 }
 
-async function showHours(ctx: CoreContext, inv: Invocation, text: string): Promise<void> {
-  await inv.reply(
-    { text, cards: [{ title: 'Office', fields: await officeFields(ofInvoker(ctx, inv)) }] },
-    { ephemeral: true },
-  );
+async function showHours(ctx: TenantScope, inv: Invocation, text: string): Promise<void> {
+  await inv.reply({ text, cards: [{ title: 'Office', fields: await officeFields(ctx) }] }, { ephemeral: true });
 }
 
-export async function officeHoursCommand(ctx: CoreContext, inv: Invocation, rest: string): Promise<void> {
+export async function officeHoursCommand(ctx: TenantScope, inv: Invocation, rest: string): Promise<void> {
   const text = restValue(rest);
   if (text === '')
     return showHours(ctx, inv, `This workspace's office hours. Change them with ${EXAMPLE}, or "always".`);
-  const tenant = (await ctx.chatbots?.canonical(inv.tenant)) ?? inv.tenant;
+  const tenant = ctx.canonical;
   const { head, rest: after } = splitHead(text);
   if (head.toLowerCase() === 'leads') {
     const hour = leadsHourOf(restValue(after));

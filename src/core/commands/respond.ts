@@ -4,7 +4,7 @@
  * reference, the detail logged.
  */
 import { RequestValidationError } from '../../service/errors';
-import type { CommandHandler, CoreContext } from '../context';
+import type { CommandHandler, CoreContext, TenantScope } from '../context';
 import { UserFacingError, byReference, knownLine, userMessage } from '../user-messages';
 import type { CommandName, Invocation } from '../surface';
 import { usageOf } from './catalogue';
@@ -25,13 +25,13 @@ export function requireAdmin(inv: Invocation, what: string): void {
 }
 
 /** The text a user sees for an error a command raised (user-messages.ts's table, or a ref). */
-export function describeError(ctx: CoreContext, err: unknown, command?: string): string {
+export function describeError(ctx: Pick<CoreContext, 'log'>, err: unknown, command?: string): string {
   return userMessage(ctx.log, err, command ? { command } : {});
 }
 
 /** Runs a command body; any error is answered ephemerally to the invoker. */
 export async function guarded(
-  ctx: CoreContext,
+  ctx: Pick<CoreContext, 'log'>,
   inv: Invocation,
   name: string,
   body: () => Promise<void>,
@@ -48,7 +48,7 @@ export async function guarded(
   }
 }
 
-type CommandBody = (ctx: CoreContext, inv: Invocation, args: string) => Promise<void>;
+type CommandBody = (ctx: TenantScope, inv: Invocation, args: string) => Promise<void>;
 
 /**
  * Command `name`'s handler: its body runs `guarded`, and its `help` argument (with `helpWhenEmpty`,

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { type RequestValidationError, ServiceError } from '../../service/errors';
 import type { AnswerEvent } from '../../service/answer-events';
 import { planAttachments, uploadAttachments } from '../attachments';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { beginRatedAnswer, completeRatedAnswer, feedbackPrompt, newFeedbackId } from '../feedback/feedback';
 import type { Handoffs } from '../handoff/handoffs';
 import { questionRefusal } from '../limits/user-limits';
@@ -25,11 +25,10 @@ import type { ItemProgress } from './started';
 import { AnswerStatus } from './status';
 import type { Listing } from '../../service/schemas/listings';
 import { cardsNamedIn } from '../listings/card-actions';
-import { ListingCatalogue, listingHosts, listingsNamedIn } from '../listings/named';
+import { type ListingCatalogue, listingsNamedIn } from '../listings/named';
 import { noteChannelListings } from '../listings/channel-listings';
 import { type LinkTrust, linksInSight, trustHosts } from '../text/links';
 import { rulesOf } from '../handoff/hours/office';
-import { tenantOf } from '../tenants/tenant';
 
 export const ANSWER_RETRY_ACTION = 'answer.retry';
 
@@ -66,7 +65,10 @@ export interface MessageTurn {
 }
 
 export interface TurnDeps {
-  ctx: CoreContext;
+  /** The conversation's tenant's scope: its chatbot answers, its office's rules apply. */
+  ctx: TenantScope;
+  /** The listings of that chatbot (kept per chatbot, shared by its tenants' turns). */
+  catalogue: ListingCatalogue;
   relay: AnswerRelay;
   handoffs: Handoffs;
   /** The conversation's chat session (opened with the service on first use). */
@@ -92,12 +94,9 @@ interface Streaming {
 export class TurnAnswerer {
   /** The listings answers may name (their cards come with the final edit). */
   private readonly catalogue: ListingCatalogue;
-  /** The hosts of their URLs and photos, as last read: links to them show under their label. */
-  private listingHosts: readonly string[] = [];
-  private hostsRead = false;
 
   constructor(private readonly deps: TurnDeps) {
-    this.catalogue = new ListingCatalogue(deps.ctx);
+    this.catalogue = deps.catalogue;
   }
 
   /** A user's message: recorded in the transcript, its files uploaded, then answered. */
@@ -122,7 +121,7 @@ export class TurnAnswerer {
     }
     const placeholder = progress.takeLeftPlaceholder() ?? (await surface.post(conv.place, PLACEHOLDER));
     await progress.notePlaceholder(placeholder);
-    const uploaded = await uploadAttachments(this.deps.ctx.client, surface, plan).catch((err: unknown) => ({
+    const uploaded = await uploadAttachments(this.deps.ctx.chatbot.client, surface, plan).catch((err: unknown) => ({
       ok: false as const,
       message: `Sorry, I could not upload ${plan.files.map((f) => f.name).join(', ')}: ${loggedFailure(this.deps.ctx.log, err, { convId: conv.id }, 'conversation: upload failed')}`,
     }));
@@ -138,7 +137,7 @@ export class TurnAnswerer {
   async answer(turn: TurnRequest): Promise<void> {
     // The chatbot's RateLimitCount per RateLimitTime, per person across all their conversations.
     const { surface, actor } = turn.request;
-    const refused = await questionRefusal(this.deps.ctx, turn.conv.place, actor);
+    const refused = await questionRefusal(this.deps.ctx, actor);
     if (refused) {
       if (turn.placeholder) await surface.edit(turn.placeholder, { text: refused });
       else await surface.post(turn.conv.place, { text: refused });
@@ -212,7 +211,7 @@ export class TurnAnswerer {
     const { ctx } = this.deps;
     const idleTimeoutMs = ctx.config.answerIdleTimeoutMs;
     // The client enforces the idle timeout (it also ends the request); the relay shows its error.
-    const stream = ctx.client.askStream(
+    const stream = ctx.chatbot.client.askStream(
       {
         sessionId,
         content: ask.question,
@@ -240,7 +239,7 @@ export class TurnAnswerer {
     await beginRatedAnswer(ctx, feedbackId, conv.id, conv.place);
     const answerKey = `${conv.id}:${retryId}:${randomBytes(4).toString('hex')}`;
     await turn.progress.noteAnswerKey(answerKey);
-    const listings = await this.answerListings((await rulesOf(ctx, tenantOf(conv.place))).linkHosts);
+    const listings = await this.answerListings((await rulesOf(ctx)).linkHosts);
     const result = await this.deps.relay.run({
       surface,
       place: conv.place,
@@ -282,7 +281,7 @@ export class TurnAnswerer {
       return;
     }
     if (result.status === 'complete') {
-      await completeRatedAnswer(ctx, feedbackId, conv.place, { message: last, answerId: result.final?.answerId });
+      await completeRatedAnswer(ctx, feedbackId, { message: last, answerId: result.final?.answerId });
     }
     const text = result.status === 'complete' ? result.text : `${result.text} (interrupted)`;
     // What the chat showed (the same link rules), for the ticket's transcript.
@@ -293,7 +292,7 @@ export class TurnAnswerer {
   /** The chatbot had no answer: handed to a human (the office's HANDOFF_ON_NO_ANSWER) or the way to one shown. */
   private async noAnswer({ conv, request, ask }: TurnRequest): Promise<void> {
     const { surface, actor } = request;
-    if (!(await rulesOf(this.deps.ctx, tenantOf(conv.place))).onNoAnswer) {
+    if (!(await rulesOf(this.deps.ctx)).onNoAnswer) {
       await surface.post(conv.place, {
         text: "I don't have an answer to that. Press *Talk to a human* above to reach a person.",
         markdown: true,
@@ -319,15 +318,13 @@ export class TurnAnswerer {
   ): Promise<{ cards: (answer: string) => Card[]; named: (answer: string) => Listing[]; links: LinkTrust }> {
     let catalogue: Listing[] = [];
     // The office's LINK_HOSTS (its own `/handoff settings`, else the deployment's) and the listings'.
-    const trusted = (): LinkTrust => trustHosts([...linkHosts, ...this.listingHosts]);
+    const trusted = (): LinkTrust => trustHosts([...linkHosts, ...this.catalogue.hosts]);
     let links = trusted();
     const read = this.catalogue.read().then((items) => {
       catalogue = items;
-      if (items.length > 0) this.listingHosts = listingHosts(items);
-      this.hostsRead = true;
       links = trusted();
     });
-    if (!this.hostsRead) await read;
+    if (!this.catalogue.hostsRead) await read;
     return {
       cards: (answer) => cardsNamedIn(answer, catalogue),
       named: (answer) => listingsNamedIn(answer, catalogue),
@@ -372,7 +369,7 @@ function retryButton(retryId: string): Button {
  * placeholder, before the relay's in-flight record, so a test can SIGKILL the process in exactly
  * that window. Never set in production.
  */
-async function pauseBeforeRelayForTests(ctx: CoreContext, convId: string): Promise<void> {
+async function pauseBeforeRelayForTests(ctx: TenantScope, convId: string): Promise<void> {
   if (!ctx.config.testPauses?.beforeRelay) return;
   ctx.log.warn({ convId }, 'test hook: paused between started and the in-flight record');
   await new Promise<never>(() => undefined);

@@ -4,9 +4,9 @@
  * (worker.ts) answers each thread's items in order across instances; one turn is answered by
  * answer-turn.ts.
  */
-import type { CoreContext } from '../context';
+import type { CoreContext, TenantScope } from '../context';
 import type { Handoffs } from '../handoff/handoffs';
-import type { Actor, Attachment, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
+import type { Actor, Attachment, BridgeRequest, IncomingMessage, Invocation, Place, SurfacePort } from '../surface';
 import { RETRY_TTL_MS, TurnAnswerer } from './answer-turn';
 import { type AskInProgress, beginAsk, takeLostAsks } from './ask-intents';
 import {
@@ -32,10 +32,10 @@ import { type ItemProgress, startItem } from './started';
 import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
-import { tenantOf } from '../tenants/tenant';
-import type { ChatbotClient } from '../../service/client';
+import type { RequestTenant } from '../tenants/tenant';
 import { NOT_CONNECTED } from '../tenants/directory';
-import { chatbotFor, withChatbot } from '../tenants/scope';
+import { scopeOf } from '../tenants/scope';
+import { ListingCatalogue } from '../listings/named';
 import { beginTenantWork } from '../tenants/leave';
 import type { TenantWork } from '../tenants/tenant-work';
 
@@ -46,8 +46,8 @@ const RETRYING_TTL_MS = 10 * 60_000;
 export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private readonly worker: QueueWorker;
-  /** One answerer per chatbot client (a tenant's own, or the default): its listings and settings are that chatbot's. */
-  private readonly turns = new WeakMap<ChatbotClient, TurnAnswerer>();
+  /** The listings answers may name, one catalogue per chatbot client (a tenant's own, or the default). */
+  private readonly catalogues = new WeakMap<TenantScope['chatbot']['client'], ListingCatalogue>();
   /** A sweep is finishing lost `/ask`s: the next one does not start beside it. */
   private resuming = false;
 
@@ -59,24 +59,21 @@ export class Conversations {
     this.worker = new QueueWorker(ctx, (conv, item) => this.handleItem(conv, item), this.retentionMs);
   }
 
-  /** The answerer of the conversation's tenant's chatbot; undefined when the tenant has none. */
-  private async turnsFor(conv: Conversation): Promise<TurnAnswerer | undefined> {
-    const tenant = tenantOf(conv.place);
-    const chatbot = await chatbotFor(this.ctx, tenant);
-    if (!chatbot) return undefined;
-    const known = this.turns.get(chatbot.client);
-    if (known) return known;
-    const ctx = withChatbot(this.ctx, tenant, chatbot);
-    const made = new TurnAnswerer({
+  /** A turn's answerer, in the scope of the tenant its request carries; undefined when it has no chatbot. */
+  private async turnsFor(tenant: RequestTenant): Promise<TurnAnswerer | undefined> {
+    const ctx = await scopeOf(this.ctx, tenant);
+    if (!ctx) return undefined;
+    const catalogue = this.catalogues.get(ctx.chatbot.client) ?? new ListingCatalogue(ctx);
+    this.catalogues.set(ctx.chatbot.client, catalogue);
+    return new TurnAnswerer({
       ctx,
+      catalogue,
       relay: this.relay,
       handoffs: this.handoffs,
       session: (conv) => ensureSession(ctx, convRef(conv), this.retentionMs),
       addTurn: (conv, turn) => appendTurn(ctx.store, convRef(conv), turn, this.retentionMs),
       stopSignal: this.worker.stopSignal,
     });
-    this.turns.set(chatbot.client, made);
-    return made;
   }
 
   // ---- entry points ------------------------------------------------------------------------------
@@ -110,7 +107,7 @@ export class Conversations {
       await ask.rooted(rootRef, thread);
     }
     const conv = await this.ensureConversation(thread, actor);
-    await this.setRecent(thread, actor.id, conv.id);
+    await this.setRecent(convRef(conv).tenant, thread, actor.id, conv.id);
     await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments });
     return conv;
   }
@@ -124,7 +121,7 @@ export class Conversations {
       conv = await this.ensureConversation(msg.place, msg.actor);
     }
     if (!(await this.firstDelivery(msg))) return true;
-    await this.setRecent(msg.place, msg.actor.id, conv.id);
+    await this.setRecent(msg.tenant, msg.place, msg.actor.id, conv.id);
     await this.enqueue(conv, {
       kind: 'message',
       msgId: msg.id,
@@ -182,8 +179,8 @@ export class Conversations {
   }
 
   /** The user's most recent conversation in a channel (for `/handoff` typed outside a thread). */
-  async recentFor(place: Place, userId: string): Promise<Conversation | undefined> {
-    const tenant = tenantOf(place);
+  async recentFor(req: Pick<BridgeRequest, 'tenant' | 'place'>, userId: string): Promise<Conversation | undefined> {
+    const { tenant, place } = req;
     const id =
       (await convView(this.ctx.store, tenant).get(convKeys.recent(place, userId))) ??
       (await readOld(this.ctx.store, legacyKeys.recent(place, userId)));
@@ -245,8 +242,8 @@ export class Conversations {
     return (await this.load(ref)) ?? conv;
   }
 
-  private async setRecent(place: Place, userId: string, convId: string): Promise<void> {
-    await convView(this.ctx.store, tenantOf(place)).set(convKeys.recent(place, userId), convId, 30 * DAY_MS);
+  private async setRecent(tenant: RequestTenant, place: Place, userId: string, convId: string): Promise<void> {
+    await convView(this.ctx.store, tenant).set(convKeys.recent(place, userId), convId, 30 * DAY_MS);
   }
 
   /** RETENTION_DAYS: a conversation, its session and transcript expire this long after its last activity. */
@@ -342,7 +339,7 @@ export class Conversations {
         await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
         return;
       }
-      const turns = await this.turnsFor(conv);
+      const turns = await this.turnsFor(request.tenant);
       if (!turns) {
         await surface.post(conv.place, { text: NOT_CONNECTED });
         return;

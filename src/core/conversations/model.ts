@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Json } from '../../state/store';
-import { scoped, scopedPrefix, type ScopedKey, type Tenant } from '../../state/tenant-store';
+import { scoped, scopedPrefix, type ScopedKey } from '../../state/tenant-store';
 import { type Place, SURFACE_NAMES } from '../surface';
-import { tenantOf } from '../tenants/tenant';
+import { type RequestTenant, recordedTenant } from '../tenants/tenant';
 
 export const placeSchema = z.object({
   surface: z.enum(SURFACE_NAMES),
@@ -114,13 +114,13 @@ export function conversationIdOf(place: Place): string {
 
 /** A conversation as the store reaches it: its tenant's part of the store, and its id there. */
 export interface ConvRef {
-  readonly tenant: Tenant;
+  readonly tenant: RequestTenant;
   readonly id: string;
 }
 
 /** The ref of the conversation at `place` (its id is the place's hash, its tenant the place's). */
 export function convRefAt(place: Place, id = conversationIdOf(place)): ConvRef {
-  return { tenant: tenantOf(place), id };
+  return { tenant: recordedTenant(place), id };
 }
 
 /** The ref of a stored conversation, or of a ticket's (`convId` of the thread `userPlace`). */

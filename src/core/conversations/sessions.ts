@@ -3,13 +3,17 @@
  * chatbot it was opened with (a tenant that connects another chatbot gets a new session), kept in the
  * conversation's tenant's part of the store (a mapping from before an upgrade is moved there when read).
  */
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { convKeys, legacyKeys, type ConvRef } from './model';
 import { convView, readMoved } from './records';
 import { recordOwnSession } from '../tenants/own-conversations';
 
 /** The conversation's session, if one was opened. */
-export async function sessionOf(ctx: CoreContext, conv: ConvRef, retentionMs: number): Promise<number | undefined> {
+export async function sessionOf(
+  ctx: Pick<TenantScope, 'store'>,
+  conv: ConvRef,
+  retentionMs: number,
+): Promise<number | undefined> {
   const v = await readMoved(
     ctx.store,
     convView(ctx.store, conv),
@@ -21,7 +25,7 @@ export async function sessionOf(ctx: CoreContext, conv: ConvRef, retentionMs: nu
 }
 
 /** The conversation's chat session with `ctx`'s chatbot (a new one when its tenant changed chatbots). */
-export async function ensureSession(ctx: CoreContext, conv: ConvRef, retentionMs: number): Promise<number> {
+export async function ensureSession(ctx: TenantScope, conv: ConvRef, retentionMs: number): Promise<number> {
   const view = convView(ctx.store, conv);
   const known = await sessionOf(ctx, conv, retentionMs);
   const owner = await readMoved(
@@ -31,17 +35,17 @@ export async function ensureSession(ctx: CoreContext, conv: ConvRef, retentionMs
     legacyKeys.sessionChatbot(conv.id),
     retentionMs,
   );
-  if (known !== undefined && (owner === undefined || owner === ctx.config.chatbotId)) return known;
-  const sessionId = await ctx.client.getSession(ctx.config.chatbotId);
+  if (known !== undefined && (owner === undefined || owner === ctx.chatbot.chatbotId)) return known;
+  const sessionId = await ctx.chatbot.client.getSession(ctx.chatbot.chatbotId);
   await view.set(convKeys.session(conv.id), sessionId, retentionMs);
-  await view.set(convKeys.sessionChatbot(conv.id), ctx.config.chatbotId, retentionMs);
+  await view.set(convKeys.sessionChatbot(conv.id), ctx.chatbot.chatbotId, retentionMs);
   // Where tenants share a chatbot, /history and /analytics show a tenant only the sessions noted as its own.
-  await recordOwnSession(ctx, conv.tenant, sessionId);
+  await recordOwnSession(ctx, sessionId);
   return sessionId;
 }
 
 /** Activity in the conversation: its session mapping lives another retention period. */
-export async function touchSession(ctx: CoreContext, conv: ConvRef, retentionMs: number): Promise<void> {
+export async function touchSession(ctx: Pick<TenantScope, 'store'>, conv: ConvRef, retentionMs: number): Promise<void> {
   const view = convView(ctx.store, conv);
   // A touch each (one command, no read): an absent mapping stays absent.
   for (const key of [convKeys.session(conv.id), convKeys.sessionChatbot(conv.id)]) await view.touch(key, retentionMs);

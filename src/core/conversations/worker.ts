@@ -8,7 +8,7 @@
 import { oldLayoutMayRemain, readOld } from '../../state/old-layout';
 import { setMaxListeners } from 'node:events';
 import type { Json, QueueItem } from '../../state/store';
-import { tenantFor } from '../../state/tenant-store';
+import { recordedTenant } from '../tenants/tenant';
 import type { CoreContext } from '../context';
 import { FencedOut, HeldLease } from '../held-lease';
 import { leaseTimings } from '../leases';
@@ -133,7 +133,8 @@ export class QueueWorker {
    */
   private async pendingRef(convId: string, value: Json | undefined): Promise<ConvRef | undefined> {
     const mark = parseStored(pendingSchema, value);
-    if (mark && mark !== 1) return { tenant: tenantFor(mark.surface, mark.id), id: convId };
+    if (mark && mark !== 1)
+      return { tenant: recordedTenant({ surface: mark.surface, workspace: mark.id }), id: convId };
     const old = parseStored(conversationSchema, await readOld(this.ctx.store, legacyKeys.conversation(convId)));
     const conv = old ? await loadConversation(this.ctx.store, convRef(old), this.retentionMs) : undefined;
     return conv ? convRef(conv) : undefined;

@@ -4,11 +4,9 @@
  * vote is stored once per person per answer (FeedbackStore), acknowledged only to the voter, and a
  * negative vote offers "Talk to a human" for the answer's conversation.
  */
-import { tenantStore } from '../../state/tenant-store';
-import { tenantOf } from '../tenants/tenant';
 import { randomBytes } from 'node:crypto';
 import { FeedbackStore, type Vote } from '../../state/feedback-store';
-import type { CoreContext } from '../context';
+import type { UnconnectedScope } from '../context';
 import { HANDOFF_ACTIONS } from '../handoff/model';
 import type { FeedbackPrompt, Invocation, MessageRef, Place } from '../surface';
 
@@ -30,19 +28,19 @@ export function parseFeedbackValue(value: string): { vote: Vote; id: string } | 
   return m ? { vote: m[1] === 'up' ? 'positive' : 'negative', id: m[2]! } : undefined;
 }
 
-/** The rated answers and votes of `place`'s tenant (the raw store only for answers rated before they moved there). */
-export function feedbackOf(ctx: CoreContext, place: Place): FeedbackStore {
-  return new FeedbackStore(tenantStore(ctx.store, tenantOf(place)), ctx.store);
+/** The rated answers and votes of the scope's tenant (the raw store only for answers rated before they moved there). */
+export function feedbackOf(ctx: Pick<UnconnectedScope, 'view' | 'store'>): FeedbackStore {
+  return new FeedbackStore(ctx.view, ctx.store);
 }
 
 /** Before the answer streams: the answer is known (so an early press finds it), its ids come later. */
 export async function beginRatedAnswer(
-  ctx: CoreContext,
+  ctx: Pick<UnconnectedScope, 'view' | 'store' | 'now'>,
   id: string,
   conversation: string,
   place: Place,
 ): Promise<void> {
-  await feedbackOf(ctx, place).saveAnswer({
+  await feedbackOf(ctx).saveAnswer({
     id,
     surface: place.surface,
     conversation,
@@ -55,12 +53,11 @@ export async function beginRatedAnswer(
 
 /** Once complete: the message that carries the control and the service's AnswerID. */
 export async function completeRatedAnswer(
-  ctx: CoreContext,
+  ctx: Pick<UnconnectedScope, 'view' | 'store'>,
   id: string,
-  place: Place,
   done: { message?: MessageRef; answerId?: string | number },
 ): Promise<void> {
-  const store = feedbackOf(ctx, place);
+  const store = feedbackOf(ctx);
   const known = await store.answer(id);
   if (!known) return;
   await store.saveAnswer({
@@ -71,10 +68,10 @@ export async function completeRatedAnswer(
 }
 
 /** A press of 👍 / 👎 (or Slack's feedback buttons). */
-export async function onFeedbackPressed(ctx: CoreContext, inv: Invocation, value: string): Promise<void> {
+export async function onFeedbackPressed(ctx: UnconnectedScope, inv: Invocation, value: string): Promise<void> {
   const parsed = parseFeedbackValue(value);
   // The answer is looked up in the presser's tenant: another workspace's answer cannot be rated from here.
-  const store = feedbackOf(ctx, inv.place);
+  const store = feedbackOf(ctx);
   const answer = parsed ? await store.answer(parsed.id) : undefined;
   if (!parsed || !answer) {
     await inv.reply({ text: 'This answer can no longer be rated.' }, { ephemeral: true });

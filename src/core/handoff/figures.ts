@@ -5,7 +5,7 @@
  * Each event counts in the period it happened in. Pure over the stored tickets of one tenant.
  */
 import type { Tenant } from '../../state/tenant-store';
-import type { CoreContext } from '../context';
+import type { UnconnectedScope } from '../context';
 import { viewTenants } from '../tenants/offices';
 import { duration } from './render';
 import type { Ticket } from './model';
@@ -76,14 +76,17 @@ export function computeHandoffFigures(
 }
 
 /** Every ticket of the tenant's view (its own, and those its handoff channel holds). */
-export function handoffTickets(ctx: CoreContext, tenant: Tenant): Promise<Ticket[]> {
+export function handoffTickets(
+  ctx: Pick<UnconnectedScope, 'store' | 'config' | 'now'>,
+  tenant: Tenant,
+): Promise<Ticket[]> {
   // A ticket never handed its conversation (a crash while opening it) never was a handoff: `of` skips it.
   return new TicketStore(ctx).of(viewTenants(ctx, tenant), 'all');
 }
 
 /** The figures of one tenant's tickets in the days `from`..`to` (YYYY-MM-DD, UTC, both whole). */
 export async function handoffFigures(
-  ctx: CoreContext,
+  ctx: Pick<UnconnectedScope, 'store' | 'config' | 'now'>,
   tenant: Tenant,
   range: { from: string; to: string },
   opts: { responseTarget?: boolean } = {},

@@ -15,7 +15,7 @@ import type { Actor, Attachment, IncomingMessage, Invocation, OutMessage, Place,
 import { decide, ends, permit, refusalOf } from './decide';
 import { BRIDGE, type Decision, type HandoffEvent, type HandoffStep, type Refused, type Who } from './events';
 import { HandoffHours } from './hours/hours';
-import { afterHoursLines, readOffice } from './hours/office';
+import { afterHoursLines } from './hours/office';
 import { isOpen } from './hours/office-hours';
 import { OfficeBook } from './hours/ticket-office';
 import type { HoursStep } from './hours/steps';
@@ -26,10 +26,9 @@ import { queueMessage } from './queue';
 import { dueSteps, sweepTiming } from './sweep';
 import { leadOf, quietly } from './ticket-view';
 import { TicketStore } from './tickets';
-import { handoffTarget, talkToHumanMessage } from './channel';
-import { tenantContext } from '../tenants/scope';
+import { handoffTarget } from './channel';
 import type { Gate } from './permissions';
-import { type Acting, askerOf, whoIs } from './who';
+import { type Acting, askerOf, type Intent, whoIs } from './who';
 import { routeHandoff, viewTenants } from '../tenants/offices';
 import type { Tenant } from '../../state/tenant-store';
 
@@ -96,6 +95,8 @@ export class Handoffs {
     return queueMessage(await this.queue(viewer), this.ctx.now(), lines);
   }
 
+  /** Who `by` is for `intent` (who.ts), for a step asked outside this class (the rating form). */
+  readonly whoIs = (by: Acting, intent: Intent): Promise<Who> => whoIs(this.ctx, by, intent);
   /**
    * Why `actor` may not do what touches no ticket (the queue, away/back, Retry; `asker`: who asked,
    * for Retry), from the one permission table with the role who.ts gives them; undefined: they may.
@@ -122,21 +123,21 @@ export class Handoffs {
    */
   async request(conv: Conversation, actor: Actor, surface: SurfacePort, reason: string): Promise<string | undefined> {
     // A channel of the conversation's own workspace, or of its office on another surface: never another tenant's.
-    const target = await routeHandoff(this.ctx, conv.place);
+    const ref = convRef(conv);
+    const target = await routeHandoff(this.ctx, ref.tenant);
     if ('refusal' in target) return target.refusal;
     if (!this.ctx.surfaces.get(target.surface))
       return 'Sorry, no human handoff channel is configured, so I cannot reach a person from here. Ask an admin to set a handoff channel.';
     const asker = (await askerOf(this.ctx, conv, actor)) ?? (actor.isAdmin ? actor : NOBODY);
-    const active = await this.tickets.active(convRef(conv));
-    const who = await whoIs(this.ctx, { actor, surface, place: conv.place }, { action: 'open', ticket: active, asker });
+    const active = await this.tickets.active(ref);
+    const by = { actor, surface, tenant: ref.tenant };
+    const who = await whoIs(this.ctx, by, { action: 'open', ticket: active, asker });
     const at = this.ctx.now();
     // Outside office hours the ticket still opens, marked; the user is told when agents are back.
-    // The office and the words of the conversation's tenant's chatbot.
-    const tenantCtx = await tenantContext(this.ctx, conv.place);
-    const office = await readOffice(tenantCtx);
+    // The office and the words of the conversation's tenant's chatbot; its office kept with the ticket.
+    const { office, talkToHuman, captured } = await new OfficeBook(this.ctx).opening(conv.place);
     const afterHours = !isOpen(office.hours, at);
     const mails = this.hours.mailsTickets(office);
-    const talkToHuman = await talkToHumanMessage(tenantCtx);
     const noticeText = afterHours ? [talkToHuman, ...afterHoursLines(office, at, mails)].join('\n') : talkToHuman;
     const decided = decide(
       active,
@@ -152,9 +153,7 @@ export class Handoffs {
           noticeText,
           channel: { surface: target.surface, workspace: target.workspace, channel: target.channel },
           ...(afterHours ? { afterHours, mails } : {}),
-          ...(tenantCtx.scope
-            ? { office: { chatbotId: tenantCtx.config.chatbotId, kind: tenantCtx.scope.chatbot } }
-            : {}),
+          ...(captured ? { office: captured } : {}),
         },
       },
       who,
@@ -264,7 +263,8 @@ export class Handoffs {
   ): Promise<void> {
     const stableId = `from-user:${encodeURIComponent(msgId)}`;
     if (await this.notices.redo(ticket.id, stableId)) return;
-    const who = await whoIs(this.ctx, { actor, surface, place: ticket.userPlace }, { action: 'forward', ticket });
+    const by = { actor, surface, tenant: ticketConv(ticket).tenant };
+    const who = await whoIs(this.ctx, by, { action: 'forward', ticket });
     await this.apply(ticket.id, { kind: 'forward', text, files: attachments.map((a) => a.name) }, who, stableId);
   }
 
@@ -284,7 +284,7 @@ export class Handoffs {
       holder && !NOTE_PREFIX.test(msg.text)
         ? { kind: 'relay', text: msg.text, files: msg.attachments.map((a) => a.name) }
         : { kind: 'note', text: msg.text };
-    const who = await whoIs(this.ctx, { actor: msg.actor, surface, place: msg.place }, { action: step.kind, ticket });
+    const who = await whoIs(this.ctx, { actor: msg.actor, surface, tenant: msg.tenant }, { action: step.kind, ticket });
     const done = await this.apply(ticketId, step, who, stableId);
     if ('refusal' in done && !done.quiet) await surface.notify(msg.place, msg.actor, { text: done.refusal });
   }

@@ -5,7 +5,7 @@
  * handoff reads the office's value with the deployment's as the fallback. A setting is named by its
  * environment variable and validated as that variable is, with a message naming it and the fix.
  */
-import type { CoreConfig } from '../context';
+import type { TenantConfig } from '../context';
 import type { OfficeHandoffRules } from '../tenants/office-record';
 import { isHostName } from '../text/links';
 import { DEFAULT_REMIND_MS } from './model';
@@ -119,7 +119,7 @@ export function ruleNamed(name: string): RuleSpec | undefined {
 }
 
 /** The deployment's rules: the environment's variables, or their defaults. */
-export function deploymentRules(config: CoreConfig): HandoffRules {
+export function deploymentRules(config: TenantConfig): HandoffRules {
   const office = config.office;
   const rules: HandoffRules = {
     assign: office?.assign ?? 'none',
@@ -134,7 +134,7 @@ export function deploymentRules(config: CoreConfig): HandoffRules {
 }
 
 /** The office's rules: each of its own values over the deployment's. */
-export function officeRules(config: CoreConfig, own: OfficeHandoffRules | undefined): HandoffRules {
+export function officeRules(config: TenantConfig, own: OfficeHandoffRules | undefined): HandoffRules {
   const rules: HandoffRules = { ...deploymentRules(config) };
   if (!own) return rules;
   const { firstReplyMs, ...rest } = own;
@@ -146,7 +146,7 @@ export function officeRules(config: CoreConfig, own: OfficeHandoffRules | undefi
 
 /** Each rule in words, and whether the office set it or the deployment's applies. */
 export function describeRules(
-  config: CoreConfig,
+  config: TenantConfig,
   own: OfficeHandoffRules | undefined,
 ): Array<{ name: string; value: string; from: 'office' | 'deployment' }> {
   const rules = officeRules(config, own);

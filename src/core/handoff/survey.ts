@@ -5,12 +5,10 @@
  * and its submit is the same rating as the prompt's 1-5 buttons (Handoffs.rate): on the ticket, in
  * the ticket thread, in the figures.
  */
-import type { CoreContext } from '../context';
 import type { FormResult, FormSpec, Invocation } from '../surface';
 import { refusalOf } from './decide';
 import type { Handoffs } from './handoffs';
 import { HANDOFF_SURVEY_FORM, type Ticket } from './model';
-import { whoIs } from './who';
 import { ratingQuestion } from './wording';
 
 const SCORES = [
@@ -43,15 +41,10 @@ export function surveyForm(t: Ticket): FormSpec {
 }
 
 /** "Rate the help": the survey for the user who was helped; anyone else is told why not. */
-export async function openSurvey(
-  ctx: CoreContext,
-  handoffs: Handoffs,
-  inv: Invocation,
-  ticketId: string,
-): Promise<void> {
+export async function openSurvey(handoffs: Handoffs, inv: Invocation, ticketId: string): Promise<void> {
   const t = await handoffs.load(ticketId);
   if (!t) return void (await inv.reply({ text: 'This ticket no longer exists.' }, { ephemeral: true }));
-  const refused = refusalOf('rate', t, await whoIs(ctx, inv, { action: 'rate', ticket: t }));
+  const refused = refusalOf('rate', t, await handoffs.whoIs(inv, { action: 'rate', ticket: t }));
   if (refused) return void (await inv.reply({ text: refused.refusal }, { ephemeral: true }));
   if (!inv.openForm) {
     await inv.reply(

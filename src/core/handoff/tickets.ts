@@ -4,7 +4,7 @@
  * a ticket from its threads. No decisions are made here (decide.ts makes them).
  */
 import type { Json, OutboxIntent, StateStore } from '../../state/store';
-import type { CoreContext } from '../context';
+import type { TenantConfig } from '../context';
 import { convKeys, legacyKeys, parseStored, toJson, type ConvRef } from '../conversations/model';
 import { convView, readMoved } from '../conversations/records';
 import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
@@ -13,7 +13,7 @@ import { isEnded, ticketConv, ticketKeys, ticketSchema, type Ticket } from './mo
 import { NOTICE_BOX } from './notice';
 import { noteLead } from './hours/leads-index';
 import { sameTenant, scoped, scopedPrefix, tenantStore, type Tenant, type TenantStore } from '../../state/tenant-store';
-import { tenantOf } from '../tenants/tenant';
+import { recordedTenant, tenantOf } from '../tenants/tenant';
 
 const CAS_ATTEMPTS = 10;
 
@@ -53,7 +53,7 @@ export class TicketStore {
   /** This process's indexTenants, shared by whoever meets it while it runs (indexTenantsOnce). */
   private indexing: Promise<void> | undefined;
 
-  constructor(private readonly ctx: CoreContext) {}
+  constructor(private readonly ctx: { store: StateStore; config: Pick<TenantConfig, 'retentionMs'>; now(): number }) {}
 
   /** RETENTION_DAYS after a ticket's last change, the ticket and the keys that find it expire. */
   get retentionMs(): number {
@@ -253,7 +253,7 @@ export class TicketStore {
 
   /** The tenants a ticket belongs to: its asker's, and its handoff channel's (another, in a cross-surface handoff). */
   private views(t: Ticket): TenantStore[] {
-    const tenants = [tenantOf(t.userPlace), ...(t.root ? [tenantOf(t.root.place)] : [])];
+    const tenants = [recordedTenant(t.userPlace), ...(t.root ? [tenantOf(t.root.place)] : [])];
     const unique = tenants.filter((x, i) => tenants.findIndex((y) => sameTenant(x, y)) === i);
     return unique.map((x) => tenantStore(this.ctx.store, x));
   }

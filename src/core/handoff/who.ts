@@ -18,9 +18,9 @@ import { readOld } from '../../state/old-layout';
 import type { CoreContext, HandoffTarget } from '../context';
 import { convKeys, convRef, legacyKeys, type Conversation } from '../conversations/model';
 import { convView } from '../conversations/records';
-import type { Actor, Place, SurfacePort } from '../surface';
+import type { Actor, SurfacePort } from '../surface';
 import { channelsServing } from '../tenants/offices';
-import { tenantOf } from '../tenants/tenant';
+import { type RequestTenant, recordedTenant, tenantOf } from '../tenants/tenant';
 import { sameTenant } from '../../state/tenant-store';
 import { roleOf, stateOf } from './decide';
 import type { Who } from './events';
@@ -28,11 +28,11 @@ import type { Ticket } from './model';
 import { type Action, outcome } from './permissions';
 import { quietly } from './ticket-view';
 
-/** Who acts, through which surface, and where: the place names the tenant they act in (every request carries it). */
+/** Who acts, through which surface, and in which tenant (the one their request carries). */
 export interface Acting {
   actor: Actor;
   surface: SurfacePort;
-  place: Pick<Place, 'surface' | 'workspace'>;
+  tenant: RequestTenant;
 }
 
 /** Whether `by.actor` is an agent: asked only by `whoIs`, so a role is learnt one way. */
@@ -53,7 +53,7 @@ async function isAgent(ctx: CoreContext, by: Acting, ticket?: Ticket): Promise<b
 
 /** The channels whose members are agents of the tenant `by` acts in, on the surface they act through. */
 async function agentChannels(ctx: CoreContext, by: Acting, ticket?: Ticket): Promise<HandoffTarget[]> {
-  const tenant = tenantOf(by.place);
+  const tenant = by.tenant;
   // A channel that names no workspace (the environment's, before its server is known) is counted
   // below only where it serves this tenant.
   const posted = ticket?.root?.place.workspace ? ticket.root.place : undefined;
@@ -92,9 +92,9 @@ export async function whoIs(ctx: CoreContext, by: Acting, intent?: Intent): Prom
 
 /** Whether `by` acts from a tenant that is neither the ticket's asker's nor its channel's. */
 function strangerTo(ticket: Ticket, by: Acting): boolean {
-  const here = tenantOf(by.place);
+  const here = by.tenant;
   const posted = ticket.root?.place.workspace ? ticket.root.place : undefined;
-  return !sameTenant(tenantOf(ticket.userPlace), here) && !(posted && sameTenant(tenantOf(posted), here));
+  return !sameTenant(recordedTenant(ticket.userPlace), here) && !(posted && sameTenant(tenantOf(posted), here));
 }
 
 function agentMatters({ action, ticket, asker }: Intent, as: (agent: boolean) => Who): boolean {

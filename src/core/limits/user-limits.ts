@@ -8,9 +8,8 @@
  */
 import { RATE_LIMIT_DEFAULTS } from '../../service/schemas/settings';
 import type { RateDecision } from '../../state/store';
-import { scoped, tenantStore } from '../../state/tenant-store';
-import { tenantOf } from '../tenants/tenant';
-import type { CoreContext } from '../context';
+import { scoped } from '../../state/tenant-store';
+import type { CoreContext, TenantScope } from '../context';
 import { readAppliedSettings } from '../settings/applied';
 import type { Actor, Place } from '../surface';
 
@@ -34,14 +33,13 @@ async function waitOf(decision: Promise<RateDecision>): Promise<number | undefin
  * Undefined when this question may go to the chatbot, else the words to answer with (the chatbot's
  * RateLimitMessage). Settings the bridge never applied are the service's defaults (no count: no limit).
  */
-export async function questionRefusal(ctx: CoreContext, place: Place, actor: Actor): Promise<string | undefined> {
+export async function questionRefusal(ctx: TenantScope, actor: Actor): Promise<string | undefined> {
   const applied = await readAppliedSettings(ctx);
   const count = applied.RateLimitCount ?? RATE_LIMIT_DEFAULTS.RateLimitCount;
   const seconds = applied.RateLimitTime ?? RATE_LIMIT_DEFAULTS.RateLimitTime;
   if (count <= 0 || seconds <= 0) return undefined;
   // Counted in the tenant's own part of the store: each office's chatbot has its own RateLimitCount.
-  const view = tenantStore(ctx.store, tenantOf(place));
-  const wait = await waitOf(view.takeToken(scoped('limit', 'chatbot', actor.id), count, seconds * 1000));
+  const wait = await waitOf(ctx.view.takeToken(scoped('limit', 'chatbot', actor.id), count, seconds * 1000));
   if (wait === undefined) return undefined;
   return applied.RateLimitMessage?.trim() ? applied.RateLimitMessage : RATE_LIMIT_DEFAULTS.RateLimitMessage;
 }

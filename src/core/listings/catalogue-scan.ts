@@ -10,7 +10,7 @@
  * A listing changed through this bridge drops the reading (listingsChanged), so its own changes show at once.
  */
 import type { Listing } from '../../service/schemas/listings';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { memorySlot } from '../memory';
 
 const SCAN_PAGE_SIZE = 50;
@@ -29,22 +29,26 @@ interface Reading {
 /** Per bridge (its context's memory), per chatbot. */
 const READINGS = memorySlot<Map<string, Reading>>('catalogue readings');
 
-function readingsOf(ctx: CoreContext): Map<string, Reading> {
+function readingsOf(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>): Map<string, Reading> {
   return ctx.memory.get(READINGS, () => new Map<string, Reading>());
 }
 
-function readingOf(ctx: CoreContext): Reading {
-  const cur = readingsOf(ctx).get(ctx.config.chatbotId);
+function readingOf(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>): Reading {
+  const cur = readingsOf(ctx).get(ctx.chatbot.chatbotId);
   if (cur && ctx.now() - cur.at < FRESH_MS) return cur;
   const fresh: Reading = { at: ctx.now(), pages: [], complete: false };
-  readingsOf(ctx).set(ctx.config.chatbotId, fresh);
+  readingsOf(ctx).set(ctx.chatbot.chatbotId, fresh);
   return fresh;
 }
 
-function readNextPage(ctx: CoreContext, r: Reading): Promise<void> {
+function readNextPage(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>, r: Reading): Promise<void> {
   r.next ??= (async () => {
     const page = r.pages.length + 1;
-    const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, page, pageSize: SCAN_PAGE_SIZE });
+    const res = await ctx.chatbot.client.listListings({
+      chatbotId: ctx.chatbot.chatbotId,
+      page,
+      pageSize: SCAN_PAGE_SIZE,
+    });
     r.pages.push(res.items);
     if (res.items.length < SCAN_PAGE_SIZE || page * SCAN_PAGE_SIZE >= res.total || page >= MAX_SCAN_PAGES)
       r.complete = true;
@@ -55,7 +59,10 @@ function readNextPage(ctx: CoreContext, r: Reading): Promise<void> {
 }
 
 /** The listings of the first page that has any `match`, reading as few pages as the shared reading needs. */
-export async function scanCatalogue(ctx: CoreContext, match: (l: Listing) => boolean): Promise<Listing[]> {
+export async function scanCatalogue(
+  ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>,
+  match: (l: Listing) => boolean,
+): Promise<Listing[]> {
   const r = readingOf(ctx);
   for (let i = 0; i < MAX_SCAN_PAGES; i++) {
     while (i >= r.pages.length && !r.complete) await readNextPage(ctx, r);
@@ -68,6 +75,6 @@ export async function scanCatalogue(ctx: CoreContext, match: (l: Listing) => boo
 }
 
 /** This bridge created, changed or deleted a listing: the next lookup reads the catalogue afresh. */
-export function listingsChanged(ctx: CoreContext): void {
-  readingsOf(ctx).delete(ctx.config.chatbotId);
+export function listingsChanged(ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>): void {
+  readingsOf(ctx).delete(ctx.chatbot.chatbotId);
 }

@@ -6,10 +6,9 @@
  */
 import { z } from 'zod';
 import type { Listing } from '../../service/schemas/listings';
-import { scoped, tenantStore } from '../../state/tenant-store';
-import type { CoreContext } from '../context';
+import { scoped } from '../../state/tenant-store';
+import type { UnconnectedScope } from '../context';
 import type { Place } from '../surface';
-import { tenantOf } from '../tenants/tenant';
 import { listingTitle } from './format';
 
 const KEPT = 5;
@@ -18,10 +17,14 @@ const keptSchema = z.array(z.object({ title: z.string(), at: z.number() }));
 
 const keyOf = (channel: string) => scoped('channel-listings', channel);
 
-/** Notes the listings an answer in `place`'s channel named (nothing when it named none). */
-export async function noteChannelListings(ctx: CoreContext, place: Place, named: readonly Listing[]): Promise<void> {
+/** Notes the listings an answer in `place`'s channel (of the scope's tenant) named (nothing when it named none). */
+export async function noteChannelListings(
+  ctx: Pick<UnconnectedScope, 'view' | 'now'>,
+  place: Place,
+  named: readonly Listing[],
+): Promise<void> {
   if (named.length === 0) return;
-  const view = tenantStore(ctx.store, tenantOf(place));
+  const view = ctx.view;
   const before = keptSchema.safeParse(await view.get(keyOf(place.channel)));
   const at = ctx.now();
   const fresh = named.map((l) => ({ title: listingTitle(l), at }));
@@ -31,7 +34,7 @@ export async function noteChannelListings(ctx: CoreContext, place: Place, named:
 }
 
 /** The listings recent answers in `place`'s channel named, newest first (titles: their addresses). */
-export async function channelListings(ctx: CoreContext, place: Place): Promise<string[]> {
-  const kept = keptSchema.safeParse(await tenantStore(ctx.store, tenantOf(place)).get(keyOf(place.channel)));
+export async function channelListings(ctx: Pick<UnconnectedScope, 'view'>, place: Place): Promise<string[]> {
+  const kept = keptSchema.safeParse(await ctx.view.get(keyOf(place.channel)));
   return kept.success ? kept.data.map((k) => k.title) : [];
 }

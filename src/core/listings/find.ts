@@ -1,6 +1,6 @@
 /** Finding listings by key and by page, through RealEstateList (the interface has no "get one"). */
 import type { KeyType, Listing, SaleType } from '../../service/schemas/listings';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { scanCatalogue } from './catalogue-scan';
 
 export interface ListingFilters {
@@ -23,12 +23,12 @@ export interface ListingPage {
 export const CARDS_PER_PAGE = 10;
 
 export async function fetchListingPage(
-  ctx: CoreContext,
+  ctx: Pick<TenantScope, 'chatbot'>,
   filters: ListingFilters,
   page: number,
   pageSize = CARDS_PER_PAGE,
 ): Promise<ListingPage> {
-  const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, ...filters, page, pageSize });
+  const res = await ctx.chatbot.client.listListings({ chatbotId: ctx.chatbot.chatbotId, ...filters, page, pageSize });
   return { items: res.items, total: res.total, page, pages: Math.max(1, Math.ceil(res.total / pageSize)) };
 }
 
@@ -76,10 +76,13 @@ const normUrl = (u: string): string => u.trim().replace(/\/+$/, '').toLowerCase(
  * Every listing the key names. MLS numbers filter on the service; ids and URLs have no filter, so
  * the catalogue is scanned, bounded and shared between lookups (catalogue-scan.ts).
  */
-export async function findListings(ctx: CoreContext, k: ListingKey): Promise<Listing[]> {
+export async function findListings(
+  ctx: Pick<TenantScope, 'chatbot' | 'memory' | 'now'>,
+  k: ListingKey,
+): Promise<Listing[]> {
   if (k.keyType === 'MLSNumber') {
-    const res = await ctx.client.listListings({
-      chatbotId: ctx.config.chatbotId,
+    const res = await ctx.chatbot.client.listListings({
+      chatbotId: ctx.chatbot.chatbotId,
       mls: k.key,
       page: 1,
       pageSize: SCAN_PAGE_SIZE,

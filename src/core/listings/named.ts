@@ -5,7 +5,7 @@
  * The catalogue is read once a minute at most (a few pages), so an answer's end never waits on it.
  */
 import type { Listing } from '../../service/schemas/listings';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import { listingTitle } from './format';
 import { hostOf } from '../text/links';
 
@@ -56,18 +56,30 @@ export function listingHosts(listings: readonly Listing[]): string[] {
 /** The catalogue of listings answers may name, read a few pages at a time and kept a minute. */
 export class ListingCatalogue {
   private cached: { until: number; items: Promise<Listing[]> } | undefined;
+  /** The hosts of their URLs and photos, as last read: links to them show under their label. */
+  hosts: readonly string[] = [];
+  /** Read once at least (the process's first answer waits for it). */
+  hostsRead = false;
 
-  constructor(private readonly ctx: CoreContext) {}
+  constructor(private readonly ctx: Pick<TenantScope, 'chatbot' | 'now' | 'log'>) {}
 
   /** The listings, or none when the service cannot say (an answer then has no cards). */
   read(): Promise<Listing[]> {
     const now = this.ctx.now();
     if (!this.cached || this.cached.until <= now) {
-      const items = this.fetch().catch((err: unknown) => {
-        this.ctx.log.warn({ err }, 'listings for answer cards unavailable');
-        this.cached = undefined;
-        return [];
-      });
+      const items = this.fetch()
+        .then((read) => {
+          if (read.length > 0) this.hosts = listingHosts(read);
+          return read;
+        })
+        .catch((err: unknown) => {
+          this.ctx.log.warn({ err }, 'listings for answer cards unavailable');
+          this.cached = undefined;
+          return [];
+        })
+        .finally(() => {
+          this.hostsRead = true;
+        });
       this.cached = { until: now + CATALOGUE_TTL_MS, items };
     }
     return this.cached.items;
@@ -76,8 +88,8 @@ export class ListingCatalogue {
   private async fetch(): Promise<Listing[]> {
     const out: Listing[] = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
-      const res = await this.ctx.client.listListings({
-        chatbotId: this.ctx.config.chatbotId,
+      const res = await this.ctx.chatbot.client.listListings({
+        chatbotId: this.ctx.chatbot.chatbotId,
         page,
         pageSize: PAGE_SIZE,
       });

@@ -12,8 +12,8 @@
 import { z } from 'zod';
 import type { Listing } from '../../service/schemas/listings';
 import type { Json } from '../../state/store';
-import { scoped, type Tenant, tenantStore } from '../../state/tenant-store';
-import type { CoreContext } from '../context';
+import { scoped } from '../../state/tenant-store';
+import type { TenantScope, UnconnectedScope } from '../context';
 
 /** Changes made outside the bridge show within this long. */
 const INDEX_TTL_MS = 10 * 60_000;
@@ -40,16 +40,14 @@ export function listingUrlKey(url: string): string | undefined {
 }
 
 /** The tenant's listings changed through the bridge: the next lookup reads the catalogue again. */
-export async function forgetListingIndex(ctx: CoreContext, tenant: Tenant): Promise<void> {
-  await tenantStore(ctx.store, tenant)
-    .delete(INDEX_KEY)
-    .catch(() => undefined);
+export async function forgetListingIndex(ctx: Pick<UnconnectedScope, 'view'>): Promise<void> {
+  await ctx.view.delete(INDEX_KEY).catch(() => undefined);
 }
 
-async function readCatalogue(ctx: CoreContext): Promise<Listing[]> {
+async function readCatalogue(ctx: TenantScope): Promise<Listing[]> {
   const out: Listing[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
-    const res = await ctx.client.listListings({ chatbotId: ctx.config.chatbotId, page, pageSize: PAGE_SIZE });
+    const res = await ctx.chatbot.client.listListings({ chatbotId: ctx.chatbot.chatbotId, page, pageSize: PAGE_SIZE });
     out.push(...res.items);
     if (out.length >= res.total || res.items.length === 0) break;
   }
@@ -57,8 +55,8 @@ async function readCatalogue(ctx: CoreContext): Promise<Listing[]> {
 }
 
 /** The tenant's index, read again from the catalogue when missing or older than INDEX_TTL_MS. */
-async function urlIndex(ctx: CoreContext, tenant: Tenant): Promise<Record<string, number>> {
-  const view = tenantStore(ctx.store, tenant);
+async function urlIndex(ctx: TenantScope): Promise<Record<string, number>> {
+  const view = ctx.view;
   const kept = indexSchema.safeParse(await view.get(INDEX_KEY));
   if (kept.success && ctx.now() - kept.data.at < INDEX_TTL_MS) return kept.data.urls;
   const listings = await readCatalogue(ctx);
@@ -73,31 +71,31 @@ async function urlIndex(ctx: CoreContext, tenant: Tenant): Promise<Record<string
   return urls;
 }
 
-async function entry(ctx: CoreContext, tenant: Tenant, id: number | string): Promise<Listing | undefined> {
-  const got = entrySchema.safeParse(await tenantStore(ctx.store, tenant).get(entryKey(id)));
+async function entry(ctx: TenantScope, id: number | string): Promise<Listing | undefined> {
+  const got = entrySchema.safeParse(await ctx.view.get(entryKey(id)));
   return got.success ? (got.data as unknown as Listing) : undefined;
 }
 
 /** The listings among `urls` (each by its posted URL); a link that is no listing is not in the map. */
-export async function listingsAt(ctx: CoreContext, tenant: Tenant, urls: string[]): Promise<Map<string, Listing>> {
+export async function listingsAt(ctx: TenantScope, urls: string[]): Promise<Map<string, Listing>> {
   const out = new Map<string, Listing>();
   const keys = urls.map((u) => [u, listingUrlKey(u)] as const).filter((k): k is [string, string] => !!k[1]);
   if (keys.length === 0) return out;
-  const index = await urlIndex(ctx, tenant);
+  const index = await urlIndex(ctx);
   for (const [posted, key] of keys) {
     const id = index[key];
-    const l = id === undefined ? undefined : await entry(ctx, tenant, id);
+    const l = id === undefined ? undefined : await entry(ctx, id);
     if (l) out.set(posted, l);
   }
   return out;
 }
 
 /** A listing of the tenant by its id (a Work Object's external_ref), from the index's entries. */
-export async function listingById(ctx: CoreContext, tenant: Tenant, id: string): Promise<Listing | undefined> {
+export async function listingById(ctx: TenantScope, id: string): Promise<Listing | undefined> {
   if (!/^\d+$/.test(id)) return undefined;
-  const kept = await entry(ctx, tenant, id);
+  const kept = await entry(ctx, id);
   if (kept) return kept;
   // Not kept (an old unfurl, an index rebuilt since): the index is read again once.
-  const index = await urlIndex(ctx, tenant);
-  return Object.values(index).includes(Number(id)) ? entry(ctx, tenant, id) : undefined;
+  const index = await urlIndex(ctx);
+  return Object.values(index).includes(Number(id)) ? entry(ctx, id) : undefined;
 }

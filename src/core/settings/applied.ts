@@ -4,7 +4,7 @@
  * over time. Other modules read it (handoff reads TalkToHumanResponseMessage).
  */
 import { z } from 'zod';
-import type { CoreContext } from '../context';
+import type { ChatbotNamed, OfficeScope, TenantScope, WritableChatbot } from '../context';
 import { memorySlot } from '../memory';
 import type { SettingsFields } from '../../service/schemas/settings';
 import type { Json } from '../../state/store';
@@ -22,8 +22,8 @@ const TOUCHED_AT = memorySlot<Map<string, number>>('applied settings touched at'
 const TOUCH_EVERY_MS = 60 * 60 * 1000;
 
 export async function readAppliedSettings(
-  ctx: CoreContext,
-  chatbotId = ctx.config.chatbotId,
+  ctx: Pick<OfficeScope, 'store' | 'memory' | 'now' | 'config' | 'log'> & { chatbot: ChatbotNamed },
+  chatbotId = ctx.chatbot.chatbotId,
 ): Promise<AppliedSettings> {
   const key = appliedSettingsKey(chatbotId);
   const raw = await ctx.store.get(key);
@@ -48,10 +48,14 @@ export async function readAppliedSettings(
 }
 
 /** Sends the change with Edit, then records it merged over what was applied before. */
-export async function applySettings(ctx: CoreContext, change: AppliedSettings): Promise<AppliedSettings> {
-  const chatbotId = ctx.config.chatbotId;
-  await ctx.client.editChatbot({ serialNumber: chatbotId, ...change });
-  const merged: AppliedSettings = { ...(await readAppliedSettings(ctx, chatbotId)), ...change };
+export async function applySettings(
+  ctx: Omit<TenantScope, 'chatbot'>,
+  chatbot: WritableChatbot,
+  change: AppliedSettings,
+): Promise<AppliedSettings> {
+  const chatbotId = chatbot.chatbotId;
+  await chatbot.client.editChatbot({ serialNumber: chatbotId, ...change });
+  const merged: AppliedSettings = { ...(await readAppliedSettings({ ...ctx, chatbot }, chatbotId)), ...change };
   await ctx.store.set(appliedSettingsKey(chatbotId), merged as { [key: string]: Json }, ctx.config.retentionMs);
   return merged;
 }

@@ -10,7 +10,7 @@ import {
   type SettingKind,
   type SettingName,
 } from '../../service/schemas/settings';
-import type { CoreContext } from '../context';
+import type { TenantScope } from '../context';
 import type { AppliedSettings } from './applied';
 
 export interface ModelChoice {
@@ -84,8 +84,8 @@ export function checkSetting(
   return { ok: false, error: `${why}: ${FIX[kindOf(name)](name)}.` };
 }
 
-export async function fetchModels(ctx: CoreContext): Promise<ModelChoice[]> {
-  return ctx.client.listModels();
+export async function fetchModels(ctx: Pick<TenantScope, 'chatbot'>): Promise<ModelChoice[]> {
+  return ctx.chatbot.client.listModels();
 }
 
 /** The value as people read it: booleans as yes/no, a Model key with its name. */

@@ -65,6 +65,14 @@ export class ChatbotDirectory {
     return this.opts.fallback?.chatbotId;
   }
 
+  /**
+   * Whose a connected chatbot is: the environment's chatbot connected by its keys is the operator's
+   * (its office), any other the tenant's own.
+   */
+  connectedKind(chatbotId: string): 'own' | 'operator' {
+    return chatbotId === this.defaultChatbotId ? 'operator' : 'own';
+  }
+
   /** The tenant whose connection serves `t` (its enterprise, for a workspace of an org-wide install). */
   async canonical(t: Tenant): Promise<Tenant> {
     return this.opts.canonical ? this.opts.canonical(t) : t;

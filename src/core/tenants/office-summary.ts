@@ -5,7 +5,7 @@
  * TalkToHumanEmail, or HANDOFF_EMAIL only for tenants on the deployment's chatbot; EmailForDailyLeads,
  * at its own `/chatbot hours leads` hour or LEADS_DIGEST_HOUR).
  */
-import type { CoreContext } from '../context';
+import type { OfficeScope } from '../context';
 import { readOffice } from '../handoff/hours/office';
 import type { OfficeWindow } from '../handoff/hours/office-hours';
 import { describeRules } from '../handoff/rules';
@@ -41,11 +41,11 @@ export function describeHours(windows: readonly OfficeWindow[]): string {
 }
 
 /** The office of `ctx`'s tenant as card fields. */
-export async function officeFields(ctx: CoreContext): Promise<Card['fields']> {
+export async function officeFields(ctx: OfficeScope): Promise<Card['fields']> {
   const office = await readOffice(ctx);
-  const own = ctx.scope?.ownChatbot ?? false;
+  const own = ctx.chatbot?.kind === 'own';
   // The operator's addresses are not shown to a guest of the shared chatbot.
-  const guest = ctx.scope?.chatbot === 'shared';
+  const guest = ctx.chatbot?.kind === 'shared';
   const hours = office.hours
     ? `${describeHours(office.hours.windows)} (${office.hoursFrom === 'tenant' ? 'set with /chatbot hours' : "the deployment's HANDOFF_HOURS"})`
     : 'Always open (set hours with /chatbot hours)';

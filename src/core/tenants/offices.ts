@@ -13,9 +13,9 @@
 import { z } from 'zod';
 import type { Json } from '../../state/store';
 import { sameTenant, tenantStore, type Tenant } from '../../state/tenant-store';
-import type { CoreContext, HandoffTarget } from '../context';
+import type { CoreContext, HandoffTarget, TenantConfig } from '../context';
 import { parseStored } from '../conversations/model';
-import type { Place, SurfaceName } from '../surface';
+import type { SurfaceName } from '../surface';
 import { OFFICE_KEY, type OfficeRecord, type Offices, updateOfficeRecord } from './office-record';
 import { servesManyTenants } from './shared-chatbot';
 import { isDirectTenant, tenantOf } from './tenant';
@@ -114,7 +114,7 @@ export async function sameOffice(ctx: CoreContext, a: Tenant, b: Tenant): Promis
 // channel, the environment's, takes their tickets.
 
 /** The environment's channel of `surface`, as a channel of `from`'s workspace when it can be one; else undefined. */
-function envTargetFor(ctx: CoreContext, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
+function envTargetFor(ctx: { config: TenantConfig }, surface: SurfaceName, from: Tenant): HandoffTarget | undefined {
   const env = ctx.config.handoff[surface];
   if (!env) return undefined;
   if (env.workspace === '') return servesManyTenants(ctx, surface) ? undefined : env;
@@ -158,20 +158,19 @@ export async function channelsServing(ctx: CoreContext, tenant: Tenant): Promise
 }
 
 /**
- * Where a ticket of `from`'s conversation goes: the tenant's own channel, else the environment's on
+ * Where a ticket of `tenant`'s conversation goes: the tenant's own channel, else the environment's on
  * its surface (when it is its workspace's), else another surface's channel of the same office.
  * A refusal says why none may be used.
  */
-export async function routeHandoff(ctx: CoreContext, from: Place): Promise<HandoffTarget | { refusal: string }> {
-  const tenant = tenantOf(from);
+export async function routeHandoff(ctx: CoreContext, tenant: Tenant): Promise<HandoffTarget | { refusal: string }> {
   const [here] = await channelsServing(ctx, tenant);
   if (here) return here;
   for (const other of Object.values(ctx.config.handoff)) {
-    if (!other || other.surface === from.surface || !ctx.surfaces.get(other.surface)) continue;
+    if (!other || other.surface === tenant.surface || !ctx.surfaces.get(other.surface)) continue;
     if (await sameOffice(ctx, tenant, tenantOf(other))) return other;
   }
   // A channel on this surface that is another workspace's, or none of this workspace's own.
-  const elsewhere = ctx.config.handoff[from.surface] !== undefined || servesManyTenants(ctx, from.surface);
+  const elsewhere = ctx.config.handoff[tenant.surface] !== undefined || servesManyTenants(ctx, tenant.surface);
   return { refusal: elsewhere ? NO_OWN_CHANNEL : NO_CHANNEL };
 }
 
@@ -180,7 +179,7 @@ export async function routeHandoff(ctx: CoreContext, from: Place): Promise<Hando
  * environment's channel of its surface where that channel is its workspace's but names none (one
  * Slack workspace: tickets posted there, from any surface of the office, are recorded under it).
  */
-export function viewTenants(ctx: CoreContext, viewer: Tenant): Tenant[] {
+export function viewTenants(ctx: { config: TenantConfig }, viewer: Tenant): Tenant[] {
   const env = envTargetFor(ctx, viewer.surface, viewer);
   return env && env.workspace === '' && viewer.id !== '' ? [viewer, tenantOf(env)] : [viewer];
 }

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { scoped, scopedPrefix, tenantStore, type Tenant } from '../../state/tenant-store';
-import type { CoreContext } from '../context';
+import type { CoreContext, TenantScope } from '../context';
 import { parseStored } from '../conversations/model';
 import { DEFAULT_RETENTION_MS } from '../conversations/transcript';
 import { guestsOn } from './scope';
@@ -26,14 +26,14 @@ export interface OwnConversation {
 const sessionKey = (id: string) => scoped('session', id);
 
 /**
- * Notes the session just opened with `ctx`'s chatbot as `tenant`'s, only where its surface serves
- * many tenants (elsewhere nothing is written).
+ * Notes the session just opened with the scope's chatbot as its tenant's, only where its surface
+ * serves many tenants (elsewhere nothing is written).
  */
-export async function recordOwnSession(ctx: CoreContext, tenant: Tenant, sessionId: number): Promise<void> {
-  if (!guestsOn(ctx, tenant.surface)) return;
-  await tenantStore(ctx.store, tenant).set(
+export async function recordOwnSession(ctx: TenantScope, sessionId: number): Promise<void> {
+  if (!guestsOn(ctx, ctx.tenant.surface)) return;
+  await ctx.view.set(
     sessionKey(String(sessionId)),
-    { chatbotId: ctx.config.chatbotId, createdAt: ctx.now() },
+    { chatbotId: ctx.chatbot.chatbotId, createdAt: ctx.now() },
     ctx.config.retentionMs ?? DEFAULT_RETENTION_MS,
   );
 }

@@ -1,13 +1,21 @@
 /**
- * A request's core context narrowed to its tenant: the tenant's chatbot client and id in place of the
- * deployment's, and its handoff channel first. Handlers keep reading `ctx.client` and
- * `ctx.config.chatbotId`, so every service call, session, setting and figure of the request follows
- * the tenant's chatbot without each handler choosing it.
+ * A request's tenant scope, made from the deployment's context in this one place: the tenant the
+ * surface decided, its part of the store, and its chatbot as a handle that says whose it is. The
+ * deployment's default client and chatbot id are left behind, so whatever runs for the request
+ * answers with the tenant's chatbot or with none: nothing can fall back on the operator's.
  */
-import type { ChatbotKind, CoreContext } from '../context';
+import { tenantStore } from '../../state/tenant-store';
+import type {
+  ChatbotHandle,
+  ChatbotKind,
+  CoreContext,
+  TenantConfig,
+  TenantScope,
+  UnconnectedScope,
+  WritableChatbot,
+} from '../context';
 import type { TenantChatbot } from './directory';
-import type { Place } from '../surface';
-import { isDirectTenant, type Tenant, tenantOf } from './tenant';
+import { isDirectTenant, type RequestTenant, type Tenant } from './tenant';
 
 /** The tenant's chatbot (the context's own when no directory is wired, as in core-only tests). */
 export async function chatbotFor(ctx: CoreContext, tenant: Tenant): Promise<TenantChatbot | undefined> {
@@ -15,18 +23,48 @@ export async function chatbotFor(ctx: CoreContext, tenant: Tenant): Promise<Tena
   return ctx.chatbots.forTenant(tenant);
 }
 
-/** `ctx` answering with `chatbot` for `tenant`. */
-export function withChatbot(ctx: CoreContext, tenant: Tenant, chatbot: TenantChatbot): CoreContext {
-  const handoff = { ...ctx.config.handoff };
-  if (chatbot.handoffChannel) {
-    handoff[tenant.surface] = { surface: tenant.surface, workspace: tenant.id, channel: chatbot.handoffChannel };
-  }
-  return {
-    ...ctx,
-    client: chatbot.client,
-    config: { ...ctx.config, chatbotId: chatbot.chatbotId, handoff },
-    scope: { tenant, ownChatbot: ownChatbot(ctx, chatbot), chatbot: chatbotKind(ctx, tenant, chatbot) },
-  };
+/** The scope of `tenant` before a chatbot is chosen (connecting one): no chatbot in it. */
+export async function unconnectedScope(ctx: CoreContext, tenant: RequestTenant): Promise<UnconnectedScope> {
+  const { client: _client, config, chatbots, ...facilities } = ctx;
+  const { chatbotId: _chatbotId, ...tenantConfig } = config;
+  const canonical = chatbots ? await chatbots.canonical(tenant) : tenant;
+  return { ...facilities, config: tenantConfig, tenant, canonical, view: tenantStore(ctx.store, tenant), chatbots };
+}
+
+/** The scope of `tenant` answered by `chatbot`: its handle, and its handoff channel first. */
+export async function scopeWith(ctx: CoreContext, tenant: RequestTenant, chatbot: TenantChatbot): Promise<TenantScope> {
+  const base = await unconnectedScope(ctx, tenant);
+  const handle = { kind: chatbotKind(ctx, tenant, chatbot), chatbotId: chatbot.chatbotId, client: chatbot.client };
+  return { ...base, config: channelFirst(base.config, tenant, chatbot), chatbot: handle };
+}
+
+/** `config` with the tenant's own handoff channel (its connection's) first on its surface. */
+export function channelFirst(
+  config: TenantConfig,
+  tenant: Tenant,
+  chatbot: Pick<TenantChatbot, 'handoffChannel'>,
+): TenantConfig {
+  if (!chatbot.handoffChannel) return config;
+  const own = { surface: tenant.surface, workspace: tenant.id, channel: chatbot.handoffChannel };
+  return { ...config, handoff: { ...config.handoff, [tenant.surface]: own } };
+}
+
+/** The scope of `tenant`; undefined when it has no chatbot (not connected, no default). */
+export async function scopeOf(ctx: CoreContext, tenant: RequestTenant): Promise<TenantScope | undefined> {
+  const chatbot = await chatbotFor(ctx, tenant);
+  return chatbot ? scopeWith(ctx, tenant, chatbot) : undefined;
+}
+
+/**
+ * The handle of a chatbot the scope's tenant may change (settings, listings, chatbots). The bridge
+ * refuses a guest's writes before its handler runs (CommandHandler.operatorOnly); this is where the
+ * type says so, and a write that was not declared fails here rather than reach the operator's chatbot.
+ */
+export function writableChatbot(scope: Pick<TenantScope, 'chatbot'>): WritableChatbot {
+  const chatbot: ChatbotHandle = scope.chatbot;
+  if (chatbot.kind === 'shared')
+    throw new Error("a guest's write reached the shared chatbot (not declared operatorOnly)");
+  return chatbot;
 }
 
 /** Whose chatbot answers `tenant` (context.ts's ChatbotKind). */
@@ -40,7 +78,10 @@ export function chatbotKind(
 }
 
 /** Whether `surface` has guests (CoreConfig.guestSurfaces; by default, where many tenants install it). */
-export function guestsOn(ctx: Pick<CoreContext, 'config'>, surface: Tenant['surface']): boolean {
+export function guestsOn(
+  ctx: { config: Pick<TenantConfig, 'guestSurfaces' | 'manyTenants'> },
+  surface: Tenant['surface'],
+): boolean {
   const { guestSurfaces, manyTenants } = ctx.config;
   return (guestSurfaces ?? manyTenants ?? []).includes(surface);
 }
@@ -69,11 +110,4 @@ function ownChatbot(
   chatbot: Pick<TenantChatbot, 'chatbotId' | 'connected'>,
 ): boolean {
   return chatbot.connected && chatbot.chatbotId !== ctx.chatbots?.defaultChatbotId;
-}
-
-/** The context of the tenant of `place` (`ctx` itself when the tenant has no chatbot). */
-export async function tenantContext(ctx: CoreContext, place: Place): Promise<CoreContext> {
-  const tenant = tenantOf(place);
-  const chatbot = await chatbotFor(ctx, tenant);
-  return chatbot ? withChatbot(ctx, tenant, chatbot) : ctx;
 }

@@ -7,17 +7,15 @@
  * (own-conversations.ts). With one workspace (one Slack token, Discord, the shell) no chatbot is
  * shared and nothing is narrowed.
  */
-import type { CoreContext } from '../context';
-import type { Place, SurfaceName } from '../surface';
-import { chatbotFor, chatbotKind, guestsOn } from './scope';
-import { tenantOf } from './tenant';
+import type { TenantConfig, TenantScope } from '../context';
+import type { SurfaceName } from '../surface';
 
 /** The one line /analytics gives a tenant on the shared chatbot in place of the service's figures. */
 export const SHARED_CHATBOT_NOTE =
   "This workspace uses the deployment's shared chatbot, so service-wide figures are shown only once it connects its own with /chatbot connect.";
 
 /** A surface that serves many tenants (CoreConfig.manyTenants: Slack installed by OAuth). */
-export function servesManyTenants(ctx: Pick<CoreContext, 'config'>, surface: SurfaceName): boolean {
+export function servesManyTenants(ctx: { config: Pick<TenantConfig, 'manyTenants'> }, surface: SurfaceName): boolean {
   return ctx.config.manyTenants?.includes(surface) ?? false;
 }
 
@@ -25,19 +23,7 @@ export function servesManyTenants(ctx: Pick<CoreContext, 'config'>, surface: Sur
 export const SHARED_CHATBOT_REFUSAL =
   "This workspace uses the deployment's shared chatbot; connect your own with /chatbot connect to change its settings and listings.";
 
-/** A surface where tenants other than the operator's office are guests on the environment's chatbot. */
-export function hasGuests(ctx: Pick<CoreContext, 'config'>, surface: SurfaceName): boolean {
-  return guestsOn(ctx, surface);
-}
-
-/**
- * Whether the context's tenant (or, unnarrowed, the tenant of `place`) is a guest on the deployment's
- * default chatbot alongside other tenants.
- */
-export async function onSharedChatbot(ctx: CoreContext, place: Pick<Place, 'surface' | 'workspace'>): Promise<boolean> {
-  if (ctx.scope) return ctx.scope.chatbot === 'shared';
-  if (!hasGuests(ctx, place.surface)) return false;
-  const tenant = tenantOf(place);
-  const chatbot = await chatbotFor(ctx, tenant);
-  return chatbot !== undefined && chatbotKind(ctx, tenant, chatbot) === 'shared';
+/** Whether the scope's tenant is a guest on the deployment's default chatbot alongside other tenants. */
+export function onSharedChatbot(ctx: Pick<TenantScope, 'chatbot'>): boolean {
+  return ctx.chatbot.kind === 'shared';
 }

@@ -13,19 +13,36 @@ import type { Place } from '../surface';
 export type { RequestTenant, Tenant } from '../../state/tenant-store';
 
 /**
- * The tenant of a request that happened at `place`: every surface builds its `BridgeRequest.tenant`
- * with it, and core derives a conversation's from its place with it, so a command and the answers of
- * its conversation (queued, answered from the conversation's place) always name the same tenant.
+ * The tenant of a place that may name no workspace: a handoff channel (the environment's, configured,
+ * names none on Slack: the '' tenant of a one-workspace deployment's records; or the one a ticket was
+ * posted to), and the matching of stored places where a blank one must not stop a sweep (leaving,
+ * the mail outbox). Never a request's tenant: that is `requestTenant`'s, carried on the request, and
+ * stored work's is `recordedTenant`'s.
  */
 export function tenantOf(place: Pick<Place, 'surface' | 'workspace'>): Tenant {
   return tenantFor(place.surface, place.workspace);
 }
 
-/** The request's tenant; throws on an empty or blank workspace id (the request is then refused). */
+/**
+ * The request's tenant, decided once where the platform's event arrives (each surface, and the
+ * bridge for the few calls a surface makes with a place); throws on an empty or blank workspace id
+ * (the request is then refused).
+ */
 export function requestTenant(place: Pick<Place, 'surface' | 'workspace'>): RequestTenant {
   if (place.workspace.trim() === '')
     throw new Error(`a ${place.surface} request without a workspace: no tenant to act for`);
   return tenantOf(place) as RequestTenant;
+}
+
+/**
+ * The tenant of stored work (a conversation, a ticket, an `/ask` in progress, a rated answer): such
+ * records keep the place their request happened at, and its tenant is the one `requestTenant`
+ * decided from that place then, so background work (the queue worker, the sweeps, a ticket's steps
+ * and e-mails) finds it again the same way. The one place core maps a stored place back to a tenant;
+ * the work of a request reads `BridgeRequest.tenant`.
+ */
+export function recordedTenant(place: Pick<Place, 'surface' | 'workspace'>): RequestTenant {
+  return requestTenant(place);
 }
 
 /** One string per tenant, for store keys and caches. */

@@ -8,7 +8,7 @@ import { useStarted } from '../../support/server-setup';
 const env = useStarted(() => startCommandEnv());
 
 const applied = (): Promise<Record<string, unknown>> =>
-  readAppliedSettings(env.ctx) as Promise<Record<string, unknown>>;
+  env.scope().then((s) => readAppliedSettings(s)) as Promise<Record<string, unknown>>;
 
 test('non-admins are refused for every subcommand', async () => {
   for (const args of ['show', 'set Temperature 1', 'edit', 'models', 'list', 'create Sneaky']) {

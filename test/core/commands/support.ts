@@ -3,10 +3,11 @@
  * the real local chatbot service, its client, an in-memory store and a TestSurface; invocations record
  * what the command said.
  */
-import type { CommandHandler, CoreContext } from '../../../src/core/context';
+import type { CommandHandler, CoreContext, TenantScope } from '../../../src/core/context';
 import type { Actor, FormResult, MessageRef, OutMessage, Place } from '../../../src/core/surface';
 import { type RecordedInvocation, startCoreHarness } from '../../support/core-harness';
 import type { TestSurface } from '../../support/test-surface';
+import { scopeAt } from '../../support/tenant-scope';
 
 export interface Recorded extends RecordedInvocation {
   /** The last reply or update; throws when the command said nothing. */
@@ -15,6 +16,8 @@ export interface Recorded extends RecordedInvocation {
 
 export interface CommandEnv {
   ctx: CoreContext;
+  /** The scope of the channel's tenant, as the bridge hands it to a handler. */
+  scope(): Promise<TenantScope>;
   surface: TestSurface;
   channel: Place;
   admin: Actor;
@@ -54,6 +57,7 @@ export async function startCommandEnv(): Promise<CommandEnv> {
 
   return {
     ctx,
+    scope: () => scopeAt(ctx, channel),
     surface,
     channel,
     admin: h.users.admin,
@@ -61,7 +65,7 @@ export async function startCommandEnv(): Promise<CommandEnv> {
     inv,
     async run(handler, actor, args, opts) {
       const i = inv(actor, opts);
-      await handler.run(ctx, i, args);
+      await handler.run(await scopeAt(ctx, i.place), i, args);
       return i;
     },
     async action(handler, action, value, actor) {
@@ -69,14 +73,14 @@ export async function startCommandEnv(): Promise<CommandEnv> {
       if (!fn) throw new Error(`the handler has no action ${action}`);
       const source = await surface.post(channel, { text: 'the message with the button' });
       const i = inv(actor, { source });
-      await fn(ctx, i, value);
+      await fn(await scopeAt(ctx, i.place), i, value);
       return i;
     },
     async submit(handler, formId, state, values, actor) {
       const fn = handler.forms?.[formId];
       if (!fn) throw new Error(`the handler has no form ${formId}`);
       const i = inv(actor);
-      const result = await fn(ctx, i, state, values);
+      const result = await fn(await scopeAt(ctx, i.place), i, state, values);
       return { inv: i, result };
     },
     close: () => h.close(),

@@ -13,6 +13,7 @@ import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
 import type { StateStore } from '../../../src/state/store';
 import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
+import { requestTenant } from '../../../src/core/tenants/tenant';
 import { dropRedisPrefix } from '../../support/redis-prefix';
 
 const REDIS = 'redis://127.0.0.1:6379/7';
@@ -48,7 +49,7 @@ describe.each([
   afterEach(() => store.close());
 
   const place: Place = { surface: 'slack', workspace: 'T1', channel: 'C1', thread: '1.1' };
-  const other = tenantFor('slack', 'T2');
+  const other = requestTenant({ surface: 'slack', workspace: 'T2' });
 
   test('live under the tenant’s prefix and cannot be reached through another tenant’s view', async () => {
     const ref = await seed(store, place);

@@ -36,14 +36,14 @@ describe('pressing feedback (the ask handler routes it)', () => {
     expect(unknown.replies[0]).toMatchObject({ ephemeral: true });
     expect(unknown.last().text).toMatch(/can no longer be rated/);
 
-    await beginRatedAnswer(env.ctx, 'core1', 'conv-core', env.channel);
+    await beginRatedAnswer(await env.scope(), 'core1', 'conv-core', env.channel);
     const up = await env.action(ask, FEEDBACK_ACTION, 'up:core1', env.alice);
     expect(up.last().text).toMatch(/👍 recorded/);
     const down = await env.action(ask, FEEDBACK_ACTION, 'down:core1', env.alice);
     expect(down.replies.at(-1)?.ephemeral).toBe(true);
     expect(down.last().text).toMatch(/now 👎/);
     expect(down.last().buttons?.map((b) => [b.label, b.value])).toEqual([['Talk to a human', 'conv-core']]);
-    expect((await feedbackOf(env.ctx, env.channel).votesOn('core1')).map((v) => v.vote)).toEqual(['negative']);
+    expect((await feedbackOf(await env.scope()).votesOn('core1')).map((v) => v.vote)).toEqual(['negative']);
   });
 });
 
@@ -61,7 +61,7 @@ describe('/analytics feedback', () => {
   });
 
   test('/analytics reports the votes cast in the period', async () => {
-    const store = feedbackOf(env.ctx, env.channel);
+    const store = feedbackOf(await env.scope());
     const now = env.ctx.now();
     await store.vote('a-an1', 'U1', 'positive', 'slack', now);
     await store.vote('a-an2', 'U1', 'positive', 'discord', now);
@@ -86,7 +86,7 @@ describe('assistant intro', () => {
 
   test('without applied settings: prompts from the cities of the listings and the default greeting; with them: theirs', async () => {
     await env.ctx.store.delete(appliedSettingsKey(env.ctx.config.chatbotId));
-    const plain = await assistantIntro(env.ctx);
+    const plain = await assistantIntro(await env.scope());
     expect(plain.greeting).toBe(DEFAULT_GREETING);
     expect(plain.prompts.length).toBeGreaterThanOrEqual(1);
     expect(plain.prompts.length).toBeLessThanOrEqual(4);
@@ -95,7 +95,7 @@ describe('assistant intro', () => {
       WelcomeMessage: 'Hello from Acme',
       SuggestedMessage: 'One?\nTwo?',
     });
-    const applied = await assistantIntro(env.ctx);
+    const applied = await assistantIntro(await env.scope());
     expect(applied).toEqual({
       greeting: 'Hello from Acme',
       prompts: [

@@ -2,7 +2,6 @@
  * The applied-settings record's retention is restarted (re-written) at most hourly when it is read;
  * a re-write that failed is not counted as done, so the next read tries it again.
  */
-import type { CoreContext } from '../../../src/core/context';
 import { appliedSettingsKey, readAppliedSettings } from '../../../src/core/settings/applied';
 import type { StateStore } from '../../../src/state/store';
 import { startCoreHarness } from '../../support/core-harness';
@@ -30,7 +29,7 @@ describe('applied settings: the retention refresh', () => {
       },
     });
     const now = 10 * 60 * 60 * 1000;
-    const ctx: CoreContext = { ...h.ctx, store, now: () => now };
+    const ctx = { ...h.ctx, store, now: () => now, chatbot: { kind: 'operator' as const, chatbotId } };
 
     expect(await readAppliedSettings(ctx, chatbotId)).toEqual({ TalkToHumanResponseMessage: 'Right with you.' });
     expect(tries).toEqual([true]);

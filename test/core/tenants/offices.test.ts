@@ -52,27 +52,31 @@ describe('offices', () => {
 
   it('one office: the environment’s channels serve every tenant, across surfaces too', async () => {
     const ctx = contextOf(store, { handoff: { slack: SLACK_ENV } });
-    expect(await routeHandoff(ctx, slackUser('T1'))).toEqual(SLACK_ENV);
+    expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual(SLACK_ENV);
     // A Discord user's ticket in the Slack channel: the environment's chatbot makes one office.
-    expect(await routeHandoff(ctx, discordUser('G7'))).toEqual(SLACK_ENV);
+    expect(await routeHandoff(ctx, tenantOf(discordUser('G7')))).toEqual(SLACK_ENV);
     expect(await sameOffice(ctx, tenantOf(slackUser('T1')), tenantOf(discordUser('G7')))).toBe(true);
   });
 
   it('many Slack workspaces: the env channel names none, so a workspace without its own is refused; its own is used', async () => {
     const ctx = contextOf(store, { handoff: { slack: SLACK_ENV }, manyTenants: ['slack'] });
-    expect(await routeHandoff(ctx, slackUser('T1'))).toEqual({ refusal: NO_OWN_CHANNEL });
+    expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual({ refusal: NO_OWN_CHANNEL });
     await saveOffice(ctx, tenantFor('slack', 'T1'), { handoffChannel: 'C0OWN' });
-    expect(await routeHandoff(ctx, slackUser('T1'))).toEqual({ surface: 'slack', workspace: 'T1', channel: 'C0OWN' });
+    expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual({
+      surface: 'slack',
+      workspace: 'T1',
+      channel: 'C0OWN',
+    });
     // Another workspace's channel is never borrowed.
-    expect(await routeHandoff(ctx, slackUser('T2'))).toEqual({ refusal: NO_OWN_CHANNEL });
+    expect(await routeHandoff(ctx, tenantOf(slackUser('T2')))).toEqual({ refusal: NO_OWN_CHANNEL });
   });
 
   it('a Discord channel of one server never takes another server’s ticket', async () => {
     const ctx = contextOf(store, { handoff: { discord: DISCORD_ENV } });
-    expect(await routeHandoff(ctx, discordUser('G1'))).toEqual(DISCORD_ENV);
-    expect(await routeHandoff(ctx, discordUser('G2'))).toEqual({ refusal: NO_OWN_CHANNEL });
+    expect(await routeHandoff(ctx, tenantOf(discordUser('G1')))).toEqual(DISCORD_ENV);
+    expect(await routeHandoff(ctx, tenantOf(discordUser('G2')))).toEqual({ refusal: NO_OWN_CHANNEL });
     // A direct message with the bot is no server's: the deployment's own channel takes it.
-    expect(await routeHandoff(ctx, discordUser('@me'))).toEqual(DISCORD_ENV);
+    expect(await routeHandoff(ctx, tenantOf(discordUser('@me')))).toEqual(DISCORD_ENV);
   });
 
   it('across surfaces with many tenants: only when both name the same chatbot', async () => {
@@ -81,13 +85,13 @@ describe('offices', () => {
     const guild = tenantFor('discord', 'G1');
     // Unconnected: the environment's chatbot links no tenants where many install the app.
     expect(await sameOffice(ctx, slack, guild)).toBe(false);
-    expect(await routeHandoff(ctx, slackUser('T1'))).toEqual({ refusal: NO_OWN_CHANNEL });
+    expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual({ refusal: NO_OWN_CHANNEL });
     await saveOffice(ctx, slack, { chatbotId: 'bot-a' });
     await saveOffice(ctx, guild, { chatbotId: 'bot-b' });
     expect(await sameOffice(ctx, slack, guild)).toBe(false);
     await saveOffice(ctx, guild, { chatbotId: 'bot-a' });
     expect(await sameOffice(ctx, slack, guild)).toBe(true);
-    expect(await routeHandoff(ctx, slackUser('T1'))).toEqual(DISCORD_ENV);
+    expect(await routeHandoff(ctx, tenantOf(slackUser('T1')))).toEqual(DISCORD_ENV);
   });
 
   it('a viewer sees its own tenant’s tickets, and the unnamed env channel’s where that channel is its workspace’s', () => {

@@ -11,7 +11,7 @@ import { settleOldLayout, TENANT_PARTS_MARK } from '../../../src/state/old-layou
 import { tenantStore } from '../../../src/state/tenant-store';
 import type { Place } from '../../../src/core/surface';
 import { saveOffice } from '../../../src/core/tenants/offices';
-import { tenantOf } from '../../../src/core/tenants/tenant';
+import { requestTenant, tenantOf } from '../../../src/core/tenants/tenant';
 import { waitFor } from '../../../fakes/wait-for';
 import { startCoreHarness } from '../../support/core-harness';
 import { useStarted } from '../../support/server-setup';
@@ -107,6 +107,8 @@ describe('two tenants in one bridge', () => {
     await h.store.set(legacyKeys.recent(other, h.users.bob.id), convId!);
     await h.store.delete(TENANT_PARTS_MARK);
     expect(await settleOldLayout(h.store, Date.now())).toBe(false);
-    expect((await h.bridge.conversations.recentFor(other, h.users.bob.id))?.id).toBe(convId);
+    expect(
+      (await h.bridge.conversations.recentFor({ tenant: requestTenant(other), place: other }, h.users.bob.id))?.id,
+    ).toBe(convId);
   });
 });

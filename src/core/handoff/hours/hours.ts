@@ -120,7 +120,7 @@ export class HandoffHours {
     return lines;
   }
 
-  private async target(t: Ticket, { ctx, office, gone }: TicketOffice): Promise<void> {
+  private async target(t: Ticket, { office, kind, gone }: TicketOffice): Promise<void> {
     // The office's own target (`/handoff settings`), else HANDOFF_FIRST_REPLY_S.
     const targetMs = office.rules.firstReplyMs;
     if (targetMs === undefined || t.status !== 'claimed' || t.firstClaimedAt === undefined) return;
@@ -140,7 +140,7 @@ export class HandoffHours {
       // Only HANDOFF_ESCALATE's ids of the ticket's own platform: the only group mention the bridge builds.
       // They are the operator's people: only the operator's office, and only while the ticket's own
       // office is still the tenant's (a tenant that disconnected is no office of theirs).
-      const mentions = (ctx.scope?.chatbot === 'operator' && !gone ? this.config.escalate : [])
+      const mentions = (kind === 'operator' && !gone ? this.config.escalate : [])
         .map((id) => surface?.directory.mentionGroup(id))
         .filter((m): m is string => m !== undefined);
       await this.deps.apply(t.id, { kind: 'escalate', at: now, mentions, targetMs });

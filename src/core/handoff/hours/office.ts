@@ -3,11 +3,10 @@
  * applied from chat) and its own hours (`/chatbot hours`), over the environment's HANDOFF_* variables.
  * A value set from chat wins over the variable from then on.
  */
-import type { CoreContext, OfficeConfig } from '../../context';
-import { readAppliedSettings } from '../../settings/applied';
+import type { OfficeConfig, OfficeScope, UnconnectedScope } from '../../context';
+import { type AppliedSettings, readAppliedSettings } from '../../settings/applied';
 import type { OfficeHandoffRules, OfficeRecord } from '../../tenants/office-record';
 import { storedOffices } from '../../tenants/offices';
-import type { Tenant } from '../../tenants/tenant';
 import { type HandoffRules, officeRules } from '../rules';
 import { describeOpening, nextOpening, type OfficeHours } from './office-hours';
 import { isTimeZone } from './zoned-time';
@@ -35,21 +34,14 @@ export interface Office {
   ownRules?: OfficeHandoffRules;
 }
 
-/** What the context's tenant set with `/chatbot hours` (its enterprise's, for an org-wide install). */
-async function tenantRecord(ctx: CoreContext): Promise<OfficeRecord | undefined> {
-  const scope = ctx.scope;
-  if (!scope) return undefined;
-  return recordOf(ctx, scope.tenant);
+/** What the scope's tenant set with `/chatbot hours` (its enterprise's, for an org-wide install). */
+async function tenantRecord(ctx: Pick<UnconnectedScope, 'store' | 'canonical'>): Promise<OfficeRecord | undefined> {
+  return storedOffices(ctx).of(ctx.canonical);
 }
 
-async function recordOf(ctx: CoreContext, t: Tenant): Promise<OfficeRecord | undefined> {
-  const tenant = ctx.chatbots ? await ctx.chatbots.canonical(t) : t;
-  return storedOffices(ctx).of(tenant);
-}
-
-/** The handoff rules of `t`'s office: its own `/handoff settings` over the deployment's. */
-export async function rulesOf(ctx: CoreContext, t: Tenant): Promise<HandoffRules> {
-  return officeRules(ctx.config, (await recordOf(ctx, t))?.handoff);
+/** The handoff rules of the scope's office: its own `/handoff settings` over the deployment's. */
+export async function rulesOf(ctx: Pick<UnconnectedScope, 'store' | 'canonical' | 'config'>): Promise<HandoffRules> {
+  return officeRules(ctx.config, (await tenantRecord(ctx))?.handoff);
 }
 
 function nonBlank(v: unknown): string | undefined {
@@ -64,9 +56,13 @@ function nonBlank(v: unknown): string | undefined {
  * stands in for TalkToHumanEmail only where the environment's chatbot serves the tenant, never for a
  * tenant that connected its own (its tickets are not the operator's to read).
  */
-export async function readOffice(ctx: CoreContext): Promise<Office> {
+export async function readOffice(ctx: OfficeScope): Promise<Office> {
   const config = ctx.config.office ?? ALWAYS_OPEN;
-  const [applied, record] = await Promise.all([readAppliedSettings(ctx), tenantRecord(ctx)]);
+  const chatbot = ctx.chatbot;
+  const [applied, record] = await Promise.all([
+    chatbot ? readAppliedSettings({ ...ctx, chatbot }) : Promise.resolve<AppliedSettings>({}),
+    tenantRecord(ctx),
+  ]);
   const own = record?.hours;
   const chosen = nonBlank(applied.TimeZone);
   // A TimeZone Intl does not know (the service takes any text) cannot place the hours: the variable stands in.
@@ -84,9 +80,10 @@ export async function readOffice(ctx: CoreContext): Promise<Office> {
     office.hoursFrom = own ? 'tenant' : 'environment';
   }
   // The shared chatbot's addresses are the operator's: a guest's tickets are not mailed there.
-  const guest = ctx.scope?.chatbot === 'shared';
+  const guest = chatbot?.kind === 'shared';
   const fromChatbot = guest ? undefined : nonBlank(applied.TalkToHumanEmail);
-  const standIn = ctx.scope?.chatbot === 'own' || guest ? undefined : config.email;
+  // HANDOFF_EMAIL is the operator's office's: never a tenant's own, a guest's or one with no chatbot.
+  const standIn = chatbot?.kind === 'operator' ? config.email : undefined;
   if (fromChatbot) Object.assign(office, { ticketEmail: fromChatbot, ticketEmailFrom: 'chatbot' });
   else if (standIn) Object.assign(office, { ticketEmail: standIn, ticketEmailFrom: 'environment' });
   const leadsEmail = nonBlank(applied.EmailForDailyLeads);

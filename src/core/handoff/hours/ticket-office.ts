@@ -1,22 +1,24 @@
 /**
  * The office a ticket's background steps read (the sweep's reminders, time-outs, targets and offers,
- * its e-mails, the day's leads): the office of its asker's tenant (the conversation's place), with
- * that tenant's chatbot, settings and hours, never the deployment's by default. One book per pass:
- * a pass over many tickets of one tenant reads its office once.
+ * its e-mails, the day's leads): the office of its asker's tenant (the tenant recorded with the
+ * conversation's place), with that tenant's chatbot, settings and hours, never the deployment's by
+ * default. One book per pass: a pass over many tickets of one tenant reads its office once.
  */
-import type { CoreContext } from '../../context';
+import type { ChatbotKind, CoreContext, OfficeScope } from '../../context';
 import type { Place } from '../../surface';
 import type { Ticket } from '../model';
-import { chatbotFor, withChatbot } from '../../tenants/scope';
-import { tenantKey, tenantOf } from '../../tenants/tenant';
+import { channelFirst, chatbotFor, chatbotKind, unconnectedScope } from '../../tenants/scope';
+import { recordedTenant, tenantKey } from '../../tenants/tenant';
+import { talkToHumanMessage } from '../channel';
 import { type Office, readOffice } from './office';
 
 export interface TicketOffice {
-  /** The context narrowed to the tenant (the deployment's own when no chatbot serves it). */
-  ctx: CoreContext;
+  /** The tenant's office scope: its chatbot named (none when no chatbot serves it), its handoff channel first. */
+  ctx: OfficeScope;
   office: Office;
-  /** The chatbot serving the tenant; undefined when none does (not connected, no default). */
+  /** The chatbot serving the tenant, and whose; undefined when none does (not connected, no default). */
   chatbotId?: string;
+  kind?: ChatbotKind;
   /** The ticket's own office is gone (forTicket): nothing of it is mailed or escalated. */
   gone?: boolean;
 }
@@ -26,9 +28,9 @@ export class OfficeBook {
 
   constructor(private readonly root: CoreContext) {}
 
-  /** The office of `place`'s tenant, read on its first ticket of the pass. */
+  /** The office of the tenant recorded at `place`, read on its first ticket of the pass. */
   of(place: Pick<Place, 'surface' | 'workspace'>): Promise<TicketOffice> {
-    const tenant = tenantOf(place);
+    const tenant = recordedTenant(place);
     const key = tenantKey(tenant);
     let found = this.read.get(key);
     if (!found) {
@@ -45,17 +47,31 @@ export class OfficeBook {
    */
   async forTicket(t: Pick<Ticket, 'userPlace' | 'office'>): Promise<TicketOffice> {
     const found = await this.of(t.userPlace);
-    if (!t.office || (found.chatbotId === t.office.chatbotId && found.ctx.scope?.chatbot === t.office.kind))
-      return found;
+    if (!t.office || (found.chatbotId === t.office.chatbotId && found.kind === t.office.kind)) return found;
     const { ticketEmail: _t, ticketEmailFrom: _f, leadsEmail: _l, ...rest } = found.office;
     return { ...found, office: rest, gone: true };
   }
 
+  /**
+   * What a ticket opening in `place`'s tenant needs of its office: the office, the words of its
+   * chatbot (TalkToHumanResponseMessage), and the office to keep with the ticket (Ticket.office).
+   */
+  async opening(place: Pick<Place, 'surface' | 'workspace'>) {
+    const found = await this.of(place);
+    const talkToHuman = await talkToHumanMessage(found.ctx);
+    const { chatbotId, kind } = found;
+    return { office: found.office, talkToHuman, captured: chatbotId && kind ? { chatbotId, kind } : undefined };
+  }
+
   private async load(place: Pick<Place, 'surface' | 'workspace'>): Promise<TicketOffice> {
-    const tenant = tenantOf(place);
+    const tenant = recordedTenant(place);
+    const base = await unconnectedScope(this.root, tenant);
     const chatbot = await chatbotFor(this.root, tenant);
-    const ctx = chatbot ? withChatbot(this.root, tenant, chatbot) : this.root;
-    const office = await readOffice(ctx);
-    return chatbot ? { ctx, office, chatbotId: chatbot.chatbotId } : { ctx, office };
+    if (!chatbot) return { ctx: base, office: await readOffice(base) };
+    const kind = chatbotKind(this.root, tenant, chatbot);
+    // Named, not callable: a ticket's steps read its office, they never ask its chatbot.
+    const named = { kind, chatbotId: chatbot.chatbotId };
+    const ctx: OfficeScope = { ...base, config: channelFirst(base.config, tenant, chatbot), chatbot: named };
+    return { ctx, office: await readOffice(ctx), chatbotId: chatbot.chatbotId, kind };
   }
 }

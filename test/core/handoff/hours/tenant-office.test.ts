@@ -14,7 +14,9 @@ import { appliedSettingsKey } from '../../../../src/core/settings/applied';
 import { TenantConnections } from '../../../../src/core/tenants/connections';
 import { ChatbotDirectory } from '../../../../src/core/tenants/directory';
 import { saveOfficePart } from '../../../../src/core/tenants/offices';
-import { withChatbot } from '../../../../src/core/tenants/scope';
+import { scopeWith } from '../../../../src/core/tenants/scope';
+import type { RequestTenant } from '../../../../src/core/tenants/tenant';
+import { scopeAt } from '../../../support/tenant-scope';
 import { ChatbotClient } from '../../../../src/service/client';
 import { SecretBox } from '../../../../src/state/secret-box';
 import { SqliteStore } from '../../../../src/state/sqlite-store';
@@ -91,7 +93,7 @@ describe('the office of a ticket’s tenant', () => {
   afterAll(() => store.close());
 
   test('a tenant with its own chatbot: its time zone, its hours, and no HANDOFF_EMAIL', async () => {
-    const own = withChatbot(root, OWN, { chatbotId: 'own-bot', client, connected: true });
+    const own = await scopeWith(root, OWN as RequestTenant, { chatbotId: 'own-bot', client, connected: true });
     let office = await readOffice(own);
     expect(office.timeZone).toBe('Asia/Tokyo');
     expect(office.ticketEmail).toBeUndefined();
@@ -109,19 +111,23 @@ describe('the office of a ticket’s tenant', () => {
   });
 
   test('a tenant on the environment’s chatbot: HANDOFF_EMAIL stands in, as for the deployment itself', async () => {
-    const onEnv = withChatbot(root, ENV, { chatbotId: 'env-bot', client, connected: false });
+    const onEnv = await scopeWith(root, ENV as RequestTenant, { chatbotId: 'env-bot', client, connected: false });
     const office = await readOffice(onEnv);
     expect(office).toMatchObject({ timeZone: 'America/Chicago', ticketEmail: 'operator@ops.example' });
     expect(office.ticketEmailFrom).toBe('environment');
-    expect((await readOffice(root)).ticketEmail).toBe('operator@ops.example');
+    expect((await readOffice(await scopeAt(root, place('T0ENV')))).ticketEmail).toBe('operator@ops.example');
     // Another tenant's own hours are not its.
     expect(office.hours?.windows).toEqual(windows('Mon-Fri 09:00-18:00'));
   });
 
   test('a tenant that connected the environment’s own chatbot is the operator’s office: HANDOFF_EMAIL stands in', async () => {
     // OAuth mode: connecting is how a workspace names its handoff channel, whatever chatbot it names.
-    const onEnvConnected = withChatbot(root, ENV, { chatbotId: 'env-bot', client, connected: true });
-    expect(onEnvConnected.scope?.ownChatbot).toBe(false);
+    const onEnvConnected = await scopeWith(root, ENV as RequestTenant, {
+      chatbotId: 'env-bot',
+      client,
+      connected: true,
+    });
+    expect(onEnvConnected.chatbot.kind).toBe('operator');
     const office = await readOffice(onEnvConnected);
     expect(office.ticketEmail).toBe('operator@ops.example');
     expect(office.ticketEmailFrom).toBe('environment');

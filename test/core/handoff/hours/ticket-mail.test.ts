@@ -8,6 +8,7 @@ import { extractLead } from '../../../../src/core/handoff/lead';
 import type { Ticket } from '../../../../src/core/handoff/model';
 import { appliedSettingsKey } from '../../../../src/core/settings/applied';
 import { SqliteStore } from '../../../../src/state/sqlite-store';
+import { scopeAt } from '../../../support/tenant-scope';
 import { silentLog } from '../../../support/silent-log';
 
 const utc = (iso: string): number => Date.parse(`${iso}Z`);
@@ -78,9 +79,10 @@ it('the office: a TimeZone and TalkToHumanEmail applied from chat win over the v
     now: () => 0,
     memory: new CoreMemory(),
   } as unknown as CoreContext;
-  expect(await readOffice(ctx)).toMatchObject({ timeZone: 'Europe/London', ticketEmail: 'env@example.com' });
+  const scope = await scopeAt(ctx, { surface: 'slack', workspace: 'T1' });
+  expect(await readOffice(scope)).toMatchObject({ timeZone: 'Europe/London', ticketEmail: 'env@example.com' });
   await store.set(appliedSettingsKey('demo'), { TimeZone: 'America/Chicago', TalkToHumanEmail: 'chat@example.com' });
-  const office = await readOffice(ctx);
+  const office = await readOffice(scope);
   expect(office).toMatchObject({ timeZone: 'America/Chicago', ticketEmail: 'chat@example.com' });
   // Saturday night in Chicago: back Monday 09:00 there.
   expect(afterHoursLines(office, utc('2026-03-07T03:00:00'), true)).toEqual([
@@ -90,7 +92,7 @@ it('the office: a TimeZone and TalkToHumanEmail applied from chat win over the v
   expect(afterHoursLines(office, utc('2026-03-07T03:00:00'), false)).toHaveLength(1);
   // A TimeZone Intl does not know leaves the variable in charge.
   await store.set(appliedSettingsKey('demo'), { TimeZone: 'Central-ish' });
-  expect((await readOffice(ctx)).timeZone).toBe('Europe/London');
+  expect((await readOffice(scope)).timeZone).toBe('Europe/London');
   await store.close();
 });
 
