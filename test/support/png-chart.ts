@@ -1,6 +1,6 @@
 /**
- * Reads back what a panel chart drew: the PNG's chunks are walked (each CRC checked), and the
- * `chart-spec` tEXt chunk that renderPanelChart writes is parsed with zod.
+ * Reads back what a trend chart drew: the PNG's chunks are walked (each CRC checked), and the
+ * `chart-spec` tEXt chunk that renderTrendChart writes is parsed with zod.
  */
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
@@ -8,25 +8,19 @@ import { CHART_SPEC_KEYWORD } from '../../src/core/analytics/chart';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-const chartSpecSchema = z.object({
-  title: z.string(),
-  panels: z.array(
-    z.object({
-      title: z.string(),
-      labels: z.array(z.string()),
-      values: z.array(z.number()),
-      max: z.number().optional(),
-    }),
-  ),
-  /** The trend drawn across the top (per day: conversations, handoffs, votes). */
-  trend: z
-    .object({
+const chartSpecSchema = z
+  .object({
+    title: z.string(),
+    /** The trend drawn, the whole of the image (per day: conversations, handoffs, votes). */
+    trend: z.object({
       title: z.string(),
       categories: z.array(z.string()),
       series: z.array(z.object({ name: z.string(), values: z.array(z.number()) })),
-    })
-    .optional(),
-});
+      xLabel: z.string().optional(),
+      yLabel: z.string().optional(),
+    }),
+  })
+  .strict();
 export type ChartSpec = z.infer<typeof chartSpecSchema>;
 
 interface Chunk {
@@ -62,7 +56,7 @@ export function pngInBody(body: Buffer): Buffer {
   return body.subarray(start, start + length);
 }
 
-/** The spec a panel chart was drawn from, or undefined when the PNG carries none. */
+/** The spec a trend chart was drawn from, or undefined when the PNG carries none. */
 export function chartSpecOf(png: Buffer): ChartSpec | undefined {
   for (const c of pngChunks(png)) {
     if (c.type !== 'tEXt') continue;
@@ -73,9 +67,9 @@ export function chartSpecOf(png: Buffer): ChartSpec | undefined {
   return undefined;
 }
 
-/** A panel by title (a prefix is enough: the satisfaction panel's title carries its count). */
-export function panelOf(spec: ChartSpec, titleStart: string): ChartSpec['panels'][number] {
-  const panel = spec.panels.find((p) => p.title.startsWith(titleStart));
-  if (!panel) throw new Error(`no panel titled ${titleStart}… in ${spec.panels.map((p) => p.title).join(', ')}`);
-  return panel;
+/** A series of the trend by name (its values, one per step). */
+export function seriesOf(spec: ChartSpec, name: string): number[] {
+  const series = spec.trend.series.find((s) => s.name === name);
+  if (!series) throw new Error(`no series ${name} in ${spec.trend.series.map((s) => s.name).join(', ')}`);
+  return series.values;
 }

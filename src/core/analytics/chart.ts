@@ -153,46 +153,22 @@ function barChartConfig(spec: BarChartSpec, width: number): BarConfig {
   };
 }
 
-export interface ChartPanel {
-  /** The panel's heading, e.g. "Resolution rate (%)". */
-  title: string;
-  labels: string[];
-  values: number[];
-  /** A fixed top of the scale (100 for a percentage); otherwise the panel's own figures set it. */
-  max?: number;
-}
-
-/** The top of a panel's axis: a round figure just above its largest bar (1 for an empty panel). */
-export function panelAxisMax(values: readonly number[]): number {
-  const top = Math.max(0, ...values.filter(Number.isFinite)) * 1.1;
-  if (top === 0) return 1;
-  const magnitude = 10 ** Math.floor(Math.log10(top));
-  const step = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * magnitude >= top - 1e-9) ?? 10;
-  return Math.round(step * magnitude * 1e6) / 1e6;
-}
+const TREND_WIDTH = 840;
+const TREND_HEIGHT = 420;
+const TREND_COLOURS = ['#3b6fd8', '#d8733b', '#2e9e5b', '#c0392b', '#7d3bd8', '#888888'];
+const AXIS_TEXT = { color: '#333333', font: { family: FONT_FAMILY, size: 12 } };
 
 /**
- * One chart.js configuration per panel: each its own dataset and its own value axis, topped by the
- * panel's fixed maximum (100 for a percentage) or by its own largest figure, never by another panel's.
+ * The trend as chart.js draws it: one line per series over the steps, on one count axis, with a
+ * legend; the title's lines are the chart's name and period, then the trend's own (per day, …).
  */
-export function panelChartConfigs(panels: readonly ChartPanel[], panelWidth = PANEL_WIDTH): BarConfig[] {
-  return panels.map((panel) =>
-    barChartConfig(
-      { title: panel.title, labels: panel.labels, values: panel.values, max: panel.max ?? panelAxisMax(panel.values) },
-      panelWidth,
-    ),
-  );
-}
-
-const PANEL_WIDTH = 420;
-const PANEL_HEIGHT = 260;
-
-const TREND_HEIGHT = 320;
-const TREND_COLOURS = ['#3b6fd8', '#d8733b', '#2e9e5b', '#c0392b', '#7d3bd8', '#888888'];
-
-/** The trend as chart.js draws it: one line per series over the steps, on one count axis, with a legend. */
-export function trendChartConfig(trend: TrendChart, width: number): ChartConfiguration<'line', number[], string> {
-  const axisTitle = (text: string | undefined) => (text ? { display: true, text, color: '#333333' } : undefined);
+export function trendChartConfig(
+  trend: TrendChart,
+  width: number,
+  heading?: string,
+): ChartConfiguration<'line', number[], string> {
+  const axisTitle = (text: string | undefined) =>
+    text ? { display: true, text, color: '#333333', font: { family: FONT_FAMILY, size: 12 } } : undefined;
   return {
     type: 'line',
     data: {
@@ -202,6 +178,7 @@ export function trendChartConfig(trend: TrendChart, width: number): ChartConfigu
         data: s.values,
         borderColor: TREND_COLOURS[i % TREND_COLOURS.length],
         backgroundColor: TREND_COLOURS[i % TREND_COLOURS.length],
+        borderWidth: 2,
         pointRadius: 3,
         tension: 0,
       })),
@@ -212,13 +189,30 @@ export function trendChartConfig(trend: TrendChart, width: number): ChartConfigu
       devicePixelRatio: 1,
       events: [],
       layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
+      font: { family: FONT_FAMILY },
       plugins: {
-        title: { display: true, text: trend.title, font: { size: width < 600 ? 14 : 16, weight: 'bold' } },
-        legend: { display: true, position: 'bottom' },
+        title: {
+          display: true,
+          text: heading ? [heading, trend.title] : trend.title,
+          color: '#111111',
+          font: { size: width < 600 ? 14 : 16, weight: 'bold', family: FONT_FAMILY },
+          padding: { top: 4, bottom: 12 },
+        },
+        legend: {
+          display: true,
+          position: 'bottom',
+          labels: { ...AXIS_TEXT, usePointStyle: true, boxWidth: 8, boxHeight: 8 },
+        },
       },
       scales: {
-        x: { title: axisTitle(trend.xLabel), grid: { display: false } },
-        y: { beginAtZero: true, ticks: { precision: 0 }, title: axisTitle(trend.yLabel) },
+        // A month of days: labels turned as needed, never overlapping (chart.js skips some).
+        x: {
+          title: axisTitle(trend.xLabel),
+          offset: true,
+          grid: { display: false },
+          ticks: { ...AXIS_TEXT, autoSkip: true },
+        },
+        y: { beginAtZero: true, ticks: { ...AXIS_TEXT, precision: 0 }, title: axisTitle(trend.yLabel) },
       },
     },
     plugins: [whiteBackground as unknown as Plugin<'line'>],
@@ -226,72 +220,38 @@ export function trendChartConfig(trend: TrendChart, width: number): ChartConfigu
 }
 
 /**
- * The trend (when given) across the top, then several small bar charts, each on its own scale:
- * counts, a percentage and seconds on one axis would flatten all but the largest. Panels are laid
- * out two to a row under one title.
+ * The period's trend as a PNG: one line chart (per step: conversations, handoffs, votes), titled with
+ * who and when. The figures themselves go beside it as a table or text, so the image holds only what
+ * reads better drawn: how the period went, day by day.
  */
-export async function renderPanelChart(spec: {
-  title: string;
-  panels: ChartPanel[];
-  trend?: TrendChart;
-}): Promise<Buffer> {
-  if (spec.panels.length === 0) throw new RangeError('a panel chart needs at least one panel');
-  const pw = PANEL_WIDTH;
-  const ph = PANEL_HEIGHT;
-  const columns = Math.min(2, spec.panels.length);
-  const rows = Math.ceil(spec.panels.length / columns);
-  const trendHeight = spec.trend ? TREND_HEIGHT : 0;
-  const header = 44 + trendHeight;
-  const canvas = createCanvas(pw * columns, header + ph * rows);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  ctx.fillStyle = '#111111';
-  ctx.font = `bold 18px ${FONT_FAMILY}`;
-  ctx.textAlign = 'center';
-  ctx.textBaseline = 'middle';
-  ctx.fillText(spec.title, canvas.width / 2, 22);
-  if (spec.trend) {
-    const trendCanvas = createCanvas(canvas.width, trendHeight);
-    const chart = new Chart(
-      trendCanvas.getContext('2d') as unknown as CanvasRenderingContext2D,
-      trendChartConfig(spec.trend, canvas.width),
-    );
-    try {
-      ctx.drawImage(trendCanvas, 0, 44);
-    } finally {
-      chart.destroy();
-    }
+export async function renderTrendChart(spec: { title: string; trend: TrendChart }): Promise<Buffer> {
+  if (spec.trend.series.some((s) => s.values.length !== spec.trend.categories.length)) {
+    throw new RangeError('every trend series needs one value per category');
   }
-  for (const [i, config] of panelChartConfigs(spec.panels, pw).entries()) {
-    const panelCanvas = createCanvas(pw, ph);
-    const chart = new Chart(panelCanvas.getContext('2d') as unknown as CanvasRenderingContext2D, config);
-    try {
-      ctx.drawImage(panelCanvas, (i % columns) * pw, header + Math.floor(i / columns) * ph);
-    } finally {
-      chart.destroy();
-    }
+  const canvas = createCanvas(TREND_WIDTH, TREND_HEIGHT);
+  const chart = new Chart(
+    canvas.getContext('2d') as unknown as CanvasRenderingContext2D,
+    trendChartConfig(spec.trend, TREND_WIDTH, spec.title),
+  );
+  try {
+    const drawnSpec: ChartSpecText = { title: spec.title, trend: spec.trend };
+    return withTextChunk(await canvas.encode('png'), CHART_SPEC_KEYWORD, JSON.stringify(drawnSpec));
+  } finally {
+    chart.destroy();
   }
-  const drawnSpec: ChartSpecText = {
-    title: spec.title,
-    panels: spec.panels,
-    ...(spec.trend ? { trend: spec.trend } : {}),
-  };
-  return withTextChunk(await canvas.encode('png'), CHART_SPEC_KEYWORD, JSON.stringify(drawnSpec));
 }
 
-/** The keyword of the PNG text chunk that carries the figures a panel chart drew. */
+/** The keyword of the PNG text chunk that carries the trend a chart drew. */
 export const CHART_SPEC_KEYWORD = 'chart-spec';
 
 interface ChartSpecText {
   title: string;
-  panels: ChartPanel[];
-  trend?: TrendChart;
+  trend: TrendChart;
 }
 
 /**
- * The figures go into the PNG as a tEXt chunk beside the pixels: a reader (a test, an archive,
- * anyone who wants the numbers back) gets exactly what was drawn without reading bars off an image.
+ * The trend's figures go into the PNG as a tEXt chunk beside the pixels: a reader (a test, an archive,
+ * anyone who wants the numbers back) gets exactly what was drawn without reading lines off an image.
  * The chunk is inserted before IEND, where any PNG decoder skips what it does not need.
  */
 function withTextChunk(png: Buffer, keyword: string, text: string): Buffer {

@@ -1,8 +1,8 @@
 /**
  * `/analytics [from] [to]` (admins): the /v1 overview as a table of figures, and the period's trend
  * (per day: conversations, handoffs, votes) as a chart: the surface's own where it draws one, else a
- * PNG (the trend over the figures' bar panels). A workspace
- * on the deployment's shared chatbot (tenants/shared-chatbot.ts) is shown its own figures only: the
+ * PNG of the trend alone (the figures are in the table or text beside it). A workspace on the
+ * deployment's shared chatbot (tenants/shared-chatbot.ts) is shown its own figures only: the
  * conversations the bridge opened for it, in place of the chatbot-wide overview (every tenant's).
  */
 import { z } from 'zod';
@@ -11,8 +11,8 @@ import type { FeedbackTally } from '../../state/feedback-store';
 import { feedbackOf } from '../feedback/feedback';
 import { ownConversations } from '../tenants/own-conversations';
 import { SHARED_CHATBOT_NOTE, onSharedChatbot } from '../tenants/shared-chatbot';
-import { type ChartPanel, renderPanelChart } from '../analytics/chart';
-import { handoffChartPanels, handoffFigures, handoffFiguresText } from '../handoff/figures';
+import { renderTrendChart } from '../analytics/chart';
+import { handoffFigures, handoffFiguresText } from '../handoff/figures';
 import type { TenantScope } from '../context';
 import type { DataTable, Invocation } from '../surface';
 import { analyticsTrend } from '../analytics/trend';
@@ -23,8 +23,6 @@ import { guardedCommand, requireAdmin } from './respond';
 const USAGE = usageOf('analytics');
 const DAY_MS = 86_400_000;
 export const DEFAULT_ANALYTICS_DAYS = 30;
-/** The chart's bars of answer feedback (votes in the period). */
-export const FEEDBACK_CHART_LABELS = ['Positive votes', 'Negative votes'];
 
 function isRealDate(s: string): boolean {
   const d = new Date(`${s}T00:00:00Z`);
@@ -112,52 +110,16 @@ async function chatbotName(ctx: TenantScope): Promise<string> {
   }
 }
 
-/** Each measure on its own scale: counts together, the length, the percentage (0-100) and the seconds apart. */
-export function analyticsPanels(
-  a: V1AnalyticsOverview,
-  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
-): ChartPanel[] {
-  const m = a.metrics;
-  return [
-    {
-      title: 'Activity',
-      labels: ['Conversations', 'Messages', 'Unique users'],
-      values: [m.totalConversations, m.totalMessages, m.uniqueUsers],
-    },
-    {
-      title: 'Avg conversation length (messages)',
-      labels: ['Messages per conversation'],
-      values: [m.avgConversationLength],
-    },
-    { title: 'Resolution rate (%)', labels: ['Resolved'], values: [resolutionPercent(m.resolutionRate)], max: 100 },
-    { title: 'Avg response time (s)', labels: ['Seconds'], values: [m.avgResponseTime] },
-    feedbackPanel(feedback),
-  ];
-}
-
-function feedbackPanel(feedback: Pick<FeedbackTally, 'positive' | 'negative'>): ChartPanel {
-  return {
-    title: 'Answer feedback (votes)',
-    labels: FEEDBACK_CHART_LABELS,
-    values: [feedback.positive, feedback.negative],
-  };
-}
-
-/** The chatbot's part of the result: what it is called, its figures as text and as chart panels. */
+/** The chatbot's part of the result: what it is called and its figures as text. */
 interface ChatbotFigures {
   name: string;
   text: string;
-  panels: ChartPanel[];
 }
 
 type Period = { range: AnalyticsRange; startMs: number; endMs: number };
 
 /** The service's overview of the chatbot (the tenant's own chatbot, or the one chatbot of the deployment). */
-async function serviceFigures(
-  ctx: TenantScope,
-  { range }: Period,
-  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
-): Promise<ChatbotFigures> {
+async function serviceFigures(ctx: TenantScope, { range }: Period): Promise<ChatbotFigures> {
   // The service reads ISO 8601; the end day is included whole.
   const [overview, name] = await Promise.all([
     ctx.chatbot.client.v1.analyticsOverview({
@@ -167,7 +129,7 @@ async function serviceFigures(
     }),
     chatbotName(ctx),
   ]);
-  return { name, text: analyticsText(name, range, overview), panels: analyticsPanels(overview, feedback) };
+  return { name, text: analyticsText(name, range, overview) };
 }
 
 /** On the shared chatbot: the conversations the bridge opened for this workspace in the period, and why no more. */
@@ -175,7 +137,6 @@ async function tenantFigures(
   ctx: TenantScope,
   inv: Invocation,
   { range, startMs, endMs }: Period,
-  feedback: Pick<FeedbackTally, 'positive' | 'negative'>,
 ): Promise<ChatbotFigures> {
   const own = await ownConversations(ctx, inv.tenant, ctx.chatbot.chatbotId);
   const opened = own.filter((c) => c.createdAt >= startMs && c.createdAt <= endMs).length;
@@ -186,7 +147,6 @@ async function tenantFigures(
       `Conversations: ${fmt.format(opened)} (opened in this workspace)`,
       SHARED_CHATBOT_NOTE,
     ].join('\n'),
-    panels: [{ title: 'Activity', labels: ['Conversations'], values: [opened] }, feedbackPanel(feedback)],
   };
 }
 
@@ -218,16 +178,12 @@ async function run(ctx: TenantScope, inv: Invocation, args: string): Promise<voi
   const feedback = await feedbackOf(ctx).tally(period.startMs, period.endMs);
   const shared = onSharedChatbot(ctx);
   const [chatbot, handoffs, trend] = await Promise.all([
-    shared ? tenantFigures(ctx, inv, period, feedback) : serviceFigures(ctx, period, feedback),
+    shared ? tenantFigures(ctx, inv, period) : serviceFigures(ctx, period),
     handoffFigures(ctx, inv.tenant, range, { responseTarget: ctx.config.office?.firstReplyMs !== undefined }),
     analyticsTrend(ctx, range, shared),
   ]);
   const { name } = chatbot;
-  const png = await renderPanelChart({
-    title: `${name}: ${range.from} to ${range.to}`,
-    trend,
-    panels: [...chatbot.panels, ...handoffChartPanels(handoffs)],
-  });
+  const png = await renderTrendChart({ title: `${name}: ${range.from} to ${range.to}`, trend });
   const text = `${chatbot.text}\n${feedbackLine(feedback)}\n${handoffFiguresText(handoffs)}`;
   const file = {
     name: `analytics-${range.from}-${range.to}.png`,

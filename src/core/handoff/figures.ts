@@ -5,7 +5,6 @@
  * Each event counts in the period it happened in. Pure over the stored tickets of one tenant.
  */
 import type { Tenant } from '../../state/tenant-store';
-import type { ChartPanel } from '../analytics/chart';
 import type { UnconnectedScope } from '../context';
 import { viewTenants } from '../tenants/offices';
 import { duration } from './render';
@@ -113,27 +112,4 @@ export function handoffFiguresText(f: HandoffFigures): string {
       ? [`Response target: ${f.targetMet} met, ${f.targetMissed} missed`]
       : []),
   ].join('\n');
-}
-
-/** The chart's handoff panels, each on its own scale: counts, waits in minutes, satisfaction. */
-export function handoffChartPanels(f: HandoffFigures): ChartPanel[] {
-  const min = (ms: number | undefined): number => (ms === undefined ? 0 : Math.round((ms / 60_000) * 100) / 100);
-  return [
-    {
-      title: 'Handoffs',
-      labels: ['Opened', 'Claimed', 'Closed', 'Cancelled', 'Timed out'],
-      values: [f.opened, f.claimed, f.closed, f.cancelled, f.timedOut],
-    },
-    {
-      title: 'Handoff waits (min)',
-      labels: ['Claim p50', 'Claim p90', 'Reply p50', 'Reply p90'],
-      values: [min(f.claimP50), min(f.claimP90), min(f.replyP50), min(f.replyP90)],
-    },
-    {
-      title: `Satisfaction (1-5, ${f.satisfactionCount} rating${f.satisfactionCount === 1 ? '' : 's'})`,
-      labels: ['Average'],
-      values: [f.satisfactionAverage ?? 0],
-      max: 5,
-    },
-  ];
 }

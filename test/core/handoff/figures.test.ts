@@ -1,8 +1,7 @@
-/** The handoff figures of a period, and the chart panels (and PNG) drawn from them: values checked. */
-import { renderPanelChart } from '../../../src/core/analytics/chart';
-import { computeHandoffFigures, handoffChartPanels, handoffFiguresText } from '../../../src/core/handoff/figures';
+/** The handoff figures of a period, and the table rows /analytics shows them as: values checked. */
+import { figuresTable } from '../../../src/core/commands/analytics';
+import { computeHandoffFigures, handoffFiguresText } from '../../../src/core/handoff/figures';
 import type { Ticket } from '../../../src/core/handoff/model';
-import { chartSpecOf, panelOf, pngChunks } from '../../support/png-chart';
 
 const DAY = Date.parse('2026-11-20T00:00:00.000Z');
 const MIN = 60_000;
@@ -67,57 +66,32 @@ describe('handoff figures', () => {
     expect(handoffFiguresText(figures)).toContain('Handoffs: 10 opened, 8 claimed, 5 closed, 1 cancelled, 1 timed out');
   });
 
-  it('builds the chart panels with those values: counts, waits in minutes, satisfaction on a 1-5 scale', () => {
-    expect(handoffChartPanels(figures)).toEqual([
-      {
-        title: 'Handoffs',
-        labels: ['Opened', 'Claimed', 'Closed', 'Cancelled', 'Timed out'],
-        values: [10, 8, 5, 1, 1],
-      },
-      {
-        title: 'Handoff waits (min)',
-        labels: ['Claim p50', 'Claim p90', 'Reply p50', 'Reply p90'],
-        values: [4, 8, 6, 10],
-      },
-      { title: 'Satisfaction (1-5, 4 ratings)', labels: ['Average'], values: [4.25], max: 5 },
+  it('the table shows those values: counts, waits, satisfaction on a 1-5 scale', () => {
+    expect(rowsOf(figures)).toEqual([
+      ['Handoffs', '10 opened, 8 claimed, 5 closed, 1 cancelled, 1 timed out'],
+      ['Time to claim', 'p50 4 min, p90 8 min'],
+      ['Time to first agent reply', 'p50 6 min, p90 10 min'],
+      ['Satisfaction', '4.25/5 average of 4 ratings'],
     ]);
   });
 
-  it('waits that are not whole minutes keep two decimals; a period with nothing shows zeros', () => {
+  it('waits that are not whole minutes are rounded for reading; a period with nothing shows n/a and zeros', () => {
     const odd = computeHandoffFigures(
       [ticket(DAY, { status: 'claimed', firstClaimedAt: DAY + 90_000, firstReplyAt: DAY + 100_000 })],
       DAY,
       DAY + 24 * 60 * MIN,
     );
-    expect(panelValues(handoffChartPanels(odd), 'Handoff waits')).toEqual([1.5, 1.5, 1.67, 1.67]);
-    const none = handoffChartPanels(computeHandoffFigures([], DAY, DAY + 1));
-    expect(panelValues(none, 'Handoffs')).toEqual([0, 0, 0, 0, 0]);
-    expect(panelValues(none, 'Satisfaction')).toEqual([0]);
-    expect(none[2]!.title).toBe('Satisfaction (1-5, 0 ratings)');
-  });
-
-  it('the PNG the chart renders is a valid PNG whose embedded spec carries the handoff panels and values', async () => {
-    const png = await renderPanelChart({ title: 'Figures', panels: handoffChartPanels(figures) });
-    const spec = chartSpecOf(png);
-    expect(spec?.title).toBe('Figures');
-    expect(panelOf(spec!, 'Handoffs').values).toEqual([10, 8, 5, 1, 1]);
-    expect(panelOf(spec!, 'Handoff waits').values).toEqual([4, 8, 6, 10]);
-    expect(panelOf(spec!, 'Satisfaction').values).toEqual([4.25]);
-    // The pixels are the figures' too: other figures draw another image.
-    const other = await renderPanelChart({
-      title: 'Figures',
-      panels: handoffChartPanels({ ...figures, opened: 3 }),
-    });
-    const pixels = (p: Buffer): Buffer =>
-      Buffer.concat(
-        pngChunks(p)
-          .filter((c) => c.type === 'IDAT')
-          .map((c) => c.data),
-      );
-    expect(pixels(other).equals(pixels(png))).toBe(false);
+    expect(rowsOf(odd)).toContainEqual(['Time to claim', 'p50 2 min, p90 2 min']);
+    expect(rowsOf(computeHandoffFigures([], DAY, DAY + 1))).toEqual([
+      ['Handoffs', '0 opened, 0 claimed, 0 closed, 0 cancelled, 0 timed out'],
+      ['Time to claim', 'p50 n/a, p90 n/a'],
+      ['Time to first agent reply', 'p50 n/a, p90 n/a'],
+      ['Satisfaction', 'n/a average of 0 ratings'],
+    ]);
   });
 });
 
-function panelValues(panels: ReturnType<typeof handoffChartPanels>, titleStart: string): number[] {
-  return panels.find((p) => p.title.startsWith(titleStart))!.values;
+/** The rows of /analytics' table that the handoff figures make. */
+function rowsOf(f: ReturnType<typeof computeHandoffFigures>): string[][] {
+  return figuresTable(`Analytics for Bot, 2026-11-20 to 2026-11-20\n${handoffFiguresText(f)}`).rows;
 }
