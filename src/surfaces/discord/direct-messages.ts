@@ -173,7 +173,7 @@ export class DirectMessagePort implements SurfacePort, BudgetPort, DirectoryPort
       const rootId = await this.port.gateway.global({}, async () =>
         via.reply(await this.port.render(root, place.workspace), true),
       );
-      const thread = await this.port.privately.begin(place.channel, i.id, i.applicationId, i.token);
+      const thread = await this.port.privately.begin(place, i.id, i.applicationId, i.token);
       if (rootId) await this.port.privately.noteMessage(thread, rootId);
       return { thread, root: { place, id: rootId ?? i.id } };
     }

@@ -48,7 +48,7 @@ export async function placeOf(
   channelId: string,
   i?: Interaction,
 ): Promise<Place> {
-  if (i && answeredPrivately(i)) return privatePlace(channelId);
+  if (i && answeredPrivately(i)) return privatePlace(channelId, i.user.id);
   if (!guildId) return inb.dms.currentPlace(channelId);
   const parent = await inb.threads.parentOf(guildId, channelId);
   return parent
@@ -58,11 +58,11 @@ export async function placeOf(
 
 /**
  * The workspace of the place an interaction happened in, as placeOf names it without reading the
- * store: a private answer's '@me', a DM user's own `@me:<DM channel>`, or the server. The surface's
+ * store: a private answer's user's `@me:u<user>`, a DM user's own `@me:<DM channel>`, or the server. The surface's
  * records of the interaction (its long buttons, its form) are read in that tenant's part only.
  */
 export function interactionWorkspace(i: Interaction): string {
-  if (answeredPrivately(i)) return privatePlace(i.channelId ?? '').workspace;
+  if (answeredPrivately(i)) return privatePlace(i.channelId ?? '', i.user.id).workspace;
   return i.guildId ?? dmWorkspace(i.channelId ?? '');
 }
 

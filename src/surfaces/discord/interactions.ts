@@ -94,7 +94,12 @@ export class Interactions {
     }
     if (answeredPrivately(i)) {
       // A press on a private answer is a new interaction: the conversation goes on through it.
-      const continued = await this.inb.port.privately.adopt(i.message.id, i.applicationId, i.token);
+      const continued = await this.inb.port.privately.adopt(
+        interactionWorkspace(i),
+        i.message.id,
+        i.applicationId,
+        i.token,
+      );
       if (!continued && parsed.action === ANSWER_RETRY_ACTION) {
         // Its answers could reach the person only through an interaction that has ended: say so.
         await i.reply({ content: USER_MESSAGES.privateAnswerEnded, flags: MessageFlags.Ephemeral });

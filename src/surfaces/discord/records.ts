@@ -32,7 +32,8 @@ export interface DiscordRecord {
 
 /**
  * The part of the store of a place's workspace: a server (its guild id), a DM user's own
- * (`@me:<DM channel>`), or, for a private answer of a user install (and a place with none), '@me'.
+ * (`@me:<DM channel>`), a user's private answers of a user install (`@me:u<user>`), or, for a
+ * place with none, '@me'.
  */
 export function discordPart(store: StateStore, workspace: string | null): TenantStore {
   return tenantStore(store, tenantOf({ surface: 'discord', workspace: workspace || DM_WORKSPACE }));
@@ -59,8 +60,8 @@ export function dmWorkspace(channel: string): string {
 }
 
 /**
- * `workspace` below is the place's (Place.workspace): a guild id, a DM's `@me:<channel>`, or '@me'
- * for a private answer; a record is read and written in that tenant's part only.
+ * `workspace` below is the place's (Place.workspace): a guild id, a DM's `@me:<channel>`, or a user's
+ * `@me:u<user>` for a private answer; a record is read and written in that tenant's part only.
  */
 export const discordRecords = {
   dm: (store: StateStore, channel: string): DiscordRecord =>
@@ -72,10 +73,10 @@ export const discordRecords = {
     record(store, workspace, scoped('discord', 'button', key), `discord:button:${key}`),
   form: (store: StateStore, workspace: string, key: string): DiscordRecord =>
     record(store, workspace, scoped('discord', 'form', key), `discord:form:${key}`),
-  interaction: (store: StateStore, interactionId: string): DiscordRecord =>
-    record(store, null, scoped('discord', 'ix', interactionId), `discord:ix:${interactionId}`),
-  privateMessage: (store: StateStore, messageId: string): DiscordRecord =>
-    record(store, null, scoped('discord', 'ixm', messageId), `discord:ixm:${messageId}`),
+  interaction: (store: StateStore, workspace: string, interactionId: string): DiscordRecord =>
+    record(store, workspace, scoped('discord', 'ix', interactionId), `discord:ix:${interactionId}`),
+  privateMessage: (store: StateStore, workspace: string, messageId: string): DiscordRecord =>
+    record(store, workspace, scoped('discord', 'ixm', messageId), `discord:ixm:${messageId}`),
   noted: (store: StateStore, guild: string): DiscordRecord =>
     record(store, guild, scoped('discord', 'noted'), `discord:guild:${guild}:noted`),
 };

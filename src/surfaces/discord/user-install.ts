@@ -26,8 +26,13 @@ import type { DiscordGateway } from './gateway';
 import { discordRecords } from './records';
 import { restBody, type RenderedMessage } from './render';
 
-/** Discord's own name for "no guild" in its routes: a private answer belongs to the person, as a DM's does. */
-const PERSONAL_WORKSPACE = '@me';
+/**
+ * A private answer belongs to the person, as a DM's does: each user's private answers are a tenant of
+ * their own (`@me:u<user id>`, beside their DM's `@me:<DM channel>`), never one part every user shares.
+ */
+function personalWorkspace(userId: string): string {
+  return `@me:u${userId}`;
+}
 const MARKER = 'ix';
 /** An interaction token lives 15 minutes; a little less, so a follow-up never races its end. */
 const TOKEN_TTL_MS = 14 * 60 * 1000;
@@ -59,8 +64,8 @@ export function answeredPrivately(i: Interaction): boolean {
 }
 
 /** The place of a private interaction (no thread yet: `/ask` makes one of its own). */
-export function privatePlace(channelId: string): Place {
-  return { surface: 'discord', workspace: PERSONAL_WORKSPACE, channel: channelId };
+export function privatePlace(channelId: string, userId: string): Place {
+  return { surface: 'discord', workspace: personalWorkspace(userId), channel: channelId };
 }
 
 export function isPrivateThread(place: Place): boolean {
@@ -80,27 +85,32 @@ export class PrivateAnswers {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** In the DMs' part of the store: a private conversation's place is the DM workspace (records.ts). */
-  private record(interactionId: string) {
-    return discordRecords.interaction(this.store, interactionId);
+  /** In the user's own part of the store: a private conversation's place names it (records.ts). */
+  private record(workspace: string, interactionId: string) {
+    return discordRecords.interaction(this.store, workspace, interactionId);
   }
 
   /** The token the conversation begun by `interactionId` is reached through from now on. */
-  private async keep(interactionId: string, app: string, token: string): Promise<void> {
-    const r = this.record(interactionId);
+  private async keep(workspace: string, interactionId: string, app: string, token: string): Promise<void> {
+    const r = this.record(workspace, interactionId);
     await r.view.set(r.key, { app, token, at: this.now() }, TOKEN_TTL_MS);
   }
 
   /** A private conversation starts on its interaction: its thread marker names it. */
-  async begin(channelId: string, interactionId: string, app: string, token: string): Promise<Place> {
-    await this.keep(interactionId, app, token);
-    return { ...privatePlace(channelId), thread: `${MARKER}${interactionId}` };
+  async begin(place: Place, interactionId: string, app: string, token: string): Promise<Place> {
+    await this.keep(place.workspace, interactionId, app, token);
+    return {
+      surface: 'discord',
+      workspace: place.workspace,
+      channel: place.channel,
+      thread: `${MARKER}${interactionId}`,
+    };
   }
 
   /** `messageId` is one of the private conversation at `place`'s messages (a press on it continues it). */
   async noteMessage(place: Place, messageId: string): Promise<void> {
     if (!isPrivateThread(place) || !place.thread) return;
-    const r = discordRecords.privateMessage(this.store, messageId);
+    const r = discordRecords.privateMessage(this.store, place.workspace, messageId);
     // A record that cannot be written costs a Retry after 15 minutes, never the answer.
     await r.view.set(r.key, { thread: place.thread }, MESSAGE_TTL_MS).catch(() => undefined);
   }
@@ -110,17 +120,17 @@ export class PrivateAnswers {
    * is a private conversation's, the conversation is reached through this interaction from now on.
    * False: no private conversation's message is known by that id.
    */
-  async adopt(messageId: string, app: string, token: string): Promise<boolean> {
-    const r = discordRecords.privateMessage(this.store, messageId);
+  async adopt(workspace: string, messageId: string, app: string, token: string): Promise<boolean> {
+    const r = discordRecords.privateMessage(this.store, workspace, messageId);
     const held = markerSchema.safeParse(await r.view.get(r.key));
     if (!held.success) return false;
-    await this.keep(held.data.thread.slice(MARKER.length), app, token);
+    await this.keep(workspace, held.data.thread.slice(MARKER.length), app, token);
     return true;
   }
 
   private async tokenOf(place: Place): Promise<{ app: string; token: string }> {
     const id = place.thread?.slice(MARKER.length) ?? '';
-    const r = this.record(id);
+    const r = this.record(place.workspace, id);
     const held = tokenSchema.safeParse(await r.view.get(r.key));
     const ended = !held.success || (held.data.at !== undefined && this.now() - held.data.at >= TOKEN_TTL_MS);
     // Past 15 minutes Discord takes nothing more through the interaction: there is no other way in.

@@ -10,6 +10,7 @@
 import type { FakeMessage } from '../../../fakes/fake-discord';
 import { USER_MESSAGES } from '../../../src/core/user-messages';
 import { discordRecords } from '../../../src/surfaces/discord/records';
+import { tenantFor, tenantPrefix } from '../../../src/state/tenant-store';
 import { waitFor as wait } from '../../../fakes/wait-for';
 import { behindServiceProxy } from '../faults/service-proxy';
 import { status } from '../../support/fake-chatbot-server';
@@ -25,13 +26,13 @@ describe('Discord user install: Retry and follow-ups within the interaction toke
   );
 
   /** /ask in a server the bot was never added to; the answer's Retry once the service failed. */
-  async function failedPrivately(channelId: string, question: string) {
+  async function failedPrivately(channelId: string, question: string, member = started.e.user) {
     const { e, proxy } = started;
     proxy.scriptAsk(status(500, { error: 'internal' }));
     const rec = e.fake.slashCommand({
       name: 'ask',
       channelId,
-      member: e.user,
+      member,
       install: 'user',
       options: [{ name: 'question', type: 3, value: question }],
     });
@@ -89,7 +90,7 @@ describe('Discord user install: Retry and follow-ups within the interaction toke
     const { rec, told } = await failedPrivately(stranger.general.id, 'Any condos in Austin?');
     // An answer from before the bridge kept which conversation its messages are.
     for (const m of e.fake.responsesOf(rec)) {
-      const r = discordRecords.privateMessage(e.app.store, m.id);
+      const r = discordRecords.privateMessage(e.app.store, `@me:u${e.user.user.id}`, m.id);
       await r.view.delete(r.key);
     }
     shift = 16 * MINUTE;
@@ -106,5 +107,27 @@ describe('Discord user install: Retry and follow-ups within the interaction toke
       20_000,
     );
     expect(line.ephemeral).toBe(true);
+  }, 60_000);
+
+  test('each person’s private answers are a tenant of their own: their records in their own part, none shared', async () => {
+    const { e } = started;
+    shift = 0;
+    const stranger = e.fake.addStrangerServer();
+    const other = e.fake.addMember('olga');
+    const mine = await failedPrivately(stranger.general.id, 'Any lofts in Austin, privately?');
+    const theirs = await failedPrivately(stranger.general.id, 'Any ranches in Texas, privately?', other);
+    const partOf = (userId: string) => tenantPrefix(tenantFor('discord', `@me:u${userId}`));
+    const keys = await e.app.store.keys('t:discord:');
+    // Each one's interaction and its messages are in that person's part, and in no part every user shares.
+    for (const [who, { rec, told }] of [
+      [e.user, mine],
+      [other, theirs],
+    ] as const) {
+      expect(keys).toContain(`${partOf(who.user.id)}discord:ix:${rec.id}`);
+      expect(keys).toContain(`${partOf(who.user.id)}discord:ixm:${told.id}`);
+    }
+    expect(keys.filter((k) => k.startsWith(tenantPrefix(tenantFor('discord', '@me'))))).toEqual([]);
+    // The other person's part does not hold this one's records.
+    expect(keys.filter((k) => k.startsWith(partOf(other.user.id)) && k.includes(mine.rec.id))).toEqual([]);
   }, 60_000);
 });
