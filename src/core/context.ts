@@ -7,6 +7,7 @@ import type { OfficeWindow } from './handoff/hours/office-hours';
 import type { CoreMemory } from './memory';
 import type { Offices } from './tenants/office-record';
 import type { ChatbotDirectory } from './tenants/directory';
+import type { Connection } from './tenants/connections';
 import type { RequestTenant, Tenant } from './tenants/tenant';
 import type { TenantStore } from '../state/tenant-store';
 import type { CommandName, FormResult, Invocation, Place, SurfaceName, SurfacePort } from './surface';
@@ -166,13 +167,23 @@ export type WritableChatbot = Exclude<ChatbotHandle, { kind: 'shared' }>;
 export type TenantConfig = Omit<CoreConfig, 'chatbotId'>;
 
 /**
- * What a request's work may ask of the chatbot directory: connect, disconnect and check keys for its
- * own tenant. Never another tenant's chatbot (`forTenant`) nor the deployment's default.
+ * What a request's work may ask of the chatbot directory: its own tenant's connection (read, save,
+ * remove: the tenant is bound when the scope is made, tenants/scope.ts) and a live check of keys.
+ * Never another tenant's connection or chatbot (`forTenant`), nor the deployment's default.
  */
-export type ConnectionDesk = Pick<
-  ChatbotDirectory,
-  'connections' | 'canonical' | 'check' | 'forget' | 'hasDefault' | 'connectedKind'
->;
+export interface ConnectionDesk {
+  /** Whether a connection can be saved (a STATE_ENCRYPTION_KEY seals it). */
+  readonly canSave: boolean;
+  /** Whether the deployment's default chatbot answers a tenant that has none of its own. */
+  readonly hasDefault: boolean;
+  /** The scope's tenant's saved connection (its org's, for a workspace of an org-wide install). */
+  current(): Promise<Connection | undefined>;
+  save(connection: Connection): Promise<void>;
+  /** False when there was nothing to remove. */
+  remove(): Promise<boolean>;
+  check: ChatbotDirectory['check'];
+  connectedKind: ChatbotDirectory['connectedKind'];
+}
 
 /**
  * What a request is handed in place of the deployment's context: its tenant, decided once from the

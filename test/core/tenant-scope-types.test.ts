@@ -23,6 +23,12 @@ const probe: CommandHandler = {
     void ctx.chatbots?.forTenant;
     // @ts-expect-error nor the narrowing of old (a context with a `scope` beside the deployment's)
     void ctx.scope;
+    // @ts-expect-error nor any tenant's connection by name: the desk is bound to the scope's own
+    void ctx.chatbots?.connections;
+    // @ts-expect-error nor whose connection serves another tenant
+    void ctx.chatbots?.canonical;
+    // Its own connection is, through the desk.
+    void ctx.chatbots?.current;
     // Its own tenant's chatbot is, through the handle that says whose it is.
     void ctx.chatbot.client;
     void ctx.chatbot.kind;

@@ -24,7 +24,6 @@ import { userMessage } from '../user-messages';
 import { settingLabel } from '../settings/labels';
 import { CONNECT_FORM, disconnect, openConnect, submitConnect } from './connect';
 import { officeHoursCommand } from './office-hours';
-import { connectionOf } from '../tenants/connections';
 import { maskSecret } from '../tenants/mask';
 
 const USAGE = usageOf('chatbot');
@@ -61,8 +60,8 @@ function modelSettingLine(key: string, value: unknown): string {
 }
 
 /** Whose chatbot this is: the workspace's own (its keys masked) or the deployment's. */
-async function connectionField(ctx: TenantScope, inv: Invocation): Promise<Card['fields'][number]> {
-  const c = await connectionOf(ctx, inv.tenant);
+async function connectionField(ctx: TenantScope): Promise<Card['fields'][number]> {
+  const c = await ctx.chatbots?.current();
   if (!c)
     return {
       label: 'Connection',
@@ -131,7 +130,7 @@ async function show(ctx: TenantScope, inv: Invocation): Promise<void> {
     footer.push(`Status unavailable: ${userMessage(ctx.log, err, { command: 'chatbot' })}`);
   }
   footer.push(`id ${ctx.chatbot.chatbotId}`);
-  fields.push(await connectionField(ctx, inv));
+  fields.push(await connectionField(ctx));
   const card: Card = { title, fields, footer: footer.join(' · ') };
   if (badge) card.badge = badge;
   const embedded = ctx.config.embeddedService ? ' (embedded demo service, CHATBOT_API_URL=embedded)' : '';

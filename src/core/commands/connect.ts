@@ -8,7 +8,7 @@
 import { userMessage } from '../user-messages';
 import type { UnconnectedScope } from '../context';
 import type { Card, FormField, FormResult, Invocation } from '../surface';
-import { type ChatbotCredentials, type Connection, connectionOf } from '../tenants/connections';
+import type { ChatbotCredentials, Connection } from '../tenants/connections';
 import { NOT_CONNECTED } from '../tenants/directory';
 import { maskSecret } from '../tenants/mask';
 import { officeFields } from '../tenants/office-summary';
@@ -54,8 +54,7 @@ export const ORG_ONLY =
  * enterprise's, which only the org's admins and owners change (not one workspace's admin).
  */
 async function orgRefusal(ctx: UnconnectedScope, inv: Invocation): Promise<string | undefined> {
-  const canonical = await ctx.chatbots?.canonical(inv.tenant);
-  if (!canonical || sameTenant(canonical, inv.tenant) || inv.actor.orgAdmin === true) return undefined;
+  if (sameTenant(ctx.canonical, inv.tenant) || inv.actor.orgAdmin === true) return undefined;
   return ORG_ONLY;
 }
 
@@ -66,7 +65,7 @@ export async function openConnect(ctx: UnconnectedScope, inv: Invocation): Promi
     await inv.reply({ text: org }, { ephemeral: true });
     return;
   }
-  if (!ctx.chatbots?.connections.canSave) {
+  if (!ctx.chatbots?.canSave) {
     await inv.reply({ text: NO_KEY }, { ephemeral: true });
     return;
   }
@@ -74,7 +73,7 @@ export async function openConnect(ctx: UnconnectedScope, inv: Invocation): Promi
     await inv.reply({ text: '/chatbot connect opens a form: run it in Slack or Discord.' }, { ephemeral: true });
     return;
   }
-  const current = await connectionOf(ctx, inv.tenant);
+  const current = await ctx.chatbots.current();
   await inv.openForm({
     id: CONNECT_FORM,
     title: 'Connect a chatbot',
@@ -149,7 +148,7 @@ export async function submitConnect(
   const directory = ctx.chatbots;
   if (!inv.actor.isAdmin)
     return { ok: false, errors: { chatbotId: "Only this workspace's admins may connect a chatbot." } };
-  if (!directory?.connections.canSave) return { ok: false, errors: { chatbotId: NO_KEY } };
+  if (!directory?.canSave) return { ok: false, errors: { chatbotId: NO_KEY } };
   const org = await orgRefusal(ctx, inv);
   if (org) return { ok: false, errors: { chatbotId: org } };
   const read = credentialsOf(values);
@@ -162,11 +161,10 @@ export async function submitConnect(
     userMessage(ctx.log, err, { command: 'chatbot connect', tenant: inv.place.workspace }),
   );
   if (Object.keys(refused).length > 0) return { ok: false, errors: refused as Record<string, string> };
-  const tenant = await directory.canonical(inv.tenant);
+  const tenant = ctx.canonical;
   const connection: Connection = { ...creds, connectedBy: inv.actor.id, connectedAt: ctx.now() };
   if (handoffChannel) connection.handoffChannel = handoffChannel;
-  await directory.connections.put(tenant, connection);
-  directory.forget(tenant);
+  await directory.save(connection);
   ctx.log.info({ tenant, chatbotId: creds.chatbotId, by: inv.actor.id }, 'tenant connected its chatbot');
   const card = await connectedCard(ctx, inv, tenant, connection);
   return {
@@ -182,9 +180,8 @@ export async function disconnect(ctx: UnconnectedScope, inv: Invocation): Promis
     await inv.reply({ text: org }, { ephemeral: true });
     return;
   }
-  const tenant = (await ctx.chatbots?.canonical(inv.tenant)) ?? inv.tenant;
-  const had = (await ctx.chatbots?.connections.remove(tenant)) ?? false;
-  ctx.chatbots?.forget(tenant);
+  const tenant = ctx.canonical;
+  const had = (await ctx.chatbots?.remove()) ?? false;
   if (!had) {
     await inv.reply(
       { text: 'This workspace has no chatbot of its own connected: nothing to disconnect.' },

@@ -8,13 +8,14 @@ import { tenantStore } from '../../state/tenant-store';
 import type {
   ChatbotHandle,
   ChatbotKind,
+  ConnectionDesk,
   CoreContext,
   TenantConfig,
   TenantScope,
   UnconnectedScope,
   WritableChatbot,
 } from '../context';
-import type { TenantChatbot } from './directory';
+import type { ChatbotDirectory, TenantChatbot } from './directory';
 import { isDirectTenant, type RequestTenant, type Tenant } from './tenant';
 
 /** The tenant's chatbot (the context's own when no directory is wired, as in core-only tests). */
@@ -28,7 +29,35 @@ export async function unconnectedScope(ctx: CoreContext, tenant: RequestTenant):
   const { client: _client, config, chatbots, ...facilities } = ctx;
   const { chatbotId: _chatbotId, ...tenantConfig } = config;
   const canonical = chatbots ? await chatbots.canonical(tenant) : tenant;
-  return { ...facilities, config: tenantConfig, tenant, canonical, view: tenantStore(ctx.store, tenant), chatbots };
+  const desk = chatbots ? deskOf(chatbots, canonical) : undefined;
+  return {
+    ...facilities,
+    config: tenantConfig,
+    tenant,
+    canonical,
+    view: tenantStore(ctx.store, tenant),
+    ...(desk ? { chatbots: desk } : {}),
+  };
+}
+
+/** The directory as one tenant's request may use it: that tenant's connection only, bound here. */
+function deskOf(directory: ChatbotDirectory, canonical: Tenant): ConnectionDesk {
+  return {
+    canSave: directory.connections.canSave,
+    hasDefault: directory.hasDefault,
+    current: async () => (await directory.connections.get(canonical))?.connection,
+    save: async (connection) => {
+      await directory.connections.put(canonical, connection);
+      directory.forget(canonical);
+    },
+    remove: async () => {
+      const had = await directory.connections.remove(canonical);
+      directory.forget(canonical);
+      return had;
+    },
+    check: (credentials, tell) => directory.check(credentials, tell),
+    connectedKind: (chatbotId) => directory.connectedKind(chatbotId),
+  };
 }
 
 /** The scope of `tenant` answered by `chatbot`: its handle, and its handoff channel first. */
