@@ -13,16 +13,9 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { envNumber as num } from '../env-number';
 import { formatTenantsReport, verdicts } from './report';
 import { runTenants, type TenantsOptions } from './tenants-bench';
-
-function num(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got "${v}")`);
-  return n;
-}
 
 export async function tenantsCli(workspaces: number): Promise<void> {
   const base: Omit<TenantsOptions, 'workspaces'> = {

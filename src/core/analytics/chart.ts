@@ -1,8 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
 import {
-  BarController,
-  BarElement,
   CategoryScale,
   Chart,
   type ChartConfiguration,
@@ -16,36 +14,13 @@ import {
 } from 'chart.js';
 import type { TrendChart } from '../surface';
 
-export interface BarChartSpec {
-  title: string;
-  labels: string[];
-  values: number[];
-  /** Pixels; default 800. */
-  width?: number;
-  /** Pixels; default 450. */
-  height?: number;
-  /** A fixed top of the value axis (100 for a percentage). */
-  max?: number;
-}
-
 // Tree-shaken chart.js draws nothing it has not been told about.
-Chart.register(
-  BarController,
-  BarElement,
-  CategoryScale,
-  LinearScale,
-  Title,
-  LineController,
-  LineElement,
-  PointElement,
-  Legend,
-);
+Chart.register(CategoryScale, LinearScale, Title, LineController, LineElement, PointElement, Legend);
 
 const FONT_FAMILY = "'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
-const BAR_COLOUR = '#3b6fd8';
 
 /** A canvas is transparent; chat clients in dark mode would show black text on black. */
-const whiteBackground: Plugin<'bar'> = {
+const whiteBackground: Plugin<'line'> = {
   id: 'whiteBackground',
   beforeDraw(chart) {
     const { ctx, width, height } = chart;
@@ -55,103 +30,6 @@ const whiteBackground: Plugin<'bar'> = {
     ctx.restore();
   },
 };
-
-/** Each bar's figure above it, so the image reads without hovering (there is no hovering in a PNG). */
-const valueLabels: Plugin<'bar'> = {
-  id: 'valueLabels',
-  afterDatasetsDraw(chart) {
-    const { ctx } = chart;
-    const meta = chart.getDatasetMeta(0);
-    const data = chart.data.datasets[0]?.data ?? [];
-    ctx.save();
-    ctx.fillStyle = '#222222';
-    ctx.font = `12px ${FONT_FAMILY}`;
-    ctx.textAlign = 'center';
-    meta.data.forEach((bar, i) => {
-      const value = data[i];
-      if (typeof value !== 'number') return;
-      const { x, y, base } = bar.getProps(['x', 'y', 'base'], true) as { x: number; y: number; base: number };
-      const above = value >= 0;
-      ctx.textBaseline = above ? 'bottom' : 'top';
-      ctx.fillText(formatValue(value), x, above ? Math.min(y, base) - 3 : Math.max(y, base) + 3);
-    });
-    ctx.restore();
-  },
-};
-
-function formatValue(value: number): string {
-  return Number.isInteger(value)
-    ? value.toLocaleString('en-US')
-    : value.toLocaleString('en-US', { maximumFractionDigits: 2 });
-}
-
-/** Renders a bar chart to PNG in-process (no browser): chart.js drawing on a @napi-rs/canvas. */
-export async function renderBarChart(spec: BarChartSpec): Promise<Buffer> {
-  const width = Math.round(spec.width ?? 800);
-  const height = Math.round(spec.height ?? 450);
-  if (width <= 0 || height <= 0) throw new RangeError(`chart size must be positive, got ${width}x${height}`);
-  if (spec.labels.length !== spec.values.length) {
-    throw new RangeError(`labels (${spec.labels.length}) and values (${spec.values.length}) differ in length`);
-  }
-  const { canvas, chart } = drawBarChart(spec, width, height);
-  try {
-    return await canvas.encode('png');
-  } finally {
-    chart.destroy();
-  }
-}
-
-type BarConfig = ChartConfiguration<'bar', number[], string>;
-
-/** The chart drawn on a fresh canvas (the caller encodes or copies it, then destroys the chart). */
-function drawBarChart(spec: BarChartSpec, width: number, height: number) {
-  const canvas = createCanvas(width, height);
-  // chart.js only needs the 2D context API; @napi-rs/canvas provides it under the DOM's type names.
-  const ctx = canvas.getContext('2d') as unknown as CanvasRenderingContext2D;
-  const chart = new Chart<'bar', number[], string>(ctx, barChartConfig(spec, width));
-  return { canvas, chart };
-}
-
-/** What chart.js is told to draw: one dataset on one value axis. Pure, so a test can read the scales. */
-function barChartConfig(spec: BarChartSpec, width: number): BarConfig {
-  return {
-    type: 'bar',
-    data: {
-      labels: spec.labels,
-      datasets: [{ data: spec.values, backgroundColor: BAR_COLOUR, borderRadius: 3, maxBarThickness: 80 }],
-    },
-    options: {
-      responsive: false,
-      animation: false,
-      devicePixelRatio: 1,
-      events: [],
-      layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
-      font: { family: FONT_FAMILY },
-      plugins: {
-        title: {
-          display: true,
-          text: spec.title,
-          font: { size: width < 600 ? 14 : 18, weight: 'bold', family: FONT_FAMILY },
-          color: '#111111',
-          // Room for the figure above a bar that reaches a fixed top (a 100% resolution rate).
-          padding: { top: 4, bottom: 18 },
-        },
-        legend: { display: false },
-      },
-      scales: {
-        x: { ticks: { color: '#333333', font: { family: FONT_FAMILY } }, grid: { display: false } },
-        // Headroom so the value label above the tallest bar stays inside the plot.
-        y: {
-          beginAtZero: true,
-          grace: '10%',
-          ...(spec.max !== undefined ? { max: spec.max } : {}),
-          ticks: { color: '#333333', font: { family: FONT_FAMILY } },
-        },
-      },
-    },
-    plugins: [whiteBackground, valueLabels],
-  };
-}
 
 const TREND_WIDTH = 840;
 const TREND_HEIGHT = 420;
@@ -215,7 +93,7 @@ export function trendChartConfig(
         y: { beginAtZero: true, ticks: { ...AXIS_TEXT, precision: 0 }, title: axisTitle(trend.yLabel) },
       },
     },
-    plugins: [whiteBackground as unknown as Plugin<'line'>],
+    plugins: [whiteBackground],
   };
 }
 
