@@ -16,7 +16,6 @@ import { CheckedShardingStrategy } from './gateway-strategy';
 import { watchGuilds } from './guilds';
 import type { Inbound } from './inbound';
 import { Interactions } from './interactions';
-import { ChannelReplies } from './channel-replies';
 import { Messages } from './messages';
 import { People } from './people';
 import { DiscordPort } from './port';
@@ -81,7 +80,7 @@ export function createDiscordSurface(opts: DiscordSurfaceOptions): DiscordRuntim
     store: opts.store,
     log,
     threads,
-    replies: new ChannelReplies(port, opts.store, log, opts.now ?? Date.now),
+    replies: port.replies,
     dms,
     people: new People(opts.adminRoles, log),
     openForm: (responder, form, actor) => forms.open(responder, form, actor),

@@ -6,7 +6,7 @@
  * No rate decisions here: every REST call that shows something goes out through the surface's
  * gateway (gateway.ts), which owns the budgets; the port only translates.
  */
-import { type Client, DiscordAPIError, RateLimitError, type REST, Routes } from 'discord.js';
+import { type Client, type REST, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
@@ -35,6 +35,9 @@ import type { Responder } from './responder';
 import { PrivateAnswers } from './user-install';
 import { asSurvey } from './survey';
 import { repliedMessage, replyReference } from './reply-place';
+import { ChannelReplies } from './channel-replies';
+import { ThreadMaker } from './thread-maker';
+import { errSummary, toRateLimitError } from './rest-errors';
 
 const EPHEMERAL_EDIT_MS = 14 * 60 * 1000;
 const idSchema = z.object({ id: z.string() });
@@ -52,26 +55,17 @@ const botMessageSchema = z
       .optional(),
   })
   .passthrough();
-const PUBLIC_THREAD = 11;
 
-function threadName(title: string): string {
-  return title.replace(/\s+/g, ' ').trim().slice(0, 100) || 'Conversation';
-}
-
-/** What may be logged of a REST error (never its URL: interaction tokens live in webhook paths). */
-function errSummary(err: unknown): Record<string, unknown> {
-  if (err instanceof DiscordAPIError) return { status: err.status, code: err.code, message: err.message };
-  return { message: err instanceof Error ? err.message : String(err) };
+/** A conversation answered as replies to its root in the channel (channel-replies.ts). */
+function asReplies(thread: Place, rootId: string): { thread: Place; root: MessageRef } {
+  return {
+    thread,
+    root: { place: { surface: 'discord', workspace: thread.workspace, channel: thread.channel }, id: rootId },
+  };
 }
 
 export function targetOf(place: Place): string {
   return repliedMessage(place) ? place.channel : (place.thread ?? place.channel);
-}
-
-export function toRateLimitError(err: unknown): unknown {
-  if (err instanceof RateLimitError) return new PlatformRateLimitError(Math.max(1, err.retryAfter));
-  if (err instanceof DiscordAPIError && err.status === 429) return new PlatformRateLimitError(1000);
-  return err;
 }
 
 /** Discord has budgets and a directory (no native streaming, no status line). */
@@ -97,6 +91,9 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
   readonly members: ChannelMembers | undefined;
   /** Conversations where the bot may not post (a user install's): answered through their interaction. */
   readonly privately: PrivateAnswers;
+  /** Where the bot may not start a thread: the conversation's answers as replies in the channel. */
+  readonly replies: ChannelReplies;
+  private readonly threadMaker: ThreadMaker;
 
   constructor(
     private readonly rest: REST,
@@ -109,6 +106,8 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
     this.threads = new Threads(rest, store, this.gateway);
     this.privately = new PrivateAnswers(rest, store, this.gateway, now);
     this.members = client && new ChannelMembers(client, store, this.gateway, log);
+    this.threadMaker = new ThreadMaker(rest, this.gateway, this.threads, log);
+    this.replies = new ChannelReplies(this, store, log, now ?? Date.now);
   }
 
   /** The surface stops: calls still waiting for budget fail. */
@@ -210,71 +209,42 @@ export class DiscordPort implements SurfacePort, BudgetPort, DirectoryPort {
       via && !place.thread && via.isCommandIn(channel)
         ? await this.gateway.global({}, () => via.rootMessage(rendered, channel))
         : undefined;
+    // A thread the bot could make but not write in would swallow the answer: none is made.
+    const lacking = await this.replies.lacksThreadWrite(channel);
     let threadId: string | undefined;
-    if (rootId) {
+    if (rootId && !lacking) {
       try {
-        threadId = await this.createThreadOn(place.workspace, channel, rootId, title);
+        threadId = await this.threadMaker.onMessage(place.workspace, channel, rootId, title);
       } catch (err) {
         const e = toRateLimitError(err);
         if (e instanceof PlatformRateLimitError) throw e;
-        // The interaction's reply could not carry a thread (unknown to the channel's messages, or
-        // refused): the root becomes a channel message of its own.
+        const instead = await this.replies.afterRefusal(place.workspace, channel, rootId, err);
+        if (instead) return asReplies(instead, rootId);
+        // The interaction's reply could not carry a thread (unknown to the channel's messages):
+        // the root becomes a channel message of its own.
         this.log.warn({ err: errSummary(err) }, 'discord: no thread on the interaction reply, posting the root');
         rootId = undefined;
       }
     }
-    if (!rootId || !threadId) {
-      rootId = await this.send(channel, async () => rendered);
-      threadId = await this.createThread(place.workspace, channel, rootId, title);
+    rootId ??= await this.send(channel, async () => rendered);
+    if (lacking) return asReplies(await this.replies.instead(place.workspace, channel, rootId, lacking), rootId);
+    if (!threadId) {
+      try {
+        threadId = await this.createThread(place.workspace, channel, rootId, title);
+      } catch (err) {
+        // Where the bot may not have a thread, the conversation goes on as replies to its root.
+        const instead = await this.replies.afterRefusal(place.workspace, channel, rootId, err);
+        if (!instead) throw err;
+        return asReplies(instead, rootId);
+      }
     }
     const rootPlace: Place = { surface: 'discord', workspace: place.workspace, channel };
     return { thread: { ...rootPlace, thread: threadId }, root: { place: rootPlace, id: rootId } };
   }
 
-  /** A thread on a message; Discord gives it the message's id, so a repeat finds the same one. */
-  private async createThreadOn(guild: string, channelId: string, messageId: string, title: string): Promise<string> {
-    let threadId: string;
-    try {
-      const res = await this.gateway.global({}, () =>
-        this.rest.post(Routes.threads(channelId, messageId), {
-          body: { name: threadName(title), auto_archive_duration: 1440 },
-        }),
-      );
-      threadId = idSchema.parse(res).id;
-    } catch (err) {
-      if (err instanceof DiscordAPIError && err.code === 160004) threadId = messageId;
-      else throw err;
-    }
-    await this.threads.remember(guild, threadId, channelId);
-    return threadId;
-  }
-
-  /**
-   * A thread on a message, or, when the message cannot carry one (Discord refused it), a public
-   * thread of its own in the channel: the conversation needs a thread either way.
-   */
-  async createThread(guild: string, channelId: string, messageId: string, title: string): Promise<string> {
-    try {
-      return await this.createThreadOn(guild, channelId, messageId, title);
-    } catch (err) {
-      const e = toRateLimitError(err);
-      // A refused permission (403) would refuse a thread of its own too: the caller decides.
-      if (e instanceof PlatformRateLimitError || !(err instanceof DiscordAPIError) || err.status >= 500) throw e;
-      if (err.status === 403) throw err;
-      this.log.warn({ err: errSummary(err) }, 'discord: no thread on the message, starting a thread of its own');
-    }
-    try {
-      const res = await this.gateway.global({}, () =>
-        this.rest.post(Routes.threads(channelId), {
-          body: { name: threadName(title), type: PUBLIC_THREAD, auto_archive_duration: 1440 },
-        }),
-      );
-      const threadId = idSchema.parse(res).id;
-      await this.threads.remember(guild, threadId, channelId);
-      return threadId;
-    } catch (err) {
-      throw toRateLimitError(err);
-    }
+  /** A thread on a message, or one of its own beside it (thread-maker.ts); a refused permission throws. */
+  createThread(guild: string, channelId: string, messageId: string, title: string): Promise<string> {
+    return this.threadMaker.onMessageOrBeside(guild, channelId, messageId, title);
   }
 
   /** `via`: the interaction of the request it answers; a notice to its invoker is its ephemeral reply. */

@@ -9,7 +9,7 @@ import { CREATE_PUBLIC_THREADS } from '../../../fakes/fake-discord-permissions';
 import type { FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
-import { sameAnswer, startDiscordE2E } from '../../support/discord-e2e';
+import { discordShown, sameAnswer, startDiscordE2E } from '../../support/discord-e2e';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Noon, UTC: the test's mentions fall on one day of the bridge's clock, whenever it runs. */
@@ -101,5 +101,59 @@ describe('Discord: a channel where the bot may not start threads', () => {
     await waitFor(() => e.fake.channelMessages(e.handoff.id)[tickets], 'the ticket', 15_000, e.fake.changes);
     await waitFor(() => !offersHuman(offering) || undefined, 'its Talk to a human gone', 15_000, e.fake.changes);
     expect(second.answer.some(offersHuman)).toBe(true);
+  });
+});
+
+describe('Discord: /ask in a channel where the bot may not start threads', () => {
+  const e = useStarted(() =>
+    startDiscordE2E({
+      now: () => NOON,
+      prepare: (fake) => {
+        const general = [...fake.channels.values()].find((c) => c.name === 'general')!;
+        fake.setOverwrites(general.id, [
+          { id: fake.guildId, type: 0, allow: '0', deny: CREATE_PUBLIC_THREADS.toString() },
+        ]);
+      },
+    }),
+  );
+
+  const botMessages = (): FakeMessage[] =>
+    e.fake.channelMessages(e.general.id).filter((m) => m.author.id === e.fake.botUser.id);
+
+  test("answers as replies to the command's reply, with the why-line once, no error", async () => {
+    const question = 'Townhouses in Portland?';
+    e.fake.slashCommand({
+      name: 'ask',
+      channelId: e.general.id,
+      member: e.user,
+      options: [{ name: 'question', type: 3, value: question }],
+    });
+    // The command's reply shows the question: the conversation's root.
+    const root = await waitFor(
+      () => botMessages().find((m) => discordShown(m.content).includes(`> ${question}`)),
+      'the /ask root',
+      10_000,
+      e.fake.changes,
+    );
+    const answer = await waitFor(
+      () => {
+        const stored = e.storedAnswers(question).at(-1);
+        const replies = botMessages().filter(
+          (m) => m.message_reference?.message_id === root.id && !m.content.includes('Create Public Threads'),
+        );
+        return stored !== undefined && sameAnswer(replies, stored) ? replies : undefined;
+      },
+      `the answer to "${question}" as replies to the root`,
+      20_000,
+      e.fake.changes,
+    );
+    await e.app.bridge.conversations.idle();
+    expect(answer.length).toBeGreaterThan(0);
+    expect(e.fake.threadsOf(e.general.id)).toHaveLength(0);
+    const why = botMessages().filter((m) => m.content.includes('Create Public Threads'));
+    expect(why).toHaveLength(1);
+    expect(why[0]!.message_reference?.message_id).toBe(root.id);
+    // Nothing else in the channel (no error line): the root, the why-line and the answer.
+    expect(botMessages()).toHaveLength(2 + answer.length);
   });
 });
