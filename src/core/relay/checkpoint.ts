@@ -11,10 +11,12 @@
  * A streamed answer costs one write per renewal period while it grows, instead of one per append.
  */
 import type { Logger } from 'pino';
+import type { StateStore } from '../../state/store';
 import { FencedOut, type HeldLease } from '../held-lease';
 import { type InflightRecord, inflightKey, recordToJson } from './inflight';
 
 export interface CheckpointDeps {
+  store: StateStore;
   lease: HeldLease;
   answerKey: string;
   log: Logger;
@@ -49,9 +51,26 @@ export class InflightCheckpoint {
     deps.lease.beforeRenew = () => this.flush();
   }
 
-  /** The first record: written at once. */
+  /**
+   * The first record (nothing shown yet), written at once, just after the lease was taken and the
+   * answer indexed (`after`). Not fenced: it is no progress, and until it and the index entry exist
+   * no other instance can know of the answer, so none can hold its lease and have written a record
+   * this one would overwrite. Were the lease lost by then (a stall past it: checked here), the record
+   * is not written; lost just after, a sweep marks the answer and this run's next write is refused.
+   */
   start(): void {
-    this.writeNow();
+    const rec = this.deps.record();
+    this.saved = JSON.stringify(rec.messages);
+    this.savedShape = shapeOf(rec.messages);
+    const { lease, store } = this.deps;
+    this.chain = this.chain
+      .then(() => {
+        lease.check();
+        return store.set(inflightKey(this.deps.answerKey), recordToJson(rec));
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof FencedOut)) this.deps.log.warn({ err }, 'could not save the in-flight record');
+      });
   }
 
   /**

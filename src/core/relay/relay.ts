@@ -224,7 +224,7 @@ class AnswerRun {
       .schedule(INFLIGHT_INDEX, this.req.answerKey, due.dueAt)
       .catch((err: unknown) => log.warn({ err }, 'could not index the in-flight record'));
     const checkpoint = new InflightCheckpoint(
-      { lease, answerKey: key, log, record: () => this.record(), dropped: () => this.dropped },
+      { store, lease, answerKey: key, log, record: () => this.record(), dropped: () => this.dropped },
       indexed,
     );
     this.checkpoint = checkpoint;

@@ -2,11 +2,11 @@
  * The in-flight record's writes (relay/checkpoint.ts): a streamed answer writes its record when its
  * shape changes, not on every append (the growth of a native stream's text goes with the lease's
  * renewals), and the record of a message that is edited follows every edit (recovery's edit sends the
- * recorded text). Each test counts the fenced writes of the record at the store.
+ * recorded text). Each test counts the writes of the record at the store.
  */
 import { Relay, type RelayOptions } from '../../../src/core/relay/relay';
 import { inflightKey, type InflightRecord } from '../../../src/core/relay/inflight';
-import type { Fence, FencedRenewal, FencedWrite, StateStore } from '../../../src/state/store';
+import type { Fence, FencedRenewal, FencedWrite, Json, StateStore } from '../../../src/state/store';
 import type { TestSurface } from '../../support/test-surface';
 import { waitFor } from '../../../fakes/wait-for';
 import { silentLog } from './fake-stream';
@@ -19,29 +19,48 @@ const NO_RENEWAL: RelayOptions = { leaseTtlMs: 120_000, leaseRenewMs: 60_000, mi
 describe('the in-flight record of a streamed answer', () => {
   const bed = eachTestbed();
 
-  /** The relay on a store that notes each fenced write of an in-flight record (its messages). */
-  function counted(options: RelayOptions): { relay: Relay; writes: InflightRecord['messages'][] } {
-    const writes: InflightRecord['messages'][] = [];
+  /**
+   * The relay on a store that notes each write of an in-flight record (its messages): fenced ones,
+   * and the first record's plain set (see InflightCheckpoint.start), in `plain`.
+   */
+  function counted(options: RelayOptions): { relay: Relay; writes: InflightRecord['messages'][]; plain: number } {
+    const out = { writes: [] as InflightRecord['messages'][], plain: 0 };
+    const isRecord = (key: string): boolean => key.startsWith(inflightKey(''));
     const store = bed.store;
     const counting = new Proxy(store, {
       get(target, prop) {
         if (prop === 'writeFenced')
           return (fence: Fence, batch: FencedWrite[], renew?: FencedRenewal) => {
             for (const w of batch)
-              if (w.op === 'set' && w.key.startsWith(inflightKey('')))
-                writes.push((w.value as unknown as InflightRecord).messages);
+              if (w.op === 'set' && isRecord(w.key)) out.writes.push((w.value as unknown as InflightRecord).messages);
             return target.writeFenced(fence, batch, renew);
+          };
+        if (prop === 'set')
+          return (key: string, value: Json, ttlMs?: number) => {
+            if (isRecord(key)) {
+              out.plain++;
+              out.writes.push((value as unknown as InflightRecord).messages);
+            }
+            return target.set(key, value, ttlMs);
           };
         const v: unknown = Reflect.get(target, prop, target);
         return typeof v === 'function' ? v.bind(target) : v;
       },
     }) as StateStore;
-    return { relay: new Relay({ store: counting, log: silentLog, now: Date.now, instanceId: 'i1', options }), writes };
+    const relay = new Relay({ store: counting, log: silentLog, now: Date.now, instanceId: 'i1', options });
+    return {
+      relay,
+      writes: out.writes,
+      get plain() {
+        return out.plain;
+      },
+    };
   }
 
   it('streamed natively: two writes (the start, the stream), however many appends; none for the end', async () => {
     const surface: TestSurface = bed.surface({ native: { ttlMs: 300_000 } });
-    const { relay, writes } = counted(NO_RENEWAL);
+    const rec = counted(NO_RENEWAL);
+    const { relay, writes } = rec;
     const { stream, running } = startRun(relay, surface, { retry: RETRY, answerKey: 'native-1' });
     const words = Array.from({ length: 30 }, (_, i) => `word${i} `);
     stream.push(words[0]!);
@@ -59,6 +78,8 @@ describe('the in-flight record of a streamed answer', () => {
     // The first record (nothing shown yet), then the stream's ref once it started: the appends
     // change only its text (written with a renewal), and the end deletes the record in its own step.
     expect(writes.map((w) => w.length)).toEqual([0, 1]);
+    // Only the first record (no progress yet) is a plain set: the stream's goes under the lease.
+    expect(rec.plain).toBe(1);
     expect(writes[1]?.[0]).toMatchObject({ native: true, done: false });
     expect(await bed.store.get(inflightKey('native-1'))).toBeUndefined();
   });
