@@ -40,7 +40,7 @@ export class HeldLease {
   private readonly controller = new AbortController();
   /** Monotonic ms (performance.now) after which the store may count the lease as run out. */
   private deadline: number;
-  private readonly renewTimer: NodeJS.Timeout;
+  private renewTimer: NodeJS.Timeout;
   private expiryTimer: NodeJS.Timeout | undefined;
   /** Let go on purpose: nothing more is written under it, and that is no loss. */
   private released = false;
@@ -67,8 +67,19 @@ export class HeldLease {
   ) {
     this.deadline = sentAt + timings.ttlMs;
     this.armExpiry();
-    this.renewTimer = setInterval(() => this.renew(), timings.renewMs);
-    this.renewTimer.unref();
+    this.renewTimer = this.renewEvery();
+  }
+
+  /**
+   * Asked when a renewal is due: true when the work sent a fenced write of its progress instead
+   * (`write` renews the lease when it lands), so the renewal itself is not sent.
+   */
+  beforeRenew: (() => boolean) | undefined;
+
+  private renewEvery(): NodeJS.Timeout {
+    const timer = setInterval(() => this.renew(), this.timings.renewMs);
+    timer.unref();
+    return timer;
   }
 
   /** Aborts when the lease is lost (ran out, taken, a write refused): the work stops. */
@@ -88,10 +99,20 @@ export class HeldLease {
     if (!this.held) throw this.reason();
   }
 
-  /** The writes, only while this acquisition holds the lease (the store checks the token). */
+  /**
+   * The writes, only while this acquisition holds the lease (the store checks the token). The write
+   * renews the lease in the same step (and moves its due entry when due), and the next renewal is
+   * then a whole period away: work whose progress is written often sends no renewals of its own.
+   */
   async write(writes: FencedWrite[]): Promise<void> {
     this.check();
-    if (await this.store.writeFenced(this.fence, writes)) return;
+    const sentAt = performance.now();
+    const move = this.dueMove();
+    const renew = { ttlMs: this.timings.ttlMs, ...(move ? { move } : {}) };
+    if (await this.store.writeFenced(this.fence, writes, renew)) {
+      this.renewed(sentAt);
+      return;
+    }
     this.lose('the store refused a write: another instance holds it');
     throw this.reason();
   }
@@ -130,6 +151,7 @@ export class HeldLease {
 
   private renew(): void {
     if (!this.held) return;
+    if (this.beforeRenew?.()) return;
     // Renewed before the deadline, or not at all: a lease that may have run out may be another's now.
     const sentAt = performance.now();
     this.store.renewLease(this.fence.lease, this.fence.owner, this.timings.ttlMs, this.dueMove()).then(
@@ -143,6 +165,18 @@ export class HeldLease {
       // A renewal that failed (the store unreachable) proves nothing: the deadline decides.
       () => undefined,
     );
+  }
+
+  /**
+   * A write sent at `sentAt` renewed the lease: the deadline moves, and the next renewal is a whole
+   * period after it (never later than the timer's would have been: renewals stay a period apart).
+   */
+  private renewed(sentAt: number): void {
+    if (this.controller.signal.aborted || this.released) return;
+    this.deadline = Math.max(this.deadline, sentAt + this.timings.ttlMs);
+    this.armExpiry();
+    clearInterval(this.renewTimer);
+    this.renewTimer = this.renewEvery();
   }
 
   /**

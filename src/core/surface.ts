@@ -161,9 +161,12 @@ export interface StreamingPort {
   ): Promise<NativeStream | undefined>;
   /**
    * Finish a native stream left open by another (dead) process: the message ends showing `final`
-   * exactly (falls back to a plain edit when the stream is already gone).
+   * exactly (falls back to a plain edit when the stream is already gone). `keepStreamed`: `final.text`
+   * may be behind what the stream shows (a crashed answer's record lags its appends), so the stream
+   * keeps its text and only what follows the text (notice, buttons) is added; the plain edit with
+   * `final` remains the fallback when the stream is gone.
    */
-  stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void>;
+  stopNativeStream(ref: MessageRef, final: OutMessage, opts?: { keepStreamed?: boolean }): Promise<void>;
 }
 
 /** The platform budgets an answer plans with (the surface's gateway spends them). */

@@ -3,7 +3,7 @@
  * store so its TypeScript reads as the StateStore it implements.
  */
 import { canonicalJson } from './canonical-json';
-import type { FencedWrite, Json, StoredIntent } from './store';
+import type { FencedRenewal, FencedWrite, Json, StoredIntent } from './store';
 
 /*
  * Lua scripts run atomically on the server, so each multi-step operation below is one step for every
@@ -195,14 +195,26 @@ export const FENCE_HELD = `${FENCE_CHECK}return 1
 `;
 
 /**
- * The fence check, then the writes in order. KEYS[1]=lease key, then each write's keys: a value key
- * (set, del), a queue's order zset and values hash (ack) or a due index (zrem; release has none).
- * ARGV: owner, token, then per write its op and arguments: 'set', value, ttl ms ('' = none) | 'del' |
- * 'ack', item id | 'zrem', member | 'release' (the lease of KEYS[1] goes).
+ * WRITE_FENCED's check, renewing the lease by ARGV[3] ms when not '' in the same command (GETEX, as
+ * renewLease: a refused write may have lengthened the holder's lease by one ttl, never created one).
  */
-export const WRITE_FENCED = `${FENCE_CHECK}
+const FENCE_CHECK_RENEWING = `${LEASE_OF}
+local held
+if ARGV[3] ~= '' then held = redis.call('GETEX', KEYS[1], 'PX', ARGV[3]) else held = redis.call('GET', KEYS[1]) end
+local owner, token = lease_of(held)
+if owner ~= ARGV[1] or token ~= ARGV[2] then return 0 end
+`;
+
+/**
+ * The fence check (renewing the lease when asked), then the writes in order. KEYS[1]=lease key, then
+ * each write's keys: a value key (set, del), a queue's order zset and values hash (ack) or a due index
+ * (zrem, zxx; release has none). ARGV: owner, token, the renewal's ttl ms ('' = none), then per write
+ * its op and arguments: 'set', value, ttl ms ('' = none) | 'del' | 'ack', item id | 'zrem', member |
+ * 'zxx', score, member (a due entry moved, only if still there) | 'release' (the lease of KEYS[1] goes).
+ */
+export const WRITE_FENCED = `${FENCE_CHECK_RENEWING}
 local k = 2
-local i = 3
+local i = 4
 while i <= #ARGV do
   local op = ARGV[i]
   if op == 'set' then
@@ -221,6 +233,10 @@ while i <= #ARGV do
     redis.call('ZREM', KEYS[k], ARGV[i + 1])
     k = k + 1
     i = i + 2
+  elseif op == 'zxx' then
+    redis.call('ZADD', KEYS[k], 'XX', ARGV[i + 1], ARGV[i + 2])
+    k = k + 1
+    i = i + 3
   elseif op == 'release' then
     redis.call('DEL', KEYS[1])
     i = i + 1
@@ -269,15 +285,23 @@ export interface FencedKeys {
   ttl(ms: number | undefined): number | undefined;
 }
 
-/** WRITE_FENCED's KEYS and ARGV for `writes` under the lease `leaseKey` (`check`: owner, token). */
+/**
+ * WRITE_FENCED's KEYS and ARGV for `writes` under the lease `leaseKey` held by `fence` (owner, token),
+ * with the lease's renewal when `fence.renew` (its due move first).
+ */
 export function fencedWriteArgs(
   leaseKey: string,
-  check: string[],
+  fence: { owner: string; token: number; renew?: FencedRenewal | undefined },
   writes: FencedWrite[],
   at: FencedKeys,
 ): { keys: string[]; args: string[] } {
+  const { renew } = fence;
   const keys = [leaseKey];
-  const args = [...check];
+  const args = [fence.owner, String(fence.token), renew ? String(renew.ttlMs) : ''];
+  if (renew?.move) {
+    keys.push(at.due(renew.move.index));
+    args.push('zxx', String(Math.round(renew.move.dueAt)), renew.move.member);
+  }
   for (const w of writes) {
     if (w.op === 'set') {
       const ttl = at.ttl(w.ttlMs);

@@ -29,6 +29,7 @@ import type {
   DueEntry,
   DueMove,
   Fence,
+  FencedRenewal,
   FencedWrite,
   Json,
   LeaseInfo,
@@ -228,11 +229,13 @@ export class RedisStore implements StateStore {
     return typeof reply === 'string' ? { lease: name, owner, token: Number(reply) } : undefined;
   }
 
-  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
+  async writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<boolean> {
     const check = [fence.owner, String(fence.token)];
+    const renewal = renew && { ...renew, ttlMs: checkTtl(renew.ttlMs) as number };
     if (this.cluster) {
       // The lease's key is on its own slot: checked first, then written (two steps, see StateStore).
       if ((await this.script(FENCE_HELD, [this.lease(fence.lease)], check)) !== 1) return false;
+      if (renewal) await this.renewLease(fence.lease, fence.owner, renewal.ttlMs, renewal.move);
       for (const w of writes) {
         if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
         else if (w.op === 'delete') await this.delete(w.key);
@@ -242,7 +245,7 @@ export class RedisStore implements StateStore {
       }
       return true;
     }
-    const { keys, args } = fencedWriteArgs(this.lease(fence.lease), check, writes, {
+    const { keys, args } = fencedWriteArgs(this.lease(fence.lease), { ...fence, renew: renewal }, writes, {
       kv: (key) => this.kv(key),
       queue: (queue) => this.queueKeys(queue, false),
       due: (index) => this.k.due(index),

@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { canonicalJson, checkTtl } from './canonical-json';
 import { nextFenceToken } from './fence-token';
-import type { Fence, FencedWrite, LeaseInfo } from './store';
+import type { Fence, FencedRenewal, FencedWrite, LeaseInfo } from './store';
 
 /** What the leases need of their store: its connection, its cached statements and its expiry rule. */
 export interface SqliteAccess {
@@ -41,8 +41,9 @@ export class SqliteLeases {
     return row ? { lease: name, owner, token: row.token } : undefined;
   }
 
-  /** The writes only while `fence` holds its lease, in one immediate transaction. */
-  writeFenced(fence: Fence, writes: FencedWrite[]): boolean {
+  /** The writes only while `fence` holds its lease (renewed with them when `renew`), in one immediate transaction. */
+  writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): boolean {
+    const renewTtl = renew === undefined ? undefined : (checkTtl(renew.ttlMs) as number);
     const prepared = writes.map((w) =>
       w.op === 'set' ? { w, text: canonicalJson(w.value), expiresAt: this.s.expiry(w.ttlMs) } : { w },
     );
@@ -51,6 +52,14 @@ export class SqliteLeases {
         .stmt('SELECT 1 AS held FROM leases WHERE name = ? AND owner = ? AND token = ? AND expires_at > ?')
         .get(fence.lease, fence.owner, fence.token, Date.now());
       if (!held) return false;
+      if (renewTtl !== undefined) {
+        this.s.stmt('UPDATE leases SET expires_at = ? WHERE name = ?').run(Date.now() + renewTtl, fence.lease);
+        const move = renew?.move;
+        if (move)
+          this.s
+            .stmt('UPDATE due SET due_at = ? WHERE idx = ? AND member = ?')
+            .run(Math.round(move.dueAt), move.index, move.member);
+      }
       for (const p of prepared) {
         const { w } = p;
         if (w.op === 'set' && 'text' in p) {

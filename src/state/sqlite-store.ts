@@ -9,6 +9,7 @@ import type {
   DueEntry,
   DueMove,
   Fence,
+  FencedRenewal,
   FencedWrite,
   Json,
   LeaseInfo,
@@ -241,8 +242,8 @@ export class SqliteStore implements StateStore {
     return this.leases.acquire(name, owner, ttlMs);
   }
 
-  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
-    return this.leases.writeFenced(fence, writes);
+  async writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<boolean> {
+    return this.leases.writeFenced(fence, writes, renew);
   }
 
   async renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean> {

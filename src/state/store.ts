@@ -71,6 +71,16 @@ export interface DueMove {
   dueAt: number;
 }
 
+/**
+ * The renewal a fenced write carries (StateStore.writeFenced): the lease runs `ttlMs` from the write,
+ * and `move` moves its due entry as a renewal's does. On Redis the check reads the lease with GETEX,
+ * so a refused write may have lengthened the new holder's lease by one ttl, as a failed renewLease may.
+ */
+export interface FencedRenewal {
+  ttlMs: number;
+  move?: DueMove;
+}
+
 /** A member of a due index and the time it is due. */
 export interface DueEntry {
   member: string;
@@ -158,8 +168,10 @@ export interface StateStore {
    * The writes, in order, only while `fence` still holds its lease (held, not run out, same owner
    * and token); none of them otherwise. True when written. One atomic step (a SQLite transaction, a
    * Lua script; on a Redis Cluster the check and the writes of other slots are two steps).
+   * `renew`: the same step renews the lease (as renewLease, with its move), so work whose progress
+   * is written often needs no renewal of its own meanwhile.
    */
-  writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean>;
+  writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<boolean>;
   /**
    * `move`: the entry of a due index moves to `dueAt` in the same round trip, only if it is still in
    * the index (work that ended and left it is not put back), whatever the renewal's outcome (a

@@ -437,6 +437,27 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       expect(await b.renewLease(name, 'bob', 60_000, { index, member: 'w2', dueAt: 9_000 })).toBe(false);
     });
 
+    it('renews the lease with a fenced write (and moves its due entry), never a lease it does not hold', async () => {
+      const name = fresh('fence-renew');
+      const index = fresh('fence-renew-due');
+      const key = fresh('fence-renew-key');
+      const fence = await a.acquireFencedLease(name, 'alice', 1_000);
+      await a.schedule(index, 'w1', 1_000);
+      const before = (await a.leaseInfo(name))!.expiresAt;
+      const renew = { ttlMs: 60_000, move: { index, member: 'w1', dueAt: 7_000 } };
+      expect(await b.writeFenced(fence!, [{ op: 'set', key, value: 1 }], renew)).toBe(true);
+      expect(await a.get(key)).toBe(1);
+      expect((await a.leaseInfo(name))!.expiresAt).toBeGreaterThan(before + 30_000);
+      expect(await a.due(index, 10_000, 10)).toEqual([{ member: 'w1', dueAt: 7_000 }]);
+      // Released: a write with a renewal is refused and brings no lease back, nor moves the entry.
+      await a.releaseLease(name, 'alice');
+      const late = { ttlMs: 60_000, move: { index, member: 'w1', dueAt: 9_000 } };
+      expect(await b.writeFenced(fence!, [{ op: 'set', key, value: 2 }], late)).toBe(false);
+      expect(await a.leaseInfo(name)).toBeUndefined();
+      expect(await a.get(key)).toBe(1);
+      expect(await a.due(index, 10_000, 10)).toEqual([{ member: 'w1', dueAt: 7_000 }]);
+    });
+
     it('refuses a write once the lease ran out, even if nobody took it', async () => {
       const name = fresh('fence-exp');
       const fence = await a.acquireFencedLease(name, 'alice', 50);

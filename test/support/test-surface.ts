@@ -143,11 +143,11 @@ export class TestSurface implements SurfacePort, BudgetPort {
   get streaming(): StreamingPort | undefined {
     const start = this.startNativeStream;
     if (!start) return undefined;
-    const own = this as { stopNativeStream?: (ref: MessageRef, final: OutMessage) => Promise<void> };
+    const own = this as { stopNativeStream?: StreamingPort['stopNativeStream'] };
     return {
       startNativeStream: (place, first) => start(place, first),
-      stopNativeStream: (ref, final) =>
-        own.stopNativeStream ? own.stopNativeStream(ref, final) : this.edit(ref, final),
+      stopNativeStream: (ref, final, opts) =>
+        own.stopNativeStream ? own.stopNativeStream(ref, final, opts) : this.edit(ref, final),
     };
   }
 

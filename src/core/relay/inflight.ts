@@ -250,10 +250,11 @@ async function recoverOne(
     const ref: MessageRef = m.ref;
     const msg: OutMessage =
       i === last ? interruptedMessage(m.text, reason, rec.retry) : { text: m.text, markdown: true, typing: false };
-    // A live native stream is stopped where the surface can (an edit alone would leave it streaming).
+    // A live native stream is stopped where the surface can (an edit alone would leave it streaming),
+    // keeping the text it shows: its record lags its appends (relay/checkpoint.ts), and what the user
+    // saw stays. The surface's gateway spends the budgets (recovery edits are finals).
     const streaming = m.native ? surface.streaming : undefined;
-    // The surface's gateway spends the budgets (recovery edits are finals).
-    await (streaming ? streaming.stopNativeStream(ref, msg) : surface.edit(ref, msg));
+    await (streaming ? streaming.stopNativeStream(ref, msg, { keepStreamed: true }) : surface.edit(ref, msg));
   }
   await store.delete(inflightKey(answerKey));
   await store.unschedule(INFLIGHT_INDEX, answerKey);

@@ -15,8 +15,9 @@ import type { Button, Card, FeedbackPrompt, MessageRef, Person, Place, SurfacePo
 import { RelayInterrupt, readAnswer } from './answer-reader';
 import { FencedOut, HeldLease } from '../held-lease';
 import { leaseTimings } from '../leases';
-import { INFLIGHT_INDEX, inflightKey, inflightLease, recordToJson } from './inflight';
+import { INFLIGHT_INDEX, inflightKey, inflightLease } from './inflight';
 import type { InflightRecord } from './inflight';
+import { InflightCheckpoint } from './checkpoint';
 import { Reconciler } from './reconciler';
 import { Segmenter } from './segmenter';
 import { Wake } from './wake';
@@ -129,11 +130,10 @@ class AnswerRun {
   /** Why the answer was interrupted. */
   private stopError: unknown;
   private readonly stopController = new AbortController();
-  private recordChain: Promise<void> = Promise.resolve();
   /** The answer's lease as this run holds it: its record is written under it (fenced). */
   private lease: HeldLease | undefined;
-  /** The messages as the in-flight record last saved them (JSON): unchanged ones are not written again. */
-  private savedShown: string | undefined;
+  /** The answer's in-flight record, written under the lease. */
+  private checkpoint: InflightCheckpoint | undefined;
   /** When the relay began the answer (its in-flight record says so: recovery tells a left tenant's). */
   private readonly startedAt: number;
   readonly done: Promise<RelayResult>;
@@ -164,7 +164,7 @@ class AnswerRun {
       log: deps.log,
       now: () => this.now,
       options: opts,
-      changed: () => this.saveRecord(),
+      changed: () => this.checkpoint?.changed(),
     });
     this.startedAt = deps.now();
     this.done = this.run();
@@ -223,11 +223,13 @@ class AnswerRun {
     const indexed = store
       .schedule(INFLIGHT_INDEX, this.req.answerKey, due.dueAt)
       .catch((err: unknown) => log.warn({ err }, 'could not index the in-flight record'));
-    this.recordChain = indexed;
-    this.saveRecord();
+    const checkpoint = new InflightCheckpoint(
+      { store, lease, answerKey: key, log, record: () => this.record(), dropped: () => this.dropped },
+      indexed,
+    );
+    this.checkpoint = checkpoint;
+    checkpoint.start();
     this.messages.reserveFinal();
-    const checkpoint = setInterval(() => this.saveRecord(), leaseRenewMs);
-    checkpoint.unref();
 
     try {
       const stops = [this.stopController.signal, ...(this.req.signal ? [this.req.signal] : [])];
@@ -244,9 +246,8 @@ class AnswerRun {
       await reading;
     } finally {
       this.messages.release();
-      clearInterval(checkpoint);
       lease.lost.removeEventListener('abort', this.fencedOut);
-      await this.recordChain;
+      await checkpoint.end();
       await indexed;
       // The record, its index entry and the lease go in one fenced step (refused once the lease is
       // another's). A thread lost (the drop's reason) leaves them too: recovery marks the answer.
@@ -301,11 +302,9 @@ class AnswerRun {
     this.wake.bump();
   }
 
-  private saveRecord(): void {
-    // A dropped answer's record goes (below, in run): none is written again for recovery to find.
-    const lease = this.lease;
-    if (this.dropped || !lease) return;
-    const rec: InflightRecord = {
+  /** The in-flight record as the answer stands now (what recovery would mark). */
+  private record(): InflightRecord {
+    return {
       surface: this.req.surface.name,
       place: this.req.place,
       messages: this.messages.shown,
@@ -314,18 +313,6 @@ class AnswerRun {
       startedAt: this.startedAt,
       updatedAt: this.now,
     };
-    // Written only when what recovery would do with it changed (a message, its text, its state):
-    // a renewal while the text stands still costs no write.
-    const shown = JSON.stringify(rec.messages);
-    if (shown === this.savedShown) return;
-    this.savedShown = shown;
-    const key = inflightKey(this.req.answerKey);
-    this.recordChain = this.recordChain
-      // Under the answer's lease: a write after it was lost is refused (and stops the answer).
-      .then(() => lease.write([{ op: 'set', key, value: recordToJson(rec) }]))
-      .catch((err: unknown) => {
-        if (!(err instanceof FencedOut)) this.deps.log.warn({ err }, 'could not save the in-flight record');
-      });
   }
 }
 

@@ -73,9 +73,9 @@ function gatedStreaming(streaming: StreamingPort, check: () => void): StreamingP
       });
       return stream ? gatedStream(stream, check) : undefined;
     },
-    async stopNativeStream(ref, final) {
+    async stopNativeStream(ref, final, opts) {
       check();
-      await streaming.stopNativeStream(ref, final);
+      await streaming.stopNativeStream(ref, final, opts);
     },
   };
 }

@@ -205,10 +205,25 @@ export class SlackNativeStreams {
    * Finish a native stream another process left open (it died mid-answer): stop the stream, then
    * make the message show exactly `final` with chat.update, since what the dead process last
    * appended is not known here. When the stream is gone already, the chat.update alone does it.
+   * `keepStreamed` (recovery of a crashed answer, whose record may lag what the stream shows): the
+   * stop carries only what follows the text (notice, buttons: stopStream renders blocks after the
+   * streamed text), so the words the user saw stay; chat.update with `final` only when it is gone.
    */
-  async stopLeftOpen(ref: MessageRef, final: OutMessage): Promise<void> {
+  async stopLeftOpen(ref: MessageRef, final: OutMessage, opts: { keepStreamed?: boolean } = {}): Promise<void> {
+    let stopped = false;
     try {
-      await this.deps.gateway.stopStream(ref, {});
+      if (opts.keepStreamed) {
+        const team = this.deps.team(ref.place);
+        await this.deps.cards.send(
+          team,
+          () => ({ ...final, text: '', typing: false }),
+          async (render) => {
+            const tail = render().blocks;
+            await this.deps.gateway.stopStream(ref, tail.length > 0 ? { blocks: tail } : {});
+          },
+        );
+        stopped = true;
+      } else await this.deps.gateway.stopStream(ref, {});
     } catch (err) {
       if (err instanceof PlatformRateLimitError) throw err;
       this.deps.log.info(
@@ -218,6 +233,9 @@ export class SlackNativeStreams {
     }
     this.liveStreams.get(this.threadKey(ref.place))?.delete(ref.id);
     this.releaseStop(ref.place, ref.id);
+    // Kept: the message's whole text is not known here, so no button record is written for it (a
+    // later edit from a stale text would take words back; a button left is the lesser loss).
+    if (stopped) return;
     await this.deps.edit(ref, final);
   }
 }

@@ -375,7 +375,7 @@ export class SlackPort implements SurfacePort, StreamingPort, BudgetPort, Direct
   }
 
   /** Finish a native stream another process left open (see SlackNativeStreams.stopLeftOpen). */
-  stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void> {
-    return this.streams.stopLeftOpen(ref, final);
+  stopNativeStream(ref: MessageRef, final: OutMessage, opts: { keepStreamed?: boolean } = {}): Promise<void> {
+    return this.streams.stopLeftOpen(ref, final, opts);
   }
 }

@@ -124,15 +124,16 @@ describe('recoverAbandonedAnswers', () => {
     expect(await store.keys('inflight:')).toEqual([]);
   });
 
-  it('stops a live native stream through the surface when it can, and records which messages are streams', async () => {
+  it('stops a live native stream through the surface when it can, keeping what it streamed past its record', async () => {
     const stopped: string[] = [];
     // The port's stopNativeStream: here the stream object is at hand; Slack's finds it by channel and ts.
+    // Kept as Slack keeps it (stopStream with blocks only): the stream's text, the notice after it.
     class StoppingSurface extends TestSurface {
-      async stopNativeStream(ref: MessageRef, final: OutMessage): Promise<void> {
+      async stopNativeStream(ref: MessageRef, final: OutMessage, opts: { keepStreamed?: boolean } = {}): Promise<void> {
         const live = this.nativeStreams.find((s) => s.ref.id === ref.id);
         if (!live) throw new Error('no such stream');
         stopped.push(ref.id);
-        await live.stop(final);
+        await live.stop(opts.keepStreamed ? { ...final, text: live.appended } : final);
       }
     }
     const nativeSurface = new StoppingSurface({ maxMessageLength: 100, native: { ttlMs: 300_000 } });
@@ -144,6 +145,15 @@ describe('recoverAbandonedAnswers', () => {
       return rec?.messages[0]?.text === 'Streamed natively ';
     }, "{ const rec = await store.get<InflightRecord>(inflightKey('crash-na...");
     expect((await store.get<InflightRecord>(inflightKey('crash-native')))?.messages[0]?.native).toBe(true);
+    // More words stream: appended, but the record keeps the text it had (no renewal fell due).
+    stream.push(' more words here');
+    await waitFor(
+      () => nativeSurface.nativeStreams[0]?.appended === 'Streamed natively and more words ',
+      'the later words appended',
+    );
+    expect((await store.get<InflightRecord>(inflightKey('crash-native')))?.messages[0]?.text).toBe(
+      'Streamed natively ',
+    );
     await waitFor(
       async () => (await store.leaseInfo(inflightLease('crash-native'))) === undefined,
       "(await store.leaseInfo(inflightLease('crash-native'))) === undefined",
@@ -152,7 +162,8 @@ describe('recoverAbandonedAnswers', () => {
     const live = nativeSurface.nativeStreams[0];
     expect(stopped).toEqual([live?.ref.id]);
     expect(live?.stoppedAt).toBeDefined();
-    expect(live?.finalMessage).toMatchObject({ text: 'Streamed natively ', typing: false });
+    // What the user saw stays: the words streamed after the record are not taken back.
+    expect(live?.finalMessage).toMatchObject({ text: 'Streamed natively and more words ', typing: false });
     expect(live?.finalMessage?.notice).toMatch(/interrupted/);
     expect(nativeSurface.count('edit')).toBe(0);
 

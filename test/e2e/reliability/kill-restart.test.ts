@@ -91,6 +91,8 @@ describe('reliability: the bridge killed mid-stream', () => {
   /** Kills `victim` once its record covers the thread, then waits (the bound) for the mark; asserts it. */
   const killAndExpectMarked = async (victim: BridgeProcess, channel: string, thread: string, restart: boolean) => {
     const killedAt = await killWhenRecorded(victim, channel, thread);
+    // Nothing moves after the kill until recovery: what each reply shows is what the user saw.
+    const shownAtKill = rig.botReplies(channel, thread).map((m) => m.text);
     const restarted = restart ? await start(victim.name) : undefined;
     const marked = await waitFor(
       () => markedInterrupted(channel, thread),
@@ -99,7 +101,7 @@ describe('reliability: the bridge killed mid-stream', () => {
     );
     expect(buttonsOf(marked).map((b) => b.text)).toContain('Retry');
     expect(rig.botReplies(channel, thread).some((m) => m.text === 'Thinking…')).toBe(false);
-    return { marked, restarted };
+    return { marked, restarted, shownAtKill };
   };
 
   test('killed and restarted: the restarted instance marks the answer, the thread keeps its session, Retry answers', async () => {
@@ -180,9 +182,11 @@ describe('reliability: the bridge killed mid-stream', () => {
         30_000,
       );
       expect(open.streaming).toBe(true);
-      await killAndExpectMarked(victim, 'C0KILLN', root.ts, true);
-      // The messages finished before the kill keep their text.
+      const { shownAtKill } = await killAndExpectMarked(victim, 'C0KILLN', root.ts, true);
+      // The messages finished before the kill keep their text, and the stream left open keeps every
+      // word it showed, even those its in-flight record had not caught up with (relay/checkpoint.ts).
       expect(rig.botReplies('C0KILLN', root.ts)[0]!.text.length).toBeGreaterThan(0);
+      expect(rig.botReplies('C0KILLN', root.ts).map((m) => m.text)).toEqual(shownAtKill);
     } finally {
       rig.fake.setStreaming('unknown_method');
     }

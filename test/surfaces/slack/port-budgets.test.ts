@@ -241,4 +241,34 @@ describe('SlackPort budgets, recipients and stopNativeStream', () => {
     expect(await drain('slack:T0ORPHAN:chat.update', 50)).toBe(48);
     expect(fake.rateLimited).toBe(0);
   });
+
+  test('stopNativeStream keepStreamed: the stream of a crashed answer keeps the text it showed past the record, notice and Retry under it', async () => {
+    const dead = newPort();
+    const thread = place('C0KEEP', '500.1', 'T0KEEP');
+    const stream = await dead.startNativeStream(thread, { text: '' });
+    // The record (what recovery is handed) lags what the stream shows: appends since its last write.
+    await stream!.append('Partial ');
+    await stream!.append('answer that grew after the record');
+    const recorded = {
+      text: 'Partial ',
+      notice: 'Answer interrupted.',
+      buttons: [{ action: 'answer.retry', label: 'Retry', value: 'r2' }],
+    };
+    const heir = newPort();
+    await heir.stopNativeStream(stream!.ref, recorded, { keepStreamed: true });
+    const msg = fake.message('C0KEEP', stream!.ref.id)!;
+    expect(msg.streaming).toBe(false);
+    // What the user saw stays, word for word: no text sent with the stop, no chat.update after it.
+    expect(msg.text).toBe('Partial answer that grew after the record');
+    expect(msg.history.at(-1)).toBe('Partial answer that grew after the record');
+    expect(JSON.stringify(msg.blocks)).toContain('Retry');
+    expect(JSON.stringify(msg.blocks)).toContain('Answer interrupted.');
+    const stop = fake.callsOf('chat.stopStream').find((c) => c.args.ts === stream!.ref.id);
+    expect(stop?.args).not.toHaveProperty('markdown_text');
+    expect(fake.callsOf('chat.update').filter((c) => c.args.ts === stream!.ref.id)).toEqual([]);
+
+    // Gone already: chat.update with the recorded message is the fallback.
+    await heir.stopNativeStream(stream!.ref, { text: 'Partial answer, done' }, { keepStreamed: true });
+    expect(fake.message('C0KEEP', stream!.ref.id)!.text).toBe('Partial answer, done');
+  });
 });
