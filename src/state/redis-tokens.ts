@@ -13,13 +13,14 @@
  * while fewer than L were taken within the window, refused otherwise.
  */
 import type { RateDecision, TokenBudget } from './store';
-import { aheadOf } from './token-ahead';
+import { aheadOf, countOf } from './token-ahead';
 
 /** One call in this many also trims its logs (tokens out of every window): logs stay bounded. */
 const TRIM_EVERY = 16;
 
 /**
- * KEYS: the logs; ARGV: unique member, '1' to trim, then limit, window (ms) and ahead (ms) per key.
+ * KEYS: the logs; ARGV: unique member, '1' to trim, then limit, window (ms), ahead (ms) and count
+ * per key. `count` tokens fit at t when the (L - count + 1)-th newest is out of t's window.
  * Returns {1, wait until the booked time} or {0, retry in ms, index of the budget full longest}.
  * `ZRANGE -L -1` reads the L newest tokens in one command: the first is the L-th newest (when there
  * are L), the last the newest, which sets how long the log must live (a booking asked with a higher
@@ -33,9 +34,9 @@ local worst = 0
 local minAhead = math.huge
 local newest = {}
 for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[3 * i])
-  local window = tonumber(ARGV[3 * i + 1])
-  minAhead = math.min(minAhead, tonumber(ARGV[3 * i + 2]))
+  local window = tonumber(ARGV[4 * i])
+  local limit = tonumber(ARGV[4 * i - 1]) - tonumber(ARGV[4 * i + 2]) + 1
+  minAhead = math.min(minAhead, tonumber(ARGV[4 * i + 1]))
   if limit <= 0 then return {0, window, i - 1} end
   local recent = redis.call('ZRANGE', key, -limit, -1, 'WITHSCORES')
   if #recent == 2 * limit then
@@ -49,9 +50,14 @@ for i, key in ipairs(KEYS) do
 end
 if at - now > minAhead then return {0, math.max(1, at - now - minAhead), worst} end
 for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[3 * i + 1])
+  local window = tonumber(ARGV[4 * i])
   if ARGV[2] == '1' then redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window) end
-  redis.call('ZADD', key, at, ARGV[1])
+  local added = {at, ARGV[1]}
+  for j = 2, tonumber(ARGV[4 * i + 2]) do
+    added[#added + 1] = at
+    added[#added + 1] = ARGV[1] .. '/' .. j
+  end
+  redis.call('ZADD', key, unpack(added))
   redis.call('PEXPIRE', key, math.max(at, newest[i]) - now + window)
 end
 return {1, at - now}
@@ -67,10 +73,11 @@ export function takeTokensArgs(
   const args = [member, seq % TRIM_EVERY === 0 ? '1' : '0'];
   for (const b of budgets) {
     args.push(
-      String(b.limit),
+      String(Math.floor(b.limit)),
       // A log is not kept past the retention period, so no window is longer (none is, in practice).
       String(Math.max(1, Math.ceil(Math.min(b.windowMs, retentionMs ?? b.windowMs)))),
       String(aheadOf(b)),
+      String(countOf(b)),
     );
   }
   return args;

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { RateDecision, TokenBudget } from './store';
-import { aheadOf } from './token-ahead';
+import { aheadOf, countOf } from './token-ahead';
 
 /**
  * One token of every budget at one time (now, or booked within every budget's aheadMs), or none.
@@ -21,20 +21,23 @@ export function takeSqliteTokens(
   let minAhead = Number.POSITIVE_INFINITY;
   for (const [i, b] of budgets.entries()) {
     minAhead = Math.min(minAhead, aheadOf(b));
-    // limit <= 0 leaves no token to age out: a full window rather than zero.
-    if (b.limit <= 0) return { granted: false, retryInMs: b.windowMs, full: i };
+    // `count` tokens fit once the (limit - count + 1)-th newest is out of the window. A limit
+    // below the count leaves no token to age out: a full window rather than zero.
+    const room = Math.floor(b.limit) - countOf(b) + 1;
+    if (room <= 0) return { granted: false, retryInMs: b.windowMs, full: i };
     // Tokens out of every window count for nobody (an L-th newest among them leaves room now).
     stmt('DELETE FROM rate_log WHERE key = ? AND at <= ?').run(b.key, now - b.windowMs);
-    const row = stmt('SELECT at FROM rate_log WHERE key = ? ORDER BY at DESC LIMIT 1 OFFSET ?').get(
-      b.key,
-      Math.floor(b.limit) - 1,
-    ) as { at: number } | undefined;
+    const row = stmt('SELECT at FROM rate_log WHERE key = ? ORDER BY at DESC LIMIT 1 OFFSET ?').get(b.key, room - 1) as
+      | { at: number }
+      | undefined;
     if (row && row.at + b.windowMs > at) {
       at = row.at + b.windowMs;
       worst = i;
     }
   }
   if (at - now > minAhead) return { granted: false, retryInMs: Math.max(1, at - now - minAhead), full: worst };
-  for (const { key } of budgets) stmt('INSERT INTO rate_log (key, at) VALUES (?, ?)').run(key, at);
+  for (const b of budgets) {
+    for (let n = 0; n < countOf(b); n++) stmt('INSERT INTO rate_log (key, at) VALUES (?, ?)').run(b.key, at);
+  }
   return at > now ? { granted: true, retryInMs: 0, startInMs: at - now } : { granted: true, retryInMs: 0 };
 }

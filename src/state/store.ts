@@ -73,6 +73,11 @@ export interface TokenBudget {
    * would otherwise wake together and be refused in turn each get their own later slot at once.
    */
   aheadMs?: number;
+  /**
+   * Tokens of this budget the call takes, all at one time (default 1): a call that also pays now
+   * for a later call of its own (a status and its clear) takes both in one store call.
+   */
+  count?: number;
 }
 
 /**

@@ -579,6 +579,22 @@ export function runStoreContract(backing: () => Promise<StoreBacking>, options: 
       expect((await b.takeTokens([{ key: other, limit: 2, windowMs: W }])).granted).toBe(true);
     });
 
+    it('takes `count` tokens of a budget at one time, only when they all fit', async () => {
+      const key = fresh('count');
+      expect((await a.takeTokens([{ key, limit: 3, windowMs: 60_000, count: 2 }])).granted).toBe(true);
+      expect((await b.takeTokens([{ key, limit: 3, windowMs: 60_000, count: 2 }])).granted).toBe(false);
+      expect((await b.takeTokens([{ key, limit: 3, windowMs: 60_000 }])).granted).toBe(true);
+      expect((await a.takeTokens([{ key, limit: 3, windowMs: 60_000 }])).granted).toBe(false);
+      // Booked: both tokens a window on, where the two taken now have left it.
+      const booked = fresh('count-booked');
+      const t0 = Date.now();
+      await a.takeTokens([{ key: booked, limit: 2, windowMs: W, count: 2 }]);
+      const later = await b.takeTokens([{ key: booked, limit: 2, windowMs: W, count: 2, aheadMs: 5 * W }]);
+      expect(later.granted).toBe(true);
+      expect(later.startInMs).toBeGreaterThan(W - (Date.now() - t0) - 1);
+      expect((await a.takeTokens([{ key: booked, limit: 2, windowMs: W, aheadMs: W }])).granted).toBe(false);
+    });
+
     severalAtOnce(
       'refuses a full budget without booking when aheadMs is 0, naming the budget full longest',
       async () => {
