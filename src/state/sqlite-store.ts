@@ -50,8 +50,8 @@ interface KvRow {
  *
  * Every multi-step operation runs in a BEGIN IMMEDIATE transaction: it takes the write lock before
  * reading, so several processes sharing the file serialise instead of racing, and the busy timeout
- * makes a waiting process retry rather than fail. takeToken is a sliding-window log: a grant is a row,
- * and at most `limit` rows for a key are younger than `windowMs`.
+ * makes a waiting process retry rather than fail. takeToken is a sliding-window log: a grant is a row
+ * (at its booked time, sqlite-tokens.ts), and no window of `windowMs` holds more than `limit` rows.
  */
 export class SqliteStore implements StateStore {
   private readonly db: Database.Database;

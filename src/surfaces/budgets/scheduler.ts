@@ -16,12 +16,12 @@
  * GatewayBudgets): every platform call of that surface runs through `run`, so "never over budget"
  * holds by construction.
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { MAX_RETRY_AFTER_MS, type Priority, type RateBudget, rateLimitDelay } from '../../core/surface';
 import type { StateStore } from '../../state/store';
-import { FinalsPlan, type PlanOptions } from './plan';
-import { performance } from 'node:perf_hooks';
 import { withBookings } from './bookings';
+import { FinalsPlan, type PlanOptions } from './plan';
 import { Refusals } from './refusals';
 
 export interface SchedulerOptions extends PlanOptions {
