@@ -17,14 +17,24 @@ import { aheadOf, countOf } from './token-ahead';
 
 /** One call in this many also trims its logs (tokens out of every window): logs stay bounded. */
 const TRIM_EVERY = 16;
+/**
+ * How much longer than it must a log is kept when its time to live is set: a log spent often has
+ * its expiry moved about once this often instead of on every grant (one command fewer a grant).
+ */
+const KEEP_MS = 60_000;
 
 /**
- * KEYS: the logs; ARGV: unique member, '1' to trim, then limit, window (ms), ahead (ms) and count
- * per key. `count` tokens fit at t when the (L - count + 1)-th newest is out of t's window.
- * Returns {1, wait until the booked time} or {0, retry in ms, index of the budget full longest}.
- * `ZRANGE -L -1` reads the L newest tokens in one command: the first is the L-th newest (when there
- * are L), the last the newest, which sets how long the log must live (a booking asked with a higher
- * limit may lie beyond this one's time, and its log must not expire before it leaves its window).
+ * KEYS: the logs; ARGV: unique member, '1' to trim, the extra keep (ms), then limit, window (ms),
+ * ahead (ms) and count per key. `count` tokens fit at t when the (L - count + 1)-th newest is out of
+ * t's window. Returns {1, wait until the booked time} or {0, retry in ms, index of the budget full
+ * longest}.
+ *
+ * Each log holds, beside its tokens, the member '~expiry' scored with the time the log expires (set
+ * with it, always past every token's window, so always the log's last member): `ZRANGE -(L+1) -1`
+ * reads it with the L newest tokens in one command, the first of which is the L-th newest (when
+ * there are L). A grant moves the expiry only when its token's window would outlast it, then by
+ * KEEP_MS more: a token booked ahead with a higher limit keeps the log alive past a later grant of
+ * an earlier slot, and no log expires while one of its tokens is within its window.
  */
 export const TAKE_TOKENS = `
 local t = redis.call('TIME')
@@ -32,33 +42,45 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local at = now
 local worst = 0
 local minAhead = math.huge
-local newest = {}
+local expiry = {}
 for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[4 * i])
-  local limit = tonumber(ARGV[4 * i - 1]) - tonumber(ARGV[4 * i + 2]) + 1
-  minAhead = math.min(minAhead, tonumber(ARGV[4 * i + 1]))
+  local window = tonumber(ARGV[4 * i + 1])
+  local limit = tonumber(ARGV[4 * i]) - tonumber(ARGV[4 * i + 3]) + 1
+  minAhead = math.min(minAhead, tonumber(ARGV[4 * i + 2]))
   if limit <= 0 then return {0, window, i - 1} end
-  local recent = redis.call('ZRANGE', key, -limit, -1, 'WITHSCORES')
-  if #recent == 2 * limit then
-    local free = tonumber(recent[2]) + window
+  local recent = redis.call('ZRANGE', key, -(limit + 1), -1, 'WITHSCORES')
+  local n = #recent
+  expiry[i] = 0
+  if n > 0 and recent[n - 1] == '~expiry' then
+    expiry[i] = tonumber(recent[n])
+    n = n - 2
+  end
+  if n >= 2 * limit then
+    local free = tonumber(recent[n - 2 * limit + 2]) + window
     if free > at then
       at = free
       worst = i - 1
     end
   end
-  newest[i] = #recent > 0 and tonumber(recent[#recent]) or now
 end
 if at - now > minAhead then return {0, math.max(1, at - now - minAhead), worst} end
 for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[4 * i])
+  local window = tonumber(ARGV[4 * i + 1])
   if ARGV[2] == '1' then redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window) end
   local added = {at, ARGV[1]}
-  for j = 2, tonumber(ARGV[4 * i + 2]) do
+  for j = 2, tonumber(ARGV[4 * i + 3]) do
     added[#added + 1] = at
     added[#added + 1] = ARGV[1] .. '/' .. j
   end
-  redis.call('ZADD', key, unpack(added))
-  redis.call('PEXPIRE', key, math.max(at, newest[i]) - now + window)
+  if expiry[i] < at + window then
+    local keepUntil = at + window + tonumber(ARGV[3])
+    added[#added + 1] = keepUntil
+    added[#added + 1] = '~expiry'
+    redis.call('ZADD', key, unpack(added))
+    redis.call('PEXPIRE', key, keepUntil - now)
+  else
+    redis.call('ZADD', key, unpack(added))
+  end
 end
 return {1, at - now}
 `;
@@ -70,15 +92,13 @@ export function takeTokensArgs(
   budgets: readonly TokenBudget[],
   retentionMs: number | undefined,
 ): string[] {
-  const args = [member, seq % TRIM_EVERY === 0 ? '1' : '0'];
-  for (const b of budgets) {
-    args.push(
-      String(Math.floor(b.limit)),
-      // A log is not kept past the retention period, so no window is longer (none is, in practice).
-      String(Math.max(1, Math.ceil(Math.min(b.windowMs, retentionMs ?? b.windowMs)))),
-      String(aheadOf(b)),
-      String(countOf(b)),
-    );
+  // A log is not kept past the retention period: no window is longer (none is, in practice), and
+  // the extra keep is only what the retention leaves.
+  const windows = budgets.map((b) => Math.max(1, Math.ceil(Math.min(b.windowMs, retentionMs ?? b.windowMs))));
+  const keep = Math.max(0, Math.min(KEEP_MS, (retentionMs ?? Number.POSITIVE_INFINITY) - Math.max(...windows)));
+  const args = [member, seq % TRIM_EVERY === 0 ? '1' : '0', String(Math.floor(keep))];
+  for (const [i, b] of budgets.entries()) {
+    args.push(String(Math.floor(b.limit)), String(windows[i]), String(aheadOf(b)), String(countOf(b)));
   }
   return args;
 }
