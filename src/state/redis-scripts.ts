@@ -250,33 +250,6 @@ end
 return 1
 `;
 
-/**
- * Sliding-window logs over sorted sets scored by grant time: one token of each log, or none. KEYS: the
- * logs; ARGV: unique member, then a limit and a window (ms) per key. Returns {granted, retryInMs, index of the full log}.
- * A log is trimmed only when it looks full: entries that aged out still count towards the limit
- * until then, so a count below the limit is a grant without the trim (one command fewer a call).
- */
-export const TAKE_TOKENS = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[2 * i])
-  local window = tonumber(ARGV[2 * i + 1])
-  local n = redis.call('ZCARD', key)
-  if n >= limit then n = n - redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window) end
-  if n >= limit then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    if #oldest == 0 then return {0, window, i - 1} end
-    return {0, math.max(1, tonumber(oldest[2]) + window - now), i - 1}
-  end
-end
-for i, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, ARGV[1])
-  redis.call('PEXPIRE', key, tonumber(ARGV[2 * i + 1]))
-end
-return {1, 0}
-`;
-
 /** Where WRITE_FENCED's writes live (the store's key layout) and the time to live of a set. */
 export interface FencedKeys {
   kv(key: string): string;

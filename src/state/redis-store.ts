@@ -19,9 +19,9 @@ import {
   fencedWriteArgs,
   intentFrom,
   scriptName,
-  TAKE_TOKENS,
   casArgs,
 } from './redis-scripts';
+import { TAKE_TOKENS, takeTokensArgs, takeTokensDecision } from './redis-tokens';
 import { parseRedisUrl } from './redis-url';
 import { type RetentionOptions, retainedTtl } from './retention';
 import { leaseValue, nextFenceToken, parseLeaseValue } from './fence-token';
@@ -62,7 +62,8 @@ function escapeGlob(text: string): string {
  *
  * The database number in the URL (`redis://host:port/db`) is honoured. ioredis reconnects forever
  * with a capped backoff and queues commands while disconnected (maxRetriesPerRequest: null), so a
- * Redis restart delays operations instead of failing them. takeToken is a sliding-window log.
+ * Redis restart delays operations instead of failing them. takeToken is a sliding-window log with
+ * bookings (redis-tokens.ts).
  */
 export class RedisStore implements StateStore {
   private readonly redis: RedisClient;
@@ -296,31 +297,22 @@ export class RedisStore implements StateStore {
 
   async takeTokens(budgets: readonly TokenBudget[]): Promise<RateDecision> {
     if (budgets.length === 0) return { granted: true, retryInMs: 0 };
-    // A cluster's script may only touch one slot, and each log is its own key: one at a time there.
+    // A cluster's script may only touch one slot, and each log is its own key: one at a time there,
+    // and each now or never (a booking in one log would not hold the call's other budgets to its time).
     if (this.k.cluster && budgets.length > 1) {
       for (const [i, b] of budgets.entries()) {
-        const d = await this.takeTokens([b]);
+        const d = await this.takeTokens([{ ...b, aheadMs: 0 }]);
         if (!d.granted) return { ...d, full: i };
       }
       return { granted: true, retryInMs: 0 };
     }
     // Members must be unique across processes and across stores within one process: ZADD of an
     // existing member only moves it, so a repeated member would be a grant that the log does not count.
-    const member = `${instanceId()}:${++tokenSeq}`;
-    const args = budgets.flatMap((b) => [
-      String(b.limit),
-      // A log is not kept past the retention period, so no window is longer (none is, in practice).
-      String(Math.max(1, Math.ceil(Math.min(b.windowMs, this.retentionMs ?? b.windowMs)))),
-    ]);
-    const reply = await this.script(
-      TAKE_TOKENS,
-      budgets.map((b) => this.k.rate(b.key)),
-      [member, ...args],
-    );
-    const [granted, retry, full] = Array.isArray(reply) ? reply : [0, budgets[0]!.windowMs, 0];
-    return granted === 1
-      ? { granted: true, retryInMs: 0 }
-      : { granted: false, retryInMs: Number(retry), full: Number(full) };
+    const seq = ++tokenSeq;
+    const member = `${instanceId()}:${seq}`;
+    const keys = budgets.map((b) => this.k.rate(b.key));
+    const reply = await this.script(TAKE_TOKENS, keys, takeTokensArgs(member, seq, budgets, this.retentionMs));
+    return takeTokensDecision(reply, budgets);
   }
 
   async schedule(index: string, member: string, dueAt: number, ttlMs?: number): Promise<void> {

@@ -5,6 +5,7 @@ import { canonicalJson, formatQueueId } from './canonical-json';
 import { type RetentionOptions, retainedTtl } from './retention';
 import { SqliteLeases } from './sqlite-leases';
 import { SCHEMA } from './sqlite-schema';
+import { takeSqliteTokens } from './sqlite-tokens';
 import type {
   DueEntry,
   DueMove,
@@ -50,8 +51,8 @@ interface KvRow {
  *
  * Every multi-step operation runs in a BEGIN IMMEDIATE transaction: it takes the write lock before
  * reading, so several processes sharing the file serialise instead of racing, and the busy timeout
- * makes a waiting process retry rather than fail. takeToken is a sliding-window log: a grant is a row,
- * and at most `limit` rows for a key are younger than `windowMs`.
+ * makes a waiting process retry rather than fail. takeToken is a sliding-window log: a grant is a row
+ * (at its booked time, sqlite-tokens.ts), and no window of `windowMs` holds more than `limit` rows.
  */
 export class SqliteStore implements StateStore {
   private readonly db: Database.Database;
@@ -271,25 +272,7 @@ export class SqliteStore implements StateStore {
   }
 
   async takeTokens(budgets: readonly TokenBudget[]): Promise<RateDecision> {
-    const tx = this.db.transaction((): RateDecision => {
-      const now = Date.now();
-      for (const [i, { key, limit, windowMs }] of budgets.entries()) {
-        this.stmt('DELETE FROM rate_log WHERE key = ? AND at <= ?').run(key, now - windowMs);
-        const { n } = this.stmt('SELECT COUNT(*) AS n FROM rate_log WHERE key = ?').get(key) as { n: number };
-        if (n < limit) continue;
-        const { oldest } = this.stmt('SELECT MIN(at) AS oldest FROM rate_log WHERE key = ?').get(key) as {
-          oldest: number | null;
-        };
-        // limit <= 0 leaves no row to age out; report a full window rather than zero.
-        return {
-          granted: false,
-          retryInMs: oldest === null ? windowMs : Math.max(1, oldest + windowMs - now),
-          full: i,
-        };
-      }
-      for (const { key } of budgets) this.stmt('INSERT INTO rate_log (key, at) VALUES (?, ?)').run(key, now);
-      return { granted: true, retryInMs: 0 };
-    });
+    const tx = this.db.transaction((): RateDecision => takeSqliteTokens((sql) => this.stmt(sql), budgets, Date.now()));
     return tx.immediate();
   }
 

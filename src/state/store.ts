@@ -46,10 +46,18 @@ export type FencedWrite =
   | { op: 'release' };
 
 export interface RateDecision {
-  /** True when a token was taken. */
+  /** True when a token was taken (now, or booked `startInMs` ahead). */
   granted: boolean;
-  /** When not granted: how long until a token is expected to be free (ms). */
+  /**
+   * When not granted: how long until asking again may succeed (ms): until a token is free, or, for
+   * budgets asked with `aheadMs`, until one is free within that much of the asking time.
+   */
   retryInMs: number;
+  /**
+   * When granted: how long from now the token was booked for (ms; 0 or absent: now). The call must
+   * not go out before then: its token counts from that time on, not from the grant.
+   */
+  startInMs?: number;
   /** When not granted by takeTokens: the index of the budget found full. */
   full?: number;
 }
@@ -59,6 +67,17 @@ export interface TokenBudget {
   key: string;
   limit: number;
   windowMs: number;
+  /**
+   * How far ahead (ms) a token may be booked when none is free now (default 0: now or refused).
+   * A booked token is placed where the log keeps at most `limit` in any window, so callers that
+   * would otherwise wake together and be refused in turn each get their own later slot at once.
+   */
+  aheadMs?: number;
+  /**
+   * Tokens of this budget the call takes, all at one time (default 1): a call that also pays now
+   * for a later call of its own (a status and its clear) takes both in one store call.
+   */
+  count?: number;
 }
 
 /**
@@ -187,8 +206,10 @@ export interface StateStore {
    */
   takeToken(key: string, limit: number, windowMs: number): Promise<RateDecision>;
   /**
-   * One token of every budget, or none (one call for a platform call that spends several). When
-   * refused, `full` names the first budget found full and `retryInMs` is its wait.
+   * One token of every budget, or none (one call for a platform call that spends several), all at
+   * one time: now, or the earliest time within every budget's `aheadMs` at which each has room
+   * (`startInMs`). When refused, `full` names the budget that is full longest and `retryInMs` is the
+   * wait until asking again can succeed.
    */
   takeTokens(budgets: readonly TokenBudget[]): Promise<RateDecision>;
 

@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('RedisStore on a three-master Redis Cluster (two connections)', () => {
-  runStoreContract(async () => ({ open: async () => open('contract:') }));
+  runStoreContract(async () => ({ open: async () => open('contract:') }), { oneLogAtATime: true });
 });
 
 describe('the cluster key layout', () => {
@@ -103,6 +103,19 @@ describe('the cluster key layout', () => {
     // kv, queue seq/order/values, outbox seq/pending/values, rate log, lease
     expect(ttls.length).toBeGreaterThanOrEqual(9);
     for (const { key, ttl } of ttls) expect({ key, expires: ttl > 0 && ttl <= 60_000 }).toEqual({ key, expires: true });
+  });
+
+  it('books ahead a call of one budget only: a call of several goes one log at a time, now or never', async () => {
+    const store = open('book:');
+    await store.takeTokens([{ key: 'busy', limit: 1, windowMs: 1000 }]);
+    const several = await store.takeTokens([
+      { key: 'calm', limit: 1, windowMs: 1000, aheadMs: 5000 },
+      { key: 'busy', limit: 1, windowMs: 1000, aheadMs: 5000 },
+    ]);
+    expect(several).toMatchObject({ granted: false, full: 1 });
+    const one = await store.takeTokens([{ key: 'busy', limit: 1, windowMs: 1000, aheadMs: 5000 }]);
+    expect(one.granted).toBe(true);
+    expect(one.startInMs).toBeGreaterThan(0);
   });
 
   it('refuses a key prefix with braces, which would break the hash tags', () => {

@@ -44,6 +44,37 @@ describe('RedisStore specifics', () => {
     await raw.quit();
   });
 
+  it('keeps a rate log until its last token, booked ones too, has left its window, moving its expiry only when needed', async () => {
+    // A short retention keeps the extra life of a log short (2 s here), so bookings reach past it.
+    const store = new RedisStore(`${HOST}/9`, { keyPrefix: prefix, retentionMs: 3_000 });
+    stores.push(store);
+    const raw = new Redis(`${HOST}/9`);
+    try {
+      const log = `${prefix}rate:ttl-log`;
+      const budget = { key: 'ttl-log', limit: 1, windowMs: 1_000, aheadMs: 10_000 };
+      await store.takeTokens([budget]);
+      const ttls = [await raw.pttl(log)];
+      const starts = [0];
+      for (let i = 0; i < 5; i++) {
+        const d = await store.takeTokens([budget]);
+        expect(d.granted).toBe(true);
+        starts.push(d.startInMs ?? 0);
+        ttls.push(await raw.pttl(log));
+      }
+      // Never expiring before the last token has left its window (the clock ran a little meanwhile).
+      for (const [i, ttl] of ttls.entries()) expect(ttl).toBeGreaterThanOrEqual((starts[i] ?? 0) + 1_000 - 100);
+      // The first booking fits the life the first grant gave: its expiry did not move.
+      expect(ttls[1]).toBeLessThanOrEqual(ttls[0] ?? 0);
+      // The expiry is a member of the log, not a token: the bookings are a window apart.
+      for (let i = 1; i < starts.length; i++) {
+        expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBeGreaterThan(1_000 - 100);
+        expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBeLessThan(1_000 + 100);
+      }
+    } finally {
+      await raw.quit();
+    }
+  });
+
   it('isolates stores with different key prefixes in one database', async () => {
     const mine = open(9, `${prefix}one:`);
     const theirs = open(9, `${prefix}two:`);

@@ -10,7 +10,15 @@ export interface StoreBacking {
  * The behaviour every StateStore must have, run against each implementation. `backing` is called
  * once in beforeAll; stores it opens are closed by the suite.
  */
-export function runStoreContract(backing: () => Promise<StoreBacking>): void {
+export interface ContractOptions {
+  /**
+   * The store spends a call's rate budgets one log at a time (a Redis Cluster: one slot a script):
+   * a call of several budgets is neither all-or-none nor booked ahead there.
+   */
+  oneLogAtATime?: boolean;
+}
+
+export function runStoreContract(backing: () => Promise<StoreBacking>, options: ContractOptions = {}): void {
   let a: StateStore;
   let b: StateStore;
   let opened: StateStore[] = [];
@@ -536,6 +544,96 @@ export function runStoreContract(backing: () => Promise<StoreBacking>): void {
       // A sliding window of 250 ms over 1.2 s cannot grant more than limit * (1 + 1200/250).
       expect(grants.length).toBeLessThanOrEqual(limit * Math.ceil(1 + 1200 / windowMs));
     });
+  });
+
+  describe('takeTokens with bookings (aheadMs)', () => {
+    const W = 1_000;
+
+    it('books a herd on a 1-a-second budget one window apart across instances, each in one call', async () => {
+      const key = fresh('book-herd');
+      const t0 = Date.now();
+      const decisions = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 ? a : b).takeTokens([{ key, limit: 1, windowMs: W, aheadMs: 10_000 }]),
+        ),
+      );
+      // Every window of the log holds one token: the herd's slots are a window apart, measured from
+      // the store's clock at each call, so they may differ by the time the calls took to arrive.
+      const spread = Date.now() - t0;
+      expect(decisions.every((d) => d.granted)).toBe(true);
+      expect(decisions.filter((d) => !d.startInMs)).toHaveLength(1);
+      const starts = decisions.map((d) => d.startInMs ?? 0).sort((x, y) => x - y);
+      for (let i = 1; i < starts.length; i++) {
+        expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(W - spread);
+        expect(starts[i]! - starts[i - 1]!).toBeLessThanOrEqual(W + spread);
+      }
+      // Booked tokens count from their time: a call that may not book waits out the last of them,
+      // and one that may book only so far is refused until a slot is that near.
+      const now = await a.takeTokens([{ key, limit: 1, windowMs: W }]);
+      expect(now.granted).toBe(false);
+      expect(now.retryInMs).toBeGreaterThan(5 * W - (Date.now() - t0) - 1);
+      const near = await b.takeTokens([{ key, limit: 1, windowMs: W, aheadMs: 2 * W }]);
+      expect(near.granted).toBe(false);
+      expect(near.retryInMs).toBeGreaterThan(3 * W - (Date.now() - t0) - 1);
+      expect(near.retryInMs).toBeLessThanOrEqual(4 * W);
+    });
+
+    const severalAtOnce = options.oneLogAtATime ? it.skip : it;
+
+    severalAtOnce('books every budget of a call at one time, the one the fullest allows', async () => {
+      const busy = fresh('book-busy');
+      const other = fresh('book-other');
+      const t0 = Date.now();
+      await a.takeTokens([{ key: busy, limit: 1, windowMs: W }]);
+      const both = await b.takeTokens([
+        { key: other, limit: 2, windowMs: W, aheadMs: 5 * W },
+        { key: busy, limit: 1, windowMs: W, aheadMs: 5 * W },
+      ]);
+      expect(both.granted).toBe(true);
+      expect(both.startInMs).toBeGreaterThan(W - (Date.now() - t0) - 1);
+      // The other budget's token was placed at that time too: with a limit of 1 it holds the
+      // budget until a window after it.
+      const after = await a.takeTokens([{ key: other, limit: 1, windowMs: W }]);
+      expect(after.granted).toBe(false);
+      expect(after.retryInMs).toBeGreaterThan(2 * W - (Date.now() - t0) - 1);
+      // With its own limit of 2 it still has room now beside the booked token.
+      expect((await b.takeTokens([{ key: other, limit: 2, windowMs: W }])).granted).toBe(true);
+    });
+
+    it('takes `count` tokens of a budget at one time, only when they all fit', async () => {
+      const key = fresh('count');
+      expect((await a.takeTokens([{ key, limit: 3, windowMs: 60_000, count: 2 }])).granted).toBe(true);
+      expect((await b.takeTokens([{ key, limit: 3, windowMs: 60_000, count: 2 }])).granted).toBe(false);
+      expect((await b.takeTokens([{ key, limit: 3, windowMs: 60_000 }])).granted).toBe(true);
+      expect((await a.takeTokens([{ key, limit: 3, windowMs: 60_000 }])).granted).toBe(false);
+      // Booked: both tokens a window on, where the two taken now have left it.
+      const booked = fresh('count-booked');
+      const t0 = Date.now();
+      await a.takeTokens([{ key: booked, limit: 2, windowMs: W, count: 2 }]);
+      const later = await b.takeTokens([{ key: booked, limit: 2, windowMs: W, count: 2, aheadMs: 5 * W }]);
+      expect(later.granted).toBe(true);
+      expect(later.startInMs).toBeGreaterThan(W - (Date.now() - t0) - 1);
+      expect((await a.takeTokens([{ key: booked, limit: 2, windowMs: W, aheadMs: W }])).granted).toBe(false);
+    });
+
+    severalAtOnce(
+      'refuses a full budget without booking when aheadMs is 0, naming the budget full longest',
+      async () => {
+        const free = fresh('book-free');
+        const full = fresh('book-full');
+        await a.takeTokens([{ key: full, limit: 1, windowMs: W }]);
+        const d = await b.takeTokens([
+          { key: free, limit: 1, windowMs: W, aheadMs: 5 * W },
+          { key: full, limit: 1, windowMs: W },
+        ]);
+        expect(d.granted).toBe(false);
+        expect(d.full).toBe(1);
+        expect(d.retryInMs).toBeGreaterThan(0);
+        expect(d.retryInMs).toBeLessThanOrEqual(W);
+        // Nothing was taken of the free budget (all or none).
+        expect((await a.takeTokens([{ key: free, limit: 1, windowMs: W }])).granted).toBe(true);
+      },
+    );
   });
 
   describe('instances', () => {

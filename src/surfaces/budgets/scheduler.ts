@@ -8,16 +8,19 @@
  * streaming edits never starve the edits that show an answer's final text. Budgets with a long
  * window are spent by a plan (plan.ts: final reservation, planned interims, commitments).
  *
- * A call the platform refused (429) is retried after Retry-After on the tokens it took: the refused
- * call did not count there.
+ * A final on short-window budgets only may be granted its tokens ahead (bookings.ts): it starts then,
+ * on those tokens. A call the platform refused (429) is retried after Retry-After on the tokens it
+ * took: the refused call did not count there.
  *
  * The scheduler is owned by a surface's gateway (one outbound path per surface, through
  * GatewayBudgets): every platform call of that surface runs through `run`, so "never over budget"
  * holds by construction.
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { MAX_RETRY_AFTER_MS, type Priority, type RateBudget, rateLimitDelay } from '../../core/surface';
 import type { StateStore } from '../../state/store';
+import { withBookings } from './bookings';
 import { FinalsPlan, type PlanOptions } from './plan';
 import { Refusals } from './refusals';
 
@@ -56,6 +59,12 @@ interface Job {
    * more. Taking again would charge a storm twice and leave finals behind it waiting a whole window.
    */
   paid: boolean;
+  /**
+   * When the job's booked tokens start to count (performance.now(); 0: not booked): the store
+   * granted them ahead (bookings.ts), and the job goes then, not before (its tokens would not count
+   * yet) and not held later by the plan (the slot is its own).
+   */
+  bookedAt: number;
 }
 
 /** Raised to the callers of waiting jobs when the scheduler closes. */
@@ -129,6 +138,7 @@ export class BudgetScheduler {
           coalesceKey: key,
           notBefore: 0,
           paid: false,
+          bookedAt: 0,
         });
       }
       this.kick();
@@ -207,9 +217,11 @@ export class BudgetScheduler {
 
   private ordered(): Job[] {
     const bySeq = (a: Job, b: Job): number => a.seq - b.seq;
-    const finals = this.waiting.filter((j) => j.priority === 'final').sort(bySeq);
-    const interims = this.waiting.filter((j) => j.priority === 'interim').sort(bySeq);
-    return [...finals, ...interims];
+    // Jobs holding their tokens first: they only start (no store call), and a booked one on time.
+    const paid = this.waiting.filter((j) => j.paid).sort(bySeq);
+    const finals = this.waiting.filter((j) => !j.paid && j.priority === 'final').sort(bySeq);
+    const interims = this.waiting.filter((j) => !j.paid && j.priority === 'interim').sort(bySeq);
+    return [...paid, ...finals, ...interims];
   }
 
   private async pump(): Promise<void> {
@@ -223,7 +235,12 @@ export class BudgetScheduler {
         for (const job of this.ordered()) {
           if (this.closed) return;
           const now = this.now();
-          const notBefore = Math.max(job.notBefore, this.plan.interimDue(job));
+          const booked = job.bookedAt - performance.now();
+          if (job.bookedAt > 0 && booked > 0) {
+            wakeIn = Math.min(wakeIn, booked);
+            continue;
+          }
+          const notBefore = Math.max(job.notBefore, job.bookedAt > 0 ? 0 : this.plan.interimDue(job));
           if (notBefore > now) {
             wakeIn = Math.min(wakeIn, notBefore - now);
             continue;
@@ -263,17 +280,7 @@ export class BudgetScheduler {
             blocked.add(refused.key);
             continue;
           }
-          // Every budget of the call in one store call: all its tokens, or none.
-          const decision = budgets.length === 0 ? undefined : await this.store.takeTokens(budgets);
-          if (decision && !decision.granted) {
-            const full = budgets[decision.full ?? 0] ?? budgets[0]!;
-            wakeIn = Math.min(wakeIn, Math.min(decision.retryInMs, full.windowMs));
-            this.refusals.refused(full, decision.retryInMs);
-            blocked.add(full.key);
-            continue;
-          }
-          this.plan.granted(job, now);
-          this.start(job);
+          wakeIn = Math.min(wakeIn, await this.take(job, budgets, now, blocked));
         }
       } while (this.pumpAgain && !this.closed);
     } catch (err) {
@@ -284,6 +291,31 @@ export class BudgetScheduler {
       this.pumping = false;
     }
     if (this.waiting.length > 0 && Number.isFinite(wakeIn)) this.wakeAfter(wakeIn);
+  }
+
+  /**
+   * Every budget of the call in one store call: all its tokens, or none; now (the job starts), or
+   * booked ahead (it starts then). Resolves to when the pump should look again for this job's sake.
+   */
+  private async take(job: Job, budgets: RateBudget[], now: number, blocked: Set<string>): Promise<number> {
+    const decision =
+      budgets.length === 0 ? undefined : await this.store.takeTokens(withBookings(budgets, job.priority));
+    if (decision && !decision.granted) {
+      const full = budgets[decision.full ?? 0] ?? budgets[0]!;
+      this.refusals.refused(full, decision.retryInMs);
+      blocked.add(full.key);
+      return Math.min(decision.retryInMs, full.windowMs);
+    }
+    this.plan.granted(job, now);
+    const startIn = decision?.startInMs ?? 0;
+    if (startIn > 0) {
+      // Booked: the job holds its tokens from then on and starts then (see Job.bookedAt).
+      job.paid = true;
+      job.bookedAt = performance.now() + startIn;
+      return startIn;
+    }
+    this.start(job);
+    return Infinity;
   }
 
   private wakeAfter(ms: number): void {
@@ -323,6 +355,7 @@ export class BudgetScheduler {
     const i = this.waiting.indexOf(job);
     if (i >= 0) this.waiting.splice(i, 1);
     job.tries++;
+    job.bookedAt = 0;
     this.running++;
     const fn = job.fn;
     void Promise.resolve()

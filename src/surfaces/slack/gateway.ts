@@ -277,14 +277,18 @@ export class SlackGateway {
   }
 
   /**
-   * assistant.threads.setStatus. A status is cosmetic: without a token of the channel's status
-   * budget right now it is skipped (false) rather than delaying the answer it is about; a clear
-   * (`always`) is sent regardless, since a status left up would say "thinking" over a finished answer.
+   * assistant.threads.setStatus. A status is cosmetic: without tokens of the channel's status budget
+   * right now it is skipped (false) rather than delaying the answer it is about. A status takes two
+   * tokens in one store call, its own and its clear's (counted from the status: the clear follows
+   * with the answer's first words), so a clear (`clear`) takes none: it is sent regardless, since a
+   * status left up would say "thinking" over a finished answer.
    */
-  async assistantStatus(place: Place, args: Record<string, unknown>, always: boolean): Promise<boolean> {
-    const b = { key: `slack:${this.opts.team(place)}:assistant.setStatus:${place.channel}`, ...STATUS_BUDGET };
-    const token = await this.opts.store.takeToken(b.key, b.limit, b.windowMs).catch(() => undefined);
-    if (!token?.granted && !always) return false;
+  async assistantStatus(place: Place, args: Record<string, unknown>, clear: boolean): Promise<boolean> {
+    if (!clear) {
+      const b = { key: `slack:${this.opts.team(place)}:assistant.setStatus:${place.channel}`, ...STATUS_BUDGET };
+      const token = await this.opts.store.takeTokens([{ ...b, count: 2 }]).catch(() => undefined);
+      if (!token?.granted) return false;
+    }
     await this.run([], {}, () =>
       call(async () => (await this.web(place)).apiCall('assistant.threads.setStatus', args)),
     );

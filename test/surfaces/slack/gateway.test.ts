@@ -88,6 +88,27 @@ describe('SlackGateway: one outbound path', () => {
 });
 
 describe('SlackGateway: methods besides messages spend its budgets too', () => {
+  test("a status takes its clear's token with its own, in one store call; the clear takes none", async () => {
+    const fake = await new FakeSlack({ team: 'T0STAT' }).start();
+    const store = new SqliteStore(':memory:');
+    const port = slackPortOn(fake, store);
+    try {
+      const threads = new AssistantThreads({ gateway: () => port.gateway, log: silentLog, team: () => fake.team });
+      const dm: Place = { surface: 'slack', workspace: fake.team, channel: 'D0STAT', thread: '1.000' };
+      await threads.setStatus(dm, 'is thinking…');
+      await threads.setStatus(dm, '');
+      expect(fake.callsOf('assistant.threads.setStatus').map((c) => c.args.status)).toEqual(['is thinking…', '']);
+      // Two tokens in the log for the two calls: a third fits under a limit of 3, a fourth does not.
+      const key = 'slack:T0STAT:assistant.setStatus:D0STAT';
+      expect((await store.takeToken(key, 3, 60_000)).granted).toBe(true);
+      expect((await store.takeToken(key, 3, 60_000)).granted).toBe(false);
+    } finally {
+      port.close();
+      await fake.close();
+      await store.close();
+    }
+  });
+
   test('users.info and the assistant methods take their tokens in the store, through the gateway', async () => {
     const fake = await new FakeSlack({ team: 'T0METH' }).start();
     const store = new SqliteStore(':memory:');
