@@ -196,9 +196,10 @@ export const FENCE_HELD = `${FENCE_CHECK}return 1
 
 /**
  * The fence check, then the writes in order. KEYS[1]=lease key, then each write's keys: a value key
- * (set, del), a queue's order zset and values hash (ack) or a due index (zrem; release has none).
- * ARGV: owner, token, then per write its op and arguments: 'set', value, ttl ms ('' = none) | 'del' |
- * 'ack', item id | 'zrem', member | 'release' (the lease of KEYS[1] goes).
+ * (set, del), a queue's order zset and values hash (ack), a due index (zrem) or a queue's order zset
+ * (ifempty; release has none). ARGV: owner, token, then per write its op and arguments: 'set', value,
+ * ttl ms ('' = none) | 'del' | 'ack', item id | 'zrem', member | 'ifempty' (the batch stops there,
+ * returning 2, while the queue has items; an empty zset is no key) | 'release' (the lease of KEYS[1] goes).
  */
 export const WRITE_FENCED = `${FENCE_CHECK}
 local k = 2
@@ -221,6 +222,10 @@ while i <= #ARGV do
     redis.call('ZREM', KEYS[k], ARGV[i + 1])
     k = k + 1
     i = i + 2
+  elseif op == 'ifempty' then
+    if redis.call('EXISTS', KEYS[k]) == 1 then return 2 end
+    k = k + 1
+    i = i + 1
   elseif op == 'release' then
     redis.call('DEL', KEYS[1])
     i = i + 1
@@ -292,6 +297,9 @@ export function fencedWriteArgs(
     } else if (w.op === 'unschedule') {
       keys.push(at.due(w.index));
       args.push('zrem', w.member);
+    } else if (w.op === 'ifEmpty') {
+      keys.push(at.queue(w.queue)[0]!);
+      args.push('ifempty');
     } else args.push('release');
   }
   return { keys, args };

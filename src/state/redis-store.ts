@@ -29,6 +29,7 @@ import type {
   DueEntry,
   DueMove,
   Fence,
+  FencedOutcome,
   FencedWrite,
   Json,
   LeaseInfo,
@@ -228,13 +229,15 @@ export class RedisStore implements StateStore {
     return typeof reply === 'string' ? { lease: name, owner, token: Number(reply) } : undefined;
   }
 
-  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
+  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<FencedOutcome> {
     const check = [fence.owner, String(fence.token)];
     if (this.cluster) {
       // The lease's key is on its own slot: checked first, then written (two steps, see StateStore).
       if ((await this.script(FENCE_HELD, [this.lease(fence.lease)], check)) !== 1) return false;
       for (const w of writes) {
-        if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
+        if (w.op === 'ifEmpty') {
+          if ((await this.length(w.queue)) > 0) return 'stopped';
+        } else if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
         else if (w.op === 'delete') await this.delete(w.key);
         else if (w.op === 'ack') await this.ack(w.queue, w.id);
         else if (w.op === 'unschedule') await this.unschedule(w.index, w.member);
@@ -248,7 +251,8 @@ export class RedisStore implements StateStore {
       due: (index) => this.k.due(index),
       ttl: (ms) => retainedTtl(ms, this.retentionMs),
     });
-    return (await this.script(WRITE_FENCED, keys, args)) === 1;
+    const reply = await this.script(WRITE_FENCED, keys, args);
+    return reply === 2 ? 'stopped' : reply === 1;
   }
 
   async renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean> {

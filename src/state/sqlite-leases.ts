@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { canonicalJson, checkTtl } from './canonical-json';
 import { nextFenceToken } from './fence-token';
-import type { Fence, FencedWrite, LeaseInfo } from './store';
+import type { Fence, FencedOutcome, FencedWrite, LeaseInfo } from './store';
 
 /** What the leases need of their store: its connection, its cached statements and its expiry rule. */
 export interface SqliteAccess {
@@ -42,11 +42,11 @@ export class SqliteLeases {
   }
 
   /** The writes only while `fence` holds its lease, in one immediate transaction. */
-  writeFenced(fence: Fence, writes: FencedWrite[]): boolean {
+  writeFenced(fence: Fence, writes: FencedWrite[]): FencedOutcome {
     const prepared = writes.map((w) =>
       w.op === 'set' ? { w, text: canonicalJson(w.value), expiresAt: this.s.expiry(w.ttlMs) } : { w },
     );
-    const tx = this.s.db.transaction((): boolean => {
+    const tx = this.s.db.transaction((): FencedOutcome => {
       const held = this.s
         .stmt('SELECT 1 AS held FROM leases WHERE name = ? AND owner = ? AND token = ? AND expires_at > ?')
         .get(fence.lease, fence.owner, fence.token, Date.now());
@@ -66,6 +66,8 @@ export class SqliteLeases {
           this.s.stmt('DELETE FROM queue_items WHERE queue = ? AND id = ?').run(w.queue, Number(w.id));
         } else if (w.op === 'unschedule') {
           this.s.stmt('DELETE FROM due WHERE idx = ? AND member = ?').run(w.index, w.member);
+        } else if (w.op === 'ifEmpty') {
+          if (this.s.stmt('SELECT 1 AS any FROM queue_items WHERE queue = ? LIMIT 1').get(w.queue)) return 'stopped';
         } else if (w.op === 'release') {
           this.s.stmt('DELETE FROM leases WHERE name = ? AND owner = ?').run(fence.lease, fence.owner);
         }

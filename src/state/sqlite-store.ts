@@ -9,6 +9,7 @@ import type {
   DueEntry,
   DueMove,
   Fence,
+  FencedOutcome,
   FencedWrite,
   Json,
   LeaseInfo,
@@ -241,7 +242,7 @@ export class SqliteStore implements StateStore {
     return this.leases.acquire(name, owner, ttlMs);
   }
 
-  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<boolean> {
+  async writeFenced(fence: Fence, writes: FencedWrite[]): Promise<FencedOutcome> {
     return this.leases.writeFenced(fence, writes);
   }
 
