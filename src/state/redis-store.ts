@@ -1,6 +1,7 @@
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
 import { instanceId } from './instance-id';
 import { openRedisClient, type RedisClient, type RedisClientOptions, scanAll, scheduleDue } from './redis-client';
+import { peekQueue } from './redis-queue';
 import { type RedisKeys, redisKeys } from './redis-keys';
 import {
   COMPARE_AND_SET,
@@ -10,7 +11,6 @@ import {
   COMPLETE_INTENT,
   PENDING_INTENTS,
   PUSH,
-  PEEK,
   ACK,
   ACQUIRE_LEASE,
   RELEASE_LEASE,
@@ -190,19 +190,19 @@ export class RedisStore implements StateStore {
   }
 
   async push(queue: string, value: Json): Promise<QueueItem> {
-    const seq = await this.script(PUSH, this.queueKeys(queue, true), [canonicalJson(value)]);
-    await this.retain(this.queueKeys(queue, true));
+    const [seqKey, order] = this.queueKeys(queue, true);
+    const ttl = this.retentionMs === undefined ? '' : String(this.retentionMs);
+    const seq = await this.script(PUSH, [seqKey!, order!], [canonicalJson(value), ttl]);
     return { id: formatQueueId(Number(seq)), value };
   }
 
   async peek<T extends Json = Json>(queue: string): Promise<QueueItem<T> | undefined> {
-    const reply = await this.script(PEEK, this.queueKeys(queue, false), []);
-    if (!Array.isArray(reply)) return undefined;
-    const [id, raw] = reply;
-    return { id: String(id), value: JSON.parse(String(raw)) as T };
+    const [order, values] = this.queueKeys(queue, false);
+    return peekQueue<T>(this.redis, order!, values!);
   }
 
   async ack(queue: string, id: string): Promise<boolean> {
+    if (!/^\d+$/.test(id)) return false;
     return (await this.script(ACK, this.queueKeys(queue, false), [id])) === 1;
   }
 
