@@ -137,9 +137,29 @@ export class HeldLease {
     }
     this.stopTimers();
     this.released = true;
-    const done = await this.store.writeFenced(this.fence, [...writes, { op: 'release' }]).catch(() => false);
+    const done = (await this.store.writeFenced(this.fence, [...writes, { op: 'release' }]).catch(() => false)) === true;
     if (!done) await this.store.releaseLease(this.fence.lease, this.fence.owner).catch(() => undefined);
     return done;
+  }
+
+  /**
+   * The writes, then in the same step, only if `queue` is empty, the `drained` writes and the lease's
+   * release (a queue's last ack and its end: no push can land between the check and the release).
+   * True when the lease went with them; false when `queue` has items (the lease still held). Throws
+   * FencedOut when refused (nothing written).
+   */
+  async writeOrFinish(writes: FencedWrite[], queue: string, drained: FencedWrite[]): Promise<boolean> {
+    this.check();
+    const batch: FencedWrite[] = [...writes, { op: 'ifEmpty', queue }, ...drained, { op: 'release' }];
+    const outcome = await this.store.writeFenced(this.fence, batch);
+    if (outcome === 'stopped') return false;
+    if (outcome) {
+      this.stopTimers();
+      this.released = true;
+      return true;
+    }
+    this.lose('the store refused a write: another instance holds it');
+    throw this.reason();
   }
 
   /** Stops renewing and lets the lease go (if still this owner's). */
@@ -206,7 +226,8 @@ export class HeldLease {
   }
 
   private lose(why: string): void {
-    if (this.controller.signal.aborted) return;
+    // A renewal that raced the release finds the lease gone: let go on purpose, no loss.
+    if (this.controller.signal.aborted || this.released) return;
     this.stopTimers();
     this.controller.abort(new FencedOut(why));
   }

@@ -22,7 +22,10 @@ export interface RedisKeys {
   readonly cluster: boolean;
   /** [sequence, pending zset, values hash, results hash, done zset] of one outbox. */
   outbox(box: string): [string, string, string, string, string];
-  /** [order zset, values hash] and, for push, the sequence counter first. */
+  /**
+   * [order zset, values hash] and, for push, the sequence counter first. The hash is only a queue's
+   * written before its items moved into the zset (redis-scripts.ts).
+   */
   queue(queue: string, withSeq: boolean): string[];
 }
 

@@ -129,25 +129,31 @@ end
 return out
 `;
 
-/** KEYS[1]=sequence, KEYS[2]=order zset, KEYS[3]=values hash; ARGV[1]=value. Returns the sequence. */
+/*
+ * Queues: a sequence, and an order zset whose members are the items themselves, `<id>\n<value>`
+ * (the id the sequence's 16 digits, the value canonical JSON: no raw newline), scored by the
+ * sequence, so an item is read in one command and acked by its score. A queue written before kept
+ * its values in a hash beside the zset, the member the bare id (queueMember tells them apart): its
+ * items are still read there (redis-queue.ts) and acked from both, until the queue is drained.
+ */
+
+/**
+ * KEYS[1]=sequence, KEYS[2]=order zset; ARGV: value, ttl ms ('' = none). Returns the sequence. The
+ * time to live of both keys is renewed by every push (RETENTION_DAYS after the queue's last write).
+ */
 export const PUSH = `
 local seq = redis.call('INCR', KEYS[1])
-local id = string.format('%016d', seq)
-redis.call('ZADD', KEYS[2], seq, id)
-redis.call('HSET', KEYS[3], id, ARGV[1])
+redis.call('ZADD', KEYS[2], seq, string.format('%016d', seq) .. '\\n' .. ARGV[1])
+if ARGV[2] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
 return seq
 `;
 
-/** KEYS[1]=order zset, KEYS[2]=values hash. Returns {id, value} or nil. */
-export const PEEK = `
-local first = redis.call('ZRANGE', KEYS[1], 0, 0)
-if #first == 0 then return nil end
-return {first[1], redis.call('HGET', KEYS[2], first[1])}
-`;
-
-/** KEYS[1]=order zset, KEYS[2]=values hash; ARGV[1]=id. */
+/** KEYS[1]=order zset, KEYS[2]=values hash (a queue written before); ARGV[1]=id. */
 export const ACK = `
-local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+local removed = redis.call('ZREMRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 return removed
 `;
@@ -207,10 +213,12 @@ if owner ~= ARGV[1] or token ~= ARGV[2] then return 0 end
 
 /**
  * The fence check (renewing the lease when asked), then the writes in order. KEYS[1]=lease key, then
- * each write's keys: a value key (set, del), a queue's order zset and values hash (ack) or a due index
- * (zrem, zxx; release has none). ARGV: owner, token, the renewal's ttl ms ('' = none), then per write
- * its op and arguments: 'set', value, ttl ms ('' = none) | 'del' | 'ack', item id | 'zrem', member |
- * 'zxx', score, member (a due entry moved, only if still there) | 'release' (the lease of KEYS[1] goes).
+ * each write's keys: a value key (set, del), a queue's order zset and values hash (ack), a due index
+ * (zrem, zxx) or a queue's order zset (ifempty; release has none). ARGV: owner, token, the renewal's
+ * ttl ms ('' = none), then per write its op and arguments: 'set', value, ttl ms ('' = none) | 'del' |
+ * 'ack', item id | 'zrem', member | 'zxx', score, member (a due entry moved, only if still there) |
+ * 'ifempty' (the batch stops there, returning 2, while the queue has items; an empty zset is no key) |
+ * 'release' (the lease of KEYS[1] goes).
  */
 export const WRITE_FENCED = `${FENCE_CHECK_RENEWING}
 local k = 2
@@ -237,11 +245,15 @@ while i <= #ARGV do
     redis.call('ZADD', KEYS[k], 'XX', ARGV[i + 1], ARGV[i + 2])
     k = k + 1
     i = i + 3
+  elseif op == 'ifempty' then
+    if redis.call('EXISTS', KEYS[k]) == 1 then return 2 end
+    k = k + 1
+    i = i + 1
   elseif op == 'release' then
     redis.call('DEL', KEYS[1])
     i = i + 1
   else
-    redis.call('ZREM', KEYS[k], ARGV[i + 1])
+    redis.call('ZREMRANGEBYSCORE', KEYS[k], ARGV[i + 1], ARGV[i + 1])
     redis.call('HDEL', KEYS[k + 1], ARGV[i + 1])
     k = k + 2
     i = i + 2
@@ -284,11 +296,16 @@ export function fencedWriteArgs(
       keys.push(at.kv(w.key));
       args.push('del');
     } else if (w.op === 'ack') {
+      // An id the store never gave (not its sequence's digits) names no item: nothing to ack.
+      if (!/^\d+$/.test(w.id)) continue;
       keys.push(...at.queue(w.queue));
       args.push('ack', w.id);
     } else if (w.op === 'unschedule') {
       keys.push(at.due(w.index));
       args.push('zrem', w.member);
+    } else if (w.op === 'ifEmpty') {
+      keys.push(at.queue(w.queue)[0]!);
+      args.push('ifempty');
     } else args.push('release');
   }
   return { keys, args };

@@ -1,6 +1,7 @@
 import { canonicalJson, checkTtl, formatQueueId } from './canonical-json';
 import { instanceId } from './instance-id';
 import { openRedisClient, type RedisClient, type RedisClientOptions, scanAll, scheduleDue } from './redis-client';
+import { peekQueue } from './redis-queue';
 import { type RedisKeys, redisKeys } from './redis-keys';
 import {
   COMPARE_AND_SET,
@@ -10,7 +11,6 @@ import {
   COMPLETE_INTENT,
   PENDING_INTENTS,
   PUSH,
-  PEEK,
   ACK,
   ACQUIRE_LEASE,
   RELEASE_LEASE,
@@ -30,6 +30,7 @@ import type {
   DueMove,
   Fence,
   FencedRenewal,
+  FencedOutcome,
   FencedWrite,
   Json,
   LeaseInfo,
@@ -191,19 +192,19 @@ export class RedisStore implements StateStore {
   }
 
   async push(queue: string, value: Json): Promise<QueueItem> {
-    const seq = await this.script(PUSH, this.queueKeys(queue, true), [canonicalJson(value)]);
-    await this.retain(this.queueKeys(queue, true));
+    const [seqKey, order] = this.queueKeys(queue, true);
+    const ttl = this.retentionMs === undefined ? '' : String(this.retentionMs);
+    const seq = await this.script(PUSH, [seqKey!, order!], [canonicalJson(value), ttl]);
     return { id: formatQueueId(Number(seq)), value };
   }
 
   async peek<T extends Json = Json>(queue: string): Promise<QueueItem<T> | undefined> {
-    const reply = await this.script(PEEK, this.queueKeys(queue, false), []);
-    if (!Array.isArray(reply)) return undefined;
-    const [id, raw] = reply;
-    return { id: String(id), value: JSON.parse(String(raw)) as T };
+    const [order, values] = this.queueKeys(queue, false);
+    return peekQueue<T>(this.redis, order!, values!);
   }
 
   async ack(queue: string, id: string): Promise<boolean> {
+    if (!/^\d+$/.test(id)) return false;
     return (await this.script(ACK, this.queueKeys(queue, false), [id])) === 1;
   }
 
@@ -230,7 +231,7 @@ export class RedisStore implements StateStore {
     return typeof reply === 'string' ? { lease: name, owner, token: Number(reply) } : undefined;
   }
 
-  async writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<boolean> {
+  async writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<FencedOutcome> {
     const check = [fence.owner, String(fence.token)];
     const renewal = renew && { ...renew, ttlMs: checkTtl(renew.ttlMs) as number };
     if (this.cluster) {
@@ -238,7 +239,9 @@ export class RedisStore implements StateStore {
       if ((await this.script(FENCE_HELD, [this.lease(fence.lease)], check)) !== 1) return false;
       if (renewal) await this.renewLease(fence.lease, fence.owner, renewal.ttlMs, renewal.move);
       for (const w of writes) {
-        if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
+        if (w.op === 'ifEmpty') {
+          if ((await this.length(w.queue)) > 0) return 'stopped';
+        } else if (w.op === 'set') await this.set(w.key, w.value, w.ttlMs);
         else if (w.op === 'delete') await this.delete(w.key);
         else if (w.op === 'ack') await this.ack(w.queue, w.id);
         else if (w.op === 'unschedule') await this.unschedule(w.index, w.member);
@@ -252,7 +255,8 @@ export class RedisStore implements StateStore {
       due: (index) => this.k.due(index),
       ttl: (ms) => retainedTtl(ms, this.retentionMs),
     });
-    return (await this.script(WRITE_FENCED, keys, args)) === 1;
+    const reply = await this.script(WRITE_FENCED, keys, args);
+    return reply === 2 ? 'stopped' : reply === 1;
   }
 
   async renewLease(name: string, owner: string, ttlMs: number, move?: DueMove): Promise<boolean> {

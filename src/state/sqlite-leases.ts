@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { canonicalJson, checkTtl } from './canonical-json';
 import { nextFenceToken } from './fence-token';
-import type { Fence, FencedRenewal, FencedWrite, LeaseInfo } from './store';
+import type { Fence, FencedOutcome, FencedRenewal, FencedWrite, LeaseInfo } from './store';
 
 /** What the leases need of their store: its connection, its cached statements and its expiry rule. */
 export interface SqliteAccess {
@@ -42,12 +42,12 @@ export class SqliteLeases {
   }
 
   /** The writes only while `fence` holds its lease (renewed with them when `renew`), in one immediate transaction. */
-  writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): boolean {
+  writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): FencedOutcome {
     const renewTtl = renew === undefined ? undefined : (checkTtl(renew.ttlMs) as number);
     const prepared = writes.map((w) =>
       w.op === 'set' ? { w, text: canonicalJson(w.value), expiresAt: this.s.expiry(w.ttlMs) } : { w },
     );
-    const tx = this.s.db.transaction((): boolean => {
+    const tx = this.s.db.transaction((): FencedOutcome => {
       const held = this.s
         .stmt('SELECT 1 AS held FROM leases WHERE name = ? AND owner = ? AND token = ? AND expires_at > ?')
         .get(fence.lease, fence.owner, fence.token, Date.now());
@@ -75,6 +75,8 @@ export class SqliteLeases {
           this.s.stmt('DELETE FROM queue_items WHERE queue = ? AND id = ?').run(w.queue, Number(w.id));
         } else if (w.op === 'unschedule') {
           this.s.stmt('DELETE FROM due WHERE idx = ? AND member = ?').run(w.index, w.member);
+        } else if (w.op === 'ifEmpty') {
+          if (this.s.stmt('SELECT 1 AS any FROM queue_items WHERE queue = ? LIMIT 1').get(w.queue)) return 'stopped';
         } else if (w.op === 'release') {
           this.s.stmt('DELETE FROM leases WHERE name = ? AND owner = ?').run(fence.lease, fence.owner);
         }

@@ -11,6 +11,7 @@ import type {
   DueMove,
   Fence,
   FencedRenewal,
+  FencedOutcome,
   FencedWrite,
   Json,
   LeaseInfo,
@@ -243,7 +244,7 @@ export class SqliteStore implements StateStore {
     return this.leases.acquire(name, owner, ttlMs);
   }
 
-  async writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<boolean> {
+  async writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<FencedOutcome> {
     return this.leases.writeFenced(fence, writes, renew);
   }
 

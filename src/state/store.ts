@@ -36,14 +36,23 @@ export interface Fence {
 
 /**
  * One write of a fenced batch (`StateStore.writeFenced`). `unschedule` takes a due index's entry out;
- * `release` lets the fence's own lease go (last in a batch: the work's end in one step).
+ * `release` lets the fence's own lease go (last in a batch: the work's end in one step). `ifEmpty`
+ * is a condition, not a write: the batch stops there (the writes before it written, none after it)
+ * unless `queue` is empty, so a drained queue's end goes in the step of its last ack.
  */
 export type FencedWrite =
   | { op: 'set'; key: string; value: Json; ttlMs?: number }
   | { op: 'delete'; key: string }
   | { op: 'ack'; queue: string; id: string }
   | { op: 'unschedule'; index: string; member: string }
+  | { op: 'ifEmpty'; queue: string }
   | { op: 'release' };
+
+/**
+ * What a fenced batch did: refused (`false`: nothing written), written whole (`true`), or written up
+ * to an `ifEmpty` whose queue had items (`'stopped'`).
+ */
+export type FencedOutcome = boolean | 'stopped';
 
 export interface RateDecision {
   /** True when a token was taken (now, or booked `startInMs` ahead). */
@@ -190,7 +199,7 @@ export interface StateStore {
    * `renew`: the same step renews the lease (as renewLease, with its move), so work whose progress
    * is written often needs no renewal of its own meanwhile.
    */
-  writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<boolean>;
+  writeFenced(fence: Fence, writes: FencedWrite[], renew?: FencedRenewal): Promise<FencedOutcome>;
   /**
    * `move`: the entry of a due index moves to `dueAt` in the same round trip, only if it is still in
    * the index (work that ended and left it is not put back), whatever the renewal's outcome (a

@@ -432,6 +432,42 @@ export function runStoreContract(backing: () => Promise<StoreBacking>, options: 
       expect(await a.leaseInfo(name)).toBeUndefined();
     });
 
+    it("ends a queue's work with its last ack only when the ack left it empty (ifEmpty)", async () => {
+      const name = fresh('fence-drain');
+      const queue = fresh('fence-drain-q');
+      const index = fresh('fence-drain-due');
+      const mark = fresh('fence-drain-mark');
+      await a.set(mark, 'pending');
+      await a.schedule(index, 'c1', 1_000);
+      const fence = await a.acquireFencedLease(name, 'alice', 60_000);
+      const first = await a.push(queue, 'one');
+      const second = await a.push(queue, 'two');
+      const end = (id: string) =>
+        [
+          { op: 'ack', queue, id },
+          { op: 'ifEmpty', queue },
+          { op: 'delete', key: mark },
+          { op: 'unschedule', index, member: 'c1' },
+          { op: 'release' },
+        ] as const;
+      // An item left: the ack is written, nothing after the condition.
+      expect(await b.writeFenced(fence!, [...end(first.id)])).toBe('stopped');
+      expect(await a.peek(queue)).toEqual(second);
+      expect(await a.get(mark)).toBe('pending');
+      expect(await a.due(index, 2_000, 10)).toEqual([{ member: 'c1', dueAt: 1_000 }]);
+      expect((await a.leaseInfo(name))?.owner).toBe('alice');
+      // The last one: the ack and the end in the same step.
+      expect(await b.writeFenced(fence!, [...end(second.id)])).toBe(true);
+      expect(await a.length(queue)).toBe(0);
+      expect(await a.get(mark)).toBeUndefined();
+      expect(await a.due(index, 2_000, 10)).toEqual([]);
+      expect(await a.leaseInfo(name)).toBeUndefined();
+      // Refused (the lease gone): nothing, the condition not even looked at.
+      const third = await a.push(queue, 'three');
+      expect(await b.writeFenced(fence!, [...end(third.id)])).toBe(false);
+      expect(await a.length(queue)).toBe(1);
+    });
+
     it('moves a due entry with a renewal, only while the entry is in the index', async () => {
       const name = fresh('renew-move');
       const index = fresh('renew-move-due');

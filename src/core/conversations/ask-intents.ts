@@ -2,8 +2,10 @@
  * A `/ask` between its acknowledgement and its queue: the platform is answered at once (Slack does
  * not redeliver a slash command), then the root message is posted, which may wait for the channel's
  * budget, and only then is the question queued. An instance that dies in between would lose it, so
- * the question is written first, under a lease like an answer's; once the dead instance's lease
- * lapses another instance finishes the job (posts the root if the record has none, then queues).
+ * the question is written first, with its entry in a due index that its instance keeps a lease ahead
+ * (the entry is its lease: no lease key while it lives); once the instance stops moving it, the entry
+ * falls due and another instance finishes the job (posts the root if the record has none, then
+ * queues), under a lease of its own then, so only one instance takes it.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -30,6 +32,11 @@ const askIntentSchema = z.object({
   /** The root message and its thread, once posted (not posted again by an instance that takes over). */
   root: messageRefSchema.optional(),
   thread: placeSchema.optional(),
+  /**
+   * Its instance holds it by its due entry alone (no lease key): the first sweep's walk of every
+   * intent leaves it to the due index (an intent without it, of an older version, has a lease key).
+   */
+  dueHeld: z.boolean().optional(),
 });
 
 export type AskIntent = z.infer<typeof askIntentSchema>;
@@ -45,7 +52,7 @@ const DUE_PER_SWEEP = 500;
 /** Whether this bridge's sweeps walked the intents once. */
 const WALKED = memorySlot<{ done: boolean }>('ask intents: walked once');
 
-/** One `/ask` held by this instance until its question is queued (its lease renewed meanwhile). */
+/** One `/ask` held by this instance until its question is queued (its hold renewed meanwhile). */
 export class AskInProgress {
   private readonly renew: NodeJS.Timeout;
 
@@ -53,17 +60,19 @@ export class AskInProgress {
     private readonly ctx: CoreContext,
     private readonly id: string,
     readonly intent: AskIntent,
+    /** Held by a lease key (taken over from a dead instance), not by its due entry alone. */
+    private readonly leased: boolean,
   ) {
     const { ttlMs, renewMs } = leaseTimings(ctx.config.leaseTtlMs);
-    // Its due entry (scheduled a lease from the start) moves with every other renewal, to the lease's
-    // end, as a held lease's does (held-lease.ts): no sweep reads the lease of an `/ask` in progress.
-    let dueAt = ctx.now() + ttlMs;
     this.renew = setInterval(() => {
-      const now = ctx.now();
-      const move =
-        dueAt - now < renewMs * 1.5 ? { index: ASK_INTENT_INDEX, member: id, dueAt: now + ttlMs } : undefined;
-      if (move) dueAt = move.dueAt;
-      ctx.store.renewLease(leaseOf(id), ctx.config.instanceId, ttlMs, move).catch(() => undefined);
+      // Every renewal moves the entry a lease ahead: a sweep finds it due only when this instance
+      // stopped renewing for as long as a lease would have lasted.
+      const dueAt = ctx.now() + ttlMs;
+      const move = { index: ASK_INTENT_INDEX, member: id, dueAt };
+      const held = leased
+        ? ctx.store.renewLease(leaseOf(id), ctx.config.instanceId, ttlMs, move)
+        : ctx.store.schedule(ASK_INTENT_INDEX, id, dueAt);
+      held.catch(() => undefined);
     }, renewMs);
     this.renew.unref();
   }
@@ -79,7 +88,7 @@ export class AskInProgress {
     clearInterval(this.renew);
     await this.ctx.store.delete(`${PREFIX}${this.id}`);
     await this.ctx.store.unschedule(ASK_INTENT_INDEX, this.id);
-    await this.ctx.store.releaseLease(leaseOf(this.id), this.ctx.config.instanceId);
+    if (this.leased) await this.ctx.store.releaseLease(leaseOf(this.id), this.ctx.config.instanceId);
   }
 }
 
@@ -90,13 +99,17 @@ export async function beginAsk(
 ): Promise<AskInProgress> {
   const id = randomUUID();
   const { attachments, ...rest } = ask;
-  const intent: AskIntent = { ...rest, ...(attachments?.length ? { attachments } : {}), owner: ctx.config.instanceId };
+  const intent: AskIntent = {
+    ...rest,
+    ...(attachments?.length ? { attachments } : {}),
+    owner: ctx.config.instanceId,
+    dueHeld: true,
+  };
   const { ttlMs } = leaseTimings(ctx.config.leaseTtlMs);
-  await ctx.store.acquireLease(leaseOf(id), ctx.config.instanceId, ttlMs);
-  // Indexed first: a crash between leaves an entry without an intent (a sweep drops it).
+  // Indexed first (a lease ahead: the hold): a crash between leaves an entry without an intent (a sweep drops it).
   await ctx.store.schedule(ASK_INTENT_INDEX, id, ctx.now() + ttlMs);
   await ctx.store.set(`${PREFIX}${id}`, toJson(intent), INTENT_TTL_MS);
-  return new AskInProgress(ctx, id, intent);
+  return new AskInProgress(ctx, id, intent, false);
 }
 
 /**
@@ -112,6 +125,7 @@ export async function takeLostAsks(ctx: CoreContext, finish: (ask: AskInProgress
   walkedOnce.done = true;
   const due = (await store.due(ASK_INTENT_INDEX, ctx.now(), DUE_PER_SWEEP)).map((e) => e.member);
   const walked = walk ? (await store.keys(PREFIX)).map((key) => key.slice(PREFIX.length)) : [];
+  const isDue = new Set(due);
   for (const id of new Set([...due, ...walked])) {
     const key = `${PREFIX}${id}`;
     const intent = parseStored(askIntentSchema, await store.get(key));
@@ -120,7 +134,9 @@ export async function takeLostAsks(ctx: CoreContext, finish: (ask: AskInProgress
       await store.unschedule(ASK_INTENT_INDEX, id);
       continue;
     }
-    // Held: its instance is alive (or another one is finishing it); looked at again at the lease's end.
+    // Held by its due entry, not due yet: its instance is alive.
+    if (intent.dueHeld && !isDue.has(id)) continue;
+    // Held by a lease (an older version's, or an instance's that took it over): looked at again at its end.
     const lease = await store.leaseInfo(leaseOf(id));
     if (lease) {
       await store.schedule(ASK_INTENT_INDEX, id, lease.expiresAt);
@@ -132,7 +148,7 @@ export async function takeLostAsks(ctx: CoreContext, finish: (ask: AskInProgress
       'conversation: finishing an /ask whose instance died',
     );
     taken++;
-    await finish(new AskInProgress(ctx, id, { ...intent, owner: config.instanceId })).catch((err: unknown) =>
+    await finish(new AskInProgress(ctx, id, { ...intent, owner: config.instanceId }, true)).catch((err: unknown) =>
       log.error({ err }, 'conversation: could not finish an /ask whose instance died'),
     );
   }

@@ -191,6 +191,12 @@ export class QueueWorker {
         state.again = false;
         const got = await this.drainOnce(ref);
         if (!got || this.stopping) return;
+        if (got === 'drained') {
+          // Its mark went with the last ack: a push of this process meanwhile is marked again.
+          if (!state.again) return;
+          await notePending(this.ctx, ref);
+          continue;
+        }
         // Re-check after releasing: a push that landed between our last peek and the release must not wait.
         if ((await this.queued(ref)) === 0 && !state.again) {
           await this.ctx.store.delete(infraKeys.pending(ref.id));
@@ -221,8 +227,10 @@ export class QueueWorker {
   /**
    * Holds the thread's lease and answers its queue in order. False when another instance holds it,
    * or took it while this one answered (this one stalled past the lease): then it stops at once.
+   * 'drained' when the last ack emptied the queue and, in the same step, took its pending mark and
+   * due entry out and let the lease go; true when it stopped otherwise (the lease let go).
    */
-  private async drainOnce(ref: ConvRef): Promise<boolean> {
+  private async drainOnce(ref: ConvRef): Promise<boolean | 'drained'> {
     const { store, config } = this.ctx;
     const convId = ref.id;
     // Held at most a lease (INSTANCE_LEASE_S) without renewal: a dead instance's thread is taken over soon.
@@ -232,6 +240,7 @@ export class QueueWorker {
     const due = { index: PENDING_INDEX, member: convId, dueAt: this.ctx.now() + timings.ttlMs, now: this.ctx.now };
     const lease = await HeldLease.take(store, infraKeys.lease(convId), config.instanceId, timings, due);
     if (!lease) return false;
+    let drained = false;
     try {
       // Looked at once per drain: nothing is pushed to the old layout's queue any more.
       let legacyLeft = oldLayoutMayRemain(store) && (await store.length(legacyKeys.queue(convId))) > 0;
@@ -242,11 +251,10 @@ export class QueueWorker {
         try {
           await this.handle(ref, item);
           // Acked under the lease: a worker that lost the thread leaves the item to the new holder.
-          await lease.write([
-            item.legacy
-              ? { op: 'ack', queue: legacyKeys.queue(convId), id }
-              : convView(store, ref).ackWrite(convKeys.queue(convId), id),
-          ]);
+          if (await this.ack(ref, item, lease)) {
+            drained = true;
+            return 'drained';
+          }
         } catch (err) {
           if (!(err instanceof FencedOut) && !lease.lost.aborted) throw err;
           this.ctx.log.warn(
@@ -263,9 +271,29 @@ export class QueueWorker {
         legacyLeft = item.legacy;
       }
     } finally {
-      await lease.release();
+      // Let go already when the queue drained with its last ack.
+      if (!drained) await lease.release();
     }
     return true;
+  }
+
+  /**
+   * Acks the item under the thread's lease; the tenant's queue left empty, its end goes in the same
+   * step (its pending mark and due entry out, the lease let go): true then. An item of the old
+   * layout's queue is acked alone (the tenant's queue may hold more).
+   */
+  private async ack(ref: ConvRef, item: TakenItem, lease: HeldLease): Promise<boolean> {
+    const { id } = item.raw;
+    if (item.legacy) {
+      await lease.write([{ op: 'ack', queue: legacyKeys.queue(ref.id), id }]);
+      return false;
+    }
+    const ack = convView(this.ctx.store, ref).ackWrite(convKeys.queue(ref.id), id);
+    if (ack.op !== 'ack') throw new Error('a queue ack is an ack');
+    return lease.writeOrFinish([ack], ack.queue, [
+      { op: 'delete', key: infraKeys.pending(ref.id) },
+      { op: 'unschedule', index: PENDING_INDEX, member: ref.id },
+    ]);
   }
 }
 

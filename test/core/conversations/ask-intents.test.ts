@@ -3,7 +3,8 @@
  * first, so a sweep of another instance, once the dead one's lease lapsed, posts the root (unless it
  * was posted) and answers it; nothing is written down for long when nothing dies.
  */
-import { ASK_INTENT_INDEX } from '../../../src/core/conversations/ask-intents';
+import { ASK_INTENT_INDEX, beginAsk } from '../../../src/core/conversations/ask-intents';
+import { leaseTimings } from '../../../src/core/leases';
 import { startCoreHarness, type CoreHarness } from '../../support/core-harness';
 import { toJson } from '../../../src/core/conversations/model';
 import type { Place } from '../../../src/core/surface';
@@ -101,5 +102,66 @@ describe('conversations: an /ask whose instance died before queueing it', () => 
     await h.bridge.conversations.sweep();
     expect(await h.store.keys('askintent:')).toEqual(['askintent:alive-1']);
     expect(rootsQuoting('x')).toHaveLength(0);
+  });
+});
+
+describe('conversations: an /ask in progress is held by its due entry alone', () => {
+  let h: CoreHarness;
+  beforeAll(async () => {
+    // No timers: each sweep is the test's own call (its first one walks every intent too).
+    h = await startCoreHarness({ start: false, instanceId: 'walker' });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('writes the intent and its due entry a lease ahead, no lease key; ending it leaves nothing', async () => {
+    const { ttlMs } = leaseTimings(h.ctx.config.leaseTtlMs);
+    const ask = await beginAsk(h.ctx, {
+      surface: h.channel.surface,
+      place: h.channel,
+      actor: h.users.alice,
+      question: 'Which homes are for sale in Boise?',
+    });
+    const [key] = await h.store.keys('askintent:');
+    const id = key!.slice('askintent:'.length);
+    expect(await h.store.leaseInfo(`askintent:${id}`)).toBeUndefined();
+    expect(await h.store.due(ASK_INTENT_INDEX, h.ctx.now() + ttlMs, 10)).toEqual([
+      { member: id, dueAt: expect.any(Number) },
+    ]);
+    expect(await h.store.due(ASK_INTENT_INDEX, h.ctx.now() - 1, 10)).toEqual([]);
+    await ask.end();
+    expect(await h.store.keys('askintent:')).toEqual([]);
+    expect(await h.store.due(ASK_INTENT_INDEX, Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+  });
+
+  it("leaves a live instance's intent to its due entry, even on the walk of every intent; takes it once due", async () => {
+    const question = 'Which homes are for sale in Tulsa?';
+    await h.store.set(
+      'askintent:held-1',
+      toJson({
+        surface: h.channel.surface,
+        place: h.channel,
+        actor: h.users.alice,
+        question,
+        owner: 'alive',
+        dueHeld: true,
+      }),
+    );
+    await h.store.schedule(ASK_INTENT_INDEX, 'held-1', h.ctx.now() + 60_000);
+    // The bridge's first sweep: it walks every intent, and leaves this one (not due, no lease key).
+    await h.bridge.conversations.sweep();
+    expect(await h.store.keys('askintent:')).toEqual(['askintent:held-1']);
+    expect(await h.store.leaseInfo('askintent:held-1')).toBeUndefined();
+    // Its instance stopped moving the entry: due, taken over and answered.
+    await h.store.schedule(ASK_INTENT_INDEX, 'held-1', 0);
+    await h.bridge.conversations.sweep();
+    await h.bridge.conversations.idle();
+    await waitFor(async () => (await h.store.keys('askintent:')).length === 0, 'the intent finished');
+    const roots = h.surface.calls.filter(
+      (c) => c.op === 'post' && !c.place?.thread && (c.msg?.text ?? '').includes(`> ${question}`),
+    );
+    expect(roots).toHaveLength(1);
+    expect(await h.store.leaseInfo('askintent:held-1')).toBeUndefined();
   });
 });

@@ -70,7 +70,15 @@ describe('conversations: queue order, dedupe, service refusals', () => {
       expect(prevFinal).toBeGreaterThanOrEqual(0);
       expect(postedAt).toBeGreaterThan(prevFinal);
     }
-    expect(await convStore(h.store, thread).length(convKeys.queue(conversationIdOf(thread)))).toBe(0);
+    const convId = conversationIdOf(thread);
+    expect(await convStore(h.store, thread).length(convKeys.queue(convId))).toBe(0);
+    // The last ack ended the queue's work in its step: no pending mark, no due entry, the lease let go.
+    await h.bridge.conversations.idle();
+    expect(await h.store.get(infraKeys.pending(convId))).toBeUndefined();
+    expect((await h.store.due(PENDING_INDEX, Number.MAX_SAFE_INTEGER, 1000)).map((e) => e.member)).not.toContain(
+      convId,
+    );
+    expect(await h.store.leaseInfo(infraKeys.lease(convId))).toBeUndefined();
   });
 
   it('answers a redelivered message once', async () => {
