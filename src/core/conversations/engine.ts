@@ -23,13 +23,14 @@ import {
   type ConvRef,
 } from './model';
 import { convView, loadConversation, readOld, retryDone, retryRecordOf } from './records';
-import { ensureSession, sessionOf, touchSession } from './sessions';
+import { ensureSession, sessionOf } from './sessions';
+import { FreshConversations } from './activity';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
 import { giveUpItem, givenUpOnLastFailure } from './given-up';
 import { type ItemProgress, startItem } from './started';
-import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
+import { appendTurn, DEFAULT_RETENTION_MS } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
 import type { RequestTenant } from '../tenants/tenant';
@@ -45,6 +46,7 @@ const RETRYING_TTL_MS = 10 * 60_000;
 
 export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
+  private readonly fresh = new FreshConversations();
   private readonly worker: QueueWorker;
   /** The listings answers may name, one catalogue per chatbot client (a tenant's own, or the default). */
   private readonly catalogues = new WeakMap<TenantScope['chatbot']['client'], ListingCatalogue>();
@@ -71,7 +73,7 @@ export class Conversations {
       relay: this.relay,
       handoffs: this.handoffs,
       session: (conv) => ensureSession(ctx, convRef(conv), this.retentionMs),
-      addTurn: (conv, turn) => appendTurn(ctx.store, convRef(conv), turn, this.retentionMs),
+      addTurn: (conv, turn) => appendTurn(ctx, convRef(conv), turn, this.retentionMs),
       stopSignal: this.worker.stopSignal,
     });
   }
@@ -238,7 +240,8 @@ export class Conversations {
     if (known) return known;
     const conv: Conversation = { id: ref.id, place, createdAt: this.ctx.now(), asker: starter };
     const view = convView(this.ctx.store, ref);
-    if (await view.setIfAbsent(convKeys.conversation(conv.id), toJson(conv), this.retentionMs)) return conv;
+    if (await view.setIfAbsent(convKeys.conversation(conv.id), toJson(conv), this.retentionMs))
+      return this.fresh.created(conv);
     return (await this.load(ref)) ?? conv;
   }
 
@@ -251,16 +254,8 @@ export class Conversations {
     return this.ctx.config.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 
-  /** Activity in a conversation: its record, chat session and transcript live another retention period. */
-  private async touch(conv: Conversation): Promise<void> {
-    const ref = convRef(conv);
-    await convView(this.ctx.store, ref).set(convKeys.conversation(conv.id), toJson(conv), this.retentionMs);
-    await touchSession(this.ctx, ref, this.retentionMs);
-    await touchTranscript(this.ctx.store, ref, this.retentionMs);
-  }
-
   private async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
-    await this.touch(conv);
+    await this.fresh.touch(this.ctx, conv, this.retentionMs);
     await this.worker.enqueue(conv, item);
   }
 
