@@ -17,7 +17,6 @@ import {
   parseStored,
   queueItemSchema,
   retryRecordSchema,
-  toJson,
   type Conversation,
   type ConvQueueItem,
   type ConvRef,
@@ -233,16 +232,9 @@ export class Conversations {
 
   // ---- the conversation's records ----------------------------------------------------------------
 
-  /** The conversation of `place`; a new one is `starter`'s (its asker, kept as long as the conversation). */
-  private async ensureConversation(place: Place, starter: Actor): Promise<Conversation> {
-    const ref = convRefAt(place);
-    const known = await this.load(ref);
-    if (known) return known;
-    const conv: Conversation = { id: ref.id, place, createdAt: this.ctx.now(), asker: starter };
-    const view = convView(this.ctx.store, ref);
-    if (await view.setIfAbsent(convKeys.conversation(conv.id), toJson(conv), this.retentionMs))
-      return this.fresh.created(conv);
-    return (await this.load(ref)) ?? conv;
+  /** The conversation of `place`; a new one is `starter`'s (activity.ts). */
+  private ensureConversation(place: Place, starter: Actor): Promise<Conversation> {
+    return this.fresh.ensure(this.ctx, place, starter, this.retentionMs);
   }
 
   private async setRecent(tenant: RequestTenant, place: Place, userId: string, convId: string): Promise<void> {

@@ -16,21 +16,26 @@ import { type CoreMemory, memorySlot } from '../memory';
 /** Enough for every conversation an instance answers at once, many times over. */
 const MAX_ENTRIES = 2000;
 
+/** A guess at a record: its value, or `undefined` when it is known to be absent (a conversation made just now). */
+export interface Guess {
+  value: Json | undefined;
+}
+
 export class LastWritten {
-  private readonly values = new Map<string, Json>();
+  private readonly values = new Map<string, Guess>();
 
   constructor(private readonly max = MAX_ENTRIES) {}
 
-  /** The value last written at the tenant's `key` by this instance; undefined when not known here. */
-  get(tenant: Tenant, key: ScopedKey): Json | undefined {
+  /** What this instance last wrote at the tenant's `key` (or knows absent); undefined when it knows nothing. */
+  guess(tenant: Tenant, key: ScopedKey): Guess | undefined {
     return this.values.get(LastWritten.id(tenant, key));
   }
 
-  /** Notes a write that succeeded (the newest is kept; the oldest entry goes past the bound). */
-  note(tenant: Tenant, key: ScopedKey, value: Json): void {
+  /** Notes a write that succeeded, or `undefined`: a record this instance knows absent (the newest is kept). */
+  note(tenant: Tenant, key: ScopedKey, value: Json | undefined): void {
     const id = LastWritten.id(tenant, key);
     this.values.delete(id);
-    this.values.set(id, value);
+    this.values.set(id, { value });
     if (this.values.size > this.max) {
       const oldest = this.values.keys().next().value;
       if (oldest !== undefined) this.values.delete(oldest);
@@ -74,10 +79,10 @@ export async function appendByCas(
   },
   tries: number,
 ): Promise<boolean> {
-  const guess = memo.get(at.tenant, at.key);
+  const guess = memo.guess(at.tenant, at.key);
   if (guess !== undefined) {
-    const next = ops.next(guess);
-    if (await ops.write(guess, next)) {
+    const next = ops.next(guess.value);
+    if (await ops.write(guess.value, next)) {
       memo.note(at.tenant, at.key, next);
       return true;
     }
