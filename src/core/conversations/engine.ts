@@ -24,6 +24,7 @@ import {
 import { convView, loadConversation, readOld, retryDone, retryRecordOf } from './records';
 import { ensureSession, sessionOf } from './sessions';
 import { FreshConversations } from './activity';
+import { AskedScopes } from './asked-scopes';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
@@ -46,6 +47,7 @@ const RETRYING_TTL_MS = 10 * 60_000;
 export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
   private readonly fresh = new FreshConversations();
+  private readonly asked: AskedScopes;
   private readonly worker: QueueWorker;
   /** The listings answers may name, one catalogue per chatbot client (a tenant's own, or the default). */
   private readonly catalogues = new WeakMap<TenantScope['chatbot']['client'], ListingCatalogue>();
@@ -57,12 +59,13 @@ export class Conversations {
     private readonly relay: AnswerRelay,
     private readonly handoffs: Handoffs,
   ) {
+    this.asked = new AskedScopes(() => ctx.now());
     this.worker = new QueueWorker(ctx, (conv, item) => this.handleItem(conv, item), this.retentionMs);
   }
 
   /** A turn's answerer, in the scope of the tenant its request carries; undefined when it has no chatbot. */
-  private async turnsFor(tenant: RequestTenant): Promise<TurnAnswerer | undefined> {
-    const ctx = await scopeOf(this.ctx, tenant);
+  private async turnsFor(tenant: RequestTenant, held?: TenantScope): Promise<TurnAnswerer | undefined> {
+    const ctx = held ?? (await scopeOf(this.ctx, tenant));
     if (!ctx) return undefined;
     const catalogue = this.catalogues.get(ctx.chatbot.client) ?? new ListingCatalogue(ctx);
     this.catalogues.set(ctx.chatbot.client, catalogue);
@@ -80,20 +83,26 @@ export class Conversations {
   // ---- entry points ------------------------------------------------------------------------------
 
   /** `/ask <question>` (with its files, if any): a new thread whose root names the user and quotes the question. */
-  async startFromCommand(inv: Invocation, question: string, attachments: Attachment[] = []): Promise<Conversation> {
+  async startFromCommand(
+    inv: Invocation,
+    question: string,
+    attachments: Attachment[] = [],
+    scope?: TenantScope,
+  ): Promise<Conversation> {
     this.remember(inv.surface);
     // Written down first: an instance that dies before the question is queued leaves it to another.
     const { place, actor } = inv;
     const ask = await beginAsk(this.ctx, { surface: inv.surface.name, place, actor, question, attachments });
     try {
-      return await this.postAndQueue(inv.surface, ask);
+      return await this.postAndQueue(inv.surface, ask, scope);
     } finally {
       await ask.end();
     }
   }
 
   /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
-  private async postAndQueue(surface: SurfacePort, ask: AskInProgress): Promise<Conversation> {
+  /** `scope`: the `/ask` request's own, held for the answer to its question (asked-scopes.ts). */
+  private async postAndQueue(surface: SurfacePort, ask: AskInProgress, scope?: TenantScope): Promise<Conversation> {
     const { place, actor, question, attachments = [] } = ask.intent;
     let { root: rootRef, thread } = ask.intent;
     if (!rootRef || !thread) {
@@ -109,7 +118,9 @@ export class Conversations {
     }
     const conv = await this.ensureConversation(thread, actor);
     await this.setRecent(convRef(conv).tenant, thread, actor.id, conv.id);
-    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments });
+    const msgId = `ask:${rootRef.id}`;
+    if (scope) this.asked.hold(scope, conv, convRef(conv), msgId);
+    await this.enqueue(conv, { kind: 'message', msgId, actor, text: question, attachments });
     return conv;
   }
 
@@ -275,7 +286,8 @@ export class Conversations {
 
   /** The conversation and its tenant's work, then the item answered (or given up, its tries used). */
   private async loadAndAnswer(ref: ConvRef, taken: TakenItem, item: ConvQueueItem, progress: ItemProgress) {
-    const conv = await this.load(ref);
+    const held = item.kind === 'message' ? this.asked.take(ref, item.msgId) : undefined;
+    const conv = held?.conv ?? (await this.load(ref));
     const skipped = { convId: ref.id, item: taken.raw.id };
     if (!conv) return this.ctx.log.error(skipped, 'conversation: unreadable queue item skipped');
     // Its tenant's work, stopped at once if the tenant leaves; none when it left after the conversation began.
@@ -286,22 +298,22 @@ export class Conversations {
       return progress.forget();
     }
     try {
-      await this.startAndAnswer(conv, taken, item, work, progress);
+      await this.startAndAnswer(conv, taken, item, work, progress, held?.scope);
     } finally {
       work.end();
     }
   }
 
-  /** The item (marked started) answered with the surface its tenant's work may use. */
+  /** The item (marked started) answered with the surface its tenant's work may use (`scope`: its request's, when held). */
   private async startAndAnswer(
     conv: Conversation,
     taken: TakenItem,
     item: ConvQueueItem,
     work: TenantWork,
     progress: ItemProgress,
+    scope?: TenantScope,
   ) {
     const ref = convRef(conv);
-    const convId = conv.id;
     const found = this.surfaceFor(conv.place);
     // Every platform call of the item is refused once its tenant left or its thread's lease is lost;
     // the answer stops (its service stream closes, the relay drops it) on either.
@@ -311,7 +323,7 @@ export class Conversations {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
       // is dropped (acked by the worker) with one line, not retried on every sweep.
       this.ctx.log.warn(
-        { convId, item: taken.raw.id, surface: conv.place.surface },
+        { convId: conv.id, item: taken.raw.id, surface: conv.place.surface },
         'conversation: queue item dropped: its surface is not configured',
       );
       if (item.kind === 'retry') await retryDone(this.ctx.store, ref, item.retryId);
@@ -326,7 +338,7 @@ export class Conversations {
         await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
         return;
       }
-      const turns = await this.turnsFor(request.tenant);
+      const turns = await this.turnsFor(request.tenant, scope);
       if (!turns) {
         await surface.post(conv.place, { text: NOT_CONNECTED });
         return;
@@ -361,7 +373,7 @@ export class Conversations {
       // The tenant left meanwhile: its calls were refused; no one there to tell. The thread's lease
       // was lost: the item is the new holder's, who answers it (the worker logs the loss).
       if (work.left || taken.lease.lost.aborted) return;
-      const told = loggedFailure(this.ctx.log, err, { convId }, 'conversation: handling a message failed');
+      const told = loggedFailure(this.ctx.log, err, { convId: conv.id }, 'conversation: handling a message failed');
       await surface
         .post(conv.place, { text: `Sorry, I could not answer that: ${sentence(told)} Please try again.` })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));
