@@ -3,6 +3,7 @@
  * chatbot it was opened with (a tenant that connects another chatbot gets a new session), kept in the
  * conversation's tenant's part of the store (a mapping from before an upgrade is moved there when read).
  */
+import { oldLayoutMayRemain } from '../../state/old-layout';
 import type { TenantScope } from '../context';
 import { convKeys, legacyKeys, type ConvRef } from './model';
 import { convView, readMoved } from './records';
@@ -28,13 +29,18 @@ export async function sessionOf(
 export async function ensureSession(ctx: TenantScope, conv: ConvRef, retentionMs: number): Promise<number> {
   const view = convView(ctx.store, conv);
   const known = await sessionOf(ctx, conv, retentionMs);
-  const owner = await readMoved(
-    ctx.store,
-    view,
-    convKeys.sessionChatbot(conv.id),
-    legacyKeys.sessionChatbot(conv.id),
-    retentionMs,
-  );
+  // Without a session, whose it was need not be read: a new one is opened either way (one of the
+  // old layout is still read, which moves it).
+  const owner =
+    known === undefined && !oldLayoutMayRemain(ctx.store)
+      ? undefined
+      : await readMoved(
+          ctx.store,
+          view,
+          convKeys.sessionChatbot(conv.id),
+          legacyKeys.sessionChatbot(conv.id),
+          retentionMs,
+        );
   if (known !== undefined && (owner === undefined || owner === ctx.chatbot.chatbotId)) return known;
   const sessionId = await ctx.chatbot.client.getSession(ctx.chatbot.chatbotId);
   await view.set(convKeys.session(conv.id), sessionId, retentionMs);
