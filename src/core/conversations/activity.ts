@@ -45,6 +45,11 @@ export class FreshConversations {
     return (await loadConversation(ctx.store, ref, retentionMs)) ?? conv;
   }
 
+  /** Whether this instance made `conv` just now (its first item not queued yet). */
+  isNew(conv: Conversation): boolean {
+    return this.fresh.has(conv);
+  }
+
   /** Restarts the conversation's retention, unless it was created just now (see above). */
   async touch(ctx: Pick<CoreContext, 'store'>, conv: Conversation, retentionMs: number): Promise<void> {
     const justMade = this.fresh.delete(conv);

@@ -23,7 +23,20 @@ const MAX_HELD = 1000;
 interface Held {
   scope: TenantScope;
   conv: Conversation;
+  /** The request made the conversation (FreshConversations): nothing of it but its record exists yet. */
+  newConversation: boolean;
   at: number;
+}
+
+/** What a held ask gives the answer to its question. */
+export interface HeldAsk {
+  scope: TenantScope;
+  conv: Conversation;
+  /**
+   * The conversation has no chat session yet: the request made it and this is its item's first try
+   * on any instance (the started mark's count), so no earlier try can have opened one.
+   */
+  noSessionYet: boolean;
 }
 
 export class AskedScopes {
@@ -32,23 +45,22 @@ export class AskedScopes {
   constructor(private readonly now: () => number) {}
 
   /** Holds `scope` for the item `msgId` of `conv` (when the scope is the conversation's tenant's). */
-  hold(scope: TenantScope, conv: Conversation, ref: ConvRef, msgId: string): void {
+  hold(scope: TenantScope, conv: Conversation, ref: ConvRef, msgId: string, newConversation: boolean): void {
     if (!sameTenant(scope.tenant, ref.tenant)) return;
     const at = this.now();
     for (const [key, h] of this.held) if (at - h.at > HOLD_MS || this.held.size >= MAX_HELD) this.held.delete(key);
-    this.held.set(AskedScopes.key(ref, msgId), { scope, conv, at });
+    this.held.set(AskedScopes.key(ref, msgId), { scope, conv, newConversation, at });
   }
 
-  /** The scope and record held for this item, once; undefined when none is (or it is too old). */
-  take(ref: ConvRef, msgId: string): { scope: TenantScope; conv: Conversation } | undefined {
+  /** The scope and record held for this item (`tries`: its started mark's), once; undefined when none is (or too old). */
+  take(ref: ConvRef, msgId: string, tries: number): HeldAsk | undefined {
     const key = AskedScopes.key(ref, msgId);
     const h = this.held.get(key);
     if (!h) return undefined;
     this.held.delete(key);
     const age = this.now() - h.at;
-    return age >= 0 && age <= HOLD_MS && sameTenant(h.scope.tenant, ref.tenant)
-      ? { scope: h.scope, conv: h.conv }
-      : undefined;
+    if (age < 0 || age > HOLD_MS || !sameTenant(h.scope.tenant, ref.tenant)) return undefined;
+    return { scope: h.scope, conv: h.conv, noSessionYet: h.newConversation && tries === 1 };
   }
 
   get size(): number {

@@ -22,9 +22,9 @@ import {
   type ConvRef,
 } from './model';
 import { convView, loadConversation, readOld, retryDone, retryRecordOf } from './records';
-import { ensureSession, sessionOf } from './sessions';
+import { sessionOf, sessionsOf } from './sessions';
 import { FreshConversations } from './activity';
-import { AskedScopes } from './asked-scopes';
+import { AskedScopes, type HeldAsk } from './asked-scopes';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
@@ -64,8 +64,8 @@ export class Conversations {
   }
 
   /** A turn's answerer, in the scope of the tenant its request carries; undefined when it has no chatbot. */
-  private async turnsFor(tenant: RequestTenant, held?: TenantScope): Promise<TurnAnswerer | undefined> {
-    const ctx = held ?? (await scopeOf(this.ctx, tenant));
+  private async turnsFor(tenant: RequestTenant, held?: HeldAsk): Promise<TurnAnswerer | undefined> {
+    const ctx = held?.scope ?? (await scopeOf(this.ctx, tenant));
     if (!ctx) return undefined;
     const catalogue = this.catalogues.get(ctx.chatbot.client) ?? new ListingCatalogue(ctx);
     this.catalogues.set(ctx.chatbot.client, catalogue);
@@ -74,7 +74,7 @@ export class Conversations {
       catalogue,
       relay: this.relay,
       handoffs: this.handoffs,
-      session: (conv) => ensureSession(ctx, convRef(conv), this.retentionMs),
+      session: sessionsOf(ctx, this.retentionMs, held?.noSessionYet === true),
       addTurn: (conv, turn) => appendTurn(ctx, convRef(conv), turn, this.retentionMs),
       stopSignal: this.worker.stopSignal,
     });
@@ -119,7 +119,7 @@ export class Conversations {
     const conv = await this.ensureConversation(thread, actor);
     await this.setRecent(convRef(conv).tenant, thread, actor.id, conv.id);
     const msgId = `ask:${rootRef.id}`;
-    if (scope) this.asked.hold(scope, conv, convRef(conv), msgId);
+    if (scope) this.asked.hold(scope, conv, convRef(conv), msgId, this.fresh.isNew(conv));
     await this.enqueue(conv, { kind: 'message', msgId, actor, text: question, attachments });
     return conv;
   }
@@ -286,7 +286,7 @@ export class Conversations {
 
   /** The conversation and its tenant's work, then the item answered (or given up, its tries used). */
   private async loadAndAnswer(ref: ConvRef, taken: TakenItem, item: ConvQueueItem, progress: ItemProgress) {
-    const held = item.kind === 'message' ? this.asked.take(ref, item.msgId) : undefined;
+    const held = item.kind === 'message' ? this.asked.take(ref, item.msgId, progress.tries) : undefined;
     const conv = held?.conv ?? (await this.load(ref));
     const skipped = { convId: ref.id, item: taken.raw.id };
     if (!conv) return this.ctx.log.error(skipped, 'conversation: unreadable queue item skipped');
@@ -298,20 +298,20 @@ export class Conversations {
       return progress.forget();
     }
     try {
-      await this.startAndAnswer(conv, taken, item, work, progress, held?.scope);
+      await this.startAndAnswer(conv, taken, item, work, progress, held);
     } finally {
       work.end();
     }
   }
 
-  /** The item (marked started) answered with the surface its tenant's work may use (`scope`: its request's, when held). */
+  /** The item (marked started) answered with the surface its tenant's work may use (`held`: its request's scope). */
   private async startAndAnswer(
     conv: Conversation,
     taken: TakenItem,
     item: ConvQueueItem,
     work: TenantWork,
     progress: ItemProgress,
-    scope?: TenantScope,
+    held?: HeldAsk,
   ) {
     const ref = convRef(conv);
     const found = this.surfaceFor(conv.place);
@@ -338,7 +338,7 @@ export class Conversations {
         await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
         return;
       }
-      const turns = await this.turnsFor(request.tenant, scope);
+      const turns = await this.turnsFor(request.tenant, held);
       if (!turns) {
         await surface.post(conv.place, { text: NOT_CONNECTED });
         return;

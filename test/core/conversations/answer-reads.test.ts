@@ -14,6 +14,7 @@ import { FreshConversations } from '../../../src/core/conversations/activity';
 import { AskedScopes } from '../../../src/core/conversations/asked-scopes';
 import { convKeys, convRefAt, type ConvRef, type Turn } from '../../../src/core/conversations/model';
 import { convView } from '../../../src/core/conversations/records';
+import { sessionsOf } from '../../../src/core/conversations/sessions';
 import { appendTurn, readTranscript } from '../../../src/core/conversations/transcript';
 import { beginRatedAnswer, completeRatedAnswer, feedbackOf } from '../../../src/core/feedback/feedback';
 import { readLeadFacts } from '../../../src/core/handoff/lead-store';
@@ -148,6 +149,27 @@ describe.each([
     expect((await readLeadFacts(store, at))?.emails).toEqual(['ada@example.com']);
   });
 
+  test('a session known absent: the first call opens one unread, the next finds it; otherwise read as before', async () => {
+    let opened = 0;
+    const scope = {
+      store,
+      view: convView(store, ref.tenant),
+      tenant: ref.tenant,
+      config: { handoff: {} },
+      now: () => 1,
+      chatbot: { kind: 'operator', chatbotId: 'bot-a', client: { getSession: async () => 100 + ++opened } },
+    } as unknown as TenantScope;
+    const conv = { id: ref.id, place: { ...place, thread: 'x' } };
+    const session = sessionsOf(scope, DAY_MS, true);
+    expect(await session(conv)).toBe(101);
+    expect(reads(':session') + reads(':session-chatbot')).toBe(0);
+    expect(await session(conv)).toBe(101);
+    expect(reads(':session')).toBe(1);
+    // Without the knowledge (another item, a later try): read, and the session found is kept.
+    expect(await sessionsOf(scope, DAY_MS, false)(conv)).toBe(101);
+    expect(opened).toBe(1);
+  });
+
   test('a rated answer: written without a read, completed with one; gone meanwhile, not written again', async () => {
     const scope = { view: convView(store, ref.tenant), store, now: () => 7 };
     await beginRatedAnswer(scope, 'f1', ref.id, place);
@@ -173,34 +195,42 @@ describe('a /ask’s scope held for the answer to its question', () => {
     let now = 1000;
     const held = new AskedScopes(() => now);
     const scope = scopeOf('T1');
-    held.hold(scope, conv, ref, 'ask:1');
-    expect(held.take(ref, 'ask:2')).toBeUndefined();
-    expect(held.take(ref, 'ask:1')?.scope).toBe(scope);
-    expect(held.take(ref, 'ask:1')).toBeUndefined();
+    held.hold(scope, conv, ref, 'ask:1', true);
+    expect(held.take(ref, 'ask:2', 1)).toBeUndefined();
+    expect(held.take(ref, 'ask:1', 1)).toMatchObject({ scope, noSessionYet: true });
+    expect(held.take(ref, 'ask:1', 1)).toBeUndefined();
     now += 1;
     expect(held.size).toBe(0);
+  });
+
+  test('knows the conversation has no session only when the request made it and this is its first try', () => {
+    const held = new AskedScopes(() => 1000);
+    held.hold(scopeOf('T1'), conv, ref, 'ask:1', true);
+    expect(held.take(ref, 'ask:1', 2)?.noSessionYet).toBe(false);
+    held.hold(scopeOf('T1'), conv, ref, 'ask:1', false);
+    expect(held.take(ref, 'ask:1', 1)?.noSessionYet).toBe(false);
   });
 
   test('is not given after its hold (the next try builds its own scope)', () => {
     let now = 1000;
     const held = new AskedScopes(() => now);
-    held.hold(scopeOf('T1'), conv, ref, 'ask:1');
+    held.hold(scopeOf('T1'), conv, ref, 'ask:1', true);
     now += 30_001;
-    expect(held.take(ref, 'ask:1')).toBeUndefined();
+    expect(held.take(ref, 'ask:1', 1)).toBeUndefined();
   });
 
   test('another tenant’s scope is never held for the conversation', () => {
     const held = new AskedScopes(() => 1000);
-    held.hold(scopeOf('T2'), conv, ref, 'ask:1');
-    expect(held.take(ref, 'ask:1')).toBeUndefined();
+    held.hold(scopeOf('T2'), conv, ref, 'ask:1', true);
+    expect(held.take(ref, 'ask:1', 1)).toBeUndefined();
   });
 
   test('old holds go when new ones come', () => {
     let now = 1000;
     const held = new AskedScopes(() => now);
-    held.hold(scopeOf('T1'), conv, ref, 'ask:1');
+    held.hold(scopeOf('T1'), conv, ref, 'ask:1', true);
     now += 30_001;
-    held.hold(scopeOf('T1'), conv, ref, 'ask:2');
+    held.hold(scopeOf('T1'), conv, ref, 'ask:2', true);
     expect(held.size).toBe(1);
   });
 });
