@@ -18,6 +18,8 @@ import { sessionsOf } from '../../../src/core/conversations/sessions';
 import { appendTurn, readTranscript } from '../../../src/core/conversations/transcript';
 import { beginRatedAnswer, completeRatedAnswer, feedbackOf } from '../../../src/core/feedback/feedback';
 import { readLeadFacts } from '../../../src/core/handoff/lead-store';
+import { channelListings, noteChannelListings } from '../../../src/core/listings/channel-listings';
+import type { Listing } from '../../../src/service/schemas/listings';
 import { CoreMemory } from '../../../src/core/memory';
 import type { Place } from '../../../src/core/surface';
 import { requestTenant } from '../../../src/core/tenants/tenant';
@@ -168,6 +170,27 @@ describe.each([
     // Without the knowledge (another item, a later try): read, and the session found is kept.
     expect(await sessionsOf(scope, DAY_MS, false)(conv)).toBe(101);
     expect(opened).toBe(1);
+  });
+
+  test('an answer that named five listings replaces its channel’s list unread; fewer are merged with it', async () => {
+    const scope = { view: convView(store, ref.tenant), now: () => 9 };
+    const homes = (...ids: number[]) =>
+      ids.map(
+        (id) => ({ id: String(id), address: `${id} Main St`, images: [], extensionColumns: {} }) as unknown as Listing,
+      );
+    await noteChannelListings(scope, place, homes(1, 2));
+    await noteChannelListings(scope, place, homes(3));
+    expect(await channelListings(scope, place)).toEqual(['3 Main St', '1 Main St', '2 Main St']);
+    calls.length = 0;
+    await noteChannelListings(scope, place, homes(4, 5, 6, 7, 8));
+    expect(reads('channel-listings:C1')).toBe(0);
+    expect(await channelListings(scope, place)).toEqual([
+      '4 Main St',
+      '5 Main St',
+      '6 Main St',
+      '7 Main St',
+      '8 Main St',
+    ]);
   });
 
   test('a rated answer: written without a read, completed with one; gone meanwhile, not written again', async () => {
