@@ -13,8 +13,12 @@ import type { Json } from '../../state/store';
 import { type ScopedKey, type Tenant, tenantPrefix } from '../../state/tenant-store';
 import { type CoreMemory, memorySlot } from '../memory';
 
-/** Enough for every conversation an instance answers at once, many times over. */
-const MAX_ENTRIES = 2000;
+/**
+ * Several times the conversations one instance answers at once (a guess is worth keeping from a
+ * question's turn to its answer's): a transcript is up to 20 turns, so the bound keeps the memo to a
+ * few MB at most. A conversation whose guess went is read, as without the memo.
+ */
+const MAX_ENTRIES = 256;
 
 /** A guess at a record: its value, or `undefined` when it is known to be absent (a conversation made just now). */
 export interface Guess {

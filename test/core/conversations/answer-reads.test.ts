@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { TenantScope } from '../../../src/core/context';
 import { FreshConversations } from '../../../src/core/conversations/activity';
 import { AskedScopes } from '../../../src/core/conversations/asked-scopes';
+import { LastWritten } from '../../../src/core/conversations/last-written';
 import { convKeys, convRefAt, type ConvRef, type Turn } from '../../../src/core/conversations/model';
 import { convView } from '../../../src/core/conversations/records';
 import { sessionsOf } from '../../../src/core/conversations/sessions';
@@ -206,6 +207,21 @@ describe.each([
     await completeRatedAnswer(scope, 'f2', { message: { place, id: 'm2' } });
     expect(await feedbackOf(scope).answer('f2')).toBeUndefined();
   });
+});
+
+test('the memo of last writes is bounded: the oldest guess goes first', () => {
+  const memo = new LastWritten(2);
+  const t = requestTenant({ surface: 'slack', workspace: 'T1' });
+  const [a, b, c] = ['a', 'b', 'c'].map((id) => convKeys.transcript(id));
+  memo.note(t, a!, 1);
+  memo.note(t, b!, 2);
+  memo.note(t, a!, 3);
+  memo.note(t, c!, 4);
+  expect(memo.size).toBe(2);
+  expect(memo.guess(t, b!)).toBeUndefined();
+  expect(memo.guess(t, a!)).toEqual({ value: 3 });
+  // Another tenant's record of the same name is another entry.
+  expect(memo.guess(requestTenant({ surface: 'slack', workspace: 'T2' }), a!)).toBeUndefined();
 });
 
 describe('a /ask’s scope held for the answer to its question', () => {
