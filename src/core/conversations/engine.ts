@@ -100,8 +100,10 @@ export class Conversations {
     }
   }
 
-  /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
-  /** `scope`: the `/ask` request's own, held for the answer to its question (asked-scopes.ts). */
+  /**
+   * The root that names the user and quotes the question (unless an earlier instance posted it), then
+   * the queue. `scope`: the `/ask` request's own, held for the answer to its question (asked-scopes.ts).
+   */
   private async postAndQueue(surface: SurfacePort, ask: AskInProgress, scope?: TenantScope): Promise<Conversation> {
     const { place, actor, question, attachments = [] } = ask.intent;
     let { root: rootRef, thread } = ask.intent;
