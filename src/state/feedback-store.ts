@@ -72,9 +72,12 @@ export class FeedbackStore {
     private readonly legacy?: StateStore,
   ) {}
 
-  /** Records (or completes) a rated answer; later fields override earlier ones. */
-  async saveAnswer(answer: RatedAnswer): Promise<void> {
-    const prev = await this.answer(answer.id);
+  /**
+   * Records (or completes) a rated answer; later fields override earlier ones. `known`: the record as
+   * the caller has just read it (null: a new id, none there), so it is not read a second time.
+   */
+  async saveAnswer(answer: RatedAnswer, known?: RatedAnswer | null): Promise<void> {
+    const prev = known === undefined ? await this.answer(answer.id) : (known ?? undefined);
     await this.store.set(answerKey(answer.id), toJson({ ...prev, ...answer }));
   }
 

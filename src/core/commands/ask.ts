@@ -7,13 +7,14 @@ import { FEEDBACK_ACTION, onFeedbackPressed } from '../feedback/feedback';
 
 export function askCommand(conversations: Conversations): CommandHandler {
   return {
-    async run(_ctx, inv, args) {
+    async run(ctx, inv, args) {
       const question = args.trim();
       if (question === '') {
         await inv.reply({ text: `Please write a question after /ask.\n${usageOf('ask')}` }, { ephemeral: true });
         return;
       }
-      await conversations.startFromCommand(inv, question, inv.attachments ?? []);
+      // The request's scope serves the answer to its question too (conversations/asked-scopes.ts).
+      await conversations.startFromCommand(inv, question, inv.attachments ?? [], ctx);
     },
     actions: {
       [ANSWER_RETRY_ACTION]: async (_ctx, inv, value) => conversations.retry(inv, value),

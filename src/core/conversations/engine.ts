@@ -17,19 +17,20 @@ import {
   parseStored,
   queueItemSchema,
   retryRecordSchema,
-  toJson,
   type Conversation,
   type ConvQueueItem,
   type ConvRef,
 } from './model';
 import { convView, loadConversation, readOld, retryDone, retryRecordOf } from './records';
-import { ensureSession, sessionOf, touchSession } from './sessions';
+import { sessionOf, sessionsOf } from './sessions';
+import { FreshConversations } from './activity';
+import { AskedScopes, type HeldAsk } from './asked-scopes';
 import { loggedFailure, sentence } from '../user-messages';
 import type { AnswerRelay } from './relay-port';
 import { answerRequest } from './answer-request';
 import { giveUpItem, givenUpOnLastFailure } from './given-up';
 import { type ItemProgress, startItem } from './started';
-import { appendTurn, DEFAULT_RETENTION_MS, touchTranscript } from './transcript';
+import { appendTurn, DEFAULT_RETENTION_MS } from './transcript';
 import { QueueWorker, type TakenItem } from './worker';
 import { shownAsText, untrusted } from '../text/untrusted';
 import type { RequestTenant } from '../tenants/tenant';
@@ -45,6 +46,8 @@ const RETRYING_TTL_MS = 10 * 60_000;
 
 export class Conversations {
   private readonly knownSurfaces = new Map<string, SurfacePort>();
+  private readonly fresh = new FreshConversations();
+  private readonly asked: AskedScopes;
   private readonly worker: QueueWorker;
   /** The listings answers may name, one catalogue per chatbot client (a tenant's own, or the default). */
   private readonly catalogues = new WeakMap<TenantScope['chatbot']['client'], ListingCatalogue>();
@@ -56,12 +59,13 @@ export class Conversations {
     private readonly relay: AnswerRelay,
     private readonly handoffs: Handoffs,
   ) {
+    this.asked = new AskedScopes(() => ctx.now());
     this.worker = new QueueWorker(ctx, (conv, item) => this.handleItem(conv, item), this.retentionMs);
   }
 
   /** A turn's answerer, in the scope of the tenant its request carries; undefined when it has no chatbot. */
-  private async turnsFor(tenant: RequestTenant): Promise<TurnAnswerer | undefined> {
-    const ctx = await scopeOf(this.ctx, tenant);
+  private async turnsFor(tenant: RequestTenant, held?: HeldAsk): Promise<TurnAnswerer | undefined> {
+    const ctx = held?.scope ?? (await scopeOf(this.ctx, tenant));
     if (!ctx) return undefined;
     const catalogue = this.catalogues.get(ctx.chatbot.client) ?? new ListingCatalogue(ctx);
     this.catalogues.set(ctx.chatbot.client, catalogue);
@@ -70,8 +74,8 @@ export class Conversations {
       catalogue,
       relay: this.relay,
       handoffs: this.handoffs,
-      session: (conv) => ensureSession(ctx, convRef(conv), this.retentionMs),
-      addTurn: (conv, turn) => appendTurn(ctx.store, convRef(conv), turn, this.retentionMs),
+      session: sessionsOf(ctx, this.retentionMs, held?.noSessionYet === true),
+      addTurn: (conv, turn) => appendTurn(ctx, convRef(conv), turn, this.retentionMs),
       stopSignal: this.worker.stopSignal,
     });
   }
@@ -79,20 +83,28 @@ export class Conversations {
   // ---- entry points ------------------------------------------------------------------------------
 
   /** `/ask <question>` (with its files, if any): a new thread whose root names the user and quotes the question. */
-  async startFromCommand(inv: Invocation, question: string, attachments: Attachment[] = []): Promise<Conversation> {
+  async startFromCommand(
+    inv: Invocation,
+    question: string,
+    attachments: Attachment[] = [],
+    scope?: TenantScope,
+  ): Promise<Conversation> {
     this.remember(inv.surface);
     // Written down first: an instance that dies before the question is queued leaves it to another.
     const { place, actor } = inv;
     const ask = await beginAsk(this.ctx, { surface: inv.surface.name, place, actor, question, attachments });
     try {
-      return await this.postAndQueue(inv.surface, ask);
+      return await this.postAndQueue(inv.surface, ask, scope);
     } finally {
       await ask.end();
     }
   }
 
-  /** The root that names the user and quotes the question (unless an earlier instance posted it), then the queue. */
-  private async postAndQueue(surface: SurfacePort, ask: AskInProgress): Promise<Conversation> {
+  /**
+   * The root that names the user and quotes the question (unless an earlier instance posted it), then
+   * the queue. `scope`: the `/ask` request's own, held for the answer to its question (asked-scopes.ts).
+   */
+  private async postAndQueue(surface: SurfacePort, ask: AskInProgress, scope?: TenantScope): Promise<Conversation> {
     const { place, actor, question, attachments = [] } = ask.intent;
     let { root: rootRef, thread } = ask.intent;
     if (!rootRef || !thread) {
@@ -108,7 +120,9 @@ export class Conversations {
     }
     const conv = await this.ensureConversation(thread, actor);
     await this.setRecent(convRef(conv).tenant, thread, actor.id, conv.id);
-    await this.enqueue(conv, { kind: 'message', msgId: `ask:${rootRef.id}`, actor, text: question, attachments });
+    const msgId = `ask:${rootRef.id}`;
+    if (scope) this.asked.hold(scope, conv, convRef(conv), msgId, this.fresh.isNew(conv));
+    await this.enqueue(conv, { kind: 'message', msgId, actor, text: question, attachments });
     return conv;
   }
 
@@ -231,15 +245,9 @@ export class Conversations {
 
   // ---- the conversation's records ----------------------------------------------------------------
 
-  /** The conversation of `place`; a new one is `starter`'s (its asker, kept as long as the conversation). */
-  private async ensureConversation(place: Place, starter: Actor): Promise<Conversation> {
-    const ref = convRefAt(place);
-    const known = await this.load(ref);
-    if (known) return known;
-    const conv: Conversation = { id: ref.id, place, createdAt: this.ctx.now(), asker: starter };
-    const view = convView(this.ctx.store, ref);
-    if (await view.setIfAbsent(convKeys.conversation(conv.id), toJson(conv), this.retentionMs)) return conv;
-    return (await this.load(ref)) ?? conv;
+  /** The conversation of `place`; a new one is `starter`'s (activity.ts). */
+  private ensureConversation(place: Place, starter: Actor): Promise<Conversation> {
+    return this.fresh.ensure(this.ctx, place, starter, this.retentionMs);
   }
 
   private async setRecent(tenant: RequestTenant, place: Place, userId: string, convId: string): Promise<void> {
@@ -251,16 +259,8 @@ export class Conversations {
     return this.ctx.config.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 
-  /** Activity in a conversation: its record, chat session and transcript live another retention period. */
-  private async touch(conv: Conversation): Promise<void> {
-    const ref = convRef(conv);
-    await convView(this.ctx.store, ref).set(convKeys.conversation(conv.id), toJson(conv), this.retentionMs);
-    await touchSession(this.ctx, ref, this.retentionMs);
-    await touchTranscript(this.ctx.store, ref, this.retentionMs);
-  }
-
   private async enqueue(conv: Conversation, item: ConvQueueItem): Promise<void> {
-    await this.touch(conv);
+    await this.fresh.touch(this.ctx, conv, this.retentionMs);
     await this.worker.enqueue(conv, item);
   }
 
@@ -288,7 +288,8 @@ export class Conversations {
 
   /** The conversation and its tenant's work, then the item answered (or given up, its tries used). */
   private async loadAndAnswer(ref: ConvRef, taken: TakenItem, item: ConvQueueItem, progress: ItemProgress) {
-    const conv = await this.load(ref);
+    const held = item.kind === 'message' ? this.asked.take(ref, item.msgId, progress.tries) : undefined;
+    const conv = held?.conv ?? (await this.load(ref));
     const skipped = { convId: ref.id, item: taken.raw.id };
     if (!conv) return this.ctx.log.error(skipped, 'conversation: unreadable queue item skipped');
     // Its tenant's work, stopped at once if the tenant leaves; none when it left after the conversation began.
@@ -299,22 +300,22 @@ export class Conversations {
       return progress.forget();
     }
     try {
-      await this.startAndAnswer(conv, taken, item, work, progress);
+      await this.startAndAnswer(conv, taken, item, work, progress, held);
     } finally {
       work.end();
     }
   }
 
-  /** The item (marked started) answered with the surface its tenant's work may use. */
+  /** The item (marked started) answered with the surface its tenant's work may use (`held`: its request's scope). */
   private async startAndAnswer(
     conv: Conversation,
     taken: TakenItem,
     item: ConvQueueItem,
     work: TenantWork,
     progress: ItemProgress,
+    held?: HeldAsk,
   ) {
     const ref = convRef(conv);
-    const convId = conv.id;
     const found = this.surfaceFor(conv.place);
     // Every platform call of the item is refused once its tenant left or its thread's lease is lost;
     // the answer stops (its service stream closes, the relay drops it) on either.
@@ -324,7 +325,7 @@ export class Conversations {
       // Its surface is no longer configured: nothing can answer it, now or on a retry, so the item
       // is dropped (acked by the worker) with one line, not retried on every sweep.
       this.ctx.log.warn(
-        { convId, item: taken.raw.id, surface: conv.place.surface },
+        { convId: conv.id, item: taken.raw.id, surface: conv.place.surface },
         'conversation: queue item dropped: its surface is not configured',
       );
       if (item.kind === 'retry') await retryDone(this.ctx.store, ref, item.retryId);
@@ -339,7 +340,7 @@ export class Conversations {
         await this.handoffs.relayFromUser(ticket, item.actor, surface, item.text, item.attachments, item.msgId);
         return;
       }
-      const turns = await this.turnsFor(request.tenant);
+      const turns = await this.turnsFor(request.tenant, held);
       if (!turns) {
         await surface.post(conv.place, { text: NOT_CONNECTED });
         return;
@@ -374,7 +375,7 @@ export class Conversations {
       // The tenant left meanwhile: its calls were refused; no one there to tell. The thread's lease
       // was lost: the item is the new holder's, who answers it (the worker logs the loss).
       if (work.left || taken.lease.lost.aborted) return;
-      const told = loggedFailure(this.ctx.log, err, { convId }, 'conversation: handling a message failed');
+      const told = loggedFailure(this.ctx.log, err, { convId: conv.id }, 'conversation: handling a message failed');
       await surface
         .post(conv.place, { text: `Sorry, I could not answer that: ${sentence(told)} Please try again.` })
         .catch((e: unknown) => this.ctx.log.error({ err: e }, 'conversation: could not report the failure'));

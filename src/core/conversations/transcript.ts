@@ -4,6 +4,8 @@ import { gatherLead, touchLeadFacts } from '../handoff/lead-store';
 import { convKeys, legacyKeys, parseStored, toJson, turnSchema, type ConvRef, type Turn } from './model';
 import { convView, readEither, readMoved } from './records';
 import { z } from 'zod';
+import type { CoreMemory } from '../memory';
+import { appendByCas, lastWritten } from './last-written';
 
 /** Tickets show the recent exchange; older turns are not needed by anyone. */
 export const TRANSCRIPT_TURNS = 20;
@@ -34,26 +36,33 @@ export async function readTranscript(store: StateStore, conv: ConvRef): Promise<
 /**
  * Appends with compare-and-set so a relay on another instance cannot overwrite a turn. Each turn
  * restarts the transcript's retention: it expires `retentionMs` after the conversation's last turn.
- * The turn's lead facts are gathered with it (handoff/lead-store.ts).
+ * The turn's lead facts are gathered with it (handoff/lead-store.ts). What this instance last wrote
+ * is offered first, unread (last-written.ts): the compare-and-set still refuses a stale guess.
  */
 export async function appendTurn(
-  store: StateStore,
+  ctx: { store: StateStore; memory: CoreMemory },
   conv: ConvRef,
   turn: Turn,
   // Required: a caller without it (handoff turns did) restarted the transcript at the default period.
   retentionMs: number,
 ): Promise<void> {
+  const { store } = ctx;
   const view = convView(store, conv);
   const key = convKeys.transcript(conv.id);
-  let raw = await storedTranscript(store, conv, retentionMs);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const turns = parseStored(turnsSchema, raw) ?? [];
-    const next = [...turns, turn].slice(-TRANSCRIPT_TURNS);
-    if (await view.compareAndSet(key, raw, toJson(next), retentionMs)) break;
-    raw = await view.get(key);
-  }
+  const memo = lastWritten(ctx.memory);
+  await appendByCas(
+    memo,
+    { tenant: conv.tenant, key },
+    {
+      read: () => storedTranscript(store, conv, retentionMs),
+      reread: () => view.get(key),
+      next: (raw) => toJson([...(parseStored(turnsSchema, raw) ?? []), turn].slice(-TRANSCRIPT_TURNS)),
+      write: (expected, next) => view.compareAndSet(key, expected, next, retentionMs),
+    },
+    5,
+  );
   // The lead summary's facts, gathered as the turn arrives: they outlive the turn's place here.
-  await gatherLead(store, conv, turn, retentionMs);
+  await gatherLead(store, memo, conv, turn, retentionMs);
 }
 
 /** Restarts the transcript's retention without changing it (activity that adds no turn). */

@@ -33,14 +33,17 @@ export function feedbackOf(ctx: Pick<UnconnectedScope, 'view' | 'store'>): Feedb
   return new FeedbackStore(ctx.view, ctx.store);
 }
 
-/** Before the answer streams: the answer is known (so an early press finds it), its ids come later. */
+/**
+ * Before the answer streams: the answer is known (so an early press finds it), its ids come later.
+ * `id` is new (newFeedbackId: 64 random bits), so there is no record of it to read and merge.
+ */
 export async function beginRatedAnswer(
   ctx: Pick<UnconnectedScope, 'view' | 'store' | 'now'>,
   id: string,
   conversation: string,
   place: Place,
 ): Promise<void> {
-  await feedbackOf(ctx).saveAnswer({
+  const answer = {
     id,
     surface: place.surface,
     conversation,
@@ -48,7 +51,8 @@ export async function beginRatedAnswer(
     channel: place.channel,
     ...(place.thread ? { thread: place.thread } : {}),
     at: ctx.now(),
-  });
+  };
+  await feedbackOf(ctx).saveAnswer(answer, null);
 }
 
 /** Once complete: the message that carries the control and the service's AnswerID. */
@@ -58,13 +62,15 @@ export async function completeRatedAnswer(
   done: { message?: MessageRef; answerId?: string | number },
 ): Promise<void> {
   const store = feedbackOf(ctx);
+  // Read once: gone (its tenant left meanwhile) it is not written again; there, it is the record to complete.
   const known = await store.answer(id);
   if (!known) return;
-  await store.saveAnswer({
+  const completed = {
     ...known,
     ...(done.message ? { message: done.message.id } : {}),
     ...(done.answerId !== undefined ? { answerId: done.answerId } : {}),
-  });
+  };
+  await store.saveAnswer(completed, known);
 }
 
 /** A press of 👍 / 👎 (or Slack's feedback buttons). */

@@ -172,8 +172,7 @@ export class Handoffs {
     }
     // The transcript's "(asked for a human)" line only for the trigger that won: the ticket, the lead
     // and the e-mail read it, so a loser's line would show twice.
-    if (decided.turn)
-      await appendTurn(this.ctx.store, convRef(conv), { ...decided.turn, at }, this.tickets.retentionMs);
+    if (decided.turn) await appendTurn(this.ctx, convRef(conv), { ...decided.turn, at }, this.tickets.retentionMs);
     // Its full retention, its open mark: a compare-and-set, since a drain elsewhere may already be
     // recording its posts on it. (A crash before this: the opening's own writes do the same.)
     await this.tickets.update(ticket.id, (t) => ({ ...t }));
@@ -372,7 +371,7 @@ export class Handoffs {
       if (!(await this.tickets.write(ticketId, raw, decided.ticket, intents))) continue;
       const at = opts.at ?? this.ctx.now();
       if (decided.turn)
-        await appendTurn(this.ctx.store, ticketConv(ticket), { ...decided.turn, at }, this.tickets.retentionMs);
+        await appendTurn(this.ctx, ticketConv(ticket), { ...decided.turn, at }, this.tickets.retentionMs);
       if (ends(ticket, decided.ticket)) await this.tickets.clearMarks(decided.ticket);
       await opts.first?.(decided);
       await this.deliver(intents);

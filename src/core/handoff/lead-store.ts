@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { oldLayoutMayRemain } from '../../state/old-layout';
 import type { StateStore } from '../../state/store';
 import { convKeys, legacyKeys, parseStored, toJson, type ConvRef, type Turn } from '../conversations/model';
+import { appendByCas, type LastWritten } from '../conversations/last-written';
 import { convView, readEither, readMoved } from '../conversations/records';
 import { noFacts, withMessage, type LeadFacts } from './lead';
 
@@ -51,18 +52,30 @@ function gathered(facts: LeadFacts, turn: Turn): LeadFacts {
 
 /**
  * Adds one turn's facts (compare-and-set: turns written at once on two instances both count), kept
- * as long as the transcript (`retentionMs` after the last turn).
+ * as long as the transcript (`retentionMs` after the last turn). The facts this instance last wrote
+ * are offered first, unread (conversations/last-written.ts); a stale guess is refused and read again.
  */
-export async function gatherLead(store: StateStore, conv: ConvRef, turn: Turn, retentionMs: number): Promise<void> {
+export async function gatherLead(
+  store: StateStore,
+  memo: LastWritten,
+  conv: ConvRef,
+  turn: Turn,
+  retentionMs: number,
+): Promise<void> {
   if (!sourceOf(turn)) return;
   const view = convView(store, conv);
   const key = convKeys.lead(conv.id);
-  let raw = await storedFacts(store, conv, retentionMs);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const next = gathered(parseStored(factsSchema, raw) ?? noFacts(), turn);
-    if (await view.compareAndSet(key, raw, toJson(next), retentionMs)) return;
-    raw = await view.get(key);
-  }
+  await appendByCas(
+    memo,
+    { tenant: conv.tenant, key },
+    {
+      read: () => storedFacts(store, conv, retentionMs),
+      reread: () => view.get(key),
+      next: (raw) => toJson(gathered(parseStored(factsSchema, raw) ?? noFacts(), turn)),
+      write: (expected, next) => view.compareAndSet(key, expected, next, retentionMs),
+    },
+    5,
+  );
 }
 
 /** Restarts the facts' retention with the transcript's (activity that adds no turn). */

@@ -25,11 +25,12 @@ export async function noteChannelListings(
 ): Promise<void> {
   if (named.length === 0) return;
   const view = ctx.view;
-  const before = keptSchema.safeParse(await view.get(keyOf(place.channel)));
   const at = ctx.now();
   const fresh = named.map((l) => ({ title: listingTitle(l), at }));
   const titles = new Set(fresh.map((f) => f.title));
-  const kept = [...fresh, ...(before.success ? before.data.filter((k) => !titles.has(k.title)) : [])].slice(0, KEPT);
+  // An answer that named as many as are kept replaces the list: the one before need not be read.
+  const before = titles.size >= KEPT ? undefined : keptSchema.safeParse(await view.get(keyOf(place.channel)));
+  const kept = [...fresh, ...(before?.success ? before.data.filter((k) => !titles.has(k.title)) : [])].slice(0, KEPT);
   await view.set(keyOf(place.channel), kept, KEEP_MS);
 }
 

@@ -78,9 +78,12 @@ export class ChatbotDirectory {
     return this.opts.canonical ? this.opts.canonical(t) : t;
   }
 
-  /** The tenant's chatbot; undefined when it has none (not connected, no default). */
-  async forTenant(asked: Tenant): Promise<TenantChatbot | undefined> {
-    const t = await this.canonical(asked);
+  /**
+   * The tenant's chatbot; undefined when it has none (not connected, no default). `canonical`: the
+   * asked tenant's canonical one, when the caller read it already (its request's scope).
+   */
+  async forTenant(asked: Tenant, canonical?: Tenant): Promise<TenantChatbot | undefined> {
+    const t = canonical ?? (await this.canonical(asked));
     const key = tenantKey(t);
     const version = await this.connections.version(t);
     if (version === undefined) {

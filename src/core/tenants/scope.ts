@@ -18,17 +18,31 @@ import type {
 import type { ChatbotDirectory, TenantChatbot } from './directory';
 import { isDirectTenant, type RequestTenant, type Tenant } from './tenant';
 
-/** The tenant's chatbot (the context's own when no directory is wired, as in core-only tests). */
-export async function chatbotFor(ctx: CoreContext, tenant: Tenant): Promise<TenantChatbot | undefined> {
+/**
+ * The tenant's chatbot (the context's own when no directory is wired, as in core-only tests).
+ * `canonical`: the tenant whose connection serves it, when the caller already has it (scopeOf).
+ */
+export async function chatbotFor(
+  ctx: CoreContext,
+  tenant: Tenant,
+  canonical?: Tenant,
+): Promise<TenantChatbot | undefined> {
   if (!ctx.chatbots) return { chatbotId: ctx.config.chatbotId, client: ctx.client, connected: false };
-  return ctx.chatbots.forTenant(tenant);
+  return ctx.chatbots.forTenant(tenant, canonical);
 }
 
-/** The scope of `tenant` before a chatbot is chosen (connecting one): no chatbot in it. */
-export async function unconnectedScope(ctx: CoreContext, tenant: RequestTenant): Promise<UnconnectedScope> {
+/**
+ * The scope of `tenant` before a chatbot is chosen (connecting one): no chatbot in it. `known`: its
+ * canonical tenant as the same request already read it (one read of the org mark per request).
+ */
+export async function unconnectedScope(
+  ctx: CoreContext,
+  tenant: RequestTenant,
+  known?: Tenant,
+): Promise<UnconnectedScope> {
   const { client: _client, config, chatbots, ...facilities } = ctx;
   const { chatbotId: _chatbotId, ...tenantConfig } = config;
-  const canonical = chatbots ? await chatbots.canonical(tenant) : tenant;
+  const canonical = known ?? (chatbots ? await chatbots.canonical(tenant) : tenant);
   const desk = chatbots ? deskOf(chatbots, canonical) : undefined;
   return {
     ...facilities,
@@ -61,8 +75,13 @@ function deskOf(directory: ChatbotDirectory, canonical: Tenant): ConnectionDesk 
 }
 
 /** The scope of `tenant` answered by `chatbot`: its handle, and its handoff channel first. */
-export async function scopeWith(ctx: CoreContext, tenant: RequestTenant, chatbot: TenantChatbot): Promise<TenantScope> {
-  const base = await unconnectedScope(ctx, tenant);
+export async function scopeWith(
+  ctx: CoreContext,
+  tenant: RequestTenant,
+  chatbot: TenantChatbot,
+  canonical?: Tenant,
+): Promise<TenantScope> {
+  const base = await unconnectedScope(ctx, tenant, canonical);
   const handle = { kind: chatbotKind(ctx, tenant, chatbot), chatbotId: chatbot.chatbotId, client: chatbot.client };
   return { ...base, config: channelFirst(base.config, tenant, chatbot), chatbot: handle };
 }
@@ -80,8 +99,10 @@ export function channelFirst(
 
 /** The scope of `tenant`; undefined when it has no chatbot (not connected, no default). */
 export async function scopeOf(ctx: CoreContext, tenant: RequestTenant): Promise<TenantScope | undefined> {
-  const chatbot = await chatbotFor(ctx, tenant);
-  return chatbot ? scopeWith(ctx, tenant, chatbot) : undefined;
+  // Its canonical tenant (a store read in Slack OAuth mode) is read once, for its chatbot and its scope.
+  const canonical = ctx.chatbots ? await ctx.chatbots.canonical(tenant) : tenant;
+  const chatbot = await chatbotFor(ctx, tenant, canonical);
+  return chatbot ? scopeWith(ctx, tenant, chatbot, canonical) : undefined;
 }
 
 /**

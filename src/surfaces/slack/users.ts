@@ -78,24 +78,16 @@ export class UserNames {
    * connection, not one workspace's admin.
    */
   async actor(team: string, userId: string, adminUsers: readonly string[], fallbackName?: string): Promise<Actor> {
-    const orgAdmin = adminUsers.includes(userId) || (await this.isOrgAdmin(team, userId));
+    // One read of the cached users.info answers all three (each asking it again cost a store read).
+    const info = await this.info(team, userId);
+    const orgAdmin = adminUsers.includes(userId) || info?.orgAdmin === true;
     return {
       id: userId,
-      name: await this.name(team, userId, fallbackName),
-      isAdmin: orgAdmin || (await this.isWorkspaceAdmin(team, userId)),
+      name: info?.name ?? fallbackName ?? userId,
+      isAdmin: orgAdmin || info?.admin === true,
       // Only said when true: an actor is the same plain record it was for everyone else.
       ...(orgAdmin ? { orgAdmin } : {}),
     };
-  }
-
-  /** Whether users.info says the user is an admin or owner of the Grid org (unknown: not). */
-  async isOrgAdmin(team: string, userId: string): Promise<boolean> {
-    return (await this.info(team, userId))?.orgAdmin === true;
-  }
-
-  /** Whether users.info says the user is an admin or owner of the workspace (unknown: not). */
-  async isWorkspaceAdmin(team: string, userId: string): Promise<boolean> {
-    return (await this.info(team, userId))?.admin === true;
   }
 
   /** Under the workspace's own part of the store: what one workspace's users.info said is never another's. */

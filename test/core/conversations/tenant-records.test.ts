@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { convKeys, convRefAt, toJson, type ConvRef } from '../../../src/core/conversations/model';
 import { convView, loadConversation } from '../../../src/core/conversations/records';
 import { appendTurn, readTranscript } from '../../../src/core/conversations/transcript';
+import { CoreMemory } from '../../../src/core/memory';
 import type { Place } from '../../../src/core/surface';
 import { RedisStore } from '../../../src/state/redis-store';
 import { SqliteStore } from '../../../src/state/sqlite-store';
@@ -32,7 +33,12 @@ async function seed(store: StateStore, place: Place): Promise<ConvRef> {
   const view = convView(store, ref);
   await view.set(convKeys.conversation(ref.id), toJson({ id: ref.id, place, createdAt: 1 }));
   await view.set(convKeys.session(ref.id), 41);
-  await appendTurn(store, ref, { author: 'Ada', text: 'Homes in Austin?', at: 1 }, DAY_MS);
+  await appendTurn(
+    { store, memory: new CoreMemory() },
+    ref,
+    { author: 'Ada', text: 'Homes in Austin?', at: 1 },
+    DAY_MS,
+  );
   await view.push(convKeys.queue(ref.id), { kind: 'message', text: 'queued' });
   await view.set(convKeys.retry('r1'), { conv: ref.id, question: 'Homes in Austin?' });
   return ref;

@@ -15,6 +15,7 @@ import {
 } from '../../../src/core/conversations/model';
 import { convView } from '../../../src/core/conversations/records';
 import { appendTurn } from '../../../src/core/conversations/transcript';
+import { CoreMemory } from '../../../src/core/memory';
 import { appliedSettingsKey } from '../../../src/core/settings/applied';
 import { connectionKey, TenantConnections } from '../../../src/core/tenants/connections';
 import { SecretBox } from '../../../src/state/secret-box';
@@ -78,7 +79,12 @@ async function seedConversation(store: StateStore, place: Place, tag: string): P
   await view.set(convKeys.conversation(id), toJson({ id, place, createdAt: 1, asker }));
   await view.set(convKeys.session(id), 7);
   await view.set(convKeys.sessionChatbot(id), 'bot');
-  await appendTurn(store, ref, { author: 'Ada', text: 'call me at ada@example.com', at: 1 }, 60_000);
+  await appendTurn(
+    { store, memory: new CoreMemory() },
+    ref,
+    { author: 'Ada', text: 'call me at ada@example.com', at: 1 },
+    60_000,
+  );
   await view.set(convKeys.handoff(id), `t-${tag}`);
   await view.set(convKeys.started(id, '0001'), { owner: 'x', done: true });
   await view.set(convKeys.recent(place, 'U1'), id);
