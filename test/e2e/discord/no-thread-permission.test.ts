@@ -6,14 +6,43 @@
  * a restart keeps it; a day on, the line is said again.
  */
 import { CREATE_PUBLIC_THREADS } from '../../../fakes/fake-discord-permissions';
-import type { FakeMessage } from '../../../fakes/fake-discord';
+import type { FakeDiscord, FakeMessage } from '../../../fakes/fake-discord';
 import { waitFor } from '../../../fakes/wait-for';
 import { useStarted } from '../../support/server-setup';
-import { discordShown, sameAnswer, startDiscordE2E } from '../../support/discord-e2e';
+import { type DiscordE2E, discordShown, sameAnswer, startDiscordE2E } from '../../support/discord-e2e';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Noon, UTC: the test's mentions fall on one day of the bridge's clock, whenever it runs. */
 const NOON = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+/** The fake server's #general denies everyone Create Public Threads. */
+function denyThreads(fake: FakeDiscord): void {
+  const general = [...fake.channels.values()].find((c) => c.name === 'general')!;
+  fake.setOverwrites(general.id, [{ id: fake.guildId, type: 0, allow: '0', deny: CREATE_PUBLIC_THREADS.toString() }]);
+}
+
+/** The bot's messages in #general. */
+function botMessagesOf(e: DiscordE2E): FakeMessage[] {
+  return e.fake.channelMessages(e.general.id).filter((m) => m.author.id === e.fake.botUser.id);
+}
+
+/** Waits for the answer to `question` as the bot's replies to message `to` (the why-line aside). */
+async function answerAsRepliesTo(e: DiscordE2E, to: string, question: string): Promise<FakeMessage[]> {
+  const answer = await waitFor(
+    () => {
+      const stored = e.storedAnswers(question).at(-1);
+      const replies = botMessagesOf(e).filter(
+        (m) => m.message_reference?.message_id === to && !m.content.includes('Create Public Threads'),
+      );
+      return stored !== undefined && sameAnswer(replies, stored) ? replies : undefined;
+    },
+    `the answer to "${question}" as replies to ${to}`,
+    20_000,
+    e.fake.changes,
+  );
+  await e.app.bridge.conversations.idle();
+  return answer;
+}
 
 describe('Discord: a channel where the bot may not start threads', () => {
   const started = Date.now();
@@ -22,17 +51,11 @@ describe('Discord: a channel where the bot may not start threads', () => {
   const e = useStarted(() =>
     startDiscordE2E({
       now,
-      prepare: (fake) => {
-        const general = [...fake.channels.values()].find((c) => c.name === 'general')!;
-        fake.setOverwrites(general.id, [
-          { id: fake.guildId, type: 0, allow: '0', deny: CREATE_PUBLIC_THREADS.toString() },
-        ]);
-      },
+      prepare: denyThreads,
     }),
   );
 
-  const botMessages = (): FakeMessage[] =>
-    e.fake.channelMessages(e.general.id).filter((m) => m.author.id === e.fake.botUser.id);
+  const botMessages = (): FakeMessage[] => botMessagesOf(e);
   const whyLines = (): FakeMessage[] => botMessages().filter((m) => m.content.includes('Create Public Threads'));
 
   /** A mention in the channel; resolves with the bot's reply messages carrying the answer. */
@@ -43,20 +66,7 @@ describe('Discord: a channel where the bot may not start threads', () => {
       content: question,
       mentionsBot: true,
     });
-    const answer = await waitFor(
-      () => {
-        const stored = e.storedAnswers(question).at(-1);
-        const replies = botMessages().filter(
-          (m) => m.message_reference?.message_id === asked.id && !m.content.includes('Create Public Threads'),
-        );
-        return stored !== undefined && sameAnswer(replies, stored) ? replies : undefined;
-      },
-      `the answer to "${question}" as replies to the mention`,
-      20_000,
-      e.fake.changes,
-    );
-    await e.app.bridge.conversations.idle();
-    return { asked, answer };
+    return { asked, answer: await answerAsRepliesTo(e, asked.id, question) };
   }
 
   test('answers as replies to the mention, says why once a day, a restart keeps the mark', async () => {
@@ -108,17 +118,11 @@ describe('Discord: /ask in a channel where the bot may not start threads', () =>
   const e = useStarted(() =>
     startDiscordE2E({
       now: () => NOON,
-      prepare: (fake) => {
-        const general = [...fake.channels.values()].find((c) => c.name === 'general')!;
-        fake.setOverwrites(general.id, [
-          { id: fake.guildId, type: 0, allow: '0', deny: CREATE_PUBLIC_THREADS.toString() },
-        ]);
-      },
+      prepare: denyThreads,
     }),
   );
 
-  const botMessages = (): FakeMessage[] =>
-    e.fake.channelMessages(e.general.id).filter((m) => m.author.id === e.fake.botUser.id);
+  const botMessages = (): FakeMessage[] => botMessagesOf(e);
 
   test("answers as replies to the command's reply, with the why-line once, no error", async () => {
     const question = 'Townhouses in Portland?';
@@ -135,19 +139,7 @@ describe('Discord: /ask in a channel where the bot may not start threads', () =>
       10_000,
       e.fake.changes,
     );
-    const answer = await waitFor(
-      () => {
-        const stored = e.storedAnswers(question).at(-1);
-        const replies = botMessages().filter(
-          (m) => m.message_reference?.message_id === root.id && !m.content.includes('Create Public Threads'),
-        );
-        return stored !== undefined && sameAnswer(replies, stored) ? replies : undefined;
-      },
-      `the answer to "${question}" as replies to the root`,
-      20_000,
-      e.fake.changes,
-    );
-    await e.app.bridge.conversations.idle();
+    const answer = await answerAsRepliesTo(e, root.id, question);
     expect(answer.length).toBeGreaterThan(0);
     expect(e.fake.threadsOf(e.general.id)).toHaveLength(0);
     const why = botMessages().filter((m) => m.content.includes('Create Public Threads'));
