@@ -124,3 +124,28 @@ export function analyticsShown(fake: FakeSlack, channel: string): Promise<{ rows
     return table && chart && { rows: table.rows.map((r) => r.map((c) => c.text)), chart };
   }, `the table and chart of /analytics in ${channel}`);
 }
+
+/** `text` told in `channel`: an ephemeral there (from index `from` of `fake.ephemerals` on) or a message. */
+export function toldIn(fake: FakeSlack, channel: string, text: string, from = 0): Promise<FakeEphemeral | FakeMessage> {
+  return waitFor(
+    () =>
+      fake.ephemerals.slice(from).find((m) => m.channel === channel && JSON.stringify(m).includes(text)) ??
+      fake.messages.find((m) => m.channel === channel && m.text.includes(text)),
+    `"${text}" in ${channel}`,
+  );
+}
+
+/** `/chatbot connect` typed by `owner` in `channel`, its form submitted with `values`, until "Connected" is told. */
+export async function connectByForm(
+  fake: FakeSlack,
+  driver: SlackDriver,
+  owner: string,
+  channel: string,
+  values: Record<string, string>,
+): Promise<void> {
+  const before = fake.views.length;
+  await driver.command('/chatbot', 'connect', { user: owner, channel });
+  const view = await waitFor(() => fake.views[before], 'the connect form');
+  await driver.submitView(view, values, { user: owner });
+  await toldIn(fake, channel, 'Connected');
+}

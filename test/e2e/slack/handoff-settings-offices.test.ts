@@ -20,7 +20,7 @@ import { startFakeOpenAi } from '../../support/fake-openai-server';
 import { useStarted } from '../../support/server-setup';
 import { waitForAnswer, rootFor } from '../../support/slack-e2e';
 import { claimOnSlack } from '../../support/slack-claims';
-import { pressTalkToHuman } from '../../support/slack-flows';
+import { connectByForm, pressTalkToHuman, toldIn } from '../../support/slack-flows';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 
 const OWNER_X = 'U0OWNERX';
@@ -37,21 +37,9 @@ describe('Slack e2e: an office’s own handoff rules take effect for that office
   const tickets: Record<'x' | 'y', FakeMessage | undefined> = { x: undefined, y: undefined };
   const roots: Record<'x' | 'y', string> = { x: '', y: '' };
 
-  const told = (channel: string, text: string, from = 0) =>
-    waitFor(
-      () =>
-        e.fake.ephemerals.slice(from).find((m) => m.channel === channel && JSON.stringify(m).includes(text)) ??
-        e.fake.messages.find((m) => m.channel === channel && m.text.includes(text)),
-      `"${text}" in ${channel}`,
-    );
-
-  async function connect(driver: SlackDriver, owner: string, channel: string, values: Record<string, string>) {
-    const before = e.fake.views.length;
-    await driver.command('/chatbot', 'connect', { user: owner, channel });
-    const view = await waitFor(() => e.fake.views[before], 'the connect form');
-    await driver.submitView(view, values, { user: owner });
-    await told(channel, 'Connected');
-  }
+  const told = (channel: string, text: string, from = 0) => toldIn(e.fake, channel, text, from);
+  const connect = (driver: SlackDriver, owner: string, channel: string, values: Record<string, string>) =>
+    connectByForm(e.fake, driver, owner, channel, values);
 
   const thread = (desk: string, ts: string) => e.fake.replies(desk, ts).map((m) => m.text);
   const offers = (desk: string, ts: string) =>

@@ -15,7 +15,7 @@
 import { button } from '../../../fakes/slack-blocks';
 import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
-import { pressTalkToHuman } from '../../support/slack-flows';
+import { connectByForm, pressTalkToHuman, toldIn } from '../../support/slack-flows';
 import { install, startOAuthE2E } from '../../support/slack-oauth';
 import { officeEnv, startSmtpSink } from '../../support/smtp-sink';
 
@@ -35,21 +35,9 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
   const tickets: Record<'x' | 'y', string> = { x: '', y: '' };
 
   /** A reply to `user` in `channel` (a message or an ephemeral) that contains `text`. */
-  const told = (channel: string, text: string) =>
-    waitFor(
-      () =>
-        e.fake.ephemerals.find((m) => m.channel === channel && JSON.stringify(m).includes(text)) ??
-        e.fake.messages.find((m) => m.channel === channel && m.text.includes(text)),
-      `"${text}" in ${channel}`,
-    );
-
-  async function connect(driver: SlackDriver, owner: string, channel: string, values: Record<string, string>) {
-    const before = e.fake.views.length;
-    await driver.command('/chatbot', 'connect', { user: owner, channel });
-    const view = await waitFor(() => e.fake.views[before], 'the connect form');
-    await driver.submitView(view, values, { user: owner });
-    await told(channel, 'Connected');
-  }
+  const told = (channel: string, text: string) => toldIn(e.fake, channel, text);
+  const connect = (driver: SlackDriver, owner: string, channel: string, values: Record<string, string>) =>
+    connectByForm(e.fake, driver, owner, channel, values);
 
   async function askForHuman(d: SlackDriver, user: string, channel: string, desk: string, question: string) {
     const { root } = await pressTalkToHuman(e.fake, d, user, channel, question);

@@ -11,7 +11,7 @@ import { button } from '../../../fakes/slack-blocks';
 import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { type Bot, makeChatbots, serviceKeys } from '../../support/connect-e2e';
 import { AGENT, HANDOFF_CHANNEL, rootFor, waitForAnswer } from '../../support/slack-e2e';
-import { becomes, ephemeralTo, textMatching } from '../../support/slack-flows';
+import { becomes, connectByForm, ephemeralTo, textMatching } from '../../support/slack-flows';
 import { install, type OAuthE2E, startOAuthE2E } from '../../support/slack-oauth';
 import { useStarted } from '../../support/server-setup';
 
@@ -25,15 +25,8 @@ const MALLORY = 'U0MALLORY';
 const ASKER = 'U0USER1';
 
 /** `/chatbot connect` as the workspace's owner, its modal submitted with the chatbot and the handoff channel. */
-async function connect(e: OAuthE2E, d: SlackDriver, owner: string, channel: string, bot: Bot, desk: string) {
-  const before = e.fake.views.length;
-  await d.command('/chatbot', 'connect', { user: owner, channel });
-  const view = await waitFor(() => e.fake.views[before], 'the connect form');
-  await d.submitView(view, { chatbotId: bot.id, ...serviceKeys(e), handoffChannel: desk }, { user: owner });
-  await waitFor(
-    () => e.fake.ephemerals.find((m) => m.channel === channel && m.text.includes('Connected')),
-    `the connection shown in ${channel}`,
-  );
+function connect(e: OAuthE2E, d: SlackDriver, owner: string, channel: string, bot: Bot, desk: string) {
+  return connectByForm(e.fake, d, owner, channel, { chatbotId: bot.id, ...serviceKeys(e), handoffChannel: desk });
 }
 
 describe('Slack OAuth e2e: the members of a workspace’s own handoff channel are its agents', () => {
