@@ -20,11 +20,10 @@ import { startFakeOpenAi } from '../../support/fake-openai-server';
 import { useStarted } from '../../support/server-setup';
 import { waitForAnswer, rootFor } from '../../support/slack-e2e';
 import { claimOnSlack } from '../../support/slack-claims';
-import { connectByForm, pressTalkToHuman, toldIn } from '../../support/slack-flows';
-import { install, startOAuthE2E } from '../../support/slack-oauth';
+import { pressTalkToHuman, toldIn } from '../../support/slack-flows';
+import { OWNER_X, twoConnectedOffices } from '../../support/slack-offices';
+import { startOAuthE2E } from '../../support/slack-oauth';
 
-const OWNER_X = 'U0OWNERX';
-const OWNER_Y = 'U0OWNERY';
 const ANSWER = 'See [our safety page](https://good.example/safety) for how we write to you.';
 const LINKED = ['[our safety page](https://good.example/safety)', '<https://good.example/safety|our safety page>'];
 
@@ -38,8 +37,6 @@ describe('Slack e2e: an office’s own handoff rules take effect for that office
   const roots: Record<'x' | 'y', string> = { x: '', y: '' };
 
   const told = (channel: string, text: string, from = 0) => toldIn(e.fake, channel, text, from);
-  const connect = (driver: SlackDriver, owner: string, channel: string, values: Record<string, string>) =>
-    connectByForm(e.fake, driver, owner, channel, values);
 
   const thread = (desk: string, ts: string) => e.fake.replies(desk, ts).map((m) => m.text);
   const offers = (desk: string, ts: string) =>
@@ -52,22 +49,7 @@ describe('Slack e2e: an office’s own handoff rules take effect for that office
     e.fake.replies(general, root).find((m) => m.text.startsWith('No one has picked up your request yet'));
 
   beforeAll(async () => {
-    e.fake.workspaces.addChannels('T0XXX', 'C0XGEN', 'C0XDESK');
-    e.fake.workspaces.addChannels('T0YYY', 'C0YGEN', 'C0YDESK');
-    e.fake.workspaceOwners.add(OWNER_X);
-    e.fake.workspaceOwners.add(OWNER_Y);
-    e.fake.channelMembers.C0XDESK = ['U0AGENTX1', 'U0AGENTX2'];
-    e.fake.channelMembers.C0YDESK = ['U0AGENTY1', 'U0AGENTY2'];
-    x = (await install(e, { team: 'T0XXX', teamName: 'Office X', user: OWNER_X })).driver;
-    y = (await install(e, { team: 'T0YYY', teamName: 'Office Y', user: OWNER_Y })).driver;
-    const keys = { secretKey: e.service.credentials.secretKey, sessionKey: e.service.credentials.sessionKey };
-    for (const [driver, owner, general, desk, name] of [
-      [x, OWNER_X, 'C0XGEN', 'C0XDESK', 'Chatbot A'],
-      [y, OWNER_Y, 'C0YGEN', 'C0YDESK', 'Chatbot B'],
-    ] as const) {
-      const bot = await e.app.client.v1.createChatbot({ name });
-      await connect(driver, owner, general, { chatbotId: bot.id, ...keys, apiKey: bot.apiKey!, handoffChannel: desk });
-    }
+    ({ x, y } = await twoConnectedOffices(e, { x: ['U0AGENTX1', 'U0AGENTX2'], y: ['U0AGENTY1', 'U0AGENTY2'] }));
     for (const s of [
       'HANDOFF_ASSIGN round-robin',
       'HANDOFF_OFFER_S 30',

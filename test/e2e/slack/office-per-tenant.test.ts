@@ -15,12 +15,11 @@
 import { button } from '../../../fakes/slack-blocks';
 import { type SlackDriver, waitFor } from '../../../fakes/slack-requests';
 import { useStarted } from '../../support/server-setup';
-import { connectByForm, pressTalkToHuman, toldIn } from '../../support/slack-flows';
-import { install, startOAuthE2E } from '../../support/slack-oauth';
+import { pressTalkToHuman, toldIn } from '../../support/slack-flows';
+import { OWNER_X, OWNER_Y, twoConnectedOffices } from '../../support/slack-offices';
+import { startOAuthE2E } from '../../support/slack-oauth';
 import { officeEnv, startSmtpSink } from '../../support/smtp-sink';
 
-const OWNER_X = 'U0OWNERX';
-const OWNER_Y = 'U0OWNERY';
 // Saturday 7 March 2026, 16:00 UTC: 11:00 in New York, 10:00 in Chicago, 01:00 on Sunday in Tokyo.
 let offset = Date.parse('2026-03-07T16:00:00Z') - Date.now();
 const setClock = (iso: string): void => {
@@ -36,8 +35,6 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
 
   /** A reply to `user` in `channel` (a message or an ephemeral) that contains `text`. */
   const told = (channel: string, text: string) => toldIn(e.fake, channel, text);
-  const connect = (driver: SlackDriver, owner: string, channel: string, values: Record<string, string>) =>
-    connectByForm(e.fake, driver, owner, channel, values);
 
   async function askForHuman(d: SlackDriver, user: string, channel: string, desk: string, question: string) {
     const { root } = await pressTalkToHuman(e.fake, d, user, channel, question);
@@ -49,22 +46,7 @@ describe('Slack e2e: each office its own hours, time zone and e-mails, in the ba
   }
 
   beforeAll(async () => {
-    e.fake.workspaces.addChannels('T0XXX', 'C0XGEN', 'C0XDESK');
-    e.fake.workspaces.addChannels('T0YYY', 'C0YGEN', 'C0YDESK');
-    e.fake.workspaceOwners.add(OWNER_X);
-    e.fake.workspaceOwners.add(OWNER_Y);
-    e.fake.channelMembers.C0XDESK = ['U0AGENTX'];
-    e.fake.channelMembers.C0YDESK = ['U0AGENTY'];
-    x = (await install(e, { team: 'T0XXX', teamName: 'Office X', user: OWNER_X })).driver;
-    y = (await install(e, { team: 'T0YYY', teamName: 'Office Y', user: OWNER_Y })).driver;
-    const keys = { secretKey: e.service.credentials.secretKey, sessionKey: e.service.credentials.sessionKey };
-    for (const [driver, owner, general, desk, name] of [
-      [x, OWNER_X, 'C0XGEN', 'C0XDESK', 'Chatbot A'],
-      [y, OWNER_Y, 'C0YGEN', 'C0YDESK', 'Chatbot B'],
-    ] as const) {
-      const bot = await e.app.client.v1.createChatbot({ name });
-      await connect(driver, owner, general, { chatbotId: bot.id, ...keys, apiKey: bot.apiKey!, handoffChannel: desk });
-    }
+    ({ x, y } = await twoConnectedOffices(e, { x: ['U0AGENTX'], y: ['U0AGENTY'] }));
     // Each admin applies their own office settings, from their own workspace.
     const settings = {
       x: ['TimeZone America/New_York', 'TalkToHumanEmail desk@x.example', 'EmailForDailyLeads leads@x.example'],
